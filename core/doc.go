@@ -1,0 +1,42 @@
+// Package core is sbxfuzz's reference sandbox and its world: the executable
+// form of SPEC §1–7, against which every other sandbox is judged.
+//
+// # The contract
+//
+// A sandbox under test implements Sandbox and is built by a Factory from a
+// Grant and a World. It never acts directly: every effect is a call on the
+// World, and every World call is appended to the world's journal. The
+// oracle trusts the journal, never the sandbox's account of itself.
+//
+//	world call            journal entry            returns
+//	VFS.Read(p)           read p                   content at Canonical(p), or absent
+//	VFS.Write(p, d)       write p d                —
+//	Net.Resolve(h)        resolve h -> a           one address (SPEC §6)
+//	Net.Fetch(h, a, path) fetch h a path           the routed body, or absent
+//	Tools.Call(n, in)     call n in                the tool's output, or absent
+//	Clock.Now()           (counted, not journaled) the next tick
+//
+// # The pipeline
+//
+// Reference.Run follows SPEC §5 exactly: halt gate; charge an op and read
+// the clock (halting on max_ops, then max_wall); dispatch (unknown_op,
+// malformed_op); check, then effect, per kind; charge output. A hard result
+// latches: every later Run returns it again without charging anything.
+//
+// # The world
+//
+// RefWorld is the reference World, built from a WorldSpec: a flat VFS keyed
+// by Canonical path; routes keyed by (NormalizeHost(host), path); a DNS
+// table keyed by NormalizeHost(host) whose answers cycle; the built-in tools
+// "echo" (returns its input) and "summarize" ("summary of N bytes"), which
+// canned ToolOutputs override or add to; and a TickClock. Its observers —
+// Journal, JournalLen, Fingerprint, ClockReads — cost O(1), so an oracle can
+// look after every op; Lookup, PeekResolve, Route and ToolOutput answer
+// without journaling, for observers only.
+//
+// # Helpers
+//
+// HasTraversal, UnderAllowlist and Canonical are SPEC §4; ParseInetAton,
+// ParseIPv6Literal, StaticResolve, Unmap and IsInternal are SPEC §6. Each
+// documents the SPEC's examples and is table-tested against them.
+package core

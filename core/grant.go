@@ -1,0 +1,172 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Budgets are the three hard limits of a grant. A budget of 0 allows
+// nothing: max_ops 0 halts the first op; it never means "unlimited".
+type Budgets struct {
+	MaxOps         int64 // ops a sandbox may run
+	MaxWall        int64 // clock ticks since the sandbox was built
+	MaxOutputBytes int64 // bytes of data all results may return in total
+}
+
+// GrantSpec is the input to NewGrant: plain data, checked and copied by the
+// constructor. Changing a GrantSpec after NewGrant changes nothing.
+type GrantSpec struct {
+	FSRead   []string // roots ops may read under
+	FSWrite  []string // roots ops may write under
+	NetHosts []string // hosts ops may fetch from, matched byte for byte
+	Tools    []string // tools ops may call, matched byte for byte
+	Budgets
+}
+
+// ErrInvalidGrant is the sentinel every NewGrant error unwraps to.
+var ErrInvalidGrant = errors.New("invalid grant")
+
+// Grant is an immutable authority (SPEC §3): allow-lists and budgets, checked
+// once at construction. Its fields are unexported and its accessors return
+// copies, so nothing a caller does to a value it was handed can widen it.
+// The zero Grant grants nothing and has budgets of 0. A Grant is safe for
+// concurrent use.
+type Grant struct {
+	fsRead, fsWrite []string
+	readRoots       []root
+	writeRoots      []root
+	hosts, tools    []string
+	budgets         Budgets
+}
+
+// GrantView is what a sandbox shows of the authority it enforces. Grant
+// implements it with copies; a sandbox that hands out its internals through
+// it is leaky, and the oracle's grant-immutable check catches that.
+type GrantView interface {
+	FSRead() []string
+	FSWrite() []string
+	NetHosts() []string
+	Tools() []string
+	Budgets() Budgets
+}
+
+// NewGrant checks s and returns the Grant it describes, or an error that
+// unwraps to ErrInvalidGrant for a negative budget; a root that is not
+// absolute, has a ".." segment or a NUL byte; or a host or tool name that is
+// empty or has white space, a control byte, '/', '@', '?' or '#'.
+func NewGrant(s GrantSpec) (Grant, error) {
+	b := s.Budgets
+	for _, v := range []struct {
+		name string
+		n    int64
+	}{{"max_ops", b.MaxOps}, {"max_wall", b.MaxWall}, {"max_output_bytes", b.MaxOutputBytes}} {
+		if v.n < 0 {
+			return Grant{}, fmt.Errorf("%w: %s is negative (%d)", ErrInvalidGrant, v.name, v.n)
+		}
+	}
+	for _, list := range []struct {
+		what  string
+		items []string
+		check func(string) string
+	}{
+		{"fs_read root", s.FSRead, rootProblem},
+		{"fs_write root", s.FSWrite, rootProblem},
+		{"net host", s.NetHosts, nameProblem},
+		{"tool", s.Tools, nameProblem},
+	} {
+		for _, item := range list.items {
+			if why := list.check(item); why != "" {
+				return Grant{}, fmt.Errorf("%w: %s %q %s", ErrInvalidGrant, list.what, item, why)
+			}
+		}
+	}
+	return Grant{
+		fsRead:     slices.Clone(s.FSRead),
+		fsWrite:    slices.Clone(s.FSWrite),
+		readRoots:  prepareRoots(s.FSRead),
+		writeRoots: prepareRoots(s.FSWrite),
+		hosts:      slices.Clone(s.NetHosts),
+		tools:      slices.Clone(s.Tools),
+		budgets:    b,
+	}, nil
+}
+
+// MustGrant is NewGrant for tests and fixed tables: it panics on an invalid
+// spec.
+func MustGrant(s GrantSpec) Grant {
+	g, err := NewGrant(s)
+	if err != nil {
+		panic(err)
+	}
+	return g
+}
+
+func rootProblem(r string) string {
+	switch {
+	case !strings.HasPrefix(r, "/"):
+		return "is not absolute"
+	case HasTraversal(r):
+		return `has a ".." segment`
+	case strings.IndexByte(r, 0) >= 0:
+		return "has a NUL byte"
+	}
+	return ""
+}
+
+func nameProblem(n string) string {
+	if n == "" {
+		return "is empty"
+	}
+	for _, c := range n {
+		switch {
+		case unicode.IsSpace(c):
+			return "has white space"
+		case c < 0x20 || c == 0x7f:
+			return "has a control byte"
+		case strings.ContainsRune("/@?#", c):
+			return fmt.Sprintf("has %q", c)
+		}
+	}
+	return ""
+}
+
+func prepareRoots(rs []string) []root {
+	out := make([]root, len(rs))
+	for i, r := range rs {
+		out[i] = newRoot(r)
+	}
+	return out
+}
+
+// FSRead returns a copy of the fs_read roots, as given.
+func (g Grant) FSRead() []string { return slices.Clone(g.fsRead) }
+
+// FSWrite returns a copy of the fs_write roots, as given.
+func (g Grant) FSWrite() []string { return slices.Clone(g.fsWrite) }
+
+// NetHosts returns a copy of the granted hosts.
+func (g Grant) NetHosts() []string { return slices.Clone(g.hosts) }
+
+// Tools returns a copy of the granted tool names.
+func (g Grant) Tools() []string { return slices.Clone(g.tools) }
+
+// Budgets returns the grant's budgets.
+func (g Grant) Budgets() Budgets { return g.budgets }
+
+// MayRead reports whether the grant lets an op read p: no traversal, and
+// Canonical(p) under an fs_read root.
+func (g Grant) MayRead(p string) bool { return !HasTraversal(p) && underAny(Canonical(p), g.readRoots) }
+
+// MayWrite reports whether the grant lets an op write p.
+func (g Grant) MayWrite(p string) bool {
+	return !HasTraversal(p) && underAny(Canonical(p), g.writeRoots)
+}
+
+// MayFetch reports whether host is granted, byte for byte.
+func (g Grant) MayFetch(host string) bool { return slices.Contains(g.hosts, host) }
+
+// MayCall reports whether the tool name is granted, byte for byte.
+func (g Grant) MayCall(name string) bool { return slices.Contains(g.tools, name) }

@@ -1,0 +1,166 @@
+package core
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Reference is the reference sandbox: SPEC §5, step by step. It is not safe
+// for concurrent use.
+type Reference struct {
+	grant  Grant
+	world  World
+	t0     int64
+	usage  Usage
+	halted Kind // the hard kind that latched, or Invalid while running
+}
+
+// NewReference builds the reference sandbox over g and w, reading the clock
+// once for t0.
+func NewReference(g Grant, w World) *Reference {
+	return &Reference{grant: g, world: w, t0: w.Now()}
+}
+
+// ReferenceFactory is NewReference as a Factory.
+func ReferenceFactory(g Grant, w World) Sandbox { return NewReference(g, w) }
+
+// Usage implements Sandbox.
+func (s *Reference) Usage() Usage { return s.usage }
+
+// Grant implements Sandbox.
+func (s *Reference) Grant() GrantView { return s.grant }
+
+// Halted returns the kind that halted the sandbox, and false while it runs.
+func (s *Reference) Halted() (Kind, bool) { return s.halted, s.halted != Invalid }
+
+// Run implements Sandbox. Each step returns as soon as it decides.
+func (s *Reference) Run(op Op) Result {
+	// 1. Halt gate: no charge, no clock read, no world call.
+	if s.halted != Invalid {
+		return Result{Kind: s.halted, Hard: true}
+	}
+	// 2. Charge, before anything can be refused: probing burns budget.
+	s.usage.Ops++
+	if s.usage.Ops > s.grant.budgets.MaxOps {
+		return s.halt(MaxOps)
+	}
+	s.usage.Wall = s.world.Now() - s.t0
+	if s.usage.Wall > s.grant.budgets.MaxWall {
+		return s.halt(MaxWall)
+	}
+	// 3. Dispatch.
+	n, known := Arity(op.Kind)
+	if !known {
+		return Result{Kind: UnknownOp}
+	}
+	if !WellFormed(op.Args, n) {
+		return Result{Kind: MalformedOp}
+	}
+	// 4. Check, then effect.
+	a := op.Args
+	switch op.Kind {
+	case OpRead:
+		return s.read(a[0])
+	case OpWrite:
+		return s.write(a[0], a[1])
+	case OpFetch:
+		return s.fetch(a[0], a[1])
+	default: // OpTool
+		return s.tool(a[0], a[1])
+	}
+}
+
+func (s *Reference) read(p string) Result {
+	if HasTraversal(p) {
+		return Result{Kind: PathTraversal}
+	}
+	if !underAny(Canonical(p), s.grant.readRoots) {
+		return Result{Kind: FSReadDenied}
+	}
+	data, ok := s.world.Read(p)
+	if !ok {
+		return Result{Kind: NotFound}
+	}
+	return s.output(data)
+}
+
+func (s *Reference) write(p, data string) Result {
+	if HasTraversal(p) {
+		return Result{Kind: PathTraversal}
+	}
+	if !underAny(Canonical(p), s.grant.writeRoots) {
+		return Result{Kind: FSWriteDenied}
+	}
+	s.world.Write(p, data)
+	return Result{Kind: OK}
+}
+
+func (s *Reference) fetch(host, path string) Result {
+	if !s.grant.MayFetch(host) {
+		return Result{Kind: EgressDenied}
+	}
+	a := s.world.Resolve(host) // exactly once: the address checked is the address used
+	if IsInternal(a) {
+		return Result{Kind: EgressInternal}
+	}
+	body, ok := s.world.Fetch(host, a, path)
+	if !ok {
+		return Result{Kind: NotFound}
+	}
+	return s.output(body)
+}
+
+func (s *Reference) tool(name, input string) Result {
+	if !s.grant.MayCall(name) {
+		return Result{Kind: ToolDenied}
+	}
+	out, ok := s.world.Call(name, input)
+	if !ok {
+		return Result{Kind: NotFound}
+	}
+	return s.output(out)
+}
+
+// output is step 5: charge the bytes an effect produced, or halt without
+// returning them.
+func (s *Reference) output(data string) Result {
+	n := int64(len(data))
+	if s.usage.Output+n > s.grant.budgets.MaxOutputBytes {
+		return s.halt(MaxOutputBytes)
+	}
+	s.usage.Output += n
+	return Result{Kind: OK, Data: data}
+}
+
+func (s *Reference) halt(k Kind) Result {
+	s.halted = k
+	return Result{Kind: k, Hard: true}
+}
+
+// WellFormed reports whether args has exactly n arguments, none with a NUL
+// byte or invalid UTF-8 (SPEC §5 step 3).
+func WellFormed(args []string, n int) bool {
+	if len(args) != n {
+		return false
+	}
+	for _, a := range args {
+		if !cleanArg(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanArg scans ASCII bytewise and hands the rest to the UTF-8 validator
+// at the first non-ASCII byte: most arguments are ASCII paths and hosts.
+func cleanArg(a string) bool {
+	for i := 0; i < len(a); i++ {
+		if c := a[i]; c == 0 {
+			return false
+		} else if c >= utf8.RuneSelf {
+			rest := a[i:]
+			return utf8.ValidString(rest) && strings.IndexByte(rest, 0) < 0
+		}
+	}
+	return true
+}

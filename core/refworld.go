@@ -1,0 +1,225 @@
+package core
+
+import (
+	"maps"
+	"math"
+	"net/netip"
+	"strconv"
+)
+
+// WorldSpec describes a world's initial state. Later entries for the same
+// key replace earlier ones. The zero WorldSpec is an empty VFS, no routes,
+// no DNS lines, the built-in tools, and a clock stopped at 0.
+type WorldSpec struct {
+	Files       []File
+	Routes      []Route
+	DNS         []DNSRecord
+	ToolOutputs []ToolOutput
+	Clock       TickClock
+}
+
+// File is a VFS entry: content stored at Canonical(Path).
+type File struct{ Path, Data string }
+
+// Route is a body the network answers for a host and path. Hosts are
+// matched after NormalizeHost.
+type Route struct{ Host, Path, Body string }
+
+// DNSRecord makes the resolver answer Addrs for Host in turn, cycling: this
+// is how DNS rebinding is modelled. Hosts are matched after NormalizeHost.
+type DNSRecord struct {
+	Host  string
+	Addrs []netip.Addr
+}
+
+// ToolOutput makes tool Name answer Output whatever its input.
+type ToolOutput struct{ Name, Output string }
+
+// TickClock answers Start, Start+Step, Start+2·Step, … on successive reads,
+// saturating at math.MaxInt64 instead of wrapping.
+type TickClock struct{ Start, Step int64 }
+
+// At returns the k-th answer of the clock (k from 0).
+func (c TickClock) At(k int64) int64 {
+	if c.Step > 0 && k > 0 && k > (math.MaxInt64-c.Start)/c.Step {
+		return math.MaxInt64
+	}
+	return c.Start + k*c.Step
+}
+
+type routeKey struct{ host, path string }
+
+type dnsAnswers struct {
+	addrs []netip.Addr
+	next  int
+}
+
+// RefWorld is the reference World: deterministic, in memory, journaling
+// every call. Observing it (JournalLen, Journal, Fingerprint, ClockReads) is
+// cheap enough to do after every op. A RefWorld is not safe for concurrent
+// use; build one per sandbox with NewWorld.
+type RefWorld struct {
+	files      map[string]string
+	fp         uint64 // XOR of fileHash over the VFS: changes with any content
+	routes     map[routeKey]string
+	dns        map[string]*dnsAnswers
+	toolOut    map[string]string
+	clock      TickClock
+	clockReads int64
+	journal    []Entry
+}
+
+// NewWorld builds the world s describes.
+func NewWorld(s WorldSpec) *RefWorld {
+	w := &RefWorld{
+		files:   make(map[string]string, len(s.Files)),
+		routes:  make(map[routeKey]string, len(s.Routes)),
+		dns:     make(map[string]*dnsAnswers, len(s.DNS)),
+		toolOut: make(map[string]string, len(s.ToolOutputs)),
+		clock:   s.Clock,
+		journal: make([]Entry, 0, 64),
+	}
+	for _, f := range s.Files {
+		w.store(Canonical(f.Path), f.Data)
+	}
+	for _, r := range s.Routes {
+		w.routes[routeKey{NormalizeHost(r.Host), r.Path}] = r.Body
+	}
+	for _, d := range s.DNS {
+		w.dns[NormalizeHost(d.Host)] = &dnsAnswers{addrs: d.Addrs}
+	}
+	for _, t := range s.ToolOutputs {
+		w.toolOut[t.Name] = t.Output
+	}
+	return w
+}
+
+// Read implements VFS.
+func (w *RefWorld) Read(p string) (string, bool) {
+	w.journal = append(w.journal, Entry{Call: CallRead, Name: p})
+	return w.Lookup(p)
+}
+
+// Write implements VFS.
+func (w *RefWorld) Write(p, data string) {
+	w.journal = append(w.journal, Entry{Call: CallWrite, Name: p, Arg: data})
+	w.store(Canonical(p), data)
+}
+
+func (w *RefWorld) store(key, data string) {
+	if old, ok := w.files[key]; ok {
+		w.fp ^= fileHash(key, old)
+	}
+	w.files[key] = data
+	w.fp ^= fileHash(key, data)
+}
+
+// Resolve implements Net.
+func (w *RefWorld) Resolve(host string) netip.Addr {
+	h := NormalizeHost(host)
+	a := StaticResolve(h)
+	if d := w.dns[h]; d != nil && len(d.addrs) > 0 {
+		a = d.addrs[d.next]
+		d.next = (d.next + 1) % len(d.addrs)
+	}
+	w.journal = append(w.journal, Entry{Call: CallResolve, Name: host, Addr: a})
+	return a
+}
+
+// Fetch implements Net.
+func (w *RefWorld) Fetch(host string, addr netip.Addr, path string) (string, bool) {
+	w.journal = append(w.journal, Entry{Call: CallFetch, Name: host, Arg: path, Addr: addr})
+	return w.Route(host, path)
+}
+
+// Call implements Tools.
+func (w *RefWorld) Call(name, input string) (string, bool) {
+	w.journal = append(w.journal, Entry{Call: CallTool, Name: name, Arg: input})
+	return w.ToolOutput(name, input)
+}
+
+// Now implements Clock.
+func (w *RefWorld) Now() int64 {
+	t := w.clock.At(w.clockReads)
+	w.clockReads++
+	return t
+}
+
+// Lookup returns the content at Canonical(p) without journaling: for
+// observers, never for sandboxes.
+func (w *RefWorld) Lookup(p string) (string, bool) {
+	d, ok := w.files[Canonical(p)]
+	return d, ok
+}
+
+// PeekResolve returns what Resolve(host) would answer now, without
+// journaling or advancing the DNS table.
+func (w *RefWorld) PeekResolve(host string) netip.Addr {
+	if d := w.dns[NormalizeHost(host)]; d != nil && len(d.addrs) > 0 {
+		return d.addrs[d.next]
+	}
+	return StaticResolve(host)
+}
+
+// Route returns the body routed for host and path, without journaling.
+func (w *RefWorld) Route(host, path string) (string, bool) {
+	b, ok := w.routes[routeKey{NormalizeHost(host), path}]
+	return b, ok
+}
+
+// ToolOutput returns what tool name answers for input, without journaling:
+// a canned output if the scenario set one, else the built-in tools "echo"
+// (the input) and "summarize" ("summary of N bytes").
+func (w *RefWorld) ToolOutput(name, input string) (string, bool) {
+	if out, ok := w.toolOut[name]; ok {
+		return out, true
+	}
+	switch name {
+	case "echo":
+		return input, true
+	case "summarize":
+		return "summary of " + strconv.Itoa(len(input)) + " bytes", true
+	}
+	return "", false
+}
+
+// Journal returns the journal so far, in order. It is the world's own
+// slice, not a copy: callers must not modify it.
+func (w *RefWorld) Journal() []Entry { return w.journal }
+
+// JournalLen returns the number of journaled calls.
+func (w *RefWorld) JournalLen() int { return len(w.journal) }
+
+// ResetJournal forgets the journal, keeping its memory, for long-running
+// drivers (benchmarks) that would otherwise grow it without bound.
+func (w *RefWorld) ResetJournal() { w.journal = w.journal[:0] }
+
+// ClockReads returns how many times the clock has been read.
+func (w *RefWorld) ClockReads() int64 { return w.clockReads }
+
+// Fingerprint returns a hash of the whole VFS content, maintained as files
+// are written: equal fingerprints mean, up to hash collisions, equal VFS
+// contents. It costs nothing to read.
+func (w *RefWorld) Fingerprint() uint64 { return w.fp }
+
+// Files returns the VFS as a map from canonical path to content: a copy,
+// for tests and reports, not for per-op use.
+func (w *RefWorld) Files() map[string]string {
+	return maps.Clone(w.files)
+}
+
+// fileHash is FNV-1a over key, a separator and data. It is order-free once
+// XORed into the fingerprint, so the fingerprint does not depend on the
+// order files were written in.
+func fileHash(key, data string) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint64(key[i])) * prime
+	}
+	h = (h ^ 0x100) * prime // no byte is 0x100: key and data cannot blur
+	for i := 0; i < len(data); i++ {
+		h = (h ^ uint64(data[i])) * prime
+	}
+	return h
+}

@@ -1,0 +1,109 @@
+package core
+
+import (
+	"net/netip"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/token"
+)
+
+// World is everything a sandbox may touch (SPEC §1). A sandbox never acts
+// directly: it is built over a World and every call it makes is appended to
+// the world's journal, which is what the oracle trusts. World is the public
+// contract for sandboxes under test; it is split by concern as the SPEC is.
+type World interface {
+	VFS
+	Net
+	Tools
+	Clock
+}
+
+// VFS is a flat file store keyed by canonical path; there are no directories.
+type VFS interface {
+	// Read returns the content stored at Canonical(p), and false when
+	// there is none. Journaled as "read p".
+	Read(p string) (string, bool)
+	// Write stores data at Canonical(p). Journaled as "write p data".
+	Write(p, data string)
+}
+
+// Net resolves names and fetches from addresses.
+type Net interface {
+	// Resolve answers one address for host (SPEC §6). Journaled as
+	// "resolve host -> addr".
+	Resolve(host string) netip.Addr
+	// Fetch returns the body routed for host and path, and false when
+	// none is. addr is the address the fetch goes to. Journaled as
+	// "fetch host addr path".
+	Fetch(host string, addr netip.Addr, path string) (string, bool)
+}
+
+// Tools calls named tools.
+type Tools interface {
+	// Call returns the tool's output for input, and false when there is no
+	// such tool. Journaled as "call name input".
+	Call(name, input string) (string, bool)
+}
+
+// Clock is the injected clock. Reads are counted, not journaled.
+type Clock interface {
+	// Now returns the next tick.
+	Now() int64
+}
+
+// Call names the kind of a journal entry.
+type Call uint8
+
+// The world calls, in the SPEC's order. The zero Call is no call.
+const (
+	CallRead    Call = iota + 1 // read PATH
+	CallWrite                   // write PATH DATA
+	CallResolve                 // resolve HOST -> ADDR
+	CallFetch                   // fetch HOST ADDR PATH
+	CallTool                    // call NAME INPUT
+)
+
+var callNames = [...]string{"", "read", "write", "resolve", "fetch", "call"}
+
+// String returns the journal word for c: "read", "write", "resolve",
+// "fetch" or "call".
+func (c Call) String() string {
+	if int(c) < len(callNames) {
+		return callNames[c]
+	}
+	return "call?"
+}
+
+// Entry is one journaled world call. Name and Arg hold the arguments exactly
+// as the sandbox passed them, uncleaned: the oracle judges what was asked,
+// not what the world made of it.
+type Entry struct {
+	Call Call
+	Name string     // read/write: path; resolve/fetch: host; call: tool name
+	Arg  string     // write: data; fetch: path; call: input
+	Addr netip.Addr // resolve: the answer; fetch: the address used
+}
+
+// String returns the entry as SPEC §1 writes it, with tokens quoted where
+// needed: `read /work/a`, `resolve api.internal -> 203.0.113.1`.
+func (e Entry) String() string { return string(e.Append(nil)) }
+
+// Append appends e.String() to b.
+func (e Entry) Append(b []byte) []byte {
+	b = append(b, e.Call.String()...)
+	b = append(b, ' ')
+	b = token.AppendFormat(b, e.Name)
+	switch e.Call {
+	case CallWrite, CallTool:
+		b = append(b, ' ')
+		b = token.AppendFormat(b, e.Arg)
+	case CallResolve:
+		b = append(b, " -> "...)
+		b = e.Addr.AppendTo(b)
+	case CallFetch:
+		b = append(b, ' ')
+		b = e.Addr.AppendTo(b)
+		b = append(b, ' ')
+		b = token.AppendFormat(b, e.Arg)
+	}
+	return b
+}

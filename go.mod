@@ -1,0 +1,3 @@
+module github.com/sbxfuzz/sbxfuzz
+
+go 1.26
