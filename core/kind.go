@@ -55,14 +55,15 @@ func (k Kind) String() string {
 // IsHard reports whether k halts the sandbox for good (the budget kinds).
 func (k Kind) IsHard() bool { return k == MaxOps || k == MaxWall || k == MaxOutputBytes }
 
-// IsDenial reports whether k refuses an op before any effect: traversal,
-// the *_denied kinds, unknown_op, malformed_op, max_ops and max_wall. These
-// are the kinds after which the world must be untouched (SPEC §8,
-// no-effect-on-denial). not_found and max_output_bytes are not denials: both
-// follow a permitted world call.
+// IsDenial reports whether k refuses an op before any world call:
+// path_traversal, the *_denied kinds, unknown_op, malformed_op, max_ops and
+// max_wall. These are the kinds after which the world must be untouched
+// (SPEC §8, no-effect-on-denial). egress_internal, not_found and
+// max_output_bytes are not: each follows a permitted world call (a resolve,
+// a lookup, the effect whose bytes were refused).
 func (k Kind) IsDenial() bool {
 	switch k {
-	case PathTraversal, FSReadDenied, FSWriteDenied, EgressDenied, EgressInternal,
+	case PathTraversal, FSReadDenied, FSWriteDenied, EgressDenied,
 		ToolDenied, UnknownOp, MalformedOp, MaxOps, MaxWall:
 		return true
 	}

@@ -14,7 +14,36 @@ import (
 //	Canonical("//work//x/")    == "/work/x"
 //	Canonical("/work/%2e%2e")  == "/work/%2e%2e"
 //	Canonical("")              == "."
-func Canonical(p string) string { return path.Clean(p) }
+func Canonical(p string) string {
+	if isCanonical(p) {
+		return p // the common case: a clean absolute path, left as it is
+	}
+	return path.Clean(p)
+}
+
+// isCanonical reports whether p is absolute and path.Clean would return it
+// unchanged: no empty, "." or ".." element and no trailing slash. It is a
+// fast path for Canonical, whose result it never changes.
+func isCanonical(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return false
+	}
+	// Every element starts after a '/'; reject "", "." and "..".
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if rest == "" || rest[0] == '/' || rest[0] == '.' && (len(rest) == 1 || rest[1] == '/' ||
+			rest[1] == '.' && (len(rest) == 2 || rest[2] == '/')) {
+			return false
+		}
+	}
+	return true
+}
 
 // HasTraversal reports whether p, split on both '/' and '\', has a segment
 // that is exactly "..". It judges the raw string, before canonicalization

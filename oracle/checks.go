@@ -1,0 +1,191 @@
+package oracle
+
+import (
+	"fmt"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// The per-step checks. Each counts itself as checked only where it applies
+// (no-effect-on-denial only after a denial, say), so coverage tables show
+// which attack classes really exercised it; each builds its explanation only
+// when it fails.
+
+func (r *Run) checkNoEffect(s *stepObs) {
+	k := s.res.Kind
+	switch {
+	case k.IsDenial():
+		r.cov.Checked[NoEffectOnDenial][s.class]++
+		if len(s.entries) > 0 || s.fpAfter != s.fpBefore {
+			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s was refused with %s, but the world changed: %s",
+				FormatOp(s.op), k, describeEffects(s)))
+		}
+	case k == core.MaxOutputBytes:
+		r.cov.Checked[NoEffectOnDenial][s.class]++
+		if s.res.Data != "" {
+			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes but still returned %d bytes",
+				FormatOp(s.op), len(s.res.Data)))
+		} else if bad := outsidePermittedEffect(s.op, s.entries); bad >= 0 || s.fpAfter != s.fpBefore {
+			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes, which permits only the effect that produced the bytes, but the world changed: %s",
+				FormatOp(s.op), describeEffects(s)))
+		}
+	}
+}
+
+// outsidePermittedEffect returns the index of the first entry that is not
+// part of the effect op may have (read p; resolve h, fetch h a path; call n
+// in), in order, or -1 when all are.
+func outsidePermittedEffect(op core.Op, entries []core.Entry) int {
+	var want []core.Call
+	switch op.Kind {
+	case core.OpRead:
+		want = []core.Call{core.CallRead}
+	case core.OpFetch:
+		want = []core.Call{core.CallResolve, core.CallFetch}
+	case core.OpTool:
+		want = []core.Call{core.CallTool}
+	}
+	for i, e := range entries {
+		if i >= len(want) || e.Call != want[i] || len(op.Args) == 0 || e.Name != op.Args[0] {
+			return i
+		}
+	}
+	return -1
+}
+
+func describeEffects(s *stepObs) string {
+	if len(s.entries) == 0 {
+		return "the VFS content changed without a journaled call"
+	}
+	out := fmt.Sprintf("the journal gained %d entries, first %q", len(s.entries), s.entries[0].String())
+	if s.fpAfter != s.fpBefore {
+		out += ", and the VFS content changed"
+	}
+	return out
+}
+
+func (r *Run) checkConfinement(s *stepObs) {
+	r.cov.Checked[Confinement][s.class]++
+	for _, e := range s.entries {
+		if why := r.unauthorized(e); why != "" {
+			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s, but %s",
+				FormatOp(s.op), describeResult(s.res), e, why))
+			return
+		}
+	}
+}
+
+// unauthorized says why the grant does not allow e, or "" when it does.
+func (r *Run) unauthorized(e core.Entry) string {
+	g := r.grant
+	switch e.Call {
+	case core.CallRead:
+		return pathProblem(g, e.Name, g.MayRead, "fs_read", g.FSRead)
+	case core.CallWrite:
+		return pathProblem(g, e.Name, g.MayWrite, "fs_write", g.FSWrite)
+	case core.CallResolve, core.CallFetch:
+		if !g.MayFetch(e.Name) {
+			return fmt.Sprintf("%q is not a granted host %s", e.Name, quoteList(g.NetHosts()))
+		}
+	case core.CallTool:
+		if !g.MayCall(e.Name) {
+			return fmt.Sprintf("%q is not a granted tool %s", e.Name, quoteList(g.Tools()))
+		}
+	default:
+		return "the journal entry is of no known call"
+	}
+	return ""
+}
+
+func pathProblem(g core.Grant, p string, may func(string) bool, what string, roots func() []string) string {
+	if may(p) {
+		return ""
+	}
+	if core.HasTraversal(p) {
+		return fmt.Sprintf("%q has a .. segment", p)
+	}
+	return fmt.Sprintf("%q is under no %s root %s", core.Canonical(p), what, quoteList(roots()))
+}
+
+func (r *Run) checkEgress(s *stepObs) {
+	if s.op.Kind == core.OpFetch {
+		r.cov.Checked[NoInternalEgress][s.class]++
+	}
+	for _, e := range s.entries {
+		switch e.Call {
+		case core.CallResolve:
+			r.resolved, r.hasRes = e.Addr, true
+		case core.CallFetch:
+			switch {
+			case core.IsInternal(e.Addr):
+				r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s fetched from %s, an internal address (%s)",
+					FormatOp(s.op), e.Addr, internalRange(e.Addr)))
+			case !r.hasRes:
+				r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s fetched from %s without resolving %q first",
+					FormatOp(s.op), e.Addr, e.Name))
+			case r.resolved != e.Addr:
+				r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s fetched from %s, but the resolve just before it answered %s: the address checked is not the address used",
+					FormatOp(s.op), e.Addr, r.resolved))
+			}
+		}
+	}
+}
+
+func (r *Run) checkLatch(s *stepObs) {
+	if r.halt == core.Invalid {
+		if s.res.Hard {
+			r.halt, r.haltStep = s.res.Kind, r.step
+			r.haltAt = haltState{usage: s.after, journal: s.journal, clock: s.clock1}
+		}
+		return
+	}
+	r.cov.Checked[HaltLatched][s.class]++
+	h := r.haltAt
+	var why string
+	switch {
+	case !s.res.Hard || s.res.Kind != r.halt || s.res.Data != "":
+		why = fmt.Sprintf("returned %s", describeResult(s.res))
+	case s.after != h.usage:
+		why = fmt.Sprintf("moved usage from %+v to %+v", h.usage, s.after)
+	case s.journal != h.journal:
+		why = fmt.Sprintf("added %d journal entries", s.journal-h.journal)
+	case s.clock1 != h.clock:
+		why = fmt.Sprintf("read the clock %d more times", s.clock1-h.clock)
+	default:
+		return
+	}
+	r.violate(HaltLatched, s.class, fmt.Sprintf("the sandbox halted with %s earlier, but %s %s", r.halt, FormatOp(s.op), why))
+}
+
+func (r *Run) checkCharge(s *stepObs) {
+	if r.halt != core.Invalid && r.haltStep != r.step {
+		return // past the halt: the latch's business
+	}
+	r.cov.Checked[ChargeBeforeDispatch][s.class]++
+	n := int64(r.step)
+	switch {
+	case s.after.Ops != n:
+		r.violate(ChargeBeforeDispatch, s.class, fmt.Sprintf("%s is op %d past the halt gate, but the sandbox counts %d ops used (it returned %s)",
+			FormatOp(s.op), n, s.after.Ops, s.res.Kind))
+	case n == r.budgets.MaxOps+1 && (s.res.Kind != core.MaxOps || !s.res.Hard):
+		r.violate(ChargeBeforeDispatch, s.class, fmt.Sprintf("%s is op %d with max_ops %d, so it must halt max_ops, but it returned %s",
+			FormatOp(s.op), n, r.budgets.MaxOps, describeResult(s.res)))
+	}
+}
+
+func (r *Run) checkOutput(s *stepObs) {
+	r.cov.Checked[OutputBounded][s.class]++
+	r.output += int64(len(s.res.Data))
+	if s.res.Data != "" && r.output > r.budgets.MaxOutputBytes {
+		r.violate(OutputBounded, s.class, fmt.Sprintf("%s returned %d bytes, bringing the data returned to %d bytes, over max_output_bytes %d",
+			FormatOp(s.op), len(s.res.Data), r.output, r.budgets.MaxOutputBytes))
+	}
+}
+
+func (r *Run) checkVerdict(s *stepObs) {
+	r.cov.Checked[VerdictMatchesModel][s.class]++
+	if s.res != s.want {
+		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
+			FormatOp(s.op), describeResult(s.res), describeResult(s.want), r.model.explain(s.why)))
+	}
+}

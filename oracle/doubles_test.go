@@ -1,0 +1,183 @@
+package oracle
+
+import (
+	"net/netip"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// Test doubles: each is the reference sandbox broken in exactly one way,
+// so that exactly one invariant (or, where the SPEC makes one imply
+// another, a named pair) must catch it.
+
+// wrapped runs the reference and lets a double rewrite what it did.
+type wrapped struct {
+	*core.Reference
+	world core.World
+}
+
+func wrap(g core.Grant, w core.World) wrapped {
+	return wrapped{core.NewReference(g, w), w}
+}
+
+// peekOnDenial reads an authorized file whenever it refuses an op: the
+// read is allowed by the grant, but a denial must touch nothing.
+type peekOnDenial struct{ wrapped }
+
+func (s peekOnDenial) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if r.Kind == core.FSWriteDenied {
+		s.world.Read("/work/data.txt")
+	}
+	return r
+}
+
+// readsSibling also reads /workshop/secret whenever a read succeeds: the
+// result is right, the journal shows an unauthorized read.
+type readsSibling struct{ wrapped }
+
+func (s readsSibling) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if r.Kind == core.OK && op.Kind == core.OpRead {
+		s.world.Read("/workshop/secret")
+	}
+	return r
+}
+
+// loopbackFetcher is a world that sends every fetch to 127.0.0.1, whatever
+// address the sandbox passes: a sandbox that checked one address and
+// connected to another.
+type loopbackFetcher struct{ core.World }
+
+func (w loopbackFetcher) Fetch(host string, _ netip.Addr, path string) (string, bool) {
+	return w.World.Fetch(host, core.LoopbackAddr, path)
+}
+
+// chargesWhileHalted keeps counting ops after its halt.
+type chargesWhileHalted struct {
+	wrapped
+	extra *int64
+}
+
+func (s chargesWhileHalted) Run(op core.Op) core.Result {
+	if _, halted := s.Reference.Halted(); halted {
+		*s.extra++
+	}
+	return s.Reference.Run(op)
+}
+
+func (s chargesWhileHalted) Usage() core.Usage {
+	u := s.Reference.Usage()
+	u.Ops += *s.extra
+	return u
+}
+
+// uncountedDenials does not count refused ops in its usage, though it still
+// halts on time.
+type uncountedDenials struct {
+	wrapped
+	denied *int64
+}
+
+func (s uncountedDenials) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if r.Kind.IsDenial() && !r.Hard {
+		*s.denied++
+	}
+	return r
+}
+
+func (s uncountedDenials) Usage() core.Usage {
+	u := s.Reference.Usage()
+	u.Ops -= *s.denied
+	return u
+}
+
+// ignoresOutputBudget is the reference built over a copy of its grant with
+// no output limit: it returns every byte it is asked for.
+func ignoresOutputBudget(g core.Grant, w core.World) core.Sandbox {
+	b := g.Budgets()
+	b.MaxOutputBytes = 1 << 62
+	wide := core.MustGrant(core.GrantSpec{FSRead: g.FSRead(), FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: b})
+	return core.NewReference(wide, w)
+}
+
+// notFoundOutside says not_found instead of fs_read_denied.
+type notFoundOutside struct{ wrapped }
+
+func (s notFoundOutside) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if r.Kind == core.FSReadDenied {
+		r.Kind = core.NotFound
+	}
+	return r
+}
+
+// flakyFactory builds sandboxes whose first instance reads every successful
+// read's path a second time: a sandbox with state that outlives it.
+func flakyFactory() core.Factory {
+	built := 0
+	return func(g core.Grant, w core.World) core.Sandbox {
+		built++
+		return flaky{wrap(g, w), built == 1}
+	}
+}
+
+type flaky struct {
+	wrapped
+	first bool
+}
+
+func (s flaky) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if s.first && r.Kind == core.OK && op.Kind == core.OpRead {
+		s.world.Read(op.Args[0])
+	}
+	return r
+}
+
+// leakyGrant hands out its own slices.
+type leakyGrant struct {
+	wrapped
+	view *leakyView
+}
+
+type leakyView struct {
+	fsRead, fsWrite, hosts, tools []string
+	budgets                       core.Budgets
+}
+
+func (v *leakyView) FSRead() []string      { return v.fsRead }
+func (v *leakyView) FSWrite() []string     { return v.fsWrite }
+func (v *leakyView) NetHosts() []string    { return v.hosts }
+func (v *leakyView) Tools() []string       { return v.tools }
+func (v *leakyView) Budgets() core.Budgets { return v.budgets }
+
+func (s leakyGrant) Grant() core.GrantView { return s.view }
+
+func newLeakyGrant(g core.Grant, w core.World) core.Sandbox {
+	return leakyGrant{wrap(g, w), &leakyView{g.FSRead(), g.FSWrite(), g.NetHosts(), g.Tools(), g.Budgets()}}
+}
+
+// panicsOnTools panics on every tool op.
+type panicsOnTools struct{ wrapped }
+
+func (s panicsOnTools) Run(op core.Op) core.Result {
+	if op.Kind == core.OpTool {
+		panic("tool runner crashed")
+	}
+	return s.Reference.Run(op)
+}
+
+// hangsOnTools never returns from a tool op.
+type hangsOnTools struct {
+	wrapped
+	release chan struct{}
+}
+
+func (s hangsOnTools) Run(op core.Op) core.Result {
+	if op.Kind == core.OpTool {
+		<-s.release
+	}
+	return s.Reference.Run(op)
+}

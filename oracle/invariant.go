@@ -1,0 +1,65 @@
+package oracle
+
+// ID names an invariant of SPEC §8. The order of the constants is the
+// registry's order, which reports follow.
+type ID uint8
+
+// The invariants of SPEC §8.
+const (
+	NoEffectOnDenial ID = iota
+	Confinement
+	NoInternalEgress
+	HaltLatched
+	ChargeBeforeDispatch
+	OutputBounded
+	VerdictMatchesModel
+	ReplayDeterministic
+	GrantImmutable
+	Total
+
+	// NumInvariants is one past the last ID; arrays indexed by ID use it.
+	NumInvariants
+)
+
+// Invariant is one entry of the catalogue: its stable ID, what it demands,
+// and whether it is judged after every op or once after a scenario.
+type Invariant struct {
+	ID        ID
+	Name      string // the SPEC's stable ID, e.g. "no-effect-on-denial"
+	Statement string // one line: when it holds
+	PerStep   bool   // judged after every op (else after the whole run)
+}
+
+var catalogue = [NumInvariants]Invariant{
+	{NoEffectOnDenial, "no-effect-on-denial", "a denial adds nothing to the journal and changes no VFS content; a max_output_bytes halt adds only the effect that produced the bytes and returns no data", true},
+	{Confinement, "confinement", "every journal entry is authorized by the grant: reads and writes under their roots without traversal, resolves and fetches of granted hosts, calls of granted tools", true},
+	{NoInternalEgress, "no-internal-egress", "no fetch goes to an internal address, and each fetch uses the address of the resolve just before it", true},
+	{HaltLatched, "halt-latched", "after the first hard result every result is that same hard kind, and usage, clock reads and the journal stop", true},
+	{ChargeBeforeDispatch, "charge-before-dispatch", "every op past the halt gate is counted, and op max_ops+1 halts max_ops whatever came before", true},
+	{OutputBounded, "output-bounded", "the bytes returned in data never total more than max_output_bytes", true},
+	{VerdictMatchesModel, "verdict-matches-model", "each result equals that of an independent model of SPEC §5", true},
+	{ReplayDeterministic, "replay-deterministic", "replaying the scenario gives an identical trace: results, usage, journal", false},
+	{GrantImmutable, "grant-immutable", "the grant reads the same after the run as before, whatever was done to values it handed out", false},
+	{Total, "total", "every op yields a result: no panic, no hang", true},
+}
+
+// Invariants returns the catalogue in its fixed order.
+func Invariants() []Invariant { return catalogue[:] }
+
+// String returns the invariant's stable ID, such as "confinement".
+func (id ID) String() string {
+	if id < NumInvariants {
+		return catalogue[id].Name
+	}
+	return "unknown-invariant"
+}
+
+// ParseID returns the ID named s, and false when none is.
+func ParseID(s string) (ID, bool) {
+	for _, inv := range catalogue {
+		if inv.Name == s {
+			return inv.ID, true
+		}
+	}
+	return 0, false
+}

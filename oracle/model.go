@@ -1,0 +1,241 @@
+package oracle
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// model is the independent model of SPEC §5 behind verdict-matches-model.
+// core.Reference is a pipeline of early returns; the model is a decision
+// table: for each op kind, an ordered list of rules, each a predicate over
+// the op and the model's own state with the verdict it gives, and an effect
+// that runs when no rule refuses. The model drives its own shadow world,
+// built from the same WorldSpec, so its predictions do not depend on what
+// the sandbox under test did to the real one. It shares with core only the
+// table-tested helpers of SPEC §6 (IsInternal) and the world itself.
+type model struct {
+	fsRead, fsWrite []string // canonical roots
+	hosts, tools    []string
+	budgets         core.Budgets
+
+	world *core.RefWorld // the shadow world
+	t0    int64
+	ops   int64
+	out   int64
+	halt  core.Kind
+}
+
+// rule refuses an op with kind when refuses holds. why explains the
+// verdict in a finding; it is called only when a finding needs it.
+type rule struct {
+	kind    core.Kind
+	refuses func(m *model, args []string) bool
+	why     func(m *model, args []string) string
+}
+
+// opRow is one op kind's row of the table.
+type opRow struct {
+	kind   string
+	arity  int
+	rules  []rule
+	effect func(m *model, args []string) (core.Kind, string)
+}
+
+var table = [...]opRow{
+	{
+		kind: core.OpRead, arity: 1,
+		rules: []rule{
+			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
+			{core.FSReadDenied, func(m *model, a []string) bool { return !within(a[0], m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
+		},
+		effect: func(m *model, a []string) (core.Kind, string) {
+			d, ok := m.world.Read(a[0])
+			return found(ok), d
+		},
+	},
+	{
+		kind: core.OpWrite, arity: 2,
+		rules: []rule{
+			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
+			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(a[0], m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
+		},
+		effect: func(m *model, a []string) (core.Kind, string) {
+			m.world.Write(a[0], a[1])
+			return core.OK, ""
+		},
+	},
+	{
+		kind: core.OpFetch, arity: 2,
+		rules: []rule{
+			{core.EgressDenied, func(m *model, a []string) bool { return !slices.Contains(m.hosts, a[0]) }, func(m *model, a []string) string {
+				return fmt.Sprintf("%q is not a granted host %s", a[0], quoteList(m.hosts))
+			}},
+		},
+		effect: func(m *model, a []string) (core.Kind, string) {
+			addr := m.world.Resolve(a[0])
+			if core.IsInternal(addr) {
+				return core.EgressInternal, ""
+			}
+			body, ok := m.world.Fetch(a[0], addr, a[1])
+			return found(ok), body
+		},
+	},
+	{
+		kind: core.OpTool, arity: 2,
+		rules: []rule{
+			{core.ToolDenied, func(m *model, a []string) bool { return !slices.Contains(m.tools, a[0]) }, func(m *model, a []string) string {
+				return fmt.Sprintf("%q is not a granted tool %s", a[0], quoteList(m.tools))
+			}},
+		},
+		effect: func(m *model, a []string) (core.Kind, string) {
+			out, ok := m.world.Call(a[0], a[1])
+			return found(ok), out
+		},
+	},
+}
+
+func traversalWhy(m *model, a []string) string { return fmt.Sprintf("%q has a .. segment", a[0]) }
+
+func rootsWhy(what string, roots func(*model) []string) func(*model, []string) string {
+	return func(m *model, a []string) string {
+		return fmt.Sprintf("%q is under no %s root %s", path.Clean(a[0]), what, quoteList(roots(m)))
+	}
+}
+
+func found(ok bool) core.Kind {
+	if ok {
+		return core.OK
+	}
+	return core.NotFound
+}
+
+func newModel(g core.Grant, ws core.WorldSpec) *model {
+	m := &model{
+		fsRead:  cleanAll(g.FSRead()),
+		fsWrite: cleanAll(g.FSWrite()),
+		hosts:   g.NetHosts(),
+		tools:   g.Tools(),
+		budgets: g.Budgets(),
+		world:   core.NewWorld(ws),
+	}
+	m.t0 = m.world.Now()
+	return m
+}
+
+func cleanAll(roots []string) []string {
+	for i, r := range roots {
+		roots[i] = path.Clean(r)
+	}
+	return roots
+}
+
+// verdictReason says why the model gave its verdict. It is a static text
+// or a rule to ask, so that predict builds no string on the hot path.
+type verdictReason struct {
+	text string
+	rule *rule
+	args []string
+}
+
+func (m *model) explain(r verdictReason) string {
+	if r.rule != nil {
+		return r.rule.why(m, r.args)
+	}
+	return r.text
+}
+
+// predict returns the result SPEC §5 gives for op and why, advancing the
+// model's state as a correct sandbox would.
+func (m *model) predict(op core.Op) (core.Result, verdictReason) {
+	if m.halt != core.Invalid {
+		return core.Result{Kind: m.halt, Hard: true}, verdictReason{text: "the sandbox halted earlier with " + m.halt.String() + " and the halt is latched"}
+	}
+	m.ops++
+	if m.ops > m.budgets.MaxOps {
+		return m.halted(core.MaxOps), verdictReason{text: "this op is past max_ops"}
+	}
+	if m.world.Now()-m.t0 > m.budgets.MaxWall {
+		return m.halted(core.MaxWall), verdictReason{text: "the clock has passed max_wall"}
+	}
+	row := lookup(op.Kind)
+	if row == nil {
+		return core.Result{Kind: core.UnknownOp}, verdictReason{text: "the kind is none of fs_read, fs_write, net_fetch, tool"}
+	}
+	if len(op.Args) != row.arity || slices.ContainsFunc(op.Args, badArg) {
+		return core.Result{Kind: core.MalformedOp}, verdictReason{text: "the arguments are not the kind's count of NUL-free UTF-8 strings"}
+	}
+	m.world.ResetJournal() // the shadow journal is never read
+	for i := range row.rules {
+		if r := &row.rules[i]; r.refuses(m, op.Args) {
+			return core.Result{Kind: r.kind}, verdictReason{rule: r, args: op.Args}
+		}
+	}
+	kind, data := row.effect(m, op.Args)
+	switch {
+	case kind == core.EgressInternal:
+		return core.Result{Kind: kind}, verdictReason{text: "the granted host resolves to an internal address"}
+	case kind != core.OK:
+		return core.Result{Kind: kind}, verdictReason{text: "the op is permitted but the world has nothing there"}
+	case m.out+int64(len(data)) > m.budgets.MaxOutputBytes:
+		return m.halted(core.MaxOutputBytes), verdictReason{text: "the bytes would take the output past max_output_bytes"}
+	}
+	m.out += int64(len(data))
+	return core.Result{Kind: core.OK, Data: data}, verdictReason{text: "every check passes"}
+}
+
+func (m *model) halted(k core.Kind) core.Result {
+	m.halt = k
+	return core.Result{Kind: k, Hard: true}
+}
+
+func lookup(kind string) *opRow {
+	for i := range table {
+		if table[i].kind == kind {
+			return &table[i]
+		}
+	}
+	return nil
+}
+
+func badArg(a string) bool { return !utf8.ValidString(a) || strings.IndexByte(a, 0) >= 0 }
+
+// dotDotSegment finds ".." occurrences and asks whether separators (or the
+// ends of the string) bound one on both sides: the same question as
+// core.HasTraversal, asked by search instead of by splitting.
+func dotDotSegment(p string) bool {
+	for off := 0; ; {
+		i := strings.Index(p[off:], "..")
+		if i < 0 {
+			return false
+		}
+		i += off
+		before := i == 0 || isSep(p[i-1])
+		after := i+2 == len(p) || isSep(p[i+2])
+		if before && after {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func isSep(c byte) bool { return c == '/' || c == '\\' }
+
+// within reports whether Clean(p) is a canonical root or lies below one: it
+// extends the root by one separator unless the root is "/" itself.
+func within(p string, roots []string) bool {
+	c := path.Clean(p)
+	for _, r := range roots {
+		if c == r {
+			return true
+		}
+		if strings.HasPrefix(c, r) && (r == "/" || c[len(r)] == '/') {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,187 @@
+package oracle
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// testGrant is the worked trace's grant with room for every test.
+func testGrant(b core.Budgets) core.Grant {
+	return core.MustGrant(core.GrantSpec{
+		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"},
+		NetHosts: []string{"api.internal"}, Tools: []string{"echo"},
+		Budgets: b,
+	})
+}
+
+var roomy = core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 1000}
+
+// testWorld has a secret next to the root, so a leaked read returns data.
+var testWorld = core.WorldSpec{
+	Files: []core.File{
+		{Path: "/work/data.txt", Data: "hello"},
+		{Path: "/workshop/secret", Data: "s3cr3t"},
+	},
+	Routes: []core.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
+	Clock:  core.TickClock{Start: 0, Step: 1},
+}
+
+func op(kind string, args ...string) core.Op { return core.Op{Kind: kind, Args: args} }
+
+// canFail runs sc on the broken sandbox and on the reference. It wants the
+// broken one to violate exactly the invariants in want, the first of them
+// at step, and the reference to pass.
+func canFail(t *testing.T, broken core.Factory, c Case, step int, want ...ID) []Finding {
+	t.Helper()
+	if got := Check(core.ReferenceFactory, c, new(Coverage), 0); len(got) != 0 {
+		t.Fatalf("the reference fails the scenario: %v", got)
+	}
+	got := Check(broken, c, new(Coverage), time.Second)
+	var ids []ID
+	for _, f := range got {
+		ids = append(ids, f.Invariant)
+	}
+	slices.Sort(ids)
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Fatalf("violated %v, want exactly %v; findings:\n%s", ids, want, lines(got))
+	}
+	if got[0].Invariant != want[0] && len(want) == 1 || got[0].Step != step {
+		t.Fatalf("first finding at step %d, want step %d: %v", got[0].Step, step, got[0])
+	}
+	t.Logf("%s", lines(got))
+	return got
+}
+
+func lines(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func mustContain(t *testing.T, f Finding, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(f.String(), p) {
+			t.Errorf("finding %q does not say %q", f, p)
+		}
+	}
+}
+
+func TestNoEffectOnDenialCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_write", "/system/boot.cfg", "pwned"),
+	}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return peekOnDenial{wrap(g, w)} }, c, 2, NoEffectOnDenial)
+	mustContain(t, got[0], "step 2", "fs_write_denied", `read /work/data.txt`)
+}
+
+func TestConfinementCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("fs_read", "/etc/passwd"),
+		op("fs_read", "/work/data.txt"),
+	}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return readsSibling{wrap(g, w)} }, c, 2, Confinement)
+	mustContain(t, got[0], `"/workshop/secret" is under no fs_read root ("/work/")`, "ok with 5 bytes")
+}
+
+func TestNoInternalEgressCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("net_fetch", "evil.com", "/x"),
+		op("net_fetch", "api.internal", "/status"),
+	}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox {
+		return core.NewReference(g, loopbackFetcher{w})
+	}, c, 2, NoInternalEgress)
+	mustContain(t, got[0], "127.0.0.1", "loopback")
+}
+
+func TestHaltLatchedCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(core.Budgets{MaxOps: 1, MaxWall: 1000, MaxOutputBytes: 1000}), World: testWorld, Ops: []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/work/data.txt"),
+	}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox {
+		return chargesWhileHalted{wrap(g, w), new(int64)}
+	}, c, 3, HaltLatched)
+	mustContain(t, got[0], "halted with max_ops earlier", "usage")
+}
+
+func TestChargeBeforeDispatchCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/etc/shadow"),
+	}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox {
+		return uncountedDenials{wrap(g, w), new(int64)}
+	}, c, 2, ChargeBeforeDispatch)
+	mustContain(t, got[0], "op 2 past the halt gate", "counts 1 ops")
+}
+
+// TestOutputBoundedCanFail: returning more than the budget allows always
+// disagrees with the model too, which never does; the pair is expected.
+func TestOutputBoundedCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 7}), World: testWorld, Ops: []core.Op{
+		op("tool", "echo", "12345"),
+		op("tool", "echo", "678"),
+	}}
+	got := canFail(t, ignoresOutputBudget, c, 2, OutputBounded, VerdictMatchesModel)
+	mustContain(t, got[0], "over max_output_bytes 7")
+}
+
+func TestVerdictMatchesModelCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/workshop/secret"),
+	}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return notFoundOutside{wrap(g, w)} }, c, 2, VerdictMatchesModel)
+	mustContain(t, got[0], "returned not_found", "gives fs_read_denied", "under no fs_read root")
+}
+
+func TestReplayDeterministicCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("fs_write", "/work/out/a", "x"),
+		op("fs_read", "/work/data.txt"),
+	}}
+	got := canFail(t, flakyFactory(), c, 0, ReplayDeterministic)
+	mustContain(t, got[0], "step 2", "read /work/data.txt")
+}
+
+func TestGrantImmutableCanFail(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{op("fs_read", "/work/data.txt")}}
+	got := canFail(t, newLeakyGrant, c, 0, GrantImmutable)
+	mustContain(t, got[0], "authority widened", `"/"`)
+}
+
+func TestTotalCanFailOnPanic(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("tool", "echo", "hi"),
+		op("fs_read", "/work/data.txt"),
+	}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return panicsOnTools{wrap(g, w)} }, c, 2, Total)
+	mustContain(t, got[0], "panicked", "tool runner crashed")
+}
+
+func TestTotalCanFailOnHang(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("tool", "echo", "hi"),
+	}}
+	release := make(chan struct{})
+	defer close(release)
+	got := Check(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }, c, new(Coverage), 100*time.Millisecond)
+	if len(got) != 1 || got[0].Invariant != Total || got[0].Step != 2 {
+		t.Fatalf("got %v, want one total finding at step 2", got)
+	}
+	mustContain(t, got[0], "did not return", "tool echo hi")
+}

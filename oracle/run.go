@@ -1,0 +1,178 @@
+package oracle
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// Run watches one sandbox under test over a fresh world, op by op. After
+// every op it reads the world's journal and state — never the sandbox's
+// account of itself — and judges the per-step invariants. A Run is not safe
+// for concurrent use.
+type Run struct {
+	cov     *Coverage
+	grant   core.Grant // the scenario's grant: what confinement judges by
+	budgets core.Budgets
+	sb      core.Sandbox
+	world   *core.RefWorld
+	model   *model
+	snap    grantSnapshot
+
+	step     int
+	dead     bool      // the sandbox panicked: nothing it says is trusted
+	halt     core.Kind // first hard kind seen, or Invalid
+	haltStep int       // the step that returned it
+	haltAt   haltState
+	output   int64 // bytes returned in data so far
+	resolved netip.Addr
+	hasRes   bool
+	trace    []traceStep // kept for the replay check, when asked
+	reported [NumInvariants]bool
+	findings []Finding
+}
+
+// haltState is what must stand still after the first hard result.
+type haltState struct {
+	usage   core.Usage
+	journal int
+	clock   int64
+}
+
+// traceStep is what replay-deterministic compares: a step's result, the
+// usage after it, and where its journal entries end.
+type traceStep struct {
+	res     core.Result
+	usage   core.Usage
+	journal int
+}
+
+// stepObs is what one op did, as observed.
+type stepObs struct {
+	op       core.Op
+	class    attack.Class
+	res      core.Result
+	before   core.Usage
+	after    core.Usage
+	entries  []core.Entry // journal entries the op added
+	fpBefore uint64
+	fpAfter  uint64
+	clock0   int64
+	clock1   int64
+	journal  int // journal length after the op
+	want     core.Result
+	why      verdictReason
+}
+
+// Watch builds the sandbox under test with f over a fresh world from ws and
+// starts watching it, counting into cov. A panic in f is a total finding at
+// step 0 and leaves the Run dead.
+func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
+	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: core.NewWorld(ws), model: newModel(g, ws)}
+	sb, err := build(f, g, r.world)
+	if err != nil {
+		r.dead = true
+		r.violate(Total, attack.Unlabelled, fmt.Sprintf("building the sandbox panicked: %v", err))
+		return r
+	}
+	r.sb = sb
+	r.snap = snapshotGrant(sb)
+	return r
+}
+
+func build(f core.Factory, g core.Grant, w core.World) (sb core.Sandbox, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	return f(g, w), nil
+}
+
+// Step runs op on the sandbox and judges every per-step invariant; class is
+// the op's attack class, for coverage. It returns the sandbox's result. On
+// a dead Run it does nothing and returns the zero Result.
+func (r *Run) Step(op core.Op, class attack.Class) core.Result {
+	if r.dead {
+		return core.Result{}
+	}
+	r.step++
+	s := stepObs{
+		op: op, class: class,
+		before:   r.sb.Usage(),
+		fpBefore: r.world.Fingerprint(),
+		clock0:   r.world.ClockReads(),
+	}
+	j0 := r.world.JournalLen()
+	r.cov.Ops++
+	r.cov.Checked[Total][class]++
+	res, err := r.call(op)
+	if err != nil {
+		r.dead = true
+		r.violate(Total, class, fmt.Sprintf("%s panicked: %v", FormatOp(op), err))
+		return core.Result{}
+	}
+	s.res = res
+	s.after = r.sb.Usage()
+	s.fpAfter = r.world.Fingerprint()
+	s.clock1 = r.world.ClockReads()
+	s.journal = r.world.JournalLen()
+	s.entries = r.world.Journal()[j0:]
+	s.want, s.why = r.model.predict(op)
+	r.cov.Kinds[class][res.Kind]++
+
+	r.checkNoEffect(&s)
+	r.checkConfinement(&s)
+	r.checkEgress(&s)
+	r.checkLatch(&s)
+	r.checkCharge(&s)
+	r.checkOutput(&s)
+	r.checkVerdict(&s)
+	if r.trace != nil {
+		r.trace = append(r.trace, traceStep{res, s.after, s.journal})
+	}
+	return res
+}
+
+func (r *Run) call(op core.Op) (res core.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	return r.sb.Run(op), nil
+}
+
+// violate records a violation; only the first of each invariant in a run
+// becomes a Finding, but every one is counted.
+func (r *Run) violate(id ID, class attack.Class, detail string) {
+	r.cov.Violations[id][class]++
+	if r.reported[id] {
+		return
+	}
+	r.reported[id] = true
+	r.findings = append(r.findings, Finding{Invariant: id, Step: r.step, Detail: detail})
+}
+
+// Findings returns the findings so far, in the order they were found.
+func (r *Run) Findings() []Finding { return r.findings }
+
+// Steps returns how many ops the Run has judged.
+func (r *Run) Steps() int { return r.step }
+
+// World returns the world the sandbox runs over, for printing its journal.
+func (r *Run) World() *core.RefWorld { return r.world }
+
+// Usage returns the sandbox's usage counters, or zero on a dead Run.
+func (r *Run) Usage() core.Usage {
+	if r.dead {
+		return core.Usage{}
+	}
+	return r.sb.Usage()
+}
+
+// Dead reports whether the sandbox panicked, after which the Run judges
+// nothing more.
+func (r *Run) Dead() bool { return r.dead }

@@ -1,0 +1,117 @@
+package oracle
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// grantSnapshot is a deep copy of what a sandbox's GrantView read when the
+// run began.
+type grantSnapshot struct {
+	fsRead, fsWrite, hosts, tools []string
+	budgets                       core.Budgets
+}
+
+func snapshotGrant(sb core.Sandbox) grantSnapshot {
+	v := sb.Grant()
+	return grantSnapshot{
+		fsRead:  slices.Clone(v.FSRead()),
+		fsWrite: slices.Clone(v.FSWrite()),
+		hosts:   slices.Clone(v.NetHosts()),
+		tools:   slices.Clone(v.Tools()),
+		budgets: v.Budgets(),
+	}
+}
+
+// widen does to every value the view hands out what a hostile caller would:
+// overwrite each root with "/" and each name with a wildcard-looking one,
+// so that a view that shares its backing arrays reads differently after.
+func widen(v core.GrantView) {
+	for _, list := range [][]string{v.FSRead(), v.FSWrite()} {
+		for i := range list {
+			list[i] = "/"
+		}
+	}
+	for _, list := range [][]string{v.NetHosts(), v.Tools()} {
+		for i := range list {
+			list[i] = "widened-by-caller"
+		}
+	}
+}
+
+// checkGrant is grant-immutable: scribble on everything the grant handed
+// out, then read it again.
+func (r *Run) checkGrant(classes classSet) {
+	if r.dead {
+		return
+	}
+	classes.count(&r.cov.Checked[GrantImmutable])
+	v := r.sb.Grant()
+	widen(v)
+	now := snapshotGrant(r.sb)
+	for _, f := range []struct {
+		name        string
+		before, now []string
+	}{
+		{"fs_read roots", r.snap.fsRead, now.fsRead},
+		{"fs_write roots", r.snap.fsWrite, now.fsWrite},
+		{"net hosts", r.snap.hosts, now.hosts},
+		{"tools", r.snap.tools, now.tools},
+	} {
+		if !slices.Equal(f.before, f.now) {
+			r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's %s read %s before the run and %s after a caller wrote into the slice it was handed: authority widened",
+				f.name, quoteList(f.before), quoteList(f.now)))
+			return
+		}
+	}
+	if now.budgets != r.snap.budgets {
+		r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's budgets read %+v before the run and %+v after", r.snap.budgets, now.budgets))
+	}
+}
+
+func (r *Run) wholeViolation(id ID, classes classSet, detail string) {
+	classes.count(&r.cov.Violations[id])
+	if !r.reported[id] {
+		r.reported[id] = true
+		r.findings = append(r.findings, Finding{Invariant: id, Detail: detail})
+	}
+}
+
+// classSet is the set of attack classes a scenario's ops carry: a whole-run
+// check counts once for each.
+type classSet [attack.NumClasses]bool
+
+func (s *classSet) count(row *[attack.NumClasses]uint64) {
+	for c, in := range s {
+		if in {
+			row[c]++
+		}
+	}
+}
+
+// internalRange names the range that makes a internal, for findings.
+func internalRange(a netip.Addr) string {
+	u := core.Unmap(a)
+	switch {
+	case !u.IsValid():
+		return "no address at all"
+	case u.IsUnspecified():
+		return "unspecified"
+	case u.IsLoopback():
+		return "loopback"
+	case u.IsPrivate():
+		return "private"
+	case u.IsLinkLocalUnicast():
+		if u == core.MetadataAddr {
+			return "link-local: the cloud metadata endpoint"
+		}
+		return "link-local"
+	case u.IsMulticast():
+		return "multicast"
+	}
+	return "reserved for internal use"
+}
