@@ -31,13 +31,34 @@ func (c *Case) class(i int) attack.Class {
 // total finding (a hang).
 const DefaultTimeout = 10 * time.Second
 
+// Options tune Check. The zero Options use DefaultTimeout and observe
+// nothing.
+type Options struct {
+	// Timeout bounds the whole scenario; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Observe, when set, is called after every op of the watched run, on
+	// Check's worker goroutine, before the next op runs.
+	Observe func(StepReport)
+}
+
+// StepReport is what one op did, as the oracle observed it. Entries alias
+// the world's journal: they stay valid, but must not be modified.
+type StepReport struct {
+	Step    int
+	Op      core.Op
+	Result  core.Result
+	Usage   core.Usage
+	Entries []core.Entry
+}
+
 // Check judges every invariant on one scenario: it watches the sandbox f
 // builds run every op (after a halt too, so the latch is tested), replays
 // the scenario on a fresh world and compares traces, and scribbles on the
 // grant the sandbox hands out. Counts go into cov. A scenario that does not
 // finish within timeout (DefaultTimeout when 0) is a total finding; its
 // goroutine is abandoned, and its counts are dropped.
-func Check(f core.Factory, c Case, cov *Coverage, timeout time.Duration) []Finding {
+func Check(f core.Factory, c Case, cov *Coverage, opt Options) []Finding {
+	timeout := opt.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -49,7 +70,7 @@ func Check(f core.Factory, c Case, cov *Coverage, timeout time.Duration) []Findi
 	var progress progressCounter
 	go func() {
 		local := new(Coverage)
-		done <- outcome{checkNow(f, c, local, &progress), local}
+		done <- outcome{checkNow(f, c, local, &progress, opt.Observe), local}
 	}()
 	// The machine's clock bounds only how long we wait for a hang; it never
 	// feeds a verdict or an output.
@@ -73,17 +94,21 @@ func Check(f core.Factory, c Case, cov *Coverage, timeout time.Duration) []Findi
 // CheckInline is Check on the calling goroutine, with no hang bound: for
 // callers that bound time themselves, and for benchmarks.
 func CheckInline(f core.Factory, c Case, cov *Coverage) []Finding {
-	return checkNow(f, c, cov, nil)
+	return checkNow(f, c, cov, nil, nil)
 }
 
-func checkNow(f core.Factory, c Case, cov *Coverage, progress *progressCounter) []Finding {
+func checkNow(f core.Factory, c Case, cov *Coverage, progress *progressCounter, observe func(StepReport)) []Finding {
 	r := Watch(f, c.Grant, c.World, cov)
 	r.trace = make([]traceStep, 0, len(c.Ops))
 	var classes classSet
 	for i, op := range c.Ops {
 		progress.store(i + 1)
 		classes[c.class(i)] = true
-		r.Step(op, c.class(i))
+		j := r.world.JournalLen()
+		res := r.Step(op, c.class(i))
+		if observe != nil && !r.dead {
+			observe(StepReport{Step: i + 1, Op: op, Result: res, Usage: r.sb.Usage(), Entries: r.world.Journal()[j:]})
+		}
 	}
 	if !r.dead {
 		r.checkReplay(f, c, &classes)

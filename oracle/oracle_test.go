@@ -37,10 +37,10 @@ func op(kind string, args ...string) core.Op { return core.Op{Kind: kind, Args: 
 // at step, and the reference to pass.
 func canFail(t *testing.T, broken core.Factory, c Case, step int, want ...ID) []Finding {
 	t.Helper()
-	if got := Check(core.ReferenceFactory, c, new(Coverage), 0); len(got) != 0 {
+	if got := Check(core.ReferenceFactory, c, new(Coverage), Options{}); len(got) != 0 {
 		t.Fatalf("the reference fails the scenario: %v", got)
 	}
-	got := Check(broken, c, new(Coverage), time.Second)
+	got := Check(broken, c, new(Coverage), Options{Timeout: time.Second})
 	var ids []ID
 	for _, f := range got {
 		ids = append(ids, f.Invariant)
@@ -179,7 +179,7 @@ func TestTotalCanFailOnHang(t *testing.T) {
 	}}
 	release := make(chan struct{})
 	defer close(release)
-	got := Check(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }, c, new(Coverage), 100*time.Millisecond)
+	got := Check(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }, c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
 	if len(got) != 1 || got[0].Invariant != Total || got[0].Step != 2 {
 		t.Fatalf("got %v, want one total finding at step 2", got)
 	}

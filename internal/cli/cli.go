@@ -1,0 +1,133 @@
+// Package cli is the sbxfuzz command line: one flag set per subcommand,
+// exit status 0 (nothing wrong), 1 (a finding) or 2 (bad usage or input).
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses (SPEC §11).
+const (
+	ExitOK      = 0 // nothing wrong
+	ExitFinding = 1 // a violated invariant, an unmet expectation, a surviving mutant
+	ExitUsage   = 2 // bad usage or bad input
+)
+
+// env is what a command may touch: its arguments and output streams.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// command is one subcommand: its name, a one-line summary, and its run
+// function, which parses its own flags.
+type command struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"run", "run a campaign: generate, check every invariant, minimize findings", runCampaign},
+		{"replay", "replay scenarios, check expectations and invariants, print the step table", runReplay},
+		{"minimize", "shrink a failing scenario while it fails the same invariant", runMinimize},
+		{"fmt", "print scenarios in canonical form (-w rewrites them)", runFmt},
+	}
+}
+
+// Main runs the sbxfuzz command line with args (without the program name)
+// and returns the exit status.
+func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) == 0 {
+		usage(stderr)
+		return ExitUsage
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return ExitOK
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(e, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "sbxfuzz: unknown command %q\n", name)
+	usage(stderr)
+	return ExitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "sbxfuzz: an adversarial, property-based fuzzing harness for capability sandboxes")
+	fmt.Fprintln(w, "\nusage: sbxfuzz COMMAND [flags] [args]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'sbxfuzz COMMAND -h' for a command's flags. Exit status: 0 nothing wrong, 1 a finding, 2 bad usage or input.")
+}
+
+// newFlags returns a flag set for a subcommand whose -h prints synopsis,
+// the description and the flags to stdout.
+func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet("sbxfuzz "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: sbxfuzz %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(description))
+		if hasFlags(fs) {
+			fmt.Fprintln(w, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// parseFlags parses args; it reports -h as a clean exit and bad flags as
+// usage errors. ok is false when the caller should return status.
+func parseFlags(e *env, fs *flag.FlagSet, args []string) (status int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(e.stdout)
+		fs.Usage()
+		return ExitOK, false
+	}
+	return ExitUsage, false // the flag package has printed the error and usage
+}
+
+// formatFlag registers --format; allowed lists its values, the first the
+// default.
+func formatFlag(fs *flag.FlagSet, allowed ...string) *string {
+	return fs.String("format", allowed[0], "output format: "+strings.Join(allowed, ", "))
+}
+
+func checkFormat(e *env, f string, allowed ...string) bool {
+	for _, a := range allowed {
+		if f == a {
+			return true
+		}
+	}
+	fmt.Fprintf(e.stderr, "sbxfuzz: --format %q: want one of %s\n", f, strings.Join(allowed, ", "))
+	return false
+}
+
+// errorf prints an error line and returns the usage status.
+func errorf(e *env, format string, args ...any) int {
+	fmt.Fprintf(e.stderr, "sbxfuzz: "+format+"\n", args...)
+	return ExitUsage
+}

@@ -1,0 +1,279 @@
+package scenario
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// headerWords are the directives of header lines. As an op kind, one of
+// them must be quoted.
+var headerWords = map[string]bool{
+	"grant": true, "budget": true, "clock": true, "file": true,
+	"route": true, "dns": true, "toolout": true,
+}
+
+// Parse reads the .sbx text src, starting from New's defaults. name is
+// used in error messages only. Every error is a *ParseError, reading
+// `name:line: reason (near "token")`, that unwraps to one of this package's
+// sentinels or to core.ErrInvalidGrant. Parse never panics.
+func Parse(name string, src []byte) (*Scenario, error) {
+	p := &parser{name: name, s: New()}
+	for text := range strings.Lines(string(src)) {
+		p.line++
+		if err := p.parseLine(strings.TrimSuffix(text, "\n")); err != nil {
+			return nil, err
+		}
+	}
+	if !p.inOps {
+		p.flushHeaderComment()
+	}
+	return p.s, nil
+}
+
+// parser is the state of one Parse.
+type parser struct {
+	name    string
+	s       *Scenario
+	line    int
+	inOps   bool     // an op has been seen: header lines are over
+	pending []string // comment lines not yet given to a step or the header
+}
+
+func (p *parser) errorf(near string, sentinel error, format string, args ...any) *ParseError {
+	return &ParseError{File: p.name, Line: p.line, Near: near,
+		Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
+}
+
+func (p *parser) parseLine(text string) error {
+	if err := checkText(text); err != nil {
+		return &ParseError{File: p.name, Line: p.line, Err: err}
+	}
+	l, lerr := lexLine(text)
+	switch {
+	case lerr != nil:
+		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
+	case l.comment:
+		p.pending = append(p.pending, l.text)
+		return nil
+	case len(l.toks) == 0:
+		if !p.inOps {
+			p.flushHeaderComment() // a blank line ends a header comment block
+		}
+		return nil
+	}
+	first := l.toks[0]
+	switch {
+	case !first.quoted && headerWords[first.val]:
+		if p.inOps {
+			return p.errorf(first.val, ErrHeaderAfterOp, "%s must come before the first op", first.val)
+		}
+		p.flushHeaderComment()
+		return p.header(first.val, l.toks[1:])
+	case first.isArrow():
+		return p.errorf(first.val, ErrArgs, "an op line needs a kind before =>")
+	}
+	return p.op(l.toks)
+}
+
+// flushHeaderComment moves the pending comment lines to the header comment.
+func (p *parser) flushHeaderComment() {
+	p.s.Comment = append(p.s.Comment, p.pending...)
+	p.pending = nil
+}
+
+// header parses the arguments of one header directive.
+func (p *parser) header(word string, args []tok) error {
+	switch word {
+	case "grant":
+		return p.grant(args)
+	case "budget":
+		return p.budget(args)
+	case "clock":
+		if err := p.arity(word, args, "START STEP"); err != nil {
+			return err
+		}
+		start, err := p.number(args[0])
+		if err != nil {
+			return err
+		}
+		step, err := p.number(args[1])
+		if err != nil {
+			return err
+		}
+		p.s.World.Clock = core.TickClock{Start: start, Step: step}
+	case "file":
+		if err := p.arity(word, args, "PATH DATA"); err != nil {
+			return err
+		}
+		p.s.World.Files = append(p.s.World.Files, core.File{Path: args[0].val, Data: args[1].val})
+	case "route":
+		if err := p.arity(word, args, "HOST PATH BODY"); err != nil {
+			return err
+		}
+		p.s.World.Routes = append(p.s.World.Routes,
+			core.Route{Host: args[0].val, Path: args[1].val, Body: args[2].val})
+	case "dns":
+		return p.dns(args)
+	case "toolout":
+		if err := p.arity(word, args, "NAME OUTPUT"); err != nil {
+			return err
+		}
+		p.s.World.ToolOutputs = append(p.s.World.ToolOutputs,
+			core.ToolOutput{Name: args[0].val, Output: args[1].val})
+	}
+	return nil
+}
+
+// arity checks that args has one token per word of usage.
+func (p *parser) arity(word string, args []tok, usage string) error {
+	n := len(strings.Fields(usage))
+	switch {
+	case len(args) < n:
+		return p.errorf(word, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
+	case len(args) > n:
+		return p.errorf(args[n].val, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
+	}
+	return nil
+}
+
+// grantList returns the list of g that a grant line names, or nil.
+func grantList(g *core.GrantSpec, what string) *[]string {
+	switch what {
+	case "fs_read":
+		return &g.FSRead
+	case "fs_write":
+		return &g.FSWrite
+	case "net":
+		return &g.NetHosts
+	case "tool":
+		return &g.Tools
+	}
+	return nil
+}
+
+func (p *parser) grant(args []tok) error {
+	if len(args) == 0 {
+		return p.errorf("grant", ErrArgs, "grant wants fs_read, fs_write, net or tool and at least one item")
+	}
+	list := grantList(&p.s.Grant, args[0].val)
+	if list == nil {
+		return p.errorf(args[0].val, ErrUnknownDirective, "grant wants fs_read, fs_write, net or tool")
+	}
+	if len(args) == 1 {
+		return p.errorf(args[0].val, ErrArgs, "grant %s wants at least one item", args[0].val)
+	}
+	for _, item := range args[1:] {
+		var probe core.GrantSpec
+		*grantList(&probe, args[0].val) = []string{item.val}
+		if _, err := core.NewGrant(probe); err != nil {
+			return &ParseError{File: p.name, Line: p.line, Near: item.val, Err: err}
+		}
+		*list = append(*list, item.val)
+	}
+	return nil
+}
+
+func (p *parser) budget(args []tok) error {
+	if err := p.arity("budget", args, "NAME N"); err != nil {
+		return err
+	}
+	b := &p.s.Grant.Budgets
+	var field *int64
+	switch args[0].val {
+	case "ops":
+		field = &b.MaxOps
+	case "wall":
+		field = &b.MaxWall
+	case "output":
+		field = &b.MaxOutputBytes
+	default:
+		return p.errorf(args[0].val, ErrUnknownDirective, "budget wants ops, wall or output")
+	}
+	n, err := p.number(args[1])
+	if err != nil {
+		return err
+	}
+	*field = n
+	return nil
+}
+
+func (p *parser) dns(args []tok) error {
+	if len(args) < 2 {
+		return p.errorf("dns", ErrArgs, "dns wants HOST ADDR..., got %d tokens", len(args))
+	}
+	rec := core.DNSRecord{Host: args[0].val}
+	for _, t := range args[1:] {
+		a, err := netip.ParseAddr(t.val)
+		if err != nil {
+			return p.errorf(t.val, ErrBadAddr, "%v", err)
+		}
+		rec.Addrs = append(rec.Addrs, a)
+	}
+	p.s.World.DNS = append(p.s.World.DNS, rec)
+	return nil
+}
+
+// number parses a non-negative decimal int64: digits only, no sign.
+func (p *parser) number(t tok) (int64, error) {
+	s := t.val
+	ok := s != ""
+	for i := 0; ok && i < len(s); i++ {
+		ok = '0' <= s[i] && s[i] <= '9'
+	}
+	if !ok {
+		return 0, p.errorf(s, ErrBadNumber, "want a non-negative decimal integer")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, p.errorf(s, ErrBadNumber, "out of range")
+	}
+	return n, nil
+}
+
+// op parses an op line: kind, arguments, and an optional expectation.
+func (p *parser) op(toks []tok) error {
+	step := Step{Op: core.Op{Kind: toks[0].val}, Comment: p.pending, Line: p.line}
+	p.pending, p.inOps = nil, true
+	rest := toks[1:]
+	for i, t := range rest {
+		if t.isArrow() {
+			exp, err := p.expect(t, rest[i+1:])
+			if err != nil {
+				return err
+			}
+			step.Expect, rest = exp, rest[:i]
+			break
+		}
+	}
+	for _, t := range rest {
+		step.Op.Args = append(step.Op.Args, t.val)
+	}
+	p.s.Steps = append(p.s.Steps, step)
+	return nil
+}
+
+// expect parses the tokens after the arrow: a kind and optional data.
+func (p *parser) expect(arrow tok, toks []tok) (*Expect, error) {
+	if len(toks) == 0 {
+		return nil, p.errorf(arrow.val, ErrMissingKind, "=> wants a result kind")
+	}
+	k, ok := core.ParseKind(toks[0].val)
+	if !ok {
+		return nil, p.errorf(toks[0].val, ErrUnknownKind, "want ok, fs_read_denied, max_ops, ...")
+	}
+	e := &Expect{Kind: k}
+	if len(toks) > 1 {
+		if toks[1].isArrow() {
+			return nil, p.errorf(toks[1].val, ErrArgs, "a second =>; quote \"=>\" to expect it as data")
+		}
+		e.Data, e.HasData = toks[1].val, true
+	}
+	if len(toks) > 2 {
+		return nil, p.errorf(toks[2].val, ErrArgs, "want at most one token of expected data after the kind")
+	}
+	return e, nil
+}

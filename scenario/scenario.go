@@ -1,0 +1,102 @@
+package scenario
+
+import (
+	"slices"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// Scenario is one .sbx file as data: a grant, a world, and ops with
+// optional expectations. The zero Scenario has budgets of 0 and a clock
+// stopped at 0; New gives the SPEC §10 defaults. A Scenario is plain data,
+// not safe for concurrent mutation.
+type Scenario struct {
+	Comment []string       // the header comment, one entry a line, without "# "
+	Grant   core.GrantSpec // the grant, checked by Build (and, per item, by Parse)
+	World   core.WorldSpec // the world's initial state
+	Steps   []Step         // the ops, in order
+}
+
+// Step is one op line: the op, what it is expected to give, and the
+// full-line comments written above it.
+type Step struct {
+	Op      core.Op
+	Expect  *Expect  // nil when the line has no "=>"
+	Comment []string // comment lines above the op, without "# "
+	Line    int      // 1-based source line; 0 when built in code; Equal ignores it
+}
+
+// Expect is the expectation after "=>": a verdict kind and, when HasData,
+// the data the result must carry. Kind must be a verdict (not core.Invalid)
+// for the scenario to print as parseable text.
+type Expect struct {
+	Kind    core.Kind
+	Data    string
+	HasData bool
+}
+
+// The SPEC §10 defaults.
+var (
+	defaultBudgets = core.Budgets{MaxOps: 1000, MaxWall: 1000000, MaxOutputBytes: 1048576}
+	defaultClock   = core.TickClock{Start: 0, Step: 1}
+)
+
+// New returns an empty scenario with the SPEC §10 defaults: no grants,
+// budgets ops 1000, wall 1000000, output 1048576, and clock 0 1. Parse
+// starts from it.
+func New() *Scenario {
+	return &Scenario{
+		Grant: core.GrantSpec{Budgets: defaultBudgets},
+		World: core.WorldSpec{Clock: defaultClock},
+	}
+}
+
+// Build checks the grant and builds a fresh world for one run. Worlds are
+// single-use (they keep a journal, DNS cursors and a clock), so call Build
+// once per run. The error unwraps to core.ErrInvalidGrant.
+func (s *Scenario) Build() (core.Grant, *core.RefWorld, error) {
+	g, err := core.NewGrant(s.Grant)
+	if err != nil {
+		return core.Grant{}, nil, err
+	}
+	return g, core.NewWorld(s.World), nil
+}
+
+// Equal reports whether s and t describe the same scenario: the same
+// comments, grant, world and steps, ignoring Step.Line, treating nil and
+// empty lists alike, and ignoring Expect.Data when HasData is false.
+func (s *Scenario) Equal(t *Scenario) bool {
+	if s == nil || t == nil {
+		return s == t
+	}
+	return slices.Equal(s.Comment, t.Comment) &&
+		grantEqual(s.Grant, t.Grant) &&
+		worldEqual(s.World, t.World) &&
+		slices.EqualFunc(s.Steps, t.Steps, stepEqual)
+}
+
+func grantEqual(a, b core.GrantSpec) bool {
+	return slices.Equal(a.FSRead, b.FSRead) && slices.Equal(a.FSWrite, b.FSWrite) &&
+		slices.Equal(a.NetHosts, b.NetHosts) && slices.Equal(a.Tools, b.Tools) &&
+		a.Budgets == b.Budgets
+}
+
+func worldEqual(a, b core.WorldSpec) bool {
+	return slices.Equal(a.Files, b.Files) && slices.Equal(a.Routes, b.Routes) &&
+		slices.EqualFunc(a.DNS, b.DNS, func(x, y core.DNSRecord) bool {
+			return x.Host == y.Host && slices.Equal(x.Addrs, y.Addrs)
+		}) &&
+		slices.Equal(a.ToolOutputs, b.ToolOutputs) && a.Clock == b.Clock
+}
+
+func stepEqual(a, b Step) bool {
+	return a.Op.Kind == b.Op.Kind && slices.Equal(a.Op.Args, b.Op.Args) &&
+		slices.Equal(a.Comment, b.Comment) && expectEqual(a.Expect, b.Expect)
+}
+
+func expectEqual(a, b *Expect) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Kind == b.Kind && a.HasData == b.HasData && (!a.HasData || a.Data == b.Data)
+}

