@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"strings"
 )
@@ -180,16 +181,6 @@ func hexVal(c byte) int {
 // an IPv4 address.
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
-// internal4 lists the IPv4 ranges SPEC §6 calls internal, beyond what the
-// netip predicates cover.
-var internal4 = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"), // includes broadcast 255.255.255.255
-}
-
 // Unmap returns the IPv4 address behind an IPv4-mapped (::ffff:a.b.c.d) or
 // NAT64 (64:ff9b::a.b.c.d) IPv6 address, and any other address as it is,
 // without its zone.
@@ -214,16 +205,28 @@ func Unmap(a netip.Addr) netip.Addr {
 //	IsInternal(100.100.100.200) == true    IsInternal(203.0.113.1)     == false
 func IsInternal(a netip.Addr) bool {
 	a = Unmap(a)
-	if !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() ||
-		a.IsLinkLocalUnicast() || a.IsMulticast() {
-		return true
-	}
 	if a.Is4() {
-		for _, p := range internal4 {
-			if p.Contains(a) {
-				return true
-			}
-		}
+		return internal4(a.As4())
+	}
+	return !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() ||
+		a.IsLinkLocalUnicast() || a.IsMulticast()
+}
+
+// internal4 is IsInternal for IPv4, as masks over the address's 32 bits.
+func internal4(b [4]byte) bool {
+	v := binary.BigEndian.Uint32(b[:])
+	switch {
+	case v>>24 == 0, // 0.0.0.0/8, unspecified included
+		v>>24 == 10,                // 10.0.0.0/8
+		v>>24 == 127,               // 127.0.0.0/8 loopback
+		v&0xffc00000 == 0x64400000, // 100.64.0.0/10
+		v>>16 == 0xa9fe,            // 169.254.0.0/16 link-local
+		v&0xfff00000 == 0xac100000, // 172.16.0.0/12
+		v>>8 == 0xc00000,           // 192.0.0.0/24
+		v>>16 == 0xc0a8,            // 192.168.0.0/16
+		v&0xfffe0000 == 0xc6120000, // 198.18.0.0/15
+		v >= 0xe0000000:            // 224/4 multicast, 240/4, broadcast
+		return true
 	}
 	return false
 }

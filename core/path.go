@@ -32,14 +32,16 @@ func isCanonical(p string) bool {
 		return false
 	}
 	// Every element starts after a '/'; reject "", "." and "..".
-	for i := 0; i < len(p); i++ {
-		if p[i] != '/' {
-			continue
-		}
+	for i := 0; i >= 0; {
 		rest := p[i+1:]
 		if rest == "" || rest[0] == '/' || rest[0] == '.' && (len(rest) == 1 || rest[1] == '/' ||
 			rest[1] == '.' && (len(rest) == 2 || rest[2] == '/')) {
 			return false
+		}
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			i += 1 + j
+		} else {
+			i = -1
 		}
 	}
 	return true
@@ -56,6 +58,9 @@ func isCanonical(p string) bool {
 //	HasTraversal("/work/...")     == false
 //	HasTraversal("/work/te..st")  == false
 func HasTraversal(p string) bool {
+	if !strings.Contains(p, "..") {
+		return false // the common case, found by a vectorized search
+	}
 	start := 0
 	for i := 0; i <= len(p); i++ {
 		if i < len(p) && p[i] != '/' && p[i] != '\\' {

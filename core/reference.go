@@ -1,6 +1,8 @@
 package core
 
 import (
+	"encoding/binary"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -44,7 +46,15 @@ func (s *Reference) Run(op Op) Result {
 	if s.usage.Ops > s.grant.budgets.MaxOps {
 		return s.halt(MaxOps)
 	}
-	s.usage.Wall = s.world.Now() - s.t0
+	now := s.world.Now()
+	s.usage.Wall = now - s.t0
+	switch {
+	case now > s.t0 && s.usage.Wall < 0: // past math.MaxInt64: past any budget
+		s.usage.Wall = math.MaxInt64
+		return s.halt(MaxWall)
+	case now < s.t0 && s.usage.Wall > 0: // below math.MinInt64: a clock run backwards
+		s.usage.Wall = math.MinInt64
+	}
 	if s.usage.Wall > s.grant.budgets.MaxWall {
 		return s.halt(MaxWall)
 	}
@@ -151,10 +161,19 @@ func WellFormed(args []string, n int) bool {
 	return true
 }
 
-// cleanArg scans ASCII bytewise and hands the rest to the UTF-8 validator
-// at the first non-ASCII byte: most arguments are ASCII paths and hosts.
+// cleanArg reports whether a has no NUL byte and is valid UTF-8. It tests
+// eight bytes at a time for a zero or high byte, and hands the rest to the
+// UTF-8 validator at the first non-ASCII byte: most arguments are ASCII.
 func cleanArg(a string) bool {
-	for i := 0; i < len(a); i++ {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		v := binary.LittleEndian.Uint64([]byte(a[i : i+8]))
+		if (v-lo)&^v&hi != 0 || v&hi != 0 {
+			break
+		}
+	}
+	for ; i < len(a); i++ {
 		if c := a[i]; c == 0 {
 			return false
 		} else if c >= utf8.RuneSelf {

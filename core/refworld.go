@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/binary"
 	"maps"
 	"math"
 	"net/netip"
@@ -36,15 +37,26 @@ type DNSRecord struct {
 type ToolOutput struct{ Name, Output string }
 
 // TickClock answers Start, Start+Step, Start+2·Step, … on successive reads,
-// saturating at math.MaxInt64 instead of wrapping.
+// saturating at math.MaxInt64 (or, for a negative Step, math.MinInt64)
+// instead of wrapping.
 type TickClock struct{ Start, Step int64 }
 
 // At returns the k-th answer of the clock (k from 0).
 func (c TickClock) At(k int64) int64 {
-	if c.Step > 0 && k > 0 && k > (math.MaxInt64-c.Start)/c.Step {
-		return math.MaxInt64
+	if k <= 0 || c.Step == 0 {
+		return c.Start + k*c.Step
 	}
-	return c.Start + k*c.Step
+	// room is the distance from Start to the end of int64 the clock moves
+	// towards, and step the size of Step: both exact in uint64, whatever
+	// the signs (Start may be negative, Step may be math.MinInt64).
+	room, step, end := uint64(math.MaxInt64)-uint64(c.Start), uint64(c.Step), int64(math.MaxInt64)
+	if c.Step < 0 {
+		room, step, end = uint64(c.Start)+1<<63, -uint64(c.Step), math.MinInt64 // Start - MinInt64
+	}
+	if uint64(k) > room/step {
+		return end
+	}
+	return c.Start + k*c.Step // the true value fits, so wrapping arithmetic yields it
 }
 
 type routeKey struct{ host, path string }
@@ -208,18 +220,27 @@ func (w *RefWorld) Files() map[string]string {
 	return maps.Clone(w.files)
 }
 
-// fileHash is FNV-1a over key, a separator and data. It is order-free once
-// XORed into the fingerprint, so the fingerprint does not depend on the
-// order files were written in.
+// fileHash mixes key, a separator and data eight bytes at a time. XORed
+// into the fingerprint it is order-free, so the fingerprint does not depend
+// on the order files were written in.
 func fileHash(key, data string) uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint64(key[i])) * prime
+	h := hashString(0x2545f4914f6cdd1d, key)
+	return hashString(h^0xff51afd7ed558ccd, data)
+}
+
+func hashString(h uint64, s string) uint64 {
+	h = mix64(h, uint64(len(s)))
+	for ; len(s) >= 8; s = s[8:] {
+		h = mix64(h, binary.LittleEndian.Uint64([]byte(s[:8])))
 	}
-	h = (h ^ 0x100) * prime // no byte is 0x100: key and data cannot blur
-	for i := 0; i < len(data); i++ {
-		h = (h ^ uint64(data[i])) * prime
+	var tail uint64
+	for i := 0; i < len(s); i++ {
+		tail |= uint64(s[i]) << (8 * i)
 	}
-	return h
+	return mix64(h, tail)
+}
+
+func mix64(h, v uint64) uint64 {
+	h = (h ^ v) * 0x9e3779b97f4a7c15
+	return h ^ h>>31
 }

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -159,7 +160,7 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if m.ops > m.budgets.MaxOps {
 		return m.halted(core.MaxOps), verdictReason{text: "this op is past max_ops"}
 	}
-	if m.world.Now()-m.t0 > m.budgets.MaxWall {
+	if elapsed, past := wallSince(m.t0, m.world.Now()); past || elapsed > m.budgets.MaxWall {
 		return m.halted(core.MaxWall), verdictReason{text: "the clock has passed max_wall"}
 	}
 	row := lookup(op.Kind)
@@ -186,6 +187,20 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	}
 	m.out += int64(len(data))
 	return core.Result{Kind: core.OK, Data: data}, verdictReason{text: "every check passes"}
+}
+
+// wallSince returns now - t0, and past=true when the true difference is
+// beyond math.MaxInt64, which no budget can allow. A difference below
+// math.MinInt64 (a clock run backwards) is clamped: it halts nothing.
+func wallSince(t0, now int64) (elapsed int64, past bool) {
+	d := now - t0
+	switch {
+	case now >= t0 && d < 0:
+		return math.MaxInt64, true
+	case now < t0 && d >= 0:
+		return math.MinInt64, false
+	}
+	return d, false
 }
 
 func (m *model) halted(k core.Kind) core.Result {

@@ -185,3 +185,21 @@ func TestTotalCanFailOnHang(t *testing.T) {
 	}
 	mustContain(t, got[0], "did not return", "tool echo hi")
 }
+
+// TestModelAgreesOnExtremeClocks: the model computes the wall charge in its
+// own way; at the edges of int64 it must still agree with the reference.
+func TestModelAgreesOnExtremeClocks(t *testing.T) {
+	const maxI, minI = int64(^uint64(0) >> 1), -int64(^uint64(0)>>1) - 1
+	for _, clk := range []core.TickClock{{Start: minI, Step: maxI}, {Start: -1, Step: 1}, {Start: maxI - 1, Step: 5},
+		{Start: 0, Step: maxI}, {Start: maxI, Step: -1}, {Start: 5, Step: minI}} {
+		for _, wall := range []int64{0, 1, maxI - 1, maxI} {
+			w := testWorld
+			w.Clock = clk
+			c := Case{Grant: testGrant(core.Budgets{MaxOps: 10, MaxWall: wall, MaxOutputBytes: 100}), World: w,
+				Ops: []core.Op{op("fs_read", "/work/data.txt"), op("fs_read", "/work/data.txt"), op("tool", "echo", "x")}}
+			if got := CheckInline(core.ReferenceFactory, c, new(Coverage)); len(got) > 0 {
+				t.Errorf("clock %+v, max_wall %d: %v", clk, wall, got)
+			}
+		}
+	}
+}
