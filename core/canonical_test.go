@@ -29,3 +29,19 @@ func TestCanonicalIsPathClean(t *testing.T) {
 		t.Fatalf("walked only %d strings", n)
 	}
 }
+
+// TestWorldClockMatchesTickClockAt: the world keeps its clock by
+// saturating addition; it must answer what TickClock.At says, edges of
+// int64 included.
+func TestWorldClockMatchesTickClockAt(t *testing.T) {
+	const maxI, minI = int64(^uint64(0) >> 1), -int64(^uint64(0)>>1) - 1
+	for _, c := range []TickClock{{0, 1}, {0, 0}, {7, 3}, {-1, 1}, {maxI - 10, 4}, {0, maxI}, {minI, maxI},
+		{maxI, -1}, {5, minI}, {minI + 3, -2}, {maxI / 2, maxI / 3}} {
+		w := NewWorld(WorldSpec{Clock: c})
+		for k := int64(0); k < 50; k++ {
+			if got, want := w.Now(), c.At(k); got != want {
+				t.Fatalf("clock %+v read %d: world says %d, At says %d", c, k, got, want)
+			}
+		}
+	}
+}

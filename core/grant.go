@@ -30,16 +30,29 @@ type GrantSpec struct {
 var ErrInvalidGrant = errors.New("invalid grant")
 
 // Grant is an immutable authority (SPEC §3): allow-lists and budgets, checked
-// once at construction. Its fields are unexported and its accessors return
-// copies, so nothing a caller does to a value it was handed can widen it.
-// The zero Grant grants nothing and has budgets of 0. A Grant is safe for
-// concurrent use.
-type Grant struct {
+// once at construction. It is a handle on data nobody can reach: its
+// accessors return copies, so nothing a caller does to a value it was
+// handed can widen it, and copying a Grant copies one pointer. The zero
+// Grant grants nothing and has budgets of 0. A Grant is safe for concurrent
+// use.
+type Grant struct{ d *grantData }
+
+type grantData struct {
 	fsRead, fsWrite []string
 	readRoots       []root
 	writeRoots      []root
 	hosts, tools    []string
 	budgets         Budgets
+}
+
+// nothing is what the zero Grant grants.
+var nothing grantData
+
+func (g Grant) data() *grantData {
+	if g.d == nil {
+		return &nothing
+	}
+	return g.d
 }
 
 // GrantView is what a sandbox shows of the authority it enforces. Grant
@@ -83,7 +96,7 @@ func NewGrant(s GrantSpec) (Grant, error) {
 			}
 		}
 	}
-	return Grant{
+	return Grant{&grantData{
 		fsRead:     slices.Clone(s.FSRead),
 		fsWrite:    slices.Clone(s.FSWrite),
 		readRoots:  prepareRoots(s.FSRead),
@@ -91,7 +104,7 @@ func NewGrant(s GrantSpec) (Grant, error) {
 		hosts:      slices.Clone(s.NetHosts),
 		tools:      slices.Clone(s.Tools),
 		budgets:    b,
-	}, nil
+	}}, nil
 }
 
 // MustGrant is NewGrant for tests and fixed tables: it panics on an invalid
@@ -142,31 +155,37 @@ func prepareRoots(rs []string) []root {
 }
 
 // FSRead returns a copy of the fs_read roots, as given.
-func (g Grant) FSRead() []string { return slices.Clone(g.fsRead) }
+func (g Grant) FSRead() []string { return slices.Clone(g.data().fsRead) }
 
 // FSWrite returns a copy of the fs_write roots, as given.
-func (g Grant) FSWrite() []string { return slices.Clone(g.fsWrite) }
+func (g Grant) FSWrite() []string { return slices.Clone(g.data().fsWrite) }
 
 // NetHosts returns a copy of the granted hosts.
-func (g Grant) NetHosts() []string { return slices.Clone(g.hosts) }
+func (g Grant) NetHosts() []string { return slices.Clone(g.data().hosts) }
 
 // Tools returns a copy of the granted tool names.
-func (g Grant) Tools() []string { return slices.Clone(g.tools) }
+func (g Grant) Tools() []string { return slices.Clone(g.data().tools) }
 
 // Budgets returns the grant's budgets.
-func (g Grant) Budgets() Budgets { return g.budgets }
+func (g Grant) Budgets() Budgets { return g.data().budgets }
 
 // MayRead reports whether the grant lets an op read p: no traversal, and
 // Canonical(p) under an fs_read root.
-func (g Grant) MayRead(p string) bool { return !HasTraversal(p) && underAny(Canonical(p), g.readRoots) }
+func (g Grant) MayRead(p string) bool { return g.data().mayRead(p) }
 
 // MayWrite reports whether the grant lets an op write p.
-func (g Grant) MayWrite(p string) bool {
-	return !HasTraversal(p) && underAny(Canonical(p), g.writeRoots)
-}
+func (g Grant) MayWrite(p string) bool { return g.data().mayWrite(p) }
 
 // MayFetch reports whether host is granted, byte for byte.
-func (g Grant) MayFetch(host string) bool { return slices.Contains(g.hosts, host) }
+func (g Grant) MayFetch(host string) bool { return slices.Contains(g.data().hosts, host) }
 
 // MayCall reports whether the tool name is granted, byte for byte.
-func (g Grant) MayCall(name string) bool { return slices.Contains(g.tools, name) }
+func (g Grant) MayCall(name string) bool { return slices.Contains(g.data().tools, name) }
+
+func (d *grantData) mayRead(p string) bool {
+	return !HasTraversal(p) && underAny(Canonical(p), d.readRoots)
+}
+
+func (d *grantData) mayWrite(p string) bool {
+	return !HasTraversal(p) && underAny(Canonical(p), d.writeRoots)
+}

@@ -25,23 +25,28 @@ func Canonical(p string) string {
 // unchanged: no empty, "." or ".." element and no trailing slash. It is a
 // fast path for Canonical, whose result it never changes.
 func isCanonical(p string) bool {
-	if p == "/" {
-		return true
-	}
-	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+	n := len(p)
+	if n == 0 || p[0] != '/' {
 		return false
 	}
-	// Every element starts after a '/'; reject "", "." and "..".
-	for i := 0; i >= 0; {
-		rest := p[i+1:]
-		if rest == "" || rest[0] == '/' || rest[0] == '.' && (len(rest) == 1 || rest[1] == '/' ||
-			rest[1] == '.' && (len(rest) == 2 || rest[2] == '/')) {
-			return false
+	if n == 1 {
+		return true
+	}
+	if p[n-1] == '/' {
+		return false
+	}
+	// After every '/', reject an empty, "." or ".." element.
+	for i := 0; i < n-1; i++ {
+		if p[i] != '/' {
+			continue
 		}
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			i += 1 + j
-		} else {
-			i = -1
+		switch p[i+1] {
+		case '/':
+			return false
+		case '.':
+			if i+2 == n || p[i+2] == '/' || p[i+2] == '.' && (i+3 == n || p[i+3] == '/') {
+				return false
+			}
 		}
 	}
 	return true

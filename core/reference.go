@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -11,6 +12,7 @@ import (
 // for concurrent use.
 type Reference struct {
 	grant  Grant
+	rules  *grantData // grant.data(), once
 	world  World
 	t0     int64
 	usage  Usage
@@ -20,7 +22,7 @@ type Reference struct {
 // NewReference builds the reference sandbox over g and w, reading the clock
 // once for t0.
 func NewReference(g Grant, w World) *Reference {
-	return &Reference{grant: g, world: w, t0: w.Now()}
+	return &Reference{grant: g, rules: g.data(), world: w, t0: w.Now()}
 }
 
 // ReferenceFactory is NewReference as a Factory.
@@ -43,7 +45,7 @@ func (s *Reference) Run(op Op) Result {
 	}
 	// 2. Charge, before anything can be refused: probing burns budget.
 	s.usage.Ops++
-	if s.usage.Ops > s.grant.budgets.MaxOps {
+	if s.usage.Ops > s.rules.budgets.MaxOps {
 		return s.halt(MaxOps)
 	}
 	now := s.world.Now()
@@ -55,7 +57,7 @@ func (s *Reference) Run(op Op) Result {
 	case now < s.t0 && s.usage.Wall > 0: // below math.MinInt64: a clock run backwards
 		s.usage.Wall = math.MinInt64
 	}
-	if s.usage.Wall > s.grant.budgets.MaxWall {
+	if s.usage.Wall > s.rules.budgets.MaxWall {
 		return s.halt(MaxWall)
 	}
 	// 3. Dispatch.
@@ -84,7 +86,7 @@ func (s *Reference) read(p string) Result {
 	if HasTraversal(p) {
 		return Result{Kind: PathTraversal}
 	}
-	if !underAny(Canonical(p), s.grant.readRoots) {
+	if !underAny(Canonical(p), s.rules.readRoots) {
 		return Result{Kind: FSReadDenied}
 	}
 	data, ok := s.world.Read(p)
@@ -98,7 +100,7 @@ func (s *Reference) write(p, data string) Result {
 	if HasTraversal(p) {
 		return Result{Kind: PathTraversal}
 	}
-	if !underAny(Canonical(p), s.grant.writeRoots) {
+	if !underAny(Canonical(p), s.rules.writeRoots) {
 		return Result{Kind: FSWriteDenied}
 	}
 	s.world.Write(p, data)
@@ -106,7 +108,7 @@ func (s *Reference) write(p, data string) Result {
 }
 
 func (s *Reference) fetch(host, path string) Result {
-	if !s.grant.MayFetch(host) {
+	if !slices.Contains(s.rules.hosts, host) {
 		return Result{Kind: EgressDenied}
 	}
 	a := s.world.Resolve(host) // exactly once: the address checked is the address used
@@ -121,7 +123,7 @@ func (s *Reference) fetch(host, path string) Result {
 }
 
 func (s *Reference) tool(name, input string) Result {
-	if !s.grant.MayCall(name) {
+	if !slices.Contains(s.rules.tools, name) {
 		return Result{Kind: ToolDenied}
 	}
 	out, ok := s.world.Call(name, input)
@@ -135,7 +137,7 @@ func (s *Reference) tool(name, input string) Result {
 // returning them.
 func (s *Reference) output(data string) Result {
 	n := int64(len(data))
-	if s.usage.Output+n > s.grant.budgets.MaxOutputBytes {
+	if s.usage.Output+n > s.rules.budgets.MaxOutputBytes {
 		return s.halt(MaxOutputBytes)
 	}
 	s.usage.Output += n

@@ -77,6 +77,7 @@ type RefWorld struct {
 	dns        map[string]*dnsAnswers
 	toolOut    map[string]string
 	clock      TickClock
+	clockNext  int64 // the next answer: clock.At(clockReads), kept by saturating addition
 	clockReads int64
 	journal    []Entry
 }
@@ -84,12 +85,13 @@ type RefWorld struct {
 // NewWorld builds the world s describes.
 func NewWorld(s WorldSpec) *RefWorld {
 	w := &RefWorld{
-		files:   make(map[string]string, len(s.Files)),
-		routes:  make(map[routeKey]string, len(s.Routes)),
-		dns:     make(map[string]*dnsAnswers, len(s.DNS)),
-		toolOut: make(map[string]string, len(s.ToolOutputs)),
-		clock:   s.Clock,
-		journal: make([]Entry, 0, 64),
+		files:     make(map[string]string, len(s.Files)),
+		routes:    make(map[routeKey]string, len(s.Routes)),
+		dns:       make(map[string]*dnsAnswers, len(s.DNS)),
+		toolOut:   make(map[string]string, len(s.ToolOutputs)),
+		clock:     s.Clock,
+		clockNext: s.Clock.Start,
+		journal:   make([]Entry, 0, 64),
 	}
 	for _, f := range s.Files {
 		w.store(Canonical(f.Path), f.Data)
@@ -152,9 +154,22 @@ func (w *RefWorld) Call(name, input string) (string, bool) {
 
 // Now implements Clock.
 func (w *RefWorld) Now() int64 {
-	t := w.clock.At(w.clockReads)
+	t := w.clockNext
+	w.clockNext = saturatingAdd(t, w.clock.Step)
 	w.clockReads++
 	return t
+}
+
+// saturatingAdd is a+b, clamped to the int64 range instead of wrapping.
+func saturatingAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
 }
 
 // Lookup returns the content at Canonical(p) without journaling: for

@@ -80,9 +80,13 @@ func (r *Run) unauthorized(e core.Entry) string {
 	g := r.grant
 	switch e.Call {
 	case core.CallRead:
-		return pathProblem(g, e.Name, g.MayRead, "fs_read", g.FSRead)
+		if !g.MayRead(e.Name) {
+			return pathProblem(e.Name, "fs_read", g.FSRead())
+		}
 	case core.CallWrite:
-		return pathProblem(g, e.Name, g.MayWrite, "fs_write", g.FSWrite)
+		if !g.MayWrite(e.Name) {
+			return pathProblem(e.Name, "fs_write", g.FSWrite())
+		}
 	case core.CallResolve, core.CallFetch:
 		if !g.MayFetch(e.Name) {
 			return fmt.Sprintf("%q is not a granted host %s", e.Name, quoteList(g.NetHosts()))
@@ -97,14 +101,11 @@ func (r *Run) unauthorized(e core.Entry) string {
 	return ""
 }
 
-func pathProblem(g core.Grant, p string, may func(string) bool, what string, roots func() []string) string {
-	if may(p) {
-		return ""
-	}
+func pathProblem(p, what string, roots []string) string {
 	if core.HasTraversal(p) {
 		return fmt.Sprintf("%q has a .. segment", p)
 	}
-	return fmt.Sprintf("%q is under no %s root %s", core.Canonical(p), what, quoteList(roots()))
+	return fmt.Sprintf("%q is under no %s root %s", core.Canonical(p), what, quoteList(roots))
 }
 
 func (r *Run) checkEgress(s *stepObs) {
@@ -182,10 +183,10 @@ func (r *Run) checkOutput(s *stepObs) {
 	}
 }
 
-func (r *Run) checkVerdict(s *stepObs) {
+func (r *Run) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	r.cov.Checked[VerdictMatchesModel][s.class]++
-	if s.res != s.want {
+	if s.res != want {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
-			FormatOp(s.op), describeResult(s.res), describeResult(s.want), r.model.explain(s.why)))
+			FormatOp(s.op), describeResult(s.res), describeResult(want), r.model.explain(why, s.op)))
 	}
 }

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"path"
@@ -24,11 +25,15 @@ type model struct {
 	hosts, tools    []string
 	budgets         core.Budgets
 
-	world *core.RefWorld // the shadow world
-	t0    int64
-	ops   int64
-	out   int64
-	halt  core.Kind
+	// world is the shadow world: the model reads it through the observers
+	// (Lookup, Route, ToolOutput) and advances only its DNS cursors and
+	// clock; what the model writes goes to written, which shadows it.
+	world   *core.RefWorld
+	written map[string]string // canonical path -> content written by allowed ops
+	t0      int64
+	ops     int64
+	out     int64
+	halt    core.Kind
 }
 
 // rule refuses an op with kind when refuses holds. why explains the
@@ -55,7 +60,7 @@ var table = [...]opRow{
 			{core.FSReadDenied, func(m *model, a []string) bool { return !within(a[0], m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			d, ok := m.world.Read(a[0])
+			d, ok := m.read(a[0])
 			return found(ok), d
 		},
 	},
@@ -66,7 +71,7 @@ var table = [...]opRow{
 			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(a[0], m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			m.world.Write(a[0], a[1])
+			m.written[core.Canonical(a[0])] = a[1]
 			return core.OK, ""
 		},
 	},
@@ -79,10 +84,11 @@ var table = [...]opRow{
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
 			addr := m.world.Resolve(a[0])
+			m.world.ResetJournal() // the shadow's journal is never read
 			if core.IsInternal(addr) {
 				return core.EgressInternal, ""
 			}
-			body, ok := m.world.Fetch(a[0], addr, a[1])
+			body, ok := m.world.Route(a[0], a[1])
 			return found(ok), body
 		},
 	},
@@ -94,7 +100,7 @@ var table = [...]opRow{
 			}},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			out, ok := m.world.Call(a[0], a[1])
+			out, ok := m.world.ToolOutput(a[0], a[1])
 			return found(ok), out
 		},
 	},
@@ -106,6 +112,16 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 	return func(m *model, a []string) string {
 		return fmt.Sprintf("%q is under no %s root %s", path.Clean(a[0]), what, quoteList(roots(m)))
 	}
+}
+
+// read returns what the VFS holds at p after the model's writes.
+func (m *model) read(p string) (string, bool) {
+	if len(m.written) > 0 {
+		if d, ok := m.written[core.Canonical(p)]; ok {
+			return d, true
+		}
+	}
+	return m.world.Lookup(p)
 }
 
 func found(ok bool) core.Kind {
@@ -123,6 +139,7 @@ func newModel(g core.Grant, ws core.WorldSpec) *model {
 		tools:   g.Tools(),
 		budgets: g.Budgets(),
 		world:   core.NewWorld(ws),
+		written: map[string]string{},
 	}
 	m.t0 = m.world.Now()
 	return m
@@ -135,58 +152,83 @@ func cleanAll(roots []string) []string {
 	return roots
 }
 
-// verdictReason says why the model gave its verdict. It is a static text
-// or a rule to ask, so that predict builds no string on the hot path.
+// verdictReason says why the model gave its verdict: a rule to ask, or a
+// fixed reason. It is two words, so predict builds no string on the hot
+// path; explain writes the words only when a finding needs them.
 type verdictReason struct {
-	text string
 	rule *rule
-	args []string
+	code reasonCode
 }
 
-func (m *model) explain(r verdictReason) string {
+type reasonCode uint8
+
+const (
+	becauseLatched reasonCode = iota
+	becauseOps
+	becauseWall
+	becauseUnknown
+	becauseMalformed
+	becauseInternal
+	becauseNothingThere
+	becauseOutput
+	becauseAllowed
+)
+
+var reasonText = [...]string{
+	becauseLatched:      "the sandbox halted earlier and the halt is latched",
+	becauseOps:          "this op is past max_ops",
+	becauseWall:         "the clock has passed max_wall",
+	becauseUnknown:      "the kind is none of fs_read, fs_write, net_fetch, tool",
+	becauseMalformed:    "the arguments are not the kind's count of NUL-free UTF-8 strings",
+	becauseInternal:     "the granted host resolves to an internal address",
+	becauseNothingThere: "the op is permitted but the world has nothing there",
+	becauseOutput:       "the bytes would take the output past max_output_bytes",
+	becauseAllowed:      "every check passes",
+}
+
+func (m *model) explain(r verdictReason, op core.Op) string {
 	if r.rule != nil {
-		return r.rule.why(m, r.args)
+		return r.rule.why(m, op.Args)
 	}
-	return r.text
+	return reasonText[r.code]
 }
 
 // predict returns the result SPEC §5 gives for op and why, advancing the
 // model's state as a correct sandbox would.
 func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if m.halt != core.Invalid {
-		return core.Result{Kind: m.halt, Hard: true}, verdictReason{text: "the sandbox halted earlier with " + m.halt.String() + " and the halt is latched"}
+		return core.Result{Kind: m.halt, Hard: true}, verdictReason{code: becauseLatched}
 	}
 	m.ops++
 	if m.ops > m.budgets.MaxOps {
-		return m.halted(core.MaxOps), verdictReason{text: "this op is past max_ops"}
+		return m.halted(core.MaxOps), verdictReason{code: becauseOps}
 	}
 	if elapsed, past := wallSince(m.t0, m.world.Now()); past || elapsed > m.budgets.MaxWall {
-		return m.halted(core.MaxWall), verdictReason{text: "the clock has passed max_wall"}
+		return m.halted(core.MaxWall), verdictReason{code: becauseWall}
 	}
 	row := lookup(op.Kind)
 	if row == nil {
-		return core.Result{Kind: core.UnknownOp}, verdictReason{text: "the kind is none of fs_read, fs_write, net_fetch, tool"}
+		return core.Result{Kind: core.UnknownOp}, verdictReason{code: becauseUnknown}
 	}
 	if len(op.Args) != row.arity || slices.ContainsFunc(op.Args, badArg) {
-		return core.Result{Kind: core.MalformedOp}, verdictReason{text: "the arguments are not the kind's count of NUL-free UTF-8 strings"}
+		return core.Result{Kind: core.MalformedOp}, verdictReason{code: becauseMalformed}
 	}
-	m.world.ResetJournal() // the shadow journal is never read
 	for i := range row.rules {
 		if r := &row.rules[i]; r.refuses(m, op.Args) {
-			return core.Result{Kind: r.kind}, verdictReason{rule: r, args: op.Args}
+			return core.Result{Kind: r.kind}, verdictReason{rule: r}
 		}
 	}
 	kind, data := row.effect(m, op.Args)
 	switch {
 	case kind == core.EgressInternal:
-		return core.Result{Kind: kind}, verdictReason{text: "the granted host resolves to an internal address"}
+		return core.Result{Kind: kind}, verdictReason{code: becauseInternal}
 	case kind != core.OK:
-		return core.Result{Kind: kind}, verdictReason{text: "the op is permitted but the world has nothing there"}
+		return core.Result{Kind: kind}, verdictReason{code: becauseNothingThere}
 	case m.out+int64(len(data)) > m.budgets.MaxOutputBytes:
-		return m.halted(core.MaxOutputBytes), verdictReason{text: "the bytes would take the output past max_output_bytes"}
+		return m.halted(core.MaxOutputBytes), verdictReason{code: becauseOutput}
 	}
 	m.out += int64(len(data))
-	return core.Result{Kind: core.OK, Data: data}, verdictReason{text: "every check passes"}
+	return core.Result{Kind: core.OK, Data: data}, verdictReason{code: becauseAllowed}
 }
 
 // wallSince returns now - t0, and past=true when the true difference is
@@ -217,7 +259,20 @@ func lookup(kind string) *opRow {
 	return nil
 }
 
-func badArg(a string) bool { return !utf8.ValidString(a) || strings.IndexByte(a, 0) >= 0 }
+// badArg reports a NUL byte or invalid UTF-8. Eight bytes at a time it
+// asks whether any is zero or has its high bit set, and only then looks
+// closer; most arguments are short ASCII.
+func badArg(a string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(a) >= 8 {
+		w := binary.LittleEndian.Uint64([]byte(a[:8]))
+		if (w|(w-ones))&highs != 0 { // a zero byte borrows into its high bit
+			break
+		}
+		a = a[8:]
+	}
+	return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(a)
+}
 
 // dotDotSegment finds ".." occurrences and asks whether separators (or the
 // ends of the string) bound one on both sides: the same question as
@@ -241,9 +296,11 @@ func dotDotSegment(p string) bool {
 func isSep(c byte) bool { return c == '/' || c == '\\' }
 
 // within reports whether Clean(p) is a canonical root or lies below one: it
-// extends the root by one separator unless the root is "/" itself.
+// extends the root by one separator unless the root is "/" itself. It
+// cleans with core.Canonical, path.Clean with a fast path, which core's
+// tests check against path.Clean exhaustively on short strings.
 func within(p string, roots []string) bool {
-	c := path.Clean(p)
+	c := core.Canonical(p)
 	for _, r := range roots {
 		if c == r {
 			return true

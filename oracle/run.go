@@ -32,6 +32,7 @@ type Run struct {
 	trace    []traceStep // kept for the replay check, when asked
 	reported [NumInvariants]bool
 	findings []Finding
+	obs      stepObs // the current step's observations
 }
 
 // haltState is what must stand still after the first hard result.
@@ -54,16 +55,12 @@ type stepObs struct {
 	op       core.Op
 	class    attack.Class
 	res      core.Result
-	before   core.Usage
 	after    core.Usage
 	entries  []core.Entry // journal entries the op added
 	fpBefore uint64
 	fpAfter  uint64
-	clock0   int64
 	clock1   int64
 	journal  int // journal length after the op
-	want     core.Result
-	why      verdictReason
 }
 
 // Watch builds the sandbox under test with f over a fresh world from ws and
@@ -99,12 +96,11 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 		return core.Result{}
 	}
 	r.step++
-	s := stepObs{
-		op: op, class: class,
-		before:   r.sb.Usage(),
-		fpBefore: r.world.Fingerprint(),
-		clock0:   r.world.ClockReads(),
-	}
+	// s is reused from step to step: every field is set below, so nothing
+	// from the last step survives, and nothing is zeroed for nothing.
+	s := &r.obs
+	s.op, s.class = op, class
+	s.fpBefore = r.world.Fingerprint()
 	j0 := r.world.JournalLen()
 	r.cov.Ops++
 	r.cov.Checked[Total][class]++
@@ -120,16 +116,16 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	s.clock1 = r.world.ClockReads()
 	s.journal = r.world.JournalLen()
 	s.entries = r.world.Journal()[j0:]
-	s.want, s.why = r.model.predict(op)
+	want, why := r.model.predict(op)
 	r.cov.Kinds[class][res.Kind]++
 
-	r.checkNoEffect(&s)
-	r.checkConfinement(&s)
-	r.checkEgress(&s)
-	r.checkLatch(&s)
-	r.checkCharge(&s)
-	r.checkOutput(&s)
-	r.checkVerdict(&s)
+	r.checkNoEffect(s)
+	r.checkConfinement(s)
+	r.checkEgress(s)
+	r.checkLatch(s)
+	r.checkCharge(s)
+	r.checkOutput(s)
+	r.checkVerdict(s, want, why)
 	if r.trace != nil {
 		r.trace = append(r.trace, traceStep{res, s.after, s.journal})
 	}

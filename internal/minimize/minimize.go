@@ -1,0 +1,238 @@
+// Package minimize shrinks a failing scenario while it keeps failing, the
+// way syzkaller minimizes programs: drop the ops after the failure, remove
+// ops from the back, remove grant and world entries, then shorten and
+// simplify arguments, memoizing every candidate on its canonical text. The
+// result is 1-minimal: removing any single op or entry makes it pass.
+package minimize
+
+import (
+	"slices"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Predicate reports whether a candidate still fails the same way.
+type Predicate func(*scenario.Scenario) bool
+
+// DefaultBudget bounds the predicate calls of one minimization: a scenario
+// that still shrinks after it is returned as it stands.
+const DefaultBudget = 20000
+
+// Stats says what a minimization did.
+type Stats struct {
+	Calls int // predicate calls (memoized candidates are not called again)
+	Memo  int // candidates answered from the memo
+}
+
+type minimizer struct {
+	fails  Predicate
+	memo   map[string]bool
+	budget int
+	stats  Stats
+}
+
+// Minimize returns the smallest scenario it can find that still fails,
+// starting from sc, which must fail. hint, when positive, is the 1-based
+// step at which sc fails: every op after it is dropped first. Expectations
+// and comments are removed, since they do not make the failure.
+func Minimize(sc *scenario.Scenario, hint int, fails Predicate) (*scenario.Scenario, Stats) {
+	m := &minimizer{fails: fails, memo: map[string]bool{}, budget: DefaultBudget}
+	cur := clone(sc)
+	cur.Comment = nil
+	for i := range cur.Steps {
+		cur.Steps[i].Expect, cur.Steps[i].Comment, cur.Steps[i].Line = nil, nil, 0
+	}
+	if !m.try(cur) {
+		return cur, m.stats // not failing without its expectations: nothing to do
+	}
+	if hint > 0 && hint < len(cur.Steps) {
+		cur = m.keep(cur, func(c *scenario.Scenario) { c.Steps = c.Steps[:hint] })
+	}
+	cur = m.shortestPrefix(cur)
+	for changed := true; changed && m.budget > 0; {
+		before := string(cur.Format())
+		cur = m.removeOps(cur)
+		cur = m.removeEntries(cur)
+		cur = m.simplifyBudgets(cur)
+		cur = m.shortenStrings(cur)
+		changed = string(cur.Format()) != before
+	}
+	return cur, m.stats
+}
+
+// try runs the predicate on c, through the memo.
+func (m *minimizer) try(c *scenario.Scenario) bool {
+	key := string(c.Format())
+	if v, ok := m.memo[key]; ok {
+		m.stats.Memo++
+		return v
+	}
+	if m.budget <= 0 {
+		return false
+	}
+	m.budget--
+	m.stats.Calls++
+	v := m.fails(c)
+	m.memo[key] = v
+	return v
+}
+
+// keep applies edit to a copy of cur and returns the copy if it still
+// fails, else cur.
+func (m *minimizer) keep(cur *scenario.Scenario, edit func(*scenario.Scenario)) *scenario.Scenario {
+	c := clone(cur)
+	edit(c)
+	if m.try(c) {
+		return c
+	}
+	return cur
+}
+
+// shortestPrefix finds, by bisection, a short prefix of the ops that still
+// fails.
+func (m *minimizer) shortestPrefix(cur *scenario.Scenario) *scenario.Scenario {
+	lo, hi := 0, len(cur.Steps) // the prefix of length hi fails
+	for lo < hi {
+		mid := (lo + hi) / 2
+		c := clone(cur)
+		c.Steps = c.Steps[:mid]
+		if m.try(c) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return m.keep(cur, func(c *scenario.Scenario) { c.Steps = c.Steps[:hi] })
+}
+
+// removeOps removes chunks of ops from the back, halving the chunk size
+// down to single ops.
+func (m *minimizer) removeOps(cur *scenario.Scenario) *scenario.Scenario {
+	for size := max(len(cur.Steps)/2, 1); size >= 1; size /= 2 {
+		for end := len(cur.Steps); end > 0; end-- {
+			start := max(end-size, 0)
+			if end > len(cur.Steps) {
+				continue
+			}
+			cur = m.keep(cur, func(c *scenario.Scenario) { c.Steps = slices.Delete(c.Steps, start, end) })
+		}
+	}
+	return cur
+}
+
+// removeEntries removes grant items and world entries one at a time.
+func (m *minimizer) removeEntries(cur *scenario.Scenario) *scenario.Scenario {
+	lists := []func(*scenario.Scenario) *[]string{
+		func(c *scenario.Scenario) *[]string { return &c.Grant.FSRead },
+		func(c *scenario.Scenario) *[]string { return &c.Grant.FSWrite },
+		func(c *scenario.Scenario) *[]string { return &c.Grant.NetHosts },
+		func(c *scenario.Scenario) *[]string { return &c.Grant.Tools },
+	}
+	for _, list := range lists {
+		for i := len(*list(cur)) - 1; i >= 0; i-- {
+			cur = m.keep(cur, func(c *scenario.Scenario) { l := list(c); *l = slices.Delete(*l, i, i+1) })
+		}
+	}
+	for i := len(cur.World.Files) - 1; i >= 0; i-- {
+		cur = m.keep(cur, func(c *scenario.Scenario) { c.World.Files = slices.Delete(c.World.Files, i, i+1) })
+	}
+	for i := len(cur.World.Routes) - 1; i >= 0; i-- {
+		cur = m.keep(cur, func(c *scenario.Scenario) { c.World.Routes = slices.Delete(c.World.Routes, i, i+1) })
+	}
+	for i := len(cur.World.ToolOutputs) - 1; i >= 0; i-- {
+		cur = m.keep(cur, func(c *scenario.Scenario) { c.World.ToolOutputs = slices.Delete(c.World.ToolOutputs, i, i+1) })
+	}
+	for i := len(cur.World.DNS) - 1; i >= 0; i-- {
+		cur = m.keep(cur, func(c *scenario.Scenario) { c.World.DNS = slices.Delete(c.World.DNS, i, i+1) })
+		if i >= len(cur.World.DNS) {
+			continue
+		}
+		for j := len(cur.World.DNS[i].Addrs) - 1; j >= 0 && len(cur.World.DNS[i].Addrs) > 1; j-- {
+			cur = m.keep(cur, func(c *scenario.Scenario) {
+				c.World.DNS[i].Addrs = slices.Delete(c.World.DNS[i].Addrs, j, j+1)
+			})
+		}
+	}
+	return cur
+}
+
+// simplifyBudgets tries the defaults, which the printer leaves out.
+func (m *minimizer) simplifyBudgets(cur *scenario.Scenario) *scenario.Scenario {
+	def := scenario.New()
+	cur = m.keep(cur, func(c *scenario.Scenario) { c.Grant.MaxOps = def.Grant.MaxOps })
+	cur = m.keep(cur, func(c *scenario.Scenario) { c.Grant.MaxWall = def.Grant.MaxWall })
+	cur = m.keep(cur, func(c *scenario.Scenario) { c.Grant.MaxOutputBytes = def.Grant.MaxOutputBytes })
+	return m.keep(cur, func(c *scenario.Scenario) { c.World.Clock = def.World.Clock })
+}
+
+// shortenStrings tries shorter forms of every op argument and every data,
+// body and output in the world.
+func (m *minimizer) shortenStrings(cur *scenario.Scenario) *scenario.Scenario {
+	for i := range cur.Steps {
+		for j := range cur.Steps[i].Op.Args {
+			cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.Steps[i].Op.Args[j] })
+		}
+	}
+	for i := range cur.World.Files {
+		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.World.Files[i].Data })
+	}
+	for i := range cur.World.Routes {
+		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.World.Routes[i].Body })
+	}
+	for i := range cur.World.ToolOutputs {
+		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.World.ToolOutputs[i].Output })
+	}
+	return cur
+}
+
+// shorten tries "", then halves, then dropping one byte at the end, on the
+// string field picks out, keeping each that still fails.
+func (m *minimizer) shorten(cur *scenario.Scenario, field func(*scenario.Scenario) *string) *scenario.Scenario {
+	set := func(v string) func(*scenario.Scenario) { return func(c *scenario.Scenario) { *field(c) = v } }
+	if *field(cur) == "" {
+		return cur
+	}
+	cur = m.keep(cur, set(""))
+	for s := *field(cur); len(s) > 1; s = *field(cur) {
+		next := m.keep(cur, set(s[:len(s)/2]))
+		if next == cur {
+			next = m.keep(cur, set(s[len(s)/2:]))
+		}
+		if next == cur {
+			break
+		}
+		cur = next
+	}
+	if s := *field(cur); len(s) > 1 {
+		cur = m.keep(cur, set(s[:len(s)-1]))
+	}
+	return cur
+}
+
+// clone deep-copies a scenario, so candidates never share slices.
+func clone(s *scenario.Scenario) *scenario.Scenario {
+	c := *s
+	c.Comment = slices.Clone(s.Comment)
+	c.Grant.FSRead = slices.Clone(s.Grant.FSRead)
+	c.Grant.FSWrite = slices.Clone(s.Grant.FSWrite)
+	c.Grant.NetHosts = slices.Clone(s.Grant.NetHosts)
+	c.Grant.Tools = slices.Clone(s.Grant.Tools)
+	c.World.Files = slices.Clone(s.World.Files)
+	c.World.Routes = slices.Clone(s.World.Routes)
+	c.World.ToolOutputs = slices.Clone(s.World.ToolOutputs)
+	c.World.DNS = make([]core.DNSRecord, len(s.World.DNS))
+	for i, d := range s.World.DNS {
+		c.World.DNS[i] = core.DNSRecord{Host: d.Host, Addrs: slices.Clone(d.Addrs)}
+	}
+	c.Steps = make([]scenario.Step, len(s.Steps))
+	for i, st := range s.Steps {
+		st.Op.Args = slices.Clone(st.Op.Args)
+		if st.Expect != nil {
+			e := *st.Expect
+			st.Expect = &e
+		}
+		c.Steps[i] = st
+	}
+	return &c
+}

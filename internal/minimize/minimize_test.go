@@ -1,0 +1,140 @@
+package minimize
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// readsEverything is the reference built over a grant that reads under "/":
+// a sandbox that ignores its fs_read roots.
+func readsEverything(g core.Grant, w core.World) core.Sandbox {
+	wide := core.MustGrant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
+	return core.NewReference(wide, w)
+}
+
+const noisy = `# a long scenario with one leak in the middle
+grant fs_read /work/
+grant fs_write /work/out/
+grant net api.internal
+grant tool echo
+budget ops 50
+file /work/a.txt alpha
+file /workshop/secret s3cr3t
+route api.internal /status ok
+dns api.internal 203.0.113.9
+
+fs_read /work/a.txt
+fs_write /work/out/x "some data"
+net_fetch api.internal /status
+tool echo hello
+fs_read /workshop/secret
+fs_read /work/a.txt
+tool echo again
+net_fetch evil.com /
+`
+
+func parse(t *testing.T, src string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("t.sbx", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func TestMinimizeFindsTheKnownMinimalScenario(t *testing.T) {
+	sc := parse(t, noisy)
+	fails := Violates(readsEverything, oracle.Confinement)
+	if !fails(sc) {
+		t.Fatal("the noisy scenario does not fail")
+	}
+	if Violates(core.ReferenceFactory, oracle.Confinement)(sc) {
+		t.Fatal("the reference fails the noisy scenario")
+	}
+	min, stats := Minimize(sc, 5, fails)
+	if got, want := string(min.Format()), "fs_read /\n"; got != want {
+		t.Fatalf("minimized to\n%s\nwant\n%s", got, want)
+	}
+	if stats.Calls == 0 || stats.Calls > 500 {
+		t.Errorf("%d predicate calls", stats.Calls)
+	}
+	assertOneMinimal(t, min, fails)
+}
+
+// assertOneMinimal removes each op and each entry in turn and wants every
+// such candidate to pass.
+func assertOneMinimal(t *testing.T, sc *scenario.Scenario, fails Predicate) {
+	t.Helper()
+	for i := range sc.Steps {
+		c := clone(sc)
+		c.Steps = append(c.Steps[:i], c.Steps[i+1:]...)
+		if fails(c) {
+			t.Errorf("still fails without op %d:\n%s", i+1, c.Format())
+		}
+	}
+	lists := []*[]string{&sc.Grant.FSRead, &sc.Grant.FSWrite, &sc.Grant.NetHosts, &sc.Grant.Tools}
+	for li := range lists {
+		for i := range *lists[li] {
+			c := clone(sc)
+			l := []*[]string{&c.Grant.FSRead, &c.Grant.FSWrite, &c.Grant.NetHosts, &c.Grant.Tools}[li]
+			*l = append((*l)[:i], (*l)[i+1:]...)
+			if fails(c) {
+				t.Errorf("still fails without grant entry %d of list %d", i, li)
+			}
+		}
+	}
+	for i := range sc.World.Files {
+		c := clone(sc)
+		c.World.Files = append(c.World.Files[:i], c.World.Files[i+1:]...)
+		if fails(c) {
+			t.Errorf("still fails without file %d", i)
+		}
+	}
+}
+
+// loopbackFetcher is a world that sends every fetch to 127.0.0.1.
+type loopbackFetcher struct{ core.World }
+
+func (w loopbackFetcher) Fetch(host string, _ netip.Addr, path string) (string, bool) {
+	return w.World.Fetch(host, core.LoopbackAddr, path)
+}
+
+// TestMinimizeKeepsWhatTheFailureNeeds: an egress failure needs a granted
+// host and a fetch of it, and nothing else.
+func TestMinimizeKeepsWhatTheFailureNeeds(t *testing.T) {
+	sc := parse(t, noisy)
+	fails := Violates(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, loopbackFetcher{w}) }, oracle.NoInternalEgress)
+	min, _ := Minimize(sc, 0, fails)
+	want := "grant net api.internal\n\nnet_fetch api.internal \"\"\n"
+	if got := string(min.Format()); got != want {
+		t.Fatalf("minimized to\n%s\nwant\n%s", got, want)
+	}
+	assertOneMinimal(t, min, fails)
+}
+
+func TestMinimizeOfAPassingScenarioChangesNothingMuch(t *testing.T) {
+	sc := parse(t, noisy)
+	min, stats := Minimize(sc, 0, Violates(core.ReferenceFactory, oracle.Confinement))
+	if len(min.Steps) != len(sc.Steps) || stats.Calls != 1 {
+		t.Fatalf("a passing scenario was changed: %d steps, %d calls", len(min.Steps), stats.Calls)
+	}
+}
+
+func TestMinimizeMemoizes(t *testing.T) {
+	sc := parse(t, noisy)
+	calls := map[string]int{}
+	fails := Violates(readsEverything, oracle.Confinement)
+	Minimize(sc, 0, func(c *scenario.Scenario) bool {
+		calls[string(c.Format())]++
+		return fails(c)
+	})
+	for text, n := range calls {
+		if n > 1 {
+			t.Errorf("candidate tried %d times:\n%s", n, text)
+		}
+	}
+}

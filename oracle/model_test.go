@@ -1,0 +1,50 @@
+package oracle
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// TestBadArgAgreesWithCore puts a NUL, a high byte, an invalid sequence and
+// a valid multi-byte rune at every position of strings of up to 20 bytes:
+// the model's word-at-a-time scan must agree with core.WellFormed.
+func TestBadArgAgreesWithCore(t *testing.T) {
+	inserts := []string{"\x00", "\xff", "\xc3", "é", "\uff0e", "\xe2\x80", "\xed\xa0\x80", "\x7f", "\x01"}
+	n := 0
+	for size := 0; size <= 20; size++ {
+		base := strings.Repeat("a", size)
+		for at := 0; at <= size; at++ {
+			for _, ins := range inserts {
+				s := base[:at] + ins + base[at:]
+				n++
+				if got, want := badArg(s), !core.WellFormed([]string{s}, 1); got != want {
+					t.Fatalf("badArg(%q) = %v, core says bad = %v", s, got, want)
+				}
+			}
+		}
+	}
+	if n < 2000 {
+		t.Fatalf("only %d strings", n)
+	}
+}
+
+// TestDotDotSegmentAgreesWithCore compares the model's search-based
+// traversal test with core.HasTraversal on every string of up to six bytes
+// over the bytes that matter.
+func TestDotDotSegmentAgreesWithCore(t *testing.T) {
+	const alphabet = "./\\a"
+	var walk func(string, int)
+	walk = func(p string, depth int) {
+		if got, want := dotDotSegment(p), core.HasTraversal(p); got != want {
+			t.Fatalf("dotDotSegment(%q) = %v, core.HasTraversal = %v", p, got, want)
+		}
+		if depth > 0 {
+			for i := range len(alphabet) {
+				walk(p+alphabet[i:i+1], depth-1)
+			}
+		}
+	}
+	walk("", 7)
+}
