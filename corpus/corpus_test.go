@@ -1,18 +1,21 @@
 // Package corpus holds the committed scenarios: the worked trace, one file
-// per attack class, the regressions real sandboxes got wrong, and minimized
-// findings. Its test replays every one of them on every go test run.
+// per attack class, the regressions real sandboxes got wrong, one killer per
+// mutant, and minimized findings. Its test replays every one of them on the
+// reference on every go test run, and each killer on its mutant too.
 package corpus
 
 import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -88,4 +91,68 @@ func TestEveryClassHasAScenario(t *testing.T) {
 			t.Errorf("%s has no ops", name)
 		}
 	}
+}
+
+// TestEveryMutantHasAKiller wants mutants/<name>.sbx for every registered
+// mutant, and no killer for a mutant that is not registered.
+func TestEveryMutantHasAKiller(t *testing.T) {
+	names := mutants.Names()
+	if len(names) == 0 {
+		t.Fatal("no mutants are registered")
+	}
+	for _, name := range names {
+		if _, err := os.Stat(killerFile(name)); err != nil {
+			t.Errorf("mutant %s has no killer: %v", name, err)
+		}
+	}
+	for _, file := range killerFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".sbx")
+		if !slices.Contains(names, name) {
+			t.Errorf("%s names no registered mutant (known: %s)", file, strings.Join(names, ", "))
+		}
+	}
+}
+
+// TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail,
+// by an unmet expectation or an oracle finding. (TestCorpusReplays already
+// requires that the reference passes it.)
+func TestKillersKill(t *testing.T) {
+	for _, file := range killerFiles(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".sbx")
+		m, ok := mutants.Lookup(name)
+		if !ok {
+			continue // TestEveryMutantHasAKiller reports it
+		}
+		t.Run(name, func(t *testing.T) {
+			sc := parse(t, file)
+			if want := "kills: " + name; len(sc.Comment) < 2 || sc.Comment[0] != want {
+				t.Errorf("%s: the header comment must be %q and a sentence why, got %q", file, "# "+want, sc.Comment)
+			}
+			out, err := replay.Run(file, sc, m.Factory, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !out.Failed() {
+				t.Errorf("%s: mutant %s survived its killer: every expectation met, no finding", file, name)
+				return
+			}
+			for _, s := range out.Unmet() {
+				t.Logf("%s:%d: step %d: %s: %s", file, s.Line, s.Step, replayOp(s), s.Unmet)
+			}
+			for _, f := range out.Findings {
+				t.Logf("%s", f)
+			}
+		})
+	}
+}
+
+func killerFile(name string) string { return filepath.Join("mutants", name+".sbx") }
+
+func killerFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("mutants", "*.sbx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

@@ -112,23 +112,32 @@ func (r *Run) checkEgress(s *stepObs) {
 	if s.op.Kind == core.OpFetch {
 		r.cov.Checked[NoInternalEgress][s.class]++
 	}
-	for _, e := range s.entries {
+	resolves, fetches := 0, 0
+	for i, e := range s.entries {
 		switch e.Call {
 		case core.CallResolve:
-			r.resolved, r.hasRes = e.Addr, true
+			resolves++
 		case core.CallFetch:
+			fetches++
+			var why string
 			switch {
 			case core.IsInternal(e.Addr):
-				r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s fetched from %s, an internal address (%s)",
-					FormatOp(s.op), e.Addr, internalRange(e.Addr)))
-			case !r.hasRes:
-				r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s fetched from %s without resolving %q first",
-					FormatOp(s.op), e.Addr, e.Name))
-			case r.resolved != e.Addr:
-				r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s fetched from %s, but the resolve just before it answered %s: the address checked is not the address used",
-					FormatOp(s.op), e.Addr, r.resolved))
+				why = fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
+			case i == 0 || s.entries[i-1].Call != core.CallResolve:
+				why = fmt.Sprintf("fetched from %s without resolving %q just before, in the same op", e.Addr, e.Name)
+			case s.entries[i-1].Addr != e.Addr:
+				why = fmt.Sprintf("fetched from %s, but the resolve just before it answered %s: the address checked is not the address used",
+					e.Addr, s.entries[i-1].Addr)
+			}
+			if why != "" {
+				r.violate(NoInternalEgress, s.class, FormatOp(s.op)+" "+why)
+				return
 			}
 		}
+	}
+	if fetches > 0 && resolves != fetches {
+		r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s resolved %d times for %d fetch: SPEC §5 resolves exactly once, so the address checked is the address used",
+			FormatOp(s.op), resolves, fetches))
 	}
 }
 

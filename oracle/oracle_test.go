@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -202,4 +203,23 @@ func TestModelAgreesOnExtremeClocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// resolvesTwice is a world whose sandbox resolves every fetched host twice:
+// it checked one answer and connects with the other.
+type resolvesTwice struct{ core.World }
+
+func (w resolvesTwice) Fetch(host string, _ netip.Addr, path string) (string, bool) {
+	a := w.World.Resolve(host)
+	return w.World.Fetch(host, a, path)
+}
+
+// TestNoInternalEgressCatchesASecondResolve: both answers are public, so no
+// internal address is ever fetched, but SPEC §5 resolves exactly once.
+func TestNoInternalEgressCatchesASecondResolve(t *testing.T) {
+	w := testWorld
+	w.DNS = []core.DNSRecord{{Host: "api.internal", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.10"), netip.MustParseAddr("203.0.113.11")}}}
+	c := Case{Grant: testGrant(roomy), World: w, Ops: []core.Op{op("net_fetch", "api.internal", "/status")}}
+	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, resolvesTwice{w}) }, c, 1, NoInternalEgress)
+	mustContain(t, got[0], "resolved 2 times for 1 fetch")
 }

@@ -2,7 +2,6 @@ package oracle
 
 import (
 	"fmt"
-	"net/netip"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -26,9 +25,7 @@ type Run struct {
 	halt     core.Kind // first hard kind seen, or Invalid
 	haltStep int       // the step that returned it
 	haltAt   haltState
-	output   int64 // bytes returned in data so far
-	resolved netip.Addr
-	hasRes   bool
+	output   int64       // bytes returned in data so far
 	trace    []traceStep // kept for the replay check, when asked
 	reported [NumInvariants]bool
 	findings []Finding

@@ -1,0 +1,473 @@
+package mutants
+
+import (
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/replay"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// required is the issue's list: every one must be registered.
+var required = []string{
+	"raw-prefix", "no-boundary", "no-belt", "substring-dotdot",
+	"act-then-check-write", "read-then-check", "fetch-then-check",
+	"deny-list-egress", "lookup-before-allowlist", "no-internal-check",
+	"resolve-twice", "no-latch", "charge-after-dispatch",
+	"output-uncharged-fetch", "off-by-one-ops", "machine-clock",
+	"leaky-grant", "zero-means-unlimited", "halt-gate-charges",
+	"malformed-passthrough",
+}
+
+func TestRegistry(t *testing.T) {
+	ms := All()
+	if len(ms) < len(required) {
+		t.Errorf("%d mutants registered, want at least %d", len(ms), len(required))
+	}
+	names, flags := map[string]bool{}, map[string]bool{}
+	for _, m := range ms {
+		switch {
+		case m.Name == "" || strings.TrimSpace(m.Name) != m.Name || strings.ContainsAny(m.Name, " \t/:"):
+			t.Errorf("mutant name %q is empty or not a bare word", m.Name)
+		case names[m.Name]:
+			t.Errorf("mutant name %q is registered twice", m.Name)
+		case m.Factory == nil:
+			t.Errorf("mutant %s has no factory", m.Name)
+		}
+		names[m.Name] = true
+		switch {
+		case m.RedFlag == "":
+			t.Errorf("mutant %s has no red flag", m.Name)
+		case flags[m.RedFlag]:
+			t.Errorf("mutant %s shares its red flag with another mutant", m.Name)
+		case !strings.HasSuffix(m.RedFlag, ".") || strings.Count(m.RedFlag, ". ") > 0:
+			t.Errorf("mutant %s: the red flag must be one sentence ending in '.': %q", m.Name, m.RedFlag)
+		}
+		flags[m.RedFlag] = true
+	}
+	for _, name := range required {
+		if !names[name] {
+			t.Errorf("required mutant %s is not registered", name)
+		}
+	}
+}
+
+func TestLookupAndNames(t *testing.T) {
+	names := Names()
+	if !sort.StringsAreSorted(names) {
+		t.Errorf("Names() is not sorted: %v", names)
+	}
+	ms := All()
+	if len(names) != len(ms) || len(ms) != len(all) {
+		t.Fatalf("Names() has %d names, All() %d mutants, the table %d", len(names), len(ms), len(all))
+	}
+	for i, m := range ms {
+		if names[i] != m.Name {
+			t.Errorf("Names()[%d] = %q, All()[%d].Name = %q", i, names[i], i, m.Name)
+		}
+		got, ok := Lookup(m.Name)
+		if !ok || got.Name != m.Name || got.RedFlag != m.RedFlag {
+			t.Errorf("Lookup(%q) = %q, %v", m.Name, got.Name, ok)
+		}
+	}
+	for _, bad := range []string{"", "reference", "mutant:raw-prefix", "RAW-PREFIX", "raw-prefix "} {
+		if _, ok := Lookup(bad); ok {
+			t.Errorf("Lookup(%q) found a mutant", bad)
+		}
+	}
+	// All hands out a copy: sorting or scribbling on it changes nothing.
+	ms[0].Name = "scribbled"
+	if All()[0].Name == "scribbled" {
+		t.Error("All() returned the registry itself")
+	}
+}
+
+// TestEveryDefectHasAMutant guards the table against a defect switch that no
+// mutant uses, or two mutants sharing one.
+func TestEveryDefectHasAMutant(t *testing.T) {
+	if got, want := len(all), int(malformedPassthrough); got != want {
+		t.Errorf("the table has %d mutants, pipeline.go %d defects", got, want)
+	}
+}
+
+// trace is everything observable about one run: per op, the result, the
+// usage after it, the journal entries it added and the clock reads so far.
+type trace []string
+
+func run(f core.Factory, g core.Grant, ws core.WorldSpec, ops []core.Op) trace {
+	w := core.NewWorld(ws)
+	sb := f(g, w)
+	out := trace{fmt.Sprintf("built: clock reads %d", w.ClockReads())}
+	for _, op := range ops { // every op, after a halt too
+		j := w.JournalLen()
+		r := sb.Run(op)
+		out = append(out, fmt.Sprintf("%+v usage %+v journal %v clock reads %d", r, sb.Usage(), w.Journal()[j:], w.ClockReads()))
+	}
+	return out
+}
+
+func corpusScenarios(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir("../corpus", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".sbx") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus scenarios: %v", err)
+	}
+	return files
+}
+
+// TestFaithfulIsTheReference: the pipeline with no defect switched in must
+// be the reference, op for op, on every corpus scenario, and pass the
+// oracle. That is what makes each mutant differ from the reference in its
+// one defect only.
+func TestFaithfulIsTheReference(t *testing.T) {
+	for _, name := range corpusScenarios(t) {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenario.Parse(name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := core.NewGrant(sc.Grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := make([]core.Op, len(sc.Steps))
+		for i, s := range sc.Steps {
+			ops[i] = s.Op
+		}
+		want := run(core.ReferenceFactory, g, sc.World, ops)
+		if got := run(faithful.factory(), g, sc.World, ops); !slices.Equal(got, want) {
+			t.Errorf("%s: the faithful pipeline differs from the reference:\n%s", name, diff(got, want))
+		}
+		out, err := replay.Run(name, sc, faithful.factory(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Failed() {
+			t.Errorf("%s: the faithful pipeline fails: findings %v, unmet %v", name, out.Findings, out.Unmet())
+		}
+	}
+}
+
+// TestFaithfulRandom compares the faithful pipeline with the reference on
+// random small scenarios drawn from a hostile alphabet.
+func TestFaithfulRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for i := range n {
+		g, ws, ops := randomScenario(rng)
+		want := run(core.ReferenceFactory, g, ws, ops)
+		if got := run(faithful.factory(), g, ws, ops); !slices.Equal(got, want) {
+			t.Fatalf("scenario %d (ops %v): the faithful pipeline differs from the reference:\n%s", i, ops, diff(got, want))
+		}
+	}
+}
+
+// TestEveryMutantDiffersRandomly: on the same random scenarios each mutant
+// is observably different from the reference somewhere (machine-clock at
+// least by never reading the injected clock).
+func TestEveryMutantDiffersRandomly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	type sc struct {
+		g   core.Grant
+		ws  core.WorldSpec
+		ops []core.Op
+	}
+	var cases []sc
+	for range 3000 {
+		g, ws, ops := randomScenario(rng)
+		cases = append(cases, sc{g, ws, ops})
+	}
+	for _, m := range All() {
+		if m.Name == "leaky-grant" {
+			continue // differs only in what Grant() hands out: TestLeakyGrantWidens
+		}
+		differs := false
+		for _, c := range cases {
+			if !slices.Equal(run(m.Factory, c.g, c.ws, c.ops), run(core.ReferenceFactory, c.g, c.ws, c.ops)) {
+				differs = true
+				break
+			}
+		}
+		if !differs {
+			t.Errorf("mutant %s behaves as the reference on %d random scenarios", m.Name, len(cases))
+		}
+	}
+}
+
+func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	paths := []string{"/work/a", "/work/", "/work", "/workshop/x", "/work/../etc/passwd", "/work/..hidden",
+		"/etc/passwd", "/work/out/r", "/work/out/../x", "//work//a", "work/a", "", "/work/a\x00b", "/work/\xff",
+		`\work\..\x`, "/work/./out/r", "/work/%2e%2e/x", "/work2/a", "/"}
+	hosts := []string{"api.example.com", "API.example.com", "evil.com", "localhost", "127.1", "rebind.example",
+		"169.254.169.254", "metadata", "exfil.example", "api.example.com."}
+	tools := []string{"echo", "summarize", "Echo", "rm", "echo "}
+	data := []string{"", "x", "hello", "a longer body of bytes", "\x00", "\xff"}
+	kinds := []string{core.OpRead, core.OpWrite, core.OpFetch, core.OpTool, "exec", "FS_READ"}
+
+	spec := core.GrantSpec{Budgets: core.Budgets{
+		MaxOps:         int64(rng.IntN(8)),
+		MaxWall:        int64(rng.IntN(12)),
+		MaxOutputBytes: int64(rng.IntN(40)),
+	}}
+	for _, r := range []string{"/work/", "/work", "/work/out/", "/"} {
+		if rng.IntN(3) == 0 {
+			spec.FSRead = append(spec.FSRead, r)
+		}
+		if rng.IntN(3) == 0 {
+			spec.FSWrite = append(spec.FSWrite, r)
+		}
+	}
+	for _, h := range []string{"api.example.com", "localhost", "rebind.example", "127.1"} {
+		if rng.IntN(2) == 0 {
+			spec.NetHosts = append(spec.NetHosts, h)
+		}
+	}
+	for _, tl := range []string{"echo", "summarize"} {
+		if rng.IntN(2) == 0 {
+			spec.Tools = append(spec.Tools, tl)
+		}
+	}
+	g := core.MustGrant(spec)
+	ws := core.WorldSpec{
+		Files: []core.File{{Path: "/work/a", Data: "hello"}, {Path: "/workshop/x", Data: "LEAK"},
+			{Path: "/etc/passwd", Data: "root"}, {Path: "/work/..hidden", Data: "dot"}},
+		Routes: []core.Route{{Host: "api.example.com", Path: "/", Body: "ok"}, {Host: "localhost", Path: "/", Body: "admin"},
+			{Host: "rebind.example", Path: "/", Body: "rebound"}, {Host: "evil.com", Path: "/", Body: "stolen"},
+			{Host: "exfil.example", Path: "/", Body: "sent"}},
+		DNS:   []core.DNSRecord{{Host: "rebind.example", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("127.0.0.1")}}},
+		Clock: core.TickClock{Start: int64(rng.IntN(5)), Step: int64(rng.IntN(4))},
+	}
+	ops := make([]core.Op, 1+rng.IntN(10))
+	for i := range ops {
+		k := pick(kinds)
+		var args []string
+		switch k {
+		case core.OpRead:
+			args = []string{pick(paths)}
+		case core.OpWrite:
+			args = []string{pick(paths), pick(data)}
+		case core.OpFetch:
+			args = []string{pick(hosts), pick([]string{"/", "/missing"})}
+		case core.OpTool:
+			args = []string{pick(tools), pick(data)}
+		}
+		if rng.IntN(10) == 0 {
+			args = args[:len(args)/2]
+		}
+		ops[i] = core.Op{Kind: k, Args: args}
+	}
+	return g, ws, ops
+}
+
+func diff(got, want trace) string {
+	var b strings.Builder
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			fmt.Fprintf(&b, "  step %d:\n    got  %s\n    want %s\n", i, g, w)
+		}
+	}
+	return b.String()
+}
+
+// The direct tests below each show one defect in Go, where a scenario
+// file cannot reach.
+
+func build(t *testing.T, name string, spec core.GrantSpec, ws core.WorldSpec) (core.Sandbox, *core.RefWorld) {
+	t.Helper()
+	m, ok := Lookup(name)
+	if !ok {
+		t.Fatalf("no mutant %s", name)
+	}
+	w := core.NewWorld(ws)
+	return m.Factory(core.MustGrant(spec), w), w
+}
+
+var roomy = core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 100}
+
+// TestLeakyGrantWidens: writing into what Grant() hands out really widens
+// the authority the mutant enforces; the reference is unmoved.
+func TestLeakyGrantWidens(t *testing.T) {
+	spec := core.GrantSpec{FSRead: []string{"/work/"}, Budgets: roomy}
+	ws := core.WorldSpec{Files: []core.File{{Path: "/etc/passwd", Data: "root"}}, Clock: core.TickClock{Step: 1}}
+	for _, tc := range []struct {
+		f    core.Factory
+		want core.Kind
+	}{{core.ReferenceFactory, core.FSReadDenied}, {mustFactory(t, "leaky-grant"), core.OK}} {
+		sb := tc.f(core.MustGrant(spec), core.NewWorld(ws))
+		sb.Grant().FSRead()[0] = "/"
+		if got := sb.Run(core.Op{Kind: core.OpRead, Args: []string{"/etc/passwd"}}); got.Kind != tc.want {
+			t.Errorf("after widening: got %v, want %v", got.Kind, tc.want)
+		}
+	}
+}
+
+func mustFactory(t *testing.T, name string) core.Factory {
+	t.Helper()
+	m, ok := Lookup(name)
+	if !ok {
+		t.Fatalf("no mutant %s", name)
+	}
+	return m.Factory
+}
+
+// TestMachineClockNeverReadsTheWorldClock: the injected clock is never
+// read, at build or per op.
+func TestMachineClockNeverReadsTheWorldClock(t *testing.T) {
+	sb, w := build(t, "machine-clock", core.GrantSpec{Budgets: roomy}, core.WorldSpec{Clock: core.TickClock{Step: 1000}})
+	for range 3 {
+		if r := sb.Run(core.Op{Kind: "exec"}); r.Kind != core.UnknownOp {
+			t.Fatalf("got %v, want unknown_op", r.Kind)
+		}
+	}
+	if n := w.ClockReads(); n != 0 {
+		t.Errorf("the machine-clock mutant read the injected clock %d times", n)
+	}
+}
+
+// TestActThenCheckWriteRollsBack: a denied write journals the snapshot
+// read, the write and the rollback; old content comes back, and a file
+// that did not exist is left empty.
+func TestActThenCheckWriteRollsBack(t *testing.T) {
+	sb, w := build(t, "act-then-check-write", core.GrantSpec{FSWrite: []string{"/work/out/"}, Budgets: roomy},
+		core.WorldSpec{Files: []core.File{{Path: "/etc/passwd", Data: "root"}}, Clock: core.TickClock{Step: 1}})
+	for _, p := range []string{"/etc/passwd", "/etc/new"} {
+		if r := sb.Run(core.Op{Kind: core.OpWrite, Args: []string{p, "pwned"}}); r.Kind != core.FSWriteDenied {
+			t.Fatalf("write %s: got %v", p, r.Kind)
+		}
+	}
+	var got []string
+	for _, e := range w.Journal() {
+		got = append(got, e.String())
+	}
+	want := []string{"read /etc/passwd", "write /etc/passwd pwned", "write /etc/passwd root",
+		"read /etc/new", "write /etc/new pwned", `write /etc/new ""`}
+	if !slices.Equal(got, want) {
+		t.Errorf("journal %q, want %q", got, want)
+	}
+	if files := w.Files(); files["/etc/passwd"] != "root" || files["/etc/new"] != "" {
+		t.Errorf("VFS after rollback: %q", files)
+	}
+}
+
+// TestResolveTwiceFetchesTheSecondAnswer: the address checked is public,
+// the address used is the next DNS answer.
+func TestResolveTwiceFetchesTheSecondAnswer(t *testing.T) {
+	pub, lo := netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("127.0.0.1")
+	sb, w := build(t, "resolve-twice", core.GrantSpec{NetHosts: []string{"r.example"}, Budgets: roomy},
+		core.WorldSpec{DNS: []core.DNSRecord{{Host: "r.example", Addrs: []netip.Addr{pub, lo}}}, Clock: core.TickClock{Step: 1}})
+	sb.Run(core.Op{Kind: core.OpFetch, Args: []string{"r.example", "/"}})
+	j := w.Journal()
+	if len(j) != 3 || j[0].Addr != pub || j[1].Addr != lo || j[2].Call != core.CallFetch || j[2].Addr != lo {
+		t.Errorf("journal %v, want resolve -> %v, resolve -> %v, fetch from %v", j, pub, lo, lo)
+	}
+}
+
+// TestHaltGateCharges: after the halt, each op moves the op counter and
+// reads the clock once, and the kind stays latched.
+func TestHaltGateCharges(t *testing.T) {
+	sb, w := build(t, "halt-gate-charges", core.GrantSpec{}, core.WorldSpec{Clock: core.TickClock{Step: 1}})
+	for i := int64(1); i <= 3; i++ {
+		r := sb.Run(core.Op{Kind: "exec"})
+		if r.Kind != core.MaxOps || !r.Hard {
+			t.Fatalf("op %d: got %+v, want max_ops (hard)", i, r)
+		}
+		if u := sb.Usage(); u.Ops != i {
+			t.Errorf("op %d: usage ops %d", i, u.Ops)
+		}
+	}
+	// t0, then one read per op after the first (which halted on max_ops
+	// before its clock read).
+	if n := w.ClockReads(); n != 3 {
+		t.Errorf("clock reads %d, want 3", n)
+	}
+}
+
+// TestDefectsAtTheGoLevel: each remaining mutant against the reference on
+// one op sequence, where the defect shows in the results.
+func TestDefectsAtTheGoLevel(t *testing.T) {
+	read := func(p string) core.Op { return core.Op{Kind: core.OpRead, Args: []string{p}} }
+	fetch := func(h string) core.Op { return core.Op{Kind: core.OpFetch, Args: []string{h, "/"}} }
+	exec := core.Op{Kind: "exec"}
+	files := []core.File{{Path: "/work/a", Data: "hello"}, {Path: "/workshop/x", Data: "LEAK"}, {Path: "/work/..h", Data: "dot"}}
+	routes := []core.Route{{Host: "x.example", Path: "/", Body: "body"}, {Host: "localhost", Path: "/", Body: "admin"}}
+	for _, tc := range []struct {
+		mutant string
+		spec   core.GrantSpec
+		ops    []core.Op
+		ref    []core.Kind // the reference's kinds; the mutant's differ
+	}{
+		{"raw-prefix", core.GrantSpec{FSRead: []string{"/work"}}, []core.Op{read("/workshop/x"), read("/work/../work/a")}, []core.Kind{core.FSReadDenied, core.PathTraversal}},
+		{"no-boundary", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/workshop/x")}, []core.Kind{core.FSReadDenied}},
+		{"no-belt", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/work/../work/a")}, []core.Kind{core.PathTraversal}},
+		{"substring-dotdot", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/work/..h")}, []core.Kind{core.OK}},
+		{"read-then-check", core.GrantSpec{}, []core.Op{read("/workshop/x")}, []core.Kind{core.FSReadDenied}},
+		{"fetch-then-check", core.GrantSpec{}, []core.Op{fetch("x.example")}, []core.Kind{core.EgressDenied}},
+		{"deny-list-egress", core.GrantSpec{}, []core.Op{fetch("x.example")}, []core.Kind{core.EgressDenied}},
+		{"lookup-before-allowlist", core.GrantSpec{}, []core.Op{fetch("x.example")}, []core.Kind{core.EgressDenied}},
+		{"no-internal-check", core.GrantSpec{NetHosts: []string{"localhost"}}, []core.Op{fetch("localhost")}, []core.Kind{core.EgressInternal}},
+		{"no-latch", core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9, MaxOutputBytes: 3}}, []core.Op{read("/work/a"), exec}, []core.Kind{core.MaxOutputBytes, core.MaxOutputBytes}},
+		{"charge-after-dispatch", core.GrantSpec{Budgets: core.Budgets{MaxOps: 1, MaxWall: 9}}, []core.Op{exec, exec}, []core.Kind{core.UnknownOp, core.MaxOps}},
+		{"output-uncharged-fetch", core.GrantSpec{NetHosts: []string{"x.example"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9, MaxOutputBytes: 3}}, []core.Op{fetch("x.example")}, []core.Kind{core.MaxOutputBytes}},
+		{"off-by-one-ops", core.GrantSpec{Budgets: core.Budgets{MaxOps: 1, MaxWall: 9}}, []core.Op{exec}, []core.Kind{core.UnknownOp}},
+		{"zero-means-unlimited", core.GrantSpec{Budgets: core.Budgets{MaxOps: 9, MaxWall: 0}}, []core.Op{exec}, []core.Kind{core.MaxWall}},
+		{"malformed-passthrough", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/work/a\xff")}, []core.Kind{core.MalformedOp}},
+	} {
+		t.Run(tc.mutant, func(t *testing.T) {
+			spec := tc.spec
+			if spec.Budgets == (core.Budgets{}) {
+				spec.Budgets = roomy
+			}
+			ws := core.WorldSpec{Files: files, Routes: routes, Clock: core.TickClock{Step: 1}}
+			g := core.MustGrant(spec)
+			kinds := func(f core.Factory) []core.Kind {
+				sb := f(g, core.NewWorld(ws))
+				var out []core.Kind
+				for _, op := range tc.ops {
+					out = append(out, sb.Run(op).Kind)
+				}
+				return out
+			}
+			if got := kinds(core.ReferenceFactory); !slices.Equal(got, tc.ref) {
+				t.Fatalf("reference: got %v, want %v", got, tc.ref)
+			}
+			if got := kinds(faithful.factory()); !slices.Equal(got, tc.ref) {
+				t.Fatalf("faithful pipeline: got %v, want %v", got, tc.ref)
+			}
+			// Where the results agree, the defect is in the journal: compare
+			// whole traces instead.
+			m := mustFactory(t, tc.mutant)
+			if slices.Equal(run(m, g, ws, tc.ops), run(core.ReferenceFactory, g, ws, tc.ops)) {
+				t.Errorf("mutant %s behaves as the reference here", tc.mutant)
+			}
+		})
+	}
+}

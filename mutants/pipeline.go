@@ -1,0 +1,409 @@
+package mutants
+
+import (
+	"math"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// defect names the one way a sandbox of this package departs from the
+// reference. Each switch on it below is marked "DEFECT name": reading the
+// file for one name shows everything that mutant does differently.
+type defect uint8
+
+const (
+	faithful defect = iota // no defect: the reference pipeline, copied
+
+	rawPrefix             // allow-list by strings.HasPrefix on the raw path
+	noBoundary            // allow-list on canonical strings, without the root + "/" boundary
+	noBelt                // no ".." segment check
+	substringDotDot       // any ".." substring is traversal
+	actThenCheckWrite     // writes, then checks, then rolls back
+	readThenCheck         // reads, then checks the allow-list
+	fetchThenCheck        // resolves and fetches, then checks egress
+	denyListEgress        // blocks bad hosts instead of allowing granted ones
+	lookupBeforeAllowlist // resolves before the host grant check
+	noInternalCheck       // never refuses an internal address
+	resolveTwice          // checks one DNS answer, fetches with another
+	noLatch               // a hard halt does not stick
+	chargeAfterDispatch   // refused ops are refunded their op charge
+	outputUnchargedFetch  // fetch bodies bypass the output budget
+	offByOneOps           // halts at ops >= max_ops
+	machineClock          // wall budget from the machine's clock
+	leakyGrant            // Grant() hands out the slices it enforces
+	zeroMeansUnlimited    // a budget of 0 is no limit
+	haltGateCharges       // a halted sandbox still charges ops and reads the clock
+	malformedPassthrough  // NUL bytes and invalid UTF-8 reach the world
+)
+
+// badHosts is deny-list-egress's idea of an egress policy: the hosts its
+// author thought of.
+var badHosts = []string{"evil.com", "localhost", "127.0.0.1", "169.254.169.254", "metadata.google.internal"}
+
+// authority is the grant as this package's sandboxes enforce it: the lists
+// and budgets, copied out of the core.Grant once at build. Every check
+// reads these slices, so whoever can write into them changes what the
+// sandbox allows.
+type authority struct {
+	fsRead, fsWrite, hosts, tools []string
+	budgets                       core.Budgets
+}
+
+// authority is also a core.GrantView, the leaky way: it hands out the very
+// slices the checks read. Only leaky-grant ever shows it.
+func (a *authority) FSRead() []string      { return a.fsRead }
+func (a *authority) FSWrite() []string     { return a.fsWrite }
+func (a *authority) NetHosts() []string    { return a.hosts }
+func (a *authority) Tools() []string       { return a.tools }
+func (a *authority) Budgets() core.Budgets { return a.budgets }
+
+// sandbox is core.Reference's pipeline (SPEC §5), step by step, with one
+// defect switched in. With d == faithful it behaves as the reference does,
+// op for op and journal entry for journal entry (mutants_test checks this
+// on the corpus).
+type sandbox struct {
+	d      defect
+	grant  core.Grant
+	auth   authority
+	world  core.World
+	t0     int64
+	start  time.Time // machine-clock only
+	usage  core.Usage
+	halted core.Kind // the hard kind that latched, or Invalid while running
+}
+
+func newSandbox(d defect, g core.Grant, w core.World) *sandbox {
+	s := &sandbox{
+		d:     d,
+		grant: g,
+		auth:  authority{g.FSRead(), g.FSWrite(), g.NetHosts(), g.Tools(), g.Budgets()},
+		world: w,
+	}
+	if d == machineClock {
+		// DEFECT machine-clock: t0 is the machine's time, not the injected
+		// clock's. This package is the only place outside cmd/ that reads
+		// the machine's clock, and only to be caught doing it.
+		s.start = time.Now()
+	} else {
+		s.t0 = w.Now()
+	}
+	return s
+}
+
+func (d defect) factory() core.Factory {
+	return func(g core.Grant, w core.World) core.Sandbox { return newSandbox(d, g, w) }
+}
+
+// Usage implements core.Sandbox.
+func (s *sandbox) Usage() core.Usage { return s.usage }
+
+// Grant implements core.Sandbox.
+func (s *sandbox) Grant() core.GrantView {
+	if s.d == leakyGrant {
+		// DEFECT leaky-grant: the view is the authority itself; a caller
+		// that writes into a slice it was handed widens the grant.
+		return &s.auth
+	}
+	return s.grant // copies, as the reference hands out
+}
+
+// Run implements core.Sandbox.
+func (s *sandbox) Run(op core.Op) core.Result {
+	// 1. Halt gate.
+	if s.halted != core.Invalid {
+		if s.d == haltGateCharges {
+			// DEFECT halt-gate-charges: the meters run before the gate.
+			s.usage.Ops++
+			s.usage.Wall, _ = s.elapsed()
+		}
+		return core.Result{Kind: s.halted, Hard: true}
+	}
+	// 2. Charge.
+	s.usage.Ops++
+	if s.opsOver() {
+		return s.halt(core.MaxOps)
+	}
+	wall, past := s.elapsed()
+	s.usage.Wall = wall
+	if past || s.exceeds(wall, s.auth.budgets.MaxWall) {
+		return s.halt(core.MaxWall)
+	}
+	// 3. Dispatch, 4. check then effect.
+	r := s.dispatch(op)
+	if s.d == chargeAfterDispatch && !r.Hard && r.Kind != core.OK && r.Kind != core.NotFound {
+		// DEFECT charge-after-dispatch: the op is billed only once it is
+		// known to have gone through; a refused op gets its charge back.
+		s.usage.Ops--
+	}
+	return r
+}
+
+// opsOver is step 2's op budget test.
+func (s *sandbox) opsOver() bool {
+	if s.d == offByOneOps {
+		// DEFECT off-by-one-ops: op max_ops itself halts.
+		return s.usage.Ops >= s.auth.budgets.MaxOps
+	}
+	return s.exceeds(s.usage.Ops, s.auth.budgets.MaxOps)
+}
+
+// exceeds is every budget's test: used is past limit.
+func (s *sandbox) exceeds(used, limit int64) bool {
+	if s.d == zeroMeansUnlimited && limit == 0 {
+		// DEFECT zero-means-unlimited: 0 reads as "no limit set".
+		return false
+	}
+	return used > limit
+}
+
+// elapsed reads the clock and returns the ticks since t0, and past=true
+// when the true difference is beyond math.MaxInt64 (no budget allows it),
+// exactly as the reference saturates.
+func (s *sandbox) elapsed() (wall int64, past bool) {
+	if s.d == machineClock {
+		// DEFECT machine-clock: ambient wall time, a tick read as a second,
+		// as a deadline written with time.Second would.
+		return int64(time.Since(s.start) / time.Second), false
+	}
+	now := s.world.Now()
+	wall = now - s.t0
+	switch {
+	case now > s.t0 && wall < 0:
+		return math.MaxInt64, true
+	case now < s.t0 && wall > 0:
+		return math.MinInt64, false
+	}
+	return wall, false
+}
+
+func (s *sandbox) dispatch(op core.Op) core.Result {
+	n, known := core.Arity(op.Kind)
+	if !known {
+		return core.Result{Kind: core.UnknownOp}
+	}
+	if !s.wellFormed(op.Args, n) {
+		return core.Result{Kind: core.MalformedOp}
+	}
+	a := op.Args
+	switch op.Kind {
+	case core.OpRead:
+		return s.read(a[0])
+	case core.OpWrite:
+		return s.write(a[0], a[1])
+	case core.OpFetch:
+		return s.fetch(a[0], a[1])
+	default: // core.OpTool
+		return s.tool(a[0], a[1])
+	}
+}
+
+func (s *sandbox) wellFormed(args []string, n int) bool {
+	if s.d == malformedPassthrough {
+		// DEFECT malformed-passthrough: only the argument count is checked.
+		return len(args) == n
+	}
+	return core.WellFormed(args, n)
+}
+
+// traversal is the belt: HasTraversal on the raw path.
+func (s *sandbox) traversal(p string) bool {
+	switch s.d {
+	case noBelt:
+		// DEFECT no-belt: canonicalization alone is trusted.
+		return false
+	case substringDotDot:
+		// DEFECT substring-dotdot: "/work/..hidden" is refused too.
+		return strings.Contains(p, "..")
+	}
+	return core.HasTraversal(p)
+}
+
+// under is the suspenders: is p under one of roots?
+func (s *sandbox) under(p string, roots []string) bool {
+	switch s.d {
+	case rawPrefix:
+		// DEFECT raw-prefix: path.startswith(root), no Clean, no boundary.
+		for _, r := range roots {
+			if strings.HasPrefix(p, r) {
+				return true
+			}
+		}
+		return false
+	case noBoundary:
+		// DEFECT no-boundary: both sides cleaned, but "/workshop" starts
+		// with "/work".
+		c := core.Canonical(p)
+		for _, r := range roots {
+			if strings.HasPrefix(c, core.Canonical(r)) {
+				return true
+			}
+		}
+		return false
+	}
+	return core.UnderAllowlist(p, roots)
+}
+
+func (s *sandbox) read(p string) core.Result {
+	if s.traversal(p) {
+		return core.Result{Kind: core.PathTraversal}
+	}
+	if s.d == readThenCheck {
+		// DEFECT read-then-check: the file is read, then the allow-list
+		// decides whether to hand it over.
+		data, ok := s.world.Read(p)
+		if !s.under(p, s.auth.fsRead) {
+			return core.Result{Kind: core.FSReadDenied}
+		}
+		return s.found(data, ok)
+	}
+	if !s.under(p, s.auth.fsRead) {
+		return core.Result{Kind: core.FSReadDenied}
+	}
+	data, ok := s.world.Read(p)
+	return s.found(data, ok)
+}
+
+func (s *sandbox) write(p, data string) core.Result {
+	if s.d == actThenCheckWrite {
+		// DEFECT act-then-check-write: snapshot, write, validate, roll
+		// back. The VFS has no delete, so a file that did not exist is
+		// "restored" as an empty one.
+		old, existed := s.world.Read(p)
+		s.world.Write(p, data)
+		if k := s.writeDenial(p); k != core.Invalid {
+			if !existed {
+				old = ""
+			}
+			s.world.Write(p, old)
+			return core.Result{Kind: k}
+		}
+		return core.Result{Kind: core.OK}
+	}
+	if k := s.writeDenial(p); k != core.Invalid {
+		return core.Result{Kind: k}
+	}
+	s.world.Write(p, data)
+	return core.Result{Kind: core.OK}
+}
+
+// writeDenial is fs_write's checks: the kind that refuses p, or Invalid.
+func (s *sandbox) writeDenial(p string) core.Kind {
+	if s.traversal(p) {
+		return core.PathTraversal
+	}
+	if !s.under(p, s.auth.fsWrite) {
+		return core.FSWriteDenied
+	}
+	return core.Invalid
+}
+
+// granted is the egress allow-list: host granted, byte for byte.
+func (s *sandbox) granted(host string) bool {
+	if s.d == denyListEgress {
+		// DEFECT deny-list-egress: every host nobody thought of is fine.
+		return !slices.Contains(badHosts, host)
+	}
+	return slices.Contains(s.auth.hosts, host)
+}
+
+// internal is SPEC §6's test on the resolved address.
+func (s *sandbox) internal(a netip.Addr) bool {
+	if s.d == noInternalCheck {
+		// DEFECT no-internal-check: a granted name is trusted wherever it
+		// points.
+		return false
+	}
+	return core.IsInternal(a)
+}
+
+func (s *sandbox) fetch(host, p string) core.Result {
+	switch s.d {
+	case fetchThenCheck:
+		// DEFECT fetch-then-check: the request has left before egress is
+		// judged.
+		a := s.world.Resolve(host)
+		body, ok := s.world.Fetch(host, a, p)
+		if !s.granted(host) {
+			return core.Result{Kind: core.EgressDenied}
+		}
+		if s.internal(a) {
+			return core.Result{Kind: core.EgressInternal}
+		}
+		return s.fetched(body, ok)
+	case lookupBeforeAllowlist:
+		// DEFECT lookup-before-allowlist: every host is resolved, granted
+		// or not; the DNS query itself leaks.
+		a := s.world.Resolve(host)
+		if !s.granted(host) {
+			return core.Result{Kind: core.EgressDenied}
+		}
+		return s.connect(host, a, p)
+	}
+	if !s.granted(host) {
+		return core.Result{Kind: core.EgressDenied}
+	}
+	return s.connect(host, s.world.Resolve(host), p)
+}
+
+// connect judges the address a granted host resolved to, and fetches.
+func (s *sandbox) connect(host string, a netip.Addr, p string) core.Result {
+	if s.internal(a) {
+		return core.Result{Kind: core.EgressInternal}
+	}
+	if s.d == resolveTwice {
+		// DEFECT resolve-twice: the connection resolves the name again;
+		// the address checked is not the address used.
+		a = s.world.Resolve(host)
+	}
+	body, ok := s.world.Fetch(host, a, p)
+	return s.fetched(body, ok)
+}
+
+// fetched is a fetch's answer: not_found, or the body charged as output.
+func (s *sandbox) fetched(body string, ok bool) core.Result {
+	if ok && s.d == outputUnchargedFetch {
+		// DEFECT output-uncharged-fetch: bodies skip the output meter.
+		return core.Result{Kind: core.OK, Data: body}
+	}
+	return s.found(body, ok)
+}
+
+func (s *sandbox) tool(name, input string) core.Result {
+	if !slices.Contains(s.auth.tools, name) {
+		return core.Result{Kind: core.ToolDenied}
+	}
+	out, ok := s.world.Call(name, input)
+	return s.found(out, ok)
+}
+
+// found is an effect's answer: not_found, or data charged as output.
+func (s *sandbox) found(data string, ok bool) core.Result {
+	if !ok {
+		return core.Result{Kind: core.NotFound}
+	}
+	return s.output(data)
+}
+
+// output is step 5: charge the bytes an effect produced, or halt without
+// returning them.
+func (s *sandbox) output(data string) core.Result {
+	n := int64(len(data))
+	if s.exceeds(s.usage.Output+n, s.auth.budgets.MaxOutputBytes) {
+		return s.halt(core.MaxOutputBytes)
+	}
+	s.usage.Output += n
+	return core.Result{Kind: core.OK, Data: data}
+}
+
+func (s *sandbox) halt(k core.Kind) core.Result {
+	if s.d == noLatch {
+		// DEFECT no-latch: the hard result is returned, the latch never set.
+		return core.Result{Kind: k, Hard: true}
+	}
+	s.halted = k
+	return core.Result{Kind: k, Hard: true}
+}
