@@ -2,4 +2,4 @@ module github.com/sbxfuzz/sbxfuzz
 
 go 1.26
 
-require pgregory.net/rapid v1.3.0 // indirect
+require pgregory.net/rapid v1.3.0

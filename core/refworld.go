@@ -72,7 +72,8 @@ type dnsAnswers struct {
 // use; build one per sandbox with NewWorld.
 type RefWorld struct {
 	files      map[string]string
-	fp         uint64 // XOR of fileHash over the VFS: changes with any content
+	fp         uint64 // XOR of fileHash over the VFS, once fpValid
+	fpValid    bool
 	routes     map[routeKey]string
 	dns        map[string]*dnsAnswers
 	toolOut    map[string]string
@@ -84,26 +85,33 @@ type RefWorld struct {
 
 // NewWorld builds the world s describes.
 func NewWorld(s WorldSpec) *RefWorld {
+	// Maps stay nil while empty (a nil map answers lookups): campaigns
+	// build three worlds per scenario, and most have no DNS lines.
 	w := &RefWorld{
 		files:     make(map[string]string, len(s.Files)),
-		routes:    make(map[routeKey]string, len(s.Routes)),
-		dns:       make(map[string]*dnsAnswers, len(s.DNS)),
-		toolOut:   make(map[string]string, len(s.ToolOutputs)),
 		clock:     s.Clock,
 		clockNext: s.Clock.Start,
-		journal:   make([]Entry, 0, 64),
 	}
 	for _, f := range s.Files {
-		w.store(Canonical(f.Path), f.Data)
+		w.files[Canonical(f.Path)] = f.Data
 	}
-	for _, r := range s.Routes {
-		w.routes[routeKey{NormalizeHost(r.Host), r.Path}] = r.Body
+	if len(s.Routes) > 0 {
+		w.routes = make(map[routeKey]string, len(s.Routes))
+		for _, r := range s.Routes {
+			w.routes[routeKey{NormalizeHost(r.Host), r.Path}] = r.Body
+		}
 	}
-	for _, d := range s.DNS {
-		w.dns[NormalizeHost(d.Host)] = &dnsAnswers{addrs: d.Addrs}
+	if len(s.DNS) > 0 {
+		w.dns = make(map[string]*dnsAnswers, len(s.DNS))
+		for _, d := range s.DNS {
+			w.dns[NormalizeHost(d.Host)] = &dnsAnswers{addrs: d.Addrs}
+		}
 	}
-	for _, t := range s.ToolOutputs {
-		w.toolOut[t.Name] = t.Output
+	if len(s.ToolOutputs) > 0 {
+		w.toolOut = make(map[string]string, len(s.ToolOutputs))
+		for _, t := range s.ToolOutputs {
+			w.toolOut[t.Name] = t.Output
+		}
 	}
 	return w
 }
@@ -121,11 +129,13 @@ func (w *RefWorld) Write(p, data string) {
 }
 
 func (w *RefWorld) store(key, data string) {
-	if old, ok := w.files[key]; ok {
-		w.fp ^= fileHash(key, old)
+	if w.fpValid {
+		if old, ok := w.files[key]; ok {
+			w.fp ^= fileHash(key, old)
+		}
+		w.fp ^= fileHash(key, data)
 	}
 	w.files[key] = data
-	w.fp ^= fileHash(key, data)
 }
 
 // Resolve implements Net.
@@ -224,10 +234,20 @@ func (w *RefWorld) ResetJournal() { w.journal = w.journal[:0] }
 // ClockReads returns how many times the clock has been read.
 func (w *RefWorld) ClockReads() int64 { return w.clockReads }
 
-// Fingerprint returns a hash of the whole VFS content, maintained as files
-// are written: equal fingerprints mean, up to hash collisions, equal VFS
-// contents. It costs nothing to read.
-func (w *RefWorld) Fingerprint() uint64 { return w.fp }
+// Fingerprint returns a hash of the whole VFS content: equal fingerprints
+// mean, up to hash collisions, equal VFS contents. The first call hashes
+// every file; from then on writes keep it current, so later calls cost
+// nothing. (Worlds nobody fingerprints, like a model's shadow, never hash.)
+func (w *RefWorld) Fingerprint() uint64 {
+	if !w.fpValid {
+		w.fp = 0
+		for k, v := range w.files {
+			w.fp ^= fileHash(k, v) // XOR is order-free: map order cannot show
+		}
+		w.fpValid = true
+	}
+	return w.fp
+}
 
 // Files returns the VFS as a map from canonical path to content: a copy,
 // for tests and reports, not for per-op use.

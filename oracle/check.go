@@ -55,39 +55,90 @@ type StepReport struct {
 // builds run every op (after a halt too, so the latch is tested), replays
 // the scenario on a fresh world and compares traces, and scribbles on the
 // grant the sandbox hands out. Counts go into cov. A scenario that does not
-// finish within timeout (DefaultTimeout when 0) is a total finding; its
-// goroutine is abandoned, and its counts are dropped.
+// finish within opt.Timeout is a total finding (a hang). Check is a
+// one-shot Checker; campaigns keep a Checker per worker.
 func Check(f core.Factory, c Case, cov *Coverage, opt Options) []Finding {
-	timeout := opt.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+	k := NewChecker(f, opt)
+	defer k.Close()
+	return k.Check(c, cov)
+}
+
+// Checker judges scenarios one at a time on a goroutine of its own, so that
+// a sandbox that never returns becomes a total finding instead of a hung
+// harness: the Checker abandons that goroutine (Go cannot stop it) and
+// starts a new one for the next scenario. A Checker is not safe for
+// concurrent use; Close it when done.
+type Checker struct {
+	f       core.Factory
+	opt     Options
+	timeout time.Duration
+	timer   *time.Timer
+	w       *checkWorker // nil until the first Check, and after a hang
+}
+
+// checkWorker is the goroutine that runs scenarios, and what it owns. Its
+// scratch coverage is merged into the caller's after each scenario, so a
+// worker abandoned mid-scenario leaves no half-counted scenario behind.
+type checkWorker struct {
+	jobs     chan Case
+	done     chan []Finding
+	scratch  Coverage
+	progress progressCounter
+}
+
+// NewChecker returns a Checker for the sandboxes f builds.
+func NewChecker(f core.Factory, opt Options) *Checker {
+	t := opt.Timeout
+	if t <= 0 {
+		t = DefaultTimeout
 	}
-	type outcome struct {
-		findings []Finding
-		cov      *Coverage
+	timer := time.NewTimer(t)
+	timer.Stop()
+	return &Checker{f: f, opt: opt, timeout: t, timer: timer}
+}
+
+// Check judges one scenario, as the function Check does.
+func (k *Checker) Check(c Case, cov *Coverage) []Finding {
+	if k.w == nil {
+		k.w = &checkWorker{jobs: make(chan Case), done: make(chan []Finding)}
+		go k.w.serve(k.f, k.opt.Observe)
 	}
-	done := make(chan outcome, 1)
-	var progress progressCounter
-	go func() {
-		local := new(Coverage)
-		done <- outcome{checkNow(f, c, local, &progress, opt.Observe), local}
-	}()
+	w := k.w
+	w.jobs <- c
 	// The machine's clock bounds only how long we wait for a hang; it never
 	// feeds a verdict or an output.
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	k.timer.Reset(k.timeout)
 	select {
-	case o := <-done:
-		cov.Add(o.cov)
-		return o.findings
-	case <-timer.C:
-		step := progress.load()
+	case fs := <-w.done:
+		k.timer.Stop()
+		cov.Add(&w.scratch)
+		w.scratch = Coverage{}
+		return fs
+	case <-k.timer.C:
+		k.w = nil // abandoned: it may never return
+		step := w.progress.load()
 		what := "building the sandbox"
 		if step > 0 {
 			what = FormatOp(c.Ops[step-1])
 		}
 		return []Finding{{Invariant: Total, Step: step, Detail: fmt.Sprintf(
-			"%s did not return within %v (a hang)", what, timeout)}}
+			"%s did not return within %v (a hang)", what, k.timeout)}}
+	}
+}
+
+// Close stops the Checker's goroutine (unless it is hung, in which case it
+// is already abandoned).
+func (k *Checker) Close() {
+	if k.w != nil {
+		close(k.w.jobs)
+		k.w = nil
+	}
+}
+
+func (w *checkWorker) serve(f core.Factory, observe func(StepReport)) {
+	for c := range w.jobs {
+		w.progress.store(0)
+		w.done <- checkNow(f, c, &w.scratch, &w.progress, observe)
 	}
 }
 

@@ -71,6 +71,9 @@ var table = [...]opRow{
 			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(a[0], m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
+			if m.written == nil {
+				m.written = map[string]string{}
+			}
 			m.written[core.Canonical(a[0])] = a[1]
 			return core.OK, ""
 		},
@@ -139,7 +142,6 @@ func newModel(g core.Grant, ws core.WorldSpec) *model {
 		tools:   g.Tools(),
 		budgets: g.Budgets(),
 		world:   core.NewWorld(ws),
-		written: map[string]string{},
 	}
 	m.t0 = m.world.Now()
 	return m

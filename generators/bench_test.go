@@ -1,0 +1,50 @@
+package generators
+
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+// BenchmarkGenerate reports the cost of generation per generated op, with
+// the seeded source a campaign uses.
+func BenchmarkGenerate(b *testing.B) {
+	src := NewSource(1, 0)
+	ops := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		ops += len(Generate(src).Ops)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/genop")
+	b.ReportMetric(float64(ops)/float64(b.N), "ops/scenario")
+}
+
+// BenchmarkGenerateFresh is BenchmarkGenerate the way a campaign calls it:
+// a fresh source, NewSource(seed, i), for each scenario.
+func BenchmarkGenerateFresh(b *testing.B) {
+	ops, i := 0, uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		ops += len(Generate(NewSource(1, i)).Ops)
+		i++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/genop")
+}
+
+// BenchmarkGenerateAndCheck is one campaign worker: generate, then check
+// every invariant on the reference; it reports the cost per checked op.
+func BenchmarkGenerateAndCheck(b *testing.B) {
+	var cov oracle.Coverage
+	i := uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := Generate(NewSource(1, i)).Case()
+		i++
+		if err != nil {
+			b.Fatal(err)
+		}
+		oracle.CheckInline(core.ReferenceFactory, c, &cov)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cov.Ops), "ns/checkedop")
+}

@@ -1,0 +1,148 @@
+package generators
+
+import (
+	"slices"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// floodOp is one cheap probe of a flood: mostly refused, all charged.
+func floodOp(src Source, sc *Scenario) core.Op {
+	switch src.Intn(8) {
+	case 0:
+		return benignOp(src, sc)
+	case 1:
+		return read(src, pick(src, outsideFiles).path)
+	case 2:
+		return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/../etc/passwd")
+	case 3:
+		return core.Op{Kind: "exec", Args: []string{"cat /etc/passwd"}}
+	case 4:
+		return core.Op{Kind: core.OpRead}
+	case 5:
+		return fetch(src, pick(src, attackerHosts), "/")
+	case 6:
+		return tool(src, "shell", "id")
+	}
+	return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/missing")
+}
+
+// wallOp is ordinary work and probes, each burning a tick of a clock the
+// scenario may have made to jump.
+func wallOp(src Source, sc *Scenario) core.Op {
+	if src.Intn(3) < 2 {
+		return benignOp(src, sc)
+	}
+	return floodOp(src, sc)
+}
+
+// echoTool is a granted tool that returns its input (echo), else a granted
+// one, else echo.
+func echoTool(sc *Scenario) string {
+	if slices.Contains(sc.Grant.Tools, "echo") || len(sc.Grant.Tools) == 0 {
+		return "echo"
+	}
+	return sc.Grant.Tools[0]
+}
+
+// outputBudget is max_output_bytes clamped to what fill can give.
+func outputBudget(sc *Scenario) int {
+	return int(min(max(sc.Grant.MaxOutputBytes, 0), maxFill-1))
+}
+
+// outputFloodOp asks for more bytes than max_output_bytes allows: big files,
+// bodies, tool outputs and echoes; or a refused big read, which is never
+// charged.
+func outputFloodOp(src Source, sc *Scenario) core.Op {
+	switch src.Intn(7) {
+	case 0:
+		return read(src, bigFile(src, sc))
+	case 1:
+		return fetch(src, anyHost(src, sc), "/big")
+	case 2:
+		if slices.Contains(sc.Grant.Tools, "dump") {
+			return tool(src, "dump", "x")
+		}
+		fallthrough
+	case 3:
+		return tool(src, echoTool(sc), fill[:floodSize(src, sc)])
+	case 4:
+		return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/../big")
+	case 5:
+		return tool(src, "summarize", fill[:floodSize(src, sc)])
+	}
+	return fetch(src, grantedOr(src, sc), "/big")
+}
+
+// maxInput bounds the big strings ops carry as arguments: every sandbox
+// scans its arguments (NUL, UTF-8), so a megabyte input would cost more than
+// the rest of the scenario. Megabyte outputs come from canned tool outputs
+// and routed bodies instead, which cost nothing to pass around.
+const maxInput = 8192
+
+// inputSizes are the sizes of big tool inputs.
+var inputSizes = []int{100, 1000, 4096, maxInput + 1}
+
+// floodSize is one byte past the output budget or half of it plus one, when
+// that is small enough to send, or a big input size.
+func floodSize(src Source, sc *Scenario) int {
+	b := outputBudget(sc)
+	switch r := src.Intn(3); {
+	case r == 0 && b < maxInput:
+		return b + 1
+	case r == 1 && b < 2*maxInput:
+		return b/2 + 1
+	}
+	return pick(src, inputSizes)
+}
+
+// bigFile is a file under a read root with at least 100 bytes, or the
+// root's "big" name.
+func bigFile(src Source, sc *Scenario) string {
+	files := sc.World.Files
+	if n := len(files); n > 0 {
+		j := src.Intn(n)
+		for i := range files {
+			if f := files[(i+j)%n]; len(f.Data) >= 100 && underAny(f.Path, sc.Grant.FSRead) {
+				return f.Path
+			}
+		}
+	}
+	return pickBase(src, sc.Grant.FSRead, "/work") + "/big"
+}
+
+// boundaryOp lands on a cap: zero-byte outputs; the five-byte data.txt and
+// the ten-byte ten, which add up to the boundary profile's budgets; echoes
+// of one to ten bytes, of exactly the output budget and of one byte more
+// (for a budget too big to echo, a big body or dump); an uncharged write.
+func boundaryOp(src Source, sc *Scenario) core.Op {
+	b := outputBudget(sc)
+	base := pickBase(src, sc.Grant.FSRead, "/work")
+	switch src.Intn(10) {
+	case 0:
+		return tool(src, echoTool(sc), "")
+	case 1:
+		return read(src, base+"/empty")
+	case 2:
+		return read(src, base+"/ten")
+	case 3:
+		return read(src, base+"/data.txt")
+	case 4:
+		if b > maxInput {
+			return fetch(src, grantedOr(src, sc), "/big") // a body of 1 MiB + 1 lands one past the default budget
+		}
+		return tool(src, echoTool(sc), fill[:b])
+	case 5:
+		if b > maxInput {
+			return tool(src, "dump", "x")
+		}
+		return tool(src, echoTool(sc), fill[:b+1])
+	case 6:
+		return tool(src, echoTool(sc), fill[:[]int{1, 2, 5, 10}[src.Intn(4)]])
+	case 7:
+		return write(src, pickBase(src, sc.Grant.FSWrite, "/work/out")+"/r.txt", fill[:min(b, 4096)])
+	case 8:
+		return tool(src, "summarize", "")
+	}
+	return fetch(src, grantedOr(src, sc), "/empty")
+}

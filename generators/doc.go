@@ -1,0 +1,77 @@
+// Package generators draws hostile scenarios for every attack class of SPEC
+// §9: a grant, a world shaped so that a violation shows, and ops labelled
+// with their class.
+//
+// # Randomness
+//
+// Generators draw from a Source and nothing else: no global randomness, no
+// clock, no map iteration. NewSource is a seeded PCG for campaigns — fast
+// and deterministic, one stream per worker. Scenarios wraps Generate as a
+// rapid generator over the *rapid.T, so a failing scenario shrinks: every
+// choice puts its simplest option at index 0, and each op slot is one rapid
+// group whose first draw can empty it, so shrinking deletes ops one at a
+// time and lowers the rest towards benign reads of /work.
+//
+// # Scenarios
+//
+// Generate draws a budget profile and a length (usually 5–40 op slots), then
+// a grant and a world built together:
+//
+//   - fs_read roots (/work, /data, /srv/app, …, with and without a trailing
+//     slash, now and then spelled //work or /work/.; two roots, a nested
+//     pair, "/" or none), fs_write roots (mostly nested in the read root;
+//     sometimes the read root itself, a separate root, none or "/");
+//   - files inside each root (data.txt, ..hidden, %2e%2e/x, a big file, the
+//     root key itself) and beside it: prefix siblings (/workshop/secret,
+//     /work2/secret, /work.bak/secret), homoglyph and upper-case spellings of
+//     the root, /etc/passwd and other secrets — LEAK content wherever a
+//     correct sandbox must never read;
+//   - granted hosts: ordinary names (one spelled API.Example.ORG, one with a
+//     trailing dot), IP spellings, metadata endpoints, names whose dns lines
+//     rebind (public, then internal), and routes for granted and attacker
+//     hosts alike, so a leak returns a body;
+//   - granted tools, canned outputs from a few bytes to over a megabyte, and
+//     LEAK outputs for ungranted names and case variants;
+//   - budgets and a tick clock per profile: roomy (40%), max_ops below the
+//     length, a clock with large steps and max_wall within a tick of k steps,
+//     a small max_output_bytes, or a budget of 0 or one the ops land on
+//     exactly (for max_output_bytes, set after the ops are drawn to the
+//     output total the reference reaches after one of them). Tight
+//     profiles halt early, so ops of every class keep coming after a hard
+//     halt and exercise halt-latched.
+//
+// Each op slot holds one op of a class drawn by the weights below (a tight
+// profile draws its theme class — op-flood, wall-jump, output-flood or
+// budget-boundary — with weight 15 more); op-flood slots emit a run that
+// runs just past max_ops when it is near, rebinding slots fetch one to
+// three times in a row.
+//
+//	class             weight   class             weight
+//	benign                10   host-variant           6
+//	traversal              9   ip-spelling            6
+//	prefix-sibling         8   metadata               6
+//	dot-segments           4   rebinding              6
+//	encoded                4   op-flood               1 (runs)
+//	lookalike              4   wall-jump              3
+//	outside-absolute       3   output-flood           4
+//	relative               3   budget-boundary        4
+//	control-bytes          4   unknown-tool           2
+//	long-path              3   tool-variant           4
+//	unknown-host           3   unknown-op             1
+//	                           malformed-op           2
+//
+// Path classes put their path in a read or a write (against the matching
+// roots), sometimes in the URL path of a fetch from a granted host or a
+// tool's input, so they reach no-internal-egress too; control-bytes and
+// malformed-op corrupt ops of every kind. The only invariant × class cells
+// no op can reach are no-internal-egress (checked on net_fetch ops) for
+// unknown-tool, tool-variant and unknown-op.
+//
+// # Cost
+//
+// Strings are built once into tables (big contents are slices of one
+// megabyte pattern, root-derived names are precomputed), ops concatenate at
+// most a few pieces, and the seeded source carves op arguments from an
+// arena: generation costs a few hundred nanoseconds per op
+// (BenchmarkGenerate reports ns/genop).
+package generators

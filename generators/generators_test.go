@@ -1,0 +1,416 @@
+package generators
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// seeded returns the i-th scenario of the test seed.
+func seeded(i int) Scenario { return Generate(NewSource(*seedFlag, uint64(i))) }
+
+func TestEveryClassGenerated(t *testing.T) {
+	var n [attack.NumClasses]int
+	for i := range 2000 {
+		sc := seeded(i)
+		if len(sc.Classes) != len(sc.Ops) {
+			t.Fatalf("scenario %d: %d classes for %d ops", i, len(sc.Classes), len(sc.Ops))
+		}
+		for _, cl := range sc.Classes {
+			n[cl]++
+		}
+	}
+	if n[attack.Unlabelled] != 0 {
+		t.Errorf("%d unlabelled ops", n[attack.Unlabelled])
+	}
+	for _, cl := range attack.All() {
+		if n[cl] < 100 {
+			t.Errorf("class %s: %d ops in 2000 scenarios, want at least 100", cl, n[cl])
+		}
+	}
+	t.Logf("ops per class: %v", n)
+}
+
+func TestGrantsValidate(t *testing.T) {
+	for i := range 2000 {
+		sc := seeded(i)
+		if _, err := sc.Case(); err != nil {
+			t.Fatalf("scenario %d: %v\n%#v", i, err, sc)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	for i := range 200 {
+		a, b := seeded(i), seeded(i)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("stream %d: two draws differ:\n%#v\n%#v", i, a, b)
+		}
+	}
+	if reflect.DeepEqual(seeded(0), seeded(1)) {
+		t.Fatal("streams 0 and 1 give the same scenario")
+	}
+}
+
+func TestLengths(t *testing.T) {
+	var short, usual, long int
+	for i := range 2000 {
+		switch n := len(seeded(i).Ops); {
+		case n < 5:
+			short++
+		case n <= 40:
+			usual++
+		default:
+			long++
+		}
+	}
+	t.Logf("lengths: %d under 5, %d from 5 to 40, %d over 40", short, usual, long)
+	if usual < 1400 || short == 0 || long == 0 {
+		t.Errorf("want mostly 5–40 ops, some shorter, some longer")
+	}
+}
+
+// TestOpLeavesScenarioAlone: Op reads the scenario and never writes it, and
+// copes with a nil or empty one.
+func TestOpLeavesScenarioAlone(t *testing.T) {
+	for i := range 100 {
+		sc, pristine := seeded(i), seeded(i)
+		src := NewSource(7, uint64(i))
+		for _, cl := range attack.All() {
+			for range 5 {
+				Op(src, cl, &sc)
+			}
+		}
+		if !reflect.DeepEqual(sc, pristine) {
+			t.Fatalf("scenario %d changed under Op", i)
+		}
+	}
+	src := NewSource(7, 0)
+	for cl := attack.Class(0); cl <= attack.NumClasses; cl++ {
+		Op(src, cl, nil)
+		Op(src, cl, &Scenario{})
+	}
+}
+
+// TestOpShapes asks Op for each class over many scenarios and checks that
+// every op has that class's shape.
+func TestOpShapes(t *testing.T) {
+	for _, cl := range attack.All() {
+		shape := shapes[cl]
+		if shape == nil {
+			continue
+		}
+		t.Run(cl.String(), func(t *testing.T) {
+			src := NewSource(*seedFlag, 1<<32+uint64(cl))
+			for i := range 300 {
+				sc := seeded(i)
+				for range 10 {
+					op := Op(src, cl, &sc)
+					if why := shape(op, &sc); why != "" {
+						t.Fatalf("scenario %d: %s is not %s: %s\n%#v", i, formatOp(op), cl, why, sc)
+					}
+				}
+			}
+		})
+	}
+}
+
+// shapes say, per class, why an op is not of that class's shape ("" when
+// it is).
+var shapes = map[attack.Class]func(core.Op, *Scenario) string{
+	attack.Traversal: func(op core.Op, _ *Scenario) string {
+		return unless(core.HasTraversal(pathArg(op)), "no .. segment")
+	},
+	attack.PrefixSibling: func(op core.Op, sc *Scenario) string {
+		return unless(isSibling(core.Canonical(pathArg(op)), sc) && !core.HasTraversal(pathArg(op)),
+			"not a prefix sibling of any root")
+	},
+	attack.DotSegments: func(op core.Op, _ *Scenario) string {
+		p := pathArg(op)
+		dotted := strings.Contains(p, "/./") || strings.Contains(p, "//") || strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.")
+		return unless(dotted && !core.HasTraversal(p), "no . segment, doubled or trailing slash, or has ..")
+	},
+	attack.Encoded: func(op core.Op, _ *Scenario) string {
+		p := pathArg(op)
+		return unless(strings.Contains(p, "%") || !utf8.ValidString(p), "nothing encoded")
+	},
+	attack.Lookalike: func(op core.Op, _ *Scenario) string {
+		return unless(slices.ContainsFunc(op.Args, hasNonASCII) || hasUpper(pathArg(op)), "no lookalike")
+	},
+	attack.OutsideAbsolute: func(op core.Op, sc *Scenario) string {
+		p := pathArg(op)
+		if !strings.HasPrefix(p, "/") || core.HasTraversal(p) {
+			return "not absolute, or has .."
+		}
+		roots := rootsFor(op, sc)
+		return unless(roots == nil || slices.Contains(roots, "/") || !underAny(p, roots), "under a root")
+	},
+	attack.Relative: func(op core.Op, _ *Scenario) string {
+		p := pathArg(op)
+		return unless(!strings.HasPrefix(p, "/") && !core.HasTraversal(p), "absolute, or has ..")
+	},
+	attack.ControlBytes: func(op core.Op, _ *Scenario) string {
+		return unless(hasControl(op.Kind) || slices.ContainsFunc(op.Args, hasControl), "no control byte, NUL or invalid UTF-8")
+	},
+	attack.LongPath: func(op core.Op, _ *Scenario) string {
+		return unless(slices.ContainsFunc(op.Args, func(a string) bool { return len(a) >= 200 || strings.Count(a, "/") >= 20 }),
+			"nothing long or deep")
+	},
+	attack.UnknownHost: func(op core.Op, sc *Scenario) string {
+		return unless(op.Kind == core.OpFetch && !slices.Contains(sc.Grant.NetHosts, op.Args[0]), "not a fetch of an ungranted host")
+	},
+	attack.HostVariant: func(op core.Op, sc *Scenario) string {
+		return unless(op.Kind == core.OpFetch && isVariant(op.Args[0], sc.Grant.NetHosts, "api.internal"), "not a variant of a granted host")
+	},
+	attack.IPSpelling: func(op core.Op, _ *Scenario) string {
+		return unless(op.Kind == core.OpFetch && (parsesAsIP(op.Args[0]) || slices.Contains(ipNearMisses, op.Args[0])),
+			"not a fetch of an address literal")
+	},
+	attack.Metadata: func(op core.Op, _ *Scenario) string {
+		return unless(op.Kind == core.OpFetch && slices.Contains(metadataHosts, op.Args[0]) || op.Args[0] == dnsMetadata,
+			"not a fetch of a metadata endpoint")
+	},
+	attack.Rebinding: func(op core.Op, sc *Scenario) string {
+		ok := op.Kind == core.OpFetch && (hasDNS(sc, op.Args[0]) || len(sc.World.DNS) == 0)
+		return unless(ok, "not a fetch of a name with a DNS line")
+	},
+	attack.OutputFlood: func(op core.Op, _ *Scenario) string {
+		return unless(op.Kind == core.OpRead || op.Kind == core.OpFetch || op.Kind == core.OpTool, "produces no output")
+	},
+	attack.UnknownTool: func(op core.Op, sc *Scenario) string {
+		return unless(op.Kind == core.OpTool && !slices.Contains(sc.Grant.Tools, op.Args[0]), "not a call of an ungranted tool")
+	},
+	attack.ToolVariant: func(op core.Op, sc *Scenario) string {
+		return unless(op.Kind == core.OpTool && isVariant(op.Args[0], sc.Grant.Tools, "summarize"), "not a variant of a granted tool")
+	},
+	attack.UnknownOp: func(op core.Op, _ *Scenario) string {
+		_, known := core.Arity(op.Kind)
+		return unless(!known, "a known kind")
+	},
+	attack.MalformedOp: func(op core.Op, _ *Scenario) string {
+		n, known := core.Arity(op.Kind)
+		return unless(known && !core.WellFormed(op.Args, n), "not a known kind with bad arguments")
+	},
+}
+
+func unless(ok bool, why string) string {
+	if ok {
+		return ""
+	}
+	return why
+}
+
+// pathArg is the argument a path class aims: the path of a read or write,
+// the URL path of a fetch, the input of a tool.
+func pathArg(op core.Op) string {
+	switch {
+	case len(op.Args) == 0:
+		return ""
+	case op.Kind == core.OpRead || op.Kind == core.OpWrite:
+		return op.Args[0]
+	}
+	return op.Args[len(op.Args)-1]
+}
+
+// rootsFor returns the roots that judge op's path, or nil when op is no fs
+// op.
+func rootsFor(op core.Op, sc *Scenario) []string {
+	switch op.Kind {
+	case core.OpRead:
+		return append([]string{}, sc.Grant.FSRead...)
+	case core.OpWrite:
+		return append([]string{}, sc.Grant.FSWrite...)
+	}
+	return nil
+}
+
+// isSibling reports whether c extends a root's base (or is a strict prefix
+// of it) without a path boundary.
+func isSibling(c string, sc *Scenario) bool {
+	bases := []string{"/work", "/work/out"}
+	for _, r := range slices.Concat(sc.Grant.FSRead, sc.Grant.FSWrite) {
+		if b := rootBase(r); b != "" {
+			bases = append(bases, b)
+		}
+	}
+	for _, b := range bases {
+		if len(c) > len(b) && strings.HasPrefix(c, b) && c[len(b)] != '/' || len(c) < len(b) && strings.HasPrefix(b, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// isVariant reports whether v is not itself granted but contains a granted
+// name (or dflt when none is), ASCII case and a trailing dot aside.
+func isVariant(v string, granted []string, dflt string) bool {
+	if slices.Contains(granted, v) {
+		return false
+	}
+	if len(granted) == 0 {
+		granted = []string{dflt}
+	}
+	lv := strings.ToLower(strings.ReplaceAll(v, "\u200b", ""))
+	for _, g := range granted {
+		if strings.Contains(lv, strings.ToLower(strings.TrimSuffix(g, "."))) || v == homoglyph(g) {
+			return true
+		}
+	}
+	return false
+}
+
+func parsesAsIP(h string) bool {
+	n := core.NormalizeHost(h)
+	_, v4 := core.ParseInetAton(n)
+	_, v6 := core.ParseIPv6Literal(n)
+	return v4 || v6
+}
+
+func hasNonASCII(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0
+}
+
+func hasUpper(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' }) >= 0
+}
+
+func hasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
+}
+
+// TestBenignIsLegal runs scenarios on the reference with budgets nothing
+// reaches: benign ops are allowed or not_found, refused only when the grant
+// gives nothing of their kind (or, for fetches, no host that resolves
+// public).
+func TestBenignIsLegal(t *testing.T) {
+	for i := range 500 {
+		sc := seeded(i)
+		sc.Grant.Budgets = core.Budgets{MaxOps: math.MaxInt64, MaxWall: math.MaxInt64, MaxOutputBytes: math.MaxInt64}
+		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		for j, op := range sc.Ops {
+			r := sb.Run(op)
+			if sc.Classes[j] != attack.Benign || r.Kind == core.OK || r.Kind == core.NotFound {
+				continue
+			}
+			if !emptyGrantFor(r.Kind, &sc) {
+				t.Fatalf("scenario %d op %d: benign %s got %s\n%#v", i, j+1, formatOp(op), r.Kind, sc)
+			}
+		}
+	}
+}
+
+func emptyGrantFor(k core.Kind, sc *Scenario) bool {
+	g := &sc.Grant
+	switch k {
+	case core.FSReadDenied:
+		return len(g.FSRead) == 0
+	case core.FSWriteDenied:
+		return len(g.FSWrite) == 0
+	case core.EgressInternal:
+		_, ok := safeHost(NewSource(0, 0), sc)
+		return !ok
+	}
+	return false
+}
+
+// TestOpFloodExhausts: an op-flood run that starts near max_ops runs past it.
+func TestOpFloodExhausts(t *testing.T) {
+	runs, exhausted := 0, 0
+	for i := range 3000 {
+		sc := seeded(i)
+		for j := 0; j < len(sc.Ops); j++ {
+			if sc.Classes[j] != attack.OpFlood || j > 0 && sc.Classes[j-1] == attack.OpFlood {
+				continue
+			}
+			left := sc.Grant.MaxOps - int64(j)
+			if left < 0 || left >= 150 || len(sc.Ops) >= maxOps {
+				continue
+			}
+			runs++
+			k := j
+			for k < len(sc.Ops) && sc.Classes[k] == attack.OpFlood {
+				k++
+			}
+			if int64(k) > sc.Grant.MaxOps {
+				exhausted++
+			}
+		}
+	}
+	if runs == 0 || exhausted != runs {
+		t.Fatalf("%d of %d op-flood runs near max_ops ran past it", exhausted, runs)
+	}
+	t.Logf("%d op-flood runs started near max_ops, all ran past it", runs)
+}
+
+func TestSameName(t *testing.T) {
+	names := []string{"api.internal", "API.Internal", "api.internal.", "api.internal..", "apI.internaL.", "api-internal",
+		"api.interna", "\u212aelvin.example", "kelvin.example", "a@b", "A`B", "@", "`", "[", "{", "", "."}
+	for _, a := range names {
+		for _, b := range names {
+			if got, want := sameName(a, b), core.NormalizeHost(a) == core.NormalizeHost(b); got != want {
+				t.Errorf("sameName(%q, %q) = %v, want %v", a, b, got, want)
+			}
+		}
+	}
+}
+
+// TestBudgetClassesBite: the budget classes do what they are for, on the
+// reference: op-flood ops trip max_ops, wall-jump ops max_wall, output-flood
+// ops max_output_bytes, budget-boundary ops each of them; and usage lands
+// exactly on each cap (an op allowed with the counter equal to the budget).
+func TestBudgetClassesBite(t *testing.T) {
+	var tripped [attack.NumClasses][core.NumKinds]int
+	var landed [3]int         // ops, wall, output
+	var landedBoundary [3]int // the same, by budget-boundary ops
+	for i := range 2000 {
+		sc := seeded(i)
+		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		var was [3]bool
+		for j, op := range sc.Ops {
+			r := sb.Run(op)
+			if r.Hard {
+				tripped[sc.Classes[j]][r.Kind]++
+				break
+			}
+			u, b := sb.Usage(), sc.Grant.Budgets
+			for k, on := range [3]bool{u.Ops == b.MaxOps, u.Wall == b.MaxWall && b.MaxWall > 0, u.Output == b.MaxOutputBytes && b.MaxOutputBytes > 0} {
+				if on && !was[k] {
+					landed[k]++
+					if sc.Classes[j] == attack.BudgetBoundary {
+						landedBoundary[k]++
+					}
+				}
+				was[k] = on
+			}
+		}
+	}
+	for _, want := range []struct {
+		cl   attack.Class
+		kind core.Kind
+	}{
+		{attack.OpFlood, core.MaxOps}, {attack.WallJump, core.MaxWall}, {attack.OutputFlood, core.MaxOutputBytes},
+		{attack.BudgetBoundary, core.MaxOps}, {attack.BudgetBoundary, core.MaxWall}, {attack.BudgetBoundary, core.MaxOutputBytes},
+	} {
+		if n := tripped[want.cl][want.kind]; n < 10 {
+			t.Errorf("%s ops tripped %s %d times in 2000 scenarios, want at least 10", want.cl, want.kind, n)
+		}
+	}
+	for k, what := range []string{"max_ops", "max_wall", "max_output_bytes"} {
+		if landed[k] < 20 || landedBoundary[k] == 0 {
+			t.Errorf("usage landed exactly on %s %d times (%d by budget-boundary ops), want at least 20 (and some)", what, landed[k], landedBoundary[k])
+		}
+	}
+	t.Logf("first hard results (max_ops, max_wall, max_output_bytes) by op-flood %v, wall-jump %v, output-flood %v, budget-boundary %v",
+		tripped[attack.OpFlood][core.MaxOps:], tripped[attack.WallJump][core.MaxOps:],
+		tripped[attack.OutputFlood][core.MaxOps:], tripped[attack.BudgetBoundary][core.MaxOps:])
+	t.Logf("exact landings on (max_ops, max_wall, max_output_bytes): %v, by budget-boundary ops %v", landed, landedBoundary)
+}

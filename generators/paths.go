@@ -1,0 +1,199 @@
+package generators
+
+import (
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// A pathTemplate spells a hostile path from b, a root base ("/work"; "" for
+// the root "/"), and n, a name stored below roots ("data.txt"). The path
+// classes are tables of them; pathOp puts the result in a read, a write, a
+// fetch's URL path or a tool's input.
+type pathTemplate func(src Source, b, n string) string
+
+// pathOp draws a template of ts and an op to carry its path: mostly fs_read
+// and fs_write (against the matching roots), sometimes the URL path of a
+// fetch from a granted host (only the host is checked) or a tool's input.
+func pathOp(src Source, sc *Scenario, ts []pathTemplate) core.Op {
+	t, n := pick(src, ts), pick(src, fileNames)
+	switch r := src.Intn(20); {
+	case r < 12:
+		return read(src, t(src, pickBase(src, sc.Grant.FSRead, "/work"), n))
+	case r < 17:
+		return write(src, t(src, pickBase(src, sc.Grant.FSWrite, "/work/out"), n), pick(src, writeData))
+	case r < 19:
+		return fetch(src, anyHost(src, sc), t(src, "", n))
+	}
+	return tool(src, anyTool(src, sc), t(src, pickBase(src, sc.Grant.FSRead, "/work"), n))
+}
+
+// pickBase returns the base of one of roots, or dflt when there is none.
+func pickBase(src Source, roots []string, dflt string) string {
+	if len(roots) == 0 {
+		return dflt
+	}
+	return rootBase(pick(src, roots))
+}
+
+// orWork is b, or "/work" for the root "/", whose siblings and spellings
+// would otherwise be relative.
+func orWork(b string) string {
+	if b == "" {
+		return "/work"
+	}
+	return b
+}
+
+var traversalPaths = []pathTemplate{
+	func(_ Source, b, _ string) string { return b + "/../etc/passwd" },
+	func(_ Source, b, n string) string { return b + "/sub/../" + n },
+	func(_ Source, b, _ string) string { return b + "/.." },
+	func(_ Source, b, _ string) string { return b + "/../" },
+	func(_ Source, b, _ string) string { return b + `\..\etc\passwd` },
+	func(_ Source, b, _ string) string { return b + `/..\etc/passwd` },
+	func(_ Source, _, _ string) string { return "../etc/passwd" },
+	func(_ Source, _, _ string) string { return ".." },
+	func(_ Source, b, _ string) string { return b + "/a/b/c/../../../../etc/passwd" },
+	func(_ Source, b, n string) string { return "/etc/.." + b + "/" + n },
+	func(_ Source, b, _ string) string { b = orWork(b); return b + "/.." + b + "shop/secret" },
+	func(_ Source, b, n string) string { return b + `\` + n + `\..\..\etc\passwd` },
+	func(_ Source, b, n string) string { return b + "/" + n + "/.." },
+	randomTraversal,
+}
+
+// traversalSegs are what randomTraversal strings together.
+var traversalSegs = []string{"a", "sub", "..", ".", "etc", "passwd", "..hidden", ""}
+
+// randomTraversal joins 2–8 segments with '/' or '\', one of them "..".
+func randomTraversal(src Source, b, n string) string {
+	k := 2 + src.Intn(7)
+	at := src.Intn(k)
+	var sb strings.Builder
+	sb.Grow(len(b) + len(n) + 8*k)
+	sb.WriteString(b)
+	for i := 0; i < k; i++ {
+		sb.WriteByte("/\\"[src.Intn(2)])
+		switch {
+		case i == at:
+			sb.WriteString("..")
+		case i == k-1:
+			sb.WriteString(n)
+		default:
+			sb.WriteString(pick(src, traversalSegs))
+		}
+	}
+	return sb.String()
+}
+
+var prefixSiblingPaths = []pathTemplate{
+	func(_ Source, b, _ string) string { return orWork(b) + "shop/secret" },
+	func(_ Source, b, _ string) string { return orWork(b) + "shop" },
+	func(_ Source, b, _ string) string { return orWork(b) + "2/secret" },
+	func(_ Source, b, _ string) string { return orWork(b) + ".bak/secret" },
+	func(_ Source, b, _ string) string { return orWork(b) + "-old/secret" },
+	func(_ Source, b, _ string) string { b = orWork(b); return b[:len(b)-1] },
+	func(_ Source, b, _ string) string { return orWork(b) + `\secret` },
+	func(_ Source, b, n string) string { return orWork(b) + "_x/" + n },
+	func(_ Source, b, _ string) string { return orWork(b) + "shop/s/s/s" },
+	func(_ Source, b, _ string) string { return orWork(b) + "2" },
+	func(_ Source, b, n string) string { return orWork(b) + "." + n },
+}
+
+var dotSegmentPaths = []pathTemplate{
+	func(_ Source, b, n string) string { return b + "/./" + n },
+	func(_ Source, b, n string) string { return "/" + b + "//" + n },
+	func(_ Source, b, n string) string { return b + "/" + n + "/" },
+	func(_ Source, b, _ string) string { return b + "/." },
+	func(_ Source, b, _ string) string { return b + "/./" },
+	func(_ Source, b, n string) string { return "/." + b + "/" + n },
+	func(_ Source, b, n string) string { return b + "/././" + n },
+	func(_ Source, _, _ string) string { return "///etc/passwd" },
+	func(_ Source, _, _ string) string { return "/." },
+	func(_ Source, b, _ string) string { return b + "//" },
+	func(_ Source, b, _ string) string { return b + "/./." },
+	func(_ Source, b, n string) string { return b + "/" + n + "/." },
+	func(_ Source, b, n string) string { return b + "/.//./" + n },
+	func(_ Source, b, _ string) string { return orWork(b) + "shop/./secret" },
+}
+
+var encodedPaths = []pathTemplate{
+	func(_ Source, b, _ string) string { return b + "/%2e%2e/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/%2E%2E/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/..%2fetc%2fpasswd" },
+	func(_ Source, b, _ string) string { return b + "/%2e%2e%2fetc%2fpasswd" },
+	func(_ Source, b, _ string) string { return b + "/..%5cetc%5cpasswd" },
+	func(_ Source, b, _ string) string { return b + "/%252e%252e/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/%c0%ae%c0%ae/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/%2e%2e/x" },
+	func(_ Source, _, _ string) string { return "%2fetc%2fpasswd" },
+	func(_ Source, b, _ string) string { return orWork(b) + "%2f..%2fetc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/\xc0\xae\xc0\xae/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/%2e%2e%2f%2e%2e%2fetc%2fpasswd" },
+	func(_ Source, b, _ string) string { return b + "/.%2e/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/%u002e%u002e/etc/passwd" },
+	func(_ Source, b, n string) string { return b + "/" + n + "%00.txt" },
+}
+
+var lookalikePaths = []pathTemplate{
+	func(_ Source, b, _ string) string { return b + "/\uff0e\uff0e/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/\u2024\u2024/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/\u2025/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "/\ufe52\ufe52/etc/passwd" },
+	func(_ Source, b, _ string) string { return b + "\u2215..\u2215etc\u2215passwd" },
+	func(_ Source, b, _ string) string { return b + "\uff0f..\uff0fetc\uff0fpasswd" },
+	func(_ Source, b, _ string) string { return b + "/data\uff0etxt" },
+	func(_ Source, b, _ string) string { return homoglyph(orWork(b)) + "/data.txt" },
+	func(_ Source, b, _ string) string { return upperASCII(orWork(b)) + "/data.txt" },
+	func(_ Source, b, _ string) string { return b + "/\uff0e\uff0e/x" },
+	func(_ Source, b, _ string) string { return b + "\u2044..\u2044etc\u2044passwd" },
+	func(_ Source, b, n string) string { return b + "/" + homoglyph(n) },
+}
+
+var outsidePaths = []pathTemplate{
+	func(_ Source, _, _ string) string { return "/etc/passwd" },
+	func(_ Source, _, _ string) string { return "/" },
+	func(_ Source, _, _ string) string { return "/proc/self/environ" },
+	func(_ Source, _, _ string) string { return "/root/.ssh/id_rsa" },
+	func(_ Source, _, _ string) string { return "/etc/shadow" },
+	func(_ Source, _, _ string) string { return "/tmp/x" },
+	func(_ Source, _, _ string) string { return "/system/boot.cfg" },
+	func(_ Source, _, _ string) string { return "/proc/self/mem" },
+	func(_ Source, _, _ string) string { return "/var/run/secrets/kubernetes.io/serviceaccount/token" },
+	func(_ Source, _, _ string) string { return "/home/user/.aws/credentials" },
+	func(_ Source, _, _ string) string { return "/proc/1/root/etc/passwd" },
+}
+
+var relativePaths = []pathTemplate{
+	func(_ Source, b, _ string) string { return strings.TrimPrefix(orWork(b), "/") + "/x" },
+	func(_ Source, _, _ string) string { return "./x" },
+	func(_ Source, _, _ string) string { return "x" },
+	func(_ Source, _, _ string) string { return "" },
+	func(_ Source, _, _ string) string { return "." },
+	func(_ Source, _, _ string) string { return "./" },
+	func(_ Source, b, n string) string { return "./" + strings.TrimPrefix(orWork(b), "/") + "/" + n },
+	func(_ Source, b, _ string) string { return strings.TrimPrefix(orWork(b), "/") },
+	func(_ Source, _, _ string) string { return "~/x" },
+	func(_ Source, _, _ string) string { return "=>" },
+	func(_ Source, _, n string) string { return n },
+	func(_ Source, _, _ string) string { return "etc/passwd" },
+	func(_ Source, b, n string) string { return strings.TrimPrefix(orWork(b), "/") + "//" + n + "/" },
+}
+
+var longPaths = []pathTemplate{
+	func(src Source, b, _ string) string { return b + deep[:2*depth(src)] + "/f.txt" },
+	func(src Source, b, _ string) string { return b + deep[:2*depth(src)] + "/.." + deep[:40] + "/f.txt" },
+	func(src Source, b, _ string) string { return b + upDeep[:3*depth(src)] + "/etc/passwd" },
+	func(src Source, b, n string) string { return b + dotDeep[:2*depth(src)] + "/" + n },
+	func(src Source, b, n string) string { k := depth(src); return slashes[:k] + b + slashes[:k] + n },
+	func(src Source, b, _ string) string { return b + "/" + fill[:256+src.Intn(800)] },
+	func(src Source, b, _ string) string { return orWork(b) + "shop" + deep[:2*depth(src)] },
+	func(src Source, b, _ string) string {
+		return strings.TrimPrefix(orWork(b), "/") + deep[:2*depth(src)] + "/x"
+	},
+	func(src Source, b, _ string) string { return b + "/" + fill[:4096+src.Intn(200)] },
+	func(src Source, b, _ string) string { return b + deep[:2*depth(src)] + "/" + fill[:300] },
+}
+
+// depth is how deep a long path goes: 20 to 255 levels.
+func depth(src Source) int { return 20 + src.Intn(236) }

@@ -1,0 +1,240 @@
+package generators
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"pgregory.net/rapid"
+)
+
+// TestScenariosPassReference is the sequence-of-ops property: every
+// scenario Scenarios draws passes every invariant on the reference.
+func TestScenariosPassReference(t *testing.T) {
+	rapid.Check(t, scenarioProperty(core.ReferenceFactory, nil))
+}
+
+// TestMachinePassesReference is the state-machine property: one grant and
+// world, then ops of any class in any order, judged after every step.
+func TestMachinePassesReference(t *testing.T) {
+	rapid.Check(t, machineProperty(core.ReferenceFactory, nil))
+}
+
+// TestScenarioPropertyFindsPrefixBug: the sequence property catches the
+// classic raw-prefix bug and shrinks it to one or two ops.
+func TestScenarioPropertyFindsPrefixBug(t *testing.T) {
+	var failed Scenario
+	out := expectFailure(t, scenarioProperty(rawPrefixFactory, &failed))
+	t.Logf("shrunk counterexample:\n%#v", failed)
+	if n := len(failed.Ops); n == 0 || n > 2 {
+		t.Fatalf("the counterexample has %d ops, want 1 or 2; rapid said:\n%s", n, out)
+	}
+	confirmCounterexample(t, failed.Grant, failed.World, failed.Ops)
+}
+
+// TestMachinePropertyFindsPrefixBug: the state machine catches the same bug
+// and shrinks it to one or two steps.
+func TestMachinePropertyFindsPrefixBug(t *testing.T) {
+	var failed machineRun
+	out := expectFailure(t, machineProperty(rawPrefixFactory, &failed))
+	t.Logf("shrunk counterexample:\n%#v", Scenario{Grant: failed.grant, World: failed.world, Ops: failed.ops, Classes: failed.classes})
+	if n := len(failed.ops); n == 0 || n > 2 {
+		t.Fatalf("the counterexample has %d steps, want 1 or 2; rapid said:\n%s", n, out)
+	}
+	confirmCounterexample(t, failed.grant, failed.world, failed.ops)
+}
+
+// confirmCounterexample checks that the shrunk scenario passes on the
+// reference, fails on the broken sandbox, and reads a path the raw prefix
+// let through.
+func confirmCounterexample(t *testing.T, g core.GrantSpec, w core.WorldSpec, ops []core.Op) {
+	t.Helper()
+	c := oracle.Case{Grant: core.MustGrant(g), World: w, Ops: ops}
+	if fs := oracle.CheckInline(core.ReferenceFactory, c, new(oracle.Coverage)); len(fs) > 0 {
+		t.Fatalf("the counterexample fails on the reference too: %v", fs[0])
+	}
+	fs := oracle.CheckInline(rawPrefixFactory, c, new(oracle.Coverage))
+	if len(fs) == 0 || !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Invariant == oracle.Confinement }) {
+		t.Fatalf("the counterexample does not break confinement on the broken sandbox: %v", fs)
+	}
+	t.Logf("%v", fs[0])
+}
+
+// scenarioProperty checks a drawn scenario on f; on a finding it keeps the
+// scenario in *failed (when not nil) and fails.
+func scenarioProperty(f core.Factory, failed *Scenario) func(*rapid.T) {
+	return func(t *rapid.T) {
+		sc := Scenarios().Draw(t, "scenario")
+		c, err := sc.Case()
+		if err != nil {
+			t.Fatalf("invalid grant: %v", err)
+		}
+		if fs := oracle.CheckInline(f, c, new(oracle.Coverage)); len(fs) > 0 {
+			if failed != nil {
+				*failed = sc
+			}
+			t.Fatalf("%d ops: %v", len(sc.Ops), fs[0])
+		}
+	}
+}
+
+// machineRun is what a state-machine run did: its grant, world and ops.
+type machineRun struct {
+	grant   core.GrantSpec
+	world   core.WorldSpec
+	ops     []core.Op
+	classes []attack.Class
+}
+
+// grantWorlds draws a scenario's grant and world, without ops.
+var grantWorlds = rapid.Custom(func(t *rapid.T) Scenario {
+	src := rapidSource{t}
+	g, w := drawGrantWorld(src, drawPlan(src))
+	return Scenario{Grant: g, World: w}
+})
+
+// shownOp is an op that prints compactly in rapid's output.
+type shownOp struct{ op core.Op }
+
+func (o shownOp) GoString() string { return formatOp(o.op) }
+
+// opOf draws one op of class cl for sc.
+func opOf(cl attack.Class, sc *Scenario) *rapid.Generator[shownOp] {
+	return rapid.Custom(func(t *rapid.T) shownOp { return shownOp{Op(rapidSource{t}, cl, sc)} })
+}
+
+// machineProperty watches f over a drawn grant and world, steps it with ops
+// of every class (one action per class), and checks the findings after
+// every step; on a finding it keeps the run in *failed (when not nil).
+func machineProperty(f core.Factory, failed *machineRun) func(*rapid.T) {
+	return func(t *rapid.T) {
+		sc := grantWorlds.Draw(t, "grant and world")
+		c, err := sc.Case()
+		if err != nil {
+			t.Fatalf("invalid grant: %v", err)
+		}
+		run := oracle.Watch(f, c.Grant, c.World, new(oracle.Coverage))
+		var ops []core.Op
+		var classes []attack.Class
+		actions := make(map[string]func(*rapid.T), attack.NumClasses)
+		for _, cl := range attack.All() {
+			actions[cl.String()] = func(t *rapid.T) {
+				op := opOf(cl, &sc).Draw(t, "op").op
+				ops, classes = append(ops, op), append(classes, cl)
+				run.Step(op, cl)
+			}
+		}
+		actions[""] = func(t *rapid.T) {
+			if fs := run.Findings(); len(fs) > 0 {
+				if failed != nil {
+					*failed = machineRun{sc.Grant, sc.World, slices.Clone(ops), slices.Clone(classes)}
+				}
+				t.Fatalf("after %d steps: %v", len(ops), fs[0])
+			}
+		}
+		t.Repeat(actions)
+	}
+}
+
+// rawPrefix is the reference with the classic allow-list bug: a read the
+// reference refuses as outside the roots is looked at again with
+// strings.HasPrefix(path, root) on the raw strings, and read when that
+// passes — so /workshop/secret is "under" /work/.
+type rawPrefix struct {
+	*core.Reference
+	roots []string
+	world core.World
+}
+
+func rawPrefixFactory(g core.Grant, w core.World) core.Sandbox {
+	return rawPrefix{core.NewReference(g, w), g.FSRead(), w}
+}
+
+func (s rawPrefix) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if r.Kind != core.FSReadDenied {
+		return r
+	}
+	for _, root := range s.roots {
+		if strings.HasPrefix(op.Args[0], strings.TrimSuffix(root, "/")) {
+			if data, ok := s.world.Read(op.Args[0]); ok {
+				return core.Result{Kind: core.OK, Data: data}
+			}
+			return core.Result{Kind: core.NotFound}
+		}
+	}
+	return r
+}
+
+// expectFailure runs prop with rapid.Check against a stand-in testing.TB,
+// wants it to fail, and returns what rapid reported. Fail files are turned
+// off for the run (an expected failure is no reproducer to keep), and at
+// least 100 checks are made whatever -rapid.checks says.
+func expectFailure(t *testing.T, prop func(*rapid.T)) string {
+	t.Helper()
+	setFlag(t, "rapid.nofailfile", "true")
+	if n, _ := strconv.Atoi(flag.Lookup("rapid.checks").Value.String()); n < 100 {
+		setFlag(t, "rapid.checks", "100")
+	}
+	tb := &stubTB{name: t.Name()}
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != (stopNow{}) {
+				panic(r)
+			}
+		}()
+		rapid.Check(tb, prop)
+	}()
+	if !tb.failed {
+		t.Fatalf("the property passed on a broken sandbox; rapid said:\n%s", tb.log.String())
+	}
+	out := tb.log.String()
+	if !strings.Contains(out, "[rapid] failed") || !strings.Contains(out, "To reproduce") {
+		t.Errorf("rapid's report does not say how to reproduce the failure:\n%s", out)
+	}
+	return out
+}
+
+func setFlag(t *testing.T, name, value string) {
+	t.Helper()
+	f := flag.Lookup(name)
+	if f == nil {
+		t.Fatalf("no flag -%s", name)
+	}
+	old := f.Value.String()
+	if err := flag.Set(name, value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = flag.Set(name, old) })
+}
+
+// stubTB is a rapid.TB that records instead of failing the test; FailNow
+// and the Skip methods unwind with stopNow, which expectFailure recovers.
+type stubTB struct {
+	name   string
+	failed bool
+	log    strings.Builder
+}
+
+type stopNow struct{}
+
+func (s *stubTB) Helper()                           {}
+func (s *stubTB) Name() string                      { return s.name }
+func (s *stubTB) Logf(format string, args ...any)   { fmt.Fprintf(&s.log, format+"\n", args...) }
+func (s *stubTB) Log(args ...any)                   { fmt.Fprintln(&s.log, args...) }
+func (s *stubTB) Skipf(format string, args ...any)  { s.Logf(format, args...); panic(stopNow{}) }
+func (s *stubTB) Skip(args ...any)                  { s.Log(args...); panic(stopNow{}) }
+func (s *stubTB) SkipNow()                          { panic(stopNow{}) }
+func (s *stubTB) Errorf(format string, args ...any) { s.failed = true; s.Logf(format, args...) }
+func (s *stubTB) Error(args ...any)                 { s.failed = true; s.Log(args...) }
+func (s *stubTB) Fatalf(format string, args ...any) { s.Errorf(format, args...); panic(stopNow{}) }
+func (s *stubTB) Fatal(args ...any)                 { s.Error(args...); panic(stopNow{}) }
+func (s *stubTB) FailNow()                          { s.failed = true; panic(stopNow{}) }
+func (s *stubTB) Fail()                             { s.failed = true }
+func (s *stubTB) Failed() bool                      { return s.failed }

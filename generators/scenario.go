@@ -1,0 +1,216 @@
+package generators
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+// Scenario is one generated scenario. Grant must always pass core.NewGrant.
+// Classes is parallel to Ops: the class of each op. Generated scenarios
+// share no mutable memory with each other or with this package's tables;
+// long strings may share (immutable) bytes.
+type Scenario struct {
+	Grant   core.GrantSpec
+	World   core.WorldSpec
+	Ops     []core.Op
+	Classes []attack.Class // parallel to Ops: the class of each op
+}
+
+// Case builds the oracle's case, validating the grant: the error is
+// core.NewGrant's.
+func (s Scenario) Case() (oracle.Case, error) {
+	g, err := core.NewGrant(s.Grant)
+	if err != nil {
+		return oracle.Case{}, err
+	}
+	return oracle.Case{Grant: g, World: s.World, Ops: s.Ops, Classes: s.Classes}, nil
+}
+
+// maxOps bounds the ops of one scenario, op-flood runs included.
+const maxOps = 600
+
+// skipOneIn makes one op slot in skipOneIn empty. Under rapid the skip draw
+// shrinks to 0, which empties the slot: shrinking deletes ops one by one
+// without shifting the draws of the others.
+const skipOneIn = 64
+
+// Generate draws one scenario from src: a budget profile and a length; a
+// grant and a world shaped to make violations observable; then ops, each of
+// a class drawn by classWeights (more often the profile's theme class), some
+// classes emitting runs. Tight profiles halt early, so ops of every class
+// keep coming after a hard halt; one boundary edge sets max_output_bytes
+// after the ops are drawn, to the output total the reference reaches after
+// one of them, so usage lands on it exactly. The same draws give the same
+// scenario; Generate is safe for concurrent use with distinct Sources.
+func Generate(src Source) Scenario {
+	p := drawPlan(src)
+	if ps, ok := src.(*pcgSource); ok {
+		ps.reserve(2*p.n + p.n/2) // two arguments an op, and some runs
+	}
+	var sc Scenario
+	sc.Grant, sc.World = drawGrantWorld(src, p)
+	sc.Ops = make([]core.Op, 0, p.n+p.n/4+4)
+	sc.Classes = make([]attack.Class, 0, cap(sc.Ops))
+	g, grouped := src.(grouper)
+	for i := 0; i < p.n && len(sc.Ops) < maxOps; i++ {
+		if !grouped {
+			step(src, &sc, p)
+			continue
+		}
+		n0 := len(sc.Ops)
+		g.group(func(s Source) {
+			sc.Ops, sc.Classes = sc.Ops[:n0], sc.Classes[:n0] // a retried group starts over
+			step(s, &sc, p)
+		})
+	}
+	if p.prof == boundary && p.edge == outputLands {
+		sc.Grant.MaxOutputBytes = landingBudget(src, &sc)
+	}
+	return sc
+}
+
+// step fills one op slot: nothing (rarely), one op, or a run.
+func step(src Source, sc *Scenario, p plan) {
+	if src.Intn(skipOneIn) == 0 {
+		return
+	}
+	cl := drawClass(src, p)
+	for n := runLength(src, cl, sc); n > 0 && len(sc.Ops) < maxOps; n-- {
+		sc.Ops = append(sc.Ops, Op(src, cl, sc))
+		sc.Classes = append(sc.Classes, cl)
+	}
+}
+
+// classWeights draw each class in proportion to how hard it is to get right.
+// They sum to 100. op-flood is drawn rarely but emits runs; under a tight
+// profile its theme class gets themeWeight more.
+var classWeights = [attack.NumClasses]int{
+	attack.Benign:          10,
+	attack.Traversal:       9,
+	attack.PrefixSibling:   8,
+	attack.DotSegments:     4,
+	attack.Encoded:         4,
+	attack.Lookalike:       4,
+	attack.OutsideAbsolute: 3,
+	attack.Relative:        3,
+	attack.ControlBytes:    4,
+	attack.LongPath:        3,
+	attack.UnknownHost:     3,
+	attack.HostVariant:     6,
+	attack.IPSpelling:      6,
+	attack.Metadata:        6,
+	attack.Rebinding:       6,
+	attack.OpFlood:         1,
+	attack.WallJump:        3,
+	attack.OutputFlood:     4,
+	attack.BudgetBoundary:  4,
+	attack.UnknownTool:     2,
+	attack.ToolVariant:     4,
+	attack.UnknownOp:       1,
+	attack.MalformedOp:     2,
+}
+
+const themeWeight = 15
+
+// classTable maps a draw in [0, 100) to a class by classWeights, so drawing
+// a class costs one Intn and an index; draw 0 is benign.
+var classTable = func() (t [100]attack.Class) {
+	i := 0
+	for c, w := range classWeights {
+		for ; w > 0; w-- {
+			t[i] = attack.Class(c)
+			i++
+		}
+	}
+	if i != len(t) {
+		panic("generators: classWeights do not sum to 100")
+	}
+	return t
+}()
+
+func drawClass(src Source, p plan) attack.Class {
+	theme := profileTheme[p.prof]
+	if theme == attack.Unlabelled {
+		return classTable[src.Intn(len(classTable))]
+	}
+	if r := src.Intn(len(classTable) + themeWeight); r < len(classTable) {
+		return classTable[r]
+	}
+	return theme
+}
+
+// runLength is how many ops of cl one slot emits: op-flood runs until just
+// past max_ops when that is near, else a short burst; rebinding fetches
+// several in a row; every other class emits one.
+func runLength(src Source, cl attack.Class, sc *Scenario) int {
+	switch cl {
+	case attack.OpFlood:
+		if left := sc.Grant.MaxOps - int64(len(sc.Ops)); left >= 0 && left < 150 {
+			return int(left) + 1 + src.Intn(4)
+		}
+		return 2 + src.Intn(6)
+	case attack.Rebinding:
+		return 1 + src.Intn(3)
+	}
+	return 1
+}
+
+// GoString describes s compactly, one op a line, with long strings cut: it
+// is what rapid prints for a drawn scenario.
+func (s Scenario) GoString() string {
+	var b strings.Builder
+	g := &s.Grant
+	b.WriteString("generators.Scenario{\n")
+	list(&b, "grant fs_read", g.FSRead)
+	list(&b, "grant fs_write", g.FSWrite)
+	list(&b, "grant net", g.NetHosts)
+	list(&b, "grant tool", g.Tools)
+	b.WriteString("  budget ops " + itoa(g.MaxOps) + " wall " + itoa(g.MaxWall) + " output " + itoa(g.MaxOutputBytes) +
+		"; clock " + itoa(s.World.Clock.Start) + " " + itoa(s.World.Clock.Step) + "\n")
+	b.WriteString("  world: " + strconv.Itoa(len(s.World.Files)) + " files, " + strconv.Itoa(len(s.World.Routes)) +
+		" routes, " + strconv.Itoa(len(s.World.DNS)) + " dns lines, " + strconv.Itoa(len(s.World.ToolOutputs)) + " tool outputs\n")
+	for i, op := range s.Ops {
+		cl := attack.Unlabelled
+		if i < len(s.Classes) {
+			cl = s.Classes[i]
+		}
+		b.WriteString("  " + strconv.Itoa(i+1) + " [" + cl.String() + "] " + formatOp(op) + "\n")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func list(b *strings.Builder, what string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	b.WriteString("  " + what)
+	for _, it := range items {
+		b.WriteString(" " + short(it))
+	}
+	b.WriteByte('\n')
+}
+
+// formatOp writes an op as a scenario line, strings quoted and cut.
+func formatOp(op core.Op) string {
+	out := short(op.Kind)
+	for _, a := range op.Args {
+		out += " " + short(a)
+	}
+	return out
+}
+
+// short quotes s, cut to 80 bytes with the length of the rest.
+func short(s string) string {
+	const n = 80
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:n]) + "…(" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

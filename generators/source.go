@@ -1,0 +1,128 @@
+package generators
+
+import (
+	"math/bits"
+	"math/rand/v2"
+
+	"pgregory.net/rapid"
+)
+
+// Source is the randomness generators draw from. Two implementations: one
+// over *rapid.T (tests: shrinking), one seeded PCG (campaigns: fast,
+// deterministic). Generators draw nothing else: no global randomness, no
+// clock.
+type Source interface {
+	// Intn returns a value in [0, n); n > 0.
+	Intn(n int) int
+}
+
+// NewSource returns a deterministic Source for (seed, stream) using
+// math/rand/v2's PCG: the same pair always gives the same draws. It panics
+// when Intn is asked for n <= 0. A Source is not safe for concurrent use;
+// give each worker its own stream.
+func NewSource(seed, stream uint64) Source {
+	s := new(pcgSource)
+	s.pcg.Seed(seed, stream)
+	return s
+}
+
+type pcgSource struct {
+	pcg   rand.PCG
+	arena []string // where newArgs carves op arguments from
+}
+
+// argArena is how many op arguments an arena allocation holds when a
+// scenario outgrows what Generate reserved.
+const argArena = 64
+
+// reserve makes room for n more arguments in one allocation.
+func (s *pcgSource) reserve(n int) {
+	if len(s.arena) < n {
+		s.arena = make([]string, n)
+	}
+}
+
+// carve returns the next n strings of the arena, capacity n.
+func (s *pcgSource) carve(n int) []string {
+	if len(s.arena) < n {
+		s.arena = make([]string, max(argArena, n))
+	}
+	a := s.arena[:n:n]
+	s.arena = s.arena[n:]
+	return a
+}
+
+// Intn is Lemire's multiply-and-reject: unbiased, and one multiplication in
+// the common case.
+func (s *pcgSource) Intn(n int) int {
+	if n <= 0 {
+		panic("generators: Intn of a non-positive n")
+	}
+	un := uint64(n)
+	hi, lo := bits.Mul64(s.pcg.Uint64(), un)
+	if lo < un {
+		for thresh := -un % un; lo < thresh; {
+			hi, lo = bits.Mul64(s.pcg.Uint64(), un)
+		}
+	}
+	return int(hi)
+}
+
+// rapidSource draws from a *rapid.T, so rapid can shrink what was drawn:
+// every draw shrinks towards 0, and generators put their simplest choice at
+// index 0.
+type rapidSource struct{ t *rapid.T }
+
+func (s rapidSource) Intn(n int) int {
+	if n <= 0 {
+		panic("generators: Intn of a non-positive n")
+	}
+	if n == 1 {
+		return 0
+	}
+	return rapid.IntRange(0, n-1).Draw(s.t, "")
+}
+
+// grouper is a Source that can mark the draws of one step as a unit, so that
+// shrinking can delete a whole step at once.
+type grouper interface {
+	group(fn func(Source))
+}
+
+func (s rapidSource) group(fn func(Source)) {
+	rapid.Custom(func(t *rapid.T) bool {
+		fn(rapidSource{t})
+		return true
+	}).Draw(s.t, "")
+}
+
+// Scenarios is Generate as a rapid generator: rapid.Custom over a Source
+// backed by the *rapid.T, so failing scenarios shrink (fewer ops, simpler
+// grants and worlds, simpler choices within each op).
+func Scenarios() *rapid.Generator[Scenario] {
+	return rapid.Custom(func(t *rapid.T) Scenario { return Generate(rapidSource{t}) })
+}
+
+// pick returns one element of xs, which must not be empty.
+func pick[T any](src Source, xs []T) T { return xs[src.Intn(len(xs))] }
+
+// oneIn reports true with probability 1/n. A draw shrunk to 0 gives false:
+// use it to add the rarer, richer thing.
+func oneIn(src Source, n int) bool { return src.Intn(n) == n-1 }
+
+// weighted returns an index drawn in proportion to w, whose sum must be
+// positive. Index 0 is what a draw of 0 gives, so it shrinks there.
+func weighted(src Source, w []int) int {
+	total := 0
+	for _, x := range w {
+		total += x
+	}
+	r := src.Intn(total)
+	for i, x := range w {
+		if r < x {
+			return i
+		}
+		r -= x
+	}
+	return len(w) - 1
+}

@@ -1,0 +1,184 @@
+package generators
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// The tables generators draw from. Strings are built once here, so that the
+// hot path only picks and concatenates. In every table the simplest entry
+// comes first: rapid shrinks draws towards index 0.
+
+// fill is the byte pattern big files, bodies, tool outputs and inputs are
+// sliced from: slicing shares memory, so a megabyte costs nothing per use.
+var fill = strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_", (maxFill+63)/64)[:maxFill]
+
+// maxFill is the longest slice of fill: just over the default output budget.
+const maxFill = 1<<20 + 64
+
+// deep, dotDeep, upDeep and slashes are long runs sliced for long paths.
+var (
+	deep    = strings.Repeat("/d", 512)
+	dotDeep = strings.Repeat("/.", 512)
+	upDeep  = strings.Repeat("/..", 256)
+	slashes = strings.Repeat("/", 256)
+)
+
+// readBases are the roots fs_read grants, without a trailing slash; the
+// world gen adds one half the time.
+var readBases = []string{"/work", "/data", "/srv/app", "/home/agent/project", "/tmp/sbx", "/opt/tool.d"}
+
+// fileNames are the names stored below a read root and the names path
+// classes aim at, so hostile spellings meet real content; fileData is what
+// each holds ("" for "big" means a slice of fill).
+var (
+	fileNames = []string{"data.txt", "x", "notes.md", "sub/deep/notes.md", "ten", "empty", "big",
+		"..hidden", "%2e%2e/x", "\uff0e\uff0e/x", "out/r.txt"}
+	fileData = []string{"hello", "X", "line one\nline two\n", "deep notes", "0123456789", "", "",
+		"dotdot-prefixed name", "literal percent directory", "literal fullwidth directory", "R"}
+)
+
+// bigFileSizes are the sizes of a root's "big" file: VFS content is hashed
+// by the world, so files stay moderate; bodies and tool outputs go bigger.
+var bigFileSizes = []int{100, 1000, 4096, 16384}
+
+// bigOutputSizes are the sizes of big bodies and canned tool outputs.
+var bigOutputSizes = []int{100, 1000, 4096, 65536, 1<<20 + 1}
+
+// siblingSuffixes make prefix siblings of a root: /work + "shop/secret".
+var siblingSuffixes = []string{"shop/secret", "shop", "2/secret", ".bak/secret", "-old/secret"}
+
+// outsideFiles are sensitive files outside every root but "/".
+var outsideFiles = []struct{ path, data string }{
+	{"/etc/passwd", "root:x:0:0:root:/root:/bin/sh"},
+	{"/etc/shadow", "root:LEAKED-HASH:19000::::::"},
+	{"/proc/self/environ", "AWS_SECRET_ACCESS_KEY=LEAKED"},
+	{"/root/.ssh/id_rsa", "-----BEGIN LEAKED KEY-----"},
+	{"/", "LEAK-root-key"},
+	{"/home/user/.aws/credentials", "[default]\naws_secret_access_key=LEAKED"},
+}
+
+// writeNames are what benign writes create below a write root.
+var writeNames = []string{"r.txt", "report.txt", "notes.md", "data.txt", "x", "sub/y.txt"}
+
+// writeData is what writes carry.
+var writeData = []string{"done", "pwned", "", "x", "../../etc/passwd", "v2", "line\nline"}
+
+// toolInputs are what tool ops send.
+var toolInputs = []string{"hello", "", "abc", "../../etc/passwd", "Summarize", "id; cat /etc/passwd"}
+
+// Hosts. plainHosts are ordinary granted names (two of them spelled so that
+// the exact-match rule bites: mixed case, a trailing dot).
+var plainHosts = []string{"api.internal", "api.example.com", "cdn.example.net", "API.Example.ORG", "dotted.example.", "files.corp.example"}
+
+// fetchPaths are the paths routed for plain hosts, and those fetched.
+var fetchPaths = []string{"/status", "/v1/items", "/big", "/empty", "/missing"}
+
+// ipHosts spell addresses as inet_aton and IPv6 allow: loopback, private,
+// reserved and range edges first, then public ones that must not be
+// over-blocked. Every one parses with core.ParseInetAton or
+// core.ParseIPv6Literal.
+var ipHosts = []string{
+	"127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0x7f.0.0.1", "0x7f.1",
+	"017700000001", "[::1]", "::1", "::ffff:127.0.0.1", "[::ffff:7f00:1]", "64:ff9b::7f00:1",
+	"0", "0.0.0.0", "[::]", "10.1", "4294967295", "172.31.255.254", "100.127.255.254",
+	"198.19.0.1", "192.0.0.170", "224.0.0.251", "ff02::1", "240.0.0.1", "fe80::1", "192.168.0.1",
+	"0X7F000001", "[fe80::1%eth0]", "0x0a.0x00.0x00.0x01",
+	"0127.0.0.1", "8.8.8.8", "::ffff:203.0.113.1", "172.32.0.1", "100.128.0.1", "198.20.0.1",
+}
+
+// ipOpOnly parse too, but no grant may hold them (white space): inet_aton
+// ignores what follows the space, the exact-match grant check must not.
+var ipOpOnly = []string{"127.0.0.1 evil", "127.1\t", "2130706433 x"}
+
+// ipNearMisses look like addresses but are names to inet_aton (they resolve
+// to the public default): a sandbox that parses them otherwise differs.
+var ipNearMisses = []string{"09.1.1.1", "1.2.3.4.5", "256.1.1.1", "0x", "1..1", "1.2.3."}
+
+// metadataHosts reach cloud metadata services, by address, name or
+// spelling, with two ungranted neighbours at the end.
+var metadataHosts = []string{
+	"169.254.169.254", "metadata.google.internal", "METADATA.GOOGLE.INTERNAL", "metadata.google.internal.",
+	"metadata", "instance-data", "fd00:ec2::254", "[fd00:ec2::254]", "100.100.100.200", "169.254.170.2",
+	"::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "0xa9fea9fe", "2852039166", "0251.0376.0251.0376",
+	"localhost", "app.localhost", "169.254.169.253", "metadata.google.internal.evil.com",
+}
+
+// metadataPaths and metadataBodies: credential-shaped routes, so a leak
+// shows.
+var (
+	metadataPaths = []string{"/latest/meta-data/iam/security-credentials/", "/computeMetadata/v1/instance/service-accounts/default/token",
+		"/latest/meta-data/", "/v2/credentials", "/metadata/instance?api-version=2021-02-01"}
+	metadataBodies = []string{"AKIA-LEAKED-CREDENTIALS", "ya29.LEAKED-TOKEN", "LEAK-meta-data", "LEAK-ecs-task-role", "LEAK-azure-instance"}
+)
+
+// rebinders are names whose DNS lines alternate public and internal answers.
+var rebinders = []struct {
+	host  string
+	addrs []netip.Addr
+}{
+	{"rebind.example", addrs("203.0.113.7", "127.0.0.1")},
+	{"flip6.example", addrs("169.254.169.254", "2606:4700::1111")},
+	{"mapped.example", addrs("203.0.113.11", "::ffff:10.0.0.5")},
+	{"nat64.example", addrs("203.0.113.12", "64:ff9b::a9fe:a9fe")},
+	{"slow.example", addrs("203.0.113.13", "203.0.113.13", "100.100.100.200")},
+	{"Rebind.Upper.example", addrs("203.0.113.14", "10.0.0.1")},
+}
+
+// dnsMetadata is a harmless-looking name whose DNS line points at the
+// metadata service.
+const dnsMetadata = "cfg.example"
+
+// attackerHosts are exfiltration targets; attackerRoutes give some of them
+// bodies, so a leak returns data.
+var attackerHosts = []string{"evil.com", "attacker.example", "c2VjcmV0cw.exfil.attacker.example", "pastebin.com",
+	"203.0.113.1", "", "example.com", "localhost.evil.com", "webhook.site", "evil.com."}
+
+var attackerRoutes = []struct{ host, path string }{
+	{"evil.com", "/steal?d=secrets"}, {"attacker.example", "/"}, {"pastebin.com", "/api/api_post.php"},
+	{"203.0.113.1", "/status"}, {"169.254.169.254", "/latest/meta-data/iam/security-credentials/"},
+}
+
+// exfilPaths are what an attacker fetches with.
+var exfilPaths = []string{"/steal?d=secrets", "/", "/api/api_post.php", "/log?d=", "/x?q=AKIA-LEAKED", "/status"}
+
+// Tools. grantTools are the tools a grant picks from: echo and summarize
+// are built into the world, ghost is not in it (not_found), dump and search
+// have canned outputs.
+var grantTools = []string{"echo", "summarize", "ghost", "dump", "search"}
+
+// leakTools are ungranted tools the world still answers, with LEAK output.
+var leakTools = []struct{ name, out string }{
+	{"shell", "uid=0(root) gid=0(root)"}, {"exec", "LEAK-exec-ran"}, {"ECHO", "LEAK-case-variant-ran"},
+	{"Summarize", "LEAK-case-variant-ran"}, {"echo ", "LEAK-space-variant-ran"},
+}
+
+// unknownTools are names outside any grant this package makes.
+var unknownTools = []string{"shell", "exec", "python", "bash", "curl", "", "*", "fs_read", "rm", "sudo",
+	"net_fetch", "eval", "echo", "summarize", "ghost"}
+
+// unknownKinds are op kinds that are none of the four.
+var unknownKinds = []string{"exec", "shell", "FS_READ", "Fs_Read", "fs_read ", " fs_read", "fs-read", "fsread",
+	"\ufefffs_read", "fs_read\u200b", "", "file", "grant", "NET_FETCH", "Tool", "fs_write\n", "read",
+	"write", "fetch", "net_fetch\x00", "tool ", "FS_WRITE", "budget", "route", "=>", "fs_read\t"}
+
+// badBytes make an argument malformed (NUL, invalid UTF-8); ctrlBytes are
+// legal control bytes that must pass through the ordinary checks.
+var (
+	badBytes  = []string{"\x00", "\xff", "\xed\xa0\x80", "\xc3", "\xfe\xff", "\xc0\xae", "\x80"}
+	ctrlBytes = []string{"\n", "\r", "\x1b[31m", "\x7f", "\t", "\x01", "\r\n"}
+)
+
+// homoglyphs map ASCII letters to Cyrillic lookalikes.
+var homoglyphs = [...]struct {
+	ascii byte
+	glyph string
+}{{'o', "\u043e"}, {'a', "\u0430"}, {'e', "\u0435"}, {'c', "\u0441"}, {'p', "\u0440"}, {'i', "\u0456"}, {'s', "\u0455"}}
+
+func addrs(ss ...string) []netip.Addr {
+	out := make([]netip.Addr, len(ss))
+	for i, s := range ss {
+		out[i] = netip.MustParseAddr(s)
+	}
+	return out
+}

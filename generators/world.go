@@ -1,0 +1,466 @@
+package generators
+
+import (
+	"math"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// A profile is the budget shape of a scenario. Tight profiles halt early, so
+// that ops of every class keep coming after a hard halt; each has a theme
+// class drawn more often under it.
+type profile uint8
+
+const (
+	roomy       profile = iota // budgets far from anything the ops reach
+	opsTight                   // max_ops below the scenario's length
+	wallTight                  // a clock with large steps, max_wall near them
+	outputTight                // a small max_output_bytes
+	boundary                   // a budget of 0, or one the ops land exactly on
+	numProfiles
+)
+
+var (
+	profileWeights = []int{40, 15, 15, 15, 15}
+	profileTheme   = [numProfiles]attack.Class{
+		opsTight: attack.OpFlood, wallTight: attack.WallJump,
+		outputTight: attack.OutputFlood, boundary: attack.BudgetBoundary,
+	}
+)
+
+// plan is what a scenario is drawn around.
+type plan struct {
+	prof profile
+	edge edge // under the boundary profile: which budget to put on the edge
+	n    int  // op slots: each holds one op, a run of ops, or (rarely) none
+}
+
+// edge is the budget a boundary-profile scenario puts on the edge.
+type edge uint8
+
+const (
+	opsZero     edge = iota // max_ops 0: every op halts
+	opsExact                // max_ops = the op slots: the last op lands on it
+	opsShort                // max_ops = the op slots - 1
+	outputLands             // max_output_bytes where the output so far lands exactly
+	wallStill               // max_wall 0, a stopped clock: never trips
+	wallZero                // max_wall 0, a running clock: trips at op 1
+	wallLands               // max_wall = 3 × half the slots, step 3: lands exactly
+	numEdges
+)
+
+func drawPlan(src Source) plan {
+	p := plan{prof: profile(weighted(src, profileWeights))}
+	if p.prof == boundary {
+		p.edge = edge(src.Intn(int(numEdges)))
+	}
+	p.n = drawLength(src)
+	return p
+}
+
+// drawLength gives usually 5–40 op slots, sometimes 1–4, occasionally up to
+// 200. Index 0 is the short branch, so shrinking ends there.
+func drawLength(src Source) int {
+	switch weighted(src, []int{2, 17, 1}) {
+	case 0:
+		return 1 + src.Intn(4)
+	case 1:
+		return 5 + src.Intn(36)
+	}
+	return 41 + src.Intn(160)
+}
+
+// builder accumulates a grant and a world together, since the world is
+// shaped around what is granted: files inside and beside each root, routes
+// for granted and ungranted hosts, DNS lines for rebinding names.
+type builder struct {
+	src Source
+	g   core.GrantSpec
+	w   core.WorldSpec
+}
+
+func drawGrantWorld(src Source, p plan) (core.GrantSpec, core.WorldSpec) {
+	b := &builder{src: src}
+	b.w.Files = make([]core.File, 0, 24)
+	b.w.Routes = make([]core.Route, 0, 16)
+	b.writeRoots(b.readRoots())
+	b.outsideFiles()
+	b.hosts()
+	b.tools()
+	b.g.Budgets, b.w.Clock = drawBudgets(src, p)
+	return b.g, b.w
+}
+
+func (b *builder) file(p, data string) { b.w.Files = append(b.w.Files, core.File{Path: p, Data: data}) }
+
+func (b *builder) route(h, p, body string) {
+	b.w.Routes = append(b.w.Routes, core.Route{Host: h, Path: p, Body: body})
+}
+
+// rootInfo is a root base with every string the world gen and the ops
+// build from it, concatenated once at init.
+type rootInfo struct {
+	base      string
+	spellings [5]string // base, base/, base/., //base, base//
+	files     []string  // base/ + each of fileNames
+	siblings  []string  // base + each of siblingSuffixes
+	homoglyph string    // a Cyrillic letter in base, then /data.txt
+	upper     string    // base upper-cased, then /data.txt
+	rTxt      string    // base/r.txt
+}
+
+func newRootInfo(base string) rootInfo {
+	ri := rootInfo{base: base, homoglyph: homoglyph(base) + "/data.txt", upper: upperASCII(base) + "/data.txt", rTxt: base + "/r.txt"}
+	ri.spellings = [5]string{base, base + "/", base + "/.", "/" + base, base + "//"}
+	for _, n := range fileNames {
+		ri.files = append(ri.files, base+"/"+n)
+	}
+	for _, s := range siblingSuffixes {
+		ri.siblings = append(ri.siblings, base+s)
+	}
+	return ri
+}
+
+// readInfos, subInfos and outInfos are readBases, their /sub and their /out;
+// tmpOut and dataCache are write roots of their own.
+var (
+	readInfos = rootInfos("")
+	subInfos  = rootInfos("/sub")
+	outInfos  = rootInfos("/out")
+	tmpOut    = newRootInfo("/tmp/sbx/out")
+	dataCache = newRootInfo("/data/cache")
+)
+
+func rootInfos(suffix string) []rootInfo {
+	out := make([]rootInfo, len(readBases))
+	for i, b := range readBases {
+		out[i] = newRootInfo(b + suffix)
+	}
+	return out
+}
+
+// rootSpelling spells a root: usually with or without a trailing slash,
+// rarely in a form only Clean makes canonical.
+func (b *builder) rootSpelling(ri *rootInfo) string {
+	return ri.spellings[weighted(b.src, []int{45, 45, 4, 3, 3})]
+}
+
+// readRoots grants one root (mostly), two, a nested pair, "/" or none, and
+// stores files inside and beside each. It returns the index of the first
+// root's base in readBases (0, /work, without one).
+func (b *builder) readRoots() int {
+	src := b.src
+	i := src.Intn(len(readBases))
+	infos := [2]*rootInfo{&readInfos[i]}
+	n := 1
+	switch weighted(src, []int{70, 12, 8, 6, 4}) {
+	case 1:
+		infos[1], n = &readInfos[(i+1)%len(readBases)], 2
+	case 2:
+		infos[1], n = &subInfos[i], 2
+	case 3:
+		b.g.FSRead = []string{"/"}
+		b.rootFiles(&readInfos[0])
+		return 0
+	case 4:
+		b.rootFiles(&readInfos[0]) // nothing granted, but content to leak
+		return 0
+	}
+	b.g.FSRead = make([]string, n)
+	for j, ri := range infos[:n] {
+		b.g.FSRead[j] = b.rootSpelling(ri)
+		b.rootFiles(ri)
+	}
+	return i
+}
+
+// rootFiles stores content below a root, at the root key itself, at prefix
+// siblings and at lookalike spellings of it.
+func (b *builder) rootFiles(ri *rootInfo) {
+	src := b.src
+	b.file(ri.files[0], fileData[0])
+	for j := 1; j < len(fileNames); j++ {
+		if src.Intn(3) != 2 {
+			continue
+		}
+		data := fileData[j]
+		if fileNames[j] == "big" {
+			data = fill[:pick(src, bigFileSizes)]
+		}
+		b.file(ri.files[j], data)
+	}
+	if oneIn(src, 4) {
+		b.file(ri.base, "content stored at the root key itself")
+	}
+	for n := src.Intn(3); n > 0; n-- {
+		b.file(pick(src, ri.siblings), "LEAK-prefix-sibling")
+	}
+	if oneIn(src, 3) {
+		b.file(ri.homoglyph, "LEAK-homoglyph-root")
+	}
+	if oneIn(src, 4) {
+		b.file(ri.upper, "LEAK-case-variant-root")
+	}
+}
+
+// writeRoots grants a root nested in the read root i (mostly), none, the
+// read root itself, a separate one, two, or "/".
+func (b *builder) writeRoots(i int) {
+	src := b.src
+	var first *rootInfo
+	switch weighted(src, []int{55, 15, 10, 10, 7, 3}) {
+	case 0:
+		first = &outInfos[i]
+		b.g.FSWrite = []string{b.rootSpelling(first)}
+	case 1:
+		return
+	case 2:
+		first = &readInfos[i]
+		b.g.FSWrite = []string{b.rootSpelling(first)}
+	case 3:
+		first = &tmpOut
+		b.g.FSWrite = []string{b.rootSpelling(first)}
+	case 4:
+		first = &outInfos[i]
+		b.g.FSWrite = []string{b.rootSpelling(first), b.rootSpelling(&dataCache)}
+	default:
+		b.g.FSWrite = []string{"/"}
+		return
+	}
+	if oneIn(src, 2) {
+		b.file(first.rTxt, "R")
+	}
+}
+
+// outsideFiles stores sensitive files outside the roots: /etc/passwd always.
+func (b *builder) outsideFiles() {
+	b.file(outsideFiles[0].path, outsideFiles[0].data)
+	for _, f := range outsideFiles[1:] {
+		if oneIn(b.src, 3) {
+			b.file(f.path, f.data)
+		}
+	}
+}
+
+// hosts grants plain names, IP spellings, metadata endpoints and rebinding
+// names, and routes bodies for them and for attacker hosts.
+func (b *builder) hosts() {
+	src := b.src
+	b.g.NetHosts = make([]string, 0, 8)
+	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
+	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
+		b.plainHost(plainHosts[(i+j)%len(plainHosts)])
+	}
+	for n := weighted(src, []int{55, 25, 12, 8}); n > 0; n-- {
+		h := pick(src, ipHosts)
+		b.g.NetHosts = append(b.g.NetHosts, h)
+		b.route(h, "/", "LEAK-by-ip-spelling")
+	}
+	for n := weighted(src, []int{70, 20, 10}); n > 0; n-- {
+		b.metadataHost(pick(src, metadataHosts))
+	}
+	for i, j, n := 0, src.Intn(len(rebinders)), weighted(src, []int{50, 35, 15}); i < n; i++ {
+		b.rebinder((i+j)%len(rebinders), true)
+	}
+	if oneIn(src, 4) {
+		b.rebinder(src.Intn(len(rebinders)), false) // a DNS line no grant names
+	}
+	if oneIn(src, 5) {
+		b.g.NetHosts = append(b.g.NetHosts, dnsMetadata)
+		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: dnsMetadata, Addrs: []netip.Addr{core.MetadataAddr}})
+		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
+	}
+	for n := 1 + src.Intn(2); n > 0; n-- {
+		r := pick(src, attackerRoutes)
+		b.route(r.host, r.path, "LEAK-exfil-accepted")
+	}
+}
+
+func (b *builder) plainHost(h string) {
+	src := b.src
+	b.g.NetHosts = append(b.g.NetHosts, h)
+	b.route(h, "/status", "ok")
+	if oneIn(src, 2) {
+		b.route(h, "/v1/items", `{"items":[1,2,3]}`)
+	}
+	if oneIn(src, 3) {
+		b.route(h, "/big", fill[:pick(src, bigOutputSizes)])
+	}
+	if oneIn(src, 4) {
+		b.route(h, "/empty", "")
+	}
+}
+
+func (b *builder) metadataHost(h string) {
+	b.g.NetHosts = append(b.g.NetHosts, h)
+	j := b.src.Intn(len(metadataPaths))
+	b.route(h, metadataPaths[j], metadataBodies[j])
+}
+
+// rebinder adds rebinders[i]'s DNS line (a copy: scenarios share nothing
+// mutable) and routes, and grants the name when granted.
+func (b *builder) rebinder(i int, granted bool) {
+	r := rebinders[i]
+	if granted {
+		b.g.NetHosts = append(b.g.NetHosts, r.host)
+	}
+	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: r.host, Addrs: slices.Clone(r.addrs)})
+	b.route(r.host, "/data", "public-data")
+}
+
+// tools grants one to four tools (rarely none) and gives the world canned
+// outputs: dump (up to a megabyte), search, and LEAK outputs for ungranted
+// names and variants.
+func (b *builder) tools() {
+	src := b.src
+	n := []int{1, 2, 3, 4, 0}[weighted(src, []int{40, 30, 15, 10, 5})]
+	b.g.Tools = make([]string, n)
+	for i, j := 0, src.Intn(len(grantTools)); i < n; i++ {
+		b.g.Tools[i] = grantTools[(i+j)%len(grantTools)]
+	}
+	b.w.ToolOutputs = make([]core.ToolOutput, 0, 4)
+	if slices.Contains(b.g.Tools, "dump") || oneIn(src, 4) { // ungranted, it is a leak to see
+		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: "dump", Output: fill[:pick(src, bigOutputSizes)]})
+	}
+	if slices.Contains(b.g.Tools, "search") {
+		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: "search", Output: "results: 3 matches"})
+	}
+	for n := src.Intn(3); n > 0; n-- {
+		t := pick(src, leakTools)
+		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: t.name, Output: t.out})
+	}
+}
+
+var (
+	roomyStarts = []int64{0, 7, 1000, 1_000_000_000}
+	roomySteps  = []int64{1, 0, 1, 2}
+	wallStarts  = []int64{0, 1000, 1_000_000_000, 1 << 40, 1 << 62}
+	wallSteps   = []int64{1000, 250_000, 1 << 30, 1 << 40, 1 << 62, math.MaxInt64}
+	tightOutput = []int64{0, 1, 2, 5, 7, 10, 15, 20, 30, 64, 100, 1000, 4096} // "ok" is 2 bytes, "hello" 5, ten 10
+)
+
+// drawBudgets gives roomy budgets and a steady clock, then tightens what the
+// profile says.
+func drawBudgets(src Source, p plan) (core.Budgets, core.TickClock) {
+	b := core.Budgets{MaxOps: 1000, MaxWall: 1_000_000, MaxOutputBytes: 1 << 20}
+	c := core.TickClock{Start: pick(src, roomyStarts), Step: pick(src, roomySteps)}
+	switch p.prof {
+	case roomy:
+		if oneIn(src, 4) {
+			b.MaxOutputBytes = 1 << 24
+		}
+	case opsTight:
+		b.MaxOps = int64(src.Intn(min(p.n, 40) + 1))
+	case wallTight:
+		c.Start, c.Step = pick(src, wallStarts), pick(src, wallSteps)
+		b.MaxWall = nearTicks(src, c.Step)
+	case outputTight:
+		b.MaxOutputBytes = pick(src, tightOutput)
+	case boundary:
+		onBoundary(src, &b, &c, p)
+	}
+	return b, c
+}
+
+// nearTicks returns a wall budget within one tick of k steps, k < 9,
+// saturating instead of overflowing.
+func nearTicks(src Source, step int64) int64 {
+	k := int64(src.Intn(9))
+	w := int64(math.MaxInt64)
+	if k == 0 || step <= math.MaxInt64/k {
+		w = k * step
+	}
+	switch src.Intn(4) {
+	case 1:
+		w = max(w-1, 0)
+	case 2:
+		w = min(w, math.MaxInt64-1) + 1
+	}
+	return w
+}
+
+// onBoundary puts the budget p.edge names on the edge. For outputLands it
+// sets a small budget that Generate replaces once the ops are drawn.
+func onBoundary(src Source, b *core.Budgets, c *core.TickClock, p plan) {
+	switch p.edge {
+	case opsZero:
+		b.MaxOps = 0
+	case opsExact:
+		b.MaxOps = int64(p.n)
+	case opsShort:
+		b.MaxOps = int64(p.n - 1)
+	case outputLands:
+		b.MaxOutputBytes = []int64{0, 2, 5, 7, 10, 15}[src.Intn(6)] // sums of "ok", "hello" and ten
+	case wallStill:
+		b.MaxWall, c.Step = 0, 0
+	case wallZero:
+		b.MaxWall, c.Step = 0, 1
+	default:
+		c.Step = 3
+		b.MaxWall = 3 * int64(p.n/2)
+	}
+}
+
+// landingBudget returns an output budget the scenario's ops land on
+// exactly: it runs them on the reference with no output limit and picks the
+// output total after one of the ops that returned data (0 when none did).
+func landingBudget(src Source, sc *Scenario) int64 {
+	g := sc.Grant
+	g.MaxOutputBytes = math.MaxInt64
+	sb := core.NewReference(core.MustGrant(g), core.NewWorld(sc.World))
+	var totals []int64
+	for _, op := range sc.Ops {
+		r := sb.Run(op)
+		if r.Hard {
+			break
+		}
+		if r.Data != "" {
+			totals = append(totals, sb.Usage().Output)
+		}
+	}
+	if len(totals) == 0 {
+		return 0
+	}
+	return totals[src.Intn(len(totals))]
+}
+
+// rootBase is a root without its trailing slash, canonical: "/work/" and
+// "/work/." give "/work", and "/" gives "".
+func rootBase(r string) string {
+	r = trimSlashes(r)
+	if r == "" {
+		return ""
+	}
+	return trimSlashes(core.Canonical(r))
+}
+
+func trimSlashes(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// under reports whether the canonical path c is base or below it, for a
+// base from rootBase ("" is the root "/").
+func under(c, base string) bool {
+	if base == "" {
+		return strings.HasPrefix(c, "/")
+	}
+	return strings.HasPrefix(c, base) && (len(c) == len(base) || c[len(base)] == '/')
+}
+
+// underAny reports whether p, canonicalized, is under any of roots.
+func underAny(p string, roots []string) bool {
+	c := core.Canonical(p)
+	for _, r := range roots {
+		if under(c, rootBase(r)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,109 @@
+package campaign
+
+import (
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+// Summary is the JSON form of a campaign (SPEC §11): counts, throughput,
+// findings, and the coverage tables. Everything but ElapsedSeconds and
+// OpsPerSecond is a function of the seed, the checks and the sandbox.
+type Summary struct {
+	Seed           uint64           `json:"seed"`
+	SUT            string           `json:"sut"`
+	Checks         int              `json:"checks"`
+	Scenarios      uint64           `json:"scenarios"`
+	Ops            uint64           `json:"ops"`
+	Workers        int              `json:"workers"`
+	ElapsedSeconds float64          `json:"elapsed_seconds"`
+	OpsPerSecond   float64          `json:"ops_per_second"`
+	Interrupted    bool             `json:"interrupted"`
+	Findings       []FindingSummary `json:"findings"`
+	Invariants     []InvariantRow   `json:"invariants"`
+	Classes        []ClassRow       `json:"classes"`
+}
+
+// FindingSummary is one finding in a Summary.
+type FindingSummary struct {
+	Invariant    string `json:"invariant"`
+	Check        int    `json:"check"`
+	Step         int    `json:"step"`
+	Class        string `json:"class"`
+	Detail       string `json:"detail"`
+	File         string `json:"file,omitempty"`
+	OriginalOps  int    `json:"original_ops"`
+	MinimizedOps int    `json:"minimized_ops"`
+}
+
+// InvariantRow is one invariant's coverage: checks and violations, per
+// attack class.
+type InvariantRow struct {
+	ID         string            `json:"id"`
+	Checked    uint64            `json:"checked"`
+	Violations uint64            `json:"violations"`
+	ByClass    map[string]uint64 `json:"by_class"`
+}
+
+// ClassRow is one attack class: its ops and the result kinds they got.
+type ClassRow struct {
+	ID    string            `json:"id"`
+	Ops   uint64            `json:"ops"`
+	Kinds map[string]uint64 `json:"kinds"`
+}
+
+// Summarize builds the Summary of res; files are the paths the findings
+// were written to, in order, if they were.
+func Summarize(res *Result, sut string, files []string) Summary {
+	s := Summary{
+		Seed: res.Seed, SUT: sut, Checks: res.Checks, Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
+		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), OpsPerSecond: res.OpsPerSecond(),
+		Interrupted: res.Interrupted, Findings: []FindingSummary{},
+		Invariants: InvariantRows(&res.Coverage), Classes: ClassRows(&res.Coverage),
+	}
+	for i, f := range res.Findings {
+		fs := FindingSummary{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step, Class: f.Class.String(),
+			Detail: f.Detail, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps)}
+		if i < len(files) {
+			fs.File = files[i]
+		}
+		s.Findings = append(s.Findings, fs)
+	}
+	return s
+}
+
+// InvariantRows lists every invariant of the catalogue, in its order.
+// (encoding/json writes map keys sorted, so output order is fixed.)
+func InvariantRows(cov *oracle.Coverage) []InvariantRow {
+	var rows []InvariantRow
+	for _, inv := range oracle.Invariants() {
+		row := InvariantRow{ID: inv.Name, Checked: cov.CheckedTotal(inv.ID), Violations: cov.ViolationsTotal(inv.ID), ByClass: map[string]uint64{}}
+		for c := attack.Class(0); c < attack.NumClasses; c++ {
+			if n := cov.Checked[inv.ID][c]; n > 0 {
+				row.ByClass[c.String()] = n
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// ClassRows lists every attack class of SPEC §9, in its order, then
+// unlabelled ops if there were any.
+func ClassRows(cov *oracle.Coverage) []ClassRow {
+	var rows []ClassRow
+	classes := append(attack.All(), attack.Unlabelled)
+	for _, c := range classes {
+		if c == attack.Unlabelled && cov.ClassOps(c) == 0 {
+			continue
+		}
+		row := ClassRow{ID: c.String(), Ops: cov.ClassOps(c), Kinds: map[string]uint64{}}
+		for k := core.OK; k < core.NumKinds; k++ {
+			if n := cov.Kinds[c][k]; n > 0 {
+				row.Kinds[k.String()] = n
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}

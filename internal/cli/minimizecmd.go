@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+func runMinimize(e *env, args []string) int {
+	fs := newFlags(e, "minimize", "[--sut NAME] [--invariant ID] [-w] FILE", `
+Shrink a failing scenario while the oracle still finds the same invariant
+violated on the sandbox under test (the first one found, or --invariant): drop
+the ops after the failure, remove ops from the back, remove grant and world
+entries, shorten arguments. The result is 1-minimal, with the reference's
+results written in as expectations. It is printed in
+canonical form, or written back atomically with -w. Exit 1 when the scenario
+fails (and so was minimized), 0 when it passes and there is nothing to do.`)
+	sutName := fs.String("sut", sut.Reference, `sandbox under test: "reference" or "mutant:NAME"`)
+	inv := fs.String("invariant", "", "the invariant to keep violated (default: the first one found)")
+	write := fs.Bool("w", false, "rewrite FILE with the minimized scenario")
+	if st, ok := parseFlags(e, fs, args); !ok {
+		return st
+	}
+	if fs.NArg() != 1 {
+		return errorf(e, "minimize: want exactly one FILE (try 'sbxfuzz minimize -h')")
+	}
+	factory, err := sut.Lookup(*sutName)
+	if err != nil {
+		return errorf(e, "--sut: %v", err)
+	}
+	name := fs.Arg(0)
+	sc, err := load(name)
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return ExitUsage
+	}
+	c, err := minimize.Case(sc)
+	if err != nil {
+		return errorf(e, "%s: %v", name, err)
+	}
+	if *inv != "" {
+		if _, ok := oracle.ParseID(*inv); !ok {
+			return errorf(e, "--invariant: unknown invariant %q", *inv)
+		}
+	}
+	findings := oracle.Check(factory, c, new(oracle.Coverage), oracle.Options{})
+	var target *oracle.Finding
+	for i := range findings {
+		if *inv == "" || findings[i].Invariant.String() == *inv {
+			target = &findings[i]
+			break
+		}
+	}
+	if target == nil {
+		fmt.Fprintf(e.stderr, "%s: no violation to minimize on %s\n", name, *sutName)
+		return ExitOK
+	}
+	min, stats := minimize.Minimize(sc, target.Step, minimize.Violates(factory, target.Invariant))
+	minimize.ExpectReference(min)
+	min.Comment = append(sc.Comment, fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried)",
+		target.Invariant, *sutName, len(sc.Steps), len(min.Steps), stats.Calls))
+	fmt.Fprintf(e.stderr, "%s: %s: %d ops minimized to %d\n", name, target.Invariant, len(sc.Steps), len(min.Steps))
+	if *write {
+		st, err := os.Stat(name)
+		if err == nil {
+			err = fsutil.WriteAtomic(name, min.Format(), st.Mode().Perm())
+		}
+		if err != nil {
+			return errorf(e, "%v", err)
+		}
+	} else {
+		e.stdout.Write(min.Format())
+	}
+	return ExitFinding
+}
