@@ -217,9 +217,15 @@ func keepFirst(found []raw) []raw {
 	return out
 }
 
-// minimizeAll minimizes each finding and deduplicates them by (invariant,
-// minimized text), keeping the earliest check's. It orders work by check
-// index first, so the result does not depend on which worker found what.
+// MaxPerInvariant bounds how many raw findings of one invariant are
+// minimized: a badly broken sandbox fails nearly every check, and the
+// earliest few, minimized, already name its defect.
+const MaxPerInvariant = 4
+
+// minimizeAll minimizes the first MaxPerInvariant findings of each
+// invariant and deduplicates them by (invariant, minimized text), keeping
+// the earliest check's. It orders work by check index first, so the result
+// does not depend on which worker found what.
 func minimizeAll(found []raw, f core.Factory) []Finding {
 	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].check != found[j].check {
@@ -228,8 +234,12 @@ func minimizeAll(found []raw, f core.Factory) []Finding {
 		return found[i].f.Invariant < found[j].f.Invariant
 	})
 	seen := map[string]bool{}
+	var tried [oracle.NumInvariants]int
 	var out []Finding
 	for _, r := range found {
+		if tried[r.f.Invariant]++; tried[r.f.Invariant] > MaxPerInvariant {
+			continue
+		}
 		orig := toScenario(r.sc)
 		minSc, stats := minimize.Minimize(orig, r.f.Step, minimize.Violates(f, r.f.Invariant))
 		key := r.f.Invariant.String() + "\x00" + string(minSc.Format())

@@ -147,3 +147,84 @@ func TestFmtRewritesAtomicallyAndIsIdempotent(t *testing.T) {
 		t.Fatalf("fmt -w left %d files behind", len(entries))
 	}
 }
+
+func TestRunReferenceJSON(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := run(t, "run", "--seed", "1", "--checks", "500", "--format", "json", "--out", dir)
+	if st != ExitOK {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	var doc struct {
+		Seed         uint64  `json:"seed"`
+		Checks       int     `json:"checks"`
+		Ops          uint64  `json:"ops"`
+		OpsPerSecond float64 `json:"ops_per_second"`
+		Findings     []any   `json:"findings"`
+		Invariants   []struct {
+			ID      string            `json:"id"`
+			Checked uint64            `json:"checked"`
+			ByClass map[string]uint64 `json:"by_class"`
+		} `json:"invariants"`
+		Classes []struct {
+			ID  string `json:"id"`
+			Ops uint64 `json:"ops"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Seed != 1 || doc.Checks != 500 || doc.Ops == 0 || doc.OpsPerSecond <= 0 || doc.Findings == nil || len(doc.Findings) != 0 {
+		t.Fatalf("summary %+v", doc)
+	}
+	if len(doc.Invariants) != 10 || len(doc.Classes) != 23 {
+		t.Fatalf("%d invariants, %d classes", len(doc.Invariants), len(doc.Classes))
+	}
+	if !strings.Contains(errs, "sbxfuzz run: seed 1, 500 checks") {
+		t.Errorf("no summary line on stderr: %q", errs)
+	}
+}
+
+func TestRunMutantFindsAndWrites(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := run(t, "run", "--seed", "1", "--checks", "300", "--sut", "mutant:no-boundary", "--out", dir)
+	if st != ExitFinding {
+		t.Fatalf("status %d, want 1: %s", st, errs)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.sbx"))
+	if len(files) == 0 || !strings.Contains(out, files[0]) {
+		t.Fatalf("findings %v, output %q", files, out)
+	}
+	// The written finding replays: it fails on the mutant, passes on the reference.
+	if st, _, _ := run(t, "replay", "--sut", "mutant:no-boundary", files[0]); st != ExitFinding {
+		t.Errorf("replay on the mutant: status %d", st)
+	}
+	if st, _, errs := run(t, "replay", files[0]); st != ExitOK {
+		t.Errorf("replay on the reference: status %d %s", st, errs)
+	}
+}
+
+func TestMinimizeCommand(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "leak.sbx", "grant fs_read /work\nfile /work/a x\nfile /workshop/s leak\n\nfs_read /work/a\nfs_read /workshop/s\nfs_read /work/a\n")
+	st, out, errs := run(t, "minimize", "--sut", "mutant:raw-prefix", p)
+	if st != ExitFinding {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	if strings.Count(out, "\nfs_read ") != 1 || !strings.Contains(out, "fs_read /works ") || strings.Contains(out, "file ") {
+		t.Fatalf("minimized to\n%s", out)
+	}
+	if st, _, _ := run(t, "minimize", p); st != ExitOK {
+		t.Errorf("minimize on the reference: status %d, want 0 (nothing to do)", st)
+	}
+	if st, _, _ := run(t, "minimize", "--invariant", "nope", p); st != ExitUsage {
+		t.Errorf("unknown invariant: status %d", st)
+	}
+}
+
+func TestRunBadFlagsExit2(t *testing.T) {
+	for _, args := range [][]string{{"run", "--checks", "-1"}, {"run", "--sut", "nope"}, {"run", "--format", "md"}, {"run", "extra"}, {"run", "--duration", "xyz"}} {
+		if st, _, _ := run(t, args...); st != ExitUsage {
+			t.Errorf("%v: status %d, want 2", args, st)
+		}
+	}
+}
