@@ -37,6 +37,7 @@ func commands() []command {
 		{"replay", "replay scenarios, check expectations and invariants, print the step table", runReplay},
 		{"minimize", "shrink a failing scenario while it fails the same invariant", runMinimize},
 		{"fmt", "print scenarios in canonical form (-w rewrites them)", runFmt},
+		{"mutants", "run a campaign against every mutant and print the kill table", runMutants},
 	}
 }
 

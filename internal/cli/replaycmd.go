@@ -191,6 +191,7 @@ func writeReplayJSON(w io.Writer, out *replay.Outcome) error {
 		doc.Violations = append(doc.Violations, violationJSON{Invariant: f.Invariant.String(), Step: f.Step, Detail: f.Detail})
 	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }

@@ -81,6 +81,7 @@ findings.`)
 		len(sum.Findings), interrupted(res.Interrupted))
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(sum); err != nil {
 			return errorf(e, "%v", err)

@@ -157,13 +157,56 @@ func (m *minimizer) removeEntries(cur *scenario.Scenario) *scenario.Scenario {
 	return cur
 }
 
-// simplifyBudgets tries the defaults, which the printer leaves out.
+// simplifyBudgets tries the defaults, which the printer leaves out, then
+// smaller numbers: a budget that must be exceeded is exceeded soonest when
+// small, and then fewer ops are needed.
 func (m *minimizer) simplifyBudgets(cur *scenario.Scenario) *scenario.Scenario {
 	def := scenario.New()
-	cur = m.keep(cur, func(c *scenario.Scenario) { c.Grant.MaxOps = def.Grant.MaxOps })
-	cur = m.keep(cur, func(c *scenario.Scenario) { c.Grant.MaxWall = def.Grant.MaxWall })
-	cur = m.keep(cur, func(c *scenario.Scenario) { c.Grant.MaxOutputBytes = def.Grant.MaxOutputBytes })
-	return m.keep(cur, func(c *scenario.Scenario) { c.World.Clock = def.World.Clock })
+	cur = m.keep(cur, func(c *scenario.Scenario) { c.World.Clock = def.World.Clock })
+	for _, field := range []func(*scenario.Scenario) *int64{
+		func(c *scenario.Scenario) *int64 { return &c.Grant.MaxOps },
+		func(c *scenario.Scenario) *int64 { return &c.Grant.MaxWall },
+		func(c *scenario.Scenario) *int64 { return &c.Grant.MaxOutputBytes },
+		func(c *scenario.Scenario) *int64 { return &c.World.Clock.Start },
+		func(c *scenario.Scenario) *int64 { return &c.World.Clock.Step },
+	} {
+		cur = m.shrinkNumber(cur, field, *field(def))
+	}
+	return cur
+}
+
+// shrinkNumber tries the default, then 0, then halving, then one less, on
+// the number field picks out, keeping each that still fails.
+func (m *minimizer) shrinkNumber(cur *scenario.Scenario, field func(*scenario.Scenario) *int64, def int64) *scenario.Scenario {
+	set := func(v int64) func(*scenario.Scenario) { return func(c *scenario.Scenario) { *field(c) = v } }
+	if *field(cur) != def {
+		cur = m.keep(cur, set(def))
+	}
+	if *field(cur) == def {
+		// A default needs no line; leave it unless a tiny value lets ops go.
+		for _, v := range []int64{0, 1} {
+			c := m.keep(cur, set(v))
+			if c == cur {
+				continue
+			}
+			if shorter := m.removeOps(c); len(shorter.Steps) < len(cur.Steps) {
+				return shorter
+			}
+		}
+		return cur
+	}
+	cur = m.keep(cur, set(0))
+	for n := *field(cur); n > 1; n = *field(cur) {
+		next := m.keep(cur, set(n/2))
+		if next == cur {
+			next = m.keep(cur, set(n-1))
+		}
+		if next == cur {
+			break
+		}
+		cur = next
+	}
+	return cur
 }
 
 // shortenStrings tries shorter forms of every op argument and every data,

@@ -1,0 +1,68 @@
+package campaign
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/mutants"
+)
+
+// Kill is one row of the mutant kill table: whether a campaign from the
+// seed killed the mutant, which invariant caught it, how many checks and
+// seconds it took, and how small the minimized reproducer is.
+type Kill struct {
+	Mutant        string  `json:"mutant"`
+	RedFlag       string  `json:"red_flag"`
+	Killed        bool    `json:"killed"`
+	Invariant     string  `json:"invariant"`
+	Checks        int     `json:"checks"`
+	Seconds       float64 `json:"seconds"`
+	ReproducerOps int     `json:"reproducer_ops"`
+	Reproducer    string  `json:"reproducer"` // the minimized scenario, canonical text
+}
+
+// KillMutants runs, for each mutant, a campaign from seed that stops at
+// the first finding or after limit checks, on parallel workers (0: all
+// cores), and returns the kill table in the order of ms. Each campaign is
+// single-threaded, so its checks-to-kill is a function of the seed alone.
+func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, workers int) []Kill {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	out := make([]Kill, len(ms))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(ms)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = kill(ctx, ms[i], seed, limit)
+			}
+		}()
+	}
+	for i := range ms {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+func kill(ctx context.Context, m mutants.Mutant, seed uint64, limit int) Kill {
+	start := time.Now()
+	res, err := Run(ctx, Config{Seed: seed, Checks: limit, Workers: 1, Factory: m.Factory, SUT: "mutant:" + m.Name, StopAtFirst: true})
+	k := Kill{Mutant: m.Name, RedFlag: m.RedFlag, Seconds: time.Since(start).Seconds()}
+	if err != nil || len(res.Findings) == 0 {
+		if res != nil {
+			k.Checks = res.Checks
+		}
+		return k
+	}
+	f := res.Findings[0]
+	k.Killed, k.Invariant, k.Checks = true, f.Invariant.String(), f.Check+1
+	k.ReproducerOps, k.Reproducer = len(f.Minimized.Steps), string(f.Minimized.Format())
+	return k
+}
