@@ -152,21 +152,38 @@ func checkNow(f core.Factory, c Case, cov *Coverage, progress *progressCounter, 
 	r := Watch(f, c.Grant, c.World, cov)
 	r.trace = make([]traceStep, 0, len(c.Ops))
 	var classes classSet
-	for i, op := range c.Ops {
-		progress.store(i + 1)
+	for i := range c.Ops {
 		classes[c.class(i)] = true
-		j := r.world.JournalLen()
-		res := r.Step(op, c.class(i))
-		if observe != nil && !r.dead {
-			observe(StepReport{Step: i + 1, Op: op, Result: res, Usage: r.sb.Usage(), Entries: r.world.Journal()[j:]})
-		}
 	}
+	r.steps(c, progress, observe)
 	if !r.dead {
 		r.checkReplay(f, c, &classes)
 		r.checkGrant(classes)
 	}
 	cov.Scenarios++
 	return r.findings
+}
+
+// steps runs every op under watch; a panic of the sandbox becomes a total
+// finding at the step that panicked, and the run is dead from then on.
+func (r *Run) steps(c Case, progress *progressCounter, observe func(StepReport)) {
+	defer func() {
+		if p := recover(); p != nil {
+			if !r.inSandbox {
+				panic(p) // the harness's own bug: do not blame the sandbox
+			}
+			r.dead = true
+			r.violate(Total, c.class(r.step-1), fmt.Sprintf("%s panicked: %v", FormatOp(c.Ops[r.step-1]), p))
+		}
+	}()
+	for i, op := range c.Ops {
+		progress.store(i + 1)
+		j := r.world.JournalLen()
+		res := r.Step(op, c.class(i))
+		if observe != nil && !r.dead {
+			observe(StepReport{Step: i + 1, Op: op, Result: res, Usage: r.sb.Usage(), Entries: r.world.Journal()[j:]})
+		}
+	}
 }
 
 // checkReplay is replay-deterministic: run the scenario again on a fresh

@@ -18,16 +18,16 @@ func (r *Run) checkNoEffect(s *stepObs) {
 		r.cov.Checked[NoEffectOnDenial][s.class]++
 		if len(s.entries) > 0 || s.fpAfter != s.fpBefore {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s was refused with %s, but the world changed: %s",
-				FormatOp(s.op), k, describeEffects(s)))
+				FormatOp(*s.op), k, describeEffects(s)))
 		}
 	case k == core.MaxOutputBytes:
 		r.cov.Checked[NoEffectOnDenial][s.class]++
 		if s.res.Data != "" {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes but still returned %d bytes",
-				FormatOp(s.op), len(s.res.Data)))
-		} else if bad := outsidePermittedEffect(s.op, s.entries); bad >= 0 || s.fpAfter != s.fpBefore {
+				FormatOp(*s.op), len(s.res.Data)))
+		} else if bad := outsidePermittedEffect(*s.op, s.entries); bad >= 0 || s.fpAfter != s.fpBefore {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes, which permits only the effect that produced the bytes, but the world changed: %s",
-				FormatOp(s.op), describeEffects(s)))
+				FormatOp(*s.op), describeEffects(s)))
 		}
 	}
 }
@@ -69,7 +69,7 @@ func (r *Run) checkConfinement(s *stepObs) {
 	for _, e := range s.entries {
 		if why := r.unauthorized(e); why != "" {
 			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s, but %s",
-				FormatOp(s.op), describeResult(s.res), e, why))
+				FormatOp(*s.op), describeResult(s.res), e, why))
 			return
 		}
 	}
@@ -130,14 +130,14 @@ func (r *Run) checkEgress(s *stepObs) {
 					e.Addr, s.entries[i-1].Addr)
 			}
 			if why != "" {
-				r.violate(NoInternalEgress, s.class, FormatOp(s.op)+" "+why)
+				r.violate(NoInternalEgress, s.class, FormatOp(*s.op)+" "+why)
 				return
 			}
 		}
 	}
 	if fetches > 0 && resolves != fetches {
 		r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s resolved %d times for %d fetch: SPEC §5 resolves exactly once, so the address checked is the address used",
-			FormatOp(s.op), resolves, fetches))
+			FormatOp(*s.op), resolves, fetches))
 	}
 }
 
@@ -164,7 +164,7 @@ func (r *Run) checkLatch(s *stepObs) {
 	default:
 		return
 	}
-	r.violate(HaltLatched, s.class, fmt.Sprintf("the sandbox halted with %s earlier, but %s %s", r.halt, FormatOp(s.op), why))
+	r.violate(HaltLatched, s.class, fmt.Sprintf("the sandbox halted with %s earlier, but %s %s", r.halt, FormatOp(*s.op), why))
 }
 
 func (r *Run) checkCharge(s *stepObs) {
@@ -176,10 +176,10 @@ func (r *Run) checkCharge(s *stepObs) {
 	switch {
 	case s.after.Ops != n:
 		r.violate(ChargeBeforeDispatch, s.class, fmt.Sprintf("%s is op %d past the halt gate, but the sandbox counts %d ops used (it returned %s)",
-			FormatOp(s.op), n, s.after.Ops, s.res.Kind))
+			FormatOp(*s.op), n, s.after.Ops, s.res.Kind))
 	case n == r.budgets.MaxOps+1 && (s.res.Kind != core.MaxOps || !s.res.Hard):
 		r.violate(ChargeBeforeDispatch, s.class, fmt.Sprintf("%s is op %d with max_ops %d, so it must halt max_ops, but it returned %s",
-			FormatOp(s.op), n, r.budgets.MaxOps, describeResult(s.res)))
+			FormatOp(*s.op), n, r.budgets.MaxOps, describeResult(s.res)))
 	}
 }
 
@@ -188,7 +188,7 @@ func (r *Run) checkOutput(s *stepObs) {
 	r.output += int64(len(s.res.Data))
 	if s.res.Data != "" && r.output > r.budgets.MaxOutputBytes {
 		r.violate(OutputBounded, s.class, fmt.Sprintf("%s returned %d bytes, bringing the data returned to %d bytes, over max_output_bytes %d",
-			FormatOp(s.op), len(s.res.Data), r.output, r.budgets.MaxOutputBytes))
+			FormatOp(*s.op), len(s.res.Data), r.output, r.budgets.MaxOutputBytes))
 	}
 }
 
@@ -196,6 +196,6 @@ func (r *Run) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	r.cov.Checked[VerdictMatchesModel][s.class]++
 	if s.res != want {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
-			FormatOp(s.op), describeResult(s.res), describeResult(want), r.model.explain(why, s.op)))
+			FormatOp(*s.op), describeResult(s.res), describeResult(want), r.model.explain(why, *s.op)))
 	}
 }

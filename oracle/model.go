@@ -34,6 +34,7 @@ type model struct {
 	ops     int64
 	out     int64
 	halt    core.Kind
+	clean   string // Canonical of the current op's path, for the path kinds
 }
 
 // rule refuses an op with kind when refuses holds. why explains the
@@ -48,33 +49,34 @@ type rule struct {
 type opRow struct {
 	kind   string
 	arity  int
+	path   bool // the first argument is a path: predict cleans it once
 	rules  []rule
 	effect func(m *model, args []string) (core.Kind, string)
 }
 
 var table = [...]opRow{
 	{
-		kind: core.OpRead, arity: 1,
+		kind: core.OpRead, arity: 1, path: true,
 		rules: []rule{
 			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
-			{core.FSReadDenied, func(m *model, a []string) bool { return !within(a[0], m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
+			{core.FSReadDenied, func(m *model, a []string) bool { return !within(m.clean, m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			d, ok := m.read(a[0])
+			d, ok := m.read(m.clean)
 			return found(ok), d
 		},
 	},
 	{
-		kind: core.OpWrite, arity: 2,
+		kind: core.OpWrite, arity: 2, path: true,
 		rules: []rule{
 			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
-			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(a[0], m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
+			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(m.clean, m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
 			if m.written == nil {
 				m.written = map[string]string{}
 			}
-			m.written[core.Canonical(a[0])] = a[1]
+			m.written[m.clean] = a[1]
 			return core.OK, ""
 		},
 	},
@@ -117,14 +119,13 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 	}
 }
 
-// read returns what the VFS holds at p after the model's writes.
-func (m *model) read(p string) (string, bool) {
-	if len(m.written) > 0 {
-		if d, ok := m.written[core.Canonical(p)]; ok {
-			return d, true
-		}
+// read returns what the VFS holds at canonical path c after the model's
+// writes.
+func (m *model) read(c string) (string, bool) {
+	if d, ok := m.written[c]; ok {
+		return d, true
 	}
-	return m.world.Lookup(p)
+	return m.world.Lookup(c)
 }
 
 func found(ok bool) core.Kind {
@@ -212,8 +213,11 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if row == nil {
 		return core.Result{Kind: core.UnknownOp}, verdictReason{code: becauseUnknown}
 	}
-	if len(op.Args) != row.arity || slices.ContainsFunc(op.Args, badArg) {
+	if len(op.Args) != row.arity || anyBad(op.Args) {
 		return core.Result{Kind: core.MalformedOp}, verdictReason{code: becauseMalformed}
+	}
+	if row.path {
+		m.clean = core.Canonical(op.Args[0])
 	}
 	for i := range row.rules {
 		if r := &row.rules[i]; r.refuses(m, op.Args) {
@@ -252,6 +256,15 @@ func (m *model) halted(k core.Kind) core.Result {
 	return core.Result{Kind: k, Hard: true}
 }
 
+func anyBad(args []string) bool {
+	for _, a := range args {
+		if badArg(a) {
+			return true
+		}
+	}
+	return false
+}
+
 func lookup(kind string) *opRow {
 	for i := range table {
 		if table[i].kind == kind {
@@ -261,48 +274,51 @@ func lookup(kind string) *opRow {
 	return nil
 }
 
-// badArg reports a NUL byte or invalid UTF-8. Eight bytes at a time it
-// asks whether any is zero or has its high bit set, and only then looks
-// closer; most arguments are short ASCII.
+// badArg reports a NUL byte or invalid UTF-8. It scans eight bytes at a
+// time, then byte by byte, for any zero or high byte, and only then asks
+// the UTF-8 validator: most arguments are short ASCII.
 func badArg(a string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(a) >= 8 {
-		w := binary.LittleEndian.Uint64([]byte(a[:8]))
-		if (w|(w-ones))&highs != 0 { // a zero byte borrows into its high bit
-			break
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if w := binary.LittleEndian.Uint64([]byte(a[i : i+8])); (w|(w-ones))&highs != 0 {
+			return suspicious(a)
 		}
-		a = a[8:]
 	}
-	return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(a)
+	for ; i < len(a); i++ {
+		if a[i] == 0 || a[i] >= utf8.RuneSelf {
+			return suspicious(a)
+		}
+	}
+	return false
 }
 
-// dotDotSegment finds ".." occurrences and asks whether separators (or the
-// ends of the string) bound one on both sides: the same question as
-// core.HasTraversal, asked by search instead of by splitting.
+func suspicious(a string) bool { return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(a) }
+
+// dotDotSegment looks at every ".." pair and asks whether separators (or
+// the ends of the string) bound it on both sides: the same question as
+// core.HasTraversal, asked of pairs instead of segments.
 func dotDotSegment(p string) bool {
-	for off := 0; ; {
-		i := strings.Index(p[off:], "..")
-		if i < 0 {
-			return false
+	for i := 0; i+1 < len(p); i++ {
+		if p[i] != '.' || p[i+1] != '.' {
+			continue
 		}
-		i += off
 		before := i == 0 || isSep(p[i-1])
 		after := i+2 == len(p) || isSep(p[i+2])
 		if before && after {
 			return true
 		}
-		off = i + 1
 	}
+	return false
 }
 
 func isSep(c byte) bool { return c == '/' || c == '\\' }
 
-// within reports whether Clean(p) is a canonical root or lies below one: it
-// extends the root by one separator unless the root is "/" itself. It
-// cleans with core.Canonical, path.Clean with a fast path, which core's
-// tests check against path.Clean exhaustively on short strings.
-func within(p string, roots []string) bool {
-	c := core.Canonical(p)
+// within reports whether the canonical path c is a canonical root or lies
+// below one: it extends the root by one separator unless the root is "/"
+// itself. Paths are cleaned with core.Canonical, path.Clean with a fast
+// path that core's tests check against path.Clean exhaustively.
+func within(c string, roots []string) bool {
 	for _, r := range roots {
 		if c == r {
 			return true

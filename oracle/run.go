@@ -20,16 +20,16 @@ type Run struct {
 	model   *model
 	snap    grantSnapshot
 
-	step     int
-	dead     bool      // the sandbox panicked: nothing it says is trusted
-	halt     core.Kind // first hard kind seen, or Invalid
-	haltStep int       // the step that returned it
-	haltAt   haltState
-	output   int64       // bytes returned in data so far
-	trace    []traceStep // kept for the replay check, when asked
-	reported [NumInvariants]bool
-	findings []Finding
-	obs      stepObs // the current step's observations
+	step      int
+	dead      bool      // the sandbox panicked: nothing it says is trusted
+	inSandbox bool      // the sandbox is running: a panic now is the sandbox's
+	halt      core.Kind // first hard kind seen, or Invalid
+	haltStep  int       // the step that returned it
+	haltAt    haltState
+	output    int64       // bytes returned in data so far
+	trace     []traceStep // kept for the replay check, when asked
+	reported  [NumInvariants]bool
+	findings  []Finding
 }
 
 // haltState is what must stand still after the first hard result.
@@ -49,7 +49,7 @@ type traceStep struct {
 
 // stepObs is what one op did, as observed.
 type stepObs struct {
-	op       core.Op
+	op       *core.Op
 	class    attack.Class
 	res      core.Result
 	after    core.Usage
@@ -87,26 +87,21 @@ func build(f core.Factory, g core.Grant, w core.World) (sb core.Sandbox, err err
 
 // Step runs op on the sandbox and judges every per-step invariant; class is
 // the op's attack class, for coverage. It returns the sandbox's result. On
-// a dead Run it does nothing and returns the zero Result.
+// a dead Run it does nothing and returns the zero Result. Step does not
+// recover a panic of the sandbox (a deferred recover on every op costs the
+// hot path); Check and CheckInline do, turning it into a total finding.
 func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	if r.dead {
 		return core.Result{}
 	}
 	r.step++
-	// s is reused from step to step: every field is set below, so nothing
-	// from the last step survives, and nothing is zeroed for nothing.
-	s := &r.obs
-	s.op, s.class = op, class
-	s.fpBefore = r.world.Fingerprint()
+	s := &stepObs{op: &op, class: class, fpBefore: r.world.Fingerprint()}
 	j0 := r.world.JournalLen()
 	r.cov.Ops++
 	r.cov.Checked[Total][class]++
-	res, err := r.call(op)
-	if err != nil {
-		r.dead = true
-		r.violate(Total, class, fmt.Sprintf("%s panicked: %v", FormatOp(op), err))
-		return core.Result{}
-	}
+	r.inSandbox = true
+	res := r.sb.Run(op) // a panic here is caught by Check, which owns the run
+	r.inSandbox = false
 	s.res = res
 	s.after = r.sb.Usage()
 	s.fpAfter = r.world.Fingerprint()
@@ -127,15 +122,6 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 		r.trace = append(r.trace, traceStep{res, s.after, s.journal})
 	}
 	return res
-}
-
-func (r *Run) call(op core.Op) (res core.Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
-		}
-	}()
-	return r.sb.Run(op), nil
 }
 
 // violate records a violation; only the first of each invariant in a run
