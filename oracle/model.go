@@ -34,7 +34,8 @@ type model struct {
 	ops     int64
 	out     int64
 	halt    core.Kind
-	clean   string // Canonical of the current op's path, for the path kinds
+	clean   string // Canonical of the current op's path, once cleaned is set
+	cleaned bool
 }
 
 // rule refuses an op with kind when refuses holds. why explains the
@@ -49,34 +50,33 @@ type rule struct {
 type opRow struct {
 	kind   string
 	arity  int
-	path   bool // the first argument is a path: predict cleans it once
 	rules  []rule
 	effect func(m *model, args []string) (core.Kind, string)
 }
 
 var table = [...]opRow{
 	{
-		kind: core.OpRead, arity: 1, path: true,
+		kind: core.OpRead, arity: 1,
 		rules: []rule{
 			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
-			{core.FSReadDenied, func(m *model, a []string) bool { return !within(m.clean, m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
+			{core.FSReadDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			d, ok := m.read(m.clean)
+			d, ok := m.read(m.canonical(a[0]))
 			return found(ok), d
 		},
 	},
 	{
-		kind: core.OpWrite, arity: 2, path: true,
+		kind: core.OpWrite, arity: 2,
 		rules: []rule{
 			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
-			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(m.clean, m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
+			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
 			if m.written == nil {
 				m.written = map[string]string{}
 			}
-			m.written[m.clean] = a[1]
+			m.written[m.canonical(a[0])] = a[1]
 			return core.OK, ""
 		},
 	},
@@ -117,6 +117,15 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 	return func(m *model, a []string) string {
 		return fmt.Sprintf("%q is under no %s root %s", path.Clean(a[0]), what, quoteList(roots(m)))
 	}
+}
+
+// canonical returns Canonical(p) for the current op's path, computing it
+// once per op, and only for ops that get past the traversal rule.
+func (m *model) canonical(p string) string {
+	if !m.cleaned {
+		m.clean, m.cleaned = core.Canonical(p), true
+	}
+	return m.clean
 }
 
 // read returns what the VFS holds at canonical path c after the model's
@@ -216,9 +225,7 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if len(op.Args) != row.arity || anyBad(op.Args) {
 		return core.Result{Kind: core.MalformedOp}, verdictReason{code: becauseMalformed}
 	}
-	if row.path {
-		m.clean = core.Canonical(op.Args[0])
-	}
+	m.cleaned = false
 	for i := range row.rules {
 		if r := &row.rules[i]; r.refuses(m, op.Args) {
 			return core.Result{Kind: r.kind}, verdictReason{rule: r}
