@@ -30,8 +30,9 @@
 // table keyed by NormalizeHost(host) whose answers cycle; the built-in tools
 // "echo" (returns its input) and "summarize" ("summary of N bytes"), which
 // canned ToolOutputs override or add to; and a TickClock. Its observers —
-// Journal, JournalLen, Fingerprint, ClockReads — cost O(1), so an oracle can
-// look after every op; Lookup, PeekResolve, Route and ToolOutput answer
+// Journal, JournalLen, Fingerprint, ClockReads — cost O(1) (Fingerprint
+// hashes the VFS once, on its first call, then follows the writes), so an
+// oracle can look after every op; Lookup, PeekResolve, Route and ToolOutput answer
 // without journaling, for observers only.
 //
 // # Helpers

@@ -61,9 +61,12 @@ type stepObs struct {
 }
 
 // Watch builds the sandbox under test with f over a fresh world from ws and
-// starts watching it, counting into cov. A panic in f is a total finding at
+// starts watching it, counting into cov (which may be nil). A panic in f is a total finding at
 // step 0 and leaves the Run dead.
 func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
+	if cov == nil {
+		cov = new(Coverage) // counted, then dropped
+	}
 	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: core.NewWorld(ws), model: newModel(g, ws)}
 	sb, err := build(f, g, r.world)
 	if err != nil {
