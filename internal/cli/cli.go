@@ -36,8 +36,10 @@ func commands() []command {
 		{"run", "run a campaign: generate, check every invariant, minimize findings", runCampaign},
 		{"replay", "replay scenarios, check expectations and invariants, print the step table", runReplay},
 		{"minimize", "shrink a failing scenario while it fails the same invariant", runMinimize},
+		{"import", "turn FuzzScenario inputs (go test -fuzz, libFuzzer) into minimized .sbx findings", runImport},
 		{"fmt", "print scenarios in canonical form (-w rewrites them)", runFmt},
 		{"mutants", "run a campaign against every mutant and print the kill table", runMutants},
+		{"report", "invariant coverage: invariants × classes, classes × kinds, gaps, heat map", runReport},
 	}
 }
 
@@ -74,20 +76,28 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'sbxfuzz COMMAND -h' for a command's flags. Exit status: 0 nothing wrong, 1 a finding, 2 bad usage or input.")
 }
 
-// newFlags returns a flag set for a subcommand whose -h prints synopsis,
-// the description and the flags to stdout.
-func newFlags(e *env, name, synopsis, description string) *flag.FlagSet {
+// newFlags returns a flag set for a subcommand. Its -h prints the
+// synopsis, the description and the flags to stdout; a bad flag prints the
+// flag package's one-line error and a hint to stderr.
+func newFlags(e *env, name, synopsis, description string) *flagSet {
 	fs := flag.NewFlagSet("sbxfuzz "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		w := fs.Output()
+	fs.Usage = func() {} // parseFlags prints what is needed, once
+	return &flagSet{FlagSet: fs, usage: func(w io.Writer) {
 		fmt.Fprintf(w, "usage: sbxfuzz %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(description))
 		if hasFlags(fs) {
 			fmt.Fprintln(w, "\nflags:")
+			fs.SetOutput(w)
 			fs.PrintDefaults()
+			fs.SetOutput(e.stderr)
 		}
-	}
-	return fs
+	}}
+}
+
+// flagSet is a subcommand's flags and its full usage text, printed on -h.
+type flagSet struct {
+	*flag.FlagSet
+	usage func(io.Writer)
 }
 
 func hasFlags(fs *flag.FlagSet) bool {
@@ -98,22 +108,23 @@ func hasFlags(fs *flag.FlagSet) bool {
 
 // parseFlags parses args; it reports -h as a clean exit and bad flags as
 // usage errors. ok is false when the caller should return status.
-func parseFlags(e *env, fs *flag.FlagSet, args []string) (status int, ok bool) {
+func parseFlags(e *env, fs *flagSet, args []string) (status int, ok bool) {
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
 		return 0, true
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(e.stdout)
-		fs.Usage()
+		fs.usage(e.stdout)
 		return ExitOK, false
 	}
-	return ExitUsage, false // the flag package has printed the error and usage
+	// The flag package has printed the error itself.
+	fmt.Fprintf(e.stderr, "run '%s -h' for usage\n", fs.Name())
+	return ExitUsage, false
 }
 
 // formatFlag registers --format; allowed lists its values, the first the
 // default.
-func formatFlag(fs *flag.FlagSet, allowed ...string) *string {
+func formatFlag(fs *flagSet, allowed ...string) *string {
 	return fs.String("format", allowed[0], "output format: "+strings.Join(allowed, ", "))
 }
 

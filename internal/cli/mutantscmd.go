@@ -2,16 +2,14 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
 func runMutants(e *env, args []string) int {
@@ -50,19 +48,7 @@ Exit 1 if any mutant survives.`)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	kills := campaign.KillMutants(ctx, ms, *seed, *checks, *workers)
-	var err error
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(kills)
-	case "md":
-		err = writeKillsMarkdown(e.stdout, kills)
-	default:
-		err = writeKillsText(e.stdout, kills)
-	}
-	if err != nil {
+	if err := reports.WriteKills(e.stdout, reports.Format(*format), kills); err != nil {
 		return errorf(e, "%v", err)
 	}
 	survivors := 0
@@ -76,35 +62,4 @@ Exit 1 if any mutant survives.`)
 		return ExitFinding
 	}
 	return ExitOK
-}
-
-func killCells(k campaign.Kill) []string {
-	killed, inv := "no", "-"
-	if k.Killed {
-		killed, inv = "yes", k.Invariant
-	}
-	return []string{k.Mutant, killed, inv, fmt.Sprint(k.Checks), fmt.Sprintf("%.3f", k.Seconds), fmt.Sprint(k.ReproducerOps)}
-}
-
-var killHeader = []string{"MUTANT", "KILLED", "INVARIANT", "CHECKS", "SECONDS", "REPRODUCER OPS"}
-
-func writeKillsText(w io.Writer, kills []campaign.Kill) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(killHeader, "\t"))
-	for _, k := range kills {
-		fmt.Fprintln(tw, strings.Join(killCells(k), "\t"))
-	}
-	return tw.Flush()
-}
-
-func writeKillsMarkdown(w io.Writer, kills []campaign.Kill) error {
-	fmt.Fprintf(w, "| %s |\n|%s\n", strings.ToLower(strings.Join(killHeader, " | ")), strings.Repeat(" --- |", len(killHeader)))
-	for _, k := range kills {
-		cells := killCells(k)
-		cells[0] = "`" + cells[0] + "`"
-		if _, err := fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | ")); err != nil {
-			return err
-		}
-	}
-	return nil
 }

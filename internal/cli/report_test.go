@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/reports"
+)
+
+// sampleArgs is the command of reports/doc.go's go:generate line, which
+// wrote the committed sample report and heat map.
+var sampleArgs = []string{"report", "--seed", "1", "--checks", "5000", "--mutants", "--format", "md"}
+
+// comparable drops a rendered report's timing lines and the padding that
+// aligns its columns (a timing value may widen one), keeping everything
+// that is a function of the seed and the checks.
+func comparable(s string) string {
+	pad := regexp.MustCompile(` {2,}|-{2,}`)
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !reports.IsTimingLine(l) {
+			out = append(out, pad.ReplaceAllStringFunc(l, func(m string) string { return m[:1] }))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestSampleReportIsCurrent(t *testing.T) {
+	dir := t.TempDir()
+	md, svg := filepath.Join(dir, "REPORT.md"), filepath.Join(dir, "coverage.svg")
+	st, _, errs := run(t, append(sampleArgs, "--output", md, "--svg", svg)...)
+	if st != ExitOK {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	const regenerate = "the committed sample is stale: regenerate it with `go generate ./reports` and review the diff"
+	for _, f := range []struct{ got, committed string }{{md, "../../reports/REPORT.md"}, {svg, "../../reports/coverage.svg"}} {
+		got, err := os.ReadFile(f.got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(f.committed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if comparable(string(got)) != comparable(string(want)) {
+			gl, wl := strings.Split(comparable(string(got)), "\n"), strings.Split(comparable(string(want)), "\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					t.Errorf("%s: %s\nfirst difference, line %d:\n  now:       %s\n  committed: %s", f.committed, regenerate, i+1, gl[i], wl[i])
+					break
+				}
+			}
+			if len(gl) != len(wl) {
+				t.Errorf("%s: %s (%d lines now, %d committed)", f.committed, regenerate, len(gl), len(wl))
+			}
+		}
+	}
+	report, _ := os.ReadFile(md)
+	if !strings.Contains(string(report), ", 0 unexplained") {
+		t.Error("the sample report has unexplained gaps: the default campaign must check every invariant wherever it applies")
+	}
+	for _, bad := range []string{"**GAP**", "**never**", "> [!WARNING]"} {
+		if strings.Contains(string(report), bad) {
+			t.Errorf("the sample report says %q: the default campaign must leave no unexplained gap and reach every kind", bad)
+		}
+	}
+	if !strings.Contains(string(report), "](coverage.svg)") {
+		t.Error("the sample report does not show the heat map")
+	}
+	checkReadmeExcerpt(t, string(report))
+}
+
+// checkReadmeExcerpt checks that every row of the README's excerpt of the
+// sample report is a row of the report, cell for cell.
+func checkReadmeExcerpt(t *testing.T, report string) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, excerpt, ok := strings.Cut(string(readme), "<!-- excerpt of reports/REPORT.md")
+	excerpt, _, ok2 := strings.Cut(excerpt, "<!-- end of excerpt -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no excerpt of the sample report")
+	}
+	cells := func(line string) string {
+		var out []string
+		for _, c := range strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|") {
+			out = append(out, strings.TrimSpace(c))
+		}
+		return strings.Join(out, "|")
+	}
+	rows := map[string]bool{}
+	for _, l := range strings.Split(report, "\n") {
+		rows[cells(l)] = true
+	}
+	n := 0
+	for _, l := range strings.Split(excerpt, "\n") {
+		if strings.HasPrefix(l, "| `") {
+			n++
+			if !rows[cells(l)] {
+				t.Errorf("README.md's excerpt of the sample report is stale: %s", l)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("README.md's excerpt of the sample report has no rows")
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	st, out, errs := run(t, "report", "--seed", "1", "--checks", "400", "--format", "json")
+	if st != ExitOK {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	var doc struct {
+		Seed         uint64  `json:"seed"`
+		Checks       int     `json:"checks"`
+		Ops          uint64  `json:"ops"`
+		OpsPerSecond float64 `json:"ops_per_second"`
+		Invariants   []struct {
+			ID         string            `json:"id"`
+			Checked    uint64            `json:"checked"`
+			Violations *uint64           `json:"violations"`
+			ByClass    map[string]uint64 `json:"by_class"`
+		} `json:"invariants"`
+		Classes []struct {
+			ID    string            `json:"id"`
+			Ops   uint64            `json:"ops"`
+			Kinds map[string]uint64 `json:"kinds"`
+		} `json:"classes"`
+		Gaps     []reports.Gap `json:"gaps"`
+		Findings []any         `json:"findings"`
+		Mutants  []any         `json:"mutants"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Seed != 1 || doc.Checks != 400 || doc.Ops == 0 || doc.OpsPerSecond <= 0 || doc.Findings == nil || doc.Mutants != nil {
+		t.Fatalf("summary %+v", doc)
+	}
+	if len(doc.Invariants) != 10 || len(doc.Classes) != 23 {
+		t.Fatalf("%d invariants, %d classes", len(doc.Invariants), len(doc.Classes))
+	}
+	for _, inv := range doc.Invariants {
+		if inv.Checked == 0 || inv.Violations == nil || len(inv.ByClass) == 0 {
+			t.Errorf("invariant %+v", inv)
+		}
+	}
+	for _, c := range doc.Classes {
+		if c.Ops == 0 || len(c.Kinds) == 0 {
+			t.Errorf("class %+v", c)
+		}
+	}
+	for _, g := range doc.Gaps {
+		if g.Invariant == "" || g.Class == "" || g.Explanation == "" {
+			t.Errorf("gap %+v", g)
+		}
+	}
+	if !strings.Contains(errs, "sbxfuzz report: seed 1, 400 checks") {
+		t.Errorf("no summary line on stderr: %q", errs)
+	}
+}
+
+func TestReportFromSavedSummary(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := run(t, "run", "--seed", "3", "--checks", "300", "--format", "json", "--out", dir)
+	if st != ExitOK {
+		t.Fatalf("run: status %d: %s", st, errs)
+	}
+	saved := writeFile(t, dir, "run.json", out)
+	st, fromFile, errs := run(t, "report", "--from", saved, "--format", "md")
+	if st != ExitOK {
+		t.Fatalf("report --from: status %d: %s", st, errs)
+	}
+	st, direct, _ := run(t, "report", "--seed", "3", "--checks", "300", "--format", "md")
+	if st != ExitOK {
+		t.Fatalf("report: status %d", st)
+	}
+	if comparable(fromFile) != comparable(direct) {
+		t.Errorf("the report of a saved run differs from the report of the same campaign:\n%s\n---\n%s", fromFile, direct)
+	}
+	// A report's own JSON reads back too, and a violation exits 1.
+	st, js, _ := run(t, "report", "--seed", "1", "--checks", "200", "--sut", "mutant:no-boundary", "--format", "json")
+	if st != ExitFinding {
+		t.Fatalf("report on a mutant: status %d, want 1", st)
+	}
+	own := writeFile(t, dir, "report.json", js)
+	if st, text, errs := run(t, "report", "--from", own); st != ExitFinding || !strings.Contains(text, "WARNING") {
+		t.Errorf("report --from its own JSON: status %d %s\n%s", st, errs, text)
+	}
+}
+
+func TestReportWritesHeatMap(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "map.svg")
+	if st, _, errs := run(t, "report", "--checks", "100", "--svg", svg); st != ExitOK {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !strings.HasPrefix(string(b), "<?xml") || !strings.HasSuffix(string(b), "</svg>\n") {
+		t.Fatalf("heat map: %v %.80q", err, b)
+	}
+}
+
+func TestReportBadUsageExits2(t *testing.T) {
+	dir := t.TempDir()
+	notJSON := writeFile(t, dir, "x.json", "grant fs_read /work/\n")
+	for _, c := range []struct {
+		reason string
+		args   []string
+		want   string
+	}{
+		{"--from with --seed", []string{"report", "--from", notJSON, "--seed", "2"}, "cannot be combined with --seed"},
+		{"--from with --mutants", []string{"report", "--from", notJSON, "--mutants"}, "--mutants"},
+		{"not a summary", []string{"report", "--from", notJSON}, "x.json: not a campaign summary"},
+		{"missing file", []string{"report", "--from", filepath.Join(dir, "nope.json")}, "no such file"},
+		{"bad format", []string{"report", "--format", "xml"}, "--format"},
+		{"negative checks", []string{"report", "--checks", "-1"}, "must not be negative"},
+		{"unknown sut", []string{"report", "--sut", "mutant:nope"}, "unknown mutant"},
+		{"extra argument", []string{"report", "extra"}, "unexpected argument"},
+	} {
+		st, _, errs := run(t, c.args...)
+		if st != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: status %d, stderr %q lacks %q", c.reason, st, errs, c.want)
+		}
+	}
+}
+
+func TestMutantsRendersThroughReports(t *testing.T) {
+	st, out, errs := run(t, "mutants", "--mutant", "raw-prefix", "--checks", "200", "--format", "md")
+	if st != ExitOK {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "|:--") || !strings.HasPrefix(lines[2], "| `raw-prefix`") {
+		t.Fatalf("kill table:\n%s", out)
+	}
+	for _, col := range []string{"mutant", "killed", "invariant", "checks", "seconds", "reproducer ops"} {
+		if !strings.Contains(lines[0], " "+col+" ") {
+			t.Errorf("header lacks %q: %s", col, lines[0])
+		}
+	}
+}

@@ -1,0 +1,257 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+// Report is an invariant coverage report: a campaign's summary (the JSON of
+// SPEC §11), its invariant rows with violations per class, the gaps, the
+// result kinds never reached and, when the mutants were run, the kill
+// table. Its JSON form is campaign.Summary's with those fields added, and
+// Load reads either. Build one with New or Load; the zero Report is empty.
+// A Report is not safe for concurrent mutation.
+type Report struct {
+	campaign.Summary
+	// Invariants shadows Summary.Invariants (left nil): every invariant of
+	// the catalogue, in its order.
+	Invariants []InvariantRow `json:"invariants"`
+	// Gaps are the (invariant, class) cells never checked, in table order.
+	Gaps []Gap `json:"gaps"`
+	// UnreachedKinds are the result kinds no op of any class produced.
+	UnreachedKinds []string `json:"unreached_kinds"`
+	// Mutants is the kill table, when the report ran the mutants.
+	Mutants []campaign.Kill `json:"mutants,omitempty"`
+
+	image string // the heat map's path for Markdown (SetImage)
+}
+
+// InvariantRow is campaign.InvariantRow with the violations per class.
+// ViolationsByClass is nil when they are not known (a report loaded from a
+// run's summary, which carries only the total): the table then marks the
+// classes of the findings.
+type InvariantRow struct {
+	campaign.InvariantRow
+	ViolationsByClass map[string]uint64 `json:"violations_by_class"`
+}
+
+// Gap is an (invariant, attack class) cell with no checks. Explanation says
+// why the cell is structurally empty, or is "unexplained".
+type Gap struct {
+	Invariant   string `json:"invariant"`
+	Class       string `json:"class"`
+	Explained   bool   `json:"explained"`
+	Explanation string `json:"explanation"`
+}
+
+// Unexplained is the Explanation of a gap Explain knows no reason for.
+const Unexplained = "unexplained"
+
+// New builds the report of a finished campaign against the sandbox named
+// sut.
+func New(res *campaign.Result, sut string) *Report {
+	r := &Report{Summary: campaign.Summarize(res, sut, nil)}
+	cov := &res.Coverage
+	for _, row := range r.Summary.Invariants {
+		id, _ := oracle.ParseID(row.ID)
+		v := map[string]uint64{}
+		for c := attack.Class(0); c < attack.NumClasses; c++ {
+			if n := cov.Violations[id][c]; n > 0 {
+				v[c.String()] = n
+			}
+		}
+		r.Invariants = append(r.Invariants, InvariantRow{InvariantRow: row, ViolationsByClass: v})
+	}
+	r.Summary.Invariants = nil
+	r.derive()
+	return r
+}
+
+// Load reads a report from the JSON that `sbxfuzz run --format json`
+// (campaign.Summary) or `sbxfuzz report --format json` wrote. It checks
+// that every invariant, class and kind is one of the SPEC's, puts the rows
+// in the SPEC's order, and recomputes the gaps.
+func Load(rd io.Reader) (*Report, error) {
+	var r Report
+	dec := json.NewDecoder(rd)
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("not a campaign summary: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("not a campaign summary: more than one JSON value")
+	}
+	if err := r.normalize(); err != nil {
+		return nil, err
+	}
+	r.derive()
+	return &r, nil
+}
+
+// normalize validates the rows of a loaded report and orders them as the
+// SPEC does.
+func (r *Report) normalize() error {
+	byID := map[string]InvariantRow{}
+	for _, row := range r.Invariants {
+		if _, ok := oracle.ParseID(row.ID); !ok {
+			return fmt.Errorf("unknown invariant %q", row.ID)
+		}
+		if _, dup := byID[row.ID]; dup {
+			return fmt.Errorf("invariant %q listed twice", row.ID)
+		}
+		if err := knownClasses(row.ID, row.ByClass); err != nil {
+			return err
+		}
+		if err := knownClasses(row.ID, row.ViolationsByClass); err != nil {
+			return err
+		}
+		byID[row.ID] = row
+	}
+	r.Invariants = r.Invariants[:0]
+	for _, inv := range oracle.Invariants() {
+		row, ok := byID[inv.Name]
+		if !ok {
+			return fmt.Errorf("invariant %q missing: not a summary of this version's catalogue", inv.Name)
+		}
+		r.Invariants = append(r.Invariants, row)
+	}
+	r.Summary.Invariants = nil
+	return r.normalizeClasses()
+}
+
+func knownClasses(inv string, m map[string]uint64) error {
+	for _, c := range slices.Sorted(maps.Keys(m)) { // the first unknown, alphabetically
+		if _, ok := attack.Parse(c); !ok {
+			return fmt.Errorf("invariant %q: unknown attack class %q", inv, c)
+		}
+	}
+	return nil
+}
+
+func (r *Report) normalizeClasses() error {
+	byID := map[string]campaign.ClassRow{}
+	for _, row := range r.Classes {
+		if _, ok := attack.Parse(row.ID); !ok {
+			return fmt.Errorf("unknown attack class %q", row.ID)
+		}
+		if _, dup := byID[row.ID]; dup {
+			return fmt.Errorf("attack class %q listed twice", row.ID)
+		}
+		for _, k := range slices.Sorted(maps.Keys(row.Kinds)) {
+			if _, ok := core.ParseKind(k); !ok {
+				return fmt.Errorf("attack class %q: unknown result kind %q", row.ID, k)
+			}
+		}
+		byID[row.ID] = row
+	}
+	r.Classes = r.Classes[:0]
+	for _, c := range append(attack.All(), attack.Unlabelled) {
+		row, ok := byID[c.String()]
+		switch {
+		case ok:
+			r.Classes = append(r.Classes, row)
+		case c != attack.Unlabelled:
+			r.Classes = append(r.Classes, campaign.ClassRow{ID: c.String(), Kinds: map[string]uint64{}})
+		}
+	}
+	if r.Findings == nil {
+		r.Findings = []campaign.FindingSummary{}
+	}
+	return nil
+}
+
+// derive computes the gaps and the kinds never reached.
+func (r *Report) derive() {
+	r.Gaps = []Gap{}
+	for _, row := range r.Invariants {
+		id, _ := oracle.ParseID(row.ID)
+		for _, c := range attack.All() {
+			if row.ByClass[c.String()] > 0 {
+				continue
+			}
+			g := Gap{Invariant: row.ID, Class: c.String(), Explanation: Unexplained}
+			if why, ok := Explain(id, c); ok {
+				g.Explained, g.Explanation = true, why
+			}
+			r.Gaps = append(r.Gaps, g)
+		}
+	}
+	r.UnreachedKinds = []string{}
+	for k := core.OK; k < core.NumKinds; k++ {
+		if r.kindTotal(k.String()) == 0 {
+			r.UnreachedKinds = append(r.UnreachedKinds, k.String())
+		}
+	}
+}
+
+func (r *Report) kindTotal(kind string) uint64 {
+	var n uint64
+	for _, row := range r.Classes {
+		n += row.Kinds[kind]
+	}
+	return n
+}
+
+// UnexplainedGaps returns the gaps Explain has no reason for: cells the
+// generators should reach and did not.
+func (r *Report) UnexplainedGaps() []Gap {
+	var out []Gap
+	for _, g := range r.Gaps {
+		if !g.Explained {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Survivors returns the mutants of the kill table that were not killed.
+func (r *Report) Survivors() []string {
+	var out []string
+	for _, k := range r.Mutants {
+		if !k.Killed {
+			out = append(out, k.Mutant)
+		}
+	}
+	return out
+}
+
+// gapAt returns the gap of the cell, if it is one.
+func (r *Report) gapAt(inv, class string) (Gap, bool) {
+	for _, g := range r.Gaps {
+		if g.Invariant == inv && g.Class == class {
+			return g, true
+		}
+	}
+	return Gap{}, false
+}
+
+// violated reports the violations of a cell: their number, or, when the
+// report knows only the findings, 0 with known false and marked true when a
+// finding of that invariant came from that class.
+func (r *Report) violated(row InvariantRow, class string) (n uint64, known, marked bool) {
+	if row.ViolationsByClass != nil {
+		n = row.ViolationsByClass[class]
+		return n, true, n > 0
+	}
+	for _, f := range r.Findings {
+		if f.Invariant == row.ID && f.Class == class {
+			return 0, false, true
+		}
+	}
+	return 0, false, false
+}
+
+// IsTimingLine reports whether a line of a rendered report carries timing
+// (throughput or seconds) and so may differ between runs of the same seed
+// and checks.
+func IsTimingLine(line string) bool {
+	return strings.Contains(line, "ops/s") || strings.Contains(line, "seconds")
+}

@@ -1,0 +1,379 @@
+package reports_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/reports"
+)
+
+// campaignResult runs one small campaign per worker count, once.
+var campaignResult = func() func(t *testing.T, workers int) *campaign.Result {
+	var mu sync.Mutex
+	done := map[int]*campaign.Result{}
+	return func(t *testing.T, workers int) *campaign.Result {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if res, ok := done[workers]; ok {
+			return res
+		}
+		res, err := campaign.Run(context.Background(), campaign.Config{Seed: 7, Checks: 1000, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done[workers] = res
+		return res
+	}
+}()
+
+func render(t *testing.T, r *reports.Report, f reports.Format) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.Write(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// withoutTiming drops the lines that may differ between runs.
+func withoutTiming(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !reports.IsTimingLine(l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestSameSeedSameReport(t *testing.T) {
+	a := reports.New(campaignResult(t, 1), "reference")
+	b := reports.New(campaignResult(t, 3), "reference")
+	for _, f := range []reports.Format{reports.Text, reports.Markdown} {
+		ra, rb := render(t, a, f), render(t, b, f)
+		if withoutTiming(ra) != withoutTiming(rb) {
+			t.Errorf("%s: 1 worker and 3 workers differ beyond timing lines:\n%s\n---\n%s", f, ra, rb)
+		}
+		if ra != render(t, a, f) {
+			t.Errorf("%s: one report rendered twice differs", f)
+		}
+	}
+	var sa, sb bytes.Buffer
+	if err := a.WriteSVG(&sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WriteSVG(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if sa.String() != sb.String() {
+		t.Error("the heat maps of 1 and 3 workers differ")
+	}
+}
+
+// A default campaign checks every invariant on every class it applies to
+// and reaches every result kind; the only gaps are the explained ones.
+func TestDefaultCampaignHasNoUnexplainedGap(t *testing.T) {
+	r := reports.New(campaignResult(t, 0), "reference")
+	if gs := r.UnexplainedGaps(); len(gs) > 0 {
+		t.Errorf("unexplained gaps: %+v", gs)
+	}
+	if len(r.UnreachedKinds) > 0 {
+		t.Errorf("kinds never reached: %v", r.UnreachedKinds)
+	}
+	for _, row := range r.Invariants {
+		if row.Checked == 0 {
+			t.Errorf("%s never checked", row.ID)
+		}
+	}
+	for _, row := range r.Classes {
+		if row.Ops == 0 {
+			t.Errorf("class %s ran no ops", row.ID)
+		}
+	}
+	for _, g := range r.Gaps {
+		if !g.Explained || g.Explanation == reports.Unexplained {
+			t.Errorf("gap %+v", g)
+		}
+	}
+}
+
+func TestExplainOnlyStructuralCells(t *testing.T) {
+	for _, c := range []attack.Class{attack.UnknownTool, attack.ToolVariant, attack.UnknownOp} {
+		if why, ok := reports.Explain(oracle.NoInternalEgress, c); !ok || !strings.Contains(why, "net_fetch") {
+			t.Errorf("no-internal-egress × %s: %q %v", c, why, ok)
+		}
+	}
+	for _, cell := range []struct {
+		inv   oracle.ID
+		class attack.Class
+	}{{oracle.NoInternalEgress, attack.IPSpelling}, {oracle.Confinement, attack.UnknownOp}, {oracle.HaltLatched, attack.Benign}} {
+		if why, ok := reports.Explain(cell.inv, cell.class); ok {
+			t.Errorf("%s × %s explained as %q: it must be reachable", cell.inv, cell.class, why)
+		}
+	}
+}
+
+// hostile is a report whose data carries everything that can break a
+// table: pipes, newlines, HTML, backticks, NUL and invalid UTF-8, and an
+// unexplained gap, a violation, an unreached kind and a survivor.
+func hostile(t *testing.T) *reports.Report {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(reports.New(campaignResult(t, 1), "mutant:a|b`c")); err != nil {
+		t.Fatal(err)
+	}
+	// Zero a cell and a kind through the JSON, as a saved summary would.
+	var m map[string]any
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	inv := m["invariants"].([]any)[1].(map[string]any) // confinement
+	delete(inv["by_class"].(map[string]any), "traversal")
+	inv["violations_by_class"] = map[string]any{"benign": 2}
+	for _, c := range m["classes"].([]any) {
+		delete(c.(map[string]any)["kinds"].(map[string]any), "max_wall")
+	}
+	b.Reset()
+	if err := json.NewEncoder(&b).Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	r, err := reports.Load(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Findings = append(r.Findings, campaign.FindingSummary{Invariant: "confinement", Class: "traversal", Check: 3, Step: 2,
+		Detail: "fs_read \"/a|b\"\nsecond line <script>alert(1)</script> `tick` *star* _u_ \x00 \xff | end \\", OriginalOps: 9, MinimizedOps: 1})
+	r.Mutants = []campaign.Kill{{Mutant: "raw|prefix", RedFlag: "a | b\nc", Killed: false, Checks: 10}}
+	return r
+}
+
+// splitRow splits a Markdown table row on its unescaped pipes.
+func splitRow(line string) []string {
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			cur.WriteByte(line[i])
+			if i+1 < len(line) {
+				i++
+				cur.WriteByte(line[i])
+			}
+		case '|':
+			cells = append(cells, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(line[i])
+		}
+	}
+	return append(cells, cur.String())
+}
+
+func TestMarkdownTablesAreWellFormed(t *testing.T) {
+	md := render(t, hostile(t), reports.Markdown)
+	tables, cols, row := 0, 0, 0
+	for i, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cols, row = 0, 0
+			continue
+		}
+		if !strings.HasSuffix(line, "|") || strings.HasSuffix(line, "\\|") {
+			t.Fatalf("line %d does not end a row: %q", i+1, line)
+		}
+		cells := splitRow(line)
+		cells = cells[1 : len(cells)-1]
+		row++
+		switch row {
+		case 1:
+			tables++
+			cols = len(cells)
+		case 2:
+			for _, c := range cells {
+				if strings.Trim(strings.TrimSpace(c), ":-") != "" {
+					t.Fatalf("line %d: not a delimiter row: %q", i+1, line)
+				}
+			}
+		}
+		if len(cells) != cols {
+			t.Fatalf("line %d has %d cells, its header %d: %q", i+1, len(cells), cols, line)
+		}
+	}
+	if tables != 7 {
+		t.Errorf("%d tables, want 7 (summary, findings, invariants, matrix, gaps, kinds, kills)", tables)
+	}
+	for _, want := range []string{
+		`fs\_read "/a\|b"\\nsecond line \<script\>`, "\\`tick\\`", `\\x00 \\xff \| end \\`,
+		"**GAP**", "unexplained gap", " ✗2 ", "**never**", "> [!WARNING]", "`raw\\|prefix`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "<script>") {
+		t.Error("raw HTML from data reached the Markdown")
+	}
+}
+
+func TestTextKeepsOneValuePerLine(t *testing.T) {
+	text := render(t, hostile(t), reports.Text)
+	for _, want := range []string{`fs_read "/a|b"\nsecond line <script>`, `\x00 \xff | end`, "UNEXPLAINED", "WARNING:", "GAP"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q", want)
+		}
+	}
+	if strings.ContainsAny(text, "\x00\r") || strings.Contains(text, "**") {
+		t.Error("text carries control bytes or Markdown")
+	}
+	if n := strings.Count(text, "ops/s"); n != 1 {
+		t.Errorf("%d lines carry ops/s, want the summary's one", n)
+	}
+}
+
+func TestSVGIsWellFormed(t *testing.T) {
+	for _, r := range []*reports.Report{reports.New(campaignResult(t, 1), "reference"), hostile(t)} {
+		var b bytes.Buffer
+		if err := r.WriteSVG(&b); err != nil {
+			t.Fatal(err)
+		}
+		dec := xml.NewDecoder(&b)
+		cells, texts := 0, 0
+		var all strings.Builder
+		for {
+			tok, err := dec.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("not well-formed XML: %v", err)
+			}
+			switch tok := tok.(type) {
+			case xml.StartElement:
+				if tok.Name.Local == "title" {
+					cells++
+				}
+				if tok.Name.Local == "text" {
+					texts++
+				}
+			case xml.CharData:
+				all.Write(tok)
+			}
+		}
+		if want := len(oracle.Invariants()) * len(attack.All()); cells != want {
+			t.Errorf("%d cells, want %d", cells, want)
+		}
+		for _, want := range []string{"seed 7, 1000 checks", "no-effect-on-denial", "malformed-op", "n/a", "log scale"} {
+			if !strings.Contains(all.String(), want) {
+				t.Errorf("heat map lacks %q", want)
+			}
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	r := hostile(t)
+	var b bytes.Buffer
+	if err := r.Write(&b, reports.JSON); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Invariants []struct {
+			ID                string            `json:"id"`
+			Checked           uint64            `json:"checked"`
+			Violations        uint64            `json:"violations"`
+			ByClass           map[string]uint64 `json:"by_class"`
+			ViolationsByClass map[string]uint64 `json:"violations_by_class"`
+		} `json:"invariants"`
+		Classes []struct {
+			ID    string            `json:"id"`
+			Ops   uint64            `json:"ops"`
+			Kinds map[string]uint64 `json:"kinds"`
+		} `json:"classes"`
+		Gaps    []reports.Gap   `json:"gaps"`
+		Mutants []campaign.Kill `json:"mutants"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Invariants) != 10 || len(doc.Classes) != 23 || len(doc.Mutants) != 1 {
+		t.Fatalf("%d invariants, %d classes, %d mutants", len(doc.Invariants), len(doc.Classes), len(doc.Mutants))
+	}
+	if g := doc.Gaps; len(g) != 4 || g[0].Invariant != "confinement" || g[0].Class != "traversal" || g[0].Explanation != "unexplained" {
+		t.Errorf("gaps %+v", g)
+	}
+	again, err := reports.Load(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// JSON carries text, not bytes: the invalid UTF-8 of the detail comes
+	// back as U+FFFD. Everything else is the same.
+	r.Findings[len(r.Findings)-1].Detail = strings.ToValidUTF8(r.Findings[len(r.Findings)-1].Detail, "\uFFFD")
+	if a, b := render(t, again, reports.Markdown), render(t, r, reports.Markdown); a != b {
+		t.Errorf("a report loaded from its own JSON renders differently:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestLoadRejectsWhatIsNotASummary(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "reference", nil)
+	good, _ := json.Marshal(sum)
+	if _, err := reports.Load(bytes.NewReader(good)); err != nil {
+		t.Fatalf("a run's summary: %v", err)
+	}
+	edit := func(f func(s *campaign.Summary)) string {
+		s := campaign.Summarize(campaignResult(t, 1), "reference", nil)
+		f(&s)
+		b, _ := json.Marshal(s)
+		return string(b)
+	}
+	for _, c := range []struct{ reason, in, want string }{
+		{"not JSON", "hello", "not a campaign summary"},
+		{"a kill table", `[{"mutant":"x"}]`, "not a campaign summary"},
+		{"two values", string(good) + string(good), "more than one"},
+		{"unknown invariant", edit(func(s *campaign.Summary) { s.Invariants[0].ID = "nope" }), `unknown invariant "nope"`},
+		{"missing invariant", edit(func(s *campaign.Summary) { s.Invariants = s.Invariants[1:] }), "missing"},
+		{"twice", edit(func(s *campaign.Summary) { s.Invariants[1] = s.Invariants[0] }), "twice"},
+		{"unknown class", edit(func(s *campaign.Summary) { s.Invariants[0].ByClass["zzz"] = 1 }), `unknown attack class "zzz"`},
+		{"unknown class row", edit(func(s *campaign.Summary) { s.Classes[0].ID = "zzz" }), `unknown attack class "zzz"`},
+		{"unknown kind", edit(func(s *campaign.Summary) { s.Classes[0].Kinds["boom"] = 1 }), `unknown result kind "boom"`},
+	} {
+		_, err := reports.Load(strings.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.reason, err, c.want)
+		}
+	}
+}
+
+func TestWriteKills(t *testing.T) {
+	kills := []campaign.Kill{
+		{Mutant: "raw-prefix", Killed: true, Invariant: "confinement", Checks: 3, Seconds: 0.25, ReproducerOps: 1},
+		{Mutant: "odd|name", Checks: 100},
+	}
+	var md, text, js bytes.Buffer
+	for f, w := range map[reports.Format]*bytes.Buffer{reports.Markdown: &md, reports.Text: &text, reports.JSON: &js} {
+		if err := reports.WriteKills(w, f, kills); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"| `raw-prefix`", "confinement", "0.250", "`odd\\|name`", "**no**"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if !strings.Contains(text.String(), "reproducer ops") || !strings.Contains(text.String(), "odd|name") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	var back []campaign.Kill
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back) != 2 || back[0].Seconds != 0.25 {
+		t.Errorf("JSON %v %+v", err, back)
+	}
+}
