@@ -18,8 +18,11 @@ import (
 // the op and the model's own state with the verdict it gives, and an effect
 // that runs when no rule refuses. The model drives its own shadow world,
 // built from the same WorldSpec, so its predictions do not depend on what
-// the sandbox under test did to the real one. It shares with core only the
-// table-tested helpers of SPEC §6 (IsInternal) and the world itself.
+// the sandbox under test did to the real one. It shares with core only
+// helpers that core's tests check against the SPEC's examples and against
+// path.Clean exhaustively — Canonical (SPEC §4) and IsInternal (SPEC §6) —
+// and the world itself; traversal, allow-lists, well-formedness and budgets
+// are its own.
 type model struct {
 	fsRead, fsWrite []string // canonical roots
 	hosts, tools    []string
