@@ -1,0 +1,182 @@
+package fuzz
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/generators"
+)
+
+// A ModeArena input, after its mode byte:
+//
+//	input   = arena-byte op*
+//	op      = class-byte                 (class-byte%32 is an attack class, 1–23:
+//	                                      generators.Op of that class, aimed at the
+//	                                      arena, draws from the bytes that follow)
+//	        | class-byte head string*    (any other value: a raw op)
+//	head    = the low three bits pick the kind from rawKinds (7: the kind is the
+//	          next string); bits 3–5 pick the arity: 0–3 the kind's own
+//	          (1 for a kind that is none of the four), 4–7 zero to three arguments
+//	string  = n < 0xC0                   n raw bytes (fewer at the end of the input)
+//	        | 0xC0–0xDF                  hostileWords[n-0xC0]
+//	        | 0xE0–0xFF                  one of the arena's own names (roots and
+//	                                      paths below them, files, hosts, route
+//	                                      paths, tools), by index
+//
+// The arena byte picks arenas[b%NumArenas]. Ops follow until the input ends
+// or the scenario has MaxOps ops.
+
+// NumArenas is how many grants and worlds ModeArena picks from.
+const NumArenas = 64
+
+// arenaSeed seeds the generator that draws the arenas: changing it changes
+// what every committed arena-mode input decodes to.
+const arenaSeed = 0x5bf0a2e1
+
+// arena is one grant and world of ModeArena, with the names raw ops pick
+// from.
+type arena struct {
+	sc    generators.Scenario // no ops; never written after it is built
+	grant core.Grant          // sc.Grant, built once: a Grant is immutable
+	names []string
+}
+
+// maxArenaWorld bounds the entries (files, routes, DNS lines, tool
+// outputs) of an arena's world: every run builds the world twice (the
+// watched run and the replay), so small worlds keep execs cheap. About one
+// generated world in eight is that small; ModeGenerated and ModeText
+// inputs have worlds of any size.
+const maxArenaWorld = 14
+
+// arenas draws the NumArenas grants and worlds, once: the first scenarios
+// generators.Generate draws from the seeded sources (arenaSeed, 0), (arenaSeed,
+// 1), … whose worlds have at most maxArenaWorld entries, ops dropped. They
+// span the generators' budget profiles — roomy, tight op, wall and output
+// budgets, budgets of 0 and on the edge — and their grant shapes.
+var arenas = sync.OnceValue(func() []arena {
+	out := make([]arena, 0, NumArenas)
+	for stream := uint64(0); len(out) < NumArenas; stream++ {
+		g := generators.Generate(generators.NewSource(arenaSeed, stream))
+		w := &g.World
+		if len(w.Files)+len(w.Routes)+len(w.DNS)+len(w.ToolOutputs) > maxArenaWorld {
+			continue
+		}
+		g.Ops, g.Classes = nil, nil
+		out = append(out, arena{sc: g, grant: core.MustGrant(g.Grant), names: scenarioNames(&g)})
+	}
+	return out
+})
+
+// rawKinds are the op kinds a raw op's head picks from; the last slot is "the
+// next string".
+var rawKinds = [8]string{core.OpRead, core.OpWrite, core.OpFetch, core.OpTool, "exec", "FS_READ", "fs_read ", ""}
+
+// hostileWords are the strings a word byte of 0xC0–0xDF names: path
+// fragments, host spellings and metadata names of SPEC §9.
+var hostileWords = [32]string{
+	"..", "/../", `\..\`, "/work/../etc/passwd",
+	"%2e%2e", "..%2f", "%252e%252e%252f", "/work/\uff0e\uff0e/etc/passwd",
+	"\u2024\u2024", "/etc/passwd", "/", "/proc/self/environ",
+	"work/x", "./x", "", "/work/x\x00",
+	"\n", "\xff\xfe", "//work//x/", "/workshop/secret",
+	"127.1", "2130706433", "0x7f.0.0.1", "[::1]",
+	"::ffff:127.0.0.1", "169.254.169.254", "metadata.google.internal", "fd00:ec2::254",
+	"100.100.100.200", "localhost", "evil.com", "API.Example.ORG.",
+}
+
+// decodeArena decodes a ModeArena input (see above). The grant and world
+// are the arena's own, shared.
+func decodeArena(data []byte) input {
+	a := &arenas()[0]
+	if len(data) > 0 {
+		a, data = &arenas()[int(data[0])%NumArenas], data[1:]
+	}
+	in := input{mode: ModeArena, g: a.sc, grant: &a.grant, shared: true}
+	in.g.Ops, in.g.Classes = make([]core.Op, 0, MaxOps), make([]attack.Class, 0, MaxOps)
+	src := &byteSource{data: data}
+	for len(src.data) > 0 && len(in.g.Ops) < MaxOps {
+		c := src.data[0]
+		src.data = src.data[1:]
+		cl := attack.Class(c % 32)
+		if cl > attack.Unlabelled && cl < attack.NumClasses {
+			in.g.Ops = append(in.g.Ops, generators.Op(src, cl, &a.sc))
+		} else {
+			cl = attack.Unlabelled
+			in.g.Ops = append(in.g.Ops, rawOp(src, a.names))
+		}
+		in.g.Classes = append(in.g.Classes, cl)
+	}
+	cutOps(&in.g)
+	return in
+}
+
+// rawOp decodes one raw op from src: a head byte, then strings.
+func rawOp(src *byteSource, names []string) core.Op {
+	head := src.take(false)
+	kind := rawKinds[head&7]
+	if head&7 == 7 {
+		kind = rawString(src, names)
+	}
+	n := int(head>>3) & 7
+	if n < 4 {
+		n = 1
+		if a, ok := core.Arity(kind); ok {
+			n = a
+		}
+	} else {
+		n -= 4
+	}
+	args := make([]string, n)
+	for i := range args {
+		args[i] = rawString(src, names)
+	}
+	return core.Op{Kind: kind, Args: args}
+}
+
+// rawString decodes one string: raw bytes, a hostile word or one of the
+// arena's names.
+func rawString(src *byteSource, names []string) string {
+	if len(src.data) == 0 {
+		return ""
+	}
+	n := int(src.take(false))
+	switch {
+	case n >= 0xE0:
+		return names[(n-0xE0)%len(names)]
+	case n >= 0xC0:
+		return hostileWords[n-0xC0]
+	}
+	n = min(n, len(src.data))
+	s := string(src.data[:n])
+	src.data = src.data[n:]
+	return s
+}
+
+// scenarioNames lists what a grant and world name: roots and paths below
+// them, files, hosts, route paths and tools. It is never empty.
+func scenarioNames(g *generators.Scenario) []string {
+	names := []string{"/work/x"}
+	for _, r := range g.Grant.FSRead {
+		names = append(names, r, strings.TrimRight(r, "/")+"/x")
+	}
+	for _, r := range g.Grant.FSWrite {
+		names = append(names, r, strings.TrimRight(r, "/")+"/new")
+	}
+	names = append(names, g.Grant.NetHosts...)
+	names = append(names, g.Grant.Tools...)
+	for _, f := range g.World.Files {
+		names = append(names, f.Path)
+	}
+	for _, r := range g.World.Routes {
+		names = append(names, r.Host, r.Path)
+	}
+	for _, d := range g.World.DNS {
+		names = append(names, d.Host)
+	}
+	for _, t := range g.World.ToolOutputs {
+		names = append(names, t.Name)
+	}
+	return names
+}

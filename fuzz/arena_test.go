@@ -1,0 +1,68 @@
+package fuzz
+
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// TestArenas: NumArenas small worlds with valid grants, spanning budget
+// shapes: roomy ones, a tight op budget, a budget of 0, a small output
+// budget, a clock that can run past the wall budget, and DNS rebinding.
+func TestArenas(t *testing.T) {
+	as := arenas()
+	if len(as) != NumArenas {
+		t.Fatalf("%d arenas, want %d", len(as), NumArenas)
+	}
+	var roomy, tightOps, zero, smallOutput, fastClock, rebinding int
+	for i, a := range as {
+		w := a.sc.World
+		if n := len(w.Files) + len(w.Routes) + len(w.DNS) + len(w.ToolOutputs); n > maxArenaWorld {
+			t.Errorf("arena %d: %d world entries", i, n)
+		}
+		if _, err := core.NewGrant(a.sc.Grant); err != nil {
+			t.Errorf("arena %d: %v", i, err)
+		}
+		b := a.sc.Grant.Budgets
+		switch {
+		case b.MaxOps >= 1000 && b.MaxOutputBytes >= 1<<20:
+			roomy++
+		case b.MaxOps < MaxOps:
+			tightOps++
+		}
+		if b.MaxOps == 0 || b.MaxWall == 0 || b.MaxOutputBytes == 0 {
+			zero++
+		}
+		if b.MaxOutputBytes < 1024 {
+			smallOutput++
+		}
+		if w.Clock.Step > 0 && b.MaxWall/w.Clock.Step < MaxOps {
+			fastClock++
+		}
+		if len(w.DNS) > 0 {
+			rebinding++
+		}
+	}
+	t.Logf("roomy %d, tight ops %d, a zero budget %d, small output %d, fast clock %d, dns %d", roomy, tightOps, zero, smallOutput, fastClock, rebinding)
+	for what, n := range map[string]int{"roomy": roomy, "tight op budget": tightOps, "zero budget": zero,
+		"small output budget": smallOutput, "fast clock": fastClock, "dns line": rebinding} {
+		if n == 0 {
+			t.Errorf("no arena with a %s", what)
+		}
+	}
+}
+
+// TestDecodeOwnsMemory: a decoded arena scenario shares nothing with the
+// arena, so writing it changes nothing that later inputs decode to.
+func TestDecodeOwnsMemory(t *testing.T) {
+	in := []byte{0x01, 0x05, 0x01, 0x02, 0x03}
+	first := Decode(in)
+	want := string(first.Format())
+	first.Grant.FSRead = append(first.Grant.FSRead[:0], "/scribbled")
+	if len(first.World.Files) > 0 {
+		first.World.Files[0].Path = "/scribbled"
+	}
+	if got := string(Decode(in).Format()); got != want {
+		t.Fatalf("decoding again gives another scenario after writing the first:\n%s\nwant\n%s", got, want)
+	}
+}

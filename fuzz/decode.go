@@ -1,0 +1,238 @@
+package fuzz
+
+import (
+	"slices"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Mode is how Decode read an input; its first byte picks it.
+type Mode uint8
+
+// The decoder's modes.
+const (
+	// ModeArena (most first bytes: 0x00–0xF7 except '#'): one of NumArenas
+	// grants and worlds that generators.Generate drew once, when the
+	// package was first used, then ops one at a time, each of an attack
+	// class the input names (generators.Op, aimed at that grant and world)
+	// or raw. See decodeArena for the layout. It is the cheap mode: no
+	// grant or world is built per input.
+	ModeArena Mode = iota
+	// ModeGenerated (first byte 0xF8–0xFF): the rest of the input is the
+	// randomness generators.Generate draws a whole scenario from, as a
+	// campaign does: a grant and a world built together from the project's
+	// hostile dictionaries, a budget profile and its edges (budgets the ops
+	// land on exactly), and ops of every attack class of SPEC §9.
+	ModeGenerated
+	// ModeText (first byte '#'): the whole input is .sbx text, its first
+	// line a comment. This is how the committed corpus becomes seeds, and
+	// it expresses any grant, world and op with any bytes. Text that does
+	// not parse, or whose grant is invalid, is read in ModeArena instead.
+	ModeText
+)
+
+var modeNames = [...]string{ModeArena: "arena", ModeGenerated: "generated", ModeText: "text"}
+
+// String returns "arena", "generated" or "text".
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return "unknown"
+}
+
+// The first bytes that pick a mode.
+const (
+	textMarker     = '#'
+	generatedStart = 0xF8
+)
+
+// MaxOps bounds the ops of an arena or generated scenario, so that one exec
+// stays cheap next to the fuzzer's own work: longer ones are cut after
+// MaxOps ops. Sequences longer than that (an op flood against a large
+// max_ops) are for campaigns and text inputs.
+const MaxOps = 8
+
+// MaxTextOps bounds the ops of a ModeText scenario: every committed corpus
+// scenario fits whole.
+const MaxTextOps = 64
+
+// maxArg bounds each op argument of an arena or generated scenario, in
+// bytes: the checks scan arguments byte by byte, and under the fuzzer's
+// coverage instrumentation a 4 KB path costs more than the rest of the
+// scenario. A path 150 levels deep, or with a segment longer than NAME_MAX,
+// still fits; longer arguments are cut. Text inputs are not cut.
+const maxArg = 320
+
+// maxGenBytes bounds the bytes ModeGenerated draws from: about what MaxOps
+// ops take, so that Generate does not draw ops only to have them cut.
+const maxGenBytes = 160
+
+// Decoded is what Decode makes of an input.
+type Decoded struct {
+	Scenario *scenario.Scenario // never nil; its grant always validates
+	Classes  []attack.Class     // parallel to Scenario.Steps; Unlabelled for text and raw ops
+	Mode     Mode
+}
+
+// Decode turns any bytes into a scenario: a grant, a world and ops (at most
+// MaxOps, or MaxTextOps for text), without expectations. Every input
+// decodes to something, and the same input always to the same scenario;
+// the scenario shares no memory with other decoded scenarios. See Mode for
+// the layouts.
+func Decode(data []byte) *scenario.Scenario { return DecodeLabelled(data).Scenario }
+
+// DecodeLabelled is Decode with the attack class of each op and the mode
+// the input was read in.
+func DecodeLabelled(data []byte) Decoded {
+	in := decodeInput(data)
+	return Decoded{Scenario: in.scenario(), Classes: in.labels(), Mode: in.mode}
+}
+
+// input is a decoded input as the oracle reads it: CheckScenario builds a
+// *scenario.Scenario only to report a finding.
+type input struct {
+	mode   Mode
+	g      generators.Scenario // the grant, the world, the ops and (not for text) their classes
+	grant  *core.Grant         // g.Grant, built
+	shared bool                // g's grant and world lists are an arena's: read only
+	text   *scenario.Scenario  // ModeText: the parsed scenario, expectations dropped
+}
+
+// decodeInput decodes data by the mode its first byte picks.
+func decodeInput(data []byte) input {
+	if len(data) > 0 && data[0] == textMarker {
+		if in, ok := decodeText(data); ok {
+			return in
+		}
+	}
+	if len(data) > 0 && data[0] >= generatedStart {
+		g := generators.Generate(&byteSource{data: data[1:min(len(data), 1+maxGenBytes)]})
+		cutOps(&g)
+		grant := core.MustGrant(g.Grant) // Generate's grants always validate
+		return input{mode: ModeGenerated, g: g, grant: &grant}
+	}
+	if len(data) > 0 {
+		data = data[1:]
+	}
+	return decodeArena(data)
+}
+
+// decodeText parses data as .sbx text. It fails on a parse error and on a
+// grant core.NewGrant refuses.
+func decodeText(data []byte) (input, bool) {
+	sc, err := scenario.Parse("fuzz.sbx", data)
+	if err != nil {
+		return input{}, false
+	}
+	grant, err := core.NewGrant(sc.Grant)
+	if err != nil {
+		return input{}, false
+	}
+	if len(sc.Steps) > MaxTextOps {
+		sc.Steps = sc.Steps[:MaxTextOps]
+	}
+	in := input{mode: ModeText, grant: &grant, text: sc}
+	in.g.Grant, in.g.World = sc.Grant, sc.World
+	in.g.Ops = make([]core.Op, len(sc.Steps))
+	for i := range sc.Steps {
+		sc.Steps[i].Expect, sc.Steps[i].Line = nil, 0
+		in.g.Ops[i] = sc.Steps[i].Op
+	}
+	return in, true
+}
+
+// cutOps cuts a generated scenario to MaxOps ops of at most maxArg bytes an
+// argument. Generated ops share no memory, so they are cut in place.
+func cutOps(g *generators.Scenario) {
+	if len(g.Ops) > MaxOps {
+		g.Ops, g.Classes = g.Ops[:MaxOps], g.Classes[:MaxOps]
+	}
+	for _, op := range g.Ops {
+		for j, a := range op.Args {
+			op.Args[j] = a[:min(len(a), maxArg)]
+		}
+	}
+}
+
+// caseOf is the oracle's case for the input.
+func (in *input) caseOf() oracle.Case {
+	return oracle.Case{Grant: *in.grant, World: in.g.World, Ops: in.g.Ops, Classes: in.g.Classes}
+}
+
+// labels returns the class of each op: Unlabelled for text.
+func (in *input) labels() []attack.Class {
+	out := make([]attack.Class, len(in.g.Ops))
+	copy(out, in.g.Classes)
+	return out
+}
+
+// scenario returns the input as a scenario of its own memory.
+func (in *input) scenario() *scenario.Scenario {
+	if in.text != nil {
+		return in.text
+	}
+	sc := &scenario.Scenario{Grant: in.g.Grant, World: in.g.World, Steps: make([]scenario.Step, len(in.g.Ops))}
+	if in.shared {
+		cloneLists(sc)
+	}
+	for i, op := range in.g.Ops {
+		sc.Steps[i].Op = op
+	}
+	return sc
+}
+
+// cloneLists gives sc lists of its own for the grant and the world.
+func cloneLists(sc *scenario.Scenario) {
+	sc.Grant.FSRead = slices.Clone(sc.Grant.FSRead)
+	sc.Grant.FSWrite = slices.Clone(sc.Grant.FSWrite)
+	sc.Grant.NetHosts = slices.Clone(sc.Grant.NetHosts)
+	sc.Grant.Tools = slices.Clone(sc.Grant.Tools)
+	sc.World.Files = slices.Clone(sc.World.Files)
+	sc.World.Routes = slices.Clone(sc.World.Routes)
+	sc.World.DNS = slices.Clone(sc.World.DNS) // the Addrs inside are never written
+	sc.World.ToolOutputs = slices.Clone(sc.World.ToolOutputs)
+}
+
+// byteSource is a generators.Source over fuzz input bytes. A draw among at
+// most 256 values eats one byte, a larger one two; when the bytes run out
+// every draw is 0, the generators' simplest choice (an empty op slot), so a
+// short input is a short scenario.
+type byteSource struct{ data []byte }
+
+// Intn returns a value in [0, n). It panics when n <= 0, as every Source
+// does.
+func (s *byteSource) Intn(n int) int {
+	if n <= 1 {
+		if n <= 0 {
+			panic("fuzz: Intn of a non-positive n")
+		}
+		return 0
+	}
+	return int(s.take(n > 256)) % n
+}
+
+// take returns the next byte, or the next two as a big-endian number, and 0
+// for bytes past the end.
+func (s *byteSource) take(two bool) uint {
+	var v uint
+	for range 1 + b2i(two) {
+		v <<= 8
+		if len(s.data) > 0 {
+			v |= uint(s.data[0])
+			s.data = s.data[1:]
+		}
+	}
+	return v
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

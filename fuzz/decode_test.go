@@ -1,0 +1,177 @@
+package fuzz
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// TestDecodeEveryClass: random inputs from a seeded source, in the arena
+// and generated modes alike, decode to ops of every attack class of
+// SPEC §9.
+func TestDecodeEveryClass(t *testing.T) {
+	for _, mode := range []struct {
+		name  string
+		first byte
+		want  Mode
+	}{{"arena", 0x01, ModeArena}, {"generated", generatedStart, ModeGenerated}} {
+		var count [attack.NumClasses]int
+		for _, in := range randomInputs(7, 3000, 400) {
+			d := DecodeLabelled(append([]byte{mode.first}, in...))
+			if d.Mode != mode.want {
+				t.Fatalf("%s: decoded in %s mode", mode.name, d.Mode)
+			}
+			for _, c := range d.Classes {
+				count[c]++
+			}
+		}
+		for c := attack.Class(1); c < attack.NumClasses; c++ {
+			if count[c] == 0 {
+				t.Errorf("%s mode: no op of class %s in 3000 random inputs", mode.name, c)
+			}
+		}
+		t.Logf("%s mode: ops per class %v", mode.name, count[1:])
+	}
+}
+
+// TestDecodeTotal: every input decodes to a scenario whose grant
+// validates, of at most MaxOps ops (MaxTextOps for text), with one class a
+// step, and the same input always to the same scenario.
+func TestDecodeTotal(t *testing.T) {
+	inputs := append(randomInputs(11, 2000, 600), nil, []byte{}, []byte{'#'}, []byte{0xff}, []byte("#\xff"), []byte("# x\nbudget ops -1\n"))
+	for i, in := range inputs {
+		d := DecodeLabelled(in)
+		if _, err := core.NewGrant(d.Scenario.Grant); err != nil {
+			t.Fatalf("input %d (%q): invalid grant: %v", i, in, err)
+		}
+		limit := MaxOps
+		if d.Mode == ModeText {
+			limit = MaxTextOps
+		}
+		if n := len(d.Scenario.Steps); n > limit || len(d.Classes) != n {
+			t.Fatalf("input %d: %d ops, %d classes", i, n, len(d.Classes))
+		}
+		if again := Decode(in); !again.Equal(d.Scenario) {
+			t.Fatalf("input %d decodes to two scenarios", i)
+		}
+	}
+}
+
+// TestDecodeModes: the first byte picks the mode; text that does not parse,
+// or whose grant is invalid, is read in the arena mode.
+func TestDecodeModes(t *testing.T) {
+	tests := []struct {
+		in     string
+		want   Mode
+		reason string
+	}{
+		{"", ModeArena, "nothing: the first arena, no ops"},
+		{"\x00abc", ModeArena, "a low first byte"},
+		{"\xf7abc", ModeArena, "the last arena first byte"},
+		{"\xf8abc", ModeGenerated, "the first generated first byte"},
+		{"\xffabc", ModeGenerated, "the last generated first byte"},
+		{"# x\nfs_read /a\n", ModeText, "a comment line, then a scenario"},
+		{"#", ModeText, "a lone comment is an empty scenario"},
+		{"# x\nfs_read /a\ngrant net h\n", ModeArena, "text that does not parse: a header after an op"},
+		{"# x\nfs_read /a => bogus\n", ModeArena, "text that does not parse: no such kind"},
+		{"# x\nfs_read \"unterminated\n", ModeArena, "a lexical error"},
+	}
+	for _, tt := range tests {
+		if got := DecodeLabelled([]byte(tt.in)).Mode; got != tt.want {
+			t.Errorf("Decode(%q) read in %s mode, want %s: %s", tt.in, got, tt.want, tt.reason)
+		}
+	}
+}
+
+// TestDecodeTextRoundTrip: a ModeText input decodes to the scenario its
+// text parses to, expectations dropped, and the canonical text of the
+// decoded scenario decodes back to it.
+func TestDecodeTextRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("../corpus/*/*.sbx")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus files: %v", err)
+	}
+	for _, name := range files {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := DecodeLabelled(TextSeed(name, text))
+		if d.Mode != ModeText {
+			t.Fatalf("%s: decoded in %s mode", name, d.Mode)
+		}
+		want, err := scenario.Parse(name, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Steps) != len(d.Scenario.Steps) {
+			t.Fatalf("%s: %d steps decoded, %d parsed", name, len(d.Scenario.Steps), len(want.Steps))
+		}
+		for i, st := range d.Scenario.Steps {
+			if st.Expect != nil {
+				t.Fatalf("%s: step %d kept its expectation", name, i+1)
+			}
+			if st.Op.Kind != want.Steps[i].Op.Kind || strings.Join(st.Op.Args, "\x00") != strings.Join(want.Steps[i].Op.Args, "\x00") {
+				t.Fatalf("%s: step %d is %v, parsed %v", name, i+1, st.Op, want.Steps[i].Op)
+			}
+		}
+		canon := d.Scenario.Format() // starts with the seed's comment line
+		if back := Decode(canon); !back.Equal(d.Scenario) {
+			t.Fatalf("%s: the canonical text decodes to another scenario:\n%s", name, canon)
+		}
+	}
+}
+
+// TestCheckScenarioFindsMutant: the raw-prefix mutant's corpus killer, as
+// a FuzzScenario seed, fails on the mutant with the finding in plain words
+// and passes on the reference.
+func TestCheckScenarioFindsMutant(t *testing.T) {
+	text, err := os.ReadFile("../corpus/mutants/raw-prefix.sbx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := TextSeed("raw-prefix.sbx", text)
+	if err := checkScenario("reference", core.ReferenceFactory, in); err != nil {
+		t.Fatalf("the reference fails: %v", err)
+	}
+	m, ok := mutants.Lookup("raw-prefix")
+	if !ok {
+		t.Fatal("no raw-prefix mutant")
+	}
+	err = checkScenario("mutant:raw-prefix", m.Factory, in)
+	var se *ScenarioError
+	if !errors.As(err, &se) {
+		t.Fatalf("the mutant passes: %v", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"on mutant:raw-prefix", "confinement: step 1:", "/workshop/secret", "grant fs_read /work\n"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q:\n%s", want, msg)
+		}
+	}
+	if !slices.ContainsFunc(se.Findings, func(f oracle.Finding) bool { return f.Invariant == oracle.Confinement }) {
+		t.Errorf("no confinement finding: %v", se.Findings)
+	}
+}
+
+// TestByteSource: one byte a draw up to 256 values, two above, zeros after
+// the end.
+func TestByteSource(t *testing.T) {
+	s := &byteSource{data: []byte{7, 200, 1, 2, 9}}
+	for _, tt := range []struct{ n, want int }{
+		{1, 0}, {10, 7}, {256, 200}, {1000, (1<<8 | 2) % 1000}, {300, 9 << 8 % 300}, {5, 0},
+	} {
+		if got := s.Intn(tt.n); got != tt.want {
+			t.Fatalf("Intn(%d) = %d, want %d", tt.n, got, tt.want)
+		}
+	}
+}

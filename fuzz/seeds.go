@@ -1,0 +1,186 @@
+package fuzz
+
+import (
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Seed files are named by what they come from, so that regenerating them
+// rewrites the same files: "sbx-<path>" for a corpus scenario (its path
+// below the corpus directory, '/' as '-', without ".sbx"), "seed-<what>"
+// for the others. Files with other names — the crashers go test -fuzz
+// writes, named by hash — are never touched.
+const (
+	corpusSeedPrefix = "sbx-"
+	otherSeedPrefix  = "seed-"
+)
+
+// SeedFiles returns the seed corpora of the fuzz targets, keyed by their
+// path below testdata/fuzz ("FuzzScenario/sbx-classes-traversal"), each a
+// go test fuzz v1 file:
+//
+//   - FuzzScenario: every .sbx file below corpusDir as a ModeText input
+//     (CompactSeed), and a few arena- and generated-mode inputs;
+//   - FuzzParse: every .sbx file as it is;
+//   - FuzzPaths, FuzzResolve: the examples of SPEC §4 and §6;
+//   - FuzzProperty: a few rapid bitstreams.
+//
+// The output depends only on the corpus: go generate ./fuzz writes it, and
+// a test checks that the committed files are up to date.
+func SeedFiles(corpusDir string) (map[string][]byte, error) {
+	scenarios, err := corpusFiles(corpusDir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, rel := range scenarios {
+		text, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, err
+		}
+		name := corpusSeedPrefix + strings.ReplaceAll(strings.TrimSuffix(rel, ".sbx"), "/", "-")
+		seed, err := CompactSeed(path.Join(filepath.Base(filepath.Clean(corpusDir)), rel), text)
+		if err != nil {
+			return nil, err
+		}
+		out["FuzzScenario/"+name] = EncodeGoFuzz(seed)
+		out["FuzzParse/"+name] = EncodeGoFuzz(text)
+	}
+	for i, in := range byteSeeds(0x5eed, 8, 160) {
+		out[fmt.Sprintf("FuzzScenario/%sarena-%d", otherSeedPrefix, i)] = EncodeGoFuzz(append([]byte{byte(i), byte(i * 8)}, in...))
+		if i < 4 {
+			out[fmt.Sprintf("FuzzScenario/%sgenerated-%d", otherSeedPrefix, i)] = EncodeGoFuzz(append([]byte{generatedStart + byte(i)}, in...))
+			out[fmt.Sprintf("FuzzProperty/%sbits-%d", otherSeedPrefix, i)] = EncodeGoFuzz(in)
+		}
+	}
+	for i, pr := range pathSeeds {
+		out[fmt.Sprintf("FuzzPaths/%sspec-%02d", otherSeedPrefix, i)] = EncodeGoFuzz(pr[0], pr[1])
+	}
+	for i, s := range resolveSeeds {
+		out[fmt.Sprintf("FuzzResolve/%sspec-%02d", otherSeedPrefix, i)] = EncodeGoFuzz(s)
+	}
+	return out, nil
+}
+
+// TextSeed is a ModeText input for a scenario file: a "# seed: NAME" line,
+// then the text.
+func TextSeed(name string, text []byte) []byte {
+	return append([]byte("# seed: "+name+"\n"), text...)
+}
+
+// CompactSeed is the ModeText input FuzzScenario's seed corpus holds for a
+// scenario file: its canonical text without comments or expectations (the
+// decoder drops them, and parsing them would only slow every exec down),
+// headed by a "# seed: NAME" line.
+func CompactSeed(name string, text []byte) ([]byte, error) {
+	sc, err := scenario.Parse(name, text)
+	if err != nil {
+		return nil, err
+	}
+	sc.Comment = []string{"seed: " + name}
+	for i := range sc.Steps {
+		sc.Steps[i].Comment, sc.Steps[i].Expect = nil, nil
+	}
+	return sc.Format(), nil
+}
+
+// corpusFiles lists the .sbx files below dir, as slash-separated paths
+// relative to it, sorted.
+func corpusFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".sbx" {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("%s: no .sbx files", dir)
+	}
+	slices.Sort(out)
+	return out, err
+}
+
+// byteSeeds returns n inputs of size bytes from a fixed PCG stream.
+func byteSeeds(seed uint64, n, size int) [][]byte {
+	r := rand.New(rand.NewPCG(seed, 0))
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = make([]byte, size)
+		for j := range out[i] {
+			out[i][j] = byte(r.Uint32())
+		}
+	}
+	return out
+}
+
+// pathSeeds are the path and newline-separated roots of SPEC §4's examples.
+var pathSeeds = [][2]string{
+	{"/work/../etc", "/work/"},
+	{`\work\..\etc`, "/work"},
+	{"/work/..hidden", "/work/"},
+	{"/work/te..st/...", "/work"},
+	{"/workshop/x", "/work/"},
+	{"/work2", "/work"},
+	{"/work.bak/x", "/work\n/data/"},
+	{"/etc/passwd", "/"},
+	{"/work/./x", "//work//"},
+	{"//work//x/", "/work/."},
+	{"/work/%2e%2e/x", "/work"},
+	{"/work/\uff0e\uff0e/x", "/work"},
+	{"work/x", "work"},
+	{"", ""},
+	{"../a/..", "."},
+}
+
+// resolveSeeds are the inet_aton spellings of SPEC §6 and their edges.
+var resolveSeeds = []string{
+	"127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0x7f.0.0.1",
+	"09.1.1.1", "1.2.3.4.5", "256.1.1.1", "0x", "1..1", "1.2.3.",
+	"1.2.3.4 junk", "127.1\tevil.com", "4294967295", "4294967296", "1.16777216", "0x100.1",
+}
+
+// WriteSeeds writes files (as SeedFiles returns them) below dir, first
+// removing the seed files of every target it writes that are no longer
+// generated. Crashers and other files are left alone.
+func WriteSeeds(dir string, files map[string][]byte) error {
+	targets := map[string]bool{}
+	for name := range files {
+		targets[filepath.Dir(filepath.FromSlash(name))] = true
+	}
+	for t := range targets {
+		tdir := filepath.Join(dir, t)
+		if err := os.MkdirAll(tdir, 0o755); err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(tdir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			n := e.Name()
+			stale := strings.HasPrefix(n, corpusSeedPrefix) || strings.HasPrefix(n, otherSeedPrefix)
+			if _, keep := files[filepath.ToSlash(filepath.Join(t, n))]; stale && !keep {
+				if err := os.Remove(filepath.Join(tdir, n)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
