@@ -194,7 +194,10 @@ func cloneLists(sc *scenario.Scenario) {
 	sc.Grant.Tools = slices.Clone(sc.Grant.Tools)
 	sc.World.Files = slices.Clone(sc.World.Files)
 	sc.World.Routes = slices.Clone(sc.World.Routes)
-	sc.World.DNS = slices.Clone(sc.World.DNS) // the Addrs inside are never written
+	sc.World.DNS = slices.Clone(sc.World.DNS)
+	for i := range sc.World.DNS {
+		sc.World.DNS[i].Addrs = slices.Clone(sc.World.DNS[i].Addrs)
+	}
 	sc.World.ToolOutputs = slices.Clone(sc.World.ToolOutputs)
 }
 

@@ -31,7 +31,7 @@ first one violated, given the reference's results as expectations, annotated
 with where it came from, and written atomically to --out as
 <invariant>-<hash>.sbx.
 
-Two layouts are read (--layout auto tells them apart by the first line):
+Three layouts are read (--layout auto tells go from libfuzzer by the first line):
   go         a go test -fuzz corpus entry: "go test fuzz v1", then one line
              []byte("...") (or string("...")), as go test -fuzz writes to
              fuzz/testdata/fuzz/FuzzScenario/ when it finds something;
