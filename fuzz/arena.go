@@ -112,6 +112,20 @@ func decodeArena(data []byte) input {
 	return in
 }
 
+// rawArity reads an op's argument count from bits 3–5 of its head byte:
+// 0–3 mean the kind's own arity (1 for an unknown kind), 4–7 mean 0–3
+// arguments, so the decoders can say both "well formed" and "any arity".
+func rawArity(head byte, kind string) int {
+	n := int(head>>3) & 7
+	if n >= 4 {
+		return n - 4
+	}
+	if a, ok := core.Arity(kind); ok {
+		return a
+	}
+	return 1
+}
+
 // rawOp decodes one raw op from src: a head byte, then strings.
 func rawOp(src *byteSource, names []string) core.Op {
 	head := src.take(false)
@@ -119,16 +133,7 @@ func rawOp(src *byteSource, names []string) core.Op {
 	if head&7 == 7 {
 		kind = rawString(src, names)
 	}
-	n := int(head>>3) & 7
-	if n < 4 {
-		n = 1
-		if a, ok := core.Arity(kind); ok {
-			n = a
-		}
-	} else {
-		n -= 4
-	}
-	args := make([]string, n)
+	args := make([]string, rawArity(byte(head), kind))
 	for i := range args {
 		args[i] = rawString(src, names)
 	}

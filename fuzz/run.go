@@ -110,16 +110,7 @@ func DecodeRun(data []byte) (step int64, ops []core.Op) {
 		if head&7 == 7 {
 			kind = str()
 		}
-		n := int(head>>3) & 7
-		if n < 4 {
-			n = 1
-			if a, ok := core.Arity(kind); ok {
-				n = a
-			}
-		} else {
-			n -= 4
-		}
-		args := make([]string, n)
+		args := make([]string, rawArity(head, kind))
 		for i := range args {
 			args[i] = str()
 		}
