@@ -1,7 +1,9 @@
 package core
 
 import (
+	"math/rand/v2"
 	"path"
+	"strings"
 	"testing"
 )
 
@@ -27,6 +29,48 @@ func TestCanonicalIsPathClean(t *testing.T) {
 	walk("", 8)
 	if n < 80000 {
 		t.Fatalf("walked only %d strings", n)
+	}
+}
+
+// isCanonicalSpec is what isCanonical must answer: absolute, and a fixed
+// point of path.Clean.
+func isCanonicalSpec(p string) bool {
+	return strings.HasPrefix(p, "/") && path.Clean(p) == p
+}
+
+// TestIsCanonicalAcrossWords checks isCanonical exactly (not only through
+// Canonical, where a false "no" would go unseen) on strings long enough to
+// span its eight-byte words: every string of 9 to 12 bytes over "/.a" that
+// starts with '/', and 200,000 seeded random ones up to 40 bytes long, where
+// a pair can straddle a word boundary or sit in the overlapping last word.
+func TestIsCanonicalAcrossWords(t *testing.T) {
+	check := func(p string) {
+		if got, want := isCanonical(p), isCanonicalSpec(p); got != want {
+			t.Fatalf("isCanonical(%q) = %v, want %v", p, got, want)
+		}
+	}
+	const alphabet = "/.a"
+	var walk func(p string, depth int)
+	walk = func(p string, depth int) {
+		if len(p) >= 9 {
+			check(p)
+		}
+		if depth == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			walk(p+alphabet[i:i+1], depth-1)
+		}
+	}
+	walk("/", 11)
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 0, 40)
+	for range 200000 {
+		b = append(b[:0], '/')
+		for n := r.IntN(40); len(b) < n; {
+			b = append(b, "/.ab"[r.IntN(4)])
+		}
+		check(string(b))
 	}
 }
 

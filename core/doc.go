@@ -29,11 +29,15 @@
 // by Canonical path; routes keyed by (NormalizeHost(host), path); a DNS
 // table keyed by NormalizeHost(host) whose answers cycle; the built-in tools
 // "echo" (returns its input) and "summarize" ("summary of N bytes"), which
-// canned ToolOutputs override or add to; and a TickClock. Its observers —
-// Journal, JournalLen, Fingerprint, ClockReads — cost O(1) (Fingerprint
-// hashes the VFS once, on its first call, then follows the writes), so an
-// oracle can look after every op; Lookup, PeekResolve, Route and ToolOutput answer
-// without journaling, for observers only.
+// canned ToolOutputs override or add to; and a TickClock. PrepareWorld
+// turns a WorldSpec into an immutable WorldTemplate once (paths canonical,
+// hosts normalized, the VFS fingerprinted), and each RefWorld started from
+// it keeps only what changed: its writes, DNS cursors, clock and journal.
+// The oracle starts three worlds per scenario from one template. Its
+// observers — Journal, JournalLen, Fingerprint, ClockReads — cost O(1)
+// (Fingerprint starts from the template's and follows the writes), so an
+// oracle can look after every op; Lookup, PeekResolve, Route and ToolOutput
+// answer without journaling, for observers only.
 //
 // # Helpers
 //

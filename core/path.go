@@ -24,19 +24,60 @@ func Canonical(p string) string {
 // isCanonical reports whether p is absolute and path.Clean would return it
 // unchanged: no empty, "." or ".." element and no trailing slash. It is a
 // fast path for Canonical, whose result it never changes.
+//
+// Only a '/' followed by '/' or '.' can start an empty, "." or ".."
+// element, so isCanonical looks for those pairs eight bytes at a time and
+// scans byte by byte only from a word that may hold one. Few branches per
+// byte matter twice (words.go).
 func isCanonical(p string) bool {
 	n := len(p)
-	if n == 0 || p[0] != '/' {
+	if n < 2 {
+		return n == 1 && p[0] == '/'
+	}
+	if p[0] != '/' || p[n-1] == '/' {
 		return false
 	}
-	if n == 1 {
-		return true
+	// x is eight bytes of p (little-endian) and y the eight bytes after
+	// each of them, so byte k of (x is '/') & (y is '/' or '.') marks a
+	// pair. The zero-byte test (v-lo)&^v&hi never misses a zero byte; it
+	// may flag a byte above a true zero, which only sends p to the exact
+	// path. Written out rather than in a helper, so that it compiles
+	// without calls.
+	const lo, hi = lsbs, msbs
+	const slash, dot = lo * '/', lo * '.'
+	if n < 8 {
+		x := loadShort(p, 0) // zero bytes pair with nothing
+		a, b, c := x^slash, x>>8^slash, x>>8^dot
+		if (a-lo)&^a&((b-lo)&^b|(c-lo)&^c)&hi == 0 {
+			return true
+		}
+		return elementsClean(p, 0)
 	}
-	if p[n-1] == '/' {
-		return false
+	for i := 0; ; i += 8 {
+		if i+8 > n {
+			i = n - 8 // the last word overlaps the one before: checking twice is harmless
+		}
+		x := load(p, i)
+		y := x >> 8
+		if i+8 < n {
+			y |= uint64(p[i+8]) << 56
+		}
+		a, b, c := x^slash, y^slash, y^dot
+		if (a-lo)&^a&((b-lo)&^b|(c-lo)&^c)&hi != 0 {
+			return elementsClean(p, i)
+		}
+		if i+8 >= n {
+			return true
+		}
 	}
-	// After every '/', reject an empty, "." or ".." element.
-	for i := 0; i < n-1; i++ {
+}
+
+// elementsClean is isCanonical's exact path: after every '/' at or past
+// from, reject an empty, "." or ".." element. The caller has checked the
+// first and last bytes.
+func elementsClean(p string, from int) bool {
+	n := len(p)
+	for i := from; i < n-1; i++ {
 		if p[i] != '/' {
 			continue
 		}

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -163,25 +162,26 @@ func WellFormed(args []string, n int) bool {
 	return true
 }
 
-// cleanArg reports whether a has no NUL byte and is valid UTF-8. It tests
-// eight bytes at a time for a zero or high byte, and hands the rest to the
-// UTF-8 validator at the first non-ASCII byte: most arguments are ASCII.
+// cleanArg reports whether a has no NUL byte and is valid UTF-8. Most
+// arguments are ASCII without NUL, which asciiNoNUL confirms eight bytes
+// at a time; only the rest go to the exact tests.
 func cleanArg(a string) bool {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		v := binary.LittleEndian.Uint64([]byte(a[i : i+8]))
-		if (v-lo)&^v&hi != 0 || v&hi != 0 {
-			break
-		}
+	return asciiNoNUL(a) || utf8.ValidString(a) && strings.IndexByte(a, 0) < 0
+}
+
+// asciiNoNUL reports whether every byte of a is in 0x01–0x7F. It reads a
+// word at a time, the last word overlapping the one before it (a string
+// shorter than a word is padded with spaces), so it has no byte loop.
+func asciiNoNUL(a string) bool {
+	bad := func(v uint64) bool { return ((v-lsbs)&^v|v)&msbs != 0 } // a zero byte, or a high one
+	n := len(a)
+	if n < 8 {
+		return !bad(loadShort(a, lsbs*' '))
 	}
-	for ; i < len(a); i++ {
-		if c := a[i]; c == 0 {
+	for i := 0; i+8 < n; i += 8 {
+		if bad(load(a, i)) {
 			return false
-		} else if c >= utf8.RuneSelf {
-			rest := a[i:]
-			return utf8.ValidString(rest) && strings.IndexByte(rest, 0) < 0
 		}
 	}
-	return true
+	return !bad(load(a, n-8))
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"net/netip"
+	"slices"
 	"strconv"
 )
 
@@ -61,59 +62,97 @@ func (c TickClock) At(k int64) int64 {
 
 type routeKey struct{ host, path string }
 
-type dnsAnswers struct {
-	addrs []netip.Addr
-	next  int
+// WorldTemplate is a world's initial state, prepared once: paths
+// canonical, hosts normalized, the VFS fingerprinted. It is immutable, so
+// any number of RefWorlds, on any goroutines, can start from one template,
+// and starting one copies nothing: the oracle starts three worlds per
+// scenario (the watched run, the model's shadow and the replay), and the
+// fuzz targets start thousands from the same few templates.
+type WorldTemplate struct {
+	files   map[string]string
+	fp      uint64 // XOR of fileHash over files
+	routes  map[routeKey]string
+	dns     map[string]int // normalized host → index into answers
+	answers [][]netip.Addr // never empty: hosts without answers are left out
+	toolOut map[string]string
+	clock   TickClock
+}
+
+// PrepareWorld prepares the world s describes.
+func PrepareWorld(s WorldSpec) *WorldTemplate {
+	// Maps stay nil while empty (a nil map answers lookups): most worlds
+	// have no DNS lines or tool outputs.
+	t := &WorldTemplate{clock: s.Clock}
+	if len(s.Files) > 0 {
+		t.files = make(map[string]string, len(s.Files))
+		for _, f := range s.Files {
+			t.files[Canonical(f.Path)] = f.Data
+		}
+		for k, v := range t.files {
+			t.fp ^= fileHash(k, v) // XOR is order-free: map order cannot show
+		}
+	}
+	if len(s.Routes) > 0 {
+		t.routes = make(map[routeKey]string, len(s.Routes))
+		for _, r := range s.Routes {
+			t.routes[routeKey{NormalizeHost(r.Host), r.Path}] = r.Body
+		}
+	}
+	for _, d := range s.DNS {
+		h := NormalizeHost(d.Host)
+		i, seen := t.dns[h]
+		switch {
+		case len(d.Addrs) == 0:
+			delete(t.dns, h) // a later empty line replaces an earlier one
+		case seen:
+			t.answers[i] = slices.Clone(d.Addrs) // a copy: the template must not change when the spec does
+		default:
+			if t.dns == nil {
+				t.dns = make(map[string]int, len(s.DNS))
+			}
+			t.dns[h] = len(t.answers)
+			t.answers = append(t.answers, slices.Clone(d.Addrs))
+		}
+	}
+	if len(s.ToolOutputs) > 0 {
+		t.toolOut = make(map[string]string, len(s.ToolOutputs))
+		for _, o := range s.ToolOutputs {
+			t.toolOut[o.Name] = o.Output
+		}
+	}
+	return t
+}
+
+// New starts a world from the template.
+func (t *WorldTemplate) New() *RefWorld {
+	return &RefWorld{base: t, clockNext: t.clock.Start}
 }
 
 // RefWorld is the reference World: deterministic, in memory, journaling
 // every call. Observing it (JournalLen, Journal, Fingerprint, ClockReads) is
 // cheap enough to do after every op. A RefWorld is not safe for concurrent
-// use; build one per sandbox with NewWorld.
+// use; start one per sandbox, with NewWorld or WorldTemplate.New.
 type RefWorld struct {
-	files      map[string]string
-	fp         uint64 // XOR of fileHash over the VFS, once fpValid
+	base       *WorldTemplate    // the initial state; never written
+	written    map[string]string // files written since, by canonical path; made on the first write
+	fp         uint64            // the VFS fingerprint, once fpValid
 	fpValid    bool
-	routes     map[routeKey]string
-	dns        map[string]*dnsAnswers
-	toolOut    map[string]string
-	clock      TickClock
+	dnsNext    []int // the next answer for each of base.answers; made on the first resolve of a DNS host
 	clockNext  int64 // the next answer: clock.At(clockReads), kept by saturating addition
 	clockReads int64
 	journal    []Entry
 }
 
-// NewWorld builds the world s describes.
-func NewWorld(s WorldSpec) *RefWorld {
-	// Maps stay nil while empty (a nil map answers lookups): campaigns
-	// build three worlds per scenario, and most have no DNS lines.
-	w := &RefWorld{
-		files:     make(map[string]string, len(s.Files)),
-		clock:     s.Clock,
-		clockNext: s.Clock.Start,
+// NewWorld builds the world s describes: PrepareWorld(s).New().
+func NewWorld(s WorldSpec) *RefWorld { return PrepareWorld(s).New() }
+
+// file returns the content at canonical path key.
+func (w *RefWorld) file(key string) (string, bool) {
+	if d, ok := w.written[key]; ok {
+		return d, true
 	}
-	for _, f := range s.Files {
-		w.files[Canonical(f.Path)] = f.Data
-	}
-	if len(s.Routes) > 0 {
-		w.routes = make(map[routeKey]string, len(s.Routes))
-		for _, r := range s.Routes {
-			w.routes[routeKey{NormalizeHost(r.Host), r.Path}] = r.Body
-		}
-	}
-	if len(s.DNS) > 0 {
-		w.dns = make(map[string]*dnsAnswers, len(s.DNS))
-		for _, d := range s.DNS {
-			w.dns[NormalizeHost(d.Host)] = &dnsAnswers{addrs: d.Addrs}
-		}
-	}
-	if len(s.ToolOutputs) > 0 {
-		w.toolOut = make(map[string]string, len(s.ToolOutputs))
-		for _, t := range s.ToolOutputs {
-			w.toolOut[t.Name] = t.Output
-		}
-	}
-	return w
+	d, ok := w.base.files[key]
+	return d, ok
 }
 
 // Read implements VFS.
@@ -130,21 +169,28 @@ func (w *RefWorld) Write(p, data string) {
 
 func (w *RefWorld) store(key, data string) {
 	if w.fpValid {
-		if old, ok := w.files[key]; ok {
+		if old, ok := w.file(key); ok {
 			w.fp ^= fileHash(key, old)
 		}
 		w.fp ^= fileHash(key, data)
 	}
-	w.files[key] = data
+	if w.written == nil {
+		w.written = make(map[string]string)
+	}
+	w.written[key] = data
 }
 
 // Resolve implements Net.
 func (w *RefWorld) Resolve(host string) netip.Addr {
 	h := NormalizeHost(host)
 	a := StaticResolve(h)
-	if d := w.dns[h]; d != nil && len(d.addrs) > 0 {
-		a = d.addrs[d.next]
-		d.next = (d.next + 1) % len(d.addrs)
+	if i, ok := w.base.dns[h]; ok {
+		if w.dnsNext == nil {
+			w.dnsNext = make([]int, len(w.base.answers))
+		}
+		addrs, next := w.base.answers[i], &w.dnsNext[i]
+		a = addrs[*next]
+		*next = (*next + 1) % len(addrs)
 	}
 	w.journal = append(w.journal, Entry{Call: CallResolve, Name: host, Addr: a})
 	return a
@@ -165,7 +211,7 @@ func (w *RefWorld) Call(name, input string) (string, bool) {
 // Now implements Clock.
 func (w *RefWorld) Now() int64 {
 	t := w.clockNext
-	w.clockNext = saturatingAdd(t, w.clock.Step)
+	w.clockNext = saturatingAdd(t, w.base.clock.Step)
 	w.clockReads++
 	return t
 }
@@ -185,22 +231,25 @@ func saturatingAdd(a, b int64) int64 {
 // Lookup returns the content at Canonical(p) without journaling: for
 // observers, never for sandboxes.
 func (w *RefWorld) Lookup(p string) (string, bool) {
-	d, ok := w.files[Canonical(p)]
-	return d, ok
+	return w.file(Canonical(p))
 }
 
 // PeekResolve returns what Resolve(host) would answer now, without
 // journaling or advancing the DNS table.
 func (w *RefWorld) PeekResolve(host string) netip.Addr {
-	if d := w.dns[NormalizeHost(host)]; d != nil && len(d.addrs) > 0 {
-		return d.addrs[d.next]
+	if i, ok := w.base.dns[NormalizeHost(host)]; ok {
+		next := 0
+		if w.dnsNext != nil {
+			next = w.dnsNext[i]
+		}
+		return w.base.answers[i][next]
 	}
 	return StaticResolve(host)
 }
 
 // Route returns the body routed for host and path, without journaling.
 func (w *RefWorld) Route(host, path string) (string, bool) {
-	b, ok := w.routes[routeKey{NormalizeHost(host), path}]
+	b, ok := w.base.routes[routeKey{NormalizeHost(host), path}]
 	return b, ok
 }
 
@@ -208,7 +257,7 @@ func (w *RefWorld) Route(host, path string) (string, bool) {
 // a canned output if the scenario set one, else the built-in tools "echo"
 // (the input) and "summarize" ("summary of N bytes").
 func (w *RefWorld) ToolOutput(name, input string) (string, bool) {
-	if out, ok := w.toolOut[name]; ok {
+	if out, ok := w.base.toolOut[name]; ok {
 		return out, true
 	}
 	switch name {
@@ -231,17 +280,26 @@ func (w *RefWorld) JournalLen() int { return len(w.journal) }
 // drivers (benchmarks) that would otherwise grow it without bound.
 func (w *RefWorld) ResetJournal() { w.journal = w.journal[:0] }
 
+// Reserve makes room in the journal for n more entries, so that a driver
+// that knows how long a run will be (the oracle: at most two entries an op)
+// pays for one allocation instead of the appends' doublings.
+func (w *RefWorld) Reserve(n int) { w.journal = slices.Grow(w.journal, n) }
+
 // ClockReads returns how many times the clock has been read.
 func (w *RefWorld) ClockReads() int64 { return w.clockReads }
 
 // Fingerprint returns a hash of the whole VFS content: equal fingerprints
-// mean, up to hash collisions, equal VFS contents. The first call hashes
-// every file; from then on writes keep it current, so later calls cost
-// nothing. (Worlds nobody fingerprints, like a model's shadow, never hash.)
+// mean, up to hash collisions, equal VFS contents. The first call starts
+// from the template's fingerprint and hashes only the files written so far;
+// from then on writes keep it current, so later calls cost nothing. (Worlds
+// nobody fingerprints, like a model's shadow, never hash.)
 func (w *RefWorld) Fingerprint() uint64 {
 	if !w.fpValid {
-		w.fp = 0
-		for k, v := range w.files {
+		w.fp = w.base.fp
+		for k, v := range w.written {
+			if old, ok := w.base.files[k]; ok {
+				w.fp ^= fileHash(k, old)
+			}
 			w.fp ^= fileHash(k, v) // XOR is order-free: map order cannot show
 		}
 		w.fpValid = true
@@ -252,7 +310,12 @@ func (w *RefWorld) Fingerprint() uint64 {
 // Files returns the VFS as a map from canonical path to content: a copy,
 // for tests and reports, not for per-op use.
 func (w *RefWorld) Files() map[string]string {
-	return maps.Clone(w.files)
+	out := maps.Clone(w.base.files)
+	if out == nil {
+		out = make(map[string]string, len(w.written))
+	}
+	maps.Copy(out, w.written)
+	return out
 }
 
 // fileHash mixes key, a separator and data eight bytes at a time. XORed

@@ -40,14 +40,15 @@ const arenaSeed = 0x5bf0a2e1
 type arena struct {
 	sc    generators.Scenario // no ops; never written after it is built
 	grant core.Grant          // sc.Grant, built once: a Grant is immutable
+	world *core.WorldTemplate // sc.World, prepared once: a template is immutable
 	names []string
 }
 
 // maxArenaWorld bounds the entries (files, routes, DNS lines, tool
-// outputs) of an arena's world: every run builds the world twice (the
-// watched run and the replay), so small worlds keep execs cheap. About one
-// generated world in eight is that small; ModeGenerated and ModeText
-// inputs have worlds of any size.
+// outputs) of an arena's world, so that its names stay few enough for the
+// 32 name bytes to reach (most of) them. (Size costs no exec time: the
+// world is prepared once.) About one generated world in eight is that
+// small; ModeGenerated and ModeText inputs have worlds of any size.
 const maxArenaWorld = 14
 
 // arenas draws the NumArenas grants and worlds, once: the first scenarios
@@ -64,7 +65,7 @@ var arenas = sync.OnceValue(func() []arena {
 			continue
 		}
 		g.Ops, g.Classes = nil, nil
-		out = append(out, arena{sc: g, grant: core.MustGrant(g.Grant), names: scenarioNames(&g)})
+		out = append(out, arena{sc: g, grant: core.MustGrant(g.Grant), world: core.PrepareWorld(g.World), names: scenarioNames(&g)})
 	}
 	return out
 })
@@ -93,7 +94,7 @@ func decodeArena(data []byte) input {
 	if len(data) > 0 {
 		a, data = &arenas()[int(data[0])%NumArenas], data[1:]
 	}
-	in := input{mode: ModeArena, g: a.sc, grant: &a.grant, shared: true}
+	in := input{mode: ModeArena, g: a.sc, grant: &a.grant, world: a.world, shared: true}
 	in.g.Ops, in.g.Classes = make([]core.Op, 0, MaxOps), make([]attack.Class, 0, MaxOps)
 	src := &byteSource{data: data}
 	for len(src.data) > 0 && len(in.g.Ops) < MaxOps {

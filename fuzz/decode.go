@@ -1,8 +1,6 @@
 package fuzz
 
 import (
-	"slices"
-
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
@@ -23,10 +21,11 @@ const (
 	// grant or world is built per input.
 	ModeArena Mode = iota
 	// ModeGenerated (first byte 0xF8–0xFF): the rest of the input is the
-	// randomness generators.Generate draws a whole scenario from, as a
-	// campaign does: a grant and a world built together from the project's
-	// hostile dictionaries, a budget profile and its edges (budgets the ops
-	// land on exactly), and ops of every attack class of SPEC §9.
+	// randomness generators.GenerateAtMost draws a whole scenario of at
+	// most MaxOps ops from, as a campaign draws longer ones: a grant and a
+	// world built together from the project's hostile dictionaries, a
+	// budget profile and its edges (budgets those ops land on exactly), and
+	// ops of every attack class of SPEC §9.
 	ModeGenerated
 	// ModeText (first byte '#'): the whole input is .sbx text, its first
 	// line a comment. This is how the committed corpus becomes seeds, and
@@ -99,6 +98,7 @@ type input struct {
 	mode   Mode
 	g      generators.Scenario // the grant, the world, the ops and (not for text) their classes
 	grant  *core.Grant         // g.Grant, built
+	world  *core.WorldTemplate // g.World, prepared (arenas only; nil: the oracle prepares it)
 	shared bool                // g's grant and world lists are an arena's: read only
 	text   *scenario.Scenario  // ModeText: the parsed scenario, expectations dropped
 }
@@ -111,7 +111,7 @@ func decodeInput(data []byte) input {
 		}
 	}
 	if len(data) > 0 && data[0] >= generatedStart {
-		g := generators.Generate(&byteSource{data: data[1:min(len(data), 1+maxGenBytes)]})
+		g := generators.GenerateAtMost(&byteSource{data: data[1:min(len(data), 1+maxGenBytes)]}, MaxOps)
 		cutOps(&g)
 		grant := core.MustGrant(g.Grant) // Generate's grants always validate
 		return input{mode: ModeGenerated, g: g, grant: &grant}
@@ -146,8 +146,9 @@ func decodeText(data []byte) (input, bool) {
 	return in, true
 }
 
-// cutOps cuts a generated scenario to MaxOps ops of at most maxArg bytes an
-// argument. Generated ops share no memory, so they are cut in place.
+// cutOps cuts a decoded scenario to MaxOps ops (a guard: both decoders
+// stop there) of at most maxArg bytes an argument. Generated ops share no
+// memory, so they are cut in place.
 func cutOps(g *generators.Scenario) {
 	if len(g.Ops) > MaxOps {
 		g.Ops, g.Classes = g.Ops[:MaxOps], g.Classes[:MaxOps]
@@ -161,7 +162,7 @@ func cutOps(g *generators.Scenario) {
 
 // caseOf is the oracle's case for the input.
 func (in *input) caseOf() oracle.Case {
-	return oracle.Case{Grant: *in.grant, World: in.g.World, Ops: in.g.Ops, Classes: in.g.Classes}
+	return oracle.Case{Grant: *in.grant, World: in.g.World, Template: in.world, Ops: in.g.Ops, Classes: in.g.Classes}
 }
 
 // labels returns the class of each op: Unlabelled for text.
@@ -177,28 +178,13 @@ func (in *input) scenario() *scenario.Scenario {
 		return in.text
 	}
 	sc := &scenario.Scenario{Grant: in.g.Grant, World: in.g.World, Steps: make([]scenario.Step, len(in.g.Ops))}
-	if in.shared {
-		cloneLists(sc)
-	}
 	for i, op := range in.g.Ops {
 		sc.Steps[i].Op = op
 	}
-	return sc
-}
-
-// cloneLists gives sc lists of its own for the grant and the world.
-func cloneLists(sc *scenario.Scenario) {
-	sc.Grant.FSRead = slices.Clone(sc.Grant.FSRead)
-	sc.Grant.FSWrite = slices.Clone(sc.Grant.FSWrite)
-	sc.Grant.NetHosts = slices.Clone(sc.Grant.NetHosts)
-	sc.Grant.Tools = slices.Clone(sc.Grant.Tools)
-	sc.World.Files = slices.Clone(sc.World.Files)
-	sc.World.Routes = slices.Clone(sc.World.Routes)
-	sc.World.DNS = slices.Clone(sc.World.DNS)
-	for i := range sc.World.DNS {
-		sc.World.DNS[i].Addrs = slices.Clone(sc.World.DNS[i].Addrs)
+	if in.shared {
+		return sc.Clone() // the lists are an arena's
 	}
-	sc.World.ToolOutputs = slices.Clone(sc.World.ToolOutputs)
+	return sc
 }
 
 // byteSource is a generators.Source over fuzz input bytes. A draw among at

@@ -414,3 +414,40 @@ func TestBudgetClassesBite(t *testing.T) {
 		tripped[attack.OutputFlood][core.MaxOps:], tripped[attack.BudgetBoundary][core.MaxOps:])
 	t.Logf("exact landings on (max_ops, max_wall, max_output_bytes): %v, by budget-boundary ops %v", landed, landedBoundary)
 }
+
+// TestGenerateAtMost: scenarios of at most n ops, whose budget edges still
+// land within them. Cutting Generate's ops to eight instead leaves many
+// edges past the end: over these 2000 seeds usage then lands on max_ops
+// after 133 ops, against 329 here; the test wants 200.
+func TestGenerateAtMost(t *testing.T) {
+	const n = 8
+	var landed [3]int // max_ops, max_wall, max_output_bytes
+	for i := range 2000 {
+		sc := GenerateAtMost(NewSource(uint64(i), 0), n)
+		if len(sc.Ops) > n || len(sc.Classes) != len(sc.Ops) {
+			t.Fatalf("seed %d: %d ops, %d classes, want at most %d ops and a class each", i, len(sc.Ops), len(sc.Classes), n)
+		}
+		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		b := sc.Grant.Budgets
+		for _, op := range sc.Ops {
+			if sb.Run(op).Hard {
+				break
+			}
+			u := sb.Usage()
+			for k, on := range [3]bool{u.Ops == b.MaxOps, u.Wall == b.MaxWall && b.MaxWall > 0, u.Output == b.MaxOutputBytes && b.MaxOutputBytes > 0} {
+				if on {
+					landed[k]++
+				}
+			}
+		}
+	}
+	t.Logf("ops that left usage exactly on (max_ops, max_wall, max_output_bytes): %v", landed)
+	for k, what := range []string{"max_ops", "max_wall", "max_output_bytes"} {
+		if want := [3]int{200, 20, 20}[k]; landed[k] < want {
+			t.Errorf("usage landed exactly on %s after %d ops in 2000 scenarios of at most %d ops, want at least %d", what, landed[k], n, want)
+		}
+	}
+	if got := len(GenerateAtMost(NewSource(1, 0), 0).Ops); got > 1 {
+		t.Errorf("GenerateAtMost(…, 0) gave %d ops, want at most 1", got)
+	}
+}

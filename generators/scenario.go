@@ -46,17 +46,29 @@ const skipOneIn = 64
 // after the ops are drawn, to the output total the reference reaches after
 // one of them, so usage lands on it exactly. The same draws give the same
 // scenario; Generate is safe for concurrent use with distinct Sources.
-func Generate(src Source) Scenario {
+func Generate(src Source) Scenario { return generate(src, maxOps) }
+
+// GenerateAtMost is Generate for scenarios of at most n ops (n at least 1,
+// at most Generate's own bound): the plan is drawn as Generate draws it,
+// then its length is cut to n before the grant, the world, the budgets and
+// the ops are drawn, so that budget edges land within the ops the scenario
+// keeps. (Cutting Generate's ops afterwards would leave a max_ops edge, or
+// an output budget the reference reaches at the tenth op, past the end.)
+// The fuzz targets use it to keep each exec small.
+func GenerateAtMost(src Source, n int) Scenario { return generate(src, min(max(n, 1), maxOps)) }
+
+func generate(src Source, limit int) Scenario {
 	p := drawPlan(src)
+	p.limit, p.n = limit, min(p.n, limit)
 	if ps, ok := src.(*pcgSource); ok {
 		ps.reserve(2*p.n + p.n/2) // two arguments an op, and some runs
 	}
 	var sc Scenario
 	sc.Grant, sc.World = drawGrantWorld(src, p)
-	sc.Ops = make([]core.Op, 0, p.n+p.n/4+4)
+	sc.Ops = make([]core.Op, 0, min(p.n+p.n/4+4, limit))
 	sc.Classes = make([]attack.Class, 0, cap(sc.Ops))
 	g, grouped := src.(grouper)
-	for i := 0; i < p.n && len(sc.Ops) < maxOps; i++ {
+	for i := 0; i < p.n && len(sc.Ops) < limit; i++ {
 		if !grouped {
 			step(src, &sc, p)
 			continue
@@ -79,7 +91,7 @@ func step(src Source, sc *Scenario, p plan) {
 		return
 	}
 	cl := drawClass(src, p)
-	for n := runLength(src, cl, sc); n > 0 && len(sc.Ops) < maxOps; n-- {
+	for n := runLength(src, cl, sc); n > 0 && len(sc.Ops) < p.limit; n-- {
 		sc.Ops = append(sc.Ops, Op(src, cl, sc))
 		sc.Classes = append(sc.Classes, cl)
 	}

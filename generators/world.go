@@ -34,9 +34,10 @@ var (
 
 // plan is what a scenario is drawn around.
 type plan struct {
-	prof profile
-	edge edge // under the boundary profile: which budget to put on the edge
-	n    int  // op slots: each holds one op, a run of ops, or (rarely) none
+	prof  profile
+	edge  edge // under the boundary profile: which budget to put on the edge
+	n     int  // op slots: each holds one op, a run of ops, or (rarely) none
+	limit int  // the most ops the scenario may have
 }
 
 // edge is the budget a boundary-profile scenario puts on the edge.

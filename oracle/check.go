@@ -14,10 +14,23 @@ import (
 // classes (Classes may be nil or shorter than Ops: missing labels are
 // Unlabelled).
 type Case struct {
-	Grant   core.Grant
-	World   core.WorldSpec
-	Ops     []core.Op
-	Classes []attack.Class
+	Grant core.Grant
+	World core.WorldSpec
+	// Template, when set, is World already prepared: core.PrepareWorld(World)
+	// or a template equal to it. Callers that judge many scenarios over one
+	// world (the fuzz targets' arenas) prepare it once; when nil, the check
+	// prepares World itself, once for its three worlds.
+	Template *core.WorldTemplate
+	Ops      []core.Op
+	Classes  []attack.Class
+}
+
+// template returns the case's world, prepared.
+func (c *Case) template() *core.WorldTemplate {
+	if c.Template != nil {
+		return c.Template
+	}
+	return core.PrepareWorld(c.World)
 }
 
 func (c *Case) class(i int) attack.Class {
@@ -149,7 +162,11 @@ func CheckInline(f core.Factory, c Case, cov *Coverage) []Finding {
 }
 
 func checkNow(f core.Factory, c Case, cov *Coverage, progress *progressCounter, observe func(StepReport)) []Finding {
-	r := Watch(f, c.Grant, c.World, cov)
+	t := c.template()
+	r := watch(f, c.Grant, t, cov)
+	// The reference journals at most two calls an op; runs often halt
+	// early, so long scenarios get room for their first 32 ops only.
+	r.world.Reserve(2 * min(len(c.Ops), 32))
 	r.trace = make([]traceStep, 0, len(c.Ops))
 	var classes classSet
 	for i := range c.Ops {
@@ -157,7 +174,7 @@ func checkNow(f core.Factory, c Case, cov *Coverage, progress *progressCounter, 
 	}
 	r.steps(c, progress, observe)
 	if !r.dead {
-		r.checkReplay(f, c, &classes)
+		r.checkReplay(f, c, t, &classes)
 		r.checkGrant(classes)
 	}
 	cov.Scenarios++
@@ -189,24 +206,25 @@ func (r *Run) steps(c Case, progress *progressCounter, observe func(StepReport))
 // checkReplay is replay-deterministic: run the scenario again on a fresh
 // world and compare each step with the first run: result, usage, and the
 // journal entries it added.
-func (r *Run) checkReplay(f core.Factory, c Case, classes *classSet) {
+func (r *Run) checkReplay(f core.Factory, c Case, t *core.WorldTemplate, classes *classSet) {
 	for i := range c.Ops {
 		r.cov.Checked[ReplayDeterministic][c.class(i)]++
 	}
-	if detail := r.replay(f, c); detail != "" {
+	if detail := r.replay(f, c, t); detail != "" {
 		r.wholeViolation(ReplayDeterministic, *classes, detail)
 	}
 }
 
 // replay returns "" when a second run matches the first, else where and how
 // they differ.
-func (r *Run) replay(f core.Factory, c Case) (detail string) {
+func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate) (detail string) {
 	defer func() {
 		if p := recover(); p != nil {
 			detail = fmt.Sprintf("the replay panicked where the first run did not: %v", p)
 		}
 	}()
-	w := core.NewWorld(c.World)
+	w := t.New()
+	w.Reserve(r.world.JournalLen())
 	sb := f(c.Grant, w)
 	first := r.world.Journal()
 	prev := 0

@@ -159,6 +159,16 @@ func newLeakyGrant(g core.Grant, w core.World) core.Sandbox {
 	return leakyGrant{wrap(g, w), &leakyView{g.FSRead(), g.FSWrite(), g.NetHosts(), g.Tools(), g.Budgets()}}
 }
 
+// freshViews is correct: every Grant call hands out a new view that holds
+// copies, so scribbling on one view changes neither the authority nor the
+// next view.
+type freshViews struct{ wrapped }
+
+func (s freshViews) Grant() core.GrantView {
+	g := s.Reference.Grant()
+	return &leakyView{g.FSRead(), g.FSWrite(), g.NetHosts(), g.Tools(), g.Budgets()}
+}
+
 // panicsOnTools panics on every tool op.
 type panicsOnTools struct{ wrapped }
 

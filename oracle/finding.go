@@ -37,10 +37,11 @@ func FormatOp(op core.Op) string {
 	return b.String()
 }
 
-// quoteList writes roots or names as ("a", "b"), or "none" when empty.
+// quoteList writes roots or names as ("a", "b"), or (none granted) when
+// empty.
 func quoteList(items []string) string {
 	if len(items) == 0 {
-		return "none granted"
+		return "(none granted)"
 	}
 	q := make([]string, len(items))
 	for i, s := range items {

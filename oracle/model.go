@@ -147,14 +147,14 @@ func found(ok bool) core.Kind {
 	return core.NotFound
 }
 
-func newModel(g core.Grant, ws core.WorldSpec) *model {
+func newModel(g core.Grant, t *core.WorldTemplate) *model {
 	m := &model{
 		fsRead:  cleanAll(g.FSRead()),
 		fsWrite: cleanAll(g.FSWrite()),
 		hosts:   g.NetHosts(),
 		tools:   g.Tools(),
 		budgets: g.Budgets(),
-		world:   core.NewWorld(ws),
+		world:   t.New(),
 	}
 	m.t0 = m.world.Now()
 	return m
@@ -284,15 +284,18 @@ func lookup(kind string) *opRow {
 	return nil
 }
 
-// badArg reports a NUL byte or invalid UTF-8. It scans eight bytes at a
-// time, then byte by byte, for any zero or high byte, and only then asks
-// the UTF-8 validator: most arguments are short ASCII.
+// badArg reports a NUL byte or invalid UTF-8. It asks the exact question
+// (suspicious) only of arguments with a zero or a high byte, which it looks
+// for eight bytes at a time, then byte by byte in the tail. Core scans
+// differently on purpose — its own word test, the last word overlapping the
+// one before — so a mistake in either shows as a disagreement with the
+// other. Most arguments are short ASCII.
 func badArg(a string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(a); i += 8 {
 		if w := binary.LittleEndian.Uint64([]byte(a[i : i+8])); (w|(w-ones))&highs != 0 {
-			return suspicious(a)
+			return suspicious(a) // a high byte, or a zero byte
 		}
 	}
 	for ; i < len(a); i++ {

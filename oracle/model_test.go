@@ -48,3 +48,20 @@ func TestDotDotSegmentAgreesWithCore(t *testing.T) {
 	}
 	walk("", 7)
 }
+
+// TestQuoteList: findings name granted lists in parentheses, an empty one
+// as "(none granted)", so a sentence reads the same either way.
+func TestQuoteList(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, "(none granted)"},
+		{[]string{"/work/"}, `("/work/")`},
+		{[]string{"a", "b\n"}, `("a", "b\n")`},
+	} {
+		if got := quoteList(c.in); got != c.want {
+			t.Errorf("quoteList(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

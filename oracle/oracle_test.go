@@ -163,6 +163,16 @@ func TestGrantImmutableCanFail(t *testing.T) {
 	mustContain(t, got[0], "authority widened", `"/"`)
 }
 
+// TestGrantImmutableFreshViews: a sandbox that hands out a fresh view of
+// copies on every Grant call has an immutable grant, though each view,
+// once scribbled on, reads widened: the check must read a new view.
+func TestGrantImmutableFreshViews(t *testing.T) {
+	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{op("fs_read", "/work/data.txt")}}
+	if got := Check(func(g core.Grant, w core.World) core.Sandbox { return freshViews{wrap(g, w)} }, c, new(Coverage), Options{}); len(got) != 0 {
+		t.Fatalf("a sandbox handing out fresh views of copies fails grant-immutable:\n%s", lines(got))
+	}
+}
+
 func TestTotalCanFailOnPanic(t *testing.T) {
 	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
 		op("fs_read", "/work/data.txt"),

@@ -19,6 +19,7 @@ type Run struct {
 	world   *core.RefWorld
 	model   *model
 	snap    grantSnapshot
+	fp      uint64 // the world's fingerprint after the latest step
 
 	step      int
 	dead      bool      // the sandbox panicked: nothing it says is trusted
@@ -64,10 +65,15 @@ type stepObs struct {
 // starts watching it, counting into cov (which may be nil). A panic in f is a total finding at
 // step 0 and leaves the Run dead.
 func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
+	return watch(f, g, core.PrepareWorld(ws), cov)
+}
+
+// watch is Watch over a prepared world.
+func watch(f core.Factory, g core.Grant, t *core.WorldTemplate, cov *Coverage) *Run {
 	if cov == nil {
 		cov = new(Coverage) // counted, then dropped
 	}
-	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: core.NewWorld(ws), model: newModel(g, ws)}
+	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: t.New(), model: newModel(g, t)}
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true
@@ -76,6 +82,7 @@ func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run 
 	}
 	r.sb = sb
 	r.snap = snapshotGrant(sb)
+	r.fp = r.world.Fingerprint()
 	return r
 }
 
@@ -98,7 +105,10 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 		return core.Result{}
 	}
 	r.step++
-	s := &stepObs{op: &op, class: class, fpBefore: r.world.Fingerprint()}
+	// Nothing runs between steps, so the fingerprint after the last step is
+	// the one before this (a change made between steps, by a sandbox's
+	// stray goroutine say, still shows: at this step).
+	s := &stepObs{op: &op, class: class, fpBefore: r.fp}
 	j0 := r.world.JournalLen()
 	r.cov.Ops++
 	r.cov.Checked[Total][class]++
@@ -108,6 +118,7 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	s.res = res
 	s.after = r.sb.Usage()
 	s.fpAfter = r.world.Fingerprint()
+	r.fp = s.fpAfter
 	s.clock1 = r.world.ClockReads()
 	s.journal = r.world.JournalLen()
 	s.entries = r.world.Journal()[j0:]

@@ -44,23 +44,25 @@ func widen(v core.GrantView) {
 }
 
 // checkGrant is grant-immutable: scribble on everything the grant handed
-// out, then read it again.
+// out, then ask the sandbox for its grant again and read that. (A sandbox
+// may hand out a fresh view each time, holding copies: scribbling on one
+// must not show in the next.) The second reading is only compared, so it is
+// not copied.
 func (r *Run) checkGrant(classes classSet) {
 	if r.dead {
 		return
 	}
 	classes.count(&r.cov.Checked[GrantImmutable])
-	v := r.sb.Grant()
-	widen(v)
-	now := snapshotGrant(r.sb)
+	widen(r.sb.Grant())
+	now := r.sb.Grant()
 	for _, f := range []struct {
 		name        string
 		before, now []string
 	}{
-		{"fs_read roots", r.snap.fsRead, now.fsRead},
-		{"fs_write roots", r.snap.fsWrite, now.fsWrite},
-		{"net hosts", r.snap.hosts, now.hosts},
-		{"tools", r.snap.tools, now.tools},
+		{"fs_read roots", r.snap.fsRead, now.FSRead()},
+		{"fs_write roots", r.snap.fsWrite, now.FSWrite()},
+		{"net hosts", r.snap.hosts, now.NetHosts()},
+		{"tools", r.snap.tools, now.Tools()},
 	} {
 		if !slices.Equal(f.before, f.now) {
 			r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's %s read %s before the run and %s after a caller wrote into the slice it was handed: authority widened",
@@ -68,8 +70,8 @@ func (r *Run) checkGrant(classes classSet) {
 			return
 		}
 	}
-	if now.budgets != r.snap.budgets {
-		r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's budgets read %+v before the run and %+v after", r.snap.budgets, now.budgets))
+	if b := now.Budgets(); b != r.snap.budgets {
+		r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's budgets read %+v before the run and %+v after", r.snap.budgets, b))
 	}
 }
 

@@ -8,7 +8,6 @@ package minimize
 import (
 	"slices"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -38,7 +37,7 @@ type minimizer struct {
 // and comments are removed, since they do not make the failure.
 func Minimize(sc *scenario.Scenario, hint int, fails Predicate) (*scenario.Scenario, Stats) {
 	m := &minimizer{fails: fails, memo: map[string]bool{}, budget: DefaultBudget}
-	cur := clone(sc)
+	cur := sc.Clone()
 	cur.Comment = nil
 	for i := range cur.Steps {
 		cur.Steps[i].Expect, cur.Steps[i].Comment, cur.Steps[i].Line = nil, nil, 0
@@ -81,7 +80,7 @@ func (m *minimizer) try(c *scenario.Scenario) bool {
 // keep applies edit to a copy of cur and returns the copy if it still
 // fails, else cur.
 func (m *minimizer) keep(cur *scenario.Scenario, edit func(*scenario.Scenario)) *scenario.Scenario {
-	c := clone(cur)
+	c := cur.Clone()
 	edit(c)
 	if m.try(c) {
 		return c
@@ -95,7 +94,7 @@ func (m *minimizer) shortestPrefix(cur *scenario.Scenario) *scenario.Scenario {
 	lo, hi := 0, len(cur.Steps) // the prefix of length hi fails
 	for lo < hi {
 		mid := (lo + hi) / 2
-		c := clone(cur)
+		c := cur.Clone()
 		c.Steps = c.Steps[:mid]
 		if m.try(c) {
 			hi = mid
@@ -251,31 +250,4 @@ func (m *minimizer) shorten(cur *scenario.Scenario, field func(*scenario.Scenari
 		cur = m.keep(cur, set(s[:len(s)-1]))
 	}
 	return cur
-}
-
-// clone deep-copies a scenario, so candidates never share slices.
-func clone(s *scenario.Scenario) *scenario.Scenario {
-	c := *s
-	c.Comment = slices.Clone(s.Comment)
-	c.Grant.FSRead = slices.Clone(s.Grant.FSRead)
-	c.Grant.FSWrite = slices.Clone(s.Grant.FSWrite)
-	c.Grant.NetHosts = slices.Clone(s.Grant.NetHosts)
-	c.Grant.Tools = slices.Clone(s.Grant.Tools)
-	c.World.Files = slices.Clone(s.World.Files)
-	c.World.Routes = slices.Clone(s.World.Routes)
-	c.World.ToolOutputs = slices.Clone(s.World.ToolOutputs)
-	c.World.DNS = make([]core.DNSRecord, len(s.World.DNS))
-	for i, d := range s.World.DNS {
-		c.World.DNS[i] = core.DNSRecord{Host: d.Host, Addrs: slices.Clone(d.Addrs)}
-	}
-	c.Steps = make([]scenario.Step, len(s.Steps))
-	for i, st := range s.Steps {
-		st.Op.Args = slices.Clone(st.Op.Args)
-		if st.Expect != nil {
-			e := *st.Expect
-			st.Expect = &e
-		}
-		c.Steps[i] = st
-	}
-	return &c
 }

@@ -70,7 +70,7 @@ func TestMinimizeFindsTheKnownMinimalScenario(t *testing.T) {
 func assertOneMinimal(t *testing.T, sc *scenario.Scenario, fails Predicate) {
 	t.Helper()
 	for i := range sc.Steps {
-		c := clone(sc)
+		c := sc.Clone()
 		c.Steps = append(c.Steps[:i], c.Steps[i+1:]...)
 		if fails(c) {
 			t.Errorf("still fails without op %d:\n%s", i+1, c.Format())
@@ -79,7 +79,7 @@ func assertOneMinimal(t *testing.T, sc *scenario.Scenario, fails Predicate) {
 	lists := []*[]string{&sc.Grant.FSRead, &sc.Grant.FSWrite, &sc.Grant.NetHosts, &sc.Grant.Tools}
 	for li := range lists {
 		for i := range *lists[li] {
-			c := clone(sc)
+			c := sc.Clone()
 			l := []*[]string{&c.Grant.FSRead, &c.Grant.FSWrite, &c.Grant.NetHosts, &c.Grant.Tools}[li]
 			*l = append((*l)[:i], (*l)[i+1:]...)
 			if fails(c) {
@@ -88,7 +88,7 @@ func assertOneMinimal(t *testing.T, sc *scenario.Scenario, fails Predicate) {
 		}
 	}
 	for i := range sc.World.Files {
-		c := clone(sc)
+		c := sc.Clone()
 		c.World.Files = append(c.World.Files[:i], c.World.Files[i+1:]...)
 		if fails(c) {
 			t.Errorf("still fails without file %d", i)

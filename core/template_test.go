@@ -1,0 +1,113 @@
+package core
+
+import (
+	"net/netip"
+	"sync"
+	"testing"
+)
+
+var templateSpec = WorldSpec{
+	Files: []File{{"/work/a", "1"}, {"//work/./b", "2"}, {"/work/a", "3"}}, // the later /work/a wins
+	DNS: []DNSRecord{
+		{Host: "Rebind.Example.", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("127.0.0.1")}},
+		{Host: "gone.example", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.1")}},
+		{Host: "gone.example"}, // a later empty line: the static answer again
+		{Host: "twice.example", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.2")}},
+		{Host: "TWICE.example", Addrs: []netip.Addr{netip.MustParseAddr("198.51.100.7")}},
+	},
+	Clock: TickClock{Start: 5, Step: 2},
+}
+
+// TestWorldsFromOneTemplateShareNothing: what one world does — writes, DNS
+// answers consumed, clock reads — no other world started from the same
+// template sees, and a fresh world always starts where the spec says.
+func TestWorldsFromOneTemplateShareNothing(t *testing.T) {
+	tmpl := PrepareWorld(templateSpec)
+	w1, w2 := tmpl.New(), tmpl.New()
+	fp0 := w2.Fingerprint()
+
+	w1.Write("/work/a", "changed")
+	w1.Write("/work/new", "x")
+	if got := w1.Resolve("rebind.example"); got != netip.MustParseAddr("203.0.113.9") {
+		t.Fatalf("w1's first resolve = %v", got)
+	}
+	if got := w1.Now(); got != 5 {
+		t.Fatalf("w1's first clock read = %d", got)
+	}
+
+	if d, _ := w2.Lookup("/work/a"); d != "3" {
+		t.Errorf("w2 reads /work/a = %q after w1 wrote it, want the template's %q", d, "3")
+	}
+	if _, ok := w2.Lookup("/work/new"); ok {
+		t.Error("w2 sees a file only w1 wrote")
+	}
+	if w2.Fingerprint() != fp0 {
+		t.Error("w2's fingerprint moved when w1 wrote")
+	}
+	if got := w2.PeekResolve("rebind.example"); got != netip.MustParseAddr("203.0.113.9") {
+		t.Errorf("w2 would resolve rebind.example to %v: w1 advanced its DNS cursor", got)
+	}
+	if got := w2.Now(); got != 5 {
+		t.Errorf("w2's first clock read = %d: w1 advanced its clock", got)
+	}
+	if got := w1.Resolve("rebind.example"); got != netip.MustParseAddr("127.0.0.1") {
+		t.Errorf("w1's second resolve = %v, want the rebinding answer", got)
+	}
+	if got, want := tmpl.New().Resolve("gone.example"), StaticResolve("gone.example"); got != want {
+		t.Errorf("a host whose last DNS line is empty resolves to %v, want the static %v", got, want)
+	}
+	if got := tmpl.New().Resolve("twice.example"); got != netip.MustParseAddr("198.51.100.7") {
+		t.Errorf("a host with two DNS lines resolves to %v, want the later line's answer", got)
+	}
+	if d, _ := w2.Lookup("/work/b"); d != "2" {
+		t.Errorf("/work/b = %q, want the file stored at the canonical path", d)
+	}
+}
+
+// TestFingerprintFollowsWrites: a world's fingerprint after writes, taken
+// before or after them, equals that of a world built with those files from
+// the start; Files merges the template with the writes.
+func TestFingerprintFollowsWrites(t *testing.T) {
+	want := NewWorld(WorldSpec{Files: []File{{"/work/b", "2"}, {"/work/a", "changed"}, {"/work/new", "x"}}})
+	for _, early := range []bool{false, true} {
+		w := PrepareWorld(templateSpec).New()
+		if early {
+			w.Fingerprint() // from here on, writes update it
+		}
+		w.Write("/work/a", "changed")
+		w.Write("/work//new", "x")
+		if w.Fingerprint() != want.Fingerprint() {
+			t.Errorf("fingerprint (taken early: %v) differs from a world built with the same files", early)
+		}
+		got := w.Files()
+		if len(got) != 3 || got["/work/a"] != "changed" || got["/work/b"] != "2" || got["/work/new"] != "x" {
+			t.Errorf("Files() = %v", got)
+		}
+	}
+	if NewWorld(WorldSpec{}).Fingerprint() != 0 || len(NewWorld(WorldSpec{}).Files()) != 0 {
+		t.Error("an empty world has files or a fingerprint")
+	}
+}
+
+// TestTemplateConcurrentUse starts and drives worlds from one template on
+// many goroutines; go test -race fails it if starting or using a world
+// writes to the template.
+func TestTemplateConcurrentUse(t *testing.T) {
+	tmpl := PrepareWorld(templateSpec)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				w := tmpl.New()
+				w.Write("/work/a", "x")
+				w.Resolve("rebind.example")
+				w.Fingerprint()
+				if d, _ := w.Lookup("/work/b"); d != "2" {
+					t.Errorf("/work/b = %q", d)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

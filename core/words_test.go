@@ -1,0 +1,87 @@
+package core
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The word-at-a-time scans (asciiNoNUL under cleanArg, hasUpperASCII under
+// NormalizeHost) are checked against their one-line definitions on strings
+// that put the bytes they look for in whole words, in the overlapping last
+// word and in a padded short one.
+
+// TestCleanArgIsItsDefinition checks cleanArg, whose ASCII fast path reads
+// a word at a time, against its definition (no NUL, valid UTF-8) on 200,000
+// seeded strings of 0 to 40 bytes drawn from bytes that sit on every edge
+// it tests: NUL, 0x01, ASCII, 0x7F, 0x80, the halves of "é" and 0xFF.
+func TestCleanArgIsItsDefinition(t *testing.T) {
+	const edges = "\x00\x01a\x7f\x80\xc3\xa9\xff"
+	r := rand.New(rand.NewPCG(3, 4))
+	b := make([]byte, 0, 40)
+	for range 200000 {
+		b = b[:0]
+		n, mostly := r.IntN(41), r.IntN(2) == 0 // half of them almost all 'a', so the fast path is taken
+		for len(b) < n {
+			c := edges[r.IntN(len(edges))]
+			if mostly && r.IntN(16) != 0 {
+				c = 'a'
+			}
+			b = append(b, c)
+		}
+		a := string(b)
+		if got, want := cleanArg(a), utf8.ValidString(a) && !strings.Contains(a, "\x00"); got != want {
+			t.Fatalf("cleanArg(%q) = %v, want %v", a, got, want)
+		}
+	}
+}
+
+// TestHasUpperASCIIIsItsDefinition puts every byte value at every position
+// of strings of 1 to 24 bytes, over backgrounds of lower-case letters and of
+// bytes next to the range ('@', '[', 0xC1, 0xDA).
+func TestHasUpperASCIIIsItsDefinition(t *testing.T) {
+	for _, bg := range []byte{'a', '@', '[', 0xc1, 0xda} {
+		for n := 1; n <= 24; n++ {
+			b := []byte(strings.Repeat(string(bg), n))
+			for at := range n {
+				for c := range 256 {
+					b[at] = byte(c)
+					s := string(b)
+					want := strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+					if got := hasUpperASCII(s); got != want {
+						t.Fatalf("hasUpperASCII(%q) = %v, want %v", s, got, want)
+					}
+				}
+				b[at] = bg
+			}
+		}
+	}
+}
+
+// TestLoadShort checks the two-half load against copying into a padded
+// word, for every length under a word and every byte at every position.
+func TestLoadShort(t *testing.T) {
+	for _, pad := range []byte{0, ' ', 0xff} {
+		for n := range 8 {
+			b := []byte("abcdefg"[:n])
+			for at := range n {
+				for c := range 256 {
+					b[at] = byte(c)
+					w := [8]byte{pad, pad, pad, pad, pad, pad, pad, pad}
+					copy(w[:], b)
+					if got, want := loadShort(string(b), lsbs*uint64(pad)), binary.LittleEndian.Uint64(w[:]); got != want {
+						t.Fatalf("loadShort(%q, pad %#x) = %#x, want %#x", b, pad, got, want)
+					}
+				}
+				b[at] = "abcdefg"[at]
+			}
+			if n == 0 {
+				if got := loadShort("", lsbs*uint64(pad)); got != lsbs*uint64(pad) {
+					t.Fatalf("loadShort(\"\") = %#x", got)
+				}
+			}
+		}
+	}
+}

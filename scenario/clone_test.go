@@ -1,0 +1,64 @@
+package scenario
+
+import (
+	"net/netip"
+	"os"
+	"testing"
+)
+
+// TestCloneSharesNothing clones a scenario that fills every list, scribbles
+// on every element of the copy, and checks the original did not change: a
+// Clone that shares any list, DNS answer, argument, comment or expectation
+// fails it.
+func TestCloneSharesNothing(t *testing.T) {
+	src, err := os.ReadFile("testdata/messy.sbx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := Parse("messy.sbx", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Parse("messy.sbx", src)
+	c := orig.Clone()
+	if !c.Equal(orig) {
+		t.Fatal("the clone differs from the original")
+	}
+	for _, list := range [][]string{c.Comment, c.Grant.FSRead, c.Grant.FSWrite, c.Grant.NetHosts, c.Grant.Tools} {
+		for i := range list {
+			list[i] = "scribbled"
+		}
+	}
+	for i := range c.World.Files {
+		c.World.Files[i].Data = "scribbled"
+	}
+	for i := range c.World.Routes {
+		c.World.Routes[i].Body = "scribbled"
+	}
+	for i := range c.World.ToolOutputs {
+		c.World.ToolOutputs[i].Output = "scribbled"
+	}
+	for _, d := range c.World.DNS {
+		for i := range d.Addrs {
+			d.Addrs[i] = netip.MustParseAddr("10.0.0.1")
+		}
+	}
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		for j := range st.Op.Args {
+			st.Op.Args[j] = "scribbled"
+		}
+		for j := range st.Comment {
+			st.Comment[j] = "scribbled"
+		}
+		if st.Expect != nil {
+			st.Expect.Data = "scribbled"
+		}
+	}
+	if !orig.Equal(want) {
+		t.Fatalf("scribbling on the clone changed the original:\n%s", orig.Format())
+	}
+	if c.Equal(want) {
+		t.Fatal("the scribbles did not take: the test checks nothing")
+	}
+}
