@@ -31,13 +31,13 @@
 // "echo" (returns its input) and "summarize" ("summary of N bytes"), which
 // canned ToolOutputs override or add to; and a TickClock. PrepareWorld
 // turns a WorldSpec into an immutable WorldTemplate once (paths canonical,
-// hosts normalized, the VFS fingerprinted), and each RefWorld started from
-// it keeps only what changed: its writes, DNS cursors, clock and journal.
-// The oracle starts three worlds per scenario from one template. Its
-// observers — Journal, JournalLen, Fingerprint, ClockReads — cost O(1)
-// (Fingerprint starts from the template's and follows the writes), so an
-// oracle can look after every op; Lookup, PeekResolve, Route and ToolOutput
-// answer without journaling, for observers only.
+// hosts normalized), and each RefWorld started from it keeps only what
+// changed: its writes, DNS cursors, clock and journal. The oracle starts
+// three worlds per scenario from one template. Its observers — Journal,
+// JournalLen, Fingerprint, ClockReads — cost O(1) (Fingerprint hashes what
+// the writes changed, relative to the template), so an oracle can look after
+// every op; Lookup, PeekResolve, Route and ToolOutput answer without
+// journaling, for observers only.
 //
 // # Helpers
 //

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/lists"
 )
 
 // Budgets are the three hard limits of a grant. A budget of 0 allows
@@ -168,6 +170,15 @@ func (g Grant) Tools() []string { return slices.Clone(g.data().tools) }
 
 // Budgets returns the grant's budgets.
 func (g Grant) Budgets() Budgets { return g.data().budgets }
+
+// Spec returns the grant as the GrantSpec it was built from, roots as
+// given: copies of its four lists, made in one allocation (for callers that
+// read them all, once per scenario, like the oracle's model).
+func (g Grant) Spec() GrantSpec {
+	d := g.data()
+	l := lists.Copy4(d.fsRead, d.fsWrite, d.hosts, d.tools)
+	return GrantSpec{FSRead: l[0], FSWrite: l[1], NetHosts: l[2], Tools: l[3], Budgets: d.budgets}
+}
 
 // MayRead reports whether the grant lets an op read p: no traversal, and
 // Canonical(p) under an fs_read root.

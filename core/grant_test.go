@@ -263,6 +263,19 @@ func TestGrantCannotWiden(t *testing.T) {
 	b.MaxOps, b.MaxWall, b.MaxOutputBytes = math.MaxInt64, math.MaxInt64, math.MaxInt64
 	check("mutating the accessors' results")
 
+	// The same through Spec, whose four lists share one backing array.
+	gs := g.Spec()
+	if !reflect.DeepEqual([][]string{gs.FSRead, gs.FSWrite, gs.NetHosts, gs.Tools}, [][]string{want.fsRead, want.fsWrite, want.hosts, want.tools}) {
+		t.Errorf("Spec() = %+v", gs)
+	}
+	for _, s := range [][]string{gs.FSRead, gs.FSWrite, gs.NetHosts, gs.Tools} {
+		for i := range s[:cap(s)] {
+			s[:cap(s)][i] = "/"
+		}
+	}
+	gs.FSRead = append(gs.FSRead, "/etc/")
+	check("mutating Spec's lists")
+
 	// Mutate the spec the grant was built from: overwrite, then append into
 	// the spare capacity.
 	spec.FSRead[0], spec.FSWrite[0], spec.NetHosts[0], spec.Tools[0] = "/", "/", "evil.com", "exec"

@@ -63,14 +63,13 @@ func (c TickClock) At(k int64) int64 {
 type routeKey struct{ host, path string }
 
 // WorldTemplate is a world's initial state, prepared once: paths
-// canonical, hosts normalized, the VFS fingerprinted. It is immutable, so
+// canonical, hosts normalized. It is immutable, so
 // any number of RefWorlds, on any goroutines, can start from one template,
 // and starting one copies nothing: the oracle starts three worlds per
 // scenario (the watched run, the model's shadow and the replay), and the
 // fuzz targets start thousands from the same few templates.
 type WorldTemplate struct {
 	files   map[string]string
-	fp      uint64 // XOR of fileHash over files
 	routes  map[routeKey]string
 	dns     map[string]int // normalized host → index into answers
 	answers [][]netip.Addr // never empty: hosts without answers are left out
@@ -87,9 +86,6 @@ func PrepareWorld(s WorldSpec) *WorldTemplate {
 		t.files = make(map[string]string, len(s.Files))
 		for _, f := range s.Files {
 			t.files[Canonical(f.Path)] = f.Data
-		}
-		for k, v := range t.files {
-			t.fp ^= fileHash(k, v) // XOR is order-free: map order cannot show
 		}
 	}
 	if len(s.Routes) > 0 {
@@ -135,10 +131,10 @@ func (t *WorldTemplate) New() *RefWorld {
 type RefWorld struct {
 	base       *WorldTemplate    // the initial state; never written
 	written    map[string]string // files written since, by canonical path; made on the first write
-	fp         uint64            // the VFS fingerprint, once fpValid
-	fpValid    bool
-	dnsNext    []int // the next answer for each of base.answers; made on the first resolve of a DNS host
-	clockNext  int64 // the next answer: clock.At(clockReads), kept by saturating addition
+	fp         uint64            // the VFS fingerprint, once fpOn: XOR of what the writes took out and put in
+	fpOn       bool              // Fingerprint has been read: writes keep fp current
+	dnsNext    []int             // the next answer for each of base.answers; made on the first resolve of a DNS host
+	clockNext  int64             // the next answer: clock.At(clockReads), kept by saturating addition
 	clockReads int64
 	journal    []Entry
 }
@@ -168,7 +164,7 @@ func (w *RefWorld) Write(p, data string) {
 }
 
 func (w *RefWorld) store(key, data string) {
-	if w.fpValid {
+	if w.fpOn {
 		if old, ok := w.file(key); ok {
 			w.fp ^= fileHash(key, old)
 		}
@@ -288,21 +284,25 @@ func (w *RefWorld) Reserve(n int) { w.journal = slices.Grow(w.journal, n) }
 // ClockReads returns how many times the clock has been read.
 func (w *RefWorld) ClockReads() int64 { return w.clockReads }
 
-// Fingerprint returns a hash of the whole VFS content: equal fingerprints
-// mean, up to hash collisions, equal VFS contents. The first call starts
-// from the template's fingerprint and hashes only the files written so far;
-// from then on writes keep it current, so later calls cost nothing. (Worlds
-// nobody fingerprints, like a model's shadow, never hash.)
+// Fingerprint returns a hash of the VFS content relative to the world's
+// initial state: the XOR of fileHash over the files as they are now and
+// over the files as the template had them. Two readings of one world are
+// equal when, up to hash collisions, the VFS holds the same content; so are
+// readings of two worlds started from the same template. (Worlds from
+// different templates are not comparable by fingerprint.) A world's
+// initial content is never hashed, so preparing a world costs no more for
+// large files; the first call hashes the files written so far, and from
+// then on writes keep it current, so later calls cost nothing. (Worlds
+// nobody fingerprints, like a model's shadow or a replay, never hash.)
 func (w *RefWorld) Fingerprint() uint64 {
-	if !w.fpValid {
-		w.fp = w.base.fp
-		for k, v := range w.written {
+	if !w.fpOn {
+		for k, v := range w.written { // XOR is order-free: map order cannot show
 			if old, ok := w.base.files[k]; ok {
 				w.fp ^= fileHash(k, old)
 			}
-			w.fp ^= fileHash(k, v) // XOR is order-free: map order cannot show
+			w.fp ^= fileHash(k, v)
 		}
-		w.fpValid = true
+		w.fpOn = true
 	}
 	return w.fp
 }

@@ -64,24 +64,44 @@ func TestWorldsFromOneTemplateShareNothing(t *testing.T) {
 	}
 }
 
-// TestFingerprintFollowsWrites: a world's fingerprint after writes, taken
-// before or after them, equals that of a world built with those files from
-// the start; Files merges the template with the writes.
+// TestFingerprintFollowsWrites: a fingerprint moves with every change of
+// content and comes back when the content does, whether it was first read
+// before or after the writes; worlds from one template that reach the same
+// content by different writes read the same; Files merges the template with
+// the writes.
 func TestFingerprintFollowsWrites(t *testing.T) {
-	want := NewWorld(WorldSpec{Files: []File{{"/work/b", "2"}, {"/work/a", "changed"}, {"/work/new", "x"}}})
+	tmpl := PrepareWorld(templateSpec)
 	for _, early := range []bool{false, true} {
-		w := PrepareWorld(templateSpec).New()
-		if early {
-			w.Fingerprint() // from here on, writes update it
+		w, start := tmpl.New(), tmpl.New().Fingerprint()
+		if early && w.Fingerprint() != start {
+			t.Fatal("two fresh worlds from one template read different fingerprints")
 		}
 		w.Write("/work/a", "changed")
+		changed := w.Fingerprint()
+		if changed == start {
+			t.Errorf("overwriting a template file left the fingerprint (first read early: %v) where it was", early)
+		}
 		w.Write("/work//new", "x")
-		if w.Fingerprint() != want.Fingerprint() {
-			t.Errorf("fingerprint (taken early: %v) differs from a world built with the same files", early)
+		if w.Fingerprint() == changed {
+			t.Error("adding a file left the fingerprint where it was")
 		}
 		got := w.Files()
 		if len(got) != 3 || got["/work/a"] != "changed" || got["/work/b"] != "2" || got["/work/new"] != "x" {
 			t.Errorf("Files() = %v", got)
+		}
+
+		other := tmpl.New() // the same content, written in another order, with a detour
+		other.Write("/work/new", "y")
+		other.Write("/work/new", "x")
+		other.Write("/work/a", "changed")
+		if other.Fingerprint() != w.Fingerprint() {
+			t.Error("two worlds from one template with the same content read different fingerprints")
+		}
+		other.Write("/work/a", "3") // back to the template's content for /work/a
+		w2 := tmpl.New()
+		w2.Write("/work/new", "x")
+		if other.Fingerprint() != w2.Fingerprint() {
+			t.Error("writing a template file's own content back did not bring its fingerprint back")
 		}
 	}
 	if NewWorld(WorldSpec{}).Fingerprint() != 0 || len(NewWorld(WorldSpec{}).Files()) != 0 {

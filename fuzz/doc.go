@@ -20,14 +20,21 @@
 // paths, host spellings, metadata names and budget edges), then ops, each of
 // an attack class the input names — generators.Op aims it at that grant and
 // world — or raw, so every attack class of SPEC §9 and any op is reachable
-// without building a grant and world per input. 0xF8–0xFF pick
-// ModeGenerated, a whole scenario generators.Generate draws from the input,
-// as a campaign does; '#' picks ModeText, .sbx text (how the committed
+// without building a grant and world per input (each arena's world is
+// prepared once, core.PrepareWorld). 0xF8–0xFF pick ModeGenerated, a whole
+// scenario generators.GenerateAtMost draws from the input, as a campaign
+// does; '#' picks ModeText, .sbx text (how the committed
 // corpus becomes seeds, and a way to write any grant, world and op).
 // Scenarios are cut to MaxOps ops (MaxTextOps for text) and generated
 // arguments to maxArg bytes: under go test -fuzz every exec also pays for
 // the fuzzer's coverage bookkeeping, and FuzzScenario is meant to run at
 // least half as fast as a target that does nothing.
+//
+// # Workers
+//
+// Every target calls OneProcPerWorker before f.Fuzz: a go test -fuzz
+// worker process gets one P, since the fuzzer runs one worker per core and
+// extra Ps in a worker only compete with the other workers.
 //
 // # Seeds and crashers
 //
@@ -41,7 +48,7 @@
 //
 // Each target lives in package fuzz (not fuzz_test), alone in its _test.go
 // file with no helper from another test file, and its body is one call to a
-// function of a non-test file: the shim rewrites only the file that holds
+// function of a non-test file (as is OneProcPerWorker): the shim rewrites only the file that holds
 // the target, and supports neither testing.TB, t.Run nor t.Context.
 // FuzzProperty cannot build under it (rapid.MakeFuzz wants the standard
 // *testing.T).

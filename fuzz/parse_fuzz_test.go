@@ -23,6 +23,7 @@ fs_read /work/data.txt                        => max_ops
 
 // FuzzParse checks parse → format → parse on arbitrary text: see CheckParse.
 func FuzzParse(f *testing.F) {
+	OneProcPerWorker()
 	f.Add([]byte(workedTrace))
 	f.Add([]byte(""))
 	f.Add([]byte("# finding: confinement\n# seed 42\n\ngrant fs_read /a\n\n# attack\nfs_read /a/../b => path_traversal\n"))

@@ -11,5 +11,6 @@ import (
 // (rapid.MakeFuzz wants the standard *testing.T), so ClusterFuzzLite leaves
 // it out; this file holds nothing else.
 func FuzzProperty(f *testing.F) {
+	OneProcPerWorker()
 	f.Fuzz(rapid.MakeFuzz(Property))
 }

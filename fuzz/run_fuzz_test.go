@@ -4,6 +4,7 @@ import "testing"
 
 // FuzzRun runs decoded op sequences on the reference sandbox: see CheckRun.
 func FuzzRun(f *testing.F) {
+	OneProcPerWorker()
 	for _, seed := range RunSeeds() {
 		f.Add(seed)
 	}

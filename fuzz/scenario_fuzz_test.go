@@ -9,6 +9,7 @@ import "testing"
 // scenario (go generate ./fuzz). The body is one call into a plain
 // function, so go-118-fuzz-build can build it for libFuzzer.
 func FuzzScenario(f *testing.F) {
+	OneProcPerWorker()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := CheckScenario(data); err != nil {
 			t.Fatal(err)

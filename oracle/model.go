@@ -148,12 +148,13 @@ func found(ok bool) core.Kind {
 }
 
 func newModel(g core.Grant, t *core.WorldTemplate) *model {
+	spec := g.Spec() // copies of the lists, in one allocation
 	m := &model{
-		fsRead:  cleanAll(g.FSRead()),
-		fsWrite: cleanAll(g.FSWrite()),
-		hosts:   g.NetHosts(),
-		tools:   g.Tools(),
-		budgets: g.Budgets(),
+		fsRead:  cleanAll(spec.FSRead),
+		fsWrite: cleanAll(spec.FSWrite),
+		hosts:   spec.NetHosts,
+		tools:   spec.Tools,
+		budgets: spec.Budgets,
 		world:   t.New(),
 	}
 	m.t0 = m.world.Now()

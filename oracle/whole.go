@@ -7,6 +7,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/lists"
 )
 
 // grantSnapshot is a deep copy of what a sandbox's GrantView read when the
@@ -18,13 +19,8 @@ type grantSnapshot struct {
 
 func snapshotGrant(sb core.Sandbox) grantSnapshot {
 	v := sb.Grant()
-	return grantSnapshot{
-		fsRead:  slices.Clone(v.FSRead()),
-		fsWrite: slices.Clone(v.FSWrite()),
-		hosts:   slices.Clone(v.NetHosts()),
-		tools:   slices.Clone(v.Tools()),
-		budgets: v.Budgets(),
-	}
+	l := lists.Copy4(v.FSRead(), v.FSWrite(), v.NetHosts(), v.Tools()) // copies of its own, whatever v hands out
+	return grantSnapshot{fsRead: l[0], fsWrite: l[1], hosts: l[2], tools: l[3], budgets: v.Budgets()}
 }
 
 // widen does to every value the view hands out what a hostile caller would:

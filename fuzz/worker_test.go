@@ -1,0 +1,45 @@
+package fuzz
+
+import (
+	"flag"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// TestOneProcPerWorker: outside a fuzz worker OneProcPerWorker leaves
+// GOMAXPROCS alone; in one (the flag go test -fuzz sets on its worker
+// processes), it sets one P, unless the GOMAXPROCS variable says otherwise.
+func TestOneProcPerWorker(t *testing.T) {
+	worker := flag.Lookup("test.fuzzworker")
+	if worker == nil {
+		t.Fatal("no test.fuzzworker flag: the testing package changed how it marks fuzz workers")
+	}
+	was, procs := worker.Value.String(), runtime.GOMAXPROCS(0)
+	defer func() {
+		worker.Value.Set(was)
+		runtime.GOMAXPROCS(procs)
+		workerOnce = sync.Once{}
+	}()
+
+	workerOnce = sync.Once{}
+	worker.Value.Set("false")
+	OneProcPerWorker()
+	if got := runtime.GOMAXPROCS(0); got != procs {
+		t.Fatalf("outside a fuzz worker GOMAXPROCS went from %d to %d", procs, got)
+	}
+
+	if os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("GOMAXPROCS is set: OneProcPerWorker leaves it be")
+	}
+	if procs == 1 {
+		t.Skip("one P already: nothing to tell apart")
+	}
+	workerOnce = sync.Once{}
+	worker.Value.Set("true")
+	OneProcPerWorker()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("in a fuzz worker GOMAXPROCS = %d, want 1", got)
+	}
+}
