@@ -287,24 +287,32 @@ func lookup(kind string) *opRow {
 
 // badArg reports a NUL byte or invalid UTF-8. It asks the exact question
 // (suspicious) only of arguments with a zero or a high byte, which it looks
-// for eight bytes at a time, then byte by byte in the tail. Core scans
-// differently on purpose — its own word test, the last word overlapping the
-// one before — so a mistake in either shows as a disagreement with the
-// other. Most arguments are short ASCII.
+// for eight bytes at a time — the last eight again, overlapping — and byte
+// by byte in arguments shorter than that. Its word test is its own (core's
+// asciiNoNUL writes it differently), so a mistake in either shows as a
+// disagreement with the other. Most arguments are short ASCII.
 func badArg(a string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
+	n := len(a)
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if a[i] == 0 || a[i] >= utf8.RuneSelf {
+				return suspicious(a)
+			}
+		}
+		return false
+	}
+	for i := 0; ; i += 8 {
+		if i+8 > n {
+			i = n - 8
+		}
 		if w := binary.LittleEndian.Uint64([]byte(a[i : i+8])); (w|(w-ones))&highs != 0 {
 			return suspicious(a) // a high byte, or a zero byte
 		}
-	}
-	for ; i < len(a); i++ {
-		if a[i] == 0 || a[i] >= utf8.RuneSelf {
-			return suspicious(a)
+		if i+8 == n {
+			return false
 		}
 	}
-	return false
 }
 
 func suspicious(a string) bool { return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(a) }
