@@ -177,12 +177,13 @@ func (in *input) scenario() *scenario.Scenario {
 	if in.text != nil {
 		return in.text
 	}
-	sc := &scenario.Scenario{Grant: in.g.Grant, World: in.g.World, Steps: make([]scenario.Step, len(in.g.Ops))}
+	sc := &scenario.Scenario{Grant: in.g.Grant, World: in.g.World}
+	if in.shared {
+		sc = sc.Clone() // the grant's and world's lists are an arena's; the ops are this input's own
+	}
+	sc.Steps = make([]scenario.Step, len(in.g.Ops))
 	for i, op := range in.g.Ops {
 		sc.Steps[i].Op = op
-	}
-	if in.shared {
-		return sc.Clone() // the lists are an arena's
 	}
 	return sc
 }
