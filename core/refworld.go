@@ -63,11 +63,11 @@ func (c TickClock) At(k int64) int64 {
 type routeKey struct{ host, path string }
 
 // WorldTemplate is a world's initial state, prepared once: paths
-// canonical, hosts normalized. It is immutable, so
-// any number of RefWorlds, on any goroutines, can start from one template,
-// and starting one copies nothing: the oracle starts three worlds per
-// scenario (the watched run, the model's shadow and the replay), and the
-// fuzz targets start thousands from the same few templates.
+// canonical, hosts normalized. It is immutable, so any number of RefWorlds,
+// on any goroutines, can start from one template, and starting one copies
+// nothing: the oracle starts three worlds per scenario (the watched run,
+// the model's shadow and the replay), and the fuzz targets start thousands
+// from the same few templates.
 type WorldTemplate struct {
 	files   map[string]string
 	routes  map[routeKey]string
