@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -102,24 +101,11 @@ func reportCampaign(e *env, seed uint64, checks int, duration time.Duration, wor
 	if err != nil {
 		return nil, errorf(e, "--sut: %v", err)
 	}
-	if e.getenv("GOGC") == "" {
-		debug.SetGCPercent(400) // as in run: short-lived worlds by the million
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := campaign.Config{Seed: seed, Checks: checks, Duration: duration, Workers: workers, Factory: factory, SUT: sutName}
-	if isTerminal(e.stderr) {
-		cfg.Progress = func(p campaign.Progress) {
-			fmt.Fprintf(e.stderr, "\rchecks %d  ops %d  %.0f ops/s  findings %d  elapsed %s   ",
-				p.Checks, p.Ops, float64(p.Ops)/p.Elapsed.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
-		}
-	}
-	res, err := campaign.Run(ctx, cfg)
+	res, err := driveCampaign(ctx, e, campaign.Config{Seed: seed, Checks: checks, Duration: duration, Workers: workers, Factory: factory, SUT: sutName})
 	if err != nil {
 		return nil, errorf(e, "%v", err)
-	}
-	if cfg.Progress != nil {
-		fmt.Fprintln(e.stderr)
 	}
 	rep := reports.New(res, sutName)
 	if withMutants && ctx.Err() == nil {

@@ -49,27 +49,11 @@ findings.`)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
-	if e.getenv("GOGC") == "" {
-		// A campaign allocates short-lived worlds by the million and keeps
-		// almost nothing: collecting less often trades a little memory,
-		// still flat, for a third more throughput.
-		debug.SetGCPercent(400)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Factory: factory, SUT: *sutName}
-	if isTerminal(e.stderr) {
-		cfg.Progress = func(p campaign.Progress) {
-			fmt.Fprintf(e.stderr, "\rchecks %d  ops %d  %.0f ops/s  findings %d  elapsed %s   ",
-				p.Checks, p.Ops, float64(p.Ops)/p.Elapsed.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
-		}
-	}
-	res, err := campaign.Run(ctx, cfg)
+	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Factory: factory, SUT: *sutName})
 	if err != nil {
 		return errorf(e, "%v", err)
-	}
-	if cfg.Progress != nil {
-		fmt.Fprintln(e.stderr)
 	}
 	files, err := campaign.WriteFindings(*out, res, *sutName)
 	if err != nil {
@@ -103,4 +87,27 @@ func interrupted(b bool) string {
 		return " (interrupted)"
 	}
 	return ""
+}
+
+// driveCampaign runs cfg as run and report both do: with the collector tuned
+// for a campaign (GOGC 400, unless GOGC is set) and, on a terminal, a
+// progress line on stderr. ctx stops it early (Ctrl-C).
+func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.Result, error) {
+	if e.getenv("GOGC") == "" {
+		// A campaign allocates short-lived worlds by the million and keeps
+		// almost nothing: collecting less often trades a little memory,
+		// still flat, for a third more throughput.
+		debug.SetGCPercent(400)
+	}
+	if isTerminal(e.stderr) {
+		cfg.Progress = func(p campaign.Progress) {
+			fmt.Fprintf(e.stderr, "\rchecks %d  ops %d  %.0f ops/s  findings %d  elapsed %s   ",
+				p.Checks, p.Ops, float64(p.Ops)/p.Elapsed.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
+		}
+	}
+	res, err := campaign.Run(ctx, cfg)
+	if err == nil && cfg.Progress != nil {
+		fmt.Fprintln(e.stderr)
+	}
+	return res, err
 }
