@@ -24,8 +24,8 @@ func NewReference(g Grant, w World) *Reference {
 	return &Reference{grant: g, rules: g.data(), world: w, t0: w.Now()}
 }
 
-// ReferenceFactory is NewReference as a Factory.
-func ReferenceFactory(g Grant, w World) Sandbox { return NewReference(g, w) }
+// ReferenceFactory is NewReference as a Factory. It never fails.
+func ReferenceFactory(g Grant, w World) (Sandbox, error) { return NewReference(g, w), nil }
 
 // Usage implements Sandbox.
 func (s *Reference) Usage() Usage { return s.usage }

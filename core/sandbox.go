@@ -1,9 +1,17 @@
 package core
 
 // Sandbox is the contract every sandbox under test implements: the
-// reference, the mutants, and sandboxes that live in another process. It is
-// built from a Grant and a World by a Factory and answers Run; everything it
-// does to the world goes through the World it was given.
+// reference, the mutants, a user's own sandbox, and sandboxes that live in
+// another process. It is built from a Grant and a World by a Factory and
+// answers Run; everything it does to the world goes through the World it
+// was given.
+//
+// A Sandbox that holds resources (a process, a connection, a goroutine)
+// also implements io.Closer. The harness closes every sandbox it built when
+// the scenario is over, and closes a sandbox whose Run does not return in
+// time (a hang) from another goroutine, while Run is still blocked: Close
+// must then make Run return, however it can. A hung Run that ignores Close
+// leaks its goroutine, since Go cannot stop one from outside.
 type Sandbox interface {
 	// Run executes one op and returns its result (SPEC §5).
 	Run(op Op) Result
@@ -13,9 +21,14 @@ type Sandbox interface {
 	Grant() GrantView
 }
 
-// Factory builds a sandbox under test over a grant and a world. A Factory
-// reads the clock once, when it builds the sandbox, for t0.
-type Factory func(Grant, World) Sandbox
+// Factory builds a sandbox under test over a grant and a world, reading the
+// clock once for t0. It returns an error when the sandbox cannot start (a
+// process that will not run, a grant it cannot express): the harness
+// reports it as a total finding, never a panic. A Factory may reuse what an
+// earlier call built (a child process that opens a new sandbox for each
+// scenario) as long as each sandbox it returns starts fresh; it is called
+// from one goroutine at a time.
+type Factory func(Grant, World) (Sandbox, error)
 
 // Usage counts what a sandbox has charged against its budgets.
 type Usage struct {

@@ -1,6 +1,10 @@
 package fuzz
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+)
 
 // workedTrace is SPEC §10's worked trace, the richest seed.
 const workedTrace = `grant fs_read /work/
@@ -23,7 +27,7 @@ fs_read /work/data.txt                        => max_ops
 
 // FuzzParse checks parse → format → parse on arbitrary text: see CheckParse.
 func FuzzParse(f *testing.F) {
-	OneProcPerWorker()
+	fuzzinput.OneProcPerWorker()
 	f.Add([]byte(workedTrace))
 	f.Add([]byte(""))
 	f.Add([]byte("# finding: confinement\n# seed 42\n\ngrant fs_read /a\n\n# attack\nfs_read /a/../b => path_traversal\n"))
@@ -32,7 +36,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("fs_read /work/\uff0e\uff0e/etc \"#x\" # trailing\n=> ok\n"))
 	f.Add([]byte("grant net \"a b\"\nfs_read \"unterminated\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := CheckParse(data); err != nil {
+		if err := fuzzinput.CheckParse(data); err != nil {
 			t.Fatal(err)
 		}
 	})

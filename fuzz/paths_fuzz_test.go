@@ -1,13 +1,17 @@
 package fuzz
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+)
 
 // FuzzPaths checks the SPEC §4 path helpers against an independent
 // formulation (CheckPaths): a path, and newline-separated roots.
 func FuzzPaths(f *testing.F) {
-	OneProcPerWorker()
+	fuzzinput.OneProcPerWorker()
 	f.Fuzz(func(t *testing.T, p, roots string) {
-		if err := CheckPaths(p, roots); err != nil {
+		if err := fuzzinput.CheckPaths(p, roots); err != nil {
 			t.Fatal(err)
 		}
 	})

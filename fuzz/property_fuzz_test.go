@@ -3,14 +3,21 @@ package fuzz
 import (
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/sbxtest"
 	"pgregory.net/rapid"
 )
 
-// FuzzProperty is the main rapid property (Property) under the Go fuzzer:
-// its input is rapid's bitstream. It does not build under go-118-fuzz-build
-// (rapid.MakeFuzz wants the standard *testing.T), so ClusterFuzzLite leaves
-// it out; this file holds nothing else.
+// FuzzProperty is the main rapid property (sbxtest.PropertyOf) under the Go
+// fuzzer, on the sandbox SBXFUZZ_SUT names: its input is rapid's
+// bitstream. It does not build under go-118-fuzz-build (rapid.MakeFuzz
+// wants the standard *testing.T), so ClusterFuzzLite leaves it out; this
+// file holds nothing else.
 func FuzzProperty(f *testing.F) {
-	OneProcPerWorker()
-	f.Fuzz(rapid.MakeFuzz(Property))
+	fuzzinput.OneProcPerWorker()
+	name, factory, err := fuzzinput.SUT()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(rapid.MakeFuzz(sbxtest.PropertyOf(sbxtest.Sandbox{Name: name, Factory: factory})))
 }

@@ -1,13 +1,17 @@
 package fuzz
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+)
 
 // FuzzResolve checks the inet_aton parser of SPEC §6 against an independent
 // one (CheckResolve).
 func FuzzResolve(f *testing.F) {
-	OneProcPerWorker()
+	fuzzinput.OneProcPerWorker()
 	f.Fuzz(func(t *testing.T, s string) {
-		if err := CheckResolve(s); err != nil {
+		if err := fuzzinput.CheckResolve(s); err != nil {
 			t.Fatal(err)
 		}
 	})

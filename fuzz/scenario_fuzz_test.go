@@ -1,6 +1,10 @@
 package fuzz
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+)
 
 // FuzzScenario decodes arbitrary bytes into a scenario (Decode) and judges
 // it with the full oracle on the sandbox SBXFUZZ_SUT names (default: the
@@ -9,9 +13,9 @@ import "testing"
 // scenario (go generate ./fuzz). The body is one call into a plain
 // function, so go-118-fuzz-build can build it for libFuzzer.
 func FuzzScenario(f *testing.F) {
-	OneProcPerWorker()
+	fuzzinput.OneProcPerWorker()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := CheckScenario(data); err != nil {
+		if err := fuzzinput.CheckScenario(data); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -1,14 +1,18 @@
 package fuzz
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+)
 
 // FuzzTrivial is the throughput baseline: it only decodes its bytes into a
 // string and inspects it (Trivial).
 func FuzzTrivial(f *testing.F) {
-	OneProcPerWorker()
+	fuzzinput.OneProcPerWorker()
 	f.Add([]byte("seed"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := Trivial(data); err != nil {
+		if err := fuzzinput.Trivial(data); err != nil {
 			t.Fatal(err)
 		}
 	})

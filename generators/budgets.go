@@ -1,13 +1,14 @@
 package generators
 
 import (
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
 // floodOp is one cheap probe of a flood: mostly refused, all charged.
-func floodOp(src Source, sc *Scenario) core.Op {
+func floodOp(src Source, sc *scenario.Scenario) core.Op {
 	switch src.Intn(8) {
 	case 0:
 		return benignOp(src, sc)
@@ -29,7 +30,7 @@ func floodOp(src Source, sc *Scenario) core.Op {
 
 // wallOp is ordinary work and probes, each burning a tick of a clock the
 // scenario may have made to jump.
-func wallOp(src Source, sc *Scenario) core.Op {
+func wallOp(src Source, sc *scenario.Scenario) core.Op {
 	if src.Intn(3) < 2 {
 		return benignOp(src, sc)
 	}
@@ -38,7 +39,7 @@ func wallOp(src Source, sc *Scenario) core.Op {
 
 // echoTool is a granted tool that returns its input (echo), else a granted
 // one, else echo.
-func echoTool(sc *Scenario) string {
+func echoTool(sc *scenario.Scenario) string {
 	if slices.Contains(sc.Grant.Tools, "echo") || len(sc.Grant.Tools) == 0 {
 		return "echo"
 	}
@@ -46,14 +47,14 @@ func echoTool(sc *Scenario) string {
 }
 
 // outputBudget is max_output_bytes clamped to what fill can give.
-func outputBudget(sc *Scenario) int {
+func outputBudget(sc *scenario.Scenario) int {
 	return int(min(max(sc.Grant.MaxOutputBytes, 0), maxFill-1))
 }
 
 // outputFloodOp asks for more bytes than max_output_bytes allows: big files,
 // bodies, tool outputs and echoes; or a refused big read, which is never
 // charged.
-func outputFloodOp(src Source, sc *Scenario) core.Op {
+func outputFloodOp(src Source, sc *scenario.Scenario) core.Op {
 	switch src.Intn(7) {
 	case 0:
 		return read(src, bigFile(src, sc))
@@ -85,7 +86,7 @@ var inputSizes = []int{100, 1000, 4096, maxInput + 1}
 
 // floodSize is one byte past the output budget or half of it plus one, when
 // that is small enough to send, or a big input size.
-func floodSize(src Source, sc *Scenario) int {
+func floodSize(src Source, sc *scenario.Scenario) int {
 	b := outputBudget(sc)
 	switch r := src.Intn(3); {
 	case r == 0 && b < maxInput:
@@ -98,7 +99,7 @@ func floodSize(src Source, sc *Scenario) int {
 
 // bigFile is a file under a read root with at least 100 bytes, or the
 // root's "big" name.
-func bigFile(src Source, sc *Scenario) string {
+func bigFile(src Source, sc *scenario.Scenario) string {
 	files := sc.World.Files
 	if n := len(files); n > 0 {
 		j := src.Intn(n)
@@ -115,7 +116,7 @@ func bigFile(src Source, sc *Scenario) string {
 // the ten-byte ten, which add up to the boundary profile's budgets; echoes
 // of one to ten bytes, of exactly the output budget and of one byte more
 // (for a budget too big to echo, a big body or dump); an uncharged write.
-func boundaryOp(src Source, sc *Scenario) core.Op {
+func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 	b := outputBudget(sc)
 	base := pickBase(src, sc.Grant.FSRead, "/work")
 	switch src.Intn(10) {

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"slices"
 	"strings"
 
@@ -9,7 +10,7 @@ import (
 
 // safeHost is a granted host that resolves to a public address and has no
 // DNS line (so it cannot rebind), starting from a random one.
-func safeHost(src Source, sc *Scenario) (string, bool) {
+func safeHost(src Source, sc *scenario.Scenario) (string, bool) {
 	hosts := sc.Grant.NetHosts
 	if len(hosts) == 0 {
 		return "", false
@@ -24,7 +25,7 @@ func safeHost(src Source, sc *Scenario) (string, bool) {
 	return "", false
 }
 
-func hasDNS(sc *Scenario, h string) bool {
+func hasDNS(sc *scenario.Scenario, h string) bool {
 	for _, d := range sc.World.DNS {
 		if sameName(d.Host, h) {
 			return true
@@ -49,7 +50,7 @@ func sameName(a, b string) bool {
 }
 
 // routePath is a path the world routes for exactly h, or one of fetchPaths.
-func routePath(src Source, sc *Scenario, h string) string {
+func routePath(src Source, sc *scenario.Scenario, h string) string {
 	routes := sc.World.Routes
 	n := 0
 	for _, r := range routes {
@@ -74,7 +75,7 @@ func routePath(src Source, sc *Scenario, h string) string {
 
 // unknownHostOp fetches from a host outside the grant, often
 // exfiltration-shaped: a secret in the path or in a DNS label.
-func unknownHostOp(src Source, sc *Scenario) core.Op {
+func unknownHostOp(src Source, sc *scenario.Scenario) core.Op {
 	var h string
 	if oneIn(src, 3) {
 		h = relatedHost(src, anyHost(src, sc))
@@ -141,7 +142,7 @@ var hostVariants = []func(h string) string{
 
 // hostVariantOp fetches a routed path from a respelling of a granted host:
 // the router and resolver fold case and a trailing dot, the grant must not.
-func hostVariantOp(src Source, sc *Scenario) core.Op {
+func hostVariantOp(src Source, sc *scenario.Scenario) core.Op {
 	h := anyHost(src, sc)
 	v := pick(src, hostVariants)(h)
 	if v == h || slices.Contains(sc.Grant.NetHosts, v) { // no grant may hold '@'
@@ -152,7 +153,7 @@ func hostVariantOp(src Source, sc *Scenario) core.Op {
 
 // ipOp fetches an address spelled as inet_aton or IPv6 allows: mostly a
 // granted spelling, otherwise one from the tables.
-func ipOp(src Source, sc *Scenario) core.Op {
+func ipOp(src Source, sc *scenario.Scenario) core.Op {
 	var h string
 	switch r := src.Intn(10); {
 	case r < 6:
@@ -172,7 +173,7 @@ func ipOp(src Source, sc *Scenario) core.Op {
 
 // grantedWhere is a granted host for which ok holds, starting from a
 // random one, or "" when none does.
-func grantedWhere(src Source, sc *Scenario, ok func(*Scenario, string) bool) string {
+func grantedWhere(src Source, sc *scenario.Scenario, ok func(*scenario.Scenario, string) bool) string {
 	hosts := sc.Grant.NetHosts
 	if len(hosts) == 0 {
 		return ""
@@ -187,7 +188,7 @@ func grantedWhere(src Source, sc *Scenario, ok func(*Scenario, string) bool) str
 }
 
 // isIPSpelling reports whether h is an address literal to the resolver.
-func isIPSpelling(_ *Scenario, h string) bool {
+func isIPSpelling(_ *scenario.Scenario, h string) bool {
 	if h == "" || !(isDigit(h[0]) || h[0] == '[' || strings.IndexByte(h, ':') >= 0) {
 		return false
 	}
@@ -203,13 +204,13 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // isMetadataHost reports whether h is a metadata endpoint or a name whose
 // DNS line points inside.
-func isMetadataHost(sc *Scenario, h string) bool {
+func isMetadataHost(sc *scenario.Scenario, h string) bool {
 	return slices.Contains(metadataHosts, h) || h == dnsMetadata
 }
 
 // metadataOp fetches credentials from a metadata endpoint: mostly a granted
 // one (a careless allow-list), otherwise one from the table.
-func metadataOp(src Source, sc *Scenario) core.Op {
+func metadataOp(src Source, sc *scenario.Scenario) core.Op {
 	h := ""
 	if src.Intn(2) == 0 {
 		h = grantedWhere(src, sc, isMetadataHost)
@@ -225,7 +226,7 @@ func metadataOp(src Source, sc *Scenario) core.Op {
 
 // rebindOp fetches a granted name whose DNS answers alternate; now and then
 // a case variant or an ungranted DNS name, which must consume no answer.
-func rebindOp(src Source, sc *Scenario) core.Op {
+func rebindOp(src Source, sc *scenario.Scenario) core.Op {
 	h := grantedWhere(src, sc, hasDNS)
 	switch r := src.Intn(10); {
 	case h == "" || r == 9:
@@ -241,7 +242,7 @@ func rebindOp(src Source, sc *Scenario) core.Op {
 }
 
 // grantedOr is a safe granted host when there is one, else any host.
-func grantedOr(src Source, sc *Scenario) string {
+func grantedOr(src Source, sc *scenario.Scenario) string {
 	if h, ok := safeHost(src, sc); ok {
 		return h
 	}

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
@@ -8,7 +9,7 @@ import (
 )
 
 // noScenario stands in for a nil *Scenario: nothing granted, an empty world.
-var noScenario Scenario
+var noScenario scenario.Scenario
 
 // Op draws one op of the given class for a scenario (so tests and the fuzz
 // decoder can ask for a class). It reads sc — the grant's roots, hosts,
@@ -16,7 +17,7 @@ var noScenario Scenario
 // where a violation would show, and never changes it. A nil sc is an empty
 // scenario. Unlabelled, and any class past attack.NumClasses, give a benign
 // op.
-func Op(src Source, class attack.Class, sc *Scenario) core.Op {
+func Op(src Source, class attack.Class, sc *scenario.Scenario) core.Op {
 	if sc == nil {
 		sc = &noScenario
 	}
@@ -106,7 +107,7 @@ func newArgs(src Source, n int) []string {
 }
 
 // anyHost is a granted host, or api.internal when none is.
-func anyHost(src Source, sc *Scenario) string {
+func anyHost(src Source, sc *scenario.Scenario) string {
 	if len(sc.Grant.NetHosts) == 0 {
 		return "api.internal"
 	}
@@ -114,7 +115,7 @@ func anyHost(src Source, sc *Scenario) string {
 }
 
 // anyTool is a granted tool, or summarize when none is.
-func anyTool(src Source, sc *Scenario) string {
+func anyTool(src Source, sc *scenario.Scenario) string {
 	if len(sc.Grant.Tools) == 0 {
 		return "summarize"
 	}
@@ -125,7 +126,7 @@ func anyTool(src Source, sc *Scenario) string {
 // write under a write root, a fetch of a routed path from a granted host
 // that resolves public, a call of a granted tool. With nothing granted it
 // falls back to a read, which is refused.
-func benignOp(src Source, sc *Scenario) core.Op {
+func benignOp(src Source, sc *scenario.Scenario) core.Op {
 	g := &sc.Grant
 	var w [4]int
 	if len(g.FSRead) > 0 {
@@ -164,7 +165,7 @@ func benignOp(src Source, sc *Scenario) core.Op {
 
 // benignReadPath is an existing file under a read root when a few draws
 // find one, else a stored name below a read root.
-func benignReadPath(src Source, sc *Scenario) string {
+func benignReadPath(src Source, sc *scenario.Scenario) string {
 	if files := sc.World.Files; len(files) > 0 {
 		for range 3 {
 			if f := pick(src, files); !core.HasTraversal(f.Path) && underAny(f.Path, sc.Grant.FSRead) {
@@ -177,7 +178,7 @@ func benignReadPath(src Source, sc *Scenario) string {
 
 // lookalikeOp is a path with lookalike dots, slashes or letters, or now and
 // then a host spelled with them.
-func lookalikeOp(src Source, sc *Scenario) core.Op {
+func lookalikeOp(src Source, sc *scenario.Scenario) core.Op {
 	if !oneIn(src, 5) {
 		return pathOp(src, sc, lookalikePaths)
 	}
@@ -199,7 +200,7 @@ func lookalikeOp(src Source, sc *Scenario) core.Op {
 
 // outsideOp is an absolute path outside the roots, or a write into a read
 // root that is outside every write root.
-func outsideOp(src Source, sc *Scenario) core.Op {
+func outsideOp(src Source, sc *scenario.Scenario) core.Op {
 	g := &sc.Grant
 	if len(g.FSRead) > 0 && oneIn(src, 5) {
 		p := pickBase(src, g.FSRead, "/work") + "/x"
@@ -212,7 +213,7 @@ func outsideOp(src Source, sc *Scenario) core.Op {
 
 // controlOp puts a NUL, invalid UTF-8 or a legal control byte into any
 // argument (or, now and then, the kind) of a benign or hostile op.
-func controlOp(src Source, sc *Scenario) core.Op {
+func controlOp(src Source, sc *scenario.Scenario) core.Op {
 	var op core.Op
 	switch src.Intn(5) {
 	case 0, 1:
@@ -258,7 +259,7 @@ var (
 
 // longOp is a very long or very deep path, or a long URL path, host or tool
 // input.
-func longOp(src Source, sc *Scenario) core.Op {
+func longOp(src Source, sc *scenario.Scenario) core.Op {
 	switch src.Intn(10) {
 	case 0:
 		return fetch(src, anyHost(src, sc), "/"+fill[:200+src.Intn(2000)])

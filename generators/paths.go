@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -15,7 +16,7 @@ type pathTemplate func(src Source, b, n string) string
 // pathOp draws a template of ts and an op to carry its path: mostly fs_read
 // and fs_write (against the matching roots), sometimes the URL path of a
 // fetch from a granted host (only the host is checked) or a tool's input.
-func pathOp(src Source, sc *Scenario, ts []pathTemplate) core.Op {
+func pathOp(src Source, sc *scenario.Scenario, ts []pathTemplate) core.Op {
 	t, n := pick(src, ts), pick(src, fileNames)
 	switch r := src.Intn(20); {
 	case r < 12:

@@ -1,34 +1,10 @@
 package generators
 
 import (
-	"strconv"
-	"strings"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
-
-// Scenario is one generated scenario. Grant must always pass core.NewGrant.
-// Classes is parallel to Ops: the class of each op. Generated scenarios
-// share no mutable memory with each other or with this package's tables;
-// long strings may share (immutable) bytes.
-type Scenario struct {
-	Grant   core.GrantSpec
-	World   core.WorldSpec
-	Ops     []core.Op
-	Classes []attack.Class // parallel to Ops: the class of each op
-}
-
-// Case builds the oracle's case, validating the grant: the error is
-// core.NewGrant's.
-func (s Scenario) Case() (oracle.Case, error) {
-	g, err := core.NewGrant(s.Grant)
-	if err != nil {
-		return oracle.Case{}, err
-	}
-	return oracle.Case{Grant: g, World: s.World, Ops: s.Ops, Classes: s.Classes}, nil
-}
 
 // maxOps bounds the ops of one scenario, op-flood runs included.
 const maxOps = 600
@@ -46,7 +22,12 @@ const skipOneIn = 64
 // after the ops are drawn, to the output total the reference reaches after
 // one of them, so usage lands on it exactly. The same draws give the same
 // scenario; Generate is safe for concurrent use with distinct Sources.
-func Generate(src Source) Scenario { return generate(src, maxOps) }
+//
+// The scenario is a *scenario.Scenario with every op's class set, the
+// SPEC §10 comment-free form: its grant always passes core.NewGrant, and it
+// shares no mutable memory with other generated scenarios or with this
+// package's tables (long strings may share immutable bytes).
+func Generate(src Source) *scenario.Scenario { return generate(src, maxOps) }
 
 // GenerateAtMost is Generate for scenarios of at most n ops (n at least 1,
 // at most Generate's own bound): the plan is drawn as Generate draws it,
@@ -55,45 +36,45 @@ func Generate(src Source) Scenario { return generate(src, maxOps) }
 // keeps. (Cutting Generate's ops afterwards would leave a max_ops edge, or
 // an output budget the reference reaches at the tenth op, past the end.)
 // The fuzz targets use it to keep each exec small.
-func GenerateAtMost(src Source, n int) Scenario { return generate(src, min(max(n, 1), maxOps)) }
+func GenerateAtMost(src Source, n int) *scenario.Scenario {
+	return generate(src, min(max(n, 1), maxOps))
+}
 
-func generate(src Source, limit int) Scenario {
+func generate(src Source, limit int) *scenario.Scenario {
 	p := drawPlan(src)
 	p.limit, p.n = limit, min(p.n, limit)
 	if ps, ok := src.(*pcgSource); ok {
 		ps.reserve(2*p.n + p.n/2) // two arguments an op, and some runs
 	}
-	var sc Scenario
+	sc := new(scenario.Scenario)
 	sc.Grant, sc.World = drawGrantWorld(src, p)
-	sc.Ops = make([]core.Op, 0, min(p.n+p.n/4+4, limit))
-	sc.Classes = make([]attack.Class, 0, cap(sc.Ops))
-	g, grouped := src.(grouper)
-	for i := 0; i < p.n && len(sc.Ops) < limit; i++ {
+	sc.Steps = make([]scenario.Step, 0, min(p.n+p.n/4+4, limit))
+	g, grouped := src.(Grouper)
+	for i := 0; i < p.n && len(sc.Steps) < limit; i++ {
 		if !grouped {
-			step(src, &sc, p)
+			step(src, sc, p)
 			continue
 		}
-		n0 := len(sc.Ops)
-		g.group(func(s Source) {
-			sc.Ops, sc.Classes = sc.Ops[:n0], sc.Classes[:n0] // a retried group starts over
-			step(s, &sc, p)
+		n0 := len(sc.Steps)
+		g.Group(func() {
+			sc.Steps = sc.Steps[:n0] // a retried group starts over
+			step(src, sc, p)
 		})
 	}
 	if p.prof == boundary && p.edge == outputLands {
-		sc.Grant.MaxOutputBytes = landingBudget(src, &sc)
+		sc.Grant.MaxOutputBytes = landingBudget(src, sc)
 	}
 	return sc
 }
 
 // step fills one op slot: nothing (rarely), one op, or a run.
-func step(src Source, sc *Scenario, p plan) {
+func step(src Source, sc *scenario.Scenario, p plan) {
 	if src.Intn(skipOneIn) == 0 {
 		return
 	}
 	cl := drawClass(src, p)
-	for n := runLength(src, cl, sc); n > 0 && len(sc.Ops) < p.limit; n-- {
-		sc.Ops = append(sc.Ops, Op(src, cl, sc))
-		sc.Classes = append(sc.Classes, cl)
+	for n := runLength(src, cl, sc); n > 0 && len(sc.Steps) < p.limit; n-- {
+		sc.Steps = append(sc.Steps, scenario.Step{Op: Op(src, cl, sc), Class: cl})
 	}
 }
 
@@ -158,10 +139,10 @@ func drawClass(src Source, p plan) attack.Class {
 // runLength is how many ops of cl one slot emits: op-flood runs until just
 // past max_ops when that is near, else a short burst; rebinding fetches
 // several in a row; every other class emits one.
-func runLength(src Source, cl attack.Class, sc *Scenario) int {
+func runLength(src Source, cl attack.Class, sc *scenario.Scenario) int {
 	switch cl {
 	case attack.OpFlood:
-		if left := sc.Grant.MaxOps - int64(len(sc.Ops)); left >= 0 && left < 150 {
+		if left := sc.Grant.MaxOps - int64(len(sc.Steps)); left >= 0 && left < 150 {
 			return int(left) + 1 + src.Intn(4)
 		}
 		return 2 + src.Intn(6)
@@ -170,59 +151,3 @@ func runLength(src Source, cl attack.Class, sc *Scenario) int {
 	}
 	return 1
 }
-
-// GoString describes s compactly, one op a line, with long strings cut: it
-// is what rapid prints for a drawn scenario.
-func (s Scenario) GoString() string {
-	var b strings.Builder
-	g := &s.Grant
-	b.WriteString("generators.Scenario{\n")
-	list(&b, "grant fs_read", g.FSRead)
-	list(&b, "grant fs_write", g.FSWrite)
-	list(&b, "grant net", g.NetHosts)
-	list(&b, "grant tool", g.Tools)
-	b.WriteString("  budget ops " + itoa(g.MaxOps) + " wall " + itoa(g.MaxWall) + " output " + itoa(g.MaxOutputBytes) +
-		"; clock " + itoa(s.World.Clock.Start) + " " + itoa(s.World.Clock.Step) + "\n")
-	b.WriteString("  world: " + strconv.Itoa(len(s.World.Files)) + " files, " + strconv.Itoa(len(s.World.Routes)) +
-		" routes, " + strconv.Itoa(len(s.World.DNS)) + " dns lines, " + strconv.Itoa(len(s.World.ToolOutputs)) + " tool outputs\n")
-	for i, op := range s.Ops {
-		cl := attack.Unlabelled
-		if i < len(s.Classes) {
-			cl = s.Classes[i]
-		}
-		b.WriteString("  " + strconv.Itoa(i+1) + " [" + cl.String() + "] " + formatOp(op) + "\n")
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-func list(b *strings.Builder, what string, items []string) {
-	if len(items) == 0 {
-		return
-	}
-	b.WriteString("  " + what)
-	for _, it := range items {
-		b.WriteString(" " + short(it))
-	}
-	b.WriteByte('\n')
-}
-
-// formatOp writes an op as a scenario line, strings quoted and cut.
-func formatOp(op core.Op) string {
-	out := short(op.Kind)
-	for _, a := range op.Args {
-		out += " " + short(a)
-	}
-	return out
-}
-
-// short quotes s, cut to 80 bytes with the length of the rest.
-func short(s string) string {
-	const n = 80
-	if len(s) <= n {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(s[:n]) + "…(" + strconv.Itoa(len(s)) + " bytes)"
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -3,13 +3,12 @@ package generators
 import (
 	"math/bits"
 	"math/rand/v2"
-
-	"pgregory.net/rapid"
 )
 
 // Source is the randomness generators draw from. Two implementations: one
-// over *rapid.T (tests: shrinking), one seeded PCG (campaigns: fast,
-// deterministic). Generators draw nothing else: no global randomness, no
+// seeded PCG here (campaigns: fast, deterministic), and one over *rapid.T in
+// internal/rapidsrc (properties: shrinking), kept apart so that the command
+// line never links rapid. Generators draw nothing else: no global randomness, no
 // clock.
 type Source interface {
 	// Intn returns a value in [0, n); n > 0.
@@ -68,39 +67,13 @@ func (s *pcgSource) Intn(n int) int {
 	return int(hi)
 }
 
-// rapidSource draws from a *rapid.T, so rapid can shrink what was drawn:
-// every draw shrinks towards 0, and generators put their simplest choice at
-// index 0.
-type rapidSource struct{ t *rapid.T }
-
-func (s rapidSource) Intn(n int) int {
-	if n <= 0 {
-		panic("generators: Intn of a non-positive n")
-	}
-	if n == 1 {
-		return 0
-	}
-	return rapid.IntRange(0, n-1).Draw(s.t, "")
-}
-
-// grouper is a Source that can mark the draws of one step as a unit, so that
-// shrinking can delete a whole step at once.
-type grouper interface {
-	group(fn func(Source))
-}
-
-func (s rapidSource) group(fn func(Source)) {
-	rapid.Custom(func(t *rapid.T) bool {
-		fn(rapidSource{t})
-		return true
-	}).Draw(s.t, "")
-}
-
-// Scenarios is Generate as a rapid generator: rapid.Custom over a Source
-// backed by the *rapid.T, so failing scenarios shrink (fewer ops, simpler
-// grants and worlds, simpler choices within each op).
-func Scenarios() *rapid.Generator[Scenario] {
-	return rapid.Custom(func(t *rapid.T) Scenario { return Generate(rapidSource{t}) })
+// Grouper is a Source that can mark the draws of one op slot as a unit, so
+// that shrinking can delete a whole slot at once: Group calls fn, whose
+// draws (from the same Source) form one group. The rapid-backed Source of
+// the tests and the public property implements it.
+type Grouper interface {
+	Source
+	Group(fn func())
 }
 
 // pick returns one element of xs, which must not be empty.

@@ -1,13 +1,14 @@
 package generators
 
 import (
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
 // unknownToolOp calls a tool outside the grant (the world may well have it).
-func unknownToolOp(src Source, sc *Scenario) core.Op {
+func unknownToolOp(src Source, sc *scenario.Scenario) core.Op {
 	name := pick(src, unknownTools)
 	if slices.Contains(sc.Grant.Tools, name) {
 		name += "_x"
@@ -36,7 +37,7 @@ var toolVariants = []func(t string) string{
 }
 
 // toolVariantOp calls a respelling of a granted tool.
-func toolVariantOp(src Source, sc *Scenario) core.Op {
+func toolVariantOp(src Source, sc *scenario.Scenario) core.Op {
 	t := anyTool(src, sc)
 	v := pick(src, toolVariants)(t)
 	if v == t || slices.Contains(sc.Grant.Tools, v) { // no grant may hold white space
@@ -47,7 +48,7 @@ func toolVariantOp(src Source, sc *Scenario) core.Op {
 
 // unknownKindOp is an op of a kind that is none of the four, with a real
 // op's arguments or a random number of them.
-func unknownKindOp(src Source, sc *Scenario) core.Op {
+func unknownKindOp(src Source, sc *scenario.Scenario) core.Op {
 	k := pick(src, unknownKinds)
 	if src.Intn(4) < 3 {
 		return core.Op{Kind: k, Args: benignOp(src, sc).Args}
@@ -61,7 +62,7 @@ func unknownKindOp(src Source, sc *Scenario) core.Op {
 
 // malformedOp is a known kind with missing or extra arguments, or a NUL in
 // one, built from a benign or hostile op.
-func malformedOp(src Source, sc *Scenario) core.Op {
+func malformedOp(src Source, sc *scenario.Scenario) core.Op {
 	var op core.Op
 	switch src.Intn(4) {
 	case 0, 1:

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"math"
 	"net/netip"
 	"slices"
@@ -409,12 +410,13 @@ func onBoundary(src Source, b *core.Budgets, c *core.TickClock, p plan) {
 // landingBudget returns an output budget the scenario's ops land on
 // exactly: it runs them on the reference with no output limit and picks the
 // output total after one of the ops that returned data (0 when none did).
-func landingBudget(src Source, sc *Scenario) int64 {
+func landingBudget(src Source, sc *scenario.Scenario) int64 {
 	g := sc.Grant
 	g.MaxOutputBytes = math.MaxInt64
 	sb := core.NewReference(core.MustGrant(g), core.NewWorld(sc.World))
 	var totals []int64
-	for _, op := range sc.Ops {
+	for _, st := range sc.Steps {
+		op := st.Op
 		r := sb.Run(op)
 		if r.Hard {
 			break

@@ -95,7 +95,7 @@ func newSandbox(d defect, g core.Grant, w core.World) *sandbox {
 }
 
 func (d defect) factory() core.Factory {
-	return func(g core.Grant, w core.World) core.Sandbox { return newSandbox(d, g, w) }
+	return func(g core.Grant, w core.World) (core.Sandbox, error) { return newSandbox(d, g, w), nil }
 }
 
 // Usage implements core.Sandbox.

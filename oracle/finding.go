@@ -15,6 +15,10 @@ type Finding struct {
 	Invariant ID
 	Step      int
 	Detail    string
+	// Hang is set on a total finding for an op (or a factory) that did not
+	// return in time: minimizing it costs a timeout per failing candidate,
+	// so the finding pipeline lowers the timeout and tries that op first.
+	Hang bool
 }
 
 // String returns the finding as one line: "confinement: step 3: ...".

@@ -16,6 +16,8 @@ type Run struct {
 	grant   core.Grant // the scenario's grant: what confinement judges by
 	budgets core.Budgets
 	sb      core.Sandbox
+	// replayed is the sandbox of the replay, closed with sb at the end.
+	replayed core.Sandbox
 	world   *core.RefWorld
 	model   *model
 	snap    grantSnapshot
@@ -62,14 +64,23 @@ type stepObs struct {
 }
 
 // Watch builds the sandbox under test with f over a fresh world from ws and
-// starts watching it, counting into cov (which may be nil). A panic in f is a total finding at
-// step 0 and leaves the Run dead.
+// starts watching it, counting into cov (which may be nil). An error or a
+// panic from f is a total finding at step 0 and leaves the Run dead. Close
+// the Run when done with it.
 func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
-	return watch(f, g, core.PrepareWorld(ws), cov)
+	return watch(f, g, core.PrepareWorld(ws), cov, nil)
 }
 
-// watch is Watch over a prepared world.
-func watch(f core.Factory, g core.Grant, t *core.WorldTemplate, cov *Coverage) *Run {
+// Close closes the sandbox under test when it is an io.Closer.
+func (r *Run) Close() error {
+	if r.sb == nil {
+		return nil
+	}
+	return closeSandbox(r.sb)
+}
+
+// watch is Watch over a prepared world, under ctl.
+func watch(f core.Factory, g core.Grant, t *core.WorldTemplate, cov *Coverage, ctl *control) *Run {
 	if cov == nil {
 		cov = new(Coverage) // counted, then dropped
 	}
@@ -77,22 +88,32 @@ func watch(f core.Factory, g core.Grant, t *core.WorldTemplate, cov *Coverage) *
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true
-		r.violate(Total, attack.Unlabelled, fmt.Sprintf("building the sandbox panicked: %v", err))
+		r.violate(Total, attack.Unlabelled, err.Error())
 		return r
 	}
+	ctl.built(sb)
 	r.sb = sb
 	r.snap = snapshotGrant(sb)
 	r.fp = r.world.Fingerprint()
 	return r
 }
 
+// build calls f, turning its error, a nil sandbox or a panic into the
+// words of a total finding.
 func build(f core.Factory, g core.Grant, w core.World) (sb core.Sandbox, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
+			err = fmt.Errorf("building the sandbox panicked: %v", p)
 		}
 	}()
-	return f(g, w), nil
+	sb, err = f(g, w)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the sandbox could not be built: %w", err)
+	case sb == nil:
+		return nil, fmt.Errorf("the factory returned no sandbox and no error")
+	}
+	return sb, nil
 }
 
 // Step runs op on the sandbox and judges every per-step invariant; class is

@@ -3,11 +3,14 @@ package scenario
 import (
 	"slices"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
-// Scenario is one .sbx file as data: a grant, a world, and ops with
-// optional expectations. The zero Scenario has budgets of 0 and a clock
+// Scenario is the one scenario type of sbxfuzz: a grant, a world, and ops
+// with their attack classes and optional expectations. The parser, the
+// generators and the fuzz decoder all produce it; the oracle judges it; the
+// printer writes it as a .sbx file. The zero Scenario has budgets of 0 and a clock
 // stopped at 0; New gives the SPEC §10 defaults. A Scenario is plain data,
 // not safe for concurrent mutation.
 type Scenario struct {
@@ -24,6 +27,28 @@ type Step struct {
 	Expect  *Expect  // nil when the line has no "=>"
 	Comment []string // comment lines above the op, without "# "
 	Line    int      // 1-based source line; 0 when built in code; Equal ignores it
+	// Class is the attack class the op was generated for, for coverage
+	// counts. A .sbx file does not carry it: parsed ops are Unlabelled,
+	// and Equal ignores it.
+	Class attack.Class
+}
+
+// Ops returns the scenario's ops, in order, in a new slice.
+func (s *Scenario) Ops() []core.Op {
+	ops := make([]core.Op, len(s.Steps))
+	for i := range s.Steps {
+		ops[i] = s.Steps[i].Op
+	}
+	return ops
+}
+
+// ClassAt returns the class of the i-th op (from 0), Unlabelled when i is
+// out of range.
+func (s *Scenario) ClassAt(i int) attack.Class {
+	if i >= 0 && i < len(s.Steps) {
+		return s.Steps[i].Class
+	}
+	return attack.Unlabelled
 }
 
 // Expect is the expectation after "=>": a verdict kind and, when HasData,

@@ -14,10 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
-	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -31,8 +31,10 @@ type Config struct {
 	Checks   int           // scenarios to check; 0 means no bound by count
 	Duration time.Duration // 0 means no bound by time
 	Workers  int           // 0 means runtime.NumCPU()
-	Factory  core.Factory  // the sandbox under test
-	SUT      string        // its name, for reproducer commands
+	// Target is the sandbox under test; the zero Target is the reference.
+	// Each worker starts a session of its own, and one more session
+	// minimizes the findings.
+	Target sut.Target
 	// StopAtFirst ends the campaign at the first finding (by check index).
 	StopAtFirst bool
 	// Progress, when set, is called about once a second from a single
@@ -48,18 +50,11 @@ type Progress struct {
 	Elapsed  time.Duration
 }
 
-// Finding is one violation, minimized.
+// Finding is one violation, minimized by the finding pipeline, and the
+// check that found it.
 type Finding struct {
-	Check     int       // the index of the check that found it
-	Invariant oracle.ID // the invariant violated
-	Step      int       // the step of the original scenario
-	Class     attack.Class
-	Detail    string             // the oracle's words, on the original scenario
-	Original  *scenario.Scenario // as generated
-	Minimized *scenario.Scenario // as minimized, with the reference's results as expectations
-	MinDetail string             // the oracle's words on the minimized scenario
-	MinStep   int                // the step at which the minimized scenario fails
-	Calls     int                // predicate calls the minimization made
+	Check int // the index of the check that found it
+	*finding.Finding
 }
 
 // Result is a finished campaign.
@@ -71,6 +66,9 @@ type Result struct {
 	Coverage    oracle.Coverage
 	Findings    []Finding // deduplicated, in check order
 	Interrupted bool      // stopped early by its context
+	// Pipeline is what minimized the findings, and writes them
+	// (WriteFindings).
+	Pipeline *finding.Pipeline
 }
 
 // OpsPerSecond is the throughput of checked ops.
@@ -84,7 +82,7 @@ func (r *Result) OpsPerSecond() float64 {
 // raw is a finding before minimization.
 type raw struct {
 	check int
-	sc    generators.Scenario
+	sc    *scenario.Scenario
 	f     oracle.Finding
 }
 
@@ -95,8 +93,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Checks <= 0 && cfg.Duration <= 0 {
 		return nil, fmt.Errorf("campaign: set a number of checks or a duration")
 	}
-	if cfg.Factory == nil {
-		cfg.Factory = core.ReferenceFactory
+	if cfg.Target.Start == nil {
+		cfg.Target = sut.Static(sut.Reference, core.ReferenceFactory)
 	}
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -118,6 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		mu       sync.Mutex
 		found    []raw
 		covs     = make([]oracle.Coverage, workers)
+		errs     = make([]error, workers)
 		wg       sync.WaitGroup
 	)
 	firstBad.Store(1 << 62)
@@ -126,7 +125,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			cov := &covs[w]
-			checker := oracle.NewChecker(cfg.Factory, oracle.Options{})
+			f, end, err := cfg.Target.Start()
+			if err != nil {
+				errs[w] = err
+				cancel()
+				return
+			}
+			defer end()
+			checker := oracle.NewChecker(f, oracle.Options{})
 			defer checker.Close()
 			for runCtx.Err() == nil {
 				i := next.Add(1) - 1
@@ -134,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					return
 				}
 				sc := generators.Generate(generators.NewSource(cfg.Seed, uint64(i)))
-				c, err := sc.Case()
+				c, err := oracle.NewCase(sc)
 				if err != nil {
 					panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
 				}
@@ -161,6 +167,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	})
 	wg.Wait()
 	stopProgress()
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, err)
+		}
+	}
 
 	res := &Result{Seed: cfg.Seed, Workers: workers, Elapsed: time.Since(start), Interrupted: ctx.Err() != nil}
 	for i := range covs {
@@ -170,7 +181,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.StopAtFirst {
 		found = keepFirst(found)
 	}
-	res.Findings = minimizeAll(found, cfg.Factory)
+	f, end, err := cfg.Target.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, err)
+	}
+	defer end()
+	res.Pipeline = &finding.Pipeline{Factory: f, SUT: cfg.Target.Name}
+	res.Findings = minimizeAll(found, res.Pipeline, cfg.Seed)
 	return res, nil
 }
 
@@ -226,7 +243,7 @@ const MaxPerInvariant = 4
 // invariant and deduplicates them by (invariant, minimized text), keeping
 // the earliest check's. It orders work by check index first, so the result
 // does not depend on which worker found what.
-func minimizeAll(found []raw, f core.Factory) []Finding {
+func minimizeAll(found []raw, p *finding.Pipeline, seed uint64) []Finding {
 	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].check != found[j].check {
 			return found[i].check < found[j].check
@@ -240,49 +257,13 @@ func minimizeAll(found []raw, f core.Factory) []Finding {
 		if tried[r.f.Invariant]++; tried[r.f.Invariant] > MaxPerInvariant {
 			continue
 		}
-		orig := toScenario(r.sc)
-		minSc, stats := minimize.Minimize(orig, r.f.Step, minimize.Violates(f, r.f.Invariant))
-		key := r.f.Invariant.String() + "\x00" + string(minSc.Format())
+		f := p.Process(r.sc, r.f, fmt.Sprintf("seed %d, check %d", seed, r.check))
+		key := f.FileName()
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		detail, step := explain(f, minSc, r.f.Invariant)
-		minimize.ExpectReference(minSc)
-		class := attack.Unlabelled
-		if r.f.Step > 0 && r.f.Step <= len(r.sc.Classes) {
-			class = r.sc.Classes[r.f.Step-1]
-		}
-		out = append(out, Finding{Check: r.check, Invariant: r.f.Invariant, Step: r.f.Step, Class: class,
-			Detail: r.f.Detail, Original: orig, Minimized: minSc, MinDetail: detail, MinStep: step, Calls: stats.Calls})
+		out = append(out, Finding{Check: r.check, Finding: f})
 	}
 	return out
-}
-
-// explain judges the minimized scenario again for the words of its
-// finding.
-func explain(f core.Factory, sc *scenario.Scenario, id oracle.ID) (string, int) {
-	c, err := minimize.Case(sc)
-	if err != nil {
-		return err.Error(), 0
-	}
-	var cov oracle.Coverage
-	for _, fd := range oracle.Check(f, c, &cov, oracle.Options{}) {
-		if fd.Invariant == id {
-			return fd.Detail, fd.Step
-		}
-	}
-	return "the minimized scenario no longer fails (the sandbox is nondeterministic)", 0
-}
-
-// toScenario turns a generated scenario into the .sbx form.
-func toScenario(g generators.Scenario) *scenario.Scenario {
-	sc := scenario.New()
-	sc.Grant = g.Grant
-	sc.World = g.World
-	sc.Steps = make([]scenario.Step, len(g.Ops))
-	for i, op := range g.Ops {
-		sc.Steps[i] = scenario.Step{Op: op}
-	}
-	return sc
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 )
 
@@ -53,7 +54,7 @@ func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, w
 
 func kill(ctx context.Context, m mutants.Mutant, seed uint64, limit int) Kill {
 	start := time.Now()
-	res, err := Run(ctx, Config{Seed: seed, Checks: limit, Workers: 1, Factory: m.Factory, SUT: "mutant:" + m.Name, StopAtFirst: true})
+	res, err := Run(ctx, Config{Seed: seed, Checks: limit, Workers: 1, Target: sut.Static("mutant:"+m.Name, m.Factory), StopAtFirst: true})
 	k := Kill{Mutant: m.Name, RedFlag: m.RedFlag, Seconds: time.Since(start).Seconds()}
 	if err != nil || len(res.Findings) == 0 {
 		if res != nil {

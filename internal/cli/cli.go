@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
 // Exit statuses (SPEC §11).
@@ -17,11 +20,29 @@ const (
 	ExitUsage   = 2 // bad usage or bad input
 )
 
-// env is what a command may touch: its arguments and output streams.
+// env is what a command may touch: its arguments and output streams, and
+// the sandboxes the program registered beyond the built-in ones.
 type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	extra          []sut.Target
 }
+
+// target resolves a --sut value.
+func (e *env) target(name string) (sut.Target, error) { return sut.Lookup(name, e.extra...) }
+
+// session resolves a --sut value and starts a session of it, for a command
+// that judges scenarios one at a time.
+func (e *env) session(name string) (core.Factory, func() error, error) {
+	t, err := e.target(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.Start()
+}
+
+// sutHelp is the --sut flag's help.
+const sutHelp = `sandbox under test: "reference", "mutant:NAME", or a name the program registered`
 
 // command is one subcommand: its name, a one-line summary, and its run
 // function, which parses its own flags.
@@ -44,9 +65,10 @@ func commands() []command {
 }
 
 // Main runs the sbxfuzz command line with args (without the program name)
-// and returns the exit status.
-func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
+// and returns the exit status. extra are sandboxes --sut may name besides
+// the reference and the mutants.
+func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...sut.Target) int {
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, extra: extra}
 	if len(args) == 0 {
 		usage(stderr)
 		return ExitUsage

@@ -2,24 +2,19 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/fuzz"
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
-	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // importLayouts maps --layout values to fuzz layouts; "auto" is 0.
-var importLayouts = map[string]fuzz.Layout{
-	"auto": 0, "go": fuzz.LayoutGoFuzz, "libfuzzer": fuzz.LayoutLibFuzzer, "raw": fuzz.LayoutRaw,
+var importLayouts = map[string]fuzzinput.Layout{
+	"auto": 0, "go": fuzzinput.LayoutGoFuzz, "libfuzzer": fuzzinput.LayoutLibFuzzer, "raw": fuzzinput.LayoutRaw,
 }
 
 func runImport(e *env, args []string) int {
@@ -46,7 +41,7 @@ Three layouts are read (--layout auto tells go from libfuzzer by the first line)
 reference. Exit 1 when a finding was imported, 0 when no input reproduces
 anything on the sandbox (each such input is named on stderr), 2 for a file
 that is not an input.`)
-	sutName := fs.String("sut", defaultSUT(e), `sandbox under test: "reference" or "mutant:NAME"`)
+	sutName := fs.String("sut", defaultSUT(e), sutHelp)
 	out := fs.String("out", "corpus/findings", "directory the minimized findings are written to")
 	layoutName := fs.String("layout", "auto", "input layout: auto, go, libfuzzer or raw")
 	if st, ok := parseFlags(e, fs, args); !ok {
@@ -59,11 +54,12 @@ that is not an input.`)
 	if fs.NArg() == 0 {
 		return errorf(e, "import: want at least one FILE (try 'sbxfuzz import -h')")
 	}
-	factory, err := sut.Lookup(*sutName)
+	factory, end, err := e.session(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
-	im := &importer{e: e, sut: *sutName, factory: factory, out: *out, layout: layout}
+	defer end()
+	im := &importer{e: e, p: &finding.Pipeline{Factory: factory, SUT: *sutName}, out: *out, layout: layout}
 	status := ExitOK
 	for _, name := range fs.Args() {
 		status = max(status, im.importFile(name)) // 2 over 1 over 0
@@ -81,11 +77,10 @@ func defaultSUT(e *env) string {
 
 // importer imports fuzz inputs for one sandbox under test.
 type importer struct {
-	e       *env
-	sut     string
-	factory core.Factory
-	out     string
-	layout  fuzz.Layout
+	e      *env
+	p      *finding.Pipeline
+	out    string
+	layout fuzzinput.Layout
 }
 
 // importFile imports one file and returns its exit status: ExitFinding
@@ -97,75 +92,35 @@ func (im *importer) importFile(name string) int {
 		fmt.Fprintln(im.e.stderr, "sbxfuzz:", err)
 		return ExitUsage
 	}
-	in, layout, err := fuzz.ReadInput(data, im.layout)
+	in, layout, err := fuzzinput.ReadInput(data, im.layout)
 	if err != nil {
 		fmt.Fprintf(im.e.stderr, "%s: %v\n", name, err)
 		return ExitUsage
 	}
-	d := fuzz.DecodeLabelled(in)
-	c, err := minimize.Case(d.Scenario)
+	d := fuzzinput.DecodeLabelled(in)
+	c, err := oracle.NewCase(d.Scenario)
 	if err != nil {
 		fmt.Fprintf(im.e.stderr, "%s: %v\n", name, err) // Decode validates grants: not expected
 		return ExitUsage
 	}
-	c.Classes = d.Classes
-	findings := oracle.Check(im.factory, c, new(oracle.Coverage), oracle.Options{})
+	findings := oracle.Check(im.p.Factory, c, new(oracle.Coverage), oracle.Options{})
 	if len(findings) == 0 {
 		fmt.Fprintf(im.e.stderr, "%s: reproduces nothing on %s (%s input, %d bytes, decoded in %s mode to %d ops)\n",
-			name, im.sut, layout, len(in), d.Mode, len(d.Scenario.Steps))
+			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
 		return ExitOK
 	}
-	first := findings[0]
-	min, stats := minimize.Minimize(d.Scenario, first.Step, minimize.Violates(im.factory, first.Invariant))
-	detail := explainFinding(im.factory, min, first.Invariant)
-	minimize.ExpectReference(min)
-	file := (&campaign.Finding{Invariant: first.Invariant, Minimized: min}).FileName() // before the comment
-	path := filepath.Join(im.out, file)
-	class := attack.Unlabelled
-	if first.Step > 0 && first.Step <= len(d.Classes) {
-		class = d.Classes[first.Step-1]
-	}
-	min.Comment = []string{
-		"finding: " + first.Invariant.String(),
-		detail,
-		fmt.Sprintf("imported from %s (%s input, %d bytes, decoded in %s mode); sandbox: %s; class of the violating op: %s",
-			filepath.ToSlash(name), layout, len(in), d.Mode, im.sut, class),
-		fmt.Sprintf("minimized from %d ops to %d (%d candidates tried); expectations are the reference sandbox's results",
-			len(d.Scenario.Steps), len(min.Steps), stats.Calls),
-		fmt.Sprintf("reproduce: sbxfuzz replay --sut %s %s", im.sut, filepath.ToSlash(path)),
-	}
-	if err := os.MkdirAll(im.out, 0o755); err != nil {
+	origin := fmt.Sprintf("imported from %s (%s input, %d bytes, decoded in %s mode)", filepath.ToSlash(name), layout, len(in), d.Mode)
+	f := im.p.Process(d.Scenario, findings[0], origin)
+	path, err := im.p.Write(im.out, f)
+	if err != nil {
 		fmt.Fprintln(im.e.stderr, "sbxfuzz:", err)
 		return ExitUsage
 	}
-	if err := fsutil.WriteAtomic(path, min.Format(), 0o644); err != nil {
-		fmt.Fprintln(im.e.stderr, "sbxfuzz:", err)
-		return ExitUsage
-	}
-	fmt.Fprintf(im.e.stdout, "%s: %s (%d ops minimized to %d)\n  %s\n", path, first.Invariant, len(d.Scenario.Steps), len(min.Steps), detail)
+	fmt.Fprintf(im.e.stdout, "%s: %s (%d ops minimized to %d)\n  %s\n", path, f.Invariant, len(f.Original.Steps), len(f.Minimized.Steps), f.Explanation())
 	if others := otherInvariants(findings); others != "" {
-		fmt.Fprintf(im.e.stderr, "%s: also violates %s (imported for %s only)\n", name, others, first.Invariant)
+		fmt.Fprintf(im.e.stderr, "%s: also violates %s (imported for %s only)\n", name, others, f.Invariant)
 	}
 	return ExitFinding
-}
-
-// explainFinding judges the minimized scenario again for the oracle's words
-// on invariant id: "step N: detail", on one line.
-func explainFinding(f core.Factory, sc *scenario.Scenario, id oracle.ID) string {
-	c, err := minimize.Case(sc)
-	if err != nil {
-		return err.Error()
-	}
-	for _, fd := range oracle.Check(f, c, new(oracle.Coverage), oracle.Options{}) {
-		if fd.Invariant == id {
-			s := fd.Detail
-			if fd.Step > 0 {
-				s = fmt.Sprintf("step %d: %s", fd.Step, s)
-			}
-			return strings.ReplaceAll(s, "\n", " ")
-		}
-	}
-	return "(the minimized scenario no longer shows it: the sandbox is not deterministic)"
 }
 
 // otherInvariants lists the distinct invariants of findings after the

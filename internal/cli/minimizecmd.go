@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
-	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
@@ -19,7 +19,7 @@ entries, shorten arguments. The result is 1-minimal, with the reference's
 results written in as expectations. It is printed in
 canonical form, or written back atomically with -w. Exit 1 when the scenario
 fails (and so was minimized), 0 when it passes and there is nothing to do.`)
-	sutName := fs.String("sut", sut.Reference, `sandbox under test: "reference" or "mutant:NAME"`)
+	sutName := fs.String("sut", sut.Reference, sutHelp)
 	inv := fs.String("invariant", "", "the invariant to keep violated (default: the first one found)")
 	write := fs.Bool("w", false, "rewrite FILE with the minimized scenario")
 	if st, ok := parseFlags(e, fs, args); !ok {
@@ -28,17 +28,18 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 	if fs.NArg() != 1 {
 		return errorf(e, "minimize: want exactly one FILE (try 'sbxfuzz minimize -h')")
 	}
-	factory, err := sut.Lookup(*sutName)
+	factory, end, err := e.session(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
+	defer end()
 	name := fs.Arg(0)
 	sc, err := load(name)
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return ExitUsage
 	}
-	c, err := minimize.Case(sc)
+	c, err := oracle.NewCase(sc)
 	if err != nil {
 		return errorf(e, "%s: %v", name, err)
 	}
@@ -59,10 +60,11 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 		fmt.Fprintf(e.stderr, "%s: no violation to minimize on %s\n", name, *sutName)
 		return ExitOK
 	}
-	min, stats := minimize.Minimize(sc, target.Step, minimize.Violates(factory, target.Invariant))
-	minimize.ExpectReference(min)
+	p := &finding.Pipeline{Factory: factory, SUT: *sutName}
+	f := p.Process(sc, *target, "minimized from "+name)
+	min := f.Minimized
 	min.Comment = append(sc.Comment, fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried)",
-		target.Invariant, *sutName, len(sc.Steps), len(min.Steps), stats.Calls))
+		target.Invariant, *sutName, len(sc.Steps), len(min.Steps), f.Stats.Calls))
 	fmt.Fprintf(e.stderr, "%s: %s: %d ops minimized to %d\n", name, target.Invariant, len(sc.Steps), len(min.Steps))
 	if *write {
 		st, err := os.Stat(name)

@@ -23,7 +23,7 @@ result, hard, ops/wall/output used, what the step added to the journal —
 followed by the findings in plain words. Every op runs, after a halt too, so
 the latch is checked. A FILE of the form DIR/... stands for every .sbx below
 DIR. Exit 1 if any expectation is unmet or any invariant violated.`)
-	sutName := fs.String("sut", sut.Reference, `sandbox under test: "reference" or "mutant:NAME"`)
+	sutName := fs.String("sut", sut.Reference, sutHelp)
 	format := formatFlag(fs, "text", "json")
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
@@ -31,10 +31,11 @@ DIR. Exit 1 if any expectation is unmet or any invariant violated.`)
 	if !checkFormat(e, *format, "text", "json") {
 		return ExitUsage
 	}
-	factory, err := sut.Lookup(*sutName)
+	factory, end, err := e.session(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
+	defer end()
 	files, err := fsutil.ExpandPatterns(fs.Args(), ".sbx")
 	if err != nil {
 		return errorf(e, "%v", err)

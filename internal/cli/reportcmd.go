@@ -39,7 +39,7 @@ mutant survived.`)
 	checks := fs.Int("checks", 0, "number of scenarios to check (default 10000 when --duration is not set)")
 	duration := fs.Duration("duration", 0, "run for this long (e.g. 10s); with --checks, whichever ends first")
 	workers := fs.Int("workers", 0, "parallel workers (default: all cores)")
-	sutName := fs.String("sut", sut.Reference, `sandbox under test: "reference" or "mutant:NAME"`)
+	sutName := fs.String("sut", sut.Reference, sutHelp)
 	withMutants := fs.Bool("mutants", false, "also run every mutant and add the kill table")
 	from := fs.String("from", "", "render the JSON summary in FILE instead of running a campaign")
 	format := formatFlag(fs, "text", "md", "json")
@@ -97,13 +97,13 @@ func setFlags(fs *flag.FlagSet, names []string) []string {
 // reportCampaign runs the campaign of a report and, if asked, the
 // mutants; it returns nil and the exit status when it cannot.
 func reportCampaign(e *env, seed uint64, checks int, duration time.Duration, workers int, sutName string, withMutants bool) (*reports.Report, int) {
-	factory, err := sut.Lookup(sutName)
+	target, err := e.target(sutName)
 	if err != nil {
 		return nil, errorf(e, "--sut: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := driveCampaign(ctx, e, campaign.Config{Seed: seed, Checks: checks, Duration: duration, Workers: workers, Factory: factory, SUT: sutName})
+	res, err := driveCampaign(ctx, e, campaign.Config{Seed: seed, Checks: checks, Duration: duration, Workers: workers, Target: target})
 	if err != nil {
 		return nil, errorf(e, "%v", err)
 	}

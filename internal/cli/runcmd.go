@@ -27,7 +27,7 @@ findings.`)
 	checks := fs.Int("checks", 0, "number of scenarios to check (default 10000 when --duration is not set)")
 	duration := fs.Duration("duration", 0, "run for this long (e.g. 10s); with --checks, whichever ends first")
 	workers := fs.Int("workers", 0, "parallel workers (default: all cores)")
-	sutName := fs.String("sut", sut.Reference, `sandbox under test: "reference" or "mutant:NAME"`)
+	sutName := fs.String("sut", sut.Reference, sutHelp)
 	out := fs.String("out", "corpus/findings", "directory the minimized findings are written to")
 	format := formatFlag(fs, "text", "json")
 	if st, ok := parseFlags(e, fs, args); !ok {
@@ -45,17 +45,17 @@ findings.`)
 	if *checks == 0 && *duration == 0 {
 		*checks = 10000
 	}
-	factory, err := sut.Lookup(*sutName)
+	target, err := e.target(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Factory: factory, SUT: *sutName})
+	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Target: target})
 	if err != nil {
 		return errorf(e, "%v", err)
 	}
-	files, err := campaign.WriteFindings(*out, res, *sutName)
+	files, err := campaign.WriteFindings(*out, res)
 	if err != nil {
 		return errorf(e, "writing findings: %v", err)
 	}

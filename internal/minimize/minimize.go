@@ -7,6 +7,7 @@ package minimize
 
 import (
 	"slices"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -18,25 +19,49 @@ type Predicate func(*scenario.Scenario) bool
 // that still shrinks after it is returned as it stands.
 const DefaultBudget = 20000
 
+// DefaultTime bounds the time of one minimization.
+const DefaultTime = 60 * time.Second
+
+// Limits bound one minimization; when one is reached the smallest failing
+// scenario found so far is returned. The zero Limits are DefaultBudget and
+// DefaultTime.
+type Limits struct {
+	Calls int           // predicate calls
+	Time  time.Duration // the machine's time, spent on the whole
+}
+
 // Stats says what a minimization did.
 type Stats struct {
 	Calls int // predicate calls (memoized candidates are not called again)
 	Memo  int // candidates answered from the memo
+	// Cut is set when a limit ended the minimization early: the result
+	// still fails, but may not be 1-minimal.
+	Cut bool
 }
 
 type minimizer struct {
-	fails  Predicate
-	memo   map[string]bool
-	budget int
-	stats  Stats
+	fails    Predicate
+	memo     map[string]bool
+	budget   int
+	deadline time.Time
+	stats    Stats
 }
 
-// Minimize returns the smallest scenario it can find that still fails,
-// starting from sc, which must fail. hint, when positive, is the 1-based
-// step at which sc fails: every op after it is dropped first. Expectations
-// and comments are removed, since they do not make the failure.
-func Minimize(sc *scenario.Scenario, hint int, fails Predicate) (*scenario.Scenario, Stats) {
-	m := &minimizer{fails: fails, memo: map[string]bool{}, budget: DefaultBudget}
+// Minimize returns the smallest scenario it can find within lim that still
+// fails, starting from sc, which must fail. hint, when positive, is the
+// 1-based step at which sc fails: every op after it is dropped first, and
+// then that op alone is tried (the op that hung, say, often fails by
+// itself). Expectations and comments are removed, since they do not make
+// the failure. The machine's clock only bounds the work: within the limits,
+// the result depends on sc and the predicate alone.
+func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*scenario.Scenario, Stats) {
+	if lim.Calls <= 0 {
+		lim.Calls = DefaultBudget
+	}
+	if lim.Time <= 0 {
+		lim.Time = DefaultTime
+	}
+	m := &minimizer{fails: fails, memo: map[string]bool{}, budget: lim.Calls, deadline: time.Now().Add(lim.Time)}
 	cur := sc.Clone()
 	cur.Comment = nil
 	for i := range cur.Steps {
@@ -48,8 +73,11 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate) (*scenario.Scena
 	if hint > 0 && hint < len(cur.Steps) {
 		cur = m.keep(cur, func(c *scenario.Scenario) { c.Steps = c.Steps[:hint] })
 	}
+	if hint > 1 && hint <= len(cur.Steps) {
+		cur = m.keep(cur, func(c *scenario.Scenario) { c.Steps = c.Steps[hint-1 : hint] })
+	}
 	cur = m.shortestPrefix(cur)
-	for changed := true; changed && m.budget > 0; {
+	for changed := true; changed && !m.stats.Cut; {
 		before := string(cur.Format())
 		cur = m.removeOps(cur)
 		cur = m.removeEntries(cur)
@@ -67,7 +95,8 @@ func (m *minimizer) try(c *scenario.Scenario) bool {
 		m.stats.Memo++
 		return v
 	}
-	if m.budget <= 0 {
+	if m.budget <= 0 || time.Now().After(m.deadline) {
+		m.stats.Cut = true
 		return false
 	}
 	m.budget--

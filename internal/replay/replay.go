@@ -55,17 +55,14 @@ func (o *Outcome) Journal() []core.Entry {
 
 // Run replays sc on the sandbox f builds, watching every op with the oracle
 // (every op runs, after a halt too, so latched halts are checked), and
-// holds each op to its expectation. The error is for a scenario that cannot
+// holds each op to its expectation. An op that hangs is a total finding and
+// ends the steps the Outcome shows: no step is recorded after Run returns. The error is for a scenario that cannot
 // run at all (an invalid grant); findings and unmet expectations are in the
 // Outcome.
 func Run(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverage) (*Outcome, error) {
-	g, err := core.NewGrant(sc.Grant)
+	c, err := oracle.NewCase(sc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	c := oracle.Case{Grant: g, World: sc.World, Ops: make([]core.Op, len(sc.Steps))}
-	for i, s := range sc.Steps {
-		c.Ops[i] = s.Op
 	}
 	out := &Outcome{Name: name, Steps: make([]Step, 0, len(sc.Steps))}
 	if cov == nil {

@@ -1,5 +1,7 @@
-// Package sut resolves the --sut flag (and SBXFUZZ_SUT) to the factory of a
-// sandbox under test: "reference", or "mutant:NAME" for one of the mutants.
+// Package sut is the registry of sandboxes under test: it turns a --sut
+// value (or SBXFUZZ_SUT, or a user's own factory) into a Target the harness
+// starts sessions of. Today: "reference", "mutant:NAME", and sandboxes a
+// program registers by name (sbxcli.Main).
 package sut
 
 import (
@@ -20,18 +22,48 @@ const MutantPrefix = "mutant:"
 // under test from.
 const EnvVar = "SBXFUZZ_SUT"
 
-// Lookup returns the factory named by a --sut value. The empty name is the
-// reference.
-func Lookup(name string) (core.Factory, error) {
+// Target is a sandbox under test as the harness starts it. Each worker of a
+// campaign starts a session of its own, so that a sandbox behind a process
+// is started once per worker and reused across scenarios, never shared
+// between goroutines.
+type Target struct {
+	Name string // the --sut value that names it
+	// Start begins a session: a factory for one goroutine at a time, and a
+	// function that ends the session (stopping what it started). In-process
+	// sandboxes give every session the same factory.
+	Start func() (f core.Factory, end func() error, err error)
+}
+
+// Static is the Target of an in-process factory f, which must be safe to
+// call from several goroutines at once (each call builds a new sandbox).
+func Static(name string, f core.Factory) Target {
+	return Target{Name: name, Start: func() (core.Factory, func() error, error) {
+		return f, func() error { return nil }, nil
+	}}
+}
+
+// Lookup returns the Target named by a --sut value: the empty name and
+// "reference" are the reference, "mutant:NAME" a mutant, and any other name
+// one of extra by its Name.
+func Lookup(name string, extra ...Target) (Target, error) {
 	switch {
 	case name == "" || name == Reference:
-		return core.ReferenceFactory, nil
+		return Static(Reference, core.ReferenceFactory), nil
 	case strings.HasPrefix(name, MutantPrefix):
 		short := strings.TrimPrefix(name, MutantPrefix)
 		if m, ok := mutants.Lookup(short); ok {
-			return m.Factory, nil
+			return Static(name, m.Factory), nil
 		}
-		return nil, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
+		return Target{}, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
 	}
-	return nil, fmt.Errorf("unknown sandbox %q: want %q or %q followed by a mutant name", name, Reference, MutantPrefix)
+	for _, t := range extra {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix)}
+	for _, t := range extra {
+		known = append(known, fmt.Sprintf("%q", t.Name))
+	}
+	return Target{}, fmt.Errorf("unknown sandbox %q: want %s", name, strings.Join(known, ", or "))
 }

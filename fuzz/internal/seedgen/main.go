@@ -1,5 +1,5 @@
 // Command seedgen writes the committed seed corpora of sbxfuzz's fuzz
-// targets (fuzz.SeedFiles): every corpus scenario becomes a FuzzScenario
+// targets (fuzzinput.SeedFiles): every corpus scenario becomes a FuzzScenario
 // and a FuzzParse seed. Run it with go generate ./fuzz; with -libfuzzer DIR
 // it also writes the seeds of the []byte targets (FuzzScenario, FuzzParse)
 // in the libFuzzer layout of go-118-fuzz-build, to DIR/<Target>/, for
@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sbxfuzz/sbxfuzz/fuzz"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
 )
 
 func main() {
@@ -29,12 +29,12 @@ func main() {
 }
 
 func run(corpus, out, lib string) error {
-	files, err := fuzz.SeedFiles(corpus)
+	files, err := fuzzinput.SeedFiles(corpus)
 	if err != nil {
 		return err
 	}
 	if out != "" {
-		if err := fuzz.WriteSeeds(out, files); err != nil {
+		if err := fuzzinput.WriteSeeds(out, files); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "seedgen: %d seed files below %s\n", len(files), out)
@@ -50,7 +50,7 @@ func run(corpus, out, lib string) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		in, _, err := fuzz.ReadInput(files[name], fuzz.LayoutGoFuzz)
+		in, _, err := fuzzinput.ReadInput(files[name], fuzzinput.LayoutGoFuzz)
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
 		}
@@ -58,7 +58,7 @@ func run(corpus, out, lib string) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, fuzz.EncodeLibFuzzer(in), 0o644); err != nil {
+		if err := os.WriteFile(p, fuzzinput.EncodeLibFuzzer(in), 0o644); err != nil {
 			return err
 		}
 	}

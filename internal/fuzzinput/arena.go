@@ -1,12 +1,14 @@
-package fuzz
+package fuzzinput
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // A ModeArena input, after its mode byte:
@@ -38,7 +40,7 @@ const arenaSeed = 0x5bf0a2e1
 // arena is one grant and world of ModeArena, with the names raw ops pick
 // from.
 type arena struct {
-	sc    generators.Scenario // no ops; never written after it is built
+	sc    *scenario.Scenario  // no ops; never written after it is built
 	grant core.Grant          // sc.Grant, built once: a Grant is immutable
 	world *core.WorldTemplate // sc.World, prepared once: a template is immutable
 	names []string
@@ -64,8 +66,8 @@ var arenas = sync.OnceValue(func() []arena {
 		if len(w.Files)+len(w.Routes)+len(w.DNS)+len(w.ToolOutputs) > maxArenaWorld {
 			continue
 		}
-		g.Ops, g.Classes = nil, nil
-		out = append(out, arena{sc: g, grant: core.MustGrant(g.Grant), world: core.PrepareWorld(g.World), names: scenarioNames(&g)})
+		g.Steps = nil
+		out = append(out, arena{sc: g, grant: core.MustGrant(g.Grant), world: core.PrepareWorld(g.World), names: scenarioNames(g)})
 	}
 	return out
 })
@@ -94,22 +96,23 @@ func decodeArena(data []byte) input {
 	if len(data) > 0 {
 		a, data = &arenas()[int(data[0])%NumArenas], data[1:]
 	}
-	in := input{mode: ModeArena, g: a.sc, grant: &a.grant, world: a.world, shared: true}
-	in.g.Ops, in.g.Classes = make([]core.Op, 0, MaxOps), make([]attack.Class, 0, MaxOps)
+	sc := &scenario.Scenario{Grant: a.sc.Grant, World: a.sc.World, Steps: make([]scenario.Step, 0, MaxOps)}
+	in := input{mode: ModeArena, sc: sc, grant: &a.grant, world: a.world, shared: true}
 	src := &byteSource{data: data}
-	for len(src.data) > 0 && len(in.g.Ops) < MaxOps {
+	for len(src.data) > 0 && len(sc.Steps) < MaxOps {
 		c := src.data[0]
 		src.data = src.data[1:]
 		cl := attack.Class(c % 32)
+		var op core.Op
 		if cl > attack.Unlabelled && cl < attack.NumClasses {
-			in.g.Ops = append(in.g.Ops, generators.Op(src, cl, &a.sc))
+			op = generators.Op(src, cl, a.sc)
 		} else {
 			cl = attack.Unlabelled
-			in.g.Ops = append(in.g.Ops, rawOp(src, a.names))
+			op = rawOp(src, a.names)
 		}
-		in.g.Classes = append(in.g.Classes, cl)
+		sc.Steps = append(sc.Steps, scenario.Step{Op: op, Class: cl})
 	}
-	cutOps(&in.g)
+	cutOps(sc)
 	return in
 }
 
@@ -141,6 +144,44 @@ func rawOp(src *byteSource, names []string) core.Op {
 	return core.Op{Kind: kind, Args: args}
 }
 
+// appendRawOp appends op to b as rawOp reads it, every string as raw
+// bytes. It panics on more than three arguments or a string of 0xC0 bytes
+// or more: it encodes fixed seed tables.
+func appendRawOp(b []byte, op core.Op) []byte {
+	if len(op.Args) > 3 {
+		panic(fmt.Sprintf("fuzzinput: a raw op of %d arguments", len(op.Args)))
+	}
+	str := func(s string) {
+		if len(s) >= 0xC0 {
+			panic(fmt.Sprintf("fuzzinput: a raw string of %d bytes", len(s)))
+		}
+		b = append(b, byte(len(s)))
+		b = append(b, s...)
+	}
+	k := byte(7)
+	for i, name := range rawKinds[:7] {
+		if name == op.Kind {
+			k = byte(i)
+		}
+	}
+	natural := 1
+	if a, ok := core.Arity(op.Kind); ok {
+		natural = a
+	}
+	arity := byte(0)
+	if len(op.Args) != natural {
+		arity = byte(4 + len(op.Args))
+	}
+	b = append(b, k|arity<<3)
+	if k == 7 {
+		str(op.Kind)
+	}
+	for _, a := range op.Args {
+		str(a)
+	}
+	return b
+}
+
 // rawString decodes one string: raw bytes, a hostile word or one of the
 // arena's names.
 func rawString(src *byteSource, names []string) string {
@@ -162,7 +203,7 @@ func rawString(src *byteSource, names []string) string {
 
 // scenarioNames lists what a grant and world name: roots and paths below
 // them, files, hosts, route paths and tools. It is never empty.
-func scenarioNames(g *generators.Scenario) []string {
+func scenarioNames(g *scenario.Scenario) []string {
 	names := []string{"/work/x"}
 	for _, r := range g.Grant.FSRead {
 		names = append(names, r, strings.TrimRight(r, "/")+"/x")

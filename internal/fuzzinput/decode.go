@@ -1,7 +1,6 @@
-package fuzz
+package fuzzinput
 
 import (
-	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -73,8 +72,7 @@ const maxGenBytes = 160
 
 // Decoded is what Decode makes of an input.
 type Decoded struct {
-	Scenario *scenario.Scenario // never nil; its grant always validates
-	Classes  []attack.Class     // parallel to Scenario.Steps; Unlabelled for text and raw ops
+	Scenario *scenario.Scenario // never nil; its grant always validates; ops carry their classes (Unlabelled for text and raw ops)
 	Mode     Mode
 }
 
@@ -89,18 +87,17 @@ func Decode(data []byte) *scenario.Scenario { return DecodeLabelled(data).Scenar
 // the input was read in.
 func DecodeLabelled(data []byte) Decoded {
 	in := decodeInput(data)
-	return Decoded{Scenario: in.scenario(), Classes: in.labels(), Mode: in.mode}
+	return Decoded{Scenario: in.scenario(), Mode: in.mode}
 }
 
 // input is a decoded input as the oracle reads it: CheckScenario builds a
 // *scenario.Scenario only to report a finding.
 type input struct {
 	mode   Mode
-	g      generators.Scenario // the grant, the world, the ops and (not for text) their classes
-	grant  *core.Grant         // g.Grant, built
-	world  *core.WorldTemplate // g.World, prepared (arenas only; nil: the oracle prepares it)
-	shared bool                // g's grant and world lists are an arena's: read only
-	text   *scenario.Scenario  // ModeText: the parsed scenario, expectations dropped
+	sc     *scenario.Scenario  // the grant, the world, the ops and (not for text) their classes
+	grant  *core.Grant         // sc.Grant, built
+	world  *core.WorldTemplate // sc.World, prepared (arenas only; nil: the oracle prepares it)
+	shared bool                // sc's grant and world lists are an arena's: read only
 }
 
 // decodeInput decodes data by the mode its first byte picks.
@@ -111,10 +108,10 @@ func decodeInput(data []byte) input {
 		}
 	}
 	if len(data) > 0 && data[0] >= generatedStart {
-		g := generators.GenerateAtMost(&byteSource{data: data[1:min(len(data), 1+maxGenBytes)]}, MaxOps)
-		cutOps(&g)
-		grant := core.MustGrant(g.Grant) // Generate's grants always validate
-		return input{mode: ModeGenerated, g: g, grant: &grant}
+		sc := generators.GenerateAtMost(&byteSource{data: data[1:min(len(data), 1+maxGenBytes)]}, MaxOps)
+		cutOps(sc)
+		grant := core.MustGrant(sc.Grant) // Generate's grants always validate
+		return input{mode: ModeGenerated, sc: sc, grant: &grant}
 	}
 	if len(data) > 0 {
 		data = data[1:]
@@ -136,55 +133,39 @@ func decodeText(data []byte) (input, bool) {
 	if len(sc.Steps) > MaxTextOps {
 		sc.Steps = sc.Steps[:MaxTextOps]
 	}
-	in := input{mode: ModeText, grant: &grant, text: sc}
-	in.g.Grant, in.g.World = sc.Grant, sc.World
-	in.g.Ops = make([]core.Op, len(sc.Steps))
 	for i := range sc.Steps {
 		sc.Steps[i].Expect, sc.Steps[i].Line = nil, 0
-		in.g.Ops[i] = sc.Steps[i].Op
 	}
-	return in, true
+	return input{mode: ModeText, sc: sc, grant: &grant}, true
 }
 
 // cutOps cuts a decoded scenario to MaxOps ops (a guard: both decoders
 // stop there) of at most maxArg bytes an argument. Generated ops share no
 // memory, so they are cut in place.
-func cutOps(g *generators.Scenario) {
-	if len(g.Ops) > MaxOps {
-		g.Ops, g.Classes = g.Ops[:MaxOps], g.Classes[:MaxOps]
+func cutOps(sc *scenario.Scenario) {
+	if len(sc.Steps) > MaxOps {
+		sc.Steps = sc.Steps[:MaxOps]
 	}
-	for _, op := range g.Ops {
-		for j, a := range op.Args {
-			op.Args[j] = a[:min(len(a), maxArg)]
+	for _, st := range sc.Steps {
+		for j, a := range st.Op.Args {
+			st.Op.Args[j] = a[:min(len(a), maxArg)]
 		}
 	}
 }
 
 // caseOf is the oracle's case for the input.
 func (in *input) caseOf() oracle.Case {
-	return oracle.Case{Grant: *in.grant, World: in.g.World, Template: in.world, Ops: in.g.Ops, Classes: in.g.Classes}
-}
-
-// labels returns the class of each op: Unlabelled for text.
-func (in *input) labels() []attack.Class {
-	out := make([]attack.Class, len(in.g.Ops))
-	copy(out, in.g.Classes)
-	return out
+	return oracle.Case{Scenario: in.sc, Grant: *in.grant, Template: in.world}
 }
 
 // scenario returns the input as a scenario of its own memory.
 func (in *input) scenario() *scenario.Scenario {
-	if in.text != nil {
-		return in.text
+	if !in.shared {
+		return in.sc
 	}
-	sc := &scenario.Scenario{Grant: in.g.Grant, World: in.g.World}
-	if in.shared {
-		sc = sc.Clone() // the grant's and world's lists are an arena's; the ops are this input's own
-	}
-	sc.Steps = make([]scenario.Step, len(in.g.Ops))
-	for i, op := range in.g.Ops {
-		sc.Steps[i].Op = op
-	}
+	sc := &scenario.Scenario{Grant: in.sc.Grant, World: in.sc.World}
+	sc = sc.Clone() // the grant's and world's lists are an arena's; the ops are this input's own
+	sc.Steps = in.sc.Steps
 	return sc
 }
 

@@ -1,4 +1,4 @@
-package fuzz
+package fuzzinput
 
 import (
 	"fmt"
@@ -30,7 +30,12 @@ func SUT() (string, core.Factory, error) {
 		if sutName == "" {
 			sutName = sut.Reference
 		}
-		sutFactory, sutErr = sut.Lookup(sutName)
+		var t sut.Target
+		if t, sutErr = sut.Lookup(sutName); sutErr == nil {
+			// One session for the life of the process: a fuzz worker runs
+			// one input at a time, and ends with its process.
+			sutFactory, _, sutErr = t.Start()
+		}
 		if sutErr != nil {
 			sutErr = fmt.Errorf("%s=%s: %w", sut.EnvVar, sutName, sutErr)
 		}
@@ -75,11 +80,12 @@ func CheckScenario(data []byte) error {
 	if err != nil {
 		return err
 	}
-	return checkScenario(name, f, data)
+	return CheckScenarioOn(name, f, data)
 }
 
-// checkScenario is CheckScenario on the sandbox f builds, called name.
-func checkScenario(name string, f core.Factory, data []byte) error {
+// CheckScenarioOn is CheckScenario on the sandbox f builds, called name:
+// the body of a fuzz target for a sandbox of one's own (sbxtest.CheckInput).
+func CheckScenarioOn(name string, f core.Factory, data []byte) error {
 	in := decodeInput(data)
 	cov := coverages.Get().(*oracle.Coverage)
 	fs := oracle.CheckInline(f, in.caseOf(), cov)

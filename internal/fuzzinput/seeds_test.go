@@ -1,4 +1,4 @@
-package fuzz
+package fuzzinput
 
 import (
 	"bytes"
@@ -12,34 +12,34 @@ import (
 // ./fuzz writes from the corpus, so every corpus scenario is a FuzzScenario
 // and a FuzzParse seed.
 func TestSeedsUpToDate(t *testing.T) {
-	want, err := SeedFiles("../corpus")
+	want, err := SeedFiles("../../corpus")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, data := range want {
-		got, err := os.ReadFile(filepath.Join("testdata/fuzz", filepath.FromSlash(name)))
+		got, err := os.ReadFile(filepath.Join("../../fuzz/testdata/fuzz", filepath.FromSlash(name)))
 		if err != nil || !bytes.Equal(got, data) {
 			t.Errorf("testdata/fuzz/%s is missing or stale (%v): run go generate ./fuzz", name, err)
 		}
 	}
-	committed, err := filepath.Glob("testdata/fuzz/*/*")
+	committed, err := filepath.Glob("../../fuzz/testdata/fuzz/*/*")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range committed {
-		name := filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("testdata", "fuzz")+string(filepath.Separator)))
+		name := filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("..", "..", "fuzz", "testdata", "fuzz")+string(filepath.Separator)))
 		base := filepath.Base(p)
 		generated := strings.HasPrefix(base, corpusSeedPrefix) || strings.HasPrefix(base, otherSeedPrefix)
 		if _, ok := want[name]; generated && !ok {
 			t.Errorf("testdata/fuzz/%s is no longer generated: run go generate ./fuzz", name)
 		}
 	}
-	scenarios, err := filepath.Glob("../corpus/*/*.sbx")
+	scenarios, err := filepath.Glob("../../corpus/*/*.sbx")
 	if err != nil || len(scenarios) == 0 {
 		t.Fatalf("no corpus scenarios: %v", err)
 	}
 	for _, s := range scenarios {
-		rel := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(s), "../corpus/"), ".sbx")
+		rel := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(s), "../../corpus/"), ".sbx")
 		if _, ok := want["FuzzScenario/"+corpusSeedPrefix+strings.ReplaceAll(rel, "/", "-")]; !ok {
 			t.Errorf("%s is not a FuzzScenario seed", s)
 		}

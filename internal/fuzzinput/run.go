@@ -1,4 +1,4 @@
-package fuzz
+package fuzzinput
 
 import (
 	"fmt"
@@ -12,27 +12,19 @@ import (
 
 // CheckRun's input format, kept simple so a crasher can be read by hand:
 //
-//	input  = step-byte op*
-//	op     = head-byte string*
-//	string = len-byte byte*             (len-byte < 0xC0: that many raw bytes,
-//	                                     fewer when the input ends)
-//	       | word-byte                  (>= 0xC0: runWords[(b-0xC0) % len(runWords)])
+//	input = step-byte op*
+//	op    = a raw op, as ModeArena decodes one (rawOp): a head byte, then
+//	        strings; a string's 0xE0–0xFF bytes name runWords
 //
-// The step byte picks the clock's step: runSteps[b%4]. The low three bits of
-// a head byte pick the op kind from runKinds, where index 7 means "the kind
-// is the next string", so any kind at all can be sent; bits 3–5 pick the
-// arity: 0–3 give the kind's own arity (1 for a kind that is none of the
-// four), 4–7 give 0–3 arguments. Decoding stops at the end of the input or
-// after runMaxOps ops. Every input decodes to some scenario.
-
-// runKinds are the op kinds a head byte picks from; the last slot is "raw".
-var runKinds = [8]string{core.OpRead, core.OpWrite, core.OpFetch, core.OpTool, "exec", "FS_READ", "fs_read ", ""}
+// The step byte picks the clock's step: runSteps[b%4]. Decoding stops at
+// the end of the input or after runMaxOps ops. Every input decodes to some
+// scenario.
 
 // runSteps are the clock steps the first byte picks from: steady, stopped,
 // fast enough to spend the wall budget before the op budget, and huge.
 var runSteps = [4]int64{1, 0, 3, math.MaxInt64 / 2}
 
-// runWords are the strings a word byte names: the paths, hosts, tools and
+// runWords are the strings a name byte picks: the paths, hosts, tools and
 // hostile spellings the fixed grant and world make interesting.
 var runWords = []string{
 	"/work/a", "/work/out/r", "/work/out/new", "/work/big", "/work/empty",
@@ -88,33 +80,10 @@ func DecodeRun(data []byte) (step int64, ops []core.Op) {
 	if len(data) == 0 {
 		return runSteps[0], nil
 	}
-	step, data = runSteps[data[0]%4], data[1:]
-	str := func() string {
-		if len(data) == 0 {
-			return ""
-		}
-		n := int(data[0])
-		data = data[1:]
-		if n >= 0xC0 {
-			return runWords[(n-0xC0)%len(runWords)]
-		}
-		n = min(n, len(data))
-		s := string(data[:n])
-		data = data[n:]
-		return s
-	}
-	for len(data) > 0 && len(ops) < runMaxOps {
-		head := data[0]
-		data = data[1:]
-		kind := runKinds[head&7]
-		if head&7 == 7 {
-			kind = str()
-		}
-		args := make([]string, rawArity(head, kind))
-		for i := range args {
-			args[i] = str()
-		}
-		ops = append(ops, core.Op{Kind: kind, Args: args})
+	step = runSteps[data[0]%4]
+	src := &byteSource{data: data[1:]}
+	for len(src.data) > 0 && len(ops) < runMaxOps {
+		ops = append(ops, rawOp(src, runWords))
 	}
 	return step, ops
 }
@@ -124,38 +93,8 @@ func DecodeRun(data []byte) (step int64, ops []core.Op) {
 // 0xC0 bytes. It panics on anything else: it is for fixed seed tables.
 func EncodeRun(stepIndex byte, ops []core.Op) []byte {
 	out := []byte{stepIndex}
-	str := func(s string) {
-		if len(s) >= 0xC0 {
-			panic(fmt.Sprintf("fuzz.EncodeRun: string of %d bytes", len(s)))
-		}
-		out = append(out, byte(len(s)))
-		out = append(out, s...)
-	}
 	for _, o := range ops {
-		if len(o.Args) > 3 {
-			panic(fmt.Sprintf("fuzz.EncodeRun: %d arguments", len(o.Args)))
-		}
-		k := byte(7)
-		for i, name := range runKinds[:7] {
-			if name == o.Kind {
-				k = byte(i)
-			}
-		}
-		natural := 1
-		if a, ok := core.Arity(o.Kind); ok {
-			natural = a
-		}
-		arity := byte(0)
-		if len(o.Args) != natural {
-			arity = byte(4 + len(o.Args))
-		}
-		out = append(out, k|arity<<3)
-		if k == 7 {
-			str(o.Kind)
-		}
-		for _, a := range o.Args {
-			str(a)
-		}
+		out = appendRawOp(out, o)
 	}
 	return out
 }

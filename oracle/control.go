@@ -1,0 +1,98 @@
+package oracle
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// phase is what a check is doing, for the watchdog's words on a hang.
+type phase int64
+
+const (
+	phaseBuild  phase = iota // the factory is building the watched sandbox
+	phaseRun                 // the watched run: step is the op running
+	phaseReplay              // the replay: step is the op running
+	phaseGrant               // grant-immutable reads the grant
+	phaseClose               // the sandboxes are being closed
+)
+
+// control is how a Checker watches and stops a check running on its worker
+// goroutine. A nil *control is the inline check: no watchdog, nothing to
+// stop, and it costs one nil test per op.
+type control struct {
+	// progress is phase<<32 | step: it changes whenever an op starts, so
+	// the watchdog sees a check that moves on as alive.
+	progress atomic.Int64
+	// stopped is set when the Checker gave up on this check (a hang): the
+	// worker runs no further op and calls no Observe.
+	stopped atomic.Bool
+	// mu orders Observe calls against the Checker giving up: once stop
+	// returns, no Observe call is running or will start.
+	mu      sync.Mutex
+	running []core.Sandbox // the sandboxes built so far, to close on a hang
+}
+
+func (k *control) at(p phase, step int) {
+	if k != nil {
+		k.progress.Store(int64(p)<<32 | int64(step))
+	}
+}
+
+func (k *control) where() (phase, int) {
+	v := k.progress.Load()
+	return phase(v >> 32), int(v & (1<<32 - 1))
+}
+
+// halted reports whether the check must stop: the Checker gave up on it.
+func (k *control) halted() bool { return k != nil && k.stopped.Load() }
+
+// built records a sandbox the check built, so a hang can close it.
+func (k *control) built(sb core.Sandbox) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	k.running = append(k.running, sb)
+	k.mu.Unlock()
+}
+
+// observe calls fn with r unless the check was given up on.
+func (k *control) observe(fn func(StepReport), r StepReport) {
+	if k == nil {
+		fn(r)
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.stopped.Load() {
+		fn(r)
+	}
+}
+
+// stop gives up on the check and returns the sandboxes it built, for the
+// Checker to close.
+func (k *control) stop() []core.Sandbox {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.stopped.Store(true)
+	return k.running
+}
+
+// closeSandbox closes sb when it is an io.Closer, turning a panic into an
+// error.
+func closeSandbox(sb core.Sandbox) (err error) {
+	c, ok := sb.(io.Closer)
+	if !ok {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("Close panicked: %v", p)
+		}
+	}()
+	return c.Close()
+}

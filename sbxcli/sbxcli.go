@@ -1,0 +1,49 @@
+// Package sbxcli is the sbxfuzz command line as a library, so that a
+// module can build it with its own sandboxes in it: every command — run,
+// replay, minimize, import, report — then takes them by name with --sut.
+// A team's cmd/sbxfuzz/main.go is three lines:
+//
+//	func main() {
+//		sbxcli.Main(map[string]core.Factory{"mine": mine.New})
+//	}
+//
+// and a reproducer that sbxtest printed replays with
+//
+//	go run ./cmd/sbxfuzz replay --sut mine FILE
+//
+// The package links neither testing nor rapid.
+package sbxcli
+
+import (
+	"io"
+	"os"
+	"sort"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/cli"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+)
+
+// Main runs the command line on os.Args and exits with its status (SPEC
+// §11: 0 nothing wrong, 1 a finding, 2 bad usage or input). sandboxes are
+// the factories --sut may name, besides "reference" and "mutant:NAME"; each
+// must be safe to call from several goroutines (a campaign runs one worker
+// per core).
+func Main(sandboxes map[string]core.Factory) {
+	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr, sandboxes))
+}
+
+// Run is Main without the exit: it runs the command line with args
+// (without the program name) and returns the exit status.
+func Run(args []string, stdout, stderr io.Writer, sandboxes map[string]core.Factory) int {
+	names := make([]string, 0, len(sandboxes))
+	for name := range sandboxes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	extra := make([]sut.Target, len(names))
+	for i, name := range names {
+		extra[i] = sut.Static(name, sandboxes[name])
+	}
+	return cli.Main(args, stdout, stderr, os.Getenv, extra...)
+}

@@ -1,0 +1,131 @@
+package sbxtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
+	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Sandbox is a sandbox under test. Only Factory is required.
+type Sandbox struct {
+	// Name names the sandbox in findings and reproducers; "" means
+	// "custom".
+	Name string
+	// Factory builds the sandbox over a grant and a world, once per run of
+	// a scenario (twice per check: the oracle replays every scenario). It
+	// may return an error; a sandbox it builds may be an io.Closer, closed
+	// when the run ends or hangs.
+	Factory core.Factory
+	// Command, when set, runs the sbxfuzz command line with this sandbox
+	// registered under Name (see package sbxcli), for example
+	// "go run ./cmd/sbxfuzz": failures print "Command replay --sut Name
+	// FILE" as the way to replay a reproducer. When empty they print the
+	// go test command of the Replay test.
+	Command string
+	// Timeout is how long one op may take before it is a hang (a total
+	// finding); 0 means oracle.DefaultTimeout.
+	Timeout time.Duration
+	// MinimizeTime bounds the minimization of one failure; 0 means 10 s.
+	MinimizeTime time.Duration
+	// Out is the directory reproducers are saved in; "" means
+	// $SBXFUZZ_OUT, else sbxfuzz-findings/NAME under the system's temporary
+	// directory.
+	Out string
+}
+
+func (sb Sandbox) name() string {
+	if sb.Name == "" {
+		return "custom"
+	}
+	return sb.Name
+}
+
+func (sb Sandbox) out() string {
+	switch {
+	case sb.Out != "":
+		return sb.Out
+	case os.Getenv("SBXFUZZ_OUT") != "":
+		return os.Getenv("SBXFUZZ_OUT")
+	}
+	return filepath.Join(os.TempDir(), "sbxfuzz-findings", sb.name())
+}
+
+// pipeline is the finding pipeline for sb.
+func (sb Sandbox) pipeline() *finding.Pipeline {
+	lim := minimize.Limits{Time: sb.MinimizeTime}
+	if lim.Time <= 0 {
+		lim.Time = 10 * time.Second
+	}
+	p := &finding.Pipeline{Factory: sb.Factory, SUT: sb.name(), Timeout: sb.Timeout, Limits: lim}
+	p.Command = func(path string) string {
+		if sb.Command != "" {
+			return fmt.Sprintf("%s replay --sut %s %s", sb.Command, sb.name(), path)
+		}
+		return fmt.Sprintf("SBXFUZZ_REPLAY=%s go test -run 'TestCorpus' .  (your sbxtest.Replay test; or copy the file into its testdata/)", path)
+	}
+	return p
+}
+
+// check judges sc on sb, with the hang bound.
+func (sb Sandbox) check(sc *scenario.Scenario) ([]oracle.Finding, error) {
+	c, err := oracle.NewCase(sc)
+	if err != nil {
+		return nil, err
+	}
+	return oracle.Check(sb.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: sb.Timeout}), nil
+}
+
+// Failure is a scenario on which the sandbox violated an invariant, with
+// its minimized reproducer.
+type Failure struct {
+	Sandbox  string
+	Findings []oracle.Finding // on the scenario as found
+	Finding  *finding.Finding // the first one, minimized
+	File     string           // where the reproducer was saved; "" if it could not be
+	SaveErr  error            // why it could not be saved
+	Replay   string           // the command that replays it
+}
+
+// Error describes the failure: the violations in plain words, the
+// minimized reproducer as .sbx text, where it was saved, and the command
+// that replays it.
+func (f *Failure) Error() string {
+	var b []byte
+	b = fmt.Appendf(b, "sbxfuzz: %s violates %d invariant(s):\n", f.Sandbox, len(f.Findings))
+	for _, fd := range f.Findings {
+		b = fmt.Appendf(b, "  %s\n", fd)
+	}
+	m := f.Finding
+	b = fmt.Appendf(b, "\nminimized reproducer for %s (%d ops, from %d; paste it into testdata/ to keep it as a regression test):\n\n",
+		m.Invariant, len(m.Minimized.Steps), len(m.Original.Steps))
+	b = append(b, m.Minimized.Format()...)
+	if f.File != "" {
+		b = fmt.Appendf(b, "\nsaved as %s\n", f.File)
+	} else {
+		b = fmt.Appendf(b, "\nnot saved: %v\n", f.SaveErr)
+	}
+	b = fmt.Appendf(b, "replay it: %s\n", f.Replay)
+	return string(b)
+}
+
+// fail minimizes the first of fs on sc and saves the reproducer.
+func (sb Sandbox) fail(sc *scenario.Scenario, fs []oracle.Finding, origin string) *Failure {
+	p := sb.pipeline()
+	m := p.Process(sc, fs[0], origin)
+	out := &Failure{Sandbox: sb.name(), Findings: fs, Finding: m}
+	out.File, out.SaveErr = p.Write(sb.out(), m)
+	path := out.File
+	if path == "" {
+		path = filepath.Join(sb.out(), m.FileName())
+		p.Annotate(m, path)
+	}
+	out.Replay = p.Command(path)
+	return out
+}
