@@ -3,6 +3,7 @@ module github.com/sbxfuzz/sbxfuzz
 go 1.26
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/olekukonko/tablewriter v1.1.5
 	pgregory.net/rapid v1.3.0
 )

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -16,6 +18,13 @@ func newGrantNoPanic(s core.GrantSpec) (g core.Grant, panicked any, err error) {
 	defer func() { panicked = recover() }()
 	g, err = core.NewGrant(s)
 	return g, nil, err
+}
+
+// accessors reads a grant back through its accessors, one by one, so a
+// test can compare it with the GrantSpec it was built from. (Grant's fields
+// are unexported: cmp cannot look inside it.)
+func accessors(g core.Grant) core.GrantSpec {
+	return core.GrantSpec{FSRead: g.FSRead(), FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()}
 }
 
 // validSpec is a grant every invalid case below differs from in one place.
@@ -132,21 +141,9 @@ func TestNewGrantValid(t *testing.T) {
 			t.Errorf("NewGrant(%+v) = %v, panic %v; want a grant: %s", tt.spec, err, p, tt.reason)
 			continue
 		}
-		for _, c := range []struct {
-			name      string
-			got, want []string
-		}{
-			{"FSRead", g.FSRead(), tt.spec.FSRead},
-			{"FSWrite", g.FSWrite(), tt.spec.FSWrite},
-			{"NetHosts", g.NetHosts(), tt.spec.NetHosts},
-			{"Tools", g.Tools(), tt.spec.Tools},
-		} {
-			if len(c.got) != len(c.want) || (len(c.want) > 0 && !reflect.DeepEqual(c.got, c.want)) {
-				t.Errorf("NewGrant(%+v).%s() = %q, want %q as given: %s", tt.spec, c.name, c.got, c.want, tt.reason)
-			}
-		}
-		if g.Budgets() != tt.spec.Budgets {
-			t.Errorf("NewGrant(%+v).Budgets() = %+v, want %+v: %s", tt.spec, g.Budgets(), tt.spec.Budgets, tt.reason)
+		// The lists come back as given; an empty list and nil are the same.
+		if diff := cmp.Diff(tt.spec, accessors(g), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("NewGrant(%+v) accessors (%s) mismatch (-want +got):\n%s", tt.spec, tt.reason, diff)
 		}
 	}
 }
@@ -204,26 +201,14 @@ func TestGrantCannotWiden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := struct{ fsRead, fsWrite, hosts, tools []string }{
-		[]string{"/work/"}, []string{"/work/out/"}, []string{"api.internal"}, []string{"echo"},
+	want := core.GrantSpec{
+		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, NetHosts: []string{"api.internal"}, Tools: []string{"echo"},
+		Budgets: core.Budgets{MaxOps: 5, MaxWall: 5, MaxOutputBytes: 5},
 	}
 	check := func(stage string) {
 		t.Helper()
-		for _, c := range []struct {
-			name      string
-			got, want []string
-		}{
-			{"FSRead", g.FSRead(), want.fsRead},
-			{"FSWrite", g.FSWrite(), want.fsWrite},
-			{"NetHosts", g.NetHosts(), want.hosts},
-			{"Tools", g.Tools(), want.tools},
-		} {
-			if !reflect.DeepEqual(c.got, c.want) {
-				t.Errorf("after %s: %s() = %q, want %q", stage, c.name, c.got, c.want)
-			}
-		}
-		if b := g.Budgets(); b != (core.Budgets{MaxOps: 5, MaxWall: 5, MaxOutputBytes: 5}) {
-			t.Errorf("after %s: Budgets() = %+v", stage, b)
+		if diff := cmp.Diff(want, accessors(g)); diff != "" {
+			t.Errorf("after %s: accessors mismatch (-want +got):\n%s", stage, diff)
 		}
 		for _, d := range []struct {
 			allowed bool
@@ -265,8 +250,8 @@ func TestGrantCannotWiden(t *testing.T) {
 
 	// The same through Spec, whose four lists share one backing array.
 	gs := g.Spec()
-	if !reflect.DeepEqual([][]string{gs.FSRead, gs.FSWrite, gs.NetHosts, gs.Tools}, [][]string{want.fsRead, want.fsWrite, want.hosts, want.tools}) {
-		t.Errorf("Spec() = %+v", gs)
+	if diff := cmp.Diff(want, gs); diff != "" {
+		t.Errorf("Spec() mismatch (-want +got):\n%s", diff)
 	}
 	for _, s := range [][]string{gs.FSRead, gs.FSWrite, gs.NetHosts, gs.Tools} {
 		for i := range s[:cap(s)] {

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -42,8 +43,8 @@ func newBox(t *testing.T, g core.GrantSpec, w core.WorldSpec) box {
 // run runs o and fails the test unless the result is want.
 func (b box) run(t *testing.T, o core.Op, want core.Result) {
 	t.Helper()
-	if got := b.s.Run(o); got != want {
-		t.Errorf("Run(%s) = %+v (%v), want %+v (%v)", fmtOp(o), got, got.Kind, want, want.Kind)
+	if diff := cmp.Diff(want, b.s.Run(o)); diff != "" {
+		t.Errorf("Run(%s) mismatch (-want +got):\n%s", fmtOp(o), diff)
 	}
 }
 
@@ -56,22 +57,23 @@ func (b box) journal() []string {
 }
 
 // wantJournal fails the test unless the journal reads want, line by line.
+// No lines and a nil want are the same.
 func (b box) wantJournal(t *testing.T, want ...string) {
 	t.Helper()
-	got := b.journal()
-	if slices.Equal(got, want) {
-		return
+	if diff := cmp.Diff(want, b.journal(), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Journal() mismatch (-want +got):\n%s", diff)
 	}
-	t.Errorf("journal:\n  got  %d lines:\n\t%s\n  want %d lines:\n\t%s",
-		len(got), strings.Join(got, "\n\t"), len(want), strings.Join(want, "\n\t"))
 }
 
 func (b box) wantUsage(t *testing.T, want core.Usage) {
 	t.Helper()
-	if got := b.s.Usage(); got != want {
-		t.Errorf("Usage() = %+v, want %+v", got, want)
+	if diff := cmp.Diff(want, b.s.Usage()); diff != "" {
+		t.Errorf("Usage() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// addrEqual lets cmp compare the netip.Addr inside journal entries.
+var addrEqual = cmpopts.EquateComparable(netip.Addr{})
 
 func ok(data string) core.Result      { return core.Result{Kind: core.OK, Data: data} }
 func soft(k core.Kind) core.Result    { return core.Result{Kind: k} }
@@ -124,20 +126,8 @@ func seedTrace() (core.GrantSpec, core.WorldSpec, []core.Op, []core.Result) {
 func TestSeedTrace(t *testing.T) {
 	g, w, ops, want := seedTrace()
 	b := newBox(t, g, w)
-	got := core.RunAll(b.s, ops)
-	if !reflect.DeepEqual(got, want) {
-		for i := range max(len(got), len(want)) {
-			var gi, wi core.Result
-			if i < len(got) {
-				gi = got[i]
-			}
-			if i < len(want) {
-				wi = want[i]
-			}
-			if gi != wi {
-				t.Errorf("op %d %s: got %+v (%v), want %+v (%v)", i+1, fmtOp(ops[i]), gi, gi.Kind, wi, wi.Kind)
-			}
-		}
+	if diff := cmp.Diff(want, core.RunAll(b.s, ops)); diff != "" {
+		t.Errorf("RunAll(seed trace) mismatch (-want +got):\n%s", diff)
 	}
 	b.wantJournal(t,
 		"read /work/data.txt",
@@ -148,18 +138,9 @@ func TestSeedTrace(t *testing.T) {
 	// Op 8 halts at the op charge, before the clock read: the last read was
 	// op 7's, at tick 7. Output: "hello" and "ok".
 	b.wantUsage(t, core.Usage{Ops: 8, Wall: 7, Output: 7})
-	files := b.w.Files()
-	if keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	}); !slices.Equal(keys, []string{"/work/data.txt", "/work/out/report.txt"}) {
-		t.Errorf("final VFS keys = %q, want [/work/data.txt /work/out/report.txt]", keys)
-	}
-	if files["/work/out/report.txt"] != "done" || files["/work/data.txt"] != "hello" {
-		t.Errorf("final VFS = %q", files)
+	wantFiles := map[string]string{"/work/data.txt": "hello", "/work/out/report.txt": "done"}
+	if diff := cmp.Diff(wantFiles, b.w.Files()); diff != "" {
+		t.Errorf("final Files() mismatch (-want +got):\n%s", diff)
 	}
 	if k, halted := b.s.Halted(); !halted || k != core.MaxOps {
 		t.Errorf("Halted() = %v, %v; want max_ops, true", k, halted)
@@ -245,8 +226,8 @@ func TestDeniedWriteLeavesVFS(t *testing.T) {
 	}
 	for i, tt := range tests {
 		b.run(t, tt.o, soft(tt.want))
-		if after := b.w.Files(); !reflect.DeepEqual(after, before) {
-			t.Errorf("%s (%s) changed the VFS:\n  got  %q\n  want %q", fmtOp(tt.o), tt.reason, after, before)
+		if diff := cmp.Diff(before, b.w.Files()); diff != "" {
+			t.Errorf("%s (%s) changed the VFS (-before +after):\n%s", fmtOp(tt.o), tt.reason, diff)
 		}
 		if b.w.Fingerprint() != fp {
 			t.Errorf("%s (%s) changed the VFS fingerprint", fmtOp(tt.o), tt.reason)
@@ -268,8 +249,8 @@ func TestDeniedWriteLeavesVFS(t *testing.T) {
 		"/work/a": "orig", "/etc/passwd": "root:x:0:0",
 		"/work/out/r": "new", "/work/out/r2": "two", "/work/out": "dir",
 	}
-	if got := b.w.Files(); !reflect.DeepEqual(got, want) {
-		t.Errorf("VFS after allowed writes = %q, want %q", got, want)
+	if diff := cmp.Diff(want, b.w.Files()); diff != "" {
+		t.Errorf("Files() after allowed writes mismatch (-want +got):\n%s", diff)
 	}
 	b.wantJournal(t, "write /work/out/r new", "write /work/out//r2/ two", "write /work/out dir")
 }
@@ -361,11 +342,11 @@ func TestDeterministic(t *testing.T) {
 		op("fs_read", "/work/a"), op("fs_read", "/work/a"),
 	}
 	type trace struct {
-		results []core.Result
-		usage   core.Usage
-		journal []core.Entry
-		files   map[string]string
-		reads   int64
+		Results []core.Result
+		Usage   core.Usage
+		Journal []core.Entry
+		Files   map[string]string
+		Reads   int64
 	}
 	do := func() trace {
 		b := newBox(t, g, w)
@@ -373,12 +354,12 @@ func TestDeterministic(t *testing.T) {
 		return trace{res, b.s.Usage(), slices.Clone(b.w.Journal()), b.w.Files(), b.w.ClockReads()}
 	}
 	first, second := do(), do()
-	if !reflect.DeepEqual(first, second) {
-		t.Errorf("two runs of the same scenario differ:\n  first  %+v\n  second %+v", first, second)
+	if diff := cmp.Diff(first, second, addrEqual); diff != "" {
+		t.Errorf("two runs of the same scenario differ (-first +second):\n%s", diff)
 	}
 	// And the run is the one the SPEC predicts, so equality is not vacuous.
-	if n := len(first.results); n != 13 || first.results[12] != hard(core.MaxOps) {
-		t.Errorf("results = %+v, want 13 with max_ops last", first.results)
+	if n := len(first.Results); n != 13 || first.Results[12] != hard(core.MaxOps) {
+		t.Errorf("results = %+v, want 13 with max_ops last", first.Results)
 	}
 }
 
@@ -544,12 +525,12 @@ func TestEgressInternal(t *testing.T) {
 			Routes: []core.Route{{Host: tt.host, Path: "/", Body: "secret"}},
 			Clock:  defaultClock,
 		})
-		if got := b.s.Run(op("net_fetch", tt.host, "/")); got != soft(core.EgressInternal) {
-			t.Errorf("net_fetch %q (%s) = %+v (%v), want egress_internal", tt.host, tt.reason, got, got.Kind)
+		if diff := cmp.Diff(soft(core.EgressInternal), b.s.Run(op("net_fetch", tt.host, "/"))); diff != "" {
+			t.Errorf("net_fetch %q (%s) mismatch (-want +got):\n%s", tt.host, tt.reason, diff)
 		}
 		want := core.Entry{Call: core.CallResolve, Name: tt.host, Addr: mustAddr(tt.addr)}
-		if j := b.w.Journal(); len(j) != 1 || j[0] != want {
-			t.Errorf("net_fetch %q (%s): journal %q, want exactly [%s]", tt.host, tt.reason, b.journal(), want)
+		if diff := cmp.Diff([]core.Entry{want}, b.w.Journal(), addrEqual); diff != "" {
+			t.Errorf("net_fetch %q (%s): Journal() mismatch (-want +got):\n%s", tt.host, tt.reason, diff)
 		}
 	}
 	if core.EgressInternal.IsDenial() {
@@ -715,10 +696,9 @@ func TestRunAll(t *testing.T) {
 	b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 2, MaxWall: 100, MaxOutputBytes: 100}},
 		core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
 	ops := []core.Op{op("fs_read", "/work/a"), op("exec"), op("fs_read", "/work/a"), op("fs_read", "/work/a"), op("fs_read", "/work/a")}
-	got := core.RunAll(b.s, ops)
 	want := []core.Result{ok("x"), soft(core.UnknownOp), hard(core.MaxOps)}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("RunAll = %+v, want %+v (stop after the first hard result)", got, want)
+	if diff := cmp.Diff(want, core.RunAll(b.s, ops)); diff != "" {
+		t.Errorf("RunAll (stop after the first hard result) mismatch (-want +got):\n%s", diff)
 	}
 	// Ops after the hard one were not run: the halt gate would not charge
 	// them anyway, so check the clock too.

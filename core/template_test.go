@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var templateSpec = WorldSpec{
@@ -85,9 +87,9 @@ func TestFingerprintFollowsWrites(t *testing.T) {
 		if w.Fingerprint() == changed {
 			t.Error("adding a file left the fingerprint where it was")
 		}
-		got := w.Files()
-		if len(got) != 3 || got["/work/a"] != "changed" || got["/work/b"] != "2" || got["/work/new"] != "x" {
-			t.Errorf("Files() = %v", got)
+		wantFiles := map[string]string{"/work/a": "changed", "/work/b": "2", "/work/new": "x"}
+		if diff := cmp.Diff(wantFiles, w.Files()); diff != "" {
+			t.Errorf("Files() mismatch (-want +got):\n%s", diff)
 		}
 
 		other := tmpl.New() // the same content, written in another order, with a detour

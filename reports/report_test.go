@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -62,11 +64,11 @@ func TestSameSeedSameReport(t *testing.T) {
 	b := reports.New(campaignResult(t, 3), "reference")
 	for _, f := range []reports.Format{reports.Text, reports.Markdown} {
 		ra, rb := render(t, a, f), render(t, b, f)
-		if withoutTiming(ra) != withoutTiming(rb) {
-			t.Errorf("%s: 1 worker and 3 workers differ beyond timing lines:\n%s\n---\n%s", f, ra, rb)
+		if diff := cmp.Diff(withoutTiming(ra), withoutTiming(rb)); diff != "" {
+			t.Errorf("%s: 1 worker and 3 workers differ beyond timing lines (-1 worker +3 workers):\n%s", f, diff)
 		}
-		if ra != render(t, a, f) {
-			t.Errorf("%s: one report rendered twice differs", f)
+		if diff := cmp.Diff(ra, render(t, a, f)); diff != "" {
+			t.Errorf("%s: one report rendered twice differs (-first +second):\n%s", f, diff)
 		}
 	}
 	var sa, sb bytes.Buffer
@@ -76,8 +78,8 @@ func TestSameSeedSameReport(t *testing.T) {
 	if err := b.WriteSVG(&sb); err != nil {
 		t.Fatal(err)
 	}
-	if sa.String() != sb.String() {
-		t.Error("the heat maps of 1 and 3 workers differ")
+	if diff := cmp.Diff(sa.String(), sb.String()); diff != "" {
+		t.Errorf("the heat maps of 1 and 3 workers differ (-1 worker +3 workers):\n%s", diff)
 	}
 }
 
@@ -308,8 +310,10 @@ func TestJSONRoundTrip(t *testing.T) {
 	if len(doc.Invariants) != 10 || len(doc.Classes) != 23 || len(doc.Mutants) != 1 {
 		t.Fatalf("%d invariants, %d classes, %d mutants", len(doc.Invariants), len(doc.Classes), len(doc.Mutants))
 	}
-	if g := doc.Gaps; len(g) != 4 || g[0].Invariant != "confinement" || g[0].Class != "traversal" || g[0].Explanation != "unexplained" {
-		t.Errorf("gaps %+v", g)
+	if len(doc.Gaps) != 4 {
+		t.Errorf("%d gaps, want 4: %+v", len(doc.Gaps), doc.Gaps)
+	} else if diff := cmp.Diff(reports.Gap{Invariant: "confinement", Class: "traversal", Explanation: reports.Unexplained}, doc.Gaps[0]); diff != "" {
+		t.Errorf("first gap mismatch (-want +got):\n%s", diff)
 	}
 	again, err := reports.Load(bytes.NewReader(b.Bytes()))
 	if err != nil {
@@ -318,8 +322,8 @@ func TestJSONRoundTrip(t *testing.T) {
 	// JSON carries text, not bytes: the invalid UTF-8 of the detail comes
 	// back as U+FFFD. Everything else is the same.
 	r.Findings[len(r.Findings)-1].Detail = strings.ToValidUTF8(r.Findings[len(r.Findings)-1].Detail, "\uFFFD")
-	if a, b := render(t, again, reports.Markdown), render(t, r, reports.Markdown); a != b {
-		t.Errorf("a report loaded from its own JSON renders differently:\n%s\n---\n%s", a, b)
+	if diff := cmp.Diff(render(t, r, reports.Markdown), render(t, again, reports.Markdown)); diff != "" {
+		t.Errorf("a report loaded from its own JSON renders differently (-saved +loaded):\n%s", diff)
 	}
 }
 
@@ -373,7 +377,10 @@ func TestWriteKills(t *testing.T) {
 		t.Errorf("text:\n%s", text.String())
 	}
 	var back []campaign.Kill
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back) != 2 || back[0].Seconds != 0.25 {
-		t.Errorf("JSON %v %+v", err, back)
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatalf("WriteKills JSON does not parse: %v\n%s", err, js.String())
+	}
+	if diff := cmp.Diff(kills, back); diff != "" {
+		t.Errorf("WriteKills JSON round trip mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"os"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestCloneSharesNothing clones a scenario that fills every list, scribbles
@@ -21,8 +23,11 @@ func TestCloneSharesNothing(t *testing.T) {
 	}
 	want, _ := Parse("messy.sbx", src)
 	c := orig.Clone()
+	if diff := cmp.Diff(*orig, *c, likeEqual); diff != "" {
+		t.Fatalf("Clone() mismatch (-original +clone):\n%s", diff)
+	}
 	if !c.Equal(orig) {
-		t.Fatal("the clone differs from the original")
+		t.Fatal("Equal is false on the clone")
 	}
 	for _, list := range [][]string{c.Comment, c.Grant.FSRead, c.Grant.FSWrite, c.Grant.NetHosts, c.Grant.Tools} {
 		for i := range list {
@@ -55,8 +60,9 @@ func TestCloneSharesNothing(t *testing.T) {
 			st.Expect.Data = "scribbled"
 		}
 	}
-	if !orig.Equal(want) {
-		t.Fatalf("scribbling on the clone changed the original:\n%s", orig.Format())
+	// Strict: Line, and Data without HasData, must not change either.
+	if diff := cmp.Diff(*want, *orig, addrEqual); diff != "" {
+		t.Fatalf("scribbling on the clone changed the original (-want +got):\n%s", diff)
 	}
 	if c.Equal(want) {
 		t.Fatal("the scribbles did not take: the test checks nothing")

@@ -1,12 +1,13 @@
 package scenario
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the canonical printer")
@@ -41,15 +42,15 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run go test -update to create it)", err)
 			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("Format(%s) differs from %s:\n--- got\n%s--- want\n%s", file, golden, got, want)
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("Format(%s) mismatch with %s (-want +got):\n%s", file, golden, diff)
 			}
 			s2 := mustParse(t, golden, want)
 			if !s.Equal(s2) {
 				t.Errorf("%s parses to a different scenario than %s", golden, file)
 			}
-			if again := s2.Format(); !bytes.Equal(again, want) {
-				t.Errorf("%s is not canonical:\n%s", golden, again)
+			if diff := cmp.Diff(string(want), string(s2.Format())); diff != "" {
+				t.Errorf("%s is not canonical: Format(Parse(%[1]s)) mismatch (-want +got):\n%s", golden, diff)
 			}
 		})
 	}

@@ -3,8 +3,10 @@ package scenario
 import (
 	"bytes"
 	"net/netip"
-	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -23,11 +25,14 @@ func checkRoundTrip(t *testing.T, reason, src string) (*Scenario, string) {
 	if err != nil {
 		t.Fatalf("%s: canonical text does not parse: %v\n%s", reason, err, out)
 	}
-	if !s.Equal(s2) {
-		t.Errorf("%s: reparse differs\nfirst  %#v\nsecond %#v\ntext:\n%s", reason, s, s2, out)
+	if diff := cmp.Diff(*s, *s2, likeEqual); diff != "" {
+		t.Errorf("%s: reparse of the canonical text mismatch (-first +second):\n%s\ntext:\n%s", reason, diff, out)
 	}
-	if out2 := s2.Format(); !bytes.Equal(out, out2) {
-		t.Errorf("%s: Format is not a fixed point:\n%s---\n%s", reason, out, out2)
+	if !s.Equal(s2) {
+		t.Errorf("%s: Equal is false on the reparse of the canonical text:\n%s", reason, out)
+	}
+	if diff := cmp.Diff(string(out), string(s2.Format())); diff != "" {
+		t.Errorf("%s: Format is not a fixed point (-first +second):\n%s", reason, diff)
 	}
 	return s, string(out)
 }
@@ -60,11 +65,12 @@ func TestRoundTripTokens(t *testing.T) {
 			t.Errorf("%s: %d steps, want 1", tc.reason, len(s.Steps))
 			continue
 		}
-		if got := s.Steps[0].Op.Args; !slices.Equal(got, tc.args) {
-			t.Errorf("%s: args %q, want %q", tc.reason, got, tc.args)
+		// No arguments and nil are the same.
+		if diff := cmp.Diff(tc.args, s.Steps[0].Op.Args, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: Parse(%q) args mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
 		}
-		if canon != tc.canon {
-			t.Errorf("%s: canonical text %q, want %q", tc.reason, canon, tc.canon)
+		if diff := cmp.Diff(tc.canon, canon); diff != "" {
+			t.Errorf("%s: Format(Parse(%q)) mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
 		}
 	}
 }
@@ -93,11 +99,11 @@ func TestRoundTripExpectations(t *testing.T) {
 			"fs_read /" + repeat("\uff0e", 35) + "  => ok\n"},
 	} {
 		s, canon := checkRoundTrip(t, tc.reason, tc.src)
-		if got := s.Steps[0].Expect; !expectEqual(got, tc.want) || got != nil && got.Data != tc.want.Data {
-			t.Errorf("%s: Expect %+v, want %+v", tc.reason, got, tc.want)
+		if diff := cmp.Diff(tc.want, s.Steps[0].Expect); diff != "" {
+			t.Errorf("%s: Parse(%q) Expect mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
 		}
-		if canon != tc.canon {
-			t.Errorf("%s: canonical text\n%q\nwant\n%q", tc.reason, canon, tc.canon)
+		if diff := cmp.Diff(tc.canon, canon); diff != "" {
+			t.Errorf("%s: Format(Parse(%q)) mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
 		}
 	}
 }
@@ -109,12 +115,12 @@ func TestHeaderWordKinds(t *testing.T) {
 	for _, st := range s.Steps {
 		kinds = append(kinds, st.Op.Kind)
 	}
-	if want := []string{"grant", "dns", "toolout", "GRANT"}; !slices.Equal(kinds, want) {
-		t.Errorf("kinds %q, want %q", kinds, want)
+	if diff := cmp.Diff([]string{"grant", "dns", "toolout", "GRANT"}, kinds); diff != "" {
+		t.Errorf("Parse(%q) op kinds mismatch (-want +got):\n%s", src, diff)
 	}
 	want := "grant tool echo\n\n\"grant\" tool x\n\"dns\"                                         => unknown_op\n\"toolout\" a b\nGRANT x\n"
-	if canon != want {
-		t.Errorf("canonical text\n%s\nwant\n%s", canon, want)
+	if diff := cmp.Diff(want, canon); diff != "" {
+		t.Errorf("Format(Parse(%q)) mismatch (-want +got):\n%s", src, diff)
 	}
 }
 
@@ -133,8 +139,9 @@ func TestDefaultsOmitted(t *testing.T) {
 		{"a clock differing only in step prints", "clock 0 2\n", "clock 0 2\n"},
 		{"a stopped clock prints", "clock 0 0\n", "clock 0 0\n"},
 	} {
-		if _, canon := checkRoundTrip(t, tc.reason, tc.src); canon != tc.canon {
-			t.Errorf("%s: canonical text %q, want %q", tc.reason, canon, tc.canon)
+		_, canon := checkRoundTrip(t, tc.reason, tc.src)
+		if diff := cmp.Diff(tc.canon, canon); diff != "" {
+			t.Errorf("%s: Format(Parse(%q)) mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
 		}
 	}
 }
@@ -166,12 +173,14 @@ toolout b 2
 toolout a 1
 `
 	s, canon := checkRoundTrip(t, "header order", src)
-	if canon != want {
-		t.Errorf("canonical text\n%s\nwant\n%s", canon, want)
+	if diff := cmp.Diff(want, canon); diff != "" {
+		t.Errorf("Format(Parse(header order)) mismatch (-want +got):\n%s", diff)
 	}
-	addrs := s.World.DNS[0].Addrs
-	if len(addrs) != 3 || addrs[1] != netip.MustParseAddr("fe80::1%eth0") {
-		t.Errorf("dns addrs %v", addrs)
+	wantDNS := []core.DNSRecord{{Host: "h", Addrs: []netip.Addr{
+		netip.MustParseAddr("::ffff:127.0.0.1"), netip.MustParseAddr("fe80::1%eth0"), netip.MustParseAddr("10.0.0.1"),
+	}}}
+	if diff := cmp.Diff(wantDNS, s.World.DNS, addrEqual); diff != "" {
+		t.Errorf("Parse(header order) DNS mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -204,20 +213,19 @@ func TestComments(t *testing.T) {
 		{"indented full-line comments count", "  # x\n\tfs_read /a\n", nil, [][]string{{"x"}}, "# x\nfs_read /a\n"},
 	} {
 		s, canon := checkRoundTrip(t, tc.reason, tc.src)
-		if !slices.Equal(s.Comment, tc.header) {
-			t.Errorf("%s: header comment %q, want %q", tc.reason, s.Comment, tc.header)
+		// No comment lines and nil are the same.
+		if diff := cmp.Diff(tc.header, s.Comment, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: Parse(%q) header comment mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
 		}
-		if len(s.Steps) != len(tc.comment) {
-			t.Errorf("%s: %d steps, want %d", tc.reason, len(s.Steps), len(tc.comment))
-		} else {
-			for i, st := range s.Steps {
-				if !slices.Equal(st.Comment, tc.comment[i]) {
-					t.Errorf("%s: step %d comment %q, want %q", tc.reason, i, st.Comment, tc.comment[i])
-				}
-			}
+		var comments [][]string
+		for _, st := range s.Steps {
+			comments = append(comments, st.Comment)
 		}
-		if canon != tc.canon {
-			t.Errorf("%s: canonical text\n%s\nwant\n%s", tc.reason, canon, tc.canon)
+		if diff := cmp.Diff(tc.comment, comments, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: Parse(%q) step comments mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
+		}
+		if diff := cmp.Diff(tc.canon, canon); diff != "" {
+			t.Errorf("%s: Format(Parse(%q)) mismatch (-want +got):\n%s", tc.reason, tc.src, diff)
 		}
 	}
 }
@@ -243,8 +251,8 @@ fs_read /work/../etc/passwd                   => path_traversal
 # a kind that is a header word
 "file" x
 `
-	if got := string(s.Format()); got != want {
-		t.Errorf("Format:\n%s\nwant\n%s", got, want)
+	if diff := cmp.Diff(want, string(s.Format())); diff != "" {
+		t.Errorf("Format(built in code) mismatch (-want +got):\n%s", diff)
 	}
 	checkRoundTrip(t, "built in code", want)
 }

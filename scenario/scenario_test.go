@@ -3,11 +3,30 @@ package scenario
 import (
 	"net/netip"
 	"os"
-	"reflect"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
+
+// addrEqual lets cmp compare the netip.Addr values in DNS records.
+var addrEqual = cmpopts.EquateComparable(netip.Addr{})
+
+// likeEqual makes cmp compare scenarios the way Scenario.Equal does, so a
+// failing Equal can print what differs: Step.Line is ignored, nil and empty
+// lists are alike, and expectations compare with expectEqual.
+//
+// Compare Scenario values, not *Scenario: cmp calls the Equal method of a
+// *Scenario and, when it is false, prints both whole instead of a diff;
+// and a strict comparison would silently become Equal's looser one.
+var likeEqual = cmp.Options{
+	addrEqual,
+	cmpopts.IgnoreFields(Step{}, "Line"),
+	cmpopts.EquateEmpty(),
+	cmp.Comparer(expectEqual),
+}
 
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()
@@ -53,11 +72,11 @@ func TestParseWorkedTrace(t *testing.T) {
 			{Op: op("fs_read", "/work/data.txt"), Expect: &Expect{Kind: core.MaxOps}, Line: 16},
 		},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Parse(worked trace):\n got %#v\nwant %#v", got, want)
+	if diff := cmp.Diff(*want, *got, addrEqual); diff != "" {
+		t.Errorf("Parse(worked_trace.sbx) mismatch (-want +got):\n%s", diff)
 	}
 	if !got.Equal(want) {
-		t.Errorf("Equal is false on a DeepEqual scenario")
+		t.Errorf("Equal is false on an identical scenario")
 	}
 }
 
@@ -82,11 +101,11 @@ func TestWorkedTraceRuns(t *testing.T) {
 func TestNewDefaults(t *testing.T) {
 	s := New()
 	want := core.Budgets{MaxOps: 1000, MaxWall: 1000000, MaxOutputBytes: 1048576}
-	if s.Grant.Budgets != want {
-		t.Errorf("New budgets = %+v, want %+v", s.Grant.Budgets, want)
+	if diff := cmp.Diff(want, s.Grant.Budgets); diff != "" {
+		t.Errorf("New().Grant.Budgets mismatch (-want +got):\n%s", diff)
 	}
-	if s.World.Clock != (core.TickClock{Start: 0, Step: 1}) {
-		t.Errorf("New clock = %+v, want {0 1}", s.World.Clock)
+	if diff := cmp.Diff(core.TickClock{Start: 0, Step: 1}, s.World.Clock); diff != "" {
+		t.Errorf("New().World.Clock mismatch (-want +got):\n%s", diff)
 	}
 	if !s.Equal(mustParse(t, "empty.sbx", nil)) {
 		t.Errorf("Parse of empty input differs from New()")

@@ -1,8 +1,10 @@
 package lists
 
 import (
-	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestCopy4: equal contents, no memory shared with the inputs, and no list
@@ -10,10 +12,9 @@ import (
 func TestCopy4(t *testing.T) {
 	a, b, c, d := []string{"/work/"}, []string(nil), []string{"api.internal", "x"}, []string{"echo"}
 	got := Copy4(a, b, c, d)
-	for i, want := range [4][]string{a, b, c, d} {
-		if !slices.Equal(got[i], want) {
-			t.Fatalf("list %d = %q, want %q", i, got[i], want)
-		}
+	// Equal contents; that the empty list stays nil is checked next.
+	if diff := cmp.Diff([4][]string{a, b, c, d}, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("Copy4 mismatch (-want +got):\n%s", diff)
 	}
 	if got[1] != nil {
 		t.Errorf("an empty list came back %#v, want nil", got[1])
