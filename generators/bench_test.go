@@ -14,7 +14,7 @@ func BenchmarkGenerate(b *testing.B) {
 	ops := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		ops += len(Generate(src).Ops)
+		ops += len(Generate(src).Steps)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/genop")
 	b.ReportMetric(float64(ops)/float64(b.N), "ops/scenario")
@@ -26,7 +26,7 @@ func BenchmarkGenerateFresh(b *testing.B) {
 	ops, i := 0, uint64(0)
 	b.ReportAllocs()
 	for b.Loop() {
-		ops += len(Generate(NewSource(1, i)).Ops)
+		ops += len(Generate(NewSource(1, i)).Steps)
 		i++
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/genop")
@@ -39,7 +39,7 @@ func BenchmarkGenerateAndCheck(b *testing.B) {
 	i := uint64(0)
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := Generate(NewSource(1, i)).Case()
+		c, err := oracle.NewCase(Generate(NewSource(1, i)))
 		i++
 		if err != nil {
 			b.Fatal(err)

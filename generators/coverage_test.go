@@ -109,13 +109,13 @@ var structural = map[cell]bool{
 // checkStream checks stream i of seed on the reference, counting into cov.
 func checkStream(t *testing.T, seed uint64, i int, cov *oracle.Coverage) bool {
 	sc := Generate(NewSource(seed, uint64(i)))
-	c, err := sc.Case()
+	c, err := oracle.NewCase(sc)
 	if err != nil {
 		t.Errorf("seed %d stream %d: invalid grant: %v", seed, i, err)
 		return false
 	}
 	if fs := oracle.CheckInline(core.ReferenceFactory, c, cov); len(fs) > 0 {
-		t.Errorf("seed %d stream %d: the reference fails: %v\n%#v", seed, i, fs[0], sc)
+		t.Errorf("seed %d stream %d: the reference fails: %v\n%s", seed, i, fs[0], sc.Format())
 		return false
 	}
 	return true

@@ -2,28 +2,37 @@ package generators
 
 import (
 	"math"
-	"reflect"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // seeded returns the i-th scenario of the test seed.
-func seeded(i int) Scenario { return Generate(NewSource(*seedFlag, uint64(i))) }
+func seeded(i int) *scenario.Scenario { return Generate(NewSource(*seedFlag, uint64(i))) }
+
+// exact compares two scenarios field by field, classes included, telling
+// nil from empty: generation is deterministic down to the allocation
+// shape. (cmp would call *scenario.Scenario's Equal, which ignores classes
+// and nil-versus-empty; callers compare the values.)
+var exact = cmp.Options{cmpopts.EquateComparable(netip.Addr{})}
+
+// formatOp writes an op as a scenario line.
+func formatOp(op core.Op) string { return oracle.FormatOp(op) }
 
 func TestEveryClassGenerated(t *testing.T) {
 	var n [attack.NumClasses]int
 	for i := range 2000 {
-		sc := seeded(i)
-		if len(sc.Classes) != len(sc.Ops) {
-			t.Fatalf("scenario %d: %d classes for %d ops", i, len(sc.Classes), len(sc.Ops))
-		}
-		for _, cl := range sc.Classes {
-			n[cl]++
+		for _, st := range seeded(i).Steps {
+			n[st.Class]++
 		}
 	}
 	if n[attack.Unlabelled] != 0 {
@@ -40,8 +49,8 @@ func TestEveryClassGenerated(t *testing.T) {
 func TestGrantsValidate(t *testing.T) {
 	for i := range 2000 {
 		sc := seeded(i)
-		if _, err := sc.Case(); err != nil {
-			t.Fatalf("scenario %d: %v\n%#v", i, err, sc)
+		if _, err := oracle.NewCase(sc); err != nil {
+			t.Fatalf("scenario %d: %v\n%s", i, err, sc.Format())
 		}
 	}
 }
@@ -49,11 +58,11 @@ func TestGrantsValidate(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	for i := range 200 {
 		a, b := seeded(i), seeded(i)
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("stream %d: two draws differ:\n%#v\n%#v", i, a, b)
+		if diff := cmp.Diff(*a, *b, exact); diff != "" {
+			t.Fatalf("stream %d: second draw mismatch (-first +second):\n%s", i, diff)
 		}
 	}
-	if reflect.DeepEqual(seeded(0), seeded(1)) {
+	if cmp.Equal(*seeded(0), *seeded(1), exact) {
 		t.Fatal("streams 0 and 1 give the same scenario")
 	}
 }
@@ -61,7 +70,7 @@ func TestDeterministic(t *testing.T) {
 func TestLengths(t *testing.T) {
 	var short, usual, long int
 	for i := range 2000 {
-		switch n := len(seeded(i).Ops); {
+		switch n := len(seeded(i).Steps); {
 		case n < 5:
 			short++
 		case n <= 40:
@@ -84,17 +93,17 @@ func TestOpLeavesScenarioAlone(t *testing.T) {
 		src := NewSource(7, uint64(i))
 		for _, cl := range attack.All() {
 			for range 5 {
-				Op(src, cl, &sc)
+				Op(src, cl, sc)
 			}
 		}
-		if !reflect.DeepEqual(sc, pristine) {
-			t.Fatalf("scenario %d changed under Op", i)
+		if diff := cmp.Diff(*pristine, *sc, exact); diff != "" {
+			t.Fatalf("scenario %d changed under Op (-before +after):\n%s", i, diff)
 		}
 	}
 	src := NewSource(7, 0)
 	for cl := attack.Class(0); cl <= attack.NumClasses; cl++ {
 		Op(src, cl, nil)
-		Op(src, cl, &Scenario{})
+		Op(src, cl, &scenario.Scenario{})
 	}
 }
 
@@ -111,9 +120,9 @@ func TestOpShapes(t *testing.T) {
 			for i := range 300 {
 				sc := seeded(i)
 				for range 10 {
-					op := Op(src, cl, &sc)
-					if why := shape(op, &sc); why != "" {
-						t.Fatalf("scenario %d: %s is not %s: %s\n%#v", i, formatOp(op), cl, why, sc)
+					op := Op(src, cl, sc)
+					if why := shape(op, sc); why != "" {
+						t.Fatalf("scenario %d: %s is not %s: %s\n%s", i, formatOp(op), cl, why, sc.Format())
 					}
 				}
 			}
@@ -123,27 +132,27 @@ func TestOpShapes(t *testing.T) {
 
 // shapes say, per class, why an op is not of that class's shape ("" when
 // it is).
-var shapes = map[attack.Class]func(core.Op, *Scenario) string{
-	attack.Traversal: func(op core.Op, _ *Scenario) string {
+var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
+	attack.Traversal: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(core.HasTraversal(pathArg(op)), "no .. segment")
 	},
-	attack.PrefixSibling: func(op core.Op, sc *Scenario) string {
+	attack.PrefixSibling: func(op core.Op, sc *scenario.Scenario) string {
 		return unless(isSibling(core.Canonical(pathArg(op)), sc) && !core.HasTraversal(pathArg(op)),
 			"not a prefix sibling of any root")
 	},
-	attack.DotSegments: func(op core.Op, _ *Scenario) string {
+	attack.DotSegments: func(op core.Op, _ *scenario.Scenario) string {
 		p := pathArg(op)
 		dotted := strings.Contains(p, "/./") || strings.Contains(p, "//") || strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.")
 		return unless(dotted && !core.HasTraversal(p), "no . segment, doubled or trailing slash, or has ..")
 	},
-	attack.Encoded: func(op core.Op, _ *Scenario) string {
+	attack.Encoded: func(op core.Op, _ *scenario.Scenario) string {
 		p := pathArg(op)
 		return unless(strings.Contains(p, "%") || !utf8.ValidString(p), "nothing encoded")
 	},
-	attack.Lookalike: func(op core.Op, _ *Scenario) string {
+	attack.Lookalike: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(slices.ContainsFunc(op.Args, hasNonASCII) || hasUpper(pathArg(op)), "no lookalike")
 	},
-	attack.OutsideAbsolute: func(op core.Op, sc *Scenario) string {
+	attack.OutsideAbsolute: func(op core.Op, sc *scenario.Scenario) string {
 		p := pathArg(op)
 		if !strings.HasPrefix(p, "/") || core.HasTraversal(p) {
 			return "not absolute, or has .."
@@ -151,49 +160,49 @@ var shapes = map[attack.Class]func(core.Op, *Scenario) string{
 		roots := rootsFor(op, sc)
 		return unless(roots == nil || slices.Contains(roots, "/") || !underAny(p, roots), "under a root")
 	},
-	attack.Relative: func(op core.Op, _ *Scenario) string {
+	attack.Relative: func(op core.Op, _ *scenario.Scenario) string {
 		p := pathArg(op)
 		return unless(!strings.HasPrefix(p, "/") && !core.HasTraversal(p), "absolute, or has ..")
 	},
-	attack.ControlBytes: func(op core.Op, _ *Scenario) string {
+	attack.ControlBytes: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(hasControl(op.Kind) || slices.ContainsFunc(op.Args, hasControl), "no control byte, NUL or invalid UTF-8")
 	},
-	attack.LongPath: func(op core.Op, _ *Scenario) string {
+	attack.LongPath: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(slices.ContainsFunc(op.Args, func(a string) bool { return len(a) >= 200 || strings.Count(a, "/") >= 20 }),
 			"nothing long or deep")
 	},
-	attack.UnknownHost: func(op core.Op, sc *Scenario) string {
+	attack.UnknownHost: func(op core.Op, sc *scenario.Scenario) string {
 		return unless(op.Kind == core.OpFetch && !slices.Contains(sc.Grant.NetHosts, op.Args[0]), "not a fetch of an ungranted host")
 	},
-	attack.HostVariant: func(op core.Op, sc *Scenario) string {
+	attack.HostVariant: func(op core.Op, sc *scenario.Scenario) string {
 		return unless(op.Kind == core.OpFetch && isVariant(op.Args[0], sc.Grant.NetHosts, "api.internal"), "not a variant of a granted host")
 	},
-	attack.IPSpelling: func(op core.Op, _ *Scenario) string {
+	attack.IPSpelling: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(op.Kind == core.OpFetch && (parsesAsIP(op.Args[0]) || slices.Contains(ipNearMisses, op.Args[0])),
 			"not a fetch of an address literal")
 	},
-	attack.Metadata: func(op core.Op, _ *Scenario) string {
+	attack.Metadata: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(op.Kind == core.OpFetch && slices.Contains(metadataHosts, op.Args[0]) || op.Args[0] == dnsMetadata,
 			"not a fetch of a metadata endpoint")
 	},
-	attack.Rebinding: func(op core.Op, sc *Scenario) string {
+	attack.Rebinding: func(op core.Op, sc *scenario.Scenario) string {
 		ok := op.Kind == core.OpFetch && (hasDNS(sc, op.Args[0]) || len(sc.World.DNS) == 0)
 		return unless(ok, "not a fetch of a name with a DNS line")
 	},
-	attack.OutputFlood: func(op core.Op, _ *Scenario) string {
+	attack.OutputFlood: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(op.Kind == core.OpRead || op.Kind == core.OpFetch || op.Kind == core.OpTool, "produces no output")
 	},
-	attack.UnknownTool: func(op core.Op, sc *Scenario) string {
+	attack.UnknownTool: func(op core.Op, sc *scenario.Scenario) string {
 		return unless(op.Kind == core.OpTool && !slices.Contains(sc.Grant.Tools, op.Args[0]), "not a call of an ungranted tool")
 	},
-	attack.ToolVariant: func(op core.Op, sc *Scenario) string {
+	attack.ToolVariant: func(op core.Op, sc *scenario.Scenario) string {
 		return unless(op.Kind == core.OpTool && isVariant(op.Args[0], sc.Grant.Tools, "summarize"), "not a variant of a granted tool")
 	},
-	attack.UnknownOp: func(op core.Op, _ *Scenario) string {
+	attack.UnknownOp: func(op core.Op, _ *scenario.Scenario) string {
 		_, known := core.Arity(op.Kind)
 		return unless(!known, "a known kind")
 	},
-	attack.MalformedOp: func(op core.Op, _ *Scenario) string {
+	attack.MalformedOp: func(op core.Op, _ *scenario.Scenario) string {
 		n, known := core.Arity(op.Kind)
 		return unless(known && !core.WellFormed(op.Args, n), "not a known kind with bad arguments")
 	},
@@ -220,7 +229,7 @@ func pathArg(op core.Op) string {
 
 // rootsFor returns the roots that judge op's path, or nil when op is no fs
 // op.
-func rootsFor(op core.Op, sc *Scenario) []string {
+func rootsFor(op core.Op, sc *scenario.Scenario) []string {
 	switch op.Kind {
 	case core.OpRead:
 		return append([]string{}, sc.Grant.FSRead...)
@@ -232,7 +241,7 @@ func rootsFor(op core.Op, sc *Scenario) []string {
 
 // isSibling reports whether c extends a root's base (or is a strict prefix
 // of it) without a path boundary.
-func isSibling(c string, sc *Scenario) bool {
+func isSibling(c string, sc *scenario.Scenario) bool {
 	bases := []string{"/work", "/work/out"}
 	for _, r := range slices.Concat(sc.Grant.FSRead, sc.Grant.FSWrite) {
 		if b := rootBase(r); b != "" {
@@ -296,19 +305,19 @@ func TestBenignIsLegal(t *testing.T) {
 		sc := seeded(i)
 		sc.Grant.Budgets = core.Budgets{MaxOps: math.MaxInt64, MaxWall: math.MaxInt64, MaxOutputBytes: math.MaxInt64}
 		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
-		for j, op := range sc.Ops {
-			r := sb.Run(op)
-			if sc.Classes[j] != attack.Benign || r.Kind == core.OK || r.Kind == core.NotFound {
+		for j, st := range sc.Steps {
+			r := sb.Run(st.Op)
+			if st.Class != attack.Benign || r.Kind == core.OK || r.Kind == core.NotFound {
 				continue
 			}
-			if !emptyGrantFor(r.Kind, &sc) {
-				t.Fatalf("scenario %d op %d: benign %s got %s\n%#v", i, j+1, formatOp(op), r.Kind, sc)
+			if !emptyGrantFor(r.Kind, sc) {
+				t.Fatalf("scenario %d op %d: benign %s got %s\n%s", i, j+1, formatOp(st.Op), r.Kind, sc.Format())
 			}
 		}
 	}
 }
 
-func emptyGrantFor(k core.Kind, sc *Scenario) bool {
+func emptyGrantFor(k core.Kind, sc *scenario.Scenario) bool {
 	g := &sc.Grant
 	switch k {
 	case core.FSReadDenied:
@@ -327,17 +336,17 @@ func TestOpFloodExhausts(t *testing.T) {
 	runs, exhausted := 0, 0
 	for i := range 3000 {
 		sc := seeded(i)
-		for j := 0; j < len(sc.Ops); j++ {
-			if sc.Classes[j] != attack.OpFlood || j > 0 && sc.Classes[j-1] == attack.OpFlood {
+		for j := 0; j < len(sc.Steps); j++ {
+			if sc.ClassAt(j) != attack.OpFlood || j > 0 && sc.ClassAt(j-1) == attack.OpFlood {
 				continue
 			}
 			left := sc.Grant.MaxOps - int64(j)
-			if left < 0 || left >= 150 || len(sc.Ops) >= maxOps {
+			if left < 0 || left >= 150 || len(sc.Steps) >= maxOps {
 				continue
 			}
 			runs++
 			k := j
-			for k < len(sc.Ops) && sc.Classes[k] == attack.OpFlood {
+			for k < len(sc.Steps) && sc.ClassAt(k) == attack.OpFlood {
 				k++
 			}
 			if int64(k) > sc.Grant.MaxOps {
@@ -375,17 +384,17 @@ func TestBudgetClassesBite(t *testing.T) {
 		sc := seeded(i)
 		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
 		var was [3]bool
-		for j, op := range sc.Ops {
-			r := sb.Run(op)
+		for _, st := range sc.Steps {
+			r := sb.Run(st.Op)
 			if r.Hard {
-				tripped[sc.Classes[j]][r.Kind]++
+				tripped[st.Class][r.Kind]++
 				break
 			}
 			u, b := sb.Usage(), sc.Grant.Budgets
 			for k, on := range [3]bool{u.Ops == b.MaxOps, u.Wall == b.MaxWall && b.MaxWall > 0, u.Output == b.MaxOutputBytes && b.MaxOutputBytes > 0} {
 				if on && !was[k] {
 					landed[k]++
-					if sc.Classes[j] == attack.BudgetBoundary {
+					if st.Class == attack.BudgetBoundary {
 						landedBoundary[k]++
 					}
 				}
@@ -424,13 +433,13 @@ func TestGenerateAtMost(t *testing.T) {
 	var landed [3]int // max_ops, max_wall, max_output_bytes
 	for i := range 2000 {
 		sc := GenerateAtMost(NewSource(uint64(i), 0), n)
-		if len(sc.Ops) > n || len(sc.Classes) != len(sc.Ops) {
-			t.Fatalf("seed %d: %d ops, %d classes, want at most %d ops and a class each", i, len(sc.Ops), len(sc.Classes), n)
+		if len(sc.Steps) > n || slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Class == attack.Unlabelled }) {
+			t.Fatalf("seed %d: %d ops, want at most %d ops and a class each", i, len(sc.Steps), n)
 		}
 		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
 		b := sc.Grant.Budgets
-		for _, op := range sc.Ops {
-			if sb.Run(op).Hard {
+		for _, st := range sc.Steps {
+			if sb.Run(st.Op).Hard {
 				break
 			}
 			u := sb.Usage()
@@ -447,7 +456,7 @@ func TestGenerateAtMost(t *testing.T) {
 			t.Errorf("usage landed exactly on %s after %d ops in 2000 scenarios of at most %d ops, want at least %d", what, landed[k], n, want)
 		}
 	}
-	if got := len(GenerateAtMost(NewSource(1, 0), 0).Ops); got > 1 {
+	if got := len(GenerateAtMost(NewSource(1, 0), 0).Steps); got > 1 {
 		t.Errorf("GenerateAtMost(…, 0) gave %d ops, want at most 1", got)
 	}
 }

@@ -10,9 +10,16 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/rapidsrc"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"pgregory.net/rapid"
 )
+
+// scenarios is Generate as a rapid generator, over a Source backed by the
+// *rapid.T, so failing scenarios shrink. (sbxtest.Scenarios is the same
+// generator; this package's tests cannot import sbxtest.)
+var scenarios = rapid.Custom(func(t *rapid.T) *scenario.Scenario { return Generate(rapidsrc.New(t)) })
 
 // TestScenariosPassReference is the sequence-of-ops property: every
 // scenario Scenarios draws passes every invariant on the reference.
@@ -29,13 +36,16 @@ func TestMachinePassesReference(t *testing.T) {
 // TestScenarioPropertyFindsPrefixBug: the sequence property catches the
 // classic raw-prefix bug and shrinks it to one or two ops.
 func TestScenarioPropertyFindsPrefixBug(t *testing.T) {
-	var failed Scenario
+	var failed *scenario.Scenario
 	out := expectFailure(t, scenarioProperty(rawPrefixFactory, &failed))
-	t.Logf("shrunk counterexample:\n%#v", failed)
-	if n := len(failed.Ops); n == 0 || n > 2 {
+	if failed == nil {
+		t.Fatalf("the property failed without keeping its scenario; rapid said:\n%s", out)
+	}
+	t.Logf("shrunk counterexample:\n%s", failed.Format())
+	if n := len(failed.Steps); n == 0 || n > 2 {
 		t.Fatalf("the counterexample has %d ops, want 1 or 2; rapid said:\n%s", n, out)
 	}
-	confirmCounterexample(t, failed.Grant, failed.World, failed.Ops)
+	confirmCounterexample(t, failed)
 }
 
 // TestMachinePropertyFindsPrefixBug: the state machine catches the same bug
@@ -43,19 +53,23 @@ func TestScenarioPropertyFindsPrefixBug(t *testing.T) {
 func TestMachinePropertyFindsPrefixBug(t *testing.T) {
 	var failed machineRun
 	out := expectFailure(t, machineProperty(rawPrefixFactory, &failed))
-	t.Logf("shrunk counterexample:\n%#v", Scenario{Grant: failed.grant, World: failed.world, Ops: failed.ops, Classes: failed.classes})
+	sc := failed.scenario()
+	t.Logf("shrunk counterexample:\n%s", sc.Format())
 	if n := len(failed.ops); n == 0 || n > 2 {
 		t.Fatalf("the counterexample has %d steps, want 1 or 2; rapid said:\n%s", n, out)
 	}
-	confirmCounterexample(t, failed.grant, failed.world, failed.ops)
+	confirmCounterexample(t, sc)
 }
 
 // confirmCounterexample checks that the shrunk scenario passes on the
 // reference, fails on the broken sandbox, and reads a path the raw prefix
 // let through.
-func confirmCounterexample(t *testing.T, g core.GrantSpec, w core.WorldSpec, ops []core.Op) {
+func confirmCounterexample(t *testing.T, sc *scenario.Scenario) {
 	t.Helper()
-	c := oracle.Case{Grant: core.MustGrant(g), World: w, Ops: ops}
+	c, err := oracle.NewCase(sc)
+	if err != nil {
+		t.Fatalf("the counterexample has an invalid grant: %v", err)
+	}
 	if fs := oracle.CheckInline(core.ReferenceFactory, c, new(oracle.Coverage)); len(fs) > 0 {
 		t.Fatalf("the counterexample fails on the reference too: %v", fs[0])
 	}
@@ -68,10 +82,10 @@ func confirmCounterexample(t *testing.T, g core.GrantSpec, w core.WorldSpec, ops
 
 // scenarioProperty checks a drawn scenario on f; on a finding it keeps the
 // scenario in *failed (when not nil) and fails.
-func scenarioProperty(f core.Factory, failed *Scenario) func(*rapid.T) {
+func scenarioProperty(f core.Factory, failed **scenario.Scenario) func(*rapid.T) {
 	return func(t *rapid.T) {
-		sc := Scenarios().Draw(t, "scenario")
-		c, err := sc.Case()
+		sc := scenarios.Draw(t, "scenario")
+		c, err := oracle.NewCase(sc)
 		if err != nil {
 			t.Fatalf("invalid grant: %v", err)
 		}
@@ -79,7 +93,7 @@ func scenarioProperty(f core.Factory, failed *Scenario) func(*rapid.T) {
 			if failed != nil {
 				*failed = sc
 			}
-			t.Fatalf("%d ops: %v", len(sc.Ops), fs[0])
+			t.Fatalf("%d ops: %v", len(sc.Steps), fs[0])
 		}
 	}
 }
@@ -92,11 +106,20 @@ type machineRun struct {
 	classes []attack.Class
 }
 
+// scenario returns the run as a scenario, classes included.
+func (m machineRun) scenario() *scenario.Scenario {
+	sc := &scenario.Scenario{Grant: m.grant, World: m.world, Steps: make([]scenario.Step, len(m.ops))}
+	for i, op := range m.ops {
+		sc.Steps[i] = scenario.Step{Op: op, Class: m.classes[i]}
+	}
+	return sc
+}
+
 // grantWorlds draws a scenario's grant and world, without ops.
-var grantWorlds = rapid.Custom(func(t *rapid.T) Scenario {
-	src := rapidSource{t}
+var grantWorlds = rapid.Custom(func(t *rapid.T) *scenario.Scenario {
+	src := rapidsrc.New(t)
 	g, w := drawGrantWorld(src, drawPlan(src))
-	return Scenario{Grant: g, World: w}
+	return &scenario.Scenario{Grant: g, World: w}
 })
 
 // shownOp is an op that prints compactly in rapid's output.
@@ -105,8 +128,8 @@ type shownOp struct{ op core.Op }
 func (o shownOp) GoString() string { return formatOp(o.op) }
 
 // opOf draws one op of class cl for sc.
-func opOf(cl attack.Class, sc *Scenario) *rapid.Generator[shownOp] {
-	return rapid.Custom(func(t *rapid.T) shownOp { return shownOp{Op(rapidSource{t}, cl, sc)} })
+func opOf(cl attack.Class, sc *scenario.Scenario) *rapid.Generator[shownOp] {
+	return rapid.Custom(func(t *rapid.T) shownOp { return shownOp{Op(rapidsrc.New(t), cl, sc)} })
 }
 
 // machineProperty watches f over a drawn grant and world, steps it with ops
@@ -115,17 +138,22 @@ func opOf(cl attack.Class, sc *Scenario) *rapid.Generator[shownOp] {
 func machineProperty(f core.Factory, failed *machineRun) func(*rapid.T) {
 	return func(t *rapid.T) {
 		sc := grantWorlds.Draw(t, "grant and world")
-		c, err := sc.Case()
+		c, err := oracle.NewCase(sc)
 		if err != nil {
 			t.Fatalf("invalid grant: %v", err)
 		}
-		run := oracle.Watch(f, c.Grant, c.World, new(oracle.Coverage))
+		run := oracle.Watch(f, c.Grant, sc.World, new(oracle.Coverage))
+		defer func() {
+			if err := run.Close(); err != nil {
+				t.Errorf("closing the sandbox: %v", err)
+			}
+		}()
 		var ops []core.Op
 		var classes []attack.Class
 		actions := make(map[string]func(*rapid.T), attack.NumClasses)
 		for _, cl := range attack.All() {
 			actions[cl.String()] = func(t *rapid.T) {
-				op := opOf(cl, &sc).Draw(t, "op").op
+				op := opOf(cl, sc).Draw(t, "op").op
 				ops, classes = append(ops, op), append(classes, cl)
 				run.Step(op, cl)
 			}
@@ -152,8 +180,8 @@ type rawPrefix struct {
 	world core.World
 }
 
-func rawPrefixFactory(g core.Grant, w core.World) core.Sandbox {
-	return rawPrefix{core.NewReference(g, w), g.FSRead(), w}
+func rawPrefixFactory(g core.Grant, w core.World) (core.Sandbox, error) {
+	return rawPrefix{core.NewReference(g, w), g.FSRead(), w}, nil
 }
 
 func (s rawPrefix) Run(op core.Op) core.Result {

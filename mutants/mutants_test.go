@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -103,9 +104,13 @@ func TestEveryDefectHasAMutant(t *testing.T) {
 // usage after it, the journal entries it added and the clock reads so far.
 type trace []string
 
-func run(f core.Factory, g core.Grant, ws core.WorldSpec, ops []core.Op) trace {
+func run(t testing.TB, f core.Factory, g core.Grant, ws core.WorldSpec, ops []core.Op) trace {
+	t.Helper()
 	w := core.NewWorld(ws)
-	sb := f(g, w)
+	sb, err := f(g, w)
+	if err != nil {
+		t.Fatalf("building the sandbox: %v", err)
+	}
 	out := trace{fmt.Sprintf("built: clock reads %d", w.ClockReads())}
 	for _, op := range ops { // every op, after a halt too
 		j := w.JournalLen()
@@ -152,9 +157,9 @@ func TestFaithfulIsTheReference(t *testing.T) {
 		for i, s := range sc.Steps {
 			ops[i] = s.Op
 		}
-		want := run(core.ReferenceFactory, g, sc.World, ops)
-		if got := run(faithful.factory(), g, sc.World, ops); !slices.Equal(got, want) {
-			t.Errorf("%s: the faithful pipeline differs from the reference:\n%s", name, diff(got, want))
+		want := run(t, core.ReferenceFactory, g, sc.World, ops)
+		if diff := cmp.Diff(want, run(t, faithful.factory(), g, sc.World, ops)); diff != "" {
+			t.Errorf("%s: faithful pipeline trace mismatch (-want +got):\n%s", name, diff)
 		}
 		out, err := replay.Run(name, sc, faithful.factory(), nil)
 		if err != nil {
@@ -176,9 +181,9 @@ func TestFaithfulRandom(t *testing.T) {
 	}
 	for i := range n {
 		g, ws, ops := randomScenario(rng)
-		want := run(core.ReferenceFactory, g, ws, ops)
-		if got := run(faithful.factory(), g, ws, ops); !slices.Equal(got, want) {
-			t.Fatalf("scenario %d (ops %v): the faithful pipeline differs from the reference:\n%s", i, ops, diff(got, want))
+		want := run(t, core.ReferenceFactory, g, ws, ops)
+		if diff := cmp.Diff(want, run(t, faithful.factory(), g, ws, ops)); diff != "" {
+			t.Fatalf("scenario %d (ops %v): faithful pipeline trace mismatch (-want +got):\n%s", i, ops, diff)
 		}
 	}
 }
@@ -204,7 +209,7 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 		}
 		differs := false
 		for _, c := range cases {
-			if !slices.Equal(run(m.Factory, c.g, c.ws, c.ops), run(core.ReferenceFactory, c.g, c.ws, c.ops)) {
+			if !slices.Equal(run(t, m.Factory, c.g, c.ws, c.ops), run(t, core.ReferenceFactory, c.g, c.ws, c.ops)) {
 				differs = true
 				break
 			}
@@ -281,23 +286,6 @@ func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
 	return g, ws, ops
 }
 
-func diff(got, want trace) string {
-	var b strings.Builder
-	for i := range max(len(got), len(want)) {
-		var g, w string
-		if i < len(got) {
-			g = got[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			fmt.Fprintf(&b, "  step %d:\n    got  %s\n    want %s\n", i, g, w)
-		}
-	}
-	return b.String()
-}
-
 // The direct tests below each show one defect in Go, where a scenario
 // file cannot reach.
 
@@ -308,7 +296,11 @@ func build(t *testing.T, name string, spec core.GrantSpec, ws core.WorldSpec) (c
 		t.Fatalf("no mutant %s", name)
 	}
 	w := core.NewWorld(ws)
-	return m.Factory(core.MustGrant(spec), w), w
+	sb, err := m.Factory(core.MustGrant(spec), w)
+	if err != nil {
+		t.Fatalf("building mutant %s: %v", name, err)
+	}
+	return sb, w
 }
 
 var roomy = core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 100}
@@ -322,7 +314,10 @@ func TestLeakyGrantWidens(t *testing.T) {
 		f    core.Factory
 		want core.Kind
 	}{{core.ReferenceFactory, core.FSReadDenied}, {mustFactory(t, "leaky-grant"), core.OK}} {
-		sb := tc.f(core.MustGrant(spec), core.NewWorld(ws))
+		sb, err := tc.f(core.MustGrant(spec), core.NewWorld(ws))
+		if err != nil {
+			t.Fatal(err)
+		}
 		sb.Grant().FSRead()[0] = "/"
 		if got := sb.Run(core.Op{Kind: core.OpRead, Args: []string{"/etc/passwd"}}); got.Kind != tc.want {
 			t.Errorf("after widening: got %v, want %v", got.Kind, tc.want)
@@ -370,8 +365,8 @@ func TestActThenCheckWriteRollsBack(t *testing.T) {
 	}
 	want := []string{"read /etc/passwd", "write /etc/passwd pwned", "write /etc/passwd root",
 		"read /etc/new", "write /etc/new pwned", `write /etc/new ""`}
-	if !slices.Equal(got, want) {
-		t.Errorf("journal %q, want %q", got, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("journal mismatch (-want +got):\n%s", diff)
 	}
 	if files := w.Files(); files["/etc/passwd"] != "root" || files["/etc/new"] != "" {
 		t.Errorf("VFS after rollback: %q", files)
@@ -449,23 +444,26 @@ func TestDefectsAtTheGoLevel(t *testing.T) {
 			ws := core.WorldSpec{Files: files, Routes: routes, Clock: core.TickClock{Step: 1}}
 			g := core.MustGrant(spec)
 			kinds := func(f core.Factory) []core.Kind {
-				sb := f(g, core.NewWorld(ws))
+				sb, err := f(g, core.NewWorld(ws))
+				if err != nil {
+					t.Fatal(err)
+				}
 				var out []core.Kind
 				for _, op := range tc.ops {
 					out = append(out, sb.Run(op).Kind)
 				}
 				return out
 			}
-			if got := kinds(core.ReferenceFactory); !slices.Equal(got, tc.ref) {
-				t.Fatalf("reference: got %v, want %v", got, tc.ref)
+			if diff := cmp.Diff(tc.ref, kinds(core.ReferenceFactory)); diff != "" {
+				t.Fatalf("reference kinds mismatch (-want +got):\n%s", diff)
 			}
-			if got := kinds(faithful.factory()); !slices.Equal(got, tc.ref) {
-				t.Fatalf("faithful pipeline: got %v, want %v", got, tc.ref)
+			if diff := cmp.Diff(tc.ref, kinds(faithful.factory())); diff != "" {
+				t.Fatalf("faithful pipeline kinds mismatch (-want +got):\n%s", diff)
 			}
 			// Where the results agree, the defect is in the journal: compare
 			// whole traces instead.
 			m := mustFactory(t, tc.mutant)
-			if slices.Equal(run(m, g, ws, tc.ops), run(core.ReferenceFactory, g, ws, tc.ops)) {
+			if slices.Equal(run(t, m, g, ws, tc.ops), run(t, core.ReferenceFactory, g, ws, tc.ops)) {
 				t.Errorf("mutant %s behaves as the reference here", tc.mutant)
 			}
 		})

@@ -39,8 +39,8 @@ func (c *Case) template() *core.WorldTemplate {
 	return core.PrepareWorld(c.Scenario.World)
 }
 
-func (c *Case) steps() []scenario.Step { return c.Scenario.Steps }
+func (c Case) steps() []scenario.Step { return c.Scenario.Steps }
 
-func (c *Case) op(i int) core.Op { return c.Scenario.Steps[i].Op }
+func (c Case) op(i int) core.Op { return c.Scenario.Steps[i].Op }
 
-func (c *Case) class(i int) attack.Class { return c.Scenario.ClassAt(i) }
+func (c Case) class(i int) attack.Class { return c.Scenario.ClassAt(i) }

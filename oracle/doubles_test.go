@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Test doubles: each is the reference sandbox broken in exactly one way,
@@ -117,9 +118,9 @@ func (s notFoundOutside) Run(op core.Op) core.Result {
 // read's path a second time: a sandbox with state that outlives it.
 func flakyFactory() core.Factory {
 	built := 0
-	return func(g core.Grant, w core.World) core.Sandbox {
+	return func(g core.Grant, w core.World) (core.Sandbox, error) {
 		built++
-		return flaky{wrap(g, w), built == 1}
+		return flaky{wrap(g, w), built == 1}, nil
 	}
 }
 
@@ -190,4 +191,19 @@ func (s hangsOnTools) Run(op core.Op) core.Result {
 		<-s.release
 	}
 	return s.Reference.Run(op)
+}
+
+// infallible makes a Factory of a constructor that cannot fail.
+func infallible(build func(core.Grant, core.World) core.Sandbox) core.Factory {
+	return func(g core.Grant, w core.World) (core.Sandbox, error) { return build(g, w), nil }
+}
+
+// newCase is the case of a scenario with grant g, world ws and ops, their
+// classes Unlabelled.
+func newCase(g core.Grant, ws core.WorldSpec, ops []core.Op) Case {
+	sc := &scenario.Scenario{Grant: g.Spec(), World: ws, Steps: make([]scenario.Step, len(ops))}
+	for i, op := range ops {
+		sc.Steps[i].Op = op
+	}
+	return Case{Scenario: sc, Grant: g}
 }

@@ -80,89 +80,89 @@ func mustContain(t *testing.T, f Finding, parts ...string) {
 }
 
 func TestNoEffectOnDenialCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_write", "/system/boot.cfg", "pwned"),
-	}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return peekOnDenial{wrap(g, w)} }, c, 2, NoEffectOnDenial)
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return peekOnDenial{wrap(g, w)} }), c, 2, NoEffectOnDenial)
 	mustContain(t, got[0], "step 2", "fs_write_denied", `read /work/data.txt`)
 }
 
 func TestConfinementCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/etc/passwd"),
 		op("fs_read", "/work/data.txt"),
-	}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return readsSibling{wrap(g, w)} }, c, 2, Confinement)
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return readsSibling{wrap(g, w)} }), c, 2, Confinement)
 	mustContain(t, got[0], `"/workshop/secret" is under no fs_read root ("/work/")`, "ok with 5 bytes")
 }
 
 func TestNoInternalEgressCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("net_fetch", "evil.com", "/x"),
 		op("net_fetch", "api.internal", "/status"),
-	}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox {
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox {
 		return core.NewReference(g, loopbackFetcher{w})
-	}, c, 2, NoInternalEgress)
+	}), c, 2, NoInternalEgress)
 	mustContain(t, got[0], "127.0.0.1", "loopback")
 }
 
 func TestHaltLatchedCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(core.Budgets{MaxOps: 1, MaxWall: 1000, MaxOutputBytes: 1000}), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(core.Budgets{MaxOps: 1, MaxWall: 1000, MaxOutputBytes: 1000}), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/work/data.txt"),
-	}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox {
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox {
 		return chargesWhileHalted{wrap(g, w), new(int64)}
-	}, c, 3, HaltLatched)
+	}), c, 3, HaltLatched)
 	mustContain(t, got[0], "halted with max_ops earlier", "usage")
 }
 
 func TestChargeBeforeDispatchCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/etc/shadow"),
-	}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox {
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox {
 		return uncountedDenials{wrap(g, w), new(int64)}
-	}, c, 2, ChargeBeforeDispatch)
+	}), c, 2, ChargeBeforeDispatch)
 	mustContain(t, got[0], "op 2 past the halt gate", "counts 1 ops")
 }
 
 // TestOutputBoundedCanFail: returning more than the budget allows always
 // disagrees with the model too, which never does; the pair is expected.
 func TestOutputBoundedCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 7}), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 7}), testWorld, []core.Op{
 		op("tool", "echo", "12345"),
 		op("tool", "echo", "678"),
-	}}
-	got := canFail(t, ignoresOutputBudget, c, 2, OutputBounded, VerdictMatchesModel)
+	})
+	got := canFail(t, infallible(ignoresOutputBudget), c, 2, OutputBounded, VerdictMatchesModel)
 	mustContain(t, got[0], "over max_output_bytes 7")
 }
 
 func TestVerdictMatchesModelCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/workshop/secret"),
-	}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return notFoundOutside{wrap(g, w)} }, c, 2, VerdictMatchesModel)
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return notFoundOutside{wrap(g, w)} }), c, 2, VerdictMatchesModel)
 	mustContain(t, got[0], "returned not_found", "gives fs_read_denied", "under no fs_read root")
 }
 
 func TestReplayDeterministicCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_write", "/work/out/a", "x"),
 		op("fs_read", "/work/data.txt"),
-	}}
+	})
 	got := canFail(t, flakyFactory(), c, 0, ReplayDeterministic)
 	mustContain(t, got[0], "step 2", "read /work/data.txt")
 }
 
 func TestGrantImmutableCanFail(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{op("fs_read", "/work/data.txt")}}
-	got := canFail(t, newLeakyGrant, c, 0, GrantImmutable)
+	c := newCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	got := canFail(t, infallible(newLeakyGrant), c, 0, GrantImmutable)
 	mustContain(t, got[0], "authority widened", `"/"`)
 }
 
@@ -170,32 +170,32 @@ func TestGrantImmutableCanFail(t *testing.T) {
 // copies on every Grant call has an immutable grant, though each view,
 // once scribbled on, reads widened: the check must read a new view.
 func TestGrantImmutableFreshViews(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{op("fs_read", "/work/data.txt")}}
-	if got := Check(func(g core.Grant, w core.World) core.Sandbox { return freshViews{wrap(g, w)} }, c, new(Coverage), Options{}); len(got) != 0 {
+	c := newCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	if got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox { return freshViews{wrap(g, w)} }), c, new(Coverage), Options{}); len(got) != 0 {
 		t.Fatalf("a sandbox handing out fresh views of copies fails grant-immutable:\n%s", lines(got))
 	}
 }
 
 func TestTotalCanFailOnPanic(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("tool", "echo", "hi"),
 		op("fs_read", "/work/data.txt"),
-	}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return panicsOnTools{wrap(g, w)} }, c, 2, Total)
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return panicsOnTools{wrap(g, w)} }), c, 2, Total)
 	mustContain(t, got[0], "panicked", "tool runner crashed")
 }
 
 func TestTotalCanFailOnHang(t *testing.T) {
-	c := Case{Grant: testGrant(roomy), World: testWorld, Ops: []core.Op{
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("tool", "echo", "hi"),
-	}}
+	})
 	release := make(chan struct{})
 	defer close(release)
-	got := Check(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }, c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
+	got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }), c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
 	// The detail is checked below, in words.
-	want := []Finding{{Invariant: Total, Step: 2}}
+	want := []Finding{{Invariant: Total, Step: 2, Hang: true}}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
 		t.Fatalf("Check(hangs on tools) mismatch (-want +got):\n%s", diff)
 	}
@@ -211,8 +211,8 @@ func TestModelAgreesOnExtremeClocks(t *testing.T) {
 		for _, wall := range []int64{0, 1, maxI - 1, maxI} {
 			w := testWorld
 			w.Clock = clk
-			c := Case{Grant: testGrant(core.Budgets{MaxOps: 10, MaxWall: wall, MaxOutputBytes: 100}), World: w,
-				Ops: []core.Op{op("fs_read", "/work/data.txt"), op("fs_read", "/work/data.txt"), op("tool", "echo", "x")}}
+			c := newCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: wall, MaxOutputBytes: 100}), w,
+				[]core.Op{op("fs_read", "/work/data.txt"), op("fs_read", "/work/data.txt"), op("tool", "echo", "x")})
 			if got := CheckInline(core.ReferenceFactory, c, new(Coverage)); len(got) > 0 {
 				t.Errorf("clock %+v, max_wall %d: %v", clk, wall, got)
 			}
@@ -234,7 +234,7 @@ func (w resolvesTwice) Fetch(host string, _ netip.Addr, path string) (string, bo
 func TestNoInternalEgressCatchesASecondResolve(t *testing.T) {
 	w := testWorld
 	w.DNS = []core.DNSRecord{{Host: "api.internal", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.10"), netip.MustParseAddr("203.0.113.11")}}}
-	c := Case{Grant: testGrant(roomy), World: w, Ops: []core.Op{op("net_fetch", "api.internal", "/status")}}
-	got := canFail(t, func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, resolvesTwice{w}) }, c, 1, NoInternalEgress)
+	c := newCase(testGrant(roomy), w, []core.Op{op("net_fetch", "api.internal", "/status")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, resolvesTwice{w}) }), c, 1, NoInternalEgress)
 	mustContain(t, got[0], "resolved 2 times for 1 fetch")
 }

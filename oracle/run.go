@@ -18,10 +18,10 @@ type Run struct {
 	sb      core.Sandbox
 	// replayed is the sandbox of the replay, closed with sb at the end.
 	replayed core.Sandbox
-	world   *core.RefWorld
-	model   *model
-	snap    grantSnapshot
-	fp      uint64 // the world's fingerprint after the latest step
+	world    *core.RefWorld
+	model    *model
+	snap     grantSnapshot
+	fp       uint64 // the world's fingerprint after the latest step
 
 	step      int
 	dead      bool      // the sandbox panicked: nothing it says is trusted

@@ -25,6 +25,13 @@ func Property(t *testing.T, sb Sandbox) {
 	t.Helper()
 	var last *scenario.Scenario
 	var lastFound []oracle.Finding
+	// rapid ends a failed test with FailNow, after it ran the shrunk
+	// scenario once more: the last failing scenario seen is the shrunk one.
+	t.Cleanup(func() {
+		if last != nil && t.Failed() {
+			t.Error(sb.fail(last, lastFound, "a rapid property, shrunk"))
+		}
+	})
 	rapid.Check(t, func(rt *rapid.T) {
 		sc := Scenarios().Draw(rt, "scenario")
 		fs, err := sb.check(sc)
@@ -36,9 +43,6 @@ func Property(t *testing.T, sb Sandbox) {
 			rt.Fatalf("%s violates %s", sb.name(), fs[0])
 		}
 	})
-	if last != nil && t.Failed() {
-		t.Error(sb.fail(last, lastFound, "a rapid property, shrunk"))
-	}
 }
 
 // PropertyOf is the property Property checks, for rapid.MakeFuzz (which

@@ -149,3 +149,7 @@ func appendOp(b []byte, op core.Op) []byte {
 	}
 	return b
 }
+
+// GoString returns the scenario's canonical text on lines of its own: what
+// rapid and %#v print for a drawn scenario, readable and pasteable.
+func (s *Scenario) GoString() string { return "scenario:\n" + string(s.Format()) }

@@ -2,14 +2,19 @@ package campaign
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -17,9 +22,21 @@ import (
 // readsEverything is the reference built over a grant that reads under "/":
 // a sandbox that ignores its fs_read roots. Its known minimal reproducer is
 // one op, "fs_read /", with no grant and no world.
-func readsEverything(g core.Grant, w core.World) core.Sandbox {
+func readsEverything(g core.Grant, w core.World) (core.Sandbox, error) {
 	wide := core.MustGrant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
-	return core.NewReference(wide, w)
+	return core.NewReference(wide, w), nil
+}
+
+// broken is the sandbox that reads everything, as a campaign target.
+var broken = sut.Static("test-double", readsEverything)
+
+// scenarioOpts compare scenarios as Scenario.Equal does (nil and empty
+// alike, source lines ignored), and also ignore the attack classes, which a
+// parsed or hand-built scenario does not carry.
+var scenarioOpts = cmp.Options{
+	cmpopts.EquateEmpty(),
+	cmpopts.IgnoreFields(scenario.Step{}, "Line", "Class"),
+	cmpopts.EquateComparable(netip.Addr{}),
 }
 
 func TestReferenceSurvives(t *testing.T) {
@@ -36,7 +53,7 @@ func TestReferenceSurvives(t *testing.T) {
 }
 
 func TestFindsTheDefectAndMinimizesItToTheKnownScenario(t *testing.T) {
-	res, err := Run(context.Background(), Config{Seed: 1, Checks: 500, Workers: 2, Factory: readsEverything, StopAtFirst: true})
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 500, Workers: 2, Target: broken, StopAtFirst: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +67,8 @@ func TestFindsTheDefectAndMinimizesItToTheKnownScenario(t *testing.T) {
 		want := scenario.New()
 		want.Steps = []scenario.Step{{Op: core.Op{Kind: core.OpRead, Args: []string{"/"}},
 			Expect: &scenario.Expect{Kind: core.FSReadDenied}}}
-		if !f.Minimized.Equal(want) {
-			t.Errorf("%s minimized to\n%s\nwant\n%s", f.Invariant, f.Minimized.Format(), want.Format())
+		if diff := cmp.Diff(*want, *f.Minimized, scenarioOpts); diff != "" || !f.Minimized.Equal(want) {
+			t.Errorf("%s minimized scenario mismatch (-want +got):\n%s\ngot:\n%s", f.Invariant, diff, f.Minimized.Format())
 		}
 		if len(f.Original.Steps) <= len(f.Minimized.Steps) {
 			t.Errorf("nothing was removed: %d ops", len(f.Original.Steps))
@@ -69,7 +86,7 @@ func TestFindsTheDefectAndMinimizesItToTheKnownScenario(t *testing.T) {
 
 func TestResultsDoNotDependOnWorkers(t *testing.T) {
 	run := func(workers int) *Result {
-		res, err := Run(context.Background(), Config{Seed: 3, Checks: 120, Workers: workers, Factory: readsEverything})
+		res, err := Run(context.Background(), Config{Seed: 3, Checks: 120, Workers: workers, Target: broken})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,15 +103,18 @@ func TestResultsDoNotDependOnWorkers(t *testing.T) {
 		}
 		return out
 	}
-	if !reflect.DeepEqual(texts(a), texts(b)) || len(a.Findings) == 0 {
-		t.Errorf("findings differ between 1 and 2 workers:\n%v\n%v", texts(a), texts(b))
+	if len(a.Findings) == 0 {
+		t.Error("no findings with 1 worker")
+	}
+	if diff := cmp.Diff(texts(a), texts(b)); diff != "" {
+		t.Errorf("findings mismatch between 1 and 2 workers (-1 worker +2 workers):\n%s", diff)
 	}
 }
 
 func TestInterruptedCampaignStopsCleanly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err := Run(ctx, Config{Seed: 1, Checks: 1_000_000, Workers: 2, Factory: readsEverything})
+	res, err := Run(ctx, Config{Seed: 1, Checks: 1_000_000, Workers: 2, Target: broken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +124,12 @@ func TestInterruptedCampaignStopsCleanly(t *testing.T) {
 }
 
 func TestWriteFindingsAnnotatesAndIsStable(t *testing.T) {
-	res, err := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 2, Factory: readsEverything, StopAtFirst: true})
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 2, Target: broken, StopAtFirst: true})
 	if err != nil || len(res.Findings) == 0 {
 		t.Fatal(err, "no findings")
 	}
 	dir := t.TempDir()
-	paths, err := WriteFindings(dir, res, "test-double")
+	paths, err := WriteFindings(dir, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +137,8 @@ func TestWriteFindingsAnnotatesAndIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# finding: ", "# step 1: fs_read /", "seed 1, check ", "minimized from ", "# reproduce: sbxfuzz replay --sut test-double " + filepath.ToSlash(paths[0])} {
+	for _, want := range []string{"# finding: ", "# step 1: fs_read /", "# sandbox: test-double; seed 1, check ", "minimized from ",
+		"; expectations are the oracle model's results\n", "# reproduce: sbxfuzz replay --sut test-double " + filepath.ToSlash(paths[0])} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("finding file lacks %q:\n%s", want, text)
 		}
@@ -129,13 +150,27 @@ func TestWriteFindingsAnnotatesAndIsStable(t *testing.T) {
 	if out, _ := replay.Run(paths[0], sc, core.ReferenceFactory, nil); out.Failed() {
 		t.Errorf("the written finding fails on the reference")
 	}
-	again, _ := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 1, Factory: readsEverything, StopAtFirst: true})
-	paths2, err := WriteFindings(dir, again, "test-double")
-	if err != nil || !reflect.DeepEqual(paths, paths2) {
-		t.Errorf("a second run wrote %v, the first %v (%v)", paths2, paths, err)
+	again, _ := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 1, Target: broken, StopAtFirst: true})
+	paths2, err := WriteFindings(dir, again)
+	if err != nil {
+		t.Errorf("writing the second run's findings: %v", err)
+	}
+	if diff := cmp.Diff(paths, paths2); diff != "" {
+		t.Errorf("second run's paths mismatch (-first +second):\n%s", diff)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != len(paths) {
 		t.Errorf("%d files in the findings directory for %d findings", len(entries), len(paths))
+	}
+}
+
+// TestTargetThatCannotStart: a target whose session does not start fails
+// the campaign with its error, naming the target.
+func TestTargetThatCannotStart(t *testing.T) {
+	errDown := errors.New("the sandbox host is down")
+	down := sut.Target{Name: "down", Start: func() (core.Factory, func() error, error) { return nil, nil, errDown }}
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 10, Workers: 2, Target: down})
+	if !errors.Is(err, errDown) || !strings.Contains(fmt.Sprint(err), "down") || res != nil {
+		t.Fatalf("Run = %v, %v; want no result and an error that wraps %q", res, err, errDown)
 	}
 }

@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
 // run runs the command line and returns its status and outputs.
@@ -136,8 +140,8 @@ func TestFmtRewritesAtomicallyAndIsIdempotent(t *testing.T) {
 	}
 	got, _ := os.ReadFile(p)
 	want := "# header\n\ngrant fs_read /work/\n\nfs_read /work/a                               => not_found\n"
-	if string(got) != want {
-		t.Fatalf("fmt -w wrote\n%q\nwant\n%q", got, want)
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Fatalf("fmt -w output mismatch (-want +got):\n%s", diff)
 	}
 	if st, out, _ := run(t, "fmt", "-l", p); st != ExitOK || out != "" {
 		t.Fatalf("fmt -l after -w: %d %q", st, out)
@@ -226,5 +230,30 @@ func TestRunBadFlagsExit2(t *testing.T) {
 		if st, _, _ := run(t, args...); st != ExitUsage {
 			t.Errorf("%v: status %d, want 2", args, st)
 		}
+	}
+}
+
+// TestExtraTargets: a sandbox registered with Main is a --sut value like
+// the built-in ones, and an unknown name lists it.
+func TestExtraTargets(t *testing.T) {
+	readsEverything := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		wide := core.MustGrant(core.GrantSpec{FSRead: []string{"/"}, Budgets: g.Budgets()})
+		return core.NewReference(wide, w), nil
+	}
+	extra := sut.Static("wide-open", readsEverything)
+	p := writeFile(t, t.TempDir(), "leak.sbx", "grant fs_read /work/\nfile /etc/passwd root\n\nfs_read /etc/passwd\n")
+	main := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		st := Main(args, &out, &errb, func(string) string { return "" }, extra)
+		return st, out.String() + errb.String()
+	}
+	if st, out := main("replay", "--sut", "wide-open", p); st != ExitFinding {
+		t.Errorf("replay on the extra sandbox: status %d, want 1\n%s", st, out)
+	}
+	if st, out := main("replay", p); st != ExitOK {
+		t.Errorf("replay on the reference: status %d, want 0\n%s", st, out)
+	}
+	if st, out := main("replay", "--sut", "nope", p); st != ExitUsage || !strings.Contains(out, `"wide-open"`) {
+		t.Errorf("replay on an unknown sandbox: status %d, want 2 and a list naming \"wide-open\"\n%s", st, out)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/fuzz"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
 )
 
 // runEnv runs the command line with an environment.
@@ -21,7 +21,7 @@ func runEnv(t *testing.T, env map[string]string, args ...string) (int, string, s
 // rawPrefixInput is a FuzzScenario input (text mode) that the raw-prefix
 // mutant fails and the reference passes: a read of a /work prefix sibling
 // under the grant /work.
-var rawPrefixInput = fuzz.TextSeed("test", []byte("grant fs_read /work\nfile /workshop/secret LEAK\nfile /work/a ok\n\nfs_read /work/a\nfs_read /workshop/secret\nfs_read /etc/passwd\n"))
+var rawPrefixInput = fuzzinput.TextSeed("test", []byte("grant fs_read /work\nfile /workshop/secret LEAK\nfile /work/a ok\n\nfs_read /work/a\nfs_read /workshop/secret\nfs_read /etc/passwd\n"))
 
 // importedFile returns the one .sbx file in dir.
 func importedFile(t *testing.T, dir string) string {
@@ -38,7 +38,7 @@ func importedFile(t *testing.T, dir string) string {
 // replay confirms it on the mutant and passes it on the reference.
 func TestImportGoFuzzFile(t *testing.T) {
 	dir, out := t.TempDir(), t.TempDir()
-	crasher := writeFile(t, dir, "0123456789abcdef", string(fuzz.EncodeGoFuzz(rawPrefixInput)))
+	crasher := writeFile(t, dir, "0123456789abcdef", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
 	st, stdout, stderr := run(t, "import", "--sut", "mutant:raw-prefix", "--out", out, crasher)
 	if st != ExitFinding {
 		t.Fatalf("status %d, want 1\nstdout %s\nstderr %s", st, stdout, stderr)
@@ -53,8 +53,9 @@ func TestImportGoFuzzFile(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# finding: confinement\n",
-		"# imported from " + filepath.ToSlash(crasher) + " (go test fuzz v1 input",
-		"decoded in text mode); sandbox: mutant:raw-prefix",
+		"# sandbox: mutant:raw-prefix; imported from " + filepath.ToSlash(crasher) + " (go test fuzz v1 input, ",
+		"decoded in text mode); class of the violating op: ",
+		"; expectations are the oracle model's results\n",
 		"# reproduce: sbxfuzz replay --sut mutant:raw-prefix " + filepath.ToSlash(p) + "\n",
 		"grant fs_read /work\n",
 		"=> fs_read_denied",
@@ -79,8 +80,8 @@ func TestImportGoFuzzFile(t *testing.T) {
 // sandbox defaults to $SBXFUZZ_SUT.
 func TestImportLibFuzzerFile(t *testing.T) {
 	dir, out1, out2 := t.TempDir(), t.TempDir(), t.TempDir()
-	goFile := writeFile(t, dir, "go", string(fuzz.EncodeGoFuzz(rawPrefixInput)))
-	libFile := writeFile(t, dir, "crash-0123", string(fuzz.EncodeLibFuzzer(rawPrefixInput)))
+	goFile := writeFile(t, dir, "go", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
+	libFile := writeFile(t, dir, "crash-0123", string(fuzzinput.EncodeLibFuzzer(rawPrefixInput)))
 	env := map[string]string{"SBXFUZZ_SUT": "mutant:raw-prefix"}
 	if st, _, stderr := runEnv(t, env, "import", "--out", out1, goFile); st != ExitFinding {
 		t.Fatalf("go file: status %d\n%s", st, stderr)
@@ -103,7 +104,7 @@ func TestImportLibFuzzerFile(t *testing.T) {
 // so, writing nothing.
 func TestImportNothingToImport(t *testing.T) {
 	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "findings")
-	f := writeFile(t, dir, "input", string(fuzz.EncodeGoFuzz(rawPrefixInput)))
+	f := writeFile(t, dir, "input", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
 	st, stdout, stderr := run(t, "import", "--out", out, f)
 	if st != ExitOK || !strings.Contains(stderr, "reproduces nothing on reference") {
 		t.Fatalf("status %d, want 0\nstdout %s\nstderr %s", st, stdout, stderr)
@@ -119,7 +120,7 @@ func TestImportBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad", "go test fuzz v1\nint(3)\n")
 	short := writeFile(t, dir, "short", "abc")
-	good := writeFile(t, dir, "good", string(fuzz.EncodeGoFuzz(rawPrefixInput)))
+	good := writeFile(t, dir, "good", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
 	for _, tt := range []struct {
 		args   []string
 		want   string

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
@@ -46,17 +47,8 @@ func TestSampleReportIsCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if comparable(string(got)) != comparable(string(want)) {
-			gl, wl := strings.Split(comparable(string(got)), "\n"), strings.Split(comparable(string(want)), "\n")
-			for i := range min(len(gl), len(wl)) {
-				if gl[i] != wl[i] {
-					t.Errorf("%s: %s\nfirst difference, line %d:\n  now:       %s\n  committed: %s", f.committed, regenerate, i+1, gl[i], wl[i])
-					break
-				}
-			}
-			if len(gl) != len(wl) {
-				t.Errorf("%s: %s (%d lines now, %d committed)", f.committed, regenerate, len(gl), len(wl))
-			}
+		if diff := cmp.Diff(comparable(string(want)), comparable(string(got))); diff != "" {
+			t.Errorf("%s mismatch (-committed +now): %s\n%s", f.committed, regenerate, diff)
 		}
 	}
 	report, _ := os.ReadFile(md)
@@ -180,8 +172,8 @@ func TestReportFromSavedSummary(t *testing.T) {
 	if st != ExitOK {
 		t.Fatalf("report: status %d", st)
 	}
-	if comparable(fromFile) != comparable(direct) {
-		t.Errorf("the report of a saved run differs from the report of the same campaign:\n%s\n---\n%s", fromFile, direct)
+	if diff := cmp.Diff(comparable(direct), comparable(fromFile)); diff != "" {
+		t.Errorf("report of a saved run mismatch (-same campaign +saved run):\n%s", diff)
 	}
 	// A report's own JSON reads back too, and a violation exits 1.
 	st, js, _ := run(t, "report", "--seed", "1", "--checks", "200", "--sut", "mutant:no-boundary", "--format", "json")

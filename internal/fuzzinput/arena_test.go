@@ -3,6 +3,7 @@ package fuzzinput
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
@@ -62,7 +63,7 @@ func TestDecodeOwnsMemory(t *testing.T) {
 	if len(first.World.Files) > 0 {
 		first.World.Files[0].Path = "/scribbled"
 	}
-	if got := string(Decode(in).Format()); got != want {
-		t.Fatalf("decoding again gives another scenario after writing the first:\n%s\nwant\n%s", got, want)
+	if diff := cmp.Diff(want, string(Decode(in).Format())); diff != "" {
+		t.Fatalf("decoding again after writing the first scenario mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -11,9 +12,9 @@ import (
 
 // readsEverything is the reference built over a grant that reads under "/":
 // a sandbox that ignores its fs_read roots.
-func readsEverything(g core.Grant, w core.World) core.Sandbox {
+func readsEverything(g core.Grant, w core.World) (core.Sandbox, error) {
 	wide := core.MustGrant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
-	return core.NewReference(wide, w)
+	return core.NewReference(wide, w), nil
 }
 
 const noisy = `# a long scenario with one leak in the middle
@@ -48,16 +49,16 @@ func parse(t *testing.T, src string) *scenario.Scenario {
 
 func TestMinimizeFindsTheKnownMinimalScenario(t *testing.T) {
 	sc := parse(t, noisy)
-	fails := Violates(readsEverything, oracle.Confinement)
+	fails := Violates(readsEverything, oracle.Confinement, 0)
 	if !fails(sc) {
 		t.Fatal("the noisy scenario does not fail")
 	}
-	if Violates(core.ReferenceFactory, oracle.Confinement)(sc) {
+	if Violates(core.ReferenceFactory, oracle.Confinement, 0)(sc) {
 		t.Fatal("the reference fails the noisy scenario")
 	}
-	min, stats := Minimize(sc, 5, fails)
-	if got, want := string(min.Format()), "fs_read /\n"; got != want {
-		t.Fatalf("minimized to\n%s\nwant\n%s", got, want)
+	min, stats := Minimize(sc, 5, fails, Limits{})
+	if diff := cmp.Diff("fs_read /\n", string(min.Format())); diff != "" {
+		t.Fatalf("minimized scenario mismatch (-want +got):\n%s", diff)
 	}
 	if stats.Calls == 0 || stats.Calls > 500 {
 		t.Errorf("%d predicate calls", stats.Calls)
@@ -107,18 +108,21 @@ func (w loopbackFetcher) Fetch(host string, _ netip.Addr, path string) (string, 
 // host and a fetch of it, and nothing else.
 func TestMinimizeKeepsWhatTheFailureNeeds(t *testing.T) {
 	sc := parse(t, noisy)
-	fails := Violates(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, loopbackFetcher{w}) }, oracle.NoInternalEgress)
-	min, _ := Minimize(sc, 0, fails)
+	loopback := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return core.NewReference(g, loopbackFetcher{w}), nil
+	}
+	fails := Violates(loopback, oracle.NoInternalEgress, 0)
+	min, _ := Minimize(sc, 0, fails, Limits{})
 	want := "grant net api.internal\n\nnet_fetch api.internal \"\"\n"
-	if got := string(min.Format()); got != want {
-		t.Fatalf("minimized to\n%s\nwant\n%s", got, want)
+	if diff := cmp.Diff(want, string(min.Format())); diff != "" {
+		t.Fatalf("minimized scenario mismatch (-want +got):\n%s", diff)
 	}
 	assertOneMinimal(t, min, fails)
 }
 
 func TestMinimizeOfAPassingScenarioChangesNothingMuch(t *testing.T) {
 	sc := parse(t, noisy)
-	min, stats := Minimize(sc, 0, Violates(core.ReferenceFactory, oracle.Confinement))
+	min, stats := Minimize(sc, 0, Violates(core.ReferenceFactory, oracle.Confinement, 0), Limits{})
 	if len(min.Steps) != len(sc.Steps) || stats.Calls != 1 {
 		t.Fatalf("a passing scenario was changed: %d steps, %d calls", len(min.Steps), stats.Calls)
 	}
@@ -127,14 +131,32 @@ func TestMinimizeOfAPassingScenarioChangesNothingMuch(t *testing.T) {
 func TestMinimizeMemoizes(t *testing.T) {
 	sc := parse(t, noisy)
 	calls := map[string]int{}
-	fails := Violates(readsEverything, oracle.Confinement)
+	fails := Violates(readsEverything, oracle.Confinement, 0)
 	Minimize(sc, 0, func(c *scenario.Scenario) bool {
 		calls[string(c.Format())]++
 		return fails(c)
-	})
+	}, Limits{})
 	for text, n := range calls {
 		if n > 1 {
 			t.Errorf("candidate tried %d times:\n%s", n, text)
 		}
+	}
+}
+
+// TestMinimizeStopsAtItsCallLimit: a minimization that runs out of
+// predicate calls says so, and still returns a failing scenario.
+func TestMinimizeStopsAtItsCallLimit(t *testing.T) {
+	sc := parse(t, noisy)
+	calls := 0
+	fails := Violates(readsEverything, oracle.Confinement, 0)
+	min, stats := Minimize(sc, 0, func(c *scenario.Scenario) bool {
+		calls++
+		return fails(c)
+	}, Limits{Calls: 3})
+	if !stats.Cut || stats.Calls != 3 || calls != 3 {
+		t.Errorf("stats %+v after %d predicate calls, want 3 calls and Cut", stats, calls)
+	}
+	if !fails(min) {
+		t.Errorf("the result of a cut minimization does not fail:\n%s", min.Format())
 	}
 }

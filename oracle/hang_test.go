@@ -1,0 +1,165 @@
+package oracle
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// closableHang is the reference, except that op number hangAt (from 1)
+// blocks until the sandbox is closed; it counts its Close calls.
+type closableHang struct {
+	wrapped
+	hangAt int
+	ran    *int
+	closed chan struct{}
+	once   *sync.Once
+	closes *atomic.Int64
+}
+
+func newClosableHang(hangAt int, closes *atomic.Int64) core.Factory {
+	return func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return closableHang{wrap(g, w), hangAt, new(int), make(chan struct{}), new(sync.Once), closes}, nil
+	}
+}
+
+func (s closableHang) Run(op core.Op) core.Result {
+	if *s.ran++; *s.ran == s.hangAt {
+		<-s.closed
+		return core.Result{Kind: core.NotFound}
+	}
+	return s.Reference.Run(op)
+}
+
+func (s closableHang) Close() error {
+	s.closes.Add(1)
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}
+
+func hangCase() Case {
+	return newCase(testGrant(roomy), testWorld, []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("tool", "echo", "hi"),
+		op("fs_write", "/work/out/a", "x"),
+		op("net_fetch", "api.internal", "/status"),
+	})
+}
+
+// TestHangNamesTheOpThatHung: the finding is on the op that did not return,
+// not the one before it, and the hung sandbox is closed.
+func TestHangNamesTheOpThatHung(t *testing.T) {
+	for _, at := range []int{1, 3, 4} {
+		var closes atomic.Int64
+		got := Check(newClosableHang(at, &closes), hangCase(), new(Coverage), Options{Timeout: 50 * time.Millisecond})
+		want := []Finding{{Invariant: Total, Step: at, Hang: true}}
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
+			t.Fatalf("hang at op %d: findings mismatch (-want +got):\n%s", at, diff)
+		}
+		mustContain(t, got[0], FormatOp(hangCase().op(at-1)), "did not return within 50ms")
+		if closes.Load() == 0 {
+			t.Errorf("hang at op %d: the hung sandbox was never closed", at)
+		}
+	}
+}
+
+// TestHangsLeakNoGoroutines: 200 hangs of a sandbox that returns once
+// closed leave the goroutine count where it was.
+func TestHangsLeakNoGoroutines(t *testing.T) {
+	var closes atomic.Int64
+	f := newClosableHang(2, &closes)
+	k := NewChecker(f, Options{Timeout: 5 * time.Millisecond})
+	defer k.Close()
+	runtime.GC()
+	before := runtime.NumGoroutine()
+	for i := range 200 {
+		if got := k.Check(hangCase(), new(Coverage)); len(got) != 1 || !got[0].Hang {
+			t.Fatalf("hang %d: %v", i, got)
+		}
+	}
+	// The abandoned workers end once their Run returns; give them a moment.
+	var after int
+	for range 100 {
+		if after = runtime.NumGoroutine(); after <= before+10 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after > before+10 {
+		t.Fatalf("200 hangs took the goroutines from %d to %d", before, after)
+	}
+	if n := closes.Load(); n < 200 {
+		t.Errorf("200 hangs closed %d sandboxes", n)
+	}
+}
+
+// TestNoObserveAfterAHang: once Check has returned, the hung run calls no
+// Observe (go test -race catches the write that would race with the read).
+func TestNoObserveAfterAHang(t *testing.T) {
+	var closes atomic.Int64
+	var steps []int
+	got := Check(newClosableHang(2, &closes), hangCase(), new(Coverage), Options{
+		Timeout: 20 * time.Millisecond,
+		Observe: func(r StepReport) { steps = append(steps, r.Step) },
+	})
+	if len(got) != 1 || got[0].Step != 2 {
+		t.Fatalf("findings %v, want the hang at step 2", got)
+	}
+	time.Sleep(50 * time.Millisecond) // the hung run is closed and returns now
+	if diff := cmp.Diff([]int{1}, steps); diff != "" {
+		t.Fatalf("observed steps mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSlowButMovingIsNotAHang: the timeout bounds each op, not the
+// scenario: ops of 15 ms under a 40 ms timeout finish whatever their sum.
+func TestSlowButMovingIsNotAHang(t *testing.T) {
+	slow := infallible(func(g core.Grant, w core.World) core.Sandbox { return slowOps{wrap(g, w)} })
+	c := hangCase()
+	if got := Check(slow, c, new(Coverage), Options{Timeout: 40 * time.Millisecond}); len(got) != 0 {
+		t.Fatalf("a slow sandbox is called hung: %v", got)
+	}
+}
+
+type slowOps struct{ wrapped }
+
+func (s slowOps) Run(op core.Op) core.Result {
+	time.Sleep(15 * time.Millisecond)
+	return s.Reference.Run(op)
+}
+
+// TestFactoryError: a sandbox that cannot start is a total finding at step
+// 0 that carries the factory's error, not a panic.
+func TestFactoryError(t *testing.T) {
+	failing := func(core.Grant, core.World) (core.Sandbox, error) { return nil, errors.New("no such binary") }
+	got := Check(failing, hangCase(), new(Coverage), Options{})
+	want := []Finding{{Invariant: Total, Step: 0}}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
+		t.Fatalf("findings mismatch (-want +got):\n%s", diff)
+	}
+	mustContain(t, got[0], "could not be built", "no such binary")
+	nothing := func(core.Grant, core.World) (core.Sandbox, error) { return nil, nil }
+	if got := Check(nothing, hangCase(), new(Coverage), Options{}); len(got) != 1 || got[0].Invariant != Total {
+		t.Fatalf("a factory returning nil, nil: %v", got)
+	}
+}
+
+// TestSandboxesAreClosed: both sandboxes of a check (the run and its
+// replay) are closed when it ends.
+func TestSandboxesAreClosed(t *testing.T) {
+	var closes atomic.Int64
+	if got := Check(newClosableHang(99, &closes), hangCase(), new(Coverage), Options{}); len(got) != 0 {
+		t.Fatalf("findings on a sandbox that does not hang: %v", got)
+	}
+	if n := closes.Load(); n != 2 {
+		t.Fatalf("%d sandboxes closed, want 2 (the run and the replay)", n)
+	}
+}

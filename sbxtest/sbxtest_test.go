@@ -1,0 +1,150 @@
+package sbxtest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/replay"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+	"pgregory.net/rapid"
+)
+
+func mutant(t *testing.T, name string) Sandbox {
+	t.Helper()
+	m, ok := mutants.Lookup(name)
+	if !ok {
+		t.Fatalf("no mutant %q", name)
+	}
+	return Sandbox{Name: "mutant:" + name, Factory: m.Factory, Out: t.TempDir()}
+}
+
+// replays reports whether the file at path fails on f with invariant id.
+func replays(t *testing.T, path string, f core.Factory, id oracle.ID) bool {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse(path, text)
+	if err != nil {
+		t.Fatalf("the saved reproducer does not parse: %v", err)
+	}
+	out, err := replay.Run(path, sc, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range out.Findings {
+		if fd.Invariant == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCheckInputReportsAMinimizedReproducer: a failing input gives a
+// *Failure whose text holds the reproducer and the command, and whose
+// saved file fails the same invariant on the sandbox and passes on the
+// reference.
+func TestCheckInputReportsAMinimizedReproducer(t *testing.T) {
+	sb := mutant(t, "raw-prefix")
+	sb.Command = "go run ./cmd/x"
+	in := []byte("# raw prefix\ngrant fs_read /work\nfile /work/a a\nfile /workshop/s s3cr3t\nfs_read /work/a\nfs_read /work/a\nfs_read /workshop/s\n")
+	err := CheckInput(sb, in)
+	var f *Failure
+	if !errors.As(err, &f) {
+		t.Fatalf("CheckInput on raw-prefix: %v, want a *Failure", err)
+	}
+	if f.File == "" || filepath.Dir(f.File) != sb.Out {
+		t.Fatalf("saved as %q (%v), want a file in %s", f.File, f.SaveErr, sb.Out)
+	}
+	if n := len(f.Finding.Minimized.Steps); n != 1 {
+		t.Errorf("minimized to %d ops, want 1", n)
+	}
+	msg := err.Error()
+	for _, want := range []string{"minimized reproducer for " + f.Finding.Invariant.String(), "fs_read /works", "=> fs_read_denied",
+		"replay it: go run ./cmd/x replay --sut mutant:raw-prefix " + f.File} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, msg)
+		}
+	}
+	if !replays(t, f.File, sb.Factory, f.Finding.Invariant) {
+		t.Errorf("the saved reproducer does not fail %s on the mutant", f.Finding.Invariant)
+	}
+	if replays(t, f.File, core.ReferenceFactory, f.Finding.Invariant) {
+		t.Errorf("the saved reproducer fails on the reference")
+	}
+	if err := CheckInput(Sandbox{Factory: core.ReferenceFactory}, in); err != nil {
+		t.Errorf("the reference fails the input: %v", err)
+	}
+}
+
+// TestReplayFileFails: a committed scenario that the sandbox fails gives
+// its unmet expectations, by line, and a reproducer.
+func TestReplayFileFails(t *testing.T) {
+	sb := mutant(t, "raw-prefix")
+	file := filepath.Join("..", "corpus", "mutants", "raw-prefix.sbx")
+	msg := replayFile(sb, file)
+	for _, want := range []string{file + ":", "want fs_read_denied", "minimized reproducer"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("replayFile does not say %q:\n%s", want, msg)
+		}
+	}
+	if msg := replayFile(Sandbox{Factory: core.ReferenceFactory}, file); msg != "" {
+		t.Errorf("the reference fails %s: %s", file, msg)
+	}
+	if msg := replayFile(sb, "no-such-file.sbx"); !strings.Contains(msg, "no-such-file.sbx") {
+		t.Errorf("a missing file: %q", msg)
+	}
+}
+
+// fakeTB records what rapid reports, so a failing property can be tested.
+type fakeTB struct {
+	failed bool
+	log    strings.Builder
+}
+
+func (f *fakeTB) Helper()                           {}
+func (f *fakeTB) Name() string                      { return "fake" }
+func (f *fakeTB) Logf(format string, args ...any)   { fmt.Fprintf(&f.log, format+"\n", args...) }
+func (f *fakeTB) Log(args ...any)                   { fmt.Fprintln(&f.log, args...) }
+func (f *fakeTB) Skipf(string, ...any)              {}
+func (f *fakeTB) Skip(...any)                       {}
+func (f *fakeTB) SkipNow()                          {}
+func (f *fakeTB) Errorf(format string, args ...any) { f.failed = true; f.Logf(format, args...) }
+func (f *fakeTB) Error(args ...any)                 { f.failed = true; f.Log(args...) }
+func (f *fakeTB) Fatalf(format string, args ...any) { f.Errorf(format, args...) }
+func (f *fakeTB) Fatal(args ...any)                 { f.Error(args...) }
+func (f *fakeTB) FailNow()                          { f.failed = true }
+func (f *fakeTB) Fail()                             { f.failed = true }
+func (f *fakeTB) Failed() bool                      { return f.failed }
+
+// TestPropertyOfFails: the property catches a mutant and its failure
+// carries the minimized reproducer; on the reference it passes.
+func TestPropertyOfFails(t *testing.T) {
+	tb := new(fakeTB)
+	rapid.Check(tb, PropertyOf(mutant(t, "raw-prefix")))
+	if !tb.failed || !strings.Contains(tb.log.String(), "minimized reproducer") {
+		t.Fatalf("the property passed raw-prefix, or said no reproducer:\n%s", tb.log.String())
+	}
+	ok := new(fakeTB)
+	rapid.Check(ok, PropertyOf(Sandbox{Factory: core.ReferenceFactory}))
+	if ok.failed {
+		t.Fatalf("the property fails the reference:\n%s", ok.log.String())
+	}
+}
+
+// TestSeeds: the fuzz target is seeded with every committed scenario.
+func TestSeeds(t *testing.T) {
+	files, _ := filepath.Glob("../corpus/*/*.sbx")
+	top, _ := filepath.Glob("../corpus/*.sbx")
+	if got, want := len(seeds()), len(files)+len(top); got != want || want == 0 {
+		t.Fatalf("%d seeds, want one for each of the %d corpus files", got, want)
+	}
+}
