@@ -33,7 +33,8 @@ type control struct {
 	// mu orders Observe calls against the Checker giving up: once stop
 	// returns, no Observe call is running or will start.
 	mu      sync.Mutex
-	running []core.Sandbox // the sandboxes built so far, to close on a hang
+	running [2]core.Sandbox // the run's and the replay's, to close on a hang
+	n       int
 }
 
 func (k *control) at(p phase, step int) {
@@ -56,7 +57,10 @@ func (k *control) built(sb core.Sandbox) {
 		return
 	}
 	k.mu.Lock()
-	k.running = append(k.running, sb)
+	if k.n < len(k.running) {
+		k.running[k.n] = sb
+		k.n++
+	}
 	k.mu.Unlock()
 }
 
@@ -79,7 +83,7 @@ func (k *control) stop() []core.Sandbox {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.stopped.Store(true)
-	return k.running
+	return k.running[:k.n]
 }
 
 // closeSandbox closes sb when it is an io.Closer, turning a panic into an
