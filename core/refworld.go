@@ -178,8 +178,8 @@ func (w *RefWorld) store(key, data string) {
 
 // Resolve implements Net.
 func (w *RefWorld) Resolve(host string) netip.Addr {
-	h := NormalizeHost(host)
-	a := StaticResolve(h)
+	h := NormalizeHost(host) // once: SPEC §6 ignores exactly one trailing dot
+	var a netip.Addr
 	if i, ok := w.base.dns[h]; ok {
 		if w.dnsNext == nil {
 			w.dnsNext = make([]int, len(w.base.answers))
@@ -187,6 +187,8 @@ func (w *RefWorld) Resolve(host string) netip.Addr {
 		addrs, next := w.base.answers[i], &w.dnsNext[i]
 		a = addrs[*next]
 		*next = (*next + 1) % len(addrs)
+	} else {
+		a = staticResolve(h)
 	}
 	w.journal = append(w.journal, Entry{Call: CallResolve, Name: host, Addr: a})
 	return a
@@ -233,14 +235,15 @@ func (w *RefWorld) Lookup(p string) (string, bool) {
 // PeekResolve returns what Resolve(host) would answer now, without
 // journaling or advancing the DNS table.
 func (w *RefWorld) PeekResolve(host string) netip.Addr {
-	if i, ok := w.base.dns[NormalizeHost(host)]; ok {
+	h := NormalizeHost(host)
+	if i, ok := w.base.dns[h]; ok {
 		next := 0
 		if w.dnsNext != nil {
 			next = w.dnsNext[i]
 		}
 		return w.base.answers[i][next]
 	}
-	return StaticResolve(host)
+	return staticResolve(h)
 }
 
 // Route returns the body routed for host and path, without journaling.
