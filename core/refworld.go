@@ -37,15 +37,17 @@ type DNSRecord struct {
 // ToolOutput makes tool Name answer Output whatever its input.
 type ToolOutput struct{ Name, Output string }
 
-// TickClock answers Start, Start+Step, Start+2·Step, … on successive reads,
-// saturating at math.MaxInt64 (or, for a negative Step, math.MinInt64)
-// instead of wrapping.
+// TickClock answers Start, Start+Step, Start+2·Step, … on successive reads
+// (SPEC §7). Ticks never wrap: one that would pass 2^63−1 is answered as
+// math.MaxInt64 with ok=false, which halts max_wall (see Clock); for a
+// negative Step, one below −2^63 is answered as math.MinInt64, still ok.
 type TickClock struct{ Start, Step int64 }
 
-// At returns the k-th answer of the clock (k from 0).
-func (c TickClock) At(k int64) int64 {
+// At returns the k-th answer of the clock (k from 0), and false when the
+// true tick Start+k·Step would pass 2^63−1.
+func (c TickClock) At(k int64) (tick int64, ok bool) {
 	if k <= 0 || c.Step == 0 {
-		return c.Start + k*c.Step
+		return c.Start + k*c.Step, true
 	}
 	// room is the distance from Start to the end of int64 the clock moves
 	// towards, and step the size of Step: both exact in uint64, whatever
@@ -55,9 +57,9 @@ func (c TickClock) At(k int64) int64 {
 		room, step, end = uint64(c.Start)+1<<63, -uint64(c.Step), math.MinInt64 // Start - MinInt64
 	}
 	if uint64(k) > room/step {
-		return end
+		return end, c.Step < 0
 	}
-	return c.Start + k*c.Step // the true value fits, so wrapping arithmetic yields it
+	return c.Start + k*c.Step, true // the true value fits, so wrapping arithmetic yields it
 }
 
 type routeKey struct{ host, path string }
@@ -135,6 +137,7 @@ type RefWorld struct {
 	fpOn       bool              // Fingerprint has been read: writes keep fp current
 	dnsNext    []int             // the next answer for each of base.answers; made on the first resolve of a DNS host
 	clockNext  int64             // the next answer: clock.At(clockReads), kept by saturating addition
+	clockPast  bool              // the next answer would pass 2^63−1: this and every later read answer ok=false
 	clockReads int64
 	journal    []Entry
 }
@@ -207,23 +210,27 @@ func (w *RefWorld) Call(name, input string) (string, bool) {
 }
 
 // Now implements Clock.
-func (w *RefWorld) Now() int64 {
-	t := w.clockNext
-	w.clockNext = saturatingAdd(t, w.base.clock.Step)
+func (w *RefWorld) Now() (int64, bool) {
+	t, ok := w.clockNext, !w.clockPast
+	var over bool
+	w.clockNext, over = saturatingAdd(t, w.base.clock.Step)
+	w.clockPast = w.clockPast || over
 	w.clockReads++
-	return t
+	return t, ok
 }
 
-// saturatingAdd is a+b, clamped to the int64 range instead of wrapping.
-func saturatingAdd(a, b int64) int64 {
+// saturatingAdd is a+b, clamped to the int64 range instead of wrapping;
+// over reports a sum past math.MaxInt64. (A sum below math.MinInt64 is
+// clamped without a report: SPEC §7 halts only at the top.)
+func saturatingAdd(a, b int64) (sum int64, over bool) {
 	s := a + b
 	switch {
 	case b > 0 && s < a:
-		return math.MaxInt64
+		return math.MaxInt64, true
 	case b < 0 && s > a:
-		return math.MinInt64
+		return math.MinInt64, false
 	}
-	return s
+	return s, false
 }
 
 // Lookup returns the content at Canonical(p) without journaling: for

@@ -157,7 +157,7 @@ func newModel(g core.Grant, t *core.WorldTemplate) *model {
 		budgets: spec.Budgets,
 		world:   t.New(),
 	}
-	m.t0 = m.world.Now()
+	m.t0, _ = m.world.Now()
 	return m
 }
 
@@ -219,7 +219,8 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if m.ops > m.budgets.MaxOps {
 		return m.halted(core.MaxOps), verdictReason{code: becauseOps}
 	}
-	if elapsed, past := wallSince(m.t0, m.world.Now()); past || elapsed > m.budgets.MaxWall {
+	now, inRange := m.world.Now()
+	if elapsed, past := wallSince(m.t0, now); !inRange || past || elapsed > m.budgets.MaxWall {
 		return m.halted(core.MaxWall), verdictReason{code: becauseWall}
 	}
 	row := lookup(op.Kind)
