@@ -35,7 +35,8 @@
 // turns a WorldSpec into an immutable WorldTemplate once (paths canonical,
 // hosts normalized), and each RefWorld started from it keeps only what
 // changed: its writes, DNS cursors, clock and journal. The oracle starts
-// three worlds per scenario from one template. Its observers — Journal,
+// two worlds per scenario from one template (the watched run and the
+// replay; the oracle's model keeps a world of its own). Its observers — Journal,
 // JournalLen, Fingerprint, ClockReads — cost O(1) (Fingerprint hashes what
 // the writes changed, relative to the template), so an oracle can look after
 // every op; Lookup, PeekResolve, Route and ToolOutput answer without

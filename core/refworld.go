@@ -67,8 +67,8 @@ type routeKey struct{ host, path string }
 // WorldTemplate is a world's initial state, prepared once: paths
 // canonical, hosts normalized. It is immutable, so any number of RefWorlds,
 // on any goroutines, can start from one template, and starting one copies
-// nothing: the oracle starts three worlds per scenario (the watched run,
-// the model's shadow and the replay), and the fuzz targets start thousands
+// nothing: the oracle starts two worlds per scenario (the watched run and
+// the replay), and the fuzz targets start thousands
 // from the same few templates.
 type WorldTemplate struct {
 	files   map[string]string
@@ -303,7 +303,7 @@ func (w *RefWorld) ClockReads() int64 { return w.clockReads }
 // initial content is never hashed, so preparing a world costs no more for
 // large files; the first call hashes the files written so far, and from
 // then on writes keep it current, so later calls cost nothing. (Worlds
-// nobody fingerprints, like a model's shadow or a replay, never hash.)
+// nobody fingerprints, like a replay, never hash.)
 func (w *RefWorld) Fingerprint() uint64 {
 	if !w.fpOn {
 		for k, v := range w.written { // XOR is order-free: map order cannot show

@@ -19,7 +19,8 @@ type Case struct {
 	// Template, when set, is World already prepared: core.PrepareWorld(World)
 	// or a template equal to it. Callers that judge many scenarios over one
 	// world (the fuzz targets' arenas) prepare it once; when nil, the check
-	// prepares World itself, once for its three worlds.
+	// prepares World itself, once for its two worlds (the watched run and
+	// the replay; the model builds its own from World, which must be set).
 	Template *core.WorldTemplate
 	Ops      []core.Op
 	Classes  []attack.Class
@@ -163,7 +164,7 @@ func CheckInline(f core.Factory, c Case, cov *Coverage) []Finding {
 
 func checkNow(f core.Factory, c Case, cov *Coverage, progress *progressCounter, observe func(StepReport)) []Finding {
 	t := c.template()
-	r := watch(f, c.Grant, t, cov)
+	r := watch(f, c.Grant, c.World, t, cov)
 	// The reference journals at most two calls an op; runs often halt
 	// early, so long scenarios get room for their first 32 ops only.
 	r.world.Reserve(2 * min(len(c.Ops), 32))

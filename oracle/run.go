@@ -63,17 +63,19 @@ type stepObs struct {
 
 // Watch builds the sandbox under test with f over a fresh world from ws and
 // starts watching it, counting into cov (which may be nil). A panic in f is a total finding at
-// step 0 and leaves the Run dead.
+// step 0 and leaves the Run dead. The model builds its own world from ws as
+// ops need it, so ws must not change while the Run is in use.
 func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
-	return watch(f, g, core.PrepareWorld(ws), cov)
+	return watch(f, g, ws, core.PrepareWorld(ws), cov)
 }
 
-// watch is Watch over a prepared world.
-func watch(f core.Factory, g core.Grant, t *core.WorldTemplate, cov *Coverage) *Run {
+// watch is Watch over t, ws prepared: the sandbox runs over a world from t,
+// the model over its own world from ws.
+func watch(f core.Factory, g core.Grant, ws core.WorldSpec, t *core.WorldTemplate, cov *Coverage) *Run {
 	if cov == nil {
 		cov = new(Coverage) // counted, then dropped
 	}
-	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: t.New(), model: newModel(g, t)}
+	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: t.New(), model: newModel(g, ws)}
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true
