@@ -96,6 +96,9 @@ func ipv6Literal(s string) (netip.Addr, bool) {
 //     is left of the 32 bits: all of them alone, 24 after one byte, 16
 //     after two, 8 after three.
 func atonAddress(s string) (netip.Addr, bool) {
+	if s == "" || s[0] < '0' || s[0] > '9' { // most names: the first part starts with no digit
+		return netip.Addr{}, false
+	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == ' ' || '\t' <= c && c <= '\r' {
 			s = s[:i]

@@ -21,15 +21,11 @@ import (
 type modelWorld struct {
 	spec core.WorldSpec
 
-	files  map[string]string      // Clean(path) → content, spec files and writes; nil until the first read or write
-	routes map[routeAt]string     // nil until the first fetch
-	dns    map[string]*dnsAnswers // nil until the first resolve
+	files  map[string]string            // Clean(path) → content, spec files and writes; nil until the first read or write
+	routes map[string]map[string]string // hostKey(host) → path → body; nil until the first fetch
+	dns    map[string]*dnsAnswers       // nil until the first resolve
 	clock  tickClock
 }
-
-// routeAt is a route's key: the host as the resolver compares names
-// (hostKey), and the path byte for byte.
-type routeAt struct{ host, path string }
 
 // dnsAnswers is one dns line and whose turn it is.
 type dnsAnswers struct {
@@ -60,18 +56,23 @@ func (w *modelWorld) fileMap() map[string]string {
 	return w.files
 }
 
-// fetch is Net.Fetch: the body routed for host and path.
+// fetch is Net.Fetch: the body routed for host, compared as the resolver
+// compares names (hostKey), and path, byte for byte.
 func (w *modelWorld) fetch(host, path string) (string, bool) {
 	if len(w.spec.Routes) == 0 {
 		return "", false
 	}
 	if w.routes == nil {
-		w.routes = make(map[routeAt]string, len(w.spec.Routes))
-		for _, r := range w.spec.Routes {
-			w.routes[routeAt{hostKey(r.Host), r.Path}] = r.Body
+		w.routes = make(map[string]map[string]string, len(w.spec.Routes))
+		for _, r := range w.spec.Routes { // in order: a later route replaces an earlier one
+			h := hostKey(r.Host)
+			if w.routes[h] == nil {
+				w.routes[h] = make(map[string]string, 1)
+			}
+			w.routes[h][r.Path] = r.Body
 		}
 	}
-	body, ok := w.routes[routeAt{hostKey(host), path}]
+	body, ok := w.routes[hostKey(host)][path]
 	return body, ok
 }
 
