@@ -69,12 +69,17 @@ func lowerASCII(s string) string {
 //	StaticResolve("[::1]")                  == ::1
 //	StaticResolve("::ffff:127.0.0.1")       == ::ffff:127.0.0.1
 //	StaticResolve("LocalHost.")             == 127.0.0.1
+//	StaticResolve("localhost..")            == 203.0.113.1 (one dot is ignored, not two)
 //	StaticResolve("a.b.localhost")          == 127.0.0.1
 //	StaticResolve("metadata.google.internal") == 169.254.169.254
 //	StaticResolve("09.1.1.1")               == 203.0.113.1 (a name: 9 is no octal digit)
 //	StaticResolve("api.internal")           == 203.0.113.1
-func StaticResolve(host string) netip.Addr {
-	h := NormalizeHost(host)
+func StaticResolve(host string) netip.Addr { return staticResolve(NormalizeHost(host)) }
+
+// staticResolve is StaticResolve of a host already normalized: normalizing
+// twice would drop a second trailing dot, and SPEC §6 ignores exactly one
+// ("a.test.." is "a.test.", not "a.test").
+func staticResolve(h string) netip.Addr {
 	if a, ok := ParseInetAton(h); ok {
 		return a
 	}

@@ -80,11 +80,13 @@ func TestIsCanonicalAcrossWords(t *testing.T) {
 func TestWorldClockMatchesTickClockAt(t *testing.T) {
 	const maxI, minI = int64(^uint64(0) >> 1), -int64(^uint64(0)>>1) - 1
 	for _, c := range []TickClock{{0, 1}, {0, 0}, {7, 3}, {-1, 1}, {maxI - 10, 4}, {0, maxI}, {minI, maxI},
-		{maxI, -1}, {5, minI}, {minI + 3, -2}, {maxI / 2, maxI / 3}} {
+		{maxI, -1}, {5, minI}, {minI + 3, -2}, {maxI / 2, maxI / 3}, {maxI, 0}, {maxI, 1}, {maxI - 1, 1}} {
 		w := NewWorld(WorldSpec{Clock: c})
 		for k := int64(0); k < 50; k++ {
-			if got, want := w.Now(), c.At(k); got != want {
-				t.Fatalf("clock %+v read %d: world says %d, At says %d", c, k, got, want)
+			got, gotOK := w.Now()
+			want, wantOK := c.At(k)
+			if got != want || gotOK != wantOK {
+				t.Fatalf("clock %+v read %d: world says %d, %v; At says %d, %v", c, k, got, gotOK, want, wantOK)
 			}
 		}
 	}

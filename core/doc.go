@@ -14,7 +14,7 @@
 //	Net.Resolve(h)        resolve h -> a           one address (SPEC §6)
 //	Net.Fetch(h, a, path) fetch h a path           the routed body, or absent
 //	Tools.Call(n, in)     call n in                the tool's output, or absent
-//	Clock.Now()           (counted, not journaled) the next tick
+//	Clock.Now()           (counted, not journaled) the next tick; ok=false past 2^63−1
 //
 // # The pipeline
 //
@@ -29,11 +29,14 @@
 // by Canonical path; routes keyed by (NormalizeHost(host), path); a DNS
 // table keyed by NormalizeHost(host) whose answers cycle; the built-in tools
 // "echo" (returns its input) and "summarize" ("summary of N bytes"), which
-// canned ToolOutputs override or add to; and a TickClock. PrepareWorld
+// canned ToolOutputs override or add to; and a TickClock, whose ticks
+// never wrap: one that would pass 2^63−1 is answered with ok=false and
+// halts max_wall (SPEC §7). PrepareWorld
 // turns a WorldSpec into an immutable WorldTemplate once (paths canonical,
 // hosts normalized), and each RefWorld started from it keeps only what
 // changed: its writes, DNS cursors, clock and journal. The oracle starts
-// three worlds per scenario from one template. Its observers — Journal,
+// two worlds per scenario from one template (the watched run and the
+// replay; the oracle's model keeps a world of its own). Its observers — Journal,
 // JournalLen, Fingerprint, ClockReads — cost O(1) (Fingerprint hashes what
 // the writes changed, relative to the template), so an oracle can look after
 // every op; Lookup, PeekResolve, Route and ToolOutput answer without

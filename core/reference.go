@@ -19,9 +19,12 @@ type Reference struct {
 }
 
 // NewReference builds the reference sandbox over g and w, reading the clock
-// once for t0.
+// once for t0. (That first tick is a tick clock's Start, never past 2^63−1;
+// should another clock answer ok=false already, t0 is math.MaxInt64 and
+// every later tick past the top still halts max_wall.)
 func NewReference(g Grant, w World) *Reference {
-	return &Reference{grant: g, rules: g.data(), world: w, t0: w.Now()}
+	t0, _ := w.Now()
+	return &Reference{grant: g, rules: g.data(), world: w, t0: t0}
 }
 
 // ReferenceFactory is NewReference as a Factory. It never fails.
@@ -47,10 +50,13 @@ func (s *Reference) Run(op Op) Result {
 	if s.usage.Ops > s.rules.budgets.MaxOps {
 		return s.halt(MaxOps)
 	}
-	now := s.world.Now()
+	now, inRange := s.world.Now()
 	s.usage.Wall = now - s.t0
 	switch {
-	case now > s.t0 && s.usage.Wall < 0: // past math.MaxInt64: past any budget
+	case !inRange: // a tick past 2^63−1 (SPEC §7): past any budget
+		s.usage.Wall = math.MaxInt64
+		return s.halt(MaxWall)
+	case now > s.t0 && s.usage.Wall < 0: // a wall past math.MaxInt64: past any budget
 		s.usage.Wall = math.MaxInt64
 		return s.halt(MaxWall)
 	case now < s.t0 && s.usage.Wall > 0: // below math.MinInt64: a clock run backwards

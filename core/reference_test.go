@@ -716,37 +716,43 @@ func TestRunAll(t *testing.T) {
 
 func TestTickClockAt(t *testing.T) {
 	const maxI, minI = math.MaxInt64, math.MinInt64
+	const past = false // ok=false: the true tick would pass 2^63−1
 	tests := []struct {
 		c      core.TickClock
 		k      int64
 		want   int64
+		ok     bool
 		reason string
 	}{
-		{core.TickClock{Start: 0, Step: 1}, 0, 0, "the first answer is Start"},
-		{core.TickClock{Start: 0, Step: 1}, 5, 5, "Start + 5·Step"},
-		{core.TickClock{Start: 5, Step: 0}, 1000, 5, "a stopped clock"},
-		{core.TickClock{Start: 100, Step: 7}, 3, 121, "100 + 21"},
-		{core.TickClock{Start: 0, Step: maxI}, 1, maxI, "exactly MaxInt64"},
-		{core.TickClock{Start: 0, Step: maxI}, 2, maxI, "saturates instead of wrapping"},
-		{core.TickClock{Start: 0, Step: maxI}, maxI, maxI, "saturates for a huge k"},
-		{core.TickClock{Start: 1, Step: maxI}, 1, maxI, "1 + MaxInt64 saturates"},
-		{core.TickClock{Start: maxI, Step: 1}, 1, maxI, "MaxInt64 + 1 saturates"},
-		{core.TickClock{Start: 10, Step: maxI / 3}, 2, 10 + 2*(maxI/3), "just below the top"},
-		{core.TickClock{Start: 10, Step: maxI / 3}, 3, maxI, "10 + (MaxInt64-1) saturates"},
-		{core.TickClock{Start: -1, Step: 1}, 1, 0, "a negative start counts up through 0"},
-		{core.TickClock{Start: -5, Step: 1}, 3, -2, "a negative start"},
-		{core.TickClock{Start: minI, Step: maxI}, 1, -1, "MinInt64 + MaxInt64"},
-		{core.TickClock{Start: minI, Step: maxI}, 2, maxI - 1, "MinInt64 + 2·MaxInt64 fits"},
-		{core.TickClock{Start: minI, Step: maxI}, 3, maxI, "MinInt64 + 3·MaxInt64 saturates"},
-		{core.TickClock{Start: minI, Step: 1}, 0, minI, "the first answer is Start"},
-		{core.TickClock{Start: 0, Step: -1}, 3, -3, "a clock running backwards"},
-		{core.TickClock{Start: maxI, Step: minI}, 1, -1, "MaxInt64 + MinInt64"},
-		{core.TickClock{Start: maxI, Step: minI}, 2, minI, "below MinInt64: saturates, never wraps"},
-		{core.TickClock{Start: -10, Step: minI}, 1, minI, "below MinInt64: saturates, never wraps"},
+		{core.TickClock{Start: 0, Step: 1}, 0, 0, true, "the first answer is Start"},
+		{core.TickClock{Start: 0, Step: 1}, 5, 5, true, "Start + 5·Step"},
+		{core.TickClock{Start: 5, Step: 0}, 1000, 5, true, "a stopped clock"},
+		{core.TickClock{Start: 100, Step: 7}, 3, 121, true, "100 + 21"},
+		{core.TickClock{Start: 0, Step: maxI}, 1, maxI, true, "exactly MaxInt64 is a tick like any other"},
+		{core.TickClock{Start: 0, Step: maxI}, 2, maxI, past, "past the top: saturates instead of wrapping"},
+		{core.TickClock{Start: 0, Step: maxI}, maxI, maxI, past, "past the top for a huge k"},
+		{core.TickClock{Start: 1, Step: maxI}, 1, maxI, past, "1 + MaxInt64 is past the top"},
+		{core.TickClock{Start: maxI, Step: 0}, 0, maxI, true, "a clock started at MaxInt64"},
+		{core.TickClock{Start: maxI, Step: 0}, 1000, maxI, true, "stopped at MaxInt64: never past"},
+		{core.TickClock{Start: maxI, Step: 1}, 0, maxI, true, "started at MaxInt64"},
+		{core.TickClock{Start: maxI, Step: 1}, 1, maxI, past, "MaxInt64 + 1 is past the top"},
+		{core.TickClock{Start: maxI - 1, Step: 1}, 1, maxI, true, "lands exactly on the top"},
+		{core.TickClock{Start: 10, Step: maxI / 3}, 2, 10 + 2*(maxI/3), true, "just below the top"},
+		{core.TickClock{Start: 10, Step: maxI / 3}, 3, maxI, past, "10 + (MaxInt64-1) is past the top"},
+		{core.TickClock{Start: -1, Step: 1}, 1, 0, true, "a negative start counts up through 0"},
+		{core.TickClock{Start: -5, Step: 1}, 3, -2, true, "a negative start"},
+		{core.TickClock{Start: minI, Step: maxI}, 1, -1, true, "MinInt64 + MaxInt64"},
+		{core.TickClock{Start: minI, Step: maxI}, 2, maxI - 1, true, "MinInt64 + 2·MaxInt64 fits"},
+		{core.TickClock{Start: minI, Step: maxI}, 3, maxI, past, "MinInt64 + 3·MaxInt64 is past the top"},
+		{core.TickClock{Start: minI, Step: 1}, 0, minI, true, "the first answer is Start"},
+		{core.TickClock{Start: 0, Step: -1}, 3, -3, true, "a clock running backwards"},
+		{core.TickClock{Start: maxI, Step: minI}, 1, -1, true, "MaxInt64 + MinInt64"},
+		{core.TickClock{Start: maxI, Step: minI}, 2, minI, true, "below MinInt64: saturates, never wraps, never past"},
+		{core.TickClock{Start: -10, Step: minI}, 1, minI, true, "below MinInt64: saturates, never wraps, never past"},
 	}
 	for _, tt := range tests {
-		if got := tt.c.At(tt.k); got != tt.want {
-			t.Errorf("%+v.At(%d) = %d, want %d: %s", tt.c, tt.k, got, tt.want, tt.reason)
+		if got, ok := tt.c.At(tt.k); got != tt.want || ok != tt.ok {
+			t.Errorf("%+v.At(%d) = %d, %v; want %d, %v: %s", tt.c, tt.k, got, ok, tt.want, tt.ok, tt.reason)
 		}
 	}
 }
@@ -773,7 +779,7 @@ func TestWallBudgetWithHugeClocks(t *testing.T) {
 		b.run(t, read, ok("x"))
 		b.run(t, read, ok("x"))
 		b.run(t, read, hard(core.MaxWall)) // the true tick 10+3·(MaxInt64/3) is past the top
-		b.wantUsage(t, core.Usage{Ops: 3, Wall: maxI - 10, Output: 2})
+		b.wantUsage(t, core.Usage{Ops: 3, Wall: maxI, Output: 2})
 	})
 	t.Run("negative start", func(t *testing.T) {
 		b := newBox(t, grant(1), world(core.TickClock{Start: -1, Step: 1}))
@@ -791,6 +797,35 @@ func TestWallBudgetWithHugeClocks(t *testing.T) {
 		b := newBox(t, grant(maxI), world(core.TickClock{Start: -10, Step: maxI}))
 		b.run(t, read, ok("x"))            // now MaxInt64-10: wall MaxInt64, on the cap
 		b.run(t, read, hard(core.MaxWall)) // now saturates at MaxInt64: the true wall is MaxInt64+10
+	})
+	// SPEC §7: a tick that would pass 2^63−1 is past every wall budget, the
+	// largest one included, however small now - t0 looks once saturated; a
+	// tick of exactly 2^63−1 is a tick like any other.
+	t.Run("a tick past the top halts the largest budget", func(t *testing.T) {
+		b := newBox(t, grant(maxI), world(core.TickClock{Start: 0, Step: maxI}))
+		b.run(t, read, ok("x")) // now MaxInt64 exactly: wall MaxInt64, on the cap
+		b.wantUsage(t, core.Usage{Ops: 1, Wall: maxI, Output: 1})
+		b.run(t, read, hard(core.MaxWall)) // 2·MaxInt64 is past the top
+		b.wantUsage(t, core.Usage{Ops: 2, Wall: maxI, Output: 1})
+		b.run(t, read, hard(core.MaxWall)) // latched
+	})
+	t.Run("a tick past the top halts even when the saturated wall is 0", func(t *testing.T) {
+		b := newBox(t, grant(maxI), world(core.TickClock{Start: maxI, Step: 1}))
+		b.run(t, read, hard(core.MaxWall)) // t0 MaxInt64, then MaxInt64+1: past the top
+		b.wantUsage(t, core.Usage{Ops: 1, Wall: maxI})
+	})
+	t.Run("landing exactly on the top, then past it", func(t *testing.T) {
+		b := newBox(t, grant(5), world(core.TickClock{Start: maxI - 1, Step: 1}))
+		b.run(t, read, ok("x")) // now MaxInt64: wall 1
+		b.wantUsage(t, core.Usage{Ops: 1, Wall: 1, Output: 1})
+		b.run(t, read, hard(core.MaxWall)) // now MaxInt64+1: past the top, though the wall would be 2
+	})
+	t.Run("a clock stopped at the top is never past it", func(t *testing.T) {
+		b := newBox(t, grant(0), world(core.TickClock{Start: maxI, Step: 0}))
+		for range 5 {
+			b.run(t, read, ok("x")) // now MaxInt64 every time: wall 0
+		}
+		b.wantUsage(t, core.Usage{Ops: 5, Wall: 0, Output: 5})
 	})
 	t.Run("a clock running backwards never exceeds the wall", func(t *testing.T) {
 		b := newBox(t, grant(0), world(core.TickClock{Start: 10, Step: minI}))

@@ -37,15 +37,17 @@ type DNSRecord struct {
 // ToolOutput makes tool Name answer Output whatever its input.
 type ToolOutput struct{ Name, Output string }
 
-// TickClock answers Start, Start+Step, Start+2·Step, … on successive reads,
-// saturating at math.MaxInt64 (or, for a negative Step, math.MinInt64)
-// instead of wrapping.
+// TickClock answers Start, Start+Step, Start+2·Step, … on successive reads
+// (SPEC §7). Ticks never wrap: one that would pass 2^63−1 is answered as
+// math.MaxInt64 with ok=false, which halts max_wall (see Clock); for a
+// negative Step, one below −2^63 is answered as math.MinInt64, still ok.
 type TickClock struct{ Start, Step int64 }
 
-// At returns the k-th answer of the clock (k from 0).
-func (c TickClock) At(k int64) int64 {
+// At returns the k-th answer of the clock (k from 0), and false when the
+// true tick Start+k·Step would pass 2^63−1.
+func (c TickClock) At(k int64) (tick int64, ok bool) {
 	if k <= 0 || c.Step == 0 {
-		return c.Start + k*c.Step
+		return c.Start + k*c.Step, true
 	}
 	// room is the distance from Start to the end of int64 the clock moves
 	// towards, and step the size of Step: both exact in uint64, whatever
@@ -55,9 +57,9 @@ func (c TickClock) At(k int64) int64 {
 		room, step, end = uint64(c.Start)+1<<63, -uint64(c.Step), math.MinInt64 // Start - MinInt64
 	}
 	if uint64(k) > room/step {
-		return end
+		return end, c.Step < 0
 	}
-	return c.Start + k*c.Step // the true value fits, so wrapping arithmetic yields it
+	return c.Start + k*c.Step, true // the true value fits, so wrapping arithmetic yields it
 }
 
 type routeKey struct{ host, path string }
@@ -65,8 +67,8 @@ type routeKey struct{ host, path string }
 // WorldTemplate is a world's initial state, prepared once: paths
 // canonical, hosts normalized. It is immutable, so any number of RefWorlds,
 // on any goroutines, can start from one template, and starting one copies
-// nothing: the oracle starts three worlds per scenario (the watched run,
-// the model's shadow and the replay), and the fuzz targets start thousands
+// nothing: the oracle starts two worlds per scenario (the watched run and
+// the replay), and the fuzz targets start thousands
 // from the same few templates.
 type WorldTemplate struct {
 	files   map[string]string
@@ -135,6 +137,7 @@ type RefWorld struct {
 	fpOn       bool              // Fingerprint has been read: writes keep fp current
 	dnsNext    []int             // the next answer for each of base.answers; made on the first resolve of a DNS host
 	clockNext  int64             // the next answer: clock.At(clockReads), kept by saturating addition
+	clockPast  bool              // the next answer would pass 2^63−1: this and every later read answer ok=false
 	clockReads int64
 	journal    []Entry
 }
@@ -178,8 +181,8 @@ func (w *RefWorld) store(key, data string) {
 
 // Resolve implements Net.
 func (w *RefWorld) Resolve(host string) netip.Addr {
-	h := NormalizeHost(host)
-	a := StaticResolve(h)
+	h := NormalizeHost(host) // once: SPEC §6 ignores exactly one trailing dot
+	var a netip.Addr
 	if i, ok := w.base.dns[h]; ok {
 		if w.dnsNext == nil {
 			w.dnsNext = make([]int, len(w.base.answers))
@@ -187,6 +190,8 @@ func (w *RefWorld) Resolve(host string) netip.Addr {
 		addrs, next := w.base.answers[i], &w.dnsNext[i]
 		a = addrs[*next]
 		*next = (*next + 1) % len(addrs)
+	} else {
+		a = staticResolve(h)
 	}
 	w.journal = append(w.journal, Entry{Call: CallResolve, Name: host, Addr: a})
 	return a
@@ -205,23 +210,27 @@ func (w *RefWorld) Call(name, input string) (string, bool) {
 }
 
 // Now implements Clock.
-func (w *RefWorld) Now() int64 {
-	t := w.clockNext
-	w.clockNext = saturatingAdd(t, w.base.clock.Step)
+func (w *RefWorld) Now() (int64, bool) {
+	t, ok := w.clockNext, !w.clockPast
+	var over bool
+	w.clockNext, over = saturatingAdd(t, w.base.clock.Step)
+	w.clockPast = w.clockPast || over
 	w.clockReads++
-	return t
+	return t, ok
 }
 
-// saturatingAdd is a+b, clamped to the int64 range instead of wrapping.
-func saturatingAdd(a, b int64) int64 {
+// saturatingAdd is a+b, clamped to the int64 range instead of wrapping;
+// over reports a sum past math.MaxInt64. (A sum below math.MinInt64 is
+// clamped without a report: SPEC §7 halts only at the top.)
+func saturatingAdd(a, b int64) (sum int64, over bool) {
 	s := a + b
 	switch {
 	case b > 0 && s < a:
-		return math.MaxInt64
+		return math.MaxInt64, true
 	case b < 0 && s > a:
-		return math.MinInt64
+		return math.MinInt64, false
 	}
-	return s
+	return s, false
 }
 
 // Lookup returns the content at Canonical(p) without journaling: for
@@ -233,14 +242,15 @@ func (w *RefWorld) Lookup(p string) (string, bool) {
 // PeekResolve returns what Resolve(host) would answer now, without
 // journaling or advancing the DNS table.
 func (w *RefWorld) PeekResolve(host string) netip.Addr {
-	if i, ok := w.base.dns[NormalizeHost(host)]; ok {
+	h := NormalizeHost(host)
+	if i, ok := w.base.dns[h]; ok {
 		next := 0
 		if w.dnsNext != nil {
 			next = w.dnsNext[i]
 		}
 		return w.base.answers[i][next]
 	}
-	return StaticResolve(host)
+	return staticResolve(h)
 }
 
 // Route returns the body routed for host and path, without journaling.
@@ -293,7 +303,7 @@ func (w *RefWorld) ClockReads() int64 { return w.clockReads }
 // initial content is never hashed, so preparing a world costs no more for
 // large files; the first call hashes the files written so far, and from
 // then on writes keep it current, so later calls cost nothing. (Worlds
-// nobody fingerprints, like a model's shadow or a replay, never hash.)
+// nobody fingerprints, like a replay, never hash.)
 func (w *RefWorld) Fingerprint() uint64 {
 	if !w.fpOn {
 		for k, v := range w.written { // XOR is order-free: map order cannot show

@@ -46,8 +46,19 @@ type Tools interface {
 
 // Clock is the injected clock. Reads are counted, not journaled.
 type Clock interface {
-	// Now returns the next tick.
-	Now() int64
+	// Now returns the next tick, and ok=false when that tick would pass
+	// 2^63−1 (SPEC §7): ticks never wrap, so such a tick is answered as
+	// math.MaxInt64 with ok=false, it is past every wall budget, and the op
+	// that reads it halts max_wall. A tick below −2^63 is answered as
+	// math.MinInt64 with ok=true: the SPEC halts only at the top, and a
+	// clock run backwards charges a wall no budget refuses.
+	//
+	// The flag is needed because a tick can legitimately be exactly
+	// 2^63−1 (a clock started there, or one whose step lands on it): read
+	// as a plain int64, such a tick and one that saturated there look the
+	// same, yet only the second one halts with a max_wall of 2^63−1, or
+	// with a t0 above 0.
+	Now() (tick int64, ok bool)
 }
 
 // Call names the kind of a journal entry.

@@ -89,7 +89,7 @@ func newSandbox(d defect, g core.Grant, w core.World) *sandbox {
 		// the machine's clock, and only to be caught doing it.
 		s.start = time.Now()
 	} else {
-		s.t0 = w.Now()
+		s.t0, _ = w.Now()
 	}
 	return s
 }
@@ -161,18 +161,19 @@ func (s *sandbox) exceeds(used, limit int64) bool {
 }
 
 // elapsed reads the clock and returns the ticks since t0, and past=true
-// when the true difference is beyond math.MaxInt64 (no budget allows it),
-// exactly as the reference saturates.
+// when the tick is past 2^63−1 or the true difference is beyond
+// math.MaxInt64 (no budget allows either), exactly as the reference
+// saturates.
 func (s *sandbox) elapsed() (wall int64, past bool) {
 	if s.d == machineClock {
 		// DEFECT machine-clock: ambient wall time, a tick read as a second,
 		// as a deadline written with time.Second would.
 		return int64(time.Since(s.start) / time.Second), false
 	}
-	now := s.world.Now()
+	now, inRange := s.world.Now()
 	wall = now - s.t0
 	switch {
-	case now > s.t0 && wall < 0:
+	case !inRange, now > s.t0 && wall < 0:
 		return math.MaxInt64, true
 	case now < s.t0 && wall > 0:
 		return math.MinInt64, false

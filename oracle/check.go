@@ -55,7 +55,7 @@ func CheckInline(f core.Factory, c Case, cov *Coverage) []Finding {
 
 func checkNow(f core.Factory, c Case, cov *Coverage, ctl *control, observe func(StepReport)) []Finding {
 	t := c.template()
-	r := watch(f, c.Grant, t, cov, ctl)
+	r := watch(f, c.Grant, c.Scenario.World, t, cov, ctl)
 	defer r.closeAll(ctl)
 	steps := c.steps()
 	// The reference journals at most two calls an op; runs often halt

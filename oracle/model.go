@@ -16,23 +16,20 @@ import (
 // core.Reference is a pipeline of early returns; the model is a decision
 // table: for each op kind, an ordered list of rules, each a predicate over
 // the op and the model's own state with the verdict it gives, and an effect
-// that runs when no rule refuses. The model drives its own shadow world,
-// built from the same WorldSpec, so its predictions do not depend on what
-// the sandbox under test did to the real one. It shares with core only
-// helpers that core's tests check against the SPEC's examples and against
-// path.Clean exhaustively — Canonical (SPEC §4) and IsInternal (SPEC §6) —
-// and the world itself; traversal, allow-lists, well-formedness and budgets
-// are its own.
+// that runs when no rule refuses. The effects act on the model's own world
+// (modelWorld: files, routes, DNS cycling, tools, tick clock), built from
+// the same WorldSpec, so its predictions depend neither on what the sandbox
+// under test did to the real world nor on how core reads the SPEC. It
+// shares with core only Clean (core.Canonical, which core's tests check
+// against path.Clean exhaustively) and the table of internal addresses
+// (core.IsInternal, SPEC §6); traversal, allow-lists, well-formedness,
+// budgets, resolution, routing and the clock are its own.
 type model struct {
 	fsRead, fsWrite []string // canonical roots
 	hosts, tools    []string
 	budgets         core.Budgets
 
-	// world is the shadow world: the model reads it through the observers
-	// (Lookup, Route, ToolOutput) and advances only its DNS cursors and
-	// clock; what the model writes goes to written, which shadows it.
-	world   *core.RefWorld
-	written map[string]string // canonical path -> content written by allowed ops
+	world   *modelWorld
 	t0      int64
 	ops     int64
 	out     int64
@@ -65,7 +62,7 @@ var table = [...]opRow{
 			{core.FSReadDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			d, ok := m.read(m.canonical(a[0]))
+			d, ok := m.world.read(m.canonical(a[0]))
 			return found(ok), d
 		},
 	},
@@ -76,10 +73,7 @@ var table = [...]opRow{
 			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			if m.written == nil {
-				m.written = map[string]string{}
-			}
-			m.written[m.canonical(a[0])] = a[1]
+			m.world.write(m.canonical(a[0]), a[1])
 			return core.OK, ""
 		},
 	},
@@ -91,12 +85,10 @@ var table = [...]opRow{
 			}},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			addr := m.world.Resolve(a[0])
-			m.world.ResetJournal() // the shadow's journal is never read
-			if core.IsInternal(addr) {
+			if core.IsInternal(m.world.resolve(a[0])) {
 				return core.EgressInternal, ""
 			}
-			body, ok := m.world.Route(a[0], a[1])
+			body, ok := m.world.fetch(a[0], a[1])
 			return found(ok), body
 		},
 	},
@@ -108,7 +100,7 @@ var table = [...]opRow{
 			}},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			out, ok := m.world.ToolOutput(a[0], a[1])
+			out, ok := m.world.call(a[0], a[1])
 			return found(ok), out
 		},
 	},
@@ -131,15 +123,6 @@ func (m *model) canonical(p string) string {
 	return m.clean
 }
 
-// read returns what the VFS holds at canonical path c after the model's
-// writes.
-func (m *model) read(c string) (string, bool) {
-	if d, ok := m.written[c]; ok {
-		return d, true
-	}
-	return m.world.Lookup(c)
-}
-
 func found(ok bool) core.Kind {
 	if ok {
 		return core.OK
@@ -147,7 +130,7 @@ func found(ok bool) core.Kind {
 	return core.NotFound
 }
 
-func newModel(g core.Grant, t *core.WorldTemplate) *model {
+func newModel(g core.Grant, ws core.WorldSpec) *model {
 	spec := g.Spec() // copies of the lists, in one allocation
 	m := &model{
 		fsRead:  cleanAll(spec.FSRead),
@@ -155,9 +138,9 @@ func newModel(g core.Grant, t *core.WorldTemplate) *model {
 		hosts:   spec.NetHosts,
 		tools:   spec.Tools,
 		budgets: spec.Budgets,
-		world:   t.New(),
+		world:   newModelWorld(ws),
 	}
-	m.t0 = m.world.Now()
+	m.t0, _ = m.world.clock.now() // the first tick is the clock's start: never past
 	return m
 }
 
@@ -193,7 +176,7 @@ const (
 var reasonText = [...]string{
 	becauseLatched:      "the sandbox halted earlier and the halt is latched",
 	becauseOps:          "this op is past max_ops",
-	becauseWall:         "the clock has passed max_wall",
+	becauseWall:         "the clock has passed max_wall (a tick past 2^63−1 passes every max_wall)",
 	becauseUnknown:      "the kind is none of fs_read, fs_write, net_fetch, tool",
 	becauseMalformed:    "the arguments are not the kind's count of NUL-free UTF-8 strings",
 	becauseInternal:     "the granted host resolves to an internal address",
@@ -219,7 +202,8 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if m.ops > m.budgets.MaxOps {
 		return m.halted(core.MaxOps), verdictReason{code: becauseOps}
 	}
-	if elapsed, past := wallSince(m.t0, m.world.Now()); past || elapsed > m.budgets.MaxWall {
+	now, pastTop := m.world.clock.now()
+	if elapsed, past := wallSince(m.t0, now); pastTop || past || elapsed > m.budgets.MaxWall {
 		return m.halted(core.MaxWall), verdictReason{code: becauseWall}
 	}
 	row := lookup(op.Kind)

@@ -207,7 +207,8 @@ func TestTotalCanFailOnHang(t *testing.T) {
 func TestModelAgreesOnExtremeClocks(t *testing.T) {
 	const maxI, minI = int64(^uint64(0) >> 1), -int64(^uint64(0)>>1) - 1
 	for _, clk := range []core.TickClock{{Start: minI, Step: maxI}, {Start: -1, Step: 1}, {Start: maxI - 1, Step: 5},
-		{Start: 0, Step: maxI}, {Start: maxI, Step: -1}, {Start: 5, Step: minI}} {
+		{Start: 0, Step: maxI}, {Start: maxI, Step: -1}, {Start: 5, Step: minI},
+		{Start: maxI, Step: 0}, {Start: maxI, Step: 1}, {Start: maxI - 1, Step: 1}, {Start: 10, Step: maxI / 3}} {
 		for _, wall := range []int64{0, 1, maxI - 1, maxI} {
 			w := testWorld
 			w.Clock = clk
@@ -218,6 +219,28 @@ func TestModelAgreesOnExtremeClocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// frozenClock is a world whose clock saturates at 2^63−1 and reports the
+// saturated value as a tick like any other: what core and the old model,
+// sharing one world, both did.
+type frozenClock struct{ core.World }
+
+func (w frozenClock) Now() (int64, bool) {
+	t, _ := w.World.Now()
+	return t, true
+}
+
+// TestVerdictCatchesAFrozenClock: SPEC §7 halts max_wall on the op that
+// reads a tick past 2^63−1, even with the largest budget; a sandbox that
+// reads the saturated tick as a normal one must disagree with the model.
+func TestVerdictCatchesAFrozenClock(t *testing.T) {
+	w := testWorld
+	w.Clock = core.TickClock{Start: 0, Step: 1<<63 - 1}
+	c := newCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: 1<<63 - 1, MaxOutputBytes: 100}), w,
+		[]core.Op{op("fs_read", "/work/data.txt"), op("fs_read", "/work/data.txt")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, frozenClock{w}) }), c, 2, VerdictMatchesModel)
+	mustContain(t, got[0], "max_wall")
 }
 
 // resolvesTwice is a world whose sandbox resolves every fetched host twice:

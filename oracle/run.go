@@ -65,10 +65,11 @@ type stepObs struct {
 
 // Watch builds the sandbox under test with f over a fresh world from ws and
 // starts watching it, counting into cov (which may be nil). An error or a
-// panic from f is a total finding at step 0 and leaves the Run dead. Close
-// the Run when done with it.
+// panic from f is a total finding at step 0 and leaves the Run dead. The
+// model builds its own world from ws as ops need it, so ws must not change
+// while the Run is in use. Close the Run when done with it.
 func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
-	return watch(f, g, core.PrepareWorld(ws), cov, nil)
+	return watch(f, g, ws, core.PrepareWorld(ws), cov, nil)
 }
 
 // Close closes the sandbox under test when it is an io.Closer.
@@ -79,12 +80,13 @@ func (r *Run) Close() error {
 	return closeSandbox(r.sb)
 }
 
-// watch is Watch over a prepared world, under ctl.
-func watch(f core.Factory, g core.Grant, t *core.WorldTemplate, cov *Coverage, ctl *control) *Run {
+// watch is Watch over t, ws prepared, under ctl: the sandbox runs over a
+// world from t, the model over its own world from ws.
+func watch(f core.Factory, g core.Grant, ws core.WorldSpec, t *core.WorldTemplate, cov *Coverage, ctl *control) *Run {
 	if cov == nil {
 		cov = new(Coverage) // counted, then dropped
 	}
-	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: t.New(), model: newModel(g, t)}
+	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: t.New(), model: newModel(g, ws)}
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true

@@ -39,6 +39,7 @@ type sandbox struct {
 // t0, and GOSANDBOX_DEFECT once. It never fails; the error is there for
 // sandboxes that check more at construction.
 func New(g core.Grant, w core.World) (core.Sandbox, error) {
+	t0, _ := w.Now() // the first tick is the clock's start: it always fits
 	return &sandbox{
 		grant:        g,
 		world:        w,
@@ -47,7 +48,7 @@ func New(g core.Grant, w core.World) (core.Sandbox, error) {
 		hosts:        g.NetHosts(),
 		tools:        g.Tools(),
 		limits:       g.Budgets(),
-		t0:           w.Now(),
+		t0:           t0,
 		prefixDefect: os.Getenv(defectEnv) == defectPrefix,
 	}, nil
 }
@@ -73,9 +74,12 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	if s.used.Ops > s.limits.MaxOps {
 		return s.halt(core.MaxOps)
 	}
+	// A tick that would pass 2^63−1 comes back with fits=false: it is past
+	// every budget (SPEC §7).
+	now, fits := s.world.Now()
 	var overflow bool
-	s.used.Wall, overflow = wallSince(s.t0, s.world.Now())
-	if overflow || s.used.Wall > s.limits.MaxWall {
+	s.used.Wall, overflow = wallSince(s.t0, now)
+	if !fits || overflow || s.used.Wall > s.limits.MaxWall {
 		return s.halt(core.MaxWall)
 	}
 	// 3. Dispatch: the kind must be one of the four, with the right number
