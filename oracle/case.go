@@ -12,12 +12,11 @@ import (
 type Case struct {
 	Scenario *scenario.Scenario
 	Grant    core.Grant // Scenario.Grant, validated
-	// Template, when set, is Scenario.World already prepared:
-	// core.PrepareWorld(Scenario.World) or a template equal to it. Callers
-	// that judge many scenarios over one world (the fuzz targets' arenas)
-	// prepare it once; when nil, the check prepares the world itself, once
-	// for its three worlds.
-	Template *core.WorldTemplate
+	// World, when set, is Scenario.World already prepared: PrepareWorld
+	// of it, or of a world equal to it. Callers that judge many scenarios
+	// over one world (the fuzz targets' arenas) prepare it once; when nil,
+	// the check prepares the world itself, once for its three worlds.
+	World *PreparedWorld
 }
 
 // NewCase validates sc's grant and returns the case that judges sc. The
@@ -31,12 +30,28 @@ func NewCase(sc *scenario.Scenario) (Case, error) {
 	return Case{Scenario: sc, Grant: g}, nil
 }
 
-// template returns the case's world, prepared.
-func (c *Case) template() *core.WorldTemplate {
-	if c.Template != nil {
-		return c.Template
+// PreparedWorld is a scenario's world prepared once for judging: the
+// template the sandbox's worlds start from (the watched run's and the
+// replay's) and the model's own reading of the same spec. It is immutable
+// and safe for concurrent use; the spec it was prepared from must not
+// change.
+type PreparedWorld struct {
+	core  *core.WorldTemplate
+	model *modelBase
+}
+
+// PrepareWorld prepares ws for judging any number of scenarios over it.
+func PrepareWorld(ws core.WorldSpec) *PreparedWorld {
+	return &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws).prepare()}
+}
+
+// world returns the case's world, prepared: the model's part lazily, as a
+// check of one scenario needs it.
+func (c *Case) world() *PreparedWorld {
+	if c.World != nil {
+		return c.World
 	}
-	return core.PrepareWorld(c.Scenario.World)
+	return &PreparedWorld{core: core.PrepareWorld(c.Scenario.World), model: newModelBase(c.Scenario.World)}
 }
 
 func (c Case) steps() []scenario.Step { return c.Scenario.Steps }

@@ -54,8 +54,9 @@ func CheckInline(f core.Factory, c Case, cov *Coverage) []Finding {
 }
 
 func checkNow(f core.Factory, c Case, cov *Coverage, ctl *control, observe func(StepReport)) []Finding {
-	t := c.template()
-	r := watch(f, c.Grant, c.Scenario.World, t, cov, ctl)
+	pw := c.world()
+	t := pw.core
+	r := watch(f, c.Grant, pw, cov, ctl)
 	defer r.closeAll(ctl)
 	steps := c.steps()
 	// The reference journals at most two calls an op; runs often halt

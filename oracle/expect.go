@@ -8,7 +8,7 @@ import "github.com/sbxfuzz/sbxfuzz/core"
 // finding as expectations, so that a committed finding is also a
 // regression test that a correct sandbox passes and the defect fails.
 func Expected(c Case) []core.Result {
-	m := newModel(c.Grant, c.Scenario.World)
+	m := newModel(c.Grant, c.world().model)
 	out := make([]core.Result, len(c.steps()))
 	for i := range out {
 		out[i], _ = m.predict(c.op(i))

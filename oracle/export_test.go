@@ -19,7 +19,9 @@ type WorldAnswers interface {
 }
 
 // NewModelWorld starts the model's world from ws.
-func NewModelWorld(ws core.WorldSpec) WorldAnswers { return exportedWorld{newModelWorld(ws)} }
+func NewModelWorld(ws core.WorldSpec) WorldAnswers {
+	return exportedWorld{newModelWorld(newModelBase(ws))}
+}
 
 type exportedWorld struct{ w *modelWorld }
 

@@ -130,7 +130,7 @@ func found(ok bool) core.Kind {
 	return core.NotFound
 }
 
-func newModel(g core.Grant, ws core.WorldSpec) *model {
+func newModel(g core.Grant, b *modelBase) *model {
 	spec := g.Spec() // copies of the lists, in one allocation
 	m := &model{
 		fsRead:  cleanAll(spec.FSRead),
@@ -138,7 +138,7 @@ func newModel(g core.Grant, ws core.WorldSpec) *model {
 		hosts:   spec.NetHosts,
 		tools:   spec.Tools,
 		budgets: spec.Budgets,
-		world:   newModelWorld(ws),
+		world:   newModelWorld(b),
 	}
 	m.t0, _ = m.world.clock.now() // the first tick is the clock's start: never past
 	return m

@@ -14,72 +14,108 @@ import (
 // misreading of the SPEC in one shows up as a disagreement with the other.
 // It keeps no journal: the model needs only the answers.
 //
-// Each part of the world is built from the spec the first time an op needs
-// it (most scenarios never fetch, many never read), so starting a world
-// costs nothing per file. The spec's slices are read then, so they must not
-// change while the world is in use.
+// What the spec says is kept in a modelBase, which a run only reads; what a
+// run changes (writes, whose turn each dns line is, the clock) is kept here.
+// So one base can serve every run over the same world (PrepareWorld).
 type modelWorld struct {
-	spec core.WorldSpec
-
-	files  map[string]string            // Clean(path) → content, spec files and writes; nil until the first read or write
-	routes map[string]map[string]string // hostKey(host) → path → body; nil until the first fetch
-	dns    map[string]*dnsAnswers       // nil until the first resolve
-	clock  tickClock
+	base    *modelBase
+	written map[string]string // Clean(path) → content written by this run; nil until the first write
+	turns   []int             // per dns line: whose turn it is; nil until the first resolve
+	clock   tickClock
 }
 
-// dnsAnswers is one dns line and whose turn it is.
-type dnsAnswers struct {
-	addrs []netip.Addr
-	turn  int
+// modelBase is a world's spec, and the maps the model reads it through.
+// Each map is built the first time an op needs it (most scenarios never
+// fetch, many never read), so starting a world costs nothing per file;
+// prepare builds them all, after which a base is only read and may be
+// shared. The spec's slices are read then, so they must not change while
+// the base is in use.
+type modelBase struct {
+	spec   core.WorldSpec
+	files  map[string]string            // Clean(path) → content; nil until built
+	routes map[string]map[string]string // hostKey(host) → path → body; nil until built
+	dns    map[string]int               // hostKey(host) → the index of its (last) dns line; nil until built
 }
 
-func newModelWorld(ws core.WorldSpec) *modelWorld {
-	return &modelWorld{spec: ws, clock: tickClock{next: ws.Clock.Start, step: ws.Clock.Step}}
+func newModelBase(ws core.WorldSpec) *modelBase { return &modelBase{spec: ws} }
+
+// prepare builds every map, so that the base is read-only from then on.
+func (b *modelBase) prepare() *modelBase {
+	b.fileMap()
+	b.routeMap()
+	b.dnsMap()
+	return b
+}
+
+func newModelWorld(b *modelBase) *modelWorld {
+	return &modelWorld{base: b, clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step}}
 }
 
 // read is VFS.Read of a path already cleaned.
 func (w *modelWorld) read(clean string) (string, bool) {
-	d, ok := w.fileMap()[clean]
+	if d, ok := w.written[clean]; ok {
+		return d, true
+	}
+	d, ok := w.base.fileMap()[clean]
 	return d, ok
 }
 
 // write is VFS.Write to a path already cleaned.
-func (w *modelWorld) write(clean, data string) { w.fileMap()[clean] = data }
+func (w *modelWorld) write(clean, data string) {
+	if w.written == nil {
+		w.written = make(map[string]string, 1)
+	}
+	w.written[clean] = data
+}
 
-func (w *modelWorld) fileMap() map[string]string {
-	if w.files == nil {
-		w.files = make(map[string]string, len(w.spec.Files)+1)
-		for _, f := range w.spec.Files { // in order: a later file replaces an earlier one
-			w.files[core.Canonical(f.Path)] = f.Data
+func (b *modelBase) fileMap() map[string]string {
+	if b.files == nil {
+		b.files = make(map[string]string, len(b.spec.Files))
+		for _, f := range b.spec.Files { // in order: a later file replaces an earlier one
+			b.files[core.Canonical(f.Path)] = f.Data
 		}
 	}
-	return w.files
+	return b.files
+}
+
+func (b *modelBase) routeMap() map[string]map[string]string {
+	if b.routes == nil {
+		b.routes = make(map[string]map[string]string, len(b.spec.Routes))
+		for _, r := range b.spec.Routes { // in order: a later route replaces an earlier one
+			h := hostKey(r.Host)
+			if b.routes[h] == nil {
+				b.routes[h] = make(map[string]string, 1)
+			}
+			b.routes[h][r.Path] = r.Body
+		}
+	}
+	return b.routes
+}
+
+func (b *modelBase) dnsMap() map[string]int {
+	if b.dns == nil {
+		b.dns = make(map[string]int, len(b.spec.DNS))
+		for i, d := range b.spec.DNS { // in order: a later line replaces an earlier one
+			b.dns[hostKey(d.Host)] = i
+		}
+	}
+	return b.dns
 }
 
 // fetch is Net.Fetch: the body routed for host, compared as the resolver
 // compares names (hostKey), and path, byte for byte.
 func (w *modelWorld) fetch(host, path string) (string, bool) {
-	if len(w.spec.Routes) == 0 {
+	if len(w.base.spec.Routes) == 0 {
 		return "", false
 	}
-	if w.routes == nil {
-		w.routes = make(map[string]map[string]string, len(w.spec.Routes))
-		for _, r := range w.spec.Routes { // in order: a later route replaces an earlier one
-			h := hostKey(r.Host)
-			if w.routes[h] == nil {
-				w.routes[h] = make(map[string]string, 1)
-			}
-			w.routes[h][r.Path] = r.Body
-		}
-	}
-	body, ok := w.routes[hostKey(host)][path]
+	body, ok := w.base.routeMap()[hostKey(host)][path]
 	return body, ok
 }
 
 // call is Tools.Call: the scenario's canned output for the tool (the last
 // one given wins), else a built-in tool, else nothing.
 func (w *modelWorld) call(name, input string) (string, bool) {
-	outs := w.spec.ToolOutputs
+	outs := w.base.spec.ToolOutputs
 	for i := len(outs) - 1; i >= 0; i-- {
 		if outs[i].Name == name {
 			return outs[i].Output, true
@@ -98,20 +134,14 @@ func (w *modelWorld) call(name, input string) (string, bool) {
 // addresses answered in turn; else the static answer for the name.
 func (w *modelWorld) resolve(host string) netip.Addr {
 	name := hostKey(host)
-	if len(w.spec.DNS) > 0 {
-		if w.dns == nil {
-			w.dns = make(map[string]*dnsAnswers, len(w.spec.DNS))
-			for _, d := range w.spec.DNS { // in order: a later line replaces an earlier one
-				w.dns[hostKey(d.Host)] = &dnsAnswers{addrs: d.Addrs}
+	if lines := w.base.spec.DNS; len(lines) > 0 {
+		if i, ok := w.base.dnsMap()[name]; ok && len(lines[i].Addrs) > 0 {
+			if w.turns == nil {
+				w.turns = make([]int, len(lines))
 			}
-		}
-		if line := w.dns[name]; line != nil && len(line.addrs) > 0 {
-			a := line.addrs[line.turn]
-			line.turn++
-			if line.turn == len(line.addrs) {
-				line.turn = 0 // cycling: this is how rebinding is modelled
-			}
-			return a
+			addrs, turn := lines[i].Addrs, w.turns[i]
+			w.turns[i] = (turn + 1) % len(addrs) // cycling: this is how rebinding is modelled
+			return addrs[turn]
 		}
 	}
 	return staticAnswer(name)

@@ -83,7 +83,7 @@ func TestModelResolverSPECSection6(t *testing.T) {
 		{"[::1]..", public, "two dots: a name"},
 	}
 	for _, tt := range tests {
-		w := newModelWorld(core.WorldSpec{})
+		w := newModelWorld(newModelBase(core.WorldSpec{}))
 		if got, want := w.resolve(tt.host), netip.MustParseAddr(tt.want); got != want {
 			t.Errorf("resolve(%q) = %v, want %v: %s", tt.host, got, want, tt.reason)
 		}
@@ -92,7 +92,7 @@ func TestModelResolverSPECSection6(t *testing.T) {
 
 func TestModelDNSLinesCycleAndWin(t *testing.T) {
 	a := func(s string) netip.Addr { return netip.MustParseAddr(s) }
-	w := newModelWorld(core.WorldSpec{DNS: []core.DNSRecord{
+	w := newModelWorld(newModelBase(core.WorldSpec{DNS: []core.DNSRecord{
 		{Host: "Rebind.Example.", Addrs: []netip.Addr{a("203.0.113.9"), a("127.0.0.1"), a("10.0.0.1")}},
 		{Host: "localhost", Addrs: []netip.Addr{a("198.51.100.1")}},
 		{Host: "gone.example", Addrs: []netip.Addr{a("10.0.0.2")}},
@@ -101,7 +101,7 @@ func TestModelDNSLinesCycleAndWin(t *testing.T) {
 		{Host: "TWICE.example", Addrs: []netip.Addr{a("198.51.100.7")}},
 		{Host: "dots.example..", Addrs: []netip.Addr{a("198.51.100.8")}},
 		{Host: "127.0.0.1", Addrs: []netip.Addr{a("198.51.100.9")}},
-	}})
+	}}))
 	tests := []struct {
 		host, want string
 		reason     string
@@ -130,7 +130,7 @@ func TestModelDNSLinesCycleAndWin(t *testing.T) {
 }
 
 func TestModelFilesRoutesTools(t *testing.T) {
-	w := newModelWorld(core.WorldSpec{
+	w := newModelWorld(newModelBase(core.WorldSpec{
 		Files: []core.File{{Path: "/work/a", Data: "1"}, {Path: "//work/./b/", Data: "2"}, {Path: "/work/x/../a", Data: "3"}},
 		Routes: []core.Route{
 			{Host: "API.internal.", Path: "/status", Body: "ok"},
@@ -139,7 +139,7 @@ func TestModelFilesRoutesTools(t *testing.T) {
 			{Host: "two.dots..", Path: "/", Body: "two"},
 		},
 		ToolOutputs: []core.ToolOutput{{Name: "search", Output: "a"}, {Name: "search", Output: "b"}, {Name: "echo", Output: "canned"}},
-	})
+	}))
 	read := func(p, want string, ok bool, reason string) {
 		t.Helper()
 		if got, gotOK := w.read(core.Canonical(p)); got != want || gotOK != ok {
@@ -180,7 +180,7 @@ func TestModelFilesRoutesTools(t *testing.T) {
 	call("summarize", "é", "summary of 2 bytes", true, "bytes, not runes")
 	call("Summarize", "x", "", false, "tool names are exact")
 	call("ghost", "x", "", false, "no such tool")
-	w2 := newModelWorld(core.WorldSpec{})
+	w2 := newModelWorld(newModelBase(core.WorldSpec{}))
 	if got, ok := w2.call("echo", "in put"); got != "in put" || !ok {
 		t.Errorf("built-in echo = %q, %v", got, ok)
 	}
@@ -235,7 +235,7 @@ func TestModelWallHaltsPastTheTop(t *testing.T) {
 		{core.TickClock{Start: 5, Step: math.MinInt64}, 0, []core.Kind{core.OK, core.OK, core.OK}},
 	} {
 		g := core.MustGrant(core.GrantSpec{FSRead: []string{"/work"}, Budgets: core.Budgets{MaxOps: 10, MaxWall: tt.wall, MaxOutputBytes: 10}})
-		m := newModel(g, core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: tt.clock})
+		m := newModel(g, newModelBase(core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: tt.clock}))
 		for i, want := range tt.want {
 			if got, _ := m.predict(read); got.Kind != want {
 				t.Errorf("clock %+v, max_wall %d, op %d: %s, want %s", tt.clock, tt.wall, i+1, got.Kind, want)

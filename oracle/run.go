@@ -69,7 +69,7 @@ type stepObs struct {
 // model builds its own world from ws as ops need it, so ws must not change
 // while the Run is in use. Close the Run when done with it.
 func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
-	return watch(f, g, ws, core.PrepareWorld(ws), cov, nil)
+	return watch(f, g, &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws)}, cov, nil)
 }
 
 // Close closes the sandbox under test when it is an io.Closer.
@@ -80,13 +80,13 @@ func (r *Run) Close() error {
 	return closeSandbox(r.sb)
 }
 
-// watch is Watch over t, ws prepared, under ctl: the sandbox runs over a
-// world from t, the model over its own world from ws.
-func watch(f core.Factory, g core.Grant, ws core.WorldSpec, t *core.WorldTemplate, cov *Coverage, ctl *control) *Run {
+// watch is Watch over a prepared world, under ctl: the sandbox runs over a
+// world from pw's template, the model over its own world from pw's spec.
+func watch(f core.Factory, g core.Grant, pw *PreparedWorld, cov *Coverage, ctl *control) *Run {
 	if cov == nil {
 		cov = new(Coverage) // counted, then dropped
 	}
-	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: t.New(), model: newModel(g, ws)}
+	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: pw.core.New(), model: newModel(g, pw.model)}
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true

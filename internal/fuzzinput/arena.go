@@ -8,6 +8,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -40,9 +41,9 @@ const arenaSeed = 0x5bf0a2e1
 // arena is one grant and world of ModeArena, with the names raw ops pick
 // from.
 type arena struct {
-	sc    *scenario.Scenario  // no ops; never written after it is built
-	grant core.Grant          // sc.Grant, built once: a Grant is immutable
-	world *core.WorldTemplate // sc.World, prepared once: a template is immutable
+	sc    *scenario.Scenario    // no ops; never written after it is built
+	grant core.Grant            // sc.Grant, built once: a Grant is immutable
+	world *oracle.PreparedWorld // sc.World, prepared once: it is immutable
 	names []string
 }
 
@@ -67,10 +68,27 @@ var arenas = sync.OnceValue(func() []arena {
 			continue
 		}
 		g.Steps = nil
-		out = append(out, arena{sc: g, grant: core.MustGrant(g.Grant), world: core.PrepareWorld(g.World), names: scenarioNames(g)})
+		out = append(out, arena{sc: g, grant: core.MustGrant(g.Grant), world: oracle.PrepareWorld(g.World), names: scenarioNames(g)})
 	}
 	return out
 })
+
+// stepPool recycles the steps of arena scenarios that passed: an arena
+// input's only large allocation, which would otherwise cost the garbage
+// collector on every exec. A scenario that fails is reported, so its steps
+// are never given back.
+var stepPool = sync.Pool{New: func() any { return new([MaxOps]scenario.Step) }}
+
+// recycle gives the input's steps back to stepPool when they came from it.
+// The input must not be used afterwards.
+func (in *input) recycle() {
+	if in.mode != ModeArena || cap(in.sc.Steps) != MaxOps {
+		return
+	}
+	steps := in.sc.Steps[:MaxOps]
+	clear(steps) // drop the arguments, so the pool keeps nothing alive
+	stepPool.Put((*[MaxOps]scenario.Step)(steps))
+}
 
 // rawKinds are the op kinds a raw op's head picks from; the last slot is "the
 // next string".
@@ -96,7 +114,7 @@ func decodeArena(data []byte) input {
 	if len(data) > 0 {
 		a, data = &arenas()[int(data[0])%NumArenas], data[1:]
 	}
-	sc := &scenario.Scenario{Grant: a.sc.Grant, World: a.sc.World, Steps: make([]scenario.Step, 0, MaxOps)}
+	sc := &scenario.Scenario{Grant: a.sc.Grant, World: a.sc.World, Steps: stepPool.Get().(*[MaxOps]scenario.Step)[:0]}
 	in := input{mode: ModeArena, sc: sc, grant: &a.grant, world: a.world, shared: true}
 	src := &byteSource{data: data}
 	for len(src.data) > 0 && len(sc.Steps) < MaxOps {

@@ -94,10 +94,10 @@ func DecodeLabelled(data []byte) Decoded {
 // *scenario.Scenario only to report a finding.
 type input struct {
 	mode   Mode
-	sc     *scenario.Scenario  // the grant, the world, the ops and (not for text) their classes
-	grant  *core.Grant         // sc.Grant, built
-	world  *core.WorldTemplate // sc.World, prepared (arenas only; nil: the oracle prepares it)
-	shared bool                // sc's grant and world lists are an arena's: read only
+	sc     *scenario.Scenario    // the grant, the world, the ops and (not for text) their classes
+	grant  *core.Grant           // sc.Grant, built
+	world  *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
+	shared bool                  // sc's grant and world lists are an arena's: read only
 }
 
 // decodeInput decodes data by the mode its first byte picks.
@@ -155,7 +155,7 @@ func cutOps(sc *scenario.Scenario) {
 
 // caseOf is the oracle's case for the input.
 func (in *input) caseOf() oracle.Case {
-	return oracle.Case{Scenario: in.sc, Grant: *in.grant, Template: in.world}
+	return oracle.Case{Scenario: in.sc, Grant: *in.grant, World: in.world}
 }
 
 // scenario returns the input as a scenario of its own memory.

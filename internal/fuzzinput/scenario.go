@@ -91,6 +91,7 @@ func CheckScenarioOn(name string, f core.Factory, data []byte) error {
 	fs := oracle.CheckInline(f, in.caseOf(), cov)
 	coverages.Put(cov)
 	if len(fs) == 0 {
+		in.recycle()
 		return nil
 	}
 	return &ScenarioError{SUT: name, Mode: in.mode, Findings: fs, Scenario: in.scenario()}
