@@ -24,10 +24,14 @@ type Sandbox interface {
 // Factory builds a sandbox under test over a grant and a world, reading the
 // clock once for t0. It returns an error when the sandbox cannot start (a
 // process that will not run, a grant it cannot express): the harness
-// reports it as a total finding, never a panic. A Factory may reuse what an
-// earlier call built (a child process that opens a new sandbox for each
-// scenario) as long as each sandbox it returns starts fresh; it is called
-// from one goroutine at a time.
+// reports it as a total finding, never a panic. Each call returns a fresh
+// sandbox, though a Factory may reuse what an earlier call built (a child
+// process that opens a new sandbox for each scenario).
+//
+// The harness may call a Factory from several goroutines at once (a
+// campaign has a worker per core) unless it was given one per goroutine
+// (internal/sut's sessions); and after a call that hung, it may call the
+// Factory again while the hung call has not returned.
 type Factory func(Grant, World) (Sandbox, error)
 
 // Usage counts what a sandbox has charged against its budgets.

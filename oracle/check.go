@@ -17,6 +17,11 @@ type Options struct {
 	// on the op that did not return. 0 means DefaultTimeout. A scenario of
 	// many quick ops is never a hang, however long it takes as a whole.
 	Timeout time.Duration
+	// StartTimeout is how long the factory may take to build a sandbox;
+	// 0 means Timeout. A sandbox in another process may take longer to
+	// start than an op to run, and lowering Timeout to minimize a hang
+	// must not make a slow start look like one.
+	StartTimeout time.Duration
 	// Observe, when set, is called after every op of the watched run, on
 	// Check's worker goroutine, before the next op runs. It is never called
 	// after Check has returned, even for a sandbox that hung.
@@ -71,7 +76,9 @@ func checkNow(f core.Factory, c Case, cov *Coverage, ctl *control, observe func(
 	if !r.dead && !ctl.halted() {
 		r.checkReplay(f, c, t, &classes, ctl)
 		ctl.at(phaseGrant, 0)
-		r.checkGrant(classes)
+		if _, err := sandboxCall(func() bool { r.checkGrant(classes); return true }); err != nil {
+			r.wholeViolation(Total, classes, "the sandbox's Grant or its view "+err.Error())
+		}
 	}
 	cov.Scenarios++
 	return r.findings
@@ -98,7 +105,7 @@ func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
 		j := r.world.JournalLen()
 		res := r.Step(op, c.class(i))
 		if observe != nil && !r.dead {
-			ctl.observe(observe, StepReport{Step: i + 1, Op: op, Result: res, Usage: r.sb.Usage(), Entries: r.world.Journal()[j:]})
+			ctl.observe(observe, StepReport{Step: i + 1, Op: op, Result: res, Usage: r.usage, Entries: r.world.Journal()[j:]})
 		}
 	}
 }
@@ -155,13 +162,17 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 	return ""
 }
 
-// closeAll closes the sandboxes the check built, unless the Checker gave
-// up on it (then the Checker closes them).
+// closeAll closes the sandboxes the check built. Under a Checker, the
+// control closes them, each once; a check given up on is left to the
+// Checker.
 func (r *Run) closeAll(ctl *control) {
-	if ctl.halted() {
+	if ctl != nil {
+		if !ctl.halted() {
+			ctl.at(phaseClose, 0)
+			ctl.closeAll()
+		}
 		return
 	}
-	ctl.at(phaseClose, 0)
 	for _, sb := range []core.Sandbox{r.sb, r.replayed} {
 		if sb != nil {
 			closeSandbox(sb) // an error closing is not a verdict on the scenario

@@ -25,6 +25,7 @@ type Checker struct {
 	f       core.Factory
 	opt     Options
 	timeout time.Duration
+	start   time.Duration // the factory's timeout
 	timer   *time.Timer
 	w       *checkWorker // nil until the first Check, and after a hang
 }
@@ -49,10 +50,19 @@ func NewChecker(f core.Factory, opt Options) *Checker {
 	if t <= 0 {
 		t = DefaultTimeout
 	}
+	start := opt.StartTimeout
+	if start <= 0 {
+		start = t
+	}
 	timer := time.NewTimer(t)
 	timer.Stop()
-	return &Checker{f: f, opt: opt, timeout: t, timer: timer}
+	return &Checker{f: f, opt: opt, timeout: t, start: start, timer: timer}
 }
+
+// watchTicks is how many times per timeout the watchdog looks at a
+// check's progress: a hang is called between one timeout and one timeout
+// and a quarter after the op started.
+const watchTicks = 4
 
 // Check judges one scenario, as the function Check does.
 func (k *Checker) Check(c Case, cov *Coverage) []Finding {
@@ -62,12 +72,14 @@ func (k *Checker) Check(c Case, cov *Coverage) []Finding {
 	}
 	w := k.w
 	ctl := new(control)
+	ctl.at(phaseBuild, 0)
 	w.jobs <- job{c, ctl}
 	// The machine's clock bounds only how long we wait for a hang; it never
-	// feeds a verdict or an output. The watchdog is reset whenever the
-	// check moves on to another op, so it bounds each op, not the whole.
-	last := ctl.progress.Load()
-	k.timer.Reset(k.timeout)
+	// feeds a verdict or an output. The watchdog looks watchTicks times a
+	// timeout; a check whose progress (phase and step) has not changed for
+	// that many looks is hung, so each op gets the timeout, not the whole.
+	last, still := ctl.progress.Load(), 0
+	k.timer.Reset(k.timeout / watchTicks)
 	for {
 		select {
 		case fs := <-w.done:
@@ -84,58 +96,72 @@ func (k *Checker) Check(c Case, cov *Coverage) []Finding {
 			default:
 			}
 			if now := ctl.progress.Load(); now != last {
-				last = now
-				k.timer.Reset(k.timeout)
-				continue
+				last, still = now, 0
+			} else if still++; still >= k.patience(now) {
+				return k.hang(c, ctl, last, cov)
 			}
-			return k.hang(c, ctl)
+			k.timer.Reset(k.timeout / watchTicks)
 		}
 	}
 }
 
-// hang gives up on the check ctl controls: the worker is abandoned (it ends
+// patience is how many unchanged looks the watchdog allows at progress p:
+// watchTicks for an op, as many as StartTimeout takes while the factory
+// builds a sandbox.
+func (k *Checker) patience(p int64) int {
+	if ph, step := phase(p>>32), p&(1<<32-1); ph == phaseBuild || ph == phaseReplay && step == 0 {
+		return max(watchTicks, int((k.start*watchTicks+k.timeout-1)/k.timeout))
+	}
+	return watchTicks
+}
+
+// hang gives up on the check ctl controls, stuck at progress stuck: the worker is abandoned (it ends
 // when the hung call returns), the scenario's sandboxes are closed, and the
-// hang becomes a total finding on the op that did not return.
-func (k *Checker) hang(c Case, ctl *control) []Finding {
+// hang becomes a total finding on the op that did not return, counted in
+// cov (the rest of the abandoned scenario's counts are dropped).
+func (k *Checker) hang(c Case, ctl *control, stuck int64, cov *Coverage) []Finding {
 	close(k.w.jobs) // the abandoned worker ends once the hung call returns
 	k.w = nil
-	closeAll(ctl.stop())
-	p, step := ctl.where()
+	ctl.stop()
+	closeWithin(ctl, closeWait)
+	p, step := phase(stuck>>32), int(stuck&(1<<32-1)) // where the watchdog saw it stuck
 	f := Finding{Invariant: Total, Step: step, Hang: true}
 	switch {
 	case p == phaseBuild:
-		f.Detail = fmt.Sprintf("building the sandbox did not return within %v (a hang)", k.timeout)
+		f.Detail = fmt.Sprintf("building the sandbox did not return within %v (a hang)", k.start)
 	case p == phaseRun && step > 0:
 		f.Detail = fmt.Sprintf("%s did not return within %v (a hang)", FormatOp(c.op(step-1)), k.timeout)
 	case p == phaseReplay && step > 0:
 		f.Detail = fmt.Sprintf("%s did not return within %v in the replay, though it returned in the first run (a hang)",
 			FormatOp(c.op(step-1)), k.timeout)
 	case p == phaseReplay:
-		f.Step, f.Detail = 0, fmt.Sprintf("building the sandbox a second time, for the replay, did not return within %v (a hang)", k.timeout)
+		f.Step, f.Detail = 0, fmt.Sprintf("building the sandbox a second time, for the replay, did not return within %v (a hang)", k.start)
 	case p == phaseGrant:
-		f.Detail = fmt.Sprintf("the sandbox's Grant did not return within %v (a hang)", k.timeout)
+		f.Step, f.Detail = 0, fmt.Sprintf("the sandbox's Grant did not return within %v (a hang)", k.timeout)
 	default:
-		f.Detail = fmt.Sprintf("closing the sandbox did not return within %v (a hang)", k.timeout)
+		f.Step, f.Detail = 0, fmt.Sprintf("closing the sandbox did not return within %v (a hang)", k.timeout)
 	}
+	class := c.class(f.Step - 1)
+	cov.Scenarios++
+	cov.Checked[Total][class]++
+	cov.Violations[Total][class]++
 	return []Finding{f}
 }
 
-// closeAll closes hung sandboxes, each waited for at most closeWait: a
+// closeWithin closes the sandboxes of a hung check, waiting at most d: a
 // Close that hangs too is left behind rather than hanging the harness.
-func closeAll(sbs []core.Sandbox) {
-	for _, sb := range sbs {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			closeSandbox(sb)
-		}()
-		t := time.NewTimer(closeWait)
-		select {
-		case <-done:
-		case <-t.C:
-		}
-		t.Stop()
+func closeWithin(ctl *control, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctl.closeAll()
+	}()
+	t := time.NewTimer(d)
+	select {
+	case <-done:
+	case <-t.C:
 	}
+	t.Stop()
 }
 
 // Close stops the Checker's goroutine (unless it is hung, in which case it

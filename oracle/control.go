@@ -31,9 +31,12 @@ type control struct {
 	// worker runs no further op and calls no Observe.
 	stopped atomic.Bool
 	// mu orders Observe calls against the Checker giving up: once stop
-	// returns, no Observe call is running or will start.
+	// returns, no Observe call is running or will start. It also guards
+	// the sandboxes below, so that each is closed once, by whichever side
+	// gets to it first.
 	mu      sync.Mutex
-	running [2]core.Sandbox // the run's and the replay's, to close on a hang
+	running [2]core.Sandbox // the run's and the replay's
+	closed  [2]bool
 	n       int
 }
 
@@ -43,25 +46,28 @@ func (k *control) at(p phase, step int) {
 	}
 }
 
-func (k *control) where() (phase, int) {
-	v := k.progress.Load()
-	return phase(v >> 32), int(v & (1<<32 - 1))
-}
 
 // halted reports whether the check must stop: the Checker gave up on it.
 func (k *control) halted() bool { return k != nil && k.stopped.Load() }
 
-// built records a sandbox the check built, so a hang can close it.
+// built records a sandbox the check built, so a hang can close it. A
+// sandbox built after the Checker gave up (a slow factory) is closed at
+// once: nobody else will.
 func (k *control) built(sb core.Sandbox) {
 	if k == nil {
 		return
 	}
 	k.mu.Lock()
-	if k.n < len(k.running) {
-		k.running[k.n] = sb
+	i := k.n
+	if i < len(k.running) {
+		k.running[i] = sb
 		k.n++
 	}
+	stopped := k.stopped.Load()
 	k.mu.Unlock()
+	if stopped && i < len(k.running) {
+		k.close(i)
+	}
 }
 
 // observe calls fn with r unless the check was given up on.
@@ -77,13 +83,33 @@ func (k *control) observe(fn func(StepReport), r StepReport) {
 	}
 }
 
-// stop gives up on the check and returns the sandboxes it built, for the
-// Checker to close.
-func (k *control) stop() []core.Sandbox {
+// stop gives up on the check; the Checker then closes its sandboxes.
+func (k *control) stop() {
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	k.stopped.Store(true)
-	return k.running[:k.n]
+	k.mu.Unlock()
+}
+
+// close closes the i-th sandbox the check built, unless that was done
+// already: the worker (when the check ends) and the Checker (on a hang)
+// may both try.
+func (k *control) close(i int) {
+	k.mu.Lock()
+	if i >= k.n || k.closed[i] {
+		k.mu.Unlock()
+		return
+	}
+	k.closed[i] = true
+	sb := k.running[i]
+	k.mu.Unlock()
+	closeSandbox(sb) // an error closing is not a verdict on the scenario
+}
+
+// closeAll closes every sandbox the check built, once each.
+func (k *control) closeAll() {
+	for i := range k.running {
+		k.close(i)
+	}
 }
 
 // closeSandbox closes sb when it is an io.Closer, turning a panic into an

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
@@ -161,5 +162,116 @@ func TestSandboxesAreClosed(t *testing.T) {
 	}
 	if n := closes.Load(); n != 2 {
 		t.Fatalf("%d sandboxes closed, want 2 (the run and the replay)", n)
+	}
+}
+
+// slowFactory builds the reference after sleeping d, and counts the Close
+// calls of what it built.
+func slowFactory(d time.Duration, closes *atomic.Int64) core.Factory {
+	return func(g core.Grant, w core.World) (core.Sandbox, error) {
+		time.Sleep(d)
+		return newClosableHang(0, closes)(g, w)
+	}
+}
+
+// TestHangWhileBuilding: a factory slower than the timeout is a hang at
+// step 0, and the sandbox it builds late is closed all the same.
+func TestHangWhileBuilding(t *testing.T) {
+	var closes atomic.Int64
+	got := Check(slowFactory(80*time.Millisecond, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond})
+	if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
+		t.Fatalf("findings %v, want one hang at step 0", got)
+	}
+	mustContain(t, got[0], "building the sandbox did not return")
+	for range 50 {
+		if closes.Load() == 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := closes.Load(); n != 1 {
+		t.Fatalf("the sandbox built after the hang was closed %d times, want 1", n)
+	}
+}
+
+// TestHangInTheReplay: an op that returns in the first run and hangs in
+// the replay is named as such.
+func TestHangInTheReplay(t *testing.T) {
+	var built atomic.Int64
+	var closes atomic.Int64
+	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		at := 0
+		if built.Add(1) == 2 {
+			at = 3 // the replay's sandbox hangs on its third op
+		}
+		return newClosableHang(at, &closes)(g, w)
+	}
+	got := Check(f, hangCase(), new(Coverage), Options{Timeout: 30 * time.Millisecond})
+	if len(got) != 1 || !got[0].Hang || got[0].Step != 3 {
+		t.Fatalf("findings %v, want a hang at step 3", got)
+	}
+	mustContain(t, got[0], "in the replay, though it returned in the first run")
+}
+
+// TestHangIsCounted: a hang is counted as a checked and violated total,
+// so a report never shows a hang finding next to zero violations.
+func TestHangIsCounted(t *testing.T) {
+	var closes atomic.Int64
+	c := hangCase()
+	c.Scenario.Steps[1].Class = attack.ToolVariant
+	var cov Coverage
+	if got := Check(newClosableHang(2, &closes), c, &cov, Options{Timeout: 20 * time.Millisecond}); len(got) != 1 {
+		t.Fatalf("findings %v, want the hang", got)
+	}
+	if cov.Scenarios != 1 || cov.Violations[Total][attack.ToolVariant] != 1 || cov.Checked[Total][attack.ToolVariant] != 1 {
+		t.Fatalf("coverage after a hang: %d scenarios, total checked %d violated %d on tool-variant",
+			cov.Scenarios, cov.Checked[Total][attack.ToolVariant], cov.Violations[Total][attack.ToolVariant])
+	}
+}
+
+// TestHangCalledInTime: the watchdog calls a hang within a timeout and a
+// quarter (plus scheduling slack), not two.
+func TestHangCalledInTime(t *testing.T) {
+	var closes atomic.Int64
+	const timeout = 200 * time.Millisecond
+	start := time.Now()
+	if got := Check(newClosableHang(1, &closes), hangCase(), new(Coverage), Options{Timeout: timeout}); len(got) != 1 {
+		t.Fatalf("findings %v, want the hang", got)
+	}
+	if took := time.Since(start); took < timeout || took > timeout*3/2 {
+		t.Fatalf("the hang was called after %v, want between %v and %v", took, timeout, timeout*3/2)
+	}
+}
+
+// panicky is the reference, except that Usage or Grant panics.
+type panicky struct {
+	wrapped
+	inUsage bool
+}
+
+func (s panicky) Usage() core.Usage {
+	if s.inUsage {
+		panic("usage meter broke")
+	}
+	return s.Reference.Usage()
+}
+
+func (s panicky) Grant() core.GrantView {
+	if !s.inUsage {
+		panic("grant view broke")
+	}
+	return s.Reference.Grant()
+}
+
+// TestPanicsOutsideRunAreTotal: a panic in Usage or Grant is the
+// sandbox's, a total finding, not a crash of the harness.
+func TestPanicsOutsideRunAreTotal(t *testing.T) {
+	for _, inUsage := range []bool{true, false} {
+		f := infallible(func(g core.Grant, w core.World) core.Sandbox { return panicky{wrap(g, w), inUsage} })
+		got := Check(f, hangCase(), new(Coverage), Options{})
+		if len(got) == 0 || got[0].Invariant != Total {
+			t.Fatalf("panic in Usage=%v: findings %v, want total", inUsage, got)
+		}
+		mustContain(t, got[0], "panicked", "broke")
 	}
 }

@@ -18,6 +18,7 @@ type Run struct {
 	sb      core.Sandbox
 	// replayed is the sandbox of the replay, closed with sb at the end.
 	replayed core.Sandbox
+	usage    core.Usage // the sandbox's usage after the latest step
 	world    *core.RefWorld
 	model    *model
 	snap     grantSnapshot
@@ -95,7 +96,11 @@ func watch(f core.Factory, g core.Grant, pw *PreparedWorld, cov *Coverage, ctl *
 	}
 	ctl.built(sb)
 	r.sb = sb
-	r.snap = snapshotGrant(sb)
+	if r.snap, err = sandboxCall(func() grantSnapshot { return snapshotGrant(sb) }); err != nil {
+		r.dead = true
+		r.violate(Total, attack.Unlabelled, "reading the sandbox's grant "+err.Error())
+		return r
+	}
 	r.fp = r.world.Fingerprint()
 	return r
 }
@@ -137,9 +142,10 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	r.cov.Checked[Total][class]++
 	r.inSandbox = true
 	res := r.sb.Run(op) // a panic here is caught by Check, which owns the run
+	s.after = r.sb.Usage()
 	r.inSandbox = false
 	s.res = res
-	s.after = r.sb.Usage()
+	r.usage = s.after
 	s.fpAfter = r.world.Fingerprint()
 	r.fp = s.fpAfter
 	s.clock1 = r.world.ClockReads()
@@ -181,12 +187,24 @@ func (r *Run) Steps() int { return r.step }
 // World returns the world the sandbox runs over, for printing its journal.
 func (r *Run) World() *core.RefWorld { return r.world }
 
-// Usage returns the sandbox's usage counters, or zero on a dead Run.
+// Usage returns the sandbox's usage counters after the latest step, or
+// zero on a dead Run.
 func (r *Run) Usage() core.Usage {
 	if r.dead {
 		return core.Usage{}
 	}
-	return r.sb.Usage()
+	return r.usage
+}
+
+// sandboxCall calls fn, which calls into the sandbox under test, and turns
+// a panic into an error that says so: a sandbox's bug, not the harness's.
+func sandboxCall[T any](fn func() T) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	return fn(), nil
 }
 
 // Dead reports whether the sandbox panicked, after which the Run judges

@@ -15,9 +15,11 @@
 package sbxcli
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/cli"
@@ -26,9 +28,9 @@ import (
 
 // Main runs the command line on os.Args and exits with its status (SPEC
 // §11: 0 nothing wrong, 1 a finding, 2 bad usage or input). sandboxes are
-// the factories --sut may name, besides "reference" and "mutant:NAME"; each
-// must be safe to call from several goroutines (a campaign runs one worker
-// per core).
+// the factories --sut may name, besides "reference" and "mutant:NAME"
+// (which no name may shadow); each must be safe to call from several
+// goroutines at once, since a campaign runs one worker per core.
 func Main(sandboxes map[string]core.Factory) {
 	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr, sandboxes))
 }
@@ -38,6 +40,10 @@ func Main(sandboxes map[string]core.Factory) {
 func Run(args []string, stdout, stderr io.Writer, sandboxes map[string]core.Factory) int {
 	names := make([]string, 0, len(sandboxes))
 	for name := range sandboxes {
+		if name == "" || name == sut.Reference || strings.HasPrefix(name, sut.MutantPrefix) || strings.HasPrefix(name, "exec:") {
+			fmt.Fprintf(stderr, "sbxcli: cannot register a sandbox as %q: the name is empty or taken by a built-in one\n", name)
+			return cli.ExitUsage
+		}
 		names = append(names, name)
 	}
 	sort.Strings(names)

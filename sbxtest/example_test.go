@@ -1,6 +1,7 @@
 package sbxtest_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -44,10 +45,12 @@ func ExampleReplay() {
 	_ = func(t *testing.T) { sbxtest.Replay(t, sandbox, "testdata/*.sbx") } // func TestCorpus(t *testing.T)
 }
 
-// CheckInput judges one input by itself: nil when every invariant holds.
+// CheckInput judges one input by itself: nil when every invariant holds,
+// as it does here, where the sandbox denies the prefix sibling.
 func ExampleCheckInput_direct() {
 	err := sbxtest.CheckInput(sandbox, []byte("# a scenario as text\ngrant fs_read /work/\nfs_read /workshop/secret\n"))
-	_ = err // nil: the reference denies the prefix sibling
+	fmt.Println(err)
+	// Output: <nil>
 }
 
 // TestReferencePasses runs the three entry points on the reference: they

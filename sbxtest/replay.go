@@ -54,7 +54,7 @@ func replayFile(sb Sandbox, file string) string {
 	if err != nil {
 		return err.Error()
 	}
-	out, err := replay.Run(file, sc, sb.Factory, nil)
+	out, err := replay.RunWithin(file, sc, sb.Factory, nil, sb.Timeout)
 	if err != nil {
 		return err.Error()
 	}

@@ -27,8 +27,11 @@ type Sandbox struct {
 	// registered under Name (see package sbxcli), for example
 	// "go run ./cmd/sbxfuzz": failures print "Command replay --sut Name
 	// FILE" as the way to replay a reproducer. When empty they print the
-	// go test command of the Replay test.
+	// go test command that makes the Replay test replay that file.
 	Command string
+	// ReplayTest is the name of the test that calls Replay, for that go
+	// test command; "" means "TestCorpus".
+	ReplayTest string
 	// Timeout is how long one op may take before it is a hang (a total
 	// finding); 0 means oracle.DefaultTimeout.
 	Timeout time.Duration
@@ -66,9 +69,13 @@ func (sb Sandbox) pipeline() *finding.Pipeline {
 	p := &finding.Pipeline{Factory: sb.Factory, SUT: sb.name(), Timeout: sb.Timeout, Limits: lim}
 	p.Command = func(path string) string {
 		if sb.Command != "" {
-			return fmt.Sprintf("%s replay --sut %s %s", sb.Command, sb.name(), path)
+			return fmt.Sprintf("%s replay --sut %s %s", sb.Command, finding.QuoteArg(sb.name()), finding.QuoteArg(path))
 		}
-		return fmt.Sprintf("SBXFUZZ_REPLAY=%s go test -run 'TestCorpus' .  (your sbxtest.Replay test; or copy the file into its testdata/)", path)
+		test := sb.ReplayTest
+		if test == "" {
+			test = "TestCorpus"
+		}
+		return fmt.Sprintf("%s=%s go test -run %s .", ReplayEnv, finding.QuoteArg(path), finding.QuoteArg("^"+test+"$"))
 	}
 	return p
 }
@@ -85,12 +92,14 @@ func (sb Sandbox) check(sc *scenario.Scenario) ([]oracle.Finding, error) {
 // Failure is a scenario on which the sandbox violated an invariant, with
 // its minimized reproducer.
 type Failure struct {
-	Sandbox  string
-	Findings []oracle.Finding // on the scenario as found
-	Finding  *finding.Finding // the first one, minimized
-	File     string           // where the reproducer was saved; "" if it could not be
-	SaveErr  error            // why it could not be saved
-	Replay   string           // the command that replays it
+	Sandbox     string           // the sandbox's name
+	Findings    []oracle.Finding // on the scenario as found
+	Invariant   oracle.ID        // the one the reproducer keeps violated: the first found
+	Reproducer  *scenario.Scenario
+	OriginalOps int    // how many ops the scenario had as found
+	File        string // where the reproducer was saved; "" if it could not be
+	SaveErr     error  // why it could not be saved
+	Replay      string // the command that replays it
 }
 
 // Error describes the failure: the violations in plain words, the
@@ -102,10 +111,9 @@ func (f *Failure) Error() string {
 	for _, fd := range f.Findings {
 		b = fmt.Appendf(b, "  %s\n", fd)
 	}
-	m := f.Finding
 	b = fmt.Appendf(b, "\nminimized reproducer for %s (%d ops, from %d; paste it into testdata/ to keep it as a regression test):\n\n",
-		m.Invariant, len(m.Minimized.Steps), len(m.Original.Steps))
-	b = append(b, m.Minimized.Format()...)
+		f.Invariant, len(f.Reproducer.Steps), f.OriginalOps)
+	b = append(b, f.Reproducer.Format()...)
 	if f.File != "" {
 		b = fmt.Appendf(b, "\nsaved as %s\n", f.File)
 	} else {
@@ -119,7 +127,7 @@ func (f *Failure) Error() string {
 func (sb Sandbox) fail(sc *scenario.Scenario, fs []oracle.Finding, origin string) *Failure {
 	p := sb.pipeline()
 	m := p.Process(sc, fs[0], origin)
-	out := &Failure{Sandbox: sb.name(), Findings: fs, Finding: m}
+	out := &Failure{Sandbox: sb.name(), Findings: fs, Invariant: m.Invariant, Reproducer: m.Minimized, OriginalOps: len(sc.Steps)}
 	out.File, out.SaveErr = p.Write(sb.out(), m)
 	path := out.File
 	if path == "" {

@@ -64,20 +64,20 @@ func TestCheckInputReportsAMinimizedReproducer(t *testing.T) {
 	if f.File == "" || filepath.Dir(f.File) != sb.Out {
 		t.Fatalf("saved as %q (%v), want a file in %s", f.File, f.SaveErr, sb.Out)
 	}
-	if n := len(f.Finding.Minimized.Steps); n != 1 {
+	if n := len(f.Reproducer.Steps); n != 1 {
 		t.Errorf("minimized to %d ops, want 1", n)
 	}
 	msg := err.Error()
-	for _, want := range []string{"minimized reproducer for " + f.Finding.Invariant.String(), "fs_read /works", "=> fs_read_denied",
+	for _, want := range []string{"minimized reproducer for " + f.Invariant.String(), "fs_read /works", "=> fs_read_denied",
 		"replay it: go run ./cmd/x replay --sut mutant:raw-prefix " + f.File} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, msg)
 		}
 	}
-	if !replays(t, f.File, sb.Factory, f.Finding.Invariant) {
-		t.Errorf("the saved reproducer does not fail %s on the mutant", f.Finding.Invariant)
+	if !replays(t, f.File, sb.Factory, f.Invariant) {
+		t.Errorf("the saved reproducer does not fail %s on the mutant", f.Invariant)
 	}
-	if replays(t, f.File, core.ReferenceFactory, f.Finding.Invariant) {
+	if replays(t, f.File, core.ReferenceFactory, f.Invariant) {
 		t.Errorf("the saved reproducer fails on the reference")
 	}
 	if err := CheckInput(Sandbox{Factory: core.ReferenceFactory}, in); err != nil {
@@ -128,6 +128,7 @@ func (f *fakeTB) Failed() bool                      { return f.failed }
 // TestPropertyOfFails: the property catches a mutant and its failure
 // carries the minimized reproducer; on the reference it passes.
 func TestPropertyOfFails(t *testing.T) {
+	t.Chdir(t.TempDir()) // rapid reads and writes fail files under testdata/rapid
 	tb := new(fakeTB)
 	rapid.Check(tb, PropertyOf(mutant(t, "raw-prefix")))
 	if !tb.failed || !strings.Contains(tb.log.String(), "minimized reproducer") {

@@ -181,12 +181,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.StopAtFirst {
 		found = keepFirst(found)
 	}
-	f, end, err := cfg.Target.Start()
+	res.Pipeline = &finding.Pipeline{SUT: cfg.Target.Name}
+	if len(found) == 0 {
+		return res, nil
+	}
+	f, end, err := cfg.Target.Start() // a session of its own, for minimizing
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, err)
 	}
 	defer end()
-	res.Pipeline = &finding.Pipeline{Factory: f, SUT: cfg.Target.Name}
+	res.Pipeline.Factory = f
 	res.Findings = minimizeAll(found, res.Pipeline, cfg.Seed)
 	return res, nil
 }

@@ -22,7 +22,7 @@ func runImport(e *env, args []string) int {
 Turn inputs of the FuzzScenario fuzz target into minimized, canonical .sbx
 files. Each FILE is decoded as FuzzScenario decodes it, judged by the oracle on
 the sandbox under test, and, when it violates an invariant, minimized for the
-first one violated, given the reference's results as expectations, annotated
+first one violated, given the oracle model's results as expectations, annotated
 with where it came from, and written atomically to --out as
 <invariant>-<hash>.sbx.
 

@@ -15,9 +15,9 @@ func runMinimize(e *env, args []string) int {
 Shrink a failing scenario while the oracle still finds the same invariant
 violated on the sandbox under test (the first one found, or --invariant): drop
 the ops after the failure, remove ops from the back, remove grant and world
-entries, shorten arguments. The result is 1-minimal, with the reference's
-results written in as expectations. It is printed in
-canonical form, or written back atomically with -w. Exit 1 when the scenario
+entries, shorten arguments, within 20,000 candidates and 60 s. The result is
+1-minimal unless a limit cut it short, with the results of the oracle's model
+of SPEC §5 written in as expectations. It is printed in canonical form, or written back atomically with -w. Exit 1 when the scenario
 fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	inv := fs.String("invariant", "", "the invariant to keep violated (default: the first one found)")

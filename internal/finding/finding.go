@@ -37,8 +37,10 @@ const HangTime = 45 * time.Second
 type Pipeline struct {
 	Factory core.Factory // the sandbox under test
 	SUT     string       // its --sut name, for the header and the command
+	// Timeout bounds each op of a candidate (0: the oracle's default); a
+	// hang finding's candidates get HangTimeout instead.
 	Timeout time.Duration
-	Limits  minimize.Limits
+	Limits  minimize.Limits // bounds of each minimization
 	// Command returns the command that replays the file at path; nil means
 	// "sbxfuzz replay --sut SUT path".
 	Command func(path string) string
@@ -62,17 +64,18 @@ type Finding struct {
 // writes the model's results into it as expectations. sc is not modified.
 // A hang finding is minimized with HangTimeout per op and within HangTime.
 func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin string) *Finding {
-	timeout, lim := p.Timeout, p.Limits
+	timeout, start, lim := p.Timeout, time.Duration(0), p.Limits
 	if f.Hang {
+		start = max(p.Timeout, oracle.DefaultTimeout) // a slow start is not the hang being minimized
 		timeout = HangTimeout
 		if lim.Time <= 0 || lim.Time > HangTime {
 			lim.Time = HangTime
 		}
 	}
-	min, stats := minimize.Minimize(sc, f.Step, minimize.Violates(p.Factory, f.Invariant, timeout), lim)
+	min, stats := minimize.Minimize(sc, f.Step, minimize.ViolatesLike(p.Factory, f, timeout, start), lim)
 	out := &Finding{Invariant: f.Invariant, Step: f.Step, Class: sc.ClassAt(f.Step - 1), Detail: f.Detail,
 		Origin: origin, Original: sc, Minimized: min, Stats: stats}
-	out.MinDetail, out.MinStep = p.explain(min, f.Invariant, timeout)
+	out.MinDetail, out.MinStep = p.explain(min, f.Invariant, p.Timeout)
 	Expect(min)
 	return out
 }
@@ -125,12 +128,12 @@ func (f *Finding) Explanation() string {
 	return s
 }
 
-// Command returns the command that replays the file at path.
+// command returns the command that replays the file at path.
 func (p *Pipeline) command(path string) string {
 	if p.Command != nil {
 		return p.Command(path)
 	}
-	return fmt.Sprintf("sbxfuzz replay --sut %s %s", quoteArg(p.SUT), filepath.ToSlash(path))
+	return fmt.Sprintf("sbxfuzz replay --sut %s %s", QuoteArg(p.SUT), filepath.ToSlash(path))
 }
 
 // Annotate writes the finding's header comment into its minimized
@@ -151,8 +154,9 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 }
 
 // Write annotates f for its file in dir and writes it there atomically,
-// creating dir, and returns the file's path. A file that is already there
-// is replaced by the same text.
+// creating dir, and returns the file's path. A file already there under the
+// same name holds the same scenario (the name hashes it), and is replaced:
+// only its header may differ.
 func (p *Pipeline) Write(dir string, f *Finding) (string, error) {
 	path := filepath.Join(dir, f.FileName())
 	p.Annotate(f, path)
@@ -165,8 +169,8 @@ func (p *Pipeline) Write(dir string, f *Finding) (string, error) {
 	return path, nil
 }
 
-// quoteArg quotes a command-line word for a POSIX shell when it needs it.
-func quoteArg(s string) string {
+// QuoteArg quotes a command-line word for a POSIX shell when it needs it.
+func QuoteArg(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>*?()[]{}#~!") {
 		return s
 	}

@@ -145,3 +145,22 @@ func TestHangMinimizedQuickly(t *testing.T) {
 		t.Errorf("minimized to:\n%s\nwant the tool op alone", f.Minimized.Format())
 	}
 }
+
+// TestHangOnASlowStarter: a sandbox slower to start than the lowered
+// timeout of hang candidates still minimizes to the op that hangs, not to
+// a scenario that only hangs while the sandbox is built.
+func TestHangOnASlowStarter(t *testing.T) {
+	slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		time.Sleep(HangTimeout * 5 / 4)
+		return hangsOnTools{core.NewReference(g, w), make(chan struct{}), new(sync.Once)}, nil
+	}
+	sc := parse(t, "grant tool echo\ngrant fs_read /work/\nfile /work/a hello\nfs_read /work/a\ntool echo hi\nfs_read /work/a\n")
+	found := firstFinding(t, slow, sc, 2*time.Second)
+	if !found.Hang || found.Step != 2 {
+		t.Fatalf("finding %+v, want a hang at step 2", found)
+	}
+	f := (&Pipeline{Factory: slow, SUT: "slow", Timeout: 2 * time.Second}).Process(sc, found, "test")
+	if n := len(f.Minimized.Steps); n != 1 || f.Minimized.Steps[0].Op.Kind != core.OpTool {
+		t.Fatalf("minimized to:\n%s\nwant the tool op alone", f.Minimized.Format())
+	}
+}

@@ -83,8 +83,8 @@ func CheckScenario(data []byte) error {
 	return CheckScenarioOn(name, f, data)
 }
 
-// CheckScenarioOn is CheckScenario on the sandbox f builds, called name:
-// the body of a fuzz target for a sandbox of one's own (sbxtest.CheckInput).
+// CheckScenarioOn is CheckScenario on the sandbox f builds, called name,
+// judged inline: no hang bound (go test -fuzz reports a hung input itself).
 func CheckScenarioOn(name string, f core.Factory, data []byte) error {
 	in := decodeInput(data)
 	cov := coverages.Get().(*oracle.Coverage)

@@ -3,6 +3,7 @@ package minimize
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -158,5 +159,45 @@ func TestMinimizeStopsAtItsCallLimit(t *testing.T) {
 	}
 	if !fails(min) {
 		t.Errorf("the result of a cut minimization does not fail:\n%s", min.Format())
+	}
+}
+
+// TestMinimizeTriesTheHintedOpAlone: right after dropping the ops past the
+// hinted step, the minimizer tries that op by itself (a hang, say, often
+// fails alone), so an expensive predicate is spent on small candidates.
+func TestMinimizeTriesTheHintedOpAlone(t *testing.T) {
+	sc, err := scenario.Parse("noisy.sbx", []byte(noisy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := Violates(readsEverything, oracle.Confinement, 0)
+	var sizes []int
+	Minimize(sc, 5, func(c *scenario.Scenario) bool {
+		sizes = append(sizes, len(c.Steps))
+		return fails(c)
+	}, Limits{})
+	// The calls: the whole scenario, its first 5 ops, then op 5 alone.
+	if len(sizes) < 3 || sizes[0] != 8 || sizes[1] != 5 || sizes[2] != 1 {
+		t.Fatalf("the first candidates had %v ops, want 8, 5, 1", sizes[:min(len(sizes), 3)])
+	}
+}
+
+// TestMinimizeStopsAtItsTimeLimit: with a predicate slower than the time
+// limit allows, the minimizer stops early, says so, and still returns a
+// failing scenario.
+func TestMinimizeStopsAtItsTimeLimit(t *testing.T) {
+	sc, err := scenario.Parse("noisy.sbx", []byte(noisy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails := Violates(readsEverything, oracle.Confinement, 0)
+	slow := func(c *scenario.Scenario) bool { time.Sleep(20 * time.Millisecond); return fails(c) }
+	start := time.Now()
+	got, stats := Minimize(sc, 0, slow, Limits{Time: 100 * time.Millisecond})
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("a 100 ms limit took %v", took)
+	}
+	if !stats.Cut || !fails(got) {
+		t.Fatalf("cut %v, result fails %v; want a cut minimization of a failing scenario", stats.Cut, fails(got))
 	}
 }

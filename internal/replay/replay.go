@@ -6,6 +6,7 @@ package replay
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/token"
@@ -60,6 +61,12 @@ func (o *Outcome) Journal() []core.Entry {
 // run at all (an invalid grant); findings and unmet expectations are in the
 // Outcome.
 func Run(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverage) (*Outcome, error) {
+	return RunWithin(name, sc, f, cov, 0)
+}
+
+// RunWithin is Run with each op bounded by timeout (0: the oracle's
+// default) before it is a hang.
+func RunWithin(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverage, timeout time.Duration) (*Outcome, error) {
 	c, err := oracle.NewCase(sc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -68,7 +75,7 @@ func Run(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverag
 	if cov == nil {
 		cov = new(oracle.Coverage)
 	}
-	out.Findings = oracle.Check(f, c, cov, oracle.Options{Observe: func(r oracle.StepReport) {
+	out.Findings = oracle.Check(f, c, cov, oracle.Options{Timeout: timeout, Observe: func(r oracle.StepReport) {
 		src := sc.Steps[r.Step-1]
 		r.Entries = slices.Clone(r.Entries)
 		out.Steps = append(out.Steps, Step{StepReport: r, Line: src.Line, Expect: src.Expect, Unmet: unmet(src.Expect, r.Result)})

@@ -1,0 +1,63 @@
+package campaign
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+)
+
+// sessions is a Target whose sessions are counted, and whose factories
+// fail the test when one is called from two goroutines at once: what a
+// sandbox behind a child process's pipe must never see.
+type sessions struct {
+	t             *testing.T
+	build         core.Factory
+	started, ends atomic.Int64
+}
+
+func (s *sessions) target() sut.Target {
+	return sut.Target{Name: "sessions", Start: func() (core.Factory, func() error, error) {
+		s.started.Add(1)
+		var busy sync.Mutex
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			if !busy.TryLock() {
+				s.t.Error("a session's factory was called from two goroutines at once")
+				return s.build(g, w)
+			}
+			defer busy.Unlock()
+			return s.build(g, w)
+		}
+		return f, func() error { s.ends.Add(1); return nil }, nil
+	}}
+}
+
+// TestSessionPerWorker: each worker starts a session of its own and ends
+// it; minimizing findings takes one more session; every session is ended.
+func TestSessionPerWorker(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		build   core.Factory
+		workers int
+		want    int64
+	}{
+		{"reference", core.ReferenceFactory, 2, 2},
+		{"broken", readsEverything, 2, 3},
+		{"broken, one worker", readsEverything, 1, 2},
+	} {
+		s := &sessions{t: t, build: tc.build}
+		res, err := Run(context.Background(), Config{Seed: 1, Checks: 300, Workers: tc.workers, Target: s.target()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.started.Load(); got != tc.want {
+			t.Errorf("%s: %d sessions started, want %d (%d findings)", tc.name, got, tc.want, len(res.Findings))
+		}
+		if s.ends.Load() != s.started.Load() {
+			t.Errorf("%s: %d sessions started, %d ended", tc.name, s.started.Load(), s.ends.Load())
+		}
+	}
+}
