@@ -46,7 +46,6 @@ func (k *control) at(p phase, step int) {
 	}
 }
 
-
 // halted reports whether the check must stop: the Checker gave up on it.
 func (k *control) halted() bool { return k != nil && k.stopped.Load() }
 
