@@ -20,7 +20,9 @@
 // into testdata/, saves it, and prints the command that replays it.
 //
 // For ClusterFuzzLite and OSS-Fuzz (go-118-fuzz-build), write the explicit
-// form, whose body is one call into this package:
+// form, whose body is one call into this package, alone in a _test.go file
+// of your package itself (package mine, not mine_test: the shim builds it
+// into the package):
 //
 //	func FuzzSandbox(f *testing.F) {
 //		f.Fuzz(func(t *testing.T, data []byte) {
