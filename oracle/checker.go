@@ -9,7 +9,7 @@ import (
 
 // DefaultTimeout is how long Check waits for one op, or for the factory,
 // before it calls the sandbox hung.
-const DefaultTimeout = 5 * time.Second
+const DefaultTimeout = 2 * time.Second
 
 // closeWait bounds how long a Checker waits for Close on a hung sandbox.
 const closeWait = time.Second

@@ -59,7 +59,7 @@ const Unexplained = "unexplained"
 // New builds the report of a finished campaign against the sandbox named
 // sut.
 func New(res *campaign.Result, sut string) *Report {
-	r := &Report{Summary: campaign.Summarize(res, sut, nil)}
+	r := &Report{Summary: campaign.Summarize(res, sut)}
 	cov := &res.Coverage
 	for _, row := range r.Summary.Invariants {
 		id, _ := oracle.ParseID(row.ID)

@@ -328,13 +328,13 @@ func TestJSONRoundTrip(t *testing.T) {
 }
 
 func TestLoadRejectsWhatIsNotASummary(t *testing.T) {
-	sum := campaign.Summarize(campaignResult(t, 1), "reference", nil)
+	sum := campaign.Summarize(campaignResult(t, 1), "reference")
 	good, _ := json.Marshal(sum)
 	if _, err := reports.Load(bytes.NewReader(good)); err != nil {
 		t.Fatalf("a run's summary: %v", err)
 	}
 	edit := func(f func(s *campaign.Summary)) string {
-		s := campaign.Summarize(campaignResult(t, 1), "reference", nil)
+		s := campaign.Summarize(campaignResult(t, 1), "reference")
 		f(&s)
 		b, _ := json.Marshal(s)
 		return string(b)

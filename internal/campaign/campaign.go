@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,22 +18,28 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Config describes a campaign. Checks bounds it by count, Duration by time
 // (the first reached ends it; at least one must be set). The clock is read
-// only to stop a timed campaign and to measure throughput; it never feeds a
-// scenario or a verdict.
+// only to stop a timed campaign, to bound hangs and minimization, and to
+// measure throughput; it never feeds a scenario or a verdict.
 type Config struct {
 	Seed     uint64
 	Checks   int           // scenarios to check; 0 means no bound by count
-	Duration time.Duration // 0 means no bound by time
+	Duration time.Duration // 0 means no bound by time; at least one check is made
 	Workers  int           // 0 means runtime.NumCPU()
 	// Target is the sandbox under test; the zero Target is the reference.
 	// Each worker starts a session of its own, and one more session
 	// minimizes the findings.
 	Target sut.Target
+	// Timeout is how long one op may take before it is a hang (a total
+	// finding); 0 means oracle.DefaultTimeout.
+	Timeout time.Duration
+	// Out is the directory each finding is written to as soon as it is
+	// minimized, so that a campaign killed later keeps it; "" keeps them
+	// in the Result only.
+	Out string
 	// StopAtFirst ends the campaign at the first finding (by check index).
 	StopAtFirst bool
 	// Progress, when set, is called about once a second from a single
@@ -46,14 +51,16 @@ type Config struct {
 type Progress struct {
 	Checks   int64
 	Ops      uint64
-	Findings int64
+	Findings int64 // minimized (and written) so far
+	Raw      int64 // raw findings, kept or not
 	Elapsed  time.Duration
 }
 
-// Finding is one violation, minimized by the finding pipeline, and the
-// check that found it.
+// Finding is one violation, minimized by the finding pipeline, the check
+// that found it, and the file it was written to.
 type Finding struct {
-	Check int // the index of the check that found it
+	Check int    // the index of the check that found it
+	Path  string // where it was written; "" when Config.Out is ""
 	*finding.Finding
 }
 
@@ -65,10 +72,8 @@ type Result struct {
 	Workers     int
 	Coverage    oracle.Coverage
 	Findings    []Finding // deduplicated, in check order
+	Raw         int64     // raw findings the oracle reported, kept or not
 	Interrupted bool      // stopped early by its context
-	// Pipeline is what minimized the findings, and writes them
-	// (WriteFindings).
-	Pipeline *finding.Pipeline
 }
 
 // OpsPerSecond is the throughput of checked ops.
@@ -79,16 +84,15 @@ func (r *Result) OpsPerSecond() float64 {
 	return float64(r.Coverage.Ops) / r.Elapsed.Seconds()
 }
 
-// raw is a finding before minimization.
-type raw struct {
-	check int
-	sc    *scenario.Scenario
-	f     oracle.Finding
-}
+// numInvariants sizes the sink's queue.
+const numInvariants = int(oracle.NumInvariants)
 
 // Run runs a campaign until its bound, ctx's end, or (with StopAtFirst) the
-// first finding. Scenarios already started finish, findings so far are
-// minimized, and the result says whether it was interrupted.
+// first finding. Findings are minimized in the background as they become
+// final and written to cfg.Out one by one. When ctx ends, the scenarios
+// already started finish, what is pending is minimized for at most
+// DrainTime each, and the result says it was interrupted. Memory does not
+// grow with the number of checks or findings.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Checks <= 0 && cfg.Duration <= 0 {
 		return nil, fmt.Errorf("campaign: set a number of checks or a duration")
@@ -108,18 +112,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer c2()
 	}
 	start := time.Now()
+	out := newSink(cfg.Target, cfg.Seed, cfg.Out, cfg.Timeout)
+	col := newCollector(cfg.StopAtFirst, out.put)
+	stopHurry := context.AfterFunc(ctx, out.interrupt) // interrupted: minimize what is pending briefly
+	defer stopHurry()
 	var (
-		next     atomic.Int64 // next check index to hand out
-		done     atomic.Int64 // checks finished
-		firstBad atomic.Int64 // lowest index with a finding, for StopAtFirst
-		ops      atomic.Uint64
-		mu       sync.Mutex
-		found    []raw
-		covs     = make([]oracle.Coverage, workers)
-		errs     = make([]error, workers)
-		wg       sync.WaitGroup
+		next atomic.Int64 // next check index to hand out
+		done atomic.Int64 // checks finished
+		ops  atomic.Uint64
+		covs = make([]oracle.Coverage, workers)
+		errs = make([]error, workers)
+		wg   sync.WaitGroup
 	)
-	firstBad.Store(1 << 62)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
@@ -132,11 +136,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				return
 			}
 			defer end()
-			checker := oracle.NewChecker(f, oracle.Options{})
+			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout})
 			defer checker.Close()
-			for runCtx.Err() == nil {
+			for first := true; first || runCtx.Err() == nil; first = false {
 				i := next.Add(1) - 1
-				if cfg.Checks > 0 && i >= int64(cfg.Checks) || cfg.StopAtFirst && i > firstBad.Load() {
+				if cfg.Checks > 0 && i >= int64(cfg.Checks) || cfg.StopAtFirst && i > col.firstBad.Load() {
 					return
 				}
 				sc := generators.Generate(generators.NewSource(cfg.Seed, uint64(i)))
@@ -148,56 +152,35 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				fs := checker.Check(c, cov)
 				ops.Add(cov.Ops - before)
 				if len(fs) > 0 {
-					mu.Lock()
-					for _, f := range fs {
-						found = append(found, raw{int(i), sc, f})
-					}
-					mu.Unlock()
-					for old := firstBad.Load(); i < old && !firstBad.CompareAndSwap(old, i); old = firstBad.Load() {
-					}
+					col.offer(int(i), sc, fs)
 				}
+				col.finish(int(i))
 				done.Add(1)
 			}
 		}()
 	}
-	stopProgress := reportProgress(cfg.Progress, start, &done, &ops, func() int64 {
-		mu.Lock()
-		defer mu.Unlock()
-		return int64(len(found))
-	})
+	stopProgress := reportProgress(cfg.Progress, start, &done, &ops, out.count, col.raws.Load)
 	wg.Wait()
+	col.flush()
+	out.close()
 	stopProgress()
 	for _, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, err)
 		}
 	}
-
-	res := &Result{Seed: cfg.Seed, Workers: workers, Elapsed: time.Since(start), Interrupted: ctx.Err() != nil}
+	res := &Result{Seed: cfg.Seed, Workers: workers, Elapsed: time.Since(start), Interrupted: ctx.Err() != nil,
+		Findings: out.findings, Raw: col.raws.Load()}
 	for i := range covs {
 		res.Coverage.Add(&covs[i])
 	}
 	res.Checks = int(done.Load())
-	if cfg.StopAtFirst {
-		found = keepFirst(found)
-	}
-	res.Pipeline = &finding.Pipeline{SUT: cfg.Target.Name}
-	if len(found) == 0 {
-		return res, nil
-	}
-	f, end, err := cfg.Target.Start() // a session of its own, for minimizing
-	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, err)
-	}
-	defer end()
-	res.Pipeline.Factory = f
-	res.Findings = minimizeAll(found, res.Pipeline, cfg.Seed)
-	return res, nil
+	return res, out.err
 }
 
 // reportProgress calls report about once a second until the returned stop
 // is called.
-func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, ops *atomic.Uint64, findings func() int64) (stop func()) {
+func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, ops *atomic.Uint64, findings, raws func() int64) (stop func()) {
 	if report == nil {
 		return func() {}
 	}
@@ -213,61 +196,10 @@ func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, 
 			case <-quit:
 				return
 			case <-t.C:
-				report(Progress{Checks: done.Load(), Ops: ops.Load(), Findings: findings(), Elapsed: time.Since(start)})
+				report(Progress{Checks: done.Load(), Ops: ops.Load(), Findings: findings(), Raw: raws(), Elapsed: time.Since(start)})
 			}
 		}
 	}()
 	return func() { close(quit); wg.Wait() }
 }
 
-// keepFirst keeps the findings of the lowest check index only.
-func keepFirst(found []raw) []raw {
-	if len(found) == 0 {
-		return found
-	}
-	lo := found[0].check
-	for _, r := range found {
-		lo = min(lo, r.check)
-	}
-	var out []raw
-	for _, r := range found {
-		if r.check == lo {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// MaxPerInvariant bounds how many raw findings of one invariant are
-// minimized: a badly broken sandbox fails nearly every check, and the
-// earliest few, minimized, already name its defect.
-const MaxPerInvariant = 4
-
-// minimizeAll minimizes the first MaxPerInvariant findings of each
-// invariant and deduplicates them by (invariant, minimized text), keeping
-// the earliest check's. It orders work by check index first, so the result
-// does not depend on which worker found what.
-func minimizeAll(found []raw, p *finding.Pipeline, seed uint64) []Finding {
-	sort.SliceStable(found, func(i, j int) bool {
-		if found[i].check != found[j].check {
-			return found[i].check < found[j].check
-		}
-		return found[i].f.Invariant < found[j].f.Invariant
-	})
-	seen := map[string]bool{}
-	var tried [oracle.NumInvariants]int
-	var out []Finding
-	for _, r := range found {
-		if tried[r.f.Invariant]++; tried[r.f.Invariant] > MaxPerInvariant {
-			continue
-		}
-		f := p.Process(r.sc, r.f, fmt.Sprintf("seed %d, check %d", seed, r.check))
-		key := f.FileName()
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, Finding{Check: r.check, Finding: f})
-	}
-	return out
-}

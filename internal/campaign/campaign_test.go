@@ -124,15 +124,12 @@ func TestInterruptedCampaignStopsCleanly(t *testing.T) {
 }
 
 func TestWriteFindingsAnnotatesAndIsStable(t *testing.T) {
-	res, err := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 2, Target: broken, StopAtFirst: true})
+	dir := t.TempDir()
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 2, Target: broken, StopAtFirst: true, Out: dir})
 	if err != nil || len(res.Findings) == 0 {
 		t.Fatal(err, "no findings")
 	}
-	dir := t.TempDir()
-	paths, err := WriteFindings(dir, res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	paths := findingPaths(res)
 	text, err := os.ReadFile(paths[0])
 	if err != nil {
 		t.Fatal(err)
@@ -150,11 +147,11 @@ func TestWriteFindingsAnnotatesAndIsStable(t *testing.T) {
 	if out, _ := replay.Run(paths[0], sc, core.ReferenceFactory, nil); out.Failed() {
 		t.Errorf("the written finding fails on the reference")
 	}
-	again, _ := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 1, Target: broken, StopAtFirst: true})
-	paths2, err := WriteFindings(dir, again)
+	again, err := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 1, Target: broken, StopAtFirst: true, Out: dir})
 	if err != nil {
 		t.Errorf("writing the second run's findings: %v", err)
 	}
+	paths2 := findingPaths(again)
 	if diff := cmp.Diff(paths, paths2); diff != "" {
 		t.Errorf("second run's paths mismatch (-first +second):\n%s", diff)
 	}
@@ -173,4 +170,12 @@ func TestTargetThatCannotStart(t *testing.T) {
 	if !errors.Is(err, errDown) || !strings.Contains(fmt.Sprint(err), "down") || res != nil {
 		t.Fatalf("Run = %v, %v; want no result and an error that wraps %q", res, err, errDown)
 	}
+}
+
+func findingPaths(res *Result) []string {
+	var out []string
+	for _, f := range res.Findings {
+		out = append(out, f.Path)
+	}
+	return out
 }

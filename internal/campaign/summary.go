@@ -19,6 +19,7 @@ type Summary struct {
 	ElapsedSeconds float64          `json:"elapsed_seconds"`
 	OpsPerSecond   float64          `json:"ops_per_second"`
 	Interrupted    bool             `json:"interrupted"`
+	RawFindings    int64            `json:"raw_findings"` // violations the oracle reported, before deduplication
 	Findings       []FindingSummary `json:"findings"`
 	Invariants     []InvariantRow   `json:"invariants"`
 	Classes        []ClassRow       `json:"classes"`
@@ -52,22 +53,17 @@ type ClassRow struct {
 	Kinds map[string]uint64 `json:"kinds"`
 }
 
-// Summarize builds the Summary of res; files are the paths the findings
-// were written to, in order, if they were.
-func Summarize(res *Result, sut string, files []string) Summary {
+// Summarize builds the Summary of res.
+func Summarize(res *Result, sut string) Summary {
 	s := Summary{
 		Seed: res.Seed, SUT: sut, Checks: res.Checks, Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), OpsPerSecond: res.OpsPerSecond(),
-		Interrupted: res.Interrupted, Findings: []FindingSummary{},
+		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []FindingSummary{},
 		Invariants: InvariantRows(&res.Coverage), Classes: ClassRows(&res.Coverage),
 	}
-	for i, f := range res.Findings {
-		fs := FindingSummary{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step, Class: f.Class.String(),
-			Detail: f.Detail, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps)}
-		if i < len(files) {
-			fs.File = files[i]
-		}
-		s.Findings = append(s.Findings, fs)
+	for _, f := range res.Findings {
+		s.Findings = append(s.Findings, FindingSummary{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
+			Class: f.Class.String(), Detail: f.Detail, File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps)})
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -26,6 +27,7 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	extra          []sut.Target
+	exit           func(int) // os.Exit: a second interrupt stops at once
 }
 
 // target resolves a --sut value.
@@ -68,7 +70,7 @@ func commands() []command {
 // and returns the exit status. extra are sandboxes --sut may name besides
 // the reference and the mutants.
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...sut.Target) int {
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, extra: extra}
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, extra: extra, exit: os.Exit}
 	if len(args) == 0 {
 		usage(stderr)
 		return ExitUsage

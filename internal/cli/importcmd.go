@@ -44,8 +44,12 @@ that is not an input.`)
 	sutName := fs.String("sut", defaultSUT(e), sutHelp)
 	out := fs.String("out", "corpus/findings", "directory the minimized findings are written to")
 	layoutName := fs.String("layout", "auto", "input layout: auto, go, libfuzzer or raw")
+	timeout := timeoutFlag(fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
+	}
+	if !checkTimeout(e, *timeout) {
+		return ExitUsage
 	}
 	layout, ok := importLayouts[*layoutName]
 	if !ok {
@@ -59,7 +63,7 @@ that is not an input.`)
 		return errorf(e, "--sut: %v", err)
 	}
 	defer end()
-	im := &importer{e: e, p: &finding.Pipeline{Factory: factory, SUT: *sutName}, out: *out, layout: layout}
+	im := &importer{e: e, p: &finding.Pipeline{Factory: factory, SUT: *sutName, Timeout: *timeout}, out: *out, layout: layout}
 	status := ExitOK
 	for _, name := range fs.Args() {
 		status = max(status, im.importFile(name)) // 2 over 1 over 0
@@ -103,7 +107,7 @@ func (im *importer) importFile(name string) int {
 		fmt.Fprintf(im.e.stderr, "%s: %v\n", name, err) // Decode validates grants: not expected
 		return ExitUsage
 	}
-	findings := oracle.Check(im.p.Factory, c, new(oracle.Coverage), oracle.Options{})
+	findings := oracle.Check(im.p.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: im.p.Timeout})
 	if len(findings) == 0 {
 		fmt.Fprintf(im.e.stderr, "%s: reproduces nothing on %s (%s input, %d bytes, decoded in %s mode to %d ops)\n",
 			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))

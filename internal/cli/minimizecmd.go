@@ -22,8 +22,12 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	inv := fs.String("invariant", "", "the invariant to keep violated (default: the first one found)")
 	write := fs.Bool("w", false, "rewrite FILE with the minimized scenario")
+	timeout := timeoutFlag(fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
+	}
+	if !checkTimeout(e, *timeout) {
+		return ExitUsage
 	}
 	if fs.NArg() != 1 {
 		return errorf(e, "minimize: want exactly one FILE (try 'sbxfuzz minimize -h')")
@@ -48,7 +52,7 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 			return errorf(e, "--invariant: unknown invariant %q", *inv)
 		}
 	}
-	findings := oracle.Check(factory, c, new(oracle.Coverage), oracle.Options{})
+	findings := oracle.Check(factory, c, new(oracle.Coverage), oracle.Options{Timeout: *timeout})
 	var target *oracle.Finding
 	for i := range findings {
 		if *inv == "" || findings[i].Invariant.String() == *inv {
@@ -60,7 +64,7 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 		fmt.Fprintf(e.stderr, "%s: no violation to minimize on %s\n", name, *sutName)
 		return ExitOK
 	}
-	p := &finding.Pipeline{Factory: factory, SUT: *sutName}
+	p := &finding.Pipeline{Factory: factory, SUT: *sutName, Timeout: *timeout}
 	f := p.Process(sc, *target, "minimized from "+name)
 	min := f.Minimized
 	min.Comment = append(sc.Comment, fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried)",

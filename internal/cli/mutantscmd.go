@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
@@ -45,7 +42,7 @@ Exit 1 if any mutant survives.`)
 		}
 		ms = []mutants.Mutant{m}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(e)
 	defer stop()
 	kills := campaign.KillMutants(ctx, ms, *seed, *checks, *workers)
 	if err := reports.WriteKills(e.stdout, reports.Format(*format), kills); err != nil {
@@ -58,6 +55,9 @@ Exit 1 if any mutant survives.`)
 		}
 	}
 	fmt.Fprintf(e.stderr, "sbxfuzz mutants: seed %d: %d of %d killed\n", *seed, len(kills)-survivors, len(kills))
+	if ctx.Err() != nil {
+		return ExitInterrupted // survivors of an interrupted run prove nothing
+	}
 	if survivors > 0 {
 		return ExitFinding
 	}

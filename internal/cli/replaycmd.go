@@ -25,10 +25,11 @@ the latch is checked. A FILE of the form DIR/... stands for every .sbx below
 DIR. Exit 1 if any expectation is unmet or any invariant violated.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	format := formatFlag(fs, "text", "json")
+	timeout := timeoutFlag(fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
-	if !checkFormat(e, *format, "text", "json") {
+	if !checkFormat(e, *format, "text", "json") || !checkTimeout(e, *timeout) {
 		return ExitUsage
 	}
 	factory, end, err := e.session(*sutName)
@@ -53,7 +54,7 @@ DIR. Exit 1 if any expectation is unmet or any invariant violated.`)
 	}
 	status := ExitOK
 	for i, name := range files {
-		out, err := replay.Run(name, scs[i], factory, nil)
+		out, err := replay.RunWithin(name, scs[i], factory, nil, *timeout)
 		if err != nil {
 			fmt.Fprintln(e.stderr, err)
 			return ExitUsage

@@ -2,14 +2,10 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
@@ -45,6 +41,7 @@ mutant survived.`)
 	format := formatFlag(fs, "text", "md", "json")
 	output := fs.String("output", "", "write the report to FILE (atomically) instead of stdout")
 	svg := fs.String("svg", "", "also write the invariants × classes heat map to FILE as SVG")
+	timeout := timeoutFlag(fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
@@ -73,8 +70,11 @@ mutant survived.`)
 		if *checks == 0 && *duration == 0 {
 			*checks = 10000
 		}
+		if !checkTimeout(e, *timeout) {
+			return ExitUsage
+		}
 		var st int
-		if rep, st = reportCampaign(e, *seed, *checks, *duration, *workers, *sutName, *withMutants); rep == nil {
+		if rep, st = reportCampaign(e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Timeout: *timeout}, *sutName, *withMutants); rep == nil {
 			return st
 		}
 	}
@@ -96,24 +96,26 @@ func setFlags(fs *flag.FlagSet, names []string) []string {
 
 // reportCampaign runs the campaign of a report and, if asked, the
 // mutants; it returns nil and the exit status when it cannot.
-func reportCampaign(e *env, seed uint64, checks int, duration time.Duration, workers int, sutName string, withMutants bool) (*reports.Report, int) {
+func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants bool) (*reports.Report, int) {
 	target, err := e.target(sutName)
 	if err != nil {
 		return nil, errorf(e, "--sut: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	cfg.Target = target
+	ctx, stop := interruptible(e)
 	defer stop()
-	res, err := driveCampaign(ctx, e, campaign.Config{Seed: seed, Checks: checks, Duration: duration, Workers: workers, Target: target})
+	res, err := driveCampaign(ctx, e, cfg)
 	if err != nil {
 		return nil, errorf(e, "%v", err)
 	}
 	rep := reports.New(res, sutName)
 	if withMutants && ctx.Err() == nil {
-		limit := checks
+		limit := cfg.Checks
 		if limit == 0 {
 			limit = 10000
 		}
-		rep.Mutants = campaign.KillMutants(ctx, mutants.All(), seed, limit, workers)
+		rep.Mutants = campaign.KillMutants(ctx, mutants.All(), cfg.Seed, limit, cfg.Workers)
+		rep.Interrupted = ctx.Err() != nil
 	}
 	return rep, ExitOK
 }
@@ -159,6 +161,9 @@ func reportStatus(e *env, rep *reports.Report) int {
 	fmt.Fprintln(e.stderr, interrupted(rep.Interrupted))
 	for _, g := range un {
 		fmt.Fprintf(e.stderr, "sbxfuzz report: UNEXPLAINED GAP: %s was never checked on an op of class %s\n", g.Invariant, g.Class)
+	}
+	if rep.Interrupted {
+		return ExitInterrupted
 	}
 	if len(rep.Findings) > 0 || len(rep.Survivors()) > 0 {
 		return ExitFinding

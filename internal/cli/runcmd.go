@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/signal"
 	"runtime/debug"
 	"time"
 
@@ -20,15 +18,20 @@ every one with the oracle on the sandbox under test, minimize each finding and
 write it as an annotated .sbx to --out. Check i draws from (seed, i), so the
 findings and counts depend only on the seed and the number of checks, not on
 the number of workers. Progress goes to stderr once a second when stderr is a
-terminal; the summary goes to stdout. Ctrl-C stops cleanly: the findings so
-far are minimized and written and the summary printed. Exit 1 if there were
-findings.`)
+terminal; the summary goes to stdout. Each finding is written as soon as it
+is minimized, so a campaign killed later keeps it; memory stays flat however
+many checks fail. An op that does not return within --timeout is a hang, a
+total finding. SIGINT (Ctrl-C) or SIGTERM stops cleanly: what is pending is
+minimized for at most a few seconds and written, and the summary printed; a
+second signal stops at once. Exit 0 nothing found, 1 findings, 2 bad usage,
+3 interrupted.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks := fs.Int("checks", 0, "number of scenarios to check (default 10000 when --duration is not set)")
 	duration := fs.Duration("duration", 0, "run for this long (e.g. 10s); with --checks, whichever ends first")
 	workers := fs.Int("workers", 0, "parallel workers (default: all cores)")
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	out := fs.String("out", "corpus/findings", "directory the minimized findings are written to")
+	timeout := timeoutFlag(fs)
 	format := formatFlag(fs, "text", "json")
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
@@ -45,21 +48,24 @@ findings.`)
 	if *checks == 0 && *duration == 0 {
 		*checks = 10000
 	}
+	if !checkTimeout(e, *timeout) {
+		return ExitUsage
+	}
 	target, err := e.target(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(e)
 	defer stop()
-	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Target: target})
-	if err != nil {
+	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,
+		Target: target, Timeout: *timeout, Out: *out})
+	if res == nil {
 		return errorf(e, "%v", err)
 	}
-	files, err := campaign.WriteFindings(*out, res)
 	if err != nil {
-		return errorf(e, "writing findings: %v", err)
+		fmt.Fprintf(e.stderr, "sbxfuzz: %v\n", err) // a finding could not be written: say so, and still summarize
 	}
-	sum := campaign.Summarize(res, *sutName, files)
+	sum := campaign.Summarize(res, *sutName)
 	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
 		len(sum.Findings), interrupted(res.Interrupted))
@@ -76,7 +82,12 @@ findings.`)
 				f.File, f.Invariant, f.Check, f.Class, f.OriginalOps, f.MinimizedOps, f.Detail)
 		}
 	}
-	if len(sum.Findings) > 0 {
+	switch {
+	case res.Interrupted:
+		return ExitInterrupted
+	case err != nil:
+		return ExitUsage
+	case len(sum.Findings) > 0:
 		return ExitFinding
 	}
 	return ExitOK
@@ -89,15 +100,26 @@ func interrupted(b bool) string {
 	return ""
 }
 
+// campaignMemoryLimit is the soft heap limit of a campaign, unless
+// GOMEMLIMIT is set: with GOGC at 400 the heap may grow to five times what
+// is live, and minimizing a long scenario is briefly live with tens of MB.
+const campaignMemoryLimit = 48 << 20
+
 // driveCampaign runs cfg as run and report both do: with the collector tuned
-// for a campaign (GOGC 400, unless GOGC is set) and, on a terminal, a
-// progress line on stderr. ctx stops it early (Ctrl-C).
+// for a campaign (GOGC 400, unless GOGC is set, under a soft limit of
+// campaignMemoryLimit, unless GOMEMLIMIT is set) and, on a terminal, a
+// progress line on stderr. ctx stops it early (SIGINT, SIGTERM).
 func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.Result, error) {
 	if e.getenv("GOGC") == "" {
 		// A campaign allocates short-lived worlds by the million and keeps
 		// almost nothing: collecting less often trades a little memory,
 		// still flat, for a third more throughput.
 		debug.SetGCPercent(400)
+	}
+	if e.getenv("GOMEMLIMIT") == "" {
+		// ...and the soft limit keeps that little memory little when
+		// something big is briefly live.
+		debug.SetMemoryLimit(campaignMemoryLimit)
 	}
 	if isTerminal(e.stderr) {
 		cfg.Progress = func(p campaign.Progress) {

@@ -23,9 +23,10 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// HangTimeout is the op timeout for the candidates of a hang finding: once
-// an op is known to hang, waiting the full timeout for every candidate that
-// hangs again would make minimizing it take hours.
+// HangTimeout is the op timeout for the candidates of a hang finding (or
+// the pipeline's own, when shorter): once an op is known to hang, waiting
+// the full timeout for every candidate that hangs again would make
+// minimizing it take hours.
 const HangTimeout = 200 * time.Millisecond
 
 // HangTime bounds the minimization of a hang finding.
@@ -68,6 +69,9 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 	if f.Hang {
 		start = max(p.Timeout, oracle.DefaultTimeout) // a slow start is not the hang being minimized
 		timeout = HangTimeout
+		if p.Timeout > 0 && p.Timeout < HangTimeout {
+			timeout = p.Timeout
+		}
 		if lim.Time <= 0 || lim.Time > HangTime {
 			lim.Time = HangTime
 		}

@@ -1,11 +1,12 @@
 // Package minimize shrinks a failing scenario while it keeps failing, the
 // way syzkaller minimizes programs: drop the ops after the failure, remove
 // ops from the back, remove grant and world entries, then shorten and
-// simplify arguments, memoizing every candidate on its canonical text. The
+// simplify arguments, memoizing every candidate on (a hash of) its canonical text. The
 // result is 1-minimal: removing any single op or entry makes it pass.
 package minimize
 
 import (
+	"crypto/sha256"
 	"slices"
 	"time"
 
@@ -28,6 +29,9 @@ const DefaultTime = 60 * time.Second
 type Limits struct {
 	Calls int           // predicate calls
 	Time  time.Duration // the machine's time, spent on the whole
+	// Stop, when closed, cuts the minimization short at the next
+	// candidate (a campaign that was interrupted).
+	Stop <-chan struct{}
 }
 
 // Stats says what a minimization did.
@@ -41,9 +45,10 @@ type Stats struct {
 
 type minimizer struct {
 	fails    Predicate
-	memo     map[string]bool
+	memo     map[[sha256.Size]byte]bool // by the hash of a candidate's canonical text: texts of long scenarios would hold megabytes
 	budget   int
 	deadline time.Time
+	stop     <-chan struct{}
 	stats    Stats
 }
 
@@ -61,7 +66,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 	if lim.Time <= 0 {
 		lim.Time = DefaultTime
 	}
-	m := &minimizer{fails: fails, memo: map[string]bool{}, budget: lim.Calls, deadline: time.Now().Add(lim.Time)}
+	m := &minimizer{fails: fails, memo: map[[sha256.Size]byte]bool{}, budget: lim.Calls, deadline: time.Now().Add(lim.Time), stop: lim.Stop}
 	cur := sc.Clone()
 	cur.Comment = nil
 	for i := range cur.Steps {
@@ -90,12 +95,12 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 
 // try runs the predicate on c, through the memo.
 func (m *minimizer) try(c *scenario.Scenario) bool {
-	key := string(c.Format())
+	key := sha256.Sum256(c.Format())
 	if v, ok := m.memo[key]; ok {
 		m.stats.Memo++
 		return v
 	}
-	if m.budget <= 0 || time.Now().After(m.deadline) {
+	if m.budget <= 0 || time.Now().After(m.deadline) || m.stopped() {
 		m.stats.Cut = true
 		return false
 	}
@@ -279,4 +284,14 @@ func (m *minimizer) shorten(cur *scenario.Scenario, field func(*scenario.Scenari
 		cur = m.keep(cur, set(s[:len(s)-1]))
 	}
 	return cur
+}
+
+// stopped reports whether Limits.Stop is closed.
+func (m *minimizer) stopped() bool {
+	select {
+	case <-m.stop:
+		return true
+	default:
+		return false
+	}
 }

@@ -1,0 +1,130 @@
+package campaign
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// MaxPerInvariant bounds how many raw findings of one invariant are
+// minimized: a badly broken sandbox fails nearly every check, and the
+// earliest few, minimized, already name its defect.
+const MaxPerInvariant = 4
+
+// raw is a finding before minimization.
+type raw struct {
+	check int
+	sc    *scenario.Scenario
+	f     oracle.Finding
+}
+
+// collector takes the raw findings of a campaign as its workers make them
+// and keeps, per invariant, only the MaxPerInvariant of the lowest check
+// indices: memory stays flat however broken the sandbox. A raw finding is
+// final once every check before it has finished (the watermark has passed
+// it), since no lower one can come any more; final findings go to the
+// sink in check order, as they become final. So what is minimized depends
+// on the seed and the checks alone, never on which worker finished first.
+type collector struct {
+	mu        sync.Mutex
+	watermark int          // every check below it has finished
+	finished  map[int]bool // checks at or above the watermark that have finished
+	pending   [oracle.NumInvariants][]raw
+	accepted  [oracle.NumInvariants]int
+	full      [oracle.NumInvariants]atomic.Bool // accepted == MaxPerInvariant: workers need not offer
+	first     bool                              // StopAtFirst: only the lowest check with a finding is kept
+	firstBad  atomic.Int64                      // the lowest check with a finding, for StopAtFirst
+	raws      atomic.Int64                      // raw findings offered, kept or not
+	sink      func(raw)
+}
+
+func newCollector(first bool, sink func(raw)) *collector {
+	k := &collector{finished: map[int]bool{}, first: first, sink: sink}
+	k.firstBad.Store(1 << 62)
+	return k
+}
+
+// offer takes the findings of check i; it is safe for concurrent use.
+func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
+	k.raws.Add(int64(len(fs)))
+	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
+	}
+	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return !k.full[f.Invariant].Load() }) {
+		return // the common case against a broken sandbox: nothing more of these is kept
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, f := range fs {
+		id := f.Invariant
+		if k.full[id].Load() {
+			continue
+		}
+		p := append(k.pending[id], raw{i, sc, f})
+		slices.SortFunc(p, func(a, b raw) int { return a.check - b.check })
+		if room := MaxPerInvariant - k.accepted[id]; len(p) > room {
+			clear(p[room:]) // let the scenarios go
+			p = p[:room]
+		}
+		k.pending[id] = p
+	}
+}
+
+// saturated reports whether no finding of id will be kept any more.
+func (k *collector) saturated(id oracle.ID) bool { return k.full[id].Load() }
+
+// finish marks check i finished, moves the watermark, and hands the raw
+// findings it passed to the sink, in check order.
+func (k *collector) finish(i int) {
+	k.mu.Lock()
+	k.finished[i] = true
+	for k.finished[k.watermark] {
+		delete(k.finished, k.watermark)
+		k.watermark++
+	}
+	final := k.takeFinal(k.watermark)
+	k.mu.Unlock()
+	for _, r := range final {
+		k.sink(r)
+	}
+}
+
+// flush hands every pending raw finding to the sink: the campaign is over
+// and every check it started has finished.
+func (k *collector) flush() {
+	k.mu.Lock()
+	final := k.takeFinal(1 << 62)
+	k.mu.Unlock()
+	for _, r := range final {
+		k.sink(r)
+	}
+}
+
+// takeFinal removes and returns the pending findings below mark, in check
+// order then invariant order. Under StopAtFirst only those of the lowest
+// check with a finding are taken; the rest are dropped.
+func (k *collector) takeFinal(mark int) []raw {
+	var out []raw
+	for id := range k.pending {
+		p := k.pending[id]
+		n := 0
+		for n < len(p) && p[n].check < mark {
+			n++
+		}
+		for _, r := range p[:n] {
+			if k.first && int64(r.check) != k.firstBad.Load() {
+				continue
+			}
+			out = append(out, r)
+			k.accepted[id]++
+		}
+		k.pending[id] = slices.Delete(p, 0, n)
+		if k.accepted[id] >= MaxPerInvariant {
+			k.full[id].Store(true)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b raw) int { return a.check - b.check })
+	return out
+}

@@ -1,0 +1,122 @@
+package campaign
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// TestCollectorKeepsTheLowestFew: whatever order checks finish in, the
+// collector keeps at most MaxPerInvariant raw findings per invariant, the
+// ones of the lowest checks, and hands each to the sink only once every
+// check before it has finished.
+func TestCollectorKeepsTheLowestFew(t *testing.T) {
+	var got []int
+	k := newCollector(false, func(r raw) {
+		got = append(got, r.check)
+	})
+	// Checks 0..99 finish in a scrambled order; every odd one finds a
+	// confinement violation, every third one a total.
+	order := make([]int, 100)
+	for i := range order {
+		order[i] = (i*37 + 11) % 100
+	}
+	sc := new(scenario.Scenario)
+	for _, i := range order {
+		var fs []oracle.Finding
+		if i%2 == 1 {
+			fs = append(fs, oracle.Finding{Invariant: oracle.Confinement})
+		}
+		if i%3 == 0 {
+			fs = append(fs, oracle.Finding{Invariant: oracle.Total})
+		}
+		if len(fs) > 0 {
+			k.offer(i, sc, fs)
+		}
+		for id := range k.pending {
+			if n := len(k.pending[id]) + k.accepted[id]; n > MaxPerInvariant {
+				t.Fatalf("after check %d: %d findings of %s kept", i, n, oracle.ID(id))
+			}
+		}
+		k.finish(i)
+	}
+	k.flush()
+	if diff := cmp.Diff([]int{0, 1, 3, 3, 5, 6, 7, 9}, got); diff != "" {
+		t.Fatalf("checks handed to the sink mismatch (-want +got):\n%s", diff)
+	}
+	if !k.saturated(oracle.Confinement) || !k.saturated(oracle.Total) || k.saturated(oracle.NoInternalEgress) {
+		t.Fatal("saturation flags wrong")
+	}
+}
+
+// TestCollectorStopAtFirst: under StopAtFirst only the findings of the
+// lowest check with any are kept, all of its invariants.
+func TestCollectorStopAtFirst(t *testing.T) {
+	var got []oracle.ID
+	k := newCollector(true, func(r raw) { got = append(got, r.f.Invariant) })
+	sc := new(scenario.Scenario)
+	k.offer(7, sc, []oracle.Finding{{Invariant: oracle.Total}})
+	k.offer(4, sc, []oracle.Finding{{Invariant: oracle.Confinement}, {Invariant: oracle.VerdictMatchesModel}})
+	for _, i := range []int{7, 4, 0, 1, 2, 3, 5, 6} {
+		k.finish(i)
+	}
+	k.flush()
+	if diff := cmp.Diff([]oracle.ID{oracle.Confinement, oracle.VerdictMatchesModel}, got); diff != "" {
+		t.Fatalf("kept mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestMemoryStaysFlat: a campaign against a mutant that fails on about
+// half its checks keeps a small, flat live heap however many checks it
+// makes (the raw findings used to be kept whole: ~8.5 KB a check).
+func TestMemoryStaysFlat(t *testing.T) {
+	m, _ := mutants.Lookup("raw-prefix")
+	peak := func(checks int) (uint64, *Result) {
+		var max atomic.Uint64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { // sample the live heap: after a collection, what is still reachable
+			defer wg.Done()
+			var ms runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > max.Load() {
+					max.Store(ms.HeapAlloc)
+				}
+			}
+		}()
+		res, err := Run(context.Background(), Config{Seed: 1, Checks: checks, Workers: 2, Target: sut.Static("mutant:raw-prefix", m.Factory)})
+		close(stop)
+		wg.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return max.Load(), res
+	}
+	small, _ := peak(2000)
+	big, res := peak(20000)
+	t.Logf("live heap peak: %d KB at 2,000 checks, %d KB at 20,000 (%d raw findings, %d kept)", small>>10, big>>10, res.Raw, len(res.Findings))
+	if res.Raw < 5000 {
+		t.Fatalf("only %d raw findings: the mutant no longer fails often enough for this test", res.Raw)
+	}
+	if big > small+16<<20 || big > 48<<20 {
+		t.Fatalf("the live heap grew from %d KB to %d KB with ten times the checks", small>>10, big>>10)
+	}
+}
