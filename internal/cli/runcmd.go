@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
@@ -42,12 +43,18 @@ findings.`)
 	if *checks < 0 || *duration < 0 || *workers < 0 {
 		return errorf(e, "run: --checks, --duration and --workers must not be negative")
 	}
+	if err := checkBounds(*duration, *workers); err != nil {
+		return errorf(e, "run: %v", err)
+	}
 	if *checks == 0 && *duration == 0 {
 		*checks = 10000
 	}
 	target, err := e.target(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
+	}
+	if err := fsutil.CheckOutDir(*out); err != nil {
+		return errorf(e, "--out: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
