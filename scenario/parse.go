@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -8,6 +9,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
+
+// utf8BOM is the UTF-8 encoding of U+FEFF, the byte-order mark.
+var utf8BOM = []byte("\ufeff")
 
 // headerWords are the directives of header lines. As an op kind, one of
 // them must be quoted.
@@ -20,8 +24,13 @@ var headerWords = map[string]bool{
 // used in error messages only. Every error is a *ParseError, reading
 // `name:line: reason (near "token")`, that unwraps to one of this package's
 // sentinels or to core.ErrInvalidGrant. Parse never panics.
+//
+// One UTF-8 byte-order mark (EF BB BF) at the start of src, as some editors
+// write, is ignored; line numbers are unchanged. Format never writes one,
+// and a byte-order mark anywhere else is part of a token.
 func Parse(name string, src []byte) (*Scenario, error) {
 	p := &parser{name: name, s: New()}
+	src = bytes.TrimPrefix(src, utf8BOM)
 	for text := range strings.Lines(string(src)) {
 		p.line++
 		if err := p.parseLine(strings.TrimSuffix(text, "\n")); err != nil {

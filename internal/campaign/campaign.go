@@ -202,4 +202,3 @@ func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, 
 	}()
 	return func() { close(quit); wg.Wait() }
 }
-

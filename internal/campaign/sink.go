@@ -33,7 +33,7 @@ type sink struct {
 	findings []Finding
 	seen     map[string]bool // file names of the findings so far
 	hangs    map[string]bool // the kinds of the ops that hung, in the findings so far
-	err      error // the first failure to start a session or to write
+	err      error           // the first failure to start a session or to write
 	end      func() error
 }
 

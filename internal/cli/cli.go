@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
@@ -160,6 +161,25 @@ func checkFormat(e *env, f string, allowed ...string) bool {
 	}
 	fmt.Fprintf(e.stderr, "sbxfuzz: --format %q: want one of %s\n", f, strings.Join(allowed, ", "))
 	return false
+}
+
+// MaxWorkers is the largest --workers a campaign accepts.
+const MaxWorkers = 256
+
+// MinDuration is the shortest --duration a campaign accepts: anything
+// shorter ends before a single check.
+const MinDuration = time.Millisecond
+
+// checkBounds checks the upper bound of --workers and the lower bound of a
+// set --duration (0 means unset); the caller has refused negative values.
+func checkBounds(duration time.Duration, workers int) error {
+	if workers > MaxWorkers {
+		return fmt.Errorf("--workers %d: at most %d", workers, MaxWorkers)
+	}
+	if duration > 0 && duration < MinDuration {
+		return fmt.Errorf("--duration %s: too short to check anything (at least %s)", duration, MinDuration)
+	}
+	return nil
 }
 
 // errorf prints an error line and returns the usage status.

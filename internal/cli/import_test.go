@@ -101,7 +101,8 @@ func TestImportLibFuzzerFile(t *testing.T) {
 }
 
 // TestImportNothingToImport: an input the sandbox passes exits 0 and says
-// so, writing nothing.
+// so, writing nothing (--out, checked before any work, is made but stays
+// empty).
 func TestImportNothingToImport(t *testing.T) {
 	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "findings")
 	f := writeFile(t, dir, "input", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
@@ -109,8 +110,8 @@ func TestImportNothingToImport(t *testing.T) {
 	if st != ExitOK || !strings.Contains(stderr, "reproduces nothing on reference") {
 		t.Fatalf("status %d, want 0\nstdout %s\nstderr %s", st, stdout, stderr)
 	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("%s was created", out)
+	if entries, err := os.ReadDir(out); err != nil || len(entries) != 0 {
+		t.Errorf("%s holds %d files (%v), want none", out, len(entries), err)
 	}
 }
 
@@ -121,17 +122,18 @@ func TestImportBadInput(t *testing.T) {
 	bad := writeFile(t, dir, "bad", "go test fuzz v1\nint(3)\n")
 	short := writeFile(t, dir, "short", "abc")
 	good := writeFile(t, dir, "good", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
+	out := t.TempDir() // --out is checked first, and made when missing: not in the source tree
 	for _, tt := range []struct {
 		args   []string
 		want   string
 		reason string
 	}{
-		{[]string{"import", bad}, "bad: not a fuzz input: line 2", "a go file whose argument is not a []byte"},
-		{[]string{"import", short}, "short: not a fuzz input: 3 bytes", "too short for the libFuzzer layout"},
-		{[]string{"import", filepath.Join(dir, "missing")}, "missing", "no such file"},
+		{[]string{"import", "--out", out, bad}, "bad: not a fuzz input: line 2", "a go file whose argument is not a []byte"},
+		{[]string{"import", "--out", out, short}, "short: not a fuzz input: 3 bytes", "too short for the libFuzzer layout"},
+		{[]string{"import", "--out", out, filepath.Join(dir, "missing")}, "missing", "no such file"},
 		{[]string{"import", "--out", dir, good, short}, "short: not a fuzz input", "bad input beats nothing found"},
-		{[]string{"import", "--layout", "afl", good}, `--layout "afl"`, "an unknown layout"},
-		{[]string{"import", "--sut", "mutant:nope", good}, "unknown mutant", "an unknown sandbox"},
+		{[]string{"import", "--out", out, "--layout", "afl", good}, `--layout "afl"`, "an unknown layout"},
+		{[]string{"import", "--out", out, "--sut", "mutant:nope", good}, "unknown mutant", "an unknown sandbox"},
 		{[]string{"import"}, "want at least one FILE", "no FILE"},
 	} {
 		st, _, stderr := run(t, tt.args...)

@@ -58,6 +58,9 @@ that is not an input.`)
 	if fs.NArg() == 0 {
 		return errorf(e, "import: want at least one FILE (try 'sbxfuzz import -h')")
 	}
+	if err := fsutil.CheckOutDir(*out); err != nil {
+		return errorf(e, "--out: %v", err)
+	}
 	factory, end, err := e.session(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)

@@ -32,6 +32,11 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 	if fs.NArg() != 1 {
 		return errorf(e, "minimize: want exactly one FILE (try 'sbxfuzz minimize -h')")
 	}
+	if *write {
+		if err := fsutil.CheckOutFile(fs.Arg(0)); err != nil {
+			return errorf(e, "-w: %v", err)
+		}
+	}
 	factory, end, err := e.session(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)

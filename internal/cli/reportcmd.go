@@ -51,6 +51,13 @@ mutant survived.`)
 	if fs.NArg() > 0 {
 		return errorf(e, "report: unexpected argument %q", fs.Arg(0))
 	}
+	for _, o := range []struct{ flag, path string }{{"output", *output}, {"svg", *svg}} {
+		if o.path != "" {
+			if err := fsutil.CheckOutFile(o.path); err != nil {
+				return errorf(e, "--%s: %v", o.flag, err)
+			}
+		}
+	}
 	var rep *reports.Report
 	if *from != "" {
 		if set := setFlags(fs.FlagSet, campaignFlags); len(set) > 0 {
@@ -66,6 +73,9 @@ mutant survived.`)
 	} else {
 		if *checks < 0 || *duration < 0 || *workers < 0 {
 			return errorf(e, "report: --checks, --duration and --workers must not be negative")
+		}
+		if err := checkBounds(*duration, *workers); err != nil {
+			return errorf(e, "report: %v", err)
 		}
 		if *checks == 0 && *duration == 0 {
 			*checks = 10000

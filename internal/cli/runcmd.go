@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
@@ -45,6 +46,9 @@ second signal stops at once. Exit 0 nothing found, 1 findings, 2 bad usage,
 	if *checks < 0 || *duration < 0 || *workers < 0 {
 		return errorf(e, "run: --checks, --duration and --workers must not be negative")
 	}
+	if err := checkBounds(*duration, *workers); err != nil {
+		return errorf(e, "run: %v", err)
+	}
 	if *checks == 0 && *duration == 0 {
 		*checks = 10000
 	}
@@ -55,6 +59,10 @@ second signal stops at once. Exit 0 nothing found, 1 findings, 2 bad usage,
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
+	if err := fsutil.CheckOutDir(*out); err != nil {
+		return errorf(e, "--out: %v", err)
+	}
+	fsutil.CleanTemps(*out) // what a killed run left under hidden names
 	ctx, stop := interruptible(e)
 	defer stop()
 	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,

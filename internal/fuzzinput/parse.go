@@ -52,7 +52,7 @@ func CheckParse(data []byte) (err error) {
 		return fmt.Errorf("reparsed scenario differs\n--- first\n%#v\n--- reparsed\n%#v\n--- canonical text\n%s", s, s2, out)
 	}
 	if out2 := s2.Format(); !bytes.Equal(out, out2) {
-		return fmt.Errorf("Format is not a fixed point\n--- first\n%s--- second\n%s", out, out2)
+		return fmt.Errorf("scenario.Format is not a fixed point\n--- first\n%s--- second\n%s", out, out2)
 	}
 	return nil
 }
@@ -61,20 +61,20 @@ func CheckParse(data []byte) (err error) {
 func checkParseError(data []byte, err error) error {
 	var pe *scenario.ParseError
 	if !errors.As(err, &pe) {
-		return fmt.Errorf("Parse error is %T, not *scenario.ParseError: %v", err, err)
+		return fmt.Errorf("scenario.Parse error is %T, not *scenario.ParseError: %v", err, err)
 	}
 	if lines := bytes.Count(data, []byte("\n")) + 1; pe.Line < 1 || pe.Line > lines {
-		return fmt.Errorf("Parse error at line %d of a %d-line input: %v", pe.Line, lines, err)
+		return fmt.Errorf("scenario.Parse error at line %d of a %d-line input: %v", pe.Line, lines, err)
 	}
 	if prefix := parseName + ":" + strconv.Itoa(pe.Line) + ": "; !strings.HasPrefix(err.Error(), prefix) {
-		return fmt.Errorf("Parse error %q does not start with %q", err, prefix)
+		return fmt.Errorf("scenario.Parse error %q does not start with %q", err, prefix)
 	}
 	for _, s := range parseSentinels {
 		if errors.Is(err, s) {
 			return nil
 		}
 	}
-	return fmt.Errorf("Parse error unwraps to no sentinel: %v", err)
+	return fmt.Errorf("scenario.Parse error unwraps to no sentinel: %v", err)
 }
 
 // checkLines checks that parsed steps carry increasing, positive lines.
