@@ -16,7 +16,7 @@ sandboxes have been wrong — until its first finding or --checks checks, each
 from the same seed and single-threaded (mutants run in parallel), minimize the
 finding, and print the kill table: mutant, killed, the invariant that caught
 it, checks and seconds to kill, and the minimized reproducer's length in ops.
-Exit 1 if any mutant survives.`)
+Exit 1 if any mutant survives, 3 if SIGINT or SIGTERM cut the run short.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks := fs.Int("checks", 10000, "checks per mutant before it is declared a survivor")
 	one := fs.String("mutant", "", "run only this mutant")

@@ -30,7 +30,7 @@ mutant kill table (a campaign of up to --checks checks per mutant). --svg
 writes the invariants × classes matrix as an SVG heat map. Output is the
 same for the same seed and checks except on the lines that carry timing
 (those containing "ops/s" or "seconds"). Exit 1 if there were findings or a
-mutant survived.`)
+mutant survived, 3 if SIGINT or SIGTERM cut it short.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks := fs.Int("checks", 0, "number of scenarios to check (default 10000 when --duration is not set)")
 	duration := fs.Duration("duration", 0, "run for this long (e.g. 10s); with --checks, whichever ends first")

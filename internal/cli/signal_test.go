@@ -1,0 +1,157 @@
+//go:build unix
+
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildSbxfuzz builds the command line into a temporary directory.
+func buildSbxfuzz(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "sbxfuzz")
+	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/sbxfuzz")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startCampaign starts a long campaign against raw-prefix in a process
+// group of its own, so that nothing it starts can outlive the test.
+func startCampaign(t *testing.T, bin, out string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "run", "--sut", "mutant:raw-prefix", "--duration", "10m", "--out", out)
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	return cmd, &stderr
+}
+
+// waitFor waits up to d for the command to end, and returns its status,
+// or -1 after killing it.
+func waitFor(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode()
+	case <-time.After(d):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return -1
+	}
+}
+
+// waitForFindings waits until out holds a finding, or fails.
+func waitForFindings(t *testing.T, out string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if files, _ := filepath.Glob(filepath.Join(out, "*.sbx")); len(files) > 0 {
+			return
+		}
+	}
+	t.Fatal("no finding was written within 20 s")
+}
+
+// TestSIGTERMStopsCleanly: SIGTERM (what timeout, CI cancellation and docker
+// stop send) stops a campaign the way Ctrl-C does: it exits 3 within a few
+// seconds with its summary, and every finding it wrote replays, failing on
+// the mutant and passing on the reference. No temp file is left.
+func TestSIGTERMStopsCleanly(t *testing.T) {
+	bin := buildSbxfuzz(t)
+	out := t.TempDir()
+	cmd, stderr := startCampaign(t, bin, out)
+	waitForFindings(t, out)
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	st := waitFor(t, cmd, 15*time.Second)
+	took := time.Since(start)
+	if st != ExitInterrupted {
+		t.Fatalf("after SIGTERM: status %d after %v, want %d\n%s", st, took, ExitInterrupted, stderr)
+	}
+	if !strings.Contains(stderr.String(), "(interrupted)") || !strings.Contains(stderr.String(), "terminated: stopping") {
+		t.Errorf("no summary of an interrupted run:\n%s", stderr)
+	}
+	t.Logf("stopped %v after SIGTERM", took)
+	files, _ := filepath.Glob(filepath.Join(out, "*.sbx"))
+	if len(files) == 0 {
+		t.Fatal("no findings on disk")
+	}
+	for _, f := range files {
+		if st := exec.Command(bin, "replay", "--sut", "mutant:raw-prefix", f).Run(); exitCode(st) != ExitFinding {
+			t.Errorf("%s does not fail on the mutant: %v", f, st)
+		}
+		if st := exec.Command(bin, "replay", f).Run(); st != nil {
+			t.Errorf("%s fails on the reference: %v", f, st)
+		}
+	}
+	all, _ := os.ReadDir(out)
+	if len(all) != len(files) {
+		t.Errorf("%d entries in the output directory for %d findings (a temp file left?)", len(all), len(files))
+	}
+}
+
+// TestSecondSignalStopsAtOnce: the first SIGINT or SIGTERM cancels the
+// context (the campaign drains); the second exits at once with
+// ExitInterrupted, whatever is still running.
+func TestSecondSignalStopsAtOnce(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		exited := make(chan int, 1)
+		var errb bytes.Buffer
+		e := &env{stdout: &bytes.Buffer{}, stderr: &errb, getenv: func(string) string { return "" }, exit: func(c int) { exited <- c }}
+		ctx, stop := interruptible(e)
+		syscall.Kill(os.Getpid(), sig)
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%v: the context was not cancelled", sig)
+		}
+		select {
+		case c := <-exited:
+			t.Fatalf("%v: exited (%d) on the first signal", sig, c)
+		case <-time.After(50 * time.Millisecond):
+		}
+		syscall.Kill(os.Getpid(), sig)
+		select {
+		case c := <-exited:
+			if c != ExitInterrupted {
+				t.Errorf("%v twice: exit %d, want %d", sig, c, ExitInterrupted)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%v twice: no exit", sig)
+		}
+		stop()
+		if !strings.Contains(errb.String(), "again: stopping at once") {
+			t.Errorf("%v: said %q", sig, errb.String())
+		}
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
