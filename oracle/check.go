@@ -18,7 +18,7 @@ type Options struct {
 	// many quick ops is never a hang, however long it takes as a whole.
 	Timeout time.Duration
 	// StartTimeout is how long the factory may take to build a sandbox;
-	// 0 means Timeout. A sandbox in another process may take longer to
+	// 0 means the larger of Timeout and DefaultStartTimeout. A sandbox in another process may take longer to
 	// start than an op to run, and lowering Timeout to minimize a hang
 	// must not make a slow start look like one.
 	StartTimeout time.Duration
@@ -93,7 +93,7 @@ func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
 				panic(p) // the harness's own bug: do not blame the sandbox
 			}
 			r.dead = true
-			r.violate(Total, c.class(r.step-1), fmt.Sprintf("%s panicked: %v", FormatOp(c.op(r.step-1)), p))
+			r.violate(Total, c.class(r.step-1), FormatOp(c.op(r.step-1))+" "+panicWords(p))
 		}
 	}()
 	for i := range c.steps() {

@@ -11,6 +11,11 @@ import (
 // before it calls the sandbox hung.
 const DefaultTimeout = 2 * time.Second
 
+// DefaultStartTimeout is the least time the factory gets to build a
+// sandbox when Options.StartTimeout is not set: starting a sandbox in
+// another process (an interpreter, a server) takes longer than an op.
+const DefaultStartTimeout = 10 * time.Second
+
 // closeWait bounds how long a Checker waits for Close on a hung sandbox.
 const closeWait = time.Second
 
@@ -52,7 +57,7 @@ func NewChecker(f core.Factory, opt Options) *Checker {
 	}
 	start := opt.StartTimeout
 	if start <= 0 {
-		start = t
+		start = max(t, DefaultStartTimeout)
 	}
 	timer := time.NewTimer(t)
 	timer.Stop()

@@ -179,7 +179,7 @@ func slowFactory(d time.Duration, closes *atomic.Int64) core.Factory {
 // step 0, and the sandbox it builds late is closed all the same.
 func TestHangWhileBuilding(t *testing.T) {
 	var closes atomic.Int64
-	got := Check(slowFactory(80*time.Millisecond, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond})
+	got := Check(slowFactory(80*time.Millisecond, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond, StartTimeout: 20 * time.Millisecond})
 	if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
 		t.Fatalf("findings %v, want one hang at step 0", got)
 	}

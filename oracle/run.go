@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
@@ -196,12 +197,22 @@ func (r *Run) Usage() core.Usage {
 	return r.usage
 }
 
+// panicWords says what a sandbox's panic was: the words of a
+// core.Failure (a sandbox that could not answer: its process died or broke
+// the protocol), or "panicked: ..." for any other panic.
+func panicWords(p any) string {
+	if f, ok := p.(*core.Failure); ok {
+		return "failed: " + f.Error()
+	}
+	return fmt.Sprintf("panicked: %v", p)
+}
+
 // sandboxCall calls fn, which calls into the sandbox under test, and turns
 // a panic into an error that says so: a sandbox's bug, not the harness's.
 func sandboxCall[T any](fn func() T) (v T, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("panicked: %v", p)
+			err = errors.New(panicWords(p))
 		}
 	}()
 	return fn(), nil

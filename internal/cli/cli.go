@@ -25,6 +25,7 @@ const (
 // env is what a command may touch: its arguments and output streams, and
 // the sandboxes the program registered beyond the built-in ones.
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	extra          []sut.Target
@@ -64,6 +65,7 @@ func commands() []command {
 		{"fmt", "print scenarios in canonical form (-w rewrites them)", runFmt},
 		{"mutants", "run a campaign against every mutant and print the kill table", runMutants},
 		{"report", "invariant coverage: invariants × classes, classes × kinds, gaps, heat map", runReport},
+		{"serve", "serve a Go sandbox over the sbxfuzz/1 process protocol on stdin and stdout", runServe},
 	}
 }
 
@@ -71,7 +73,7 @@ func commands() []command {
 // and returns the exit status. extra are sandboxes --sut may name besides
 // the reference and the mutants.
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...sut.Target) int {
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, extra: extra, exit: os.Exit}
+	e := &env{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv, extra: extra, exit: os.Exit}
 	if len(args) == 0 {
 		usage(stderr)
 		return ExitUsage

@@ -1,7 +1,8 @@
 // Package sut is the registry of sandboxes under test: it turns a --sut
 // value (or SBXFUZZ_SUT, or a user's own factory) into a Target the harness
-// starts sessions of. Today: "reference", "mutant:NAME", and sandboxes a
-// program registers by name (sbxcli.Main).
+// starts sessions of: "reference", "mutant:NAME", "exec:COMMAND" (a
+// sandbox in another process, SPEC §12), and sandboxes a program registers
+// by name (sbxcli.Main).
 package sut
 
 import (
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 )
 
@@ -17,6 +19,10 @@ const Reference = "reference"
 
 // MutantPrefix starts the name of every mutant: "mutant:raw-prefix".
 const MutantPrefix = "mutant:"
+
+// ExecPrefix starts the name of a sandbox in another process, speaking
+// sbxfuzz/1 (SPEC §12): "exec:python3 sandbox.py".
+const ExecPrefix = "exec:"
 
 // EnvVar names the environment variable the fuzz targets read the sandbox
 // under test from.
@@ -55,13 +61,19 @@ func Lookup(name string, extra ...Target) (Target, error) {
 			return Static(name, m.Factory), nil
 		}
 		return Target{}, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
+	case strings.HasPrefix(name, ExecPrefix):
+		start, err := proc.Sessions(strings.TrimPrefix(name, ExecPrefix))
+		if err != nil {
+			return Target{}, fmt.Errorf("%s: %v", ExecPrefix, err)
+		}
+		return Target{Name: name, Start: start}, nil
 	}
 	for _, t := range extra {
 		if t.Name == name {
 			return t, nil
 		}
 	}
-	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix)}
+	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix), fmt.Sprintf("%q followed by a command", ExecPrefix)}
 	for _, t := range extra {
 		known = append(known, fmt.Sprintf("%q", t.Name))
 	}

@@ -1,0 +1,209 @@
+// Package proc is the client of sbxfuzz/1 (SPEC §12): a sandbox in another
+// process, in any language, driven over its stdin and stdout. The harness
+// keeps the world: the child makes every effect through world requests,
+// which the client answers from the core.World of the scenario, so the
+// journal stays the oracle's ground truth. Every failure of the child — it
+// exits, writes a line that is not JSON-RPC, answers with a wrong id or an
+// error, sends a world request out of turn, returns an unknown kind, writes
+// a line over the size cap, or hangs — becomes a total finding on that op,
+// with the tail of its stderr; its process group is killed and a fresh
+// child serves the next scenario.
+package proc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/proto"
+)
+
+// StderrTail is how much of a child's stderr is kept for findings.
+const StderrTail = 2048
+
+// shutdownWait bounds how long a child may take to exit after shutdown.
+const shutdownWait = time.Second
+
+// child is one running child process and its protocol state.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *proto.Reader
+	stderr *tail
+	id     int64
+	exited chan struct{} // closed when the process has been waited for
+
+	mu   sync.Mutex
+	dead error // why the child can no longer be used; nil while it can
+}
+
+// start runs argv in a process group of its own, with a parent-death
+// signal, so that neither it nor its own children outlive the harness,
+// and says initialize.
+func start(argv []string) (*child, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = sysProcAttr()
+	c := &child{cmd: cmd, stderr: &tail{n: StderrTail}, exited: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	// Blocking pipes of our own, not exec's: a read or write then blocks
+	// its thread in the kernel and wakes as soon as the child answers,
+	// instead of going through the runtime's poller, which costs each of
+	// the thousands of round trips a second a campaign makes.
+	stdinR, stdin, err := blockingPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, stdoutW, err := blockingPipe()
+	if err != nil {
+		stdinR.Close()
+		stdin.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
+	err = cmd.Start()
+	stdinR.Close() // the child's ends: ours are closed, so its exit shows as EOF
+	stdoutW.Close()
+	if err != nil {
+		stdin.Close()
+		stdout.Close()
+		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+	}
+	go func() {
+		cmd.Wait()
+		stdout.Close()
+		close(c.exited)
+	}()
+	c.stdin, c.out = stdin, proto.NewReader(stdout)
+	var hello struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if err := c.call(nil, "initialize", map[string]string{"protocol": proto.Version}, &hello); err != nil {
+		c.kill()
+		return nil, err
+	}
+	return c, nil
+}
+
+// kill kills the child's process group and waits for the child.
+func (c *child) kill() {
+	if p := c.cmd.Process; p != nil {
+		syscall.Kill(-p.Pid, syscall.SIGKILL)
+		p.Kill()
+	}
+	c.stdin.Close()
+	<-c.exited
+}
+
+// shutdown asks the child to exit, then kills its group whatever it did.
+func (c *child) shutdown() {
+	if c.usable() == nil {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			c.call(nil, "shutdown", struct{}{}, nil)
+		}()
+		select {
+		case <-done:
+		case <-time.After(shutdownWait):
+		}
+		select {
+		case <-c.exited:
+		case <-time.After(shutdownWait):
+		}
+	}
+	c.kill()
+}
+
+func (c *child) usable() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead
+}
+
+// broken marks the child unusable for err, kills it, and returns err with
+// the tail of its stderr.
+func (c *child) broken(err error) error {
+	c.mu.Lock()
+	if c.dead == nil {
+		c.dead = err
+	}
+	c.mu.Unlock()
+	c.kill()
+	if t := strings.TrimSpace(c.stderr.String()); t != "" {
+		err = fmt.Errorf("%w; its stderr ends: %s", err, oneLine(t))
+	}
+	return err
+}
+
+// oneLine folds a stderr tail onto one line for a finding.
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r", "")
+	return strings.ReplaceAll(s, "\n", " | ")
+}
+
+// errExited is the words for a child whose stdout closed.
+var errExited = errors.New("the sandbox process exited")
+
+// call sends a request and reads until its response, answering the world
+// requests the child makes meanwhile from w (nil: none may come). Any
+// failure breaks the child.
+func (c *child) call(w worldServer, method string, params, result any) error {
+	if err := c.usable(); err != nil {
+		return err
+	}
+	c.id++
+	id := c.id
+	p, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	if err := proto.Write(c.stdin, &proto.Message{ID: &id, Method: method, Params: p}); err != nil {
+		return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
+	}
+	for {
+		m, err := c.out.Read()
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return c.broken(fmt.Errorf("%s: %w", method, errExited))
+		case err != nil:
+			return c.broken(fmt.Errorf("%s: %v", method, err))
+		case m.Method != "":
+			if w == nil {
+				return c.broken(fmt.Errorf("%s: a world request (%s) when none may come", method, m.Method))
+			}
+			resp, err := w.serve(m)
+			if err != nil {
+				return c.broken(fmt.Errorf("%s: %s: %v", method, m.Method, err))
+			}
+			if err := proto.Write(c.stdin, resp); err != nil {
+				return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
+			}
+		case m.ID == nil || *m.ID != id:
+			return c.broken(fmt.Errorf("%s: a response with id %s, want %d", method, idWords(m.ID), id))
+		case m.Error != nil:
+			return c.broken(fmt.Errorf("%s: the sandbox answered with an error: %d %s", method, m.Error.Code, m.Error.Message))
+		default:
+			if result == nil {
+				return nil
+			}
+			if err := json.Unmarshal(m.Result, result); err != nil {
+				return c.broken(fmt.Errorf("%s: a result that does not read: %v", method, err))
+			}
+			return nil
+		}
+	}
+}
+
+func idWords(id *int64) string {
+	if id == nil {
+		return "none"
+	}
+	return fmt.Sprint(*id)
+}

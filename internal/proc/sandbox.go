@@ -1,0 +1,168 @@
+package proc
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/proto"
+)
+
+// Sessions returns how to start sessions of the sandbox COMMAND runs (the
+// Start of the sut.Target of --sut exec:COMMAND): each session is one
+// child, started at its first scenario, reused across scenarios
+// (sandbox/open), restarted after a failure, and shut down when the
+// session ends. COMMAND is split into words as a shell would, without a
+// shell.
+func Sessions(command string) (func() (core.Factory, func() error, error), error) {
+	argv, err := splitWords(command)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %v", command, err)
+	}
+	return func() (core.Factory, func() error, error) {
+		s := &session{argv: argv}
+		return s.open, s.end, nil
+	}, nil
+}
+
+// session is one worker's child. Its factory is called from one goroutine
+// at a time; after a hang the watchdog's Close kills the child from
+// another, so the child is guarded.
+type session struct {
+	argv []string
+	mu   sync.Mutex
+	c    *child
+}
+
+// open is the session's core.Factory: sandbox/open on the session's
+// child, started first if there is none or the last one broke.
+func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
+	s.mu.Lock()
+	c := s.c
+	if c == nil || c.usable() != nil {
+		var err error
+		if c, err = start(s.argv); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		s.c = c
+	}
+	s.mu.Unlock()
+	sb := &sandbox{c: c, grant: g}
+	sb.busy.Store(true)
+	defer sb.busy.Store(false)
+	if err := c.call(world{w}, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil); err != nil {
+		return nil, err
+	}
+	sb.w = world{w}
+	return sb, nil
+}
+
+// end shuts the session's child down.
+func (s *session) end() error {
+	s.mu.Lock()
+	c := s.c
+	s.c = nil
+	s.mu.Unlock()
+	if c != nil {
+		c.shutdown()
+	}
+	return nil
+}
+
+// sandbox is one scenario's sandbox in the child. It is a core.Sandbox
+// and an io.Closer: closing it while a call is in flight (the oracle's
+// watchdog, on a hang) kills the child, which makes the call return.
+type sandbox struct {
+	c     *child
+	w     world
+	grant core.Grant
+	usage core.Usage
+	busy  atomic.Bool
+}
+
+// Run implements core.Sandbox. A child that cannot answer makes Run panic
+// with a *core.Failure: a total finding in the oracle's words.
+func (s *sandbox) Run(op core.Op) core.Result {
+	s.busy.Store(true)
+	defer s.busy.Store(false)
+	args := make([]proto.Bytes, len(op.Args))
+	for i, a := range op.Args {
+		args[i] = proto.Bytes(a)
+	}
+	var r proto.Result
+	if err := s.c.call(s.w, "sandbox/run", map[string]proto.Op{"op": {Kind: proto.Bytes(op.Kind), Args: args}}, &r); err != nil {
+		panic(&core.Failure{Err: err})
+	}
+	kind, ok := core.ParseKind(r.Kind)
+	if !ok || kind == core.Invalid {
+		panic(&core.Failure{Err: s.c.broken(fmt.Errorf("sandbox/run: a result of kind %q, which SPEC §2 does not list", r.Kind))})
+	}
+	s.usage = core.Usage{Ops: int64(r.Usage.Ops), Wall: int64(r.Usage.Wall), Output: int64(r.Usage.Output)}
+	return core.Result{Kind: kind, Hard: r.Hard, Data: string(r.Data)}
+}
+
+// Usage implements core.Sandbox: the usage the last result reported.
+func (s *sandbox) Usage() core.Usage { return s.usage }
+
+// Grant implements core.Sandbox: the grant as the child enforces it now
+// (sandbox/grant), so grant-immutable compares what the child says before
+// and after the run.
+func (s *sandbox) Grant() core.GrantView {
+	s.busy.Store(true)
+	defer s.busy.Store(false)
+	var g proto.Grant
+	if err := s.c.call(nil, "sandbox/grant", struct{}{}, &g); err != nil {
+		panic(&core.Failure{Err: err})
+	}
+	return grantView{g}
+}
+
+// Close implements io.Closer. The child serves the next scenario, unless
+// a call is still in flight: then the sandbox hung, and the child is
+// killed so that the call returns.
+func (s *sandbox) Close() error {
+	if s.busy.Load() {
+		s.c.broken(fmt.Errorf("the sandbox hung"))
+	}
+	return nil
+}
+
+// wireGrant is g as sandbox/open sends it.
+func wireGrant(g core.Grant) proto.Grant {
+	b := g.Budgets()
+	return proto.Grant{
+		FSRead: bytesOf(g.FSRead()), FSWrite: bytesOf(g.FSWrite()), Net: bytesOf(g.NetHosts()), Tool: bytesOf(g.Tools()),
+		Budgets: proto.Budgets{Ops: proto.Int(b.MaxOps), Wall: proto.Int(b.MaxWall), Output: proto.Int(b.MaxOutputBytes)},
+	}
+}
+
+func bytesOf(ss []string) []proto.Bytes {
+	out := make([]proto.Bytes, len(ss))
+	for i, s := range ss {
+		out[i] = proto.Bytes(s)
+	}
+	return out
+}
+
+func stringsOf(bs []proto.Bytes) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = string(b)
+	}
+	return out
+}
+
+// grantView is a grant as the child reported it; every accessor hands out
+// a copy.
+type grantView struct{ g proto.Grant }
+
+func (v grantView) FSRead() []string   { return stringsOf(v.g.FSRead) }
+func (v grantView) FSWrite() []string  { return stringsOf(v.g.FSWrite) }
+func (v grantView) NetHosts() []string { return stringsOf(v.g.Net) }
+func (v grantView) Tools() []string    { return stringsOf(v.g.Tool) }
+func (v grantView) Budgets() core.Budgets {
+	b := v.g.Budgets
+	return core.Budgets{MaxOps: int64(b.Ops), MaxWall: int64(b.Wall), MaxOutputBytes: int64(b.Output)}
+}

@@ -1,0 +1,64 @@
+package proc
+
+import (
+	"errors"
+	"strings"
+)
+
+// splitWords splits a command line into words as a POSIX shell would,
+// without a shell: blanks separate words; single quotes keep everything
+// literally; double quotes keep everything but \" \\ \$ \`; a backslash
+// outside quotes escapes the next byte. No expansion of any kind.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("an unterminated single quote")
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("an unterminated double quote")
+			}
+			inWord = true
+		case c == '\\':
+			if i+1 >= len(s) {
+				return nil, errors.New("a backslash at the end")
+			}
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("an empty command")
+	}
+	return words, nil
+}
