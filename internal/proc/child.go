@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,6 +42,11 @@ type child struct {
 
 	mu   sync.Mutex
 	dead error // why the child can no longer be used; nil while it can
+
+	// inCall is set while a call is in flight: a call of a scenario the
+	// harness gave up on (a hang) may still be, and the child must not be
+	// given another.
+	inCall atomic.Bool
 }
 
 // start runs argv in a process group of its own, with a parent-death
@@ -158,6 +164,8 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 	if err := c.usable(); err != nil {
 		return err
 	}
+	c.inCall.Store(true)
+	defer c.inCall.Store(false)
 	c.id++
 	id := c.id
 	p, err := json.Marshal(params)

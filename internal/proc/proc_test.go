@@ -154,3 +154,27 @@ func TestFactoryErrorForACommandThatDoesNotRun(t *testing.T) {
 		t.Fatal("an unterminated quote was accepted")
 	}
 }
+
+// TestHangWhileOpening: a child that hangs in sandbox/open is a hang of
+// the build, and the next scenario gets a fresh child, never the one still
+// stuck in the abandoned open.
+func TestHangWhileOpening(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	start, err := Sessions(misbehaving(t, "hangopen") + " " + pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, end, _ := start()
+	defer end()
+	k := oracle.NewChecker(f, oracle.Options{Timeout: 300 * time.Millisecond, StartTimeout: 2 * time.Second})
+	defer k.Close()
+	for i := range 2 {
+		got := k.Check(twoOps(t), new(oracle.Coverage))
+		if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
+			t.Fatalf("scenario %d: %v, want a hang while building", i, got)
+		}
+	}
+	if b, _ := os.ReadFile(pids); strings.Count(string(b), "\n") != 2 {
+		t.Fatalf("children started: %q, want 2 (one per scenario: the hung one is not reused)", b)
+	}
+}

@@ -40,6 +40,11 @@ type session struct {
 func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	s.mu.Lock()
 	c := s.c
+	if c != nil && c.usable() == nil && c.inCall.Load() {
+		// A call of an abandoned scenario (a hang while opening, say) is
+		// still in flight: that child cannot serve another.
+		c.broken(fmt.Errorf("the sandbox hung"))
+	}
 	if c == nil || c.usable() != nil {
 		var err error
 		if c, err = start(s.argv); err != nil {

@@ -5,6 +5,9 @@ import json, os, sys, time
 
 how = sys.argv[1]
 runs = 0
+if len(sys.argv) > 2:  # a file each child appends its pid to, for the tests that count children
+    with open(sys.argv[2], "a") as f:
+        f.write("%d\n" % os.getpid())
 
 def send(obj):
     sys.stdout.write(json.dumps(obj) + "\n")
@@ -17,6 +20,9 @@ for line in sys.stdin:
     if method == "initialize":
         ok["result"] = {"name": "misbehave-" + how, "version": "0"}
         send(ok)
+    elif method == "sandbox/open" and how == "hangopen":
+        print("misbehaving: hangopen", file=sys.stderr, flush=True)
+        time.sleep(3600)
     elif method == "sandbox/open" or method == "shutdown":
         send(ok)
         if method == "shutdown":
