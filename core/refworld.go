@@ -179,6 +179,14 @@ func (w *RefWorld) store(key, data string) {
 	w.written[key] = data
 }
 
+// Realpath implements VFS. The reference world has no links, so p
+// resolves to Canonical(p), always.
+func (w *RefWorld) Realpath(p string) (string, bool) {
+	r := Canonical(p)
+	w.journal = append(w.journal, Entry{Call: CallRealpath, Name: p, Arg: r})
+	return r, true
+}
+
 // Resolve implements Net.
 func (w *RefWorld) Resolve(host string) netip.Addr {
 	h := NormalizeHost(host) // once: SPEC §6 ignores exactly one trailing dot
@@ -287,7 +295,8 @@ func (w *RefWorld) JournalLen() int { return len(w.journal) }
 func (w *RefWorld) ResetJournal() { w.journal = w.journal[:0] }
 
 // Reserve makes room in the journal for n more entries, so that a driver
-// that knows how long a run will be (the oracle: at most two entries an op)
+// that knows how long a run will be (the oracle: at most two entries an op,
+// realpath and read, realpath and write, or resolve and fetch)
 // pays for one allocation instead of the appends' doublings.
 func (w *RefWorld) Reserve(n int) { w.journal = slices.Grow(w.journal, n) }
 
