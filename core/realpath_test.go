@@ -60,6 +60,24 @@ func TestRealpathJournal(t *testing.T) {
 			t.Errorf("Realpath(%q) journaled %v, want [%s]", tt.p, got, tt.entry)
 		}
 	}
+	// Reads and writes key by Canonical, whatever was resolved before.
+	w = core.NewWorld(core.WorldSpec{Files: []core.File{{Path: "", Data: "dot"}, {Path: "/a", Data: "A"}}})
+	for _, tt := range []struct{ resolve, read, want string }{
+		{"", "", "dot"}, {"/a", "/a", "A"}, {"/a", "/a/", "A"}, {"/a", "", "dot"}, {"/a/", ".", "dot"},
+	} {
+		if tt.resolve != "" {
+			w.Realpath(tt.resolve)
+		}
+		if got, ok := w.Read(tt.read); got != tt.want || !ok {
+			t.Errorf("Read(%q) after Realpath(%q) = %q, %v; want %q, true", tt.read, tt.resolve, got, ok, tt.want)
+		}
+	}
+	w.Realpath("/b/")
+	w.Write("/b", "B")
+	w.Write("", "D")
+	if got := w.Files(); got["/b"] != "B" || got["."] != "D" {
+		t.Errorf("Files() after writes = %q, want /b: B and .: D", got)
+	}
 	// A loop has no answer: the empty token, never a path.
 	if got, want := (core.Entry{Call: core.CallRealpath, Name: "/work/loop"}).String(), `realpath /work/loop -> ""`; got != want {
 		t.Errorf("a loop's entry prints %q, want %q", got, want)

@@ -129,11 +129,12 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 // acts on and OK, or the kind that refuses the op: not_found for links
 // that loop, denied for a path that resolves outside the roots.
 func (m *model) resolved(p string, roots []string, denied core.Kind) (string, core.Kind) {
-	r, ok := m.world.realpath(m.canonical(p))
+	c := m.canonical(p)
+	r, ok := m.world.realpath(c)
 	switch {
 	case !ok:
 		return "", core.NotFound
-	case !within(r, roots):
+	case r != c && !within(r, roots): // c itself passed the rules
 		return "", denied
 	}
 	return r, core.OK
