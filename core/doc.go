@@ -11,6 +11,7 @@
 //	world call            journal entry            returns
 //	VFS.Read(p)           read p                   content at Canonical(p), or absent
 //	VFS.Write(p, d)       write p d                —
+//	VFS.Realpath(p)       realpath p -> r          p resolved through the world's links; Canonical(p) without links
 //	Net.Resolve(h)        resolve h -> a           one address (SPEC §6)
 //	Net.Fetch(h, a, path) fetch h a path           the routed body, or absent
 //	Tools.Call(n, in)     call n in                the tool's output, or absent
@@ -23,10 +24,21 @@
 // malformed_op); check, then effect, per kind; charge output. A hard result
 // latches: every later Run returns it again without charging anything.
 //
+// fs_read and fs_write check in two stages. First the raw path: a ".."
+// segment is path_traversal, a canonical path under no matching root is
+// fs_read_denied or fs_write_denied. Only then is the path resolved through
+// the world's links, r = VFS.Realpath(p), and r judged by the same roots
+// (a link loop is not_found, an r outside is the same denial); the effect
+// reads or writes r, never p. A world without links resolves p to
+// Canonical(p), so only the journal shows the step:
+//
+//	fs_read /work//a   →  realpath /work//a -> /work/a
+//	                      read /work/a
+//
 // # The world
 //
 // RefWorld is the reference World, built from a WorldSpec: a flat VFS keyed
-// by Canonical path; routes keyed by (NormalizeHost(host), path); a DNS
+// by Canonical path, without links (Realpath answers Canonical(p)); routes keyed by (NormalizeHost(host), path); a DNS
 // table keyed by NormalizeHost(host) whose answers cycle; the built-in tools
 // "echo" (returns its input) and "summarize" ("summary of N bytes"), which
 // canned ToolOutputs override or add to; and a TickClock, whose ticks

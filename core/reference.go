@@ -88,13 +88,11 @@ func (s *Reference) Run(op Op) Result {
 }
 
 func (s *Reference) read(p string) Result {
-	if HasTraversal(p) {
-		return Result{Kind: PathTraversal}
+	r, k := s.checkPath(p, s.rules.readRoots, FSReadDenied)
+	if k != OK {
+		return Result{Kind: k}
 	}
-	if !underAny(Canonical(p), s.rules.readRoots) {
-		return Result{Kind: FSReadDenied}
-	}
-	data, ok := s.world.Read(p)
+	data, ok := s.world.Read(r) // the path resolved, never p itself
 	if !ok {
 		return Result{Kind: NotFound}
 	}
@@ -102,14 +100,37 @@ func (s *Reference) read(p string) Result {
 }
 
 func (s *Reference) write(p, data string) Result {
-	if HasTraversal(p) {
-		return Result{Kind: PathTraversal}
+	r, k := s.checkPath(p, s.rules.writeRoots, FSWriteDenied)
+	if k != OK {
+		return Result{Kind: k}
 	}
-	if !underAny(Canonical(p), s.rules.writeRoots) {
-		return Result{Kind: FSWriteDenied}
-	}
-	s.world.Write(p, data)
+	s.world.Write(r, data) // the path resolved, never p itself
 	return Result{Kind: OK}
+}
+
+// checkPath is the check half of fs_read and fs_write (SPEC §5 step 4):
+// traversal on the raw path; the allow-list on its canonical form; then,
+// only once both pass, r = VFS.Realpath(p) and the same allow-list on r,
+// so that a link inside the roots cannot lead outside them (SPEC §13). It
+// returns the path the effect must act on, and OK; or the kind that
+// refuses the op: PathTraversal, denied (both allow-list checks), or
+// NotFound when the world's links loop.
+func (s *Reference) checkPath(p string, roots []root, denied Kind) (r string, k Kind) {
+	if HasTraversal(p) {
+		return "", PathTraversal
+	}
+	c := Canonical(p)
+	if !underAny(c, roots) {
+		return "", denied
+	}
+	r, ok := s.world.Realpath(p) // after the lexical checks: resolving first would probe outside the roots
+	switch {
+	case !ok:
+		return "", NotFound
+	case r != c && !underAny(Canonical(r), roots): // r == c is under the roots already: a world without links
+		return "", denied
+	}
+	return r, OK
 }
 
 func (s *Reference) fetch(host, path string) Result {

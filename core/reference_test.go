@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"path"
 	"slices"
 	"testing"
 
@@ -129,8 +130,12 @@ func TestSeedTrace(t *testing.T) {
 	if diff := cmp.Diff(want, core.RunAll(b.s, ops)); diff != "" {
 		t.Errorf("RunAll(seed trace) mismatch (-want +got):\n%s", diff)
 	}
+	// Each fs op that passes its lexical checks resolves its path first
+	// (SPEC §5 step 4): without links, to Clean(p).
 	b.wantJournal(t,
+		"realpath /work/data.txt -> /work/data.txt",
 		"read /work/data.txt",
+		"realpath /work/out/report.txt -> /work/out/report.txt",
 		"write /work/out/report.txt done",
 		"resolve api.internal -> 203.0.113.1",
 		"fetch api.internal 203.0.113.1 /status",
@@ -187,7 +192,7 @@ func TestHaltLatched(t *testing.T) {
 	if b.w.Fingerprint() != fp {
 		t.Errorf("the VFS changed after the halt")
 	}
-	b.wantJournal(t, "read /work/a", "read /work/a")
+	b.wantJournal(t, "realpath /work/a -> /work/a", "read /work/a", "realpath /work/a -> /work/a", "read /work/a")
 	if k, halted := b.s.Halted(); !halted || k != core.MaxOps {
 		t.Errorf("Halted() = %v, %v; want max_ops, true", k, halted)
 	}
@@ -238,7 +243,8 @@ func TestDeniedWriteLeavesVFS(t *testing.T) {
 		b.wantUsage(t, core.Usage{Ops: int64(i + 1), Wall: int64(i + 1)})
 	}
 	// Controls: allowed writes do change the VFS, stored at the canonical
-	// path and journaled with the path as given.
+	// path: realpath is journaled with the path as given, the write with
+	// the path it resolved to.
 	b.run(t, op("fs_write", "/work/out/r", "new"), ok(""))
 	b.run(t, op("fs_write", "/work/out//r2/", "two"), ok(""))
 	b.run(t, op("fs_write", "/work/out", "dir"), ok(""))
@@ -252,7 +258,10 @@ func TestDeniedWriteLeavesVFS(t *testing.T) {
 	if diff := cmp.Diff(want, b.w.Files()); diff != "" {
 		t.Errorf("Files() after allowed writes mismatch (-want +got):\n%s", diff)
 	}
-	b.wantJournal(t, "write /work/out/r new", "write /work/out//r2/ two", "write /work/out dir")
+	b.wantJournal(t,
+		"realpath /work/out/r -> /work/out/r", "write /work/out/r new",
+		"realpath /work/out//r2/ -> /work/out/r2", "write /work/out/r2 two",
+		"realpath /work/out -> /work/out", "write /work/out dir")
 }
 
 func TestDeniedEgressNoNetwork(t *testing.T) {
@@ -315,8 +324,13 @@ func TestReadConfinement(t *testing.T) {
 	var journal []string
 	for _, tt := range tests {
 		b.run(t, op("fs_read", tt.p), tt.want)
+		// A read past the lexical checks resolves the path as given, then
+		// reads what it resolved to: Clean(p), in a world without links.
 		if tt.want.Kind == core.OK || tt.want.Kind == core.NotFound {
-			journal = append(journal, core.Entry{Call: core.CallRead, Name: tt.p}.String())
+			r := path.Clean(tt.p)
+			journal = append(journal,
+				core.Entry{Call: core.CallRealpath, Name: tt.p, Arg: r}.String(),
+				core.Entry{Call: core.CallRead, Name: r}.String())
 		}
 	}
 	b.wantJournal(t, journal...)
@@ -384,7 +398,10 @@ func TestBudgetsOfZero(t *testing.T) {
 		b.run(t, op("fs_read", "/work/empty"), hard(core.MaxOutputBytes))
 		b.wantUsage(t, core.Usage{Ops: 3, Wall: 3, Output: 0})
 		// The halt keeps the read that produced the refused byte.
-		b.wantJournal(t, "read /work/empty", "read /work/empty", "read /work/a")
+		b.wantJournal(t,
+			"realpath /work/empty -> /work/empty", "read /work/empty",
+			"realpath /work/empty -> /work/empty", "read /work/empty",
+			"realpath /work/a -> /work/a", "read /work/a")
 	})
 	t.Run("max_wall 0, step 1", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 10, MaxOutputBytes: 10}},
@@ -420,7 +437,7 @@ func TestBudgetBoundaries(t *testing.T) {
 		b.run(t, op("fs_read", "/work/a"), ok("x")) // wall 6: on the cap, allowed
 		b.run(t, op("fs_read", "/work/a"), hard(core.MaxWall))
 		b.wantUsage(t, core.Usage{Ops: 3, Wall: 9, Output: 2})
-		b.wantJournal(t, "read /work/a", "read /work/a")
+		b.wantJournal(t, "realpath /work/a -> /work/a", "read /work/a", "realpath /work/a -> /work/a", "read /work/a")
 	})
 	t.Run("output exactly on the cap", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 10}},
@@ -431,14 +448,18 @@ func TestBudgetBoundaries(t *testing.T) {
 		b.run(t, op("fs_read", "/work/one"), hard(core.MaxOutputBytes))
 		b.run(t, op("fs_read", "/work/none"), hard(core.MaxOutputBytes))
 		b.wantUsage(t, core.Usage{Ops: 4, Wall: 4, Output: 10})
-		b.wantJournal(t, "read /work/five", "read /work/five", "read /work/none", "read /work/one")
+		b.wantJournal(t,
+			"realpath /work/five -> /work/five", "read /work/five",
+			"realpath /work/five -> /work/five", "read /work/five",
+			"realpath /work/none -> /work/none", "read /work/none",
+			"realpath /work/one -> /work/one", "read /work/one")
 	})
 	t.Run("one byte over in one read", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 4}},
 			core.WorldSpec{Files: []core.File{{Path: "/work/five", Data: "hello"}}, Clock: defaultClock})
 		b.run(t, op("fs_read", "/work/five"), hard(core.MaxOutputBytes))
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: 1, Output: 0})
-		b.wantJournal(t, "read /work/five")
+		b.wantJournal(t, "realpath /work/five -> /work/five", "read /work/five")
 	})
 	t.Run("tool and fetch output are charged", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{
@@ -655,7 +676,7 @@ func TestMalformedOp(t *testing.T) {
 	// Controls: valid non-ASCII arguments are well-formed.
 	b.run(t, op("fs_read", "/work/café"), soft(core.NotFound))
 	b.run(t, op("tool", "echo", "héllo ☃"), ok("héllo ☃"))
-	b.wantJournal(t, "read /work/café", "call echo \"héllo ☃\"")
+	b.wantJournal(t, "realpath /work/café -> /work/café", "read /work/café", "call echo \"héllo ☃\"")
 }
 
 func TestTools(t *testing.T) {

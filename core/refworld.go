@@ -123,7 +123,7 @@ func PrepareWorld(s WorldSpec) *WorldTemplate {
 
 // New starts a world from the template.
 func (t *WorldTemplate) New() *RefWorld {
-	return &RefWorld{base: t, clockNext: t.clock.Start}
+	return &RefWorld{base: t, clockNext: t.clock.Start, resolved: "/"} // "/" is canonical: never "", which is not
 }
 
 // RefWorld is the reference World: deterministic, in memory, journaling
@@ -140,6 +140,7 @@ type RefWorld struct {
 	clockPast  bool              // the next answer would pass 2^63−1: this and every later read answer ok=false
 	clockReads int64
 	journal    []Entry
+	resolved   string // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
 }
 
 // NewWorld builds the world s describes: PrepareWorld(s).New().
@@ -157,13 +158,32 @@ func (w *RefWorld) file(key string) (string, bool) {
 // Read implements VFS.
 func (w *RefWorld) Read(p string) (string, bool) {
 	w.journal = append(w.journal, Entry{Call: CallRead, Name: p})
-	return w.Lookup(p)
+	return w.file(w.key(p))
 }
 
 // Write implements VFS.
 func (w *RefWorld) Write(p, data string) {
 	w.journal = append(w.journal, Entry{Call: CallWrite, Name: p, Arg: data})
-	w.store(Canonical(p), data)
+	w.store(w.key(p), data)
+}
+
+// key is Canonical(p), the key p's content is stored under. A sandbox
+// reads and writes the path Realpath answered it, which is canonical
+// already; so that path is not cleaned a second time.
+func (w *RefWorld) key(p string) string {
+	if p == w.resolved {
+		return p
+	}
+	return Canonical(p)
+}
+
+// Realpath implements VFS. The reference world has no links, so p
+// resolves to Canonical(p), always.
+func (w *RefWorld) Realpath(p string) (string, bool) {
+	r := Canonical(p)
+	w.journal = append(w.journal, Entry{Call: CallRealpath, Name: p, Arg: r})
+	w.resolved = r
+	return r, true
 }
 
 func (w *RefWorld) store(key, data string) {
@@ -287,7 +307,8 @@ func (w *RefWorld) JournalLen() int { return len(w.journal) }
 func (w *RefWorld) ResetJournal() { w.journal = w.journal[:0] }
 
 // Reserve makes room in the journal for n more entries, so that a driver
-// that knows how long a run will be (the oracle: at most two entries an op)
+// that knows how long a run will be (the oracle: at most two entries an op,
+// realpath and read, realpath and write, or resolve and fetch)
 // pays for one allocation instead of the appends' doublings.
 func (w *RefWorld) Reserve(n int) { w.journal = slices.Grow(w.journal, n) }
 

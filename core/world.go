@@ -24,6 +24,18 @@ type VFS interface {
 	Read(p string) (string, bool)
 	// Write stores data at Canonical(p). Journaled as "write p data".
 	Write(p, data string)
+	// Realpath returns p resolved through the world's symbolic links
+	// (SPEC §1, §13): every link in every component, the last one
+	// included, whether or not the target exists. The answer is a clean
+	// path. ok=false means the links loop (more than 40 of them), which
+	// the sandbox answers not_found. In a world without links, which every
+	// world is today, it returns Canonical(p), true. Journaled as
+	// "realpath p -> r".
+	//
+	// The fs pipeline (SPEC §5) calls it once per fs_read or fs_write op,
+	// after the lexical allow-list check passes and before the effect,
+	// checks r against the same roots, and reads or writes r, never p.
+	Realpath(p string) (r string, ok bool)
 }
 
 // Net resolves names and fetches from addresses.
@@ -66,17 +78,18 @@ type Call uint8
 
 // The world calls, in the SPEC's order. The zero Call is no call.
 const (
-	CallRead    Call = iota + 1 // read PATH
-	CallWrite                   // write PATH DATA
-	CallResolve                 // resolve HOST -> ADDR
-	CallFetch                   // fetch HOST ADDR PATH
-	CallTool                    // call NAME INPUT
+	CallRead     Call = iota + 1 // read PATH
+	CallWrite                    // write PATH DATA
+	CallRealpath                 // realpath PATH -> RESOLVED
+	CallResolve                  // resolve HOST -> ADDR
+	CallFetch                    // fetch HOST ADDR PATH
+	CallTool                     // call NAME INPUT
 )
 
-var callNames = [...]string{"", "read", "write", "resolve", "fetch", "call"}
+var callNames = [...]string{"", "read", "write", "realpath", "resolve", "fetch", "call"}
 
-// String returns the journal word for c: "read", "write", "resolve",
-// "fetch" or "call".
+// String returns the journal word for c: "read", "write", "realpath",
+// "resolve", "fetch" or "call".
 func (c Call) String() string {
 	if int(c) < len(callNames) {
 		return callNames[c]
@@ -86,16 +99,21 @@ func (c Call) String() string {
 
 // Entry is one journaled world call. Name and Arg hold the arguments exactly
 // as the sandbox passed them, uncleaned: the oracle judges what was asked,
-// not what the world made of it.
+// not what the world made of it. The world's answer is kept only where the
+// oracle needs it: the address a resolve answered and the path a realpath
+// answered. Entries are comparable with ==.
 type Entry struct {
 	Call Call
-	Name string     // read/write: path; resolve/fetch: host; call: tool name
-	Arg  string     // write: data; fetch: path; call: input
+	Name string     // read/write/realpath: path; resolve/fetch: host; call: tool name
+	Arg  string     // write: data; realpath: the answer, "" for none (a loop); fetch: path; call: input
 	Addr netip.Addr // resolve: the answer; fetch: the address used
 }
 
 // String returns the entry as SPEC §1 writes it, with tokens quoted where
-// needed: `read /work/a`, `resolve api.internal -> 203.0.113.1`.
+// needed: `read /work/a`, `realpath /work//a -> /work/a`,
+// `resolve api.internal -> 203.0.113.1`. A realpath that found a loop, and
+// so answered no path, prints its answer as the empty token `""` (a
+// resolved path is never empty: Clean gives ".").
 func (e Entry) String() string { return string(e.Append(nil)) }
 
 // Append appends e.String() to b.
@@ -106,6 +124,9 @@ func (e Entry) Append(b []byte) []byte {
 	switch e.Call {
 	case CallWrite, CallTool:
 		b = append(b, ' ')
+		b = token.AppendFormat(b, e.Arg)
+	case CallRealpath:
+		b = append(b, " -> "...)
 		b = token.AppendFormat(b, e.Arg)
 	case CallResolve:
 		b = append(b, " -> "...)

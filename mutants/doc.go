@@ -15,8 +15,8 @@
 //	no-boundary              allow-list on canonical strings without the root + "/" boundary
 //	no-belt                  no ".." segment check: canonicalization only
 //	substring-dotdot         any path containing ".." is path_traversal
-//	act-then-check-write     read old content, write, check, write the old content back (or "") on denial
-//	read-then-check          VFS.Read before the allow-list check
+//	act-then-check-write     resolve, read old content, write, check, write the old content back (or "") on denial
+//	read-then-check          VFS.Realpath and VFS.Read before the allow-list checks
 //	fetch-then-check         Resolve and Fetch before the grant and internal checks
 //	deny-list-egress         refuses a fixed list of bad hosts; every other host is granted
 //	lookup-before-allowlist  Resolve before the host grant check

@@ -348,8 +348,8 @@ func TestMachineClockNeverReadsTheWorldClock(t *testing.T) {
 	}
 }
 
-// TestActThenCheckWriteRollsBack: a denied write journals the snapshot
-// read, the write and the rollback; old content comes back, and a file
+// TestActThenCheckWriteRollsBack: a denied write journals the realpath,
+// the snapshot read, the write and the rollback; old content comes back, and a file
 // that did not exist is left empty.
 func TestActThenCheckWriteRollsBack(t *testing.T) {
 	sb, w := build(t, "act-then-check-write", core.GrantSpec{FSWrite: []string{"/work/out/"}, Budgets: roomy},
@@ -363,8 +363,8 @@ func TestActThenCheckWriteRollsBack(t *testing.T) {
 	for _, e := range w.Journal() {
 		got = append(got, e.String())
 	}
-	want := []string{"read /etc/passwd", "write /etc/passwd pwned", "write /etc/passwd root",
-		"read /etc/new", "write /etc/new pwned", `write /etc/new ""`}
+	want := []string{"realpath /etc/passwd -> /etc/passwd", "read /etc/passwd", "write /etc/passwd pwned", "write /etc/passwd root",
+		"realpath /etc/new -> /etc/new", "read /etc/new", "write /etc/new pwned", `write /etc/new ""`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("journal mismatch (-want +got):\n%s", diff)
 	}

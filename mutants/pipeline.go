@@ -249,55 +249,101 @@ func (s *sandbox) under(p string, roots []string) bool {
 }
 
 func (s *sandbox) read(p string) core.Result {
-	if s.traversal(p) {
-		return core.Result{Kind: core.PathTraversal}
-	}
 	if s.d == readThenCheck {
-		// DEFECT read-then-check: the file is read, then the allow-list
-		// decides whether to hand it over.
-		data, ok := s.world.Read(p)
+		// DEFECT read-then-check: the path is resolved and the file read,
+		// then the allow-list decides whether to hand it over.
+		if s.traversal(p) {
+			return core.Result{Kind: core.PathTraversal}
+		}
+		r, resolved := s.world.Realpath(p)
+		var data string
+		var ok bool
+		if resolved {
+			data, ok = s.world.Read(r)
+		}
 		if !s.under(p, s.auth.fsRead) {
 			return core.Result{Kind: core.FSReadDenied}
 		}
+		if k := s.resolvedDenial(r, resolved, s.auth.fsRead, core.FSReadDenied); k != core.Invalid {
+			return core.Result{Kind: k}
+		}
 		return s.found(data, ok)
 	}
-	if !s.under(p, s.auth.fsRead) {
-		return core.Result{Kind: core.FSReadDenied}
+	r, k := s.checkPath(p, s.auth.fsRead, core.FSReadDenied)
+	if k != core.Invalid {
+		return core.Result{Kind: k}
 	}
-	data, ok := s.world.Read(p)
+	data, ok := s.world.Read(r)
 	return s.found(data, ok)
 }
 
 func (s *sandbox) write(p, data string) core.Result {
 	if s.d == actThenCheckWrite {
-		// DEFECT act-then-check-write: snapshot, write, validate, roll
-		// back. The VFS has no delete, so a file that did not exist is
-		// "restored" as an empty one.
-		old, existed := s.world.Read(p)
-		s.world.Write(p, data)
-		if k := s.writeDenial(p); k != core.Invalid {
-			if !existed {
+		// DEFECT act-then-check-write: resolve, snapshot, write, then
+		// validate and roll back. The VFS has no delete, so a file that did
+		// not exist is "restored" as an empty one.
+		r, resolved := s.world.Realpath(p)
+		var old string
+		if resolved {
+			var existed bool
+			if old, existed = s.world.Read(r); !existed {
 				old = ""
 			}
-			s.world.Write(p, old)
+			s.world.Write(r, data)
+		}
+		k := s.lexicalDenial(p, s.auth.fsWrite, core.FSWriteDenied)
+		if k == core.Invalid {
+			k = s.resolvedDenial(r, resolved, s.auth.fsWrite, core.FSWriteDenied)
+		}
+		if k != core.Invalid {
+			if resolved {
+				s.world.Write(r, old)
+			}
 			return core.Result{Kind: k}
 		}
 		return core.Result{Kind: core.OK}
 	}
-	if k := s.writeDenial(p); k != core.Invalid {
+	r, k := s.checkPath(p, s.auth.fsWrite, core.FSWriteDenied)
+	if k != core.Invalid {
 		return core.Result{Kind: k}
 	}
-	s.world.Write(p, data)
+	s.world.Write(r, data)
 	return core.Result{Kind: core.OK}
 }
 
-// writeDenial is fs_write's checks: the kind that refuses p, or Invalid.
-func (s *sandbox) writeDenial(p string) core.Kind {
+// checkPath is fs_read's and fs_write's checks (SPEC §5 step 4): the
+// lexical ones on p, then r = VFS.Realpath(p) and the allow-list on r. It
+// returns the path the effect acts on, or the kind that refuses p (and
+// core.Invalid when none does).
+func (s *sandbox) checkPath(p string, roots []string, denied core.Kind) (string, core.Kind) {
+	if k := s.lexicalDenial(p, roots, denied); k != core.Invalid {
+		return "", k
+	}
+	r, ok := s.world.Realpath(p)
+	return r, s.resolvedDenial(r, ok, roots, denied)
+}
+
+// lexicalDenial is the checks on the path as asked: traversal, then the
+// allow-list. It returns the kind that refuses p, or core.Invalid.
+func (s *sandbox) lexicalDenial(p string, roots []string, denied core.Kind) core.Kind {
 	if s.traversal(p) {
 		return core.PathTraversal
 	}
-	if !s.under(p, s.auth.fsWrite) {
-		return core.FSWriteDenied
+	if !s.under(p, roots) {
+		return denied
+	}
+	return core.Invalid
+}
+
+// resolvedDenial is the check on what the path resolved to: not_found for
+// links that loop (ok=false), denied when r is under none of roots, else
+// core.Invalid.
+func (s *sandbox) resolvedDenial(r string, ok bool, roots []string, denied core.Kind) core.Kind {
+	if !ok {
+		return core.NotFound
+	}
+	if !s.under(r, roots) {
+		return denied
 	}
 	return core.Invalid
 }

@@ -61,9 +61,9 @@ func TestCheckFindsNothingOnGenerated(t *testing.T) {
 // worldDiff drives core's RefWorld and the model's world m, both from ws,
 // through the same calls, and returns the first answer they disagree on
 // ("" when none): the clock's first 40 ticks; then, in order, the world
-// call each op of ops implies (whether or not a grant would allow it), with
-// every host also spelled with one and two trailing dots and in upper
-// case; then every dns, route and granted host and the built-in names,
+// calls each op of ops implies (an fs op's realpath, then its effect),
+// whether or not a grant would allow them, with every host also spelled
+// with one and two trailing dots and in upper case; then every dns, route and granted host and the built-in names,
 // resolved three times each and fetched on every routed path.
 func worldDiff(ws core.WorldSpec, g core.GrantSpec, ops []core.Op, m oracle.WorldAnswers) string {
 	ref := core.NewWorld(ws)
@@ -98,6 +98,13 @@ func worldDiff(ws core.WorldSpec, g core.GrantSpec, ops []core.Op, m oracle.Worl
 	}
 	for _, op := range ops {
 		a := op.Args
+		if (op.Kind == core.OpRead || op.Kind == core.OpWrite) && len(a) > 0 {
+			rr, rok := ref.Realpath(a[0])
+			mr, mok := m.Realpath(core.Canonical(a[0]))
+			if rr != mr || rok != mok {
+				return fmt.Sprintf("realpath %q: core %q (%v), model %q (%v)", a[0], rr, rok, mr, mok)
+			}
+		}
 		switch {
 		case op.Kind == core.OpRead && len(a) == 1:
 			rd, rok := ref.Lookup(a[0])

@@ -12,6 +12,7 @@ import (
 type WorldAnswers interface {
 	Read(clean string) (string, bool) // clean is Canonical(path)
 	Write(clean, data string)
+	Realpath(clean string) (string, bool) // clean is Canonical(path)
 	Resolve(host string) netip.Addr
 	Fetch(host, path string) (string, bool)
 	Call(name, input string) (string, bool)
@@ -27,6 +28,7 @@ type exportedWorld struct{ w *modelWorld }
 
 func (e exportedWorld) Read(c string) (string, bool)     { return e.w.read(c) }
 func (e exportedWorld) Write(c, d string)                { e.w.write(c, d) }
+func (e exportedWorld) Realpath(c string) (string, bool) { return e.w.realpath(c) }
 func (e exportedWorld) Resolve(h string) netip.Addr      { return e.w.resolve(h) }
 func (e exportedWorld) Fetch(h, p string) (string, bool) { return e.w.fetch(h, p) }
 func (e exportedWorld) Call(n, in string) (string, bool) { return e.w.call(n, in) }

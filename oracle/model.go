@@ -16,7 +16,9 @@ import (
 // core.Reference is a pipeline of early returns; the model is a decision
 // table: for each op kind, an ordered list of rules, each a predicate over
 // the op and the model's own state with the verdict it gives, and an effect
-// that runs when no rule refuses. The effects act on the model's own world
+// that runs when no rule refuses. (An fs effect still refuses a path whose
+// links resolve it out of the roots, SPEC §5 step 4: the rules are lexical,
+// resolution is the world's.) The effects act on the model's own world
 // (modelWorld: files, routes, DNS cycling, tools, tick clock), built from
 // the same WorldSpec, so its predictions depend neither on what the sandbox
 // under test did to the real world nor on how core reads the SPEC. It
@@ -62,7 +64,11 @@ var table = [...]opRow{
 			{core.FSReadDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			d, ok := m.world.read(m.canonical(a[0]))
+			r, k := m.resolved(a[0], m.fsRead, core.FSReadDenied)
+			if k != core.OK {
+				return k, ""
+			}
+			d, ok := m.world.read(r)
 			return found(ok), d
 		},
 	},
@@ -73,8 +79,11 @@ var table = [...]opRow{
 			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			m.world.write(m.canonical(a[0]), a[1])
-			return core.OK, ""
+			r, k := m.resolved(a[0], m.fsWrite, core.FSWriteDenied)
+			if k == core.OK {
+				m.world.write(r, a[1])
+			}
+			return k, ""
 		},
 	},
 	{
@@ -112,6 +121,23 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 	return func(m *model, a []string) string {
 		return fmt.Sprintf("%q is under no %s root %s", path.Clean(a[0]), what, quoteList(roots(m)))
 	}
+}
+
+// resolved is the second half of an fs op's checks, run once its rules
+// have let the path through: the path resolved through the model's world
+// (SPEC §13) and judged by the same roots. It returns the path the effect
+// acts on and OK, or the kind that refuses the op: not_found for links
+// that loop, denied for a path that resolves outside the roots.
+func (m *model) resolved(p string, roots []string, denied core.Kind) (string, core.Kind) {
+	c := m.canonical(p)
+	r, ok := m.world.realpath(c)
+	switch {
+	case !ok:
+		return "", core.NotFound
+	case r != c && !within(r, roots): // c itself passed the rules
+		return "", denied
+	}
+	return r, core.OK
 }
 
 // canonical returns Canonical(p) for the current op's path, computing it
@@ -168,21 +194,23 @@ const (
 	becauseUnknown
 	becauseMalformed
 	becauseInternal
+	becauseResolvedOutside
 	becauseNothingThere
 	becauseOutput
 	becauseAllowed
 )
 
 var reasonText = [...]string{
-	becauseLatched:      "the sandbox halted earlier and the halt is latched",
-	becauseOps:          "this op is past max_ops",
-	becauseWall:         "the clock has passed max_wall (a tick past 2^63−1 passes every max_wall)",
-	becauseUnknown:      "the kind is none of fs_read, fs_write, net_fetch, tool",
-	becauseMalformed:    "the arguments are not the kind's count of NUL-free UTF-8 strings",
-	becauseInternal:     "the granted host resolves to an internal address",
-	becauseNothingThere: "the op is permitted but the world has nothing there",
-	becauseOutput:       "the bytes would take the output past max_output_bytes",
-	becauseAllowed:      "every check passes",
+	becauseLatched:         "the sandbox halted earlier and the halt is latched",
+	becauseOps:             "this op is past max_ops",
+	becauseWall:            "the clock has passed max_wall (a tick past 2^63−1 passes every max_wall)",
+	becauseUnknown:         "the kind is none of fs_read, fs_write, net_fetch, tool",
+	becauseMalformed:       "the arguments are not the kind's count of NUL-free UTF-8 strings",
+	becauseInternal:        "the granted host resolves to an internal address",
+	becauseResolvedOutside: "the path passes the allow-list, but the world's links resolve it to a path under none of the roots",
+	becauseNothingThere:    "the op is permitted but the world has nothing there (or the path's links loop)",
+	becauseOutput:          "the bytes would take the output past max_output_bytes",
+	becauseAllowed:         "every check passes",
 }
 
 func (m *model) explain(r verdictReason, op core.Op) string {
@@ -223,6 +251,8 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	switch {
 	case kind == core.EgressInternal:
 		return core.Result{Kind: kind}, verdictReason{code: becauseInternal}
+	case kind == core.FSReadDenied || kind == core.FSWriteDenied:
+		return core.Result{Kind: kind}, verdictReason{code: becauseResolvedOutside}
 	case kind != core.OK:
 		return core.Result{Kind: kind}, verdictReason{code: becauseNothingThere}
 	case m.out+int64(len(data)) > m.budgets.MaxOutputBytes:

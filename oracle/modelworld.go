@@ -51,6 +51,12 @@ func newModelWorld(b *modelBase) *modelWorld {
 	return &modelWorld{base: b, clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step}}
 }
 
+// realpath is VFS.Realpath of a path already cleaned: the path resolved
+// through the world's links, and false when they loop (SPEC §13). The
+// model's worlds have no links yet, so every path resolves to itself. It
+// is the model's own: core's resolution is never asked.
+func (w *modelWorld) realpath(clean string) (string, bool) { return clean, true }
+
 // read is VFS.Read of a path already cleaned.
 func (w *modelWorld) read(clean string) (string, bool) {
 	if d, ok := w.written[clean]; ok {

@@ -97,6 +97,81 @@ func TestConfinementCanFail(t *testing.T) {
 	mustContain(t, got[0], `"/workshop/secret" is under no fs_read root ("/work/")`, "ok with 5 bytes")
 }
 
+// TestNoEffectOnDenialCatchesResolvingFirst: a path the allow-list refuses
+// must not reach the world, not even to be resolved; the realpath is also
+// of a path outside the roots.
+func TestNoEffectOnDenialCatchesResolvingFirst(t *testing.T) {
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/workshop/secret"),
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return resolvesFirst{wrap(g, w)} }), c, 2, NoEffectOnDenial, Confinement)
+	for _, f := range got {
+		mustContain(t, f, "step 2", "realpath /workshop/secret -> /workshop/secret")
+	}
+	mustContain(t, got[1], `"/workshop/secret" is under no fs_read root ("/work/"): a path is resolved only after it passes the allow-list`)
+}
+
+// TestNoEffectOnDenialKeepsOnlyItsOwnRealpath: the one entry a denial may
+// keep is the realpath of its own path; another, even an authorized one,
+// is an effect.
+func TestNoEffectOnDenialKeepsOnlyItsOwnRealpath(t *testing.T) {
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/etc/passwd"),
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return resolvesAnother{wrap(g, w)} }), c, 2, NoEffectOnDenial)
+	mustContain(t, got[0], "fs_read_denied", "realpath /work/data.txt -> /work/data.txt")
+}
+
+// TestDenialOnTheResolvedPathKeepsItsRealpath: over a world whose links
+// lead out of the roots, the reference refuses on the resolved path and
+// keeps exactly the realpath entry, which no-effect-on-denial and
+// confinement accept. Only the model, whose worlds have no links, gives
+// another verdict.
+func TestDenialOnTheResolvedPathKeepsItsRealpath(t *testing.T) {
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
+		op("fs_read", "/work/link"),
+		op("fs_write", "/work/out//link", "pwned"),
+	})
+	var w *core.RefWorld
+	linked := func(g core.Grant, cw core.World) (core.Sandbox, error) {
+		w = cw.(*core.RefWorld)
+		return core.NewReference(g, linkedOut{cw, map[string]string{"/work/link": "/workshop/secret", "/work/out/link": "/etc/cron"}}), nil
+	}
+	var results []core.Result
+	got := Check(linked, c, new(Coverage), Options{Observe: func(s StepReport) { results = append(results, s.Result) }})
+	if len(got) != 1 || got[0].Invariant != VerdictMatchesModel || got[0].Step != 1 {
+		t.Fatalf("findings %v, want only verdict-matches-model at step 1", lines(got))
+	}
+	mustContain(t, got[0], "returned fs_read_denied", "gives not_found")
+	want := []core.Result{{Kind: core.FSReadDenied}, {Kind: core.FSWriteDenied}}
+	if diff := cmp.Diff(want, results); diff != "" {
+		t.Errorf("results mismatch (-want +got):\n%s", diff)
+	}
+	var journal []string
+	for _, e := range w.Journal() {
+		journal = append(journal, e.String())
+	}
+	// w is the replay's world, built last: the same journal as the first run's.
+	if diff := cmp.Diff([]string{"realpath /work/link -> /work/link", "realpath /work/out//link -> /work/out/link"}, journal); diff != "" {
+		t.Errorf("journal mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfinementJudgesThePathReached: a sandbox that resolves one path and
+// reads another is judged on the read, the path really reached.
+func TestConfinementJudgesThePathReached(t *testing.T) {
+	c := newCase(testGrant(roomy), testWorld, []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/work/link"),
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox {
+		return core.NewReference(g, followsLinks{w, "/work/link", "/workshop/secret"})
+	}), c, 2, Confinement, VerdictMatchesModel)
+	mustContain(t, got[0], "fs_read /work/link returned ok", "read /workshop/secret", `"/workshop/secret" is under no fs_read root`)
+}
+
 func TestNoInternalEgressCanFail(t *testing.T) {
 	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("net_fetch", "evil.com", "/x"),
@@ -260,4 +335,35 @@ func TestNoInternalEgressCatchesASecondResolve(t *testing.T) {
 	c := newCase(testGrant(roomy), w, []core.Op{op("net_fetch", "api.internal", "/status")})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, resolvesTwice{w}) }), c, 1, NoInternalEgress)
 	mustContain(t, got[0], "resolved 2 times for 1 fetch")
+}
+
+// TestPermittedEffectOfARead: a max_output_bytes halt on fs_read may keep
+// the realpath of its path and the read of what that answered, in that
+// order, and nothing else.
+func TestPermittedEffectOfARead(t *testing.T) {
+	rp := func(p, r string) core.Entry { return core.Entry{Call: core.CallRealpath, Name: p, Arg: r} }
+	rd := func(p string) core.Entry { return core.Entry{Call: core.CallRead, Name: p} }
+	read := op("fs_read", "/work//a")
+	for _, tt := range []struct {
+		op      core.Op
+		entries []core.Entry
+		want    int
+		reason  string
+	}{
+		{read, nil, -1, "no effect at all"},
+		{read, []core.Entry{rp("/work//a", "/work/a"), rd("/work/a")}, -1, "realpath, then the read of its answer"},
+		{read, []core.Entry{rp("/work//a", "/work/a")}, -1, "the realpath alone"},
+		{read, []core.Entry{rd("/work//a")}, -1, "a read of the path asked, unresolved: the same file without links"},
+		{read, []core.Entry{rp("/work//a", "/work/a"), rd("/work//a")}, 1, "a read of another path than the one resolved"},
+		{read, []core.Entry{rp("/work/b", "/work/b"), rd("/work/b")}, 0, "the realpath of another path"},
+		{read, []core.Entry{rd("/work/a"), rp("/work//a", "/work/a")}, 0, "out of order"},
+		{read, []core.Entry{rp("/work//a", "/work/a"), rd("/work/a"), rd("/work/a")}, 2, "a second read"},
+		{read, []core.Entry{rp("/work//a", "/work/a"), rp("/work//a", "/work/a")}, 1, "a second realpath"},
+		{op("fs_write", "/work/a", "x"), []core.Entry{rp("/work/a", "/work/a")}, 0, "a write produces no bytes, so permits nothing"},
+		{op("tool", "echo", "x"), []core.Entry{rp("echo", "echo")}, 0, "a tool op resolves no path"},
+	} {
+		if got := outsidePermittedEffect(tt.op, tt.entries); got != tt.want {
+			t.Errorf("%s: outsidePermittedEffect(%s, %v) = %d, want %d", tt.reason, FormatOp(tt.op), tt.entries, got, tt.want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,7 +38,8 @@ func TestReplayWorkedTrace(t *testing.T) {
 	if st != ExitOK {
 		t.Fatalf("status %d, stderr %s", st, errs)
 	}
-	for _, want := range []string{"STEP", "fs_read /work/../etc/shadow", "path_traversal", "resolve api.internal -> 203.0.113.1", "max_ops", "8 steps, ok"} {
+	for _, want := range []string{"STEP", "fs_read /work/../etc/shadow", "path_traversal", "realpath /work/data.txt -> /work/data.txt; read /work/data.txt",
+		"resolve api.internal -> 203.0.113.1", "max_ops", "8 steps, ok"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -57,8 +59,16 @@ func TestReplayJSONFields(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Steps) != 8 || len(doc.Journal) != 4 || doc.Violations == nil {
+	if len(doc.Steps) != 8 || len(doc.Journal) != 6 || doc.Violations == nil {
 		t.Fatalf("steps %d journal %d violations %v", len(doc.Steps), len(doc.Journal), doc.Violations)
+	}
+	wantJournal := []string{
+		"realpath /work/data.txt -> /work/data.txt", "read /work/data.txt",
+		"realpath /work/out/report.txt -> /work/out/report.txt", "write /work/out/report.txt done",
+		"resolve api.internal -> 203.0.113.1", "fetch api.internal 203.0.113.1 /status",
+	}
+	if !slices.Equal(doc.Journal, wantJournal) {
+		t.Errorf("journal %q, want %q", doc.Journal, wantJournal)
 	}
 	for _, k := range []string{"step", "op", "kind", "hard", "data", "ops_used", "wall_used", "output_used"} {
 		if _, ok := doc.Steps[0][k]; !ok {
