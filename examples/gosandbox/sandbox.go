@@ -111,10 +111,17 @@ func (s *sandbox) read(p string) core.Result {
 	if !s.allowed(p, s.readRoots) {
 		return deny(core.FSReadDenied)
 	}
-	// The SPEC's worlds may hold symbolic links (§13); this core.World has
-	// none, so p means Clean(p). Over a world with links, resolve p here and
-	// check the result against the same roots before touching it.
-	data, ok := s.world.Read(p)
+	// Resolve p through the world's links (SPEC §13) only now that it
+	// passed the lexical check, and check where it really leads against the
+	// same roots: a link inside a root may point anywhere.
+	r, ok := s.world.Realpath(p)
+	if !ok {
+		return core.Result{Kind: core.NotFound} // a link loop
+	}
+	if !s.allowed(r, s.readRoots) {
+		return deny(core.FSReadDenied)
+	}
+	data, ok := s.world.Read(r)
 	return s.produced(data, ok)
 }
 
@@ -125,7 +132,14 @@ func (s *sandbox) write(p, data string) core.Result {
 	if !s.allowed(p, s.writeRoots) {
 		return deny(core.FSWriteDenied)
 	}
-	s.world.Write(p, data)
+	r, ok := s.world.Realpath(p) // as for a read: resolve after the lexical check, then check again
+	if !ok {
+		return core.Result{Kind: core.NotFound}
+	}
+	if !s.allowed(r, s.writeRoots) {
+		return deny(core.FSWriteDenied)
+	}
+	s.world.Write(r, data)
 	return core.Result{Kind: core.OK} // a write produces no data, so charges no output
 }
 

@@ -19,11 +19,6 @@ type worldServer interface {
 // did exactly as it records an in-process sandbox.
 type world struct{ w core.World }
 
-// realpather is the VFS of a world with links (SPEC §13).
-type realpather interface {
-	Realpath(p string) (string, bool)
-}
-
 func (s world) serve(m *proto.Message) (*proto.Message, error) {
 	var p proto.WorldParams
 	if len(m.Params) > 0 {
@@ -61,11 +56,7 @@ func (s world) serve(m *proto.Message) (*proto.Message, error) {
 	case "world/call":
 		a.Output = absent(s.w.Call(string(p.Name), string(p.Input)))
 	case "world/realpath":
-		if r, ok := s.w.(realpather); ok {
-			a.Path = absent(r.Realpath(string(p.Path)))
-		} else {
-			a.Path = absent(core.Canonical(string(p.Path)), true)
-		}
+		a.Path = absent(s.w.Realpath(string(p.Path)))
 	case "world/now":
 		tick, ok := s.w.Now()
 		result = proto.Tick{Tick: proto.Int(tick), Past: !ok}
