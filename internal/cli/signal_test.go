@@ -155,3 +155,50 @@ func exitCode(err error) int {
 	}
 	return -1
 }
+
+// procsWith lists the processes whose command line holds marker.
+func procsWith(marker string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestNoChildOutlivesTheHarness: the children of a campaign against
+// --sut exec: (sbxfuzz serve, here) are gone after the harness ends, by
+// SIGTERM (shut down) or by SIGKILL (the parent-death signal).
+func TestNoChildOutlivesTheHarness(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc to count processes")
+	}
+	bin := buildSbxfuzz(t)
+	child := filepath.Join(t.TempDir(), "sbxfuzz-child") // a name of its own, to count its processes
+	if err := os.Link(bin, child); err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		cmd := exec.Command(bin, "run", "--sut", "exec:"+child+" serve", "--duration", "10m", "--out", t.TempDir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); len(procsWith(child)) < 2 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if n := len(procsWith(child)); n < 2 {
+			t.Fatalf("%v: %d children running, want one per worker", sig, n)
+		}
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		deadline := time.Now().Add(5 * time.Second)
+		for len(procsWith(child)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if left := procsWith(child); len(left) > 0 {
+			t.Fatalf("after %v to the harness, %d children are left", sig, len(left))
+		}
+	}
+}
