@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -147,5 +148,33 @@ func TestSeeds(t *testing.T) {
 	top, _ := filepath.Glob("../corpus/*.sbx")
 	if got, want := len(seeds()), len(files)+len(top); got != want || want == 0 {
 		t.Fatalf("%d seeds, want one for each of the %d corpus files", got, want)
+	}
+}
+
+// TestExec: a sandbox in another process, through the public API: the
+// reference served over the pipe passes the committed scenarios of the
+// corpus that the reference passes in process.
+func TestExec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "sbxfuzz")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sbxfuzz").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	f, stop, err := Exec(bin + " serve --sut mutant:raw-prefix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	sb := Sandbox{Name: "raw-prefix over the pipe", Factory: f, Out: t.TempDir()}
+	if msg := replayFile(sb, "../corpus/worked_trace.sbx"); msg != "" {
+		t.Errorf("the worked trace fails over the pipe: %s", msg)
+	}
+	if msg := replayFile(sb, "../corpus/mutants/raw-prefix.sbx"); !strings.Contains(msg, "minimized reproducer") {
+		t.Errorf("raw-prefix's killer passes over the pipe: %q", msg)
+	}
+	if _, _, err := Exec(`python3 "unterminated`); err == nil {
+		t.Error("a command with an unterminated quote was accepted")
 	}
 }
