@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -43,10 +42,10 @@ type child struct {
 	mu   sync.Mutex
 	dead error // why the child can no longer be used; nil while it can
 
-	// inCall is set while a call is in flight: a call of a scenario the
-	// harness gave up on (a hang) may still be, and the child must not be
-	// given another.
-	inCall atomic.Bool
+	// calling is held while a call is in flight: a call of a scenario the
+	// harness gave up on (a hang) may still be, and then the child serves
+	// no other call (calls take it with TryLock: none ever waits).
+	calling sync.Mutex
 }
 
 // start runs argv in a process group of its own, with a parent-death
@@ -109,7 +108,7 @@ func (c *child) kill() {
 
 // shutdown asks the child to exit, then kills its group whatever it did.
 func (c *child) shutdown() {
-	if c.usable() == nil {
+	if c.usable() == nil && !c.busy() {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -125,6 +124,15 @@ func (c *child) shutdown() {
 		}
 	}
 	c.kill()
+}
+
+// busy reports whether a call is in flight.
+func (c *child) busy() bool {
+	if c.calling.TryLock() {
+		c.calling.Unlock()
+		return false
+	}
+	return true
 }
 
 func (c *child) usable() error {
@@ -164,8 +172,10 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 	if err := c.usable(); err != nil {
 		return err
 	}
-	c.inCall.Store(true)
-	defer c.inCall.Store(false)
+	if !c.calling.TryLock() {
+		return c.broken(fmt.Errorf("%s: a call of an abandoned scenario is still in flight", method))
+	}
+	defer c.calling.Unlock()
 	c.id++
 	id := c.id
 	p, err := json.Marshal(params)

@@ -40,7 +40,7 @@ type session struct {
 func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	s.mu.Lock()
 	c := s.c
-	if c != nil && c.usable() == nil && c.inCall.Load() {
+	if c != nil && c.usable() == nil && c.busy() {
 		// A call of an abandoned scenario (a hang while opening, say) is
 		// still in flight: that child cannot serve another.
 		c.broken(fmt.Errorf("the sandbox hung"))
