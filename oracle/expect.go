@@ -8,7 +8,11 @@ import "github.com/sbxfuzz/sbxfuzz/core"
 // finding as expectations, so that a committed finding is also a
 // regression test that a correct sandbox passes and the defect fails.
 func Expected(c Case) []core.Result {
-	m := newModel(c.Grant, c.world().model)
+	base := newModelBase(c.Scenario.World) // the model alone: no core template to prepare
+	if c.World != nil {
+		base = c.World.model
+	}
+	m := newModel(c.Grant, base)
 	out := make([]core.Result, len(c.steps()))
 	for i := range out {
 		out[i], _ = m.predict(c.op(i))

@@ -72,9 +72,6 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	}
 }
 
-// saturated reports whether no finding of id will be kept any more.
-func (k *collector) saturated(id oracle.ID) bool { return k.full[id].Load() }
-
 // finish marks check i finished, moves the watermark, and hands the raw
 // findings it passed to the sink, in check order.
 func (k *collector) finish(i int) {

@@ -54,7 +54,7 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	if diff := cmp.Diff([]int{0, 1, 3, 3, 5, 6, 7, 9}, got); diff != "" {
 		t.Fatalf("checks handed to the sink mismatch (-want +got):\n%s", diff)
 	}
-	if !k.saturated(oracle.Confinement) || !k.saturated(oracle.Total) || k.saturated(oracle.NoInternalEgress) {
+	if !k.full[oracle.Confinement].Load() || !k.full[oracle.Total].Load() || k.full[oracle.NoInternalEgress].Load() {
 		t.Fatal("saturation flags wrong")
 	}
 }

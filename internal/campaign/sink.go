@@ -29,11 +29,13 @@ type sink struct {
 	by     time.Time     // set before hurry is closed: when minimizing must stop
 	done   chan struct{}
 
-	mu       sync.Mutex
+	// Only the sink's goroutine touches these two.
+	seen  map[string]bool // file names of the findings so far
+	hangs map[string]bool // the kinds of the ops that hung, in the findings so far
+
+	mu       sync.Mutex // guards findings and err: count reads them from the progress goroutine
 	findings []Finding
-	seen     map[string]bool // file names of the findings so far
-	hangs    map[string]bool // the kinds of the ops that hung, in the findings so far
-	err      error           // the first failure to start a session or to write
+	err      error // the first failure to start a session or to write
 	end      func() error
 }
 
@@ -123,13 +125,10 @@ func (s *sink) minimize(r raw) {
 	f := p.Process(r.sc, r.f, fmt.Sprintf("seed %d, check %d", s.seed, r.check))
 	close(finished)
 	closeStop()
-	key := f.FileName()
-	s.mu.Lock()
-	dup := s.seen[key]
-	s.seen[key] = true
-	s.mu.Unlock()
-	if dup {
+	if key := f.FileName(); s.seen[key] {
 		return
+	} else {
+		s.seen[key] = true
 	}
 	out := Finding{Check: r.check, Finding: f}
 	if s.out != "" {

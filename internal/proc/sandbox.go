@@ -3,7 +3,6 @@ package proc
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
@@ -54,9 +53,7 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 		s.c = c
 	}
 	s.mu.Unlock()
-	sb := &sandbox{c: c, grant: g}
-	sb.busy.Store(true)
-	defer sb.busy.Store(false)
+	sb := &sandbox{c: c}
 	if err := c.call(world{w}, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil); err != nil {
 		return nil, err
 	}
@@ -82,16 +79,12 @@ func (s *session) end() error {
 type sandbox struct {
 	c     *child
 	w     world
-	grant core.Grant
 	usage core.Usage
-	busy  atomic.Bool
 }
 
 // Run implements core.Sandbox. A child that cannot answer makes Run panic
 // with a *core.Failure: a total finding in the oracle's words.
 func (s *sandbox) Run(op core.Op) core.Result {
-	s.busy.Store(true)
-	defer s.busy.Store(false)
 	args := make([]proto.Bytes, len(op.Args))
 	for i, a := range op.Args {
 		args[i] = proto.Bytes(a)
@@ -115,8 +108,6 @@ func (s *sandbox) Usage() core.Usage { return s.usage }
 // (sandbox/grant), so grant-immutable compares what the child says before
 // and after the run.
 func (s *sandbox) Grant() core.GrantView {
-	s.busy.Store(true)
-	defer s.busy.Store(false)
 	var g proto.Grant
 	if err := s.c.call(nil, "sandbox/grant", struct{}{}, &g); err != nil {
 		panic(&core.Failure{Err: err})
@@ -128,7 +119,7 @@ func (s *sandbox) Grant() core.GrantView {
 // a call is still in flight: then the sandbox hung, and the child is
 // killed so that the call returns.
 func (s *sandbox) Close() error {
-	if s.busy.Load() {
+	if s.c.busy() {
 		s.c.broken(fmt.Errorf("the sandbox hung"))
 	}
 	return nil
