@@ -17,6 +17,7 @@ type WorldSpec struct {
 	Routes      []Route
 	DNS         []DNSRecord
 	ToolOutputs []ToolOutput
+	Links       []Link
 	Clock       TickClock
 }
 
@@ -36,6 +37,12 @@ type DNSRecord struct {
 
 // ToolOutput makes tool Name answer Output whatever its input.
 type ToolOutput struct{ Name, Output string }
+
+// Link is a symbolic link at Canonical(Path) whose target is Target, a
+// world path, absolute or relative to Path's directory (SPEC §13). A link
+// with an empty Target, or at "/", is no link: a real file system makes
+// neither.
+type Link struct{ Path, Target string }
 
 // TickClock answers Start, Start+Step, Start+2·Step, … on successive reads
 // (SPEC §7). Ticks never wrap: one that would pass 2^63−1 is answered as
@@ -76,6 +83,7 @@ type WorldTemplate struct {
 	dns     map[string]int // normalized host → index into answers
 	answers [][]netip.Addr // never empty: hosts without answers are left out
 	toolOut map[string]string
+	links   map[string]string // Canonical(link path) → target; nil in a world without links
 	clock   TickClock
 }
 
@@ -118,6 +126,16 @@ func PrepareWorld(s WorldSpec) *WorldTemplate {
 			t.toolOut[o.Name] = o.Output
 		}
 	}
+	for _, l := range s.Links {
+		p := Canonical(l.Path)
+		if l.Target == "" || p == "/" {
+			continue
+		}
+		if t.links == nil {
+			t.links = make(map[string]string, len(s.Links))
+		}
+		t.links[p] = l.Target
+	}
 	return t
 }
 
@@ -158,32 +176,44 @@ func (w *RefWorld) file(key string) (string, bool) {
 // Read implements VFS.
 func (w *RefWorld) Read(p string) (string, bool) {
 	w.journal = append(w.journal, Entry{Call: CallRead, Name: p})
-	return w.file(w.key(p))
+	k, ok := w.key(p)
+	if !ok {
+		return "", false // the links loop: there is nothing to read
+	}
+	return w.file(k)
 }
 
 // Write implements VFS.
 func (w *RefWorld) Write(p, data string) {
 	w.journal = append(w.journal, Entry{Call: CallWrite, Name: p, Arg: data})
-	w.store(w.key(p), data)
-}
-
-// key is Canonical(p), the key p's content is stored under. A sandbox
-// reads and writes the path Realpath answered it, which is canonical
-// already; so that path is not cleaned a second time.
-func (w *RefWorld) key(p string) string {
-	if p == w.resolved {
-		return p
+	if k, ok := w.key(p); ok { // through a loop a write reaches nothing
+		w.store(k, data)
 	}
-	return Canonical(p)
 }
 
-// Realpath implements VFS. The reference world has no links, so p
-// resolves to Canonical(p), always.
+// key is the key p's content is stored under: p resolved through the
+// world's links, as a real file system follows them whether or not the
+// sandbox asked Realpath first (SPEC §13), and false when they loop. A
+// sandbox reads and writes the path Realpath answered it, which is resolved
+// already (every prefix of it was found to be no link); so that path is
+// not resolved a second time.
+func (w *RefWorld) key(p string) (string, bool) {
+	if p == w.resolved {
+		return p, true
+	}
+	return w.base.Resolve(p)
+}
+
+// Realpath implements VFS: p resolved through the world's links, which in
+// a world without them is Canonical(p). A loop is journaled with the empty
+// answer.
 func (w *RefWorld) Realpath(p string) (string, bool) {
-	r := Canonical(p)
+	r, ok := w.base.Resolve(p)
 	w.journal = append(w.journal, Entry{Call: CallRealpath, Name: p, Arg: r})
-	w.resolved = r
-	return r, true
+	if ok {
+		w.resolved = r
+	}
+	return r, ok
 }
 
 func (w *RefWorld) store(key, data string) {
@@ -253,10 +283,14 @@ func saturatingAdd(a, b int64) (sum int64, over bool) {
 	return s, false
 }
 
-// Lookup returns the content at Canonical(p) without journaling: for
-// observers, never for sandboxes.
+// Lookup returns the content at p, links followed, without journaling:
+// for observers, never for sandboxes.
 func (w *RefWorld) Lookup(p string) (string, bool) {
-	return w.file(Canonical(p))
+	k, ok := w.base.Resolve(p)
+	if !ok {
+		return "", false
+	}
+	return w.file(k)
 }
 
 // PeekResolve returns what Resolve(host) would answer now, without

@@ -18,6 +18,7 @@ func (s *Scenario) Clone() *Scenario {
 	c.Grant.NetHosts = slices.Clone(s.Grant.NetHosts)
 	c.Grant.Tools = slices.Clone(s.Grant.Tools)
 	c.World.Files = slices.Clone(s.World.Files)
+	c.World.Links = slices.Clone(s.World.Links)
 	c.World.Routes = slices.Clone(s.World.Routes)
 	c.World.ToolOutputs = slices.Clone(s.World.ToolOutputs)
 	if s.World.DNS != nil {

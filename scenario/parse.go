@@ -17,7 +17,7 @@ var utf8BOM = []byte("\ufeff")
 // them must be quoted.
 var headerWords = map[string]bool{
 	"grant": true, "budget": true, "clock": true, "file": true,
-	"route": true, "dns": true, "toolout": true,
+	"route": true, "dns": true, "toolout": true, "link": true,
 }
 
 // Parse reads the .sbx text src, starting from New's defaults. name is
@@ -127,6 +127,11 @@ func (p *parser) header(word string, args []tok) error {
 			core.Route{Host: args[0].val, Path: args[1].val, Body: args[2].val})
 	case "dns":
 		return p.dns(args)
+	case "link":
+		if err := p.arity(word, args, "PATH TARGET"); err != nil {
+			return err
+		}
+		p.s.World.Links = append(p.s.World.Links, core.Link{Path: args[0].val, Target: args[1].val})
 	case "toolout":
 		if err := p.arity(word, args, "NAME OUTPUT"); err != nil {
 			return err

@@ -79,6 +79,9 @@ func (s *Scenario) appendHeader(b []byte) []byte {
 	for _, f := range w.Files {
 		b = appendLine(b, "file", f.Path, f.Data)
 	}
+	for _, l := range w.Links {
+		b = appendLine(b, "link", l.Path, l.Target)
+	}
 	for _, r := range w.Routes {
 		b = appendLine(b, "route", r.Host, r.Path, r.Body)
 	}

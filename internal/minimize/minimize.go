@@ -173,6 +173,9 @@ func (m *minimizer) removeEntries(cur *scenario.Scenario) *scenario.Scenario {
 	for i := len(cur.World.Routes) - 1; i >= 0; i-- {
 		cur = m.keep(cur, func(c *scenario.Scenario) { c.World.Routes = slices.Delete(c.World.Routes, i, i+1) })
 	}
+	for i := len(cur.World.Links) - 1; i >= 0; i-- {
+		cur = m.keep(cur, func(c *scenario.Scenario) { c.World.Links = slices.Delete(c.World.Links, i, i+1) })
+	}
 	for i := len(cur.World.ToolOutputs) - 1; i >= 0; i-- {
 		cur = m.keep(cur, func(c *scenario.Scenario) { c.World.ToolOutputs = slices.Delete(c.World.ToolOutputs, i, i+1) })
 	}
