@@ -33,6 +33,9 @@ const (
 	ToolVariant
 	UnknownOp
 	MalformedOp
+	SymlinkEscape
+	SymlinkParent
+	SymlinkLoop
 
 	// NumClasses is one past the last Class; arrays indexed by Class use it.
 	NumClasses
@@ -63,6 +66,9 @@ var names = [NumClasses]string{
 	ToolVariant:     "tool-variant",
 	UnknownOp:       "unknown-op",
 	MalformedOp:     "malformed-op",
+	SymlinkEscape:   "symlink-escape",
+	SymlinkParent:   "symlink-parent",
+	SymlinkLoop:     "symlink-loop",
 }
 
 // String returns the SPEC's ID of c, such as "prefix-sibling".
