@@ -16,6 +16,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -113,9 +114,44 @@ func TestEveryMutantHasAKiller(t *testing.T) {
 	}
 }
 
-// TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail,
-// by an unmet expectation or an oracle finding. (TestCorpusReplays already
-// requires that the reference passes it.)
+// killedBy is the invariant each killer is written to trip on its mutant:
+// an unmet expectation alone would catch a mutant the oracle misses, so
+// TestKillersKill wants this finding among the others.
+var killedBy = map[string]oracle.ID{
+	"act-then-check-write":    oracle.NoEffectOnDenial,
+	"charge-after-dispatch":   oracle.ChargeBeforeDispatch,
+	"deny-list-egress":        oracle.Confinement,
+	"fetch-then-check":        oracle.NoEffectOnDenial,
+	"halt-gate-charges":       oracle.HaltLatched,
+	"leaky-grant":             oracle.GrantImmutable,
+	"lookup-before-allowlist": oracle.NoEffectOnDenial,
+	"machine-clock":           oracle.VerdictMatchesModel,
+	"malformed-passthrough":   oracle.VerdictMatchesModel,
+	"no-belt":                 oracle.Confinement,
+	"no-boundary":             oracle.Confinement,
+	"no-internal-check":       oracle.NoInternalEgress,
+	"no-latch":                oracle.HaltLatched,
+	"off-by-one-ops":          oracle.VerdictMatchesModel,
+	"output-uncharged-fetch":  oracle.OutputBounded,
+	"raw-prefix":              oracle.Confinement,
+	"read-then-check":         oracle.NoEffectOnDenial,
+	"resolve-twice":           oracle.NoInternalEgress,
+	"substring-dotdot":        oracle.VerdictMatchesModel,
+	"zero-means-unlimited":    oracle.ChargeBeforeDispatch,
+	// Links (SPEC §13). confinement judges the path a read or a write
+	// really reached, links followed, so it sees through the journal's
+	// "read /work/ln" to the file outside.
+	"no-realpath":           oracle.Confinement,
+	"realpath-before-check": oracle.NoEffectOnDenial,
+	"unresolved-write":      oracle.Confinement,
+	"realpath-unchecked":    oracle.Confinement,
+	"resolve-parent-only":   oracle.Confinement,
+}
+
+// TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail
+// with a finding of the invariant killedBy names (unmet expectations may
+// come with it). (TestCorpusReplays already requires that the reference
+// passes it.)
 func TestKillersKill(t *testing.T) {
 	for _, file := range killerFiles(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".sbx")
@@ -135,6 +171,13 @@ func TestKillersKill(t *testing.T) {
 			if !out.Failed() {
 				t.Errorf("%s: mutant %s survived its killer: every expectation met, no finding", file, name)
 				return
+			}
+			want, ok := killedBy[name]
+			if !ok {
+				t.Fatalf("mutant %s has no entry in killedBy: which invariant is its killer written to trip?", name)
+			}
+			if !slices.ContainsFunc(out.Findings, func(f oracle.Finding) bool { return f.Invariant == want }) {
+				t.Errorf("%s: mutant %s is killed, but not by %s", file, name, want)
 			}
 			for _, s := range out.Unmet() {
 				t.Logf("%s:%d: step %d: %s: %s", file, s.Line, s.Step, replayOp(s), s.Unmet)

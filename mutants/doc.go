@@ -31,6 +31,11 @@
 //	zero-means-unlimited     a budget of 0 is no limit
 //	halt-gate-charges        a halted sandbox still charges an op and reads the clock
 //	malformed-passthrough    only arity is checked: NUL bytes and invalid UTF-8 reach the world
+//	no-realpath              lexical checks only, no VFS.Realpath: the effect names p, and the world follows its links
+//	realpath-before-check    VFS.Realpath before the lexical checks: refused paths are looked up too
+//	unresolved-write         reads resolve as the reference's do; writes check lexically and write p unresolved
+//	realpath-unchecked       VFS.Realpath, then the effect on r without the allow-list check on r
+//	resolve-parent-only      VFS.Realpath of the parent directory, the last name appended: a link there is followed unchecked
 //
 // Mutant.RedFlag says, in one sentence, which review red flag of the seed
 // notes each defect embodies.

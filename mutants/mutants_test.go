@@ -27,6 +27,9 @@ var required = []string{
 	"output-uncharged-fetch", "off-by-one-ops", "machine-clock",
 	"leaky-grant", "zero-means-unlimited", "halt-gate-charges",
 	"malformed-passthrough",
+	// issue 15: links
+	"no-realpath", "realpath-before-check", "unresolved-write",
+	"realpath-unchecked", "resolve-parent-only",
 }
 
 func TestRegistry(t *testing.T) {
@@ -95,7 +98,7 @@ func TestLookupAndNames(t *testing.T) {
 // TestEveryDefectHasAMutant guards the table against a defect switch that no
 // mutant uses, or two mutants sharing one.
 func TestEveryDefectHasAMutant(t *testing.T) {
-	if got, want := len(all), int(malformedPassthrough); got != want {
+	if got, want := len(all), int(resolveParentOnly); got != want {
 		t.Errorf("the table has %d mutants, pipeline.go %d defects", got, want)
 	}
 }
@@ -224,7 +227,8 @@ func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
 	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
 	paths := []string{"/work/a", "/work/", "/work", "/workshop/x", "/work/../etc/passwd", "/work/..hidden",
 		"/etc/passwd", "/work/out/r", "/work/out/../x", "//work//a", "work/a", "", "/work/a\x00b", "/work/\xff",
-		`\work\..\x`, "/work/./out/r", "/work/%2e%2e/x", "/work2/a", "/"}
+		`\work\..\x`, "/work/./out/r", "/work/%2e%2e/x", "/work2/a", "/",
+		"/work/ln", "/work/etc/passwd", "/work/out/ln", "/work/out/sub/new", "/work/loop", "/work/up", "/etc/in"}
 	hosts := []string{"api.example.com", "API.example.com", "evil.com", "localhost", "127.1", "rebind.example",
 		"169.254.169.254", "metadata", "exfil.example", "api.example.com."}
 	tools := []string{"echo", "summarize", "Echo", "rm", "echo "}
@@ -261,7 +265,16 @@ func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
 		Routes: []core.Route{{Host: "api.example.com", Path: "/", Body: "ok"}, {Host: "localhost", Path: "/", Body: "admin"},
 			{Host: "rebind.example", Path: "/", Body: "rebound"}, {Host: "evil.com", Path: "/", Body: "stolen"},
 			{Host: "exfil.example", Path: "/", Body: "sent"}},
-		DNS:   []core.DNSRecord{{Host: "rebind.example", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("127.0.0.1")}}},
+		DNS: []core.DNSRecord{{Host: "rebind.example", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("127.0.0.1")}}},
+		Links: []core.Link{
+			{Path: "/work/ln", Target: "/etc/passwd"}, // out of every root
+			{Path: "/work/etc", Target: "/etc"},       // a linked parent
+			{Path: "/work/out/ln", Target: "../a"},    // relative, out of the write root into the read root
+			{Path: "/work/out/sub", Target: "/work"},  // a linked parent inside the read root
+			{Path: "/work/loop", Target: "loop"},      // a self loop
+			{Path: "/work/up", Target: "/work/ln"},    // a chain
+			{Path: "/etc/in", Target: "/work/a"},      // from outside, in
+		},
 		Clock: core.TickClock{Start: int64(rng.IntN(5)), Step: int64(rng.IntN(4))},
 	}
 	ops := make([]core.Op, 1+rng.IntN(10))
@@ -410,10 +423,12 @@ func TestHaltGateCharges(t *testing.T) {
 // one op sequence, where the defect shows in the results.
 func TestDefectsAtTheGoLevel(t *testing.T) {
 	read := func(p string) core.Op { return core.Op{Kind: core.OpRead, Args: []string{p}} }
+	write := func(p string) core.Op { return core.Op{Kind: core.OpWrite, Args: []string{p, "pwned"}} }
 	fetch := func(h string) core.Op { return core.Op{Kind: core.OpFetch, Args: []string{h, "/"}} }
 	exec := core.Op{Kind: "exec"}
 	files := []core.File{{Path: "/work/a", Data: "hello"}, {Path: "/workshop/x", Data: "LEAK"}, {Path: "/work/..h", Data: "dot"}}
 	routes := []core.Route{{Host: "x.example", Path: "/", Body: "body"}, {Host: "localhost", Path: "/", Body: "admin"}}
+	links := []core.Link{{Path: "/work/ln", Target: "/workshop/x"}, {Path: "/etc/ln", Target: "/work/a"}}
 	for _, tc := range []struct {
 		mutant string
 		spec   core.GrantSpec
@@ -435,13 +450,18 @@ func TestDefectsAtTheGoLevel(t *testing.T) {
 		{"off-by-one-ops", core.GrantSpec{Budgets: core.Budgets{MaxOps: 1, MaxWall: 9}}, []core.Op{exec}, []core.Kind{core.UnknownOp}},
 		{"zero-means-unlimited", core.GrantSpec{Budgets: core.Budgets{MaxOps: 9, MaxWall: 0}}, []core.Op{exec}, []core.Kind{core.MaxWall}},
 		{"malformed-passthrough", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/work/a\xff")}, []core.Kind{core.MalformedOp}},
+		{"no-realpath", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/work/ln")}, []core.Kind{core.FSReadDenied}},
+		{"realpath-before-check", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/etc/ln")}, []core.Kind{core.FSReadDenied}},
+		{"unresolved-write", core.GrantSpec{FSWrite: []string{"/work/"}}, []core.Op{write("/work/ln")}, []core.Kind{core.FSWriteDenied}},
+		{"realpath-unchecked", core.GrantSpec{FSRead: []string{"/work/"}}, []core.Op{read("/work/ln")}, []core.Kind{core.FSReadDenied}},
+		{"resolve-parent-only", core.GrantSpec{FSWrite: []string{"/work/"}}, []core.Op{write("/work/ln")}, []core.Kind{core.FSWriteDenied}},
 	} {
 		t.Run(tc.mutant, func(t *testing.T) {
 			spec := tc.spec
 			if spec.Budgets == (core.Budgets{}) {
 				spec.Budgets = roomy
 			}
-			ws := core.WorldSpec{Files: files, Routes: routes, Clock: core.TickClock{Step: 1}}
+			ws := core.WorldSpec{Files: files, Routes: routes, Links: links, Clock: core.TickClock{Step: 1}}
 			g := core.MustGrant(spec)
 			kinds := func(f core.Factory) []core.Kind {
 				sb, err := f(g, core.NewWorld(ws))
@@ -465,6 +485,75 @@ func TestDefectsAtTheGoLevel(t *testing.T) {
 			m := mustFactory(t, tc.mutant)
 			if slices.Equal(run(t, m, g, ws, tc.ops), run(t, core.ReferenceFactory, g, ws, tc.ops)) {
 				t.Errorf("mutant %s behaves as the reference here", tc.mutant)
+			}
+		})
+	}
+}
+
+// TestLinkMutantJournals shows where each link mutant's defect lands in
+// the journal and the VFS, next to the reference, on one world: /work/ln
+// is a link out of the roots, /work/d a linked parent, /etc/ln a link from
+// outside the roots back in.
+func TestLinkMutantJournals(t *testing.T) {
+	ws := core.WorldSpec{
+		Files: []core.File{{Path: "/work/a", Data: "hello"}, {Path: "/etc/secret", Data: "LEAK"}},
+		Links: []core.Link{{Path: "/work/ln", Target: "/etc/secret"}, {Path: "/work/d", Target: "/etc"}, {Path: "/etc/ln", Target: "/work/a"}},
+		Clock: core.TickClock{Step: 1},
+	}
+	spec := core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/"}, Budgets: roomy}
+	read := core.Op{Kind: core.OpRead, Args: []string{"/work/ln"}}
+	write := core.Op{Kind: core.OpWrite, Args: []string{"/work/d/new", "x"}}
+	outside := core.Op{Kind: core.OpRead, Args: []string{"/etc/ln"}}
+	for _, tc := range []struct {
+		sut     string // "" is the reference
+		op      core.Op
+		kind    core.Kind
+		journal []string
+		etc     string // what /etc/new holds after the op: "" when nothing wrote it
+	}{
+		{"", read, core.FSReadDenied, []string{"realpath /work/ln -> /etc/secret"}, ""},
+		{"", write, core.FSWriteDenied, []string{"realpath /work/d/new -> /etc/new"}, ""},
+		{"", outside, core.FSReadDenied, nil, ""},
+		{"no-realpath", read, core.OK, []string{"read /work/ln"}, ""},
+		{"no-realpath", write, core.OK, []string{"write /work/d/new x"}, "x"},
+		{"realpath-before-check", outside, core.FSReadDenied, []string{"realpath /etc/ln -> /work/a"}, ""},
+		{"realpath-before-check", read, core.FSReadDenied, []string{"realpath /work/ln -> /etc/secret"}, ""},
+		{"unresolved-write", read, core.FSReadDenied, []string{"realpath /work/ln -> /etc/secret"}, ""},
+		{"unresolved-write", write, core.OK, []string{"write /work/d/new x"}, "x"},
+		{"realpath-unchecked", read, core.OK, []string{"realpath /work/ln -> /etc/secret", "read /etc/secret"}, ""},
+		{"realpath-unchecked", write, core.OK, []string{"realpath /work/d/new -> /etc/new", "write /etc/new x"}, "x"},
+		{"resolve-parent-only", read, core.OK, []string{"realpath /work -> /work", "read /work/ln"}, ""},
+		{"resolve-parent-only", write, core.FSWriteDenied, []string{"realpath /work/d -> /etc"}, ""},
+	} {
+		name := tc.sut
+		if name == "" {
+			name = "reference"
+		}
+		t.Run(name+" "+tc.op.Args[0], func(t *testing.T) {
+			f := core.ReferenceFactory
+			if tc.sut != "" {
+				f = mustFactory(t, tc.sut)
+			}
+			w := core.NewWorld(ws)
+			sb, err := f(core.MustGrant(spec), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := sb.Run(tc.op); r.Kind != tc.kind {
+				t.Errorf("got %v, want %v", r.Kind, tc.kind)
+			}
+			var got []string
+			for _, e := range w.Journal() {
+				got = append(got, e.String())
+			}
+			if diff := cmp.Diff(tc.journal, got); diff != "" {
+				t.Errorf("journal mismatch (-want +got):\n%s", diff)
+			}
+			if got := w.Files()["/etc/new"]; got != tc.etc {
+				t.Errorf("/etc/new holds %q, want %q", got, tc.etc)
+			}
+			if got := w.Files()["/etc/secret"]; got != "LEAK" {
+				t.Errorf("/etc/secret holds %q", got)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package mutants
 import (
 	"math"
 	"net/netip"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,11 @@ const (
 	zeroMeansUnlimited    // a budget of 0 is no limit
 	haltGateCharges       // a halted sandbox still charges ops and reads the clock
 	malformedPassthrough  // NUL bytes and invalid UTF-8 reach the world
+	noRealpath            // fs paths checked lexically, never resolved
+	realpathBeforeCheck   // VFS.Realpath before the lexical checks
+	unresolvedWrite       // writes act on the path as asked, unresolved
+	realpathUnchecked     // the resolved path is used without the allow-list
+	resolveParentOnly     // the parent resolved, the last name appended as written
 )
 
 // badHosts is deny-list-egress's idea of an egress policy: the hosts its
@@ -278,6 +284,16 @@ func (s *sandbox) read(p string) core.Result {
 }
 
 func (s *sandbox) write(p, data string) core.Result {
+	if s.d == unresolvedWrite {
+		// DEFECT unresolved-write: the write path kept the lexical checks
+		// but never learned to resolve (reads did); the world follows a
+		// link at p wherever it leads.
+		if k := s.lexicalDenial(p, s.auth.fsWrite, core.FSWriteDenied); k != core.Invalid {
+			return core.Result{Kind: k}
+		}
+		s.world.Write(p, data)
+		return core.Result{Kind: core.OK}
+	}
 	if s.d == actThenCheckWrite {
 		// DEFECT act-then-check-write: resolve, snapshot, write, then
 		// validate and roll back. The VFS has no delete, so a file that did
@@ -316,10 +332,38 @@ func (s *sandbox) write(p, data string) core.Result {
 // returns the path the effect acts on, or the kind that refuses p (and
 // core.Invalid when none does).
 func (s *sandbox) checkPath(p string, roots []string, denied core.Kind) (string, core.Kind) {
+	if s.d == realpathBeforeCheck {
+		// DEFECT realpath-before-check: the path is resolved first, so a
+		// path the lexical checks refuse has already been looked up.
+		r, ok := s.world.Realpath(p)
+		if k := s.lexicalDenial(p, roots, denied); k != core.Invalid {
+			return "", k
+		}
+		return r, s.resolvedDenial(r, ok, roots, denied)
+	}
 	if k := s.lexicalDenial(p, roots, denied); k != core.Invalid {
 		return "", k
 	}
+	switch s.d {
+	case noRealpath:
+		// DEFECT no-realpath: the lexical check is the only check, and the
+		// effect names p, which the world follows through its links.
+		return p, core.Invalid
+	case resolveParentOnly:
+		// DEFECT resolve-parent-only: only the directory is resolved and
+		// the last name is appended as written, so a link there is checked
+		// as itself and followed by the effect.
+		c := core.Canonical(p)
+		dir, ok := s.world.Realpath(path.Dir(c))
+		r := path.Join(dir, path.Base(c))
+		return r, s.resolvedDenial(r, ok, roots, denied)
+	}
 	r, ok := s.world.Realpath(p)
+	if s.d == realpathUnchecked && ok {
+		// DEFECT realpath-unchecked: the path is resolved and r is used,
+		// but r is never held to the roots p was.
+		return r, core.Invalid
+	}
 	return r, s.resolvedDenial(r, ok, roots, denied)
 }
 

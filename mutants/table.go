@@ -3,8 +3,11 @@ package mutants
 // The registry. Red flags quote the seed notes: the Staff Notes' numbered
 // code-review red flags ("red flag N") and the Deep Dive's ordering rules
 // (check before effect, charge before dispatch, fail closed, latch the
-// halt). Each mutant's defect is the code marked "DEFECT name" in
-// pipeline.go; corpus/mutants/NAME.sbx is its hand-written killer.
+// halt). The five link mutants name instead the real link bugs SPEC §13
+// was written against: a link out of an allowed directory, a linked
+// parent, a check on one path and a use on another. Each mutant's defect
+// is the code marked "DEFECT name" in pipeline.go; corpus/mutants/NAME.sbx
+// is its hand-written killer.
 var all = []Mutant{
 	{"raw-prefix", "Confines paths with strings.HasPrefix(path, root) on the raw strings, red flag 1 verbatim: no canonicalization and no boundary, so /workshop passes a /work root.", rawPrefix.factory()},
 	{"no-boundary", "Canonicalizes path and root but compares without the root + \"/\" boundary, the boundary half of red flag 1: /workshop/x is under /work/.", noBoundary.factory()},
@@ -26,4 +29,9 @@ var all = []Mutant{
 	{"zero-means-unlimited", "Reads a budget of 0 as no limit, failing open against the fail-closed rule: the tightest budget becomes the loosest.", zeroMeansUnlimited.factory()},
 	{"halt-gate-charges", "Keeps charging ops and reading the clock after it halted, against the halt gate coming first: a dead box must not charge budgets or touch state again.", haltGateCharges.factory()},
 	{"malformed-passthrough", "Lets NUL bytes and invalid UTF-8 through to the world, failing open on malformed input: checks and world can read such bytes differently (a C API stops at the NUL).", malformedPassthrough.factory()},
+	{"no-realpath", "Checks the path as written and never resolves it, the CVE-2025-53109 shape (the MCP reference filesystem server): a link inside an allowed directory reads and writes whatever it points at outside.", noRealpath.factory()},
+	{"realpath-before-check", "Resolves the path before the lexical allow-list check, lookup-before-allowlist for files: a refused path has already been walked through the world's links, outside the grant.", realpathBeforeCheck.factory()},
+	{"unresolved-write", "Resolves reads but writes to the path as asked, a fix applied to one effect and not the other: a write through a link inside a write root lands on its target outside.", unresolvedWrite.factory()},
+	{"realpath-unchecked", "Resolves the path and then acts on the answer without holding it to the roots, a check made on one path and a use made on another: the link's target is trusted because the link's own path passed.", realpathUnchecked.factory()},
+	{"resolve-parent-only", "Resolves only the parent directory and appends the last name as written, the fix for new files that forgets links: a link in the last component is checked as itself and followed by the effect.", resolveParentOnly.factory()},
 }
