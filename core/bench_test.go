@@ -16,7 +16,16 @@ var seedTraceOps = []Op{
 // BenchmarkSeedTrace runs the worked trace's first seven ops round-robin on
 // one sandbox whose budgets never halt: the throughput anchor compared with
 // ../shared/bench/seed_miniature.py.
-func BenchmarkSeedTrace(b *testing.B) {
+func BenchmarkSeedTrace(b *testing.B) { benchSeedTrace(b, nil) }
+
+// BenchmarkSeedTraceLinked is BenchmarkSeedTrace over a world with links
+// (none on the trace's paths, so the results are the same): what the
+// resolution step of SPEC §13 costs when a world has links to walk.
+func BenchmarkSeedTraceLinked(b *testing.B) {
+	benchSeedTrace(b, []Link{{"/work/l", "/etc/passwd"}, {"/work/out/d", "../../etc"}, {"/work/loop", "loop"}})
+}
+
+func benchSeedTrace(b *testing.B, links []Link) {
 	g := MustGrant(GrantSpec{
 		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"},
 		NetHosts: []string{"api.internal"}, Tools: []string{"summarize"},
@@ -25,6 +34,7 @@ func BenchmarkSeedTrace(b *testing.B) {
 	w := NewWorld(WorldSpec{
 		Files:  []File{{"/work/data.txt", "hello"}},
 		Routes: []Route{{"api.internal", "/status", "ok"}},
+		Links:  links,
 		Clock:  TickClock{Start: 0, Step: 1},
 	})
 	s := NewReference(g, w)

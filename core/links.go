@@ -24,42 +24,56 @@ func (t *WorldTemplate) Resolve(p string) (string, bool) {
 // HasLinks reports whether the world holds a symbolic link.
 func (t *WorldTemplate) HasLinks() bool { return t.links != nil }
 
-// resolveLinks walks p one component at a time. done holds the components
-// resolved so far; every prefix of it is known to be no link, so the answer
-// is a fixed point of the walk (resolving it again follows nothing).
+// resolveLinks walks p one component at a time. buf holds the path
+// resolved so far and offs where each of its components starts (its
+// separator included), so ".." truncates and a link's directory is a
+// prefix; every prefix of buf is known to be no link, so the answer is a
+// fixed point of the walk (resolving it again follows nothing). The buffers
+// start on the stack and the map is asked with string(buf), which Go does
+// not copy: a walk that meets no link allocates only its answer.
 func resolveLinks(links map[string]string, p string) (string, bool) {
-	abs := strings.HasPrefix(p, "/")
 	var (
-		done []string
-		cur  strings.Builder
-		hops int
+		bufArr [256]byte
+		offArr [32]int
+		hops   int
 	)
-	rest := p
-	for rest != "" {
+	buf, offs := bufArr[:0], offArr[:0]
+	abs := strings.HasPrefix(p, "/")
+	for rest := p; rest != ""; {
 		var name string
 		name, rest, _ = strings.Cut(rest, "/")
 		switch name {
 		case "", ".":
 			continue
 		case "..":
-			if n := len(done); n > 0 && done[n-1] != ".." {
-				done = done[:n-1]
-			} else if !abs {
-				done = append(done, "..") // a relative path may climb above its start, as Clean keeps it
+			if n := len(offs); n > 0 && strings.TrimPrefix(string(buf[offs[n-1]:]), "/") != ".." {
+				buf, offs = buf[:offs[n-1]], offs[:n-1]
+				continue
 			}
+			if abs {
+				continue // the root's parent is the root
+			}
+			// A relative path may climb above its start, as Clean keeps it.
+		}
+		offs = append(offs, len(buf))
+		if abs || len(offs) > 1 {
+			buf = append(buf, '/')
+		}
+		buf = append(buf, name...)
+		if name == ".." {
 			continue
 		}
-		done = append(done, name)
-		target, isLink := links[joinPath(&cur, abs, done)]
+		target, isLink := links[string(buf)]
 		if !isLink {
 			continue
 		}
 		if hops++; hops > MaxLinks {
 			return "", false
 		}
-		done = done[:len(done)-1] // the link's directory
+		last := len(offs) - 1
+		buf, offs = buf[:offs[last]], offs[:last] // the link's directory
 		if strings.HasPrefix(target, "/") {
-			done, abs = done[:0], true
+			buf, offs, abs = buf[:0], offs[:0], true
 		}
 		if rest == "" {
 			rest = target
@@ -67,23 +81,11 @@ func resolveLinks(links map[string]string, p string) (string, bool) {
 			rest = target + "/" + rest
 		}
 	}
-	return joinPath(&cur, abs, done), true
-}
-
-// joinPath writes the clean path of components into b and returns it.
-func joinPath(b *strings.Builder, abs bool, components []string) string {
-	if len(components) == 0 {
-		if abs {
-			return "/"
-		}
-		return "."
+	switch {
+	case len(buf) > 0:
+		return string(buf), true
+	case abs:
+		return "/", true
 	}
-	b.Reset()
-	for i, c := range components {
-		if abs || i > 0 {
-			b.WriteByte('/')
-		}
-		b.WriteString(c)
-	}
-	return b.String()
+	return ".", true
 }

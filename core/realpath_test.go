@@ -1,7 +1,7 @@
 package core_test
 
 import (
-	"path"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,36 +9,6 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
-
-// linkedWorld is the reference world with symbolic links in front of its
-// VFS, as SPEC §13 will have them, simplified to whole paths: a path whose
-// Clean is a key of links resolves to its value, "" being a loop; every
-// other path resolves to Clean(p). It keeps a journal of its own VFS calls, where the realpath
-// entries carry its answers (the RefWorld under it has no links).
-type linkedWorld struct {
-	*core.RefWorld
-	links   map[string]string
-	journal []string
-}
-
-func (w *linkedWorld) Realpath(p string) (string, bool) {
-	r := path.Clean(p)
-	if t, isLink := w.links[r]; isLink {
-		r = t
-	}
-	w.journal = append(w.journal, core.Entry{Call: core.CallRealpath, Name: p, Arg: r}.String())
-	return r, r != ""
-}
-
-func (w *linkedWorld) Read(p string) (string, bool) {
-	w.journal = append(w.journal, core.Entry{Call: core.CallRead, Name: p}.String())
-	return w.RefWorld.Read(p)
-}
-
-func (w *linkedWorld) Write(p, data string) {
-	w.journal = append(w.journal, core.Entry{Call: core.CallWrite, Name: p, Arg: data}.String())
-	w.RefWorld.Write(p, data)
-}
 
 // TestRealpathJournal: the reference world resolves a path to its Clean
 // form, journaling the path as asked and the answer.
@@ -91,16 +61,22 @@ func TestRealpathJournal(t *testing.T) {
 // lexical checks pass.
 func TestResolvedPathIsJudgedAndUsed(t *testing.T) {
 	g := core.MustGrant(core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, Budgets: defaultBudgets})
-	w := &linkedWorld{
-		RefWorld: core.NewWorld(core.WorldSpec{Files: []core.File{
-			{Path: "/work/real", Data: "R"}, {Path: "/etc/passwd", Data: "root"},
-		}, Clock: defaultClock}),
-		links: map[string]string{
-			"/work/escape": "/etc/passwd", "/work/out/escape": "/etc/cron",
-			"/work/sibling": "/workshop/x",
-			"/work/alias":   "/work/real", "/work/out/alias": "/work/out/real",
-			"/work/loop": "", "/work/out/loop": "",
+	w := core.NewWorld(core.WorldSpec{
+		Files: []core.File{{Path: "/work/real", Data: "R"}, {Path: "/etc/passwd", Data: "root"}},
+		Links: []core.Link{
+			{Path: "/work/escape", Target: "/etc/passwd"}, {Path: "/work/out/escape", Target: "../../etc/cron"},
+			{Path: "/work/sibling", Target: "/workshop/x"},
+			{Path: "/work/alias", Target: "real"}, {Path: "/work/out/alias", Target: "/work/out/real"},
+			{Path: "/work/loop", Target: "loop"}, {Path: "/work/out/loop", Target: "/work/out/loop2"}, {Path: "/work/out/loop2", Target: "loop"},
 		},
+		Clock: defaultClock,
+	})
+	journal := func(from int) []string {
+		var out []string
+		for _, e := range w.Journal()[from:] {
+			out = append(out, e.String())
+		}
+		return out
 	}
 	s := core.NewReference(g, w)
 	before := w.Files()
@@ -119,11 +95,11 @@ func TestResolvedPathIsJudgedAndUsed(t *testing.T) {
 		{op("fs_read", "/work/../etc/passwd"), soft(core.PathTraversal), nil, "traversal: nothing is resolved"},
 		{op("fs_write", "/work/alias", "x"), soft(core.FSWriteDenied), nil, "under fs_read only: nothing is resolved"},
 	} {
-		j := len(w.journal)
+		j := w.JournalLen()
 		if diff := cmp.Diff(tt.want, s.Run(tt.o)); diff != "" {
 			t.Errorf("Run(%s) (%s) mismatch (-want +got):\n%s", fmtOp(tt.o), tt.reason, diff)
 		}
-		if diff := cmp.Diff(tt.journal, w.journal[j:], cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(tt.journal, journal(j), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("Run(%s) (%s) journal mismatch (-want +got):\n%s", fmtOp(tt.o), tt.reason, diff)
 		}
 		if diff := cmp.Diff(before, w.Files()); diff != "" {
@@ -135,7 +111,7 @@ func TestResolvedPathIsJudgedAndUsed(t *testing.T) {
 	}
 	// Controls: a link that stays inside the roots is followed, and the
 	// effect acts on its target.
-	j := len(w.journal)
+	j := w.JournalLen()
 	if diff := cmp.Diff(ok("R"), s.Run(op("fs_read", "/work/alias"))); diff != "" {
 		t.Errorf("read through a link inside the roots mismatch (-want +got):\n%s", diff)
 	}
@@ -150,10 +126,70 @@ func TestResolvedPathIsJudgedAndUsed(t *testing.T) {
 		"realpath /work/out//alias -> /work/out/real", "write /work/out/real y",
 		"realpath /work/plain/missing -> /work/plain/missing", "read /work/plain/missing",
 	}
-	if diff := cmp.Diff(want, w.journal[j:]); diff != "" {
+	if diff := cmp.Diff(want, journal(j)); diff != "" {
 		t.Errorf("journal through links mismatch (-want +got):\n%s", diff)
 	}
 	if got, _ := w.Lookup("/work/out/real"); got != "y" {
 		t.Errorf("the write through /work/out//alias stored %q at its target, want %q", got, "y")
+	}
+}
+
+// TestWorldFollowsLinks: the world's reads and writes follow links as a
+// real file system does, whether or not the sandbox resolved first (SPEC
+// §13): a write through a dangling link creates its target, through a loop
+// it reaches nothing, a directory link leads a new file out, and a
+// resolved answer resolves to itself.
+func TestWorldFollowsLinks(t *testing.T) {
+	w := core.NewWorld(core.WorldSpec{
+		Files: []core.File{{Path: "/etc/passwd", Data: "root"}, {Path: "/work/l", Data: "shadowed by the link"}},
+		Links: []core.Link{
+			{Path: "/work/l", Target: "/etc/passwd"}, {Path: "/work/dangling", Target: "/work/new"},
+			{Path: "/work/loop", Target: "/work/loop"}, {Path: "/work/dir", Target: "/etc"},
+		},
+	})
+	if got, ok := w.Read("/work/l"); got != "root" || !ok {
+		t.Errorf("Read through a link = %q, %v; want root, true", got, ok)
+	}
+	w.Write("/work/dangling", "created")
+	w.Write("/work/dir/cron", "pwned")
+	w.Write("/work/loop", "lost")
+	want := map[string]string{"/etc/passwd": "root", "/work/l": "shadowed by the link", "/work/new": "created", "/etc/cron": "pwned"}
+	if diff := cmp.Diff(want, w.Files()); diff != "" {
+		t.Errorf("Files() after writes through links mismatch (-want +got):\n%s", diff)
+	}
+	if got, ok := w.Read("/work/loop"); got != "" || ok {
+		t.Errorf("Read through a loop = %q, %v; want nothing", got, ok)
+	}
+	if got, ok := w.Lookup("/work/dir/cron"); got != "pwned" || !ok {
+		t.Errorf("Lookup through a directory link = %q, %v; want pwned, true", got, ok)
+	}
+	journal := []string{"read /work/l", "write /work/dangling created", "write /work/dir/cron pwned", "write /work/loop lost", "read /work/loop"}
+	var got []string
+	for _, e := range w.Journal() {
+		got = append(got, e.String())
+	}
+	if diff := cmp.Diff(journal, got); diff != "" {
+		t.Errorf("journal mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestLinkLimit: a chain of MaxLinks links resolves; one more is a loop.
+func TestLinkLimit(t *testing.T) {
+	var links []core.Link
+	for i := 0; i <= core.MaxLinks; i++ {
+		links = append(links, core.Link{Path: fmt.Sprintf("/c/%d", i), Target: fmt.Sprintf("%d", i+1)})
+	}
+	tmpl := core.PrepareWorld(core.WorldSpec{Links: links})
+	if got, ok := tmpl.Resolve("/c/1"); got != fmt.Sprintf("/c/%d", core.MaxLinks+1) || !ok {
+		t.Errorf("a chain of %d links resolves to %q, %v; want /c/%d, true", core.MaxLinks, got, ok, core.MaxLinks+1)
+	}
+	if got, ok := tmpl.Resolve("/c/0"); got != "" || ok {
+		t.Errorf("a chain of %d links resolves to %q, %v; want a loop", core.MaxLinks+1, got, ok)
+	}
+	for _, p := range []string{"/c/5/x", "/c/40", "/d/../c/39"} {
+		r, ok := tmpl.Resolve(p)
+		if again, ok2 := tmpl.Resolve(r); !ok || !ok2 || again != r {
+			t.Errorf("Resolve(%q) = %q, which resolves to %q, %v: an answer must resolve to itself", p, r, again, ok2)
+		}
 	}
 }

@@ -35,6 +35,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("\"grant\" a b => malformed_op\n\"dns\" => unknown_op \"=>\"\nfs_read a#b \"\\xff\\n\\\"\\\\\" => not_found \"\"\n"))
 	f.Add([]byte("fs_read /work/\uff0e\uff0e/etc \"#x\" # trailing\n=> ok\n"))
 	f.Add([]byte("grant net \"a b\"\nfs_read \"unterminated\n"))
+	f.Add([]byte("link /work/l /etc/passwd\nlink /work/d ../etc\nlink /work/loop loop\nlink \"/work/\\x00\" \"\"\nfs_read /work/d/passwd => fs_read_denied\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := fuzzinput.CheckParse(data); err != nil {
 			t.Fatal(err)

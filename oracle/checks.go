@@ -116,31 +116,32 @@ func (r *Run) checkConfinement(s *stepObs) {
 }
 
 // sameJudgement reports whether unauthorized judges b, made by an op of
-// kind opKind, exactly as it judges a: a is a realpath and b the read (in
-// an fs_read) or the write (in an fs_write) of the very path it asked,
-// which is what a correct sandbox journals for a path already canonical.
+// kind opKind, exactly as it judges a: a is a realpath that answered the
+// very path it asked, and b the read (in an fs_read) or the write (in an
+// fs_write) of that path, which is what a correct sandbox journals for a
+// path already canonical and free of links. (A realpath that answered
+// another path leaves the read or write of the path asked to be judged on
+// its own: the links it goes through may lead out of the roots.)
 func sameJudgement(a, b core.Entry, opKind string) bool {
-	return a.Call == core.CallRealpath && a.Name == b.Name &&
+	return a.Call == core.CallRealpath && a.Name == b.Name && a.Arg == b.Name &&
 		(b.Call == core.CallRead && opKind == core.OpRead || b.Call == core.CallWrite && opKind == core.OpWrite)
 }
 
 // unauthorized says why the grant does not allow e, made by an op of kind
 // opKind, or "" when it does. A read or a write is judged on the path it
-// names, which is the path it really reached: the world's links are
-// followed before the call (SPEC §13), and the reference world has none. A
-// realpath is judged on the path it was asked, by the roots of the op that
-// asked: it is authorized exactly when the op's lexical checks passed.
+// really reached: the world follows links whatever the sandbox asked
+// (SPEC §13), so the path named must have no .. segment and the path it
+// resolves to, by the model's reading of the links, must lie under the
+// roots. A realpath is judged on the path it was asked, by the roots of the
+// op that asked: it is authorized exactly when the op's lexical checks
+// passed.
 func (r *Run) unauthorized(e core.Entry, opKind string) string {
 	g := r.grant
 	switch e.Call {
 	case core.CallRead:
-		if !g.MayRead(e.Name) {
-			return pathProblem(e.Name, "fs_read", g.FSRead())
-		}
+		return r.reached(e.Name, "fs_read", g.FSRead(), g.MayRead)
 	case core.CallWrite:
-		if !g.MayWrite(e.Name) {
-			return pathProblem(e.Name, "fs_write", g.FSWrite())
-		}
+		return r.reached(e.Name, "fs_write", g.FSWrite(), g.MayWrite)
 	case core.CallRealpath:
 		switch opKind {
 		case core.OpRead:
@@ -164,6 +165,30 @@ func (r *Run) unauthorized(e core.Entry, opKind string) string {
 		}
 	default:
 		return "the journal entry is of no known call"
+	}
+	return ""
+}
+
+// reached judges a read or a write of p by may, on the path it really
+// reached, and says why it is not allowed, or "" when it is. Through links
+// that loop a call reaches nothing, and p itself is judged.
+func (r *Run) reached(p, what string, roots []string, may func(string) bool) string {
+	if !r.model.world.hasLinks() || core.HasTraversal(p) {
+		if !may(p) {
+			return pathProblem(p, what, roots)
+		}
+		return ""
+	}
+	real, ok := r.model.world.realpath(p)
+	if !ok {
+		real = p
+	}
+	if !may(real) {
+		if real == core.Canonical(p) {
+			return pathProblem(p, what, roots)
+		}
+		return fmt.Sprintf("%q resolves through the world's links to %q, which is under no %s root %s",
+			p, real, what, quoteList(roots))
 	}
 	return ""
 }

@@ -15,10 +15,11 @@ import (
 type wrapped struct {
 	*core.Reference
 	world core.World
+	grant core.Grant
 }
 
 func wrap(g core.Grant, w core.World) wrapped {
-	return wrapped{core.NewReference(g, w), w}
+	return wrapped{core.NewReference(g, w), w, g}
 }
 
 // peekOnDenial reads an authorized file whenever it refuses an op: the
@@ -68,42 +69,6 @@ func (s resolvesAnother) Run(op core.Op) core.Result {
 		s.world.Realpath("/work/data.txt")
 	}
 	return r
-}
-
-// linkedOut is a world in which the paths of links resolve as symbolic
-// links would (SPEC §13): the realpath is journaled as the reference world
-// answers it (it has no links), and the sandbox is handed the link's
-// target. The reference sandbox over it refuses a link whose target is
-// outside the roots on the resolved path; the model, whose worlds have no
-// links, does not.
-type linkedOut struct {
-	core.World
-	links map[string]string // Clean(path) → target
-}
-
-func (w linkedOut) Realpath(p string) (string, bool) {
-	r, ok := w.World.Realpath(p)
-	if t, isLink := w.links[r]; isLink {
-		return t, true
-	}
-	return r, ok
-}
-
-// followsLinks is a world whose reads follow link to target, as a real
-// file system's do (SPEC §13), though its Realpath, the reference world's,
-// never tells: the sandbox checks and resolves the path it was asked, and
-// then reads a path other than the one resolved. The journal shows the
-// read of the path the link really reaches.
-type followsLinks struct {
-	core.World
-	link, target string
-}
-
-func (w followsLinks) Read(p string) (string, bool) {
-	if core.Canonical(p) == w.link {
-		p = w.target
-	}
-	return w.World.Read(p)
 }
 
 // loopbackFetcher is a world that sends every fetch to 127.0.0.1, whatever

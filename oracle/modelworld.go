@@ -3,7 +3,9 @@ package oracle
 import (
 	"math"
 	"net/netip"
+	"path"
 	"strconv"
+	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -35,6 +37,7 @@ type modelBase struct {
 	files  map[string]string            // Clean(path) → content; nil until built
 	routes map[string]map[string]string // hostKey(host) → path → body; nil until built
 	dns    map[string]int               // hostKey(host) → the index of its (last) dns line; nil until built
+	links  map[string]string            // Clean(link path) → target; nil until built
 }
 
 func newModelBase(ws core.WorldSpec) *modelBase { return &modelBase{spec: ws} }
@@ -44,6 +47,7 @@ func (b *modelBase) prepare() *modelBase {
 	b.fileMap()
 	b.routeMap()
 	b.dnsMap()
+	b.linkMap()
 	return b
 }
 
@@ -51,11 +55,64 @@ func newModelWorld(b *modelBase) *modelWorld {
 	return &modelWorld{base: b, clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step}}
 }
 
-// realpath is VFS.Realpath of a path already cleaned: the path resolved
-// through the world's links, and false when they loop (SPEC §13). The
-// model's worlds have no links yet, so every path resolves to itself. It
-// is the model's own: core's resolution is never asked.
-func (w *modelWorld) realpath(clean string) (string, bool) { return clean, true }
+// realpath is VFS.Realpath (SPEC §13), read as the SPEC says it: walk the
+// path's components from the start; a component that names a link is
+// replaced by the link's target, read from the link's directory (or from
+// "/" when it is absolute), and the walk goes on through the target and
+// then the rest; more than 40 links followed is a loop (false). The walk
+// keeps the path reached so far as a string and extends it with path.Join,
+// so ".." leaves the directory really reached. It is the model's own:
+// core's resolution is never asked.
+func (w *modelWorld) realpath(p string) (string, bool) {
+	links := w.base.linkMap()
+	if len(links) == 0 {
+		return path.Clean(p), true
+	}
+	reached := "."
+	if strings.HasPrefix(p, "/") {
+		reached = "/"
+	}
+	todo := strings.Split(p, "/")
+	for followed := 0; len(todo) > 0; {
+		name := todo[0]
+		todo = todo[1:]
+		if name == "" || name == "." {
+			continue
+		}
+		next := path.Join(reached, name)
+		target, isLink := links[next]
+		if name == ".." || !isLink { // reached's parent was reached before: no link
+			reached = next
+			continue
+		}
+		if followed++; followed > 40 {
+			return "", false
+		}
+		if strings.HasPrefix(target, "/") {
+			reached = "/"
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	return reached, true
+}
+
+// hasLinks reports whether the world holds a link.
+func (w *modelWorld) hasLinks() bool { return len(w.base.linkMap()) > 0 }
+
+// linkMap reads the link lines. SPEC §13 makes no link with an empty
+// target or at "/", and neither does a real file system, so those lines
+// are dropped.
+func (b *modelBase) linkMap() map[string]string {
+	if b.links == nil {
+		b.links = make(map[string]string, len(b.spec.Links))
+		for _, l := range b.spec.Links { // in order: a later line replaces an earlier one
+			if at := path.Clean(l.Path); l.Target != "" && at != "/" {
+				b.links[at] = l.Target
+			}
+		}
+	}
+	return b.links
+}
 
 // read is VFS.Read of a path already cleaned.
 func (w *modelWorld) read(clean string) (string, bool) {

@@ -47,7 +47,7 @@ type arena struct {
 	names []string
 }
 
-// maxArenaWorld bounds the entries (files, routes, DNS lines, tool
+// maxArenaWorld bounds the entries (files, links, routes, DNS lines, tool
 // outputs) of an arena's world, so that its names stay few enough for the
 // 32 name bytes to reach (most of) them. (Size costs no exec time: the
 // world is prepared once.) About one generated world in eight is that
@@ -64,7 +64,7 @@ var arenas = sync.OnceValue(func() []arena {
 	for stream := uint64(0); len(out) < NumArenas; stream++ {
 		g := generators.Generate(generators.NewSource(arenaSeed, stream))
 		w := &g.World
-		if len(w.Files)+len(w.Routes)+len(w.DNS)+len(w.ToolOutputs) > maxArenaWorld {
+		if len(w.Files)+len(w.Links)+len(w.Routes)+len(w.DNS)+len(w.ToolOutputs) > maxArenaWorld {
 			continue
 		}
 		g.Steps = nil
@@ -220,7 +220,7 @@ func rawString(src *byteSource, names []string) string {
 }
 
 // scenarioNames lists what a grant and world name: roots and paths below
-// them, files, hosts, route paths and tools. It is never empty.
+// them, files, links and paths through them, hosts, route paths and tools. It is never empty.
 func scenarioNames(g *scenario.Scenario) []string {
 	names := []string{"/work/x"}
 	for _, r := range g.Grant.FSRead {
@@ -233,6 +233,9 @@ func scenarioNames(g *scenario.Scenario) []string {
 	names = append(names, g.Grant.Tools...)
 	for _, f := range g.World.Files {
 		names = append(names, f.Path)
+	}
+	for _, l := range g.World.Links {
+		names = append(names, l.Path, strings.TrimRight(l.Path, "/")+"/x") // the link, and a path through it
 	}
 	for _, r := range g.World.Routes {
 		names = append(names, r.Host, r.Path)

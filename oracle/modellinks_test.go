@@ -1,0 +1,110 @@
+package oracle
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// chain returns n links /c/0 → /c/1 → … → /c/n-1 → /c/end, and /c/x → /c/0,
+// which makes the chain n+1 long.
+func chain(n int) []core.Link {
+	var out []core.Link
+	for i := 0; i < n; i++ {
+		next := fmt.Sprintf("/c/%d", i+1)
+		if i == n-1 {
+			next = "/c/end"
+		}
+		out = append(out, core.Link{Path: fmt.Sprintf("/c/%d", i), Target: next})
+	}
+	return append(out, core.Link{Path: "/c/x", Target: "/c/0"})
+}
+
+// TestModelRealpathSPECSection13: the model's resolution, against answers
+// derived by hand from SPEC §13.
+func TestModelRealpathSPECSection13(t *testing.T) {
+	links := append([]core.Link{
+		{Path: "/work/l", Target: "/etc/secret"},
+		{Path: "/work/d", Target: "../etc"},
+		{Path: "/work/rel", Target: "a"},
+		{Path: "/work/loop", Target: "/work/loop"},
+		{Path: "/work/c1", Target: "c2"},
+		{Path: "/work/c2", Target: "/work/d"},
+		{Path: "/a", Target: "/b"},
+		{Path: "/b", Target: "/a"},
+		{Path: "/work/up", Target: ".."},
+		{Path: "/work/dot", Target: "."},
+		{Path: "/work/empty", Target: ""},    // no link
+		{Path: "/", Target: "/work"},         // no link
+		{Path: "/work/again", Target: "a"},   // replaced by the next line
+		{Path: "/work//again/", Target: "b"}, // the same link path, cleaned
+	}, chain(core.MaxLinks)...)
+	w := newModelWorld(newModelBase(core.WorldSpec{Links: links}))
+	for _, tt := range []struct {
+		p, want string
+		ok      bool
+	}{
+		{"/work/l", "/etc/secret", true},
+		{"//work//l/", "/etc/secret", true},
+		{"/work/d/secret", "/etc/secret", true},
+		{"/work/d/../x", "/x", true}, // ".." leaves /etc, the directory really reached
+		{"/work/rel", "/work/a", true},
+		{"/work/loop", "", false},
+		{"/a/x", "", false},
+		{"/work/c1/passwd", "/etc/passwd", true},
+		{"/work/up/etc", "/etc", true},
+		{"/work/dot/dot/a", "/work/a", true},
+		{"/work/new/file", "/work/new/file", true},
+		{"/work/empty", "/work/empty", true},
+		{"/work/again", "/work/b", true},
+		{"/c/0", "/c/end", true}, // 40 links
+		{"/c/x", "", false},      // 41
+		{"", ".", true},
+		{"work/l", "work/l", true},
+		{"/..", "/", true},
+	} {
+		got, ok := w.realpath(tt.p)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("realpath(%q) = %q, %v; want %q, %v", tt.p, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestModelRealpathAgreesWithCore: on random worlds of links over a small
+// alphabet, relative and absolute targets, ".." and "." included, the
+// model's resolution and core's give the same answers.
+func TestModelRealpathAgreesWithCore(t *testing.T) {
+	names := []string{"a", "b", "c", "..", ".", ""}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	randPath := func(abs bool) string {
+		n := 1 + rnd.IntN(4)
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = names[rnd.IntN(len(names))]
+		}
+		p := strings.Join(parts, "/")
+		if abs {
+			p = "/" + p
+		}
+		return p
+	}
+	for world := 0; world < 2000; world++ {
+		var ws core.WorldSpec
+		for i := rnd.IntN(6); i > 0; i-- {
+			ws.Links = append(ws.Links, core.Link{Path: randPath(rnd.IntN(8) > 0), Target: randPath(rnd.IntN(2) == 0)})
+		}
+		tmpl := core.PrepareWorld(ws)
+		m := newModelWorld(newModelBase(ws))
+		for q := 0; q < 20; q++ {
+			p := randPath(rnd.IntN(8) > 0)
+			want, wantOK := tmpl.Resolve(p)
+			got, ok := m.realpath(p)
+			if got != want || ok != wantOK {
+				t.Fatalf("links %v: realpath(%q): model %q, %v; core %q, %v", ws.Links, p, got, ok, want, wantOK)
+			}
+		}
+	}
+}
