@@ -40,7 +40,7 @@ func to(name, target string) linkSpec {
 }
 
 // ups climbs from a root's base to "/" and one step more, which stays at
-// "/": "../../../" for /work.
+// "/": "../../" for /work.
 func ups(x *rootInfo) string { return strings.Repeat("../", strings.Count(x.base, "/")+1) }
 
 // lastName is the last component of a base: "work" for /work.
