@@ -66,15 +66,23 @@ var linkTwists = []struct{ sep, suffix string }{
 
 // findLink returns the recipe of a link of the world planted for class cl,
 // chosen at random, and the directory of its entry link; false when the
-// world has none.
+// world has none. A recipe's links are planted together, entry first, so
+// the scan skips the rest of a recipe it recognized: the 40 links after a
+// chain's first cost nothing.
 func findLink(src Source, sc *scenario.Scenario, cl attack.Class) (*linkRecipe, string, bool) {
 	var found [16]int
 	n := 0
-	for i, l := range sc.World.Links {
-		if r := recipeOf(l.Path); r != nil && r.class == cl && n < len(found) {
+	links := sc.World.Links
+	for i := 0; i < len(links); i++ {
+		r := recipeOf(links[i].Path)
+		if r == nil {
+			continue
+		}
+		if r.class == cl && n < len(found) {
 			found[n] = i
 			n++
 		}
+		i += len(r.links) - 1
 	}
 	if n == 0 {
 		return nil, "", false
