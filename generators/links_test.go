@@ -96,14 +96,16 @@ func rootOf(p string, sc *scenario.Scenario) (string, bool) {
 // prefix siblings, "/", other roots and outside files, relative targets
 // with "..", chains, self loops and 2-cycles, chains of exactly 41 links
 // (40 hops resolve, 41 are not_found), directory links as the parents of
-// new files written outside the roots, links at prefix siblings, and links
-// mixed with traversal.
+// new files written outside the roots, links at prefix siblings, links
+// mixed with traversal, and allowed writes through links that create a
+// file (through a dangling link, or under a directory link).
 func TestLinkShapes(t *testing.T) {
 	var n struct {
 		worlds, withLinks                                              int
 		toSibling, toSlash, toOtherRoot, toOutsideFile, relativeDotDot int
 		chained, selfLoop, twoCycle, chain41, atSibling                int
 		newUnderParent, briefParent, traversal, resolved40, loop41     int
+		createThrough                                                  int
 		readThrough, writeThrough                                      [attack.NumClasses]int
 	}
 	for i := range 2000 {
@@ -183,6 +185,9 @@ func TestLinkShapes(t *testing.T) {
 				n.loop41++
 			}
 			if st.Op.Kind == core.OpWrite && r.Kind == core.OK {
+				if !exists && !written[dst] && len(on) > 0 && dst != core.Canonical(p) {
+					n.createThrough++
+				}
 				written[dst] = true
 			}
 		}
@@ -203,6 +208,7 @@ func TestLinkShapes(t *testing.T) {
 		{"symlink ops with a .. through a link, refused as traversal", n.traversal},
 		{"ops through exactly 40 links that resolve", n.resolved40},
 		{"ops through 41 links or a loop, not_found", n.loop41},
+		{"allowed writes through a link that create a file (a dangling link's target, or a new file under a directory link)", n.createThrough},
 	} {
 		if c.got < 10 {
 			t.Errorf("%s: %d in 2000 seeded scenarios, want at least 10", c.what, c.got)
