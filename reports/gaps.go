@@ -26,7 +26,7 @@ var structural = map[cell]string{
 	{oracle.NoInternalEgress, attack.UnknownOp}: notNetFetch +
 		"an unknown-op op has a kind that is none of the four (exec, NET_FETCH, \"fs_read \"), so it is never a net_fetch op; its journal, which the check still reads, must stay empty",
 	{oracle.NoInternalEgress, attack.SymlinkEscape}: notNetFetch +
-		"every symlink-escape op is an fs_read or fs_write through a link out of its root (or a near miss)" + linksNoFetch,
+		"every symlink-escape op is an fs_read or fs_write through a link out of its root, or a near miss" + linksNoFetch,
 	{oracle.NoInternalEgress, attack.SymlinkParent}: notNetFetch +
 		"every symlink-parent op is an fs_write or fs_read of a file under a directory link" + linksNoFetch,
 	{oracle.NoInternalEgress, attack.SymlinkLoop}: notNetFetch +
