@@ -15,7 +15,7 @@ import (
 // A ModeArena input, after its mode byte:
 //
 //	input   = arena-byte op*
-//	op      = class-byte                 (class-byte%32 is an attack class, 1–23:
+//	op      = class-byte                 (class-byte%32 is an attack class, 1–26:
 //	                                      generators.Op of that class, aimed at the
 //	                                      arena, draws from the bytes that follow)
 //	        | class-byte head string*    (any other value: a raw op)
