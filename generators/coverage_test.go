@@ -99,11 +99,15 @@ type cell struct {
 
 // structural are the invariant × class cells no op of the class can reach:
 // no-internal-egress is checked only on net_fetch ops, and the tool classes
-// call tools while unknown-op sends kinds that are none of the four.
+// call tools, unknown-op sends kinds that are none of the four, and the
+// symlink classes read and write through the VFS's links.
 var structural = map[cell]bool{
-	{oracle.NoInternalEgress, attack.UnknownTool}: true,
-	{oracle.NoInternalEgress, attack.ToolVariant}: true,
-	{oracle.NoInternalEgress, attack.UnknownOp}:   true,
+	{oracle.NoInternalEgress, attack.UnknownTool}:   true,
+	{oracle.NoInternalEgress, attack.ToolVariant}:   true,
+	{oracle.NoInternalEgress, attack.UnknownOp}:     true,
+	{oracle.NoInternalEgress, attack.SymlinkEscape}: true,
+	{oracle.NoInternalEgress, attack.SymlinkParent}: true,
+	{oracle.NoInternalEgress, attack.SymlinkLoop}:   true,
 }
 
 // checkStream checks stream i of seed on the reference, counting into cov.

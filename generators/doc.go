@@ -26,6 +26,18 @@
 //     /work2/secret, /work.bak/secret), homoglyph and upper-case spellings of
 //     the root, /etc/passwd and other secrets — LEAK content wherever a
 //     correct sandbox must never read;
+//   - symbolic links (SPEC §13) in three worlds in four, planted by recipe
+//     in the first read root and the write root (links.go): links out of
+//     the root to /etc/passwd, /etc, "/", prefix siblings (absolute, or
+//     relative through ".."), another root, through a chain, dangling; near
+//     misses that must stay allowed (inside the root, one dangling) or
+//     denied (a link at /workshop pointing back in); directory links out
+//     of the write root to /etc, "/", /tmp (climbing with ".."), /work2,
+//     the read root, /data/cache, through a chain, or into the root; self
+//     loops (relative and absolute), 2-cycles, a link through itself, a
+//     link to "." followed 39, 40 and 41 times, and, in one world in
+//     eight, a chain of 41 links (from its first link one hop too many,
+//     from its second exactly 40);
 //   - granted hosts: ordinary names (one spelled API.Example.ORG, one with a
 //     trailing dot), IP spellings, metadata endpoints, names whose dns lines
 //     rebind (public, then internal), and routes for granted and attacker
@@ -47,25 +59,31 @@
 // three times in a row.
 //
 //	class             weight   class             weight
-//	benign                10   host-variant           6
-//	traversal              9   ip-spelling            6
-//	prefix-sibling         8   metadata               6
-//	dot-segments           4   rebinding              6
-//	encoded                4   op-flood               1 (runs)
-//	lookalike              4   wall-jump              3
-//	outside-absolute       3   output-flood           4
-//	relative               3   budget-boundary        4
-//	control-bytes          4   unknown-tool           2
-//	long-path              3   tool-variant           4
-//	unknown-host           3   unknown-op             1
-//	                           malformed-op           2
+//	benign                10   rebinding              5
+//	traversal              8   op-flood               1 (runs)
+//	prefix-sibling         7   wall-jump              3
+//	dot-segments           4   output-flood           4
+//	encoded                3   budget-boundary        4
+//	lookalike              3   unknown-tool           2
+//	outside-absolute       3   tool-variant           3
+//	relative               3   unknown-op             1
+//	control-bytes          4   malformed-op           2
+//	long-path              3   symlink-escape         4
+//	unknown-host           3   symlink-parent         3
+//	host-variant           5   symlink-loop           2
+//	ip-spelling            5
+//	metadata               5
 //
 // Path classes put their path in a read or a write (against the matching
 // roots), sometimes in the URL path of a fetch from a granted host or a
 // tool's input, so they reach no-internal-egress too; control-bytes and
-// malformed-op corrupt ops of every kind. The only invariant × class cells
-// no op can reach are no-internal-egress (checked on net_fetch ops) for
-// unknown-tool, tool-variant and unknown-op.
+// malformed-op corrupt ops of every kind. The symlink classes read and
+// write through a link the world planted for them (a new file under a
+// directory link, for symlink-parent, three times in four), along the
+// paths its recipe names, one in five respelled with dot segments or a
+// traversal. The only invariant × class cells no op can reach are
+// no-internal-egress (checked on net_fetch ops) for unknown-tool,
+// tool-variant, unknown-op and the three symlink classes.
 //
 // # Cost
 //

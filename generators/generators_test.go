@@ -3,6 +3,7 @@ package generators
 import (
 	"math"
 	"net/netip"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -206,6 +207,33 @@ var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 		n, known := core.Arity(op.Kind)
 		return unless(known && !core.WellFormed(op.Args, n), "not a known kind with bad arguments")
 	},
+	attack.SymlinkEscape: func(op core.Op, sc *scenario.Scenario) string {
+		return linkShape(op, sc, func(on []string, _ bool, _ int) bool { return len(on) > 0 }, "through no link")
+	},
+	attack.SymlinkParent: func(op core.Op, sc *scenario.Scenario) string {
+		return linkShape(op, sc, func(_ []string, asParent bool, _ int) bool { return asParent }, "no directory component is a link")
+	},
+	attack.SymlinkLoop: func(op core.Op, sc *scenario.Scenario) string {
+		return linkShape(op, sc, func(on []string, _ bool, hops int) bool { return len(on) > 0 && hops >= core.MaxLinks-1 },
+			"through no link, or resolves in fewer than 39 hops")
+	},
+}
+
+// linkShape says why op is not a read or write whose path, cleaned
+// (backslashes read as slashes), names a world link as ok wants: given the
+// links it names, whether one is a directory component, and the hops its
+// resolution takes. In a world without links, any read or write will do.
+func linkShape(op core.Op, sc *scenario.Scenario, ok func(on []string, asParent bool, hops int) bool, why string) string {
+	if op.Kind != core.OpRead && op.Kind != core.OpWrite {
+		return "not an fs op"
+	}
+	if len(sc.World.Links) == 0 {
+		return ""
+	}
+	links := linkTable(sc)
+	on, asParent := linksOn(links, op.Args[0])
+	_, n := hops(links, path.Clean("/"+strings.ReplaceAll(op.Args[0], `\`, "/")))
+	return unless(ok(on, asParent, n), why)
 }
 
 func unless(ok bool, why string) string {

@@ -66,6 +66,8 @@ func Op(src Source, class attack.Class, sc *scenario.Scenario) core.Op {
 		return unknownKindOp(src, sc)
 	case attack.MalformedOp:
 		return malformedOp(src, sc)
+	case attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop:
+		return linkOp(src, sc, class)
 	}
 	return benignOp(src, sc)
 }

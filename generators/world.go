@@ -83,6 +83,10 @@ type builder struct {
 	src Source
 	g   core.GrantSpec
 	w   core.WorldSpec
+	// readHost and writeHost are the roots links are planted in: the first
+	// read root and the first write root, or /work and its /out when no
+	// such root is granted or it is "/".
+	readHost, writeHost *rootInfo
 }
 
 func drawGrantWorld(src Source, p plan) (core.GrantSpec, core.WorldSpec) {
@@ -91,6 +95,7 @@ func drawGrantWorld(src Source, p plan) (core.GrantSpec, core.WorldSpec) {
 	b.w.Routes = make([]core.Route, 0, 16)
 	b.writeRoots(b.readRoots())
 	b.outsideFiles()
+	b.links()
 	b.hosts()
 	b.tools()
 	b.g.Budgets, b.w.Clock = drawBudgets(src, p)
@@ -113,6 +118,7 @@ type rootInfo struct {
 	homoglyph string    // a Cyrillic letter in base, then /data.txt
 	upper     string    // base upper-cased, then /data.txt
 	rTxt      string    // base/r.txt
+	links     rootLinks // the links of every recipe planted in this root
 }
 
 func newRootInfo(base string) rootInfo {
@@ -124,6 +130,7 @@ func newRootInfo(base string) rootInfo {
 	for _, s := range siblingSuffixes {
 		ri.siblings = append(ri.siblings, base+s)
 	}
+	ri.links = newRootLinks(&ri)
 	return ri
 }
 
@@ -134,8 +141,11 @@ var (
 	subInfos  = rootInfos("/sub")
 	outInfos  = rootInfos("/out")
 	tmpOut    = newRootInfo("/tmp/sbx/out")
-	dataCache = newRootInfo("/data/cache")
+	dataCache = newRootInfo(dataCacheBase)
 )
+
+// dataCacheBase is the second write root some grants add.
+const dataCacheBase = "/data/cache"
 
 func rootInfos(suffix string) []rootInfo {
 	out := make([]rootInfo, len(readBases))
@@ -166,12 +176,15 @@ func (b *builder) readRoots() int {
 		infos[1], n = &subInfos[i], 2
 	case 3:
 		b.g.FSRead = []string{"/"}
-		b.rootFiles(&readInfos[0])
+		b.readHost = &readInfos[0]
+		b.rootFiles(b.readHost)
 		return 0
 	case 4:
-		b.rootFiles(&readInfos[0]) // nothing granted, but content to leak
+		b.readHost = &readInfos[0]
+		b.rootFiles(b.readHost) // nothing granted, but content to leak
 		return 0
 	}
+	b.readHost = infos[0]
 	b.g.FSRead = make([]string, n)
 	for j, ri := range infos[:n] {
 		b.g.FSRead[j] = b.rootSpelling(ri)
@@ -214,6 +227,7 @@ func (b *builder) rootFiles(ri *rootInfo) {
 func (b *builder) writeRoots(i int) {
 	src := b.src
 	var first *rootInfo
+	b.writeHost = &outInfos[i] // unless a root of its own is granted
 	switch weighted(src, []int{55, 15, 10, 10, 7, 3}) {
 	case 0:
 		first = &outInfos[i]
@@ -233,6 +247,7 @@ func (b *builder) writeRoots(i int) {
 		b.g.FSWrite = []string{"/"}
 		return
 	}
+	b.writeHost = first
 	if oneIn(src, 2) {
 		b.file(first.rTxt, "R")
 	}

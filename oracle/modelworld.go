@@ -68,6 +68,9 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 	if len(links) == 0 {
 		return path.Clean(p), true
 	}
+	if clean := path.Clean(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links) {
+		return clean, true // the walk would meet exactly the prefixes of clean, and none is a link
+	}
 	reached := "."
 	if strings.HasPrefix(p, "/") {
 		reached = "/"
@@ -98,6 +101,20 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 
 // hasLinks reports whether the world holds a link.
 func (w *modelWorld) hasLinks() bool { return len(w.base.linkMap()) > 0 }
+
+// anyPrefixIsLink reports whether clean, or a path made of its first
+// components, is a link.
+func anyPrefixIsLink(clean string, links map[string]string) bool {
+	for i := 1; i < len(clean); i++ {
+		if clean[i] == '/' {
+			if _, ok := links[clean[:i]]; ok {
+				return true
+			}
+		}
+	}
+	_, ok := links[clean]
+	return ok
+}
 
 // linkMap reads the link lines. SPEC §13 makes no link with an empty
 // target or at "/", and neither does a real file system, so those lines

@@ -111,7 +111,8 @@ func TestDefaultCampaignHasNoUnexplainedGap(t *testing.T) {
 }
 
 func TestExplainOnlyStructuralCells(t *testing.T) {
-	for _, c := range []attack.Class{attack.UnknownTool, attack.ToolVariant, attack.UnknownOp} {
+	for _, c := range []attack.Class{attack.UnknownTool, attack.ToolVariant, attack.UnknownOp,
+		attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop} {
 		if why, ok := reports.Explain(oracle.NoInternalEgress, c); !ok || !strings.Contains(why, "net_fetch") {
 			t.Errorf("no-internal-egress × %s: %q %v", c, why, ok)
 		}
@@ -119,7 +120,8 @@ func TestExplainOnlyStructuralCells(t *testing.T) {
 	for _, cell := range []struct {
 		inv   oracle.ID
 		class attack.Class
-	}{{oracle.NoInternalEgress, attack.IPSpelling}, {oracle.Confinement, attack.UnknownOp}, {oracle.HaltLatched, attack.Benign}} {
+	}{{oracle.NoInternalEgress, attack.IPSpelling}, {oracle.Confinement, attack.UnknownOp}, {oracle.HaltLatched, attack.Benign},
+		{oracle.NoEffectOnDenial, attack.SymlinkEscape}, {oracle.Confinement, attack.SymlinkParent}, {oracle.HaltLatched, attack.SymlinkLoop}} {
 		if why, ok := reports.Explain(cell.inv, cell.class); ok {
 			t.Errorf("%s × %s explained as %q: it must be reachable", cell.inv, cell.class, why)
 		}
@@ -307,11 +309,11 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Invariants) != 10 || len(doc.Classes) != 23 || len(doc.Mutants) != 1 {
+	if len(doc.Invariants) != 10 || len(doc.Classes) != int(attack.NumClasses)-1 || len(doc.Mutants) != 1 {
 		t.Fatalf("%d invariants, %d classes, %d mutants", len(doc.Invariants), len(doc.Classes), len(doc.Mutants))
 	}
-	if len(doc.Gaps) != 4 {
-		t.Errorf("%d gaps, want 4: %+v", len(doc.Gaps), doc.Gaps)
+	if len(doc.Gaps) != 7 {
+		t.Errorf("%d gaps, want 7: %+v", len(doc.Gaps), doc.Gaps)
 	} else if diff := cmp.Diff(reports.Gap{Invariant: "confinement", Class: "traversal", Explanation: reports.Unexplained}, doc.Gaps[0]); diff != "" {
 		t.Errorf("first gap mismatch (-want +got):\n%s", diff)
 	}

@@ -15,7 +15,7 @@ import (
 // A ModeArena input, after its mode byte:
 //
 //	input   = arena-byte op*
-//	op      = class-byte                 (class-byte%32 is an attack class, 1–23:
+//	op      = class-byte                 (class-byte%32 is an attack class, 1–26:
 //	                                      generators.Op of that class, aimed at the
 //	                                      arena, draws from the bytes that follow)
 //	        | class-byte head string*    (any other value: a raw op)
@@ -64,7 +64,10 @@ var arenas = sync.OnceValue(func() []arena {
 	for stream := uint64(0); len(out) < NumArenas; stream++ {
 		g := generators.Generate(generators.NewSource(arenaSeed, stream))
 		w := &g.World
-		if len(w.Files)+len(w.Links)+len(w.Routes)+len(w.DNS)+len(w.ToolOutputs) > maxArenaWorld {
+		// Links count as at most two entries: a world's links come as one
+		// recipe (a chain of 41 is one), and arenas without them would
+		// leave arena-mode inputs no link to attack.
+		if len(w.Files)+min(len(w.Links), 2)+len(w.Routes)+len(w.DNS)+len(w.ToolOutputs) > maxArenaWorld {
 			continue
 		}
 		g.Steps = nil
@@ -219,6 +222,10 @@ func rawString(src *byteSource, names []string) string {
 	return s
 }
 
+// maxArenaLinkNames is how many of a world's links scenarioNames names:
+// the first of a recipe are the ones its ops go through.
+const maxArenaLinkNames = 4
+
 // scenarioNames lists what a grant and world name: roots and paths below
 // them, files, links and paths through them, hosts, route paths and tools. It is never empty.
 func scenarioNames(g *scenario.Scenario) []string {
@@ -234,7 +241,7 @@ func scenarioNames(g *scenario.Scenario) []string {
 	for _, f := range g.World.Files {
 		names = append(names, f.Path)
 	}
-	for _, l := range g.World.Links {
+	for _, l := range g.World.Links[:min(len(g.World.Links), maxArenaLinkNames)] {
 		names = append(names, l.Path, strings.TrimRight(l.Path, "/")+"/x") // the link, and a path through it
 	}
 	for _, r := range g.World.Routes {

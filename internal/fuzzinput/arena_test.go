@@ -67,3 +67,17 @@ func TestDecodeOwnsMemory(t *testing.T) {
 		t.Fatalf("decoding again after writing the first scenario mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestArenasHaveLinks: arena-mode inputs can attack links only in arenas
+// whose worlds hold some; at least a quarter of them must.
+func TestArenasHaveLinks(t *testing.T) {
+	n := 0
+	for _, a := range arenas() {
+		if len(a.sc.World.Links) > 0 {
+			n++
+		}
+	}
+	if n < NumArenas/4 {
+		t.Errorf("%d of %d arenas have links, want at least %d", n, NumArenas, NumArenas/4)
+	}
+}

@@ -1,0 +1,108 @@
+package generators
+
+import (
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// linkOp is an op of a symlink class: a read or a write through one of the
+// world's links planted for that class (found by the name of a recipe's
+// entry link), along a path its recipe names — the link itself, a file
+// below a directory link, a new file under it, 40 or 41 hops. Now and then
+// the path is respelled with dot segments, a doubled or trailing slash, or
+// a ".." that makes it a traversal, refused before anything is resolved.
+// In a world without such a link it names the same paths below a root,
+// where no link is.
+func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
+	r, dir, ok := findLink(src, sc, cl)
+	g := &sc.Grant
+	var writes bool
+	switch {
+	case cl == attack.SymlinkParent:
+		writes = src.Intn(4) != 0
+	case ok && underAny(dir, g.FSWrite):
+		writes = oneIn(src, 2)
+	default:
+		writes = oneIn(src, 4)
+	}
+	if !ok {
+		rs := classRecipes(cl)
+		r = &rs[src.Intn(len(rs))]
+		if writes {
+			dir = pickBase(src, g.FSWrite, "/work/out")
+		} else {
+			dir = pickBase(src, g.FSRead, "/work")
+		}
+	}
+	var p string
+	if writes {
+		p = pick(src, r.writes)
+	} else {
+		p = pick(src, r.reads)
+	}
+	if oneIn(src, 5) {
+		t := pick(src, linkTwists)
+		p = dir + t.sep + p + t.suffix
+	} else {
+		p = dir + "/" + p
+	}
+	if writes {
+		return write(src, p, pick(src, writeData))
+	}
+	return read(src, p)
+}
+
+// linkTwists respell a path through a link into one that Clean (reading
+// backslashes as slashes) makes the same again: dot segments and doubled
+// or trailing slashes, or (the last three) a traversal, which must be
+// refused before the link is looked at.
+var linkTwists = []struct{ sep, suffix string }{
+	{"/./", ""}, {"//", ""}, {"/", "/"}, {"/", "/."}, {"/.//./", ""},
+	{"/sub/../", ""}, {"/", "/x/.."}, {`/sub\..\`, ""},
+}
+
+// findLink returns the recipe of a link of the world planted for class cl,
+// chosen at random, and the directory of its entry link; false when the
+// world has none. A recipe's links are planted together, entry first, so
+// the scan skips the rest of a recipe it recognized: the 40 links after a
+// chain's first cost nothing.
+func findLink(src Source, sc *scenario.Scenario, cl attack.Class) (*linkRecipe, string, bool) {
+	var found [16]int
+	n := 0
+	links := sc.World.Links
+	for i := 0; i < len(links); i++ {
+		r := recipeOf(links[i].Path)
+		if r == nil {
+			continue
+		}
+		if r.class == cl && n < len(found) {
+			found[n] = i
+			n++
+		}
+		i += len(r.links) - 1
+	}
+	if n == 0 {
+		return nil, "", false
+	}
+	p := sc.World.Links[found[src.Intn(n)]].Path
+	i := strings.LastIndexByte(p, '/')
+	return recipeOf(p), p[:max(i, 0)], true
+}
+
+// recipeOf is the recipe whose entry link is named as p's last component,
+// or nil.
+func recipeOf(p string) *linkRecipe { return recipeByName[p[strings.LastIndexByte(p, '/')+1:]] }
+
+// classRecipes are the recipes of a symlink class, chains aside.
+func classRecipes(cl attack.Class) []linkRecipe {
+	switch cl {
+	case attack.SymlinkParent:
+		return parentRecipes
+	case attack.SymlinkLoop:
+		return loopRecipes
+	}
+	return escapeRecipes
+}

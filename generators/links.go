@@ -1,0 +1,256 @@
+package generators
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// A linkRecipe is one shape of SPEC §13 links, planted in a root: the links
+// themselves (the entry first), the class whose ops use them, and the paths
+// those ops read and write, relative to the entry link's directory. The
+// world gen plants recipes; linkOp finds them again by the entry's name, so
+// that Op needs nothing but the scenario. Every recipe has reads and
+// writes: a sandbox may resolve one and not the other.
+type linkRecipe struct {
+	class  attack.Class
+	index  int // in linkRecipes
+	links  []linkSpec
+	reads  []string
+	writes []string
+}
+
+// A linkSpec is one link of a recipe. Its path is the root's base, "/" and
+// name, or at(x) when at is set; its target is target(x), both computed
+// once per root at init, or other(o) at planting time when it names the
+// other root o (then it must return a string o holds already, so planting
+// allocates nothing).
+type linkSpec struct {
+	name   string
+	at     func(x *rootInfo) string
+	target func(x *rootInfo) string
+	other  func(o *rootInfo) string
+}
+
+// to is a linkSpec whose target is the same for every root.
+func to(name, target string) linkSpec {
+	return linkSpec{name: name, target: func(*rootInfo) string { return target }}
+}
+
+// ups climbs from a root's base to "/" and one step more, which stays at
+// "/": "../../" for /work.
+func ups(x *rootInfo) string { return strings.Repeat("../", strings.Count(x.base, "/")+1) }
+
+// lastName is the last component of a base: "work" for /work.
+func lastName(x *rootInfo) string { return x.base[strings.LastIndexByte(x.base, '/')+1:] }
+
+// here40 and friends are k components "here/", each following a link to
+// "." once: 40 resolve, 41 are a loop (core.MaxLinks).
+var (
+	here39 = strings.Repeat("here/", core.MaxLinks-1)
+	here40 = strings.Repeat("here/", core.MaxLinks)
+	here41 = strings.Repeat("here/", core.MaxLinks+1)
+)
+
+// escapeRecipes are links inside a root that lead out of it — to files and
+// directories outside every root, to "/", to prefix siblings (absolute, or
+// relative through ".."), through a chain — and near misses that must stay
+// allowed or denied as they are: a link to the other root, links inside
+// the root (one dangling, so a write creates its target), and a link at a
+// prefix sibling that points back in.
+var escapeRecipes = []linkRecipe{
+	{links: []linkSpec{to("ln-passwd", "/etc/passwd")}, reads: []string{"ln-passwd"}, writes: []string{"ln-passwd"}},
+	{links: []linkSpec{to("ln-etc", "/etc")},
+		reads: []string{"ln-etc/passwd", "ln-etc/shadow", "ln-etc"}, writes: []string{"ln-etc/passwd", "ln-etc/profile"}},
+	{links: []linkSpec{to("ln-root", "/")},
+		reads:  []string{"ln-root/etc/passwd", "ln-root", "ln-root/proc/self/environ", "ln-root/work/data.txt"},
+		writes: []string{"ln-root/etc/passwd", "ln-root/tmp/x"}},
+	{links: []linkSpec{{name: "ln-sib", target: func(x *rootInfo) string { return x.base + "shop" }}},
+		reads: []string{"ln-sib/secret"}, writes: []string{"ln-sib/secret"}},
+	{links: []linkSpec{{name: "ln-sibrel", target: func(x *rootInfo) string { return "../" + lastName(x) + "shop/secret" }}},
+		reads: []string{"ln-sibrel"}, writes: []string{"ln-sibrel"}},
+	{links: []linkSpec{{name: "ln-up", target: func(x *rootInfo) string { return ups(x) + "etc/passwd" }}},
+		reads: []string{"ln-up"}, writes: []string{"ln-up"}},
+	{links: []linkSpec{{name: "ln-other", other: func(o *rootInfo) string { return o.files[0] }}},
+		reads: []string{"ln-other"}, writes: []string{"ln-other"}},
+	{links: []linkSpec{to("ln-hop", "ln-hop2"), to("ln-hop2", "/etc/shadow")},
+		reads: []string{"ln-hop", "ln-hop2"}, writes: []string{"ln-hop"}},
+	{links: []linkSpec{to("ln-dangle", "/etc/cron.d/sbx")}, reads: []string{"ln-dangle"}, writes: []string{"ln-dangle"}},
+	{links: []linkSpec{to("ln-in", "data.txt")}, reads: []string{"ln-in"}, writes: []string{"ln-in"}},
+	{links: []linkSpec{to("ln-new", "fresh.txt")}, reads: []string{"ln-new"}, writes: []string{"ln-new"}},
+	{links: []linkSpec{{name: "ln-back", at: func(x *rootInfo) string { return x.base + "shop/ln-back" },
+		target: func(x *rootInfo) string { return x.files[0] }}},
+		reads: []string{"ln-back"}, writes: []string{"ln-back"}},
+}
+
+// parentRecipes are directory links under which ops name new files: out of
+// the root to /etc, "/", a directory reached by climbing with "..", a
+// prefix sibling of the root, through a chain, or to another root; and in
+// it, which must stay allowed.
+var parentRecipes = []linkRecipe{
+	{links: []linkSpec{to("d", "/etc")},
+		reads: []string{"d/passwd"}, writes: []string{"d/new", "d/cron.d/sbx", "d/passwd"}},
+	{links: []linkSpec{to("d-root", "/")},
+		reads: []string{"d-root/etc/shadow"}, writes: []string{"d-root/etc/new", "d-root/tmp/x"}},
+	{links: []linkSpec{{name: "d-up", target: func(x *rootInfo) string { return ups(x) + "tmp" }}},
+		reads: []string{"d-up/x"}, writes: []string{"d-up/new"}},
+	{links: []linkSpec{{name: "d-sib", target: func(x *rootInfo) string { return x.base + "2" }}},
+		reads: []string{"d-sib/secret"}, writes: []string{"d-sib/new"}},
+	{links: []linkSpec{to("d-chain", "d-hop"), to("d-hop", "/etc")},
+		reads: []string{"d-chain/passwd"}, writes: []string{"d-chain/new"}},
+	{links: []linkSpec{{name: "d-read", other: func(o *rootInfo) string { return o.base }}},
+		reads: []string{"d-read/data.txt"}, writes: []string{"d-read/new", "d-read/data.txt"}},
+	{links: []linkSpec{to("d-other", dataCacheBase)}, reads: []string{"d-other/new"}, writes: []string{"d-other/new"}},
+	{links: []linkSpec{to("d-deep", "/tmp")}, reads: []string{"d-deep/a/b/new"}, writes: []string{"d-deep/a/b/new"}},
+	{links: []linkSpec{to("d-in", "sub")}, reads: []string{"d-in/new"}, writes: []string{"d-in/new"}},
+}
+
+// loopRecipes are links that never resolve — a link to itself (relative and
+// absolute), a 2-cycle, a link through itself — and a directory link to "."
+// followed 39, 40 and 41 times.
+var loopRecipes = []linkRecipe{
+	{links: []linkSpec{to("loop", "loop")}, reads: []string{"loop", "loop/x"}, writes: []string{"loop"}},
+	{links: []linkSpec{{name: "loop-abs", target: func(x *rootInfo) string { return x.base + "/loop-abs" }}},
+		reads: []string{"loop-abs"}, writes: []string{"loop-abs/x"}},
+	{links: []linkSpec{to("cyc-a", "cyc-b"), {name: "cyc-b", target: func(x *rootInfo) string { return x.base + "/cyc-a" }}},
+		reads: []string{"cyc-a", "cyc-b/x"}, writes: []string{"cyc-a", "cyc-b"}},
+	{links: []linkSpec{to("nest", "nest/x")}, reads: []string{"nest"}, writes: []string{"nest/y"}},
+	{links: []linkSpec{to("here", ".")},
+		reads:  []string{here40 + "data.txt", here41 + "data.txt", here39 + "data.txt"},
+		writes: []string{here40 + "new", here41 + "new"}},
+}
+
+// chainRecipes are chains of core.MaxLinks+1 links, planted in few worlds:
+// from the first, resolving follows one link too many (not_found); from
+// the second, exactly core.MaxLinks, ending at a file in the root or at
+// /etc/passwd.
+var chainRecipes = []linkRecipe{chain("chain", "data.txt"), chain("chainx", "/etc/passwd")}
+
+func chain(name, end string) linkRecipe {
+	const n = core.MaxLinks + 1
+	r := linkRecipe{class: attack.SymlinkLoop, links: make([]linkSpec, n),
+		reads: []string{name + "1", name + "2", name + "3"}, writes: []string{name + "1", name + "2"}}
+	for i := range n {
+		target := end
+		if i < n-1 {
+			target = name + strconv.Itoa(i+2)
+		}
+		r.links[i] = to(name+strconv.Itoa(i+1), target)
+	}
+	return r
+}
+
+// linkRecipes are every recipe, indexed as rootInfo.linkPaths is:
+// escapes, parents, loops, then chains.
+var linkRecipes = func() []*linkRecipe {
+	var out []*linkRecipe
+	for _, t := range []struct {
+		cl attack.Class
+		rs []linkRecipe
+	}{{attack.SymlinkEscape, escapeRecipes}, {attack.SymlinkParent, parentRecipes}, {attack.SymlinkLoop, loopRecipes}, {attack.SymlinkLoop, chainRecipes}} {
+		for i := range t.rs {
+			t.rs[i].class, t.rs[i].index = t.cl, len(out)
+			out = append(out, &t.rs[i])
+		}
+	}
+	return out
+}()
+
+// recipeByName finds a recipe by the name of its entry link.
+var recipeByName = func() map[string]*linkRecipe {
+	m := make(map[string]*linkRecipe, len(linkRecipes))
+	for _, r := range linkRecipes {
+		if m[r.links[0].name] != nil {
+			panic("generators: two link recipes named " + r.links[0].name)
+		}
+		m[r.links[0].name] = r
+	}
+	return m
+}()
+
+// rootLinks are a root's links, computed once: per recipe, per link, its
+// path and (unless it names the other root) its target.
+type rootLinks [][]core.Link
+
+func newRootLinks(x *rootInfo) rootLinks {
+	out := make(rootLinks, len(linkRecipes))
+	for i, r := range linkRecipes {
+		out[i] = make([]core.Link, len(r.links))
+		for j, s := range r.links {
+			l := &out[i][j]
+			if l.Path = x.base + "/" + s.name; s.at != nil {
+				l.Path = s.at(x)
+			}
+			if s.target != nil {
+				l.Target = s.target(x)
+			}
+		}
+	}
+	return out
+}
+
+// links plants symbolic links in three worlds in four (none at draw 0):
+// escape recipes in the first read root and the write root, parent recipes
+// in the write root and now and then in the read root, loop recipes in
+// either, and, in one of these worlds in six, a chain of 41 links. The
+// first recipe of each table, its classic shape, is drawn three times as
+// often as each other one. A recipe that points at "the other root" points
+// from the read root to the write root, and back.
+func (b *builder) links() {
+	src := b.src
+	if weighted(src, []int{1, 3}) == 0 {
+		return
+	}
+	var picks [10]struct { // at most 3 escape, 3 parent, 2 loop and 1 chain recipes
+		x, o *rootInfo
+		k    int
+	}
+	n, size := 0, 0
+	plant := func(x, o *rootInfo, rs []linkRecipe) {
+		k := src.Intn(len(rs) + 2) // the first recipe, the classic shape, three times as often
+		if k >= len(rs) {
+			k = 0
+		}
+		r := &rs[k]
+		picks[n].x, picks[n].o, picks[n].k = x, o, r.index
+		n, size = n+1, size+len(r.links)
+	}
+	r, w := b.readHost, b.writeHost
+	for k := 1 + src.Intn(2); k > 0; k-- {
+		plant(r, w, escapeRecipes)
+	}
+	if oneIn(src, 2) {
+		plant(w, r, escapeRecipes)
+	}
+	for k := 1 + src.Intn(2); k > 0; k-- {
+		plant(w, r, parentRecipes)
+	}
+	if oneIn(src, 3) {
+		plant(r, w, parentRecipes)
+	}
+	for k := 1 + src.Intn(2); k > 0; k-- {
+		if oneIn(src, 3) {
+			plant(w, r, loopRecipes)
+		} else {
+			plant(r, w, loopRecipes)
+		}
+	}
+	if oneIn(src, 6) {
+		if oneIn(src, 3) {
+			plant(w, r, chainRecipes)
+		} else {
+			plant(r, w, chainRecipes)
+		}
+	}
+	b.w.Links = make([]core.Link, 0, size)
+	for _, p := range picks[:n] {
+		for j, l := range p.x.links[p.k] {
+			if s := linkRecipes[p.k].links[j]; s.other != nil {
+				l.Target = s.other(p.o)
+			}
+			b.w.Links = append(b.w.Links, l)
+		}
+	}
+}

@@ -1,0 +1,316 @@
+package generators
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// linkTable is the world's links by canonical path, as core keeps them.
+func linkTable(sc *scenario.Scenario) map[string]string {
+	m := make(map[string]string, len(sc.World.Links))
+	for _, l := range sc.World.Links {
+		m[core.Canonical(l.Path)] = l.Target
+	}
+	return m
+}
+
+// hops resolves the absolute path p through links as SPEC §13 reads —
+// component by component, a link replaced by its target — and counts the
+// links it follows, giving up after 100. It is this test's own reading,
+// not core's, so that the shapes below are checked against the SPEC.
+func hops(links map[string]string, p string) (string, int) {
+	todo := strings.Split(p, "/")
+	var done []string
+	n := 0
+	for len(todo) > 0 && n <= 100 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) > 0 {
+				done = done[:len(done)-1]
+			}
+			continue
+		}
+		done = append(done, c)
+		t, ok := links["/"+strings.Join(done, "/")]
+		if !ok {
+			continue
+		}
+		n++
+		done = done[:len(done)-1]
+		if strings.HasPrefix(t, "/") {
+			done = nil
+		}
+		todo = append(strings.Split(t, "/"), todo...)
+	}
+	return "/" + strings.Join(done, "/"), n
+}
+
+// linksOn returns the links an op's path names lexically: every prefix of
+// its canonical form (backslashes read as slashes) that is a link, and
+// whether one of them is a directory component rather than the whole path.
+func linksOn(links map[string]string, p string) (on []string, asParent bool) {
+	c := path.Clean("/" + strings.ReplaceAll(p, `\`, "/"))
+	for i := 1; i <= len(c); i++ {
+		if i == len(c) || c[i] == '/' {
+			if _, ok := links[c[:i]]; ok {
+				on = append(on, c[:i])
+				asParent = asParent || i < len(c)
+			}
+		}
+	}
+	return on, asParent
+}
+
+// target is where the link at l points, as a clean absolute path.
+func target(l, t string) string {
+	if strings.HasPrefix(t, "/") {
+		return path.Clean(t)
+	}
+	return path.Join(path.Dir(l), t)
+}
+
+// rootOf is the base of the first root of sc that holds p, and false when
+// none does.
+func rootOf(p string, sc *scenario.Scenario) (string, bool) {
+	for _, r := range slices.Concat(sc.Grant.FSRead, sc.Grant.FSWrite) {
+		if b := rootBase(r); b != "" && under(core.Canonical(p), b) {
+			return b, true
+		}
+	}
+	return "", false
+}
+
+// TestLinkShapes checks that seeded worlds plant every link shape of issue
+// 15 and that ops of the symlink classes read and write through them,
+// with the verdicts the reference gives each shape: links in roots to
+// prefix siblings, "/", other roots and outside files, relative targets
+// with "..", chains, self loops and 2-cycles, chains of exactly 41 links
+// (40 hops resolve, 41 are not_found), directory links as the parents of
+// new files written outside the roots, links at prefix siblings, links
+// mixed with traversal, and allowed writes through links that create a
+// file (through a dangling link, or under a directory link).
+func TestLinkShapes(t *testing.T) {
+	var n struct {
+		worlds, withLinks                                              int
+		toSibling, toSlash, toOtherRoot, toOutsideFile, relativeDotDot int
+		chained, selfLoop, twoCycle, chain41, atSibling                int
+		newUnderParent, briefParent, traversal, resolved40, loop41     int
+		createThrough                                                  int
+		readThrough, writeThrough                                      [attack.NumClasses]int
+	}
+	for i := range 2000 {
+		sc := seeded(i)
+		n.worlds++
+		links := linkTable(sc)
+		if len(links) > 0 {
+			n.withLinks++
+		}
+		for l, t := range links {
+			dst, hopCount := hops(links, l)
+			base, inRoot := rootOf(l, sc)
+			switch {
+			case inRoot && dst != base && strings.HasPrefix(dst, base) && !under(dst, base):
+				n.toSibling++
+			case inRoot && dst == "/":
+				n.toSlash++
+			}
+			if b, ok := rootOf(dst, sc); inRoot && ok && b != base && !under(dst, base) {
+				n.toOtherRoot++
+			}
+			if _, ok := fileAt(sc, dst); ok && inRoot && !underAny(dst, sc.Grant.FSRead) {
+				n.toOutsideFile++
+			}
+			if !strings.HasPrefix(t, "/") && core.HasTraversal(t) {
+				n.relativeDotDot++
+			}
+			next := target(l, t)
+			if _, ok := links[next]; ok && next != l {
+				n.chained++
+			}
+			if next == l {
+				n.selfLoop++
+			}
+			if back, ok := links[next]; ok && next != l && target(next, back) == l {
+				n.twoCycle++
+			}
+			if hopCount == core.MaxLinks+1 && !isLinkTarget(links, l) {
+				n.chain41++
+			}
+			if !inRoot && isSibling(l, sc) {
+				n.atSibling++
+			}
+		}
+		written := map[string]bool{}
+		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		for _, st := range sc.Steps {
+			r := sb.Run(st.Op)
+			if st.Class < attack.SymlinkEscape || len(st.Op.Args) == 0 || r.Hard {
+				continue
+			}
+			p := st.Op.Args[0]
+			on, asParent := linksOn(links, p)
+			if len(on) == 0 {
+				continue
+			}
+			if st.Op.Kind == core.OpRead {
+				n.readThrough[st.Class]++
+			} else if st.Op.Kind == core.OpWrite {
+				n.writeThrough[st.Class]++
+			}
+			dst, hopCount := hops(links, core.Canonical(p))
+			_, exists := fileAt(sc, dst)
+			switch {
+			case core.HasTraversal(p):
+				if r.Kind == core.PathTraversal {
+					n.traversal++
+				}
+			case st.Op.Kind == core.OpWrite && asParent && !exists && !written[dst] && underAny(p, sc.Grant.FSWrite) && r.Kind == core.FSWriteDenied:
+				n.newUnderParent++
+				if links[path.Dir(core.Canonical(p))] == "/etc" {
+					n.briefParent++
+				}
+			case hopCount == core.MaxLinks && r.Kind != core.NotFound:
+				n.resolved40++
+			case hopCount > core.MaxLinks && r.Kind == core.NotFound:
+				n.loop41++
+			}
+			if st.Op.Kind == core.OpWrite && r.Kind == core.OK {
+				if !exists && !written[dst] && len(on) > 0 && dst != core.Canonical(p) {
+					n.createThrough++
+				}
+				written[dst] = true
+			}
+		}
+	}
+	t.Logf("%+v", n)
+	for _, c := range []struct {
+		what string
+		got  int
+	}{
+		{"worlds with links", n.withLinks}, {"links in a root to a prefix sibling", n.toSibling},
+		{`links in a root to "/"`, n.toSlash}, {"links in a root to another root", n.toOtherRoot},
+		{"links in a root to a file outside the read roots", n.toOutsideFile},
+		{`relative targets with ".."`, n.relativeDotDot}, {"links to links", n.chained},
+		{"self loops", n.selfLoop}, {"2-cycles", n.twoCycle}, {"chains of exactly 41 links", n.chain41},
+		{"links at a prefix sibling", n.atSibling},
+		{"writes of a new file under a directory link out of the write roots, denied", n.newUnderParent},
+		{"writes of a new file under a directory link to /etc, denied", n.briefParent},
+		{"symlink ops with a .. through a link, refused as traversal", n.traversal},
+		{"ops through exactly 40 links that resolve", n.resolved40},
+		{"ops through 41 links or a loop, not_found", n.loop41},
+		{"allowed writes through a link that create a file (a dangling link's target, or a new file under a directory link)", n.createThrough},
+	} {
+		if c.got < 10 {
+			t.Errorf("%s: %d in 2000 seeded scenarios, want at least 10", c.what, c.got)
+		}
+	}
+	if n.withLinks > n.worlds*9/10 || n.withLinks < n.worlds/2 {
+		t.Errorf("%d of %d worlds have links: want most, not all", n.withLinks, n.worlds)
+	}
+	for _, cl := range []attack.Class{attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop} {
+		if n.readThrough[cl] < 50 || n.writeThrough[cl] < 50 {
+			t.Errorf("%s: %d reads and %d writes through a link, want at least 50 of each", cl, n.readThrough[cl], n.writeThrough[cl])
+		}
+	}
+}
+
+// isLinkTarget reports whether some link points at l: the start of a chain
+// is none.
+func isLinkTarget(links map[string]string, l string) bool {
+	for k, t := range links {
+		if target(k, t) == l {
+			return true
+		}
+	}
+	return false
+}
+
+// fileAt returns the content of the world's file at the canonical path p.
+func fileAt(sc *scenario.Scenario, p string) (string, bool) {
+	for _, f := range sc.World.Files {
+		if core.Canonical(f.Path) == p {
+			return f.Data, true
+		}
+	}
+	return "", false
+}
+
+// TestEveryRecipeReadAndWritten: every link recipe is planted, and ops of
+// its class both read and write through it, so a sandbox that resolves
+// only reads, or only writes, meets each shape.
+func TestEveryRecipeReadAndWritten(t *testing.T) {
+	var planted, reads, writes [64]int
+	for i := range 3000 {
+		sc := seeded(i)
+		links := linkTable(sc)
+		for _, l := range sc.World.Links {
+			if r := recipeOf(l.Path); r != nil {
+				planted[r.index]++
+			}
+		}
+		for _, st := range sc.Steps {
+			if st.Class < attack.SymlinkEscape || len(st.Op.Args) == 0 {
+				continue
+			}
+			on, _ := linksOn(links, st.Op.Args[0])
+			for _, l := range on {
+				r := recipeOf(l)
+				if r == nil || r.class != st.Class {
+					continue
+				}
+				switch st.Op.Kind {
+				case core.OpRead:
+					reads[r.index]++
+				case core.OpWrite:
+					writes[r.index]++
+				}
+			}
+		}
+	}
+	for _, r := range linkRecipes {
+		name := r.links[0].name
+		if planted[r.index] == 0 || reads[r.index] == 0 || writes[r.index] == 0 {
+			t.Errorf("recipe %s (%s): planted %d times, read through %d times, written through %d times; want all three",
+				name, r.class, planted[r.index], reads[r.index], writes[r.index])
+		}
+	}
+}
+
+// TestSymlinkClassesReachKinds runs seeded scenarios on the reference and
+// checks that each symlink class gets the verdicts it exists for — escapes
+// are refused on the resolved path for reads and for writes, loops are
+// not_found, new files under a parent link are refused — and the near
+// misses that must stay allowed are.
+func TestSymlinkClassesReachKinds(t *testing.T) {
+	var kinds [attack.NumClasses][core.NumKinds]int
+	for i := range 2000 {
+		sc := seeded(i)
+		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		for _, st := range sc.Steps {
+			kinds[st.Class][sb.Run(st.Op).Kind]++
+		}
+	}
+	for _, want := range []struct {
+		cl   attack.Class
+		kind core.Kind
+	}{
+		{attack.SymlinkEscape, core.FSReadDenied}, {attack.SymlinkEscape, core.FSWriteDenied},
+		{attack.SymlinkEscape, core.OK}, {attack.SymlinkEscape, core.NotFound}, {attack.SymlinkEscape, core.PathTraversal},
+		{attack.SymlinkParent, core.FSWriteDenied}, {attack.SymlinkParent, core.FSReadDenied}, {attack.SymlinkParent, core.OK},
+		{attack.SymlinkLoop, core.NotFound}, {attack.SymlinkLoop, core.OK}, {attack.SymlinkLoop, core.FSReadDenied},
+	} {
+		if n := kinds[want.cl][want.kind]; n < 20 {
+			t.Errorf("%s ops got %s %d times in 2000 scenarios, want at least 20", want.cl, want.kind, n)
+		}
+	}
+}
