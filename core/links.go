@@ -82,6 +82,8 @@ func resolveLinks(links map[string]string, p string) (string, bool) {
 		}
 	}
 	switch {
+	case len(buf) > 0 && string(buf) == p:
+		return p, true // p was clean and met no link: no copy
 	case len(buf) > 0:
 		return string(buf), true
 	case abs:

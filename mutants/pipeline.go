@@ -353,10 +353,13 @@ func (s *sandbox) checkPath(p string, roots []string, denied core.Kind) (string,
 		// DEFECT resolve-parent-only: only the directory is resolved and
 		// the last name is appended as written, so a link there is checked
 		// as itself and followed by the effect.
-		c := core.Canonical(p)
-		dir, ok := s.world.Realpath(path.Dir(c))
-		r := path.Join(dir, path.Base(c))
-		return r, s.resolvedDenial(r, ok, roots, denied)
+		// (A root itself, whose directory is outside the roots, is
+		// resolved whole: resolving its parent would be another defect.)
+		if c := core.Canonical(p); s.lexicalDenial(path.Dir(c), roots, denied) == core.Invalid {
+			dir, ok := s.world.Realpath(path.Dir(c))
+			r := path.Join(dir, path.Base(c))
+			return r, s.resolvedDenial(r, ok, roots, denied)
+		}
 	}
 	r, ok := s.world.Realpath(p)
 	if s.d == realpathUnchecked && ok {

@@ -43,7 +43,7 @@ func (r *Run) resolvedDenial(s *stepObs) bool {
 		return false
 	}
 	e, p := s.entries[0], s.op.Args[0]
-	if e.Call != core.CallRealpath || e.Name != p {
+	if e.Call != core.CallRealpath || core.Canonical(e.Name) != core.Canonical(p) { // resolving Clean(p) is resolving p
 		return false
 	}
 	switch {
@@ -80,7 +80,7 @@ func outsidePermittedEffect(op core.Op, entries []core.Entry) int {
 		name = op.Args[0]
 	}
 	for i, e := range entries {
-		if i >= len(want) || e.Call != want[i] || len(op.Args) == 0 || e.Name != name {
+		if i >= len(want) || e.Call != want[i] || len(op.Args) == 0 || !samePath(e, name) {
 			return i
 		}
 		if e.Call == core.CallRealpath {
@@ -88,6 +88,12 @@ func outsidePermittedEffect(op core.Op, entries []core.Entry) int {
 		}
 	}
 	return -1
+}
+
+// samePath reports whether e names name: byte for byte, or, for a
+// realpath, as the same clean path (resolving Clean(p) is resolving p).
+func samePath(e core.Entry, name string) bool {
+	return e.Name == name || e.Call == core.CallRealpath && core.Canonical(e.Name) == core.Canonical(name)
 }
 
 func describeEffects(s *stepObs) string {
@@ -129,10 +135,10 @@ func sameJudgement(a, b core.Entry, opKind string) bool {
 
 // unauthorized says why the grant does not allow e, made by an op of kind
 // opKind, or "" when it does. A read or a write is judged on the path it
-// really reached: the world follows links whatever the sandbox asked
-// (SPEC §13), so the path named must have no .. segment and the path it
-// resolves to, by the model's reading of the links, must lie under the
-// roots. A realpath is judged on the path it was asked, by the roots of the
+// names and the path it really reached: the world follows links whatever
+// the sandbox asked (SPEC §13), so both the path named (SPEC §8) and the
+// path it resolves to, by the model's reading of the links, must lie
+// under the roots, without traversal. A realpath is judged on the path it was asked, by the roots of the
 // op that asked: it is authorized exactly when the op's lexical checks
 // passed.
 func (r *Run) unauthorized(e core.Entry, opKind string) string {
@@ -169,24 +175,18 @@ func (r *Run) unauthorized(e core.Entry, opKind string) string {
 	return ""
 }
 
-// reached judges a read or a write of p by may, on the path it really
-// reached, and says why it is not allowed, or "" when it is. Through links
-// that loop a call reaches nothing, and p itself is judged.
+// reached judges a read or a write of p by may, on the path it names and
+// on the path it really reached, and says why it is not allowed, or ""
+// when it is. Through links that loop a call reaches nothing, and only p
+// itself is judged.
 func (r *Run) reached(p, what string, roots []string, may func(string) bool) string {
-	if !r.model.world.hasLinks() || core.HasTraversal(p) {
-		if !may(p) {
-			return pathProblem(p, what, roots)
-		}
+	if !may(p) { // the path named must pass (SPEC §8), and the path reached too
+		return pathProblem(p, what, roots)
+	}
+	if !r.model.world.hasLinks() {
 		return ""
 	}
-	real, ok := r.model.world.realpath(p)
-	if !ok {
-		real = p
-	}
-	if !may(real) {
-		if real == core.Canonical(p) {
-			return pathProblem(p, what, roots)
-		}
+	if real, ok := r.model.world.realpath(p); ok && !may(real) {
 		return fmt.Sprintf("%q resolves through the world's links to %q, which is under no %s root %s",
 			p, real, what, quoteList(roots))
 	}

@@ -175,6 +175,28 @@ func TestDenialOnTheResolvedPathKeepsItsRealpath(t *testing.T) {
 	}
 }
 
+// resolvesClean is the reference but for one spelling: it resolves
+// Clean(p) where the reference resolves p, which is the same lookup.
+type resolvesClean struct{ core.World }
+
+func (w resolvesClean) Realpath(p string) (string, bool) { return w.World.Realpath(core.Canonical(p)) }
+
+// TestResolvingTheCleanPathIsNoEffect: a denial on the resolved path may
+// keep the realpath of its path in any spelling, and so may a
+// max_output_bytes halt: a sandbox that resolves Clean(p) is correct.
+func TestResolvingTheCleanPathIsNoEffect(t *testing.T) {
+	c := newCase(testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 3}), linkedWorld, []core.Op{
+		op("fs_read", "/work//link"),
+		op("fs_write", "/work/out/./etc/cron", "x"),
+		op("fs_read", "/work/./data.txt"),
+	})
+	if got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox {
+		return core.NewReference(g, resolvesClean{w})
+	}), c, new(Coverage), Options{}); len(got) != 0 {
+		t.Errorf("findings %v, want none", lines(got))
+	}
+}
+
 // skipsRealpath checks the lexical path and never resolves it, then acts on
 // it: the world follows the links anyway (the CVE-2025-53109 shape).
 type skipsRealpath struct{ wrapped }

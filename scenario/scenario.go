@@ -107,7 +107,7 @@ func grantEqual(a, b core.GrantSpec) bool {
 }
 
 func worldEqual(a, b core.WorldSpec) bool {
-	return slices.Equal(a.Files, b.Files) && slices.Equal(a.Routes, b.Routes) &&
+	return slices.Equal(a.Files, b.Files) && slices.Equal(a.Links, b.Links) && slices.Equal(a.Routes, b.Routes) &&
 		slices.EqualFunc(a.DNS, b.DNS, func(x, y core.DNSRecord) bool {
 			return x.Host == y.Host && slices.Equal(x.Addrs, y.Addrs)
 		}) &&

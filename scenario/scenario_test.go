@@ -156,6 +156,7 @@ func TestEqual(t *testing.T) {
 		{"a missing expectation counts", func(s *Scenario) { s.Steps[0].Expect = nil }, false},
 		{"comments count", func(s *Scenario) { s.Comment = []string{"x"} }, false},
 		{"clock counts", func(s *Scenario) { s.World.Clock.Step = 2 }, false},
+		{"links count", func(s *Scenario) { s.World.Links = []core.Link{{Path: "/a", Target: "/etc"}} }, false},
 		{"dns addresses count", func(s *Scenario) {
 			s.World.DNS = []core.DNSRecord{{Host: "h", Addrs: []netip.Addr{netip.IPv6Loopback()}}}
 		}, false},
