@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -46,6 +47,12 @@ type child struct {
 	// harness gave up on (a hang) may still be, and then the child serves
 	// no other call (calls take it with TryLock: none ever waits).
 	calling sync.Mutex
+
+	// opening counts the sandbox/open calls handed this child and not yet
+	// returned. It is taken under the session's lock, before the call
+	// itself takes calling, so that a build the harness gave up on while
+	// it was still starting the child is seen as in flight by the next.
+	opening atomic.Int32
 }
 
 // start runs argv in a process group of its own, with a parent-death

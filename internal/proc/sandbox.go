@@ -39,7 +39,7 @@ type session struct {
 func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	s.mu.Lock()
 	c := s.c
-	if c != nil && c.usable() == nil && c.busy() {
+	if c != nil && c.usable() == nil && (c.busy() || c.opening.Load() > 0) {
 		// A call of an abandoned scenario (a hang while opening, say) is
 		// still in flight: that child cannot serve another.
 		c.broken(fmt.Errorf("the sandbox hung"))
@@ -52,9 +52,12 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 		}
 		s.c = c
 	}
+	c.opening.Add(1)
 	s.mu.Unlock()
 	sb := &sandbox{c: c}
-	if err := c.call(world{w}, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil); err != nil {
+	err := c.call(world{w}, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil)
+	c.opening.Add(-1)
+	if err != nil {
 		return nil, err
 	}
 	sb.w = world{w}
