@@ -1,0 +1,79 @@
+package realfs
+
+import (
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+// MaxInline is how many bytes of a file's content an Observation keeps;
+// a longer file is known by its first MaxInline bytes, its size and a
+// hash of the whole. Scenario files and the data ops write are far
+// shorter, so only a sandbox gone astray writes past it.
+const MaxInline = 64 << 10
+
+// Observation is a snapshot of a Tree's whole base, moat and T, taken
+// without following a link. The zero Observation is an empty tree.
+type Observation struct {
+	Entries []Entry // one per entry of the base, the base included, sorted by Path
+}
+
+// Entry is one directory entry of an Observation. Entries are comparable
+// with ==: two are equal exactly when nothing observable about them
+// differs.
+type Entry struct {
+	Path   string      // world path, as Change.Path names it
+	Mode   fs.FileMode // type and permission bits, as Lstat gives them
+	Size   int64       // a regular file's length; 0 for anything else
+	Data   string      // a regular file's content, its first MaxInline bytes when longer
+	Sum    [32]byte    // SHA-256 of a file longer than MaxInline; zero otherwise
+	Target string      // a link's target, as a world path when it points into the base (see Observe)
+	Unread bool        // the file's content or the directory's entries could not be read
+}
+
+// Observe takes a snapshot of the whole base: every entry's path, type and
+// mode, a file's content, a link's target. It never follows a link, and
+// opens nothing but regular files (a named pipe a sandbox made is not
+// waited on).
+//
+// An absolute link target into the base is recorded as the world path it
+// reaches — T+"/etc/shadow" as "/etc/shadow", a place in the moat as
+// "/../x" — so that Observations of the same world built in two
+// directories are equal; any other target is recorded as Readlink gives
+// it.
+func (t *Tree) Observe() (Observation, error) {
+	w := walker{t: t, buf: make([]byte, 8<<10)}
+	if err := w.walk(t.base); err != nil {
+		return Observation{}, err
+	}
+	slices.SortFunc(w.es, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	return Observation{Entries: w.es}, nil
+}
+
+// worldOf is the world path of the entry at base+rel (rel "" for the base
+// itself, else "/" and the path below it). Inside T it is the path below
+// T; in the moat it is the climb from T that reaches it — base/m/…/m/x, x
+// beside t, is "/../x" — so confinement, which refuses ".." segments,
+// judges every change there.
+func (t *Tree) worldOf(rel string) string {
+	if rel == t.chain {
+		return "/"
+	}
+	if len(rel) > len(t.chain) && rel[len(t.chain)] == '/' && strings.HasPrefix(rel, t.chain) {
+		return rel[len(t.chain):]
+	}
+	k := 0 // how many moat levels rel goes down before it leaves the chain
+	for k < t.depth && (rel == "/m" || strings.HasPrefix(rel, "/m/")) {
+		rel, k = rel[2:], k+1
+	}
+	return strings.Repeat("/..", t.depth+1-k) + rel
+}
+
+// worldTarget is a link's target as an Entry records it: an absolute one
+// into the base as the world path it reaches, any other as it is.
+func (t *Tree) worldTarget(target string) string {
+	if target == t.base || strings.HasPrefix(target, t.base+"/") {
+		return t.worldOf(target[len(t.base):])
+	}
+	return target
+}

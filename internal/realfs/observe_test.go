@@ -1,0 +1,148 @@
+package realfs
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+func observeT(t *testing.T, tr *Tree) Observation {
+	t.Helper()
+	o, err := tr.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChanges: what a sandbox does to T or the moat is a Change, with the
+// path confinement judges.
+func TestChanges(t *testing.T) {
+	tr := materialize(t, layoutWorld, layoutGrant, layoutOps)
+	before := observeT(t, tr)
+	if c := tr.Changes(before, observeT(t, tr)); len(c) != 0 {
+		t.Fatalf("changes with nothing done: %v", c)
+	}
+	must(t, os.WriteFile(real(t, tr, "/work/a.txt"), []byte("new"), 0o644))      // a write inside T
+	must(t, os.WriteFile(real(t, tr, "/../x"), []byte("out"), 0o644))            // a write in the moat
+	must(t, os.Symlink("/etc", real(t, tr, "/work/out/l")))                      // a new link
+	must(t, os.Remove(real(t, tr, "/work/sub/b.txt")))                           // a removed file
+	must(t, os.Chmod(real(t, tr, "/etc/passwd"), 0o666))                         // a chmod
+	must(t, os.Remove(real(t, tr, "/work/ln-in")))                               // a link …
+	must(t, os.Mkdir(real(t, tr, "/work/ln-in"), 0o755))                         // … become a directory
+	must(t, syscall.Mkfifo(real(t, tr, "/work/out/fifo"), 0o644))                // a pipe: not waited on
+	must(t, os.WriteFile(real(t, tr, "/work/d/new"), []byte("via link"), 0o644)) // through a link to /etc
+	want := []Change{
+		{Path: "/../x", Kind: Created, Data: "out"},
+		{Path: "/etc/new", Kind: Created, Data: "via link"},
+		{Path: "/etc/passwd", Kind: Modified, Data: "root:x:0:0" + canary("/etc/passwd")},
+		{Path: "/work/a.txt", Kind: Modified, Data: "new"},
+		{Path: "/work/ln-in", Kind: Retyped, Dir: true},
+		{Path: "/work/out/fifo", Kind: Created},
+		{Path: "/work/out/l", Kind: Created, Target: "/etc"},
+		{Path: "/work/sub/b.txt", Kind: Removed},
+	}
+	if diff := cmp.Diff(want, tr.Changes(before, observeT(t, tr))); diff != "" {
+		t.Errorf("Changes (-want +got):\n%s", diff)
+	}
+}
+
+// TestClimbLandsInMoat: a relative link that climbs out of T, followed by
+// a write, creates its file in the moat, where Changes sees it with a
+// "/.." path; so does a chain of links whose climbs add up, which a moat
+// as deep as the largest single climb would not hold.
+func TestClimbLandsInMoat(t *testing.T) {
+	tests := []struct {
+		links      []core.Link
+		write      string // world path written through
+		want       string // the Change's path
+		wantInMoat string // where it lands, below base
+	}{
+		{[]core.Link{{Path: "/work/up", Target: "../../esc"}}, "/work/up",
+			"/../esc", "m/m/m/esc"},
+		{[]core.Link{{Path: "/work/a/up", Target: "../../../../../esc"}}, "/work/a/up",
+			"/../../../esc", "m/m/m/m/esc"},
+		{[]core.Link{{Path: "/l1", Target: "l2/../../.."}, {Path: "/l2", Target: "../.."}}, "/l1/../../../esc",
+			strings.Repeat("/..", 8) + "/esc", "m/m/esc"},
+	}
+	for _, tc := range tests {
+		ws := core.WorldSpec{Links: tc.links}
+		ops := []core.Op{{Kind: core.OpWrite, Args: []string{tc.write, "x"}}}
+		tr := materialize(t, ws, core.GrantSpec{}, ops)
+		before := observeT(t, tr)
+		must(t, os.WriteFile(real(t, tr, tc.write), []byte("x"), 0o644))
+		want := []Change{{Path: tc.want, Kind: Created, Data: "x"}}
+		if diff := cmp.Diff(want, tr.Changes(before, observeT(t, tr))); diff != "" {
+			t.Errorf("%v: Changes (-want +got):\n%s", tc.links, diff)
+		}
+		if _, err := os.Lstat(filepath.Join(tr.base, tc.wantInMoat)); err != nil {
+			t.Errorf("%v: %v", tc.links, err)
+		}
+	}
+}
+
+// TestMaterializeTwice: building the same scenario again into the same
+// directory, after a sandbox has been at it, or into another, gives the
+// same Observation.
+func TestMaterializeTwice(t *testing.T) {
+	dir := newBase(t)
+	tr, err := Materialize(dir, leakWorld, leakGrant, leakOps)
+	must(t, err)
+	first := observeT(t, tr)
+	must(t, os.WriteFile(real(t, tr, "/../../stray"), []byte("x"), 0o644))
+	must(t, os.Chmod(real(t, tr, "/work"), 0o500))
+	must(t, os.Chmod(tr.base, 0o700))
+	tr, err = Materialize(dir, leakWorld, leakGrant, leakOps)
+	must(t, err)
+	if diff := cmp.Diff(first, observeT(t, tr)); diff != "" {
+		t.Errorf("the same dir again (-first +second):\n%s", diff)
+	}
+	other := materialize(t, leakWorld, leakGrant, leakOps)
+	if diff := cmp.Diff(first, observeT(t, other)); diff != "" {
+		t.Errorf("another dir (-first +other):\n%s", diff)
+	}
+}
+
+// TestObserveMoat: the base and every level of the moat are observed, with
+// paths that climb from T.
+func TestObserveMoat(t *testing.T) {
+	tr := materialize(t, core.WorldSpec{Files: []core.File{{Path: "/f", Data: "x"}}}, core.GrantSpec{}, nil)
+	var got []string
+	for _, e := range observeT(t, tr).Entries {
+		got = append(got, e.Path)
+	}
+	want := []string{"/", "/..", "/../..", "/f"} // D = 1: base/m/t
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
+	}
+}
+
+// TestObserveLargeFile: a file past MaxInline is known by its head, size
+// and hash, and a change past the head is still a change.
+func TestObserveLargeFile(t *testing.T) {
+	big := strings.Repeat("a", MaxInline+10)
+	tr := materialize(t, core.WorldSpec{Files: []core.File{{Path: "/work/big", Data: big}}},
+		core.GrantSpec{FSRead: []string{"/work"}}, nil)
+	before := observeT(t, tr)
+	must(t, os.WriteFile(real(t, tr, "/work/big"), []byte(big[:MaxInline+9]+"b"), 0o644))
+	after := observeT(t, tr)
+	e := after.Entries[len(after.Entries)-1]
+	if e.Path != "/work/big" || e.Size != int64(len(big)) || len(e.Data) != MaxInline || e.Sum == [32]byte{} {
+		t.Errorf("entry: %s size %d, %d bytes kept, sum %x", e.Path, e.Size, len(e.Data), e.Sum)
+	}
+	if c := tr.Changes(before, after); len(c) != 1 || c[0].Kind != Modified {
+		t.Errorf("Changes: %v", c)
+	}
+}

@@ -1,0 +1,168 @@
+package realfs
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// Tree is a world materialized on the real disk (SPEC §13). Its base
+// directory holds a moat of empty directories, base/m/m/…/m/t, D levels of
+// "m" deep, and the world's "/" is T = base/m/…/m/t. The moat is there
+// because a vulnerable sandbox that climbs out of T with ".." — in an op's
+// path or through a link's target — must land somewhere Observe sees, never
+// in the real machine: D is one more than the most any op or link of the
+// scenario can climb, so every such climb stays below base.
+//
+// A Tree is not safe for concurrent use with the sandbox it is handed to:
+// observe it between ops. The zero Tree is not usable; build one with
+// Materialize.
+type Tree struct {
+	base    string
+	root    string // T
+	depth   int    // D
+	chain   string // T's path below base: "/m" D times, then "/t"
+	secrets []secret
+}
+
+// Materialize builds world ws, for a sandbox holding grant g that will run
+// ops, as a real tree in dir, which it creates or empties first. Files are
+// mode 0644 and directories 0755 whatever the umask; every file the grant
+// forbids reading carries a canary (see Leak). The same arguments give the
+// same tree, byte for byte. An error wraps ErrInexpressible when the world
+// cannot be a real tree (see Expressible); any other is the disk's.
+func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
+	p, err := newPlan(ws, g, ops)
+	if err != nil {
+		return nil, err
+	}
+	base, err := emptyDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets}
+	t.chain = strings.Repeat("/m", p.depth) + "/t"
+	t.root = base + t.chain
+	if len(t.root) > maxRoot {
+		return nil, fmt.Errorf("materialize in %s: the path is too long for a tree's root", dir)
+	}
+	if err := t.build(p); err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", dir, err)
+	}
+	return t, nil
+}
+
+// emptyDir makes dir an empty directory of mode 0755 and returns its
+// absolute path with every link in it resolved, so that T's path names no
+// link a sandbox's own path checks could trip on.
+func emptyDir(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	base, err := filepath.Abs(dir)
+	if err == nil {
+		base, err = filepath.EvalSymlinks(base)
+	}
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if err := removeAll(filepath.Join(base, e.Name())); err != nil {
+			return "", err
+		}
+	}
+	return base, os.Chmod(base, 0o755)
+}
+
+// build makes the moat, then the directories and files through an os.Root
+// on T, links last: while anything is being made there is no link in T to
+// make it through, and os.Root refuses whatever would leave T anyway.
+func (t *Tree) build(p *plan) error {
+	if err := os.MkdirAll(t.root, 0o755); err != nil {
+		return err
+	}
+	for d := t.root; d != t.base; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil { // MkdirAll's mode is masked by the umask
+			return err
+		}
+	}
+	r, err := os.OpenRoot(t.root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for _, d := range p.dirs {
+		if err := r.Mkdir(rel(d), 0o755); err != nil {
+			return err
+		}
+		if err := r.Chmod(rel(d), 0o755); err != nil {
+			return err
+		}
+	}
+	for _, f := range p.files {
+		if err := r.WriteFile(rel(f.Path), []byte(f.Data), 0o644); err != nil {
+			return err
+		}
+		if err := r.Chmod(rel(f.Path), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, l := range p.links {
+		if err := r.Symlink(t.linkTarget(l.Target), rel(l.Path)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rel is a canonical world path as os.Root names it.
+func rel(p string) string { return p[1:] }
+
+// linkTarget is a world link target as the disk holds it: an absolute one
+// rewritten under T, a relative one kept verbatim (SPEC §13).
+func (t *Tree) linkTarget(target string) string {
+	if strings.HasPrefix(target, "/") {
+		return t.root + target
+	}
+	return target
+}
+
+// Root returns T, the directory world path "/" maps to: absolute, with
+// no link in it.
+func (t *Tree) Root() string { return t.root }
+
+// Path returns the real path of world path p, T+p verbatim: p is not
+// cleaned, so a hostile "/work/../etc" stays T+"/work/../etc" and the
+// sandbox meets it as it is. It returns false for a relative p, which names
+// nothing in the world.
+func (t *Tree) Path(p string) (string, bool) {
+	if !strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	return t.root + p, true
+}
+
+// Remove removes the base directory and everything in it, whatever a
+// sandbox did to the modes.
+func (t *Tree) Remove() error { return removeAll(t.base) }
+
+// removeAll is os.RemoveAll after making every directory below p writable
+// and searchable again, since a sandbox may have chmodded one shut (which
+// stops removal for anyone but root). It never follows links.
+func removeAll(p string) error {
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() && err == nil {
+			os.Chmod(q, 0o755) // best effort: RemoveAll reports what stays
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
+}

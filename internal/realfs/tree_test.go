@@ -1,0 +1,200 @@
+package realfs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// newBase returns a base directory nested deep inside t.TempDir(), so
+// that even a moat built too shallow keeps an escaping write inside the
+// test's own directory.
+func newBase(t *testing.T) string {
+	return filepath.Join(t.TempDir(), strings.Repeat("pad/", 16)+"base")
+}
+
+func materialize(t *testing.T, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) *Tree {
+	t.Helper()
+	tr, err := Materialize(newBase(t), ws, g, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// real is the real path of world path p in tr.
+func real(t *testing.T, tr *Tree, p string) string {
+	t.Helper()
+	r, ok := tr.Path(p)
+	if !ok {
+		t.Fatalf("Path(%q): false", p)
+	}
+	return r
+}
+
+var (
+	layoutWorld = core.WorldSpec{
+		Files: []core.File{
+			{Path: "/work/a.txt", Data: "alpha"},
+			{Path: "/work//sub/b.txt", Data: "beta"},
+			{Path: "/etc/passwd", Data: "root:x:0:0"},
+		},
+		Links: []core.Link{
+			{Path: "/work/ln-passwd", Target: "/etc/passwd"},     // absolute
+			{Path: "/work/ln-in", Target: "a.txt"},               // relative
+			{Path: "/work/ln-dangle", Target: "/etc/cron.d/sbx"}, // dangling
+			{Path: "/work/loop", Target: "loop"},                 // a loop
+			{Path: "/work/d", Target: "/etc"},                    // a directory
+			{Path: "/work/up", Target: "../etc/passwd"},          // climbs, inside T
+			{Path: "/work/none", Target: ""},                     // no link
+		},
+	}
+	layoutGrant = core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/", "/srv/data"}}
+	layoutOps   = []core.Op{
+		{Kind: core.OpWrite, Args: []string{"/tmp/new/x", "data"}},        // parent made
+		{Kind: core.OpRead, Args: []string{"/work/d/newdir/f"}},           // through a link: not made
+		{Kind: core.OpWrite, Args: []string{"/work/a.txt/x", "data"}},     // a file in the way: not made
+		{Kind: core.OpWrite, Args: []string{"/opt/../var/x", "data"}},     // traversal: not made
+		{Kind: core.OpWrite, Args: []string{"/home/u/x"}},                 // malformed: not made
+		{Kind: core.OpFetch, Args: []string{"host", "/../../../x"}},       // no file, but climbs
+		{Kind: core.OpRead, Args: []string{"relative/dir/x"}},             // relative: not made
+		{Kind: core.OpRead, Args: []string{"/work/deep/er/file", "junk"}}, // malformed: not made
+	}
+)
+
+// TestMaterializeLayout: every kind of entry is on disk as SPEC §13 says,
+// inside T, and T sits at the bottom of the moat.
+func TestMaterializeLayout(t *testing.T) {
+	tr := materialize(t, layoutWorld, layoutGrant, layoutOps)
+	root := tr.Root()
+	// D = 1 + 3 (the fetch's path) + 1 (/work/up's target).
+	if want := filepath.Join(tr.base, "m/m/m/m/m/t"); root != want {
+		t.Errorf("Root() = %s, want %s", root, want)
+	}
+	type want struct {
+		mode   fs.FileMode // type and permission bits; links: just the type
+		data   string
+		target string
+	}
+	secret := "root:x:0:0" + canary("/etc/passwd")
+	wants := map[string]want{
+		"/work":           {mode: fs.ModeDir | 0o755},
+		"/work/a.txt":     {mode: 0o644, data: "alpha"},
+		"/work/sub":       {mode: fs.ModeDir | 0o755},
+		"/work/sub/b.txt": {mode: 0o644, data: "beta"},
+		"/etc":            {mode: fs.ModeDir | 0o755},
+		"/etc/passwd":     {mode: 0o644, data: secret},
+		"/work/ln-passwd": {mode: fs.ModeSymlink, target: root + "/etc/passwd"},
+		"/work/ln-in":     {mode: fs.ModeSymlink, target: "a.txt"},
+		"/work/ln-dangle": {mode: fs.ModeSymlink, target: root + "/etc/cron.d/sbx"},
+		"/work/loop":      {mode: fs.ModeSymlink, target: "loop"},
+		"/work/d":         {mode: fs.ModeSymlink, target: root + "/etc"},
+		"/work/up":        {mode: fs.ModeSymlink, target: "../etc/passwd"},
+		"/work/out":       {mode: fs.ModeDir | 0o755},
+		"/srv/data":       {mode: fs.ModeDir | 0o755},
+		"/tmp/new":        {mode: fs.ModeDir | 0o755},
+	}
+	for p, w := range wants {
+		info, err := os.Lstat(real(t, tr, p))
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		mode := info.Mode()
+		if mode&fs.ModeSymlink != 0 {
+			mode = fs.ModeSymlink
+		}
+		if mode != w.mode {
+			t.Errorf("%s: mode %v, want %v", p, mode, w.mode)
+		}
+		switch {
+		case w.mode.IsRegular():
+			if b, _ := os.ReadFile(real(t, tr, p)); string(b) != w.data {
+				t.Errorf("%s: content %q, want %q", p, b, w.data)
+			}
+		case w.mode == fs.ModeSymlink:
+			if got, _ := os.Readlink(real(t, tr, p)); got != w.target {
+				t.Errorf("%s: target %q, want %q", p, got, w.target)
+			}
+		}
+	}
+	// Through the links, as a sandbox would meet them.
+	if b, err := os.ReadFile(real(t, tr, "/work/up")); string(b) != secret {
+		t.Errorf("reading through /work/up: %q, %v", b, err)
+	}
+	if _, err := os.Stat(real(t, tr, "/work/loop")); err == nil {
+		t.Errorf("/work/loop resolves; want a loop")
+	}
+	for _, p := range []string{"/work/none", "/etc/newdir", "/work/a.txt/x", "/var", "/opt", "/home", "/relative", "/work/deep"} {
+		if _, err := os.Lstat(real(t, tr, p)); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscallENOTDIR) {
+			t.Errorf("%s: %v, want nothing there", p, err)
+		}
+	}
+}
+
+// TestMaterializeUmask: modes are 0644 and 0755 whatever the umask.
+func TestMaterializeUmask(t *testing.T) {
+	old := setUmask(0o077)
+	defer setUmask(old)
+	tr := materialize(t, layoutWorld, layoutGrant, layoutOps)
+	obs, err := tr.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range obs.Entries {
+		if p := e.Mode.Perm(); e.Mode.IsDir() && p != 0o755 || e.Mode.IsRegular() && p != 0o644 {
+			t.Errorf("%s: mode %v", e.Path, e.Mode)
+		}
+	}
+}
+
+// TestRootAndPath: T has no link in its path even when dir has one, and
+// Path joins verbatim.
+func TestRootAndPath(t *testing.T) {
+	tmp := t.TempDir()
+	if err := os.Mkdir(filepath.Join(tmp, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(tmp, "via")); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Materialize(filepath.Join(tmp, "via"), core.WorldSpec{}, core.GrantSpec{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(tr.Root())
+	if err != nil || resolved != tr.Root() || !filepath.IsAbs(tr.Root()) {
+		t.Errorf("Root() = %s, resolved %s, %v", tr.Root(), resolved, err)
+	}
+	if got, ok := tr.Path("/work/../etc"); !ok || got != tr.Root()+"/work/../etc" {
+		t.Errorf(`Path("/work/../etc") = %q, %v`, got, ok)
+	}
+	if got, ok := tr.Path("/"); !ok || got != tr.Root()+"/" {
+		t.Errorf(`Path("/") = %q, %v`, got, ok)
+	}
+	for _, p := range []string{"", "work/x", "../x"} {
+		if got, ok := tr.Path(p); ok {
+			t.Errorf("Path(%q) = %q, true; want false", p, got)
+		}
+	}
+}
+
+// TestRemove: Remove takes everything, even a directory a sandbox shut.
+func TestRemove(t *testing.T) {
+	tr := materialize(t, layoutWorld, layoutGrant, nil)
+	shut := real(t, tr, "/work/sub")
+	if err := os.Chmod(shut, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(tr.base); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("base still there: %v", err)
+	}
+}
