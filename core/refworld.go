@@ -85,13 +85,14 @@ type WorldTemplate struct {
 	toolOut map[string]string
 	links   map[string]string // Canonical(link path) → target; nil in a world without links
 	clock   TickClock
+	spec    WorldSpec // what it was prepared from, for sandboxes that build the world for real (SPEC §13)
 }
 
 // PrepareWorld prepares the world s describes.
 func PrepareWorld(s WorldSpec) *WorldTemplate {
 	// Maps stay nil while empty (a nil map answers lookups): most worlds
 	// have no DNS lines or tool outputs.
-	t := &WorldTemplate{clock: s.Clock}
+	t := &WorldTemplate{clock: s.Clock, spec: s}
 	if len(s.Files) > 0 {
 		t.files = make(map[string]string, len(s.Files))
 		for _, f := range s.Files {
@@ -160,6 +161,12 @@ type RefWorld struct {
 	journal    []Entry
 	resolved   string // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
 }
+
+// Spec returns the WorldSpec the world was prepared from: what a harness
+// materializes on a real disk for a sandbox that cannot be handed a World
+// (SPEC §13). Its slices are shared with the caller of PrepareWorld and
+// must not be modified.
+func (w *RefWorld) Spec() WorldSpec { return w.base.spec }
 
 // NewWorld builds the world s describes: PrepareWorld(s).New().
 func NewWorld(s WorldSpec) *RefWorld { return PrepareWorld(s).New() }

@@ -31,6 +31,10 @@ type Report struct {
 	UnreachedKinds []string `json:"unreached_kinds"`
 	// Mutants is the kill table, when the report ran the mutants.
 	Mutants []campaign.Kill `json:"mutants,omitempty"`
+	// NotApplicable names the invariants that cannot be observed on the
+	// sandbox (a real one, SPEC §13), each with the reason: never counted
+	// as held.
+	NotApplicable map[string]string `json:"not_applicable,omitempty"`
 
 	image string // the heat map's path for Markdown (SetImage)
 }
@@ -168,6 +172,28 @@ func (r *Report) normalizeClasses() error {
 	return nil
 }
 
+// MarkNotApplicable declares the invariants of na (ID → reason) not
+// applicable to the sandbox: their checks, which would only have tested
+// the harness's stand-in for what cannot be observed, are dropped, and
+// every cell of theirs is a gap explained by the reason. A report with
+// such a table is of a real sandbox, whose adapter draws only the ops it
+// can express: a class with no op at all is explained as such.
+func (r *Report) MarkNotApplicable(na map[string]string) {
+	if len(na) == 0 {
+		return
+	}
+	r.NotApplicable = na
+	for i := range r.Invariants {
+		if _, ok := na[r.Invariants[i].ID]; ok {
+			r.Invariants[i].Checked, r.Invariants[i].ByClass = 0, map[string]uint64{}
+		}
+	}
+	r.derive()
+}
+
+// notExpressed explains a class the adapter of a real sandbox never drew.
+const notExpressed = "n/a: the sandbox's adapter draws no op of this class (it cannot express it)"
+
 // derive computes the gaps and the kinds never reached.
 func (r *Report) derive() {
 	r.Gaps = []Gap{}
@@ -178,7 +204,14 @@ func (r *Report) derive() {
 				continue
 			}
 			g := Gap{Invariant: row.ID, Class: c.String(), Explanation: Unexplained}
-			if why, ok := Explain(id, c); ok {
+			why, ok := Explain(id, c)
+			switch na, isNA := r.NotApplicable[row.ID]; {
+			case isNA:
+				why, ok = "n/a: "+na, true
+			case r.NotApplicable != nil && r.classOps(c.String()) == 0:
+				why, ok = notExpressed, true
+			}
+			if ok {
 				g.Explained, g.Explanation = true, why
 			}
 			r.Gaps = append(r.Gaps, g)
@@ -190,6 +223,16 @@ func (r *Report) derive() {
 			r.UnreachedKinds = append(r.UnreachedKinds, k.String())
 		}
 	}
+}
+
+// classOps returns how many ops of class ran.
+func (r *Report) classOps(class string) uint64 {
+	for _, row := range r.Classes {
+		if row.ID == class {
+			return row.Ops
+		}
+	}
+	return 0
 }
 
 func (r *Report) kindTotal(kind string) uint64 {

@@ -225,6 +225,10 @@ func (r *Report) writeInvariants(d *doc) {
 			}
 		}
 		var gaps []string
+		if why, ok := r.NotApplicable[row.ID]; ok {
+			rows = append(rows, []string{d.code(row.ID), "n/a", "n/a", "0 of " + fmt.Sprint(len(attack.All())), "n/a: " + why})
+			continue
+		}
 		if len(unexplained) > 0 {
 			gaps = append(gaps, d.strong("unexplained: "+strings.Join(unexplained, ", ")))
 		}

@@ -144,6 +144,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					return
 				}
 				sc := generators.Generate(generators.NewSource(cfg.Seed, uint64(i)))
+				if cfg.Target.Adapt != nil {
+					if sc = cfg.Target.Adapt(sc); sc == nil { // nothing of it the sandbox can express
+						col.finish(int(i))
+						continue
+					}
+				}
 				c, err := oracle.NewCase(sc)
 				if err != nil {
 					panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))

@@ -119,6 +119,7 @@ func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants boo
 		return nil, errorf(e, "%v", err)
 	}
 	rep := reports.New(res, sutName)
+	rep.MarkNotApplicable(target.NotApplicable)
 	if withMutants && ctx.Err() == nil {
 		limit := cfg.Checks
 		if limit == 0 {

@@ -1,5 +1,7 @@
 package realfs
 
+import "io/fs"
+
 // ChangeKind says how an entry changed between two Observations.
 type ChangeKind uint8
 
@@ -31,6 +33,7 @@ type Change struct {
 	Data   string // a file's content after the change, canary included as on disk; "" when removed
 	Target string // a link's target after the change, as Entry.Target; "" when removed
 	Dir    bool   // the entry is a directory (after the change; before it, when removed)
+	Link   bool   // the entry is a symbolic link before the change or after it: the link itself changed
 }
 
 // Changes lists what differs from before to after, two Observations of t
@@ -41,7 +44,7 @@ func (t *Tree) Changes(before, after Observation) []Change {
 	for len(b) > 0 || len(a) > 0 {
 		switch {
 		case len(a) == 0 || len(b) > 0 && b[0].Path < a[0].Path:
-			out = append(out, Change{Path: b[0].Path, Kind: Removed, Dir: b[0].Mode.IsDir()})
+			out = append(out, Change{Path: b[0].Path, Kind: Removed, Dir: b[0].Mode.IsDir(), Link: isLink(b[0])})
 			b = b[1:]
 		case len(b) == 0 || a[0].Path < b[0].Path:
 			out = append(out, changeTo(Created, a[0]))
@@ -52,7 +55,9 @@ func (t *Tree) Changes(before, after Observation) []Change {
 				if b[0].Mode.Type() != a[0].Mode.Type() {
 					kind = Retyped
 				}
-				out = append(out, changeTo(kind, a[0]))
+				c := changeTo(kind, a[0])
+				c.Link = c.Link || isLink(b[0])
+				out = append(out, c)
 			}
 			a, b = a[1:], b[1:]
 		}
@@ -61,5 +66,7 @@ func (t *Tree) Changes(before, after Observation) []Change {
 }
 
 func changeTo(kind ChangeKind, e Entry) Change {
-	return Change{Path: e.Path, Kind: kind, Data: e.Data, Target: e.Target, Dir: e.Mode.IsDir()}
+	return Change{Path: e.Path, Kind: kind, Data: e.Data, Target: e.Target, Dir: e.Mode.IsDir(), Link: isLink(e)}
 }
+
+func isLink(e Entry) bool { return e.Mode&fs.ModeSymlink != 0 }

@@ -49,9 +49,9 @@ func TestChanges(t *testing.T) {
 		{Path: "/etc/new", Kind: Created, Data: "via link"},
 		{Path: "/etc/passwd", Kind: Modified, Data: "root:x:0:0" + canary("/etc/passwd")},
 		{Path: "/work/a.txt", Kind: Modified, Data: "new"},
-		{Path: "/work/ln-in", Kind: Retyped, Dir: true},
+		{Path: "/work/ln-in", Kind: Retyped, Dir: true, Link: true}, // it was a link
 		{Path: "/work/out/fifo", Kind: Created},
-		{Path: "/work/out/l", Kind: Created, Target: "/etc"},
+		{Path: "/work/out/l", Kind: Created, Target: "/etc", Link: true},
 		{Path: "/work/sub/b.txt", Kind: Removed},
 	}
 	if diff := cmp.Diff(want, tr.Changes(before, observeT(t, tr))); diff != "" {

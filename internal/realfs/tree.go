@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -22,11 +23,12 @@ import (
 // observe it between ops. The zero Tree is not usable; build one with
 // Materialize.
 type Tree struct {
-	base    string
-	root    string // T
-	depth   int    // D
-	chain   string // T's path below base: "/m" D times, then "/t"
-	secrets []secret
+	base     string
+	root     string // T
+	depth    int    // D
+	chain    string // T's path below base: "/m" D times, then "/t"
+	secrets  []secret
+	relLinks bool // absolute link targets are written relative to the link's directory
 }
 
 // Materialize builds world ws, for a sandbox holding grant g that will run
@@ -36,6 +38,18 @@ type Tree struct {
 // same tree, byte for byte. An error wraps ErrInexpressible when the world
 // cannot be a real tree (see Expressible); any other is the disk's.
 func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
+	return build(dir, ws, g, ops, false)
+}
+
+// MaterializeRelative is Materialize, but an absolute link target is
+// written relative to the link's directory ("/etc/x" from /work/l is
+// "../etc/x"), which reaches the same place: for sandboxes, such as Go's
+// os.Root, that refuse every absolute link.
+func MaterializeRelative(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
+	return build(dir, ws, g, ops, true)
+}
+
+func build(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op, relLinks bool) (*Tree, error) {
 	p, err := newPlan(ws, g, ops)
 	if err != nil {
 		return nil, err
@@ -44,7 +58,7 @@ func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{base: base, depth: p.depth, secrets: p.secrets}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: relLinks}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
@@ -116,7 +130,7 @@ func (t *Tree) build(p *plan) error {
 		}
 	}
 	for _, l := range p.links {
-		if err := r.Symlink(t.linkTarget(l.Target), rel(l.Path)); err != nil {
+		if err := r.Symlink(t.linkTarget(l.Path, l.Target), rel(l.Path)); err != nil {
 			return err
 		}
 	}
@@ -128,11 +142,29 @@ func rel(p string) string { return p[1:] }
 
 // linkTarget is a world link target as the disk holds it: an absolute one
 // rewritten under T, a relative one kept verbatim (SPEC §13).
-func (t *Tree) linkTarget(target string) string {
-	if strings.HasPrefix(target, "/") {
-		return t.root + target
+func (t *Tree) linkTarget(at, target string) string {
+	switch {
+	case !strings.HasPrefix(target, "/"):
+		return target
+	case t.relLinks && !strings.Contains(target, ".."):
+		// The shortest relative path: a link that stays in a directory
+		// never climbs above it, so a sandbox confined there may follow it.
+		// (The link's directory is a real one: no link is planted under
+		// another.)
+		if r, err := filepath.Rel(path.Dir(at), target); err == nil {
+			return r
+		}
+		fallthrough
+	case t.relLinks:
+		// A target with ".." is resolved physically (SPEC §13), which a
+		// lexical shortening would not be: climb to T, then follow it.
+		up := strings.Count(path.Dir(at), "/")
+		if path.Dir(at) == "/" {
+			up = 0
+		}
+		return strings.Repeat("../", up) + "." + target
 	}
-	return target
+	return t.root + target
 }
 
 // Root returns T, the directory world path "/" maps to: absolute, with

@@ -11,7 +11,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Reference is the name of the reference sandbox.
@@ -38,6 +40,21 @@ type Target struct {
 	// function that ends the session (stopping what it started). In-process
 	// sandboxes give every session the same factory.
 	Start func() (f core.Factory, end func() error, err error)
+	// Adapt, when set, rewrites each generated scenario into one the
+	// sandbox can express, or returns nil to skip it (SPEC §13: only
+	// what a real sandbox can be asked is drawn).
+	Adapt func(*scenario.Scenario) *scenario.Scenario
+	// NotApplicable lists the invariants that cannot be observed on the
+	// sandbox, by ID, with the reason; reports show them as n/a.
+	NotApplicable map[string]string
+}
+
+// OSRoot is the name of the os.Root sandbox for real files (SPEC §13).
+const OSRoot = realsut.OSRootName
+
+// Real is the Target of a sandbox that acts on the real disk.
+func Real(a realsut.Adapter) Target {
+	return Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable}
 }
 
 // Static is the Target of an in-process factory f, which must be safe to
@@ -61,6 +78,8 @@ func Lookup(name string, extra ...Target) (Target, error) {
 			return Static(name, m.Factory), nil
 		}
 		return Target{}, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
+	case name == OSRoot:
+		return Real(realsut.OSRoot), nil
 	case strings.HasPrefix(name, ExecPrefix):
 		start, err := proc.Sessions(strings.TrimPrefix(name, ExecPrefix))
 		if err != nil {
@@ -73,7 +92,7 @@ func Lookup(name string, extra ...Target) (Target, error) {
 			return t, nil
 		}
 	}
-	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix), fmt.Sprintf("%q followed by a command", ExecPrefix)}
+	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix), fmt.Sprintf("%q followed by a command", ExecPrefix), fmt.Sprintf("%q", OSRoot)}
 	for _, t := range extra {
 		known = append(known, fmt.Sprintf("%q", t.Name))
 	}

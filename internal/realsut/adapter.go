@@ -1,0 +1,145 @@
+// Package realsut turns a sandbox that acts on the real disk into a
+// sandbox the oracle can judge (SPEC §13). For each scenario it
+// materializes the world as a tree (package realfs), drives the real
+// sandbox over it, and writes what it observed into the harness's world as
+// journal entries: every change to the tree becomes a write of the path
+// changed, and returned data that holds a forbidden file's canary becomes
+// a read of that file. The oracle then judges the journal as it judges any
+// sandbox's, so confinement, no-effect-on-denial, verdict-matches-model,
+// replay-deterministic and total keep their meaning; what cannot be
+// observed is declared not applicable, with the reason.
+package realsut
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Adapter says how to drive one kind of real sandbox.
+type Adapter struct {
+	// Name is the --sut value: "osroot", "mcp:node server.js".
+	Name string
+	// Open begins a session of the sandbox (one per campaign worker): a
+	// Session starts drivers over trees, one at a time or two at once
+	// (the oracle's run and its replay).
+	Open func() (Session, error)
+	// Adapt rewrites a generated scenario into one the sandbox can
+	// express (dropping ops it has no tool for, narrowing the grant to
+	// what it can be given), or returns nil when nothing of it can be.
+	Adapt func(*scenario.Scenario) *scenario.Scenario
+	// NotApplicable lists the invariants that cannot be observed on the
+	// sandbox, by ID, each with the reason; reports show them as n/a.
+	NotApplicable map[string]string
+	// RelativeLinks writes absolute link targets relative to the link's
+	// directory (realfs.MaterializeRelative), for sandboxes that refuse
+	// absolute links.
+	RelativeLinks bool
+}
+
+// Session starts drivers of one sandbox, from one goroutine at a time.
+type Session interface {
+	// Driver starts (or reuses) the sandbox over tree t, holding grant g;
+	// ws is the world t was materialized from.
+	Driver(t *realfs.Tree, g core.GrantSpec, ws core.WorldSpec) (realfs.Driver, error)
+	// Close stops everything the session started.
+	Close() error
+}
+
+// BudgetsNA is why the budget invariants are not applicable to a real
+// file sandbox: it has no budgets, so the harness charges them itself, and
+// they would only test the harness.
+const BudgetsNA = "the sandbox has no budgets: the harness charges ops, wall and output itself, so these checks would test the harness"
+
+// FSOnlyNA is the NotApplicable table of a sandbox of file tools: no
+// network, no budgets, no grant to read back.
+var FSOnlyNA = map[string]string{
+	"no-internal-egress":     "the sandbox has file tools only: no net_fetch op is sent to it",
+	"halt-latched":           BudgetsNA,
+	"charge-before-dispatch": BudgetsNA,
+	"output-bounded":         BudgetsNA,
+	"grant-immutable":        "a real sandbox's grant cannot be read back: the harness answers with its own copy",
+}
+
+// Start begins a session of a: it is sut.Target's Start. The factory
+// materializes each world under a directory of the session's own, in one
+// of a few slots (the oracle holds the run's sandbox and the replay's at
+// once), and end stops the session's sandboxes and removes its
+// directory.
+func (a Adapter) Start() (core.Factory, func() error, error) {
+	dir, err := os.MkdirTemp("", "sbxfuzz-real-")
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := a.Open()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	s := &session{dir: dir, sess: sess, materialize: realfs.Materialize}
+	if a.RelativeLinks {
+		s.materialize = realfs.MaterializeRelative
+	}
+	end := func() error {
+		err := sess.Close()
+		return errors.Join(err, os.RemoveAll(dir))
+	}
+	return s.factory, end, nil
+}
+
+// session hands out tree slots: a slot is busy from the build of a
+// sandbox to its Close.
+type session struct {
+	dir         string
+	sess        Session
+	materialize func(string, core.WorldSpec, core.GrantSpec, []core.Op) (*realfs.Tree, error)
+	mu          sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
+	busy        []bool
+}
+
+func (s *session) take() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, b := range s.busy {
+		if !b {
+			s.busy[i] = true
+			return i
+		}
+	}
+	s.busy = append(s.busy, true)
+	return len(s.busy) - 1
+}
+
+func (s *session) give(i int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.busy[i] = false
+}
+
+// factory is the session's core.Factory: the world handed in must be the
+// harness's *core.RefWorld, whose spec is materialized.
+func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
+	rw, ok := w.(*core.RefWorld)
+	if !ok {
+		return nil, fmt.Errorf("a real sandbox needs the harness's own world, not a %T", w)
+	}
+	slot := s.take()
+	t, err := s.materialize(filepath.Join(s.dir, strconv.Itoa(slot)), rw.Spec(), g.Spec(), moatOps)
+	if err != nil {
+		s.give(slot)
+		return nil, err
+	}
+	drv, err := s.sess.Driver(t, g.Spec(), rw.Spec())
+	if err != nil {
+		s.give(slot)
+		return nil, err
+	}
+	return newBridge(g, rw, t, drv, func() { s.give(slot) }), nil
+}

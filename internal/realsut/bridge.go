@@ -1,0 +1,267 @@
+package realsut
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+)
+
+// MaxDots is the most ".." segments an op may climb with (Adapt drops the
+// ops that climb more): the tree's moat is that deep, so a sandbox that
+// follows them out of the tree lands where the observer looks.
+const MaxDots = 8
+
+// moatOps tells Materialize how deep a moat the ops need: as deep as
+// MaxDots. (The factory is not told the scenario's ops; Adapt bounds them.)
+var moatOps = []core.Op{{Kind: core.OpRead, Args: []string{strings.Repeat("/..", MaxDots)}}}
+
+// chargeOnly is an op of no kind the SPEC knows: the reference charges it
+// (ops and wall, SPEC §5 step 2) and refuses it unknown_op, touching
+// nothing. The bridge uses it to charge the budgets the real sandbox does
+// not have.
+var chargeOnly = core.Op{Kind: "sbxfuzz:charge"}
+
+// bridge is a real sandbox seen as a core.Sandbox. The harness charges the
+// budgets and answers what the real sandbox is not asked (ops other than
+// fs_read and fs_write, and malformed ones) with the reference; every
+// well-formed fs op goes to the real sandbox, and what it did to the tree
+// is journaled in the harness's world.
+type bridge struct {
+	ref      *core.Reference     // charges every op; answers the ops the real sandbox is not asked
+	links    *core.WorldTemplate // the world as materialized, for the directories writes need
+	grant    core.Grant
+	world    *core.RefWorld
+	tree     *realfs.Tree
+	drv      realfs.Driver
+	max      int64 // max_output_bytes
+	output   int64 // bytes returned by the real sandbox
+	halted   core.Kind
+	last     realfs.Observation // the tree after the last op
+	observed bool               // last is set
+	release  func()
+	once     sync.Once
+}
+
+func newBridge(g core.Grant, w *core.RefWorld, t *realfs.Tree, drv realfs.Driver, release func()) *bridge {
+	return &bridge{ref: core.NewReference(g, w), links: core.PrepareWorld(w.Spec()), grant: g, world: w, tree: t, drv: drv,
+		max: g.Budgets().MaxOutputBytes, release: release}
+}
+
+// Grant implements core.Sandbox: the harness's own copy (see FSOnlyNA).
+func (b *bridge) Grant() core.GrantView { return b.grant }
+
+// Usage implements core.Sandbox.
+func (b *bridge) Usage() core.Usage {
+	u := b.ref.Usage()
+	u.Output += b.output
+	return u
+}
+
+// Close implements io.Closer: it stops the real sandbox and frees the
+// tree's slot, once.
+func (b *bridge) Close() error {
+	var err error
+	b.once.Do(func() {
+		err = b.drv.Close()
+		b.release()
+	})
+	return err
+}
+
+// Run implements core.Sandbox.
+func (b *bridge) Run(op core.Op) core.Result {
+	if b.halted != core.Invalid {
+		return core.Result{Kind: b.halted, Hard: true}
+	}
+	if !realOp(op) {
+		r := b.ref.Run(op)
+		if r.Hard {
+			b.halted = r.Kind
+		}
+		return r
+	}
+	if r := b.ref.Run(chargeOnly); r.Hard {
+		b.halted = r.Kind
+		return r
+	}
+	if changed := op.Kind == core.OpWrite && b.makeParent(op.Args[0]); changed || !b.observed {
+		// The tree as the last op left it is the "before" of this one,
+		// unless the harness changed it since.
+		var err error
+		if b.last, err = b.tree.Observe(); err != nil {
+			panic(core.Failure{Err: fmt.Errorf("observing the tree before the op: %w", err)})
+		}
+		b.observed = true
+	}
+	before := b.last
+	out, err := b.drv.Do(op)
+	if err != nil {
+		panic(core.Failure{Err: err})
+	}
+	after, err := b.tree.Observe()
+	if err != nil {
+		panic(core.Failure{Err: fmt.Errorf("observing the tree after the op: %w", err)})
+	}
+	b.last = after
+	b.journal(b.tree.Changes(before, after), out.Data)
+	if out.Verdict == realfs.Unsupported {
+		return b.unobserved(op)
+	}
+	r := core.Result{Kind: b.kind(op, out.Verdict)}
+	if r.Kind == core.OK && op.Kind == core.OpRead {
+		if n := int64(len(out.Data)); b.Usage().Output+n > b.max {
+			b.halted = core.MaxOutputBytes
+			return core.Result{Kind: core.MaxOutputBytes, Hard: true}
+		} else {
+			b.output += n
+		}
+		r.Data = out.Data
+	}
+	return r
+}
+
+// realOp reports whether op goes to the real sandbox: a well-formed
+// fs_read or fs_write.
+func realOp(op core.Op) bool {
+	n, _ := core.Arity(op.Kind)
+	return (op.Kind == core.OpRead || op.Kind == core.OpWrite) && core.WellFormed(op.Args, n)
+}
+
+// journal writes what the real sandbox did into the harness's world, so
+// that the oracle judges it: each change to the tree is a write of the
+// path changed (a removal writes nothing there, a directory is written
+// with its path and a trailing slash), and data that holds a forbidden
+// file's canary or content is a read of that file.
+//
+// A change of a link itself (made, removed, or replaced by a file) is
+// journaled as a realpath of its path instead: a write there would be
+// judged where the world's link leads, but the sandbox changed the link's
+// own place, which a realpath entry is judged by (lexically).
+func (b *bridge) journal(changes []realfs.Change, data string) {
+	for _, c := range changes {
+		switch {
+		case c.Link:
+			b.world.Realpath(c.Path)
+		case c.Dir:
+			b.world.Write(c.Path+"/", "")
+		case c.Kind == realfs.Removed:
+			b.world.Write(c.Path, "")
+		default:
+			b.world.Write(c.Path, c.Data)
+		}
+	}
+	if data != "" {
+		if p, ok := b.tree.Leak(data); ok {
+			b.world.Read(p)
+		}
+	}
+}
+
+// kind maps a verdict class to the SPEC §2 kind the oracle compares: a
+// real sandbox says "denied", not why, so a denial is path_traversal for a
+// path with a ".." segment (the lexical check decides first) and
+// fs_read_denied or fs_write_denied otherwise.
+func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
+	switch v {
+	case realfs.Allowed:
+		return core.OK
+	case realfs.NotFound:
+		return core.NotFound
+	}
+	switch {
+	case core.HasTraversal(op.Args[0]):
+		return core.PathTraversal
+	case op.Kind == core.OpRead:
+		return core.FSReadDenied
+	}
+	return core.FSWriteDenied
+}
+
+// unobserved answers an op the real sandbox could not express with the
+// SPEC's own check and effect (§5 step 4, already charged): the op is not
+// judged against the real sandbox, and a write it allows is made by the
+// harness, in the world and in the tree, so that the two stay alike.
+func (b *bridge) unobserved(op core.Op) core.Result {
+	p := op.Args[0]
+	may, denied := b.grant.MayRead, core.FSReadDenied
+	if op.Kind == core.OpWrite {
+		may, denied = b.grant.MayWrite, core.FSWriteDenied
+	}
+	switch {
+	case core.HasTraversal(p):
+		return core.Result{Kind: core.PathTraversal}
+	case !may(p):
+		return core.Result{Kind: denied}
+	}
+	r, ok := b.world.Realpath(p)
+	switch {
+	case !ok:
+		return core.Result{Kind: core.NotFound}
+	case !may(r):
+		return core.Result{Kind: denied}
+	case op.Kind == core.OpWrite:
+		b.world.Write(r, op.Args[1])
+		b.writeDisk(r, op.Args[1])
+		return core.Result{Kind: core.OK}
+	}
+	data, ok := b.world.Read(r)
+	if !ok {
+		return core.Result{Kind: core.NotFound}
+	}
+	if n := int64(len(data)); b.Usage().Output+n > b.max {
+		b.halted = core.MaxOutputBytes
+		return core.Result{Kind: core.MaxOutputBytes, Hard: true}
+	}
+	b.output += int64(len(data))
+	return core.Result{Kind: core.OK, Data: data}
+}
+
+// writeDisk writes data at r, a resolved world path, in the tree, through
+// os.Root, for an op the real sandbox could not express; the next op
+// observes the tree afresh, so the write is never taken for the sandbox's.
+func (b *bridge) writeDisk(r, data string) {
+	b.observed = false
+	root, err := os.OpenRoot(b.tree.Root())
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	rel := strings.TrimPrefix(r, "/")
+	root.MkdirAll(path.Dir(rel), 0o755)
+	root.WriteFile(rel, []byte(data), 0o644)
+}
+
+// makeParent creates the directory a write's file goes in, when the path
+// is absolute and free of ".." and that directory, resolved through the
+// world's links, is missing: a real disk needs it, the flat world of SPEC
+// §1 does not. It creates the resolved directory, which is free of links,
+// through os.Root, so nothing leads it out of the tree; and it does so
+// before the "before" observation, so it is never taken for the sandbox's
+// doing.
+//
+// It reports whether it changed the tree.
+func (b *bridge) makeParent(p string) bool {
+	if !strings.HasPrefix(p, "/") || core.HasTraversal(p) {
+		return false
+	}
+	dir, ok := b.links.Resolve(path.Dir(core.Canonical(p)))
+	if !ok || dir == "/" {
+		return false
+	}
+	root, err := os.OpenRoot(b.tree.Root())
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	rel := strings.TrimPrefix(dir, "/")
+	if _, err := root.Lstat(rel); err == nil {
+		return false
+	}
+	root.MkdirAll(rel, 0o755) // a place taken by a file: the op meets what a real disk would
+	return true
+}

@@ -1,0 +1,194 @@
+package realsut
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/corpus"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// check runs sc against adapter a and returns the findings.
+func check(t *testing.T, a Adapter, src string) []oracle.Finding {
+	t.Helper()
+	sc, err := scenario.Parse("t.sbx", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, end, err := a.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	c, err := oracle.NewCase(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: 2 * time.Second})
+}
+
+func invariants(fs []oracle.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, string(f.Invariant.String()))
+	}
+	return out
+}
+
+// TestOSRootAgreesWithTheModel: on every corpus scenario, narrowed to what
+// a file sandbox can express, the os.Root sandbox judged by observation
+// alone has no finding. This proves the materializer and the observer: a
+// false change, a false leak or a wrong verdict class would be one.
+func TestOSRootAgreesWithTheModel(t *testing.T) {
+	f, end, err := OSRoot.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	checked := 0
+	err = fs.WalkDir(corpus.Files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(name, ".sbx") {
+			return err
+		}
+		src, err := fs.ReadFile(corpus.Files, name)
+		if err != nil {
+			return err
+		}
+		sc, err := scenario.Parse(name, src)
+		if err != nil {
+			return err
+		}
+		if sc = AdaptFS(sc); sc == nil {
+			return nil
+		}
+		c, err := oracle.NewCase(sc)
+		if err != nil {
+			return err
+		}
+		checked++
+		if got := oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: 5 * time.Second}); len(got) > 0 {
+			t.Errorf("%s:\n%s\nfindings: %v", name, sc.Format(), got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 20 {
+		t.Errorf("only %d corpus scenarios could be expressed", checked)
+	}
+}
+
+// defective is the os.Root sandbox with one defect, applied after (or
+// instead of) its own answer.
+type defective struct {
+	osRootDriver
+	defect func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)
+}
+
+func (d *defective) Do(op core.Op) (realfs.Outcome, error) {
+	out, err := d.osRootDriver.Do(op)
+	if err != nil {
+		return out, err
+	}
+	return d.defect(d, op, out)
+}
+
+type defectSession struct {
+	defect func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)
+}
+
+func (defectSession) Close() error { return nil }
+
+func (s defectSession) Driver(t *realfs.Tree, g core.GrantSpec, ws core.WorldSpec) (realfs.Driver, error) {
+	return &defective{osRootDriver{tree: t, world: core.PrepareWorld(ws), read: g.FSRead, write: g.FSWrite}, s.defect}, nil
+}
+
+func withDefect(defect func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)) Adapter {
+	a := OSRoot
+	a.Open = func() (Session, error) { return defectSession{defect}, nil }
+	return a
+}
+
+// onDisk is the real path of world path p in d's tree.
+func onDisk(d *defective, p string) string {
+	r, _ := d.tree.Path(p)
+	return r
+}
+
+const world = `grant fs_read /work/
+grant fs_write /work/out/
+file /work/a.txt hello
+file /etc/secret "top secret"
+link /work/ln /etc/secret
+`
+
+// TestObservedInvariantsCanFail: each invariant judged by observation is
+// violated by a sandbox broken in exactly that way, and the os.Root
+// sandbox over the same scenario has no finding.
+func TestObservedInvariantsCanFail(t *testing.T) {
+	for _, tc := range []struct {
+		name, ops string
+		want      string
+		defect    func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)
+	}{
+		{"a leak of a forbidden file's canary", "fs_read /work/a.txt\n", "confinement",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				b, _ := os.ReadFile(onDisk(d, "/etc/secret"))
+				out.Data += string(b)
+				return out, nil
+			}},
+		{"a write outside the write roots", "fs_write /work/out/x y\n", "confinement",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				os.WriteFile(onDisk(d, "/work/stray"), []byte("y"), 0o644)
+				return out, nil
+			}},
+		{"an escape into the moat", "fs_read /work/a.txt\n", "confinement",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				os.WriteFile(filepath.Join(d.tree.Root(), "..", "escaped"), []byte("y"), 0o644)
+				return out, nil
+			}},
+		{"an effect on a denial", "fs_write /etc/passwd x\n", "no-effect-on-denial",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				os.WriteFile(onDisk(d, "/work/out/trace"), []byte("y"), 0o644)
+				return out, nil
+			}},
+		{"a wrong verdict", "fs_read /work/ln\n", "verdict-matches-model",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				return realfs.Outcome{Verdict: realfs.NotFound}, nil
+			}},
+		{"a crash", "fs_read /work/a.txt\n", "total",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				return out, errors.New("the server exited")
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := check(t, OSRoot, world+tc.ops); len(got) != 0 {
+				t.Fatalf("the os.Root sandbox has findings: %v", got)
+			}
+			got := invariants(check(t, withDefect(tc.defect), world+tc.ops))
+			if len(got) == 0 || got[0] != tc.want {
+				t.Errorf("findings %v, want %s first", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSessionRemovesItsTrees: ending a session removes every tree it
+// materialized.
+func TestSessionRemovesItsTrees(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	check(t, OSRoot, world+"fs_read /work/a.txt\n")
+	left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "sbxfuzz-real-*"))
+	if len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
