@@ -42,7 +42,7 @@ type sink struct {
 func newSink(target sut.Target, seed uint64, out string, timeout time.Duration) *sink {
 	s := &sink{
 		target: target, seed: seed, out: out,
-		p:     &finding.Pipeline{SUT: target.Name, Timeout: timeout},
+		p:     &finding.Pipeline{SUT: target.Name, Timeout: timeout, Adapt: target.Adapt},
 		queue: make(chan raw, 1+MaxPerInvariant*numInvariants),
 		hurry: make(chan struct{}),
 		done:  make(chan struct{}),

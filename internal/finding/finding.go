@@ -45,6 +45,10 @@ type Pipeline struct {
 	// Command returns the command that replays the file at path; nil means
 	// "sbxfuzz replay --sut SUT path".
 	Command func(path string) string
+	// Adapt, when set, is the sandbox's sut.Target.Adapt: a candidate it
+	// would narrow (a scenario the sandbox cannot express) is refused, so
+	// that minimizing never walks into what the sandbox cannot be asked.
+	Adapt func(*scenario.Scenario) *scenario.Scenario
 }
 
 // Finding is one violation, minimized.
@@ -76,7 +80,15 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 			lim.Time = HangTime
 		}
 	}
-	min, stats := minimize.Minimize(sc, f.Step, minimize.ViolatesLike(p.Factory, f, timeout, start), lim)
+	pred := minimize.ViolatesLike(p.Factory, f, timeout, start)
+	if p.Adapt != nil {
+		violates := pred
+		pred = func(c *scenario.Scenario) bool {
+			a := p.Adapt(c)
+			return a != nil && len(a.Steps) == len(c.Steps) && violates(c)
+		}
+	}
+	min, stats := minimize.Minimize(sc, f.Step, pred, lim)
 	out := &Finding{Invariant: f.Invariant, Step: f.Step, Class: sc.ClassAt(f.Step - 1), Detail: f.Detail,
 		Origin: origin, Original: sc, Minimized: min, Stats: stats}
 	out.MinDetail, out.MinStep = p.explain(min, f.Invariant, p.Timeout)

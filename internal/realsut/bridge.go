@@ -237,8 +237,8 @@ func (b *bridge) writeDisk(r, data string) {
 }
 
 // makeParent creates the directory a write's file goes in, when the path
-// is absolute and free of ".." and that directory, resolved through the
-// world's links, is missing: a real disk needs it, the flat world of SPEC
+// is absolute and free of ".." and the directory of the path it resolves
+// to through the world's links is missing: a real disk needs it, the flat world of SPEC
 // §1 does not. It creates the resolved directory, which is free of links,
 // through os.Root, so nothing leads it out of the tree; and it does so
 // before the "before" observation, so it is never taken for the sandbox's
@@ -249,7 +249,8 @@ func (b *bridge) makeParent(p string) bool {
 	if !strings.HasPrefix(p, "/") || core.HasTraversal(p) {
 		return false
 	}
-	dir, ok := b.links.Resolve(path.Dir(core.Canonical(p)))
+	r, ok := b.links.Resolve(p) // a link in the last name leads the file elsewhere: its directory is needed
+	dir := path.Dir(r)
 	if !ok || dir == "/" {
 		return false
 	}
