@@ -61,7 +61,11 @@ func (r *Report) writeHead(d *doc) {
 	for _, s := range r.warnings() {
 		d.warn(s)
 	}
-	cmd := fmt.Sprintf("sbxfuzz report --seed %d --checks %d --sut %s", r.Seed, r.Checks, r.SUT)
+	checks := r.Checks
+	if r.Drawn > checks { // an adapter skipped scenarios it could express nothing of
+		checks = r.Drawn
+	}
+	cmd := fmt.Sprintf("sbxfuzz report --seed %d --checks %d --sut %s", r.Seed, checks, r.SUT)
 	if r.Mutants != nil {
 		cmd += " --mutants"
 	}

@@ -66,8 +66,11 @@ type Finding struct {
 
 // Result is a finished campaign.
 type Result struct {
-	Seed        uint64
-	Checks      int // scenarios checked: 0..Checks-1, all of them
+	Seed   uint64
+	Checks int // scenarios checked: 0..Checks-1, all of them
+	// Drawn counts the scenarios drawn from the generators: Checks, and
+	// those the sandbox's adapter could express nothing of.
+	Drawn       int
 	Elapsed     time.Duration
 	Workers     int
 	Coverage    oracle.Coverage
@@ -117,12 +120,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	stopHurry := context.AfterFunc(ctx, out.interrupt) // interrupted: minimize what is pending briefly
 	defer stopHurry()
 	var (
-		next atomic.Int64 // next check index to hand out
-		done atomic.Int64 // checks finished
-		ops  atomic.Uint64
-		covs = make([]oracle.Coverage, workers)
-		errs = make([]error, workers)
-		wg   sync.WaitGroup
+		next    atomic.Int64 // next check index to hand out
+		done    atomic.Int64 // checks finished
+		skipped atomic.Int64 // scenarios the adapter could express nothing of
+		ops     atomic.Uint64
+		covs    = make([]oracle.Coverage, workers)
+		errs    = make([]error, workers)
+		wg      sync.WaitGroup
 	)
 	for w := range workers {
 		wg.Add(1)
@@ -147,6 +151,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				if cfg.Target.Adapt != nil {
 					if sc = cfg.Target.Adapt(sc); sc == nil { // nothing of it the sandbox can express
 						col.finish(int(i))
+						skipped.Add(1)
 						continue
 					}
 				}
@@ -181,6 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Coverage.Add(&covs[i])
 	}
 	res.Checks = int(done.Load())
+	res.Drawn = res.Checks + int(skipped.Load())
 	return res, out.err
 }
 

@@ -13,6 +13,7 @@ type Summary struct {
 	Seed           uint64           `json:"seed"`
 	SUT            string           `json:"sut"`
 	Checks         int              `json:"checks"`
+	Drawn          int              `json:"drawn,omitempty"` // scenarios drawn, when an adapter skipped some
 	Scenarios      uint64           `json:"scenarios"`
 	Ops            uint64           `json:"ops"`
 	Workers        int              `json:"workers"`
@@ -56,7 +57,7 @@ type ClassRow struct {
 // Summarize builds the Summary of res.
 func Summarize(res *Result, sut string) Summary {
 	s := Summary{
-		Seed: res.Seed, SUT: sut, Checks: res.Checks, Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
+		Seed: res.Seed, SUT: sut, Checks: res.Checks, Drawn: drawnIfSkipped(res), Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), OpsPerSecond: res.OpsPerSecond(),
 		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []FindingSummary{},
 		Invariants: InvariantRows(&res.Coverage), Classes: ClassRows(&res.Coverage),
@@ -102,4 +103,13 @@ func ClassRows(cov *oracle.Coverage) []ClassRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// drawnIfSkipped is res.Drawn when an adapter skipped scenarios (then the
+// campaign is reproduced with that many checks), else 0.
+func drawnIfSkipped(res *Result) int {
+	if res.Drawn > res.Checks {
+		return res.Drawn
+	}
+	return 0
 }

@@ -148,7 +148,8 @@ func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 // diskFits drops the ops a real disk cannot hold as the flat world of SPEC
 // §1 does: a write to a path that is a directory on the disk (a root, or
 // the parent of a file, a link or another op's path), a write under a
-// file, and a path with a name longer than 255 bytes.
+// file (both judged where the world's links lead the write too), and a
+// path with a name longer than 255 bytes.
 func diskFits(sc *scenario.Scenario, steps []scenario.Step) []scenario.Step {
 	dirs, files := map[string]bool{}, map[string]bool{}
 	addParents := func(p string) {
@@ -173,6 +174,15 @@ func diskFits(sc *scenario.Scenario, steps []scenario.Step) []scenario.Step {
 			addParents(core.Canonical(st.Op.Args[0]))
 		}
 	}
+	links := core.PrepareWorld(sc.World)
+	underFile := func(p string) bool {
+		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
+			if files[d] {
+				return true
+			}
+		}
+		return false
+	}
 	out := steps[:0]
 	for _, st := range steps {
 		c := core.Canonical(st.Op.Args[0])
@@ -180,8 +190,14 @@ func diskFits(sc *scenario.Scenario, steps []scenario.Step) []scenario.Step {
 		for _, name := range strings.Split(c, "/") {
 			fits = fits && len(name) <= 255
 		}
-		if st.Op.Kind == core.OpWrite && (dirs[c] || files[path.Dir(c)]) {
-			fits = false
+		if st.Op.Kind == core.OpWrite {
+			// Where the write really goes, links followed: a directory
+			// there, or a file above it, and the disk refuses it.
+			r, ok := links.Resolve(c)
+			if !ok {
+				r = c
+			}
+			fits = fits && !dirs[c] && !dirs[r] && !underFile(c) && !underFile(r)
 		}
 		if fits {
 			out = append(out, st)
