@@ -15,11 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
@@ -33,12 +30,9 @@ const shutdownWait = time.Second
 
 // child is one running child process and its protocol state.
 type child struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	out    *proto.Reader
-	stderr *tail
-	id     int64
-	exited chan struct{} // closed when the process has been waited for
+	p   *Process
+	out *proto.Reader
+	id  int64
 
 	mu   sync.Mutex
 	dead error // why the child can no longer be used; nil while it can
@@ -55,43 +49,14 @@ type child struct {
 	opening atomic.Int32
 }
 
-// start runs argv in a process group of its own, with a parent-death
-// signal, so that neither it nor its own children outlive the harness,
-// and says initialize.
+// start runs argv as a Process, so that neither it nor its own children
+// outlive the harness, and says initialize.
 func start(argv []string) (*child, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = sysProcAttr()
-	c := &child{cmd: cmd, stderr: &tail{n: StderrTail}, exited: make(chan struct{})}
-	cmd.Stderr = c.stderr
-	// Blocking pipes of our own, not exec's: a read or write then blocks
-	// its thread in the kernel and wakes as soon as the child answers,
-	// instead of going through the runtime's poller, which costs each of
-	// the thousands of round trips a second a campaign makes.
-	stdinR, stdin, err := blockingPipe()
+	p, err := Start(argv, "")
 	if err != nil {
 		return nil, err
 	}
-	stdout, stdoutW, err := blockingPipe()
-	if err != nil {
-		stdinR.Close()
-		stdin.Close()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
-	err = cmd.Start()
-	stdinR.Close() // the child's ends: ours are closed, so its exit shows as EOF
-	stdoutW.Close()
-	if err != nil {
-		stdin.Close()
-		stdout.Close()
-		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
-	}
-	go func() {
-		cmd.Wait()
-		stdout.Close()
-		close(c.exited)
-	}()
-	c.stdin, c.out = stdin, proto.NewReader(stdout)
+	c := &child{p: p, out: proto.NewReader(p.Stdout())}
 	var hello struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
@@ -104,14 +69,7 @@ func start(argv []string) (*child, error) {
 }
 
 // kill kills the child's process group and waits for the child.
-func (c *child) kill() {
-	if p := c.cmd.Process; p != nil {
-		syscall.Kill(-p.Pid, syscall.SIGKILL)
-		p.Kill()
-	}
-	c.stdin.Close()
-	<-c.exited
-}
+func (c *child) kill() { c.p.Kill() }
 
 // shutdown asks the child to exit, then kills its group whatever it did.
 func (c *child) shutdown() {
@@ -126,7 +84,7 @@ func (c *child) shutdown() {
 		case <-time.After(shutdownWait):
 		}
 		select {
-		case <-c.exited:
+		case <-c.p.Exited():
 		case <-time.After(shutdownWait):
 		}
 	}
@@ -157,16 +115,7 @@ func (c *child) broken(err error) error {
 	}
 	c.mu.Unlock()
 	c.kill()
-	if t := strings.TrimSpace(c.stderr.String()); t != "" {
-		err = fmt.Errorf("%w; its stderr ends: %s", err, oneLine(t))
-	}
-	return err
-}
-
-// oneLine folds a stderr tail onto one line for a finding.
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\r", "")
-	return strings.ReplaceAll(s, "\n", " | ")
+	return c.p.WithStderr(err)
 }
 
 // errExited is the words for a child whose stdout closed.
@@ -189,7 +138,7 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 	if err != nil {
 		return err
 	}
-	if err := proto.Write(c.stdin, &proto.Message{ID: &id, Method: method, Params: p}); err != nil {
+	if err := proto.Write(c.p.Stdin(), &proto.Message{ID: &id, Method: method, Params: p}); err != nil {
 		return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
 	}
 	for {
@@ -207,7 +156,7 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 			if err != nil {
 				return c.broken(fmt.Errorf("%s: %s: %v", method, m.Method, err))
 			}
-			if err := proto.Write(c.stdin, resp); err != nil {
+			if err := proto.Write(c.p.Stdin(), resp); err != nil {
 				return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
 			}
 		case m.ID == nil || *m.ID != id:

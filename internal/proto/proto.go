@@ -130,6 +130,11 @@ func (r *Reader) Read() (*Message, error) {
 	return &m, nil
 }
 
+// Line returns the next line without its newline, bounded by MaxLine like
+// Read, for a JSON-RPC dialect whose messages Message does not fit (MCP,
+// whose ids may be strings). The slice is the caller's.
+func (r *Reader) Line() ([]byte, error) { return r.line() }
+
 func (r *Reader) line() ([]byte, error) {
 	var buf []byte
 	for {

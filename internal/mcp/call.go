@@ -1,0 +1,102 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Result is the answer to a tools/call.
+type Result struct {
+	Text    string // the text items of its content, joined; for a JSON-RPC error, its message
+	IsError bool   // the result had isError, or the server answered with a JSON-RPC error
+	Code    int    // the JSON-RPC error code; 0 for a result
+}
+
+// CallTool calls tool with args and returns its answer. A tool that
+// fails is a Result with IsError; an error is a failure of the server
+// itself, after which it is unusable.
+func (s *Server) CallTool(tool string, args map[string]string) (Result, error) {
+	var raw json.RawMessage
+	err := s.call("tools/call", map[string]any{"name": tool, "arguments": args}, &raw, s.timeout())
+	var rpc *rpcError
+	switch {
+	case errors.As(err, &rpc) && rpc.e.Code != methodNotFound:
+		return Result{Text: rpc.e.Message, IsError: true, Code: rpc.e.Code}, nil
+	case err != nil:
+		return Result{}, err
+	}
+	var r struct {
+		Content []struct{ Type, Text string }
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return Result{}, s.broken(fmt.Errorf("tools/call: a result that does not read: %v", err))
+	}
+	res := Result{IsError: r.IsError}
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			res.Text += c.Text
+		}
+	}
+	return res, nil
+}
+
+func (s *Server) timeout() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Timeout
+}
+
+// setClient takes the client-side part of cfg, which a running server
+// does not depend on: the profile and the timeouts.
+func (s *Server) setClient(cfg Config) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Profile, s.cfg.Timeout, s.cfg.StartTimeout = cfg.Profile, cfg.Timeout, cfg.StartTimeout
+}
+
+// broken marks the server unusable for err, kills its process group, and
+// returns err with the tail of its stderr.
+func (s *Server) broken(err error) error {
+	s.mu.Lock()
+	if s.dead == nil {
+		s.dead = err
+	}
+	s.mu.Unlock()
+	s.p.Kill()
+	return s.p.WithStderr(err)
+}
+
+// call sends a request and reads until its response, answering the
+// server's own requests meanwhile, within timeout: past it the process
+// group is killed, which makes the read return. A JSON-RPC error answer
+// is an *rpcError and leaves the server usable; any other error breaks it.
+func (s *Server) call(method string, params, result any, timeout time.Duration) error {
+	s.calling.Lock()
+	defer s.calling.Unlock()
+	if err := s.Err(); err != nil {
+		return err
+	}
+	s.id++
+	t := time.AfterFunc(timeout, s.p.Kill)
+	raw, err := s.exchange(s.id, method, params)
+	if !t.Stop() {
+		// Killed, though perhaps only after the answer arrived: the
+		// server is gone either way.
+		err = fmt.Errorf("%s: the MCP server did not answer within %v", method, timeout)
+	}
+	var rpc *rpcError
+	switch {
+	case errors.As(err, &rpc):
+		return err
+	case err != nil:
+		return s.broken(err)
+	case result != nil:
+		if err := json.Unmarshal(raw, result); err != nil {
+			return s.broken(fmt.Errorf("%s: a result that does not read: %v", method, err))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package mcp
+
+import (
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+)
+
+// Paths maps world paths into the materialized tree; realfs.Tree is one.
+// The driver needs nothing else of the tree.
+type Paths interface {
+	// Path is the tree path of an absolute world path, verbatim (no
+	// cleaning: ".." and links are the sandbox's to resolve); false for
+	// a relative one.
+	Path(p string) (string, bool)
+}
+
+// NewDriver returns the realfs.Driver that performs ops through s's tools
+// on the tree paths maps into. Its Close leaves s running: s belongs to
+// the Pool (or whoever started it), which reuses it for the next tree.
+func NewDriver(s *Server, paths Paths) realfs.Driver { return &driver{s, paths} }
+
+type driver struct {
+	s     *Server
+	paths Paths
+}
+
+// Do implements realfs.Driver: an op the profile cannot express is
+// Unsupported, a failed call of a tool is Denied or NotFound by its
+// words, and a failure of the server is the error.
+func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
+	p := d.s.Profile()
+	tool, args, path, why := d.request(p, op)
+	if why != "" {
+		return realfs.Outcome{Verdict: realfs.Unsupported, Detail: why}, nil
+	}
+	r, err := d.s.CallTool(tool, args)
+	if err != nil {
+		return realfs.Outcome{}, err
+	}
+	if r.IsError {
+		hide := append([]string{path, filepath.Clean(path)}, d.s.cfg.Allowed...)
+		return realfs.Outcome{Verdict: p.verdict(r.Text, hide), Detail: r.Text}, nil
+	}
+	if op.Kind == core.OpRead {
+		return realfs.Outcome{Verdict: realfs.Allowed, Data: r.Text}, nil
+	}
+	return realfs.Outcome{Verdict: realfs.Allowed, Detail: r.Text}, nil
+}
+
+// Close implements realfs.Driver; the server stays with its owner.
+func (d *driver) Close() error { return nil }
+
+// request is the tool call for op, or why there is none. MCP carries
+// paths and file contents as JSON strings, so bytes that are not UTF-8
+// cannot cross intact, and a NUL cannot be in a path on disk.
+func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]string, path, why string) {
+	if !p.Supports(op.Kind) {
+		return "", nil, "", "profile " + p.Name + " has no tool for " + op.Kind
+	}
+	if n, _ := core.Arity(op.Kind); len(op.Args) != n {
+		return "", nil, "", op.Kind + " with a wrong number of arguments"
+	}
+	w := op.Args[0]
+	switch {
+	case !utf8.ValidString(w):
+		return "", nil, "", "a path that is not UTF-8"
+	case strings.IndexByte(w, 0) >= 0:
+		return "", nil, "", "a path with a NUL byte"
+	}
+	path, ok := d.paths.Path(w)
+	if !ok {
+		return "", nil, "", "a relative path"
+	}
+	if op.Kind == core.OpRead {
+		return p.Read.Name, map[string]string{p.Read.Path: path}, path, ""
+	}
+	if !utf8.ValidString(op.Args[1]) {
+		return "", nil, "", "data that is not UTF-8"
+	}
+	return p.Write.Name, map[string]string{p.Write.Path: path, p.Write.Content: op.Args[1]}, path, ""
+}

@@ -1,0 +1,77 @@
+package mcp
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+)
+
+// TestPoolReuse: the pool hands back the running server while the command,
+// directory and allowed directories stay the same (whatever the profile
+// and timeout), and starts a fresh one when they change or it failed.
+func TestPoolReuse(t *testing.T) {
+	var p Pool
+	defer p.Close()
+	tr := newTree(t)
+	cfg := fakeConfig(t, "hang", tr) // hangs on its first call only
+	get := func(cfg Config) *Server {
+		t.Helper()
+		s, err := p.Get(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	a := get(cfg)
+	other := cfg
+	other.Timeout = 200 * time.Millisecond
+	if b := get(other); b != a {
+		t.Fatal("a new timeout restarted the server")
+	}
+	if _, err := NewDriver(a, tr).Do(read("/work/hello.txt")); err == nil {
+		t.Fatal("the hang was not an error")
+	}
+	c := get(cfg)
+	if c == a || a.Err() == nil {
+		t.Fatal("a hung server was handed out again")
+	}
+	if c.Profile().Name != Filesystem.Name {
+		t.Errorf("the zero profile became %q, want %q", c.Profile().Name, Filesystem.Name)
+	}
+	moved := cfg
+	moved.Allowed = []string{string(tr) + "/work", string(tr) + "/outside"}
+	if d := get(moved); d == c || c.Err() == nil {
+		t.Fatal("other allowed directories did not restart the server")
+	}
+}
+
+// TestNoServerLeftBehind: after pools close — normally, after a hang,
+// after a crash, with a server that ignores EOF or has started a child —
+// no process of theirs is left.
+func TestNoServerLeftBehind(t *testing.T) {
+	var trees []tree
+	for _, mode := range []string{"fs", "hang", "crash", "garbage", "noexit", "child"} {
+		var p Pool
+		tr := newTree(t)
+		trees = append(trees, tr)
+		cfg := fakeConfig(t, mode, tr)
+		cfg.Timeout = 200 * time.Millisecond
+		for range 2 {
+			s, err := p.Get(cfg)
+			if err != nil {
+				t.Fatalf("%s: %v", mode, err)
+			}
+			for range 2 {
+				out, err := NewDriver(s, tr).Do(read("/work/hello.txt"))
+				if mode == "fs" && (err != nil || out.Verdict != realfs.Allowed) {
+					t.Fatalf("%s: %v %v", mode, out, err)
+				}
+			}
+		}
+		p.Close()
+	}
+	for _, tr := range trees {
+		noneLeft(t, tr)
+	}
+}

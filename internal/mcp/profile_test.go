@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+)
+
+func TestParseProfile(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		want   Profile
+		err    string
+		reason string
+	}{
+		{
+			in:     `{"name": "server-filesystem", "read": {"tool": "read_file", "path": "path"}, "write": {"tool": "write_file", "path": "path", "content": "content"}, "denied": ["Access denied", "outside allowed directories"], "not_found": ["ENOENT", "no such file"]}`,
+			want:   Filesystem,
+			reason: "the built-in profile, written out",
+		},
+		{
+			in:     `{"read": {"tool": "cat"}, "write": {"tool": "put"}}`,
+			want:   Profile{Read: Tool{Name: "cat", Path: "path"}, Write: Tool{Name: "put", Path: "path", Content: "content"}},
+			reason: "argument names default to path and content",
+		},
+		{
+			in:     `{"read": {"tool": "cat", "path": "file"}, "dir_flag": "--allow"}`,
+			want:   Profile{Read: Tool{Name: "cat", Path: "file"}, DirFlag: "--allow"},
+			reason: "a read-only server",
+		},
+		{in: `{"name": "x"}`, err: "neither read nor write names a tool", reason: "no tool at all"},
+		{in: `{"read": {"tool": "cat", "content": "c"}}`, err: "read takes no content argument", reason: "content on a read"},
+		{in: `{"write": {"tool": "put", "path": "a", "content": "a"}}`, err: `the same argument "a"`, reason: "one argument for both"},
+		{in: `{"read": {"tool": "cat"}, "denied": [""]}`, err: "an empty pattern", reason: "a pattern that matches everything"},
+		{in: `{"read": {"tool": "cat"}, "reed": 1}`, err: `line 1 column 27: json: unknown field "reed"`, reason: "a misspelt field"},
+		{in: "{\n  \"read\": {\"tool\": \"cat\"},\n  \"denied\": [\"x\",]\n}", err: "line 3 column 18: invalid character ']'", reason: "a syntax error, placed"},
+		{in: `{"read": {"tool": "cat"}} {}`, err: "data after the profile object", reason: "two objects"},
+		{in: ``, err: "line 1 column 1: EOF", reason: "nothing"},
+	} {
+		got, err := ParseProfile([]byte(tc.in))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, ErrProfile) {
+				t.Errorf("%s: error %v, want one saying %q that is ErrProfile", tc.reason, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.reason, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+		}
+	}
+}
+
+func TestVerdictFromWords(t *testing.T) {
+	hide := []string{"/t/work/ENOENT", "/t/work"}
+	for _, tc := range []struct {
+		text   string
+		want   realfs.Verdict
+		reason string
+	}{
+		{"Access denied - path outside allowed directories: /t/x not in /t/work", realfs.Denied, "current words"},
+		{"Error: Access denied - symlink target outside allowed directories: /t/o", realfs.Denied, "old words"},
+		{"ENOENT: no such file or directory, open '/t/work/x'", realfs.NotFound, "a missing file"},
+		{"error: enoent", realfs.NotFound, "case is ignored"},
+		{"Access denied - path outside allowed directories: /t/work/ENOENT not in /t/work", realfs.Denied, "both: a denial wins"},
+		{"EACCES: permission denied, open '/t/work/ENOENT'", realfs.Denied, "the op's path is not the server's words"},
+		{"Parent directory does not exist: /t/work/d", realfs.Denied, "words no list knows are a denial"},
+	} {
+		if got := Filesystem.verdict(tc.text, hide); got != tc.want {
+			t.Errorf("%s: %q is %v, want %v", tc.reason, tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestSupports(t *testing.T) {
+	readOnly := Profile{Name: "ro", Read: Tool{Name: "cat", Path: "p"}}
+	for _, tc := range []struct {
+		p    Profile
+		kind string
+		want bool
+	}{
+		{Profile{}, core.OpRead, true},
+		{Profile{}, core.OpWrite, true},
+		{Profile{}, core.OpFetch, false},
+		{Filesystem, core.OpTool, false},
+		{readOnly, core.OpRead, true},
+		{readOnly, core.OpWrite, false},
+	} {
+		if got := tc.p.Supports(tc.kind); got != tc.want {
+			t.Errorf("profile %q supports %s: %v, want %v", tc.p.Name, tc.kind, got, tc.want)
+		}
+	}
+}

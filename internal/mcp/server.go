@@ -1,0 +1,209 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+	"github.com/sbxfuzz/sbxfuzz/internal/proto"
+)
+
+// ProtocolVersion is the MCP revision the client asks for. Servers answer
+// with one they speak (server-filesystem 2025.3.28 answers 2024-11-05);
+// the client uses only initialize, tools/list and tools/call, alike in
+// all of them.
+const ProtocolVersion = "2025-06-18"
+
+// DefaultTimeout bounds one tools/call when Config.Timeout is zero.
+const DefaultTimeout = 2 * time.Second
+
+// DefaultStartTimeout bounds start-up and initialize when
+// Config.StartTimeout is zero: node takes 0.5–1.5 s to start a server on
+// a small machine, more with a cold disk cache.
+const DefaultStartTimeout = 10 * time.Second
+
+// closeWait is how long Close lets a server exit after its stdin closes.
+const closeWait = time.Second
+
+// Config says which server to start and how to talk to it.
+type Config struct {
+	Command      []string      // the server's command, split into words; the allowed directories are appended
+	Profile      Profile       // how ops map onto its tools; the zero Profile is Filesystem
+	Root         string        // its working directory: the tree root
+	Allowed      []string      // its allowed directories, as paths on disk
+	Timeout      time.Duration // per call; 0 is DefaultTimeout
+	StartTimeout time.Duration // for start-up and initialize; 0 is DefaultStartTimeout
+}
+
+// Info is what a server said of itself in initialize.
+type Info struct {
+	Name     string // serverInfo.name
+	Version  string // serverInfo.version
+	Protocol string // the protocol version it chose
+}
+
+// Server is one running MCP server, spoken to over its stdin and stdout.
+// Calls are serialized; Close may come from another goroutine at any
+// time. Any failure — the server exits, hangs past the timeout, or writes
+// something that is not a JSON-RPC message — kills its process group and
+// leaves the Server unusable: every later call returns that failure.
+type Server struct {
+	cfg     Config // Profile and timeouts may change under mu (Pool.Get)
+	p       *proc.Process
+	out     *proto.Reader
+	info    Info
+	tools   []string
+	calling sync.Mutex // held for a call
+	id      int64      // last request id, under calling
+
+	mu   sync.Mutex
+	dead error
+}
+
+// ErrClosed is the failure of a call on a closed Server.
+var ErrClosed = errors.New("the MCP server was closed")
+
+// Start starts the server cfg describes, in cfg.Root with cfg.Allowed
+// appended to its command, says initialize (declaring no capabilities:
+// roots of the client's would replace the allowed directories) and
+// notifications/initialized, and lists its tools, which must include
+// the profile's.
+func Start(cfg Config) (*Server, error) {
+	cfg = cfg.defaulted()
+	if err := cfg.Profile.check(); err != nil {
+		return nil, err
+	}
+	if len(cfg.Command) == 0 {
+		return nil, errors.New("starting an MCP server: an empty command")
+	}
+	p, err := proc.Start(cfg.Profile.argv(cfg.Command, cfg.Allowed), cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, p: p, out: proto.NewReader(p.Stdout())}
+	if err := s.handshake(); err != nil {
+		s.p.Kill()
+		return nil, err
+	}
+	if err := s.hasTools(cfg.Profile); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (c Config) defaulted() Config {
+	c.Profile = c.Profile.orDefault()
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = DefaultStartTimeout
+	}
+	return c
+}
+
+// handshake is initialize, notifications/initialized and tools/list.
+func (s *Server) handshake() error {
+	var init struct {
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+		ServerInfo      struct{ Name, Version string }
+	}
+	params := map[string]any{
+		"protocolVersion": ProtocolVersion,
+		"capabilities":    struct{}{},
+		"clientInfo":      map[string]string{"name": "sbxfuzz", "version": "1"},
+	}
+	if err := s.call("initialize", params, &init, s.cfg.StartTimeout); err != nil {
+		return err
+	}
+	s.info = Info{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version, Protocol: init.ProtocolVersion}
+	if _, ok := init.Capabilities["tools"]; !ok {
+		return s.broken(errors.New("initialize: the server offers no tools"))
+	}
+	if err := s.notify("notifications/initialized"); err != nil {
+		return err
+	}
+	return s.listTools()
+}
+
+// maxToolPages bounds tools/list pagination against a server whose
+// cursor never ends.
+const maxToolPages = 100
+
+// listTools reads every page of tools/list.
+func (s *Server) listTools() error {
+	cursor := ""
+	for range maxToolPages {
+		params := map[string]string{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		var page struct {
+			Tools      []struct{ Name string }
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := s.call("tools/list", params, &page, s.cfg.StartTimeout); err != nil {
+			return err
+		}
+		for _, t := range page.Tools {
+			s.tools = append(s.tools, t.Name)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			return nil
+		}
+	}
+	return s.broken(fmt.Errorf("tools/list: more than %d pages", maxToolPages))
+}
+
+// hasTools reports a profile tool the server does not have: a profile for
+// another server, caught at start rather than as a denial of every op.
+func (s *Server) hasTools(p Profile) error {
+	for _, t := range []string{p.Read.Name, p.Write.Name} {
+		if t != "" && !slices.Contains(s.tools, t) {
+			return fmt.Errorf("profile %s: the server %s has no tool %q (it has %v)", p.Name, s.info.Name, t, s.tools)
+		}
+	}
+	return nil
+}
+
+// Info is what the server said of itself.
+func (s *Server) Info() Info { return s.info }
+
+// Tools lists the names of the server's tools.
+func (s *Server) Tools() []string { return slices.Clone(s.tools) }
+
+// Profile is the profile ops on s are mapped with.
+func (s *Server) Profile() Profile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Profile
+}
+
+// Stderr is the tail of the server's stderr.
+func (s *Server) Stderr() string { return s.p.Stderr() }
+
+// Err is why the server can no longer be used, nil while it can.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dead
+}
+
+// Close closes the server's stdin, lets it exit for up to a second, then
+// kills its process group. Calls after Close return ErrClosed; Close
+// during a call makes the call return.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.dead == nil {
+		s.dead = ErrClosed
+	}
+	s.mu.Unlock()
+	s.p.Stop(closeWait)
+	return nil
+}

@@ -1,0 +1,131 @@
+# A small MCP filesystem server for the mcp package's tests, behaving (or
+# misbehaving) as its first argument says; the allowed directories follow
+# (after --allow flags in mode "custom"). In every mode it checks the
+# client's handshake: initialize with protocol 2025-06-18 and no
+# capabilities, then notifications/initialized.
+import json, os, subprocess, sys, time
+
+mode = sys.argv[1]
+rest = sys.argv[2:]
+if mode == "custom":
+    allowed = [rest[i + 1] for i in range(0, len(rest), 2) if rest[i] == "--allow"]
+else:
+    allowed = rest
+print("fakemcp %s cwd: %s" % (mode, os.getcwd()), file=sys.stderr, flush=True)
+if mode == "child":
+    # The allowed directories in its arguments let the tests find it.
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "fakemcp-grandchild"] + allowed)
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+def fail(why):
+    print("fakemcp: " + why, file=sys.stderr, flush=True)
+    sys.exit(2)
+
+def recv():
+    line = sys.stdin.readline()
+    if not line:
+        if mode == "noexit":
+            time.sleep(3600)
+        sys.exit(0)
+    return json.loads(line)
+
+def inside(p):
+    r = os.path.realpath(p)
+    return any(os.path.commonpath([r, os.path.realpath(d)]) == os.path.realpath(d) for d in allowed)
+
+def text(mid, t, err=False):
+    res = {"content": [{"type": "text", "text": t}]}
+    if err:
+        res["isError"] = True
+    send({"jsonrpc": "2.0", "id": mid, "result": res})
+
+def deny(mid, p):
+    words = "Access denied - path outside allowed directories: %s not in %s" % (p, ", ".join(allowed))
+    if mode == "old":
+        text(mid, "Error: " + words, True)
+    elif mode == "rpcdeny":
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32000, "message": words}})
+    elif mode == "vague":
+        text(mid, "Parent directory does not exist: " + os.path.dirname(p), True)
+    else:
+        text(mid, words, True)
+
+def ask(req, check):
+    send(req)
+    m = recv()
+    if m.get("id") != req["id"] or not check(m):
+        fail("a bad answer to %s: %s" % (req["method"], json.dumps(m)))
+    return m
+
+def serverside_requests():
+    if mode == "roots":
+        want = ["file://" + d for d in allowed]
+        m = ask({"jsonrpc": "2.0", "id": "r-1", "method": "roots/list"}, lambda m: [r["uri"] for r in m["result"]["roots"]] == want)
+        print("roots: " + " ".join(r["uri"] for r in m["result"]["roots"]), file=sys.stderr, flush=True)
+    if mode == "ping":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+        ask({"jsonrpc": "2.0", "id": 5, "method": "ping"}, lambda m: m.get("result") == {})
+        ask({"jsonrpc": "2.0", "id": 6, "method": "sampling/createMessage", "params": {}}, lambda m: m["error"]["code"] == -32601)
+        print("ping answered", file=sys.stderr, flush=True)
+
+m = recv()
+p = m.get("params", {})
+if m.get("method") != "initialize" or p.get("protocolVersion") != "2025-06-18" or p.get("capabilities") != {}:
+    fail("a bad initialize: " + json.dumps(m))
+if mode == "hanginit":
+    time.sleep(3600)
+caps = {} if mode == "notools" else {"tools": {}}
+send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": caps, "serverInfo": {"name": "fakemcp-" + mode, "version": "0"}}})
+if recv().get("method") != "notifications/initialized":
+    fail("no notifications/initialized")
+
+read_tool, write_tool, path_arg, content_arg = "read_file", "write_file", "path", "content"
+if mode == "custom":
+    read_tool, write_tool, path_arg, content_arg = "cat", "put", "file", "text"
+calls = 0
+while True:
+    m = recv()
+    mid, method = m.get("id"), m.get("method")
+    if method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [{"name": read_tool, "inputSchema": {"type": "object"}}, {"name": write_tool, "inputSchema": {"type": "object"}}]}})
+        continue
+    if method != "tools/call":
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
+        continue
+    calls += 1
+    if calls == 1:
+        serverside_requests()
+        if mode in ("hang", "crash", "garbage", "wrongid", "huge"):
+            print("misbehaving: " + mode, file=sys.stderr, flush=True)
+        if mode == "hang":
+            time.sleep(3600)
+        if mode == "crash":
+            sys.exit(3)
+        if mode == "garbage":
+            sys.stdout.write("hello, world\n"); sys.stdout.flush(); continue
+        if mode == "wrongid":
+            mid = mid + 100
+        if mode == "huge":
+            sys.stdout.write('{"jsonrpc": "2.0", "id": %d, "result": {"content": [{"type": "text", "text": "%s"}]}}\n' % (mid, "x" * (9 << 20))); sys.stdout.flush(); continue
+    name, args = m["params"]["name"], m["params"]["arguments"]
+    path = args.get(path_arg)
+    if name not in (read_tool, write_tool) or not isinstance(path, str):
+        text(mid, "Unknown tool or arguments: " + json.dumps(m["params"]), True)
+    elif not os.path.isabs(path) or not inside(path):
+        deny(mid, path)
+    elif name == read_tool:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text(mid, f.read())
+        except FileNotFoundError:
+            text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
+    else:
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(args[content_arg])
+            text(mid, "Successfully wrote to " + path)
+        except FileNotFoundError:
+            text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
