@@ -85,7 +85,7 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 		violates := pred
 		pred = func(c *scenario.Scenario) bool {
 			a := p.Adapt(c)
-			return a != nil && len(a.Steps) == len(c.Steps) && violates(c)
+			return a != nil && a.Equal(c) && violates(c) // what the adapter leaves as it is
 		}
 	}
 	min, stats := minimize.Minimize(sc, f.Step, pred, lim)

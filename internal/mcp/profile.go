@@ -167,8 +167,9 @@ func (p Profile) argv(command, allowed []string) []string {
 // verdict classifies the error text of a failed call. Paths in hide (the
 // op's own path, the allowed directories) are cut out first: the fuzzer
 // names files "ENOENT" or "Access denied" too. A text that matches
-// neither list is a denial: the server refused, in words the profile does
-// not know, and the harness judges the disk, not the words.
+// neither list is Refused: the server refused, in words the profile does
+// not know ("Parent directory does not exist" means either), and the
+// harness judges the disk, not the words.
 func (p Profile) verdict(text string, hide []string) realfs.Verdict {
 	hide = slices.Clone(hide)
 	slices.SortFunc(hide, func(a, b string) int { return len(b) - len(a) })
@@ -181,8 +182,11 @@ func (p Profile) verdict(text string, hide []string) realfs.Verdict {
 	has := func(pats []string) bool {
 		return slices.ContainsFunc(pats, func(s string) bool { return strings.Contains(text, strings.ToLower(s)) })
 	}
-	if !has(p.Denied) && has(p.NotFound) {
+	switch {
+	case has(p.Denied):
+		return realfs.Denied
+	case has(p.NotFound):
 		return realfs.NotFound
 	}
-	return realfs.Denied
+	return realfs.Refused
 }

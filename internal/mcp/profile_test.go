@@ -70,8 +70,8 @@ func TestVerdictFromWords(t *testing.T) {
 		{"ENOENT: no such file or directory, open '/t/work/x'", realfs.NotFound, "a missing file"},
 		{"error: enoent", realfs.NotFound, "case is ignored"},
 		{"Access denied - path outside allowed directories: /t/work/ENOENT not in /t/work", realfs.Denied, "both: a denial wins"},
-		{"EACCES: permission denied, open '/t/work/ENOENT'", realfs.Denied, "the op's path is not the server's words"},
-		{"Parent directory does not exist: /t/work/d", realfs.Denied, "words no list knows are a denial"},
+		{"EACCES: permission denied, open '/t/work/ENOENT'", realfs.Refused, "the op's path is not the server's words"},
+		{"Parent directory does not exist: /t/work/d", realfs.Refused, "words no list knows are a refusal: denial or missing file"},
 	} {
 		if got := Filesystem.verdict(tc.text, hide); got != tc.want {
 			t.Errorf("%s: %q is %v, want %v", tc.reason, tc.text, got, tc.want)

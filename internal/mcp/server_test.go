@@ -65,14 +65,17 @@ func TestDriverOnAWellBehavedServer(t *testing.T) {
 }
 
 // TestDenialShapes: the ways a server says no — the current words, the
-// old "Error: " prefix, a JSON-RPC error, words the profile does not
-// know — are all a denial, with the server's words in Detail.
+// old "Error: " prefix, a JSON-RPC error — are a denial, and words the
+// profile does not know a refusal, with the server's words in Detail.
 func TestDenialShapes(t *testing.T) {
-	for _, tc := range []struct{ mode, says string }{
-		{"fs", "Access denied - path outside"},
-		{"old", "Error: Access denied"},
-		{"rpcdeny", "Access denied"},
-		{"vague", "Parent directory does not exist"},
+	for _, tc := range []struct {
+		mode, says string
+		want       realfs.Verdict
+	}{
+		{"fs", "Access denied - path outside", realfs.Denied},
+		{"old", "Error: Access denied", realfs.Denied},
+		{"rpcdeny", "Access denied", realfs.Denied},
+		{"vague", "Parent directory does not exist", realfs.Refused},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			s, tr := startFake(t, tc.mode)
@@ -80,8 +83,8 @@ func TestDenialShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.Verdict != realfs.Denied || !strings.Contains(got.Detail, tc.says) {
-				t.Errorf("got %v %q, want denied saying %q", got.Verdict, got.Detail, tc.says)
+			if got.Verdict != tc.want || !strings.Contains(got.Detail, tc.says) {
+				t.Errorf("got %v %q, want %v saying %q", got.Verdict, got.Detail, tc.want, tc.says)
 			}
 			// The server is still good for the next op.
 			if got, err := NewDriver(s, tr).Do(read("/work/hello.txt")); err != nil || got.Verdict != realfs.Allowed {

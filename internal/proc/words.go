@@ -62,3 +62,7 @@ func splitWords(s string) ([]string, error) {
 	}
 	return words, nil
 }
+
+// SplitWords splits a command into words as a shell would, without a
+// shell: what --sut exec:COMMAND and mcp:COMMAND do with COMMAND.
+func SplitWords(s string) ([]string, error) { return splitWords(s) }

@@ -17,11 +17,17 @@ const (
 	Denied                         // the sandbox refused the op
 	NotFound                       // permitted, but nothing was there
 	Unsupported                    // the sandbox cannot express the op: not judged
+	// Refused is a refusal whose words cannot tell a denial from a missing
+	// file ("Parent directory does not exist"): whether the op was let
+	// through is still judged, and which of the two refusals it was is
+	// taken from the SPEC.
+	Refused
 )
 
-var verdictNames = [...]string{"", "allowed", "denied", "not found", "unsupported"}
+var verdictNames = [...]string{"", "allowed", "denied", "not found", "unsupported", "refused"}
 
-// String returns "allowed", "denied", "not found" or "unsupported".
+// String returns "allowed", "denied", "not found", "unsupported" or
+// "refused".
 func (v Verdict) String() string {
 	if int(v) < len(verdictNames) {
 		return verdictNames[v]

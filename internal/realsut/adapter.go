@@ -42,6 +42,11 @@ type Adapter struct {
 	// directory (realfs.MaterializeRelative), for sandboxes that refuse
 	// absolute links.
 	RelativeLinks bool
+	// RefusesDanglingWrites declares a policy stricter than SPEC §13: the
+	// sandbox refuses a write through a link whose target does not exist
+	// yet, which §13 lets create the target. Such a refusal is counted as
+	// explained, not judged, and the harness makes the write itself.
+	RefusesDanglingWrites bool
 }
 
 // Session starts drivers of one sandbox, from one goroutine at a time.
@@ -83,7 +88,7 @@ func (a Adapter) Start() (core.Factory, func() error, error) {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	s := &session{dir: dir, sess: sess, materialize: realfs.Materialize}
+	s := &session{dir: dir, sess: sess, materialize: realfs.Materialize, dangling: a.RefusesDanglingWrites}
 	if a.RelativeLinks {
 		s.materialize = realfs.MaterializeRelative
 	}
@@ -100,6 +105,7 @@ type session struct {
 	dir         string
 	sess        Session
 	materialize func(string, core.WorldSpec, core.GrantSpec, []core.Op) (*realfs.Tree, error)
+	dangling    bool       // Adapter.RefusesDanglingWrites
 	mu          sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
 	busy        []bool
 }
@@ -141,5 +147,7 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		s.give(slot)
 		return nil, err
 	}
-	return newBridge(g, rw, t, drv, func() { s.give(slot) }), nil
+	b := newBridge(g, rw, t, drv, func() { s.give(slot) })
+	b.danglingPolicy = s.dangling
+	return b, nil
 }

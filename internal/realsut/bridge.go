@@ -32,19 +32,20 @@ var chargeOnly = core.Op{Kind: "sbxfuzz:charge"}
 // well-formed fs op goes to the real sandbox, and what it did to the tree
 // is journaled in the harness's world.
 type bridge struct {
-	ref      *core.Reference     // charges every op; answers the ops the real sandbox is not asked
-	links    *core.WorldTemplate // the world as materialized, for the directories writes need
-	grant    core.Grant
-	world    *core.RefWorld
-	tree     *realfs.Tree
-	drv      realfs.Driver
-	max      int64 // max_output_bytes
-	output   int64 // bytes returned by the real sandbox
-	halted   core.Kind
-	last     realfs.Observation // the tree after the last op
-	observed bool               // last is set
-	release  func()
-	once     sync.Once
+	ref            *core.Reference     // charges every op; answers the ops the real sandbox is not asked
+	links          *core.WorldTemplate // the world as materialized, for the directories writes need
+	grant          core.Grant
+	world          *core.RefWorld
+	tree           *realfs.Tree
+	drv            realfs.Driver
+	max            int64 // max_output_bytes
+	output         int64 // bytes returned by the real sandbox
+	halted         core.Kind
+	danglingPolicy bool               // Adapter.RefusesDanglingWrites
+	last           realfs.Observation // the tree after the last op
+	observed       bool               // last is set
+	release        func()
+	once           sync.Once
 }
 
 func newBridge(g core.Grant, w *core.RefWorld, t *realfs.Tree, drv realfs.Driver, release func()) *bridge {
@@ -109,7 +110,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	}
 	b.last = after
 	b.journal(b.tree.Changes(before, after), out.Data)
-	if out.Verdict == realfs.Unsupported {
+	if out.Verdict == realfs.Unsupported || b.danglingPolicy && b.danglingWrite(op, out.Verdict) {
 		return b.unobserved(op)
 	}
 	r := core.Result{Kind: b.kind(op, out.Verdict)}
@@ -172,6 +173,8 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 		return core.OK
 	case realfs.NotFound:
 		return core.NotFound
+	case realfs.Refused:
+		return b.refusal(op)
 	}
 	switch {
 	case core.HasTraversal(op.Args[0]):
@@ -180,6 +183,48 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 		return core.FSReadDenied
 	}
 	return core.FSWriteDenied
+}
+
+// danglingWrite reports whether v is a refused write through a link whose
+// target the world does not hold yet (Adapter.RefusesDanglingWrites).
+func (b *bridge) danglingWrite(op core.Op, v realfs.Verdict) bool {
+	if op.Kind != core.OpWrite || (v != realfs.Denied && v != realfs.Refused) || core.HasTraversal(op.Args[0]) {
+		return false
+	}
+	c := core.Canonical(op.Args[0])
+	r, ok := b.links.Resolve(c)
+	if !ok || r == c {
+		return false
+	}
+	_, there := b.world.Lookup(r)
+	return !there
+}
+
+// refusal is the refusal SPEC §5 gives op, for a sandbox whose words
+// could not tell a denial from a missing file: path_traversal, denied
+// (lexically or on the resolved path) or not_found. An op the SPEC allows
+// is denied: the sandbox refused it, which verdict-matches-model judges.
+func (b *bridge) refusal(op core.Op) core.Kind {
+	p := op.Args[0]
+	may, denied := b.grant.MayRead, core.FSReadDenied
+	if op.Kind == core.OpWrite {
+		may, denied = b.grant.MayWrite, core.FSWriteDenied
+	}
+	switch r, ok := b.links.Resolve(p); {
+	case core.HasTraversal(p):
+		return core.PathTraversal
+	case !may(p):
+		return denied
+	case !ok:
+		return core.NotFound
+	case !may(r):
+		return denied
+	case op.Kind == core.OpRead:
+		if _, there := b.world.Lookup(r); !there {
+			return core.NotFound
+		}
+	}
+	return denied
 }
 
 // unobserved answers an op the real sandbox could not express with the

@@ -134,7 +134,13 @@ func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 	out.World.Routes, out.World.DNS, out.World.ToolOutputs = nil, nil, nil
 	steps := out.Steps[:0]
 	for _, st := range out.Steps {
-		if realOp(st.Op) && strings.HasPrefix(st.Op.Args[0], "/") && strings.Count(st.Op.Args[0], "..") <= MaxDots {
+		// On a POSIX disk "\" is a byte of a name, not a separator: a path
+		// with `\..\` names a file inside its directory, so SPEC §4's
+		// traversal verdict on it cannot be observed.
+		if !realOp(st.Op) {
+			continue
+		}
+		if p := st.Op.Args[0]; strings.HasPrefix(p, "/") && !strings.Contains(p, `\`) && strings.Count(p, "..") <= MaxDots {
 			steps = append(steps, st)
 		}
 	}

@@ -80,6 +80,12 @@ func Lookup(name string, extra ...Target) (Target, error) {
 		return Target{}, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
 	case name == OSRoot:
 		return Real(realsut.OSRoot), nil
+	case strings.HasPrefix(name, realsut.MCPPrefix):
+		a, err := realsut.MCP(strings.TrimPrefix(name, realsut.MCPPrefix))
+		if err != nil {
+			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
+		}
+		return Real(a), nil
 	case strings.HasPrefix(name, ExecPrefix):
 		start, err := proc.Sessions(strings.TrimPrefix(name, ExecPrefix))
 		if err != nil {
@@ -92,7 +98,7 @@ func Lookup(name string, extra ...Target) (Target, error) {
 			return t, nil
 		}
 	}
-	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix), fmt.Sprintf("%q followed by a command", ExecPrefix), fmt.Sprintf("%q", OSRoot)}
+	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix), fmt.Sprintf("%q followed by a command", ExecPrefix), fmt.Sprintf("%q", OSRoot), fmt.Sprintf("%q followed by an MCP server's command", realsut.MCPPrefix)}
 	for _, t := range extra {
 		known = append(known, fmt.Sprintf("%q", t.Name))
 	}

@@ -17,7 +17,7 @@ func TestLookup(t *testing.T) {
 		{"mutant:raw-prefix", "mutant:raw-prefix", ""},
 		{"mine", "mine", ""},
 		{"mutant:nope", "", `unknown mutant "nope" (known: act-then-check-write,`},
-		{"theirs", "", `unknown sandbox "theirs": want "reference", or "mutant:" followed by a mutant name, or "exec:" followed by a command, or "osroot", or "mine"`},
+		{"theirs", "", `unknown sandbox "theirs": want "reference", or "mutant:" followed by a mutant name, or "exec:" followed by a command, or "osroot", or "mcp:" followed by an MCP server's command, or "mine"`},
 	} {
 		got, err := Lookup(tc.name, mine)
 		if tc.err != "" {
