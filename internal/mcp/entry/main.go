@@ -1,0 +1,28 @@
+// Command entry prints the path of the current pinned release of
+// @modelcontextprotocol/server-filesystem in the npm cache (installing it
+// when missing), for scripts: .ci/run drives it with --sut "mcp:node PATH".
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
+)
+
+func main() {
+	version := mcp.CurrentVersion
+	if len(os.Args) > 1 {
+		version = os.Args[1]
+	}
+	cache, err := mcp.DefaultCacheDir()
+	if err == nil {
+		var entry string
+		if entry, err = mcp.InstallServer(cache, version); err == nil {
+			fmt.Println(entry)
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, "entry:", err)
+	os.Exit(1)
+}
