@@ -182,7 +182,7 @@ func (r *Report) MarkNotApplicable(na map[string]string) {
 	if len(na) == 0 {
 		return
 	}
-	r.NotApplicable = na
+	r.NotApplicable = maps.Clone(na)
 	for i := range r.Invariants {
 		if _, ok := na[r.Invariants[i].ID]; ok {
 			r.Invariants[i].Checked, r.Invariants[i].ByClass = 0, map[string]uint64{}

@@ -26,7 +26,7 @@ type secret struct {
 // same, and no two files share one.
 func canary(p string) string {
 	sum := sha256.Sum256([]byte(p))
-	return "\n#SBXFUZZ-CANARY-" + hex.EncodeToString(sum[:8]) + "#"
+	return "\n#" + CanaryMark + hex.EncodeToString(sum[:8]) + "#"
 }
 
 // canaries lays out the files, in path order, with a canary appended to
@@ -83,3 +83,6 @@ func (t *Tree) Leak(data string) (worldPath string, ok bool) {
 	}
 	return "", false
 }
+
+// CanaryMark begins every canary: data that holds it holds a canary.
+const CanaryMark = "SBXFUZZ-CANARY-"

@@ -46,6 +46,12 @@ type bridge struct {
 	observed       bool               // last is set
 	release        func()
 	once           sync.Once
+
+	mu      sync.Mutex // Close comes from the oracle's watchdog while Run may still be going
+	running bool       // a Run is in progress
+	closed  bool       // Close was called
+	freed   bool       // the slot was given back
+	written []string   // the data of the writes seen, which a read may return without leaking
 }
 
 func newBridge(g core.Grant, w *core.RefWorld, t *realfs.Tree, drv realfs.Driver, release func()) *bridge {
@@ -65,13 +71,43 @@ func (b *bridge) Usage() core.Usage {
 
 // Close implements io.Closer: it stops the real sandbox and frees the
 // tree's slot, once.
+//
+// A sandbox closed while a Run is still going (a hang) keeps its slot
+// until that Run returns: the next scenario must not be materialized in a
+// tree the hung op may still write to.
 func (b *bridge) Close() error {
 	var err error
 	b.once.Do(func() {
 		err = b.drv.Close()
-		b.release()
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		b.free()
 	})
 	return err
+}
+
+// free gives the slot back once the sandbox is closed and no Run is going.
+func (b *bridge) free() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed && !b.running && !b.freed {
+		b.freed = true
+		b.release()
+	}
+}
+
+func (b *bridge) enter() {
+	b.mu.Lock()
+	b.running = true
+	b.mu.Unlock()
+}
+
+func (b *bridge) leave() {
+	b.mu.Lock()
+	b.running = false
+	b.mu.Unlock()
+	b.free()
 }
 
 // Run implements core.Sandbox.
@@ -90,23 +126,32 @@ func (b *bridge) Run(op core.Op) core.Result {
 		b.halted = r.Kind
 		return r
 	}
+	if strings.Count(op.Args[0], "..") > MaxDots {
+		// It could climb out of the moat, onto the machine: never sent.
+		return b.unobserved(op)
+	}
+	b.enter()
+	defer b.leave()
+	if op.Kind == core.OpWrite {
+		b.written = append(b.written, op.Args[1])
+	}
 	if changed := op.Kind == core.OpWrite && b.makeParent(op.Args[0]); changed || !b.observed {
 		// The tree as the last op left it is the "before" of this one,
 		// unless the harness changed it since.
 		var err error
 		if b.last, err = b.tree.Observe(); err != nil {
-			panic(core.Failure{Err: fmt.Errorf("observing the tree before the op: %w", err)})
+			panic(&core.Failure{Err: fmt.Errorf("observing the tree before the op: %w", err)})
 		}
 		b.observed = true
 	}
 	before := b.last
 	out, err := b.drv.Do(op)
 	if err != nil {
-		panic(core.Failure{Err: err})
+		panic(&core.Failure{Err: err})
 	}
 	after, err := b.tree.Observe()
 	if err != nil {
-		panic(core.Failure{Err: fmt.Errorf("observing the tree after the op: %w", err)})
+		panic(&core.Failure{Err: fmt.Errorf("observing the tree after the op: %w", err)})
 	}
 	b.last = after
 	b.journal(b.tree.Changes(before, after), out.Data)
@@ -140,14 +185,15 @@ func realOp(op core.Op) bool {
 // file's canary or content is a read of that file.
 //
 // A change of a link itself (made, removed, or replaced by a file) is
-// journaled as a realpath of its path instead: a write there would be
-// judged where the world's link leads, but the sandbox changed the link's
-// own place, which a realpath entry is judged by (lexically).
+// journaled as a write of the link's directory instead: a write of the
+// link's path would be judged where the world's link leads, but the
+// sandbox changed the link's own place, its directory, which confinement
+// judges by the fs_write roots and which no denial may change.
 func (b *bridge) journal(changes []realfs.Change, data string) {
 	for _, c := range changes {
 		switch {
 		case c.Link:
-			b.world.Realpath(c.Path)
+			b.world.Write(path.Dir(c.Path)+"/", "")
 		case c.Dir:
 			b.world.Write(c.Path+"/", "")
 		case c.Kind == realfs.Removed:
@@ -157,10 +203,25 @@ func (b *bridge) journal(changes []realfs.Change, data string) {
 		}
 	}
 	if data != "" {
-		if p, ok := b.tree.Leak(data); ok {
+		if p, ok := b.tree.Leak(data); ok && !b.innocent(data) {
 			b.world.Read(p)
 		}
 	}
+}
+
+// innocent reports whether data, which holds a forbidden file's content
+// but no canary, may hold it because an earlier write put it in a file the
+// sandbox may read: the harness's own words, not a leak.
+func (b *bridge) innocent(data string) bool {
+	if strings.Contains(data, realfs.CanaryMark) {
+		return false
+	}
+	for _, w := range b.written {
+		if len(w) >= 8 && strings.Contains(data, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // kind maps a verdict class to the SPEC §2 kind the oracle compares: a

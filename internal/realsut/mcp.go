@@ -45,8 +45,16 @@ func MCP(command string) (Adapter, error) {
 		}
 	}
 	return Adapter{
-		Name:          MCPPrefix + command,
-		Open:          func() (Session, error) { return &mcpSession{argv: argv, profile: profile}, nil },
+		Name: MCPPrefix + command,
+		Open: func() (Session, error) {
+			// The server runs in a directory of its own, outside every tree:
+			// what it writes where it runs (logs, caches) is not the op's doing.
+			cwd, err := os.MkdirTemp("", "sbxfuzz-mcp-cwd-")
+			if err != nil {
+				return nil, err
+			}
+			return &mcpSession{argv: argv, profile: profile, cwd: cwd}, nil
+		},
 		Adapt:         AdaptOneList,
 		NotApplicable: FSOnlyNA,
 		// Releases since 2025.7.1 refuse a write through a dangling link
@@ -62,6 +70,7 @@ func MCP(command string) (Adapter, error) {
 type mcpSession struct {
 	argv    []string
 	profile mcp.Profile
+	cwd     string // the servers' working directory
 	mu      sync.Mutex
 	pools   map[string]*mcp.Pool // by tree root
 }
@@ -85,7 +94,7 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ core.WorldSpec) 
 		s.pools[t.Root()] = pool
 	}
 	s.mu.Unlock()
-	srv, err := pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: t.Root(), Allowed: allowed})
+	srv, err := pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +109,7 @@ func (s *mcpSession) Close() error {
 	for _, p := range s.pools {
 		p.Close()
 	}
-	return nil
+	return os.RemoveAll(s.cwd)
 }
 
 // AdaptOneList is AdaptFS for a server with one list of directories for

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -145,11 +146,43 @@ func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 		}
 	}
 	out.Steps = diskFits(out, steps)
-	if len(out.Steps) == 0 || realfs.Expressible(out.World, out.Grant, out.Ops()) != nil {
+	out.World.Links = slices.DeleteFunc(out.World.Links, climbsAboveRoot)
+	// The factory adds moatOps to the ops when it materializes: the moat
+	// must fit both.
+	if len(out.Steps) == 0 || realfs.Expressible(out.World, out.Grant, append(out.Ops(), moatOps...)) != nil {
 		return nil
 	}
 	return out
 }
+
+// climbsAboveRoot reports whether a link's target, read from the link's
+// directory, climbs above "/" with "..": the world stops at its root
+// (SPEC §13), a disk under T goes on into the moat, so the two would part.
+func climbsAboveRoot(l core.Link) bool {
+	depth := 0
+	if !strings.HasPrefix(l.Target, "/") {
+		depth = strings.Count(path.Dir(core.Canonical(l.Path)), "/")
+		if path.Dir(core.Canonical(l.Path)) == "/" {
+			depth = 0
+		}
+	}
+	for _, name := range strings.Split(l.Target, "/") {
+		switch name {
+		case "", ".":
+		case "..":
+			if depth--; depth < 0 {
+				return true
+			}
+		default:
+			depth++
+		}
+	}
+	return false
+}
+
+// maxDiskPath bounds an op's clean path: a real disk refuses a path over
+// 4,096 bytes, and T's own path comes first.
+const maxDiskPath = 1024
 
 // diskFits drops the ops a real disk cannot hold as the flat world of SPEC
 // §1 does: a write to a path that is a directory on the disk (a root, or
@@ -192,7 +225,7 @@ func diskFits(sc *scenario.Scenario, steps []scenario.Step) []scenario.Step {
 	out := steps[:0]
 	for _, st := range steps {
 		c := core.Canonical(st.Op.Args[0])
-		fits := true
+		fits := len(c) <= maxDiskPath // T's path and the tree's directories take the rest of PATH_MAX
 		for _, name := range strings.Split(c, "/") {
 			fits = fits && len(name) <= 255
 		}

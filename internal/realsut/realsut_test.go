@@ -165,6 +165,16 @@ func TestObservedInvariantsCanFail(t *testing.T) {
 			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
 				return realfs.Outcome{Verdict: realfs.NotFound}, nil
 			}},
+		{"a link removed on a denial", "fs_write /etc/x y\n", "no-effect-on-denial",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				os.Remove(onDisk(d, "/work/ln"))
+				return out, nil
+			}},
+		{"a link removed by a read, outside the write roots", "fs_read /work/a.txt\n", "confinement",
+			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				os.Remove(onDisk(d, "/work/ln"))
+				return out, nil
+			}},
 		{"a crash", "fs_read /work/a.txt\n", "total",
 			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
 				return out, errors.New("the server exited")
@@ -190,5 +200,62 @@ func TestSessionRemovesItsTrees(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "sbxfuzz-real-*"))
 	if len(left) > 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// naive writes every op's path as given, with no check at all: the worst
+// real sandbox, for the moat.
+type naive struct{ tree *realfs.Tree }
+
+func (n naive) Close() error { return nil }
+
+func (n naive) Do(op core.Op) (realfs.Outcome, error) {
+	p, _ := n.tree.Path(op.Args[0])
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		return realfs.Outcome{Verdict: realfs.NotFound}, nil
+	}
+	return realfs.Outcome{Verdict: realfs.Allowed}, nil
+}
+
+type naiveSession struct{}
+
+func (naiveSession) Close() error { return nil }
+
+func (naiveSession) Driver(t *realfs.Tree, _ core.GrantSpec, _ core.WorldSpec) (realfs.Driver, error) {
+	return naive{t}, nil
+}
+
+// TestMoatHolds: a sandbox that writes wherever an op's path leads never
+// writes outside its session's directory, however far the path climbs:
+// within MaxDots it lands in the moat, beyond it the op is not sent.
+func TestMoatHolds(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	a := OSRoot
+	a.Open = func() (Session, error) { return naiveSession{}, nil }
+	// MaxDots+5 climbs out of the moat (MaxDots+1 deep), the tree's base
+	// and the session's directory into TMPDIR, where the walk below looks
+	// (never further, should the guard be broken); such an op is never
+	// sent, so it has no finding either.
+	for _, dots := range []int{2, MaxDots, MaxDots + 5} {
+		p := "/work" + strings.Repeat("/..", dots) + "/ESCAPED"
+		got := invariants(check(t, a, "grant fs_write /work/\nfs_write "+p+" x\n"))
+		switch {
+		case dots <= MaxDots && (len(got) == 0 || got[0] != "confinement"):
+			t.Errorf("%d dots: findings %v, want the write in the moat seen", dots, got)
+		case dots > MaxDots && len(got) > 0:
+			t.Errorf("%d dots: findings %v: the op reached the sandbox", dots, got)
+		}
+	}
+	var escaped []string
+	filepath.WalkDir(filepath.Dir(tmp), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "ESCAPED" {
+			escaped = append(escaped, p)
+		}
+		return nil
+	})
+	if len(escaped) > 0 {
+		t.Errorf("written outside the session's trees: %v", escaped)
 	}
 }
