@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"io"
 	"strings"
 
@@ -65,7 +66,7 @@ func (r *Report) writeHead(d *doc) {
 	if r.Drawn > checks { // an adapter skipped scenarios it could express nothing of
 		checks = r.Drawn
 	}
-	cmd := fmt.Sprintf("sbxfuzz report --seed %d --checks %d --sut %s", r.Seed, checks, r.SUT)
+	cmd := fmt.Sprintf("sbxfuzz report --seed %d --checks %d --sut %s", r.Seed, checks, finding.QuoteArg(r.SUT))
 	if r.Mutants != nil {
 		cmd += " --mutants"
 	}
