@@ -3,12 +3,12 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"io"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 )
 
