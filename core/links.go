@@ -21,9 +21,6 @@ func (t *WorldTemplate) Resolve(p string) (string, bool) {
 	return resolveLinks(t.links, p)
 }
 
-// HasLinks reports whether the world holds a symbolic link.
-func (t *WorldTemplate) HasLinks() bool { return t.links != nil }
-
 // resolveLinks walks p one component at a time. buf holds the path
 // resolved so far and offs where each of its components starts (its
 // separator included), so ".." truncates and a link's directory is a

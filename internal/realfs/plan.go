@@ -280,3 +280,47 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// Holds reports, for each of ops, whether a real tree holds it as the flat
+// world of SPEC §1 does (nil when the world cannot be a tree at all): a
+// path a disk can place, and for a write, no directory of the tree where
+// it really goes (links followed) and no file above that place. A write to
+// a root or to a directory a file needs is ok in the flat world and
+// refused by every disk, so such an op cannot compare a real sandbox with
+// the model.
+func Holds(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
+	files, err := fileMap(ws.Files)
+	if err != nil {
+		return nil
+	}
+	links, err := linkMap(ws.Links)
+	if err != nil {
+		return nil
+	}
+	dirs := map[string]bool{"/": true} // T itself
+	for _, d := range neededDirs(files, links, g, ops) {
+		dirs[d] = true
+	}
+	underFile := func(p string) bool {
+		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
+			if _, ok := files[d]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	resolve := core.PrepareWorld(ws).Resolve
+	out := make([]bool, len(ops))
+	for i, o := range ops {
+		if !fsPath(o) || placeable(o.Args[0]) != nil {
+			continue
+		}
+		c := core.Canonical(o.Args[0])
+		r, ok := resolve(c)
+		if !ok {
+			r = c
+		}
+		out[i] = o.Kind != core.OpWrite || !dirs[c] && !dirs[r] && !underFile(c) && !underFile(r)
+	}
+	return out
+}

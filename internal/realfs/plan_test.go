@@ -83,3 +83,32 @@ func TestExpressible(t *testing.T) {
 		}
 	}
 }
+
+// TestHolds: a disk refuses what the flat world allows — a write to a
+// directory of the tree (a root, a file's parent), under a file, or where
+// a link leads to one — and places no relative path.
+func TestHolds(t *testing.T) {
+	ws := core.WorldSpec{
+		Files: []core.File{{Path: "/work/a.txt", Data: "a"}, {Path: "/work/sub/b.txt", Data: "b"}},
+		Links: []core.Link{{Path: "/work/to-sub", Target: "/work/sub"}, {Path: "/work/ok", Target: "new.txt"}},
+	}
+	g := core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out"}}
+	for _, tc := range []struct {
+		op   core.Op
+		want bool
+	}{
+		{core.Op{Kind: core.OpWrite, Args: []string{"/work/new.txt", "x"}}, true},
+		{core.Op{Kind: core.OpWrite, Args: []string{"/work/ok", "x"}}, true},
+		{core.Op{Kind: core.OpRead, Args: []string{"/work/out"}}, true},
+		{core.Op{Kind: core.OpWrite, Args: []string{"/work/out/", "x"}}, false},
+		{core.Op{Kind: core.OpWrite, Args: []string{"/./", "x"}}, false},
+		{core.Op{Kind: core.OpWrite, Args: []string{"/work/sub", "x"}}, false},
+		{core.Op{Kind: core.OpWrite, Args: []string{"/work/to-sub", "x"}}, false},
+		{core.Op{Kind: core.OpWrite, Args: []string{"/work/a.txt/x", "x"}}, false},
+		{core.Op{Kind: core.OpRead, Args: []string{"work/a.txt"}}, false},
+	} {
+		if got := Holds(ws, g, []core.Op{tc.op})[0]; got != tc.want {
+			t.Errorf("Holds(%v) = %v, want %v", tc.op, got, tc.want)
+		}
+	}
+}

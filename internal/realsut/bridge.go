@@ -2,6 +2,7 @@ package realsut
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path"
 	"strings"
@@ -33,6 +34,7 @@ var chargeOnly = core.Op{Kind: "sbxfuzz:charge"}
 // is journaled in the harness's world.
 type bridge struct {
 	ref            *core.Reference     // charges every op; answers the ops the real sandbox is not asked
+	shadow         *core.Reference     // answers, uncharged, the fs ops the real sandbox cannot express
 	links          *core.WorldTemplate // the world as materialized, for the directories writes need
 	grant          core.Grant
 	world          *core.RefWorld
@@ -55,7 +57,10 @@ type bridge struct {
 }
 
 func newBridge(g core.Grant, w *core.RefWorld, t *realfs.Tree, drv realfs.Driver, release func()) *bridge {
-	return &bridge{ref: core.NewReference(g, w), links: core.PrepareWorld(w.Spec()), grant: g, world: w, tree: t, drv: drv,
+	unbounded := g.Spec()
+	unbounded.Budgets = core.Budgets{MaxOps: math.MaxInt64, MaxWall: math.MaxInt64, MaxOutputBytes: math.MaxInt64}
+	return &bridge{ref: core.NewReference(g, w), shadow: core.NewReference(core.MustGrant(unbounded), stoppedClock{w}),
+		links: core.PrepareWorld(w.Spec()), grant: g, world: w, tree: t, drv: drv,
 		max: g.Budgets().MaxOutputBytes, release: release}
 }
 
@@ -158,17 +163,11 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if out.Verdict == realfs.Unsupported || b.danglingPolicy && b.danglingWrite(op, out.Verdict) {
 		return b.unobserved(op)
 	}
-	r := core.Result{Kind: b.kind(op, out.Verdict)}
-	if r.Kind == core.OK && op.Kind == core.OpRead {
-		if n := int64(len(out.Data)); b.Usage().Output+n > b.max {
-			b.halted = core.MaxOutputBytes
-			return core.Result{Kind: core.MaxOutputBytes, Hard: true}
-		} else {
-			b.output += n
-		}
-		r.Data = out.Data
+	k := b.kind(op, out.Verdict)
+	if k == core.OK && op.Kind == core.OpRead {
+		return b.deliver(out.Data)
 	}
-	return r
+	return core.Result{Kind: k}
 }
 
 // realOp reports whether op goes to the real sandbox: a well-formed
@@ -289,43 +288,42 @@ func (b *bridge) refusal(op core.Op) core.Kind {
 }
 
 // unobserved answers an op the real sandbox could not express with the
-// SPEC's own check and effect (§5 step 4, already charged): the op is not
-// judged against the real sandbox, and a write it allows is made by the
-// harness, in the world and in the tree, so that the two stay alike.
+// shadow reference's own check and effect (SPEC §5 step 4; the op was
+// charged already): the op is not judged against the real sandbox, and a
+// write it allows is made by the harness in the world and, here, in the
+// tree, so that the two stay alike.
 func (b *bridge) unobserved(op core.Op) core.Result {
-	p := op.Args[0]
-	may, denied := b.grant.MayRead, core.FSReadDenied
-	if op.Kind == core.OpWrite {
-		may, denied = b.grant.MayWrite, core.FSWriteDenied
-	}
+	r := b.shadow.Run(op)
 	switch {
-	case core.HasTraversal(p):
-		return core.Result{Kind: core.PathTraversal}
-	case !may(p):
-		return core.Result{Kind: denied}
-	}
-	r, ok := b.world.Realpath(p)
-	switch {
-	case !ok:
-		return core.Result{Kind: core.NotFound}
-	case !may(r):
-		return core.Result{Kind: denied}
+	case r.Kind != core.OK:
+		return r
 	case op.Kind == core.OpWrite:
-		b.world.Write(r, op.Args[1])
-		b.writeDisk(r, op.Args[1])
-		return core.Result{Kind: core.OK}
+		if p, ok := b.links.Resolve(op.Args[0]); ok {
+			b.writeDisk(p, op.Args[1])
+		}
+		return r
 	}
-	data, ok := b.world.Read(r)
-	if !ok {
-		return core.Result{Kind: core.NotFound}
-	}
-	if n := int64(len(data)); b.Usage().Output+n > b.max {
+	return b.deliver(r.Data)
+}
+
+// deliver is SPEC §5 step 5 for data a read returned: charged against
+// max_output_bytes, or the halt.
+func (b *bridge) deliver(data string) core.Result {
+	n := int64(len(data))
+	if b.Usage().Output+n > b.max {
 		b.halted = core.MaxOutputBytes
 		return core.Result{Kind: core.MaxOutputBytes, Hard: true}
 	}
-	b.output += int64(len(data))
+	b.output += n
 	return core.Result{Kind: core.OK, Data: data}
 }
+
+// stoppedClock is the shadow reference's world: the harness's, but with a
+// clock that never moves, since the ops the shadow answers were charged
+// (and the clock read) already.
+type stoppedClock struct{ core.World }
+
+func (stoppedClock) Now() (int64, bool) { return 0, true }
 
 // writeDisk writes data at r, a resolved world path, in the tree, through
 // os.Root, for an op the real sandbox could not express; the next op

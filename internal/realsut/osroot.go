@@ -128,25 +128,22 @@ func isEscape(err error) bool {
 // AdaptFS narrows a scenario to what a sandbox of file tools can be asked:
 // fs_read and fs_write ops of absolute, well-formed paths that climb at
 // most MaxDots levels, under a grant of file roots only, over a world a
-// real tree can hold. It returns nil when no op is left.
+// real tree can hold, each op held by the disk as by the flat world
+// (realfs.Holds). It returns nil when no op is left.
 func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 	out := sc.Clone()
 	out.Grant.NetHosts, out.Grant.Tools = nil, nil
 	out.World.Routes, out.World.DNS, out.World.ToolOutputs = nil, nil, nil
-	steps := out.Steps[:0]
-	for _, st := range out.Steps {
-		// On a POSIX disk "\" is a byte of a name, not a separator: a path
-		// with `\..\` names a file inside its directory, so SPEC §4's
-		// traversal verdict on it cannot be observed.
-		if !realOp(st.Op) {
-			continue
-		}
-		if p := st.Op.Args[0]; strings.HasPrefix(p, "/") && !strings.Contains(p, `\`) && strings.Count(p, "..") <= MaxDots {
-			steps = append(steps, st)
+	out.World.Links = slices.DeleteFunc(out.World.Links, climbsAboveRoot)
+	out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return !askable(st.Op) })
+	holds := realfs.Holds(out.World, out.Grant, out.Ops())
+	kept := out.Steps[:0]
+	for i, st := range out.Steps {
+		if holds != nil && holds[i] {
+			kept = append(kept, st)
 		}
 	}
-	out.Steps = diskFits(out, steps)
-	out.World.Links = slices.DeleteFunc(out.World.Links, climbsAboveRoot)
+	out.Steps = kept
 	// The factory adds moatOps to the ops when it materializes: the moat
 	// must fit both.
 	if len(out.Steps) == 0 || realfs.Expressible(out.World, out.Grant, append(out.Ops(), moatOps...)) != nil {
@@ -155,16 +152,26 @@ func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 	return out
 }
 
+// askable reports whether a file sandbox can be asked op: a well-formed
+// fs op on an absolute path that climbs at most MaxDots levels. On a POSIX
+// disk "\" is a byte of a name, not a separator: a path with `\..\` names
+// a file inside its directory, so SPEC §4's traversal verdict on it cannot
+// be observed, and such a path is not asked either.
+func askable(op core.Op) bool {
+	if !realOp(op) {
+		return false
+	}
+	p := op.Args[0]
+	return strings.HasPrefix(p, "/") && !strings.Contains(p, `\`) && strings.Count(p, "..") <= MaxDots
+}
+
 // climbsAboveRoot reports whether a link's target, read from the link's
 // directory, climbs above "/" with "..": the world stops at its root
 // (SPEC §13), a disk under T goes on into the moat, so the two would part.
 func climbsAboveRoot(l core.Link) bool {
-	depth := 0
-	if !strings.HasPrefix(l.Target, "/") {
-		depth = strings.Count(path.Dir(core.Canonical(l.Path)), "/")
-		if path.Dir(core.Canonical(l.Path)) == "/" {
-			depth = 0
-		}
+	depth := 0 // the names above the place the target is read from
+	if dir := path.Dir(core.Canonical(l.Path)); !strings.HasPrefix(l.Target, "/") && dir != "/" {
+		depth = strings.Count(dir, "/")
 	}
 	for _, name := range strings.Split(l.Target, "/") {
 		switch name {
@@ -178,69 +185,4 @@ func climbsAboveRoot(l core.Link) bool {
 		}
 	}
 	return false
-}
-
-// maxDiskPath bounds an op's clean path: a real disk refuses a path over
-// 4,096 bytes, and T's own path comes first.
-const maxDiskPath = 1024
-
-// diskFits drops the ops a real disk cannot hold as the flat world of SPEC
-// §1 does: a write to a path that is a directory on the disk (a root, or
-// the parent of a file, a link or another op's path), a write under a
-// file (both judged where the world's links lead the write too), and a
-// path with a name longer than 255 bytes.
-func diskFits(sc *scenario.Scenario, steps []scenario.Step) []scenario.Step {
-	dirs, files := map[string]bool{}, map[string]bool{}
-	addParents := func(p string) {
-		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
-			dirs[d] = true
-		}
-	}
-	for _, r := range append(sc.Grant.FSRead, sc.Grant.FSWrite...) {
-		c := core.Canonical(r)
-		dirs[c] = true
-		addParents(c)
-	}
-	for _, f := range sc.World.Files {
-		files[core.Canonical(f.Path)] = true
-		addParents(core.Canonical(f.Path))
-	}
-	for _, l := range sc.World.Links {
-		addParents(core.Canonical(l.Path))
-	}
-	for _, st := range steps {
-		if !core.HasTraversal(st.Op.Args[0]) {
-			addParents(core.Canonical(st.Op.Args[0]))
-		}
-	}
-	links := core.PrepareWorld(sc.World)
-	underFile := func(p string) bool {
-		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
-			if files[d] {
-				return true
-			}
-		}
-		return false
-	}
-	out := steps[:0]
-	for _, st := range steps {
-		c := core.Canonical(st.Op.Args[0])
-		fits := len(c) <= maxDiskPath // T's path and the tree's directories take the rest of PATH_MAX
-		for _, name := range strings.Split(c, "/") {
-			fits = fits && len(name) <= 255
-		}
-		if st.Op.Kind == core.OpWrite {
-			// Where the write really goes, links followed: a directory
-			// there, or a file above it, and the disk refuses it.
-			r, ok := links.Resolve(c)
-			if !ok {
-				r = c
-			}
-			fits = fits && !dirs[c] && !dirs[r] && !underFile(c) && !underFile(r)
-		}
-		if fits {
-			out = append(out, st)
-		}
-	}
-	return out
 }

@@ -124,6 +124,13 @@ func onDisk(d *defective, p string) string {
 	return r
 }
 
+// removesLink answers as the os.Root sandbox does, and removes the link
+// /work/ln, which no op may: a change of the tree under a read-only root.
+func removesLink(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+	os.Remove(onDisk(d, "/work/ln"))
+	return out, nil
+}
+
 const world = `grant fs_read /work/
 grant fs_write /work/out/
 file /work/a.txt hello
@@ -165,16 +172,8 @@ func TestObservedInvariantsCanFail(t *testing.T) {
 			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
 				return realfs.Outcome{Verdict: realfs.NotFound}, nil
 			}},
-		{"a link removed on a denial", "fs_write /etc/x y\n", "no-effect-on-denial",
-			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
-				os.Remove(onDisk(d, "/work/ln"))
-				return out, nil
-			}},
-		{"a link removed by a read, outside the write roots", "fs_read /work/a.txt\n", "confinement",
-			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
-				os.Remove(onDisk(d, "/work/ln"))
-				return out, nil
-			}},
+		{"a link removed on a denial", "fs_write /etc/x y\n", "no-effect-on-denial", removesLink},
+		{"a link removed by a read, outside the write roots", "fs_read /work/a.txt\n", "confinement", removesLink},
 		{"a crash", "fs_read /work/a.txt\n", "total",
 			func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
 				return out, errors.New("the server exited")
