@@ -284,10 +284,26 @@ func (r *Run) checkOutput(s *stepObs) {
 	}
 }
 
+// checkVerdict compares the op's result and the usage after it with the
+// model's (SPEC §8): a sandbox whose verdicts are right but whose counters
+// drift (output counted in runes, wall in clock reads) meters budgets that
+// are not SPEC §5's, and halts on the wrong op sooner or later.
 func (r *Run) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	r.cov.Checked[VerdictMatchesModel][s.class]++
 	if s.res != want {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
 			FormatOp(*s.op), describeResult(s.res), describeResult(want), r.model.explain(why, *s.op)))
+		return
+	}
+	if r.halt != core.Invalid && r.haltStep != r.step || s.after.Ops != int64(r.step) {
+		return // usage past the halt is the latch's to judge, a miscounted op charge-before-dispatch's
+	}
+	if u := r.model.usage(); !r.model.usageMatches(s.after) {
+		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s as the model does, but left usage ops=%d wall=%d output=%d where the model of SPEC §5 has ops=%d wall=%d output=%d: %s",
+			FormatOp(*s.op), describeResult(s.res), s.after.Ops, s.after.Wall, s.after.Output, u.Ops, u.Wall, u.Output, usageRule))
 	}
 }
+
+// usageRule is SPEC §5's accounting, said where a sandbox's usage differs.
+const usageRule = "ops counts every op past the halt gate, wall is the latest Clock.Now() − t0 (any number once that is past what int64 holds), output adds the bytes of every ok result"
+

@@ -33,8 +33,11 @@ type model struct {
 
 	world   *modelWorld
 	t0      int64
-	ops     int64
-	out     int64
+	ops     int64 // usage after the latest op (SPEC §5): ops charged,
+	wall    int64 // the elapsed ticks of the latest clock read,
+	out     int64 // and bytes returned
+	// wallUnpinned is set once a clock read gave a wall int64 cannot hold.
+	wallUnpinned bool
 	halt    core.Kind
 	clean   string // Canonical of the current op's path, once cleaned is set
 	cleaned bool
@@ -231,7 +234,12 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 		return m.halted(core.MaxOps), verdictReason{code: becauseOps}
 	}
 	now, pastTop := m.world.clock.now()
-	if elapsed, past := wallSince(m.t0, now); pastTop || past || elapsed > m.budgets.MaxWall {
+	elapsed, past := wallSince(m.t0, now)
+	// A wall that int64 cannot hold (a tick past 2^63−1, a difference past
+	// either end) is past every budget, or before every start; SPEC §5
+	// pins no number for it, so usage's wall is not compared from then on.
+	m.wall, m.wallUnpinned = elapsed, m.wallUnpinned || pastTop || past || elapsed == math.MinInt64
+	if pastTop || past || elapsed > m.budgets.MaxWall {
 		return m.halted(core.MaxWall), verdictReason{code: becauseWall}
 	}
 	row := lookup(op.Kind)
@@ -274,6 +282,20 @@ func wallSince(t0, now int64) (elapsed int64, past bool) {
 		return math.MinInt64, false
 	}
 	return d, false
+}
+
+// usage returns the counters a sandbox following SPEC §5 reports after
+// the ops predicted so far: every op past the halt gate, the wall of the
+// latest clock read, the bytes of the ok results.
+func (m *model) usage() core.Usage { return core.Usage{Ops: m.ops, Wall: m.wall, Output: m.out} }
+
+// usageMatches compares u with usage(), leaving out a wall SPEC §5 does
+// not pin.
+func (m *model) usageMatches(u core.Usage) bool {
+	if m.wallUnpinned {
+		u.Wall = m.wall
+	}
+	return u == m.usage()
 }
 
 func (m *model) halted(k core.Kind) core.Result {

@@ -199,12 +199,22 @@ func TestResolvingTheCleanPathIsNoEffect(t *testing.T) {
 
 // skipsRealpath checks the lexical path and never resolves it, then acts on
 // it: the world follows the links anyway (the CVE-2025-53109 shape).
-type skipsRealpath struct{ wrapped }
+type skipsRealpath struct {
+	wrapped
+	output *int64 // the bytes its own reads returned, which the reference did not count
+}
+
+func (s skipsRealpath) Usage() core.Usage {
+	u := s.Reference.Usage()
+	u.Output += *s.output
+	return u
+}
 
 func (s skipsRealpath) Run(op core.Op) core.Result {
 	if op.Kind == core.OpRead && len(op.Args) == 1 && !core.HasTraversal(op.Args[0]) && s.grant.MayRead(op.Args[0]) {
 		s.Reference.Run(core.Op{Kind: "charge"}) // an unknown op: charged like this one, no effect
 		if d, ok := s.world.Read(op.Args[0]); ok {
+			*s.output += int64(len(d)) // the test's budgets are roomy: no output halt to model
 			return core.Result{Kind: core.OK, Data: d}
 		}
 		return core.Result{Kind: core.NotFound}
@@ -235,7 +245,7 @@ func TestConfinementJudgesThePathReached(t *testing.T) {
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/work/link"),
 	})
-	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return skipsRealpath{wrap(g, w)} }), c, 2, Confinement, VerdictMatchesModel)
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return skipsRealpath{wrap(g, w), new(int64)} }), c, 2, Confinement, VerdictMatchesModel)
 	mustContain(t, got[0], "fs_read /work/link returned ok", "read /work/link",
 		`"/work/link" resolves through the world's links to "/workshop/secret", which is under no fs_read root`)
 
