@@ -306,4 +306,3 @@ func (r *Run) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 
 // usageRule is SPEC §5's accounting, said where a sandbox's usage differs.
 const usageRule = "ops counts every op past the halt gate, wall is the latest Clock.Now() − t0 (any number once that is past what int64 holds), output adds the bytes of every ok result"
-

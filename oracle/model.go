@@ -31,16 +31,16 @@ type model struct {
 	hosts, tools    []string
 	budgets         core.Budgets
 
-	world   *modelWorld
-	t0      int64
-	ops     int64 // usage after the latest op (SPEC §5): ops charged,
-	wall    int64 // the elapsed ticks of the latest clock read,
-	out     int64 // and bytes returned
+	world *modelWorld
+	t0    int64
+	ops   int64 // usage after the latest op (SPEC §5): ops charged,
+	wall  int64 // the elapsed ticks of the latest clock read,
+	out   int64 // and bytes returned
 	// wallUnpinned is set once a clock read gave a wall int64 cannot hold.
 	wallUnpinned bool
-	halt    core.Kind
-	clean   string // Canonical of the current op's path, once cleaned is set
-	cleaned bool
+	halt         core.Kind
+	clean        string // Canonical of the current op's path, once cleaned is set
+	cleaned      bool
 }
 
 // rule refuses an op with kind when refuses holds. why explains the
