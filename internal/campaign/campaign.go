@@ -15,6 +15,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -42,6 +43,11 @@ type Config struct {
 	Out string
 	// StopAtFirst ends the campaign at the first finding (by check index).
 	StopAtFirst bool
+	// Dimensions counts the SPEC dimension points each checked scenario
+	// hits (package dims) into Result.Dimensions: a second, reference run
+	// of every scenario, so campaigns that only hunt (the mutants) leave
+	// it off.
+	Dimensions bool
 	// Progress, when set, is called about once a second from a single
 	// goroutine with the counts so far.
 	Progress func(Progress)
@@ -74,9 +80,10 @@ type Result struct {
 	Elapsed     time.Duration
 	Workers     int
 	Coverage    oracle.Coverage
-	Findings    []Finding // deduplicated, in check order
-	Raw         int64     // raw findings the oracle reported, kept or not
-	Interrupted bool      // stopped early by its context
+	Dimensions  *dims.Counts // with Config.Dimensions, the points the checked scenarios hit; else nil
+	Findings    []Finding    // deduplicated, in check order
+	Raw         int64        // raw findings the oracle reported, kept or not
+	Interrupted bool         // stopped early by its context
 }
 
 // OpsPerSecond is the throughput of checked ops.
@@ -125,6 +132,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		skipped atomic.Int64 // scenarios the adapter could express nothing of
 		ops     atomic.Uint64
 		covs    = make([]oracle.Coverage, workers)
+		dcs     = make([]dims.Counts, workers)
 		errs    = make([]error, workers)
 		wg      sync.WaitGroup
 	)
@@ -162,6 +170,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				before := cov.Ops
 				fs := checker.Check(c, cov)
 				ops.Add(cov.Ops - before)
+				if cfg.Dimensions {
+					dims.Count(sc, c.Grant, &dcs[w])
+				}
 				if len(fs) > 0 {
 					col.offer(int(i), sc, fs)
 				}
@@ -184,6 +195,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Findings: out.findings, Raw: col.raws.Load()}
 	for i := range covs {
 		res.Coverage.Add(&covs[i])
+		if cfg.Dimensions {
+			if res.Dimensions == nil {
+				res.Dimensions = new(dims.Counts)
+			}
+			res.Dimensions.Add(&dcs[i])
+		}
 	}
 	res.Checks = int(done.Load())
 	res.Drawn = res.Checks + int(skipped.Load())

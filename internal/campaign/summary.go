@@ -3,6 +3,7 @@ package campaign
 import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -24,6 +25,16 @@ type Summary struct {
 	Findings       []FindingSummary `json:"findings"`
 	Invariants     []InvariantRow   `json:"invariants"`
 	Classes        []ClassRow       `json:"classes"`
+	// Dimensions is every point of the SPEC dimension table (package
+	// dims) with its hits, when the campaign counted them.
+	Dimensions []DimensionPoint `json:"dimensions,omitempty"`
+}
+
+// DimensionPoint is one point of the SPEC dimension table and how often
+// the campaign's scenarios hit it.
+type DimensionPoint struct {
+	dims.Point
+	Hits uint64 `json:"hits"`
 }
 
 // FindingSummary is one finding in a Summary.
@@ -61,6 +72,11 @@ func Summarize(res *Result, sut string) Summary {
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), OpsPerSecond: res.OpsPerSecond(),
 		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []FindingSummary{},
 		Invariants: InvariantRows(&res.Coverage), Classes: ClassRows(&res.Coverage),
+	}
+	if res.Dimensions != nil {
+		for i, p := range dims.Catalog() {
+			s.Dimensions = append(s.Dimensions, DimensionPoint{Point: p, Hits: res.Dimensions.Hits(i)})
+		}
 	}
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, FindingSummary{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,

@@ -84,7 +84,7 @@ mutant survived, 3 if SIGINT or SIGTERM cut it short.`)
 			return ExitUsage
 		}
 		var st int
-		if rep, st = reportCampaign(e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Timeout: *timeout}, *sutName, *withMutants); rep == nil {
+		if rep, st = reportCampaign(e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Timeout: *timeout, Dimensions: true}, *sutName, *withMutants); rep == nil {
 			return st
 		}
 	}

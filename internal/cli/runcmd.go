@@ -66,7 +66,7 @@ second signal stops at once. Exit 0 nothing found, 1 findings, 2 bad usage,
 	ctx, stop := interruptible(e)
 	defer stop()
 	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,
-		Target: target, Timeout: *timeout, Out: *out})
+		Target: target, Timeout: *timeout, Out: *out, Dimensions: true})
 	if res == nil {
 		return errorf(e, "%v", err)
 	}

@@ -1,0 +1,284 @@
+package dims
+
+import (
+	"math"
+	"net/netip"
+)
+
+// Internal ranges of SPEC §6, IPv4 then IPv6. The IPv4-mapped and NAT64
+// forms are spellings of IPv4 addresses, not ranges of their own;
+// broadcast is the high edge of 240.0.0.0/4.
+var ranges = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+		"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// Ranges returns the internal ranges of SPEC §6 the table names.
+func Ranges() []netip.Prefix { return append([]netip.Prefix(nil), ranges...) }
+
+// Positions of an address against a range.
+const (
+	Below    = iota // the address just before the range
+	Low             // the range's first address
+	Interior        // strictly between its edges
+	High            // its last address
+	Above           // the address just after it
+	numPositions
+)
+
+var positionNames = [numPositions]string{"just below", "low edge", "interior", "high edge", "just above"}
+
+// Spellings of an address in a host: the IPv4 forms inet_aton accepts, the
+// IPv6 forms, and a name the world's resolver answered with the address.
+const (
+	Dotted     = iota // 10.1.2.3
+	Short             // 10.1 (fewer than four parts)
+	Integer           // 167837955 (one decimal part)
+	Hex               // 0xa.1.2.3, 0x0a010203 (a hexadecimal part)
+	Octal             // 012.1.2.3 (a part with a leading 0)
+	Mapped            // ::ffff:10.1.2.3
+	NAT64             // 64:ff9b::a01:203
+	Compressed        // fe80::1
+	Expanded          // fe80:0:0:0:0:0:0:1
+	Bracketed         // [fe80::1]
+	Name              // a name a dns line (or SPEC §6's table) resolves to it
+	numSpellings
+)
+
+var spellingNames = [numSpellings]string{"dotted", "short", "integer", "hex", "octal", "v4-mapped", "nat64",
+	"compressed", "expanded", "bracketed", "name"}
+
+var (
+	spellings4 = []int{Dotted, Short, Integer, Hex, Octal, Mapped, NAT64, Name}
+	spellings6 = []int{Compressed, Expanded, Bracketed, Name}
+)
+
+// Budget points of one budget.
+const (
+	BudgetZero = iota // the budget is 0 and an op is charged against it
+	BudgetBelow       // usage after the op stays below the budget
+	BudgetAt          // usage lands exactly on it
+	BudgetOver        // usage would be one past it: the op halts
+	BudgetMax         // the budget is math.MaxInt64
+	numBudgetPoints
+)
+
+var (
+	budgetNames      = [...]string{"max_ops", "max_wall", "max_output_bytes"}
+	budgetPointNames = [numBudgetPoints]string{"0", "below", "exactly at", "one over", "max int64"}
+)
+
+// Pairs of budgets on their edge (at, or one over) in the same op. An op
+// past max_ops or max_wall has no effect and so no bytes: output is on its
+// edge only when both others let the op through.
+var pairNames = [...]string{
+	"ops at + wall at", "ops at + wall one over", "ops one over + wall at", "ops one over + wall one over",
+	"ops at + output at", "ops at + output one over", "wall at + output at", "wall at + output one over",
+	"ops at + wall at + output at", "ops at + wall at + output one over",
+}
+
+// Clock shapes.
+const (
+	ClockStep0 = iota
+	ClockStep1
+	ClockStepLarge
+	ClockStepNegative
+	ClockPastTop
+	numClockShapes
+)
+
+var clockNames = [numClockShapes]string{"step 0", "step 1", "step ≥ 2^32", "negative step", "a tick past 2^63−1"}
+
+// largeStep is where a step counts as large: past any 32-bit counter.
+const largeStep = math.MaxUint32 + 1
+
+// Byte classes.
+const (
+	ASCII = iota
+	MultiByte
+	InvalidUTF8
+	NUL
+	numByteClasses
+)
+
+var byteClassNames = [numByteClasses]string{"ASCII", "multi-byte UTF-8", "invalid UTF-8", "NUL"}
+
+// Argument positions whose bytes are classed, and the data returned.
+const (
+	ArgKind = iota
+	ArgFSPath
+	ArgWriteData
+	ArgHost
+	ArgFetchPath
+	ArgToolName
+	ArgToolInput
+	ArgData
+	numArgs
+)
+
+var argNames = [numArgs]string{"op kind", "fs path", "write data", "fetch host", "fetch path", "tool name", "tool input", "returned data"}
+
+// Multi-byte returned data where the output budget is tight.
+var edgeDataNames = [...]string{"multi-byte data landing exactly at max_output_bytes", "multi-byte data one byte over max_output_bytes"}
+
+// Path shapes relative to the root an fs path names (SPEC §4).
+const (
+	PathRootItself  = iota // /work
+	PathRootSlash          // /work/
+	PathChild              // /work/a
+	PathDeep               // /work/a/b/c
+	PathTrailing           // /work/a/
+	PathDotSegments        // /work/./a, /work//a
+	PathTraversal          // /work/../etc
+	PathBackslash          // /work\..\etc
+	PathDotDotName         // /work/..hidden
+	PathPercent            // /work/%2e%2e/etc
+	PathLookalike          // /work/\uff0e\uff0e/etc
+	PathSibling            // /workshop/x, /work.bak
+	PathAncestor           // /, a parent of the root
+	numPathShapes
+)
+
+var pathShapeNames = [numPathShapes]string{"the root itself", "the root with a slash", "child", "deep child (3+ levels)",
+	"trailing slash", "dot segments", "traversal with /", "traversal with \\", "..name (not traversal)",
+	"percent-encoded", "non-ASCII lookalike", "prefix sibling", "ancestor of the root"}
+
+// Paths that name no root.
+const (
+	PathRelative = iota
+	PathEmpty
+	PathOutside
+	numLoosePaths
+)
+
+var loosePathNames = [numLoosePaths]string{"relative", "empty", "outside every root"}
+
+var rootGroups = [2]string{"root written with a trailing slash", "root written without one"}
+
+// Host shapes against the granted hosts (SPEC §9).
+const (
+	HostGranted = iota
+	HostCase
+	HostTrailingDot
+	HostTwoDots
+	HostPort
+	HostUserinfo
+	HostGrantedAt
+	HostSpace
+	HostSubdomain
+	HostPrefix
+	HostIPv4
+	HostIPv6
+	HostLocalhost
+	HostMetadata
+	HostEmpty
+	HostOther
+	numHostShapes
+)
+
+var hostShapeNames = [numHostShapes]string{"granted, byte for byte", "case variant", "trailing dot", "two trailing dots",
+	":port", "user@granted", "granted@other", "white space or control byte", "subdomain of a granted host",
+	"granted host as a prefix", "IPv4 literal", "IPv6 literal", "localhost", "metadata name", "empty", "other name"}
+
+// Where each dimension's points start in the catalog.
+var (
+	baseRange, baseBudget, basePair, baseClock, baseBytes, baseEdgeData, basePath, baseLoose, baseHost int
+	// rangeBase[r] is where range r's points start; a range has a point
+	// for each position × spelling of its family.
+	rangeBase []int
+)
+
+var catalog = build()
+
+func build() []Point {
+	var out []Point
+	add := func(p Point) { out = append(out, p) }
+	baseRange = len(out)
+	for _, r := range ranges {
+		rangeBase = append(rangeBase, len(out))
+		sp := spellingsOf(r)
+		for pos := range numPositions {
+			for _, s := range sp {
+				add(Point{Dim: InternalRange, Group: r.String(), Name: positionNames[pos] + ", " + spellingNames[s], Unreachable: unreachable(r, pos)})
+			}
+		}
+	}
+	baseBudget = len(out)
+	for _, b := range budgetNames {
+		for _, p := range budgetPointNames {
+			add(Point{Dim: Budget, Group: b, Name: p})
+		}
+	}
+	basePair = len(out)
+	for _, p := range pairNames {
+		add(Point{Dim: BudgetPair, Group: "same op", Name: p})
+	}
+	baseClock = len(out)
+	for _, c := range clockNames {
+		add(Point{Dim: Clock, Group: "tick clock", Name: c})
+	}
+	baseBytes = len(out)
+	for _, a := range argNames {
+		for _, b := range byteClassNames {
+			add(Point{Dim: Bytes, Group: a, Name: b})
+		}
+	}
+	baseEdgeData = len(out)
+	for _, n := range edgeDataNames {
+		add(Point{Dim: Bytes, Group: "returned data", Name: n})
+	}
+	basePath = len(out)
+	for _, g := range rootGroups {
+		for _, s := range pathShapeNames {
+			add(Point{Dim: PathShape, Group: g, Name: s})
+		}
+	}
+	baseLoose = len(out)
+	for _, s := range loosePathNames {
+		add(Point{Dim: PathShape, Group: "no root", Name: s})
+	}
+	baseHost = len(out)
+	for _, s := range hostShapeNames {
+		add(Point{Dim: HostShape, Group: "net_fetch host", Name: s})
+	}
+	return out
+}
+
+func spellingsOf(r netip.Prefix) []int {
+	if r.Addr().Is4() {
+		return spellings4
+	}
+	return spellings6
+}
+
+// unreachable says why range r has no address at position pos, or "".
+func unreachable(r netip.Prefix, pos int) string {
+	first, last := edges(r)
+	switch {
+	case pos == Below && !first.Prev().IsValid():
+		return "no address comes before " + first.String()
+	case pos == Above && !last.Next().IsValid():
+		return "no address comes after " + last.String()
+	case pos == Interior && first.Next() == last || pos == Interior && first == last:
+		return "a range of " + map[bool]string{true: "one address", false: "two addresses"}[first == last] + " has no interior"
+	}
+	return ""
+}
+
+// edges returns the first and last addresses of r.
+func edges(r netip.Prefix) (first, last netip.Addr) {
+	first = r.Masked().Addr()
+	b := first.AsSlice()
+	for i := r.Bits(); i < len(b)*8; i++ {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	last, _ = netip.AddrFromSlice(b)
+	return first, last
+}

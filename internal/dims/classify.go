@@ -1,0 +1,217 @@
+package dims
+
+import (
+	"net/netip"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// Spelling returns how host spells its address: an IPv4 form inet_aton
+// reads, an IPv6 form, or Name for anything else (a name the resolver
+// answers from its table or a dns line).
+func Spelling(host string) int {
+	if a, ok := core.ParseIPv6Literal(host); ok {
+		u := a.WithZone("")
+		switch {
+		case u.Is4In6():
+			return Mapped
+		case u != core.Unmap(u):
+			return NAT64
+		case host[0] == '[':
+			return Bracketed
+		case strings.Contains(host, "::"):
+			return Compressed
+		}
+		return Expanded
+	}
+	if _, ok := core.ParseInetAton(host); !ok {
+		return Name
+	}
+	if i := strings.IndexAny(host, " \t\n\v\f\r"); i >= 0 {
+		host = host[:i] // inet_aton ignores what follows white space
+	}
+	parts := strings.Split(host, ".")
+	octal := false
+	for _, p := range parts {
+		if len(p) > 1 && p[0] == '0' {
+			if p[1] == 'x' || p[1] == 'X' {
+				return Hex
+			}
+			octal = true
+		}
+	}
+	switch {
+	case octal:
+		return Octal
+	case len(parts) == 1:
+		return Integer
+	case len(parts) < 4:
+		return Short
+	}
+	return Dotted
+}
+
+// Position returns where a lies against r: Below, Low, Interior, High or
+// Above, and false when it is none of them. A one-address range's only
+// address is both its Low and its High: Position says Low.
+func Position(a netip.Addr, r netip.Prefix) (int, bool) {
+	first, last := edges(r)
+	switch {
+	case a == first:
+		return Low, true
+	case a == last:
+		return High, true
+	case r.Contains(a):
+		return Interior, true
+	case first.Prev().IsValid() && a == first.Prev():
+		return Below, true
+	case last.Next().IsValid() && a == last.Next():
+		return Above, true
+	}
+	return 0, false
+}
+
+// ByteClass returns the class of s's bytes: NUL when it holds a zero byte,
+// else InvalidUTF8, else MultiByte when it holds a byte past ASCII, else
+// ASCII.
+func ByteClass(s string) int {
+	multi := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == 0:
+			return NUL
+		case s[i] >= utf8.RuneSelf:
+			multi = true
+		}
+	}
+	switch {
+	case multi && !utf8.ValidString(s):
+		return InvalidUTF8
+	case multi:
+		return MultiByte
+	}
+	return ASCII
+}
+
+// ClassifyPath returns the shape of fs path p against roots (SPEC §4): the
+// root it names (the longest root, other than "/", that p starts with
+// byte for byte, or whose ancestor it is) and the shape, with
+// named=false and a loose shape (PathRelative, PathEmpty, PathOutside)
+// when it names none. slash says whether that root was written with a
+// trailing slash.
+func ClassifyPath(p string, roots []string) (shape int, slash, named bool) {
+	best := -1
+	for i, r := range roots {
+		t := strings.TrimRight(r, "/")
+		if t != "" && strings.HasPrefix(p, t) && (best < 0 || len(t) > len(strings.TrimRight(roots[best], "/"))) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ancestorOrLoose(p, roots)
+	}
+	r := roots[best]
+	slash = strings.HasSuffix(r, "/")
+	rest := p[len(strings.TrimRight(r, "/")):]
+	switch {
+	case core.HasTraversal(p):
+		if strings.Contains(p, `\..`) || strings.Contains(p, `..\`) {
+			return PathBackslash, slash, true
+		}
+		return PathTraversal, slash, true
+	case rest == "":
+		return PathRootItself, slash, true
+	case rest == "/":
+		return PathRootSlash, slash, true
+	case rest[0] != '/':
+		return PathSibling, slash, true
+	case strings.Contains(rest, "/.."):
+		return PathDotDotName, slash, true
+	case strings.Contains(rest, "/./") || strings.Contains(rest, "//") || strings.HasSuffix(rest, "/."):
+		return PathDotSegments, slash, true
+	case strings.IndexByte(rest, '%') >= 0:
+		return PathPercent, slash, true
+	case ByteClass(rest) != ASCII:
+		return PathLookalike, slash, true
+	case strings.HasSuffix(rest, "/"):
+		return PathTrailing, slash, true
+	case strings.Count(rest, "/") >= 3:
+		return PathDeep, slash, true
+	}
+	return PathChild, slash, true
+}
+
+// ancestorOrLoose classes a path that starts with no root: an ancestor of
+// one, or a loose shape.
+func ancestorOrLoose(p string, roots []string) (int, bool, bool) {
+	switch {
+	case p == "":
+		return PathEmpty, false, false
+	case p[0] != '/':
+		return PathRelative, false, false
+	}
+	c := path.Clean(p)
+	for _, r := range roots {
+		rc := path.Clean(r)
+		if rc != "/" && !core.HasTraversal(p) && (c == "/" || strings.HasPrefix(rc, c+"/")) {
+			return PathAncestor, strings.HasSuffix(r, "/"), true
+		}
+	}
+	return PathOutside, false, false
+}
+
+// ClassifyHost returns the shape of a net_fetch host against the granted
+// hosts (SPEC §9), first match in the order of the table.
+func ClassifyHost(h string, granted []string) int {
+	for _, g := range granted {
+		if h == g {
+			return HostGranted
+		}
+	}
+	switch {
+	case h == "":
+		return HostEmpty
+	case strings.IndexFunc(h, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0:
+		return HostSpace
+	case strings.IndexByte(h, '@') >= 0:
+		for _, g := range granted {
+			if strings.HasPrefix(h, g+"@") {
+				return HostGrantedAt
+			}
+		}
+		return HostUserinfo
+	}
+	if _, ok := core.ParseIPv6Literal(h); ok {
+		return HostIPv6
+	}
+	if _, ok := core.ParseInetAton(h); ok {
+		return HostIPv4
+	}
+	if strings.IndexByte(h, ':') >= 0 {
+		return HostPort
+	}
+	for _, g := range granted {
+		switch {
+		case strings.EqualFold(h, g):
+			return HostCase
+		case h == g+".":
+			return HostTrailingDot
+		case h == g+"..":
+			return HostTwoDots
+		case strings.HasSuffix(h, "."+g):
+			return HostSubdomain
+		case strings.HasPrefix(h, g):
+			return HostPrefix
+		}
+	}
+	switch n := core.NormalizeHost(h); {
+	case n == "localhost" || strings.HasSuffix(n, ".localhost"):
+		return HostLocalhost
+	case n == "metadata.google.internal" || n == "metadata" || n == "instance-data":
+		return HostMetadata
+	}
+	return HostOther
+}

@@ -1,0 +1,260 @@
+package dims
+
+import (
+	"math"
+	"net/netip"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// recorder is the reference's world, keeping the bytes the latest effect
+// produced: the data an op returns, or would have returned had the output
+// budget let it.
+type recorder struct {
+	*core.RefWorld
+	data string
+	has  bool
+}
+
+func (r *recorder) keep(d string, ok bool) (string, bool) {
+	if ok {
+		r.data, r.has = d, true
+	}
+	return d, ok
+}
+
+func (r *recorder) Read(p string) (string, bool) { return r.keep(r.RefWorld.Read(p)) }
+func (r *recorder) Fetch(h string, a netip.Addr, p string) (string, bool) {
+	return r.keep(r.RefWorld.Fetch(h, a, p))
+}
+func (r *recorder) Call(n, in string) (string, bool) { return r.keep(r.RefWorld.Call(n, in)) }
+
+// Count counts the points sc hits into c: it runs sc's ops on the
+// reference sandbox over sc's world under g (sc's grant, built) and
+// classes what reached each step of the pipeline.
+func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
+	w := &recorder{RefWorld: core.NewWorld(sc.World)}
+	ref := core.NewReference(g, w)
+	b := g.Budgets()
+	clock := sc.World.Clock
+	t0, _ := clock.At(0)
+	countClockShape := clockShape(clock)
+	for i := range sc.Steps {
+		if _, halted := ref.Halted(); halted {
+			return // every later op stops at the gate
+		}
+		op := sc.Steps[i].Op
+		before := ref.Usage()
+		reads := w.ClockReads()
+		j := w.JournalLen()
+		w.has = false
+		res := ref.Run(op)
+		st := edgeState{ops: before.Ops + 1}
+		st.wall, st.wallPast = wallAt(clock, reads, t0)
+		c.budget(0, b.MaxOps, st.ops)
+		if st.ops > b.MaxOps {
+			c.pairs(b, st, 0, false)
+			continue // no clock read, no dispatch
+		}
+		if countClockShape >= 0 {
+			c.hit(baseClock + countClockShape)
+		}
+		if st.wallPast {
+			c.hit(baseClock + ClockPastTop)
+		} else {
+			c.budget(1, b.MaxWall, st.wall)
+		}
+		if res.Kind == core.MaxWall {
+			c.pairs(b, st, 0, false)
+			continue
+		}
+		c.args(op, g)
+		for _, e := range w.Journal()[j:] {
+			if e.Call == core.CallResolve {
+				c.address(e.Name, e.Addr)
+			}
+		}
+		if !w.has || w.data == "" {
+			c.pairs(b, st, 0, false)
+			continue
+		}
+		n := int64(len(w.data))
+		out := satAdd(before.Output, n)
+		c.budget(2, b.MaxOutputBytes, out)
+		c.pairs(b, st, out, true)
+		cls := ByteClass(w.data)
+		c.hit(baseBytes + ArgData*numByteClasses + cls)
+		if cls == MultiByte {
+			switch {
+			case out == b.MaxOutputBytes:
+				c.hit(baseEdgeData)
+			case b.MaxOutputBytes < math.MaxInt64 && out == b.MaxOutputBytes+1:
+				c.hit(baseEdgeData + 1)
+			}
+		}
+	}
+}
+
+// edgeState is where an op's usage lands against the budgets: ops and
+// wall as the op charges them (wall as the clock would answer, even when
+// max_ops stops the op first).
+type edgeState struct {
+	ops, wall int64
+	wallPast  bool // the tick is past 2^63−1, or the difference past int64
+}
+
+// budget counts budget k's points for usage used against limit.
+func (c *Counts) budget(k int, limit, used int64) {
+	base := baseBudget + k*numBudgetPoints
+	switch {
+	case limit == 0:
+		c.hit(base + BudgetZero)
+	case limit == math.MaxInt64:
+		c.hit(base + BudgetMax)
+	}
+	switch {
+	case used < limit:
+		c.hit(base + BudgetBelow)
+	case used == limit && limit > 0:
+		c.hit(base + BudgetAt)
+	case limit < math.MaxInt64 && used == limit+1:
+		c.hit(base + BudgetOver)
+	}
+}
+
+// edge is a budget's edge state: 0 off the edge, 1 exactly at, 2 one over.
+func edge(used, limit int64, valid bool) int {
+	switch {
+	case !valid:
+		return 0
+	case used == limit:
+		return 1
+	case limit < math.MaxInt64 && used == limit+1:
+		return 2
+	}
+	return 0
+}
+
+// pairs counts the budget-pair points of one op; out is the output total
+// the op's bytes would make, when hasOut.
+func (c *Counts) pairs(b core.Budgets, st edgeState, out int64, hasOut bool) {
+	o, w, x := edge(st.ops, b.MaxOps, true), edge(st.wall, b.MaxWall, !st.wallPast), edge(out, b.MaxOutputBytes, hasOut)
+	if o != 0 && w != 0 {
+		c.hit(basePair + (o-1)*2 + (w - 1)) // ops at/over × wall at/over
+	}
+	if o == 1 && x != 0 {
+		c.hit(basePair + 4 + x - 1)
+	}
+	if w == 1 && x != 0 {
+		c.hit(basePair + 6 + x - 1)
+	}
+	if o == 1 && w == 1 && x != 0 {
+		c.hit(basePair + 8 + x - 1)
+	}
+}
+
+// wallAt returns the wall the clock's next answer gives, after reads
+// reads, and past=true when int64 cannot hold it (SPEC §7).
+func wallAt(clock core.TickClock, reads, t0 int64) (int64, bool) {
+	now, ok := clock.At(reads)
+	if !ok {
+		return math.MaxInt64, true
+	}
+	d := now - t0
+	if now >= t0 && d < 0 || now < t0 && d >= 0 {
+		return d, true
+	}
+	return d, false
+}
+
+func clockShape(c core.TickClock) int {
+	switch {
+	case c.Step == 0:
+		return ClockStep0
+	case c.Step == 1:
+		return ClockStep1
+	case c.Step >= largeStep:
+		return ClockStepLarge
+	case c.Step < 0:
+		return ClockStepNegative
+	}
+	return -1
+}
+
+// args counts the byte classes of op's kind and arguments and, for the
+// ops that reach their checks, the path or host shape.
+func (c *Counts) args(op core.Op, g core.Grant) {
+	c.hit(baseBytes + ArgKind*numByteClasses + ByteClass(op.Kind))
+	var pos []int
+	switch op.Kind {
+	case core.OpRead:
+		pos = []int{ArgFSPath}
+	case core.OpWrite:
+		pos = []int{ArgFSPath, ArgWriteData}
+	case core.OpFetch:
+		pos = []int{ArgHost, ArgFetchPath}
+	case core.OpTool:
+		pos = []int{ArgToolName, ArgToolInput}
+	}
+	for i, a := range op.Args {
+		if i < len(pos) {
+			c.hit(baseBytes + pos[i]*numByteClasses + ByteClass(a))
+		}
+	}
+	if !core.WellFormed(op.Args, len(pos)) || len(pos) == 0 {
+		return
+	}
+	switch op.Kind {
+	case core.OpRead:
+		c.path(op.Args[0], g.FSRead())
+	case core.OpWrite:
+		c.path(op.Args[0], g.FSWrite())
+	case core.OpFetch:
+		c.hit(baseHost + ClassifyHost(op.Args[0], g.NetHosts()))
+	}
+}
+
+func (c *Counts) path(p string, roots []string) {
+	shape, slash, named := ClassifyPath(p, roots)
+	if !named {
+		c.hit(baseLoose + shape)
+		return
+	}
+	g := 0
+	if !slash {
+		g = 1
+	}
+	c.hit(basePath + g*numPathShapes + shape)
+}
+
+// address counts the range points of an address host resolved to.
+func (c *Counts) address(host string, a netip.Addr) {
+	sp := Spelling(host)
+	a = core.Unmap(a)
+	for r, p := range ranges {
+		if p.Addr().Is4() != a.Is4() {
+			continue
+		}
+		pos, ok := Position(a, p)
+		if !ok {
+			continue
+		}
+		sps := spellingsOf(p)
+		for k, s := range sps {
+			if s == sp {
+				c.hit(rangeBase[r] + pos*len(sps) + k)
+				if pos == Low && p.Bits() == p.Addr().BitLen() {
+					c.hit(rangeBase[r] + High*len(sps) + k) // a one-address range: both edges
+				}
+			}
+		}
+	}
+}
+
+func satAdd(a, b int64) int64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxInt64
+}

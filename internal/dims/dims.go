@@ -1,0 +1,103 @@
+// Package dims names the dimensions of SPEC as data — every internal range
+// of §6 with its edges and spellings, each budget of §5 and each pair of
+// budgets on the edge in the same op, the clock shapes of §7, the byte
+// classes of every argument and of returned data, the path shapes of §4
+// under roots written with and without a trailing slash, and the host
+// shapes of §9 — and counts how often a campaign's scenarios hit each
+// point. Invariant × class coverage cannot show that a campaign never drew
+// an address inside 172.16.0.0/12 other than 172.16.0.1, or never put two
+// budgets on their edge at once; this table can, and every point it lists
+// unhit is a gap.
+//
+// Points are counted from the scenario, not from the sandbox under test: a
+// reference sandbox (SPEC §5, core.Reference) runs every op over its own
+// world, and what reached each step of the pipeline — a budget test, a
+// resolution, an effect's bytes — is what the scenario put in front of
+// any sandbox.
+package dims
+
+// The dimensions' IDs.
+const (
+	InternalRange = "internal-range" // §6: each range × edge × spelling
+	Budget        = "budget"         // §5: each budget × {0, below, at, one over, max int64}
+	BudgetPair    = "budget-pair"    // §5: two or three budgets on their edge in the same op
+	Clock         = "clock"          // §7: the clock's shapes
+	Bytes         = "bytes"          // §2: byte classes of every argument and of returned data
+	PathShape     = "path-shape"     // §4: path shapes × roots with and without a trailing slash
+	HostShape     = "host-shape"     // §9: host shapes against the granted hosts
+)
+
+// IDs lists the dimensions in table order.
+var IDs = []string{InternalRange, Budget, BudgetPair, Clock, Bytes, PathShape, HostShape}
+
+// Point is one point of a dimension: a group (a range, a budget, an
+// argument) and a name within it.
+type Point struct {
+	Dim   string `json:"dimension"`
+	Group string `json:"group"`
+	Name  string `json:"point"`
+	// Unreachable says why no scenario can hit the point (there is no
+	// address below 0.0.0.0); "" for a point a campaign must hit.
+	Unreachable string `json:"unreachable,omitempty"`
+}
+
+// String returns "dimension group: point".
+func (p Point) String() string { return p.Dim + " " + p.Group + ": " + p.Name }
+
+// Catalog returns every point, in table order: dimension by dimension,
+// group by group. Indices into it are the indices of Counts.
+func Catalog() []Point { return append([]Point(nil), catalog...) }
+
+// Counts holds how often each point of the Catalog was hit. The zero
+// Counts is empty and ready to use.
+type Counts struct {
+	hits []uint64
+}
+
+// Hits returns the count of point i of the Catalog.
+func (c *Counts) Hits(i int) uint64 {
+	if c.hits == nil {
+		return 0
+	}
+	return c.hits[i]
+}
+
+// Slice returns the counts in Catalog order, in a new slice.
+func (c *Counts) Slice() []uint64 {
+	out := make([]uint64, len(catalog))
+	copy(out, c.hits)
+	return out
+}
+
+// Add adds every count of o to c.
+func (c *Counts) Add(o *Counts) {
+	if o.hits == nil {
+		return
+	}
+	c.init()
+	for i, n := range o.hits {
+		c.hits[i] += n
+	}
+}
+
+func (c *Counts) init() {
+	if c.hits == nil {
+		c.hits = make([]uint64, len(catalog))
+	}
+}
+
+func (c *Counts) hit(i int) {
+	c.init()
+	c.hits[i]++
+}
+
+// Find returns the index in the Catalog of the point named dim, group and
+// name, and false when there is none.
+func Find(dim, group, name string) (int, bool) {
+	for i, p := range catalog {
+		if p.Dim == dim && p.Group == group && p.Name == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
