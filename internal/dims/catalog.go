@@ -62,11 +62,11 @@ var (
 
 // Budget points of one budget.
 const (
-	BudgetZero = iota // the budget is 0 and an op is charged against it
-	BudgetBelow       // usage after the op stays below the budget
-	BudgetAt          // usage lands exactly on it
-	BudgetOver        // usage would be one past it: the op halts
-	BudgetMax         // the budget is math.MaxInt64
+	BudgetZero  = iota // the budget is 0 and an op is charged against it
+	BudgetBelow        // usage after the op stays below the budget
+	BudgetAt           // usage lands exactly on it
+	BudgetOver         // usage would be one past it: the op halts
+	BudgetMax          // the budget is math.MaxInt64
 	numBudgetPoints
 )
 
