@@ -1,6 +1,7 @@
 package dims
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"path"
 	"strings"
@@ -76,24 +77,34 @@ func Position(a netip.Addr, r netip.Prefix) (int, bool) {
 
 // ByteClass returns the class of s's bytes: NUL when it holds a zero byte,
 // else InvalidUTF8, else MultiByte when it holds a byte past ASCII, else
-// ASCII.
+// ASCII. Returned data can be megabytes: the scans go a word at a time.
 func ByteClass(s string) int {
-	multi := false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == 0:
-			return NUL
-		case s[i] >= utf8.RuneSelf:
-			multi = true
-		}
-	}
 	switch {
-	case multi && !utf8.ValidString(s):
-		return InvalidUTF8
-	case multi:
+	case strings.IndexByte(s, 0) >= 0:
+		return NUL
+	case ascii(s):
+		return ASCII
+	case utf8.ValidString(s):
 		return MultiByte
 	}
-	return ASCII
+	return InvalidUTF8
+}
+
+// ascii reports whether every byte of s is below 0x80.
+func ascii(s string) bool {
+	const highs = 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // ClassifyPath returns the shape of fs path p against roots (SPEC §4): the

@@ -52,7 +52,7 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		res := ref.Run(op)
 		st := edgeState{ops: before.Ops + 1}
 		st.wall, st.wallPast = wallAt(clock, reads, t0)
-		c.budget(0, b.MaxOps, st.ops)
+		c.budget(0, b.MaxOps, st.ops, true)
 		if st.ops > b.MaxOps {
 			c.pairs(b, st, 0, false)
 			continue // no clock read, no dispatch
@@ -62,9 +62,8 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		}
 		if st.wallPast {
 			c.hit(baseClock + ClockPastTop)
-		} else {
-			c.budget(1, b.MaxWall, st.wall)
 		}
+		c.budget(1, b.MaxWall, st.wall, !st.wallPast)
 		if res.Kind == core.MaxWall {
 			c.pairs(b, st, 0, false)
 			continue
@@ -81,7 +80,7 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		}
 		n := int64(len(w.data))
 		out := satAdd(before.Output, n)
-		c.budget(2, b.MaxOutputBytes, out)
+		c.budget(2, b.MaxOutputBytes, out, true)
 		c.pairs(b, st, out, true)
 		cls := ByteClass(w.data)
 		c.hit(baseBytes + ArgData*numByteClasses + cls)
@@ -104,8 +103,9 @@ type edgeState struct {
 	wallPast  bool // the tick is past 2^63−1, or the difference past int64
 }
 
-// budget counts budget k's points for usage used against limit.
-func (c *Counts) budget(k int, limit, used int64) {
+// budget counts budget k's points for usage used against limit; with
+// !valid (a wall int64 cannot hold), only the budget's own value counts.
+func (c *Counts) budget(k int, limit, used int64, valid bool) {
 	base := baseBudget + k*numBudgetPoints
 	switch {
 	case limit == 0:
@@ -114,6 +114,7 @@ func (c *Counts) budget(k int, limit, used int64) {
 		c.hit(base + BudgetMax)
 	}
 	switch {
+	case !valid:
 	case used < limit:
 		c.hit(base + BudgetBelow)
 	case used == limit && limit > 0:

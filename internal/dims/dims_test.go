@@ -1,0 +1,284 @@
+package dims
+
+import (
+	"math"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// TestRangesAreSPECSection6: every range the table names is internal, the
+// addresses just outside the IPv4 ones that are not internal are not, and
+// each range's edges are what its prefix says.
+func TestRangesAreSPECSection6(t *testing.T) {
+	for _, r := range ranges {
+		first, last := edges(r)
+		if !core.IsInternal(first) || !core.IsInternal(last) {
+			t.Errorf("%s: edges %s, %s are not all internal", r, first, last)
+		}
+		if !r.Contains(first) || !r.Contains(last) || first.Compare(last) > 0 {
+			t.Errorf("%s: edges %s..%s wrong", r, first, last)
+		}
+		if p := first.Prev(); p.IsValid() && r.Contains(p) || last.Next().IsValid() && r.Contains(last.Next()) {
+			t.Errorf("%s: an address just outside is inside", r)
+		}
+	}
+	for _, s := range []string{"9.255.255.255", "11.0.0.0", "100.63.255.255", "100.128.0.0", "172.15.255.255", "172.32.0.0", "198.17.255.255", "198.20.0.0", "fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fec0::"} {
+		if core.IsInternal(netip.MustParseAddr(s)) {
+			t.Errorf("%s is internal: the range edges are off", s)
+		}
+	}
+}
+
+// TestPositions: an address is placed against a range by its edges, and
+// the points the catalog marks unreachable have no address.
+func TestPositions(t *testing.T) {
+	cases := []struct {
+		addr, rng string
+		pos       int
+		ok        bool
+	}{
+		{"172.16.0.0", "172.16.0.0/12", Low, true},
+		{"172.20.1.1", "172.16.0.0/12", Interior, true},
+		{"172.31.255.255", "172.16.0.0/12", High, true},
+		{"172.15.255.255", "172.16.0.0/12", Below, true},
+		{"172.32.0.0", "172.16.0.0/12", Above, true},
+		{"172.33.0.0", "172.16.0.0/12", 0, false},
+		{"::", "::/128", Low, true},
+		{"::", "::1/128", Below, true},
+		{"::2", "::1/128", Above, true},
+		{"febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fe80::/10", High, true},
+		{"fec0::", "fe80::/10", Above, true},
+		{"255.255.255.255", "240.0.0.0/4", High, true},
+	}
+	for _, c := range cases {
+		pos, ok := Position(netip.MustParseAddr(c.addr), netip.MustParsePrefix(c.rng))
+		if pos != c.pos || ok != c.ok {
+			t.Errorf("Position(%s, %s) = %d, %v; want %d, %v", c.addr, c.rng, pos, ok, c.pos, c.ok)
+		}
+	}
+	var unreachable []string
+	for _, p := range catalog {
+		if p.Unreachable != "" && !strings.HasSuffix(p.Name, ", dotted") && !strings.HasSuffix(p.Name, ", compressed") {
+			continue
+		}
+		if p.Unreachable != "" {
+			unreachable = append(unreachable, p.Group+" "+strings.TrimSuffix(strings.TrimSuffix(p.Name, ", dotted"), ", compressed"))
+		}
+	}
+	want := "0.0.0.0/8 just below|240.0.0.0/4 just above|::/128 just below|::/128 interior|::1/128 interior|ff00::/8 just above"
+	if got := strings.Join(unreachable, "|"); got != want {
+		t.Errorf("unreachable range points:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSpelling(t *testing.T) {
+	cases := map[string]int{
+		"10.1.2.3": Dotted, "10.1": Short, "10.1.2": Short, "167837955": Integer, "0xa010203": Hex, "0xa.1.2.3": Hex,
+		"012.1.2.3": Octal, "0": Integer, "0.0.0.0": Dotted, "::ffff:10.1.2.3": Mapped, "[::ffff:a01:203]": Mapped,
+		"64:ff9b::a01:203": NAT64, "fe80::1": Compressed, "fe80:0:0:0:0:0:0:1": Expanded, "[fe80::1]": Bracketed,
+		"metadata.google.internal": Name, "api.internal": Name, "10.1.2.3 x": Dotted,
+	}
+	for h, want := range cases {
+		if got := Spelling(h); got != want {
+			t.Errorf("Spelling(%q) = %s, want %s", h, spellingNames[got], spellingNames[want])
+		}
+	}
+}
+
+func TestByteClass(t *testing.T) {
+	cases := map[string]int{"": ASCII, "abc": ASCII, "é": MultiByte, "a\xffb": InvalidUTF8, "a\x00é": NUL, "\xff\x00": NUL}
+	for s, want := range cases {
+		if got := ByteClass(s); got != want {
+			t.Errorf("ByteClass(%q) = %s, want %s", s, byteClassNames[got], byteClassNames[want])
+		}
+	}
+}
+
+func TestClassifyPath(t *testing.T) {
+	roots := []string{"/work/", "/data", "/"}
+	cases := []struct {
+		p            string
+		shape        int
+		slash, named bool
+	}{
+		{"/work", PathRootItself, true, true},
+		{"/work/", PathRootSlash, true, true},
+		{"/work/a", PathChild, true, true},
+		{"/work/a/b/c", PathDeep, true, true},
+		{"/work/a/", PathTrailing, true, true},
+		{"/work/./a", PathDotSegments, true, true},
+		{"/work//a", PathDotSegments, true, true},
+		{"/work/../etc", PathTraversal, true, true},
+		{`/work\..\etc`, PathBackslash, true, true},
+		{"/work/..hidden", PathDotDotName, true, true},
+		{"/work/%2e%2e/x", PathPercent, true, true},
+		{"/work/\uff0e\uff0e/x", PathLookalike, true, true},
+		{"/workshop/x", PathSibling, true, true},
+		{"/data.bak", PathSibling, false, true},
+		{"/data", PathRootItself, false, true},
+		{"/", PathAncestor, true, true},
+		{"/etc/passwd", PathOutside, false, false},
+		{"work/x", PathRelative, false, false},
+		{"", PathEmpty, false, false},
+	}
+	for _, c := range cases {
+		shape, slash, named := ClassifyPath(c.p, roots)
+		if shape != c.shape || named != c.named || named && slash != c.slash {
+			t.Errorf("ClassifyPath(%q) = %d %v %v; want %d %v %v", c.p, shape, slash, named, c.shape, c.slash, c.named)
+		}
+	}
+}
+
+func TestClassifyHost(t *testing.T) {
+	granted := []string{"api.internal", "10.0.0.1"}
+	cases := map[string]int{
+		"api.internal": HostGranted, "10.0.0.1": HostGranted, "API.internal": HostCase, "api.internal.": HostTrailingDot,
+		"api.internal..": HostTwoDots, "api.internal:443": HostPort, "user@api.internal": HostUserinfo,
+		"api.internal@evil.com": HostGrantedAt, " api.internal": HostSpace, "x.api.internal": HostSubdomain,
+		"api.internal.evil.com": HostPrefix, "127.1": HostIPv4, "[::1]": HostIPv6, "a.localhost": HostLocalhost,
+		"metadata.google.internal": HostMetadata, "": HostEmpty, "evil.com": HostOther,
+	}
+	for h, want := range cases {
+		if got := ClassifyHost(h, granted); got != want {
+			t.Errorf("ClassifyHost(%q) = %s, want %s", h, hostShapeNames[got], hostShapeNames[want])
+		}
+	}
+}
+
+// hits counts sc and returns the hit points' names.
+func hits(t *testing.T, sc *scenario.Scenario) map[string]uint64 {
+	t.Helper()
+	g, err := core.NewGrant(sc.Grant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Counts
+	Count(sc, g, &c)
+	out := map[string]uint64{}
+	for i, p := range catalog {
+		if n := c.Hits(i); n > 0 {
+			out[p.String()] = n
+		}
+	}
+	return out
+}
+
+func parse(t *testing.T, text string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("t.sbx", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func mustHit(t *testing.T, got map[string]uint64, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if got[w] == 0 {
+			t.Errorf("point %q not hit; hit: %v", w, got)
+		}
+	}
+}
+
+func mustMiss(t *testing.T, got map[string]uint64, miss ...string) {
+	t.Helper()
+	for _, m := range miss {
+		if got[m] != 0 {
+			t.Errorf("point %q hit %d times; it must not be", m, got[m])
+		}
+	}
+}
+
+// TestCountAddresses: an address is counted when a granted host resolves
+// to it, with the host's spelling; a denied host resolves nothing.
+func TestCountAddresses(t *testing.T) {
+	got := hits(t, parse(t, `
+grant net 0xac140101 granted.test ::ffff:172.31.255.255
+dns granted.test fe80::1
+net_fetch 0xac140101 /
+net_fetch granted.test /
+net_fetch ::ffff:172.31.255.255 /
+net_fetch 172.20.1.1 /
+`))
+	mustHit(t, got, "internal-range 172.16.0.0/12: interior, hex", "internal-range fe80::/10: interior, name",
+		"internal-range 172.16.0.0/12: high edge, v4-mapped")
+	mustMiss(t, got, "internal-range 172.16.0.0/12: interior, dotted")
+	got = hits(t, parse(t, "grant net ::\nnet_fetch :: /\n"))
+	mustHit(t, got, "internal-range ::/128: low edge, compressed", "internal-range ::/128: high edge, compressed", "internal-range ::1/128: just below, compressed")
+}
+
+// TestCountBudgets: the budget points land where usage meets the budget,
+// and two budgets on the edge in one op are a pair.
+func TestCountBudgets(t *testing.T) {
+	got := hits(t, parse(t, `
+grant fs_read /work/
+budget ops 2
+budget wall 4
+budget output 5
+clock 0 2
+file /work/a "héllo"
+file /work/b "hé"
+fs_read /work/b
+fs_read /work/b
+fs_read /work/b
+`))
+	// op 1: ops 1 < 2, wall 2 < 4, output 3 < 5; op 2: ops 2 = 2, wall 4 = 4,
+	// output 6 = 5+1 (halts).
+	mustHit(t, got, "budget max_ops: below", "budget max_ops: exactly at",
+		"budget max_wall: below", "budget max_wall: exactly at", "budget max_output_bytes: one over",
+		"budget max_output_bytes: below",
+		"budget-pair same op: ops at + wall at + output one over", "budget-pair same op: ops at + output one over",
+		"budget-pair same op: wall at + output one over", "budget-pair same op: ops at + wall at",
+		"bytes returned data: multi-byte data one byte over max_output_bytes", "bytes returned data: multi-byte UTF-8")
+	mustMiss(t, got, "budget max_wall: one over", "budget-pair same op: ops one over + wall one over", "budget max_ops: 0",
+		"budget max_ops: one over") // the output halt latched: op 3 stops at the gate
+
+	got = hits(t, parse(t, "budget ops 2\nbudget wall 5\nclock 0 2\nfs_read /x\nfs_read /x\nfs_read /x\n"))
+	mustHit(t, got, "budget max_ops: one over", "budget-pair same op: ops one over + wall one over") // op 3: ops 3, the clock would say 6
+	mustMiss(t, got, "budget max_wall: one over")                                                    // the clock was never read at op 3
+
+	got = hits(t, parse(t, "budget ops 9223372036854775807\nbudget wall 0\nclock 0 0\nfs_read /x\n"))
+	mustHit(t, got, "budget max_ops: max int64", "budget max_wall: 0", "clock tick clock: step 0")
+	got = hits(t, parse(t, "budget wall 9223372036854775807\nclock 9223372036854775806 4294967296\nfs_read /x\n"))
+	mustHit(t, got, "clock tick clock: a tick past 2^63−1", "clock tick clock: step ≥ 2^32", "budget max_wall: max int64")
+	mustMiss(t, got, "budget max_wall: below")
+}
+
+// TestCountShapes: argument bytes, path shapes and host shapes count only
+// for ops that reach the checks.
+func TestCountShapes(t *testing.T) {
+	got := hits(t, parse(t, `
+grant fs_read /work/
+grant net api.test
+fs_read /work/
+fs_write "/work/\xff" "é"
+net_fetch API.test /
+"fs_réad" x
+`))
+	mustHit(t, got, "path-shape root written with a trailing slash: the root with a slash", "host-shape net_fetch host: case variant",
+		"bytes fs path: invalid UTF-8", "bytes write data: multi-byte UTF-8", "bytes op kind: multi-byte UTF-8")
+	got = hits(t, parse(t, "budget ops 0\nfs_read /work/\n"))
+	mustMiss(t, got, "path-shape root written with a trailing slash: the root with a slash", "bytes fs path: ASCII")
+}
+
+// TestCatalogIsComplete: every index Count can produce is inside the
+// catalog, and Find finds what Catalog lists.
+func TestCatalogIsComplete(t *testing.T) {
+	if baseHost+numHostShapes != len(catalog) {
+		t.Fatalf("catalog has %d points, the last base ends at %d", len(catalog), baseHost+numHostShapes)
+	}
+	for i, p := range Catalog() {
+		if j, ok := Find(p.Dim, p.Group, p.Name); !ok || j != i {
+			t.Fatalf("Find(%v) = %d, %v; want %d", p, j, ok, i)
+		}
+	}
+	if _, ok := Find(Budget, "max_ops", "nope"); ok {
+		t.Fatal("Find found a point that is not there")
+	}
+	_ = math.MaxInt64
+}
