@@ -766,3 +766,36 @@ func TestRootItselfDeniedOnlyTheRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestWallBeforeOpsOnlyThePair: past max_ops alone or max_wall alone,
+// wall-before-ops gives the reference's results and usage (it reads the
+// clock once more, on the op that halts max_ops, which nothing before the
+// halt can see); only an op past both budgets tells them apart.
+func TestWallBeforeOpsOnlyThePair(t *testing.T) {
+	type step struct {
+		Result core.Result
+		Usage  core.Usage
+	}
+	steps := func(f core.Factory, b core.Budgets) []step {
+		sb, err := f(core.MustGrant(core.GrantSpec{Budgets: b}), core.NewWorld(core.WorldSpec{Clock: core.TickClock{Start: 3, Step: 2}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []step
+		for range 4 {
+			out = append(out, step{sb.Run(core.Op{Kind: "exec"}), sb.Usage()})
+		}
+		return out
+	}
+	m := mustFactory(t, "wall-before-ops")
+	for _, b := range []core.Budgets{{MaxOps: 0, MaxWall: 9}, {MaxOps: 2, MaxWall: 9}, {MaxOps: 9, MaxWall: 0}, {MaxOps: 9, MaxWall: 3}, {MaxOps: 2, MaxWall: 6}} {
+		if diff := cmp.Diff(steps(core.ReferenceFactory, b), steps(m, b)); diff != "" {
+			t.Errorf("budgets %+v: wall-before-ops differs from the reference (-ref +mutant):\n%s", b, diff)
+		}
+	}
+	for _, b := range []core.Budgets{{MaxOps: 0, MaxWall: 0}, {MaxOps: 2, MaxWall: 5}} {
+		if slices.Equal(steps(core.ReferenceFactory, b), steps(m, b)) {
+			t.Errorf("budgets %+v: wall-before-ops behaves as the reference past both budgets", b)
+		}
+	}
+}

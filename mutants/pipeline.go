@@ -144,16 +144,19 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	s.usage.Ops++
 	if s.d == wallBeforeOps {
 		// DEFECT wall-before-ops: the clock is read and max_wall tested
-		// first, so an op past both budgets halts max_wall, and an op past
-		// max_ops alone still reads the clock (and moves the wall).
+		// first, so an op past both budgets halts max_wall. (An op past
+		// max_ops alone reads the clock too, but its wall is recorded
+		// only once the op has passed max_ops, so that op's usage is the
+		// reference's: only the pair of budgets shows the defect.)
 		wall, past := s.elapsed()
-		s.usage.Wall = wall
 		if past || s.exceeds(wall, s.auth.budgets.MaxWall) {
+			s.usage.Wall = wall
 			return s.halt(core.MaxWall)
 		}
 		if s.opsOver() {
 			return s.halt(core.MaxOps)
 		}
+		s.usage.Wall = wall
 		return s.dispatched(op)
 	}
 	if s.opsOver() {
