@@ -146,6 +146,17 @@ var killedBy = map[string]oracle.ID{
 	"unresolved-write":      oracle.Confinement,
 	"realpath-unchecked":    oracle.Confinement,
 	"resolve-parent-only":   oracle.Confinement,
+	// The dimension mutants (Mutant.Dimension): each killer is one point of
+	// its dimension, an edge where there is one.
+	"internal-string-prefixes": oracle.NoInternalEgress,
+	"v6-range-masks":           oracle.NoInternalEgress,
+	"wall-before-ops":          oracle.ChargeBeforeDispatch,
+	"output-in-runes":          oracle.OutputBounded,
+	"ignores-clock-overflow":   oracle.VerdictMatchesModel,
+	"off-by-one-output":        oracle.VerdictMatchesModel,
+	"budget-plus-one-overflow": oracle.VerdictMatchesModel,
+	"root-itself-denied":       oracle.VerdictMatchesModel,
+	"host-case-fold":           oracle.Confinement,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

@@ -36,6 +36,19 @@
 //	unresolved-write         reads resolve as the reference's do; writes check lexically and write p unresolved
 //	realpath-unchecked       VFS.Realpath, then the effect on r without the allow-list check on r
 //	resolve-parent-only      VFS.Realpath of the parent directory, the last name appended: a link there is followed unchecked
+//	internal-string-prefixes IPv4 internal ranges as text prefixes ("172.16.", "100.64.", "198.18."): their other /16s are public
+//	v6-range-masks           fc00::/7 checked as fd00::/8, fe80::/10 as fe80::/16
+//	wall-before-ops          max_wall tested (and the clock read) before max_ops
+//	output-in-runes          output charged and reported in code points, not bytes
+//	ignores-clock-overflow   a tick past 2^63−1 is taken at its saturated value, not as past every max_wall
+//	off-by-one-output        halts max_output_bytes when output lands exactly on the cap
+//	budget-plus-one-overflow every budget tested as used >= limit+1, which wraps for math.MaxInt64
+//	root-itself-denied       a root written "/work/" is a bare prefix: /work itself is denied
+//	host-case-fold           net_hosts matched with strings.EqualFold
+//
+// Mutant.Dimension names the SPEC dimension whose points expose a defect
+// (one of Dimensions()): the last nine mutants are each written to hide in
+// one dimension's points, edges included.
 //
 // Mutant.RedFlag says, in one sentence, which review red flag of the seed
 // notes each defect embodies.

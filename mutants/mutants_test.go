@@ -3,6 +3,7 @@ package mutants
 import (
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"net/netip"
 	"os"
@@ -30,6 +31,50 @@ var required = []string{
 	// issue 15: links
 	"no-realpath", "realpath-before-check", "unresolved-write",
 	"realpath-unchecked", "resolve-parent-only",
+	// one per SPEC dimension point family (Mutant.Dimension)
+	"internal-string-prefixes", "v6-range-masks", "wall-before-ops",
+	"output-in-runes", "ignores-clock-overflow", "off-by-one-output",
+	"budget-plus-one-overflow", "root-itself-denied", "host-case-fold",
+}
+
+// TestDimensions: every mutant's Dimension is one of the seven SPEC
+// dimension IDs or "", and every one of the seven exposes some mutant.
+func TestDimensions(t *testing.T) {
+	want := []string{"internal-range", "budget", "budget-pair", "clock", "bytes", "path-shape", "host-shape"}
+	if diff := cmp.Diff(want, Dimensions()); diff != "" {
+		t.Errorf("Dimensions() mismatch (-want +got):\n%s", diff)
+	}
+	count := map[string]int{}
+	for _, m := range All() {
+		if m.Dimension != "" && !slices.Contains(want, m.Dimension) {
+			t.Errorf("mutant %s: dimension %q is none of %v", m.Name, m.Dimension, want)
+		}
+		count[m.Dimension]++
+	}
+	for _, d := range want {
+		if count[d] == 0 {
+			t.Errorf("no mutant has dimension %s", d)
+		}
+	}
+	// The dimension mutants say which dimension exposes them; the others
+	// the task names must say it too.
+	for name, d := range map[string]string{
+		"internal-string-prefixes": "internal-range", "v6-range-masks": "internal-range",
+		"wall-before-ops": "budget-pair", "output-in-runes": "bytes", "ignores-clock-overflow": "clock",
+		"off-by-one-output": "budget", "budget-plus-one-overflow": "budget", "root-itself-denied": "path-shape",
+		"host-case-fold": "host-shape", "raw-prefix": "path-shape", "no-boundary": "path-shape",
+		"malformed-passthrough": "bytes", "off-by-one-ops": "budget", "zero-means-unlimited": "budget",
+		"deny-list-egress": "host-shape", "no-internal-check": "internal-range",
+	} {
+		if m, ok := Lookup(name); !ok || m.Dimension != d {
+			t.Errorf("mutant %s: dimension %q, want %q", name, m.Dimension, d)
+		}
+	}
+	// Dimensions hands out a copy.
+	Dimensions()[0] = "scribbled"
+	if Dimensions()[0] != want[0] {
+		t.Error("Dimensions() returned its own slice")
+	}
 }
 
 func TestRegistry(t *testing.T) {
@@ -98,7 +143,7 @@ func TestLookupAndNames(t *testing.T) {
 // TestEveryDefectHasAMutant guards the table against a defect switch that no
 // mutant uses, or two mutants sharing one.
 func TestEveryDefectHasAMutant(t *testing.T) {
-	if got, want := len(all), int(resolveParentOnly); got != want {
+	if got, want := len(all), int(hostCaseFold); got != want {
 		t.Errorf("the table has %d mutants, pipeline.go %d defects", got, want)
 	}
 }
@@ -230,16 +275,18 @@ func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
 		`\work\..\x`, "/work/./out/r", "/work/%2e%2e/x", "/work2/a", "/",
 		"/work/ln", "/work/etc/passwd", "/work/out/ln", "/work/out/sub/new", "/work/loop", "/work/up", "/etc/in"}
 	hosts := []string{"api.example.com", "API.example.com", "evil.com", "localhost", "127.1", "rebind.example",
-		"169.254.169.254", "metadata", "exfil.example", "api.example.com."}
+		"169.254.169.254", "metadata", "exfil.example", "api.example.com.", "172.20.0.1", "fc00::1"}
 	tools := []string{"echo", "summarize", "Echo", "rm", "echo "}
-	data := []string{"", "x", "hello", "a longer body of bytes", "\x00", "\xff"}
+	data := []string{"", "x", "hello", "a longer body of bytes", "\x00", "\xff", "héllo"}
 	kinds := []string{core.OpRead, core.OpWrite, core.OpFetch, core.OpTool, "exec", "FS_READ"}
 
-	spec := core.GrantSpec{Budgets: core.Budgets{
-		MaxOps:         int64(rng.IntN(8)),
-		MaxWall:        int64(rng.IntN(12)),
-		MaxOutputBytes: int64(rng.IntN(40)),
-	}}
+	budget := func(n int) int64 {
+		if rng.IntN(8) == 0 {
+			return math.MaxInt64 // "unlimited"
+		}
+		return int64(rng.IntN(n))
+	}
+	spec := core.GrantSpec{Budgets: core.Budgets{MaxOps: budget(8), MaxWall: budget(12), MaxOutputBytes: budget(40)}}
 	for _, r := range []string{"/work/", "/work", "/work/out/", "/"} {
 		if rng.IntN(3) == 0 {
 			spec.FSRead = append(spec.FSRead, r)
@@ -248,7 +295,7 @@ func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
 			spec.FSWrite = append(spec.FSWrite, r)
 		}
 	}
-	for _, h := range []string{"api.example.com", "localhost", "rebind.example", "127.1"} {
+	for _, h := range []string{"api.example.com", "localhost", "rebind.example", "127.1", "172.20.0.1", "fc00::1"} {
 		if rng.IntN(2) == 0 {
 			spec.NetHosts = append(spec.NetHosts, h)
 		}
@@ -276,6 +323,9 @@ func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
 			{Path: "/etc/in", Target: "/work/a"},      // from outside, in
 		},
 		Clock: core.TickClock{Start: int64(rng.IntN(5)), Step: int64(rng.IntN(4))},
+	}
+	if rng.IntN(8) == 0 {
+		ws.Clock.Step = math.MaxInt64 // the second or third tick is past 2^63−1
 	}
 	ops := make([]core.Op, 1+rng.IntN(10))
 	for i := range ops {
@@ -556,5 +606,196 @@ func TestLinkMutantJournals(t *testing.T) {
 				t.Errorf("/etc/secret holds %q", got)
 			}
 		})
+	}
+}
+
+// TestDimensionMutantsAtTheGoLevel: each dimension mutant against the
+// reference on one point of its dimension, where the kinds differ.
+func TestDimensionMutantsAtTheGoLevel(t *testing.T) {
+	read := func(p string) core.Op { return core.Op{Kind: core.OpRead, Args: []string{p}} }
+	fetch := func(h string) core.Op { return core.Op{Kind: core.OpFetch, Args: []string{h, "/"}} }
+	echo := func(in string) core.Op { return core.Op{Kind: core.OpTool, Args: []string{"echo", in}} }
+	exec := core.Op{Kind: "exec"}
+	tick := core.TickClock{Step: 1}
+	for _, tc := range []struct {
+		mutant    string
+		spec      core.GrantSpec
+		clock     core.TickClock
+		ops       []core.Op
+		ref, got  []core.Kind
+		refOutput int64 // usage.Output after the ops, on the reference
+	}{
+		{"internal-string-prefixes", core.GrantSpec{NetHosts: []string{"172.31.255.254"}, Budgets: roomy}, tick,
+			[]core.Op{fetch("172.31.255.254")}, []core.Kind{core.EgressInternal}, []core.Kind{core.NotFound}, 0},
+		{"internal-string-prefixes", core.GrantSpec{NetHosts: []string{"::ffff:100.127.0.1"}, Budgets: roomy}, tick,
+			[]core.Op{fetch("::ffff:100.127.0.1")}, []core.Kind{core.EgressInternal}, []core.Kind{core.NotFound}, 0},
+		{"v6-range-masks", core.GrantSpec{NetHosts: []string{"fc00::"}, Budgets: roomy}, tick,
+			[]core.Op{fetch("fc00::")}, []core.Kind{core.EgressInternal}, []core.Kind{core.NotFound}, 0},
+		{"v6-range-masks", core.GrantSpec{NetHosts: []string{"[febf:ffff::1]"}, Budgets: roomy}, tick,
+			[]core.Op{fetch("[febf:ffff::1]")}, []core.Kind{core.EgressInternal}, []core.Kind{core.NotFound}, 0},
+		{"wall-before-ops", core.GrantSpec{Budgets: core.Budgets{MaxOps: 1, MaxWall: 1}}, tick,
+			[]core.Op{exec, exec}, []core.Kind{core.UnknownOp, core.MaxOps}, []core.Kind{core.UnknownOp, core.MaxWall}, 0},
+		{"output-in-runes", core.GrantSpec{Tools: []string{"echo"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9, MaxOutputBytes: 5}}, tick,
+			[]core.Op{echo("héllo")}, []core.Kind{core.MaxOutputBytes}, []core.Kind{core.OK}, 0},
+		{"ignores-clock-overflow", core.GrantSpec{Budgets: core.Budgets{MaxOps: 9, MaxWall: math.MaxInt64}}, core.TickClock{Start: 1, Step: math.MaxInt64},
+			[]core.Op{exec}, []core.Kind{core.MaxWall}, []core.Kind{core.UnknownOp}, 0},
+		{"off-by-one-output", core.GrantSpec{Tools: []string{"echo"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9, MaxOutputBytes: 5}}, tick,
+			[]core.Op{echo("hello")}, []core.Kind{core.OK}, []core.Kind{core.MaxOutputBytes}, 5},
+		{"off-by-one-output", core.GrantSpec{Tools: []string{"echo"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9}}, tick,
+			[]core.Op{echo("")}, []core.Kind{core.OK}, []core.Kind{core.MaxOutputBytes}, 0},
+		{"budget-plus-one-overflow", core.GrantSpec{Budgets: core.Budgets{MaxOps: math.MaxInt64, MaxWall: 9}}, tick,
+			[]core.Op{exec}, []core.Kind{core.UnknownOp}, []core.Kind{core.MaxOps}, 0},
+		{"budget-plus-one-overflow", core.GrantSpec{Budgets: core.Budgets{MaxOps: 9, MaxWall: math.MaxInt64}}, tick,
+			[]core.Op{exec}, []core.Kind{core.UnknownOp}, []core.Kind{core.MaxWall}, 0},
+		{"budget-plus-one-overflow", core.GrantSpec{Tools: []string{"echo"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9, MaxOutputBytes: math.MaxInt64}}, tick,
+			[]core.Op{echo("x")}, []core.Kind{core.OK}, []core.Kind{core.MaxOutputBytes}, 1},
+		{"root-itself-denied", core.GrantSpec{FSRead: []string{"/work/"}, Budgets: roomy}, tick,
+			[]core.Op{read("/work/"), read("/work/a")}, []core.Kind{core.NotFound, core.OK}, []core.Kind{core.FSReadDenied, core.OK}, 5},
+		{"host-case-fold", core.GrantSpec{NetHosts: []string{"x.example"}, Budgets: roomy}, tick,
+			[]core.Op{fetch("X.Example")}, []core.Kind{core.EgressDenied}, []core.Kind{core.OK}, 0},
+	} {
+		t.Run(tc.mutant, func(t *testing.T) {
+			ws := core.WorldSpec{
+				Files:  []core.File{{Path: "/work/a", Data: "hello"}},
+				Routes: []core.Route{{Host: "x.example", Path: "/", Body: "body"}},
+				Clock:  tc.clock,
+			}
+			g := core.MustGrant(tc.spec)
+			kinds := func(f core.Factory) ([]core.Kind, core.Usage) {
+				sb, err := f(g, core.NewWorld(ws))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []core.Kind
+				for _, op := range tc.ops {
+					out = append(out, sb.Run(op).Kind)
+				}
+				return out, sb.Usage()
+			}
+			for _, f := range []core.Factory{core.ReferenceFactory, faithful.factory()} {
+				got, u := kinds(f)
+				if diff := cmp.Diff(tc.ref, got); diff != "" {
+					t.Fatalf("reference kinds mismatch (-want +got):\n%s", diff)
+				}
+				if u.Output != tc.refOutput {
+					t.Errorf("reference usage output %d, want %d", u.Output, tc.refOutput)
+				}
+			}
+			if got, _ := kinds(mustFactory(t, tc.mutant)); !slices.Equal(got, tc.got) {
+				t.Errorf("mutant %s: kinds %v, want %v", tc.mutant, got, tc.got)
+			}
+		})
+	}
+}
+
+// TestInternalMaskGaps: the two address mutants misjudge exactly the
+// addresses their defect names, and no other, on a sweep of every IPv4 /16
+// (its first and last addresses, bare, mapped and NAT64) and every IPv6
+// first 16 bits (with low, high and mixed tails).
+func TestInternalMaskGaps(t *testing.T) {
+	strs, v6 := &sandbox{d: internalStringPrefixes}, &sandbox{d: v6RangeMasks}
+	nat64 := netip.MustParseAddr("64:ff9b::")
+	for a := 0; a < 256; a++ {
+		for b := 0; b < 256; b++ {
+			for _, tail := range [][2]byte{{0, 0}, {0, 1}, {255, 254}, {255, 255}} {
+				v4 := netip.AddrFrom4([4]byte{byte(a), byte(b), tail[0], tail[1]})
+				n := nat64.As16()
+				copy(n[12:], []byte{byte(a), byte(b), tail[0], tail[1]})
+				gap := (a == 172 && 17 <= b && b <= 31) || (a == 100 && 65 <= b && b <= 127) || (a == 198 && b == 19)
+				for _, x := range []netip.Addr{v4, netip.AddrFrom16(v4.As16()), netip.AddrFrom16(n)} {
+					if got := strs.internal(x); got != (core.IsInternal(x) && !gap) {
+						t.Fatalf("internal-string-prefixes: internal(%v) = %v; IsInternal %v, in the gap %v", x, got, core.IsInternal(x), gap)
+					}
+					if got := v6.internal(x); got != core.IsInternal(x) {
+						t.Fatalf("v6-range-masks: internal(%v) = %v, IsInternal %v", x, got, core.IsInternal(x))
+					}
+				}
+			}
+		}
+	}
+	for hi := 0; hi < 1<<16; hi++ {
+		for _, tail := range []byte{0x00, 0xff, 0x5a} {
+			var b [16]byte
+			b[0], b[1] = byte(hi>>8), byte(hi)
+			for i := 2; i < 16; i++ {
+				b[i] = tail
+			}
+			b[15] |= 1 // not the subnet-router anycast, ::, or the like
+			x := netip.AddrFrom16(b)
+			gap := hi>>8 == 0xfc || (hi&0xffc0 == 0xfe80 && hi != 0xfe80)
+			if got := v6.internal(x); got != (core.IsInternal(x) && !gap) {
+				t.Fatalf("v6-range-masks: internal(%v) = %v; IsInternal %v, in the gap %v", x, got, core.IsInternal(x), gap)
+			}
+			if got := strs.internal(x); got != core.IsInternal(x) {
+				t.Fatalf("internal-string-prefixes: internal(%v) = %v, IsInternal %v", x, got, core.IsInternal(x))
+			}
+		}
+	}
+	for _, s := range []string{"::", "::1", "fe80::%eth0", "ff02::1"} {
+		x := netip.MustParseAddr(s)
+		if strs.internal(x) != core.IsInternal(x) || v6.internal(x) != core.IsInternal(x) {
+			t.Errorf("%s judged otherwise than the reference", s)
+		}
+	}
+	if !strs.internal(netip.Addr{}) || !v6.internal(netip.Addr{}) {
+		t.Error("the zero Addr is not internal")
+	}
+}
+
+// TestRootItselfDeniedOnlyTheRoot: root-itself-denied's allow-list differs
+// from SPEC §4's only for a path whose Clean is a root written with a
+// trailing slash ("/" excepted).
+func TestRootItselfDeniedOnlyTheRoot(t *testing.T) {
+	s := &sandbox{d: rootItselfDenied}
+	paths := []string{"/work", "/work/", "/work/.", "//work", "/work/a", "/work/a/", "/workshop", "/", "//", "/.", "",
+		"work", "/work/out", "/work/out/", "/work/out/x", "/etc/passwd", "/work2"}
+	rootSets := [][]string{{"/work/"}, {"/work"}, {"/"}, {"/work//"}, {"/work/./"}, {"/work/out/"}, {"/work", "/work/out/"},
+		{"/work/", "/work/out"}, {"/", "/work/"}}
+	for _, roots := range rootSets {
+		for _, p := range paths {
+			want := core.UnderAllowlist(p, roots)
+			c := core.Canonical(p)
+			if c != "/" && slices.ContainsFunc(roots, func(r string) bool {
+				return strings.HasSuffix(r, "/") && core.Canonical(r) == c && !core.UnderAllowlist(p, slices.DeleteFunc(slices.Clone(roots), func(x string) bool { return x == r }))
+			}) {
+				want = false
+			}
+			if got := s.under(p, roots); got != want {
+				t.Errorf("under(%q, %q) = %v, want %v", p, roots, got, want)
+			}
+		}
+	}
+}
+
+// TestWallBeforeOpsOnlyThePair: past max_ops alone or max_wall alone,
+// wall-before-ops gives the reference's results and usage (it reads the
+// clock once more, on the op that halts max_ops, which nothing before the
+// halt can see); only an op past both budgets tells them apart.
+func TestWallBeforeOpsOnlyThePair(t *testing.T) {
+	type step struct {
+		Result core.Result
+		Usage  core.Usage
+	}
+	steps := func(f core.Factory, b core.Budgets) []step {
+		sb, err := f(core.MustGrant(core.GrantSpec{Budgets: b}), core.NewWorld(core.WorldSpec{Clock: core.TickClock{Start: 3, Step: 2}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []step
+		for range 4 {
+			out = append(out, step{sb.Run(core.Op{Kind: "exec"}), sb.Usage()})
+		}
+		return out
+	}
+	m := mustFactory(t, "wall-before-ops")
+	for _, b := range []core.Budgets{{MaxOps: 0, MaxWall: 9}, {MaxOps: 2, MaxWall: 9}, {MaxOps: 9, MaxWall: 0}, {MaxOps: 9, MaxWall: 3}, {MaxOps: 2, MaxWall: 6}} {
+		if diff := cmp.Diff(steps(core.ReferenceFactory, b), steps(m, b)); diff != "" {
+			t.Errorf("budgets %+v: wall-before-ops differs from the reference (-ref +mutant):\n%s", b, diff)
+		}
+	}
+	for _, b := range []core.Budgets{{MaxOps: 0, MaxWall: 0}, {MaxOps: 2, MaxWall: 5}} {
+		if slices.Equal(steps(core.ReferenceFactory, b), steps(m, b)) {
+			t.Errorf("budgets %+v: wall-before-ops behaves as the reference past both budgets", b)
+		}
 	}
 }

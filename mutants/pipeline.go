@@ -5,8 +5,10 @@ import (
 	"net/netip"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -44,6 +46,16 @@ const (
 	unresolvedWrite       // writes act on the path as asked, unresolved
 	realpathUnchecked     // the resolved path is used without the allow-list
 	resolveParentOnly     // the parent resolved, the last name appended as written
+
+	internalStringPrefixes // IPv4 ranges judged by string prefixes of the address text
+	v6RangeMasks           // fc00::/7 read as fd00::/8, fe80::/10 as fe80::/16
+	wallBeforeOps          // step 2 tests max_wall before max_ops
+	outputInRunes          // output charged in code points, not bytes
+	ignoresClockOverflow   // a tick past 2^63−1 taken at its saturated value
+	offByOneOutput         // halts max_output_bytes when output lands on the cap
+	budgetPlusOneOverflow  // used >= limit+1, which wraps for math.MaxInt64
+	rootItselfDenied       // a root written with "/" is only a prefix: the root itself is out
+	hostCaseFold           // net_hosts matched case-insensitively
 )
 
 // badHosts is deny-list-egress's idea of an egress policy: the hosts its
@@ -130,6 +142,23 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	}
 	// 2. Charge.
 	s.usage.Ops++
+	if s.d == wallBeforeOps {
+		// DEFECT wall-before-ops: the clock is read and max_wall tested
+		// first, so an op past both budgets halts max_wall. (An op past
+		// max_ops alone reads the clock too, but its wall is recorded
+		// only once the op has passed max_ops, so that op's usage is the
+		// reference's: only the pair of budgets shows the defect.)
+		wall, past := s.elapsed()
+		if past || s.exceeds(wall, s.auth.budgets.MaxWall) {
+			s.usage.Wall = wall
+			return s.halt(core.MaxWall)
+		}
+		if s.opsOver() {
+			return s.halt(core.MaxOps)
+		}
+		s.usage.Wall = wall
+		return s.dispatched(op)
+	}
 	if s.opsOver() {
 		return s.halt(core.MaxOps)
 	}
@@ -138,6 +167,11 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	if past || s.exceeds(wall, s.auth.budgets.MaxWall) {
 		return s.halt(core.MaxWall)
 	}
+	return s.dispatched(op)
+}
+
+// dispatched is steps 3 to 5, for an op that passed the charge.
+func (s *sandbox) dispatched(op core.Op) core.Result {
 	// 3. Dispatch, 4. check then effect.
 	r := s.dispatch(op)
 	if s.d == chargeAfterDispatch && !r.Hard && r.Kind != core.OK && r.Kind != core.NotFound {
@@ -159,9 +193,15 @@ func (s *sandbox) opsOver() bool {
 
 // exceeds is every budget's test: used is past limit.
 func (s *sandbox) exceeds(used, limit int64) bool {
-	if s.d == zeroMeansUnlimited && limit == 0 {
+	switch {
+	case s.d == zeroMeansUnlimited && limit == 0:
 		// DEFECT zero-means-unlimited: 0 reads as "no limit set".
 		return false
+	case s.d == budgetPlusOneOverflow:
+		// DEFECT budget-plus-one-overflow: "at least one past the limit",
+		// in int64: for a limit of math.MaxInt64 ("unlimited") limit+1
+		// wraps to math.MinInt64 and every use is past it.
+		return used >= limit+1
 	}
 	return used > limit
 }
@@ -177,6 +217,13 @@ func (s *sandbox) elapsed() (wall int64, past bool) {
 		return int64(time.Since(s.start) / time.Second), false
 	}
 	now, inRange := s.world.Now()
+	if s.d == ignoresClockOverflow {
+		// DEFECT ignores-clock-overflow: the clock's ok=false is dropped,
+		// and a tick past 2^63−1 counts as its saturated value,
+		// math.MaxInt64: a max_wall of at least math.MaxInt64 − t0 lets
+		// the op through.
+		inRange = true
+	}
 	wall = now - s.t0
 	switch {
 	case !inRange, now > s.t0 && wall < 0:
@@ -232,6 +279,23 @@ func (s *sandbox) traversal(p string) bool {
 // under is the suspenders: is p under one of roots?
 func (s *sandbox) under(p string, roots []string) bool {
 	switch s.d {
+	case rootItselfDenied:
+		// DEFECT root-itself-denied: a root written with a trailing slash
+		// is used only as the prefix of what lies below it, so the root
+		// itself ("/work" for "/work/") is out. ("/" still holds "/":
+		// every absolute path starts with it.) Roots written without the
+		// slash are judged as the reference judges them.
+		c := core.Canonical(p)
+		for _, r := range roots {
+			if !strings.HasSuffix(r, "/") {
+				if core.UnderAllowlist(p, []string{r}) {
+					return true
+				}
+			} else if strings.HasPrefix(c, strings.TrimRight(core.Canonical(r), "/")+"/") {
+				return true
+			}
+		}
+		return false
 	case rawPrefix:
 		// DEFECT raw-prefix: path.startswith(root), no Clean, no boundary.
 		for _, r := range roots {
@@ -397,22 +461,65 @@ func (s *sandbox) resolvedDenial(r string, ok bool, roots []string, denied core.
 
 // granted is the egress allow-list: host granted, byte for byte.
 func (s *sandbox) granted(host string) bool {
-	if s.d == denyListEgress {
+	switch s.d {
+	case denyListEgress:
 		// DEFECT deny-list-egress: every host nobody thought of is fine.
 		return !slices.Contains(badHosts, host)
+	case hostCaseFold:
+		// DEFECT host-case-fold: "DNS names are case-insensitive", so
+		// API.internal passes a grant of api.internal, which names it not.
+		return slices.ContainsFunc(s.auth.hosts, func(h string) bool { return strings.EqualFold(h, host) })
 	}
 	return slices.Contains(s.auth.hosts, host)
 }
 
 // internal is SPEC §6's test on the resolved address.
 func (s *sandbox) internal(a netip.Addr) bool {
-	if s.d == noInternalCheck {
+	switch s.d {
+	case noInternalCheck:
 		// DEFECT no-internal-check: a granted name is trusted wherever it
 		// points.
 		return false
+	case internalStringPrefixes:
+		// DEFECT internal-string-prefixes: IPv4 ranges as prefixes of the
+		// dotted text, each range as its first /8 or /16: 172.16.0.0/12
+		// misses 172.17–172.31, 100.64.0.0/10 misses 100.65–100.127,
+		// 198.18.0.0/15 misses 198.19. (IPv6 is judged as the reference
+		// does, mapped and NAT64 forms as the IPv4 text they carry.)
+		if u := core.Unmap(a); u.Is4() {
+			text := u.String()
+			return slices.ContainsFunc(internalPrefixes, func(p string) bool { return strings.HasPrefix(text, p) })
+		}
+		return core.IsInternal(a)
+	case v6RangeMasks:
+		// DEFECT v6-range-masks: "ULA is fd00::/8" and link-local as
+		// fe80::/16: fc00::/8 and fe81::–febf:… are public. (IPv4, mapped
+		// and NAT64 forms included, is judged as the reference does.)
+		u := core.Unmap(a)
+		if u.Is4() || !u.IsValid() {
+			return core.IsInternal(a)
+		}
+		return u.IsUnspecified() || u.IsLoopback() || u.IsMulticast() || ula8.Contains(u) || linkLocal16.Contains(u)
 	}
 	return core.IsInternal(a)
 }
+
+// internalPrefixes is internal-string-prefixes's idea of SPEC §6's IPv4
+// ranges: exact for the /8s and /16s and /24 (and 224/4, 240/4 spelled
+// out one /8 at a time), one /16 short for each wider range.
+var internalPrefixes = func() []string {
+	ps := []string{"0.", "10.", "127.", "100.64.", "169.254.", "172.16.", "192.0.0.", "192.168.", "198.18."}
+	for b := 224; b <= 255; b++ { // multicast, 240/4 and broadcast
+		ps = append(ps, strconv.Itoa(b)+".")
+	}
+	return ps
+}()
+
+// v6-range-masks's IPv6 ranges, each with the wrong mask.
+var (
+	ula8        = netip.MustParsePrefix("fd00::/8")  // fc00::/7 misread
+	linkLocal16 = netip.MustParsePrefix("fe80::/16") // fe80::/10 misread
+)
 
 func (s *sandbox) fetch(host, p string) core.Result {
 	switch s.d {
@@ -486,6 +593,16 @@ func (s *sandbox) found(data string, ok bool) core.Result {
 // returning them.
 func (s *sandbox) output(data string) core.Result {
 	n := int64(len(data))
+	if s.d == outputInRunes {
+		// DEFECT output-in-runes: the meter counts characters, not bytes:
+		// "héllo" is 5, not 6.
+		n = int64(utf8.RuneCountInString(data))
+	}
+	if s.d == offByOneOutput && s.usage.Output+n >= s.auth.budgets.MaxOutputBytes {
+		// DEFECT off-by-one-output: output landing exactly on the cap is
+		// refused.
+		return s.halt(core.MaxOutputBytes)
+	}
 	if s.exceeds(s.usage.Output+n, s.auth.budgets.MaxOutputBytes) {
 		return s.halt(core.MaxOutputBytes)
 	}
