@@ -57,7 +57,7 @@ func (r *Report) writeHead(d *doc) {
 		if strings.ContainsAny(link, " ()<>") {
 			link = "<" + strings.NewReplacer("<", "%3C", ">", "%3E").Replace(link) + ">"
 		}
-		d.printf("![Invariants × attack classes: checks per cell, log-scaled; gaps and violations marked](%s)\n\n", link)
+		d.printf("![Invariants × attack classes: checks per cell, log-scaled; gaps and violations marked. SPEC dimensions: a cell per point, shaded by its hits; gaps marked](%s)\n\n", link)
 	}
 	d.para(r.headline(d))
 	for _, s := range r.warnings() {
