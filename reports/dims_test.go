@@ -466,3 +466,26 @@ func TestDimensionPanelIsWellFormed(t *testing.T) {
 		t.Errorf("the heat map differs when drawn twice (%v)", err)
 	}
 }
+
+// When every point that can exist was hit, the only gaps are explained
+// and nothing is loud.
+func TestEveryReachablePointHit(t *testing.T) {
+	r := handMade(t, func(p dims.Point) uint64 {
+		if p.Unreachable != "" {
+			return 0
+		}
+		return 1
+	}, nil)
+	if len(r.UnexplainedDimensionGaps()) != 0 || len(r.DimensionGaps) != len(unreachable()) {
+		t.Fatalf("%d gaps, %d unexplained", len(r.DimensionGaps), len(r.UnexplainedDimensionGaps()))
+	}
+	text := render(t, r, reports.Text)
+	for _, bad := range []string{"GAP:", "│ GAP", "UNEXPLAINED", "WARNING"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("text says %q", bad)
+		}
+	}
+	if want := strconv.Itoa(len(unreachable())) + " of " + strconv.Itoa(len(dims.Catalog())) + " SPEC dimension points unhit, all explained"; !strings.Contains(text, want) {
+		t.Errorf("headline lacks %q", want)
+	}
+}
