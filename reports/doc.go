@@ -5,7 +5,8 @@
 //
 // A Report is built from a finished campaign (New) or from the JSON summary
 // an earlier run saved (Load), and renders as text, Markdown or JSON
-// (Report.Write) and as an SVG heat map (Report.WriteSVG):
+// (Report.Write) and as an SVG heat map (Report.WriteSVG), with a panel of
+// the SPEC dimensions below the matrix:
 //
 //   - the summary: seed, sandbox, checks, scenarios, ops, throughput,
 //     findings with their invariants, gaps, mutants killed;
@@ -17,6 +18,12 @@
 //     generators that the report states loudly;
 //   - attack classes × result kinds: how often each class produced each
 //     kind of SPEC §2, and whether every kind was reached at all;
+//   - the SPEC dimensions (package dims), when the campaign counted them:
+//     a row per (dimension, group) — points, those that can exist, those
+//     hit, the fewest hits of one — and every point no scenario hit as a
+//     gap, explained (the point cannot exist, or a real sandbox's adapter
+//     draws nothing that reaches its group) or flagged GAP; a summary saved
+//     before they were counted renders without them, and says so;
 //   - the mutant kill table, when the report ran the mutants.
 //
 // Every table follows the SPEC's order — invariants in oracle.Invariants()

@@ -16,8 +16,9 @@ import (
 
 // Report is an invariant coverage report: a campaign's summary (the JSON of
 // SPEC §11), its invariant rows with violations per class, the gaps, the
-// result kinds never reached and, when the mutants were run, the kill
-// table. Its JSON form is campaign.Summary's with those fields added, and
+// result kinds never reached, the SPEC dimension table with its gaps (when
+// the campaign counted the dimensions) and, when the mutants were run, the
+// kill table. Its JSON form is campaign.Summary's with those fields added, and
 // Load reads either. Build one with New or Load; the zero Report is empty.
 // A Report is not safe for concurrent mutation.
 type Report struct {
@@ -29,6 +30,13 @@ type Report struct {
 	Gaps []Gap `json:"gaps"`
 	// UnreachedKinds are the result kinds no op of any class produced.
 	UnreachedKinds []string `json:"unreached_kinds"`
+	// DimensionRows is the SPEC dimension table, a row per (dimension,
+	// group) in the catalogue's order (package dims); nil when the
+	// summary carries no dimension points (Summary.Dimensions).
+	DimensionRows []DimensionRow `json:"dimension_rows"`
+	// DimensionGaps are the points no scenario hit, in catalogue order;
+	// nil when the summary carries no dimension points.
+	DimensionGaps []DimensionGap `json:"dimension_gaps"`
 	// Mutants is the kill table, when the report ran the mutants.
 	Mutants []campaign.Kill `json:"mutants,omitempty"`
 	// NotApplicable names the invariants that cannot be observed on the
@@ -82,8 +90,10 @@ func New(res *campaign.Result, sut string) *Report {
 
 // Load reads a report from the JSON that `sbxfuzz run --format json`
 // (campaign.Summary) or `sbxfuzz report --format json` wrote. It checks
-// that every invariant, class and kind is one of the SPEC's, puts the rows
-// in the SPEC's order, and recomputes the gaps.
+// that every invariant, class, kind and dimension point is one of the
+// SPEC's, puts the rows in the SPEC's order, and recomputes the gaps and
+// the dimension table. A summary without dimension points (saved before
+// they were counted) loads without the table.
 func Load(rd io.Reader) (*Report, error) {
 	var r Report
 	dec := json.NewDecoder(rd)
@@ -128,7 +138,10 @@ func (r *Report) normalize() error {
 		r.Invariants = append(r.Invariants, row)
 	}
 	r.Summary.Invariants = nil
-	return r.normalizeClasses()
+	if err := r.normalizeClasses(); err != nil {
+		return err
+	}
+	return r.normalizeDims()
 }
 
 func knownClasses(inv string, m map[string]uint64) error {
@@ -194,7 +207,8 @@ func (r *Report) MarkNotApplicable(na map[string]string) {
 // notExpressed explains a class the adapter of a real sandbox never drew.
 const notExpressed = "n/a: the sandbox's adapter draws no op of this class (it cannot express it)"
 
-// derive computes the gaps and the kinds never reached.
+// derive computes the gaps, the kinds never reached and the dimension
+// table.
 func (r *Report) derive() {
 	r.Gaps = []Gap{}
 	for _, row := range r.Invariants {
@@ -223,6 +237,7 @@ func (r *Report) derive() {
 			r.UnreachedKinds = append(r.UnreachedKinds, k.String())
 		}
 	}
+	r.deriveDims()
 }
 
 // classOps returns how many ops of class ran.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -148,6 +149,11 @@ func hostile(t *testing.T) *reports.Report {
 	for _, c := range m["classes"].([]any) {
 		delete(c.(map[string]any)["kinds"].(map[string]any), "max_wall")
 	}
+	var points []campaign.DimensionPoint // a third of the points unhit
+	for i, p := range dims.Catalog() {
+		points = append(points, campaign.DimensionPoint{Point: p, Hits: uint64(i % 3)})
+	}
+	m["dimensions"] = points
 	b.Reset()
 	if err := json.NewEncoder(&b).Encode(m); err != nil {
 		t.Fatal(err)
@@ -213,8 +219,8 @@ func TestMarkdownTablesAreWellFormed(t *testing.T) {
 			t.Fatalf("line %d has %d cells, its header %d: %q", i+1, len(cells), cols, line)
 		}
 	}
-	if tables != 7 {
-		t.Errorf("%d tables, want 7 (summary, findings, invariants, matrix, gaps, kinds, kills)", tables)
+	if tables != 9 {
+		t.Errorf("%d tables, want 9 (summary, findings, invariants, matrix, gaps, kinds, dimensions, dimension gaps, kills)", tables)
 	}
 	for _, want := range []string{
 		`fs\_read "/a\|b"\\nsecond line \<script\>`, "\\`tick\\`", `\\x00 \\xff \| end \\`,
@@ -273,7 +279,11 @@ func TestSVGIsWellFormed(t *testing.T) {
 				all.Write(tok)
 			}
 		}
-		if want := len(oracle.Invariants()) * len(attack.All()); cells != want {
+		want := len(oracle.Invariants()) * len(attack.All())
+		if r.HasDimensions() {
+			want += len(dims.Catalog()) // the panel's points
+		}
+		if cells != want {
 			t.Errorf("%d cells, want %d", cells, want)
 		}
 		for _, want := range []string{"seed 7, 1000 checks", "no-effect-on-denial", "malformed-op", "n/a", "log scale"} {

@@ -41,7 +41,9 @@ const (
 // scale of its checks and labelled with the count; explained gaps hatched
 // grey, unexplained gaps yellow, violated cells outlined in red and marked
 // ✗; the total checks of each invariant on the right, a legend below, the
-// seed and checks in the title. The same report writes the same bytes.
+// seed and checks in the title. When the report has the SPEC dimensions, a
+// panel below shows them: a row per group, a cell per point, shaded by its
+// hits, explained gaps hatched and unexplained ones yellow. The same report writes the same bytes.
 func (r *Report) WriteSVG(w io.Writer) error {
 	classes := attack.All()
 	gridX := svgMargin + svgLabelW
@@ -50,6 +52,8 @@ func (r *Report) WriteSVG(w io.Writer) error {
 	gridH := len(r.Invariants) * svgCellH
 	width := gridX + gridW + 12 + svgTotalW + svgMargin
 	height := gridY + gridH + svgLegendH + svgMargin
+	dp := r.dimPanel()
+	width, height = max(width, dp.width()), height+dp.height()
 	sc := r.svgScale()
 
 	var b strings.Builder
@@ -82,6 +86,9 @@ func (r *Report) WriteSVG(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#9e9e9e"/>`+"\n", gridX, gridY, gridW, gridH)
 	r.svgLegend(&b, gridX, gridY+gridH+28, sc)
+	if dp != nil {
+		dp.write(&b, r, gridY+gridH+svgLegendH)
+	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -93,6 +100,10 @@ func (r *Report) svgVerdict() string {
 	un := len(r.UnexplainedGaps())
 	s := fmt.Sprintf("%s · %d gaps (%d explained, %d unexplained) · %d of %d invariants checked",
 		plural(len(r.Findings), "finding"), len(r.Gaps), len(r.Gaps)-un, un, r.invariantsChecked(), len(r.Invariants))
+	if r.HasDimensions() {
+		dun := len(r.UnexplainedDimensionGaps())
+		s += fmt.Sprintf(" · %d dimension points unhit (%d unexplained)", len(r.DimensionGaps), dun)
+	}
 	if r.Mutants != nil {
 		s += fmt.Sprintf(" · %d of %d mutants killed", len(r.Mutants)-len(r.Survivors()), len(r.Mutants))
 	}

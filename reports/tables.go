@@ -13,8 +13,8 @@ import (
 )
 
 // Write renders the report in format f: the tables in text or Markdown,
-// or the JSON of SPEC §11 with the gaps, the kinds never reached and the
-// kill table added. The same report always renders the same bytes.
+// or the JSON of SPEC §11 with the gaps, the kinds never reached, the
+// dimension table with its gaps and the kill table added. The same report always renders the same bytes.
 func (r *Report) Write(w io.Writer, f Format) error {
 	if f == JSON {
 		return writeJSON(w, r)
@@ -30,6 +30,7 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	r.writeMatrix(d)
 	r.writeGaps(d)
 	r.writeKinds(d)
+	r.writeDimensions(d)
 	if r.Mutants != nil {
 		d.heading(2, "Mutant kill table")
 		d.para(fmt.Sprintf("A campaign from seed %d against each mutant — a sandbox wrong in exactly one way real sandboxes have been wrong — until its first finding: the invariant that caught it, the checks it took, and the length of the minimized reproducer.", r.Seed))
@@ -56,7 +57,7 @@ func (r *Report) writeHead(d *doc) {
 		if strings.ContainsAny(link, " ()<>") {
 			link = "<" + strings.NewReplacer("<", "%3C", ">", "%3E").Replace(link) + ">"
 		}
-		d.printf("![Invariants × attack classes: checks per cell, log-scaled; gaps and violations marked](%s)\n\n", link)
+		d.printf("![Invariants × attack classes: checks per cell, log-scaled; gaps and violations marked. SPEC dimensions: a cell per point, shaded by its hits; gaps marked](%s)\n\n", link)
 	}
 	d.para(r.headline(d))
 	for _, s := range r.warnings() {
@@ -93,6 +94,7 @@ func (r *Report) headline(d *doc) string {
 	default:
 		fmt.Fprintf(&b, "%s, %s; ", plural(len(r.Gaps), "gap"), d.strong(fmt.Sprintf("%d unexplained", un)))
 	}
+	b.WriteString(r.dimensionsHeadline(d))
 	fmt.Fprintf(&b, "%d of %d result kinds reached", int(core.NumKinds-core.OK)-len(r.UnreachedKinds), int(core.NumKinds-core.OK))
 	if r.Mutants != nil {
 		fmt.Fprintf(&b, "; %d of %d mutants killed", len(r.Mutants)-len(r.Survivors()), len(r.Mutants))
@@ -115,6 +117,9 @@ func (r *Report) warnings() []string {
 			cells[i] = g.Invariant + " × " + g.Class
 		}
 		out = append(out, fmt.Sprintf("%s: no check reached %s, and nothing explains why.", plural(len(gs), "unexplained gap"), strings.Join(cells, ", ")))
+	}
+	if gs := r.UnexplainedDimensionGaps(); len(gs) > 0 {
+		out = append(out, dimensionsWarning(gs))
 	}
 	if len(r.UnreachedKinds) > 0 {
 		out = append(out, "Result kinds never reached: "+strings.Join(r.UnreachedKinds, ", ")+".")
@@ -174,6 +179,7 @@ func (r *Report) writeSummary(d *doc) {
 		{"attack classes run", fmt.Sprintf("%d of %d", r.classesRun(), len(attack.All()))},
 		{"gaps", fmt.Sprintf("%d: %d explained, %d unexplained", len(r.Gaps), len(r.Gaps)-un, un)},
 		{"result kinds reached", fmt.Sprintf("%d of %d", int(core.NumKinds-core.OK)-len(r.UnreachedKinds), int(core.NumKinds-core.OK))},
+		{"SPEC dimension points hit", r.dimensionsCell(d)},
 	}
 	if un > 0 {
 		rows[10][1] = d.strong(rows[10][1])

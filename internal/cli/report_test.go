@@ -52,11 +52,15 @@ func TestSampleReportIsCurrent(t *testing.T) {
 		}
 	}
 	report, _ := os.ReadFile(md)
-	if !strings.Contains(string(report), ", 0 unexplained") {
+	// The SPEC dimensions have their own test at the defaults
+	// (TestDefaultReportHasNoUnexplainedDimensionGap); here, invariants ×
+	// classes and the result kinds.
+	classes := withoutDimensions(string(report))
+	if !regexp.MustCompile(`\|\s*gaps\s*\|\s*\d+: \d+ explained, 0 unexplained\s*\|`).MatchString(classes) {
 		t.Error("the sample report has unexplained gaps: the default campaign must check every invariant wherever it applies")
 	}
 	for _, bad := range []string{"**GAP**", "**never**", "> [!WARNING]"} {
-		if strings.Contains(string(report), bad) {
+		if strings.Contains(classes, bad) {
 			t.Errorf("the sample report says %q: the default campaign must leave no unexplained gap and reach every kind", bad)
 		}
 	}
@@ -64,6 +68,19 @@ func TestSampleReportIsCurrent(t *testing.T) {
 		t.Error("the sample report does not show the heat map")
 	}
 	checkReadmeExcerpt(t, string(report))
+}
+
+// withoutDimensions drops a Markdown report's SPEC dimension section and
+// the warning about its gaps.
+func withoutDimensions(md string) string {
+	if i := strings.Index(md, "\n## SPEC dimensions\n"); i >= 0 {
+		end := len(md)
+		if j := strings.Index(md[i:], "\n## Mutant kill table\n"); j >= 0 {
+			end = i + j
+		}
+		md = md[:i] + md[end:]
+	}
+	return regexp.MustCompile(`> \[!WARNING\]\n> \*\*\d+ unexplained SPEC dimension gaps?:.*\n`).ReplaceAllString(md, "")
 }
 
 // checkReadmeExcerpt checks that every row of the README's excerpt of the
@@ -124,9 +141,12 @@ func TestReportJSON(t *testing.T) {
 			Ops   uint64            `json:"ops"`
 			Kinds map[string]uint64 `json:"kinds"`
 		} `json:"classes"`
-		Gaps     []reports.Gap `json:"gaps"`
-		Findings []any         `json:"findings"`
-		Mutants  []any         `json:"mutants"`
+		Gaps          []reports.Gap          `json:"gaps"`
+		Findings      []any                  `json:"findings"`
+		Mutants       []any                  `json:"mutants"`
+		Dimensions    []any                  `json:"dimensions"`
+		DimensionRows []reports.DimensionRow `json:"dimension_rows"`
+		DimensionGaps []reports.DimensionGap `json:"dimension_gaps"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
@@ -152,8 +172,76 @@ func TestReportJSON(t *testing.T) {
 			t.Errorf("gap %+v", g)
 		}
 	}
-	if !strings.Contains(errs, "sbxfuzz report: seed 1, 400 checks") {
+	if !strings.Contains(errs, "sbxfuzz report: seed 1, 400 checks") || !regexp.MustCompile(`, \d+ dimension points unhit \(\d+ unexplained\), `).MatchString(errs) {
 		t.Errorf("no summary line on stderr: %q", errs)
+	}
+	if len(doc.Dimensions) == 0 || len(doc.DimensionRows) == 0 || doc.DimensionGaps == nil {
+		t.Errorf("no SPEC dimensions: %d points, %d rows, gaps %v", len(doc.Dimensions), len(doc.DimensionRows), doc.DimensionGaps)
+	}
+}
+
+// TestDefaultReportHasNoUnexplainedDimensionGap runs `sbxfuzz report` with
+// the defaults (seed 1, 10,000 checks, the reference sandbox): it prints
+// the SPEC dimension table, and every point no scenario hit is one that
+// cannot be hit, explained.
+func TestDefaultReportHasNoUnexplainedDimensionGap(t *testing.T) {
+	st, out, errs := run(t, "report")
+	if st != ExitOK {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	_, sect, ok := strings.Cut(out, "\nSPEC dimensions\n---------------\n")
+	if !ok {
+		t.Fatalf("no SPEC dimensions table:\n%s", out)
+	}
+	rows := 0
+	var gaps []string
+	for _, l := range strings.Split(sect, "\n") {
+		if !strings.HasPrefix(l, "│") {
+			continue
+		}
+		rows++
+		if strings.Contains(l, "GAP") || strings.Contains(l, "UNEXPLAINED") {
+			gaps = append(gaps, l)
+		}
+	}
+	if len(gaps) > 0 {
+		t.Errorf("%d rows of the dimension tables show unexplained gaps, among them:\n%s", len(gaps), strings.Join(gaps[:min(len(gaps), 12)], "\n"))
+	}
+	if rows < 30 {
+		t.Errorf("the dimension tables have %d rows:\n%s", rows, sect)
+	}
+	if !regexp.MustCompile(`SPEC dimension points hit\s*│ \d+ of \d+; \d+ unhit: \d+ explained, 0 unexplained`).MatchString(out) {
+		t.Error("the summary does not say 0 unexplained dimension gaps")
+	}
+	if !regexp.MustCompile(`, \d+ dimension points unhit \(0 unexplained\), `).MatchString(errs) || strings.Contains(errs, "UNEXPLAINED") {
+		t.Errorf("stderr: %s", errs)
+	}
+}
+
+func TestReportFromOldSummary(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := run(t, "run", "--seed", "3", "--checks", "100", "--format", "json", "--out", dir)
+	if st != ExitOK {
+		t.Fatalf("run: status %d: %s", st, errs)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["dimensions"] == nil {
+		t.Fatal("sbxfuzz run wrote no dimension points")
+	}
+	delete(m, "dimensions") // as a summary saved before they were counted
+	old, _ := json.Marshal(m)
+	st, text, errs := run(t, "report", "--from", writeFile(t, dir, "old.json", string(old)))
+	if st != ExitOK {
+		t.Fatalf("report --from: status %d: %s", st, errs)
+	}
+	if !strings.Contains(text, "SPEC dimensions\n---------------\n\nNot counted: this summary carries no SPEC dimension points") || strings.Contains(text, "Dimension gaps") {
+		t.Errorf("report of an old summary:\n%s", text)
+	}
+	if !strings.Contains(errs, ", no dimension points (not in the summary), ") {
+		t.Errorf("stderr: %s", errs)
 	}
 }
 
@@ -174,6 +262,9 @@ func TestReportFromSavedSummary(t *testing.T) {
 	}
 	if diff := cmp.Diff(comparable(direct), comparable(fromFile)); diff != "" {
 		t.Errorf("report of a saved run mismatch (-same campaign +saved run):\n%s", diff)
+	}
+	if !strings.Contains(fromFile, "## SPEC dimensions") || !strings.Contains(fromFile, "| `budget`") {
+		t.Error("the report of a saved run has no SPEC dimension table")
 	}
 	// A report's own JSON reads back too, and a violation exits 1.
 	st, js, _ := run(t, "report", "--seed", "1", "--checks", "200", "--sut", "mutant:no-boundary", "--format", "json")

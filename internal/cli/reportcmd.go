@@ -25,9 +25,12 @@ no findings) or read the JSON summary an earlier 'sbxfuzz run --format json'
 or 'sbxfuzz report --format json' saved (--from), and print the summary, the
 findings, how often each invariant of SPEC §8 was checked on ops of each
 attack class of SPEC §9 with every empty cell flagged as a gap (explained or
-not), how often each class got each result kind, and, with --mutants, the
-mutant kill table (a campaign of up to --checks checks per mutant). --svg
-writes the invariants × classes matrix as an SVG heat map. Output is the
+not), how often each class got each result kind, the SPEC dimensions (each
+internal range × edge × spelling, budgets and budget pairs, clock shapes,
+byte classes, path and host shapes) with every point no scenario hit
+flagged as a gap, and, with --mutants, the mutant kill table (a campaign of
+up to --checks checks per mutant). --svg writes the invariants × classes
+matrix and the dimensions as an SVG heat map. Output is the
 same for the same seed and checks except on the lines that carry timing
 (those containing "ops/s" or "seconds"). Exit 1 if there were findings or a
 mutant survived, 3 if SIGINT or SIGTERM cut it short.`)
@@ -40,7 +43,7 @@ mutant survived, 3 if SIGINT or SIGTERM cut it short.`)
 	from := fs.String("from", "", "render the JSON summary in FILE instead of running a campaign")
 	format := formatFlag(fs, "text", "md", "json")
 	output := fs.String("output", "", "write the report to FILE (atomically) instead of stdout")
-	svg := fs.String("svg", "", "also write the invariants × classes heat map to FILE as SVG")
+	svg := fs.String("svg", "", "also write the heat map (invariants × classes, SPEC dimensions) to FILE as SVG")
 	timeout := timeoutFlag(fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
@@ -164,14 +167,21 @@ func writeReport(e *env, rep *reports.Report, format reports.Format, output, svg
 
 func reportStatus(e *env, rep *reports.Report) int {
 	un := rep.UnexplainedGaps()
-	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%.0f ops/s), sut %s: %d findings, %d gaps (%d unexplained), %d result kinds never reached",
-		rep.Seed, rep.Checks, rep.Ops, rep.OpsPerSecond, rep.SUT, len(rep.Findings), len(rep.Gaps), len(un), len(rep.UnreachedKinds))
+	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%.0f ops/s), sut %s: %d findings, %d gaps (%d unexplained), %s, %d result kinds never reached",
+		rep.Seed, rep.Checks, rep.Ops, rep.OpsPerSecond, rep.SUT, len(rep.Findings), len(rep.Gaps), len(un), dimensionsStatus(rep), len(rep.UnreachedKinds))
 	if rep.Mutants != nil {
 		fmt.Fprintf(e.stderr, ", %d of %d mutants killed", len(rep.Mutants)-len(rep.Survivors()), len(rep.Mutants))
 	}
 	fmt.Fprintln(e.stderr, interrupted(rep.Interrupted))
 	for _, g := range un {
 		fmt.Fprintf(e.stderr, "sbxfuzz report: UNEXPLAINED GAP: %s was never checked on an op of class %s\n", g.Invariant, g.Class)
+	}
+	dun := rep.UnexplainedDimensionGaps()
+	for _, g := range dun[:min(len(dun), maxDimensionGapLines)] {
+		fmt.Fprintf(e.stderr, "sbxfuzz report: UNEXPLAINED DIMENSION GAP: no scenario hit %s %s: %s\n", g.Dimension, g.Group, g.Point)
+	}
+	if len(dun) > maxDimensionGapLines {
+		fmt.Fprintf(e.stderr, "sbxfuzz report: … and %d more unexplained dimension gaps (the report lists them all)\n", len(dun)-maxDimensionGapLines)
 	}
 	if rep.Interrupted {
 		return ExitInterrupted
@@ -180,4 +190,17 @@ func reportStatus(e *env, rep *reports.Report) int {
 		return ExitFinding
 	}
 	return ExitOK
+}
+
+// maxDimensionGapLines is how many unexplained dimension gaps stderr names;
+// the report names them all.
+const maxDimensionGapLines = 10
+
+// dimensionsStatus is the summary line's clause on the SPEC dimension
+// points: how many no scenario hit and how many of those nothing explains.
+func dimensionsStatus(rep *reports.Report) string {
+	if !rep.HasDimensions() {
+		return "no dimension points (not in the summary)"
+	}
+	return fmt.Sprintf("%d dimension points unhit (%d unexplained)", len(rep.DimensionGaps), len(rep.UnexplainedDimensionGaps()))
 }
