@@ -272,6 +272,17 @@ func unreachable(r netip.Prefix, pos int) string {
 	return ""
 }
 
+// rangeEdges holds each range's edges and the addresses just outside
+// them (invalid where there is none), computed once.
+var rangeEdges = func() [][4]netip.Addr {
+	out := make([][4]netip.Addr, len(ranges))
+	for i, r := range ranges {
+		first, last := edges(r)
+		out[i] = [4]netip.Addr{first.Prev(), first, last, last.Next()}
+	}
+	return out
+}()
+
 // edges returns the first and last addresses of r.
 func edges(r netip.Prefix) (first, last netip.Addr) {
 	first = r.Masked().Addr()

@@ -60,16 +60,21 @@ func Spelling(host string) int {
 // address is both its Low and its High: Position says Low.
 func Position(a netip.Addr, r netip.Prefix) (int, bool) {
 	first, last := edges(r)
+	return position(a, r, [4]netip.Addr{first.Prev(), first, last, last.Next()})
+}
+
+// position is Position with r's edges e as rangeEdges holds them.
+func position(a netip.Addr, r netip.Prefix, e [4]netip.Addr) (int, bool) {
 	switch {
-	case a == first:
+	case a == e[1]:
 		return Low, true
-	case a == last:
+	case a == e[2]:
 		return High, true
 	case r.Contains(a):
 		return Interior, true
-	case first.Prev().IsValid() && a == first.Prev():
+	case e[0].IsValid() && a == e[0]:
 		return Below, true
-	case last.Next().IsValid() && a == last.Next():
+	case e[3].IsValid() && a == e[3]:
 		return Above, true
 	}
 	return 0, false
@@ -94,6 +99,14 @@ func ByteClass(s string) int {
 func ascii(s string) bool {
 	const highs = 0x8080808080808080
 	i := 0
+	for ; i+32 <= len(s); i += 32 { // four words a round: megabytes of filler are common
+		b := []byte(s[i : i+32])
+		w := binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:]) |
+			binary.LittleEndian.Uint64(b[16:]) | binary.LittleEndian.Uint64(b[24:])
+		if w&highs != 0 {
+			return false
+		}
+	}
 	for ; i+8 <= len(s); i += 8 {
 		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&highs != 0 {
 			return false

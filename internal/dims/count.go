@@ -82,7 +82,7 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		out := satAdd(before.Output, n)
 		c.budget(2, b.MaxOutputBytes, out, true)
 		c.pairs(b, st, out, true)
-		cls := ByteClass(w.data)
+		cls := c.class(w.data)
 		c.hit(baseBytes + ArgData*numByteClasses + cls)
 		if cls == MultiByte {
 			switch {
@@ -186,7 +186,7 @@ func clockShape(c core.TickClock) int {
 // args counts the byte classes of op's kind and arguments and, for the
 // ops that reach their checks, the path or host shape.
 func (c *Counts) args(op core.Op, g core.Grant) {
-	c.hit(baseBytes + ArgKind*numByteClasses + ByteClass(op.Kind))
+	c.hit(baseBytes + ArgKind*numByteClasses + c.class(op.Kind))
 	var pos []int
 	switch op.Kind {
 	case core.OpRead:
@@ -200,7 +200,7 @@ func (c *Counts) args(op core.Op, g core.Grant) {
 	}
 	for i, a := range op.Args {
 		if i < len(pos) {
-			c.hit(baseBytes + pos[i]*numByteClasses + ByteClass(a))
+			c.hit(baseBytes + pos[i]*numByteClasses + c.class(a))
 		}
 	}
 	if !core.WellFormed(op.Args, len(pos)) || len(pos) == 0 {
@@ -237,7 +237,7 @@ func (c *Counts) address(host string, a netip.Addr) {
 		if p.Addr().Is4() != a.Is4() {
 			continue
 		}
-		pos, ok := Position(a, p)
+		pos, ok := position(a, p, rangeEdges[r])
 		if !ok {
 			continue
 		}

@@ -16,6 +16,8 @@
 // any sandbox.
 package dims
 
+import "unsafe"
+
 // The dimensions' IDs.
 const (
 	InternalRange = "internal-range" // §6: each range × edge × spelling
@@ -52,6 +54,32 @@ func Catalog() []Point { return append([]Point(nil), catalog...) }
 // Counts is empty and ready to use.
 type Counts struct {
 	hits []uint64
+	memo [16]classMemo // byte classes of long strings seen lately
+}
+
+// classMemo remembers the byte class of one long string by its bytes'
+// address and length: generated scenarios return the same megabyte of
+// filler again and again, and a string's bytes never change.
+type classMemo struct {
+	p     *byte
+	n     int
+	class int
+}
+
+// memoFrom is the length from which byte classes are remembered.
+const memoFrom = 512
+
+// class is ByteClass(s), remembered for long strings.
+func (c *Counts) class(s string) int {
+	if len(s) < memoFrom {
+		return ByteClass(s)
+	}
+	p := unsafe.StringData(s)
+	m := &c.memo[(uintptr(unsafe.Pointer(p))>>4^uintptr(len(s)))%uintptr(len(c.memo))]
+	if m.p != p || m.n != len(s) {
+		*m = classMemo{p, len(s), ByteClass(s)}
+	}
+	return m.class
 }
 
 // Hits returns the count of point i of the Catalog.
