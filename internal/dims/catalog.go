@@ -225,8 +225,12 @@ func build() []Point {
 		add(Point{Dim: BudgetPair, Group: "same op", Name: p})
 	}
 	baseClock = len(out)
-	for _, c := range clockNames {
-		add(Point{Dim: Clock, Group: "tick clock", Name: c})
+	for i, c := range clockNames {
+		p := Point{Dim: Clock, Group: "tick clock", Name: c}
+		if i == ClockStepNegative {
+			p.Unreachable = "a scenario writes its clock's step as a non-negative number (SPEC §10, package scenario)"
+		}
+		add(p)
 	}
 	baseBytes = len(out)
 	for _, a := range argNames {

@@ -1,0 +1,93 @@
+package generators
+
+import (
+	"flag"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+)
+
+var dimsScenarios = flag.Int("generators.dims-scenarios", 10000, "scenarios TestDimensions counts (the default campaign's)")
+
+// countDims generates streams [0, n) of seed, as a campaign does, and
+// counts the SPEC dimensions' points they hit into all, and into scen the
+// number of scenarios that hit each point at least once.
+func countDims(t testing.TB, seed uint64, n int) (all dims.Counts, scen []int) {
+	const workers = 4
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	scen = make([]int, len(dims.Catalog()))
+	for w := range workers {
+		wg.Go(func() {
+			var sum dims.Counts
+			local := make([]int, len(scen))
+			for i := w; i < n; i += workers {
+				sc := Generate(NewSource(seed, uint64(i)))
+				g, err := core.NewGrant(sc.Grant)
+				if err != nil {
+					t.Errorf("stream %d: invalid grant: %v", i, err)
+					return
+				}
+				var c dims.Counts
+				dims.Count(sc, g, &c)
+				for j, h := range c.Slice() {
+					if h > 0 {
+						local[j]++
+					}
+				}
+				sum.Add(&c)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			all.Add(&sum)
+			for j, k := range local {
+				scen[j] += k
+			}
+		})
+	}
+	wg.Wait()
+	return all, scen
+}
+
+// TestDimensions generates the default campaign's scenarios (seed 1,
+// streams 0 to 9,999: what `sbxfuzz report` checks) and counts the SPEC
+// dimensions' points (internal/dims) they hit: every reachable point must
+// be hit, and by at least three scenarios, so that another seed hits it
+// too. Under -short it counts 2,000 scenarios and asks for one each.
+func TestDimensions(t *testing.T) {
+	n, least := *dimsScenarios, 3
+	if testing.Short() {
+		n, least = min(n, 2000), 1
+	}
+	_, scen := countDims(t, 1, n)
+	cat := dims.Catalog()
+	type low struct {
+		p dims.Point
+		n int
+	}
+	var lows []low
+	for i, p := range cat {
+		if p.Unreachable == "" && scen[i] < least {
+			lows = append(lows, low{p, scen[i]})
+		}
+	}
+	for _, l := range lows {
+		t.Errorf("%s: hit by %d of %d scenarios, want at least %d", l.p, l.n, n, least)
+	}
+	for _, d := range dims.IDs {
+		var rs []int
+		for i, p := range cat {
+			if p.Dim == d && p.Unreachable == "" {
+				rs = append(rs, scen[i])
+			}
+		}
+		sort.Ints(rs)
+		t.Logf("%-14s %3d points, scenarios per point: least %d, tenth percentile %d, median %d",
+			d, len(rs), rs[0], rs[len(rs)/10], rs[len(rs)/2])
+	}
+}
