@@ -393,8 +393,11 @@ func drawBudgets(src Source, p plan) (core.Budgets, core.TickClock) {
 }
 
 // wallClock draws the wall-tight profile's clock and budgets: large steps
-// and max_wall within a tick of k steps (half the time with max_ops k or
-// k−1, so that op k or k+1 puts both budgets on their edge at once); or a
+// and max_wall within a tick of k steps, a quarter of the time with
+// max_ops k, so that op k puts both budgets on their edge at once, and a
+// quarter of the time with max_ops 0 and max_wall one step or one less,
+// so that op 1 is past max_ops and at or past max_wall (a sandbox that
+// tests the clock first halts the wrong way, on one op); or a
 // clock whose ticks pass 2^63−1 at op 1 to 5 against a max_wall of
 // math.MaxInt64, which only the overflow rule of SPEC §7 trips. (No clock
 // runs backwards: the scenario format writes a step non-negative.)
@@ -408,8 +411,11 @@ func wallClock(src Source, b *core.Budgets, c *core.TickClock) {
 		c.Start, c.Step = pick(src, wallStarts), pick(src, wallSteps)
 		var k int64
 		b.MaxWall, k = nearTicks(src, c.Step)
-		if k > 0 && oneIn(src, 2) {
-			b.MaxOps = k - int64(src.Intn(2))
+		switch src.Intn(4) {
+		case 0: // op k is on max_ops, and at, one over or near max_wall
+			b.MaxOps = max(k, 1)
+		case 1: // op 1 is one over max_ops, and at or one over max_wall
+			b.MaxOps, b.MaxWall = 0, c.Step-int64(src.Intn(2))
 		}
 	}
 }
@@ -468,8 +474,8 @@ type landing struct {
 
 // landOutput sets max_output_bytes so that the scenario's ops land on it:
 // it runs them on the reference with no output limit and picks one of the
-// ops that returned data (a multi-byte one half the time, when there is
-// one), then sets the output budget to the total after it, or one byte
+// ops that returned data (the first half the time, a multi-byte one a
+// quarter of the time, when there is one), then sets the output budget to the total after it, or one byte
 // less, and, each half the time, max_ops to its number and max_wall to its
 // wall, so that two or three budgets are on their edge in that op. With no
 // op returning data the output budget is 0.
@@ -500,8 +506,11 @@ func landOutput(src Source, sc *scenario.Scenario) {
 		g.MaxOutputBytes = 0
 		return
 	}
-	l := all[src.Intn(len(all))]
-	if multi > 0 && oneIn(src, 2) {
+	l := all[0] // the first op with data: the shortest reproducer
+	switch r := src.Intn(4); {
+	case r == 2:
+		l = all[src.Intn(len(all))]
+	case r == 3 && multi > 0:
 		k := src.Intn(multi)
 		for _, m := range all {
 			if m.multi {
