@@ -67,10 +67,11 @@ func outputFloodOp(src Source, sc *scenario.Scenario) core.Op {
 		}
 		fallthrough
 	case 3:
-		if oneIn(src, 3) {
-			return tool(src, echoTool(sc), multiFill(floodSize(src, sc))) // the budget counts bytes, not runes
+		n := floodSize(src, sc)
+		if n <= maxMulti && oneIn(src, 3) {
+			return tool(src, echoTool(sc), multiFill(n)) // the budget counts bytes, not runes
 		}
-		return tool(src, echoTool(sc), fill[:floodSize(src, sc)])
+		return tool(src, echoTool(sc), fill[:n])
 	case 4:
 		return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/../big")
 	case 5:
@@ -88,8 +89,12 @@ func multiFill(n int) string {
 	return multiOdd[1 : n+1]
 }
 
+// maxMulti bounds multiFill: every sandbox validates the UTF-8 of its
+// arguments, which costs more per byte past ASCII.
+const maxMulti = 1024
+
 // multiOdd is "x" and then é's: slices of it are multiFill's answers.
-var multiOdd = "x" + strings.Repeat("é", 2*maxInput)
+var multiOdd = "x" + strings.Repeat("\u00e9", maxMulti/2)
 
 // maxInput bounds the big strings ops carry as arguments: every sandbox
 // scans its arguments (NUL, UTF-8), so a megabyte input would cost more than
@@ -149,7 +154,7 @@ func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 		if b > maxInput {
 			return fetch(src, grantedOr(src, sc), "/big") // a body of 1 MiB + 1 lands one past the default budget
 		}
-		if oneIn(src, 2) {
+		if b <= maxMulti && oneIn(src, 2) {
 			return tool(src, echoTool(sc), multiFill(b))
 		}
 		return tool(src, echoTool(sc), fill[:b])
@@ -157,7 +162,7 @@ func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 		if b > maxInput {
 			return tool(src, "dump", "x")
 		}
-		if oneIn(src, 2) {
+		if b < maxMulti && oneIn(src, 2) {
 			return tool(src, echoTool(sc), multiFill(b+1))
 		}
 		return tool(src, echoTool(sc), fill[:b+1])

@@ -59,10 +59,10 @@ type rangePoint struct {
 // index it by spelling kind. probeHosts maps every host of every point to
 // true, so ops can find the probes a grant holds.
 var (
-	rangePoints                 []rangePoint
-	literalPoints, namePoints   []int
-	probeHosts                  = map[string]bool{}
-	probeRouteBody, probePublic = "range-probe", netip.MustParseAddr("203.0.113.21")
+	rangePoints               []rangePoint
+	literalPoints, namePoints []int
+	probeHosts                = map[string]bool{}
+	probePublic               = netip.MustParseAddr("203.0.113.21")
 )
 
 func init() {
@@ -258,14 +258,14 @@ func compressed(a netip.Addr) string {
 // (ip-spelling ops fetch them in turn, so that a long scenario spreads its
 // fetches over more points), and in one world in three a name, with a dns
 // line answering the point's address first, then a public one (a
-// rebinding name).
+// rebinding name). Probes have no routes: the journal shows a fetch from
+// an internal address, and a public neighbour's not_found is its verdict.
 func (b *builder) rangeProbes(slots int) {
 	src := b.src
 	for n := weighted(src, []int{1, 3, 3, 2}) + slots/16; n > 0; n-- {
 		pt := &rangePoints[pick(src, literalPoints)]
 		h := pick(src, pt.hosts)
 		b.g.NetHosts = append(b.g.NetHosts, h)
-		b.route(h, "/", probeRouteBody)
 	}
 	if oneIn(src, 3) {
 		pt := &rangePoints[pick(src, namePoints)]
@@ -273,7 +273,6 @@ func (b *builder) rangeProbes(slots int) {
 		h := pt.hosts[k]
 		b.g.NetHosts = append(b.g.NetHosts, h)
 		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: []netip.Addr{pt.addrs[k], probePublic}})
-		b.route(h, "/data", probeRouteBody)
 	}
 }
 

@@ -269,7 +269,7 @@ func (b *builder) outsideFiles() {
 // and routes bodies for them and for attacker hosts.
 func (b *builder) hosts(slots int) {
 	src := b.src
-	b.g.NetHosts = make([]string, 0, 8)
+	b.g.NetHosts = make([]string, 0, 12)
 	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
 	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
 		b.plainHost(plainHosts[(i+j)%len(plainHosts)])
@@ -548,9 +548,10 @@ func floodEndsBefore(sc *scenario.Scenario, n int64) bool {
 	return false
 }
 
-// isMultiByte reports whether s is valid UTF-8 with a byte past ASCII.
+// isMultiByte reports whether s is valid UTF-8 with a byte past ASCII in
+// its first 256 bytes: a megabyte body of fill is not scanned to its end.
 func isMultiByte(s string) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < min(len(s), 256); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return utf8.ValidString(s)
 		}
