@@ -54,8 +54,9 @@ func countDims(t testing.TB, seed uint64, n int) (all dims.Counts, scen []int) {
 	return all, scen
 }
 
-// TestDimensions generates the default campaign's scenarios (seed 1,
-// streams 0 to 9,999: what `sbxfuzz report` checks) and counts the SPEC
+// TestDimensions generates the default campaign's scenarios (seed 1, or
+// -generators.seed, streams 0 to 9,999: what `sbxfuzz report` checks) and
+// counts the SPEC
 // dimensions' points (internal/dims) they hit: every reachable point must
 // be hit, and by at least three scenarios, so that another seed hits it
 // too. Under -short it counts 2,000 scenarios and asks for one each.
@@ -64,7 +65,7 @@ func TestDimensions(t *testing.T) {
 	if testing.Short() {
 		n, least = min(n, 2000), 1
 	}
-	_, scen := countDims(t, 1, n)
+	_, scen := countDims(t, *seedFlag, n)
 	cat := dims.Catalog()
 	type low struct {
 		p dims.Point
