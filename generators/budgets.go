@@ -3,6 +3,7 @@ package generators
 import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"slices"
+	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -66,7 +67,11 @@ func outputFloodOp(src Source, sc *scenario.Scenario) core.Op {
 		}
 		fallthrough
 	case 3:
-		return tool(src, echoTool(sc), fill[:floodSize(src, sc)])
+		n := floodSize(src, sc)
+		if n <= maxMulti && oneIn(src, 3) {
+			return tool(src, echoTool(sc), multiFill(n)) // the budget counts bytes, not runes
+		}
+		return tool(src, echoTool(sc), fill[:n])
 	case 4:
 		return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/../big")
 	case 5:
@@ -74,6 +79,22 @@ func outputFloodOp(src Source, sc *scenario.Scenario) core.Op {
 	}
 	return fetch(src, grantedOr(src, sc), "/big")
 }
+
+// multiFill returns n bytes of valid UTF-8, two-byte runes after at most
+// one ASCII byte: output is charged in bytes, never in runes.
+func multiFill(n int) string {
+	if n%2 == 1 {
+		return multiOdd[:n]
+	}
+	return multiOdd[1 : n+1]
+}
+
+// maxMulti bounds multiFill: every sandbox validates the UTF-8 of its
+// arguments, which costs more per byte past ASCII.
+const maxMulti = 1024
+
+// multiOdd is "x" and then é's: slices of it are multiFill's answers.
+var multiOdd = "x" + strings.Repeat("\u00e9", maxMulti/2)
 
 // maxInput bounds the big strings ops carry as arguments: every sandbox
 // scans its arguments (NUL, UTF-8), so a megabyte input would cost more than
@@ -114,8 +135,9 @@ func bigFile(src Source, sc *scenario.Scenario) string {
 
 // boundaryOp lands on a cap: zero-byte outputs; the five-byte data.txt and
 // the ten-byte ten, which add up to the boundary profile's budgets; echoes
-// of one to ten bytes, of exactly the output budget and of one byte more
-// (for a budget too big to echo, a big body or dump); an uncharged write.
+// of one to ten bytes, of exactly the output budget and of one byte more,
+// ASCII or multi-byte UTF-8 (for a budget too big to echo, a big body or
+// dump); an uncharged write.
 func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 	b := outputBudget(sc)
 	base := pickBase(src, sc.Grant.FSRead, "/work")
@@ -132,10 +154,16 @@ func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 		if b > maxInput {
 			return fetch(src, grantedOr(src, sc), "/big") // a body of 1 MiB + 1 lands one past the default budget
 		}
+		if b <= maxMulti && oneIn(src, 2) {
+			return tool(src, echoTool(sc), multiFill(b))
+		}
 		return tool(src, echoTool(sc), fill[:b])
 	case 5:
 		if b > maxInput {
 			return tool(src, "dump", "x")
+		}
+		if b < maxMulti && oneIn(src, 2) {
+			return tool(src, echoTool(sc), multiFill(b+1))
 		}
 		return tool(src, echoTool(sc), fill[:b+1])
 	case 6:

@@ -42,15 +42,32 @@
 //     trailing dot), IP spellings, metadata endpoints, names whose dns lines
 //     rebind (public, then internal), and routes for granted and attacker
 //     hosts alike, so a leak returns a body;
+//   - probes of the internal-range table (ranges.go): in eight worlds in
+//     nine, one to three granted hosts (one more per 16 op slots), each
+//     drawn uniformly from every internal range of SPEC §6 × {just below,
+//     low edge, interior, high edge, just above} × spelling (IPv4 dotted,
+//     short, integer, hex, octal, IPv4-mapped, NAT64; IPv6 compressed,
+//     expanded, bracketed), and in one world in three a granted name whose
+//     dns line answers such an address first; ip-spelling ops fetch the
+//     literals in turn, rebinding ops the names;
+//   - file contents of every byte class: ASCII, multi-byte UTF-8 (utf8.txt),
+//     Latin-1 (latin1.txt) and binary with NULs (image.png);
 //   - granted tools, canned outputs from a few bytes to over a megabyte, and
 //     LEAK outputs for ungranted names and case variants;
-//   - budgets and a tick clock per profile: roomy (40%), max_ops below the
-//     length, a clock with large steps and max_wall within a tick of k steps,
-//     a small max_output_bytes, or a budget of 0 or one the ops land on
-//     exactly (for max_output_bytes, set after the ops are drawn to the
-//     output total the reference reaches after one of them). Tight
-//     profiles halt early, so ops of every class keep coming after a hard
-//     halt and exercise halt-latched.
+//   - budgets and a tick clock per profile: roomy (40%; one in eight with
+//     max_ops, max_wall or max_output_bytes at math.MaxInt64), max_ops below
+//     the length, a clock with large steps and max_wall within a tick of k
+//     steps (a quarter of the time with max_ops k, so that op k is on both
+//     edges; a quarter with max_ops 0 and max_wall at or one below one step,
+//     so that op 1 is past max_ops and at or past max_wall; one in eight a
+//     clock whose ticks pass 2^63−1 at op 1 to 5 against a max_wall of
+//     math.MaxInt64), a small max_output_bytes, or a budget of 0 or one the
+//     ops land on exactly (for max_output_bytes, set after the ops are drawn
+//     to the output total the reference reaches after one of them — the
+//     first op with data half the time, a multi-byte one a quarter — or one
+//     byte less, each half the time with max_ops and max_wall on that op's
+//     usage too). Tight profiles halt early, so ops of every class keep
+//     coming after a hard halt and exercise halt-latched.
 //
 // Each op slot holds one op of a class drawn by the weights below (a tight
 // profile draws its theme class — op-flood, wall-jump, output-flood or
@@ -84,6 +101,22 @@
 // traversal. The only invariant × class cells no op can reach are
 // no-internal-egress (checked on net_fetch ops) for unknown-tool,
 // tool-variant, unknown-op and the three symlink classes.
+//
+// # Dimensions
+//
+// Beyond classes, the scenarios aim at every reachable point of the SPEC
+// dimensions that internal/dims names: each internal range's edges in
+// each spelling (the range probes above, fetched by ip-spelling and
+// rebinding ops), each budget at 0, below, at, one over and
+// math.MaxInt64, two and three budgets on their edge in the same op, the
+// clock's shapes (a tick past 2^63−1 included), the byte classes of every
+// argument (multi-byte write data among them) and of returned data
+// (multi-byte data landing exactly at, and one byte over, the output
+// budget), every path shape under roots written with and without a
+// trailing slash (benign reads and dot-segments name the root itself,
+// "/work" and "/work/"), and every host shape. TestDimensions counts them
+// over the default campaign (seed 1, streams 0 to 9,999) and wants each
+// in at least three scenarios.
 //
 // # Cost
 //

@@ -152,12 +152,16 @@ func hostVariantOp(src Source, sc *scenario.Scenario) core.Op {
 }
 
 // ipOp fetches an address spelled as inet_aton or IPv6 allows: mostly a
-// granted spelling, otherwise one from the tables.
+// granted probe of the internal-range table (ranges.go) or another granted
+// spelling, otherwise one from the tables.
 func ipOp(src Source, sc *scenario.Scenario) core.Op {
 	var h string
 	switch r := src.Intn(10); {
-	case r < 6:
-		h = grantedWhere(src, sc, isIPSpelling)
+	case r < 7:
+		h = nextProbe(sc)
+		if h == "" || r == 6 {
+			h = grantedWhere(src, sc, isIPSpelling)
+		}
 		if h == "" {
 			h = pick(src, ipHosts)
 		}
@@ -227,8 +231,18 @@ func metadataOp(src Source, sc *scenario.Scenario) core.Op {
 // rebindOp fetches a granted name whose DNS answers alternate; now and then
 // a case variant or an ungranted DNS name, which must consume no answer.
 func rebindOp(src Source, sc *scenario.Scenario) core.Op {
-	h := grantedWhere(src, sc, hasDNS)
-	switch r := src.Intn(10); {
+	h := ""
+	r := src.Intn(10)
+	if r < 4 {
+		h = grantedWhere(src, sc, isProbe) // a probe name of ranges.go, when the grant has one
+		if h != "" && !hasDNS(sc, h) {
+			h = ""
+		}
+	}
+	if h == "" {
+		h = grantedWhere(src, sc, hasDNS)
+	}
+	switch {
 	case h == "" || r == 9:
 		if dns := sc.World.DNS; len(dns) > 0 {
 			h = pick(src, dns).Host

@@ -109,7 +109,8 @@ var parentRecipes = []linkRecipe{
 
 // loopRecipes are links that never resolve — a link to itself (relative and
 // absolute), a 2-cycle, a link through itself — and a directory link to "."
-// followed 39, 40 and 41 times.
+// followed 39, 40 and 41 times, or 39 times and then a link out to /etc
+// (the 40th hop, which resolves, and out of the root).
 var loopRecipes = []linkRecipe{
 	{links: []linkSpec{to("loop", "loop")}, reads: []string{"loop", "loop/x"}, writes: []string{"loop"}},
 	{links: []linkSpec{{name: "loop-abs", target: func(x *rootInfo) string { return x.base + "/loop-abs" }}},
@@ -117,9 +118,9 @@ var loopRecipes = []linkRecipe{
 	{links: []linkSpec{to("cyc-a", "cyc-b"), {name: "cyc-b", target: func(x *rootInfo) string { return x.base + "/cyc-a" }}},
 		reads: []string{"cyc-a", "cyc-b/x"}, writes: []string{"cyc-a", "cyc-b"}},
 	{links: []linkSpec{to("nest", "nest/x")}, reads: []string{"nest"}, writes: []string{"nest/y"}},
-	{links: []linkSpec{to("here", ".")},
-		reads:  []string{here40 + "data.txt", here41 + "data.txt", here39 + "data.txt"},
-		writes: []string{here40 + "new", here41 + "new"}},
+	{links: []linkSpec{to("here", "."), to("here-etc", "/etc")},
+		reads:  []string{here40 + "data.txt", here41 + "data.txt", here39 + "data.txt", here39 + "here-etc/passwd"},
+		writes: []string{here40 + "new", here41 + "new", here39 + "here-etc/new"}},
 }
 
 // chainRecipes are chains of core.MaxLinks+1 links, planted in few worlds:

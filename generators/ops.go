@@ -166,8 +166,15 @@ func benignOp(src Source, sc *scenario.Scenario) core.Op {
 }
 
 // benignReadPath is an existing file under a read root when a few draws
-// find one, else a stored name below a read root.
+// find one, else a stored name below a read root; one read in eight names
+// a read root itself ("/work" or "/work/", whichever way the root is
+// written), which is under it.
 func benignReadPath(src Source, sc *scenario.Scenario) string {
+	if roots := sc.Grant.FSRead; len(roots) > 0 && oneIn(src, 8) {
+		if b := rootBase(pick(src, roots)); b != "" {
+			return b + "/"[:src.Intn(2)]
+		}
+	}
 	if files := sc.World.Files; len(files) > 0 {
 		for range 3 {
 			if f := pick(src, files); !core.HasTraversal(f.Path) && underAny(f.Path, sc.Grant.FSRead) {

@@ -115,6 +115,7 @@ var dotSegmentPaths = []pathTemplate{
 	func(_ Source, b, _ string) string { return b + "/./." },
 	func(_ Source, b, n string) string { return b + "/" + n + "/." },
 	func(_ Source, b, n string) string { return b + "/.//./" + n },
+	func(_ Source, b, _ string) string { return b + "/" }, // the root itself, with a slash
 	func(_ Source, b, _ string) string { return orWork(b) + "shop/./secret" },
 }
 

@@ -62,7 +62,7 @@ func generate(src Source, limit int) *scenario.Scenario {
 		})
 	}
 	if p.prof == boundary && p.edge == outputLands {
-		sc.Grant.MaxOutputBytes = landingBudget(src, sc)
+		landOutput(src, sc)
 	}
 	return sc
 }

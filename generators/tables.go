@@ -30,12 +30,15 @@ var readBases = []string{"/work", "/data", "/srv/app", "/home/agent/project", "/
 
 // fileNames are the names stored below a read root and the names path
 // classes aim at, so hostile spellings meet real content; fileData is what
-// each holds ("" for "big" means a slice of fill).
+// each holds ("" for "big" means a slice of fill): ASCII, and the last
+// three multi-byte UTF-8, Latin-1 (invalid UTF-8) and binary with NULs, so
+// that reads return every byte class.
 var (
 	fileNames = []string{"data.txt", "x", "notes.md", "sub/deep/notes.md", "ten", "empty", "big",
-		"..hidden", "%2e%2e/x", "\uff0e\uff0e/x", "out/r.txt"}
+		"..hidden", "%2e%2e/x", "\uff0e\uff0e/x", "out/r.txt", "utf8.txt", "latin1.txt", "image.png"}
 	fileData = []string{"hello", "X", "line one\nline two\n", "deep notes", "0123456789", "", "",
-		"dotdot-prefixed name", "literal percent directory", "literal fullwidth directory", "R"}
+		"dotdot-prefixed name", "literal percent directory", "literal fullwidth directory", "R",
+		"na\u00efve caf\u00e9 \u2713", "caf\xe9 na\xefve", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"}
 )
 
 // bigFileSizes are the sizes of a root's "big" file: VFS content is hashed
@@ -62,7 +65,7 @@ var outsideFiles = []struct{ path, data string }{
 var writeNames = []string{"r.txt", "report.txt", "notes.md", "data.txt", "x", "sub/y.txt"}
 
 // writeData is what writes carry.
-var writeData = []string{"done", "pwned", "", "x", "../../etc/passwd", "v2", "line\nline"}
+var writeData = []string{"done", "pwned", "", "x", "../../etc/passwd", "v2", "line\nline", "r\u00e9sum\u00e9 \u2713"}
 
 // toolInputs are what tool ops send.
 var toolInputs = []string{"hello", "", "abc", "../../etc/passwd", "Summarize", "id; cat /etc/passwd"}

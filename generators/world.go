@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -96,7 +97,7 @@ func drawGrantWorld(src Source, p plan) (core.GrantSpec, core.WorldSpec) {
 	b.writeRoots(b.readRoots())
 	b.outsideFiles()
 	b.links()
-	b.hosts()
+	b.hosts(p.n)
 	b.tools()
 	b.g.Budgets, b.w.Clock = drawBudgets(src, p)
 	return b.g, b.w
@@ -263,11 +264,12 @@ func (b *builder) outsideFiles() {
 	}
 }
 
-// hosts grants plain names, IP spellings, metadata endpoints and rebinding
-// names, and routes bodies for them and for attacker hosts.
-func (b *builder) hosts() {
+// hosts grants plain names, IP spellings, probes of the internal-range
+// table (more for more op slots), metadata endpoints and rebinding names,
+// and routes bodies for them and for attacker hosts.
+func (b *builder) hosts(slots int) {
 	src := b.src
-	b.g.NetHosts = make([]string, 0, 8)
+	b.g.NetHosts = make([]string, 0, 12)
 	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
 	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
 		b.plainHost(plainHosts[(i+j)%len(plainHosts)])
@@ -277,6 +279,7 @@ func (b *builder) hosts() {
 		b.g.NetHosts = append(b.g.NetHosts, h)
 		b.route(h, "/", "LEAK-by-ip-spelling")
 	}
+	b.rangeProbes(slots)
 	for n := weighted(src, []int{70, 20, 10}); n > 0; n-- {
 		b.metadataHost(pick(src, metadataHosts))
 	}
@@ -367,14 +370,20 @@ func drawBudgets(src Source, p plan) (core.Budgets, core.TickClock) {
 	c := core.TickClock{Start: pick(src, roomyStarts), Step: pick(src, roomySteps)}
 	switch p.prof {
 	case roomy:
-		if oneIn(src, 4) {
+		switch src.Intn(8) {
+		case 1, 2:
 			b.MaxOutputBytes = 1 << 24
+		case 3: // a budget at math.MaxInt64: no "budget + 1" may wrap
+			b.MaxOps = math.MaxInt64
+		case 4:
+			b.MaxWall = math.MaxInt64
+		case 5:
+			b.MaxOutputBytes = math.MaxInt64
 		}
 	case opsTight:
 		b.MaxOps = int64(src.Intn(min(p.n, 40) + 1))
 	case wallTight:
-		c.Start, c.Step = pick(src, wallStarts), pick(src, wallSteps)
-		b.MaxWall = nearTicks(src, c.Step)
+		wallClock(src, &b, &c)
 	case outputTight:
 		b.MaxOutputBytes = pick(src, tightOutput)
 	case boundary:
@@ -383,9 +392,41 @@ func drawBudgets(src Source, p plan) (core.Budgets, core.TickClock) {
 	return b, c
 }
 
+// wallClock draws the wall-tight profile's clock and budgets: large steps
+// and max_wall within a tick of k steps, a quarter of the time with
+// max_ops k, so that op k puts both budgets on their edge at once, and a
+// quarter of the time with max_ops 0 and max_wall one step or one less,
+// so that op 1 is past max_ops and at or past max_wall (a sandbox that
+// tests the clock first halts the wrong way, on one op); or a
+// clock whose ticks pass 2^63−1 at op 1 to 5 against a max_wall of
+// math.MaxInt64, which only the overflow rule of SPEC §7 trips. (No clock
+// runs backwards: the scenario format writes a step non-negative.)
+func wallClock(src Source, b *core.Budgets, c *core.TickClock) {
+	switch src.Intn(8) {
+	case 0:
+		c.Step = pick(src, topSteps)
+		c.Start = math.MaxInt64 - []int64{0, 0, 1, 2, 4}[src.Intn(5)]*c.Step // op j reads 2^63−1 itself, op j+1 is past it
+		b.MaxWall = math.MaxInt64 - int64(src.Intn(2))
+	default:
+		c.Start, c.Step = pick(src, wallStarts), pick(src, wallSteps)
+		var k int64
+		b.MaxWall, k = nearTicks(src, c.Step)
+		switch src.Intn(4) {
+		case 0: // op k is on max_ops, and at, one over or near max_wall
+			b.MaxOps = max(k, 1)
+		case 1: // op 1 is one over max_ops, and at or one over max_wall
+			b.MaxOps, b.MaxWall = 0, c.Step-int64(src.Intn(2))
+		}
+	}
+}
+
+var (
+	topSteps = []int64{1000, 250_000, 1 << 30, 1 << 40, 1 << 60} // four of each stay in int64
+)
+
 // nearTicks returns a wall budget within one tick of k steps, k < 9,
-// saturating instead of overflowing.
-func nearTicks(src Source, step int64) int64 {
+// saturating instead of overflowing, and k.
+func nearTicks(src Source, step int64) (int64, int64) {
 	k := int64(src.Intn(9))
 	w := int64(math.MaxInt64)
 	if k == 0 || step <= math.MaxInt64/k {
@@ -397,7 +438,7 @@ func nearTicks(src Source, step int64) int64 {
 	case 2:
 		w = min(w, math.MaxInt64-1) + 1
 	}
-	return w
+	return w, k
 }
 
 // onBoundary puts the budget p.edge names on the edge. For outputLands it
@@ -422,28 +463,100 @@ func onBoundary(src Source, b *core.Budgets, c *core.TickClock, p plan) {
 	}
 }
 
-// landingBudget returns an output budget the scenario's ops land on
-// exactly: it runs them on the reference with no output limit and picks the
-// output total after one of the ops that returned data (0 when none did).
-func landingBudget(src Source, sc *scenario.Scenario) int64 {
-	g := sc.Grant
-	g.MaxOutputBytes = math.MaxInt64
-	sb := core.NewReference(core.MustGrant(g), core.NewWorld(sc.World))
-	var totals []int64
-	for _, st := range sc.Steps {
-		op := st.Op
-		r := sb.Run(op)
+// landing is an op that returned data in a run without an output limit:
+// its number (from 1), the usage after it, and whether its data was
+// multi-byte UTF-8.
+type landing struct {
+	op          int64
+	wall, total int64
+	multi       bool
+}
+
+// landOutput sets max_output_bytes so that the scenario's ops land on it:
+// it runs them on the reference with no output limit and picks one of the
+// ops that returned data (the first half the time, a multi-byte one a
+// quarter of the time, when there is one), then sets the output budget to the total after it, or one byte
+// less, and, each half the time, max_ops to its number and max_wall to its
+// wall, so that two or three budgets are on their edge in that op. With no
+// op returning data the output budget is 0.
+func landOutput(src Source, sc *scenario.Scenario) {
+	g := &sc.Grant
+	run := *g
+	run.MaxOutputBytes = math.MaxInt64
+	sb := core.NewReference(core.MustGrant(run), core.NewWorld(sc.World))
+	var (
+		all   []landing
+		multi int
+	)
+	for i, st := range sc.Steps {
+		r := sb.Run(st.Op)
 		if r.Hard {
 			break
 		}
 		if r.Data != "" {
-			totals = append(totals, sb.Usage().Output)
+			u := sb.Usage()
+			l := landing{op: int64(i + 1), wall: u.Wall, total: u.Output, multi: isMultiByte(r.Data)}
+			if l.multi {
+				multi++
+			}
+			all = append(all, l)
 		}
 	}
-	if len(totals) == 0 {
-		return 0
+	if len(all) == 0 {
+		g.MaxOutputBytes = 0
+		return
 	}
-	return totals[src.Intn(len(totals))]
+	l := all[0] // the first op with data: the shortest reproducer
+	switch r := src.Intn(4); {
+	case r == 2:
+		l = all[src.Intn(len(all))]
+	case r == 3 && multi > 0:
+		k := src.Intn(multi)
+		for _, m := range all {
+			if m.multi {
+				if k == 0 {
+					l = m
+					break
+				}
+				k--
+			}
+		}
+	}
+	v := src.Intn(8)
+	g.MaxOutputBytes = l.total - int64(v&1) // exactly at, or one byte over
+	if v&2 != 0 && !floodEndsBefore(sc, l.op) {
+		g.MaxOps = l.op
+	}
+	if v&4 != 0 && l.wall >= 0 {
+		g.MaxWall = l.wall
+	}
+}
+
+// floodEndsBefore reports whether an op-flood run ends before op n+1
+// (index n): with max_ops n, it would stop short of the budget it was
+// drawn to run past (runLength sees max_ops as drawn before the ops).
+func floodEndsBefore(sc *scenario.Scenario, n int64) bool {
+	s := int(n)
+	for s > 0 && s < len(sc.Steps) && sc.Steps[s].Class == attack.OpFlood && sc.Steps[s-1].Class == attack.OpFlood {
+		s-- // the run through op n+1 starts at s
+	}
+	for _, st := range sc.Steps[:min(s, len(sc.Steps))] {
+		if st.Class == attack.OpFlood {
+			return true
+		}
+	}
+	return false
+}
+
+// isMultiByte reports whether s is valid UTF-8 with a byte past ASCII in
+// its first 256 bytes: a megabyte body of fill is not scanned to its end.
+func isMultiByte(s string) bool {
+	for i := 0; i < min(len(s), 256); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.ValidString(s)
+		}
+	}
+	return false
 }
 
 // rootBase is a root without its trailing slash, canonical: "/work/" and

@@ -206,7 +206,11 @@ func build() []Point {
 		sp := spellingsOf(r)
 		for pos := range numPositions {
 			for _, s := range sp {
-				add(Point{Dim: InternalRange, Group: r.String(), Name: positionNames[pos] + ", " + spellingNames[s], Unreachable: unreachable(r, pos)})
+				why := unreachable(r, pos)
+				if why == "" && s == Compressed {
+					why = uncompressible(r, pos)
+				}
+				add(Point{Dim: InternalRange, Group: r.String(), Name: positionNames[pos] + ", " + spellingNames[s], Unreachable: why})
 			}
 		}
 	}
@@ -221,8 +225,12 @@ func build() []Point {
 		add(Point{Dim: BudgetPair, Group: "same op", Name: p})
 	}
 	baseClock = len(out)
-	for _, c := range clockNames {
-		add(Point{Dim: Clock, Group: "tick clock", Name: c})
+	for i, c := range clockNames {
+		p := Point{Dim: Clock, Group: "tick clock", Name: c}
+		if i == ClockStepNegative {
+			p.Unreachable = "a scenario writes its clock's step as a non-negative number (SPEC §10, package scenario)"
+		}
+		add(p)
 	}
 	baseBytes = len(out)
 	for _, a := range argNames {
@@ -282,6 +290,34 @@ var rangeEdges = func() [][4]netip.Addr {
 	}
 	return out
 }()
+
+// uncompressible says why the address of range r at position pos (not
+// Interior) has no compressed spelling, or "": "::" stands for at least
+// one 16-bit group of zeros, and an address with none (fdff:ffff:…:ffff)
+// has no spelling with "::" that Go's parser, or inet_pton, accepts.
+func uncompressible(r netip.Prefix, pos int) string {
+	first, last := edges(r)
+	var a netip.Addr
+	switch pos {
+	case Below:
+		a = first.Prev()
+	case Low:
+		a = first
+	case High:
+		a = last
+	case Above:
+		a = last.Next()
+	default:
+		return ""
+	}
+	b := a.As16()
+	for i := 0; i < 16; i += 2 {
+		if b[i] == 0 && b[i+1] == 0 {
+			return ""
+		}
+	}
+	return a.String() + " has no group of zeros for :: to stand for"
+}
 
 // edges returns the first and last addresses of r.
 func edges(r netip.Prefix) (first, last netip.Addr) {

@@ -23,7 +23,7 @@ func Spelling(host string) int {
 			return NAT64
 		case host[0] == '[':
 			return Bracketed
-		case strings.Contains(host, "::"):
+		case strings.Contains(stripZone(host), "::"): // a zone ("%a::b") is no compression
 			return Compressed
 		}
 		return Expanded
@@ -53,6 +53,14 @@ func Spelling(host string) int {
 		return Short
 	}
 	return Dotted
+}
+
+// stripZone drops an IPv6 literal's zone, from its '%' on.
+func stripZone(host string) string {
+	if i := strings.IndexByte(host, '%'); i >= 0 {
+		return host[:i]
+	}
+	return host
 }
 
 // Position returns where a lies against r: Below, Low, Interior, High or

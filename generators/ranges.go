@@ -1,0 +1,311 @@
+package generators
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Range probes aim at every point of the internal-range table (SPEC §6,
+// internal/dims): each internal range × {just below, low edge, interior,
+// high edge, just above} × each spelling of its family — IPv4 dotted,
+// short, integer, hex, octal, IPv4-mapped, NAT64, a name; IPv6 compressed,
+// expanded, bracketed, a name. The world gen draws a point uniformly and
+// grants a host that resolves to its address (a literal, or a name with a
+// dns line answering it first), and ip-spelling and rebinding ops fetch
+// it, so that a sandbox's internal check meets every edge of every range
+// in every spelling, and the public neighbours of each range are fetched
+// too (they must not be over-blocked).
+
+// rangePrefixes are the internal ranges of SPEC §6, as internal/dims
+// names them: IPv4 then IPv6.
+var rangePrefixes = []string{
+	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+	"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+	"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
+}
+
+// A probeSpelling is one way to spell an address in a host.
+type probeSpelling uint8
+
+const (
+	spDotted probeSpelling = iota
+	spShort
+	spInteger
+	spHex
+	spOctal
+	spMapped
+	spNAT64
+	spCompressed
+	spExpanded
+	spBracketed
+	spName
+)
+
+// A rangePoint is one point of the table: the hosts that spell it (one
+// per address the position allows — an interior has several — and per
+// variant of the spelling), each with its address.
+type rangePoint struct {
+	hosts []string
+	addrs []netip.Addr
+	name  bool // the hosts are names, answered by a dns line
+}
+
+// rangePoints holds every reachable point; literalPoints and namePoints
+// index it by spelling kind. probeHosts maps every host of every point to
+// true, so ops can find the probes a grant holds.
+var (
+	rangePoints               []rangePoint
+	literalPoints, namePoints []int
+	probeHosts                = map[string]bool{}
+	probePublic               = netip.MustParseAddr("203.0.113.21")
+)
+
+func init() {
+	for ri, s := range rangePrefixes {
+		r := netip.MustParsePrefix(s)
+		first, last := prefixEdges(r)
+		positions := [5][]netip.Addr{
+			{first.Prev()},
+			{first},
+			{first.Next(), midAddr(r), last.Prev()},
+			{last},
+			{last.Next()},
+		}
+		if first == last {
+			positions[3] = nil // a one-address range's high edge is its low edge
+		}
+		spellings := []probeSpelling{spDotted, spShort, spInteger, spHex, spOctal, spMapped, spNAT64, spName}
+		if r.Addr().Is6() {
+			spellings = []probeSpelling{spCompressed, spExpanded, spBracketed, spName}
+		}
+		for pos, cands := range positions {
+			var as []netip.Addr
+			for _, a := range cands {
+				inside := pos != 2 || a != first && a != last && r.Contains(a)
+				if a.IsValid() && inside && !containsAddr(as, a) {
+					as = append(as, a)
+				}
+			}
+			if len(as) == 0 {
+				continue
+			}
+			for _, sp := range spellings {
+				var pt rangePoint
+				for k, a := range as {
+					if sp == spName {
+						pt.name = true
+						pt.hosts = append(pt.hosts, "r"+strconv.Itoa(ri)+"-"+strconv.Itoa(pos)+"-"+strconv.Itoa(k)+".range.example")
+						pt.addrs = append(pt.addrs, a)
+						continue
+					}
+					for _, h := range spell(a, sp) {
+						pt.hosts = append(pt.hosts, h)
+						pt.addrs = append(pt.addrs, a)
+					}
+				}
+				if len(pt.hosts) == 0 {
+					continue // no spelling of this kind: fdff:…:ffff has no "::"
+				}
+				for _, h := range pt.hosts {
+					probeHosts[h] = true
+				}
+				if pt.name {
+					namePoints = append(namePoints, len(rangePoints))
+				} else {
+					literalPoints = append(literalPoints, len(rangePoints))
+				}
+				rangePoints = append(rangePoints, pt)
+			}
+		}
+	}
+}
+
+func containsAddr(as []netip.Addr, a netip.Addr) bool {
+	for _, b := range as {
+		if a == b {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixEdges returns the first and last addresses of r.
+func prefixEdges(r netip.Prefix) (first, last netip.Addr) {
+	first = r.Masked().Addr()
+	b := first.AsSlice()
+	for i := r.Bits(); i < len(b)*8; i++ {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	last, _ = netip.AddrFromSlice(b)
+	return first, last
+}
+
+// midAddr is the first address of r's upper half (172.24.0.0 for
+// 172.16.0.0/12): an interior that a check by the first bytes of the
+// range's low edge misses.
+func midAddr(r netip.Prefix) netip.Addr {
+	first, _ := prefixEdges(r)
+	b := first.AsSlice()
+	if i := r.Bits(); i < len(b)*8 {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	a, _ := netip.AddrFromSlice(b)
+	return a
+}
+
+// spell returns the hosts that spell a in sp: none when there is no such
+// spelling, more than one when the spelling has variants.
+func spell(a netip.Addr, sp probeSpelling) []string {
+	if a.Is4() {
+		b := a.As4()
+		v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+		d := func(x uint32) string { return strconv.FormatUint(uint64(x), 10) }
+		tail := "." + d(uint32(b[1])) + "." + d(uint32(b[2])) + "." + d(uint32(b[3]))
+		switch sp {
+		case spDotted:
+			return []string{a.String()}
+		case spShort:
+			return []string{d(uint32(b[0])) + "." + d(uint32(b[1])) + "." + d(v&0xffff), d(uint32(b[0])) + "." + d(v&0xffffff)}
+		case spInteger:
+			return []string{d(v)}
+		case spHex:
+			return []string{"0x" + strconv.FormatUint(uint64(v), 16), "0x" + strconv.FormatUint(uint64(b[0]), 16) + tail}
+		case spOctal:
+			return []string{"0" + strconv.FormatUint(uint64(b[0]), 8) + tail, "0" + strconv.FormatUint(uint64(v), 8)}
+		case spMapped:
+			x := func(y uint32) string { return strconv.FormatUint(uint64(y), 16) }
+			return []string{"::ffff:" + a.String(), "::ffff:" + x(v>>16) + ":" + x(v&0xffff)}
+		case spNAT64:
+			n := [16]byte{0, 0x64, 0xff, 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]}
+			return []string{netip.AddrFrom16(n).String()}
+		}
+		return nil
+	}
+	switch sp {
+	case spCompressed:
+		if c := compressed(a); c != "" {
+			return []string{c}
+		}
+	case spExpanded:
+		return []string{expanded(a, false), expanded(a, true)}
+	case spBracketed:
+		if c := compressed(a); c != "" {
+			return []string{"[" + c + "]", "[" + expanded(a, false) + "]"}
+		}
+		return []string{"[" + expanded(a, false) + "]"}
+	}
+	return nil
+}
+
+// groups are the eight 16-bit groups of an IPv6 address.
+func groups(a netip.Addr) [8]uint16 {
+	b := a.As16()
+	var g [8]uint16
+	for i := range g {
+		g[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
+	}
+	return g
+}
+
+// expanded spells a with all eight groups and no "::", zero-padded or not.
+func expanded(a netip.Addr, pad bool) string {
+	var sb strings.Builder
+	for i, g := range groups(a) {
+		if i > 0 {
+			sb.WriteByte(':')
+		}
+		s := strconv.FormatUint(uint64(g), 16)
+		if pad {
+			sb.WriteString("0000"[len(s):])
+		}
+		sb.WriteString(s)
+	}
+	return sb.String()
+}
+
+// compressed spells a with "::" for its longest run of zero groups (even
+// a run of one, which RFC 5952 leaves alone), or "" when it has none.
+func compressed(a netip.Addr) string {
+	if s := a.String(); strings.Contains(s, "::") {
+		return s
+	}
+	g := groups(a)
+	for i, x := range g {
+		if x != 0 {
+			continue
+		}
+		var parts []string
+		for _, y := range g[:i] {
+			parts = append(parts, strconv.FormatUint(uint64(y), 16))
+		}
+		s := strings.Join(parts, ":") + "::"
+		parts = parts[:0]
+		for _, y := range g[i+1:] {
+			parts = append(parts, strconv.FormatUint(uint64(y), 16))
+		}
+		return s + strings.Join(parts, ":")
+	}
+	return ""
+}
+
+// rangeProbes grants hosts of points of the internal-range table: now and
+// then none, usually one to three literals and one more per 16 op slots
+// (ip-spelling ops fetch them in turn, so that a long scenario spreads its
+// fetches over more points), and in one world in three a name, with a dns
+// line answering the point's address first, then a public one (a
+// rebinding name). Probes have no routes: the journal shows a fetch from
+// an internal address, and a public neighbour's not_found is its verdict.
+func (b *builder) rangeProbes(slots int) {
+	src := b.src
+	for n := weighted(src, []int{1, 3, 3, 2}) + slots/16; n > 0; n-- {
+		pt := &rangePoints[pick(src, literalPoints)]
+		h := pick(src, pt.hosts)
+		b.g.NetHosts = append(b.g.NetHosts, h)
+	}
+	if oneIn(src, 3) {
+		pt := &rangePoints[pick(src, namePoints)]
+		k := src.Intn(len(pt.hosts))
+		h := pt.hosts[k]
+		b.g.NetHosts = append(b.g.NetHosts, h)
+		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: []netip.Addr{pt.addrs[k], probePublic}})
+	}
+}
+
+// isProbe reports whether h is a host of the internal-range table.
+func isProbe(_ *scenario.Scenario, h string) bool { return probeHosts[h] }
+
+// nextProbe is the granted literal probe the scenario's next ip-spelling
+// op fetches: the probes in grant order, one after the other, so that a
+// scenario's fetches spread over its probes; "" when the grant has none.
+func nextProbe(sc *scenario.Scenario) string {
+	n := 0
+	for _, h := range sc.Grant.NetHosts {
+		if probeHosts[h] && !hasDNS(sc, h) {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	k := 0
+	for _, st := range sc.Steps {
+		if st.Class == attack.IPSpelling {
+			k++
+		}
+	}
+	k %= n
+	for _, h := range sc.Grant.NetHosts {
+		if probeHosts[h] && !hasDNS(sc, h) {
+			if k == 0 {
+				return h
+			}
+			k--
+		}
+	}
+	return ""
+}
