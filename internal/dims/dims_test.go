@@ -62,16 +62,24 @@ func TestPositions(t *testing.T) {
 	}
 	var unreachable []string
 	for _, p := range catalog {
-		if p.Unreachable != "" && !strings.HasSuffix(p.Name, ", dotted") && !strings.HasSuffix(p.Name, ", compressed") {
-			continue
-		}
-		if p.Unreachable != "" {
-			unreachable = append(unreachable, p.Group+" "+strings.TrimSuffix(strings.TrimSuffix(p.Name, ", dotted"), ", compressed"))
+		if p.Unreachable != "" && (strings.HasSuffix(p.Name, ", dotted") || strings.HasSuffix(p.Name, ", expanded")) {
+			unreachable = append(unreachable, p.Group+" "+strings.TrimSuffix(strings.TrimSuffix(p.Name, ", dotted"), ", expanded"))
 		}
 	}
 	want := "0.0.0.0/8 just below|240.0.0.0/4 just above|::/128 just below|::/128 interior|::1/128 interior|ff00::/8 just above"
 	if got := strings.Join(unreachable, "|"); got != want {
 		t.Errorf("unreachable range points:\n got %s\nwant %s", got, want)
+	}
+	// An address with no group of zeros has no spelling with "::".
+	var uncompressed []string
+	for _, p := range catalog {
+		if p.Unreachable != "" && strings.HasSuffix(p.Name, ", compressed") && !strings.Contains(p.Unreachable, "no address comes") && !strings.Contains(p.Unreachable, "interior") {
+			uncompressed = append(uncompressed, p.Group+" "+strings.TrimSuffix(p.Name, ", compressed"))
+		}
+	}
+	want = "fc00::/7 just below|fc00::/7 high edge|fe80::/10 just below|fe80::/10 high edge|ff00::/8 just below|ff00::/8 high edge"
+	if got := strings.Join(uncompressed, "|"); got != want {
+		t.Errorf("uncompressible range points:\n got %s\nwant %s", got, want)
 	}
 }
 
