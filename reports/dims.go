@@ -62,6 +62,7 @@ func (r *Report) normalizeDims() error {
 	}
 	cat := dims.Catalog()
 	hits := make([]uint64, len(cat))
+	drawn := make([]*uint64, len(cat))
 	seen := make([]bool, len(cat))
 	for _, p := range r.Summary.Dimensions {
 		i, ok := dims.Find(p.Dim, p.Group, p.Name)
@@ -71,14 +72,17 @@ func (r *Report) normalizeDims() error {
 		if seen[i] {
 			return fmt.Errorf("dimension point %q listed twice", p.Point.String())
 		}
-		seen[i], hits[i] = true, p.Hits
+		if (p.Drawn == nil) != (r.Summary.Dimensions[0].Drawn == nil) {
+			return fmt.Errorf("dimension point %q: drawn counts on some points only", p.Point.String())
+		}
+		seen[i], hits[i], drawn[i] = true, p.Hits, p.Drawn
 	}
 	out := make([]campaign.DimensionPoint, len(cat))
 	for i, p := range cat {
 		if !seen[i] {
 			return fmt.Errorf("dimension point %q missing: not a summary of this version's catalogue", p.String())
 		}
-		out[i] = campaign.DimensionPoint{Point: p, Hits: hits[i]}
+		out[i] = campaign.DimensionPoint{Point: p, Hits: hits[i], Drawn: drawn[i]}
 	}
 	r.Summary.Dimensions = out
 	return nil
@@ -106,7 +110,7 @@ func (r *Report) deriveDims() {
 				continue
 			}
 			g := DimensionGap{Dimension: p.Dim, Group: p.Group, Point: p.Name, Explanation: Unexplained}
-			if why, ok := r.explainPoint(p.Point, grp.hits == 0); ok {
+			if why, ok := r.explainPoint(p, grp.hits == 0); ok {
 				g.Explained, g.Explanation = true, why
 				row.Explained++
 			} else {
@@ -119,12 +123,16 @@ func (r *Report) deriveDims() {
 }
 
 // explainPoint returns why point p was never hit, and false when nothing
-// explains it. groupUnhit says no point of its group was hit: on a real
-// sandbox, whose adapter draws only the ops it can express, that is the
-// adapter's doing.
-func (r *Report) explainPoint(p dims.Point, groupUnhit bool) (string, bool) {
-	if r.NotApplicable != nil && groupUnhit {
-		if why, ok := r.NotApplicable["no-internal-egress"]; ok && fetchOnly(p) {
+// explains it. On a sandbox whose adapter narrows scenarios, a point the
+// scenarios as generated hit (p.Drawn) is the adapter's doing, and so is a
+// group no point of which was hit (groupUnhit): the adapter draws none of
+// its ops.
+func (r *Report) explainPoint(p campaign.DimensionPoint, groupUnhit bool) (string, bool) {
+	if p.Drawn != nil && *p.Drawn > 0 && (!fetchOnly(p.Point) || r.NotApplicable["no-internal-egress"] == "") {
+		return fmt.Sprintf("%sits adapter drops every op that reaches it (%d in the scenarios as generated)", notDrawn, *p.Drawn), true
+	}
+	if r.NotApplicable != nil && (groupUnhit || p.Drawn != nil && *p.Drawn > 0) {
+		if why, ok := r.NotApplicable["no-internal-egress"]; ok && fetchOnly(p.Point) {
 			return notDrawn + why, true
 		}
 		return notDrawn + "its adapter draws no op that reaches this group (it cannot express them)", true

@@ -489,3 +489,55 @@ func TestEveryReachablePointHit(t *testing.T) {
 		t.Errorf("headline lacks %q", want)
 	}
 }
+
+// TestDrawnPointsAreTheAdapters: with the counts of the scenarios as
+// generated (a real sandbox's adapter narrowed them), a point they hit and
+// the checked scenarios did not is explained as the adapter's; a point
+// neither hit stays a GAP, though others of its group were hit.
+func TestDrawnPointsAreTheAdapters(t *testing.T) {
+	const dropped = "ops at + output at" // drawn 4 times, dropped by the adapter
+	s := campaign.Summarize(campaignResult(t, 1), "osroot")
+	for _, p := range dims.Catalog() {
+		hits, drawn := oneGap(p), oneGap(p)
+		if p.Dim == dims.BudgetPair && p.Name == dropped {
+			hits, drawn = 0, 4
+		}
+		s.Dimensions = append(s.Dimensions, campaign.DimensionPoint{Point: p, Hits: hits, Drawn: &drawn})
+	}
+	b, err := json.Marshal(struct {
+		campaign.Summary
+		NotApplicable map[string]string `json:"not_applicable"`
+	}{s, map[string]string{"halt-latched": "no budgets"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := reports.Load(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawDropped, sawGap bool
+	for _, g := range r.DimensionGaps {
+		switch {
+		case g.Point == dropped:
+			sawDropped = true
+			if want := "not drawn for this sandbox: its adapter drops every op that reaches it (4 in the scenarios as generated)"; !g.Explained || g.Explanation != want {
+				t.Errorf("%+v, want explained as %q", g, want)
+			}
+		case g.Dimension == gapDim && g.Group == gapGroup && g.Point == gapPoint:
+			sawGap = true
+			if g.Explained {
+				t.Errorf("%+v explained: the scenarios as generated missed it too", g)
+			}
+		}
+	}
+	if !sawDropped || !sawGap {
+		t.Errorf("gaps %+v lack the dropped point or the GAP", r.DimensionGaps)
+	}
+	// A summary with drawn counts on some points only is not one this
+	// version wrote.
+	s.Dimensions[3].Drawn = nil
+	b, _ = json.Marshal(s)
+	if _, err := reports.Load(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "drawn counts on some points only") {
+		t.Errorf("Load of mixed drawn counts: %v", err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Config describes a campaign. Checks bounds it by count, Duration by time
@@ -76,14 +77,19 @@ type Result struct {
 	Checks int // scenarios checked: 0..Checks-1, all of them
 	// Drawn counts the scenarios drawn from the generators: Checks, and
 	// those the sandbox's adapter could express nothing of.
-	Drawn       int
-	Elapsed     time.Duration
-	Workers     int
-	Coverage    oracle.Coverage
-	Dimensions  *dims.Counts // with Config.Dimensions, the points the checked scenarios hit; else nil
-	Findings    []Finding    // deduplicated, in check order
-	Raw         int64        // raw findings the oracle reported, kept or not
-	Interrupted bool         // stopped early by its context
+	Drawn      int
+	Elapsed    time.Duration
+	Workers    int
+	Coverage   oracle.Coverage
+	Dimensions *dims.Counts // with Config.Dimensions, the points the checked scenarios hit; else nil
+	// DimensionsDrawn, with Config.Dimensions and a Target that adapts
+	// scenarios, counts the points of the scenarios as generated, before
+	// the adapter narrowed them: a point they hit and the checked ones
+	// did not is one the adapter drops, not one the generators miss.
+	DimensionsDrawn *dims.Counts
+	Findings        []Finding // deduplicated, in check order
+	Raw             int64     // raw findings the oracle reported, kept or not
+	Interrupted     bool      // stopped early by its context
 }
 
 // OpsPerSecond is the throughput of checked ops.
@@ -133,6 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		ops     atomic.Uint64
 		covs    = make([]oracle.Coverage, workers)
 		dcs     = make([]dims.Counts, workers)
+		drawn   = make([]dims.Counts, workers) // of the scenarios as generated, before an adapter
 		errs    = make([]error, workers)
 		wg      sync.WaitGroup
 	)
@@ -156,6 +163,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					return
 				}
 				sc := generators.Generate(generators.NewSource(cfg.Seed, uint64(i)))
+				if cfg.Dimensions && cfg.Target.Adapt != nil {
+					countDrawn(sc, &drawn[w]) // before the adapter narrows it
+				}
 				if cfg.Target.Adapt != nil {
 					if sc = cfg.Target.Adapt(sc); sc == nil { // nothing of it the sandbox can express
 						col.finish(int(i))
@@ -200,6 +210,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				res.Dimensions = new(dims.Counts)
 			}
 			res.Dimensions.Add(&dcs[i])
+			if cfg.Target.Adapt != nil {
+				if res.DimensionsDrawn == nil {
+					res.DimensionsDrawn = new(dims.Counts)
+				}
+				res.DimensionsDrawn.Add(&drawn[i])
+			}
 		}
 	}
 	res.Checks = int(done.Load())
@@ -230,4 +246,13 @@ func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, 
 		}
 	}()
 	return func() { close(quit); wg.Wait() }
+}
+
+// countDrawn counts the dimension points of a generated scenario before an
+// adapter narrows it. Generated grants are valid; one that is not counts
+// nothing here (the check reports it).
+func countDrawn(sc *scenario.Scenario, c *dims.Counts) {
+	if g, err := core.NewGrant(sc.Grant); err == nil {
+		dims.Count(sc, g, c)
+	}
 }

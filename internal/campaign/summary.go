@@ -35,6 +35,10 @@ type Summary struct {
 type DimensionPoint struct {
 	dims.Point
 	Hits uint64 `json:"hits"`
+	// Drawn, for a sandbox whose adapter narrows scenarios (a real one),
+	// is how often the scenarios as generated hit the point; nil for the
+	// others, whose checked scenarios are the generated ones.
+	Drawn *uint64 `json:"drawn,omitempty"`
 }
 
 // FindingSummary is one finding in a Summary.
@@ -75,7 +79,12 @@ func Summarize(res *Result, sut string) Summary {
 	}
 	if res.Dimensions != nil {
 		for i, p := range dims.Catalog() {
-			s.Dimensions = append(s.Dimensions, DimensionPoint{Point: p, Hits: res.Dimensions.Hits(i)})
+			d := DimensionPoint{Point: p, Hits: res.Dimensions.Hits(i)}
+			if res.DimensionsDrawn != nil {
+				n := res.DimensionsDrawn.Hits(i)
+				d.Drawn = &n
+			}
+			s.Dimensions = append(s.Dimensions, d)
 		}
 	}
 	for _, f := range res.Findings {
