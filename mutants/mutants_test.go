@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -44,6 +45,9 @@ func TestDimensions(t *testing.T) {
 	if diff := cmp.Diff(want, Dimensions()); diff != "" {
 		t.Errorf("Dimensions() mismatch (-want +got):\n%s", diff)
 	}
+	if diff := cmp.Diff(dims.IDs, Dimensions()); diff != "" {
+		t.Errorf("Dimensions() is not dims.IDs (-dims +got):\n%s", diff)
+	}
 	count := map[string]int{}
 	for _, m := range All() {
 		if m.Dimension != "" && !slices.Contains(want, m.Dimension) {
@@ -65,6 +69,9 @@ func TestDimensions(t *testing.T) {
 		"host-case-fold": "host-shape", "raw-prefix": "path-shape", "no-boundary": "path-shape",
 		"malformed-passthrough": "bytes", "off-by-one-ops": "budget", "zero-means-unlimited": "budget",
 		"deny-list-egress": "host-shape", "no-internal-check": "internal-range",
+		// machine-clock differs from the reference on every op whatever
+		// the clock's shape: no dimension's points expose it.
+		"machine-clock": "",
 	} {
 		if m, ok := Lookup(name); !ok || m.Dimension != d {
 			t.Errorf("mutant %s: dimension %q, want %q", name, m.Dimension, d)

@@ -25,7 +25,7 @@ var all = []Mutant{
 	{"charge-after-dispatch", "Refunds the op charge of refused ops, against \"charge before dispatch\": probing with denied ops must burn the budget, or the budget is not a budget.", "", chargeAfterDispatch.factory()},
 	{"output-uncharged-fetch", "Returns fetch bodies without charging the output budget, red flag 6's meter with a hole: one kind of effect escapes the limit.", "", outputUnchargedFetch.factory()},
 	{"off-by-one-ops", "Halts at ops >= max_ops instead of ops > max_ops, a meter that miscounts its own cap: the last permitted op is refused.", DimBudget, offByOneOps.factory()},
-	{"machine-clock", "Reads the machine's clock (time.Now) for the wall budget instead of the injected clock, red flag 5: the deadline is ambient, non-deterministic and untestable.", DimClock, machineClock.factory()},
+	{"machine-clock", "Reads the machine's clock (time.Now) for the wall budget instead of the injected clock, red flag 5: the deadline is ambient, non-deterministic and untestable.", "", machineClock.factory()},
 	{"leaky-grant", "Hands out the slices it enforces from through Grant(), red flag 7: a mutable capability object, so a caller that writes into them widens its own authority.", "", leakyGrant.factory()},
 	{"zero-means-unlimited", "Reads a budget of 0 as no limit, failing open against the fail-closed rule: the tightest budget becomes the loosest.", DimBudget, zeroMeansUnlimited.factory()},
 	{"halt-gate-charges", "Keeps charging ops and reading the clock after it halted, against the halt gate coming first: a dead box must not charge budgets or touch state again.", "", haltGateCharges.factory()},
