@@ -151,7 +151,7 @@ var killedBy = map[string]oracle.ID{
 	"internal-string-prefixes": oracle.NoInternalEgress,
 	"v6-range-masks":           oracle.NoInternalEgress,
 	"wall-before-ops":          oracle.ChargeBeforeDispatch,
-	"output-in-runes":          oracle.OutputBounded,
+	"output-in-runes":          oracle.VerdictMatchesModel,
 	"ignores-clock-overflow":   oracle.VerdictMatchesModel,
 	"off-by-one-output":        oracle.VerdictMatchesModel,
 	"budget-plus-one-overflow": oracle.VerdictMatchesModel,
