@@ -68,7 +68,7 @@ func outputFloodOp(src Source, sc *scenario.Scenario) core.Op {
 		fallthrough
 	case 3:
 		n := floodSize(src, sc)
-		if n <= maxMulti && oneIn(src, 3) {
+		if n <= maxMulti && oneIn(src, 3) && n >= minMulti {
 			return tool(src, echoTool(sc), multiFill(n)) // the budget counts bytes, not runes
 		}
 		return tool(src, echoTool(sc), fill[:n])
@@ -80,14 +80,23 @@ func outputFloodOp(src Source, sc *scenario.Scenario) core.Op {
 	return fetch(src, grantedOr(src, sc), "/big")
 }
 
-// multiFill returns n bytes of valid UTF-8, two-byte runes after at most
-// one ASCII byte: output is charged in bytes, never in runes.
+// multiFill returns n bytes of valid UTF-8 holding multi-byte runes:
+// two-byte runes, after one ASCII byte when n is odd, so that output is
+// charged in bytes, never in runes. It needs n >= minMulti: one byte of
+// valid UTF-8 holds no multi-byte rune, so for n < minMulti it returns
+// ASCII filler, and its callers only ask for n >= minMulti.
 func multiFill(n int) string {
-	if n%2 == 1 {
+	switch {
+	case n < minMulti:
+		return fill[:n]
+	case n%2 == 1:
 		return multiOdd[:n]
 	}
 	return multiOdd[1 : n+1]
 }
+
+// minMulti is the fewest bytes that hold a multi-byte rune (é).
+const minMulti = 2
 
 // maxMulti bounds multiFill: every sandbox validates the UTF-8 of its
 // arguments, which costs more per byte past ASCII.
@@ -154,7 +163,7 @@ func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 		if b > maxInput {
 			return fetch(src, grantedOr(src, sc), "/big") // a body of 1 MiB + 1 lands one past the default budget
 		}
-		if b <= maxMulti && oneIn(src, 2) {
+		if b <= maxMulti && oneIn(src, 2) && b >= minMulti {
 			return tool(src, echoTool(sc), multiFill(b))
 		}
 		return tool(src, echoTool(sc), fill[:b])
@@ -162,7 +171,7 @@ func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 		if b > maxInput {
 			return tool(src, "dump", "x")
 		}
-		if b < maxMulti && oneIn(src, 2) {
+		if b < maxMulti && oneIn(src, 2) && b+1 >= minMulti {
 			return tool(src, echoTool(sc), multiFill(b+1))
 		}
 		return tool(src, echoTool(sc), fill[:b+1])

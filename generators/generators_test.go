@@ -491,3 +491,16 @@ func TestGenerateAtMost(t *testing.T) {
 		t.Errorf("GenerateAtMost(…, 0) gave %d ops, want at most 1", got)
 	}
 }
+
+// TestMultiFill: for every size its callers ask for, multiFill is that
+// many bytes of valid UTF-8 with a multi-byte rune in it, so that a meter
+// counting runes would undercharge it.
+func TestMultiFill(t *testing.T) {
+	for n := minMulti; n <= maxMulti; n++ {
+		s := multiFill(n)
+		if len(s) != n || !utf8.ValidString(s) || utf8.RuneCountInString(s) == n {
+			t.Fatalf("multiFill(%d) = %q: %d bytes, valid %v, %d runes; want %d bytes of valid UTF-8 with a multi-byte rune",
+				n, s, len(s), utf8.ValidString(s), utf8.RuneCountInString(s), n)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -19,15 +20,8 @@ import (
 // dns line answering it first), and ip-spelling and rebinding ops fetch
 // it, so that a sandbox's internal check meets every edge of every range
 // in every spelling, and the public neighbours of each range are fetched
-// too (they must not be over-blocked).
-
-// rangePrefixes are the internal ranges of SPEC §6, as internal/dims
-// names them: IPv4 then IPv6.
-var rangePrefixes = []string{
-	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-	"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-	"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
-}
+// too (they must not be over-blocked). The ranges are dims.Ranges(), in
+// its order.
 
 // A probeSpelling is one way to spell an address in a host.
 type probeSpelling uint8
@@ -66,8 +60,7 @@ var (
 )
 
 func init() {
-	for ri, s := range rangePrefixes {
-		r := netip.MustParsePrefix(s)
+	for ri, r := range dims.Ranges() {
 		first, last := prefixEdges(r)
 		positions := [5][]netip.Addr{
 			{first.Prev()},
@@ -134,7 +127,8 @@ func containsAddr(as []netip.Addr, a netip.Addr) bool {
 	return false
 }
 
-// prefixEdges returns the first and last addresses of r.
+// prefixEdges returns the first and last addresses of r (internal/dims
+// computes the same edges, unexported, for its positions).
 func prefixEdges(r netip.Prefix) (first, last netip.Addr) {
 	first = r.Masked().Addr()
 	b := first.AsSlice()
