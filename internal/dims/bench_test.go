@@ -1,10 +1,11 @@
-package dims
+package dims_test
 
 import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -14,11 +15,11 @@ import (
 // counting dimensions adds to a campaign.
 func BenchmarkCount(b *testing.B) {
 	scs, gs, ops := sample(b)
-	var c Counts
+	var c dims.Counts
 	b.ResetTimer()
 	for i := range b.N {
 		k := i % len(scs)
-		Count(scs[k], gs[k], &c)
+		dims.Count(scs[k], gs[k], &c)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)*float64(len(scs))/float64(ops), "ns/op-in-scenario")
 }
