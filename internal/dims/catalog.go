@@ -75,13 +75,15 @@ var (
 	budgetPointNames = [numBudgetPoints]string{"0", "below", "exactly at", "one over", "max int64"}
 )
 
-// Pairs of budgets on their edge (at, or one over) in the same op. An op
-// past max_ops or max_wall has no effect and so no bytes: output is on its
-// edge only when both others let the op through.
+// Pairs of budgets at or past their limits in the same op: which one
+// wins is decided there. An op past max_ops never reads the clock, so its
+// wall is the one the clock would have answered; an op past max_ops or
+// max_wall has no effect and so no bytes: output is at or past its limit
+// only when both others let the op through.
 var pairNames = [...]string{
-	"ops at + wall at", "ops at + wall one over", "ops one over + wall at", "ops one over + wall one over",
-	"ops at + output at", "ops at + output one over", "wall at + output at", "wall at + output one over",
-	"ops at + wall at + output at", "ops at + wall at + output one over",
+	"ops at + wall at", "ops at + wall past", "ops past + wall (would be) at", "ops past + wall (would be) past",
+	"ops at + output at", "ops at + output past", "wall at + output at", "wall at + output past",
+	"ops at + wall at + output at", "ops at + wall at + output past",
 }
 
 // Clock shapes.
@@ -148,7 +150,7 @@ const (
 
 var pathShapeNames = [numPathShapes]string{"the root itself", "the root with a slash", "child", "deep child (3+ levels)",
 	"trailing slash", "dot segments", "traversal with /", "traversal with \\", "..name (not traversal)",
-	"percent-encoded", "non-ASCII lookalike", "prefix sibling", "ancestor of the root"}
+	"percent-encoded", "non-ASCII bytes (lookalikes)", "prefix sibling", "ancestor of the root"}
 
 // Paths that name no root.
 const (

@@ -10,9 +10,12 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
-// Spelling returns how host spells its address: an IPv4 form inet_aton
-// reads, an IPv6 form, or Name for anything else (a name the resolver
-// answers from its table or a dns line).
+// Spelling returns how host, a literal the resolver reads as itself (the
+// caller strips a trailing dot and rules out names a dns line answers),
+// spells its address: an IPv4 form inet_aton reads, an IPv6 form, or Name
+// for anything else (a name SPEC §6's table answers). Granted hosts hold
+// no white space, so the text inet_aton would ignore after it is never
+// there.
 func Spelling(host string) int {
 	if a, ok := core.ParseIPv6Literal(host); ok {
 		u := a.WithZone("")
@@ -30,9 +33,6 @@ func Spelling(host string) int {
 	}
 	if _, ok := core.ParseInetAton(host); !ok {
 		return Name
-	}
-	if i := strings.IndexAny(host, " \t\n\v\f\r"); i >= 0 {
-		host = host[:i] // inet_aton ignores what follows white space
 	}
 	parts := strings.Split(host, ".")
 	octal := false
@@ -128,71 +128,120 @@ func ascii(s string) bool {
 	return true
 }
 
-// ClassifyPath returns the shape of fs path p against roots (SPEC §4): the
-// root it names (the longest root, other than "/", that p starts with
-// byte for byte, or whose ancestor it is) and the shape, with
-// named=false and a loose shape (PathRelative, PathEmpty, PathOutside)
-// when it names none. slash says whether that root was written with a
-// trailing slash.
+// ClassifyPath returns the shape of fs path p against roots (SPEC §4), and
+// whether the root it names was written with a trailing slash. The root
+// a path names is the longest root whose Clean holds Clean(p) (for a path
+// with a ".." segment, Clean of what comes before it), else the longest
+// one Clean(p) is a prefix sibling of, else one it is an ancestor of; a
+// path that names none gets named=false and a loose shape (PathRelative,
+// PathEmpty, PathOutside).
 func ClassifyPath(p string, roots []string) (shape int, slash, named bool) {
-	best := -1
-	for i, r := range roots {
-		t := strings.TrimRight(r, "/")
-		if t != "" && strings.HasPrefix(p, t) && (best < 0 || len(t) > len(strings.TrimRight(roots[best], "/"))) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return ancestorOrLoose(p, roots)
-	}
-	r := roots[best]
-	slash = strings.HasSuffix(r, "/")
-	rest := p[len(strings.TrimRight(r, "/")):]
-	switch {
-	case core.HasTraversal(p):
-		if strings.Contains(p, `\..`) || strings.Contains(p, `..\`) {
-			return PathBackslash, slash, true
-		}
-		return PathTraversal, slash, true
-	case rest == "":
-		return PathRootItself, slash, true
-	case rest == "/":
-		return PathRootSlash, slash, true
-	case rest[0] != '/':
-		return PathSibling, slash, true
-	case strings.Contains(rest, "/.."):
-		return PathDotDotName, slash, true
-	case strings.Contains(rest, "/./") || strings.Contains(rest, "//") || strings.HasSuffix(rest, "/."):
-		return PathDotSegments, slash, true
-	case strings.IndexByte(rest, '%') >= 0:
-		return PathPercent, slash, true
-	case ByteClass(rest) != ASCII:
-		return PathLookalike, slash, true
-	case strings.HasSuffix(rest, "/"):
-		return PathTrailing, slash, true
-	case strings.Count(rest, "/") >= 3:
-		return PathDeep, slash, true
-	}
-	return PathChild, slash, true
-}
-
-// ancestorOrLoose classes a path that starts with no root: an ancestor of
-// one, or a loose shape.
-func ancestorOrLoose(p string, roots []string) (int, bool, bool) {
 	switch {
 	case p == "":
 		return PathEmpty, false, false
 	case p[0] != '/':
 		return PathRelative, false, false
 	}
+	if at, sep := traversalAt(p); at >= 0 {
+		pre := strings.TrimRight(p[:at], `/\`) // what the ".." climbs out of
+		if pre == "" {
+			pre = "/"
+		}
+		if r, ok := holding(path.Clean(pre), roots); ok {
+			if sep == '\\' {
+				return PathBackslash, strings.HasSuffix(r, "/"), true
+			}
+			return PathTraversal, strings.HasSuffix(r, "/"), true
+		}
+		return PathOutside, false, false
+	}
 	c := path.Clean(p)
-	for _, r := range roots {
+	if r, ok := holding(c, roots); ok {
+		return underShape(p, c, path.Clean(r)), strings.HasSuffix(r, "/"), true
+	}
+	best := -1
+	for i, r := range roots {
 		rc := path.Clean(r)
-		if rc != "/" && !core.HasTraversal(p) && (c == "/" || strings.HasPrefix(rc, c+"/")) {
+		if rc != "/" && len(c) > len(rc) && strings.HasPrefix(c, rc) && (best < 0 || len(rc) > len(path.Clean(roots[best]))) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return PathSibling, strings.HasSuffix(roots[best], "/"), true
+	}
+	for _, r := range roots {
+		if rc := path.Clean(r); rc != "/" && (c == "/" || strings.HasPrefix(rc, c+"/")) {
 			return PathAncestor, strings.HasSuffix(r, "/"), true
 		}
 	}
 	return PathOutside, false, false
+}
+
+// holding returns the longest root whose Clean is c or an ancestor of c.
+func holding(c string, roots []string) (string, bool) {
+	best, found := "", false
+	for _, r := range roots {
+		rc := path.Clean(r)
+		if (c == rc || rc == "/" || strings.HasPrefix(c, rc+"/")) && (!found || len(rc) > len(path.Clean(best))) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// underShape is the shape of p, whose Clean c is root rc or lies under it:
+// the first of its spelling's features in the table's order.
+func underShape(p, c, rc string) int {
+	switch {
+	case c == rc && p == rc:
+		return PathRootItself
+	case c == rc && p == rc+"/":
+		return PathRootSlash
+	case dotDotName(p):
+		return PathDotDotName
+	case p != c && p != c+"/": // not canonical, but a trailing slash: "/./", "//", "/."
+		return PathDotSegments
+	case strings.IndexByte(p, '%') >= 0:
+		return PathPercent
+	case ByteClass(p) != ASCII:
+		return PathLookalike
+	case strings.HasSuffix(p, "/"):
+		return PathTrailing
+	case strings.Count(strings.TrimPrefix(c, rc), "/") >= 3:
+		return PathDeep
+	}
+	return PathChild
+}
+
+// traversalAt returns where p's first ".." segment begins (split on "/"
+// and "\\", SPEC §4) and the separator beside it ('\\' when either side is
+// a backslash), or -1.
+func traversalAt(p string) (int, byte) {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' && p[i] != '\\' {
+			continue
+		}
+		if p[start:i] == ".." {
+			sep := byte('/')
+			if start > 0 && p[start-1] == '\\' || i < len(p) && p[i] == '\\' {
+				sep = '\\'
+			}
+			return start, sep
+		}
+		start = i + 1
+	}
+	return -1, 0
+}
+
+// dotDotName reports a segment that begins with ".." and is not "..".
+func dotDotName(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if len(seg) > 2 && strings.HasPrefix(seg, "..") {
+			return true
+		}
+	}
+	return false
 }
 
 // ClassifyHost returns the shape of a net_fetch host against the granted
@@ -216,6 +265,16 @@ func ClassifyHost(h string, granted []string) int {
 		}
 		return HostUserinfo
 	}
+	for _, g := range granted { // a granted host's own variants first, literals included
+		switch {
+		case strings.EqualFold(h, g):
+			return HostCase
+		case h == g+".":
+			return HostTrailingDot
+		case h == g+"..":
+			return HostTwoDots
+		}
+	}
 	if _, ok := core.ParseIPv6Literal(h); ok {
 		return HostIPv6
 	}
@@ -227,12 +286,6 @@ func ClassifyHost(h string, granted []string) int {
 	}
 	for _, g := range granted {
 		switch {
-		case strings.EqualFold(h, g):
-			return HostCase
-		case h == g+".":
-			return HostTrailingDot
-		case h == g+"..":
-			return HostTwoDots
 		case strings.HasSuffix(h, "."+g):
 			return HostSubdomain
 		case strings.HasPrefix(h, g):

@@ -51,7 +51,8 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		w.has = false
 		res := ref.Run(op)
 		st := edgeState{ops: before.Ops + 1}
-		st.wall, st.wallPast = wallAt(clock, reads, t0)
+		var top bool
+		st.wall, st.wallPast, top = wallAt(clock, reads, t0)
 		c.budget(0, b.MaxOps, st.ops, true)
 		if st.ops > b.MaxOps {
 			c.pairs(b, st, 0, false)
@@ -60,7 +61,7 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		if countClockShape >= 0 {
 			c.hit(baseClock + countClockShape)
 		}
-		if st.wallPast {
+		if top {
 			c.hit(baseClock + ClockPastTop)
 		}
 		c.budget(1, b.MaxWall, st.wall, !st.wallPast)
@@ -71,10 +72,10 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		c.args(op, g)
 		for _, e := range w.Journal()[j:] {
 			if e.Call == core.CallResolve {
-				c.address(e.Name, e.Addr)
+				c.address(spelling(e.Name, sc.World.DNS), e.Addr)
 			}
 		}
-		if !w.has || w.data == "" {
+		if !w.has { // no effect produced bytes: nothing to charge, not even 0
 			c.pairs(b, st, 0, false)
 			continue
 		}
@@ -82,6 +83,9 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 		out := satAdd(before.Output, n)
 		c.budget(2, b.MaxOutputBytes, out, true)
 		c.pairs(b, st, out, true)
+		if n == 0 {
+			continue
+		}
 		cls := c.class(w.data)
 		c.hit(baseBytes + ArgData*numByteClasses + cls)
 		if cls == MultiByte {
@@ -117,22 +121,22 @@ func (c *Counts) budget(k int, limit, used int64, valid bool) {
 	case !valid:
 	case used < limit:
 		c.hit(base + BudgetBelow)
-	case used == limit && limit > 0:
+	case used == limit: // 0 too: an empty effect, or a still clock, on a budget of 0
 		c.hit(base + BudgetAt)
 	case limit < math.MaxInt64 && used == limit+1:
 		c.hit(base + BudgetOver)
 	}
 }
 
-// edge is a budget's edge state: 0 off the edge, 1 exactly at, 2 one over.
-func edge(used, limit int64, valid bool) int {
+// edge is a budget's state for the pair points: 0 below it, 1 exactly at
+// it, 2 past it (by any amount, or a wall int64 cannot hold): which of two
+// budgets wins is decided wherever both are at or past their limit.
+func edge(used, limit int64, past bool) int {
 	switch {
-	case !valid:
-		return 0
+	case past || used > limit:
+		return 2
 	case used == limit:
 		return 1
-	case limit < math.MaxInt64 && used == limit+1:
-		return 2
 	}
 	return 0
 }
@@ -140,7 +144,10 @@ func edge(used, limit int64, valid bool) int {
 // pairs counts the budget-pair points of one op; out is the output total
 // the op's bytes would make, when hasOut.
 func (c *Counts) pairs(b core.Budgets, st edgeState, out int64, hasOut bool) {
-	o, w, x := edge(st.ops, b.MaxOps, true), edge(st.wall, b.MaxWall, !st.wallPast), edge(out, b.MaxOutputBytes, hasOut)
+	o, w, x := edge(st.ops, b.MaxOps, false), edge(st.wall, b.MaxWall, st.wallPast), 0
+	if hasOut {
+		x = edge(out, b.MaxOutputBytes, false)
+	}
 	if o != 0 && w != 0 {
 		c.hit(basePair + (o-1)*2 + (w - 1)) // ops at/over × wall at/over
 	}
@@ -156,17 +163,15 @@ func (c *Counts) pairs(b core.Budgets, st edgeState, out int64, hasOut bool) {
 }
 
 // wallAt returns the wall the clock's next answer gives, after reads
-// reads, and past=true when int64 cannot hold it (SPEC §7).
-func wallAt(clock core.TickClock, reads, t0 int64) (int64, bool) {
+// reads; past=true when int64 cannot hold it, top=true when the tick
+// itself is past 2^63−1 (SPEC §7).
+func wallAt(clock core.TickClock, reads, t0 int64) (wall int64, past, top bool) {
 	now, ok := clock.At(reads)
 	if !ok {
-		return math.MaxInt64, true
+		return math.MaxInt64, true, true
 	}
 	d := now - t0
-	if now >= t0 && d < 0 || now < t0 && d >= 0 {
-		return d, true
-	}
-	return d, false
+	return d, now >= t0 && d < 0 || now < t0 && d >= 0, false
 }
 
 func clockShape(c core.TickClock) int {
@@ -229,9 +234,23 @@ func (c *Counts) path(p string, roots []string) {
 	c.hit(basePath + g*numPathShapes + shape)
 }
 
-// address counts the range points of an address host resolved to.
-func (c *Counts) address(host string, a netip.Addr) {
-	sp := Spelling(host)
+// spelling is the Spelling of a host the resolver answered: Name when a
+// dns line of the world answers it (it wins over a literal, SPEC §6),
+// else the spelling of the literal the resolver read, one trailing dot
+// and ASCII case ignored as it ignores them.
+func spelling(host string, dns []core.DNSRecord) int {
+	h := core.NormalizeHost(host)
+	for _, r := range dns {
+		if core.NormalizeHost(r.Host) == h {
+			return Name
+		}
+	}
+	return Spelling(h)
+}
+
+// address counts the range points of an address a host spelled sp
+// resolved to.
+func (c *Counts) address(sp int, a netip.Addr) {
 	a = core.Unmap(a)
 	for r, p := range ranges {
 		if p.Addr().Is4() != a.Is4() {

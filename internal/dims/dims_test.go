@@ -107,7 +107,7 @@ func TestByteClass(t *testing.T) {
 }
 
 func TestClassifyPath(t *testing.T) {
-	roots := []string{"/work/", "/data", "/"}
+	roots := []string{"/work/", "/data", "/work/out/"}
 	cases := []struct {
 		p            string
 		shape        int
@@ -120,12 +120,21 @@ func TestClassifyPath(t *testing.T) {
 		{"/work/a/", PathTrailing, true, true},
 		{"/work/./a", PathDotSegments, true, true},
 		{"/work//a", PathDotSegments, true, true},
+		{"/work/.", PathDotSegments, true, true},
+		{"//work", PathDotSegments, true, true},
+		{"/./work/x", PathDotSegments, true, true},
 		{"/work/../etc", PathTraversal, true, true},
 		{`/work\..\etc`, PathBackslash, true, true},
+		{`/work/a\..x/../b`, PathTraversal, true, true}, // the ".." segment is bounded by "/"
+		{`/data/x\..`, PathBackslash, false, true},
+		{"/tmp/../work/x", PathOutside, false, false},
 		{"/work/..hidden", PathDotDotName, true, true},
 		{"/work/%2e%2e/x", PathPercent, true, true},
 		{"/work/\uff0e\uff0e/x", PathLookalike, true, true},
 		{"/workshop/x", PathSibling, true, true},
+		{"/work/outfile", PathChild, true, true}, // under /work/, not a sibling of /work/out/
+		{"/work/out/x", PathChild, true, true},
+		{"/work/out", PathRootItself, true, true},
 		{"/data.bak", PathSibling, false, true},
 		{"/data", PathRootItself, false, true},
 		{"/", PathAncestor, true, true},
@@ -136,19 +145,32 @@ func TestClassifyPath(t *testing.T) {
 	for _, c := range cases {
 		shape, slash, named := ClassifyPath(c.p, roots)
 		if shape != c.shape || named != c.named || named && slash != c.slash {
-			t.Errorf("ClassifyPath(%q) = %d %v %v; want %d %v %v", c.p, shape, slash, named, c.shape, c.slash, c.named)
+			t.Errorf("ClassifyPath(%q) = %s %v %v; want %s %v %v", c.p, pathShapeNames[shape], slash, named, pathShapeNames[c.shape], c.slash, c.named)
+		}
+	}
+	// Under a root of "/", every absolute path is named by it; a root
+	// spelled "/work/." or "//work" is the root /work.
+	for p, want := range map[string]int{"/": PathRootItself, "/etc/passwd": PathChild, "/a/b/c/d": PathDeep, "/x/../y": PathTraversal} {
+		if shape, slash, named := ClassifyPath(p, []string{"/"}); shape != want || !named || !slash {
+			t.Errorf("ClassifyPath(%q, /) = %s %v %v; want %s", p, pathShapeNames[shape], slash, named, pathShapeNames[want])
+		}
+	}
+	for _, r := range []string{"/work/.", "//work"} {
+		if shape, _, named := ClassifyPath("/work/x", []string{r}); shape != PathChild || !named {
+			t.Errorf("ClassifyPath(/work/x, %s) = %s %v; want child", r, pathShapeNames[shape], named)
 		}
 	}
 }
 
 func TestClassifyHost(t *testing.T) {
-	granted := []string{"api.internal", "10.0.0.1"}
+	granted := []string{"api.internal", "10.0.0.1", "0xc0.0.0.255"}
 	cases := map[string]int{
 		"api.internal": HostGranted, "10.0.0.1": HostGranted, "API.internal": HostCase, "api.internal.": HostTrailingDot,
-		"api.internal..": HostTwoDots, "api.internal:443": HostPort, "user@api.internal": HostUserinfo,
+		"api.internal..": HostTwoDots, "0XC0.0.0.255": HostCase, "api.internal:443": HostPort, "user@api.internal": HostUserinfo,
 		"api.internal@evil.com": HostGrantedAt, " api.internal": HostSpace, "x.api.internal": HostSubdomain,
 		"api.internal.evil.com": HostPrefix, "127.1": HostIPv4, "[::1]": HostIPv6, "a.localhost": HostLocalhost,
 		"metadata.google.internal": HostMetadata, "": HostEmpty, "evil.com": HostOther,
+		"10.0.0.1.": HostTrailingDot,
 	}
 	for h, want := range cases {
 		if got := ClassifyHost(h, granted); got != want {
@@ -216,6 +238,11 @@ net_fetch 172.20.1.1 /
 	mustHit(t, got, "internal-range 172.16.0.0/12: interior, hex", "internal-range fe80::/10: interior, name",
 		"internal-range 172.16.0.0/12: high edge, v4-mapped")
 	mustMiss(t, got, "internal-range 172.16.0.0/12: interior, dotted")
+	// A dns line answers a literal before the literal does (SPEC §6): the
+	// address is a name's; a trailing dot is ignored as the resolver does.
+	got = hits(t, parse(t, "grant net 127.1 10.0.0.0.\ndns 127.1 10.0.0.0\nnet_fetch 127.1 /\nnet_fetch 10.0.0.0. /\n"))
+	mustHit(t, got, "internal-range 10.0.0.0/8: low edge, name", "internal-range 10.0.0.0/8: low edge, dotted")
+	mustMiss(t, got, "internal-range 10.0.0.0/8: low edge, short", "internal-range 127.0.0.0/8: interior, short")
 	got = hits(t, parse(t, "grant net ::\nnet_fetch :: /\n"))
 	mustHit(t, got, "internal-range ::/128: low edge, compressed", "internal-range ::/128: high edge, compressed", "internal-range ::1/128: just below, compressed")
 }
@@ -240,18 +267,24 @@ fs_read /work/b
 	mustHit(t, got, "budget max_ops: below", "budget max_ops: exactly at",
 		"budget max_wall: below", "budget max_wall: exactly at", "budget max_output_bytes: one over",
 		"budget max_output_bytes: below",
-		"budget-pair same op: ops at + wall at + output one over", "budget-pair same op: ops at + output one over",
-		"budget-pair same op: wall at + output one over", "budget-pair same op: ops at + wall at",
+		"budget-pair same op: ops at + wall at + output past", "budget-pair same op: ops at + output past",
+		"budget-pair same op: wall at + output past", "budget-pair same op: ops at + wall at",
 		"bytes returned data: multi-byte data one byte over max_output_bytes", "bytes returned data: multi-byte UTF-8")
-	mustMiss(t, got, "budget max_wall: one over", "budget-pair same op: ops one over + wall one over", "budget max_ops: 0",
+	mustMiss(t, got, "budget max_wall: one over", "budget-pair same op: ops past + wall (would be) past", "budget max_ops: 0",
 		"budget max_ops: one over") // the output halt latched: op 3 stops at the gate
 
 	got = hits(t, parse(t, "budget ops 2\nbudget wall 5\nclock 0 2\nfs_read /x\nfs_read /x\nfs_read /x\n"))
-	mustHit(t, got, "budget max_ops: one over", "budget-pair same op: ops one over + wall one over") // op 3: ops 3, the clock would say 6
-	mustMiss(t, got, "budget max_wall: one over")                                                    // the clock was never read at op 3
+	mustHit(t, got, "budget max_ops: one over", "budget-pair same op: ops past + wall (would be) past") // op 3: ops 3, the clock would say 6
+	mustMiss(t, got, "budget max_wall: one over")                                                       // the clock was never read at op 3
 
 	got = hits(t, parse(t, "budget ops 9223372036854775807\nbudget wall 0\nclock 0 0\nfs_read /x\n"))
-	mustHit(t, got, "budget max_ops: max int64", "budget max_wall: 0", "clock tick clock: step 0")
+	mustHit(t, got, "budget max_ops: max int64", "budget max_wall: 0", "budget max_wall: exactly at", "clock tick clock: step 0")
+
+	// An empty effect is charged 0 bytes: on a budget of 0, it lands
+	// exactly there.
+	got = hits(t, parse(t, "grant tool echo\nbudget output 0\ntool echo \"\"\n"))
+	mustHit(t, got, "budget max_output_bytes: 0", "budget max_output_bytes: exactly at")
+	mustMiss(t, got, "bytes returned data: ASCII")
 	got = hits(t, parse(t, "budget wall 9223372036854775807\nclock 9223372036854775806 4294967296\nfs_read /x\n"))
 	mustHit(t, got, "clock tick clock: a tick past 2^63−1", "clock tick clock: step ≥ 2^32", "budget max_wall: max int64")
 	mustMiss(t, got, "budget max_wall: below")
