@@ -191,7 +191,7 @@ var hostShapeNames = [numHostShapes]string{"granted, byte for byte", "case varia
 
 // Where each dimension's points start in the catalog.
 var (
-	baseRange, baseBudget, basePair, baseClock, baseBytes, baseEdgeData, basePath, baseLoose, baseHost int
+	baseBudget, basePair, baseClock, baseBytes, baseEdgeData, basePath, baseLoose, baseHost int
 	// rangeBase[r] is where range r's points start; a range has a point
 	// for each position × spelling of its family.
 	rangeBase []int
@@ -202,7 +202,6 @@ var catalog = build()
 func build() []Point {
 	var out []Point
 	add := func(p Point) { out = append(out, p) }
-	baseRange = len(out)
 	for _, r := range ranges {
 		rangeBase = append(rangeBase, len(out))
 		sp := spellingsOf(r)
