@@ -2,6 +2,8 @@ package fuzzinput
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -37,5 +39,34 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		Decode(in[i%len(in)])
+	}
+}
+
+// BenchmarkCheckScenarioSeeds is one FuzzScenario exec on each committed
+// seed of fuzz/testdata/fuzz/FuzzScenario in turn: the inputs a fuzzing
+// run starts from, and issue 18's unit of cost.
+func BenchmarkCheckScenarioSeeds(b *testing.B) {
+	dir := "../../fuzz/testdata/fuzz/FuzzScenario"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in [][]byte
+	for _, e := range entries {
+		file, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, _, err := ReadInput(file, LayoutGoFuzz)
+		if err != nil {
+			b.Fatalf("%s: %v", e.Name(), err)
+		}
+		in = append(in, data)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := CheckScenario(in[i%len(in)]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
