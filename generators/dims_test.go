@@ -33,7 +33,7 @@ func countDims(t testing.TB, seed uint64, n int) (scen []int) {
 					return
 				}
 				var c dims.Counts
-				dims.Count(sc, g, &c)
+				dims.Count(sc, g, nil, &c)
 				for j, h := range c.Slice() {
 					if h > 0 {
 						local[j]++

@@ -128,7 +128,7 @@ func opPoints(sc *scenario.Scenario, g core.Grant, i int) []int {
 		pre := *sc
 		pre.Steps = sc.Steps[:n:n]
 		var c dims.Counts
-		dims.Count(&pre, g, &c)
+		dims.Count(&pre, g, nil, &c)
 		return c.Slice()
 	}
 	before, after := count(i), count(i+1)

@@ -45,13 +45,25 @@ func PrepareWorld(ws core.WorldSpec) *PreparedWorld {
 	return &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws).prepare()}
 }
 
-// world returns the case's world, prepared: the model's part lazily, as a
-// check of one scenario needs it.
+// PrepareScenarioWorld prepares ws for judging one scenario over it: core's
+// template at once, the model's part lazily, as one check needs it
+// (PrepareWorld prepares both for many scenarios). Callers that also read
+// the template (Template) set Case.World to it, so the world is prepared
+// once.
+func PrepareScenarioWorld(ws core.WorldSpec) *PreparedWorld {
+	return &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws)}
+}
+
+// Template returns core's template of the prepared world: the state every
+// world of a check starts from.
+func (p *PreparedWorld) Template() *core.WorldTemplate { return p.core }
+
+// world returns the case's world, prepared.
 func (c *Case) world() *PreparedWorld {
 	if c.World != nil {
 		return c.World
 	}
-	return &PreparedWorld{core: core.PrepareWorld(c.Scenario.World), model: newModelBase(c.Scenario.World)}
+	return PrepareScenarioWorld(c.Scenario.World)
 }
 
 func (c Case) steps() []scenario.Step { return c.Scenario.Steps }

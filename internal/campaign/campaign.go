@@ -177,11 +177,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				if err != nil {
 					panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
 				}
+				if cfg.Dimensions {
+					c.World = oracle.PrepareScenarioWorld(sc.World) // once, for the check and the count
+				}
 				before := cov.Ops
 				fs := checker.Check(c, cov)
 				ops.Add(cov.Ops - before)
 				if cfg.Dimensions {
-					dims.Count(sc, c.Grant, &dcs[w])
+					dims.Count(sc, c.Grant, c.World.Template(), &dcs[w])
 				}
 				if len(fs) > 0 {
 					col.offer(int(i), sc, fs)
@@ -253,6 +256,6 @@ func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, 
 // nothing here (the check reports it).
 func countDrawn(sc *scenario.Scenario, c *dims.Counts) {
 	if g, err := core.NewGrant(sc.Grant); err == nil {
-		dims.Count(sc, g, c)
+		dims.Count(sc, g, nil, c)
 	}
 }

@@ -19,7 +19,7 @@ func BenchmarkCount(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		k := i % len(scs)
-		dims.Count(scs[k], gs[k], &c)
+		dims.Count(scs[k], gs[k], nil, &c)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)*float64(len(scs))/float64(ops), "ns/op-in-scenario")
 }

@@ -3,7 +3,6 @@ package dims
 import (
 	"encoding/binary"
 	"net/netip"
-	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -136,6 +135,28 @@ func ascii(s string) bool {
 // path that names none gets named=false and a loose shape (PathRelative,
 // PathEmpty, PathOutside).
 func ClassifyPath(p string, roots []string) (shape int, slash, named bool) {
+	return newRootSet(roots).classify(p)
+}
+
+// rootSet is a grant's roots of one kind, each cleaned once and with
+// whether it was written with a trailing slash: Count classes every fs op
+// of a scenario against the same few.
+type rootSet []root
+
+type root struct {
+	clean string
+	slash bool
+}
+
+func newRootSet(roots []string) rootSet {
+	out := make(rootSet, len(roots))
+	for i, r := range roots {
+		out[i] = root{core.Canonical(r), strings.HasSuffix(r, "/")}
+	}
+	return out
+}
+
+func (rs rootSet) classify(p string) (shape int, slash, named bool) {
 	switch {
 	case p == "":
 		return PathEmpty, false, false
@@ -147,42 +168,41 @@ func ClassifyPath(p string, roots []string) (shape int, slash, named bool) {
 		if pre == "" {
 			pre = "/"
 		}
-		if r, ok := holding(path.Clean(pre), roots); ok {
+		if r, ok := rs.holding(core.Canonical(pre)); ok {
 			if sep == '\\' {
-				return PathBackslash, strings.HasSuffix(r, "/"), true
+				return PathBackslash, r.slash, true
 			}
-			return PathTraversal, strings.HasSuffix(r, "/"), true
+			return PathTraversal, r.slash, true
 		}
 		return PathOutside, false, false
 	}
-	c := path.Clean(p)
-	if r, ok := holding(c, roots); ok {
-		return underShape(p, c, path.Clean(r)), strings.HasSuffix(r, "/"), true
+	c := core.Canonical(p)
+	if r, ok := rs.holding(c); ok {
+		return underShape(p, c, r.clean), r.slash, true
 	}
 	best := -1
-	for i, r := range roots {
-		rc := path.Clean(r)
-		if rc != "/" && len(c) > len(rc) && strings.HasPrefix(c, rc) && (best < 0 || len(rc) > len(path.Clean(roots[best]))) {
+	for i, r := range rs {
+		if r.clean != "/" && len(c) > len(r.clean) && strings.HasPrefix(c, r.clean) && (best < 0 || len(r.clean) > len(rs[best].clean)) {
 			best = i
 		}
 	}
 	if best >= 0 {
-		return PathSibling, strings.HasSuffix(roots[best], "/"), true
+		return PathSibling, rs[best].slash, true
 	}
-	for _, r := range roots {
-		if rc := path.Clean(r); rc != "/" && (c == "/" || strings.HasPrefix(rc, c+"/")) {
-			return PathAncestor, strings.HasSuffix(r, "/"), true
+	for _, r := range rs {
+		if r.clean != "/" && (c == "/" || len(r.clean) > len(c) && r.clean[len(c)] == '/' && strings.HasPrefix(r.clean, c)) {
+			return PathAncestor, r.slash, true
 		}
 	}
 	return PathOutside, false, false
 }
 
-// holding returns the longest root whose Clean is c or an ancestor of c.
-func holding(c string, roots []string) (string, bool) {
-	best, found := "", false
-	for _, r := range roots {
-		rc := path.Clean(r)
-		if (c == rc || rc == "/" || strings.HasPrefix(c, rc+"/")) && (!found || len(rc) > len(path.Clean(best))) {
+// holding returns the longest root that is c or an ancestor of c.
+func (rs rootSet) holding(c string) (root, bool) {
+	best, found := root{}, false
+	for _, r := range rs {
+		under := c == r.clean || r.clean == "/" || len(c) > len(r.clean) && c[len(r.clean)] == '/' && strings.HasPrefix(c, r.clean)
+		if under && (!found || len(r.clean) > len(best.clean)) {
 			best, found = r, true
 		}
 	}

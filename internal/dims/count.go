@@ -32,10 +32,15 @@ func (r *recorder) Call(n, in string) (string, bool) { return r.keep(r.RefWorld.
 
 // Count counts the points sc hits into c: it runs sc's ops on the
 // reference sandbox over sc's world under g (sc's grant, built) and
-// classes what reached each step of the pipeline.
-func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
-	w := &recorder{RefWorld: core.NewWorld(sc.World)}
+// classes what reached each step of the pipeline. t, when not nil, is
+// sc's world already prepared (core.PrepareWorld of it).
+func Count(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Counts) {
+	if t == nil {
+		t = core.PrepareWorld(sc.World)
+	}
+	w := &recorder{RefWorld: t.New()}
 	ref := core.NewReference(g, w)
+	gs := grantSets{read: newRootSet(g.FSRead()), write: newRootSet(g.FSWrite()), hosts: g.NetHosts()}
 	b := g.Budgets()
 	clock := sc.World.Clock
 	t0, _ := clock.At(0)
@@ -69,7 +74,7 @@ func Count(sc *scenario.Scenario, g core.Grant, c *Counts) {
 			c.pairs(b, st, 0, false)
 			continue
 		}
-		c.args(op, g)
+		c.args(op, &gs)
 		for _, e := range w.Journal()[j:] {
 			if e.Call == core.CallResolve {
 				c.address(spelling(e.Name, sc.World.DNS), e.Addr)
@@ -188,9 +193,16 @@ func clockShape(c core.TickClock) int {
 	return -1
 }
 
+// grantSets is what the shape points read of a grant, made once a
+// scenario.
+type grantSets struct {
+	read, write rootSet
+	hosts       []string
+}
+
 // args counts the byte classes of op's kind and arguments and, for the
 // ops that reach their checks, the path or host shape.
-func (c *Counts) args(op core.Op, g core.Grant) {
+func (c *Counts) args(op core.Op, g *grantSets) {
 	c.hit(baseBytes + ArgKind*numByteClasses + c.class(op.Kind))
 	var pos []int
 	switch op.Kind {
@@ -213,16 +225,16 @@ func (c *Counts) args(op core.Op, g core.Grant) {
 	}
 	switch op.Kind {
 	case core.OpRead:
-		c.path(op.Args[0], g.FSRead())
+		c.path(op.Args[0], g.read)
 	case core.OpWrite:
-		c.path(op.Args[0], g.FSWrite())
+		c.path(op.Args[0], g.write)
 	case core.OpFetch:
-		c.hit(baseHost + ClassifyHost(op.Args[0], g.NetHosts()))
+		c.hit(baseHost + ClassifyHost(op.Args[0], g.hosts))
 	}
 }
 
-func (c *Counts) path(p string, roots []string) {
-	shape, slash, named := ClassifyPath(p, roots)
+func (c *Counts) path(p string, roots rootSet) {
+	shape, slash, named := roots.classify(p)
 	if !named {
 		c.hit(baseLoose + shape)
 		return

@@ -187,7 +187,7 @@ func hits(t *testing.T, sc *scenario.Scenario) map[string]uint64 {
 		t.Fatal(err)
 	}
 	var c Counts
-	Count(sc, g, &c)
+	Count(sc, g, nil, &c)
 	out := map[string]uint64{}
 	for i, p := range catalog {
 		if n := c.Hits(i); n > 0 {
