@@ -29,11 +29,12 @@ var headerWords = map[string]bool{
 // write, is ignored; line numbers are unchanged. Format never writes one,
 // and a byte-order mark anywhere else is part of a token.
 func Parse(name string, src []byte) (*Scenario, error) {
-	p := &parser{name: name, s: New()}
-	src = bytes.TrimPrefix(src, utf8BOM)
-	for text := range strings.Lines(string(src)) {
+	text := string(bytes.TrimPrefix(src, utf8BOM)) // the one copy: every token is a substring of it
+	p := parser{name: name, s: New(), text: text, checked: checkText(text) == nil}
+	for line := range strings.Lines(text) {
 		p.line++
-		if err := p.parseLine(strings.TrimSuffix(text, "\n")); err != nil {
+		p.off += len(line)
+		if err := p.parseLine(strings.TrimSuffix(line, "\n")); err != nil {
 			return nil, err
 		}
 	}
@@ -47,9 +48,14 @@ func Parse(name string, src []byte) (*Scenario, error) {
 type parser struct {
 	name    string
 	s       *Scenario
+	text    string // the whole source
+	checked bool   // text has no NUL byte and is valid UTF-8: its lines need no check
 	line    int
+	off     int      // the offset in text just past the current line
 	inOps   bool     // an op has been seen: header lines are over
 	pending []string // comment lines not yet given to a step or the header
+	toks    []tok    // the token buffer every line is lexed into
+	args    []string // room for op arguments: each op's are a capped slice of it
 }
 
 func (p *parser) errorf(near string, sentinel error, format string, args ...any) *ParseError {
@@ -58,10 +64,13 @@ func (p *parser) errorf(near string, sentinel error, format string, args ...any)
 }
 
 func (p *parser) parseLine(text string) error {
-	if err := checkText(text); err != nil {
-		return &ParseError{File: p.name, Line: p.line, Err: err}
+	if !p.checked {
+		if err := checkText(text); err != nil {
+			return &ParseError{File: p.name, Line: p.line, Err: err}
+		}
 	}
-	l, lerr := lexLine(text)
+	l, lerr := lexLine(text, p.toks)
+	p.toks = l.toks // keep the buffer, grown or not, for the next line
 	switch {
 	case lerr != nil:
 		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
@@ -144,7 +153,7 @@ func (p *parser) header(word string, args []tok) error {
 
 // arity checks that args has one token per word of usage.
 func (p *parser) arity(word string, args []tok, usage string) error {
-	n := len(strings.Fields(usage))
+	n := strings.Count(usage, " ") + 1 // usages are words separated by one space
 	switch {
 	case len(args) < n:
 		return p.errorf(word, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
@@ -181,14 +190,31 @@ func (p *parser) grant(args []tok) error {
 		return p.errorf(args[0].val, ErrArgs, "grant %s wants at least one item", args[0].val)
 	}
 	for _, item := range args[1:] {
-		var probe core.GrantSpec
-		*grantList(&probe, args[0].val) = []string{item.val}
-		if _, err := core.NewGrant(probe); err != nil {
+		if err := checkGrantItem(args[0].val, item.val); err != nil {
 			return &ParseError{File: p.name, Line: p.line, Near: item.val, Err: err}
 		}
 		*list = append(*list, item.val)
 	}
 	return nil
+}
+
+// checkGrantItem returns core.CheckGrant's error for a grant of the one item
+// on the list what (a word grantList knows) names. The probe is built by
+// value, not through grantList's pointer, so that it stays on the stack.
+func checkGrantItem(what, item string) error {
+	one := []string{item}
+	var probe core.GrantSpec
+	switch what {
+	case "fs_read":
+		probe.FSRead = one
+	case "fs_write":
+		probe.FSWrite = one
+	case "net":
+		probe.NetHosts = one
+	case "tool":
+		probe.Tools = one
+	}
+	return core.CheckGrant(probe)
 }
 
 func (p *parser) budget(args []tok) error {
@@ -263,11 +289,60 @@ func (p *parser) op(toks []tok) error {
 			break
 		}
 	}
-	for _, t := range rest {
-		step.Op.Args = append(step.Op.Args, t.val)
+	step.Op.Args = p.newArgs(rest)
+	if p.s.Steps == nil {
+		p.s.Steps = make([]Step, 0, p.linesLeft()+1) // this op and the lines after it
 	}
 	p.s.Steps = append(p.s.Steps, step)
 	return nil
+}
+
+// newArgs returns the values of toks, nil for none, in a slice of p.args
+// capped at its length: an append to one op's arguments moves them, and
+// never writes into the next op's. Ops' arguments share a few allocations
+// instead of growing one slice each.
+func (p *parser) newArgs(toks []tok) []string {
+	if len(toks) == 0 {
+		return nil
+	}
+	if cap(p.args)-len(p.args) < len(toks) {
+		// Room for this op and about two arguments for each line left,
+		// what most ops take.
+		p.args = make([]string, 0, len(toks)+2*p.linesLeft())
+	}
+	n := len(p.args)
+	for _, t := range toks {
+		p.args = append(p.args, t.val)
+	}
+	return p.args[n:len(p.args):len(p.args)]
+}
+
+// linesLeft is how many lines follow the current one, up to maxHint: a
+// bound on the ops still to come, for sizing the steps and arguments once.
+// (Past maxHint they grow as appends grow them: a file of many blank lines
+// must not make Parse allocate for as many ops.)
+func (p *parser) linesLeft() int {
+	rest := p.text[p.off:]
+	n := 0
+	for ; n < maxHint; n++ {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			return n + b2i(rest != "")
+		}
+		rest = rest[i+1:]
+	}
+	return n
+}
+
+// maxHint bounds the capacities Parse sizes from the lines it has yet to
+// read: more than most scenarios have ops.
+const maxHint = 64
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // expect parses the tokens after the arrow: a kind and optional data.
