@@ -13,11 +13,15 @@ import (
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte-order mark.
 var utf8BOM = []byte("\ufeff")
 
-// headerWords are the directives of header lines. As an op kind, one of
-// them must be quoted.
-var headerWords = map[string]bool{
-	"grant": true, "budget": true, "clock": true, "file": true,
-	"route": true, "dns": true, "toolout": true, "link": true,
+// isHeaderWord reports whether w is the directive of a header line. As an
+// op kind, one must be quoted. (A switch, not a map: the parser asks it of
+// every line.)
+func isHeaderWord(w string) bool {
+	switch w {
+	case "grant", "budget", "clock", "file", "route", "dns", "toolout", "link":
+		return true
+	}
+	return false
 }
 
 // Parse reads the .sbx text src, starting from New's defaults. name is
@@ -29,19 +33,80 @@ var headerWords = map[string]bool{
 // write, is ignored; line numbers are unchanged. Format never writes one,
 // and a byte-order mark anywhere else is part of a token.
 func Parse(name string, src []byte) (*Scenario, error) {
-	text := string(bytes.TrimPrefix(src, utf8BOM)) // the one copy: every token is a substring of it
-	p := parser{name: name, s: New(), text: text, checked: checkText(text) == nil}
-	for line := range strings.Lines(text) {
-		p.line++
-		p.off += len(line)
-		if err := p.parseLine(strings.TrimSuffix(line, "\n")); err != nil {
-			return nil, err
-		}
-	}
-	if !p.inOps {
-		p.flushHeaderComment()
+	p := newParser(name, src, New())
+	if err := p.run(); err != nil {
+		return nil, err
 	}
 	return p.s, nil
+}
+
+// Parser is Parse with memory kept from one call to the next: for a caller
+// that parses many inputs one after another and is done with each scenario
+// before it parses the next. A fuzz target is one: it parses an input per
+// exec, and fresh lists for every scenario would be most of what parsing
+// costs. The zero Parser is ready to use. A Parser is not safe for
+// concurrent use.
+type Parser struct {
+	sc   Scenario // what the latest call returned
+	mem  Scenario // sc's lists before empty ones were dropped: their memory is reused
+	toks []tok
+	args []string
+}
+
+// Parse is the package's Parse, into p's memory: the scenario it returns,
+// and every list and step in it, is p's, and the next call overwrites it.
+// Clone it to keep it. Only the source is copied afresh: the scenario's
+// strings are substrings of it (or unquoted tokens), and stay valid.
+func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
+	p.sc = p.mem.reused()
+	st := newParser(name, src, &p.sc)
+	st.toks, st.args = p.toks[:0], p.args[:0]
+	err := st.run()
+	p.toks, p.args, p.mem = st.toks, st.args, p.sc
+	p.sc.dropEmpty()
+	if err != nil {
+		return nil, err
+	}
+	return &p.sc, nil
+}
+
+// reused returns New's scenario over s's lists, emptied.
+func (s *Scenario) reused() Scenario {
+	g, w := &s.Grant, &s.World
+	return Scenario{
+		Comment: s.Comment[:0],
+		Grant: core.GrantSpec{
+			FSRead: g.FSRead[:0], FSWrite: g.FSWrite[:0], NetHosts: g.NetHosts[:0], Tools: g.Tools[:0],
+			Budgets: defaultBudgets,
+		},
+		World: core.WorldSpec{
+			Files: w.Files[:0], Routes: w.Routes[:0], DNS: w.DNS[:0], ToolOutputs: w.ToolOutputs[:0], Links: w.Links[:0],
+			Clock: defaultClock,
+		},
+		Steps: s.Steps[:0],
+	}
+}
+
+// dropEmpty sets s's empty lists to nil, as Parse leaves them.
+func (s *Scenario) dropEmpty() {
+	g, w := &s.Grant, &s.World
+	nilIfEmpty(&s.Comment)
+	nilIfEmpty(&g.FSRead)
+	nilIfEmpty(&g.FSWrite)
+	nilIfEmpty(&g.NetHosts)
+	nilIfEmpty(&g.Tools)
+	nilIfEmpty(&w.Files)
+	nilIfEmpty(&w.Routes)
+	nilIfEmpty(&w.DNS)
+	nilIfEmpty(&w.ToolOutputs)
+	nilIfEmpty(&w.Links)
+	nilIfEmpty(&s.Steps)
+}
+
+func nilIfEmpty[T any](l *[]T) {
+	if len(*l) == 0 {
+		*l = nil
+	}
 }
 
 // parser is the state of one Parse.
@@ -56,6 +121,27 @@ type parser struct {
 	pending []string // comment lines not yet given to a step or the header
 	toks    []tok    // the token buffer every line is lexed into
 	args    []string // room for op arguments: each op's are a capped slice of it
+}
+
+// newParser returns the state that parses src into s.
+func newParser(name string, src []byte, s *Scenario) parser {
+	text := string(bytes.TrimPrefix(src, utf8BOM)) // the one copy: every token is a substring of it
+	return parser{name: name, s: s, text: text, checked: checkText(text) == nil}
+}
+
+// run parses every line of the source.
+func (p *parser) run() error {
+	for line := range strings.Lines(p.text) {
+		p.line++
+		p.off += len(line)
+		if err := p.parseLine(strings.TrimSuffix(line, "\n")); err != nil {
+			return err
+		}
+	}
+	if !p.inOps {
+		p.flushHeaderComment()
+	}
+	return nil
 }
 
 func (p *parser) errorf(near string, sentinel error, format string, args ...any) *ParseError {
@@ -85,7 +171,7 @@ func (p *parser) parseLine(text string) error {
 	}
 	first := l.toks[0]
 	switch {
-	case !first.quoted && headerWords[first.val]:
+	case !first.quoted && isHeaderWord(first.val):
 		if p.inOps {
 			return p.errorf(first.val, ErrHeaderAfterOp, "%s must come before the first op", first.val)
 		}
