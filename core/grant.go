@@ -82,14 +82,24 @@ func NewGrant(s GrantSpec) (Grant, error) {
 	l := lists.Copy4(s.FSRead, s.FSWrite, s.NetHosts, s.Tools)
 	roots := prepareRoots(s.FSRead, s.FSWrite)
 	return Grant{&grantData{
-		fsRead:     l[0],
-		fsWrite:    l[1],
+		fsRead:     emptyAs(l[0], s.FSRead),
+		fsWrite:    emptyAs(l[1], s.FSWrite),
 		readRoots:  roots[:len(s.FSRead):len(s.FSRead)],
 		writeRoots: roots[len(s.FSRead):],
-		hosts:      l[2],
-		tools:      l[3],
+		hosts:      emptyAs(l[2], s.NetHosts),
+		tools:      emptyAs(l[3], s.Tools),
 		budgets:    s.Budgets,
 	}}, nil
+}
+
+// emptyAs returns c, a copy of l, made empty and not nil when l is: the
+// accessors show a list given empty as empty, not nil, as they did when
+// each list was cloned on its own. (An empty slice allocates nothing.)
+func emptyAs(c, l []string) []string {
+	if c == nil && l != nil {
+		return []string{}
+	}
+	return c
 }
 
 // CheckGrant returns the error NewGrant(s) would return, nil when it would
