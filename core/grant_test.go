@@ -284,3 +284,18 @@ func TestGrantCannotWiden(t *testing.T) {
 		t.Errorf("after mutating the GrantView, fs_read /etc/passwd = %v, want fs_read_denied", got.Kind)
 	}
 }
+
+// TestGrantKeepsEmptyLists: a list given empty reads back empty, not nil,
+// and a list not given reads back nil.
+func TestGrantKeepsEmptyLists(t *testing.T) {
+	g := core.MustGrant(core.GrantSpec{FSRead: []string{}, Tools: []string{"echo"}})
+	if l := g.FSRead(); l == nil || len(l) != 0 {
+		t.Errorf("FSRead() = %#v, want an empty list", l)
+	}
+	if l := g.FSWrite(); l != nil {
+		t.Errorf("FSWrite() = %#v, want nil", l)
+	}
+	if l := g.Tools(); len(l) != 1 || l[0] != "echo" {
+		t.Errorf("Tools() = %#v", l)
+	}
+}

@@ -15,10 +15,10 @@ const MaxLinks = 40
 // leaves the directory reached so far, links already followed, as a real
 // file system's does. In a world without links it returns Canonical(p).
 func (t *WorldTemplate) Resolve(p string) (string, bool) {
-	if t.links == nil {
+	if t.links.len() == 0 {
 		return Canonical(p), true
 	}
-	return resolveLinks(t.links, p)
+	return resolveLinks(&t.links, p)
 }
 
 // resolveLinks walks p one component at a time. buf holds the path
@@ -26,17 +26,27 @@ func (t *WorldTemplate) Resolve(p string) (string, bool) {
 // separator included), so ".." truncates and a link's directory is a
 // prefix; every prefix of buf is known to be no link, so the answer is a
 // fixed point of the walk (resolving it again follows nothing). The buffers
-// start on the stack and the map is asked with string(buf), which Go does
-// not copy: a walk that meets no link allocates only its answer.
-func resolveLinks(links map[string]string, p string) (string, bool) {
+// start on the stack and the links are asked with string(buf), which Go
+// does not copy (linkAt): a walk that meets no link allocates only its
+// answer.
+func resolveLinks(links *table[string, string], p string) (string, bool) {
 	var (
-		bufArr [256]byte
-		offArr [32]int
-		hops   int
+		bufArr   [256]byte
+		offArr   [32]int
+		laterArr [8]string
+		hops     int
 	)
 	buf, offs := bufArr[:0], offArr[:0]
+	// later holds what is left of the paths links interrupted, the latest
+	// last: a link's target is walked, then the rest of the path it was
+	// met in, as if they were joined, without joining them.
+	later := laterArr[:0]
 	abs := strings.HasPrefix(p, "/")
-	for rest := p; rest != ""; {
+	for rest := p; rest != "" || len(later) > 0; {
+		if rest == "" {
+			rest, later = later[len(later)-1], later[:len(later)-1]
+			continue
+		}
 		var name string
 		name, rest, _ = strings.Cut(rest, "/")
 		switch name {
@@ -60,7 +70,7 @@ func resolveLinks(links map[string]string, p string) (string, bool) {
 		if name == ".." {
 			continue
 		}
-		target, isLink := links[string(buf)]
+		target, isLink := linkAt(links, buf)
 		if !isLink {
 			continue
 		}
@@ -72,11 +82,10 @@ func resolveLinks(links map[string]string, p string) (string, bool) {
 		if strings.HasPrefix(target, "/") {
 			buf, offs, abs = buf[:0], offs[:0], true
 		}
-		if rest == "" {
-			rest = target
-		} else {
-			rest = target + "/" + rest
+		if rest != "" {
+			later = append(later, rest)
 		}
+		rest = target
 	}
 	switch {
 	case len(buf) > 0 && string(buf) == p:

@@ -149,6 +149,9 @@ type root struct {
 
 func newRoot(r string) root {
 	c := Canonical(r)
+	if n := len(c); c != "/" && len(r) > n && r[n] == '/' && r[:n] == c {
+		return root{clean: c, prefix: r[:n+1]} // a root written "/work/": no new string
+	}
 	return root{clean: c, prefix: strings.TrimRight(c, "/") + "/"}
 }
 

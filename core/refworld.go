@@ -78,31 +78,31 @@ type routeKey struct{ host, path string }
 // the replay), and the fuzz targets start thousands
 // from the same few templates.
 type WorldTemplate struct {
-	files   map[string]string
-	routes  map[routeKey]string
+	files   table[string, string]
+	routes  table[routeKey, string]
 	dns     map[string]int // normalized host → index into answers
 	answers [][]netip.Addr // never empty: hosts without answers are left out
-	toolOut map[string]string
-	links   map[string]string // Canonical(link path) → target; nil in a world without links
+	toolOut table[string, string]
+	links   table[string, string] // Canonical(link path) → target
 	clock   TickClock
 	spec    WorldSpec // what it was prepared from, for sandboxes that build the world for real (SPEC §13)
 }
 
 // PrepareWorld prepares the world s describes.
 func PrepareWorld(s WorldSpec) *WorldTemplate {
-	// Maps stay nil while empty (a nil map answers lookups): most worlds
-	// have no DNS lines or tool outputs.
+	// Tables and maps stay empty, allocating nothing, when the spec has
+	// no entries for them: most worlds have no DNS lines or tool outputs.
 	t := &WorldTemplate{clock: s.Clock, spec: s}
 	if len(s.Files) > 0 {
-		t.files = make(map[string]string, len(s.Files))
+		t.files = newTable[string, string](len(s.Files))
 		for _, f := range s.Files {
-			t.files[Canonical(f.Path)] = f.Data
+			t.files.put(Canonical(f.Path), f.Data)
 		}
 	}
 	if len(s.Routes) > 0 {
-		t.routes = make(map[routeKey]string, len(s.Routes))
+		t.routes = newTable[routeKey, string](len(s.Routes))
 		for _, r := range s.Routes {
-			t.routes[routeKey{NormalizeHost(r.Host), r.Path}] = r.Body
+			t.routes.put(routeKey{NormalizeHost(r.Host), r.Path}, r.Body)
 		}
 	}
 	for _, d := range s.DNS {
@@ -122,9 +122,9 @@ func PrepareWorld(s WorldSpec) *WorldTemplate {
 		}
 	}
 	if len(s.ToolOutputs) > 0 {
-		t.toolOut = make(map[string]string, len(s.ToolOutputs))
+		t.toolOut = newTable[string, string](len(s.ToolOutputs))
 		for _, o := range s.ToolOutputs {
-			t.toolOut[o.Name] = o.Output
+			t.toolOut.put(o.Name, o.Output)
 		}
 	}
 	for _, l := range s.Links {
@@ -132,10 +132,10 @@ func PrepareWorld(s WorldSpec) *WorldTemplate {
 		if l.Target == "" || p == "/" {
 			continue
 		}
-		if t.links == nil {
-			t.links = make(map[string]string, len(s.Links))
+		if t.links.len() == 0 {
+			t.links = newTable[string, string](len(s.Links))
 		}
-		t.links[p] = l.Target
+		t.links.put(p, l.Target)
 	}
 	return t
 }
@@ -150,13 +150,13 @@ func (t *WorldTemplate) New() *RefWorld {
 // cheap enough to do after every op. A RefWorld is not safe for concurrent
 // use; start one per sandbox, with NewWorld or WorldTemplate.New.
 type RefWorld struct {
-	base       *WorldTemplate    // the initial state; never written
-	written    map[string]string // files written since, by canonical path; made on the first write
-	fp         uint64            // the VFS fingerprint, once fpOn: XOR of what the writes took out and put in
-	fpOn       bool              // Fingerprint has been read: writes keep fp current
-	dnsNext    []int             // the next answer for each of base.answers; made on the first resolve of a DNS host
-	clockNext  int64             // the next answer: clock.At(clockReads), kept by saturating addition
-	clockPast  bool              // the next answer would pass 2^63−1: this and every later read answer ok=false
+	base       *WorldTemplate        // the initial state; never written
+	written    table[string, string] // files written since, by canonical path
+	fp         uint64                // the VFS fingerprint, once fpOn: XOR of what the writes took out and put in
+	fpOn       bool                  // Fingerprint has been read: writes keep fp current
+	dnsNext    []int                 // the next answer for each of base.answers; made on the first resolve of a DNS host
+	clockNext  int64                 // the next answer: clock.At(clockReads), kept by saturating addition
+	clockPast  bool                  // the next answer would pass 2^63−1: this and every later read answer ok=false
 	clockReads int64
 	journal    []Entry
 	resolved   string // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
@@ -173,11 +173,10 @@ func NewWorld(s WorldSpec) *RefWorld { return PrepareWorld(s).New() }
 
 // file returns the content at canonical path key.
 func (w *RefWorld) file(key string) (string, bool) {
-	if d, ok := w.written[key]; ok {
+	if d, ok := w.written.get(key); ok {
 		return d, true
 	}
-	d, ok := w.base.files[key]
-	return d, ok
+	return w.base.files.get(key)
 }
 
 // Read implements VFS.
@@ -230,10 +229,7 @@ func (w *RefWorld) store(key, data string) {
 		}
 		w.fp ^= fileHash(key, data)
 	}
-	if w.written == nil {
-		w.written = make(map[string]string)
-	}
-	w.written[key] = data
+	w.written.put(key, data)
 }
 
 // Resolve implements Net.
@@ -316,15 +312,14 @@ func (w *RefWorld) PeekResolve(host string) netip.Addr {
 
 // Route returns the body routed for host and path, without journaling.
 func (w *RefWorld) Route(host, path string) (string, bool) {
-	b, ok := w.base.routes[routeKey{NormalizeHost(host), path}]
-	return b, ok
+	return w.base.routes.get(routeKey{NormalizeHost(host), path})
 }
 
 // ToolOutput returns what tool name answers for input, without journaling:
 // a canned output if the scenario set one, else the built-in tools "echo"
 // (the input) and "summarize" ("summary of N bytes").
 func (w *RefWorld) ToolOutput(name, input string) (string, bool) {
-	if out, ok := w.base.toolOut[name]; ok {
+	if out, ok := w.base.toolOut.get(name); ok {
 		return out, true
 	}
 	switch name {
@@ -368,8 +363,8 @@ func (w *RefWorld) ClockReads() int64 { return w.clockReads }
 // nobody fingerprints, like a replay, never hash.)
 func (w *RefWorld) Fingerprint() uint64 {
 	if !w.fpOn {
-		for k, v := range w.written { // XOR is order-free: map order cannot show
-			if old, ok := w.base.files[k]; ok {
+		for k, v := range w.written.all { // XOR is order-free: the order cannot show
+			if old, ok := w.base.files.get(k); ok {
 				w.fp ^= fileHash(k, old)
 			}
 			w.fp ^= fileHash(k, v)
@@ -382,11 +377,9 @@ func (w *RefWorld) Fingerprint() uint64 {
 // Files returns the VFS as a map from canonical path to content: a copy,
 // for tests and reports, not for per-op use.
 func (w *RefWorld) Files() map[string]string {
-	out := maps.Clone(w.base.files)
-	if out == nil {
-		out = make(map[string]string, len(w.written))
-	}
-	maps.Copy(out, w.written)
+	out := make(map[string]string, w.base.files.len()+w.written.len())
+	maps.Insert(out, w.base.files.all)
+	maps.Insert(out, w.written.all)
 	return out
 }
 

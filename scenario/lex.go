@@ -47,9 +47,11 @@ func checkText(s string) error {
 	return nil
 }
 
-// lexLine splits s, one valid UTF-8 line without its newline, into tokens.
-func lexLine(s string) (lexed, *lexError) {
-	var l lexed
+// lexLine splits s, one valid UTF-8 line without its newline, into tokens,
+// appended to buf[:0]: the parser lends the same buffer to every line, so
+// lexing allocates nothing but unquoted tokens with escapes.
+func lexLine(s string, buf []tok) (lexed, *lexError) {
+	l := lexed{toks: buf[:0]}
 	for i := skipSpace(s, 0); i < len(s); i = skipSpace(s, i) {
 		switch s[i] {
 		case '#':
@@ -106,12 +108,27 @@ func commentText(s string) string {
 }
 
 func isSpaceAt(s string, i int) bool {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiSpace[c]
+	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	return unicode.IsSpace(r)
 }
 
+// asciiSpace marks the ASCII bytes unicode.IsSpace accepts. The lexer
+// decodes a rune only at a byte outside ASCII: nearly every byte of a .sbx
+// file is ASCII, and lexing is most of what parsing costs.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
 func skipSpace(s string, i int) int {
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !unicode.IsSpace(r) {
 			break
@@ -125,8 +142,15 @@ func skipSpace(s string, i int) int {
 // next white space or '"', or the end of s.
 func bareEnd(s string, i int) int {
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c == '"' || asciiSpace[c] {
+				break
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == '"' || unicode.IsSpace(r) {
+		if unicode.IsSpace(r) {
 			break
 		}
 		i += n

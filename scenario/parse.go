@@ -13,11 +13,15 @@ import (
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte-order mark.
 var utf8BOM = []byte("\ufeff")
 
-// headerWords are the directives of header lines. As an op kind, one of
-// them must be quoted.
-var headerWords = map[string]bool{
-	"grant": true, "budget": true, "clock": true, "file": true,
-	"route": true, "dns": true, "toolout": true, "link": true,
+// isHeaderWord reports whether w is the directive of a header line. As an
+// op kind, one must be quoted. (A switch, not a map: the parser asks it of
+// every line.)
+func isHeaderWord(w string) bool {
+	switch w {
+	case "grant", "budget", "clock", "file", "route", "dns", "toolout", "link":
+		return true
+	}
+	return false
 }
 
 // Parse reads the .sbx text src, starting from New's defaults. name is
@@ -29,27 +33,115 @@ var headerWords = map[string]bool{
 // write, is ignored; line numbers are unchanged. Format never writes one,
 // and a byte-order mark anywhere else is part of a token.
 func Parse(name string, src []byte) (*Scenario, error) {
-	p := &parser{name: name, s: New()}
-	src = bytes.TrimPrefix(src, utf8BOM)
-	for text := range strings.Lines(string(src)) {
-		p.line++
-		if err := p.parseLine(strings.TrimSuffix(text, "\n")); err != nil {
-			return nil, err
-		}
-	}
-	if !p.inOps {
-		p.flushHeaderComment()
+	p := newParser(name, src, New())
+	if err := p.run(); err != nil {
+		return nil, err
 	}
 	return p.s, nil
+}
+
+// Parser is Parse with memory kept from one call to the next: for a caller
+// that parses many inputs one after another and is done with each scenario
+// before it parses the next. A fuzz target is one: it parses an input per
+// exec, and fresh lists for every scenario would be most of what parsing
+// costs. The zero Parser is ready to use. A Parser is not safe for
+// concurrent use.
+type Parser struct {
+	sc   Scenario // what the latest call returned
+	mem  Scenario // sc's lists before empty ones were dropped: their memory is reused
+	toks []tok
+	args []string
+}
+
+// Parse is the package's Parse, into p's memory: the scenario it returns,
+// and every list and step in it, is p's, and the next call overwrites it.
+// Clone it to keep it. Only the source is copied afresh: the scenario's
+// strings are substrings of it (or unquoted tokens), and stay valid.
+func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
+	p.sc = p.mem.reused()
+	st := newParser(name, src, &p.sc)
+	st.toks, st.args = p.toks[:0], p.args[:0]
+	err := st.run()
+	p.toks, p.args, p.mem = st.toks, st.args, p.sc
+	p.sc.dropEmpty()
+	if err != nil {
+		return nil, err
+	}
+	return &p.sc, nil
+}
+
+// reused returns New's scenario over s's lists, emptied.
+func (s *Scenario) reused() Scenario {
+	g, w := &s.Grant, &s.World
+	return Scenario{
+		Comment: s.Comment[:0],
+		Grant: core.GrantSpec{
+			FSRead: g.FSRead[:0], FSWrite: g.FSWrite[:0], NetHosts: g.NetHosts[:0], Tools: g.Tools[:0],
+			Budgets: defaultBudgets,
+		},
+		World: core.WorldSpec{
+			Files: w.Files[:0], Routes: w.Routes[:0], DNS: w.DNS[:0], ToolOutputs: w.ToolOutputs[:0], Links: w.Links[:0],
+			Clock: defaultClock,
+		},
+		Steps: s.Steps[:0],
+	}
+}
+
+// dropEmpty sets s's empty lists to nil, as Parse leaves them.
+func (s *Scenario) dropEmpty() {
+	g, w := &s.Grant, &s.World
+	nilIfEmpty(&s.Comment)
+	nilIfEmpty(&g.FSRead)
+	nilIfEmpty(&g.FSWrite)
+	nilIfEmpty(&g.NetHosts)
+	nilIfEmpty(&g.Tools)
+	nilIfEmpty(&w.Files)
+	nilIfEmpty(&w.Routes)
+	nilIfEmpty(&w.DNS)
+	nilIfEmpty(&w.ToolOutputs)
+	nilIfEmpty(&w.Links)
+	nilIfEmpty(&s.Steps)
+}
+
+func nilIfEmpty[T any](l *[]T) {
+	if len(*l) == 0 {
+		*l = nil
+	}
 }
 
 // parser is the state of one Parse.
 type parser struct {
 	name    string
 	s       *Scenario
+	text    string // the whole source
+	checked bool   // text has no NUL byte and is valid UTF-8: its lines need no check
 	line    int
+	off     int      // the offset in text just past the current line
 	inOps   bool     // an op has been seen: header lines are over
 	pending []string // comment lines not yet given to a step or the header
+	toks    []tok    // the token buffer every line is lexed into
+	args    []string // room for op arguments: each op's are a capped slice of it
+}
+
+// newParser returns the state that parses src into s.
+func newParser(name string, src []byte, s *Scenario) parser {
+	text := string(bytes.TrimPrefix(src, utf8BOM)) // the one copy: every token is a substring of it
+	return parser{name: name, s: s, text: text, checked: checkText(text) == nil}
+}
+
+// run parses every line of the source.
+func (p *parser) run() error {
+	for line := range strings.Lines(p.text) {
+		p.line++
+		p.off += len(line)
+		if err := p.parseLine(strings.TrimSuffix(line, "\n")); err != nil {
+			return err
+		}
+	}
+	if !p.inOps {
+		p.flushHeaderComment()
+	}
+	return nil
 }
 
 func (p *parser) errorf(near string, sentinel error, format string, args ...any) *ParseError {
@@ -58,10 +150,13 @@ func (p *parser) errorf(near string, sentinel error, format string, args ...any)
 }
 
 func (p *parser) parseLine(text string) error {
-	if err := checkText(text); err != nil {
-		return &ParseError{File: p.name, Line: p.line, Err: err}
+	if !p.checked {
+		if err := checkText(text); err != nil {
+			return &ParseError{File: p.name, Line: p.line, Err: err}
+		}
 	}
-	l, lerr := lexLine(text)
+	l, lerr := lexLine(text, p.toks)
+	p.toks = l.toks // keep the buffer, grown or not, for the next line
 	switch {
 	case lerr != nil:
 		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
@@ -76,7 +171,7 @@ func (p *parser) parseLine(text string) error {
 	}
 	first := l.toks[0]
 	switch {
-	case !first.quoted && headerWords[first.val]:
+	case !first.quoted && isHeaderWord(first.val):
 		if p.inOps {
 			return p.errorf(first.val, ErrHeaderAfterOp, "%s must come before the first op", first.val)
 		}
@@ -144,7 +239,7 @@ func (p *parser) header(word string, args []tok) error {
 
 // arity checks that args has one token per word of usage.
 func (p *parser) arity(word string, args []tok, usage string) error {
-	n := len(strings.Fields(usage))
+	n := strings.Count(usage, " ") + 1 // usages are words separated by one space
 	switch {
 	case len(args) < n:
 		return p.errorf(word, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
@@ -181,14 +276,31 @@ func (p *parser) grant(args []tok) error {
 		return p.errorf(args[0].val, ErrArgs, "grant %s wants at least one item", args[0].val)
 	}
 	for _, item := range args[1:] {
-		var probe core.GrantSpec
-		*grantList(&probe, args[0].val) = []string{item.val}
-		if _, err := core.NewGrant(probe); err != nil {
+		if err := checkGrantItem(args[0].val, item.val); err != nil {
 			return &ParseError{File: p.name, Line: p.line, Near: item.val, Err: err}
 		}
 		*list = append(*list, item.val)
 	}
 	return nil
+}
+
+// checkGrantItem returns core.CheckGrant's error for a grant of the one item
+// on the list what (a word grantList knows) names. The probe is built by
+// value, not through grantList's pointer, so that it stays on the stack.
+func checkGrantItem(what, item string) error {
+	one := []string{item}
+	var probe core.GrantSpec
+	switch what {
+	case "fs_read":
+		probe.FSRead = one
+	case "fs_write":
+		probe.FSWrite = one
+	case "net":
+		probe.NetHosts = one
+	case "tool":
+		probe.Tools = one
+	}
+	return core.CheckGrant(probe)
 }
 
 func (p *parser) budget(args []tok) error {
@@ -263,11 +375,60 @@ func (p *parser) op(toks []tok) error {
 			break
 		}
 	}
-	for _, t := range rest {
-		step.Op.Args = append(step.Op.Args, t.val)
+	step.Op.Args = p.newArgs(rest)
+	if p.s.Steps == nil {
+		p.s.Steps = make([]Step, 0, p.linesLeft()+1) // this op and the lines after it
 	}
 	p.s.Steps = append(p.s.Steps, step)
 	return nil
+}
+
+// newArgs returns the values of toks, nil for none, in a slice of p.args
+// capped at its length: an append to one op's arguments moves them, and
+// never writes into the next op's. Ops' arguments share a few allocations
+// instead of growing one slice each.
+func (p *parser) newArgs(toks []tok) []string {
+	if len(toks) == 0 {
+		return nil
+	}
+	if cap(p.args)-len(p.args) < len(toks) {
+		// Room for this op and about two arguments for each line left,
+		// what most ops take.
+		p.args = make([]string, 0, len(toks)+2*p.linesLeft())
+	}
+	n := len(p.args)
+	for _, t := range toks {
+		p.args = append(p.args, t.val)
+	}
+	return p.args[n:len(p.args):len(p.args)]
+}
+
+// linesLeft is how many lines follow the current one, up to maxHint: a
+// bound on the ops still to come, for sizing the steps and arguments once.
+// (Past maxHint they grow as appends grow them: a file of many blank lines
+// must not make Parse allocate for as many ops.)
+func (p *parser) linesLeft() int {
+	rest := p.text[p.off:]
+	n := 0
+	for ; n < maxHint; n++ {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			return n + b2i(rest != "")
+		}
+		rest = rest[i+1:]
+	}
+	return n
+}
+
+// maxHint bounds the capacities Parse sizes from the lines it has yet to
+// read: more than most scenarios have ops.
+const maxHint = 64
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // expect parses the tokens after the arrow: a kind and optional data.

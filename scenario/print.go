@@ -141,7 +141,7 @@ func (s *Scenario) appendSteps(b []byte) []byte {
 // appendOp appends an op's kind and arguments. A kind that is a header
 // word is quoted so that it reads back as an op.
 func appendOp(b []byte, op core.Op) []byte {
-	if headerWords[op.Kind] {
+	if isHeaderWord(op.Kind) {
 		b = strconv.AppendQuote(b, op.Kind)
 	} else {
 		b = token.AppendFormat(b, op.Kind)

@@ -82,9 +82,14 @@ var arenas = sync.OnceValue(func() []arena {
 // are never given back.
 var stepPool = sync.Pool{New: func() any { return new([MaxOps]scenario.Step) }}
 
-// recycle gives the input's steps back to stepPool when they came from it.
-// The input must not be used afterwards.
+// recycle gives the input's steps back to stepPool when they came from it,
+// and a text input's parser to parsers. The input must not be used
+// afterwards.
 func (in *input) recycle() {
+	if in.parser != nil {
+		parsers.Put(in.parser)
+		return
+	}
 	if in.mode != ModeArena || cap(in.sc.Steps) != MaxOps {
 		return
 	}

@@ -1,6 +1,8 @@
 package fuzzinput
 
 import (
+	"sync"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -84,7 +86,8 @@ type Decoded struct {
 func Decode(data []byte) *scenario.Scenario { return DecodeLabelled(data).Scenario }
 
 // DecodeLabelled is Decode with the attack class of each op and the mode
-// the input was read in.
+// the input was read in. (It leaves the recycling of parsers and steps to
+// CheckScenario's execs: its scenario is the caller's to keep.)
 func DecodeLabelled(data []byte) Decoded {
 	in := decodeInput(data)
 	return Decoded{Scenario: in.scenario(), Mode: in.mode}
@@ -98,6 +101,7 @@ type input struct {
 	grant  *core.Grant           // sc.Grant, built
 	world  *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
 	shared bool                  // sc's grant and world lists are an arena's: read only
+	parser *scenario.Parser      // text: the parser whose memory sc is, to reuse once the input passed
 }
 
 // decodeInput decodes data by the mode its first byte picks.
@@ -119,15 +123,22 @@ func decodeInput(data []byte) input {
 	return decodeArena(data)
 }
 
+// parsers recycles the .sbx parsers of text inputs: a scenario's lists and
+// steps, reused by the next text input once the oracle has passed this one.
+var parsers = sync.Pool{New: func() any { return new(scenario.Parser) }}
+
 // decodeText parses data as .sbx text. It fails on a parse error and on a
 // grant core.NewGrant refuses.
 func decodeText(data []byte) (input, bool) {
-	sc, err := scenario.Parse("fuzz.sbx", data)
+	p := parsers.Get().(*scenario.Parser)
+	sc, err := p.Parse("fuzz.sbx", data)
 	if err != nil {
+		parsers.Put(p)
 		return input{}, false
 	}
 	grant, err := core.NewGrant(sc.Grant)
 	if err != nil {
+		parsers.Put(p)
 		return input{}, false
 	}
 	if len(sc.Steps) > MaxTextOps {
@@ -136,7 +147,7 @@ func decodeText(data []byte) (input, bool) {
 	for i := range sc.Steps {
 		sc.Steps[i].Expect, sc.Steps[i].Line = nil, 0
 	}
-	return input{mode: ModeText, sc: sc, grant: &grant}, true
+	return input{mode: ModeText, sc: sc, grant: &grant, parser: p}, true
 }
 
 // cutOps cuts a decoded scenario to MaxOps ops (a guard: both decoders
@@ -160,6 +171,9 @@ func (in *input) caseOf() oracle.Case {
 
 // scenario returns the input as a scenario of its own memory.
 func (in *input) scenario() *scenario.Scenario {
+	if in.parser != nil {
+		return in.sc.Clone() // the parser's memory, which the next text input reuses
+	}
 	if !in.shared {
 		return in.sc
 	}

@@ -26,7 +26,8 @@ var parseSentinels = []error{
 // CheckParse checks the .sbx format on arbitrary input data. When data does
 // not parse, the error must be a *scenario.ParseError at a line of data,
 // reading "fuzz.sbx:LINE: ", that unwraps to a known sentinel. When it
-// parses, the canonical text must parse again to an equal scenario
+// parses, the canonical text must parse again (by a scenario.Parser whose
+// memory goes from exec to exec) to an equal scenario
 // (ignoring lines) and be a fixed point of Format. CheckParse returns an
 // error describing the first mismatch, and turns a panic into an error
 // carrying the stack; it returns nil when everything holds.
@@ -44,7 +45,12 @@ func CheckParse(data []byte) (err error) {
 		return err
 	}
 	out := s.Format()
-	s2, perr := scenario.Parse(parseName, out)
+	// The canonical text is parsed again by a pooled scenario.Parser, so
+	// that the fuzzer checks the reusing parser, carrying memory from exec
+	// to exec, against Parse.
+	p := parsers.Get().(*scenario.Parser)
+	defer parsers.Put(p)
+	s2, perr := p.Parse(parseName, out)
 	if perr != nil {
 		return fmt.Errorf("canonical text does not parse: %v\n--- canonical text\n%s", perr, out)
 	}
