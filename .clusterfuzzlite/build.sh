@@ -1,21 +1,47 @@
 #!/bin/bash -eu
 # Build sbxfuzz's native Go fuzz targets as libFuzzer fuzzers for
-# ClusterFuzzLite / OSS-Fuzz. compile_native_go_fuzzer runs
-# go-118-fuzz-build, which rewrites the file holding the target to use its
-# testing shim; the shim must be in go.mod, hence the go get (inside the
-# build container only). fuzz/libfuzzer.sh does the same without Docker.
+# ClusterFuzzLite / OSS-Fuzz. fuzz/libfuzzer.sh does the same without Docker.
+#
+# go-118-fuzz-build rewrites the file holding the target to use its testing
+# shim (which must be in go.mod, hence the go get, inside the build container
+# only) and builds it with -d=libfuzzer: coverage counters and comparison
+# tracing. compile_native_go_fuzzer calls it on every package, the standard
+# library included, and passes it no flags; so the fuzzing builds call it here
+# directly (the same two commands), with -preserve naming every package the
+# target links that is not this module's: the standard library, rapid and the
+# shim are built plain. Their tracing bought no coverage and cost most of each
+# exec (README, "Fuzzing"). The coverage build (go test -cover, no libFuzzer
+# instrumentation) is compile_native_go_fuzzer's.
 #
 # A []byte target built this way receives the bytes after a 4-byte
 # big-endian length prefix (go-fuzz-headers' GetBytes): `sbxfuzz import`
 # reads such crash files (layout "libfuzzer").
-go get github.com/AdamKorcz/go-118-fuzz-build/testing
+version=v0.0.0-20250520111509-a70c2aa677fa # go-118-fuzz-build; as fuzz/libfuzzer.sh
+shim=github.com/AdamKorcz/go-118-fuzz-build/testing
+go get "$shim@$version"
 
-pkg=github.com/sbxfuzz/sbxfuzz/fuzz
-for target in FuzzScenario FuzzRun FuzzParse FuzzPaths FuzzResolve; do
-  compile_native_go_fuzzer "$pkg" "$target" "$target"
-done
+module=$(go list -m)
+pkg=$module/fuzz
+targets=(FuzzScenario FuzzRun FuzzParse FuzzPaths FuzzResolve)
 # FuzzProperty is left out: rapid.MakeFuzz wants the standard *testing.T,
 # which the shim replaces. FuzzTrivial is a throughput baseline, not a test.
+if [[ $SANITIZER == *coverage* ]]; then
+  for target in "${targets[@]}"; do
+    compile_native_go_fuzzer "$pkg" "$target" "$target"
+  done
+else
+  bin=$(mktemp -d)
+  GOBIN=$bin go install "github.com/AdamKorcz/go-118-fuzz-build@$version"
+  # The packages the target links, shim included (the rewrite imports it).
+  preserve=$(go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" |
+    grep -v -e "^$module\$" -e "^$module/" -e ' ' | paste -sd, -)
+  for target in "${targets[@]}"; do
+    "$bin/go-118-fuzz-build" -tags gofuzz -preserve "$preserve" -o "$target.a" -func "$target" ./fuzz
+    # shellcheck disable=SC2086 # CXXFLAGS and LIB_FUZZING_ENGINE are lists of flags
+    $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$target.a" -o "$OUT/$target"
+    rm -f "$target.a" "$target.h"
+  done
+fi
 
 # Seed corpora of the []byte targets: every corpus scenario, in the
 # libFuzzer layout (fuzz/internal/seedgen -libfuzzer).

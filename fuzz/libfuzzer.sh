@@ -1,36 +1,81 @@
 #!/usr/bin/env bash
 # Build a fuzz target of this package into a libFuzzer binary the way
-# ClusterFuzzLite's compile_native_go_fuzzer does (go-118-fuzz-build, then
-# clang++ -fsanitize=fuzzer), and run it: a check, without Docker, that the
-# targets build and run under OSS-Fuzz / ClusterFuzzLite unchanged.
+# .clusterfuzzlite/build.sh does (go-118-fuzz-build, then clang++
+# -fsanitize=fuzzer), and run it: a check, without Docker, that the targets
+# build and run under OSS-Fuzz / ClusterFuzzLite unchanged.
 #
 #   fuzz/libfuzzer.sh [SECONDS [TARGET]]     (default: 30 FuzzScenario)
 #
-# It installs clang and libclang-rt-14-dev with apt-get when clang++ is
-# missing, installs go-118-fuzz-build, and builds in a temporary copy of the
-# module (the tool rewrites the target's file, and its testing shim must be in
-# go.mod), so the checkout stays clean. FuzzScenario and FuzzParse start from
-# their seeds in the tool's libFuzzer layout (fuzz/internal/seedgen -libfuzzer). SBXFUZZ_SUT
-# picks the sandbox, as for go test -fuzz. The run's statistics end the
-# output (stat::average_exec_per_sec is exec/s); a crash leaves crash-* files
-# in the artifact directory it names, which `sbxfuzz import` reads.
+# When clang++ is missing it installs Debian's default clang with apt-get,
+# then the libFuzzer runtime of that clang's major version
+# (libclang-rt-N-dev; libclang-common-N-dev before it existed), and checks
+# that a -fsanitize=fuzzer program links. It installs go-118-fuzz-build, and
+# builds in a temporary copy of the module (the tool rewrites the target's
+# file, and its testing shim must be in go.mod), so the checkout stays clean.
+#
+# Only this module's packages get the -d=libfuzzer instrumentation (coverage
+# counters and comparison tracing): the standard library, rapid and the shim
+# are built plain (go-118-fuzz-build -preserve), as in build.sh. Tracing the
+# standard library's comparisons cost most of the time of an exec and found
+# nothing the module's own comparisons do not. SBXFUZZ_INSTRUMENT=all
+# instruments every package instead (compile_native_go_fuzzer's way).
+#
+# FuzzScenario and FuzzParse start from their seeds in the tool's libFuzzer
+# layout (fuzz/internal/seedgen -libfuzzer). SBXFUZZ_SUT picks the sandbox, as
+# for go test -fuzz. The run's statistics end the output
+# (stat::average_exec_per_sec is exec/s); a crash leaves crash-* files in the
+# artifact directory it names, which `sbxfuzz import` reads.
 #
 # Environment: WORK (build directory; default a new temporary one, kept),
-# GO118FUZZBUILD_VERSION (the go-118-fuzz-build module version).
+# GO118FUZZBUILD_VERSION (the go-118-fuzz-build module version),
+# SBXFUZZ_INSTRUMENT (module, the default, or all), LIBFUZZER_FLAGS (more
+# flags for the fuzzer binary, e.g. -seed=1 -runs=100000).
 set -euo pipefail
 seconds=${1:-30}
 target=${2:-FuzzScenario}
 version=${GO118FUZZBUILD_VERSION:-v0.0.0-20250520111509-a70c2aa677fa}
+instrument=${SBXFUZZ_INSTRUMENT:-module}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$(mktemp -d -t sbxfuzz-libfuzzer.XXXXXX)}
 mkdir -p "$work"
+case "$instrument" in module | all) ;; *)
+  echo "libfuzzer.sh: SBXFUZZ_INSTRUMENT must be module or all, not $instrument" >&2
+  exit 2
+  ;;
+esac
 
-if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-  echo "libfuzzer.sh: installing clang and libclang-rt-14-dev" >&2
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+apt_install() {
+  echo "libfuzzer.sh: installing $*" >&2
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+# links_fuzzer: whether clang++ links a -fsanitize=fuzzer program, i.e. the
+# libFuzzer runtime of its version is installed (wherever that version keeps
+# it: lib/linux/libclang_rt.fuzzer-x86_64.a or lib/<triple>/libclang_rt.fuzzer.a).
+links_fuzzer() {
+  printf 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char *, unsigned long) { return 0; }\n' |
+    clang++ -fsanitize=fuzzer -x c++ - -o "$work/.linkcheck" >/dev/null 2>&1
+}
+updated=""
+if ! command -v clang++ >/dev/null; then
+  $sudo apt-get update -qq && updated=1
+  apt_install clang
 fi
+if ! links_fuzzer; then
+  major=$(clang++ -dumpversion | cut -d. -f1)
+  [ -n "$updated" ] || $sudo apt-get update -qq
+  if apt-cache show "libclang-rt-$major-dev" >/dev/null 2>&1; then
+    apt_install "libclang-rt-$major-dev"
+  else
+    apt_install "libclang-common-$major-dev"
+  fi
+  if ! links_fuzzer; then
+    echo "libfuzzer.sh: clang++ $(clang++ -dumpversion) still links no -fsanitize=fuzzer program" >&2
+    exit 1
+  fi
+fi
+rm -f "$work/.linkcheck"
 GOBIN="$work/bin" go install "github.com/AdamKorcz/go-118-fuzz-build@$version"
 
 # A copy of the module, with the shim's testing package required.
@@ -41,8 +86,18 @@ cd "$src"
 printf 'package fuzz\n\nimport _ "github.com/AdamKorcz/go-118-fuzz-build/testing"\n' > fuzz/register_libfuzzer.go
 go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$version"
 
-echo "libfuzzer.sh: building $target in $work" >&2
-"$work/bin/go-118-fuzz-build" -o "$work/$target.a" -func "$target" ./fuzz
+# -preserve takes import paths (a trailing * matches a prefix): every
+# package the target links that is not this module's.
+flags=()
+if [ "$instrument" = module ]; then
+  module=$(go list -m)
+  preserve=$(go list -deps -test -f '{{.ImportPath}}' ./fuzz github.com/AdamKorcz/go-118-fuzz-build/testing |
+    grep -v -e "^$module\$" -e "^$module/" -e ' ' | paste -sd, -)
+  flags=(-preserve "$preserve")
+fi
+
+echo "libfuzzer.sh: building $target in $work (instrumented: $instrument)" >&2
+"$work/bin/go-118-fuzz-build" "${flags[@]}" -o "$work/$target.a" -func "$target" ./fuzz
 clang++ -fsanitize=fuzzer "$work/$target.a" -lresolv -lpthread -o "$work/$target"
 
 corpus="$work/corpus/$target" seeds="$work/seeds/$target" artifacts="$work/artifacts/"
@@ -51,8 +106,9 @@ mkdir -p "$corpus" "$seeds" "$artifacts"
 
 echo "libfuzzer.sh: running $target for ${seconds}s on ${SBXFUZZ_SUT:-reference}; crashes go to $artifacts" >&2
 status=0
+# shellcheck disable=SC2086 # LIBFUZZER_FLAGS is a list of flags
 "$work/$target" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts" \
-  "$corpus" "$seeds" || status=$?
+  ${LIBFUZZER_FLAGS:-} "$corpus" "$seeds" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "libfuzzer.sh: $target failed (status $status); import a crash with:" >&2
   echo "  go run ./cmd/sbxfuzz import --sut ${SBXFUZZ_SUT:-reference} $artifacts"'crash-*' >&2

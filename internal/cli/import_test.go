@@ -53,7 +53,7 @@ func TestImportGoFuzzFile(t *testing.T) {
 	}
 	for _, want := range []string{
 		"# finding: confinement\n",
-		"# sandbox: mutant:raw-prefix; imported from " + filepath.ToSlash(crasher) + " (go test fuzz v1 input, ",
+		"# sandbox: mutant:raw-prefix; imported from 0123456789abcdef (go test fuzz v1 input, ",
 		"decoded in text mode); class of the violating op: ",
 		"; expectations are the oracle model's results\n",
 		"# reproduce: sbxfuzz replay --sut mutant:raw-prefix " + filepath.ToSlash(p) + "\n",
@@ -63,6 +63,9 @@ func TestImportGoFuzzFile(t *testing.T) {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("the imported file lacks %q:\n%s", want, text)
 		}
+	}
+	if strings.Contains(string(text), dir) {
+		t.Errorf("the header names the crash file's directory %s, not its base name:\n%s", dir, text)
 	}
 	if strings.Contains(string(text), "/etc/passwd") || strings.Contains(string(text), "fs_read /work/a") {
 		t.Errorf("not minimized:\n%s", text)

@@ -116,7 +116,9 @@ func (im *importer) importFile(name string) int {
 			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
 		return ExitOK
 	}
-	origin := fmt.Sprintf("imported from %s (%s input, %d bytes, decoded in %s mode)", filepath.ToSlash(name), layout, len(in), d.Mode)
+	// The base name only: the header is committed, and a path would be the
+	// importing machine's (a crash file's name is its content hash anyway).
+	origin := fmt.Sprintf("imported from %s (%s input, %d bytes, decoded in %s mode)", filepath.Base(name), layout, len(in), d.Mode)
 	f := im.p.Process(d.Scenario, findings[0], origin)
 	path, err := im.p.Write(im.out, f)
 	if err != nil {

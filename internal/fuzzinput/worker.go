@@ -17,9 +17,9 @@ var workerOnce sync.Once
 // Why: the fuzzer starts one worker process per core (-parallel defaults
 // to GOMAXPROCS), and each runs one input at a time on one goroutine. A
 // worker with a P per core only adds garbage-collector and scheduler
-// threads, which take the cores of the other workers: on 2 cores, one P per
-// worker took FuzzScenario from 16,867 to 38,698 execs/s at -parallel 2
-// (README, "Fuzzing").
+// threads, which take the cores of the other workers. On 2 cores it bought
+// 1.2-1.3x on average, from 0.85x to 2.2x in single rounds (README,
+// "Fuzzing").
 func OneProcPerWorker() {
 	workerOnce.Do(func() {
 		if os.Getenv("GOMAXPROCS") != "" {
