@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // WorldSpec describes a world's initial state. Later entries for the same
@@ -346,7 +347,41 @@ func (w *RefWorld) ResetJournal() { w.journal = w.journal[:0] }
 // that knows how long a run will be (the oracle: at most two entries an op,
 // realpath and read, realpath and write, or resolve and fetch)
 // pays for one allocation instead of the appends' doublings.
-func (w *RefWorld) Reserve(n int) { w.journal = slices.Grow(w.journal, n) }
+func (w *RefWorld) Reserve(n int) {
+	if cap(w.journal)-len(w.journal) >= n {
+		return
+	}
+	if w.journal == nil {
+		if j := journals.Get().(*[]Entry); cap(*j) >= n {
+			w.journal = (*j)[:0]
+			return
+		} else {
+			journals.Put(j)
+		}
+	}
+	w.journal = slices.Grow(w.journal, n)
+}
+
+// journals holds journal memory Release handed back, for Reserve to reuse:
+// a harness checks scenario after scenario, each with two fresh worlds, and
+// their journals are most of what a check allocates.
+var journals = sync.Pool{New: func() any { return new([]Entry) }}
+
+// Release hands the journal's memory back for reuse by later worlds and
+// leaves this world's journal empty. Call it only when nothing will read
+// an entry the world returned again — a harness, when it is done judging
+// the world. The world stays usable: a call after Release journals into
+// new memory.
+func (w *RefWorld) Release() {
+	j := w.journal
+	w.journal = nil
+	if cap(j) == 0 {
+		return
+	}
+	clear(j[:cap(j)]) // the strings entries held must not outlive the world
+	j = j[:0]
+	journals.Put(&j)
+}
 
 // ClockReads returns how many times the clock has been read.
 func (w *RefWorld) ClockReads() int64 { return w.clockReads }

@@ -29,7 +29,9 @@ type Options struct {
 }
 
 // StepReport is what one op did, as the oracle observed it. Entries alias
-// the world's journal: they stay valid, but must not be modified.
+// the world's journal: they are valid until Check returns (it hands the
+// journal's memory back for reuse), and must not be modified; copy them to
+// keep them.
 type StepReport struct {
 	Step    int
 	Op      core.Op
@@ -79,6 +81,11 @@ func checkNow(f core.Factory, c Case, cov *Coverage, ctl *control, observe func(
 		if _, err := sandboxCall(func() bool { r.checkGrant(classes); return true }); err != nil {
 			r.wholeViolation(Total, classes, "the sandbox's Grant or its view "+err.Error())
 		}
+	}
+	if !ctl.halted() {
+		// Judged: nothing reads the journal again. (A check given up on
+		// keeps it: the hung sandbox may still be writing to the world.)
+		r.world.Release()
 	}
 	cov.Scenarios++
 	return r.findings
@@ -158,6 +165,9 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 			return fmt.Sprintf("two runs of the same scenario differ at step %d (%s): first %s, then %s",
 				i+1, FormatOp(c.op(i)), describeStep(t.res, t.usage, was), describeStep(res, u, now))
 		}
+	}
+	if !ctl.halted() {
+		w.Release() // compared: nothing reads it again
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"bytes"
 	"math"
 	"net/netip"
 	"path"
@@ -60,9 +61,10 @@ func newModelWorld(b *modelBase) *modelWorld {
 // replaced by the link's target, read from the link's directory (or from
 // "/" when it is absolute), and the walk goes on through the target and
 // then the rest; more than 40 links followed is a loop (false). The walk
-// keeps the path reached so far as a string and extends it with path.Join,
-// so ".." leaves the directory really reached. It is the model's own:
-// core's resolution is never asked.
+// keeps the path reached so far as text, one "/name" per component, and
+// the text still to walk as a stack of pieces (a link's target on top of
+// the rest of the path), so ".." leaves the directory really reached. It is
+// the model's own: core's resolution is never asked.
 func (w *modelWorld) realpath(p string) (string, bool) {
 	links := w.base.linkMap()
 	if len(links) == 0 {
@@ -71,10 +73,54 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 	if clean := path.Clean(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links) {
 		return clean, true // the walk would meet exactly the prefixes of clean, and none is a link
 	}
-	reached := "."
-	if strings.HasPrefix(p, "/") {
-		reached = "/"
+	if !strings.HasPrefix(p, "/") {
+		return relativeRealpath(p, links)
 	}
+	var room [256]byte
+	var stack [8]string
+	reached := room[:0] // "" is "/"
+	pending := append(stack[:0], p)
+	for followed := 0; len(pending) > 0; {
+		top := len(pending) - 1
+		name, rest, more := strings.Cut(pending[top], "/")
+		if more {
+			pending[top] = rest
+		} else {
+			pending = pending[:top]
+		}
+		switch name {
+		case "", ".":
+			continue
+		case "..": // reached's parent was reached before: no link
+			reached = reached[:max(bytes.LastIndexByte(reached, '/'), 0)]
+			continue
+		}
+		dir := len(reached)
+		reached = append(append(reached, '/'), name...)
+		target, isLink := links[string(reached)]
+		if !isLink {
+			continue
+		}
+		if followed++; followed > 40 {
+			return "", false
+		}
+		reached = reached[:dir] // a target is read from the link's directory,
+		if strings.HasPrefix(target, "/") {
+			reached = reached[:0] // or from "/"
+		}
+		pending = append(pending, target)
+	}
+	if len(reached) == 0 {
+		return "/", true
+	}
+	return string(reached), true
+}
+
+// relativeRealpath is realpath of a relative path, walked from ".": SPEC
+// §5 resolves only paths that passed the allow-list, which are absolute,
+// so this is for completeness, and kept plain.
+func relativeRealpath(p string, links map[string]string) (string, bool) {
+	reached := "."
 	todo := strings.Split(p, "/")
 	for followed := 0; len(todo) > 0; {
 		name := todo[0]
@@ -84,7 +130,7 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 		}
 		next := path.Join(reached, name)
 		target, isLink := links[next]
-		if name == ".." || !isLink { // reached's parent was reached before: no link
+		if name == ".." || !isLink {
 			reached = next
 			continue
 		}
