@@ -332,6 +332,36 @@ func TestGrantImmutableFreshViews(t *testing.T) {
 	}
 }
 
+// swapsGrant hands out its core.Grant until the run starts, then another
+// core.Grant with a wider fs_read: two immutable grants, but not the same.
+type swapsGrant struct {
+	wrapped
+	ran *bool
+}
+
+func (s swapsGrant) Run(op core.Op) core.Result {
+	*s.ran = true
+	return s.Reference.Run(op)
+}
+
+func (s swapsGrant) Grant() core.GrantView {
+	if !*s.ran {
+		return s.grant
+	}
+	spec := s.grant.Spec()
+	spec.FSRead = append(spec.FSRead, "/")
+	return core.MustGrant(spec)
+}
+
+// TestGrantImmutableSwappedHandle: a sandbox that hands out core.Grant
+// values is judged by their handle (the same handle is the same grant),
+// and one that hands out a different core.Grant after the run fails.
+func TestGrantImmutableSwappedHandle(t *testing.T) {
+	c := newCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return swapsGrant{wrap(g, w), new(bool)} }), c, 0, GrantImmutable)
+	mustContain(t, got[0], "fs_read roots", `"/work/"`, `"/"`)
+}
+
 func TestTotalCanFailOnPanic(t *testing.T) {
 	c := newCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
