@@ -341,7 +341,10 @@ func (w *RefWorld) JournalLen() int { return len(w.journal) }
 
 // ResetJournal forgets the journal, keeping its memory, for long-running
 // drivers (benchmarks) that would otherwise grow it without bound.
-func (w *RefWorld) ResetJournal() { w.journal = w.journal[:0] }
+func (w *RefWorld) ResetJournal() {
+	clear(w.journal) // past its length a journal holds no entry: Release clears only up to it
+	w.journal = w.journal[:0]
+}
 
 // Reserve makes room in the journal for n more entries, so that a driver
 // that knows how long a run will be (the oracle: at most two entries an op,
@@ -378,7 +381,7 @@ func (w *RefWorld) Release() {
 	if cap(j) == 0 {
 		return
 	}
-	clear(j[:cap(j)]) // the strings entries held must not outlive the world
+	clear(j) // the strings entries held must not outlive the world (past len(j) there are none)
 	j = j[:0]
 	journals.Put(&j)
 }
