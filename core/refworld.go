@@ -355,12 +355,12 @@ func (w *RefWorld) Reserve(n int) {
 		return
 	}
 	if w.journal == nil {
-		if j := journals.Get().(*[]Entry); cap(*j) >= n {
+		j := journals.Get().(*[]Entry)
+		if cap(*j) >= n {
 			w.journal = (*j)[:0]
 			return
-		} else {
-			journals.Put(j)
 		}
+		journals.Put(j)
 	}
 	w.journal = slices.Grow(w.journal, n)
 }
