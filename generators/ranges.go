@@ -23,23 +23,6 @@ import (
 // too (they must not be over-blocked). The ranges are dims.Ranges(), in
 // its order.
 
-// A probeSpelling is one way to spell an address in a host.
-type probeSpelling uint8
-
-const (
-	spDotted probeSpelling = iota
-	spShort
-	spInteger
-	spHex
-	spOctal
-	spMapped
-	spNAT64
-	spCompressed
-	spExpanded
-	spBracketed
-	spName
-)
-
 // A rangePoint is one point of the table: the hosts that spell it (one
 // per address the position allows — an interior has several — and per
 // variant of the spelling), each with its address.
@@ -61,7 +44,7 @@ var (
 
 func init() {
 	for ri, r := range dims.Ranges() {
-		first, last := prefixEdges(r)
+		first, last := dims.Edges(r)
 		positions := [5][]netip.Addr{
 			{first.Prev()},
 			{first},
@@ -71,10 +54,6 @@ func init() {
 		}
 		if first == last {
 			positions[3] = nil // a one-address range's high edge is its low edge
-		}
-		spellings := []probeSpelling{spDotted, spShort, spInteger, spHex, spOctal, spMapped, spNAT64, spName}
-		if r.Addr().Is6() {
-			spellings = []probeSpelling{spCompressed, spExpanded, spBracketed, spName}
 		}
 		for pos, cands := range positions {
 			var as []netip.Addr
@@ -87,10 +66,10 @@ func init() {
 			if len(as) == 0 {
 				continue
 			}
-			for _, sp := range spellings {
+			for _, sp := range dims.SpellingsOf(r) {
 				var pt rangePoint
 				for k, a := range as {
-					if sp == spName {
+					if sp == dims.Name {
 						pt.name = true
 						pt.hosts = append(pt.hosts, "r"+strconv.Itoa(ri)+"-"+strconv.Itoa(pos)+"-"+strconv.Itoa(k)+".range.example")
 						pt.addrs = append(pt.addrs, a)
@@ -127,23 +106,11 @@ func containsAddr(as []netip.Addr, a netip.Addr) bool {
 	return false
 }
 
-// prefixEdges returns the first and last addresses of r (internal/dims
-// computes the same edges, unexported, for its positions).
-func prefixEdges(r netip.Prefix) (first, last netip.Addr) {
-	first = r.Masked().Addr()
-	b := first.AsSlice()
-	for i := r.Bits(); i < len(b)*8; i++ {
-		b[i/8] |= 0x80 >> (i % 8)
-	}
-	last, _ = netip.AddrFromSlice(b)
-	return first, last
-}
-
 // midAddr is the first address of r's upper half (172.24.0.0 for
 // 172.16.0.0/12): an interior that a check by the first bytes of the
 // range's low edge misses.
 func midAddr(r netip.Prefix) netip.Addr {
-	first, _ := prefixEdges(r)
+	first, _ := dims.Edges(r)
 	b := first.AsSlice()
 	if i := r.Bits(); i < len(b)*8 {
 		b[i/8] |= 0x80 >> (i % 8)
@@ -152,42 +119,42 @@ func midAddr(r netip.Prefix) netip.Addr {
 	return a
 }
 
-// spell returns the hosts that spell a in sp: none when there is no such
+// spell returns the hosts that spell a in sp, a dims spelling: none when there is no such
 // spelling, more than one when the spelling has variants.
-func spell(a netip.Addr, sp probeSpelling) []string {
+func spell(a netip.Addr, sp int) []string {
 	if a.Is4() {
 		b := a.As4()
 		v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 		d := func(x uint32) string { return strconv.FormatUint(uint64(x), 10) }
 		tail := "." + d(uint32(b[1])) + "." + d(uint32(b[2])) + "." + d(uint32(b[3]))
 		switch sp {
-		case spDotted:
+		case dims.Dotted:
 			return []string{a.String()}
-		case spShort:
+		case dims.Short:
 			return []string{d(uint32(b[0])) + "." + d(uint32(b[1])) + "." + d(v&0xffff), d(uint32(b[0])) + "." + d(v&0xffffff)}
-		case spInteger:
+		case dims.Integer:
 			return []string{d(v)}
-		case spHex:
+		case dims.Hex:
 			return []string{"0x" + strconv.FormatUint(uint64(v), 16), "0x" + strconv.FormatUint(uint64(b[0]), 16) + tail}
-		case spOctal:
+		case dims.Octal:
 			return []string{"0" + strconv.FormatUint(uint64(b[0]), 8) + tail, "0" + strconv.FormatUint(uint64(v), 8)}
-		case spMapped:
+		case dims.Mapped:
 			x := func(y uint32) string { return strconv.FormatUint(uint64(y), 16) }
 			return []string{"::ffff:" + a.String(), "::ffff:" + x(v>>16) + ":" + x(v&0xffff)}
-		case spNAT64:
+		case dims.NAT64:
 			n := [16]byte{0, 0x64, 0xff, 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]}
 			return []string{netip.AddrFrom16(n).String()}
 		}
 		return nil
 	}
 	switch sp {
-	case spCompressed:
+	case dims.Compressed:
 		if c := compressed(a); c != "" {
 			return []string{c}
 		}
-	case spExpanded:
+	case dims.Expanded:
 		return []string{expanded(a, false), expanded(a, true)}
-	case spBracketed:
+	case dims.Bracketed:
 		if c := compressed(a); c != "" {
 			return []string{"[" + c + "]", "[" + expanded(a, false) + "]"}
 		}

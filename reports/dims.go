@@ -128,19 +128,17 @@ func (r *Report) deriveDims() {
 // group no point of which was hit (groupUnhit): the adapter draws none of
 // its ops.
 func (r *Report) explainPoint(p campaign.DimensionPoint, groupUnhit bool) (string, bool) {
-	if p.Drawn != nil && *p.Drawn > 0 && (!fetchOnly(p.Point) || r.NotApplicable["no-internal-egress"] == "") {
+	dropped := p.Drawn != nil && *p.Drawn > 0
+	if !dropped && (r.NotApplicable == nil || !groupUnhit) {
+		return p.Unreachable, p.Unreachable != ""
+	}
+	if why, ok := r.NotApplicable["no-internal-egress"]; ok && fetchOnly(p.Point) {
+		return notDrawn + why, true
+	}
+	if dropped {
 		return fmt.Sprintf("%sits adapter drops every op that reaches it (%d in the scenarios as generated)", notDrawn, *p.Drawn), true
 	}
-	if r.NotApplicable != nil && (groupUnhit || p.Drawn != nil && *p.Drawn > 0) {
-		if why, ok := r.NotApplicable["no-internal-egress"]; ok && fetchOnly(p.Point) {
-			return notDrawn + why, true
-		}
-		return notDrawn + "its adapter draws no op that reaches this group (it cannot express them)", true
-	}
-	if p.Unreachable != "" {
-		return p.Unreachable, true
-	}
-	return "", false
+	return notDrawn + "its adapter draws no op that reaches this group (it cannot express them)", true
 }
 
 // fetchOnly reports whether only a net_fetch op reaches point p.

@@ -204,7 +204,7 @@ func build() []Point {
 	add := func(p Point) { out = append(out, p) }
 	for _, r := range ranges {
 		rangeBase = append(rangeBase, len(out))
-		sp := spellingsOf(r)
+		sp := SpellingsOf(r)
 		for pos := range numPositions {
 			for _, s := range sp {
 				why := unreachable(r, pos)
@@ -260,7 +260,11 @@ func build() []Point {
 	return out
 }
 
-func spellingsOf(r netip.Prefix) []int {
+// SpellingsOf returns the spellings of range r's family, in table order:
+// the IPv4 forms (v4-mapped and NAT64 included) for an IPv4 range, the
+// IPv6 forms for an IPv6 one, a name for both. The slice is the table's
+// own: do not modify it.
+func SpellingsOf(r netip.Prefix) []int {
 	if r.Addr().Is4() {
 		return spellings4
 	}
@@ -269,7 +273,7 @@ func spellingsOf(r netip.Prefix) []int {
 
 // unreachable says why range r has no address at position pos, or "".
 func unreachable(r netip.Prefix, pos int) string {
-	first, last := edges(r)
+	first, last := Edges(r)
 	switch {
 	case pos == Below && !first.Prev().IsValid():
 		return "no address comes before " + first.String()
@@ -286,7 +290,7 @@ func unreachable(r netip.Prefix, pos int) string {
 var rangeEdges = func() [][4]netip.Addr {
 	out := make([][4]netip.Addr, len(ranges))
 	for i, r := range ranges {
-		first, last := edges(r)
+		first, last := Edges(r)
 		out[i] = [4]netip.Addr{first.Prev(), first, last, last.Next()}
 	}
 	return out
@@ -297,7 +301,7 @@ var rangeEdges = func() [][4]netip.Addr {
 // one 16-bit group of zeros, and an address with none (fdff:ffff:…:ffff)
 // has no spelling with "::" that Go's parser, or inet_pton, accepts.
 func uncompressible(r netip.Prefix, pos int) string {
-	first, last := edges(r)
+	first, last := Edges(r)
 	var a netip.Addr
 	switch pos {
 	case Below:
@@ -320,8 +324,8 @@ func uncompressible(r netip.Prefix, pos int) string {
 	return a.String() + " has no group of zeros for :: to stand for"
 }
 
-// edges returns the first and last addresses of r.
-func edges(r netip.Prefix) (first, last netip.Addr) {
+// Edges returns the first and last addresses of r.
+func Edges(r netip.Prefix) (first, last netip.Addr) {
 	first = r.Masked().Addr()
 	b := first.AsSlice()
 	for i := r.Bits(); i < len(b)*8; i++ {

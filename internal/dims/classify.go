@@ -66,7 +66,7 @@ func stripZone(host string) string {
 // Above, and false when it is none of them. A one-address range's only
 // address is both its Low and its High: Position says Low.
 func Position(a netip.Addr, r netip.Prefix) (int, bool) {
-	first, last := edges(r)
+	first, last := Edges(r)
 	return position(a, r, [4]netip.Addr{first.Prev(), first, last, last.Next()})
 }
 

@@ -272,7 +272,7 @@ func (c *Counts) address(sp int, a netip.Addr) {
 		if !ok {
 			continue
 		}
-		sps := spellingsOf(p)
+		sps := SpellingsOf(p)
 		for k, s := range sps {
 			if s == sp {
 				c.hit(rangeBase[r] + pos*len(sps) + k)

@@ -15,7 +15,7 @@ import (
 // each range's edges are what its prefix says.
 func TestRangesAreSPECSection6(t *testing.T) {
 	for _, r := range ranges {
-		first, last := edges(r)
+		first, last := Edges(r)
 		if !core.IsInternal(first) || !core.IsInternal(last) {
 			t.Errorf("%s: edges %s, %s are not all internal", r, first, last)
 		}
