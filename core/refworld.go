@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/binary"
 	"maps"
 	"math"
 	"net/netip"
@@ -73,16 +72,16 @@ func (c TickClock) At(k int64) (tick int64, ok bool) {
 type routeKey struct{ host, path string }
 
 // WorldTemplate is a world's initial state, prepared once: paths
-// canonical, hosts normalized. It is immutable, so any number of RefWorlds,
-// on any goroutines, can start from one template, and starting one copies
-// nothing: the oracle starts two worlds per scenario (the watched run and
-// the replay), and the fuzz targets start thousands
+// canonical, hosts normalized. Once prepared it is immutable, so any number
+// of RefWorlds, on any goroutines, can start from one template, and
+// starting one copies nothing: the oracle starts two worlds per scenario
+// (the watched run and the replay), and the fuzz targets start thousands
 // from the same few templates.
 type WorldTemplate struct {
 	files   table[string, string]
 	routes  table[routeKey, string]
-	dns     map[string]int // normalized host → index into answers
-	answers [][]netip.Addr // never empty: hosts without answers are left out
+	dns     table[string, []netip.Addr] // normalized host → its answers, never empty: hosts without answers are left out
+	addrs   []netip.Addr                // the answers' backing array: a copy, so the template does not change when the spec does
 	toolOut table[string, string]
 	links   table[string, string] // Canonical(link path) → target
 	clock   TickClock
@@ -91,59 +90,76 @@ type WorldTemplate struct {
 
 // PrepareWorld prepares the world s describes.
 func PrepareWorld(s WorldSpec) *WorldTemplate {
-	// Tables and maps stay empty, allocating nothing, when the spec has
-	// no entries for them: most worlds have no DNS lines or tool outputs.
-	t := &WorldTemplate{clock: s.Clock, spec: s}
-	if len(s.Files) > 0 {
-		t.files = newTable[string, string](len(s.Files))
-		for _, f := range s.Files {
-			t.files.put(Canonical(f.Path), f.Data)
-		}
-	}
-	if len(s.Routes) > 0 {
-		t.routes = newTable[routeKey, string](len(s.Routes))
-		for _, r := range s.Routes {
-			t.routes.put(routeKey{NormalizeHost(r.Host), r.Path}, r.Body)
-		}
-	}
-	for _, d := range s.DNS {
-		h := NormalizeHost(d.Host)
-		i, seen := t.dns[h]
-		switch {
-		case len(d.Addrs) == 0:
-			delete(t.dns, h) // a later empty line replaces an earlier one
-		case seen:
-			t.answers[i] = slices.Clone(d.Addrs) // a copy: the template must not change when the spec does
-		default:
-			if t.dns == nil {
-				t.dns = make(map[string]int, len(s.DNS))
-			}
-			t.dns[h] = len(t.answers)
-			t.answers = append(t.answers, slices.Clone(d.Addrs))
-		}
-	}
-	if len(s.ToolOutputs) > 0 {
-		t.toolOut = newTable[string, string](len(s.ToolOutputs))
-		for _, o := range s.ToolOutputs {
-			t.toolOut.put(o.Name, o.Output)
-		}
-	}
-	for _, l := range s.Links {
-		p := Canonical(l.Path)
-		if l.Target == "" || p == "/" {
-			continue
-		}
-		if t.links.len() == 0 {
-			t.links = newTable[string, string](len(s.Links))
-		}
-		t.links.put(p, l.Target)
-	}
+	t := new(WorldTemplate)
+	t.Prepare(s)
 	return t
+}
+
+// Prepare makes t the template of the world s describes, reusing the
+// memory t holds from an earlier Prepare: a harness that judges scenario
+// after scenario prepares each world into the template of one judged
+// before. Call it only on a template no world in use started from, and
+// nothing else reads. Tables stay empty, allocating nothing, when the spec
+// has no entries for them: most worlds have no DNS lines or tool outputs.
+func (t *WorldTemplate) Prepare(s WorldSpec) {
+	t.clock, t.spec = s.Clock, s
+	t.files.reset(len(s.Files))
+	for _, f := range s.Files {
+		t.files.put(Canonical(f.Path), f.Data)
+	}
+	t.routes.reset(len(s.Routes))
+	for _, r := range s.Routes {
+		t.routes.put(routeKey{NormalizeHost(r.Host), r.Path}, r.Body)
+	}
+	t.prepareDNS(s.DNS)
+	t.toolOut.reset(len(s.ToolOutputs))
+	for _, o := range s.ToolOutputs {
+		t.toolOut.put(o.Name, o.Output)
+	}
+	t.links.reset(len(s.Links))
+	for _, l := range s.Links {
+		if p := Canonical(l.Path); l.Target != "" && p != "/" {
+			t.links.put(p, l.Target)
+		}
+	}
+}
+
+// prepareDNS reads the dns lines: a later line for a host replaces an
+// earlier one, and a line with no address takes the host out of the table.
+func (t *WorldTemplate) prepareDNS(lines []DNSRecord) {
+	n := 0
+	for _, d := range lines {
+		n += len(d.Addrs)
+	}
+	t.dns.reset(len(lines))
+	t.addrs = slices.Grow(t.addrs[:0], n)
+	for _, d := range lines {
+		at := len(t.addrs)
+		t.addrs = append(t.addrs, d.Addrs...)
+		t.dns.put(NormalizeHost(d.Host), t.addrs[at:len(t.addrs):len(t.addrs)])
+	}
+	t.dns.dropIf(func(addrs []netip.Addr) bool { return len(addrs) == 0 })
 }
 
 // New starts a world from the template.
 func (t *WorldTemplate) New() *RefWorld {
-	return &RefWorld{base: t, clockNext: t.clock.Start, resolved: "/"} // "/" is canonical: never "", which is not
+	w := new(RefWorld)
+	t.Renew(w)
+	return w
+}
+
+// Renew makes w a world just started from the template, as New does, in
+// the memory w holds (its journal, the files written, its DNS cursors): a
+// harness that judges scenario after scenario starts each run in the world
+// of a run judged before. Call it only on a world nothing uses any more: no
+// sandbox holds it, and no entry of its journal is read again.
+func (t *WorldTemplate) Renew(w *RefWorld) {
+	clear(w.journal)
+	w.written.reset(0)
+	*w = RefWorld{
+		base: t, clockNext: t.clock.Start, resolved: "/", // "/" is canonical: never "", which is not
+		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0], box: w.box,
+	}
 }
 
 // RefWorld is the reference World: deterministic, in memory, journaling
@@ -155,12 +171,13 @@ type RefWorld struct {
 	written    table[string, string] // files written since, by canonical path
 	fp         uint64                // the VFS fingerprint, once fpOn: XOR of what the writes took out and put in
 	fpOn       bool                  // Fingerprint has been read: writes keep fp current
-	dnsNext    []int                 // the next answer for each of base.answers; made on the first resolve of a DNS host
+	dnsNext    []int                 // the next answer for each host of base.dns, by its index; empty until the first resolve of a DNS host
 	clockNext  int64                 // the next answer: clock.At(clockReads), kept by saturating addition
 	clockPast  bool                  // the next answer would pass 2^63−1: this and every later read answer ok=false
 	clockReads int64
 	journal    []Entry
-	resolved   string // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
+	box        *[]Entry // what the journal's memory came out of the pool in, if it did: Release puts it back in the same
+	resolved   string   // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness
@@ -237,11 +254,12 @@ func (w *RefWorld) store(key, data string) {
 func (w *RefWorld) Resolve(host string) netip.Addr {
 	h := NormalizeHost(host) // once: SPEC §6 ignores exactly one trailing dot
 	var a netip.Addr
-	if i, ok := w.base.dns[h]; ok {
-		if w.dnsNext == nil {
-			w.dnsNext = make([]int, len(w.base.answers))
+	if i := w.base.dns.find(h); i >= 0 {
+		if len(w.dnsNext) == 0 { // the first resolve of a DNS host: every host at its first answer
+			w.dnsNext = slices.Grow(w.dnsNext, w.base.dns.len())[:w.base.dns.len()]
+			clear(w.dnsNext)
 		}
-		addrs, next := w.base.answers[i], &w.dnsNext[i]
+		addrs, next := w.base.dns.pairs[i].v, &w.dnsNext[i]
 		a = addrs[*next]
 		*next = (*next + 1) % len(addrs)
 	} else {
@@ -301,12 +319,12 @@ func (w *RefWorld) Lookup(p string) (string, bool) {
 // journaling or advancing the DNS table.
 func (w *RefWorld) PeekResolve(host string) netip.Addr {
 	h := NormalizeHost(host)
-	if i, ok := w.base.dns[h]; ok {
+	if i := w.base.dns.find(h); i >= 0 {
 		next := 0
-		if w.dnsNext != nil {
+		if len(w.dnsNext) > 0 {
 			next = w.dnsNext[i]
 		}
-		return w.base.answers[i][next]
+		return w.base.dns.pairs[i].v[next]
 	}
 	return staticResolve(h)
 }
@@ -357,7 +375,7 @@ func (w *RefWorld) Reserve(n int) {
 	if w.journal == nil {
 		j := journals.Get().(*[]Entry)
 		if cap(*j) >= n {
-			w.journal = (*j)[:0]
+			w.journal, w.box = (*j)[:0], j
 			return
 		}
 		journals.Put(j)
@@ -382,8 +400,12 @@ func (w *RefWorld) Release() {
 		return
 	}
 	clear(j) // the strings entries held must not outlive the world (past len(j) there are none)
-	j = j[:0]
-	journals.Put(&j)
+	box := w.box
+	if box == nil {
+		box = new([]Entry)
+	}
+	*box, w.box = j[:0], nil
+	journals.Put(box)
 }
 
 // ClockReads returns how many times the clock has been read.
@@ -425,23 +447,6 @@ func (w *RefWorld) Files() map[string]string {
 // into the fingerprint it is order-free, so the fingerprint does not depend
 // on the order files were written in.
 func fileHash(key, data string) uint64 {
-	h := hashString(0x2545f4914f6cdd1d, key)
-	return hashString(h^0xff51afd7ed558ccd, data)
-}
-
-func hashString(h uint64, s string) uint64 {
-	h = mix64(h, uint64(len(s)))
-	for ; len(s) >= 8; s = s[8:] {
-		h = mix64(h, binary.LittleEndian.Uint64([]byte(s[:8])))
-	}
-	var tail uint64
-	for i := 0; i < len(s); i++ {
-		tail |= uint64(s[i]) << (8 * i)
-	}
-	return mix64(h, tail)
-}
-
-func mix64(h, v uint64) uint64 {
-	h = (h ^ v) * 0x9e3779b97f4a7c15
-	return h ^ h>>31
+	h := hashText(0x2545f4914f6cdd1d, key)
+	return hashText(h^0xff51afd7ed558ccd, data)
 }

@@ -1,17 +1,28 @@
 package core
 
-// table is a map from K to V sized for a world's few entries: a slice of
-// pairs, scanned in order, while it holds at most smallTable of them, and a
-// map past that. A fuzz exec prepares a world per input, most with a
-// handful of files, routes or links; for those one slice is cheaper to
-// build than a map (one allocation, no hashing) and no slower to read. The
+import "encoding/binary"
+
+// table is a map from K to V sized for a world's entries: a slice of pairs
+// in the order their keys were first put, scanned while it holds at most
+// smallTable of them, and indexed past that by an open-addressing hash
+// index of its own. A campaign and the fuzz targets prepare a world per
+// scenario, most with a few to a few dozen files, routes and links; a Go map
+// for those costs more to build (its buckets, a hash per insert, more
+// garbage) than it saves on the handful of lookups a scenario makes. The
 // zero table is empty and ready to use.
-type table[K comparable, V any] struct {
-	pairs []pair[K, V] // the entries while there are at most smallTable; nil once m is made
-	m     map[K]V      // the entries past smallTable
+type table[K tableKey, V any] struct {
+	pairs []pair[K, V] // every entry, in the order its key was first put
+	// index, once pairs outgrows smallTable (empty until then), holds i+1
+	// for pairs[i] at the slot its key hashes to (or the next free one
+	// after it, wrapping), 0 in a free slot. Its length is a power of two
+	// at least twice len(pairs), so a probe meets a free slot soon.
+	index []uint32
 }
 
-type pair[K comparable, V any] struct {
+// tableKey is what a table is keyed by: a path or name, or a route.
+type tableKey interface{ string | routeKey }
+
+type pair[K tableKey, V any] struct {
 	k K
 	v V
 }
@@ -21,72 +32,142 @@ type pair[K comparable, V any] struct {
 const smallTable = 8
 
 // newTable returns an empty table with room for n entries.
-func newTable[K comparable, V any](n int) table[K, V] {
-	if n > smallTable {
-		return table[K, V]{m: make(map[K]V, n)}
+func newTable[K tableKey, V any](n int) table[K, V] {
+	var t table[K, V]
+	t.reset(n)
+	return t
+}
+
+// reset empties t and makes room for n entries, reusing t's memory where
+// it is large enough.
+func (t *table[K, V]) reset(n int) {
+	clear(t.pairs) // the entries' strings must not outlive them
+	t.pairs = t.pairs[:0]
+	if cap(t.pairs) < n {
+		t.pairs = make([]pair[K, V], 0, n)
 	}
-	return table[K, V]{pairs: make([]pair[K, V], 0, n)}
+	t.sizeIndex(n)
+}
+
+// sizeIndex makes the index empty, with room for n entries: none while n
+// is at most smallTable.
+func (t *table[K, V]) sizeIndex(n int) {
+	if n <= smallTable {
+		t.index = t.index[:0]
+		return
+	}
+	size := indexSize(n)
+	if cap(t.index) < size {
+		t.index = make([]uint32, size)
+		return
+	}
+	t.index = t.index[:size]
+	clear(t.index)
+}
+
+// indexSize is the index length for n entries: the least power of two at
+// least 2n.
+func indexSize(n int) int {
+	size := 2 * smallTable
+	for size < 2*n {
+		size *= 2
+	}
+	return size
 }
 
 // get returns the value for k, and false when there is none.
 func (t *table[K, V]) get(k K) (V, bool) {
-	if t.m != nil {
-		v, ok := t.m[k]
-		return v, ok
-	}
-	for i := range t.pairs {
-		if t.pairs[i].k == k {
-			return t.pairs[i].v, true
-		}
+	if i := t.find(k); i >= 0 {
+		return t.pairs[i].v, true
 	}
 	var zero V
 	return zero, false
 }
 
+// find returns the index in pairs of k's entry, or -1.
+func (t *table[K, V]) find(k K) int {
+	if len(t.index) == 0 {
+		for i := range t.pairs {
+			if t.pairs[i].k == k {
+				return i
+			}
+		}
+		return -1
+	}
+	mask := uint64(len(t.index) - 1)
+	for s := hashKey(k) & mask; ; s = (s + 1) & mask {
+		i := int(t.index[s]) - 1
+		if i < 0 {
+			return -1
+		}
+		if t.pairs[i].k == k {
+			return i
+		}
+	}
+}
+
 // put sets the value for k, replacing an earlier one.
 func (t *table[K, V]) put(k K, v V) {
-	if t.m != nil {
-		t.m[k] = v
+	if i := t.find(k); i >= 0 {
+		t.pairs[i].v = v
 		return
 	}
-	for i := range t.pairs {
-		if t.pairs[i].k == k {
-			t.pairs[i].v = v
-			return
+	if t.pairs == nil {
+		t.pairs = make([]pair[K, V], 0, smallTable/2) // a world's writes: one allocation for the first few
+	}
+	t.pairs = append(t.pairs, pair[K, V]{k, v})
+	switch n := len(t.pairs); {
+	case len(t.index) == 0 && n <= smallTable: // scanned
+	case 2*n > len(t.index):
+		t.reindex()
+	default:
+		t.slot(n - 1)
+	}
+}
+
+// reindex builds the index afresh, sized for the pairs there are now and
+// as many again.
+func (t *table[K, V]) reindex() {
+	t.sizeIndex(2 * len(t.pairs))
+	if len(t.index) > 0 {
+		for i := range t.pairs {
+			t.slot(i)
 		}
 	}
-	if len(t.pairs) < smallTable {
-		if t.pairs == nil {
-			t.pairs = make([]pair[K, V], 0, smallTable/2) // a world's writes: one allocation for the first few
-		}
-		t.pairs = append(t.pairs, pair[K, V]{k, v})
-		return
-	}
-	t.m = make(map[K]V, 2*smallTable)
+}
+
+// dropIf takes out every entry whose value drop reports, keeping the order
+// of the others.
+func (t *table[K, V]) dropIf(drop func(V) bool) {
+	kept := t.pairs[:0]
 	for _, p := range t.pairs {
-		t.m[p.k] = p.v
+		if !drop(p.v) {
+			kept = append(kept, p)
+		}
 	}
-	t.m[k], t.pairs = v, nil
+	if len(kept) == len(t.pairs) {
+		return
+	}
+	clear(t.pairs[len(kept):])
+	t.pairs = kept
+	t.reindex()
+}
+
+// slot indexes pairs[i], whose key the index does not hold yet.
+func (t *table[K, V]) slot(i int) {
+	mask := uint64(len(t.index) - 1)
+	s := hashKey(t.pairs[i].k) & mask
+	for t.index[s] != 0 {
+		s = (s + 1) & mask
+	}
+	t.index[s] = uint32(i + 1)
 }
 
 // len returns the number of entries.
-func (t *table[K, V]) len() int {
-	if t.m != nil {
-		return len(t.m)
-	}
-	return len(t.pairs)
-}
+func (t *table[K, V]) len() int { return len(t.pairs) }
 
-// all yields every entry once, in no particular order.
+// all yields every entry once, in the order its key was first put.
 func (t *table[K, V]) all(yield func(K, V) bool) {
-	if t.m != nil {
-		for k, v := range t.m {
-			if !yield(k, v) {
-				return
-			}
-		}
-		return
-	}
 	for _, p := range t.pairs {
 		if !yield(p.k, p.v) {
 			return
@@ -94,17 +175,55 @@ func (t *table[K, V]) all(yield func(K, V) bool) {
 	}
 }
 
-// linkAt returns the target of the link at the path buf holds, without
-// copying buf: Go compares and indexes maps with string(buf) in place.
-func linkAt(links *table[string, string], buf []byte) (string, bool) {
-	if links.m != nil {
-		t, ok := links.m[string(buf)]
-		return t, ok
+// hashKey hashes a table's key. Its value never shows: it only places keys
+// in a table's index, whose entries are read in the order they were put.
+func hashKey[K tableKey](k K) uint64 {
+	switch k := any(k).(type) {
+	case string:
+		return hashText(0x9e3779b97f4a7c15, k)
+	case routeKey:
+		return hashText(hashText(0x2545f4914f6cdd1d, k.host), k.path)
 	}
-	for i := range links.pairs {
+	panic("unreachable: tableKey is a string or a routeKey")
+}
+
+// linkAt returns the target of the link at the path buf holds, without
+// copying buf.
+func linkAt(links *table[string, string], buf []byte) (string, bool) {
+	if len(links.index) == 0 {
+		for i := range links.pairs {
+			if links.pairs[i].k == string(buf) {
+				return links.pairs[i].v, true
+			}
+		}
+		return "", false
+	}
+	mask := uint64(len(links.index) - 1)
+	for s := hashText(0x9e3779b97f4a7c15, buf) & mask; ; s = (s + 1) & mask {
+		i := int(links.index[s]) - 1
+		if i < 0 {
+			return "", false
+		}
 		if links.pairs[i].k == string(buf) {
 			return links.pairs[i].v, true
 		}
 	}
-	return "", false
+}
+
+// hashText mixes s into h eight bytes at a time.
+func hashText[S string | []byte](h uint64, s S) uint64 {
+	h = mix64(h, uint64(len(s)))
+	for ; len(s) >= 8; s = s[8:] {
+		h = mix64(h, binary.LittleEndian.Uint64([]byte(s[:8])))
+	}
+	var tail uint64
+	for i := 0; i < len(s); i++ {
+		tail |= uint64(s[i]) << (8 * i)
+	}
+	return mix64(h, tail)
+}
+
+func mix64(h, v uint64) uint64 {
+	h = (h ^ v) * 0x9e3779b97f4a7c15
+	return h ^ h>>31
 }

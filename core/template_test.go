@@ -1,7 +1,9 @@
 package core
 
 import (
+	"fmt"
 	"net/netip"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -158,5 +160,63 @@ func TestReleaseHandsTheJournalOn(t *testing.T) {
 		if got := w.Journal(); len(got) != 1 || got[0].Call != CallRead {
 			t.Fatalf("after Release the world journals %v", got)
 		}
+	}
+}
+
+// TestPrepareReusesATemplate: a template prepared again, for another world,
+// answers exactly as one prepared fresh for that world — nothing of the
+// earlier world is left in it, whichever of the two is larger — and so does
+// a used world renewed from it; a template's DNS answers are copies, not
+// the spec's arrays.
+func TestPrepareReusesATemplate(t *testing.T) {
+	big := WorldSpec{Clock: TickClock{Start: 1, Step: 3}}
+	for i := range 3 * smallTable {
+		p := "/big/" + strconv.Itoa(i)
+		big.Files = append(big.Files, File{p, "b" + p})
+		big.Links = append(big.Links, Link{p + "l", p})
+		big.Routes = append(big.Routes, Route{"h" + strconv.Itoa(i) + ".example", "/", p})
+		big.DNS = append(big.DNS, DNSRecord{Host: "h" + strconv.Itoa(i) + ".example", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.9")}})
+		big.ToolOutputs = append(big.ToolOutputs, ToolOutput{"t" + strconv.Itoa(i), p})
+	}
+	probe := func(w *RefWorld) []string {
+		var out []string
+		for _, p := range []string{"/work/a", "/work/b", "/big/1", "/big/20", "/big/1l", "/big/20l"} {
+			r, ok := w.Realpath(p)
+			d, found := w.Read(p)
+			out = append(out, fmt.Sprint(p, r, ok, d, found))
+		}
+		for _, h := range []string{"rebind.example", "rebind.example", "gone.example", "twice.example", "h1.example", "h20.example"} {
+			a := w.Resolve(h)
+			body, ok := w.Fetch(h, a, "/")
+			out = append(out, fmt.Sprint(h, a, body, ok))
+		}
+		for _, name := range []string{"t1", "t20", "echo"} {
+			o, ok := w.Call(name, "in")
+			out = append(out, fmt.Sprint(name, o, ok))
+		}
+		now, _ := w.Now()
+		w.Write("/big/1", "written")
+		fp := w.Fingerprint()
+		return append(out, fmt.Sprint(now, w.Spec().Clock, w.JournalLen(), w.ClockReads(), fp))
+	}
+	for _, order := range [][2]WorldSpec{{big, templateSpec}, {templateSpec, big}, {big, big}} {
+		reused := PrepareWorld(order[0])
+		used := reused.New()
+		probe(used) // writes, resolves, reads the clock: none of it may show after Renew
+		reused.Prepare(order[1])
+		fresh := probe(PrepareWorld(order[1]).New())
+		if diff := cmp.Diff(fresh, probe(reused.New())); diff != "" {
+			t.Errorf("a template prepared again answers differently from a fresh one (-fresh +reused):\n%s", diff)
+		}
+		reused.Renew(used)
+		if diff := cmp.Diff(fresh, probe(used)); diff != "" {
+			t.Errorf("a world renewed answers differently from a fresh one (-fresh +renewed):\n%s", diff)
+		}
+	}
+	spec := WorldSpec{DNS: []DNSRecord{{Host: "a.example", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.1")}}}}
+	tmpl := PrepareWorld(spec)
+	spec.DNS[0].Addrs[0] = netip.MustParseAddr("203.0.113.1")
+	if got := tmpl.New().Resolve("a.example"); got != netip.MustParseAddr("10.0.0.1") {
+		t.Errorf("changing the spec's addresses after Prepare changed the template's answer to %v", got)
 	}
 }

@@ -1,6 +1,8 @@
 package oracle
 
 import (
+	"sync"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -38,6 +40,9 @@ func NewCase(sc *scenario.Scenario) (Case, error) {
 type PreparedWorld struct {
 	core  *core.WorldTemplate
 	model *modelBase
+	// recyclable is set on a world PrepareScenarioWorld prepared, which
+	// Recycle may hand on; pooled is set while it waits in the pool.
+	recyclable, pooled bool
 }
 
 // PrepareWorld prepares ws for judging any number of scenarios over it.
@@ -45,13 +50,41 @@ func PrepareWorld(ws core.WorldSpec) *PreparedWorld {
 	return &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws).prepare()}
 }
 
+// preparedWorlds holds the memory of worlds prepared for one scenario and
+// recycled: a campaign or a fuzz target prepares a world per scenario, and
+// building its tables afresh each time was most of what a short check
+// allocated.
+var preparedWorlds = sync.Pool{New: func() any {
+	return &PreparedWorld{core: new(core.WorldTemplate), model: new(modelBase), recyclable: true}
+}}
+
 // PrepareScenarioWorld prepares ws for judging one scenario over it: core's
 // template at once, the model's part lazily, as one check needs it
-// (PrepareWorld prepares both for many scenarios). Callers that also read
-// the template (Template) set Case.World to it, so the world is prepared
-// once.
+// (PrepareWorld prepares both for many scenarios), in memory an earlier
+// world handed back (Recycle). Callers that also read the template
+// (Template) set Case.World to it, so the world is prepared once.
 func PrepareScenarioWorld(ws core.WorldSpec) *PreparedWorld {
-	return &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws)}
+	p := preparedWorlds.Get().(*PreparedWorld)
+	p.pooled = false
+	p.core.Prepare(ws)
+	p.model.reset(ws)
+	return p
+}
+
+// Recycle hands the memory of a world PrepareScenarioWorld prepared back
+// for a later one, once nothing reads it again: no check, no count, and no
+// sandbox whose world started from it. Never after a check given up on (a
+// finding with Hang set): its sandbox may still be reading its world.
+// Recycling a world PrepareWorld prepared, or one already recycled, does
+// nothing.
+func (p *PreparedWorld) Recycle() {
+	if p == nil || !p.recyclable || p.pooled {
+		return
+	}
+	p.pooled = true
+	p.model.reset(core.WorldSpec{}) // keep nothing of the scenario alive
+	p.core.Prepare(core.WorldSpec{})
+	preparedWorlds.Put(p)
 }
 
 // Template returns core's template of the prepared world: the state every

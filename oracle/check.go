@@ -61,32 +61,42 @@ func CheckInline(f core.Factory, c Case, cov *Coverage) []Finding {
 }
 
 func checkNow(f core.Factory, c Case, cov *Coverage, ctl *control, observe func(StepReport)) []Finding {
-	pw := c.world()
-	t := pw.core
-	r := watch(f, c.Grant, pw, cov, ctl)
-	defer r.closeAll(ctl)
+	pw, owned := c.World, c.World == nil
+	if owned {
+		pw = PrepareScenarioWorld(c.Scenario.World)
+	}
+	st := checkStates.Get().(*checkState)
+	r := st.watch(f, c.Grant, c.Scenario.Grant, pw, cov, ctl)
+	judged := false
+	defer func() {
+		r.closeAll(ctl)
+		if judged { // nothing reads the run, its worlds or the journal again
+			if owned {
+				pw.Recycle()
+			}
+			st.recycle()
+		}
+	}()
 	steps := c.steps()
 	// The reference journals at most two calls an op; runs often halt
 	// early, so long scenarios get room for their first 32 ops only.
 	r.world.Reserve(2 * min(len(steps), 32))
-	r.trace = make([]traceStep, 0, len(steps))
+	r.trace = slices.Grow(r.trace, len(steps))
 	var classes classSet
 	for i := range steps {
 		classes[steps[i].Class] = true
 	}
 	r.steps(c, ctl, observe)
 	if !r.dead && !ctl.halted() {
-		r.checkReplay(f, c, t, &classes, ctl)
+		r.checkReplay(f, c, pw.core, &classes, ctl)
 		ctl.at(phaseGrant, 0)
 		if _, err := sandboxCall(func() bool { r.checkGrant(classes); return true }); err != nil {
 			r.wholeViolation(Total, classes, "the sandbox's Grant or its view "+err.Error())
 		}
 	}
-	if !ctl.halted() {
-		// Judged: nothing reads the journal again. (A check given up on
-		// keeps it: the hung sandbox may still be writing to the world.)
-		r.world.Release()
-	}
+	// A check given up on keeps all of it: the hung sandbox may still be
+	// writing to the world.
+	judged = !ctl.halted()
 	cov.Scenarios++
 	return r.findings
 }
@@ -138,7 +148,8 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 		}
 	}()
 	ctl.at(phaseReplay, 0)
-	w := t.New()
+	w := r.spare
+	t.Renew(w)
 	w.Reserve(r.world.JournalLen())
 	sb, err := f(c.Grant, w)
 	if err != nil {
@@ -165,9 +176,6 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 			return fmt.Sprintf("two runs of the same scenario differ at step %d (%s): first %s, then %s",
 				i+1, FormatOp(c.op(i)), describeStep(t.res, t.usage, was), describeStep(res, u, now))
 		}
-	}
-	if !ctl.halted() {
-		w.Release() // compared: nothing reads it again
 	}
 	return ""
 }

@@ -145,9 +145,9 @@ func (r *Run) unauthorized(e core.Entry, opKind string) string {
 	g := r.grant
 	switch e.Call {
 	case core.CallRead:
-		return r.reached(e.Name, "fs_read", g.FSRead(), g.MayRead)
+		return r.reached(e.Name, "fs_read", g.FSRead, g.MayRead)
 	case core.CallWrite:
-		return r.reached(e.Name, "fs_write", g.FSWrite(), g.MayWrite)
+		return r.reached(e.Name, "fs_write", g.FSWrite, g.MayWrite)
 	case core.CallRealpath:
 		switch opKind {
 		case core.OpRead:
@@ -178,17 +178,17 @@ func (r *Run) unauthorized(e core.Entry, opKind string) string {
 // reached judges a read or a write of p by may, on the path it names and
 // on the path it really reached, and says why it is not allowed, or ""
 // when it is. Through links that loop a call reaches nothing, and only p
-// itself is judged.
-func (r *Run) reached(p, what string, roots []string, may func(string) bool) string {
+// itself is judged. roots lists the grant's roots, for the words.
+func (r *Run) reached(p, what string, roots func() []string, may func(string) bool) string {
 	if !may(p) { // the path named must pass (SPEC §8), and the path reached too
-		return pathProblem(p, what, roots)
+		return pathProblem(p, what, roots())
 	}
 	if !r.model.world.hasLinks() {
 		return ""
 	}
 	if real, ok := r.model.world.realpath(p); ok && !may(real) {
 		return fmt.Sprintf("%q resolves through the world's links to %q, which is under no %s root %s",
-			p, real, what, quoteList(roots))
+			p, real, what, quoteList(roots()))
 	}
 	return ""
 }

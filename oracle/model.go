@@ -133,6 +133,9 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 // that loop, denied for a path that resolves outside the roots.
 func (m *model) resolved(p string, roots []string, denied core.Kind) (string, core.Kind) {
 	c := m.canonical(p)
+	if !m.world.hasLinks() {
+		return c, core.OK // clean already, and nothing to follow
+	}
 	r, ok := m.world.realpath(c)
 	switch {
 	case !ok:
@@ -160,24 +163,32 @@ func found(ok bool) core.Kind {
 }
 
 func newModel(g core.Grant, b *modelBase) *model {
-	spec := g.Spec() // copies of the lists, in one allocation
-	m := &model{
-		fsRead:  cleanAll(spec.FSRead),
-		fsWrite: cleanAll(spec.FSWrite),
-		hosts:   spec.NetHosts,
-		tools:   spec.Tools,
-		budgets: spec.Budgets,
-		world:   newModelWorld(b),
-	}
-	m.t0, _ = m.world.clock.now() // the first tick is the clock's start: never past
+	m := new(model)
+	m.reset(g.Spec(), newModelWorld(b)) // copies of the lists, in one allocation
 	return m
 }
 
-func cleanAll(roots []string) []string {
-	for i, r := range roots {
-		roots[i] = path.Clean(r)
+// reset makes m the model of a run under the grant gs describes (already
+// validated) over w, reusing the memory of m's root lists. gs's lists are
+// read, not copied, so they must not change while m is in use.
+func (m *model) reset(gs core.GrantSpec, w *modelWorld) {
+	*m = model{
+		fsRead:  cleanInto(m.fsRead[:0], gs.FSRead),
+		fsWrite: cleanInto(m.fsWrite[:0], gs.FSWrite),
+		hosts:   gs.NetHosts,
+		tools:   gs.Tools,
+		budgets: gs.Budgets,
+		world:   w,
 	}
-	return roots
+	m.t0, _ = w.clock.now() // the first tick is the clock's start: never past
+}
+
+// cleanInto appends the Clean of every root to dst.
+func cleanInto(dst, roots []string) []string {
+	for _, r := range roots {
+		dst = append(dst, path.Clean(r))
+	}
+	return dst
 }
 
 // verdictReason says why the model gave its verdict: a rule to ask, or a

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/netip"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,8 +23,8 @@ import (
 // So one base can serve every run over the same world (PrepareWorld).
 type modelWorld struct {
 	base    *modelBase
-	written map[string]string // Clean(path) → content written by this run; nil until the first write
-	turns   []int             // per dns line: whose turn it is; nil until the first resolve
+	written map[string]string // Clean(path) → content written by this run; nil until the first write of any run
+	turns   []int             // per dns line: whose turn it is; empty until the run's first resolve
 	clock   tickClock
 }
 
@@ -32,16 +33,42 @@ type modelWorld struct {
 // fetch, many never read), so starting a world costs nothing per file;
 // prepare builds them all, after which a base is only read and may be
 // shared. The spec's slices are read then, so they must not change while
-// the base is in use.
+// the base is in use. A base a check prepared for itself is reset for the
+// next check's world (reset), keeping the maps' memory.
 type modelBase struct {
 	spec   core.WorldSpec
-	files  map[string]string            // Clean(path) → content; nil until built
-	routes map[string]map[string]string // hostKey(host) → path → body; nil until built
-	dns    map[string]int               // hostKey(host) → the index of its (last) dns line; nil until built
-	links  map[string]string            // Clean(link path) → target; nil until built
+	files  map[string]string     // Clean(path) → content
+	routes map[modelRoute]string // hostKey(host) and path → body
+	dns    map[string]int        // hostKey(host) → the index of its (last) dns line
+	links  map[string]string     // Clean(link path) → target
+	built  mapSet                // which maps hold spec's entries
 }
 
+// modelRoute is what the router matches: the host as the resolver compares
+// names, and the path byte for byte.
+type modelRoute struct{ host, path string }
+
+// mapSet names a modelBase's maps.
+type mapSet uint8
+
+const (
+	filesBuilt mapSet = 1 << iota
+	routesBuilt
+	dnsBuilt
+	linksBuilt
+)
+
 func newModelBase(ws core.WorldSpec) *modelBase { return &modelBase{spec: ws} }
+
+// reset makes b the base of ws, emptying its maps but keeping their
+// memory. Nothing may read b's earlier world again.
+func (b *modelBase) reset(ws core.WorldSpec) {
+	b.spec, b.built = ws, 0
+	clear(b.files)
+	clear(b.routes)
+	clear(b.dns)
+	clear(b.links)
+}
 
 // prepare builds every map, so that the base is read-only from then on.
 func (b *modelBase) prepare() *modelBase {
@@ -52,8 +79,30 @@ func (b *modelBase) prepare() *modelBase {
 	return b
 }
 
+// fill reports whether the map named m must be filled now (it is not
+// yet), making it if need be, and marks it built.
+func fill[K comparable, V any](b *modelBase, m mapSet, into *map[K]V, n int) bool {
+	if b.built&m != 0 {
+		return false
+	}
+	b.built |= m
+	if *into == nil {
+		*into = make(map[K]V, n)
+	}
+	return true
+}
+
 func newModelWorld(b *modelBase) *modelWorld {
-	return &modelWorld{base: b, clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step}}
+	w := new(modelWorld)
+	w.reset(b)
+	return w
+}
+
+// reset starts w afresh over b: nothing written, every dns line at its
+// first answer, the clock at its start. It keeps the memory of w's writes.
+func (w *modelWorld) reset(b *modelBase) {
+	clear(w.written)
+	*w = modelWorld{base: b, written: w.written, turns: w.turns[:0], clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step}}
 }
 
 // realpath is VFS.Realpath (SPEC §13), read as the SPEC says it: walk the
@@ -166,8 +215,7 @@ func anyPrefixIsLink(clean string, links map[string]string) bool {
 // target or at "/", and neither does a real file system, so those lines
 // are dropped.
 func (b *modelBase) linkMap() map[string]string {
-	if b.links == nil {
-		b.links = make(map[string]string, len(b.spec.Links))
+	if fill(b, linksBuilt, &b.links, len(b.spec.Links)) {
 		for _, l := range b.spec.Links { // in order: a later line replaces an earlier one
 			if at := path.Clean(l.Path); l.Target != "" && at != "/" {
 				b.links[at] = l.Target
@@ -195,8 +243,7 @@ func (w *modelWorld) write(clean, data string) {
 }
 
 func (b *modelBase) fileMap() map[string]string {
-	if b.files == nil {
-		b.files = make(map[string]string, len(b.spec.Files))
+	if fill(b, filesBuilt, &b.files, len(b.spec.Files)) {
 		for _, f := range b.spec.Files { // in order: a later file replaces an earlier one
 			b.files[core.Canonical(f.Path)] = f.Data
 		}
@@ -204,23 +251,17 @@ func (b *modelBase) fileMap() map[string]string {
 	return b.files
 }
 
-func (b *modelBase) routeMap() map[string]map[string]string {
-	if b.routes == nil {
-		b.routes = make(map[string]map[string]string, len(b.spec.Routes))
+func (b *modelBase) routeMap() map[modelRoute]string {
+	if fill(b, routesBuilt, &b.routes, len(b.spec.Routes)) {
 		for _, r := range b.spec.Routes { // in order: a later route replaces an earlier one
-			h := hostKey(r.Host)
-			if b.routes[h] == nil {
-				b.routes[h] = make(map[string]string, 1)
-			}
-			b.routes[h][r.Path] = r.Body
+			b.routes[modelRoute{hostKey(r.Host), r.Path}] = r.Body
 		}
 	}
 	return b.routes
 }
 
 func (b *modelBase) dnsMap() map[string]int {
-	if b.dns == nil {
-		b.dns = make(map[string]int, len(b.spec.DNS))
+	if fill(b, dnsBuilt, &b.dns, len(b.spec.DNS)) {
 		for i, d := range b.spec.DNS { // in order: a later line replaces an earlier one
 			b.dns[hostKey(d.Host)] = i
 		}
@@ -234,7 +275,7 @@ func (w *modelWorld) fetch(host, path string) (string, bool) {
 	if len(w.base.spec.Routes) == 0 {
 		return "", false
 	}
-	body, ok := w.base.routeMap()[hostKey(host)][path]
+	body, ok := w.base.routeMap()[modelRoute{hostKey(host), path}]
 	return body, ok
 }
 
@@ -262,8 +303,9 @@ func (w *modelWorld) resolve(host string) netip.Addr {
 	name := hostKey(host)
 	if lines := w.base.spec.DNS; len(lines) > 0 {
 		if i, ok := w.base.dnsMap()[name]; ok && len(lines[i].Addrs) > 0 {
-			if w.turns == nil {
-				w.turns = make([]int, len(lines))
+			if len(w.turns) == 0 { // the first resolve of the run: every line at its first answer
+				w.turns = slices.Grow(w.turns, len(lines))[:len(lines)]
+				clear(w.turns)
 			}
 			addrs, turn := lines[i].Addrs, w.turns[i]
 			w.turns[i] = (turn + 1) % len(addrs) // cycling: this is how rebinding is modelled

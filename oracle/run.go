@@ -3,6 +3,7 @@ package oracle
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -21,6 +22,7 @@ type Run struct {
 	replayed core.Sandbox
 	usage    core.Usage // the sandbox's usage after the latest step
 	world    *core.RefWorld
+	spare    *core.RefWorld // the replay's world
 	model    *model
 	snap     grantSnapshot
 	fp       uint64 // the world's fingerprint after the latest step
@@ -71,8 +73,37 @@ type stepObs struct {
 // model builds its own world from ws as ops need it, so ws must not change
 // while the Run is in use. Close the Run when done with it.
 func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
-	return watch(f, g, &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws)}, cov, nil)
+	pw := &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws)}
+	return new(checkState).watch(f, g, g.Spec(), pw, cov, nil)
 }
+
+// checkState is the memory a check works in: the watched run, the model
+// and the model's world. A judged check hands it back for the next (a
+// campaign judges scenario after scenario, a fuzz target input after
+// input); a check given up on keeps it, since its hung sandbox's goroutine
+// may still be in the middle of a step.
+type checkState struct {
+	run    Run
+	model  model
+	world  modelWorld
+	worlds [2]core.RefWorld // the watched run's and the replay's
+}
+
+var checkStates = sync.Pool{New: func() any { return new(checkState) }}
+
+// recycle hands st back once its check is judged and nothing reads its run
+// again. The findings were handed out: they are not kept.
+func (st *checkState) recycle() {
+	st.run = Run{trace: st.run.trace[:0]} // keep nothing of the scenario alive but memory
+	for i := range st.worlds {
+		noWorld.core.Renew(&st.worlds[i])
+	}
+	st.world.reset(noWorld.model)
+	checkStates.Put(st)
+}
+
+// noWorld is the empty world a recycled check state is left in.
+var noWorld = PrepareWorld(core.WorldSpec{})
 
 // Close closes the sandbox under test when it is an io.Closer.
 func (r *Run) Close() error {
@@ -82,13 +113,19 @@ func (r *Run) Close() error {
 	return closeSandbox(r.sb)
 }
 
-// watch is Watch over a prepared world, under ctl: the sandbox runs over a
-// world from pw's template, the model over its own world from pw's spec.
-func watch(f core.Factory, g core.Grant, pw *PreparedWorld, cov *Coverage, ctl *control) *Run {
+// watch is Watch over a prepared world, under ctl, in st's memory: the
+// sandbox runs over a world from pw's template, the model over its own
+// world from pw's spec, under the grant gs describes (g, as a spec; its
+// lists are read, not copied).
+func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw *PreparedWorld, cov *Coverage, ctl *control) *Run {
 	if cov == nil {
 		cov = new(Coverage) // counted, then dropped
 	}
-	r := &Run{cov: cov, grant: g, budgets: g.Budgets(), world: pw.core.New(), model: newModel(g, pw.model)}
+	st.world.reset(pw.model)
+	st.model.reset(gs, &st.world)
+	pw.core.Renew(&st.worlds[0])
+	r := &st.run
+	*r = Run{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: &st.model, trace: r.trace[:0]}
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true

@@ -185,6 +185,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				ops.Add(cov.Ops - before)
 				if cfg.Dimensions {
 					dims.Count(sc, c.Grant, c.World.Template(), &dcs[w])
+					if !hung(fs) { // a hung sandbox may still read its world
+						c.World.Recycle()
+					}
 				}
 				if len(fs) > 0 {
 					col.offer(int(i), sc, fs)
@@ -249,6 +252,16 @@ func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, 
 		}
 	}()
 	return func() { close(quit); wg.Wait() }
+}
+
+// hung reports whether the check that found fs was given up on.
+func hung(fs []oracle.Finding) bool {
+	for _, f := range fs {
+		if f.Hang {
+			return true
+		}
+	}
+	return false
 }
 
 // countDrawn counts the dimension points of a generated scenario before an
