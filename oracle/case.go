@@ -91,14 +91,6 @@ func (p *PreparedWorld) Recycle() {
 // world of a check starts from.
 func (p *PreparedWorld) Template() *core.WorldTemplate { return p.core }
 
-// world returns the case's world, prepared.
-func (c *Case) world() *PreparedWorld {
-	if c.World != nil {
-		return c.World
-	}
-	return PrepareScenarioWorld(c.Scenario.World)
-}
-
 func (c Case) steps() []scenario.Step { return c.Scenario.Steps }
 
 func (c Case) op(i int) core.Op { return c.Scenario.Steps[i].Op }
