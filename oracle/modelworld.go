@@ -117,9 +117,9 @@ func (w *modelWorld) reset(b *modelBase) {
 func (w *modelWorld) realpath(p string) (string, bool) {
 	links := w.base.linkMap()
 	if len(links) == 0 {
-		return path.Clean(p), true
+		return core.Canonical(p), true
 	}
-	if clean := path.Clean(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links) {
+	if clean := core.Canonical(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links) {
 		return clean, true // the walk would meet exactly the prefixes of clean, and none is a link
 	}
 	if !strings.HasPrefix(p, "/") {
@@ -217,7 +217,7 @@ func anyPrefixIsLink(clean string, links map[string]string) bool {
 func (b *modelBase) linkMap() map[string]string {
 	if fill(b, linksBuilt, &b.links, len(b.spec.Links)) {
 		for _, l := range b.spec.Links { // in order: a later line replaces an earlier one
-			if at := path.Clean(l.Path); l.Target != "" && at != "/" {
+			if at := core.Canonical(l.Path); l.Target != "" && at != "/" {
 				b.links[at] = l.Target
 			}
 		}
