@@ -18,8 +18,18 @@ func (t *WorldTemplate) Resolve(p string) (string, bool) {
 	if t.links.len() == 0 {
 		return Canonical(p), true
 	}
-	return resolveLinks(&t.links, p)
+	return resolveLinks(&t.links, &t.linkLens, p)
 }
+
+// lengthSet is a set of string lengths, those from 255 on counted as one:
+// the lengths of a world's link paths. A path whose length is not in it is
+// no link, which a walk learns without looking it up (most prefixes of
+// most paths).
+type lengthSet [4]uint64
+
+func (s *lengthSet) add(n int) { n = min(n, 255); s[n>>6] |= 1 << (n & 63) }
+
+func (s *lengthSet) has(n int) bool { n = min(n, 255); return s[n>>6]&(1<<(n&63)) != 0 }
 
 // resolveLinks walks p one component at a time. buf holds the path
 // resolved so far and offs where each of its components starts (its
@@ -29,7 +39,7 @@ func (t *WorldTemplate) Resolve(p string) (string, bool) {
 // start on the stack and the links are asked with string(buf), which Go
 // does not copy (linkAt): a walk that meets no link allocates only its
 // answer.
-func resolveLinks(links *table[string, string], p string) (string, bool) {
+func resolveLinks(links *table[string, string], lens *lengthSet, p string) (string, bool) {
 	var (
 		bufArr   [256]byte
 		offArr   [32]int
@@ -69,6 +79,9 @@ func resolveLinks(links *table[string, string], p string) (string, bool) {
 		buf = append(buf, name...)
 		if name == ".." {
 			continue
+		}
+		if !lens.has(len(buf)) {
+			continue // no link has a path this long
 		}
 		target, isLink := linkAt(links, buf)
 		if !isLink {

@@ -78,14 +78,15 @@ type routeKey struct{ host, path string }
 // (the watched run and the replay), and the fuzz targets start thousands
 // from the same few templates.
 type WorldTemplate struct {
-	files   table[string, string]
-	routes  table[routeKey, string]
-	dns     table[string, []netip.Addr] // normalized host → its answers, never empty: hosts without answers are left out
-	addrs   []netip.Addr                // the answers' backing array: a copy, so the template does not change when the spec does
-	toolOut table[string, string]
-	links   table[string, string] // Canonical(link path) → target
-	clock   TickClock
-	spec    WorldSpec // what it was prepared from, for sandboxes that build the world for real (SPEC §13)
+	files    table[string, string]
+	routes   table[routeKey, string]
+	dns      table[string, []netip.Addr] // normalized host → its answers, never empty: hosts without answers are left out
+	addrs    []netip.Addr                // the answers' backing array: a copy, so the template does not change when the spec does
+	toolOut  table[string, string]
+	links    table[string, string] // Canonical(link path) → target
+	linkLens lengthSet             // the lengths of the links' paths
+	clock    TickClock
+	spec     WorldSpec // what it was prepared from, for sandboxes that build the world for real (SPEC §13)
 }
 
 // PrepareWorld prepares the world s describes.
@@ -117,9 +118,11 @@ func (t *WorldTemplate) Prepare(s WorldSpec) {
 		t.toolOut.put(o.Name, o.Output)
 	}
 	t.links.reset(len(s.Links))
+	t.linkLens = lengthSet{}
 	for _, l := range s.Links {
 		if p := Canonical(l.Path); l.Target != "" && p != "/" {
 			t.links.put(p, l.Target)
+			t.linkLens.add(len(p))
 		}
 	}
 }

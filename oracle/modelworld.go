@@ -41,7 +41,10 @@ type modelBase struct {
 	routes map[modelRoute]string // hostKey(host) and path → body
 	dns    map[string]int        // hostKey(host) → the index of its (last) dns line
 	links  map[string]string     // Clean(link path) → target
-	built  mapSet                // which maps hold spec's entries
+	// longestLink is the length of the longest link path: a walk need not
+	// look a longer path up.
+	longestLink int
+	built       mapSet // which maps hold spec's entries
 }
 
 // modelRoute is what the router matches: the host as the resolver compares
@@ -63,7 +66,7 @@ func newModelBase(ws core.WorldSpec) *modelBase { return &modelBase{spec: ws} }
 // reset makes b the base of ws, emptying its maps but keeping their
 // memory. Nothing may read b's earlier world again.
 func (b *modelBase) reset(ws core.WorldSpec) {
-	b.spec, b.built = ws, 0
+	b.spec, b.built, b.longestLink = ws, 0, 0
 	clear(b.files)
 	clear(b.routes)
 	clear(b.dns)
@@ -119,7 +122,7 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 	if len(links) == 0 {
 		return core.Canonical(p), true
 	}
-	if clean := core.Canonical(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links) {
+	if clean := core.Canonical(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links, w.base.longestLink) {
 		return clean, true // the walk would meet exactly the prefixes of clean, and none is a link
 	}
 	if !strings.HasPrefix(p, "/") {
@@ -146,7 +149,10 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 		}
 		dir := len(reached)
 		reached = append(append(reached, '/'), name...)
-		target, isLink := links[string(reached)]
+		target, isLink := "", false
+		if len(reached) <= w.base.longestLink { // no longer path is a link
+			target, isLink = links[string(reached)]
+		}
 		if !isLink {
 			continue
 		}
@@ -199,8 +205,8 @@ func (w *modelWorld) hasLinks() bool { return len(w.base.linkMap()) > 0 }
 
 // anyPrefixIsLink reports whether clean, or a path made of its first
 // components, is a link.
-func anyPrefixIsLink(clean string, links map[string]string) bool {
-	for i := 1; i < len(clean); i++ {
+func anyPrefixIsLink(clean string, links map[string]string, longest int) bool {
+	for i := 1; i < len(clean) && i <= longest; i++ {
 		if clean[i] == '/' {
 			if _, ok := links[clean[:i]]; ok {
 				return true
@@ -219,6 +225,7 @@ func (b *modelBase) linkMap() map[string]string {
 		for _, l := range b.spec.Links { // in order: a later line replaces an earlier one
 			if at := core.Canonical(l.Path); l.Target != "" && at != "/" {
 				b.links[at] = l.Target
+				b.longestLink = max(b.longestLink, len(at))
 			}
 		}
 	}
