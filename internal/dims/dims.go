@@ -54,12 +54,13 @@ func Catalog() []Point { return append([]Point(nil), catalog...) }
 // Counts is empty and ready to use.
 type Counts struct {
 	hits []uint64
-	memo [16]classMemo // byte classes of long strings seen lately
+	memo [1 << memoBits]classMemo // byte classes of long strings seen lately, by memoSlot
 }
 
 // classMemo remembers the byte class of one long string by its bytes'
 // address and length: generated scenarios return the same megabyte of
-// filler again and again, and a string's bytes never change.
+// filler again and again, and a string's bytes never change (the memo's
+// pointer keeps them from being freed and reused).
 type classMemo struct {
 	p     *byte
 	n     int
@@ -69,17 +70,33 @@ type classMemo struct {
 // memoFrom is the length from which byte classes are remembered.
 const memoFrom = 512
 
-// class is ByteClass(s), remembered for long strings.
+// class is ByteClass(s), remembered for long strings. Memos are found by
+// address alone, because generated floods are slices fill[:n] of one
+// string with many lengths n, and every prefix of ASCII is ASCII: an
+// ASCII memo answers for any length up to its own. Other classes are not
+// kept by prefixes (a cut can split a rune; a NUL can lie past the cut)
+// and answer for their own length only.
 func (c *Counts) class(s string) int {
 	if len(s) < memoFrom {
 		return ByteClass(s)
 	}
 	p := unsafe.StringData(s)
-	m := &c.memo[(uintptr(unsafe.Pointer(p))>>4^uintptr(len(s)))%uintptr(len(c.memo))]
-	if m.p != p || m.n != len(s) {
+	m := &c.memo[memoSlot(p)]
+	if m.p != p || len(s) != m.n && (m.class != ASCII || len(s) > m.n) {
 		*m = classMemo{p, len(s), ByteClass(s)}
 	}
 	return m.class
+}
+
+// memoBits is the log2 of the number of memo slots.
+const memoBits = 4
+
+// memoSlot returns the memo slot of the string at p: the top memoBits
+// bits of p times 2^64/φ (Fibonacci hashing), which depend on all of p's
+// bits. Low bits alone would not do: large strings start at page
+// boundaries, where they are all zero, and would share one slot.
+func memoSlot(p *byte) int {
+	return int(uint64(uintptr(unsafe.Pointer(p))) * 0x9e3779b97f4a7c15 >> (64 - memoBits))
 }
 
 // Hits returns the count of point i of the Catalog.
