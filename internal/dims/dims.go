@@ -51,10 +51,12 @@ func (p Point) String() string { return p.Dim + " " + p.Group + ": " + p.Name }
 func Catalog() []Point { return append([]Point(nil), catalog...) }
 
 // Counts holds how often each point of the Catalog was hit. The zero
-// Counts is empty and ready to use.
+// Counts is empty and ready to use. It is not safe for concurrent use, nor
+// are copies of one: Count keeps memory in it to reuse.
 type Counts struct {
 	hits []uint64
 	memo [1 << memoBits]classMemo // byte classes of long strings seen lately, by memoSlot
+	run  *counter                 // Count's per-scenario state, reused; nil before the first Count
 }
 
 // classMemo remembers the byte class of one long string by its bytes'
