@@ -77,16 +77,22 @@ const memoFrom = 512
 // string with many lengths n, and every prefix of ASCII is ASCII: an
 // ASCII memo answers for any length up to its own. Other classes are not
 // kept by prefixes (a cut can split a rune; a NUL can lie past the cut)
-// and answer for their own length only.
+// and answer for their own length only. A slot keeps the longest string
+// it has seen: what a memo saves is a scan of its length, and a megabyte
+// of filler must not make way for the kilobyte path of one scenario.
 func (c *Counts) class(s string) int {
 	if len(s) < memoFrom {
 		return ByteClass(s)
 	}
 	p := unsafe.StringData(s)
 	m := &c.memo[memoSlot(p)]
-	if m.p != p || len(s) != m.n && (m.class != ASCII || len(s) > m.n) {
-		*m = classMemo{p, len(s), ByteClass(s)}
+	switch {
+	case m.p == p && (len(s) == m.n || m.class == ASCII && len(s) < m.n):
+		return m.class
+	case len(s) < m.n:
+		return ByteClass(s)
 	}
+	*m = classMemo{p, len(s), ByteClass(s)}
 	return m.class
 }
 
