@@ -51,8 +51,9 @@ func (p Point) String() string { return p.Dim + " " + p.Group + ": " + p.Name }
 func Catalog() []Point { return append([]Point(nil), catalog...) }
 
 // Counts holds how often each point of the Catalog was hit. The zero
-// Counts is empty and ready to use. It is not safe for concurrent use, nor
-// are copies of one: Count keeps memory in it to reuse.
+// Counts is empty and ready to use. It is not safe for concurrent use, and
+// copies of it share the memory Count keeps in it to reuse: count into
+// one copy at a time.
 type Counts struct {
 	hits []uint64
 	memo [1 << memoBits]classMemo // byte classes of long strings seen lately, by memoSlot
