@@ -135,7 +135,7 @@ func ascii(s string) bool {
 // path that names none gets named=false and a loose shape (PathRelative,
 // PathEmpty, PathOutside).
 func ClassifyPath(p string, roots []string) (shape int, slash, named bool) {
-	return newRootSet(roots).classify(p)
+	return newRootSet(nil, roots).classify(p, ByteClass(p))
 }
 
 // rootSet is a grant's roots of one kind, each cleaned once and with
@@ -148,15 +148,23 @@ type root struct {
 	slash bool
 }
 
-func newRootSet(roots []string) rootSet {
-	out := make(rootSet, len(roots))
-	for i, r := range roots {
-		out[i] = root{core.Canonical(r), strings.HasSuffix(r, "/")}
+// newRootSet appends roots to rs[:0], so that Count reuses one set's
+// memory scenario after scenario.
+func newRootSet(rs rootSet, roots []string) rootSet {
+	rs = rs[:0]
+	for _, r := range roots {
+		c := r
+		if len(c) > 1 && c[len(c)-1] == '/' {
+			c = c[:len(c)-1] // Clean drops it anyway; without it, "/work/" is canonical and Canonical copies nothing
+		}
+		rs = append(rs, root{core.Canonical(c), strings.HasSuffix(r, "/")})
 	}
-	return out
+	return rs
 }
 
-func (rs rootSet) classify(p string) (shape int, slash, named bool) {
+// classify is ClassifyPath; class is ByteClass(p), which Count has
+// already.
+func (rs rootSet) classify(p string, class int) (shape int, slash, named bool) {
 	switch {
 	case p == "":
 		return PathEmpty, false, false
@@ -178,7 +186,7 @@ func (rs rootSet) classify(p string) (shape int, slash, named bool) {
 	}
 	c := core.Canonical(p)
 	if r, ok := rs.holding(c); ok {
-		return underShape(p, c, r.clean), r.slash, true
+		return underShape(p, c, r.clean, class), r.slash, true
 	}
 	best := -1
 	for i, r := range rs {
@@ -209,21 +217,22 @@ func (rs rootSet) holding(c string) (root, bool) {
 	return best, found
 }
 
-// underShape is the shape of p, whose Clean c is root rc or lies under it:
-// the first of its spelling's features in the table's order.
-func underShape(p, c, rc string) int {
+// underShape is the shape of p, whose Clean c is root rc or lies under it
+// and whose ByteClass is class: the first of its spelling's features in
+// the table's order.
+func underShape(p, c, rc string, class int) int {
 	switch {
 	case c == rc && p == rc:
 		return PathRootItself
-	case c == rc && p == rc+"/":
+	case c == rc && joined(p, rc, "/"):
 		return PathRootSlash
 	case dotDotName(p):
 		return PathDotDotName
-	case p != c && p != c+"/": // not canonical, but a trailing slash: "/./", "//", "/."
+	case p != c && !joined(p, c, "/"): // not canonical, but a trailing slash: "/./", "//", "/."
 		return PathDotSegments
 	case strings.IndexByte(p, '%') >= 0:
 		return PathPercent
-	case ByteClass(p) != ASCII:
+	case class != ASCII:
 		return PathLookalike
 	case strings.HasSuffix(p, "/"):
 		return PathTrailing
@@ -237,6 +246,9 @@ func underShape(p, c, rc string) int {
 // and "\\", SPEC §4) and the separator beside it ('\\' when either side is
 // a backslash), or -1.
 func traversalAt(p string) (int, byte) {
+	if !strings.Contains(p, "..") {
+		return -1, 0 // the common case, found by a vectorized search
+	}
 	start := 0
 	for i := 0; i <= len(p); i++ {
 		if i < len(p) && p[i] != '/' && p[i] != '\\' {
@@ -256,12 +268,26 @@ func traversalAt(p string) (int, byte) {
 
 // dotDotName reports a segment that begins with ".." and is not "..".
 func dotDotName(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
+	if !strings.Contains(p, "..") {
+		return false
+	}
+	for seg := range strings.SplitSeq(p, "/") {
 		if len(seg) > 2 && strings.HasPrefix(seg, "..") {
 			return true
 		}
 	}
 	return false
+}
+
+// hasDotSuffix reports whether h ends with "."+g, without building it.
+func hasDotSuffix(h, g string) bool {
+	rest, ok := strings.CutSuffix(h, g)
+	return ok && strings.HasSuffix(rest, ".")
+}
+
+// joined reports whether s is a followed by b, without building a+b.
+func joined(s, a, b string) bool {
+	return len(s) == len(a)+len(b) && strings.HasPrefix(s, a) && strings.HasSuffix(s, b)
 }
 
 // ClassifyHost returns the shape of a net_fetch host against the granted
@@ -279,7 +305,7 @@ func ClassifyHost(h string, granted []string) int {
 		return HostSpace
 	case strings.IndexByte(h, '@') >= 0:
 		for _, g := range granted {
-			if strings.HasPrefix(h, g+"@") {
+			if rest, ok := strings.CutPrefix(h, g); ok && strings.HasPrefix(rest, "@") {
 				return HostGrantedAt
 			}
 		}
@@ -289,9 +315,9 @@ func ClassifyHost(h string, granted []string) int {
 		switch {
 		case strings.EqualFold(h, g):
 			return HostCase
-		case h == g+".":
+		case joined(h, g, "."):
 			return HostTrailingDot
-		case h == g+"..":
+		case joined(h, g, ".."):
 			return HostTwoDots
 		}
 	}
@@ -306,7 +332,7 @@ func ClassifyHost(h string, granted []string) int {
 	}
 	for _, g := range granted {
 		switch {
-		case strings.HasSuffix(h, "."+g):
+		case hasDotSuffix(h, g):
 			return HostSubdomain
 		case strings.HasPrefix(h, g):
 			return HostPrefix

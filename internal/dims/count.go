@@ -3,6 +3,7 @@ package dims
 import (
 	"math"
 	"net/netip"
+	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -34,13 +35,21 @@ func (r *recorder) Call(n, in string) (string, bool) { return r.keep(r.RefWorld.
 // reference sandbox over sc's world under g (sc's grant, built) and
 // classes what reached each step of the pipeline. t, when not nil, is
 // sc's world already prepared (core.PrepareWorld of it).
+//
+// c keeps the memory Count uses for a scenario and reuses it for the
+// next: count a campaign's scenarios into one Counts per goroutine.
 func Count(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Counts) {
 	if t == nil {
 		t = core.PrepareWorld(sc.World)
 	}
-	w := &recorder{RefWorld: t.New()}
+	if c.run == nil {
+		c.run = new(counter)
+	}
+	s := c.run
+	s.start(sc, g, t)
+	defer s.finish()
+	w := &s.world
 	ref := core.NewReference(g, w)
-	gs := grantSets{read: newRootSet(g.FSRead()), write: newRootSet(g.FSWrite()), hosts: g.NetHosts()}
 	b := g.Budgets()
 	clock := sc.World.Clock
 	t0, _ := clock.At(0)
@@ -74,10 +83,10 @@ func Count(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Counts
 			c.pairs(b, st, 0, false)
 			continue
 		}
-		c.args(op, &gs)
+		c.args(op, s)
 		for _, e := range w.Journal()[j:] {
 			if e.Call == core.CallResolve {
-				c.address(spelling(e.Name, sc.World.DNS), e.Addr)
+				c.address(s.spelling(e.Name), e.Addr)
 			}
 		}
 		if !w.has { // no effect produced bytes: nothing to charge, not even 0
@@ -193,48 +202,117 @@ func clockShape(c core.TickClock) int {
 	return -1
 }
 
-// grantSets is what the shape points read of a grant, made once a
-// scenario.
-type grantSets struct {
+// counter is what Count needs of one scenario besides the counts: the
+// recording world, the grant's roots and hosts, and the spellings of the
+// hosts resolved so far. Counts keeps one and Count reuses its memory
+// scenario after scenario.
+type counter struct {
+	world       recorder
 	read, write rootSet
-	hosts       []string
+	hosts       []string         // the granted hosts
+	spellings   []int            // spellings[i] is hosts[i]'s spelling, or -1 before it resolved
+	dns         []core.DNSRecord // the world's dns lines
+}
+
+// start readies s for counting sc, run under g over a world started
+// from t.
+func (s *counter) start(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate) {
+	spec := g.Spec() // the grant's lists, copied in one allocation
+	s.read = newRootSet(s.read, spec.FSRead)
+	s.write = newRootSet(s.write, spec.FSWrite)
+	s.hosts = spec.NetHosts
+	s.spellings = s.spellings[:0]
+	for range s.hosts {
+		s.spellings = append(s.spellings, -1)
+	}
+	s.dns = sc.World.DNS
+	s.world = recorder{RefWorld: t.New()}
+	// The reference journals at most two calls an op: room for them all
+	// at once, in memory earlier worlds handed back, saves the appends'
+	// doublings.
+	s.world.Reserve(2 * len(sc.Steps))
+}
+
+// finish hands the journal's memory back and lets go of the scenario's
+// world, data and grant.
+func (s *counter) finish() {
+	s.world.Release()
+	s.world = recorder{}
+	s.hosts, s.dns = nil, nil
+}
+
+// spelling is the spelling of granted host h as resolved (see spelling),
+// found once a scenario: a scenario fetches from the same few hosts.
+func (s *counter) spelling(h string) int {
+	i := slices.Index(s.hosts, h)
+	if i < 0 { // the reference resolves granted hosts only
+		return spelling(h, s.dns)
+	}
+	if s.spellings[i] < 0 {
+		s.spellings[i] = spelling(h, s.dns)
+	}
+	return s.spellings[i]
+}
+
+// Argument positions whose bytes are classed, by op kind, in argument
+// order.
+var (
+	readArgs  = []int{ArgFSPath}
+	writeArgs = []int{ArgFSPath, ArgWriteData}
+	fetchArgs = []int{ArgHost, ArgFetchPath}
+	toolArgs  = []int{ArgToolName, ArgToolInput}
+)
+
+// argPositions returns the positions of kind's arguments, nil for a kind
+// that is none of the four.
+func argPositions(kind string) []int {
+	switch kind {
+	case core.OpRead:
+		return readArgs
+	case core.OpWrite:
+		return writeArgs
+	case core.OpFetch:
+		return fetchArgs
+	case core.OpTool:
+		return toolArgs
+	}
+	return nil
 }
 
 // args counts the byte classes of op's kind and arguments and, for the
 // ops that reach their checks, the path or host shape.
-func (c *Counts) args(op core.Op, g *grantSets) {
+func (c *Counts) args(op core.Op, s *counter) {
 	c.hit(baseBytes + ArgKind*numByteClasses + c.class(op.Kind))
-	var pos []int
-	switch op.Kind {
-	case core.OpRead:
-		pos = []int{ArgFSPath}
-	case core.OpWrite:
-		pos = []int{ArgFSPath, ArgWriteData}
-	case core.OpFetch:
-		pos = []int{ArgHost, ArgFetchPath}
-	case core.OpTool:
-		pos = []int{ArgToolName, ArgToolInput}
-	}
-	for i, a := range op.Args {
-		if i < len(pos) {
-			c.hit(baseBytes + pos[i]*numByteClasses + c.class(a))
+	pos := argPositions(op.Kind)
+	// The classes say whether the op is well formed (core.WellFormed,
+	// SPEC §5 step 3): an argument is when it is ASCII or multi-byte
+	// UTF-8, neither NUL nor invalid. Each argument is scanned once.
+	wellFormed := len(pos) > 0 && len(op.Args) == len(pos)
+	var pathClass int
+	for i, a := range op.Args[:min(len(op.Args), len(pos))] {
+		cls := c.class(a)
+		c.hit(baseBytes + pos[i]*numByteClasses + cls)
+		wellFormed = wellFormed && (cls == ASCII || cls == MultiByte)
+		if i == 0 {
+			pathClass = cls // an fs op's path
 		}
 	}
-	if !core.WellFormed(op.Args, len(pos)) || len(pos) == 0 {
+	if !wellFormed {
 		return
 	}
 	switch op.Kind {
 	case core.OpRead:
-		c.path(op.Args[0], g.read)
+		c.path(op.Args[0], pathClass, s.read)
 	case core.OpWrite:
-		c.path(op.Args[0], g.write)
+		c.path(op.Args[0], pathClass, s.write)
 	case core.OpFetch:
-		c.hit(baseHost + ClassifyHost(op.Args[0], g.hosts))
+		c.hit(baseHost + ClassifyHost(op.Args[0], s.hosts))
 	}
 }
 
-func (c *Counts) path(p string, roots rootSet) {
-	shape, slash, named := roots.classify(p)
+// path counts the shape of fs path p, whose ByteClass is class.
+func (c *Counts) path(p string, class int, roots rootSet) {
+	shape, slash, named := roots.classify(p, class)
 	if !named {
 		c.hit(baseLoose + shape)
 		return

@@ -51,15 +51,19 @@ func (p Point) String() string { return p.Dim + " " + p.Group + ": " + p.Name }
 func Catalog() []Point { return append([]Point(nil), catalog...) }
 
 // Counts holds how often each point of the Catalog was hit. The zero
-// Counts is empty and ready to use.
+// Counts is empty and ready to use. It is not safe for concurrent use, and
+// copies of it share the memory Count keeps in it to reuse: count into
+// one copy at a time.
 type Counts struct {
 	hits []uint64
-	memo [16]classMemo // byte classes of long strings seen lately
+	memo [1 << memoBits]classMemo // byte classes of long strings seen lately, by memoSlot
+	run  *counter                 // Count's per-scenario state, reused; nil before the first Count
 }
 
 // classMemo remembers the byte class of one long string by its bytes'
 // address and length: generated scenarios return the same megabyte of
-// filler again and again, and a string's bytes never change.
+// filler again and again, and a string's bytes never change (the memo's
+// pointer keeps them from being freed and reused).
 type classMemo struct {
 	p     *byte
 	n     int
@@ -69,17 +73,39 @@ type classMemo struct {
 // memoFrom is the length from which byte classes are remembered.
 const memoFrom = 512
 
-// class is ByteClass(s), remembered for long strings.
+// class is ByteClass(s), remembered for long strings. Memos are found by
+// address alone, because generated floods are slices fill[:n] of one
+// string with many lengths n, and every prefix of ASCII is ASCII: an
+// ASCII memo answers for any length up to its own. Other classes are not
+// kept by prefixes (a cut can split a rune; a NUL can lie past the cut)
+// and answer for their own length only. A slot keeps the longest string
+// it has seen: what a memo saves is a scan of its length, and a megabyte
+// of filler must not make way for the kilobyte path of one scenario.
 func (c *Counts) class(s string) int {
 	if len(s) < memoFrom {
 		return ByteClass(s)
 	}
 	p := unsafe.StringData(s)
-	m := &c.memo[(uintptr(unsafe.Pointer(p))>>4^uintptr(len(s)))%uintptr(len(c.memo))]
-	if m.p != p || m.n != len(s) {
-		*m = classMemo{p, len(s), ByteClass(s)}
+	m := &c.memo[memoSlot(p)]
+	switch {
+	case m.p == p && (len(s) == m.n || m.class == ASCII && len(s) < m.n):
+		return m.class
+	case len(s) < m.n:
+		return ByteClass(s)
 	}
+	*m = classMemo{p, len(s), ByteClass(s)}
 	return m.class
+}
+
+// memoBits is the log2 of the number of memo slots.
+const memoBits = 4
+
+// memoSlot returns the memo slot of the string at p: the top memoBits
+// bits of p times 2^64/φ (Fibonacci hashing), which depend on all of p's
+// bits. Low bits alone would not do: large strings start at page
+// boundaries, where they are all zero, and would share one slot.
+func memoSlot(p *byte) int {
+	return int(uint64(uintptr(unsafe.Pointer(p))) * 0x9e3779b97f4a7c15 >> (64 - memoBits))
 }
 
 // Hits returns the count of point i of the Catalog.

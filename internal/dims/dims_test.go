@@ -323,3 +323,21 @@ func TestCatalogIsComplete(t *testing.T) {
 	}
 	_ = math.MaxInt64
 }
+
+// TestClassMemo: the memo of long strings' classes answers for a prefix
+// of a remembered string only when that is sound (a prefix of ASCII is
+// ASCII), and is exactly ByteClass whatever order strings come in.
+func TestClassMemo(t *testing.T) {
+	nul := strings.Repeat("a", 2*memoFrom) + "\x00"
+	multi := strings.Repeat("é", memoFrom)
+	cases := []string{
+		nul, nul[:2*memoFrom], nul[:memoFrom], nul, // NUL past the cut; then the ASCII prefix, longer and shorter
+		multi, multi[:2*memoFrom-1], multi[:memoFrom], multi, // a cut inside a rune is invalid UTF-8
+	}
+	var c Counts
+	for i, s := range cases {
+		if got, want := c.class(s), ByteClass(s); got != want {
+			t.Errorf("case %d (%d bytes): class = %s, want %s", i, len(s), byteClassNames[got], byteClassNames[want])
+		}
+	}
+}
