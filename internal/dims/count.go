@@ -208,6 +208,7 @@ func clockShape(c core.TickClock) int {
 // scenario after scenario.
 type counter struct {
 	world       recorder
+	refWorld    core.RefWorld // the world the recorder wraps, renewed for each scenario
 	read, write rootSet
 	hosts       []string         // the granted hosts
 	spellings   []int            // spellings[i] is hosts[i]'s spelling, or -1 before it resolved
@@ -226,20 +227,23 @@ func (s *counter) start(sc *scenario.Scenario, g core.Grant, t *core.WorldTempla
 		s.spellings = append(s.spellings, -1)
 	}
 	s.dns = sc.World.DNS
-	s.world = recorder{RefWorld: t.New()}
+	t.Renew(&s.refWorld) // in the memory of the scenario counted before
+	s.world = recorder{RefWorld: &s.refWorld}
 	// The reference journals at most two calls an op: room for them all
-	// at once, in memory earlier worlds handed back, saves the appends'
-	// doublings.
+	// at once saves the appends' doublings.
 	s.world.Reserve(2 * len(sc.Steps))
 }
 
-// finish hands the journal's memory back and lets go of the scenario's
-// world, data and grant.
+// finish lets go of the scenario's world, data and grant, keeping the
+// world's memory for the next.
 func (s *counter) finish() {
-	s.world.Release()
+	noWorld.Renew(&s.refWorld)
 	s.world = recorder{}
 	s.hosts, s.dns = nil, nil
 }
+
+// noWorld is the empty world a counter is left in between scenarios.
+var noWorld = core.PrepareWorld(core.WorldSpec{})
 
 // spelling is the spelling of granted host h as resolved (see spelling),
 // found once a scenario: a scenario fetches from the same few hosts.
