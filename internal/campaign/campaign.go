@@ -132,6 +132,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	col := newCollector(cfg.StopAtFirst, out.put)
 	stopHurry := context.AfterFunc(ctx, out.interrupt) // interrupted: minimize what is pending briefly
 	defer stopHurry()
+	// The reference itself under test is the run dims.Count would make:
+	// its points are counted from the check's watched run, not from a
+	// second run.
+	countInCheck := cfg.Dimensions && cfg.Target.Name == sut.Reference && cfg.Target.Adapt == nil
 	var (
 		next    atomic.Int64 // next check index to hand out
 		done    atomic.Int64 // checks finished
@@ -155,6 +159,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				return
 			}
 			defer end()
+			// counting is this scenario's counting reference, when the points
+			// are counted from the check itself. It is set before each Check,
+			// which hands the scenario to the checker's goroutine after.
+			var counting core.Factory
+			if countInCheck {
+				f = func(g core.Grant, w core.World) (core.Sandbox, error) { return counting(g, w) }
+			}
 			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout})
 			defer checker.Close()
 			for first := true; first || runCtx.Err() == nil; first = false {
@@ -177,13 +188,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				if err != nil {
 					panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
 				}
-				if cfg.Dimensions {
+				switch {
+				case countInCheck:
+					counting = dcs[w].Counting(sc)
+				case cfg.Dimensions:
 					c.World = oracle.PrepareScenarioWorld(sc.World) // once, for the check and the count
 				}
 				before := cov.Ops
 				fs := checker.Check(c, cov)
 				ops.Add(cov.Ops - before)
-				if cfg.Dimensions {
+				if cfg.Dimensions && !countInCheck {
 					dims.Count(sc, c.Grant, c.World.Template(), &dcs[w])
 					if !hung(fs) { // a hung sandbox may still read its world
 						c.World.Recycle()

@@ -42,75 +42,96 @@ func Count(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Counts
 	if t == nil {
 		t = core.PrepareWorld(sc.World)
 	}
-	if c.run == nil {
-		c.run = new(counter)
-	}
-	s := c.run
-	s.start(sc, g, t)
+	s := c.counter()
+	s.start(sc, g)
 	defer s.finish()
-	w := &s.world
-	ref := core.NewReference(g, w)
-	b := g.Budgets()
-	clock := sc.World.Clock
-	t0, _ := clock.At(0)
-	countClockShape := clockShape(clock)
+	t.Renew(&s.refWorld) // in the memory of the scenario counted before
+	s.begin(sc, core.NewReference(g, &s.world))
 	for i := range sc.Steps {
-		if _, halted := ref.Halted(); halted {
+		if _, halted := s.ref.Halted(); halted {
 			return // every later op stops at the gate
 		}
-		op := sc.Steps[i].Op
-		before := ref.Usage()
-		reads := w.ClockReads()
-		j := w.JournalLen()
-		w.has = false
-		res := ref.Run(op)
-		st := edgeState{ops: before.Ops + 1}
-		var top bool
-		st.wall, st.wallPast, top = wallAt(clock, reads, t0)
-		c.budget(0, b.MaxOps, st.ops, true)
-		if st.ops > b.MaxOps {
-			c.pairs(b, st, 0, false)
-			continue // no clock read, no dispatch
-		}
-		if countClockShape >= 0 {
-			c.hit(baseClock + countClockShape)
-		}
-		if top {
-			c.hit(baseClock + ClockPastTop)
-		}
-		c.budget(1, b.MaxWall, st.wall, !st.wallPast)
-		if res.Kind == core.MaxWall {
-			c.pairs(b, st, 0, false)
-			continue
-		}
-		c.args(op, s)
-		for _, e := range w.Journal()[j:] {
-			if e.Call == core.CallResolve {
-				c.address(s.spelling(e.Name), e.Addr)
-			}
-		}
-		if !w.has { // no effect produced bytes: nothing to charge, not even 0
-			c.pairs(b, st, 0, false)
-			continue
-		}
-		n := int64(len(w.data))
-		out := satAdd(before.Output, n)
-		c.budget(2, b.MaxOutputBytes, out, true)
-		c.pairs(b, st, out, true)
-		if n == 0 {
-			continue
-		}
-		cls := c.class(w.data)
-		c.hit(baseBytes + ArgData*numByteClasses + cls)
-		if cls == MultiByte {
-			switch {
-			case out == b.MaxOutputBytes:
-				c.hit(baseEdgeData)
-			case b.MaxOutputBytes < math.MaxInt64 && out == b.MaxOutputBytes+1:
-				c.hit(baseEdgeData + 1)
-			}
+		c.step(sc.Steps[i].Op)
+	}
+}
+
+// counter returns c's per-scenario state, made on first use.
+func (c *Counts) counter() *counter {
+	if c.run == nil {
+		c.run = &counter{c: c}
+	}
+	return c.run
+}
+
+// begin readies s to count sc's ops as ref runs them over s.world, which
+// wraps the world ref was built over.
+func (s *counter) begin(sc *scenario.Scenario, ref *core.Reference) {
+	s.ref = ref
+	s.clock = sc.World.Clock
+	s.t0, _ = s.clock.At(0)
+	s.clockShape = clockShape(s.clock)
+	// The reference journals at most two calls an op: room for them all
+	// at once saves the appends' doublings.
+	s.world.Reserve(2 * len(sc.Steps))
+}
+
+// step runs op on the reference and counts the points it hits. The
+// reference has not halted.
+func (c *Counts) step(op core.Op) core.Result {
+	s := c.run
+	w, b := &s.world, s.budgets
+	before := s.ref.Usage()
+	reads := w.ClockReads()
+	j := w.JournalLen()
+	w.has = false
+	res := s.ref.Run(op)
+	st := edgeState{ops: before.Ops + 1}
+	var top bool
+	st.wall, st.wallPast, top = wallAt(s.clock, reads, s.t0)
+	c.budget(0, b.MaxOps, st.ops, true)
+	if st.ops > b.MaxOps {
+		c.pairs(b, st, 0, false)
+		return res // no clock read, no dispatch
+	}
+	if s.clockShape >= 0 {
+		c.hit(baseClock + s.clockShape)
+	}
+	if top {
+		c.hit(baseClock + ClockPastTop)
+	}
+	c.budget(1, b.MaxWall, st.wall, !st.wallPast)
+	if res.Kind == core.MaxWall {
+		c.pairs(b, st, 0, false)
+		return res
+	}
+	c.args(op, s)
+	for _, e := range w.Journal()[j:] {
+		if e.Call == core.CallResolve {
+			c.address(s.spelling(e.Name), e.Addr)
 		}
 	}
+	if !w.has { // no effect produced bytes: nothing to charge, not even 0
+		c.pairs(b, st, 0, false)
+		return res
+	}
+	n := int64(len(w.data))
+	out := satAdd(before.Output, n)
+	c.budget(2, b.MaxOutputBytes, out, true)
+	c.pairs(b, st, out, true)
+	if n == 0 {
+		return res
+	}
+	cls := c.class(w.data)
+	c.hit(baseBytes + ArgData*numByteClasses + cls)
+	if cls == MultiByte {
+		switch {
+		case out == b.MaxOutputBytes:
+			c.hit(baseEdgeData)
+		case b.MaxOutputBytes < math.MaxInt64 && out == b.MaxOutputBytes+1:
+			c.hit(baseEdgeData + 1)
+		}
+	}
+	return res
 }
 
 // edgeState is where an op's usage lands against the budgets: ops and
@@ -207,8 +228,14 @@ func clockShape(c core.TickClock) int {
 // hosts resolved so far. Counts keeps one and Count reuses its memory
 // scenario after scenario.
 type counter struct {
+	c           *Counts
+	ref         *core.Reference
 	world       recorder
-	refWorld    core.RefWorld // the world the recorder wraps, renewed for each scenario
+	refWorld    core.RefWorld // the world the recorder wraps when Count runs the scenario, renewed for each
+	budgets     core.Budgets
+	clock       core.TickClock
+	t0          int64
+	clockShape  int // the clock's shape point, or -1
 	read, write rootSet
 	hosts       []string         // the granted hosts
 	spellings   []int            // spellings[i] is hosts[i]'s spelling, or -1 before it resolved
@@ -217,8 +244,9 @@ type counter struct {
 
 // start readies s for counting sc, run under g over a world started
 // from t.
-func (s *counter) start(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate) {
+func (s *counter) start(sc *scenario.Scenario, g core.Grant) {
 	spec := g.Spec() // the grant's lists, copied in one allocation
+	s.budgets = spec.Budgets
 	s.read = newRootSet(s.read, spec.FSRead)
 	s.write = newRootSet(s.write, spec.FSWrite)
 	s.hosts = spec.NetHosts
@@ -227,18 +255,14 @@ func (s *counter) start(sc *scenario.Scenario, g core.Grant, t *core.WorldTempla
 		s.spellings = append(s.spellings, -1)
 	}
 	s.dns = sc.World.DNS
-	t.Renew(&s.refWorld) // in the memory of the scenario counted before
 	s.world = recorder{RefWorld: &s.refWorld}
-	// The reference journals at most two calls an op: room for them all
-	// at once saves the appends' doublings.
-	s.world.Reserve(2 * len(sc.Steps))
 }
 
 // finish lets go of the scenario's world, data and grant, keeping the
 // world's memory for the next.
 func (s *counter) finish() {
 	noWorld.Renew(&s.refWorld)
-	s.world = recorder{}
+	s.world, s.ref = recorder{}, nil
 	s.hosts, s.dns = nil, nil
 }
 

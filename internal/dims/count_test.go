@@ -10,20 +10,23 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/corpus"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestCountMatchesSlow: Count hits exactly the points the plain version
 // in slow_test.go hits, scenario by scenario, over generated scenarios
 // (with and without a prepared world, as campaigns and countDrawn call
-// it) and the committed corpus. One Counts counts them all, as a campaign
-// worker's does, so state Count keeps between calls is exercised too.
+// it) and the committed corpus; and so does counting while the oracle
+// checks the scenario on the reference (Counting). One Counts counts them
+// all, as a campaign worker's does, so state kept between calls is
+// exercised too.
 func TestCountMatchesSlow(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 300
 	}
-	var fast, slow dims.Counts
+	var fast, slow, viaCheck dims.Counts
 	check := func(name string, sc *scenario.Scenario, prepared bool) {
 		t.Helper()
 		g, err := core.NewGrant(sc.Grant)
@@ -36,10 +39,15 @@ func TestCountMatchesSlow(t *testing.T) {
 		}
 		dims.Count(sc, g, tmpl, &fast)
 		dims.CountSlow(sc, g, nil, &slow)
-		if f, s := fast.Slice(), slow.Slice(); !slices.Equal(f, s) {
-			for i, p := range dims.Catalog() {
-				if f[i] != s[i] {
-					t.Fatalf("%s (prepared=%v): %s: Count says %d hits so far, the slow version %d\n%s", name, prepared, p, f[i], s[i], sc.Format())
+		if fs := oracle.CheckInline(viaCheck.Counting(sc), oracle.Case{Scenario: sc, Grant: g}, new(oracle.Coverage)); len(fs) > 0 {
+			t.Fatalf("%s: the counting reference has findings: %v", name, fs)
+		}
+		for how, counts := range map[string]*dims.Counts{"Count": &fast, "counting in a check": &viaCheck} {
+			if f, s := counts.Slice(), slow.Slice(); !slices.Equal(f, s) {
+				for i, p := range dims.Catalog() {
+					if f[i] != s[i] {
+						t.Fatalf("%s (prepared=%v): %s: %s says %d hits so far, the slow version %d\n%s", name, prepared, p, how, f[i], s[i], sc.Format())
+					}
 				}
 			}
 		}
