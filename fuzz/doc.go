@@ -13,8 +13,14 @@
 //	FuzzParse     fuzzinput.CheckParse       .sbx parse → format → parse
 //	FuzzPaths     fuzzinput.CheckPaths       SPEC §4 helpers against an independent formulation
 //	FuzzResolve   fuzzinput.CheckResolve     the inet_aton parser against an independent one
-//	FuzzProperty  sbxtest.PropertyOf         the main rapid property, through rapid.MakeFuzz
 //	FuzzTrivial   fuzzinput.Trivial          nothing: the throughput baseline
+//
+// FuzzProperty, the main rapid property (sbxtest.PropertyOf) through
+// rapid.MakeFuzz, lives in package fuzz/property. The Go fuzzer reads and
+// resets every coverage counter of the test binary around each exec, and
+// a test binary links everything any of its targets links: rapid and
+// sbxtest would make every exec of every target here cost about a sixth
+// more.
 //
 // The decoder, its modes (arena, generated, text), the seed corpora and
 // the corpus-file layouts are documented in internal/fuzzinput. Every
@@ -22,7 +28,8 @@
 //
 // # Seeds and crashers
 //
-// The seed corpora under testdata/fuzz/<Target>/ are generated from
+// The seed corpora under testdata/fuzz/<Target>/ (and
+// property/testdata/fuzz/FuzzProperty/) are generated from
 // corpus/**/*.sbx by go generate ./fuzz (fuzzinput.SeedFiles): every
 // regression scenario is also a seed. A crasher of FuzzScenario — a go test
 // fuzz v1 file, or a libFuzzer crash file from ClusterFuzzLite — becomes a
@@ -38,4 +45,4 @@
 // *testing.T).
 package fuzz
 
-//go:generate go run ./internal/seedgen -corpus ../corpus -out testdata/fuzz
+//go:generate go run ./internal/seedgen -corpus ../corpus -out .

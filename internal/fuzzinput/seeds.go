@@ -24,8 +24,8 @@ const (
 )
 
 // SeedFiles returns the seed corpora of the fuzz targets, keyed by their
-// path below testdata/fuzz ("FuzzScenario/sbx-classes-traversal"), each a
-// go test fuzz v1 file:
+// path below the fuzz directory ("testdata/fuzz/FuzzScenario/sbx-classes-traversal",
+// SeedPath), each a go test fuzz v1 file:
 //
 //   - FuzzScenario: every .sbx file below corpusDir as a ModeText input
 //     (CompactSeed), and a few arena- and generated-mode inputs;
@@ -51,23 +51,35 @@ func SeedFiles(corpusDir string) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out["FuzzScenario/"+name] = EncodeGoFuzz(seed)
-		out["FuzzParse/"+name] = EncodeGoFuzz(text)
+		out[SeedPath("FuzzScenario", name)] = EncodeGoFuzz(seed)
+		out[SeedPath("FuzzParse", name)] = EncodeGoFuzz(text)
 	}
 	for i, in := range byteSeeds(0x5eed, 8, 160) {
-		out[fmt.Sprintf("FuzzScenario/%sarena-%d", otherSeedPrefix, i)] = EncodeGoFuzz(append([]byte{byte(i), byte(i * 8)}, in...))
+		out[SeedPath("FuzzScenario", fmt.Sprintf("%sarena-%d", otherSeedPrefix, i))] = EncodeGoFuzz(append([]byte{byte(i), byte(i * 8)}, in...))
 		if i < 4 {
-			out[fmt.Sprintf("FuzzScenario/%sgenerated-%d", otherSeedPrefix, i)] = EncodeGoFuzz(append([]byte{generatedStart + byte(i)}, in...))
-			out[fmt.Sprintf("FuzzProperty/%sbits-%d", otherSeedPrefix, i)] = EncodeGoFuzz(in)
+			out[SeedPath("FuzzScenario", fmt.Sprintf("%sgenerated-%d", otherSeedPrefix, i))] = EncodeGoFuzz(append([]byte{generatedStart + byte(i)}, in...))
+			out[SeedPath("FuzzProperty", fmt.Sprintf("%sbits-%d", otherSeedPrefix, i))] = EncodeGoFuzz(in)
 		}
 	}
 	for i, pr := range pathSeeds {
-		out[fmt.Sprintf("FuzzPaths/%sspec-%02d", otherSeedPrefix, i)] = EncodeGoFuzz(pr[0], pr[1])
+		out[SeedPath("FuzzPaths", fmt.Sprintf("%sspec-%02d", otherSeedPrefix, i))] = EncodeGoFuzz(pr[0], pr[1])
 	}
 	for i, s := range resolveSeeds {
-		out[fmt.Sprintf("FuzzResolve/%sspec-%02d", otherSeedPrefix, i)] = EncodeGoFuzz(s)
+		out[SeedPath("FuzzResolve", fmt.Sprintf("%sspec-%02d", otherSeedPrefix, i))] = EncodeGoFuzz(s)
 	}
 	return out, nil
+}
+
+// SeedPath is where the seed name of target goes, below the fuzz
+// directory: testdata/fuzz/<target>/name, as go test -fuzz reads it, in
+// package fuzz/property for FuzzProperty (package fuzz/property's doc says
+// why it is a package of its own).
+func SeedPath(target, name string) string {
+	dir := "testdata/fuzz"
+	if target == "FuzzProperty" {
+		dir = "property/testdata/fuzz"
+	}
+	return path.Join(dir, target, name)
 }
 
 // TextSeed is a ModeText input for a scenario file: a "# seed: NAME" line,

@@ -17,21 +17,25 @@ func TestSeedsUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, data := range want {
-		got, err := os.ReadFile(filepath.Join("../../fuzz/testdata/fuzz", filepath.FromSlash(name)))
+		got, err := os.ReadFile(filepath.Join("../../fuzz", filepath.FromSlash(name)))
 		if err != nil || !bytes.Equal(got, data) {
-			t.Errorf("testdata/fuzz/%s is missing or stale (%v): run go generate ./fuzz", name, err)
+			t.Errorf("fuzz/%s is missing or stale (%v): run go generate ./fuzz", name, err)
 		}
 	}
-	committed, err := filepath.Glob("../../fuzz/testdata/fuzz/*/*")
-	if err != nil {
-		t.Fatal(err)
+	var committed []string
+	for _, dir := range []string{"testdata/fuzz", "property/testdata/fuzz"} {
+		files, err := filepath.Glob(filepath.Join("../../fuzz", dir, "*", "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		committed = append(committed, files...)
 	}
 	for _, p := range committed {
-		name := filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("..", "..", "fuzz", "testdata", "fuzz")+string(filepath.Separator)))
+		name := filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("..", "..", "fuzz")+string(filepath.Separator)))
 		base := filepath.Base(p)
 		generated := strings.HasPrefix(base, corpusSeedPrefix) || strings.HasPrefix(base, otherSeedPrefix)
 		if _, ok := want[name]; generated && !ok {
-			t.Errorf("testdata/fuzz/%s is no longer generated: run go generate ./fuzz", name)
+			t.Errorf("fuzz/%s is no longer generated: run go generate ./fuzz", name)
 		}
 	}
 	scenarios, err := filepath.Glob("../../corpus/*/*.sbx")
@@ -40,7 +44,7 @@ func TestSeedsUpToDate(t *testing.T) {
 	}
 	for _, s := range scenarios {
 		rel := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(s), "../../corpus/"), ".sbx")
-		if _, ok := want["FuzzScenario/"+corpusSeedPrefix+strings.ReplaceAll(rel, "/", "-")]; !ok {
+		if _, ok := want[SeedPath("FuzzScenario", corpusSeedPrefix+strings.ReplaceAll(rel, "/", "-"))]; !ok {
 			t.Errorf("%s is not a FuzzScenario seed", s)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 
 func main() {
 	corpus := flag.String("corpus", "../corpus", "the directory of .sbx scenarios")
-	out := flag.String("out", "testdata/fuzz", "where the go test fuzz v1 seeds go (empty: do not write them)")
+	out := flag.String("out", ".", "the fuzz directory, below which the go test fuzz v1 seeds go (fuzzinput.SeedPath; empty: do not write them)")
 	lib := flag.String("libfuzzer", "", "also write the []byte targets' seeds, in the go-118-fuzz-build libFuzzer layout, to DIR/<Target>/")
 	flag.Parse()
 	if err := run(*corpus, *out, *lib); err != nil {
@@ -44,7 +44,7 @@ func run(corpus, out, lib string) error {
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {
-		if strings.HasPrefix(name, "FuzzScenario/") || strings.HasPrefix(name, "FuzzParse/") {
+		if strings.HasPrefix(name, fuzzinput.SeedPath("FuzzScenario", "")+"/") || strings.HasPrefix(name, fuzzinput.SeedPath("FuzzParse", "")+"/") {
 			names = append(names, name)
 		}
 	}
@@ -54,7 +54,7 @@ func run(corpus, out, lib string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
 		}
-		p := filepath.Join(lib, filepath.FromSlash(name))
+		p := filepath.Join(lib, filepath.Base(filepath.Dir(name)), filepath.Base(name)) // DIR/<Target>/<seed>
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package fuzz
+package property
 
 import (
 	"testing"
@@ -11,8 +11,8 @@ import (
 // FuzzProperty is the main rapid property (sbxtest.PropertyOf) under the Go
 // fuzzer, on the sandbox SBXFUZZ_SUT names: its input is rapid's
 // bitstream. It does not build under go-118-fuzz-build (rapid.MakeFuzz
-// wants the standard *testing.T), so ClusterFuzzLite leaves it out; this
-// file holds nothing else.
+// wants the standard *testing.T), so ClusterFuzzLite leaves it out. Its
+// seeds are written by go generate ./fuzz.
 func FuzzProperty(f *testing.F) {
 	fuzzinput.OneProcPerWorker()
 	name, factory, err := fuzzinput.SUT()
