@@ -27,9 +27,10 @@ import (
 // per address the position allows — an interior has several — and per
 // variant of the spelling), each with its address.
 type rangePoint struct {
-	hosts []string
-	addrs []netip.Addr
-	name  bool // the hosts are names, answered by a dns line
+	hosts   []string
+	addrs   []netip.Addr
+	answers [][]netip.Addr // for a name, its dns line's answers: its address, then probePublic
+	name    bool           // the hosts are names, answered by a dns line
 }
 
 // rangePoints holds every reachable point; literalPoints and namePoints
@@ -73,6 +74,7 @@ func init() {
 						pt.name = true
 						pt.hosts = append(pt.hosts, "r"+strconv.Itoa(ri)+"-"+strconv.Itoa(pos)+"-"+strconv.Itoa(k)+".range.example")
 						pt.addrs = append(pt.addrs, a)
+						pt.answers = append(pt.answers, []netip.Addr{a, probePublic})
 						continue
 					}
 					for _, h := range spell(a, sp) {
@@ -233,7 +235,7 @@ func (b *builder) rangeProbes(slots int) {
 		k := src.Intn(len(pt.hosts))
 		h := pt.hosts[k]
 		b.g.NetHosts = append(b.g.NetHosts, h)
-		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: []netip.Addr{pt.addrs[k], probePublic}})
+		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: pt.answers[k]})
 	}
 }
 

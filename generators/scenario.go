@@ -41,29 +41,30 @@ func GenerateAtMost(src Source, n int) *scenario.Scenario {
 }
 
 func generate(src Source, limit int) *scenario.Scenario {
-	p := drawPlan(src)
+	d := newDraw(src)
+	p := drawPlan(d)
 	p.limit, p.n = limit, min(p.n, limit)
-	if ps, ok := src.(*pcgSource); ok {
-		ps.reserve(2*p.n + p.n/2) // two arguments an op, and some runs
-	}
 	sc := new(scenario.Scenario)
-	sc.Grant, sc.World = drawGrantWorld(src, p)
-	sc.Steps = make([]scenario.Step, 0, min(p.n+p.n/4+4, limit))
+	sc.Grant, sc.World = drawGrantWorld(d, p)
+	sc.Steps = d.steps // scratch, until stepsOut
 	g, grouped := src.(Grouper)
 	for i := 0; i < p.n && len(sc.Steps) < limit; i++ {
 		if !grouped {
-			step(src, sc, p)
+			step(d, sc, p)
 			continue
 		}
 		n0 := len(sc.Steps)
 		g.Group(func() {
 			sc.Steps = sc.Steps[:n0] // a retried group starts over
-			step(src, sc, p)
+			step(d, sc, p)
 		})
 	}
+	d.steps = sc.Steps
+	sc.Steps = d.stepsOut()
 	if p.prof == boundary && p.edge == outputLands {
-		landOutput(src, sc)
+		landOutput(d, sc)
 	}
+	d.release()
 	return sc
 }
 

@@ -3,6 +3,8 @@ package generators
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
 // The tables generators draw from. Strings are built once here, so that the
@@ -129,8 +131,10 @@ var rebinders = []struct {
 }
 
 // dnsMetadata is a harmless-looking name whose DNS line points at the
-// metadata service.
+// metadata service, its only answer.
 const dnsMetadata = "cfg.example"
+
+var metadataAnswer = []netip.Addr{core.MetadataAddr}
 
 // attackerHosts are exfiltration targets; attackerRoutes give some of them
 // bodies, so a leak returns data.

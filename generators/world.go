@@ -3,7 +3,6 @@ package generators
 import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"math"
-	"net/netip"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -90,16 +89,21 @@ type builder struct {
 	readHost, writeHost *rootInfo
 }
 
-func drawGrantWorld(src Source, p plan) (core.GrantSpec, core.WorldSpec) {
-	b := &builder{src: src}
-	b.w.Files = make([]core.File, 0, 24)
-	b.w.Routes = make([]core.Route, 0, 16)
+// drawGrantWorld draws the grant and the world for plan p. The lists that
+// grow one entry at a time are built in d's scratch and copied out exactly
+// sized.
+func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
+	b := &builder{src: d}
+	b.w.Files, b.w.Routes, b.g.NetHosts, b.w.DNS, b.w.ToolOutputs = d.files, d.routes, d.hosts, d.dns, d.outputs
 	b.writeRoots(b.readRoots())
 	b.outsideFiles()
 	b.links()
 	b.hosts(p.n)
 	b.tools()
-	b.g.Budgets, b.w.Clock = drawBudgets(src, p)
+	b.g.Budgets, b.w.Clock = drawBudgets(d, p)
+	d.files, d.routes, d.hosts, d.dns, d.outputs = b.w.Files, b.w.Routes, b.g.NetHosts, b.w.DNS, b.w.ToolOutputs
+	b.w.Files, b.w.Routes, b.g.NetHosts = exactly(d.files), exactly(d.routes), exactly(d.hosts)
+	b.w.DNS, b.w.ToolOutputs = d.dnsOut(), exactly(d.outputs)
 	return b.g, b.w
 }
 
@@ -269,7 +273,6 @@ func (b *builder) outsideFiles() {
 // and routes bodies for them and for attacker hosts.
 func (b *builder) hosts(slots int) {
 	src := b.src
-	b.g.NetHosts = make([]string, 0, 12)
 	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
 	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
 		b.plainHost(plainHosts[(i+j)%len(plainHosts)])
@@ -291,7 +294,7 @@ func (b *builder) hosts(slots int) {
 	}
 	if oneIn(src, 5) {
 		b.g.NetHosts = append(b.g.NetHosts, dnsMetadata)
-		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: dnsMetadata, Addrs: []netip.Addr{core.MetadataAddr}})
+		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: dnsMetadata, Addrs: metadataAnswer})
 		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
 	}
 	for n := 1 + src.Intn(2); n > 0; n-- {
@@ -321,14 +324,15 @@ func (b *builder) metadataHost(h string) {
 	b.route(h, metadataPaths[j], metadataBodies[j])
 }
 
-// rebinder adds rebinders[i]'s DNS line (a copy: scenarios share nothing
-// mutable) and routes, and grants the name when granted.
+// rebinder adds rebinders[i]'s DNS line (which drawGrantWorld copies out:
+// scenarios share nothing mutable) and routes, and grants the name when
+// granted.
 func (b *builder) rebinder(i int, granted bool) {
 	r := rebinders[i]
 	if granted {
 		b.g.NetHosts = append(b.g.NetHosts, r.host)
 	}
-	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: r.host, Addrs: slices.Clone(r.addrs)})
+	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: r.host, Addrs: r.addrs})
 	b.route(r.host, "/data", "public-data")
 }
 
@@ -342,7 +346,6 @@ func (b *builder) tools() {
 	for i, j := 0, src.Intn(len(grantTools)); i < n; i++ {
 		b.g.Tools[i] = grantTools[(i+j)%len(grantTools)]
 	}
-	b.w.ToolOutputs = make([]core.ToolOutput, 0, 4)
 	if slices.Contains(b.g.Tools, "dump") || oneIn(src, 4) { // ungranted, it is a leak to see
 		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: "dump", Output: fill[:pick(src, bigOutputSizes)]})
 	}
