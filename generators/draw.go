@@ -2,6 +2,7 @@ package generators
 
 import (
 	"net/netip"
+	"strings"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -21,6 +22,13 @@ import (
 type draw struct {
 	src Source
 	pcg *pcgSource // src when it is the seeded source: called directly
+
+	// text is the chunk cat carves short strings from. Bytes written to a
+	// strings.Builder are never changed, so the strings carved from it stay
+	// valid while later ones are appended, and a full chunk is left to the
+	// strings that use it. Unlike the scratch lists it may be shared by
+	// the scenarios of successive draws: only immutable bytes are.
+	text strings.Builder
 
 	steps []scenario.Step // the ops, until Generate copies them into the scenario
 	args  []string        // the ops' arguments, carved by newArgs
@@ -47,19 +55,14 @@ func newDraw(src Source) *draw {
 	return d
 }
 
-// release clears what the draw's scratch holds, so that a pooled draw
-// keeps no scenario alive, and recycles it.
+// release recycles the draw. Its scratch keeps the entries of the last
+// scenario until the next draw overwrites them (clearing costs a write
+// barrier per pointer while the collector runs); the pool drops idle
+// draws at each collection.
 func (d *draw) release() {
-	clear(d.steps)
-	clear(d.args)
-	clear(d.files)
-	clear(d.routes)
-	clear(d.links)
-	clear(d.hosts)
-	clear(d.dns)
-	clear(d.outputs)
-	*d = draw{steps: d.steps[:0], args: d.args[:0], files: d.files[:0], routes: d.routes[:0],
-		links: d.links[:0], hosts: d.hosts[:0], dns: d.dns[:0], outputs: d.outputs[:0]}
+	d.src, d.pcg = nil, nil
+	d.steps, d.args, d.files, d.routes = d.steps[:0], d.args[:0], d.files[:0], d.routes[:0]
+	d.links, d.hosts, d.dns, d.outputs = d.links[:0], d.hosts[:0], d.dns[:0], d.outputs[:0]
 	draws.Put(d)
 }
 
@@ -69,6 +72,37 @@ func (d *draw) Intn(n int) int {
 		return d.pcg.Intn(n)
 	}
 	return d.src.Intn(n)
+}
+
+// textChunk is the size of the chunks cat carves from: a scenario's
+// concatenations take a few hundred bytes.
+const textChunk = 2048
+
+// maxCarved bounds the strings cat carves: longer ones (long paths, big
+// inputs) get an allocation of their own rather than a chunk's room.
+const maxCarved = 256
+
+// cat returns the concatenation of parts: under Generate, carved from a
+// chunk shared with the scenario's other short strings, so that drawing a
+// path costs no allocation of its own; else allocated.
+func cat(src Source, parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	d, ok := src.(*draw)
+	if !ok || n > maxCarved {
+		return strings.Join(parts, "")
+	}
+	if d.text.Cap()-d.text.Len() < n {
+		d.text = strings.Builder{} // the full chunk stays with the strings carved from it
+		d.text.Grow(textChunk)
+	}
+	start := d.text.Len()
+	for _, p := range parts {
+		d.text.WriteString(p)
+	}
+	return d.text.String()[start:]
 }
 
 // carve returns the next n strings of the argument scratch, len == cap so

@@ -45,9 +45,9 @@ func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 	}
 	if oneIn(src, 5) {
 		t := pick(src, linkTwists)
-		p = dir + t.sep + p + t.suffix
+		p = cat(src, dir, t.sep, p, t.suffix)
 	} else {
-		p = dir + "/" + p
+		p = cat(src, dir, "/", p)
 	}
 	if writes {
 		return write(src, p, pick(src, writeData))

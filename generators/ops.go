@@ -160,7 +160,7 @@ func benignOp(src Source, sc *scenario.Scenario) core.Op {
 	case 0:
 		return read(src, benignReadPath(src, sc))
 	case 1:
-		return write(src, pickBase(src, g.FSWrite, "/work/out")+"/"+pick(src, writeNames), pick(src, writeData))
+		return write(src, cat(src, pickBase(src, g.FSWrite, "/work/out"), "/", pick(src, writeNames)), pick(src, writeData))
 	}
 	return tool(src, pick(src, g.Tools), pick(src, toolInputs))
 }
@@ -182,7 +182,7 @@ func benignReadPath(src Source, sc *scenario.Scenario) string {
 			}
 		}
 	}
-	return pickBase(src, sc.Grant.FSRead, "/work") + "/" + pick(src, fileNames)
+	return cat(src, pickBase(src, sc.Grant.FSRead, "/work"), "/", pick(src, fileNames))
 }
 
 // lookalikeOp is a path with lookalike dots, slashes or letters, or now and
@@ -212,7 +212,7 @@ func lookalikeOp(src Source, sc *scenario.Scenario) core.Op {
 func outsideOp(src Source, sc *scenario.Scenario) core.Op {
 	g := &sc.Grant
 	if len(g.FSRead) > 0 && oneIn(src, 5) {
-		p := pickBase(src, g.FSRead, "/work") + "/x"
+		p := cat(src, pickBase(src, g.FSRead, "/work"), "/x")
 		if !underAny(p, g.FSWrite) {
 			return write(src, p, "pwned")
 		}
@@ -252,12 +252,12 @@ func controlOp(src Source, sc *scenario.Scenario) core.Op {
 func insertAt(src Source, s, b string) string {
 	switch src.Intn(3) {
 	case 0:
-		return s + b
+		return cat(src, s, b)
 	case 1:
-		return b + s
+		return cat(src, b, s)
 	}
 	m := len(s) / 2
-	return s[:m] + b + s[m:]
+	return cat(src, s[:m], b, s[m:])
 }
 
 // longLabels are four 63-byte DNS labels; longHosts are very long names.
@@ -275,7 +275,7 @@ func longOp(src Source, sc *scenario.Scenario) core.Op {
 	case 1:
 		return fetch(src, pick(src, longHosts), "/x")
 	case 2:
-		return fetch(src, longLabels+anyHost(src, sc), "/status")
+		return fetch(src, cat(src, longLabels, anyHost(src, sc)), "/status")
 	case 3:
 		return tool(src, anyTool(src, sc), fill[:pick(src, inputSizes[1:])])
 	}
