@@ -6,19 +6,20 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// A draw is the Source one Generate call draws through, with the scratch
-// lists the scenario is built in. Lists grow one append at a time while a
-// scenario is drawn, so they are built in scratch that draws recycle, and
-// copied out once, exactly sized, when their length is known: a scenario
-// costs a few allocations of just the bytes it holds, and shares no memory
-// with the scratch or with other scenarios.
+// A draw is the Source one Generate call draws through, with what makes
+// the call cheap: the world's lists, which grow one append at a time, are
+// built in scratch that draws recycle and copied out once, exactly sized,
+// when the world is done; the ops' arguments are carved from one arena;
+// short strings from a shared chunk. (The ops themselves go straight into
+// the scenario's steps, sized from the plan: copying them out of scratch
+// would cost more than the room it saves.) A scenario shares no mutable
+// memory with the scratch or with other scenarios.
 //
 // A draw is a Source so that the generators keep drawing from a Source:
-// what only Generate has (the scratch) they reach through newArgs, and an
-// op drawn by Op for a Source of its own gets plain allocations instead.
+// what only Generate has they reach by asserting a *draw (newArgs, cat),
+// and an op drawn by Op for a Source of its own gets plain allocations.
 type draw struct {
 	src Source
 	pcg *pcgSource // src when it is the seeded source: called directly
@@ -30,13 +31,13 @@ type draw struct {
 	// the scenarios of successive draws: only immutable bytes are.
 	text strings.Builder
 
-	steps []scenario.Step // the ops, until Generate copies them into the scenario
-	args  []string        // the ops' arguments, carved by newArgs
+	// args is the scenario's arena of op arguments, which newArgs carves:
+	// the scenario's own memory, not scratch.
+	args []string
 
-	// The world and grant lists the builder appends to.
+	// Scratch for the world and grant lists the builder appends to.
 	files   []core.File
 	routes  []core.Route
-	links   []core.Link
 	hosts   []string
 	dns     []core.DNSRecord
 	outputs []core.ToolOutput
@@ -44,7 +45,7 @@ type draw struct {
 
 // draws recycles draws, scratch and all, between Generate calls (a
 // campaign makes a fresh Source for every scenario, so the scratch cannot
-// live in the Source). A draw holds no scenario's data once released.
+// live in the Source).
 var draws = sync.Pool{New: func() any { return new(draw) }}
 
 // newDraw returns a draw over src with empty scratch.
@@ -61,8 +62,8 @@ func newDraw(src Source) *draw {
 // draws at each collection.
 func (d *draw) release() {
 	d.src, d.pcg = nil, nil
-	d.steps, d.args, d.files, d.routes = d.steps[:0], d.args[:0], d.files[:0], d.routes[:0]
-	d.links, d.hosts, d.dns, d.outputs = d.links[:0], d.hosts[:0], d.dns[:0], d.outputs[:0]
+	d.args, d.files, d.routes = nil, d.files[:0], d.routes[:0]
+	d.hosts, d.dns, d.outputs = d.hosts[:0], d.dns[:0], d.outputs[:0]
 	draws.Put(d)
 }
 
@@ -105,38 +106,23 @@ func cat(src Source, parts ...string) string {
 	return d.text.String()[start:]
 }
 
-// carve returns the next n strings of the argument scratch, len == cap so
-// that appending to it never reaches a neighbour's. When the scratch is
-// full it moves to a bigger array; the ops carved so far keep the old one
-// until stepsOut copies them out.
+// argChunk is how many arguments the arena gains when a scenario
+// outgrows what Generate reserved.
+const argChunk = 64
+
+// reserve gives the argument arena room for n arguments in one allocation.
+func (d *draw) reserve(n int) { d.args = make([]string, 0, n) }
+
+// carve returns the next n strings of the argument arena, len == cap so
+// that appending to it never reaches a neighbour's. A full arena is left
+// to the ops carved from it, and a new one started.
 func (d *draw) carve(n int) []string {
 	if d.args == nil || len(d.args)+n > cap(d.args) { // never nil: an empty op has empty arguments
-		d.args = make([]string, len(d.args), 2*cap(d.args)+n+64)
+		d.args = make([]string, 0, max(argChunk, n))
 	}
 	i := len(d.args)
 	d.args = d.args[:i+n]
 	return d.args[i : i+n : i+n]
-}
-
-// stepsOut returns the drawn ops, copied out of the scratch together with
-// their arguments: one slice of steps, one array of arguments, each
-// exactly sized. Nil arguments stay nil and empty ones empty.
-func (d *draw) stepsOut() []scenario.Step {
-	steps := exactly(d.steps)
-	n := 0
-	for _, st := range steps {
-		n += len(st.Op.Args)
-	}
-	args := make([]string, n)
-	for i := range steps {
-		a := &steps[i].Op.Args
-		if *a == nil {
-			continue
-		}
-		k := copy(args, *a)
-		*a, args = args[:k:k], args[k:]
-	}
-	return steps
 }
 
 // dnsOut returns the drawn DNS lines, copied out with their answers in one

@@ -44,9 +44,10 @@ func generate(src Source, limit int) *scenario.Scenario {
 	d := newDraw(src)
 	p := drawPlan(d)
 	p.limit, p.n = limit, min(p.n, limit)
+	d.reserve(2*p.n + p.n/2) // two arguments an op, and some runs
 	sc := new(scenario.Scenario)
 	sc.Grant, sc.World = drawGrantWorld(d, p)
-	sc.Steps = d.steps // scratch, until stepsOut
+	sc.Steps = make([]scenario.Step, 0, min(p.stepsHint(), limit))
 	g, grouped := src.(Grouper)
 	for i := 0; i < p.n && len(sc.Steps) < limit; i++ {
 		if !grouped {
@@ -59,13 +60,23 @@ func generate(src Source, limit int) *scenario.Scenario {
 			step(d, sc, p)
 		})
 	}
-	d.steps = sc.Steps
-	sc.Steps = d.stepsOut()
 	if p.prof == boundary && p.edge == outputLands {
 		landOutput(d, sc)
 	}
 	d.release()
 	return sc
+}
+
+// stepsHint is about the most ops p's slots emit, the capacity Generate
+// gives the steps (copying them on growth costs more than a little spare
+// room): a slot is about one op, rebinding and op-flood runs add an eighth
+// (one scenario in thirty outgrows it), and under the ops-tight profile,
+// whose floods run past max_ops, three quarters more (one in five).
+func (p plan) stepsHint() int {
+	if p.prof == opsTight {
+		return p.n + 3*p.n/4 + 8
+	}
+	return p.n + p.n/8 + 4
 }
 
 // step fills one op slot: nothing (rarely), one op, or a run.
