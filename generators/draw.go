@@ -6,49 +6,47 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// A draw is the Source one Generate call draws through, with what makes
-// the call cheap: the world's lists, which grow one append at a time, are
-// built in scratch that draws recycle and copied out once, exactly sized,
-// when the world is done; the ops' arguments are carved from one arena;
-// short strings from a shared chunk. (The ops themselves go straight into
-// the scenario's steps, sized from the plan: copying them out of scratch
-// would cost more than the room it saves.) A scenario shares no mutable
-// memory with the scratch or with other scenarios.
+// A draw is the Source one Generate call draws through, with the slabs the
+// scenario's lists are carved from. Generating a scenario used to cost a
+// few dozen allocations, most of them lists grown one append at a time
+// from a guessed capacity, and the garbage collector's cycles that came
+// with them; now each list is carved from a slab (an array shared with the
+// lists of other scenarios, never overlapping them), exactly sized once
+// it is complete, so a scenario costs a few allocations and no spare room.
 //
-// A draw is a Source so that the generators keep drawing from a Source:
-// what only Generate has they reach by asserting a *draw (newArgs, cat),
-// and an op drawn by Op for a Source of its own gets plain allocations.
+// Draws are pooled: a campaign makes a fresh Source for every scenario, so
+// the slabs cannot live in the Source. A draw is a Source so that the
+// generators keep drawing from a Source: what only Generate has they reach
+// by asserting a *draw (newArgs, cat), and an op that Op draws for a
+// Source of its own gets plain allocations.
 type draw struct {
 	src Source
 	pcg *pcgSource // src when it is the seeded source: called directly
 
+	steps   slab[scenario.Step]
+	strs    slab[string] // op arguments and the grant's lists
+	files   slab[core.File]
+	links   slab[core.Link]
+	routes  slab[core.Route]
+	dns     slab[core.DNSRecord]
+	addrs   slab[netip.Addr]
+	outputs slab[core.ToolOutput]
+
 	// text is the chunk cat carves short strings from. Bytes written to a
 	// strings.Builder are never changed, so the strings carved from it stay
 	// valid while later ones are appended, and a full chunk is left to the
-	// strings that use it. Unlike the scratch lists it may be shared by
-	// the scenarios of successive draws: only immutable bytes are.
+	// strings that use it.
 	text strings.Builder
-
-	// args is the scenario's arena of op arguments, which newArgs carves:
-	// the scenario's own memory, not scratch.
-	args []string
-
-	// Scratch for the world and grant lists the builder appends to.
-	files   []core.File
-	routes  []core.Route
-	hosts   []string
-	dns     []core.DNSRecord
-	outputs []core.ToolOutput
 }
 
-// draws recycles draws, scratch and all, between Generate calls (a
-// campaign makes a fresh Source for every scenario, so the scratch cannot
-// live in the Source).
+// draws recycles draws between Generate calls. The pool drops idle draws
+// at each collection, and with them the slabs' unused rest.
 var draws = sync.Pool{New: func() any { return new(draw) }}
 
-// newDraw returns a draw over src with empty scratch.
+// newDraw returns a draw over src.
 func newDraw(src Source) *draw {
 	d := draws.Get().(*draw)
 	d.src = src
@@ -56,14 +54,9 @@ func newDraw(src Source) *draw {
 	return d
 }
 
-// release recycles the draw. Its scratch keeps the entries of the last
-// scenario until the next draw overwrites them (clearing costs a write
-// barrier per pointer while the collector runs); the pool drops idle
-// draws at each collection.
+// release recycles the draw. It must hold no window still open.
 func (d *draw) release() {
 	d.src, d.pcg = nil, nil
-	d.args, d.files, d.routes = nil, d.files[:0], d.routes[:0]
-	d.hosts, d.dns, d.outputs = d.hosts[:0], d.dns[:0], d.outputs[:0]
 	draws.Put(d)
 }
 
@@ -75,6 +68,56 @@ func (d *draw) Intn(n int) int {
 	return d.src.Intn(n)
 }
 
+// slabLen is how many elements a slab's array holds (unless one list needs
+// more): a Step slab of 512 holds the steps of about fifteen scenarios.
+const slabLen = 512
+
+// A slab hands out slices of one array at a time: exact ones (carve), or a
+// window a list is appended into and that close trims to what the list
+// used, giving the rest back. Every slice it returns has len == cap, or cap
+// at the end of its window, so that appending past it copies the list
+// rather than reach another's; a list that outgrows its window is copied
+// by append as any slice is, and close then gives back the whole window.
+// The zero slab is empty; a slab is used by one draw at a time.
+type slab[T any] struct {
+	free   []T // the array's rest, not handed out
+	window int // the capacity of the open window
+}
+
+// room makes sure free holds n elements, starting a new array when not
+// (the old one stays with the lists carved from it).
+func (s *slab[T]) room(n int) {
+	if s.free == nil || len(s.free) < n {
+		s.free = make([]T, max(n, slabLen))
+	}
+}
+
+// carve returns n elements, never nil.
+func (s *slab[T]) carve(n int) []T {
+	s.room(n)
+	c := s.free[:n:n]
+	s.free = s.free[n:]
+	return c
+}
+
+// open returns an empty list, never nil, with room for n appends; no other
+// slice may be carved from s until close.
+func (s *slab[T]) open(n int) []T {
+	s.room(n)
+	s.window = n
+	return s.free[:0:n]
+}
+
+// close returns list, which open returned and appends grew, with no spare
+// capacity, and gives what it did not use back to the slab.
+func (s *slab[T]) close(list []T) []T {
+	if cap(list) == s.window { // still in the window: append never copied it
+		s.free = s.free[len(list):]
+	}
+	s.window = 0
+	return list[:len(list):len(list)]
+}
+
 // textChunk is the size of the chunks cat carves from: a scenario's
 // concatenations take a few hundred bytes.
 const textChunk = 2048
@@ -84,8 +127,8 @@ const textChunk = 2048
 const maxCarved = 256
 
 // cat returns the concatenation of parts: under Generate, carved from a
-// chunk shared with the scenario's other short strings, so that drawing a
-// path costs no allocation of its own; else allocated.
+// chunk shared with other short strings, so that drawing a path costs no
+// allocation of its own; else allocated.
 func cat(src Source, parts ...string) string {
 	n := 0
 	for _, p := range parts {
@@ -104,50 +147,4 @@ func cat(src Source, parts ...string) string {
 		d.text.WriteString(p)
 	}
 	return d.text.String()[start:]
-}
-
-// argChunk is how many arguments the arena gains when a scenario
-// outgrows what Generate reserved.
-const argChunk = 64
-
-// reserve gives the argument arena room for n arguments in one allocation.
-func (d *draw) reserve(n int) { d.args = make([]string, 0, n) }
-
-// carve returns the next n strings of the argument arena, len == cap so
-// that appending to it never reaches a neighbour's. A full arena is left
-// to the ops carved from it, and a new one started.
-func (d *draw) carve(n int) []string {
-	if d.args == nil || len(d.args)+n > cap(d.args) { // never nil: an empty op has empty arguments
-		d.args = make([]string, 0, max(argChunk, n))
-	}
-	i := len(d.args)
-	d.args = d.args[:i+n]
-	return d.args[i : i+n : i+n]
-}
-
-// dnsOut returns the drawn DNS lines, copied out with their answers in one
-// array, or nil when there are none.
-func (d *draw) dnsOut() []core.DNSRecord {
-	if len(d.dns) == 0 {
-		return nil
-	}
-	recs := exactly(d.dns)
-	n := 0
-	for _, r := range recs {
-		n += len(r.Addrs)
-	}
-	addrs := make([]netip.Addr, n)
-	for i := range recs {
-		a := &recs[i].Addrs
-		k := copy(addrs, *a)
-		*a, addrs = addrs[:k:k], addrs[k:]
-	}
-	return recs
-}
-
-// exactly returns a copy of s, never nil, with no spare capacity.
-func exactly[T any](s []T) []T {
-	out := make([]T, len(s))
-	copy(out, s)
-	return out
 }

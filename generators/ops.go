@@ -99,11 +99,11 @@ func args2(src Source, a, b string) []string {
 }
 
 // newArgs returns a fresh slice of n strings, len == cap so that appending
-// to it never reaches a neighbour's: carved from Generate's scratch, which
-// it copies out exactly sized, else allocated.
+// to it never reaches a neighbour's: under Generate carved from its slab,
+// else allocated.
 func newArgs(src Source, n int) []string {
 	if d, ok := src.(*draw); ok {
-		return d.carve(n)
+		return d.strs.carve(n)
 	}
 	return make([]string, n)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -27,10 +26,9 @@ import (
 // per address the position allows — an interior has several — and per
 // variant of the spelling), each with its address.
 type rangePoint struct {
-	hosts   []string
-	addrs   []netip.Addr
-	answers [][]netip.Addr // for a name, its dns line's answers: its address, then probePublic
-	name    bool           // the hosts are names, answered by a dns line
+	hosts []string
+	addrs []netip.Addr
+	name  bool // the hosts are names, answered by a dns line
 }
 
 // rangePoints holds every reachable point; literalPoints and namePoints
@@ -74,7 +72,6 @@ func init() {
 						pt.name = true
 						pt.hosts = append(pt.hosts, "r"+strconv.Itoa(ri)+"-"+strconv.Itoa(pos)+"-"+strconv.Itoa(k)+".range.example")
 						pt.addrs = append(pt.addrs, a)
-						pt.answers = append(pt.answers, []netip.Addr{a, probePublic})
 						continue
 					}
 					for _, h := range spell(a, sp) {
@@ -235,7 +232,7 @@ func (b *builder) rangeProbes(slots int) {
 		k := src.Intn(len(pt.hosts))
 		h := pt.hosts[k]
 		b.g.NetHosts = append(b.g.NetHosts, h)
-		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: pt.answers[k]})
+		b.dnsLine(h, []netip.Addr{pt.addrs[k], probePublic})
 	}
 }
 

@@ -44,10 +44,9 @@ func generate(src Source, limit int) *scenario.Scenario {
 	d := newDraw(src)
 	p := drawPlan(d)
 	p.limit, p.n = limit, min(p.n, limit)
-	d.reserve(2*p.n + p.n/2) // two arguments an op, and some runs
 	sc := new(scenario.Scenario)
 	sc.Grant, sc.World = drawGrantWorld(d, p)
-	sc.Steps = make([]scenario.Step, 0, min(p.stepsHint(), limit))
+	sc.Steps = d.steps.open(min(p.stepsHint(), limit))
 	g, grouped := src.(Grouper)
 	for i := 0; i < p.n && len(sc.Steps) < limit; i++ {
 		if !grouped {
@@ -60,6 +59,7 @@ func generate(src Source, limit int) *scenario.Scenario {
 			step(d, sc, p)
 		})
 	}
+	sc.Steps = d.steps.close(sc.Steps)
 	if p.prof == boundary && p.edge == outputLands {
 		landOutput(d, sc)
 	}
@@ -67,16 +67,15 @@ func generate(src Source, limit int) *scenario.Scenario {
 	return sc
 }
 
-// stepsHint is about the most ops p's slots emit, the capacity Generate
-// gives the steps (copying them on growth costs more than a little spare
-// room): a slot is about one op, rebinding and op-flood runs add an eighth
-// (one scenario in thirty outgrows it), and under the ops-tight profile,
-// whose floods run past max_ops, three quarters more (one in five).
+// stepsHint is the room Generate opens for p's ops: a slot is about one
+// op, and rebinding and op-flood runs add a few, many more under the
+// ops-tight profile, whose floods run past max_ops. Room the ops do not
+// use goes back to the slab; ops that outgrow it are copied once.
 func (p plan) stepsHint() int {
 	if p.prof == opsTight {
-		return p.n + 3*p.n/4 + 8
+		return 2*p.n + 16
 	}
-	return p.n + p.n/8 + 4
+	return p.n + p.n/2 + 8
 }
 
 // step fills one op slot: nothing (rarely), one op, or a run.

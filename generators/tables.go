@@ -3,8 +3,6 @@ package generators
 import (
 	"net/netip"
 	"strings"
-
-	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
 // The tables generators draw from. Strings are built once here, so that the
@@ -131,10 +129,8 @@ var rebinders = []struct {
 }
 
 // dnsMetadata is a harmless-looking name whose DNS line points at the
-// metadata service, its only answer.
+// metadata service.
 const dnsMetadata = "cfg.example"
-
-var metadataAnswer = []netip.Addr{core.MetadataAddr}
 
 // attackerHosts are exfiltration targets; attackerRoutes give some of them
 // bodies, so a leak returns data.

@@ -3,6 +3,7 @@ package generators
 import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"math"
+	"net/netip"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -81,6 +82,7 @@ func drawLength(src Source) int {
 // for granted and ungranted hosts, DNS lines for rebinding names.
 type builder struct {
 	src Source
+	d   *draw // src, whose slabs the lists are carved from
 	g   core.GrantSpec
 	w   core.WorldSpec
 	// readHost and writeHost are the roots links are planted in: the first
@@ -89,22 +91,42 @@ type builder struct {
 	readHost, writeHost *rootInfo
 }
 
-// drawGrantWorld draws the grant and the world for plan p. The lists that
-// grow one entry at a time are built in d's scratch and copied out exactly
-// sized.
+// drawGrantWorld draws the grant and the world for plan p. Its lists are
+// carved from d's slabs: a window each for those that grow one entry at a
+// time, closed when the world is done.
 func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
-	b := &builder{src: d}
-	b.w.Files, b.w.Routes, b.g.NetHosts, b.w.DNS, b.w.ToolOutputs = d.files, d.routes, d.hosts, d.dns, d.outputs
+	b := &builder{src: d, d: d}
+	b.w.Files, b.w.Routes = d.files.open(48), d.routes.open(32) // at most 28 and 17 so far
+	b.w.DNS, b.w.ToolOutputs = d.dns.open(8), d.outputs.open(8)
 	b.writeRoots(b.readRoots())
 	b.outsideFiles()
 	b.links()
+	b.g.NetHosts = d.strs.open(32) // at most 22 so far; closed before tools carves
 	b.hosts(p.n)
+	b.g.NetHosts = d.strs.close(b.g.NetHosts)
 	b.tools()
 	b.g.Budgets, b.w.Clock = drawBudgets(d, p)
-	d.files, d.routes, d.hosts, d.dns, d.outputs = b.w.Files, b.w.Routes, b.g.NetHosts, b.w.DNS, b.w.ToolOutputs
-	b.w.Files, b.w.Routes, b.g.NetHosts = exactly(d.files), exactly(d.routes), exactly(d.hosts)
-	b.w.DNS, b.w.ToolOutputs = d.dnsOut(), exactly(d.outputs)
+	b.w.Files, b.w.Routes = d.files.close(b.w.Files), d.routes.close(b.w.Routes)
+	b.w.DNS, b.w.ToolOutputs = d.dns.close(b.w.DNS), d.outputs.close(b.w.ToolOutputs)
+	if len(b.w.DNS) == 0 {
+		b.w.DNS = nil // no dns line
+	}
 	return b.g, b.w
+}
+
+// strings returns xs in a list of the grant's, carved from the draw's slab.
+func (b *builder) strings(xs ...string) []string {
+	l := b.d.strs.carve(len(xs))
+	copy(l, xs)
+	return l
+}
+
+// dnsLine adds a DNS line answering addrs, copied: scenarios share nothing
+// mutable, with each other or with the tables.
+func (b *builder) dnsLine(h string, addrs []netip.Addr) {
+	a := b.d.addrs.carve(len(addrs))
+	copy(a, addrs)
+	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: a})
 }
 
 func (b *builder) file(p, data string) { b.w.Files = append(b.w.Files, core.File{Path: p, Data: data}) }
@@ -180,7 +202,7 @@ func (b *builder) readRoots() int {
 	case 2:
 		infos[1], n = &subInfos[i], 2
 	case 3:
-		b.g.FSRead = []string{"/"}
+		b.g.FSRead = b.strings("/")
 		b.readHost = &readInfos[0]
 		b.rootFiles(b.readHost)
 		return 0
@@ -190,7 +212,7 @@ func (b *builder) readRoots() int {
 		return 0
 	}
 	b.readHost = infos[0]
-	b.g.FSRead = make([]string, n)
+	b.g.FSRead = b.d.strs.carve(n)
 	for j, ri := range infos[:n] {
 		b.g.FSRead[j] = b.rootSpelling(ri)
 		b.rootFiles(ri)
@@ -236,20 +258,20 @@ func (b *builder) writeRoots(i int) {
 	switch weighted(src, []int{55, 15, 10, 10, 7, 3}) {
 	case 0:
 		first = &outInfos[i]
-		b.g.FSWrite = []string{b.rootSpelling(first)}
+		b.g.FSWrite = b.strings(b.rootSpelling(first))
 	case 1:
 		return
 	case 2:
 		first = &readInfos[i]
-		b.g.FSWrite = []string{b.rootSpelling(first)}
+		b.g.FSWrite = b.strings(b.rootSpelling(first))
 	case 3:
 		first = &tmpOut
-		b.g.FSWrite = []string{b.rootSpelling(first)}
+		b.g.FSWrite = b.strings(b.rootSpelling(first))
 	case 4:
 		first = &outInfos[i]
-		b.g.FSWrite = []string{b.rootSpelling(first), b.rootSpelling(&dataCache)}
+		b.g.FSWrite = b.strings(b.rootSpelling(first), b.rootSpelling(&dataCache))
 	default:
-		b.g.FSWrite = []string{"/"}
+		b.g.FSWrite = b.strings("/")
 		return
 	}
 	b.writeHost = first
@@ -294,7 +316,7 @@ func (b *builder) hosts(slots int) {
 	}
 	if oneIn(src, 5) {
 		b.g.NetHosts = append(b.g.NetHosts, dnsMetadata)
-		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: dnsMetadata, Addrs: metadataAnswer})
+		b.dnsLine(dnsMetadata, []netip.Addr{core.MetadataAddr})
 		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
 	}
 	for n := 1 + src.Intn(2); n > 0; n-- {
@@ -324,15 +346,14 @@ func (b *builder) metadataHost(h string) {
 	b.route(h, metadataPaths[j], metadataBodies[j])
 }
 
-// rebinder adds rebinders[i]'s DNS line (which drawGrantWorld copies out:
-// scenarios share nothing mutable) and routes, and grants the name when
-// granted.
+// rebinder adds rebinders[i]'s DNS line and routes, and grants the name
+// when granted.
 func (b *builder) rebinder(i int, granted bool) {
 	r := rebinders[i]
 	if granted {
 		b.g.NetHosts = append(b.g.NetHosts, r.host)
 	}
-	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: r.host, Addrs: r.addrs})
+	b.dnsLine(r.host, r.addrs)
 	b.route(r.host, "/data", "public-data")
 }
 
@@ -342,7 +363,7 @@ func (b *builder) rebinder(i int, granted bool) {
 func (b *builder) tools() {
 	src := b.src
 	n := []int{1, 2, 3, 4, 0}[weighted(src, []int{40, 30, 15, 10, 5})]
-	b.g.Tools = make([]string, n)
+	b.g.Tools = b.d.strs.carve(n)
 	for i, j := 0, src.Intn(len(grantTools)); i < n; i++ {
 		b.g.Tools[i] = grantTools[(i+j)%len(grantTools)]
 	}
