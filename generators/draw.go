@@ -35,6 +35,8 @@ type draw struct {
 	addrs   slab[netip.Addr]
 	outputs slab[core.ToolOutput]
 
+	facts facts // of the scenario being drawn, once its world is
+
 	// text is the chunk cat carves short strings from. Bytes written to a
 	// strings.Builder are never changed, so the strings carved from it stay
 	// valid while later ones are appended, and a full chunk is left to the
@@ -56,7 +58,7 @@ func newDraw(src Source) *draw {
 
 // release recycles the draw. It must hold no window still open.
 func (d *draw) release() {
-	d.src, d.pcg = nil, nil
+	d.src, d.pcg, d.facts.sc = nil, nil, nil
 	draws.Put(d)
 }
 

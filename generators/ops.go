@@ -160,7 +160,7 @@ func benignOp(src Source, sc *scenario.Scenario) core.Op {
 	case 0:
 		return read(src, benignReadPath(src, sc))
 	case 1:
-		return write(src, cat(src, pickBase(src, g.FSWrite, "/work/out"), "/", pick(src, writeNames)), pick(src, writeData))
+		return write(src, cat(src, writeBase(src, sc), "/", pick(src, writeNames)), pick(src, writeData))
 	}
 	return tool(src, pick(src, g.Tools), pick(src, toolInputs))
 }
@@ -170,19 +170,19 @@ func benignOp(src Source, sc *scenario.Scenario) core.Op {
 // a read root itself ("/work" or "/work/", whichever way the root is
 // written), which is under it.
 func benignReadPath(src Source, sc *scenario.Scenario) string {
-	if roots := sc.Grant.FSRead; len(roots) > 0 && oneIn(src, 8) {
-		if b := rootBase(pick(src, roots)); b != "" {
+	if len(sc.Grant.FSRead) > 0 && oneIn(src, 8) {
+		if b := readBase(src, sc); b != "" {
 			return b + "/"[:src.Intn(2)]
 		}
 	}
 	if files := sc.World.Files; len(files) > 0 {
 		for range 3 {
-			if f := pick(src, files); !core.HasTraversal(f.Path) && underAny(f.Path, sc.Grant.FSRead) {
+			if f := pick(src, files); !core.HasTraversal(f.Path) && underRead(src, sc, f.Path) {
 				return f.Path
 			}
 		}
 	}
-	return cat(src, pickBase(src, sc.Grant.FSRead, "/work"), "/", pick(src, fileNames))
+	return cat(src, readBase(src, sc), "/", pick(src, fileNames))
 }
 
 // lookalikeOp is a path with lookalike dots, slashes or letters, or now and
@@ -212,8 +212,8 @@ func lookalikeOp(src Source, sc *scenario.Scenario) core.Op {
 func outsideOp(src Source, sc *scenario.Scenario) core.Op {
 	g := &sc.Grant
 	if len(g.FSRead) > 0 && oneIn(src, 5) {
-		p := cat(src, pickBase(src, g.FSRead, "/work"), "/x")
-		if !underAny(p, g.FSWrite) {
+		p := cat(src, readBase(src, sc), "/x")
+		if !underWrite(src, sc, p) {
 			return write(src, p, "pwned")
 		}
 	}

@@ -20,13 +20,13 @@ func pathOp(src Source, sc *scenario.Scenario, ts []pathTemplate) core.Op {
 	t, n := pick(src, ts), pick(src, fileNames)
 	switch r := src.Intn(20); {
 	case r < 12:
-		return read(src, t(src, pickBase(src, sc.Grant.FSRead, "/work"), n))
+		return read(src, t(src, readBase(src, sc), n))
 	case r < 17:
-		return write(src, t(src, pickBase(src, sc.Grant.FSWrite, "/work/out"), n), pick(src, writeData))
+		return write(src, t(src, writeBase(src, sc), n), pick(src, writeData))
 	case r < 19:
 		return fetch(src, anyHost(src, sc), t(src, "", n))
 	}
-	return tool(src, anyTool(src, sc), t(src, pickBase(src, sc.Grant.FSRead, "/work"), n))
+	return tool(src, anyTool(src, sc), t(src, readBase(src, sc), n))
 }
 
 // pickBase returns the base of one of roots, or dflt when there is none.

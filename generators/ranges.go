@@ -236,16 +236,21 @@ func (b *builder) rangeProbes(slots int) {
 	}
 }
 
-// isProbe reports whether h is a host of the internal-range table.
-func isProbe(_ *scenario.Scenario, h string) bool { return probeHosts[h] }
-
 // nextProbe is the granted literal probe the scenario's next ip-spelling
 // op fetches: the probes in grant order, one after the other, so that a
 // scenario's fetches spread over its probes; "" when the grant has none.
-func nextProbe(sc *scenario.Scenario) string {
+func nextProbe(src Source, sc *scenario.Scenario) string {
+	f := factsOf(src, sc)
+	literal := func(k int) bool {
+		if f != nil {
+			return f.has(k, probe) && !f.has(k, dnsLined)
+		}
+		h := sc.Grant.NetHosts[k]
+		return probeHosts[h] && !hasDNS(sc, h)
+	}
 	n := 0
-	for _, h := range sc.Grant.NetHosts {
-		if probeHosts[h] && !hasDNS(sc, h) {
+	for k := range sc.Grant.NetHosts {
+		if literal(k) {
 			n++
 		}
 	}
@@ -259,8 +264,8 @@ func nextProbe(sc *scenario.Scenario) string {
 		}
 	}
 	k %= n
-	for _, h := range sc.Grant.NetHosts {
-		if probeHosts[h] && !hasDNS(sc, h) {
+	for i, h := range sc.Grant.NetHosts {
+		if literal(i) {
 			if k == 0 {
 				return h
 			}

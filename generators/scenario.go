@@ -46,6 +46,7 @@ func generate(src Source, limit int) *scenario.Scenario {
 	p.limit, p.n = limit, min(p.n, limit)
 	sc := new(scenario.Scenario)
 	sc.Grant, sc.World = drawGrantWorld(d, p)
+	d.facts.reset(sc)
 	sc.Steps = d.steps.open(min(p.stepsHint(), limit))
 	g, grouped := src.(Grouper)
 	for i := 0; i < p.n && len(sc.Steps) < limit; i++ {
