@@ -41,14 +41,15 @@ func hostHas(sc *scenario.Scenario, h string, f hostFlag) bool {
 	return !core.IsInternal(core.StaticResolve(h)) && !hasDNS(sc, h)
 }
 
-// facts are a scenario's facts, as Generate keeps them. Host flags and
-// link entries are computed when an op first asks for them: most
-// scenarios need only some.
+// facts are a scenario's facts, as Generate keeps them. A host's flag and
+// a class's link entries are computed when an op first asks for them: ops
+// stop at the first host that has a flag, and most scenarios need only
+// some classes.
 type facts struct {
 	sc                    *scenario.Scenario // whose facts these are; nil for none
 	readBases, writeBases []string           // each read and write root's rootBase
 	hosts                 []hostFlag         // each granted host's flags, in grant order
-	known                 hostFlag           // the flags hosts holds
+	known                 []hostFlag         // which of them hosts holds
 	links                 [3][]linkEntry     // linkEntries of each symlink class, in symlinkClasses order
 	linksKnown            [3]bool
 }
@@ -58,21 +59,21 @@ var symlinkClasses = [3]attack.Class{attack.SymlinkEscape, attack.SymlinkParent,
 
 // reset makes f the facts of sc, reusing f's lists.
 func (f *facts) reset(sc *scenario.Scenario) {
-	f.sc, f.known, f.linksKnown = sc, 0, [3]bool{}
+	f.sc, f.linksKnown = sc, [3]bool{}
 	f.readBases = appendBases(f.readBases[:0], sc.Grant.FSRead)
 	f.writeBases = appendBases(f.writeBases[:0], sc.Grant.FSWrite)
-	f.hosts = append(f.hosts[:0], make([]hostFlag, len(sc.Grant.NetHosts))...)
+	n := len(sc.Grant.NetHosts)
+	f.hosts = append(f.hosts[:0], make([]hostFlag, n)...)
+	f.known = append(f.known[:0], make([]hostFlag, n)...)
 }
 
 // has reports whether the k-th granted host has flag fl.
 func (f *facts) has(k int, fl hostFlag) bool {
-	if f.known&fl == 0 {
-		for i, h := range f.sc.Grant.NetHosts {
-			if hostHas(f.sc, h, fl) {
-				f.hosts[i] |= fl
-			}
+	if f.known[k]&fl == 0 {
+		if hostHas(f.sc, f.sc.Grant.NetHosts[k], fl) {
+			f.hosts[k] |= fl
 		}
-		f.known |= fl
+		f.known[k] |= fl
 	}
 	return f.hosts[k]&fl != 0
 }
