@@ -83,13 +83,23 @@ const slabLen = 512
 // The zero slab is empty; a slab is used by one draw at a time.
 type slab[T any] struct {
 	free   []T // the array's rest, not handed out
+	spare  []T // an older array's rest, for a window free cannot hold
 	window int // the capacity of the open window
 }
 
-// room makes sure free holds n elements, starting a new array when not
-// (the old one stays with the lists carved from it).
+// room makes sure free holds n elements: it swaps in the spare when that
+// holds them, else starts a new array and keeps the larger of the two
+// rests as the spare (a scenario of 200 slots asks for more room than most
+// rests hold; without the spare, the rest it skips would be lost).
 func (s *slab[T]) room(n int) {
-	if s.free == nil || len(s.free) < n {
+	switch { // never nil, even for n == 0: an empty list is not a nil one
+	case s.free != nil && len(s.free) >= n:
+	case s.spare != nil && len(s.spare) >= n:
+		s.free, s.spare = s.spare, s.free
+	default:
+		if len(s.free) > len(s.spare) {
+			s.spare = s.free
+		}
 		s.free = make([]T, max(n, slabLen))
 	}
 }
