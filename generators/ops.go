@@ -271,7 +271,7 @@ var (
 func longOp(src Source, sc *scenario.Scenario) core.Op {
 	switch src.Intn(10) {
 	case 0:
-		return fetch(src, anyHost(src, sc), "/"+fill[:200+src.Intn(2000)])
+		return fetch(src, anyHost(src, sc), slashFill(src, "", 200+src.Intn(2000)))
 	case 1:
 		return fetch(src, pick(src, longHosts), "/x")
 	case 2:

@@ -194,13 +194,38 @@ var longPaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, b, upDeep[:3*depth(src)], "/etc/passwd") },
 	func(src Source, b, n string) string { return cat(src, b, dotDeep[:2*depth(src)], "/", n) },
 	func(src Source, b, n string) string { k := depth(src); return cat(src, slashes[:k], b, slashes[:k], n) },
-	func(src Source, b, _ string) string { return cat(src, b, "/", fill[:256+src.Intn(800)]) },
+	func(src Source, b, _ string) string { return slashFill(src, b, 256+src.Intn(800)) },
 	func(src Source, b, _ string) string { return cat(src, orWork(b), "shop", deep[:2*depth(src)]) },
 	func(src Source, b, _ string) string {
 		return cat(src, strings.TrimPrefix(orWork(b), "/"), deep[:2*depth(src)], "/x")
 	},
-	func(src Source, b, _ string) string { return cat(src, b, "/", fill[:4096+src.Intn(200)]) },
+	func(src Source, b, _ string) string { return slashFill(src, b, 4096+src.Intn(200)) },
 	func(src Source, b, _ string) string { return cat(src, b, deep[:2*depth(src)], "/", fill[:300]) },
+}
+
+// maxSlashFill is the most fill slashFill serves from slashFills.
+const maxSlashFill = 4096 + 200
+
+// slashFills holds, for each base a root of this package's grants can have
+// ("" for "/"), the base, a slash and maxSlashFill bytes of fill, so that
+// slashFill serves its long paths as prefixes: a path of four kilobytes
+// costs nothing.
+var slashFills = func() map[string]string {
+	m := map[string]string{"": "/" + fill[:maxSlashFill]}
+	for _, infos := range [][]rootInfo{readInfos, subInfos, outInfos, {tmpOut, dataCache}} {
+		for _, ri := range infos {
+			m[ri.base] = ri.base + "/" + fill[:maxSlashFill]
+		}
+	}
+	return m
+}()
+
+// slashFill returns b + "/" + fill[:n].
+func slashFill(src Source, b string, n int) string {
+	if s, ok := slashFills[b]; ok && n <= maxSlashFill {
+		return s[:len(b)+1+n]
+	}
+	return cat(src, b, "/", fill[:n])
 }
 
 // depth is how deep a long path goes: 20 to 255 levels.
