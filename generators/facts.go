@@ -22,23 +22,62 @@ const (
 	ipSpelled hostFlag = 1 << iota // an address literal to the resolver
 	metadata                       // a metadata endpoint, or a name pointing at one
 	probe                          // a host of the internal-range table (ranges.go)
+	internal                       // resolves, statically, to an internal address
 	dnsLined                       // named by a DNS line
-	safe                           // resolves to a public address and has no DNS line: cannot rebind
+	safe                           // not internal and not DNS-lined: resolves public and cannot rebind
 )
 
 // hostHas reports whether h, a host of sc, has flag f.
 func hostHas(sc *scenario.Scenario, h string, f hostFlag) bool {
 	switch f {
-	case ipSpelled:
-		return isIPSpelling(h)
-	case metadata:
-		return slices.Contains(metadataHosts, h) || h == dnsMetadata
-	case probe:
-		return probeHosts[h]
 	case dnsLined:
 		return hasDNS(sc, h)
+	case safe:
+		return !hostHas(sc, h, internal) && !hasDNS(sc, h)
 	}
-	return !core.IsInternal(core.StaticResolve(h)) && !hasDNS(sc, h)
+	fl, ok := tableFlags[h]
+	if !ok {
+		fl = worldlessFlags(h)
+	}
+	return fl&f != 0
+}
+
+// worldlessFlags are the flags of h that do not depend on the world.
+func worldlessFlags(h string) hostFlag {
+	var f hostFlag
+	if isIPSpelling(h) {
+		f |= ipSpelled
+	}
+	if slices.Contains(metadataHosts, h) || h == dnsMetadata {
+		f |= metadata
+	}
+	if probeHosts[h] {
+		f |= probe
+	}
+	if core.IsInternal(core.StaticResolve(h)) {
+		f |= internal
+	}
+	return f
+}
+
+// tableFlags holds the worldlessFlags of every host the world gen grants,
+// so that an op parses and resolves none of them.
+var tableFlags = map[string]hostFlag{}
+
+// flagTableHosts fills tableFlags. It runs at init, once ranges.go's init
+// has made the probes.
+func flagTableHosts() {
+	for _, hs := range [][]string{plainHosts, ipHosts, metadataHosts, {dnsMetadata}} {
+		for _, h := range hs {
+			tableFlags[h] = worldlessFlags(h)
+		}
+	}
+	for _, r := range rebinders {
+		tableFlags[r.host] = worldlessFlags(r.host)
+	}
+	for h := range probeHosts {
+		tableFlags[h] = worldlessFlags(h)
+	}
 }
 
 // facts are a scenario's facts, as Generate keeps them. A host's flag and

@@ -94,6 +94,7 @@ func init() {
 			}
 		}
 	}
+	flagTableHosts()
 }
 
 func containsAddr(as []netip.Addr, a netip.Addr) bool {
