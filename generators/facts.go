@@ -35,11 +35,18 @@ func hostHas(sc *scenario.Scenario, h string, f hostFlag) bool {
 	case safe:
 		return !hostHas(sc, h, internal) && !hasDNS(sc, h)
 	}
-	fl, ok := tableFlags[h]
-	if !ok {
-		fl = worldlessFlags(h)
+	return worldlessOf(h)&f != 0
+}
+
+// worldless are the flags that do not depend on the world.
+const worldless = ipSpelled | metadata | probe | internal
+
+// worldlessOf returns h's worldless flags: from tableFlags, or computed.
+func worldlessOf(h string) hostFlag {
+	if fl, ok := tableFlags[h]; ok {
+		return fl
 	}
-	return fl&f != 0
+	return worldlessFlags(h)
 }
 
 // worldlessFlags are the flags of h that do not depend on the world.
@@ -91,6 +98,8 @@ type facts struct {
 	known                 []hostFlag         // which of them hosts holds
 	links                 [3][]linkEntry     // linkEntries of each symlink class, in symlinkClasses order
 	linksKnown            [3]bool
+	literals              []int // appendLiteralProbes
+	literalsKnown         bool
 }
 
 // symlinkClasses are the classes of facts.links.
@@ -98,7 +107,7 @@ var symlinkClasses = [3]attack.Class{attack.SymlinkEscape, attack.SymlinkParent,
 
 // reset makes f the facts of sc, reusing f's lists.
 func (f *facts) reset(sc *scenario.Scenario) {
-	f.sc, f.linksKnown = sc, [3]bool{}
+	f.sc, f.linksKnown, f.literalsKnown = sc, [3]bool{}, false
 	f.readBases = appendBases(f.readBases[:0], sc.Grant.FSRead)
 	f.writeBases = appendBases(f.writeBases[:0], sc.Grant.FSWrite)
 	n := len(sc.Grant.NetHosts)
@@ -106,13 +115,23 @@ func (f *facts) reset(sc *scenario.Scenario) {
 	f.known = append(f.known[:0], make([]hostFlag, n)...)
 }
 
-// has reports whether the k-th granted host has flag fl.
+// has reports whether the k-th granted host has flag fl. It learns all
+// the worldless flags of a host at once, and each other when asked.
 func (f *facts) has(k int, fl hostFlag) bool {
 	if f.known[k]&fl == 0 {
-		if hostHas(f.sc, f.sc.Grant.NetHosts[k], fl) {
+		h, learnt := f.sc.Grant.NetHosts[k], fl
+		switch {
+		case fl&worldless != 0:
+			f.hosts[k] |= worldlessOf(h)
+			learnt = worldless
+		case fl == safe:
+			if !f.has(k, internal) && !f.has(k, dnsLined) {
+				f.hosts[k] |= safe
+			}
+		case hostHas(f.sc, h, fl):
 			f.hosts[k] |= fl
 		}
-		f.known[k] |= fl
+		f.known[k] |= learnt
 	}
 	return f.hosts[k]&fl != 0
 }
@@ -125,6 +144,15 @@ func (f *facts) linkEntries(cl attack.Class) []linkEntry {
 		f.linksKnown[i] = true
 	}
 	return f.links[i]
+}
+
+// literalProbes returns appendLiteralProbes of the scenario.
+func (f *facts) literalProbes() []int {
+	if !f.literalsKnown {
+		f.literals = appendLiteralProbes(f.literals[:0], f.sc, f)
+		f.literalsKnown = true
+	}
+	return f.literals
 }
 
 // factsOf returns the facts of sc that src keeps, or nil: only Generate's

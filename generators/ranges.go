@@ -241,21 +241,14 @@ func (b *builder) rangeProbes(slots int) {
 // op fetches: the probes in grant order, one after the other, so that a
 // scenario's fetches spread over its probes; "" when the grant has none.
 func nextProbe(src Source, sc *scenario.Scenario) string {
-	f := factsOf(src, sc)
-	literal := func(k int) bool {
-		if f != nil {
-			return f.has(k, probe) && !f.has(k, dnsLined)
-		}
-		h := sc.Grant.NetHosts[k]
-		return probeHosts[h] && !hasDNS(sc, h)
+	var ks []int
+	if f := factsOf(src, sc); f != nil {
+		ks = f.literalProbes()
+	} else {
+		var buf [8]int
+		ks = appendLiteralProbes(buf[:0], sc, nil)
 	}
-	n := 0
-	for k := range sc.Grant.NetHosts {
-		if literal(k) {
-			n++
-		}
-	}
-	if n == 0 {
+	if len(ks) == 0 {
 		return ""
 	}
 	k := 0
@@ -264,14 +257,17 @@ func nextProbe(src Source, sc *scenario.Scenario) string {
 			k++
 		}
 	}
-	k %= n
-	for i, h := range sc.Grant.NetHosts {
-		if literal(i) {
-			if k == 0 {
-				return h
-			}
-			k--
+	return sc.Grant.NetHosts[ks[k%len(ks)]]
+}
+
+// appendLiteralProbes appends the indices of the granted probes that have
+// no DNS line (literals, the names have one), in grant order, looking the
+// flags up in f, sc's facts, unless f is nil.
+func appendLiteralProbes(out []int, sc *scenario.Scenario, f *facts) []int {
+	for k, h := range sc.Grant.NetHosts {
+		if f != nil && f.has(k, probe) && !f.has(k, dnsLined) || f == nil && hostHas(sc, h, probe) && !hasDNS(sc, h) {
+			out = append(out, k)
 		}
 	}
-	return ""
+	return out
 }
