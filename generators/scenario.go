@@ -54,7 +54,7 @@ func generate(src Source, limit int) *scenario.Scenario {
 			step(d, sc, p)
 			continue
 		}
-		n0 := len(sc.Steps)
+		n0, p := len(sc.Steps), p // a copy for the closure, so that only this path moves p to the heap
 		g.Group(func() {
 			sc.Steps = sc.Steps[:n0] // a retried group starts over
 			step(d, sc, p)
