@@ -26,7 +26,10 @@ const skipOneIn = 64
 // The scenario is a *scenario.Scenario with every op's class set, the
 // SPEC §10 comment-free form: its grant always passes core.NewGrant, and it
 // shares no mutable memory with other generated scenarios or with this
-// package's tables (long strings may share immutable bytes).
+// package's tables. (Its lists are carved from arrays that other
+// scenarios' lists are carved from too, but never overlap them and have
+// no spare capacity, so appending to one copies it; strings may share
+// immutable bytes.)
 func Generate(src Source) *scenario.Scenario { return generate(src, maxOps) }
 
 // GenerateAtMost is Generate for scenarios of at most n ops (n at least 1,
