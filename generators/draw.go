@@ -9,19 +9,20 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// A draw is the Source one Generate call draws through, with the slabs the
-// scenario's lists are carved from. Generating a scenario used to cost a
-// few dozen allocations, most of them lists grown one append at a time
-// from a guessed capacity, and the garbage collector's cycles that came
-// with them; now each list is carved from a slab (an array shared with the
-// lists of other scenarios, never overlapping them), exactly sized once
-// it is complete, so a scenario costs a few allocations and no spare room.
+// A draw is the Source one Generate call draws through, with what makes
+// drawing cheap. Lists grown one append at a time from a guessed capacity
+// cost an allocation each, spare room, and the garbage collector's cycles
+// that come with them; so each list of the scenario is carved from a slab
+// (an array shared with the lists of other scenarios, never overlapping
+// them), exactly sized once it is complete, and a scenario costs a handful
+// of allocations. The draw also keeps the facts ops look up about the
+// scenario (facts.go) and the chunk short strings are carved from.
 //
 // Draws are pooled: a campaign makes a fresh Source for every scenario, so
 // the slabs cannot live in the Source. A draw is a Source so that the
 // generators keep drawing from a Source: what only Generate has they reach
-// by asserting a *draw (newArgs, cat), and an op that Op draws for a
-// Source of its own gets plain allocations.
+// by asserting a *draw (newArgs, cat, factsOf), and an op that Op draws
+// for a Source of its own gets plain allocations and computes its facts.
 type draw struct {
 	src Source
 	pcg *pcgSource // src when it is the seeded source: called directly
