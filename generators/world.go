@@ -114,8 +114,8 @@ func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
 	return b.g, b.w
 }
 
-// strings returns xs in a list of the grant's, carved from the draw's slab.
-func (b *builder) strings(xs ...string) []string {
+// list returns xs in a list of the grant's, carved from the draw's slab.
+func (b *builder) list(xs ...string) []string {
 	l := b.d.strs.carve(len(xs))
 	copy(l, xs)
 	return l
@@ -202,7 +202,7 @@ func (b *builder) readRoots() int {
 	case 2:
 		infos[1], n = &subInfos[i], 2
 	case 3:
-		b.g.FSRead = b.strings("/")
+		b.g.FSRead = b.list("/")
 		b.readHost = &readInfos[0]
 		b.rootFiles(b.readHost)
 		return 0
@@ -258,20 +258,20 @@ func (b *builder) writeRoots(i int) {
 	switch weighted(src, []int{55, 15, 10, 10, 7, 3}) {
 	case 0:
 		first = &outInfos[i]
-		b.g.FSWrite = b.strings(b.rootSpelling(first))
+		b.g.FSWrite = b.list(b.rootSpelling(first))
 	case 1:
 		return
 	case 2:
 		first = &readInfos[i]
-		b.g.FSWrite = b.strings(b.rootSpelling(first))
+		b.g.FSWrite = b.list(b.rootSpelling(first))
 	case 3:
 		first = &tmpOut
-		b.g.FSWrite = b.strings(b.rootSpelling(first))
+		b.g.FSWrite = b.list(b.rootSpelling(first))
 	case 4:
 		first = &outInfos[i]
-		b.g.FSWrite = b.strings(b.rootSpelling(first), b.rootSpelling(&dataCache))
+		b.g.FSWrite = b.list(b.rootSpelling(first), b.rootSpelling(&dataCache))
 	default:
-		b.g.FSWrite = b.strings("/")
+		b.g.FSWrite = b.list("/")
 		return
 	}
 	b.writeHost = first
