@@ -16,9 +16,9 @@ func floodOp(src Source, sc *scenario.Scenario) core.Op {
 	case 1:
 		return read(src, pick(src, outsideFiles).path)
 	case 2:
-		return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/../etc/passwd")
+		return read(src, cat(src, readBase(src, sc), "/../etc/passwd"))
 	case 3:
-		return core.Op{Kind: "exec", Args: []string{"cat /etc/passwd"}}
+		return core.Op{Kind: "exec", Args: args1(src, "cat /etc/passwd")}
 	case 4:
 		return core.Op{Kind: core.OpRead}
 	case 5:
@@ -26,7 +26,7 @@ func floodOp(src Source, sc *scenario.Scenario) core.Op {
 	case 6:
 		return tool(src, "shell", "id")
 	}
-	return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/missing")
+	return read(src, cat(src, readBase(src, sc), "/missing"))
 }
 
 // wallOp is ordinary work and probes, each burning a tick of a clock the
@@ -73,7 +73,7 @@ func outputFloodOp(src Source, sc *scenario.Scenario) core.Op {
 		}
 		return tool(src, echoTool(sc), fill[:n])
 	case 4:
-		return read(src, pickBase(src, sc.Grant.FSRead, "/work")+"/../big")
+		return read(src, cat(src, readBase(src, sc), "/../big"))
 	case 5:
 		return tool(src, "summarize", fill[:floodSize(src, sc)])
 	}
@@ -134,12 +134,12 @@ func bigFile(src Source, sc *scenario.Scenario) string {
 	if n := len(files); n > 0 {
 		j := src.Intn(n)
 		for i := range files {
-			if f := files[(i+j)%n]; len(f.Data) >= 100 && underAny(f.Path, sc.Grant.FSRead) {
+			if f := files[(i+j)%n]; len(f.Data) >= 100 && underRead(src, sc, f.Path) {
 				return f.Path
 			}
 		}
 	}
-	return pickBase(src, sc.Grant.FSRead, "/work") + "/big"
+	return cat(src, readBase(src, sc), "/big")
 }
 
 // boundaryOp lands on a cap: zero-byte outputs; the five-byte data.txt and
@@ -149,16 +149,16 @@ func bigFile(src Source, sc *scenario.Scenario) string {
 // dump); an uncharged write.
 func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 	b := outputBudget(sc)
-	base := pickBase(src, sc.Grant.FSRead, "/work")
+	base := readBase(src, sc)
 	switch src.Intn(10) {
 	case 0:
 		return tool(src, echoTool(sc), "")
 	case 1:
-		return read(src, base+"/empty")
+		return read(src, cat(src, base, "/empty"))
 	case 2:
-		return read(src, base+"/ten")
+		return read(src, cat(src, base, "/ten"))
 	case 3:
-		return read(src, base+"/data.txt")
+		return read(src, cat(src, base, "/data.txt"))
 	case 4:
 		if b > maxInput {
 			return fetch(src, grantedOr(src, sc), "/big") // a body of 1 MiB + 1 lands one past the default budget
@@ -178,7 +178,7 @@ func boundaryOp(src Source, sc *scenario.Scenario) core.Op {
 	case 6:
 		return tool(src, echoTool(sc), fill[:[]int{1, 2, 5, 10}[src.Intn(4)]])
 	case 7:
-		return write(src, pickBase(src, sc.Grant.FSWrite, "/work/out")+"/r.txt", fill[:min(b, 4096)])
+		return write(src, cat(src, writeBase(src, sc), "/r.txt"), fill[:min(b, 4096)])
 	case 8:
 		return tool(src, "summarize", "")
 	}

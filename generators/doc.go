@@ -121,8 +121,11 @@
 // # Cost
 //
 // Strings are built once into tables (big contents are slices of one
-// megabyte pattern, root-derived names are precomputed), ops concatenate at
-// most a few pieces, and the seeded source carves op arguments from an
-// arena: generation costs a few hundred nanoseconds per op
+// megabyte pattern, root-derived names and long paths are precomputed),
+// and ops concatenate a few pieces into a shared chunk. Generate draws
+// through a pooled draw (draw.go) that carves every list of the scenario
+// from slabs, exactly sized, and keeps the facts ops look up about the
+// grant and the world (facts.go): a scenario costs a handful of
+// allocations, and generation a few hundred nanoseconds per op
 // (BenchmarkGenerate reports ns/genop).
 package generators

@@ -11,16 +11,8 @@ import (
 // safeHost is a granted host that resolves to a public address and has no
 // DNS line (so it cannot rebind), starting from a random one.
 func safeHost(src Source, sc *scenario.Scenario) (string, bool) {
-	hosts := sc.Grant.NetHosts
-	if len(hosts) == 0 {
-		return "", false
-	}
-	j := src.Intn(len(hosts))
-	for i := range hosts {
-		h := hosts[(i+j)%len(hosts)]
-		if !core.IsInternal(core.StaticResolve(h)) && !hasDNS(sc, h) {
-			return h, true
-		}
+	if k := grantedAt(src, sc, safe); k >= 0 {
+		return sc.Grant.NetHosts[k], true
 	}
 	return "", false
 }
@@ -158,9 +150,9 @@ func ipOp(src Source, sc *scenario.Scenario) core.Op {
 	var h string
 	switch r := src.Intn(10); {
 	case r < 7:
-		h = nextProbe(sc)
+		h = nextProbe(src, sc)
 		if h == "" || r == 6 {
-			h = grantedWhere(src, sc, isIPSpelling)
+			h = grantedWhere(src, sc, ipSpelled)
 		}
 		if h == "" {
 			h = pick(src, ipHosts)
@@ -175,24 +167,8 @@ func ipOp(src Source, sc *scenario.Scenario) core.Op {
 	return fetch(src, h, []string{"/", "/status", "/admin"}[src.Intn(3)])
 }
 
-// grantedWhere is a granted host for which ok holds, starting from a
-// random one, or "" when none does.
-func grantedWhere(src Source, sc *scenario.Scenario, ok func(*scenario.Scenario, string) bool) string {
-	hosts := sc.Grant.NetHosts
-	if len(hosts) == 0 {
-		return ""
-	}
-	j := src.Intn(len(hosts))
-	for i := range hosts {
-		if h := hosts[(i+j)%len(hosts)]; ok(sc, h) {
-			return h
-		}
-	}
-	return ""
-}
-
 // isIPSpelling reports whether h is an address literal to the resolver.
-func isIPSpelling(_ *scenario.Scenario, h string) bool {
+func isIPSpelling(h string) bool {
 	if h == "" || !(isDigit(h[0]) || h[0] == '[' || strings.IndexByte(h, ':') >= 0) {
 		return false
 	}
@@ -206,18 +182,12 @@ func isIPSpelling(_ *scenario.Scenario, h string) bool {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// isMetadataHost reports whether h is a metadata endpoint or a name whose
-// DNS line points inside.
-func isMetadataHost(sc *scenario.Scenario, h string) bool {
-	return slices.Contains(metadataHosts, h) || h == dnsMetadata
-}
-
 // metadataOp fetches credentials from a metadata endpoint: mostly a granted
 // one (a careless allow-list), otherwise one from the table.
 func metadataOp(src Source, sc *scenario.Scenario) core.Op {
 	h := ""
 	if src.Intn(2) == 0 {
-		h = grantedWhere(src, sc, isMetadataHost)
+		h = grantedWhere(src, sc, metadata)
 	}
 	if h == "" {
 		h = pick(src, metadataHosts)
@@ -234,13 +204,13 @@ func rebindOp(src Source, sc *scenario.Scenario) core.Op {
 	h := ""
 	r := src.Intn(10)
 	if r < 4 {
-		h = grantedWhere(src, sc, isProbe) // a probe name of ranges.go, when the grant has one
+		h = grantedWhere(src, sc, probe) // a probe name of ranges.go, when the grant has one
 		if h != "" && !hasDNS(sc, h) {
 			h = ""
 		}
 	}
 	if h == "" {
-		h = grantedWhere(src, sc, hasDNS)
+		h = grantedWhere(src, sc, dnsLined)
 	}
 	switch {
 	case h == "" || r == 9:

@@ -18,12 +18,11 @@ import (
 // where no link is.
 func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 	r, dir, ok := findLink(src, sc, cl)
-	g := &sc.Grant
 	var writes bool
 	switch {
 	case cl == attack.SymlinkParent:
 		writes = src.Intn(4) != 0
-	case ok && underAny(dir, g.FSWrite):
+	case ok && underWrite(src, sc, dir):
 		writes = oneIn(src, 2)
 	default:
 		writes = oneIn(src, 4)
@@ -32,9 +31,9 @@ func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 		rs := classRecipes(cl)
 		r = &rs[src.Intn(len(rs))]
 		if writes {
-			dir = pickBase(src, g.FSWrite, "/work/out")
+			dir = writeBase(src, sc)
 		} else {
-			dir = pickBase(src, g.FSRead, "/work")
+			dir = readBase(src, sc)
 		}
 	}
 	var p string
@@ -45,9 +44,9 @@ func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 	}
 	if oneIn(src, 5) {
 		t := pick(src, linkTwists)
-		p = dir + t.sep + p + t.suffix
+		p = cat(src, dir, t.sep, p, t.suffix)
 	} else {
-		p = dir + "/" + p
+		p = cat(src, dir, "/", p)
 	}
 	if writes {
 		return write(src, p, pick(src, writeData))
@@ -66,30 +65,51 @@ var linkTwists = []struct{ sep, suffix string }{
 
 // findLink returns the recipe of a link of the world planted for class cl,
 // chosen at random, and the directory of its entry link; false when the
-// world has none. A recipe's links are planted together, entry first, so
-// the scan skips the rest of a recipe it recognized: the 40 links after a
-// chain's first cost nothing.
+// world has none.
 func findLink(src Source, sc *scenario.Scenario, cl attack.Class) (*linkRecipe, string, bool) {
-	var found [16]int
-	n := 0
+	var es []linkEntry
+	if f := factsOf(src, sc); f != nil {
+		es = f.linkEntries(cl)
+	} else {
+		var buf [maxLinkEntries]linkEntry
+		es = appendLinkEntries(buf[:0], sc, cl)
+	}
+	if len(es) == 0 {
+		return nil, "", false
+	}
+	e := es[src.Intn(len(es))]
+	return e.recipe, e.dir, true
+}
+
+// A linkEntry is the entry link of a recipe planted in the world: the
+// recipe, and the link's directory.
+type linkEntry struct {
+	recipe *linkRecipe
+	dir    string
+}
+
+// maxLinkEntries bounds the entries findLink chooses from.
+const maxLinkEntries = 16
+
+// appendLinkEntries appends the entries of the recipes of class cl planted
+// in sc's world, in world order, at most maxLinkEntries. A recipe's links
+// are planted together, entry first, so the scan skips the rest of a
+// recipe it recognized: the 40 links after a chain's first cost nothing.
+func appendLinkEntries(out []linkEntry, sc *scenario.Scenario, cl attack.Class) []linkEntry {
 	links := sc.World.Links
-	for i := 0; i < len(links); i++ {
-		r := recipeOf(links[i].Path)
+	for i, n := 0, 0; i < len(links); i++ {
+		p := links[i].Path
+		r := recipeOf(p)
 		if r == nil {
 			continue
 		}
-		if r.class == cl && n < len(found) {
-			found[n] = i
+		if r.class == cl && n < maxLinkEntries {
+			out = append(out, linkEntry{r, p[:max(strings.LastIndexByte(p, '/'), 0)]})
 			n++
 		}
 		i += len(r.links) - 1
 	}
-	if n == 0 {
-		return nil, "", false
-	}
-	p := sc.World.Links[found[src.Intn(n)]].Path
-	i := strings.LastIndexByte(p, '/')
-	return recipeOf(p), p[:max(i, 0)], true
+	return out
 }
 
 // recipeOf is the recipe whose entry link is named as p's last component,

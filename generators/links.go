@@ -245,7 +245,7 @@ func (b *builder) links() {
 			plant(r, w, chainRecipes)
 		}
 	}
-	b.w.Links = make([]core.Link, 0, size)
+	b.w.Links = b.d.links.open(size)
 	for _, p := range picks[:n] {
 		for j, l := range p.x.links[p.k] {
 			if s := linkRecipes[p.k].links[j]; s.other != nil {
@@ -254,4 +254,5 @@ func (b *builder) links() {
 			b.w.Links = append(b.w.Links, l)
 		}
 	}
+	b.w.Links = b.d.links.close(b.w.Links)
 }

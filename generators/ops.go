@@ -99,11 +99,11 @@ func args2(src Source, a, b string) []string {
 }
 
 // newArgs returns a fresh slice of n strings, len == cap so that appending
-// to it never reaches a neighbour's: carved from the seeded source's arena
-// (one allocation per argArena arguments), else allocated.
+// to it never reaches a neighbour's: under Generate carved from its slab,
+// else allocated.
 func newArgs(src Source, n int) []string {
-	if p, ok := src.(*pcgSource); ok {
-		return p.carve(n)
+	if d, ok := src.(*draw); ok {
+		return d.strs.carve(n)
 	}
 	return make([]string, n)
 }
@@ -160,7 +160,7 @@ func benignOp(src Source, sc *scenario.Scenario) core.Op {
 	case 0:
 		return read(src, benignReadPath(src, sc))
 	case 1:
-		return write(src, pickBase(src, g.FSWrite, "/work/out")+"/"+pick(src, writeNames), pick(src, writeData))
+		return write(src, cat(src, writeBase(src, sc), "/", pick(src, writeNames)), pick(src, writeData))
 	}
 	return tool(src, pick(src, g.Tools), pick(src, toolInputs))
 }
@@ -170,19 +170,19 @@ func benignOp(src Source, sc *scenario.Scenario) core.Op {
 // a read root itself ("/work" or "/work/", whichever way the root is
 // written), which is under it.
 func benignReadPath(src Source, sc *scenario.Scenario) string {
-	if roots := sc.Grant.FSRead; len(roots) > 0 && oneIn(src, 8) {
-		if b := rootBase(pick(src, roots)); b != "" {
+	if len(sc.Grant.FSRead) > 0 && oneIn(src, 8) {
+		if b := readBase(src, sc); b != "" {
 			return b + "/"[:src.Intn(2)]
 		}
 	}
 	if files := sc.World.Files; len(files) > 0 {
 		for range 3 {
-			if f := pick(src, files); !core.HasTraversal(f.Path) && underAny(f.Path, sc.Grant.FSRead) {
+			if f := pick(src, files); !core.HasTraversal(f.Path) && underRead(src, sc, f.Path) {
 				return f.Path
 			}
 		}
 	}
-	return pickBase(src, sc.Grant.FSRead, "/work") + "/" + pick(src, fileNames)
+	return cat(src, readBase(src, sc), "/", pick(src, fileNames))
 }
 
 // lookalikeOp is a path with lookalike dots, slashes or letters, or now and
@@ -212,8 +212,8 @@ func lookalikeOp(src Source, sc *scenario.Scenario) core.Op {
 func outsideOp(src Source, sc *scenario.Scenario) core.Op {
 	g := &sc.Grant
 	if len(g.FSRead) > 0 && oneIn(src, 5) {
-		p := pickBase(src, g.FSRead, "/work") + "/x"
-		if !underAny(p, g.FSWrite) {
+		p := cat(src, readBase(src, sc), "/x")
+		if !underWrite(src, sc, p) {
 			return write(src, p, "pwned")
 		}
 	}
@@ -252,12 +252,12 @@ func controlOp(src Source, sc *scenario.Scenario) core.Op {
 func insertAt(src Source, s, b string) string {
 	switch src.Intn(3) {
 	case 0:
-		return s + b
+		return cat(src, s, b)
 	case 1:
-		return b + s
+		return cat(src, b, s)
 	}
 	m := len(s) / 2
-	return s[:m] + b + s[m:]
+	return cat(src, s[:m], b, s[m:])
 }
 
 // longLabels are four 63-byte DNS labels; longHosts are very long names.
@@ -271,11 +271,11 @@ var (
 func longOp(src Source, sc *scenario.Scenario) core.Op {
 	switch src.Intn(10) {
 	case 0:
-		return fetch(src, anyHost(src, sc), "/"+fill[:200+src.Intn(2000)])
+		return fetch(src, anyHost(src, sc), slashFill(src, "", 200+src.Intn(2000)))
 	case 1:
 		return fetch(src, pick(src, longHosts), "/x")
 	case 2:
-		return fetch(src, longLabels+anyHost(src, sc), "/status")
+		return fetch(src, cat(src, longLabels, anyHost(src, sc)), "/status")
 	case 3:
 		return tool(src, anyTool(src, sc), fill[:pick(src, inputSizes[1:])])
 	}

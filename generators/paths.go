@@ -20,13 +20,13 @@ func pathOp(src Source, sc *scenario.Scenario, ts []pathTemplate) core.Op {
 	t, n := pick(src, ts), pick(src, fileNames)
 	switch r := src.Intn(20); {
 	case r < 12:
-		return read(src, t(src, pickBase(src, sc.Grant.FSRead, "/work"), n))
+		return read(src, t(src, readBase(src, sc), n))
 	case r < 17:
-		return write(src, t(src, pickBase(src, sc.Grant.FSWrite, "/work/out"), n), pick(src, writeData))
+		return write(src, t(src, writeBase(src, sc), n), pick(src, writeData))
 	case r < 19:
 		return fetch(src, anyHost(src, sc), t(src, "", n))
 	}
-	return tool(src, anyTool(src, sc), t(src, pickBase(src, sc.Grant.FSRead, "/work"), n))
+	return tool(src, anyTool(src, sc), t(src, readBase(src, sc), n))
 }
 
 // pickBase returns the base of one of roots, or dflt when there is none.
@@ -47,19 +47,19 @@ func orWork(b string) string {
 }
 
 var traversalPaths = []pathTemplate{
-	func(_ Source, b, _ string) string { return b + "/../etc/passwd" },
-	func(_ Source, b, n string) string { return b + "/sub/../" + n },
-	func(_ Source, b, _ string) string { return b + "/.." },
-	func(_ Source, b, _ string) string { return b + "/../" },
-	func(_ Source, b, _ string) string { return b + `\..\etc\passwd` },
-	func(_ Source, b, _ string) string { return b + `/..\etc/passwd` },
+	func(src Source, b, _ string) string { return cat(src, b, "/../etc/passwd") },
+	func(src Source, b, n string) string { return cat(src, b, "/sub/../", n) },
+	func(src Source, b, _ string) string { return cat(src, b, "/..") },
+	func(src Source, b, _ string) string { return cat(src, b, "/../") },
+	func(src Source, b, _ string) string { return cat(src, b, `\..\etc\passwd`) },
+	func(src Source, b, _ string) string { return cat(src, b, `/..\etc/passwd`) },
 	func(_ Source, _, _ string) string { return "../etc/passwd" },
 	func(_ Source, _, _ string) string { return ".." },
-	func(_ Source, b, _ string) string { return b + "/a/b/c/../../../../etc/passwd" },
-	func(_ Source, b, n string) string { return "/etc/.." + b + "/" + n },
-	func(_ Source, b, _ string) string { b = orWork(b); return b + "/.." + b + "shop/secret" },
-	func(_ Source, b, n string) string { return b + `\` + n + `\..\..\etc\passwd` },
-	func(_ Source, b, n string) string { return b + "/" + n + "/.." },
+	func(src Source, b, _ string) string { return cat(src, b, "/a/b/c/../../../../etc/passwd") },
+	func(src Source, b, n string) string { return cat(src, "/etc/..", b, "/", n) },
+	func(src Source, b, _ string) string { b = orWork(b); return cat(src, b, "/..", b, "shop/secret") },
+	func(src Source, b, n string) string { return cat(src, b, `\`, n, `\..\..\etc\passwd`) },
+	func(src Source, b, n string) string { return cat(src, b, "/", n, "/..") },
 	randomTraversal,
 }
 
@@ -88,68 +88,68 @@ func randomTraversal(src Source, b, n string) string {
 }
 
 var prefixSiblingPaths = []pathTemplate{
-	func(_ Source, b, _ string) string { return orWork(b) + "shop/secret" },
-	func(_ Source, b, _ string) string { return orWork(b) + "shop" },
-	func(_ Source, b, _ string) string { return orWork(b) + "2/secret" },
-	func(_ Source, b, _ string) string { return orWork(b) + ".bak/secret" },
-	func(_ Source, b, _ string) string { return orWork(b) + "-old/secret" },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "shop/secret") },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "shop") },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "2/secret") },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), ".bak/secret") },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "-old/secret") },
 	func(_ Source, b, _ string) string { b = orWork(b); return b[:len(b)-1] },
-	func(_ Source, b, _ string) string { return orWork(b) + `\secret` },
-	func(_ Source, b, n string) string { return orWork(b) + "_x/" + n },
-	func(_ Source, b, _ string) string { return orWork(b) + "shop/s/s/s" },
-	func(_ Source, b, _ string) string { return orWork(b) + "2" },
-	func(_ Source, b, n string) string { return orWork(b) + "." + n },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), `\secret`) },
+	func(src Source, b, n string) string { return cat(src, orWork(b), "_x/", n) },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "shop/s/s/s") },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "2") },
+	func(src Source, b, n string) string { return cat(src, orWork(b), ".", n) },
 }
 
 var dotSegmentPaths = []pathTemplate{
-	func(_ Source, b, n string) string { return b + "/./" + n },
-	func(_ Source, b, n string) string { return "/" + b + "//" + n },
-	func(_ Source, b, n string) string { return b + "/" + n + "/" },
-	func(_ Source, b, _ string) string { return b + "/." },
-	func(_ Source, b, _ string) string { return b + "/./" },
-	func(_ Source, b, n string) string { return "/." + b + "/" + n },
-	func(_ Source, b, n string) string { return b + "/././" + n },
+	func(src Source, b, n string) string { return cat(src, b, "/./", n) },
+	func(src Source, b, n string) string { return cat(src, "/", b, "//", n) },
+	func(src Source, b, n string) string { return cat(src, b, "/", n, "/") },
+	func(src Source, b, _ string) string { return cat(src, b, "/.") },
+	func(src Source, b, _ string) string { return cat(src, b, "/./") },
+	func(src Source, b, n string) string { return cat(src, "/.", b, "/", n) },
+	func(src Source, b, n string) string { return cat(src, b, "/././", n) },
 	func(_ Source, _, _ string) string { return "///etc/passwd" },
 	func(_ Source, _, _ string) string { return "/." },
-	func(_ Source, b, _ string) string { return b + "//" },
-	func(_ Source, b, _ string) string { return b + "/./." },
-	func(_ Source, b, n string) string { return b + "/" + n + "/." },
-	func(_ Source, b, n string) string { return b + "/.//./" + n },
-	func(_ Source, b, _ string) string { return b + "/" }, // the root itself, with a slash
-	func(_ Source, b, _ string) string { return orWork(b) + "shop/./secret" },
+	func(src Source, b, _ string) string { return cat(src, b, "//") },
+	func(src Source, b, _ string) string { return cat(src, b, "/./.") },
+	func(src Source, b, n string) string { return cat(src, b, "/", n, "/.") },
+	func(src Source, b, n string) string { return cat(src, b, "/.//./", n) },
+	func(src Source, b, _ string) string { return cat(src, b, "/") }, // the root itself, with a slash
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "shop/./secret") },
 }
 
 var encodedPaths = []pathTemplate{
-	func(_ Source, b, _ string) string { return b + "/%2e%2e/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/%2E%2E/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/..%2fetc%2fpasswd" },
-	func(_ Source, b, _ string) string { return b + "/%2e%2e%2fetc%2fpasswd" },
-	func(_ Source, b, _ string) string { return b + "/..%5cetc%5cpasswd" },
-	func(_ Source, b, _ string) string { return b + "/%252e%252e/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/%c0%ae%c0%ae/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/%2e%2e/x" },
+	func(src Source, b, _ string) string { return cat(src, b, "/%2e%2e/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/%2E%2E/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/..%2fetc%2fpasswd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/%2e%2e%2fetc%2fpasswd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/..%5cetc%5cpasswd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/%252e%252e/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/%c0%ae%c0%ae/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/%2e%2e/x") },
 	func(_ Source, _, _ string) string { return "%2fetc%2fpasswd" },
-	func(_ Source, b, _ string) string { return orWork(b) + "%2f..%2fetc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/\xc0\xae\xc0\xae/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/%2e%2e%2f%2e%2e%2fetc%2fpasswd" },
-	func(_ Source, b, _ string) string { return b + "/.%2e/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/%u002e%u002e/etc/passwd" },
-	func(_ Source, b, n string) string { return b + "/" + n + "%00.txt" },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "%2f..%2fetc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/\xc0\xae\xc0\xae/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/%2e%2e%2f%2e%2e%2fetc%2fpasswd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/.%2e/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/%u002e%u002e/etc/passwd") },
+	func(src Source, b, n string) string { return cat(src, b, "/", n, "%00.txt") },
 }
 
 var lookalikePaths = []pathTemplate{
-	func(_ Source, b, _ string) string { return b + "/\uff0e\uff0e/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/\u2024\u2024/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/\u2025/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "/\ufe52\ufe52/etc/passwd" },
-	func(_ Source, b, _ string) string { return b + "\u2215..\u2215etc\u2215passwd" },
-	func(_ Source, b, _ string) string { return b + "\uff0f..\uff0fetc\uff0fpasswd" },
-	func(_ Source, b, _ string) string { return b + "/data\uff0etxt" },
-	func(_ Source, b, _ string) string { return homoglyph(orWork(b)) + "/data.txt" },
-	func(_ Source, b, _ string) string { return upperASCII(orWork(b)) + "/data.txt" },
-	func(_ Source, b, _ string) string { return b + "/\uff0e\uff0e/x" },
-	func(_ Source, b, _ string) string { return b + "\u2044..\u2044etc\u2044passwd" },
-	func(_ Source, b, n string) string { return b + "/" + homoglyph(n) },
+	func(src Source, b, _ string) string { return cat(src, b, "/\uff0e\uff0e/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/\u2024\u2024/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/\u2025/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/\ufe52\ufe52/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "\u2215..\u2215etc\u2215passwd") },
+	func(src Source, b, _ string) string { return cat(src, b, "\uff0f..\uff0fetc\uff0fpasswd") },
+	func(src Source, b, _ string) string { return cat(src, b, "/data\uff0etxt") },
+	func(src Source, b, _ string) string { return cat(src, homoglyph(orWork(b)), "/data.txt") },
+	func(src Source, b, _ string) string { return cat(src, upperASCII(orWork(b)), "/data.txt") },
+	func(src Source, b, _ string) string { return cat(src, b, "/\uff0e\uff0e/x") },
+	func(src Source, b, _ string) string { return cat(src, b, "\u2044..\u2044etc\u2044passwd") },
+	func(src Source, b, n string) string { return cat(src, b, "/", homoglyph(n)) },
 }
 
 var outsidePaths = []pathTemplate{
@@ -167,34 +167,65 @@ var outsidePaths = []pathTemplate{
 }
 
 var relativePaths = []pathTemplate{
-	func(_ Source, b, _ string) string { return strings.TrimPrefix(orWork(b), "/") + "/x" },
+	func(src Source, b, _ string) string { return cat(src, strings.TrimPrefix(orWork(b), "/"), "/x") },
 	func(_ Source, _, _ string) string { return "./x" },
 	func(_ Source, _, _ string) string { return "x" },
 	func(_ Source, _, _ string) string { return "" },
 	func(_ Source, _, _ string) string { return "." },
 	func(_ Source, _, _ string) string { return "./" },
-	func(_ Source, b, n string) string { return "./" + strings.TrimPrefix(orWork(b), "/") + "/" + n },
+	func(src Source, b, n string) string {
+		return cat(src, "./", strings.TrimPrefix(orWork(b), "/"), "/", n)
+	},
 	func(_ Source, b, _ string) string { return strings.TrimPrefix(orWork(b), "/") },
 	func(_ Source, _, _ string) string { return "~/x" },
 	func(_ Source, _, _ string) string { return "=>" },
 	func(_ Source, _, n string) string { return n },
 	func(_ Source, _, _ string) string { return "etc/passwd" },
-	func(_ Source, b, n string) string { return strings.TrimPrefix(orWork(b), "/") + "//" + n + "/" },
+	func(src Source, b, n string) string {
+		return cat(src, strings.TrimPrefix(orWork(b), "/"), "//", n, "/")
+	},
 }
 
 var longPaths = []pathTemplate{
-	func(src Source, b, _ string) string { return b + deep[:2*depth(src)] + "/f.txt" },
-	func(src Source, b, _ string) string { return b + deep[:2*depth(src)] + "/.." + deep[:40] + "/f.txt" },
-	func(src Source, b, _ string) string { return b + upDeep[:3*depth(src)] + "/etc/passwd" },
-	func(src Source, b, n string) string { return b + dotDeep[:2*depth(src)] + "/" + n },
-	func(src Source, b, n string) string { k := depth(src); return slashes[:k] + b + slashes[:k] + n },
-	func(src Source, b, _ string) string { return b + "/" + fill[:256+src.Intn(800)] },
-	func(src Source, b, _ string) string { return orWork(b) + "shop" + deep[:2*depth(src)] },
+	func(src Source, b, _ string) string { return cat(src, b, deep[:2*depth(src)], "/f.txt") },
 	func(src Source, b, _ string) string {
-		return strings.TrimPrefix(orWork(b), "/") + deep[:2*depth(src)] + "/x"
+		return cat(src, b, deep[:2*depth(src)], "/..", deep[:40], "/f.txt")
 	},
-	func(src Source, b, _ string) string { return b + "/" + fill[:4096+src.Intn(200)] },
-	func(src Source, b, _ string) string { return b + deep[:2*depth(src)] + "/" + fill[:300] },
+	func(src Source, b, _ string) string { return cat(src, b, upDeep[:3*depth(src)], "/etc/passwd") },
+	func(src Source, b, n string) string { return cat(src, b, dotDeep[:2*depth(src)], "/", n) },
+	func(src Source, b, n string) string { k := depth(src); return cat(src, slashes[:k], b, slashes[:k], n) },
+	func(src Source, b, _ string) string { return slashFill(src, b, 256+src.Intn(800)) },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "shop", deep[:2*depth(src)]) },
+	func(src Source, b, _ string) string {
+		return cat(src, strings.TrimPrefix(orWork(b), "/"), deep[:2*depth(src)], "/x")
+	},
+	func(src Source, b, _ string) string { return slashFill(src, b, 4096+src.Intn(200)) },
+	func(src Source, b, _ string) string { return cat(src, b, deep[:2*depth(src)], "/", fill[:300]) },
+}
+
+// maxSlashFill is the most fill slashFill serves from slashFills.
+const maxSlashFill = 4096 + 200
+
+// slashFills holds, for each base a root of this package's grants can have
+// ("" for "/"), the base, a slash and maxSlashFill bytes of fill, so that
+// slashFill serves its long paths as prefixes: a path of four kilobytes
+// costs nothing.
+var slashFills = func() map[string]string {
+	m := map[string]string{"": "/" + fill[:maxSlashFill]}
+	for _, infos := range [][]rootInfo{readInfos, subInfos, outInfos, {tmpOut, dataCache}} {
+		for _, ri := range infos {
+			m[ri.base] = ri.base + "/" + fill[:maxSlashFill]
+		}
+	}
+	return m
+}()
+
+// slashFill returns b + "/" + fill[:n].
+func slashFill(src Source, b string, n int) string {
+	if s, ok := slashFills[b]; ok && n <= maxSlashFill {
+		return s[:len(b)+1+n]
+	}
+	return cat(src, b, "/", fill[:n])
 }
 
 // depth is how deep a long path goes: 20 to 255 levels.

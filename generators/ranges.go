@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -95,6 +94,7 @@ func init() {
 			}
 		}
 	}
+	flagTableHosts()
 }
 
 func containsAddr(as []netip.Addr, a netip.Addr) bool {
@@ -233,24 +233,22 @@ func (b *builder) rangeProbes(slots int) {
 		k := src.Intn(len(pt.hosts))
 		h := pt.hosts[k]
 		b.g.NetHosts = append(b.g.NetHosts, h)
-		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: []netip.Addr{pt.addrs[k], probePublic}})
+		b.dnsLine(h, []netip.Addr{pt.addrs[k], probePublic})
 	}
 }
-
-// isProbe reports whether h is a host of the internal-range table.
-func isProbe(_ *scenario.Scenario, h string) bool { return probeHosts[h] }
 
 // nextProbe is the granted literal probe the scenario's next ip-spelling
 // op fetches: the probes in grant order, one after the other, so that a
 // scenario's fetches spread over its probes; "" when the grant has none.
-func nextProbe(sc *scenario.Scenario) string {
-	n := 0
-	for _, h := range sc.Grant.NetHosts {
-		if probeHosts[h] && !hasDNS(sc, h) {
-			n++
-		}
+func nextProbe(src Source, sc *scenario.Scenario) string {
+	var ks []int
+	if f := factsOf(src, sc); f != nil {
+		ks = f.literalProbes()
+	} else {
+		var buf [8]int
+		ks = appendLiteralProbes(buf[:0], sc, nil)
 	}
-	if n == 0 {
+	if len(ks) == 0 {
 		return ""
 	}
 	k := 0
@@ -259,14 +257,17 @@ func nextProbe(sc *scenario.Scenario) string {
 			k++
 		}
 	}
-	k %= n
-	for _, h := range sc.Grant.NetHosts {
-		if probeHosts[h] && !hasDNS(sc, h) {
-			if k == 0 {
-				return h
-			}
-			k--
+	return sc.Grant.NetHosts[ks[k%len(ks)]]
+}
+
+// appendLiteralProbes appends the indices of the granted probes that have
+// no DNS line (literals, the names have one), in grant order, looking the
+// flags up in f, sc's facts, unless f is nil.
+func appendLiteralProbes(out []int, sc *scenario.Scenario, f *facts) []int {
+	for k, h := range sc.Grant.NetHosts {
+		if f != nil && f.has(k, probe) && !f.has(k, dnsLined) || f == nil && hostHas(sc, h, probe) && !hasDNS(sc, h) {
+			out = append(out, k)
 		}
 	}
-	return ""
+	return out
 }

@@ -117,8 +117,9 @@ func (m machineRun) scenario() *scenario.Scenario {
 
 // grantWorlds draws a scenario's grant and world, without ops.
 var grantWorlds = rapid.Custom(func(t *rapid.T) *scenario.Scenario {
-	src := rapidsrc.New(t)
-	g, w := drawGrantWorld(src, drawPlan(src))
+	d := newDraw(rapidsrc.New(t))
+	defer d.release()
+	g, w := drawGrantWorld(d, drawPlan(d))
 	return &scenario.Scenario{Grant: g, World: w}
 })
 

@@ -26,7 +26,10 @@ const skipOneIn = 64
 // The scenario is a *scenario.Scenario with every op's class set, the
 // SPEC §10 comment-free form: its grant always passes core.NewGrant, and it
 // shares no mutable memory with other generated scenarios or with this
-// package's tables (long strings may share immutable bytes).
+// package's tables. (Its lists are carved from arrays that other
+// scenarios' lists are carved from too, but never overlap them and have
+// no spare capacity, so appending to one copies it; strings may share
+// immutable bytes.)
 func Generate(src Source) *scenario.Scenario { return generate(src, maxOps) }
 
 // GenerateAtMost is Generate for scenarios of at most n ops (n at least 1,
@@ -41,30 +44,42 @@ func GenerateAtMost(src Source, n int) *scenario.Scenario {
 }
 
 func generate(src Source, limit int) *scenario.Scenario {
-	p := drawPlan(src)
+	d := newDraw(src)
+	p := drawPlan(d)
 	p.limit, p.n = limit, min(p.n, limit)
-	if ps, ok := src.(*pcgSource); ok {
-		ps.reserve(2*p.n + p.n/2) // two arguments an op, and some runs
-	}
 	sc := new(scenario.Scenario)
-	sc.Grant, sc.World = drawGrantWorld(src, p)
-	sc.Steps = make([]scenario.Step, 0, min(p.n+p.n/4+4, limit))
+	sc.Grant, sc.World = drawGrantWorld(d, p)
+	d.facts.reset(sc)
+	sc.Steps = d.steps.open(min(p.stepsHint(), limit))
 	g, grouped := src.(Grouper)
 	for i := 0; i < p.n && len(sc.Steps) < limit; i++ {
 		if !grouped {
-			step(src, sc, p)
+			step(d, sc, p)
 			continue
 		}
-		n0 := len(sc.Steps)
+		n0, p := len(sc.Steps), p // a copy for the closure, so that only this path moves p to the heap
 		g.Group(func() {
 			sc.Steps = sc.Steps[:n0] // a retried group starts over
-			step(src, sc, p)
+			step(d, sc, p)
 		})
 	}
+	sc.Steps = d.steps.close(sc.Steps)
 	if p.prof == boundary && p.edge == outputLands {
-		landOutput(src, sc)
+		landOutput(d, sc)
 	}
+	d.release()
 	return sc
+}
+
+// stepsHint is the room Generate opens for p's ops: a slot is about one
+// op, and rebinding and op-flood runs add a few, many more under the
+// ops-tight profile, whose floods run past max_ops. Room the ops do not
+// use goes back to the slab; ops that outgrow it are copied once.
+func (p plan) stepsHint() int {
+	if p.prof == opsTight {
+		return 2*p.n + 16
+	}
+	return p.n + p.n/2 + 8
 }
 
 // step fills one op slot: nothing (rarely), one op, or a run.

@@ -25,31 +25,7 @@ func NewSource(seed, stream uint64) Source {
 	return s
 }
 
-type pcgSource struct {
-	pcg   rand.PCG
-	arena []string // where newArgs carves op arguments from
-}
-
-// argArena is how many op arguments an arena allocation holds when a
-// scenario outgrows what Generate reserved.
-const argArena = 64
-
-// reserve makes room for n more arguments in one allocation.
-func (s *pcgSource) reserve(n int) {
-	if len(s.arena) < n {
-		s.arena = make([]string, n)
-	}
-}
-
-// carve returns the next n strings of the arena, capacity n.
-func (s *pcgSource) carve(n int) []string {
-	if len(s.arena) < n {
-		s.arena = make([]string, max(argArena, n))
-	}
-	a := s.arena[:n:n]
-	s.arena = s.arena[n:]
-	return a
-}
+type pcgSource struct{ pcg rand.PCG }
 
 // Intn is Lemire's multiply-and-reject: unbiased, and one multiplication in
 // the common case.

@@ -82,6 +82,7 @@ func drawLength(src Source) int {
 // for granted and ungranted hosts, DNS lines for rebinding names.
 type builder struct {
 	src Source
+	d   *draw // src, whose slabs the lists are carved from
 	g   core.GrantSpec
 	w   core.WorldSpec
 	// readHost and writeHost are the roots links are planted in: the first
@@ -90,17 +91,42 @@ type builder struct {
 	readHost, writeHost *rootInfo
 }
 
-func drawGrantWorld(src Source, p plan) (core.GrantSpec, core.WorldSpec) {
-	b := &builder{src: src}
-	b.w.Files = make([]core.File, 0, 24)
-	b.w.Routes = make([]core.Route, 0, 16)
+// drawGrantWorld draws the grant and the world for plan p. Its lists are
+// carved from d's slabs: a window each for those that grow one entry at a
+// time, closed when the world is done.
+func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
+	b := &builder{src: d, d: d}
+	b.w.Files, b.w.Routes = d.files.open(48), d.routes.open(32) // at most 28 and 17 so far
+	b.w.DNS, b.w.ToolOutputs = d.dns.open(8), d.outputs.open(8)
 	b.writeRoots(b.readRoots())
 	b.outsideFiles()
 	b.links()
+	b.g.NetHosts = d.strs.open(32) // at most 22 so far; closed before tools carves
 	b.hosts(p.n)
+	b.g.NetHosts = d.strs.close(b.g.NetHosts)
 	b.tools()
-	b.g.Budgets, b.w.Clock = drawBudgets(src, p)
+	b.g.Budgets, b.w.Clock = drawBudgets(d, p)
+	b.w.Files, b.w.Routes = d.files.close(b.w.Files), d.routes.close(b.w.Routes)
+	b.w.DNS, b.w.ToolOutputs = d.dns.close(b.w.DNS), d.outputs.close(b.w.ToolOutputs)
+	if len(b.w.DNS) == 0 {
+		b.w.DNS = nil // no dns line
+	}
 	return b.g, b.w
+}
+
+// list returns xs in a list of the grant's, carved from the draw's slab.
+func (b *builder) list(xs ...string) []string {
+	l := b.d.strs.carve(len(xs))
+	copy(l, xs)
+	return l
+}
+
+// dnsLine adds a DNS line answering addrs, copied: scenarios share nothing
+// mutable, with each other or with the tables.
+func (b *builder) dnsLine(h string, addrs []netip.Addr) {
+	a := b.d.addrs.carve(len(addrs))
+	copy(a, addrs)
+	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: a})
 }
 
 func (b *builder) file(p, data string) { b.w.Files = append(b.w.Files, core.File{Path: p, Data: data}) }
@@ -176,7 +202,7 @@ func (b *builder) readRoots() int {
 	case 2:
 		infos[1], n = &subInfos[i], 2
 	case 3:
-		b.g.FSRead = []string{"/"}
+		b.g.FSRead = b.list("/")
 		b.readHost = &readInfos[0]
 		b.rootFiles(b.readHost)
 		return 0
@@ -186,7 +212,7 @@ func (b *builder) readRoots() int {
 		return 0
 	}
 	b.readHost = infos[0]
-	b.g.FSRead = make([]string, n)
+	b.g.FSRead = b.d.strs.carve(n)
 	for j, ri := range infos[:n] {
 		b.g.FSRead[j] = b.rootSpelling(ri)
 		b.rootFiles(ri)
@@ -232,20 +258,20 @@ func (b *builder) writeRoots(i int) {
 	switch weighted(src, []int{55, 15, 10, 10, 7, 3}) {
 	case 0:
 		first = &outInfos[i]
-		b.g.FSWrite = []string{b.rootSpelling(first)}
+		b.g.FSWrite = b.list(b.rootSpelling(first))
 	case 1:
 		return
 	case 2:
 		first = &readInfos[i]
-		b.g.FSWrite = []string{b.rootSpelling(first)}
+		b.g.FSWrite = b.list(b.rootSpelling(first))
 	case 3:
 		first = &tmpOut
-		b.g.FSWrite = []string{b.rootSpelling(first)}
+		b.g.FSWrite = b.list(b.rootSpelling(first))
 	case 4:
 		first = &outInfos[i]
-		b.g.FSWrite = []string{b.rootSpelling(first), b.rootSpelling(&dataCache)}
+		b.g.FSWrite = b.list(b.rootSpelling(first), b.rootSpelling(&dataCache))
 	default:
-		b.g.FSWrite = []string{"/"}
+		b.g.FSWrite = b.list("/")
 		return
 	}
 	b.writeHost = first
@@ -269,7 +295,6 @@ func (b *builder) outsideFiles() {
 // and routes bodies for them and for attacker hosts.
 func (b *builder) hosts(slots int) {
 	src := b.src
-	b.g.NetHosts = make([]string, 0, 12)
 	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
 	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
 		b.plainHost(plainHosts[(i+j)%len(plainHosts)])
@@ -291,7 +316,7 @@ func (b *builder) hosts(slots int) {
 	}
 	if oneIn(src, 5) {
 		b.g.NetHosts = append(b.g.NetHosts, dnsMetadata)
-		b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: dnsMetadata, Addrs: []netip.Addr{core.MetadataAddr}})
+		b.dnsLine(dnsMetadata, []netip.Addr{core.MetadataAddr})
 		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
 	}
 	for n := 1 + src.Intn(2); n > 0; n-- {
@@ -321,14 +346,14 @@ func (b *builder) metadataHost(h string) {
 	b.route(h, metadataPaths[j], metadataBodies[j])
 }
 
-// rebinder adds rebinders[i]'s DNS line (a copy: scenarios share nothing
-// mutable) and routes, and grants the name when granted.
+// rebinder adds rebinders[i]'s DNS line and routes, and grants the name
+// when granted.
 func (b *builder) rebinder(i int, granted bool) {
 	r := rebinders[i]
 	if granted {
 		b.g.NetHosts = append(b.g.NetHosts, r.host)
 	}
-	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: r.host, Addrs: slices.Clone(r.addrs)})
+	b.dnsLine(r.host, r.addrs)
 	b.route(r.host, "/data", "public-data")
 }
 
@@ -338,11 +363,10 @@ func (b *builder) rebinder(i int, granted bool) {
 func (b *builder) tools() {
 	src := b.src
 	n := []int{1, 2, 3, 4, 0}[weighted(src, []int{40, 30, 15, 10, 5})]
-	b.g.Tools = make([]string, n)
+	b.g.Tools = b.d.strs.carve(n)
 	for i, j := 0, src.Intn(len(grantTools)); i < n; i++ {
 		b.g.Tools[i] = grantTools[(i+j)%len(grantTools)]
 	}
-	b.w.ToolOutputs = make([]core.ToolOutput, 0, 4)
 	if slices.Contains(b.g.Tools, "dump") || oneIn(src, 4) { // ungranted, it is a leak to see
 		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: "dump", Output: fill[:pick(src, bigOutputSizes)]})
 	}

@@ -1,0 +1,163 @@
+package generators
+
+import (
+	"net/netip"
+	"strings"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// A draw is the Source one Generate call draws through, with what makes
+// drawing cheap. Lists grown one append at a time from a guessed capacity
+// cost an allocation each, spare room, and the garbage collector's cycles
+// that come with them; so each list of the scenario is carved from a slab
+// (an array shared with the lists of other scenarios, never overlapping
+// them), exactly sized once it is complete, and a scenario costs a handful
+// of allocations. The draw also keeps the facts ops look up about the
+// scenario (facts.go) and the chunk short strings are carved from.
+//
+// Draws are pooled: a campaign makes a fresh Source for every scenario, so
+// the slabs cannot live in the Source. A draw is a Source so that the
+// generators keep drawing from a Source: what only Generate has they reach
+// by asserting a *draw (newArgs, cat, factsOf), and an op that Op draws
+// for a Source of its own gets plain allocations and computes its facts.
+type draw struct {
+	src Source
+	pcg *pcgSource // src when it is the seeded source: called directly
+
+	steps   slab[scenario.Step]
+	strs    slab[string] // op arguments and the grant's lists
+	files   slab[core.File]
+	links   slab[core.Link]
+	routes  slab[core.Route]
+	dns     slab[core.DNSRecord]
+	addrs   slab[netip.Addr]
+	outputs slab[core.ToolOutput]
+
+	facts facts // of the scenario being drawn, once its world is
+
+	// text is the chunk cat carves short strings from. Bytes written to a
+	// strings.Builder are never changed, so the strings carved from it stay
+	// valid while later ones are appended, and a full chunk is left to the
+	// strings that use it.
+	text strings.Builder
+}
+
+// draws recycles draws between Generate calls. The pool drops idle draws
+// at each collection, and with them the slabs' unused rest.
+var draws = sync.Pool{New: func() any { return new(draw) }}
+
+// newDraw returns a draw over src.
+func newDraw(src Source) *draw {
+	d := draws.Get().(*draw)
+	d.src = src
+	d.pcg, _ = src.(*pcgSource)
+	return d
+}
+
+// release recycles the draw. It must hold no window still open.
+func (d *draw) release() {
+	d.src, d.pcg, d.facts.sc = nil, nil, nil
+	draws.Put(d)
+}
+
+// Intn draws from the underlying Source.
+func (d *draw) Intn(n int) int {
+	if d.pcg != nil {
+		return d.pcg.Intn(n)
+	}
+	return d.src.Intn(n)
+}
+
+// slabLen is how many elements a slab's array holds (unless one list needs
+// more): a Step slab of 512 holds the steps of about fifteen scenarios.
+const slabLen = 512
+
+// A slab hands out slices of one array at a time: exact ones (carve), or a
+// window a list is appended into and that close trims to what the list
+// used, giving the rest back. Every slice it returns has len == cap, or cap
+// at the end of its window, so that appending past it copies the list
+// rather than reach another's; a list that outgrows its window is copied
+// by append as any slice is, and close then gives back the whole window.
+// The zero slab is empty; a slab is used by one draw at a time.
+type slab[T any] struct {
+	free   []T // the array's rest, not handed out
+	spare  []T // an older array's rest, for a window free cannot hold
+	window int // the capacity of the open window
+}
+
+// room makes sure free holds n elements: it swaps in the spare when that
+// holds them, else starts a new array and keeps the larger of the two
+// rests as the spare (a scenario of 200 slots asks for more room than most
+// rests hold; without the spare, the rest it skips would be lost).
+func (s *slab[T]) room(n int) {
+	switch { // never nil, even for n == 0: an empty list is not a nil one
+	case s.free != nil && len(s.free) >= n:
+	case s.spare != nil && len(s.spare) >= n:
+		s.free, s.spare = s.spare, s.free
+	default:
+		if len(s.free) > len(s.spare) {
+			s.spare = s.free
+		}
+		s.free = make([]T, max(n, slabLen))
+	}
+}
+
+// carve returns n elements, never nil.
+func (s *slab[T]) carve(n int) []T {
+	s.room(n)
+	c := s.free[:n:n]
+	s.free = s.free[n:]
+	return c
+}
+
+// open returns an empty list, never nil, with room for n appends; no other
+// slice may be carved from s until close.
+func (s *slab[T]) open(n int) []T {
+	s.room(n)
+	s.window = n
+	return s.free[:0:n]
+}
+
+// close returns list, which open returned and appends grew, with no spare
+// capacity, and gives what it did not use back to the slab.
+func (s *slab[T]) close(list []T) []T {
+	if cap(list) == s.window { // still in the window: append never copied it
+		s.free = s.free[len(list):]
+	}
+	s.window = 0
+	return list[:len(list):len(list)]
+}
+
+// textChunk is the size of the chunks cat carves from: a scenario's
+// concatenations take a few hundred bytes.
+const textChunk = 2048
+
+// maxCarved bounds the strings cat carves: longer ones (long paths, big
+// inputs) get an allocation of their own rather than a chunk's room.
+const maxCarved = 256
+
+// cat returns the concatenation of parts: under Generate, carved from a
+// chunk shared with other short strings, so that drawing a path costs no
+// allocation of its own; else allocated.
+func cat(src Source, parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	d, ok := src.(*draw)
+	if !ok || n > maxCarved {
+		return strings.Join(parts, "")
+	}
+	if d.text.Cap()-d.text.Len() < n {
+		d.text = strings.Builder{} // the full chunk stays with the strings carved from it
+		d.text.Grow(textChunk)
+	}
+	start := d.text.Len()
+	for _, p := range parts {
+		d.text.WriteString(p)
+	}
+	return d.text.String()[start:]
+}

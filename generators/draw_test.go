@@ -1,0 +1,48 @@
+package generators
+
+import "testing"
+
+// TestSlab: carved lists and closed windows have no spare capacity, are
+// never nil, never overlap, and a window gives back what its list did not
+// use, or all of it when append moved the list out.
+func TestSlab(t *testing.T) {
+	var s slab[int]
+	if c := s.carve(0); c == nil || cap(c) != 0 {
+		t.Fatalf("carve(0) = %#v, want empty and not nil", c)
+	}
+	a := s.carve(3)
+	free := len(s.free)
+	w := s.open(10)
+	w = append(w, 1, 2)
+	w = s.close(w)
+	if len(s.free) != free-2 {
+		t.Errorf("a window of 10 whose list took 2 kept %d of %d free, want %d", len(s.free), free, free-2)
+	}
+	b := s.carve(2)
+	if len(a) != 3 || cap(a) != 3 || len(w) != 2 || cap(w) != 2 || cap(b) != 2 {
+		t.Fatalf("lens and caps: %d/%d, %d/%d, %d/%d", len(a), cap(a), len(w), cap(w), len(b), cap(b))
+	}
+	b[0], b[1] = 7, 8
+	if w[0] != 1 || w[1] != 2 {
+		t.Errorf("writing b changed w: %v", w)
+	}
+	free = len(s.free)
+	w = s.open(1)
+	w = append(w, 1, 2, 3) // outgrows the window: append copies it
+	w = s.close(w)
+	if len(s.free) != free {
+		t.Errorf("a window whose list moved out kept %d of %d free, want all", len(s.free), free)
+	}
+	c := s.carve(1)
+	c[0] = 9
+	if w[0] != 1 {
+		t.Errorf("a list append moved out shares memory with the next carve: %v", w)
+	}
+	if d := s.open(0); d == nil || s.close(d) == nil {
+		t.Errorf("an empty window's list is nil")
+	}
+	big := s.carve(slabLen + 1) // more than any slab: an array of its own
+	if len(big) != slabLen+1 || cap(big) != slabLen+1 {
+		t.Errorf("carve(slabLen+1): len %d cap %d", len(big), cap(big))
+	}
+}

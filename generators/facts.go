@@ -1,0 +1,248 @@
+package generators
+
+import (
+	"slices"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Ops aim at the scenario's grant and world, so each op used to look the
+// same things up again: which granted host is a probe, has a DNS line or
+// cannot rebind, the base of each root, the links planted for a class.
+// Generate computes these facts once, when the world is drawn, and keeps
+// them in its draw; an op drawn by Op for a Source of its own computes
+// what it needs on the spot, with the same functions.
+
+// A hostFlag is a fact about a granted host that ops look for.
+type hostFlag uint8
+
+const (
+	ipSpelled hostFlag = 1 << iota // an address literal to the resolver
+	metadata                       // a metadata endpoint, or a name pointing at one
+	probe                          // a host of the internal-range table (ranges.go)
+	internal                       // resolves, statically, to an internal address
+	dnsLined                       // named by a DNS line
+	safe                           // not internal and not DNS-lined: resolves public and cannot rebind
+)
+
+// hostHas reports whether h, a host of sc, has flag f.
+func hostHas(sc *scenario.Scenario, h string, f hostFlag) bool {
+	switch f {
+	case dnsLined:
+		return hasDNS(sc, h)
+	case safe:
+		return !hostHas(sc, h, internal) && !hasDNS(sc, h)
+	}
+	return worldlessOf(h)&f != 0
+}
+
+// worldless are the flags that do not depend on the world.
+const worldless = ipSpelled | metadata | probe | internal
+
+// worldlessOf returns h's worldless flags: from tableFlags, or computed.
+func worldlessOf(h string) hostFlag {
+	if fl, ok := tableFlags[h]; ok {
+		return fl
+	}
+	return worldlessFlags(h)
+}
+
+// worldlessFlags are the flags of h that do not depend on the world.
+func worldlessFlags(h string) hostFlag {
+	var f hostFlag
+	if isIPSpelling(h) {
+		f |= ipSpelled
+	}
+	if slices.Contains(metadataHosts, h) || h == dnsMetadata {
+		f |= metadata
+	}
+	if probeHosts[h] {
+		f |= probe
+	}
+	if core.IsInternal(core.StaticResolve(h)) {
+		f |= internal
+	}
+	return f
+}
+
+// tableFlags holds the worldlessFlags of every host the world gen grants,
+// so that an op parses and resolves none of them.
+var tableFlags = map[string]hostFlag{}
+
+// flagTableHosts fills tableFlags. It runs at init, once ranges.go's init
+// has made the probes.
+func flagTableHosts() {
+	for _, hs := range [][]string{plainHosts, ipHosts, metadataHosts, {dnsMetadata}} {
+		for _, h := range hs {
+			tableFlags[h] = worldlessFlags(h)
+		}
+	}
+	for _, r := range rebinders {
+		tableFlags[r.host] = worldlessFlags(r.host)
+	}
+	for h := range probeHosts {
+		tableFlags[h] = worldlessFlags(h)
+	}
+}
+
+// facts are a scenario's facts, as Generate keeps them. A host's flag and
+// a class's link entries are computed when an op first asks for them: ops
+// stop at the first host that has a flag, and most scenarios need only
+// some classes.
+type facts struct {
+	sc                    *scenario.Scenario // whose facts these are; nil for none
+	readBases, writeBases []string           // each read and write root's rootBase
+	hosts                 []hostFlag         // each granted host's flags, in grant order
+	known                 []hostFlag         // which of them hosts holds
+	links                 [3][]linkEntry     // linkEntries of each symlink class, in symlinkClasses order
+	linksKnown            [3]bool
+	literals              []int // appendLiteralProbes
+	literalsKnown         bool
+}
+
+// symlinkClasses are the classes of facts.links.
+var symlinkClasses = [3]attack.Class{attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop}
+
+// reset makes f the facts of sc, reusing f's lists.
+func (f *facts) reset(sc *scenario.Scenario) {
+	f.sc, f.linksKnown, f.literalsKnown = sc, [3]bool{}, false
+	f.readBases = appendBases(f.readBases[:0], sc.Grant.FSRead)
+	f.writeBases = appendBases(f.writeBases[:0], sc.Grant.FSWrite)
+	n := len(sc.Grant.NetHosts)
+	f.hosts = append(f.hosts[:0], make([]hostFlag, n)...)
+	f.known = append(f.known[:0], make([]hostFlag, n)...)
+}
+
+// has reports whether the k-th granted host has flag fl. It learns all
+// the worldless flags of a host at once, and each other when asked.
+func (f *facts) has(k int, fl hostFlag) bool {
+	if f.known[k]&fl == 0 {
+		h, learnt := f.sc.Grant.NetHosts[k], fl
+		switch {
+		case fl&worldless != 0:
+			f.hosts[k] |= worldlessOf(h)
+			learnt = worldless
+		case fl == safe:
+			if !f.has(k, internal) && !f.has(k, dnsLined) {
+				f.hosts[k] |= safe
+			}
+		case hostHas(f.sc, h, fl):
+			f.hosts[k] |= fl
+		}
+		f.known[k] |= learnt
+	}
+	return f.hosts[k]&fl != 0
+}
+
+// linkEntries returns the link entries of class cl (a symlink class).
+func (f *facts) linkEntries(cl attack.Class) []linkEntry {
+	i := slices.Index(symlinkClasses[:], cl)
+	if !f.linksKnown[i] {
+		f.links[i] = appendLinkEntries(f.links[i][:0], f.sc, cl)
+		f.linksKnown[i] = true
+	}
+	return f.links[i]
+}
+
+// literalProbes returns appendLiteralProbes of the scenario.
+func (f *facts) literalProbes() []int {
+	if !f.literalsKnown {
+		f.literals = appendLiteralProbes(f.literals[:0], f.sc, f)
+		f.literalsKnown = true
+	}
+	return f.literals
+}
+
+// factsOf returns the facts of sc that src keeps, or nil: only Generate's
+// draw keeps any, for the scenario it draws.
+func factsOf(src Source, sc *scenario.Scenario) *facts {
+	if d, ok := src.(*draw); ok && d.facts.sc == sc && sc != nil {
+		return &d.facts
+	}
+	return nil
+}
+
+func appendBases(out, roots []string) []string {
+	for _, r := range roots {
+		out = append(out, rootBase(r))
+	}
+	return out
+}
+
+// grantedWhere is a granted host with flag f, starting from a random one,
+// or "" when none has it.
+func grantedWhere(src Source, sc *scenario.Scenario, f hostFlag) string {
+	if k := grantedAt(src, sc, f); k >= 0 {
+		return sc.Grant.NetHosts[k]
+	}
+	return ""
+}
+
+// grantedAt is grantedWhere's index in the grant's hosts, or -1.
+func grantedAt(src Source, sc *scenario.Scenario, f hostFlag) int {
+	hosts := sc.Grant.NetHosts
+	if len(hosts) == 0 {
+		return -1
+	}
+	j := src.Intn(len(hosts))
+	fs := factsOf(src, sc)
+	for i := range hosts {
+		k := (i + j) % len(hosts)
+		if fs != nil && fs.has(k, f) || fs == nil && hostHas(sc, hosts[k], f) {
+			return k
+		}
+	}
+	return -1
+}
+
+// readBase is the base of one of the read roots, or /work when none is
+// granted; writeBase of a write root, or /work/out.
+func readBase(src Source, sc *scenario.Scenario) string {
+	if f := factsOf(src, sc); f != nil {
+		return pickOr(src, f.readBases, "/work")
+	}
+	return pickBase(src, sc.Grant.FSRead, "/work")
+}
+
+func writeBase(src Source, sc *scenario.Scenario) string {
+	if f := factsOf(src, sc); f != nil {
+		return pickOr(src, f.writeBases, "/work/out")
+	}
+	return pickBase(src, sc.Grant.FSWrite, "/work/out")
+}
+
+// pickOr returns one of xs, or dflt when there is none.
+func pickOr(src Source, xs []string, dflt string) string {
+	if len(xs) == 0 {
+		return dflt
+	}
+	return pick(src, xs)
+}
+
+// underRead reports whether p, canonicalized, is under a read root;
+// underWrite under a write root.
+func underRead(src Source, sc *scenario.Scenario, p string) bool {
+	if f := factsOf(src, sc); f != nil {
+		return underBases(core.Canonical(p), f.readBases)
+	}
+	return underAny(p, sc.Grant.FSRead)
+}
+
+func underWrite(src Source, sc *scenario.Scenario, p string) bool {
+	if f := factsOf(src, sc); f != nil {
+		return underBases(core.Canonical(p), f.writeBases)
+	}
+	return underAny(p, sc.Grant.FSWrite)
+}
+
+// underBases reports whether the canonical path c is under any of bases.
+func underBases(c string, bases []string) bool {
+	for _, b := range bases {
+		if under(c, b) {
+			return true
+		}
+	}
+	return false
+}
