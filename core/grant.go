@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/lists"
 )
@@ -166,18 +167,47 @@ func nameProblem(n string) string {
 	if n == "" {
 		return "is empty"
 	}
-	for _, c := range n {
-		switch {
-		case unicode.IsSpace(c):
-			return "has white space"
-		case c < 0x20 || c == 0x7f:
-			return "has a control byte"
-		case strings.ContainsRune("/@?#", c):
-			return fmt.Sprintf("has %q", c)
+	for i := 0; i < len(n); i++ {
+		if c := n[i]; c >= utf8.RuneSelf || asciiNameProblem[c] != "" {
+			return runeProblem(n[i:]) // the first byte that is not plainly allowed
 		}
 	}
 	return ""
 }
+
+// runeProblem is nameProblem's rune-by-rune reading of s, from the first
+// byte that is not a plainly allowed ASCII one.
+func runeProblem(s string) string {
+	for _, c := range s {
+		if why := runeNameProblem(c); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// runeNameProblem says what is wrong with c in a host or tool name, or "".
+func runeNameProblem(c rune) string {
+	switch {
+	case unicode.IsSpace(c):
+		return "has white space"
+	case c < 0x20 || c == 0x7f:
+		return "has a control byte"
+	case strings.ContainsRune("/@?#", c):
+		return fmt.Sprintf("has %q", c)
+	}
+	return ""
+}
+
+// asciiNameProblem is runeNameProblem of every ASCII byte, worked out
+// once: a campaign validates a generated grant, a few dozen names, per
+// scenario.
+var asciiNameProblem = func() (t [utf8.RuneSelf]string) {
+	for c := range t {
+		t[c] = runeNameProblem(rune(c))
+	}
+	return t
+}()
 
 // prepareRoots prepares the roots of both lists, in order, in one slice.
 func prepareRoots(read, write []string) []root {
