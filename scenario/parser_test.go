@@ -13,7 +13,7 @@ import (
 // parserSources are .sbx texts of every shape: the corpus, the golden
 // files, and texts that fail, have comments, expectations, DNS lines, a
 // byte-order mark, or nothing at all.
-func parserSources(t *testing.T) []string {
+func parserSources(t testing.TB) []string {
 	t.Helper()
 	srcs := []string{
 		"", "\n\n", "# only a comment\n", "\ufeffgrant fs_read /a\nfs_read /a\n",
