@@ -77,12 +77,16 @@ func lexLine(s string, buf []tok) (lexed, *lexError) {
 }
 
 // lexQuoted reads the quoted token starting at s[i] == '"' and returns it
-// and the index just past it.
+// and the index just past it. A token without a backslash is its bytes
+// between the quotes, as strconv.Unquote would return them (s is valid
+// UTF-8 and has no newline), so only one with escapes is unquoted.
 func lexQuoted(s string, i int) (tok, int, *lexError) {
 	j := i + 1
+	escaped := false
 	for j < len(s) && s[j] != '"' {
 		if s[j] == '\\' {
-			j++
+			escaped = true
+			j++ // the escaped byte cannot close the token
 		}
 		j++
 	}
@@ -90,9 +94,12 @@ func lexQuoted(s string, i int) (tok, int, *lexError) {
 		return tok{}, 0, &lexError{s[i:], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
 	}
 	j++
-	v, err := strconv.Unquote(s[i:j])
-	if err != nil {
-		return tok{}, 0, &lexError{s[i:j], fmt.Errorf("%w: bad escape", ErrUnterminatedQuote)}
+	v := s[i+1 : j-1]
+	if escaped {
+		var err error
+		if v, err = strconv.Unquote(s[i:j]); err != nil {
+			return tok{}, 0, &lexError{s[i:j], fmt.Errorf("%w: bad escape", ErrUnterminatedQuote)}
+		}
 	}
 	if j < len(s) && !isSpaceAt(s, j) {
 		return tok{}, 0, &lexError{s[i:], fmt.Errorf("%w: no white space after the closing quote", ErrUnterminatedQuote)}
@@ -107,33 +114,60 @@ func commentText(s string) string {
 	return strings.TrimRightFunc(s, unicode.IsSpace)
 }
 
-func isSpaceAt(s string, i int) bool {
-	if c := s[i]; c < utf8.RuneSelf {
-		return asciiSpace[c]
+// The lexer's byte classes. Nearly every byte of a .sbx file is ASCII, and
+// lexing is most of what parsing costs, so the loops look each byte up in
+// byteClass, one load where a chain of comparisons would cost several (and,
+// under a fuzzer's comparison instrumentation, a callback each), and decode
+// a rune only at a byte outside ASCII.
+const (
+	wordByte  = iota // ASCII that goes on a bare word
+	spaceByte        // ASCII white space, as unicode.IsSpace has it
+	quoteByte        // '"', which ends a bare word
+	runeByte         // a byte of a multi-byte rune: decode the rune to tell
+)
+
+var byteClass = func() (c [256]uint8) {
+	for b := range c {
+		switch {
+		case b >= utf8.RuneSelf:
+			c[b] = runeByte
+		case b == '"':
+			c[b] = quoteByte
+		case unicode.IsSpace(rune(b)):
+			c[b] = spaceByte
+		}
 	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return unicode.IsSpace(r)
+	return c
+}()
+
+// isSpaceAt reports whether the rune at s[i] is white space.
+func isSpaceAt(s string, i int) bool {
+	switch byteClass[s[i]] {
+	case spaceByte:
+		return true
+	case runeByte:
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return unicode.IsSpace(r)
+	}
+	return false
 }
 
-// asciiSpace marks the ASCII bytes unicode.IsSpace accepts. The lexer
-// decodes a rune only at a byte outside ASCII: nearly every byte of a .sbx
-// file is ASCII, and lexing is most of what parsing costs.
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
-
+// skipSpace returns the index of the first rune at or after s[i] that is
+// not white space, or len(s).
 func skipSpace(s string, i int) int {
 	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
-			if !asciiSpace[c] {
-				break
-			}
+		switch byteClass[s[i]] {
+		case spaceByte:
 			i++
-			continue
+		case runeByte:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !unicode.IsSpace(r) {
+				return i
+			}
+			i += n
+		default:
+			return i
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		i += n
 	}
 	return i
 }
@@ -142,18 +176,18 @@ func skipSpace(s string, i int) int {
 // next white space or '"', or the end of s.
 func bareEnd(s string, i int) int {
 	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c == '"' || asciiSpace[c] {
-				break
-			}
+		switch byteClass[s[i]] {
+		case wordByte:
 			i++
-			continue
+		case runeByte:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				return i
+			}
+			i += n
+		default:
+			return i
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			break
-		}
-		i += n
 	}
 	return i
 }
