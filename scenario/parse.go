@@ -33,7 +33,7 @@ func isHeaderWord(w string) bool {
 // write, is ignored; line numbers are unchanged. Format never writes one,
 // and a byte-order mark anywhere else is part of a token.
 func Parse(name string, src []byte) (*Scenario, error) {
-	p := newParser(name, src, New())
+	p := newParser(name, string(bytes.TrimPrefix(src, utf8BOM)), New())
 	if err := p.run(); err != nil {
 		return nil, err
 	}
@@ -47,27 +47,50 @@ func Parse(name string, src []byte) (*Scenario, error) {
 // costs. The zero Parser is ready to use. A Parser is not safe for
 // concurrent use.
 type Parser struct {
-	sc   Scenario // what the latest call returned
-	mem  Scenario // sc's lists before empty ones were dropped: their memory is reused
-	toks []tok
-	args []string
+	sc      Scenario // what the latest call returned
+	mem     Scenario // sc's lists before empty ones were dropped: their memory is reused
+	toks    []tok
+	args    []string
+	notes   []string
+	expects []Expect
+	texts   strings.Builder // the sources, one after another; see text
 }
 
 // Parse is the package's Parse, into p's memory: the scenario it returns,
 // and every list and step in it, is p's, and the next call overwrites it.
 // Clone it to keep it. Only the source is copied afresh: the scenario's
-// strings are substrings of it (or unquoted tokens), and stay valid.
+// strings are substrings of that copy (or unquoted tokens), and stay
+// valid.
 func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	p.sc = p.mem.reused()
-	st := newParser(name, src, &p.sc)
-	st.toks, st.args = p.toks[:0], p.args[:0]
+	st := newParser(name, p.text(bytes.TrimPrefix(src, utf8BOM)), &p.sc)
+	st.toks, st.args, st.notes, st.expects = p.toks[:0], p.args[:0], p.notes[:0], p.expects[:0]
 	err := st.run()
-	p.toks, p.args, p.mem = st.toks, st.args, p.sc
+	p.toks, p.args, p.notes, p.expects, p.mem = st.toks, st.args, st.notes, st.expects, p.sc
 	p.sc.dropEmpty()
 	if err != nil {
 		return nil, err
 	}
 	return &p.sc, nil
+}
+
+// minTexts is the least room text allocates for sources: that of a
+// hundred or so fuzz inputs.
+const minTexts = 64 << 10
+
+// text returns a copy of src as a string. The copies are written one after
+// another into p.texts, which only ever appends and never rewrites a byte
+// it has handed out: a string returned stays valid whatever p parses next
+// (the Builder it came from being dropped, not reset, once full), and
+// parsing a source costs a copy but, most times, no allocation.
+func (p *Parser) text(src []byte) string {
+	if p.texts.Cap()-p.texts.Len() < len(src) {
+		p.texts = strings.Builder{} // its strings keep their memory alive
+		p.texts.Grow(max(minTexts, len(src)))
+	}
+	start := p.texts.Len()
+	p.texts.Write(src)
+	return p.texts.String()[start:]
 }
 
 // reused returns New's scenario over s's lists, emptied.
@@ -118,23 +141,30 @@ type parser struct {
 	line    int
 	off     int      // the offset in text just past the current line
 	inOps   bool     // an op has been seen: header lines are over
-	pending []string // comment lines not yet given to a step or the header
 	toks    []tok    // the token buffer every line is lexed into
 	args    []string // room for op arguments: each op's are a capped slice of it
+	notes   []string // room for comment lines: each op's are a capped slice of it
+	pending int      // notes[pending:] are the comment lines not yet given to a step or the header
+	expects []Expect // room for expectations: each op's points into it
 }
 
-// newParser returns the state that parses src into s.
-func newParser(name string, src []byte, s *Scenario) parser {
-	text := string(bytes.TrimPrefix(src, utf8BOM)) // the one copy: every token is a substring of it
+// newParser returns the state that parses text, the source without its
+// byte-order mark, into s. Every token is a substring of text.
+func newParser(name string, text string, s *Scenario) parser {
 	return parser{name: name, s: s, text: text, checked: checkText(text) == nil}
 }
 
 // run parses every line of the source.
 func (p *parser) run() error {
-	for line := range strings.Lines(p.text) {
-		p.line++
+	for p.off < len(p.text) {
+		line := p.text[p.off:]
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+			p.off++ // the newline
+		}
 		p.off += len(line)
-		if err := p.parseLine(strings.TrimSuffix(line, "\n")); err != nil {
+		p.line++
+		if err := p.parseLine(line); err != nil {
 			return err
 		}
 	}
@@ -161,7 +191,7 @@ func (p *parser) parseLine(text string) error {
 	case lerr != nil:
 		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
 	case l.comment:
-		p.pending = append(p.pending, l.text)
+		p.notes = append(p.notes, l.text)
 		return nil
 	case len(l.toks) == 0:
 		if !p.inOps {
@@ -183,10 +213,22 @@ func (p *parser) parseLine(text string) error {
 	return p.op(l.toks)
 }
 
-// flushHeaderComment moves the pending comment lines to the header comment.
+// flushHeaderComment moves the pending comment lines to the header
+// comment, and gives their room back.
 func (p *parser) flushHeaderComment() {
-	p.s.Comment = append(p.s.Comment, p.pending...)
-	p.pending = nil
+	p.s.Comment = append(p.s.Comment, p.notes[p.pending:]...)
+	p.notes = p.notes[:p.pending]
+}
+
+// takeComment returns the pending comment lines, nil for none, for a step:
+// a slice of p.notes capped at its length, as newArgs's are.
+func (p *parser) takeComment() []string {
+	if len(p.notes) == p.pending {
+		return nil
+	}
+	c := p.notes[p.pending:len(p.notes):len(p.notes)]
+	p.pending = len(p.notes)
+	return c
 }
 
 // header parses the arguments of one header directive.
@@ -362,8 +404,8 @@ func (p *parser) number(t tok) (int64, error) {
 
 // op parses an op line: kind, arguments, and an optional expectation.
 func (p *parser) op(toks []tok) error {
-	step := Step{Op: core.Op{Kind: toks[0].val}, Comment: p.pending, Line: p.line}
-	p.pending, p.inOps = nil, true
+	step := Step{Op: core.Op{Kind: toks[0].val}, Comment: p.takeComment(), Line: p.line}
+	p.inOps = true
 	rest := toks[1:]
 	for i, t := range rest {
 		if t.isArrow() {
@@ -440,7 +482,7 @@ func (p *parser) expect(arrow tok, toks []tok) (*Expect, error) {
 	if !ok {
 		return nil, p.errorf(toks[0].val, ErrUnknownKind, "want ok, fs_read_denied, max_ops, ...")
 	}
-	e := &Expect{Kind: k}
+	e := Expect{Kind: k}
 	if len(toks) > 1 {
 		if toks[1].isArrow() {
 			return nil, p.errorf(toks[1].val, ErrArgs, "a second =>; quote \"=>\" to expect it as data")
@@ -450,5 +492,17 @@ func (p *parser) expect(arrow tok, toks []tok) (*Expect, error) {
 	if len(toks) > 2 {
 		return nil, p.errorf(toks[2].val, ErrArgs, "want at most one token of expected data after the kind")
 	}
-	return e, nil
+	return p.newExpect(e), nil
+}
+
+// newExpect returns a pointer to a copy of e in p.expects: the
+// expectations of a scenario share a few allocations, as arguments do.
+func (p *parser) newExpect(e Expect) *Expect {
+	if len(p.expects) == cap(p.expects) {
+		// A new block, not a grown one: the steps before point into
+		// the old. Room for this line and every line left.
+		p.expects = make([]Expect, 0, 1+p.linesLeft())
+	}
+	p.expects = append(p.expects, e)
+	return &p.expects[len(p.expects)-1]
 }
