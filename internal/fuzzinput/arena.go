@@ -83,11 +83,11 @@ var arenas = sync.OnceValue(func() []arena {
 var stepPool = sync.Pool{New: func() any { return new([MaxOps]scenario.Step) }}
 
 // recycle gives the input's steps back to stepPool when they came from it,
-// and a text input's parser to parsers. The input must not be used
+// and a text input's decoder to decoders. The input must not be used
 // afterwards.
 func (in *input) recycle() {
-	if in.parser != nil {
-		parsers.Put(in.parser)
+	if in.text != nil {
+		decoders.Put(in.text)
 		return
 	}
 	if in.mode != ModeArena || cap(in.sc.Steps) != MaxOps {
@@ -123,7 +123,7 @@ func decodeArena(data []byte) input {
 		a, data = &arenas()[int(data[0])%NumArenas], data[1:]
 	}
 	sc := &scenario.Scenario{Grant: a.sc.Grant, World: a.sc.World, Steps: stepPool.Get().(*[MaxOps]scenario.Step)[:0]}
-	in := input{mode: ModeArena, sc: sc, grant: &a.grant, world: a.world, shared: true}
+	in := input{mode: ModeArena, sc: sc, grant: a.grant, world: a.world, shared: true}
 	src := &byteSource{data: data}
 	for len(src.data) > 0 && len(sc.Steps) < MaxOps {
 		c := src.data[0]

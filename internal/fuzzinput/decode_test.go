@@ -174,3 +174,47 @@ func TestByteSource(t *testing.T) {
 		}
 	}
 }
+
+// TestTextGrantIsBuilt: a text decoder's grant is the one core.NewGrant
+// builds from the spec, whether the decoder built it or kept it from the
+// input before, and it is kept exactly when the spec is the same. (A
+// decoder of its own, not the pool's: under the race detector, the pool
+// drops some of what it is given.)
+func TestTextGrantIsBuilt(t *testing.T) {
+	texts := []struct {
+		text string
+		kept bool // the grant of the input before is kept
+	}{
+		{"grant fs_read /work/\nfs_read /work/a\n", false},
+		{"# a2\n\ngrant fs_read /work/\nfs_read /work/b => ok\n", true},
+		{"grant fs_read /work/\ngrant tool echo\nfs_read /work/a\n", false},
+		{"grant fs_read /work/\ngrant tool echo\nbudget ops 3\n", false},
+		{"grant fs_write /work/\ngrant tool echo\nbudget ops 3\n", false},
+		{"grant fs_write /work/\ngrant tool echo\nbudget ops 3\nfile /a b\n", true},
+		{"grant fs_write /work/ /work/\ngrant tool echo\nbudget ops 3\n", false},
+		{"grant fs_read /a\n", false},
+		{"grant fs_read /b\n", false}, // the parser rewrote its list: the decoder kept a copy
+		{"", false},
+		{"budget ops 1000\n", true},
+		{"budget ops 3\n", false},
+	}
+	var d textDecoder
+	var last core.Grant
+	for i, tt := range texts {
+		sc, err := d.parser.Parse("t.sbx", []byte(tt.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := d.grantOf(sc.Grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := g.Spec(), core.MustGrant(sc.Grant).Spec(); !cmp.Equal(got, want) {
+			t.Errorf("%q: grant %+v, core.NewGrant builds %+v", tt.text, got, want)
+		}
+		if kept := g == last; i > 0 && kept != tt.kept {
+			t.Errorf("%q: grant kept %v, want %v", tt.text, kept, tt.kept)
+		}
+		last = g
+	}
+}
