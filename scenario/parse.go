@@ -435,8 +435,9 @@ func (p *parser) newArgs(toks []tok) []string {
 	}
 	if cap(p.args)-len(p.args) < len(toks) {
 		// Room for this op and about two arguments for each line left,
-		// what most ops take.
-		p.args = make([]string, 0, len(toks)+2*p.linesLeft())
+		// what most ops take, and at least twice the last block: a
+		// Parser, which keeps the last block, soon needs no new one.
+		p.args = make([]string, 0, max(len(toks)+2*p.linesLeft(), 2*cap(p.args)))
 	}
 	n := len(p.args)
 	for _, t := range toks {
@@ -500,8 +501,9 @@ func (p *parser) expect(arrow tok, toks []tok) (*Expect, error) {
 func (p *parser) newExpect(e Expect) *Expect {
 	if len(p.expects) == cap(p.expects) {
 		// A new block, not a grown one: the steps before point into
-		// the old. Room for this line and every line left.
-		p.expects = make([]Expect, 0, 1+p.linesLeft())
+		// the old. Room for this line and every line left, and at
+		// least twice the last block, as for arguments.
+		p.expects = make([]Expect, 0, max(1+p.linesLeft(), 2*cap(p.expects)))
 	}
 	p.expects = append(p.expects, e)
 	return &p.expects[len(p.expects)-1]

@@ -103,6 +103,7 @@ type input struct {
 	world  *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
 	shared bool                  // sc's grant and world lists are an arena's: read only
 	text   *textDecoder          // text: the decoder whose memory sc is, to reuse once the input passed
+	arena  *arenaMemory          // arena: the memory sc is, to reuse once the input passed
 }
 
 // decodeInput decodes data by the mode its first byte picks.
@@ -113,7 +114,7 @@ func decodeInput(data []byte) input {
 		}
 	}
 	if len(data) > 0 && data[0] >= generatedStart {
-		sc := generators.GenerateAtMost(&byteSource{data: data[1:min(len(data), 1+maxGenBytes)]}, MaxOps)
+		sc := generators.GenerateAtMost(&byteSource{data: string(data[1:min(len(data), 1+maxGenBytes)])}, MaxOps)
 		cutOps(sc)
 		grant := core.MustGrant(sc.Grant) // Generate's grants always validate
 		return input{mode: ModeGenerated, sc: sc, grant: grant}
@@ -233,8 +234,10 @@ func (in *input) scenario() *scenario.Scenario {
 // byteSource is a generators.Source over fuzz input bytes. A draw among at
 // most 256 values eats one byte, a larger one two; when the bytes run out
 // every draw is 0, the generators' simplest choice (an empty op slot), so a
-// short input is a short scenario.
-type byteSource struct{ data []byte }
+// short input is a short scenario. The bytes are a string so that raw
+// strings (rawString) are substrings of it: one copy of the input, not one
+// a string.
+type byteSource struct{ data string }
 
 // Intn returns a value in [0, n). It panics when n <= 0, as every Source
 // does.
@@ -245,26 +248,19 @@ func (s *byteSource) Intn(n int) int {
 		}
 		return 0
 	}
-	return int(s.take(n > 256)) % n
+	v := s.next()
+	if n > 256 {
+		v = v<<8 | s.next() // big-endian
+	}
+	return v % n
 }
 
-// take returns the next byte, or the next two as a big-endian number, and 0
-// for bytes past the end.
-func (s *byteSource) take(two bool) uint {
-	var v uint
-	for range 1 + b2i(two) {
-		v <<= 8
-		if len(s.data) > 0 {
-			v |= uint(s.data[0])
-			s.data = s.data[1:]
-		}
+// next returns the next byte, 0 past the end.
+func (s *byteSource) next() int {
+	if s.data == "" {
+		return 0
 	}
-	return v
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	b := s.data[0]
+	s.data = s.data[1:]
+	return int(b)
 }

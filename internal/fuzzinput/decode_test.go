@@ -165,7 +165,7 @@ func TestCheckScenarioFindsMutant(t *testing.T) {
 // TestByteSource: one byte a draw up to 256 values, two above, zeros after
 // the end.
 func TestByteSource(t *testing.T) {
-	s := &byteSource{data: []byte{7, 200, 1, 2, 9}}
+	s := &byteSource{data: "\x07\xc8\x01\x02\x09"}
 	for _, tt := range []struct{ n, want int }{
 		{1, 0}, {10, 7}, {256, 200}, {1000, (1<<8 | 2) % 1000}, {300, 9 << 8 % 300}, {5, 0},
 	} {
