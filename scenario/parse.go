@@ -74,19 +74,21 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	return &p.sc, nil
 }
 
-// minTexts is the least room text allocates for sources: that of a
-// hundred or so fuzz inputs.
-const minTexts = 64 << 10
+// maxTexts bounds the room text allocates for sources at once (unless one
+// source is larger): that of a hundred or so fuzz inputs.
+const maxTexts = 64 << 10
 
 // text returns a copy of src as a string. The copies are written one after
 // another into p.texts, which only ever appends and never rewrites a byte
 // it has handed out: a string returned stays valid whatever p parses next
 // (the Builder it came from being dropped, not reset, once full), and
-// parsing a source costs a copy but, most times, no allocation.
+// parsing a source costs a copy but, most times, no allocation. The room
+// doubles from the first source's size up to maxTexts, so that a Parser
+// used once allocates no more than Parse.
 func (p *Parser) text(src []byte) string {
-	if p.texts.Cap()-p.texts.Len() < len(src) {
+	if room := p.texts.Cap(); room-p.texts.Len() < len(src) {
 		p.texts = strings.Builder{} // its strings keep their memory alive
-		p.texts.Grow(max(minTexts, len(src)))
+		p.texts.Grow(max(len(src), min(2*room, maxTexts)))
 	}
 	start := p.texts.Len()
 	p.texts.Write(src)

@@ -78,7 +78,7 @@ func TestParserReusesMemory(t *testing.T) {
 // the room it copies sources into and with sources as large as that room.
 func TestParserKeepsStrings(t *testing.T) {
 	srcs := parserSources(t)
-	srcs = append(srcs, "# big\nfs_read \""+strings.Repeat("x", minTexts)+"\"\n")
+	srcs = append(srcs, "# big\nfs_read \""+strings.Repeat("x", maxTexts)+"\"\n")
 	var p Parser
 	type kept struct {
 		s    *Scenario

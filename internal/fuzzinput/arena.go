@@ -92,18 +92,20 @@ type arenaMemory struct {
 
 var arenaMemories = sync.Pool{New: func() any { return new(arenaMemory) }}
 
-// minArenaBytes is the least room copyBytes allocates for inputs: that of a
-// hundred or so.
-const minArenaBytes = 32 << 10
+// maxArenaBytes bounds the room copyBytes allocates for inputs at once
+// (unless one input is larger): that of a hundred or so.
+const maxArenaBytes = 32 << 10
 
 // copyBytes returns data as a string, written after the inputs before in
 // m.bytes, which only ever appends and never rewrites a byte it has handed
 // out: a string from an input that was given back stays valid. An input
-// costs a copy but, most times, no allocation.
+// costs a copy but, most times, no allocation. The room doubles from the
+// first input's size up to maxArenaBytes, so that memory decoding one
+// input only (DecodeLabelled) allocates its size.
 func (m *arenaMemory) copyBytes(data []byte) string {
-	if m.bytes.Cap()-m.bytes.Len() < len(data) {
+	if room := m.bytes.Cap(); room-m.bytes.Len() < len(data) {
 		m.bytes = strings.Builder{} // its strings keep their memory alive
-		m.bytes.Grow(max(minArenaBytes, len(data)))
+		m.bytes.Grow(max(len(data), min(2*room, maxArenaBytes)))
 	}
 	start := m.bytes.Len()
 	m.bytes.Write(data)
@@ -167,7 +169,7 @@ func decodeArena(data []byte) input {
 		sc.Steps = append(sc.Steps, scenario.Step{Op: op, Class: cl})
 	}
 	cutOps(sc)
-	return input{mode: ModeArena, sc: sc, grant: a.grant, world: a.world, shared: true, arena: m}
+	return input{mode: ModeArena, sc: sc, grant: a.grant, world: a.world, arena: m}
 }
 
 // rawArity reads an op's argument count from bits 3–5 of its head byte:

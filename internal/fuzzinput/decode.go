@@ -87,23 +87,23 @@ type Decoded struct {
 func Decode(data []byte) *scenario.Scenario { return DecodeLabelled(data).Scenario }
 
 // DecodeLabelled is Decode with the attack class of each op and the mode
-// the input was read in. (It leaves the recycling of parsers and steps to
-// CheckScenario's execs: its scenario is the caller's to keep.)
+// the input was read in.
 func DecodeLabelled(data []byte) Decoded {
 	in := decodeInput(data)
-	return Decoded{Scenario: in.scenario(), Mode: in.mode}
+	d := Decoded{Scenario: in.scenario(), Mode: in.mode}
+	in.recycle() // d.Scenario is a copy: the memory can decode the next input
+	return d
 }
 
 // input is a decoded input as the oracle reads it: CheckScenario builds a
 // *scenario.Scenario only to report a finding.
 type input struct {
-	mode   Mode
-	sc     *scenario.Scenario    // the grant, the world, the ops and (not for text) their classes
-	grant  core.Grant            // sc.Grant, built
-	world  *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
-	shared bool                  // sc's grant and world lists are an arena's: read only
-	text   *textDecoder          // text: the decoder whose memory sc is, to reuse once the input passed
-	arena  *arenaMemory          // arena: the memory sc is, to reuse once the input passed
+	mode  Mode
+	sc    *scenario.Scenario    // the grant, the world, the ops and (not for text) their classes
+	grant core.Grant            // sc.Grant, built
+	world *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
+	text  *textDecoder          // text: the decoder whose memory sc is, to reuse once the input passed
+	arena *arenaMemory          // arena: the memory sc is (its grant and world lists the arena's, read only), to reuse once the input passed
 }
 
 // decodeInput decodes data by the mode its first byte picks.
@@ -219,16 +219,13 @@ func (in *input) caseOf() oracle.Case {
 
 // scenario returns the input as a scenario of its own memory.
 func (in *input) scenario() *scenario.Scenario {
-	if in.text != nil {
-		return in.sc.Clone() // the parser's memory, which the next text input reuses
+	if in.text != nil || in.arena != nil {
+		// The decoder's or the arena input's memory, which the next
+		// input reuses, and (arenas) the arena's grant and world lists.
+		// The strings are immutable: a Clone copies only the lists.
+		return in.sc.Clone()
 	}
-	if !in.shared {
-		return in.sc
-	}
-	sc := &scenario.Scenario{Grant: in.sc.Grant, World: in.sc.World}
-	sc = sc.Clone() // the grant's and world's lists are an arena's; the ops are this input's own
-	sc.Steps = in.sc.Steps
-	return sc
+	return in.sc
 }
 
 // byteSource is a generators.Source over fuzz input bytes. A draw among at
