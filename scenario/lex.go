@@ -47,33 +47,33 @@ func checkText(s string) error {
 	return nil
 }
 
-// lexLine splits s, one valid UTF-8 line without its newline, into tokens,
-// appended to buf[:0]: the parser lends the same buffer to every line, so
-// lexing allocates nothing but unquoted tokens with escapes.
-func lexLine(s string, buf []tok) (lexed, *lexError) {
-	l := lexed{toks: buf[:0]}
+// lexLine splits s, one valid UTF-8 line without its newline, into l,
+// its tokens appended to l.toks[:0]: the parser lexes every line into the
+// same lexed, so lexing allocates nothing but unquoted tokens with escapes.
+func lexLine(s string, l *lexed) *lexError {
+	l.toks, l.comment, l.text = l.toks[:0], false, ""
 	for i := skipSpace(s, 0); i < len(s); i = skipSpace(s, i) {
 		switch s[i] {
 		case '#':
 			if len(l.toks) == 0 {
 				l.comment, l.text = true, commentText(s[i+1:])
 			}
-			return l, nil
+			return nil
 		case '"':
 			t, j, err := lexQuoted(s, i)
 			if err != nil {
-				return l, err
+				return err
 			}
 			l.toks, i = append(l.toks, t), j
 		default:
 			j := bareEnd(s, i)
 			if j < len(s) && s[j] == '"' {
-				return l, &lexError{s[i:j], fmt.Errorf("%w: '\"' inside a bare word", ErrUnterminatedQuote)}
+				return &lexError{s[i:j], fmt.Errorf("%w: '\"' inside a bare word", ErrUnterminatedQuote)}
 			}
 			l.toks, i = append(l.toks, tok{val: s[i:j]}), j
 		}
 	}
-	return l, nil
+	return nil
 }
 
 // lexQuoted reads the quoted token starting at s[i] == '"' and returns it
@@ -175,19 +175,17 @@ func skipSpace(s string, i int) int {
 // bareEnd returns the index just past the bare word starting at s[i]: the
 // next white space or '"', or the end of s.
 func bareEnd(s string, i int) int {
-	for i < len(s) {
-		switch byteClass[s[i]] {
-		case wordByte:
+	for {
+		for i < len(s) && byteClass[s[i]] == wordByte {
 			i++
-		case runeByte:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if unicode.IsSpace(r) {
-				return i
-			}
-			i += n
-		default:
+		}
+		if i == len(s) || byteClass[s[i]] != runeByte {
 			return i
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return i
+		}
+		i += n
 	}
-	return i
 }

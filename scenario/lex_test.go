@@ -50,9 +50,9 @@ func lexLines(t testing.TB) []string {
 // TestLexLineIsSlow: the fast lexer gives the reference lexer's tokens,
 // comment and error on every line of lexLines.
 func TestLexLineIsSlow(t *testing.T) {
-	var buf []tok
+	var l lexed
 	for _, s := range lexLines(t) {
-		checkLexLine(t, s, &buf)
+		checkLexLine(t, s, &l)
 	}
 }
 
@@ -62,21 +62,20 @@ func FuzzLexLine(f *testing.F) {
 	for _, s := range lexLines(f)[:500] {
 		f.Add(s)
 	}
-	var buf []tok
+	var l lexed
 	f.Fuzz(func(t *testing.T, s string) {
 		if !utf8.ValidString(s) || strings.Contains(s, "\n") {
 			return
 		}
-		checkLexLine(t, s, &buf)
+		checkLexLine(t, s, &l)
 	})
 }
 
-// checkLexLine compares lexLine on s, lexing into *buf as the parser
-// does, with slowLexLine.
-func checkLexLine(t testing.TB, s string, buf *[]tok) {
+// checkLexLine compares lexLine on s, lexing into got (what the line
+// before left there) as the parser does, with slowLexLine.
+func checkLexLine(t testing.TB, s string, got *lexed) {
 	t.Helper()
-	got, gotErr := lexLine(s, *buf)
-	*buf = got.toks
+	gotErr := lexLine(s, got)
 	want, wantErr := slowLexLine(s)
 	if (gotErr == nil) != (wantErr == nil) ||
 		gotErr != nil && (gotErr.near != wantErr.near || gotErr.err.Error() != wantErr.err.Error()) {
@@ -86,6 +85,6 @@ func checkLexLine(t testing.TB, s string, buf *[]tok) {
 		return
 	}
 	if !slices.Equal(got.toks, want.toks) || got.comment != want.comment || got.text != want.text {
-		t.Fatalf("lexLine(%q) = %+v, the reference's %+v", s, got, want)
+		t.Fatalf("lexLine(%q) = %+v, the reference's %+v", s, *got, want)
 	}
 }

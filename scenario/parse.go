@@ -64,9 +64,9 @@ type Parser struct {
 func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	p.sc = p.mem.reused()
 	st := newParser(name, p.text(bytes.TrimPrefix(src, utf8BOM)), &p.sc)
-	st.toks, st.args, st.notes, st.expects = p.toks[:0], p.args[:0], p.notes[:0], p.expects[:0]
+	st.lexed.toks, st.args, st.notes, st.expects = p.toks, p.args[:0], p.notes[:0], p.expects[:0]
 	err := st.run()
-	p.toks, p.args, p.notes, p.expects, p.mem = st.toks, st.args, st.notes, st.expects, p.sc
+	p.toks, p.args, p.notes, p.expects, p.mem = st.lexed.toks, st.args, st.notes, st.expects, p.sc
 	p.sc.dropEmpty()
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ type parser struct {
 	line    int
 	off     int      // the offset in text just past the current line
 	inOps   bool     // an op has been seen: header lines are over
-	toks    []tok    // the token buffer every line is lexed into
+	lexed   lexed    // the current line, lexed: every line is lexed into it
 	args    []string // room for op arguments: each op's are a capped slice of it
 	notes   []string // room for comment lines: each op's are a capped slice of it
 	pending int      // notes[pending:] are the comment lines not yet given to a step or the header
@@ -187,8 +187,8 @@ func (p *parser) parseLine(text string) error {
 			return &ParseError{File: p.name, Line: p.line, Err: err}
 		}
 	}
-	l, lerr := lexLine(text, p.toks)
-	p.toks = l.toks // keep the buffer, grown or not, for the next line
+	l := &p.lexed
+	lerr := lexLine(text, l)
 	switch {
 	case lerr != nil:
 		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
