@@ -84,7 +84,11 @@ func checkLexLine(t testing.TB, s string, got *lexed) {
 	if gotErr != nil {
 		return
 	}
-	if !slices.Equal(got.toks, want.toks) || got.comment != want.comment || got.text != want.text {
-		t.Fatalf("lexLine(%q) = %+v, the reference's %+v", s, *got, want)
+	toks := make([]slowTok, len(got.toks))
+	for i, tk := range got.toks {
+		toks[i] = slowTok{val: got.val(tk), quoted: tk.quoted}
+	}
+	if !slices.Equal(toks, want.toks) || got.comment != want.comment || got.text != want.text {
+		t.Fatalf("lexLine(%q) = %+v (comment %v %q), the reference's %+v", s, toks, got.comment, got.text, want)
 	}
 }

@@ -49,7 +49,7 @@ func Parse(name string, src []byte) (*Scenario, error) {
 type Parser struct {
 	sc      Scenario // what the latest call returned
 	mem     Scenario // sc's lists before empty ones were dropped: their memory is reused
-	toks    []tok
+	lexed   lexed
 	args    []string
 	notes   []string
 	expects []Expect
@@ -64,9 +64,9 @@ type Parser struct {
 func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	p.sc = p.mem.reused()
 	st := newParser(name, p.text(bytes.TrimPrefix(src, utf8BOM)), &p.sc)
-	st.lexed.toks, st.args, st.notes, st.expects = p.toks, p.args[:0], p.notes[:0], p.expects[:0]
+	st.lexed, st.args, st.notes, st.expects = p.lexed, p.args[:0], p.notes[:0], p.expects[:0]
 	err := st.run()
-	p.toks, p.args, p.notes, p.expects, p.mem = st.lexed.toks, st.args, st.notes, st.expects, p.sc
+	p.lexed, p.args, p.notes, p.expects, p.mem = st.lexed, st.args, st.notes, st.expects, p.sc
 	p.sc.dropEmpty()
 	if err != nil {
 		return nil, err
@@ -176,6 +176,13 @@ func (p *parser) run() error {
 	return nil
 }
 
+// val returns the value of t, a token of the current line.
+func (p *parser) val(t tok) string { return p.lexed.val(t) }
+
+// isArrow reports whether t, a token of the current line, is the bare
+// arrow.
+func (p *parser) isArrow(t tok) bool { return p.lexed.isArrow(t) }
+
 func (p *parser) errorf(near string, sentinel error, format string, args ...any) *ParseError {
 	return &ParseError{File: p.name, Line: p.line, Near: near,
 		Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
@@ -201,16 +208,16 @@ func (p *parser) parseLine(text string) error {
 		}
 		return nil
 	}
-	first := l.toks[0]
+	first, word := l.toks[0], p.val(l.toks[0])
 	switch {
-	case !first.quoted && isHeaderWord(first.val):
+	case !first.quoted && isHeaderWord(word):
 		if p.inOps {
-			return p.errorf(first.val, ErrHeaderAfterOp, "%s must come before the first op", first.val)
+			return p.errorf(word, ErrHeaderAfterOp, "%s must come before the first op", word)
 		}
 		p.flushHeaderComment()
-		return p.header(first.val, l.toks[1:])
-	case first.isArrow():
-		return p.errorf(first.val, ErrArgs, "an op line needs a kind before =>")
+		return p.header(word, l.toks[1:])
+	case p.isArrow(first):
+		return p.errorf(word, ErrArgs, "an op line needs a kind before =>")
 	}
 	return p.op(l.toks)
 }
@@ -257,26 +264,26 @@ func (p *parser) header(word string, args []tok) error {
 		if err := p.arity(word, args, "PATH DATA"); err != nil {
 			return err
 		}
-		p.s.World.Files = append(p.s.World.Files, core.File{Path: args[0].val, Data: args[1].val})
+		p.s.World.Files = append(p.s.World.Files, core.File{Path: p.val(args[0]), Data: p.val(args[1])})
 	case "route":
 		if err := p.arity(word, args, "HOST PATH BODY"); err != nil {
 			return err
 		}
 		p.s.World.Routes = append(p.s.World.Routes,
-			core.Route{Host: args[0].val, Path: args[1].val, Body: args[2].val})
+			core.Route{Host: p.val(args[0]), Path: p.val(args[1]), Body: p.val(args[2])})
 	case "dns":
 		return p.dns(args)
 	case "link":
 		if err := p.arity(word, args, "PATH TARGET"); err != nil {
 			return err
 		}
-		p.s.World.Links = append(p.s.World.Links, core.Link{Path: args[0].val, Target: args[1].val})
+		p.s.World.Links = append(p.s.World.Links, core.Link{Path: p.val(args[0]), Target: p.val(args[1])})
 	case "toolout":
 		if err := p.arity(word, args, "NAME OUTPUT"); err != nil {
 			return err
 		}
 		p.s.World.ToolOutputs = append(p.s.World.ToolOutputs,
-			core.ToolOutput{Name: args[0].val, Output: args[1].val})
+			core.ToolOutput{Name: p.val(args[0]), Output: p.val(args[1])})
 	}
 	return nil
 }
@@ -288,7 +295,7 @@ func (p *parser) arity(word string, args []tok, usage string) error {
 	case len(args) < n:
 		return p.errorf(word, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
 	case len(args) > n:
-		return p.errorf(args[n].val, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
+		return p.errorf(p.val(args[n]), ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
 	}
 	return nil
 }
@@ -312,18 +319,20 @@ func (p *parser) grant(args []tok) error {
 	if len(args) == 0 {
 		return p.errorf("grant", ErrArgs, "grant wants fs_read, fs_write, net or tool and at least one item")
 	}
-	list := grantList(&p.s.Grant, args[0].val)
+	what := p.val(args[0])
+	list := grantList(&p.s.Grant, what)
 	if list == nil {
-		return p.errorf(args[0].val, ErrUnknownDirective, "grant wants fs_read, fs_write, net or tool")
+		return p.errorf(what, ErrUnknownDirective, "grant wants fs_read, fs_write, net or tool")
 	}
 	if len(args) == 1 {
-		return p.errorf(args[0].val, ErrArgs, "grant %s wants at least one item", args[0].val)
+		return p.errorf(what, ErrArgs, "grant %s wants at least one item", what)
 	}
-	for _, item := range args[1:] {
-		if err := checkGrantItem(args[0].val, item.val); err != nil {
-			return &ParseError{File: p.name, Line: p.line, Near: item.val, Err: err}
+	for _, t := range args[1:] {
+		item := p.val(t)
+		if err := checkGrantItem(what, item); err != nil {
+			return &ParseError{File: p.name, Line: p.line, Near: item, Err: err}
 		}
-		*list = append(*list, item.val)
+		*list = append(*list, item)
 	}
 	return nil
 }
@@ -353,7 +362,7 @@ func (p *parser) budget(args []tok) error {
 	}
 	b := &p.s.Grant.Budgets
 	var field *int64
-	switch args[0].val {
+	switch p.val(args[0]) {
 	case "ops":
 		field = &b.MaxOps
 	case "wall":
@@ -361,7 +370,7 @@ func (p *parser) budget(args []tok) error {
 	case "output":
 		field = &b.MaxOutputBytes
 	default:
-		return p.errorf(args[0].val, ErrUnknownDirective, "budget wants ops, wall or output")
+		return p.errorf(p.val(args[0]), ErrUnknownDirective, "budget wants ops, wall or output")
 	}
 	n, err := p.number(args[1])
 	if err != nil {
@@ -375,11 +384,11 @@ func (p *parser) dns(args []tok) error {
 	if len(args) < 2 {
 		return p.errorf("dns", ErrArgs, "dns wants HOST ADDR..., got %d tokens", len(args))
 	}
-	rec := core.DNSRecord{Host: args[0].val}
+	rec := core.DNSRecord{Host: p.val(args[0])}
 	for _, t := range args[1:] {
-		a, err := netip.ParseAddr(t.val)
+		a, err := netip.ParseAddr(p.val(t))
 		if err != nil {
-			return p.errorf(t.val, ErrBadAddr, "%v", err)
+			return p.errorf(p.val(t), ErrBadAddr, "%v", err)
 		}
 		rec.Addrs = append(rec.Addrs, a)
 	}
@@ -389,7 +398,7 @@ func (p *parser) dns(args []tok) error {
 
 // number parses a non-negative decimal int64: digits only, no sign.
 func (p *parser) number(t tok) (int64, error) {
-	s := t.val
+	s := p.val(t)
 	ok := s != ""
 	for i := 0; ok && i < len(s); i++ {
 		ok = '0' <= s[i] && s[i] <= '9'
@@ -406,11 +415,11 @@ func (p *parser) number(t tok) (int64, error) {
 
 // op parses an op line: kind, arguments, and an optional expectation.
 func (p *parser) op(toks []tok) error {
-	step := Step{Op: core.Op{Kind: toks[0].val}, Comment: p.takeComment(), Line: p.line}
+	step := Step{Op: core.Op{Kind: p.val(toks[0])}, Comment: p.takeComment(), Line: p.line}
 	p.inOps = true
 	rest := toks[1:]
 	for i, t := range rest {
-		if t.isArrow() {
+		if p.isArrow(t) {
 			exp, err := p.expect(t, rest[i+1:])
 			if err != nil {
 				return err
@@ -443,7 +452,7 @@ func (p *parser) newArgs(toks []tok) []string {
 	}
 	n := len(p.args)
 	for _, t := range toks {
-		p.args = append(p.args, t.val)
+		p.args = append(p.args, p.val(t))
 	}
 	return p.args[n:len(p.args):len(p.args)]
 }
@@ -479,21 +488,21 @@ func b2i(b bool) int {
 // expect parses the tokens after the arrow: a kind and optional data.
 func (p *parser) expect(arrow tok, toks []tok) (*Expect, error) {
 	if len(toks) == 0 {
-		return nil, p.errorf(arrow.val, ErrMissingKind, "=> wants a result kind")
+		return nil, p.errorf(p.val(arrow), ErrMissingKind, "=> wants a result kind")
 	}
-	k, ok := core.ParseKind(toks[0].val)
+	k, ok := core.ParseKind(p.val(toks[0]))
 	if !ok {
-		return nil, p.errorf(toks[0].val, ErrUnknownKind, "want ok, fs_read_denied, max_ops, ...")
+		return nil, p.errorf(p.val(toks[0]), ErrUnknownKind, "want ok, fs_read_denied, max_ops, ...")
 	}
 	e := Expect{Kind: k}
 	if len(toks) > 1 {
-		if toks[1].isArrow() {
-			return nil, p.errorf(toks[1].val, ErrArgs, "a second =>; quote \"=>\" to expect it as data")
+		if p.isArrow(toks[1]) {
+			return nil, p.errorf(p.val(toks[1]), ErrArgs, "a second =>; quote \"=>\" to expect it as data")
 		}
-		e.Data, e.HasData = toks[1].val, true
+		e.Data, e.HasData = p.val(toks[1]), true
 	}
 	if len(toks) > 2 {
-		return nil, p.errorf(toks[2].val, ErrArgs, "want at most one token of expected data after the kind")
+		return nil, p.errorf(p.val(toks[2]), ErrArgs, "want at most one token of expected data after the kind")
 	}
 	return p.newExpect(e), nil
 }

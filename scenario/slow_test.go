@@ -7,12 +7,26 @@ import (
 	"unicode/utf8"
 )
 
+// slowTok is a token as the reference lexer gives it: its value, and
+// whether it was written quoted.
+type slowTok struct {
+	val    string
+	quoted bool
+}
+
+// slowLexed is a line as the reference lexer gives it.
+type slowLexed struct {
+	toks    []slowTok
+	comment bool
+	text    string
+}
+
 // slowLexLine is lexLine written as plainly as SPEC §10 reads, rune by
 // rune with unicode.IsSpace and strconv.Unquote for every quoted token:
 // the reference the fast lexer is tested and fuzzed against (lex_test.go).
 // It returns the tokens, or the error lexLine must return.
-func slowLexLine(s string) (lexed, *lexError) {
-	var l lexed
+func slowLexLine(s string) (slowLexed, *lexError) {
+	var l slowLexed
 	i := 0
 	for {
 		for i < len(s) {
@@ -50,7 +64,7 @@ func slowLexLine(s string) (lexed, *lexError) {
 			if r, _ := utf8.DecodeRuneInString(s[j:]); j < len(s) && !unicode.IsSpace(r) {
 				return l, &lexError{s[i:], fmt.Errorf("%w: no white space after the closing quote", ErrUnterminatedQuote)}
 			}
-			l.toks, i = append(l.toks, tok{val: v, quoted: true}), j
+			l.toks, i = append(l.toks, slowTok{val: v, quoted: true}), j
 		default:
 			j := i
 			for j < len(s) {
@@ -63,7 +77,7 @@ func slowLexLine(s string) (lexed, *lexError) {
 			if j < len(s) && s[j] == '"' {
 				return l, &lexError{s[i:j], fmt.Errorf("%w: '\"' inside a bare word", ErrUnterminatedQuote)}
 			}
-			l.toks, i = append(l.toks, tok{val: s[i:j]}), j
+			l.toks, i = append(l.toks, slowTok{val: s[i:j]}), j
 		}
 	}
 }
