@@ -75,8 +75,10 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 }
 
 // maxTexts bounds the room text allocates for sources at once (unless one
-// source is larger): that of a hundred or so fuzz inputs.
-const maxTexts = 64 << 10
+// source is larger): that of a few dozen fuzz inputs, and no more than the
+// runtime allocates from its per-thread caches (larger objects cost a
+// trip to the page heap).
+const maxTexts = 16 << 10
 
 // text returns a copy of src as a string. The copies are written one after
 // another into p.texts, which only ever appends and never rewrites a byte

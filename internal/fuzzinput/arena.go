@@ -93,8 +93,9 @@ type arenaMemory struct {
 var arenaMemories = sync.Pool{New: func() any { return new(arenaMemory) }}
 
 // maxArenaBytes bounds the room copyBytes allocates for inputs at once
-// (unless one input is larger): that of a hundred or so.
-const maxArenaBytes = 32 << 10
+// (unless one input is larger): that of a few dozen, and no more than the
+// runtime allocates from its per-thread caches.
+const maxArenaBytes = 16 << 10
 
 // copyBytes returns data as a string, written after the inputs before in
 // m.bytes, which only ever appends and never rewrites a byte it has handed
