@@ -31,3 +31,24 @@ func benchSources(b *testing.B) [][]byte {
 	}
 	return out
 }
+
+// BenchmarkParserMutations is a reused Parser on eight variants of each
+// source in turn, the source with its last byte changed, as a fuzzer
+// runs mutations of one input: the Parser resumes after the header.
+func BenchmarkParserMutations(b *testing.B) {
+	var in [][]byte
+	for _, src := range benchSources(b) {
+		for j := range 8 {
+			v := append([]byte(nil), src...)
+			if len(v) > 1 {
+				v[len(v)-2] = 'a' + byte(j) // the last byte before a final newline
+			}
+			in = append(in, v)
+		}
+	}
+	var p Parser
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		p.Parse("b.sbx", in[i%len(in)])
+	}
+}

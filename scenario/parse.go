@@ -54,19 +54,52 @@ type Parser struct {
 	notes   []string
 	expects []Expect
 	texts   strings.Builder // the sources, one after another; see text
+	head    head            // the last source's header
+}
+
+// head is the header of the source a Parser parsed last: the text up to
+// its first op line, and the state parsing it left. Sources of a fuzzing
+// run are mostly mutations of one, and mutations in the ops leave the
+// header alone: a source that starts with the same header resumes from
+// that state (the header's lists are still in Parser.mem; the ops never
+// write them), and only its ops are copied and parsed.
+type head struct {
+	text  string // "" for none: the last source had no op, or its header failed
+	lines int    // the lines of text
+	notes int    // the comment lines pending after it: Parser.notes[:notes]
 }
 
 // Parse is the package's Parse, into p's memory: the scenario it returns,
 // and every list and step in it, is p's, and the next call overwrites it.
-// Clone it to keep it. Only the source is copied afresh: the scenario's
-// strings are substrings of that copy (or unquoted tokens), and stay
-// valid.
+// Clone it to keep it. Only the source is copied afresh (or, when it
+// starts with the last one's header, its ops): the scenario's strings are
+// substrings of the copies (or unquoted tokens), and stay valid.
 func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
-	p.sc = p.mem.reused()
-	st := newParser(name, p.text(bytes.TrimPrefix(src, utf8BOM)), &p.sc)
-	st.lexed, st.args, st.notes, st.expects = p.lexed, p.args[:0], p.notes[:0], p.expects[:0]
+	src = bytes.TrimPrefix(src, utf8BOM)
+	h := p.head
+	resume := h.text != "" && len(src) >= len(h.text) && string(src[:len(h.text)]) == h.text
+	var st parser
+	if resume {
+		p.sc = p.mem
+		p.sc.Steps = p.mem.Steps[:0]
+		st = newParser(name, p.text(src[len(h.text):]), &p.sc)
+		st.line, st.notes = h.lines, p.notes[:h.notes]
+	} else {
+		p.sc = p.mem.reused()
+		st = newParser(name, p.text(src), &p.sc)
+		st.notes = p.notes[:0]
+	}
+	st.lexed, st.args, st.expects = p.lexed, p.args[:0], p.expects[:0]
 	err := st.run()
 	p.lexed, p.args, p.notes, p.expects, p.mem = st.lexed, st.args, st.notes, st.expects, p.sc
+	switch {
+	case st.opsAt < 0:
+		p.head = head{}
+	case !resume:
+		p.head = head{text: st.text[:st.opsAt], lines: st.opsLine, notes: st.opsNote}
+	case st.opsAt > 0:
+		p.head = head{} // header lines after the resumed one: parse the next source whole
+	}
 	p.sc.dropEmpty()
 	if err != nil {
 		return nil, err
@@ -143,8 +176,12 @@ type parser struct {
 	text    string // the whole source
 	checked bool   // text has no NUL byte and is valid UTF-8: its lines need no check
 	line    int
+	start   int      // the offset in text where the current line starts
 	off     int      // the offset in text just past the current line
 	inOps   bool     // an op has been seen: header lines are over
+	opsAt   int      // the offset of the first op line, -1 before it
+	opsLine int      // the lines before the first op line
+	opsNote int      // the comment lines pending before the first op line
 	lexed   lexed    // the current line, lexed: every line is lexed into it
 	args    []string // room for op arguments: each op's are a capped slice of it
 	notes   []string // room for comment lines: each op's are a capped slice of it
@@ -155,12 +192,13 @@ type parser struct {
 // newParser returns the state that parses text, the source without its
 // byte-order mark, into s. Every token is a substring of text.
 func newParser(name string, text string, s *Scenario) parser {
-	return parser{name: name, s: s, text: text, checked: checkText(text) == nil}
+	return parser{name: name, s: s, text: text, checked: checkText(text) == nil, opsAt: -1}
 }
 
 // run parses every line of the source.
 func (p *parser) run() error {
 	for p.off < len(p.text) {
+		p.start = p.off
 		line := p.text[p.off:]
 		if i := strings.IndexByte(line, '\n'); i >= 0 {
 			line = line[:i]
@@ -417,6 +455,9 @@ func (p *parser) number(t tok) (int64, error) {
 
 // op parses an op line: kind, arguments, and an optional expectation.
 func (p *parser) op(toks []tok) error {
+	if !p.inOps {
+		p.opsAt, p.opsLine, p.opsNote = p.start, p.line-1, len(p.notes)
+	}
 	step := Step{Op: core.Op{Kind: p.val(toks[0])}, Comment: p.takeComment(), Line: p.line}
 	p.inOps = true
 	rest := toks[1:]

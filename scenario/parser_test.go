@@ -103,3 +103,66 @@ func TestParserKeepsStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestParserResumesHeader: one Parser, fed each source and then edits of
+// it, as a fuzzer feeds mutations of one input, returns what Parse returns
+// for each, whether the edit leaves the header alone (the Parser resumes
+// after it) or not.
+func TestParserResumesHeader(t *testing.T) {
+	edits := []sourceEdit{
+		{"same", func(s string) string { return s }},
+		{"op appended", func(s string) string { return s + "fs_read /work/new\n" }},
+		{"last line edited", func(s string) string { return s + " x" }},
+		{"first byte edited", func(s string) string { return "#" + s }},
+		{"byte-order mark", func(s string) string { return "\ufeff" + s }},
+		{"truncated", func(s string) string { return s[:len(s)/2] }},
+		{"header line appended", func(s string) string { return s + "grant fs_read /z\n" }},
+		{"NUL appended", func(s string) string { return s + "fs_read \x00\n" }},
+		{"bad escape appended", func(s string) string { return s + "fs_read \"\\q\"\n" }},
+	}
+	var p Parser
+	for _, src := range parserSources(t) {
+		all := edits
+		if s, err := Parse("t.sbx", []byte(src)); err == nil && len(s.Steps) > 0 {
+			// Edits at the first op line, where the header ends.
+			i := lineStart(src, s.Steps[0].Line)
+			at := func(name, text string) sourceEdit {
+				return sourceEdit{name, func(s string) string { return s[:i] + text + s[i:] }}
+			}
+			all = append(all[:len(all):len(all)],
+				at("header line above the first op", "grant tool x\n"),
+				at("comment above the first op", "# new\n"),
+				at("blank line above the first op", "\n"),
+				at("bad line above the first op", "=> ok\n"),
+				sourceEdit{"ops dropped", func(s string) string { return s[:i] }},
+			)
+		}
+		for _, e := range all {
+			for _, s := range []string{src, e.edit(src)} {
+				want, wantErr := Parse("t.sbx", []byte(s))
+				got, gotErr := p.Parse("t.sbx", []byte(s))
+				if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+					t.Fatalf("%s: Parser.Parse error %v, Parse error %v, on\n%s", e.name, gotErr, wantErr, s)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: Parser.Parse gave\n%#v\nParse gave\n%#v\non\n%s", e.name, got, want, s)
+				}
+			}
+		}
+	}
+}
+
+// sourceEdit is an edit of a source, named.
+type sourceEdit struct {
+	name string
+	edit func(src string) string
+}
+
+// lineStart returns the offset where the 1-based line n of src starts.
+func lineStart(src string, n int) int {
+	i := 0
+	for ; n > 1; n-- {
+		i += strings.IndexByte(src[i:], '\n') + 1
+	}
+	return i
+}
