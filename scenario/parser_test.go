@@ -166,3 +166,26 @@ func lineStart(src string, n int) int {
 	}
 	return i
 }
+
+// FuzzParserIsParse: a Parser that parsed a returns for b what Parse
+// returns, whatever a and b share (a header it resumes after, or not).
+func FuzzParserIsParse(f *testing.F) {
+	srcs := parserSources(f)
+	for i, s := range srcs {
+		f.Add([]byte(s), []byte(s+"fs_read /x\n"))
+		f.Add([]byte(s), []byte(srcs[(i+1)%len(srcs)]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var p Parser
+		for _, src := range [][]byte{a, b, a} {
+			want, wantErr := Parse("t.sbx", src)
+			got, gotErr := p.Parse("t.sbx", src)
+			if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+				t.Fatalf("Parser.Parse error %v, Parse error %v, on\n%q", gotErr, wantErr, src)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("Parser.Parse gave\n%#v\nParse gave\n%#v\non\n%q", got, want, src)
+			}
+		}
+	})
+}
