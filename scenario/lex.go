@@ -10,23 +10,38 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/token"
 )
 
-// tok is one token: its value, and whether it was written quoted. Only a
-// bare token can be the arrow or a header word.
+// tok is one token: where its value is in its line, and whether it was
+// written quoted. Only a bare token can be the arrow or a header word. A
+// tok holds no pointer (lexed.val makes the string): the parser lexes every
+// line into the same buffer, and while the garbage collector marks, every
+// pointer written to memory costs a write barrier.
 type tok struct {
-	val    string
-	quoted bool
+	start, end int  // the value is line[start:end] (inside the quotes), unless unquoted
+	unquoted   int  // for a quoted token with escapes, 1 + the index of its value in lexed.unquoted; else 0
+	quoted     bool // written quoted
 }
-
-// isArrow reports whether t is the bare arrow that starts an expectation.
-func (t tok) isArrow() bool { return !t.quoted && t.val == token.Arrow }
 
 // lexed is one source line split into tokens. A full-line comment has no
 // tokens, comment set, and its text.
 type lexed struct {
-	toks    []tok
-	comment bool
-	text    string
+	line     string
+	toks     []tok
+	unquoted []string // the values of quoted tokens with escapes
+	comment  bool
+	text     string
 }
+
+// val returns the value of t, one of l.toks.
+func (l *lexed) val(t tok) string {
+	if t.unquoted > 0 {
+		return l.unquoted[t.unquoted-1]
+	}
+	return l.line[t.start:t.end]
+}
+
+// isArrow reports whether t, one of l.toks, is the bare arrow that starts
+// an expectation.
+func (l *lexed) isArrow(t tok) bool { return !t.quoted && l.val(t) == token.Arrow }
 
 // lexError is a lexing failure: the sentinel-wrapping reason and the token
 // it is near. The parser adds file and line.
@@ -47,57 +62,80 @@ func checkText(s string) error {
 	return nil
 }
 
-// lexLine splits s, one valid UTF-8 line without its newline, into tokens,
-// appended to buf[:0]: the parser lends the same buffer to every line, so
-// lexing allocates nothing but unquoted tokens with escapes.
-func lexLine(s string, buf []tok) (lexed, *lexError) {
-	l := lexed{toks: buf[:0]}
-	for i := skipSpace(s, 0); i < len(s); i = skipSpace(s, i) {
+// lexLine splits s, one valid UTF-8 line without its newline, into l,
+// its tokens appended to l.toks[:0]: the parser lexes every line into the
+// same lexed, so lexing allocates nothing but unquoted tokens with escapes.
+// (The lists grow in local variables, stored into l once: a slice stored
+// into memory a pointer leads to costs a write barrier while the garbage
+// collector marks, one a token otherwise.)
+func lexLine(s string, l *lexed) *lexError {
+	toks, unquoted := l.toks[:0], l.unquoted[:0]
+	comment, text := false, ""
+	var err *lexError
+	i := skipSpace(s, 0)
+loop:
+	for i < len(s) {
 		switch s[i] {
 		case '#':
-			if len(l.toks) == 0 {
-				l.comment, l.text = true, commentText(s[i+1:])
+			if len(toks) == 0 {
+				comment, text = true, commentText(s[i+1:])
 			}
-			return l, nil
+			break loop
 		case '"':
-			t, j, err := lexQuoted(s, i)
-			if err != nil {
-				return l, err
+			v, escaped, j, qerr := lexQuoted(s, i)
+			if qerr != nil {
+				err = qerr
+				break loop
 			}
-			l.toks, i = append(l.toks, t), j
+			t := tok{start: i + 1, end: j - 1, quoted: true}
+			if escaped {
+				unquoted = append(unquoted, v)
+				t.unquoted = len(unquoted)
+			}
+			toks, i = append(toks, t), j
 		default:
 			j := bareEnd(s, i)
 			if j < len(s) && s[j] == '"' {
-				return l, &lexError{s[i:j], fmt.Errorf("%w: '\"' inside a bare word", ErrUnterminatedQuote)}
+				err = &lexError{s[i:j], fmt.Errorf("%w: '\"' inside a bare word", ErrUnterminatedQuote)}
+				break loop
 			}
-			l.toks, i = append(l.toks, tok{val: s[i:j]}), j
+			toks, i = append(toks, tok{start: i, end: j}), j
 		}
+		i = skipSpace(s, i)
 	}
-	return l, nil
+	l.line, l.toks, l.unquoted, l.comment, l.text = s, toks, unquoted, comment, text
+	return err
 }
 
-// lexQuoted reads the quoted token starting at s[i] == '"' and returns it
-// and the index just past it.
-func lexQuoted(s string, i int) (tok, int, *lexError) {
+// lexQuoted reads the quoted token starting at s[i] == '"': it returns
+// the index just past it and, when the token has escapes, its value. A
+// token without a backslash is its bytes between the quotes, as
+// strconv.Unquote would return them (s is valid UTF-8 and has no newline),
+// so only one with escapes is unquoted.
+func lexQuoted(s string, i int) (unquoted string, escaped bool, end int, err *lexError) {
 	j := i + 1
 	for j < len(s) && s[j] != '"' {
 		if s[j] == '\\' {
-			j++
+			escaped = true
+			j++ // the escaped byte cannot close the token
 		}
 		j++
 	}
 	if j >= len(s) {
-		return tok{}, 0, &lexError{s[i:], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
+		return "", false, 0, &lexError{s[i:], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
 	}
 	j++
-	v, err := strconv.Unquote(s[i:j])
-	if err != nil {
-		return tok{}, 0, &lexError{s[i:j], fmt.Errorf("%w: bad escape", ErrUnterminatedQuote)}
+	if escaped {
+		v, uerr := strconv.Unquote(s[i:j])
+		if uerr != nil {
+			return "", false, 0, &lexError{s[i:j], fmt.Errorf("%w: bad escape", ErrUnterminatedQuote)}
+		}
+		unquoted = v
 	}
 	if j < len(s) && !isSpaceAt(s, j) {
-		return tok{}, 0, &lexError{s[i:], fmt.Errorf("%w: no white space after the closing quote", ErrUnterminatedQuote)}
+		return "", false, 0, &lexError{s[i:], fmt.Errorf("%w: no white space after the closing quote", ErrUnterminatedQuote)}
 	}
-	return tok{val: v, quoted: true}, j, nil
+	return unquoted, escaped, j, nil
 }
 
 // commentText is the text of a comment whose '#' preceded s: s without one
@@ -107,33 +145,60 @@ func commentText(s string) string {
 	return strings.TrimRightFunc(s, unicode.IsSpace)
 }
 
-func isSpaceAt(s string, i int) bool {
-	if c := s[i]; c < utf8.RuneSelf {
-		return asciiSpace[c]
+// The lexer's byte classes. Nearly every byte of a .sbx file is ASCII, and
+// lexing is most of what parsing costs, so the loops look each byte up in
+// byteClass, one load where a chain of comparisons would cost several (and,
+// under a fuzzer's comparison instrumentation, a callback each), and decode
+// a rune only at a byte outside ASCII.
+const (
+	wordByte  = iota // ASCII that goes on a bare word
+	spaceByte        // ASCII white space, as unicode.IsSpace has it
+	quoteByte        // '"', which ends a bare word
+	runeByte         // a byte of a multi-byte rune: decode the rune to tell
+)
+
+var byteClass = func() (c [256]uint8) {
+	for b := range c {
+		switch {
+		case b >= utf8.RuneSelf:
+			c[b] = runeByte
+		case b == '"':
+			c[b] = quoteByte
+		case unicode.IsSpace(rune(b)):
+			c[b] = spaceByte
+		}
 	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return unicode.IsSpace(r)
+	return c
+}()
+
+// isSpaceAt reports whether the rune at s[i] is white space.
+func isSpaceAt(s string, i int) bool {
+	switch byteClass[s[i]] {
+	case spaceByte:
+		return true
+	case runeByte:
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return unicode.IsSpace(r)
+	}
+	return false
 }
 
-// asciiSpace marks the ASCII bytes unicode.IsSpace accepts. The lexer
-// decodes a rune only at a byte outside ASCII: nearly every byte of a .sbx
-// file is ASCII, and lexing is most of what parsing costs.
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
-
+// skipSpace returns the index of the first rune at or after s[i] that is
+// not white space, or len(s).
 func skipSpace(s string, i int) int {
 	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
-			if !asciiSpace[c] {
-				break
-			}
+		switch byteClass[s[i]] {
+		case spaceByte:
 			i++
-			continue
+		case runeByte:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !unicode.IsSpace(r) {
+				return i
+			}
+			i += n
+		default:
+			return i
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		i += n
 	}
 	return i
 }
@@ -141,19 +206,17 @@ func skipSpace(s string, i int) int {
 // bareEnd returns the index just past the bare word starting at s[i]: the
 // next white space or '"', or the end of s.
 func bareEnd(s string, i int) int {
-	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c == '"' || asciiSpace[c] {
-				break
-			}
+	for {
+		for i < len(s) && byteClass[s[i]] == wordByte {
 			i++
-			continue
+		}
+		if i == len(s) || byteClass[s[i]] != runeByte {
+			return i
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
-			break
+			return i
 		}
 		i += n
 	}
-	return i
 }

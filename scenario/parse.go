@@ -33,7 +33,7 @@ func isHeaderWord(w string) bool {
 // write, is ignored; line numbers are unchanged. Format never writes one,
 // and a byte-order mark anywhere else is part of a token.
 func Parse(name string, src []byte) (*Scenario, error) {
-	p := newParser(name, src, New())
+	p := newParser(name, string(bytes.TrimPrefix(src, utf8BOM)), New())
 	if err := p.run(); err != nil {
 		return nil, err
 	}
@@ -47,27 +47,87 @@ func Parse(name string, src []byte) (*Scenario, error) {
 // costs. The zero Parser is ready to use. A Parser is not safe for
 // concurrent use.
 type Parser struct {
-	sc   Scenario // what the latest call returned
-	mem  Scenario // sc's lists before empty ones were dropped: their memory is reused
-	toks []tok
-	args []string
+	sc      Scenario // what the latest call returned
+	mem     Scenario // sc's lists before empty ones were dropped: their memory is reused
+	lexed   lexed
+	args    []string
+	notes   []string
+	expects []Expect
+	texts   strings.Builder // the sources, one after another; see text
+	head    head            // the last source's header
+}
+
+// head is the header of the source a Parser parsed last: the text up to
+// its first op line, and the state parsing it left. Sources of a fuzzing
+// run are mostly mutations of one, and mutations in the ops leave the
+// header alone: a source that starts with the same header resumes from
+// that state (the header's lists are still in Parser.mem; the ops never
+// write them), and only its ops are copied and parsed.
+type head struct {
+	text  string // "" for none: the last source had no op, or its header failed
+	lines int    // the lines of text
+	notes int    // the comment lines pending after it: Parser.notes[:notes]
 }
 
 // Parse is the package's Parse, into p's memory: the scenario it returns,
 // and every list and step in it, is p's, and the next call overwrites it.
-// Clone it to keep it. Only the source is copied afresh: the scenario's
-// strings are substrings of it (or unquoted tokens), and stay valid.
+// Clone it to keep it. Only the source is copied afresh (or, when it
+// starts with the last one's header, its ops): the scenario's strings are
+// substrings of the copies (or unquoted tokens), and stay valid.
 func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
-	p.sc = p.mem.reused()
-	st := newParser(name, src, &p.sc)
-	st.toks, st.args = p.toks[:0], p.args[:0]
+	src = bytes.TrimPrefix(src, utf8BOM)
+	h := p.head
+	resume := h.text != "" && len(src) >= len(h.text) && string(src[:len(h.text)]) == h.text
+	var st parser
+	if resume {
+		p.sc = p.mem
+		p.sc.Steps = p.mem.Steps[:0]
+		st = newParser(name, p.text(src[len(h.text):]), &p.sc)
+		st.line, st.notes = h.lines, p.notes[:h.notes]
+	} else {
+		p.sc = p.mem.reused()
+		st = newParser(name, p.text(src), &p.sc)
+		st.notes = p.notes[:0]
+	}
+	st.lexed, st.args, st.expects = p.lexed, p.args[:0], p.expects[:0]
 	err := st.run()
-	p.toks, p.args, p.mem = st.toks, st.args, p.sc
+	p.lexed, p.args, p.notes, p.expects, p.mem = st.lexed, st.args, st.notes, st.expects, p.sc
+	switch {
+	case st.opsAt < 0:
+		p.head = head{}
+	case !resume:
+		p.head = head{text: st.text[:st.opsAt], lines: st.opsLine, notes: st.opsNote}
+	case st.opsAt > 0:
+		p.head = head{} // header lines after the resumed one: parse the next source whole
+	}
 	p.sc.dropEmpty()
 	if err != nil {
 		return nil, err
 	}
 	return &p.sc, nil
+}
+
+// maxTexts bounds the room text allocates for sources at once (unless one
+// source is larger): that of a few dozen fuzz inputs, and no more than the
+// runtime allocates from its per-thread caches (larger objects cost a
+// trip to the page heap).
+const maxTexts = 16 << 10
+
+// text returns a copy of src as a string. The copies are written one after
+// another into p.texts, which only ever appends and never rewrites a byte
+// it has handed out: a string returned stays valid whatever p parses next
+// (the Builder it came from being dropped, not reset, once full), and
+// parsing a source costs a copy but, most times, no allocation. The room
+// doubles from the first source's size up to maxTexts, so that a Parser
+// used once allocates no more than Parse.
+func (p *Parser) text(src []byte) string {
+	if room := p.texts.Cap(); room-p.texts.Len() < len(src) {
+		p.texts = strings.Builder{} // its strings keep their memory alive
+		p.texts.Grow(max(len(src), min(2*room, maxTexts)))
+	}
+	start := p.texts.Len()
+	p.texts.Write(src)
+	return p.texts.String()[start:]
 }
 
 // reused returns New's scenario over s's lists, emptied.
@@ -116,25 +176,37 @@ type parser struct {
 	text    string // the whole source
 	checked bool   // text has no NUL byte and is valid UTF-8: its lines need no check
 	line    int
+	start   int      // the offset in text where the current line starts
 	off     int      // the offset in text just past the current line
 	inOps   bool     // an op has been seen: header lines are over
-	pending []string // comment lines not yet given to a step or the header
-	toks    []tok    // the token buffer every line is lexed into
+	opsAt   int      // the offset of the first op line, -1 before it
+	opsLine int      // the lines before the first op line
+	opsNote int      // the comment lines pending before the first op line
+	lexed   lexed    // the current line, lexed: every line is lexed into it
 	args    []string // room for op arguments: each op's are a capped slice of it
+	notes   []string // room for comment lines: each op's are a capped slice of it
+	pending int      // notes[pending:] are the comment lines not yet given to a step or the header
+	expects []Expect // room for expectations: each op's points into it
 }
 
-// newParser returns the state that parses src into s.
-func newParser(name string, src []byte, s *Scenario) parser {
-	text := string(bytes.TrimPrefix(src, utf8BOM)) // the one copy: every token is a substring of it
-	return parser{name: name, s: s, text: text, checked: checkText(text) == nil}
+// newParser returns the state that parses text, the source without its
+// byte-order mark, into s. Every token is a substring of text.
+func newParser(name string, text string, s *Scenario) parser {
+	return parser{name: name, s: s, text: text, checked: checkText(text) == nil, opsAt: -1}
 }
 
 // run parses every line of the source.
 func (p *parser) run() error {
-	for line := range strings.Lines(p.text) {
-		p.line++
+	for p.off < len(p.text) {
+		p.start = p.off
+		line := p.text[p.off:]
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+			p.off++ // the newline
+		}
 		p.off += len(line)
-		if err := p.parseLine(strings.TrimSuffix(line, "\n")); err != nil {
+		p.line++
+		if err := p.parseLine(line); err != nil {
 			return err
 		}
 	}
@@ -143,6 +215,13 @@ func (p *parser) run() error {
 	}
 	return nil
 }
+
+// val returns the value of t, a token of the current line.
+func (p *parser) val(t tok) string { return p.lexed.val(t) }
+
+// isArrow reports whether t, a token of the current line, is the bare
+// arrow.
+func (p *parser) isArrow(t tok) bool { return p.lexed.isArrow(t) }
 
 func (p *parser) errorf(near string, sentinel error, format string, args ...any) *ParseError {
 	return &ParseError{File: p.name, Line: p.line, Near: near,
@@ -155,13 +234,13 @@ func (p *parser) parseLine(text string) error {
 			return &ParseError{File: p.name, Line: p.line, Err: err}
 		}
 	}
-	l, lerr := lexLine(text, p.toks)
-	p.toks = l.toks // keep the buffer, grown or not, for the next line
+	l := &p.lexed
+	lerr := lexLine(text, l)
 	switch {
 	case lerr != nil:
 		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
 	case l.comment:
-		p.pending = append(p.pending, l.text)
+		p.notes = append(p.notes, l.text)
 		return nil
 	case len(l.toks) == 0:
 		if !p.inOps {
@@ -169,24 +248,36 @@ func (p *parser) parseLine(text string) error {
 		}
 		return nil
 	}
-	first := l.toks[0]
+	first, word := l.toks[0], p.val(l.toks[0])
 	switch {
-	case !first.quoted && isHeaderWord(first.val):
+	case !first.quoted && isHeaderWord(word):
 		if p.inOps {
-			return p.errorf(first.val, ErrHeaderAfterOp, "%s must come before the first op", first.val)
+			return p.errorf(word, ErrHeaderAfterOp, "%s must come before the first op", word)
 		}
 		p.flushHeaderComment()
-		return p.header(first.val, l.toks[1:])
-	case first.isArrow():
-		return p.errorf(first.val, ErrArgs, "an op line needs a kind before =>")
+		return p.header(word, l.toks[1:])
+	case p.isArrow(first):
+		return p.errorf(word, ErrArgs, "an op line needs a kind before =>")
 	}
 	return p.op(l.toks)
 }
 
-// flushHeaderComment moves the pending comment lines to the header comment.
+// flushHeaderComment moves the pending comment lines to the header
+// comment, and gives their room back.
 func (p *parser) flushHeaderComment() {
-	p.s.Comment = append(p.s.Comment, p.pending...)
-	p.pending = nil
+	p.s.Comment = append(p.s.Comment, p.notes[p.pending:]...)
+	p.notes = p.notes[:p.pending]
+}
+
+// takeComment returns the pending comment lines, nil for none, for a step:
+// a slice of p.notes capped at its length, as newArgs's are.
+func (p *parser) takeComment() []string {
+	if len(p.notes) == p.pending {
+		return nil
+	}
+	c := p.notes[p.pending:len(p.notes):len(p.notes)]
+	p.pending = len(p.notes)
+	return c
 }
 
 // header parses the arguments of one header directive.
@@ -213,26 +304,26 @@ func (p *parser) header(word string, args []tok) error {
 		if err := p.arity(word, args, "PATH DATA"); err != nil {
 			return err
 		}
-		p.s.World.Files = append(p.s.World.Files, core.File{Path: args[0].val, Data: args[1].val})
+		p.s.World.Files = append(p.s.World.Files, core.File{Path: p.val(args[0]), Data: p.val(args[1])})
 	case "route":
 		if err := p.arity(word, args, "HOST PATH BODY"); err != nil {
 			return err
 		}
 		p.s.World.Routes = append(p.s.World.Routes,
-			core.Route{Host: args[0].val, Path: args[1].val, Body: args[2].val})
+			core.Route{Host: p.val(args[0]), Path: p.val(args[1]), Body: p.val(args[2])})
 	case "dns":
 		return p.dns(args)
 	case "link":
 		if err := p.arity(word, args, "PATH TARGET"); err != nil {
 			return err
 		}
-		p.s.World.Links = append(p.s.World.Links, core.Link{Path: args[0].val, Target: args[1].val})
+		p.s.World.Links = append(p.s.World.Links, core.Link{Path: p.val(args[0]), Target: p.val(args[1])})
 	case "toolout":
 		if err := p.arity(word, args, "NAME OUTPUT"); err != nil {
 			return err
 		}
 		p.s.World.ToolOutputs = append(p.s.World.ToolOutputs,
-			core.ToolOutput{Name: args[0].val, Output: args[1].val})
+			core.ToolOutput{Name: p.val(args[0]), Output: p.val(args[1])})
 	}
 	return nil
 }
@@ -244,7 +335,7 @@ func (p *parser) arity(word string, args []tok, usage string) error {
 	case len(args) < n:
 		return p.errorf(word, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
 	case len(args) > n:
-		return p.errorf(args[n].val, ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
+		return p.errorf(p.val(args[n]), ErrArgs, "%s wants %s, got %d tokens", word, usage, len(args))
 	}
 	return nil
 }
@@ -268,18 +359,20 @@ func (p *parser) grant(args []tok) error {
 	if len(args) == 0 {
 		return p.errorf("grant", ErrArgs, "grant wants fs_read, fs_write, net or tool and at least one item")
 	}
-	list := grantList(&p.s.Grant, args[0].val)
+	what := p.val(args[0])
+	list := grantList(&p.s.Grant, what)
 	if list == nil {
-		return p.errorf(args[0].val, ErrUnknownDirective, "grant wants fs_read, fs_write, net or tool")
+		return p.errorf(what, ErrUnknownDirective, "grant wants fs_read, fs_write, net or tool")
 	}
 	if len(args) == 1 {
-		return p.errorf(args[0].val, ErrArgs, "grant %s wants at least one item", args[0].val)
+		return p.errorf(what, ErrArgs, "grant %s wants at least one item", what)
 	}
-	for _, item := range args[1:] {
-		if err := checkGrantItem(args[0].val, item.val); err != nil {
-			return &ParseError{File: p.name, Line: p.line, Near: item.val, Err: err}
+	for _, t := range args[1:] {
+		item := p.val(t)
+		if err := checkGrantItem(what, item); err != nil {
+			return &ParseError{File: p.name, Line: p.line, Near: item, Err: err}
 		}
-		*list = append(*list, item.val)
+		*list = append(*list, item)
 	}
 	return nil
 }
@@ -309,7 +402,7 @@ func (p *parser) budget(args []tok) error {
 	}
 	b := &p.s.Grant.Budgets
 	var field *int64
-	switch args[0].val {
+	switch p.val(args[0]) {
 	case "ops":
 		field = &b.MaxOps
 	case "wall":
@@ -317,7 +410,7 @@ func (p *parser) budget(args []tok) error {
 	case "output":
 		field = &b.MaxOutputBytes
 	default:
-		return p.errorf(args[0].val, ErrUnknownDirective, "budget wants ops, wall or output")
+		return p.errorf(p.val(args[0]), ErrUnknownDirective, "budget wants ops, wall or output")
 	}
 	n, err := p.number(args[1])
 	if err != nil {
@@ -331,11 +424,11 @@ func (p *parser) dns(args []tok) error {
 	if len(args) < 2 {
 		return p.errorf("dns", ErrArgs, "dns wants HOST ADDR..., got %d tokens", len(args))
 	}
-	rec := core.DNSRecord{Host: args[0].val}
+	rec := core.DNSRecord{Host: p.val(args[0])}
 	for _, t := range args[1:] {
-		a, err := netip.ParseAddr(t.val)
+		a, err := netip.ParseAddr(p.val(t))
 		if err != nil {
-			return p.errorf(t.val, ErrBadAddr, "%v", err)
+			return p.errorf(p.val(t), ErrBadAddr, "%v", err)
 		}
 		rec.Addrs = append(rec.Addrs, a)
 	}
@@ -345,7 +438,7 @@ func (p *parser) dns(args []tok) error {
 
 // number parses a non-negative decimal int64: digits only, no sign.
 func (p *parser) number(t tok) (int64, error) {
-	s := t.val
+	s := p.val(t)
 	ok := s != ""
 	for i := 0; ok && i < len(s); i++ {
 		ok = '0' <= s[i] && s[i] <= '9'
@@ -362,11 +455,14 @@ func (p *parser) number(t tok) (int64, error) {
 
 // op parses an op line: kind, arguments, and an optional expectation.
 func (p *parser) op(toks []tok) error {
-	step := Step{Op: core.Op{Kind: toks[0].val}, Comment: p.pending, Line: p.line}
-	p.pending, p.inOps = nil, true
+	if !p.inOps {
+		p.opsAt, p.opsLine, p.opsNote = p.start, p.line-1, len(p.notes)
+	}
+	step := Step{Op: core.Op{Kind: p.val(toks[0])}, Comment: p.takeComment(), Line: p.line}
+	p.inOps = true
 	rest := toks[1:]
 	for i, t := range rest {
-		if t.isArrow() {
+		if p.isArrow(t) {
 			exp, err := p.expect(t, rest[i+1:])
 			if err != nil {
 				return err
@@ -393,12 +489,13 @@ func (p *parser) newArgs(toks []tok) []string {
 	}
 	if cap(p.args)-len(p.args) < len(toks) {
 		// Room for this op and about two arguments for each line left,
-		// what most ops take.
-		p.args = make([]string, 0, len(toks)+2*p.linesLeft())
+		// what most ops take, and at least twice the last block: a
+		// Parser, which keeps the last block, soon needs no new one.
+		p.args = make([]string, 0, max(len(toks)+2*p.linesLeft(), 2*cap(p.args)))
 	}
 	n := len(p.args)
 	for _, t := range toks {
-		p.args = append(p.args, t.val)
+		p.args = append(p.args, p.val(t))
 	}
 	return p.args[n:len(p.args):len(p.args)]
 }
@@ -434,21 +531,34 @@ func b2i(b bool) int {
 // expect parses the tokens after the arrow: a kind and optional data.
 func (p *parser) expect(arrow tok, toks []tok) (*Expect, error) {
 	if len(toks) == 0 {
-		return nil, p.errorf(arrow.val, ErrMissingKind, "=> wants a result kind")
+		return nil, p.errorf(p.val(arrow), ErrMissingKind, "=> wants a result kind")
 	}
-	k, ok := core.ParseKind(toks[0].val)
+	k, ok := core.ParseKind(p.val(toks[0]))
 	if !ok {
-		return nil, p.errorf(toks[0].val, ErrUnknownKind, "want ok, fs_read_denied, max_ops, ...")
+		return nil, p.errorf(p.val(toks[0]), ErrUnknownKind, "want ok, fs_read_denied, max_ops, ...")
 	}
-	e := &Expect{Kind: k}
+	e := Expect{Kind: k}
 	if len(toks) > 1 {
-		if toks[1].isArrow() {
-			return nil, p.errorf(toks[1].val, ErrArgs, "a second =>; quote \"=>\" to expect it as data")
+		if p.isArrow(toks[1]) {
+			return nil, p.errorf(p.val(toks[1]), ErrArgs, "a second =>; quote \"=>\" to expect it as data")
 		}
-		e.Data, e.HasData = toks[1].val, true
+		e.Data, e.HasData = p.val(toks[1]), true
 	}
 	if len(toks) > 2 {
-		return nil, p.errorf(toks[2].val, ErrArgs, "want at most one token of expected data after the kind")
+		return nil, p.errorf(p.val(toks[2]), ErrArgs, "want at most one token of expected data after the kind")
 	}
-	return e, nil
+	return p.newExpect(e), nil
+}
+
+// newExpect returns a pointer to a copy of e in p.expects: the
+// expectations of a scenario share a few allocations, as arguments do.
+func (p *parser) newExpect(e Expect) *Expect {
+	if len(p.expects) == cap(p.expects) {
+		// A new block, not a grown one: the steps before point into
+		// the old. Room for this line and every line left, and at
+		// least twice the last block, as for arguments.
+		p.expects = make([]Expect, 0, max(1+p.linesLeft(), 2*cap(p.expects)))
+	}
+	p.expects = append(p.expects, e)
+	return &p.expects[len(p.expects)-1]
 }

@@ -13,7 +13,7 @@ import (
 // parserSources are .sbx texts of every shape: the corpus, the golden
 // files, and texts that fail, have comments, expectations, DNS lines, a
 // byte-order mark, or nothing at all.
-func parserSources(t *testing.T) []string {
+func parserSources(t testing.TB) []string {
 	t.Helper()
 	srcs := []string{
 		"", "\n\n", "# only a comment\n", "\ufeffgrant fs_read /a\nfs_read /a\n",
@@ -58,9 +58,9 @@ func TestParserIsParse(t *testing.T) {
 	}
 }
 
-// TestParserReusesMemory: parsing the same text again costs the copy of
-// the source and nothing else when there are no expectations, comments
-// or DNS lines.
+// TestParserReusesMemory: parsing the same text again allocates nothing
+// when there are no DNS lines: the copy of the source goes into room kept
+// for many.
 func TestParserReusesMemory(t *testing.T) {
 	src := []byte("grant fs_read /work/\ngrant fs_write /work/out/\nfile /work/a x\nroute h.example /p b\nlink /work/l /work/a\n" +
 		strings.Repeat("fs_read /work/a\nfs_write /work/out/b data\n", 10))
@@ -68,7 +68,124 @@ func TestParserReusesMemory(t *testing.T) {
 	if _, err := p.Parse("t.sbx", src); err != nil {
 		t.Fatal(err)
 	}
-	if n := testing.AllocsPerRun(100, func() { p.Parse("t.sbx", src) }); n != 1 {
-		t.Errorf("Parser.Parse made %v allocations, want 1 (the source)", n)
+	if n := testing.AllocsPerRun(100, func() { p.Parse("t.sbx", src) }); n != 0 {
+		t.Errorf("Parser.Parse made %v allocations, want 0", n)
 	}
+}
+
+// TestParserKeepsStrings: the strings of a scenario a Parser returned, kept
+// by a Clone, stay as they were while the Parser goes on parsing, past
+// the room it copies sources into and with sources as large as that room.
+func TestParserKeepsStrings(t *testing.T) {
+	srcs := parserSources(t)
+	srcs = append(srcs, "# big\nfs_read \""+strings.Repeat("x", maxTexts)+"\"\n")
+	var p Parser
+	type kept struct {
+		s    *Scenario
+		text string
+	}
+	var all []kept
+	for range 3 {
+		for _, src := range srcs {
+			b := []byte(src)
+			s, err := p.Parse("t.sbx", b)
+			clear(b) // the caller's bytes are its own: a fuzzer rewrites them
+			if err != nil {
+				continue
+			}
+			c := s.Clone()
+			all = append(all, kept{c, string(c.Format())})
+		}
+	}
+	for i, k := range all {
+		if got := string(k.s.Format()); got != k.text {
+			t.Fatalf("scenario %d changed after more parses: was\n%s\nis\n%s", i, k.text, got)
+		}
+	}
+}
+
+// TestParserResumesHeader: one Parser, fed each source and then edits of
+// it, as a fuzzer feeds mutations of one input, returns what Parse returns
+// for each, whether the edit leaves the header alone (the Parser resumes
+// after it) or not.
+func TestParserResumesHeader(t *testing.T) {
+	edits := []sourceEdit{
+		{"same", func(s string) string { return s }},
+		{"op appended", func(s string) string { return s + "fs_read /work/new\n" }},
+		{"last line edited", func(s string) string { return s + " x" }},
+		{"first byte edited", func(s string) string { return "#" + s }},
+		{"byte-order mark", func(s string) string { return "\ufeff" + s }},
+		{"truncated", func(s string) string { return s[:len(s)/2] }},
+		{"header line appended", func(s string) string { return s + "grant fs_read /z\n" }},
+		{"NUL appended", func(s string) string { return s + "fs_read \x00\n" }},
+		{"bad escape appended", func(s string) string { return s + "fs_read \"\\q\"\n" }},
+	}
+	var p Parser
+	for _, src := range parserSources(t) {
+		all := edits
+		if s, err := Parse("t.sbx", []byte(src)); err == nil && len(s.Steps) > 0 {
+			// Edits at the first op line, where the header ends.
+			i := lineStart(src, s.Steps[0].Line)
+			at := func(name, text string) sourceEdit {
+				return sourceEdit{name, func(s string) string { return s[:i] + text + s[i:] }}
+			}
+			all = append(all[:len(all):len(all)],
+				at("header line above the first op", "grant tool x\n"),
+				at("comment above the first op", "# new\n"),
+				at("blank line above the first op", "\n"),
+				at("bad line above the first op", "=> ok\n"),
+				sourceEdit{"ops dropped", func(s string) string { return s[:i] }},
+			)
+		}
+		for _, e := range all {
+			for _, s := range []string{src, e.edit(src)} {
+				want, wantErr := Parse("t.sbx", []byte(s))
+				got, gotErr := p.Parse("t.sbx", []byte(s))
+				if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+					t.Fatalf("%s: Parser.Parse error %v, Parse error %v, on\n%s", e.name, gotErr, wantErr, s)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: Parser.Parse gave\n%#v\nParse gave\n%#v\non\n%s", e.name, got, want, s)
+				}
+			}
+		}
+	}
+}
+
+// sourceEdit is an edit of a source, named.
+type sourceEdit struct {
+	name string
+	edit func(src string) string
+}
+
+// lineStart returns the offset where the 1-based line n of src starts.
+func lineStart(src string, n int) int {
+	i := 0
+	for ; n > 1; n-- {
+		i += strings.IndexByte(src[i:], '\n') + 1
+	}
+	return i
+}
+
+// FuzzParserIsParse: a Parser that parsed a returns for b what Parse
+// returns, whatever a and b share (a header it resumes after, or not).
+func FuzzParserIsParse(f *testing.F) {
+	srcs := parserSources(f)
+	for i, s := range srcs {
+		f.Add([]byte(s), []byte(s+"fs_read /x\n"))
+		f.Add([]byte(s), []byte(srcs[(i+1)%len(srcs)]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var p Parser
+		for _, src := range [][]byte{a, b, a} {
+			want, wantErr := Parse("t.sbx", src)
+			got, gotErr := p.Parse("t.sbx", src)
+			if (wantErr == nil) != (gotErr == nil) || wantErr != nil && wantErr.Error() != gotErr.Error() {
+				t.Fatalf("Parser.Parse error %v, Parse error %v, on\n%q", gotErr, wantErr, src)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("Parser.Parse gave\n%#v\nParse gave\n%#v\non\n%q", got, want, src)
+			}
+		}
+	})
 }

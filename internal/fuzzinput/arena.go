@@ -76,26 +76,58 @@ var arenas = sync.OnceValue(func() []arena {
 	return out
 })
 
-// stepPool recycles the steps of arena scenarios that passed: an arena
-// input's only large allocation, which would otherwise cost the garbage
-// collector on every exec. A scenario that fails is reported, so its steps
-// are never given back.
-var stepPool = sync.Pool{New: func() any { return new([MaxOps]scenario.Step) }}
+// arenaMemory is the memory of one arena input: its scenario, steps, raw
+// ops' arguments, byte source and the copy of its bytes. Arena inputs
+// recycle it through arenaMemories, so that an exec allocates nothing of
+// its own but what generators.Op does; the garbage collector would
+// otherwise cost every exec. A scenario that fails is reported, so its
+// memory is never given back.
+type arenaMemory struct {
+	sc    scenario.Scenario
+	steps [MaxOps]scenario.Step
+	args  [MaxOps][3]string // room for each step's raw op's arguments
+	src   byteSource
+	bytes strings.Builder // the inputs' bytes, one after another; see copyBytes
+}
 
-// recycle gives the input's steps back to stepPool when they came from it,
-// and a text input's parser to parsers. The input must not be used
-// afterwards.
+var arenaMemories = sync.Pool{New: func() any { return new(arenaMemory) }}
+
+// maxArenaBytes bounds the room copyBytes allocates for inputs at once
+// (unless one input is larger): that of a few dozen, and no more than the
+// runtime allocates from its per-thread caches.
+const maxArenaBytes = 16 << 10
+
+// copyBytes returns data as a string, written after the inputs before in
+// m.bytes, which only ever appends and never rewrites a byte it has handed
+// out: a string from an input that was given back stays valid. An input
+// costs a copy but, most times, no allocation. The room doubles from the
+// first input's size up to maxArenaBytes, so that memory decoding one
+// input only (DecodeLabelled) allocates its size.
+func (m *arenaMemory) copyBytes(data []byte) string {
+	if room := m.bytes.Cap(); room-m.bytes.Len() < len(data) {
+		m.bytes = strings.Builder{} // its strings keep their memory alive
+		m.bytes.Grow(max(len(data), min(2*room, maxArenaBytes)))
+	}
+	start := m.bytes.Len()
+	m.bytes.Write(data)
+	return m.bytes.String()[start:]
+}
+
+// recycle gives an arena input's memory back to arenaMemories, and a text
+// input's decoder to decoders. The input must not be used afterwards.
 func (in *input) recycle() {
-	if in.parser != nil {
-		parsers.Put(in.parser)
-		return
+	switch {
+	case in.text != nil:
+		decoders.Put(in.text)
+	case in.arena != nil:
+		m := in.arena
+		// Drop what the last input pointed at, so that the pool keeps
+		// nothing alive but m.bytes.
+		m.sc, m.src = scenario.Scenario{}, byteSource{}
+		clear(m.steps[:])
+		clear(m.args[:])
+		arenaMemories.Put(m)
 	}
-	if in.mode != ModeArena || cap(in.sc.Steps) != MaxOps {
-		return
-	}
-	steps := in.sc.Steps[:MaxOps]
-	clear(steps) // drop the arguments, so the pool keeps nothing alive
-	stepPool.Put((*[MaxOps]scenario.Step)(steps))
 }
 
 // rawKinds are the op kinds a raw op's head picks from; the last slot is "the
@@ -122,24 +154,23 @@ func decodeArena(data []byte) input {
 	if len(data) > 0 {
 		a, data = &arenas()[int(data[0])%NumArenas], data[1:]
 	}
-	sc := &scenario.Scenario{Grant: a.sc.Grant, World: a.sc.World, Steps: stepPool.Get().(*[MaxOps]scenario.Step)[:0]}
-	in := input{mode: ModeArena, sc: sc, grant: &a.grant, world: a.world, shared: true}
-	src := &byteSource{data: data}
+	m := arenaMemories.Get().(*arenaMemory)
+	m.sc = scenario.Scenario{Grant: a.sc.Grant, World: a.sc.World, Steps: m.steps[:0]}
+	sc, src := &m.sc, &m.src
+	src.data = m.copyBytes(data)
 	for len(src.data) > 0 && len(sc.Steps) < MaxOps {
-		c := src.data[0]
-		src.data = src.data[1:]
-		cl := attack.Class(c % 32)
+		cl := attack.Class(src.next() % 32)
 		var op core.Op
 		if cl > attack.Unlabelled && cl < attack.NumClasses {
 			op = generators.Op(src, cl, a.sc)
 		} else {
 			cl = attack.Unlabelled
-			op = rawOp(src, a.names)
+			op = rawOp(src, a.names, m.args[len(sc.Steps)][:])
 		}
 		sc.Steps = append(sc.Steps, scenario.Step{Op: op, Class: cl})
 	}
 	cutOps(sc)
-	return in
+	return input{mode: ModeArena, sc: sc, grant: a.grant, world: a.world, arena: m}
 }
 
 // rawArity reads an op's argument count from bits 3–5 of its head byte:
@@ -156,14 +187,20 @@ func rawArity(head byte, kind string) int {
 	return 1
 }
 
-// rawOp decodes one raw op from src: a head byte, then strings.
-func rawOp(src *byteSource, names []string) core.Op {
-	head := src.take(false)
+// rawOp decodes one raw op from src: a head byte, then strings. Its
+// arguments go into room, which the op owns, when they fit (at most three
+// do), else into a new slice.
+func rawOp(src *byteSource, names []string, room []string) core.Op {
+	head := src.next()
 	kind := rawKinds[head&7]
 	if head&7 == 7 {
 		kind = rawString(src, names)
 	}
-	args := make([]string, rawArity(byte(head), kind))
+	n := rawArity(byte(head), kind)
+	if n > len(room) || room == nil { // Args of no arguments are empty, not nil
+		room = make([]string, n)
+	}
+	args := room[:n:n] // capped: an append to one op's arguments moves them
 	for i := range args {
 		args[i] = rawString(src, names)
 	}
@@ -214,7 +251,7 @@ func rawString(src *byteSource, names []string) string {
 	if len(src.data) == 0 {
 		return ""
 	}
-	n := int(src.take(false))
+	n := src.next()
 	switch {
 	case n >= 0xE0:
 		return names[(n-0xE0)%len(names)]
@@ -222,7 +259,7 @@ func rawString(src *byteSource, names []string) string {
 		return hostileWords[n-0xC0]
 	}
 	n = min(n, len(src.data))
-	s := string(src.data[:n])
+	s := src.data[:n]
 	src.data = src.data[n:]
 	return s
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestArenas: NumArenas small worlds with valid grants, spanning budget
@@ -79,5 +80,29 @@ func TestArenasHaveLinks(t *testing.T) {
 	}
 	if n < NumArenas/4 {
 		t.Errorf("%d of %d arenas have links, want at least %d", n, NumArenas, NumArenas/4)
+	}
+}
+
+// TestArenaKeepsStrings: the strings of an arena input's ops stay as they
+// were after the fuzzer rewrites the input's bytes and the input's memory
+// is recycled for later inputs, past the room the bytes are copied into.
+func TestArenaKeepsStrings(t *testing.T) {
+	type kept struct {
+		s    *scenario.Scenario
+		text string
+	}
+	var all []kept
+	for _, data := range randomInputs(3, 3000, 600) {
+		data = append([]byte{0x01}, data...) // arena mode
+		in := decodeInput(data)
+		c := &scenario.Scenario{Steps: in.sc.Clone().Steps} // the ops (the lists, not the strings)
+		all = append(all, kept{c, string(c.Format())})
+		clear(data)
+		in.recycle()
+	}
+	for i, k := range all {
+		if got := string(k.s.Format()); got != k.text {
+			t.Fatalf("scenario %d changed after more inputs: was\n%s\nis\n%s", i, k.text, got)
+		}
 	}
 }

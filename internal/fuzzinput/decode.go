@@ -1,6 +1,7 @@
 package fuzzinput
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -86,22 +87,23 @@ type Decoded struct {
 func Decode(data []byte) *scenario.Scenario { return DecodeLabelled(data).Scenario }
 
 // DecodeLabelled is Decode with the attack class of each op and the mode
-// the input was read in. (It leaves the recycling of parsers and steps to
-// CheckScenario's execs: its scenario is the caller's to keep.)
+// the input was read in.
 func DecodeLabelled(data []byte) Decoded {
 	in := decodeInput(data)
-	return Decoded{Scenario: in.scenario(), Mode: in.mode}
+	d := Decoded{Scenario: in.scenario(), Mode: in.mode}
+	in.recycle() // d.Scenario is a copy: the memory can decode the next input
+	return d
 }
 
 // input is a decoded input as the oracle reads it: CheckScenario builds a
 // *scenario.Scenario only to report a finding.
 type input struct {
-	mode   Mode
-	sc     *scenario.Scenario    // the grant, the world, the ops and (not for text) their classes
-	grant  *core.Grant           // sc.Grant, built
-	world  *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
-	shared bool                  // sc's grant and world lists are an arena's: read only
-	parser *scenario.Parser      // text: the parser whose memory sc is, to reuse once the input passed
+	mode  Mode
+	sc    *scenario.Scenario    // the grant, the world, the ops and (not for text) their classes
+	grant core.Grant            // sc.Grant, built
+	world *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
+	text  *textDecoder          // text: the decoder whose memory sc is, to reuse once the input passed
+	arena *arenaMemory          // arena: the memory sc is (its grant and world lists the arena's, read only), to reuse once the input passed
 }
 
 // decodeInput decodes data by the mode its first byte picks.
@@ -112,10 +114,10 @@ func decodeInput(data []byte) input {
 		}
 	}
 	if len(data) > 0 && data[0] >= generatedStart {
-		sc := generators.GenerateAtMost(&byteSource{data: data[1:min(len(data), 1+maxGenBytes)]}, MaxOps)
+		sc := generators.GenerateAtMost(&byteSource{data: string(data[1:min(len(data), 1+maxGenBytes)])}, MaxOps)
 		cutOps(sc)
 		grant := core.MustGrant(sc.Grant) // Generate's grants always validate
-		return input{mode: ModeGenerated, sc: sc, grant: &grant}
+		return input{mode: ModeGenerated, sc: sc, grant: grant}
 	}
 	if len(data) > 0 {
 		data = data[1:]
@@ -123,22 +125,68 @@ func decodeInput(data []byte) input {
 	return decodeArena(data)
 }
 
-// parsers recycles the .sbx parsers of text inputs: a scenario's lists and
-// steps, reused by the next text input once the oracle has passed this one.
-var parsers = sync.Pool{New: func() any { return new(scenario.Parser) }}
+// textDecoder decodes text inputs: a .sbx parser, and the grant of the
+// last input it decoded. Consecutive inputs of a fuzzing run are mostly
+// mutations of one input, and most mutations leave its grant lines alone,
+// so the grant is built again only when the lists or budgets differ: a
+// core.Grant is immutable (arenas share theirs between inputs too), and the
+// same spec always builds the same grant.
+type textDecoder struct {
+	parser scenario.Parser
+	spec   core.GrantSpec // the last grant's spec: its lists are slices of items
+	items  []string
+	grant  core.Grant // built from spec; the zero Grant before the first
+}
+
+// decoders recycles the text decoders: a scenario's lists and steps,
+// reused by the next text input once the oracle has passed this one, and
+// the last grant.
+var decoders = sync.Pool{New: func() any { return new(textDecoder) }}
+
+// grantOf returns core.NewGrant(s), the last grant when s is its spec.
+func (d *textDecoder) grantOf(s core.GrantSpec) (core.Grant, error) {
+	if d.grant != (core.Grant{}) && sameGrant(s, d.spec) {
+		return d.grant, nil
+	}
+	g, err := core.NewGrant(s)
+	if err != nil {
+		return core.Grant{}, err
+	}
+	d.items = d.items[:0]
+	d.spec = core.GrantSpec{FSRead: d.keep(s.FSRead), FSWrite: d.keep(s.FSWrite),
+		NetHosts: d.keep(s.NetHosts), Tools: d.keep(s.Tools), Budgets: s.Budgets}
+	d.grant = g
+	return g, nil
+}
+
+// keep returns a copy of list in d.items: the parser's lists are its
+// memory, which the next input overwrites. (The strings are immutable.)
+func (d *textDecoder) keep(list []string) []string {
+	n := len(d.items)
+	d.items = append(d.items, list...)
+	return d.items[n:]
+}
+
+// sameGrant reports whether a and b have equal lists and budgets. (Parsed
+// specs never hold an empty list that is not nil, the one difference
+// between specs that slices.Equal does not see and core.NewGrant keeps.)
+func sameGrant(a, b core.GrantSpec) bool {
+	return a.Budgets == b.Budgets && slices.Equal(a.FSRead, b.FSRead) && slices.Equal(a.FSWrite, b.FSWrite) &&
+		slices.Equal(a.NetHosts, b.NetHosts) && slices.Equal(a.Tools, b.Tools)
+}
 
 // decodeText parses data as .sbx text. It fails on a parse error and on a
 // grant core.NewGrant refuses.
 func decodeText(data []byte) (input, bool) {
-	p := parsers.Get().(*scenario.Parser)
-	sc, err := p.Parse("fuzz.sbx", data)
+	d := decoders.Get().(*textDecoder)
+	sc, err := d.parser.Parse("fuzz.sbx", data)
 	if err != nil {
-		parsers.Put(p)
+		decoders.Put(d)
 		return input{}, false
 	}
-	grant, err := core.NewGrant(sc.Grant)
+	grant, err := d.grantOf(sc.Grant)
 	if err != nil {
-		parsers.Put(p)
+		decoders.Put(d)
 		return input{}, false
 	}
 	if len(sc.Steps) > MaxTextOps {
@@ -147,7 +195,7 @@ func decodeText(data []byte) (input, bool) {
 	for i := range sc.Steps {
 		sc.Steps[i].Expect, sc.Steps[i].Line = nil, 0
 	}
-	return input{mode: ModeText, sc: sc, grant: &grant, parser: p}, true
+	return input{mode: ModeText, sc: sc, grant: grant, text: d}, true
 }
 
 // cutOps cuts a decoded scenario to MaxOps ops (a guard: both decoders
@@ -166,28 +214,27 @@ func cutOps(sc *scenario.Scenario) {
 
 // caseOf is the oracle's case for the input.
 func (in *input) caseOf() oracle.Case {
-	return oracle.Case{Scenario: in.sc, Grant: *in.grant, World: in.world}
+	return oracle.Case{Scenario: in.sc, Grant: in.grant, World: in.world}
 }
 
 // scenario returns the input as a scenario of its own memory.
 func (in *input) scenario() *scenario.Scenario {
-	if in.parser != nil {
-		return in.sc.Clone() // the parser's memory, which the next text input reuses
+	if in.text != nil || in.arena != nil {
+		// The decoder's or the arena input's memory, which the next
+		// input reuses, and (arenas) the arena's grant and world lists.
+		// The strings are immutable: a Clone copies only the lists.
+		return in.sc.Clone()
 	}
-	if !in.shared {
-		return in.sc
-	}
-	sc := &scenario.Scenario{Grant: in.sc.Grant, World: in.sc.World}
-	sc = sc.Clone() // the grant's and world's lists are an arena's; the ops are this input's own
-	sc.Steps = in.sc.Steps
-	return sc
+	return in.sc
 }
 
 // byteSource is a generators.Source over fuzz input bytes. A draw among at
 // most 256 values eats one byte, a larger one two; when the bytes run out
 // every draw is 0, the generators' simplest choice (an empty op slot), so a
-// short input is a short scenario.
-type byteSource struct{ data []byte }
+// short input is a short scenario. The bytes are a string so that raw
+// strings (rawString) are substrings of it: one copy of the input, not one
+// a string.
+type byteSource struct{ data string }
 
 // Intn returns a value in [0, n). It panics when n <= 0, as every Source
 // does.
@@ -198,26 +245,19 @@ func (s *byteSource) Intn(n int) int {
 		}
 		return 0
 	}
-	return int(s.take(n > 256)) % n
+	v := s.next()
+	if n > 256 {
+		v = v<<8 | s.next() // big-endian
+	}
+	return v % n
 }
 
-// take returns the next byte, or the next two as a big-endian number, and 0
-// for bytes past the end.
-func (s *byteSource) take(two bool) uint {
-	var v uint
-	for range 1 + b2i(two) {
-		v <<= 8
-		if len(s.data) > 0 {
-			v |= uint(s.data[0])
-			s.data = s.data[1:]
-		}
+// next returns the next byte, 0 past the end.
+func (s *byteSource) next() int {
+	if s.data == "" {
+		return 0
 	}
-	return v
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	b := s.data[0]
+	s.data = s.data[1:]
+	return int(b)
 }

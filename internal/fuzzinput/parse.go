@@ -48,9 +48,9 @@ func CheckParse(data []byte) (err error) {
 	// The canonical text is parsed again by a pooled scenario.Parser, so
 	// that the fuzzer checks the reusing parser, carrying memory from exec
 	// to exec, against Parse.
-	p := parsers.Get().(*scenario.Parser)
-	defer parsers.Put(p)
-	s2, perr := p.Parse(parseName, out)
+	d := decoders.Get().(*textDecoder)
+	defer decoders.Put(d)
+	s2, perr := d.parser.Parse(parseName, out)
 	if perr != nil {
 		return fmt.Errorf("canonical text does not parse: %v\n--- canonical text\n%s", perr, out)
 	}

@@ -81,9 +81,9 @@ func DecodeRun(data []byte) (step int64, ops []core.Op) {
 		return runSteps[0], nil
 	}
 	step = runSteps[data[0]%4]
-	src := &byteSource{data: data[1:]}
+	src := &byteSource{data: string(data[1:])}
 	for len(src.data) > 0 && len(ops) < runMaxOps {
-		ops = append(ops, rawOp(src, runWords))
+		ops = append(ops, rawOp(src, runWords, nil))
 	}
 	return step, ops
 }

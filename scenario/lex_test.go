@@ -1,0 +1,94 @@
+package scenario
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// lexSpecial are the bytes and runes the lexer treats apart: ASCII and
+// Unicode white space, quotes, escapes, the comment mark, the arrow, a
+// byte-order mark and a multi-byte letter.
+var lexSpecial = []string{
+	" ", "\t", "\v", "\f", "\r", "\u0085", "\u00a0", "\u1680", "\u2000", "\u2028", "\u3000",
+	`"`, `\`, `\"`, `\n`, `\x00`, `\u00e9`, `\q`, "#", "=>", "\ufeff", "é", "a", "0",
+}
+
+// lexLines returns every line of parserSources, and from a fixed seed
+// thousands of those lines with special bytes inserted, replaced or
+// removed: valid UTF-8 lines without a newline, what lexLine is given.
+func lexLines(t testing.TB) []string {
+	var lines []string
+	for _, src := range parserSources(t) {
+		for line := range strings.Lines(src) {
+			lines = append(lines, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		s := lines[r.IntN(len(lines))]
+		for range 1 + r.IntN(3) {
+			i := r.IntN(len(s) + 1)
+			switch sp := lexSpecial[r.IntN(len(lexSpecial))]; r.IntN(3) {
+			case 0:
+				s = s[:i] + sp + s[i:]
+			case 1:
+				s = s[:i] + sp + s[min(i+1, len(s)):]
+			default:
+				s = s[:max(i-1, 0)] + s[i:]
+			}
+		}
+		if utf8.ValidString(s) {
+			lines = append(lines, s)
+		}
+	}
+	return lines
+}
+
+// TestLexLineIsSlow: the fast lexer gives the reference lexer's tokens,
+// comment and error on every line of lexLines.
+func TestLexLineIsSlow(t *testing.T) {
+	var l lexed
+	for _, s := range lexLines(t) {
+		checkLexLine(t, s, &l)
+	}
+}
+
+// FuzzLexLine: the fast lexer gives the reference lexer's tokens, comment
+// and error on any valid UTF-8 line.
+func FuzzLexLine(f *testing.F) {
+	for _, s := range lexLines(f)[:500] {
+		f.Add(s)
+	}
+	var l lexed
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) || strings.Contains(s, "\n") {
+			return
+		}
+		checkLexLine(t, s, &l)
+	})
+}
+
+// checkLexLine compares lexLine on s, lexing into got (what the line
+// before left there) as the parser does, with slowLexLine.
+func checkLexLine(t testing.TB, s string, got *lexed) {
+	t.Helper()
+	gotErr := lexLine(s, got)
+	want, wantErr := slowLexLine(s)
+	if (gotErr == nil) != (wantErr == nil) ||
+		gotErr != nil && (gotErr.near != wantErr.near || gotErr.err.Error() != wantErr.err.Error()) {
+		t.Fatalf("lexLine(%q) error %v, the reference's %v", s, gotErr, wantErr)
+	}
+	if gotErr != nil {
+		return
+	}
+	toks := make([]slowTok, len(got.toks))
+	for i, tk := range got.toks {
+		toks[i] = slowTok{val: got.val(tk), quoted: tk.quoted}
+	}
+	if !slices.Equal(toks, want.toks) || got.comment != want.comment || got.text != want.text {
+		t.Fatalf("lexLine(%q) = %+v (comment %v %q), the reference's %+v", s, toks, got.comment, got.text, want)
+	}
+}
