@@ -77,7 +77,13 @@ func indexSize(n int) int {
 
 // get returns the value for k, and false when there is none.
 func (t *table[K, V]) get(k K) (V, bool) {
-	if i := t.find(k); i >= 0 {
+	if len(t.index) == 0 { // scanned here, not in find: most worlds' tables are small
+		for i := range t.pairs {
+			if t.pairs[i].k == k {
+				return t.pairs[i].v, true
+			}
+		}
+	} else if i := t.lookup(k); i >= 0 {
 		return t.pairs[i].v, true
 	}
 	var zero V
@@ -94,13 +100,15 @@ func (t *table[K, V]) find(k K) int {
 		}
 		return -1
 	}
+	return t.lookup(k)
+}
+
+// lookup is find through the index.
+func (t *table[K, V]) lookup(k K) int {
 	mask := uint64(len(t.index) - 1)
 	for s := hashKey(k) & mask; ; s = (s + 1) & mask {
 		i := int(t.index[s]) - 1
-		if i < 0 {
-			return -1
-		}
-		if t.pairs[i].k == k {
+		if i < 0 || t.pairs[i].k == k {
 			return i
 		}
 	}
