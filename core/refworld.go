@@ -387,8 +387,9 @@ func (w *RefWorld) Reserve(n int) {
 }
 
 // journals holds journal memory Release handed back, for Reserve to reuse:
-// a harness checks scenario after scenario, each with two fresh worlds, and
-// their journals are most of what a check allocates.
+// for a harness that starts a fresh world (New) for each run rather than
+// renewing one (Renew, which keeps the journal's memory in the world), the
+// journals are most of what a run allocates.
 var journals = sync.Pool{New: func() any { return new([]Entry) }}
 
 // Release hands the journal's memory back for reuse by later worlds and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -218,5 +219,33 @@ func TestPrepareReusesATemplate(t *testing.T) {
 	spec.DNS[0].Addrs[0] = netip.MustParseAddr("203.0.113.1")
 	if got := tmpl.New().Resolve("a.example"); got != netip.MustParseAddr("10.0.0.1") {
 		t.Errorf("changing the spec's addresses after Prepare changed the template's answer to %v", got)
+	}
+}
+
+// TestLinksOfEveryLength: a walk looks up only prefixes as long as some
+// link's path (lengthSet, which counts every length from 255 on as one);
+// links whose paths are just under, at and past that bound, in a world with
+// few links (scanned) and with many (indexed), are each followed.
+func TestLinksOfEveryLength(t *testing.T) {
+	for _, many := range []bool{false, true} {
+		var spec WorldSpec
+		var paths []string
+		for _, n := range []int{2, 200, 254, 255, 256, 300, 600} {
+			p := "/" + strings.Repeat("l", n-1)
+			paths = append(paths, p)
+			spec.Links = append(spec.Links, Link{p, "/target" + strconv.Itoa(n)})
+		}
+		if many {
+			for i := range 2 * smallTable {
+				spec.Links = append(spec.Links, Link{"/other/" + strconv.Itoa(i), "/x"})
+			}
+		}
+		tmpl := PrepareWorld(spec)
+		for _, p := range paths {
+			want := "/target" + strconv.Itoa(len(p)) + "/f"
+			if got, ok := tmpl.Resolve(p + "/f"); !ok || got != want {
+				t.Errorf("many=%v: the link at a path of %d bytes: Resolve = %q, %v; want %q", many, len(p), got, ok, want)
+			}
+		}
 	}
 }

@@ -13,7 +13,9 @@ import (
 // scenario type; it only holds what checking a scenario needs built once.
 type Case struct {
 	Scenario *scenario.Scenario
-	Grant    core.Grant // Scenario.Grant, validated
+	// Grant is Scenario.Grant, validated (NewCase): the sandbox gets it,
+	// and the model reads the same lists from Scenario.Grant.
+	Grant core.Grant
 	// World, when set, is Scenario.World already prepared: PrepareWorld
 	// of it, or of a world equal to it. Callers that judge many scenarios
 	// over one world (the fuzz targets' arenas) prepare it once; when nil,
@@ -34,9 +36,9 @@ func NewCase(sc *scenario.Scenario) (Case, error) {
 
 // PreparedWorld is a scenario's world prepared once for judging: the
 // template the sandbox's worlds start from (the watched run's and the
-// replay's) and the model's own reading of the same spec. It is immutable
-// and safe for concurrent use; the spec it was prepared from must not
-// change.
+// replay's) and the model's own reading of the same spec. Until it is
+// recycled it is immutable and safe for concurrent use; the spec it was
+// prepared from must not change.
 type PreparedWorld struct {
 	core  *core.WorldTemplate
 	model *modelBase
@@ -75,8 +77,9 @@ func PrepareScenarioWorld(ws core.WorldSpec) *PreparedWorld {
 // for a later one, once nothing reads it again: no check, no count, and no
 // sandbox whose world started from it. Never after a check given up on (a
 // finding with Hang set): its sandbox may still be reading its world.
-// Recycling a world PrepareWorld prepared, or one already recycled, does
-// nothing.
+// Recycling a world PrepareWorld prepared does nothing, and so does
+// recycling one again before PrepareScenarioWorld hands its memory out
+// anew; call it once, by the world's last reader.
 func (p *PreparedWorld) Recycle() {
 	if p == nil || !p.recyclable || p.pooled {
 		return

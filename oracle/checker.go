@@ -45,6 +45,7 @@ type checkWorker struct {
 }
 
 type job struct {
+	f   core.Factory
 	c   Case
 	ctl *control
 }
@@ -70,15 +71,21 @@ func NewChecker(f core.Factory, opt Options) *Checker {
 const watchTicks = 4
 
 // Check judges one scenario, as the function Check does.
-func (k *Checker) Check(c Case, cov *Coverage) []Finding {
+func (k *Checker) Check(c Case, cov *Coverage) []Finding { return k.CheckOn(k.f, c, cov) }
+
+// CheckOn is Check with the sandboxes of this scenario built by f instead
+// of the Checker's factory: for a factory made for one scenario (one that
+// counts what the scenario hits, say). f goes to the check's goroutine
+// with the scenario, so a check given up on keeps calling only its own.
+func (k *Checker) CheckOn(f core.Factory, c Case, cov *Coverage) []Finding {
 	if k.w == nil {
 		k.w = &checkWorker{jobs: make(chan job), done: make(chan []Finding, 1)}
-		go k.w.serve(k.f, k.opt.Observe)
+		go k.w.serve(k.opt.Observe)
 	}
 	w := k.w
 	ctl := new(control)
 	ctl.at(phaseBuild, 0)
-	w.jobs <- job{c, ctl}
+	w.jobs <- job{f, c, ctl}
 	// The machine's clock bounds only how long we wait for a hang; it never
 	// feeds a verdict or an output. The watchdog looks watchTicks times a
 	// timeout; a check whose progress (phase and step) has not changed for
@@ -178,9 +185,9 @@ func (k *Checker) Close() {
 	}
 }
 
-func (w *checkWorker) serve(f core.Factory, observe func(StepReport)) {
+func (w *checkWorker) serve(observe func(StepReport)) {
 	for j := range w.jobs {
-		fs := checkNow(f, j.c, &w.scratch, j.ctl, observe)
+		fs := checkNow(j.f, j.c, &w.scratch, j.ctl, observe)
 		if j.ctl.halted() {
 			return // given up on: the Checker has moved on without us
 		}

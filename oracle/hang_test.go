@@ -276,3 +276,61 @@ func TestPanicsOutsideRunAreTotal(t *testing.T) {
 		mustContain(t, got[0], "panicked", "broke")
 	}
 }
+
+// lateWriter is the reference, except that op number hangAt blocks until
+// release is closed, whatever Close does, and then returns, leaving a
+// goroutine that writes to its world a thousand times: a hung sandbox that
+// wakes up after the Checker gave up on it, and goes on writing.
+type lateWriter struct {
+	wrapped
+	hangAt  int
+	ran     *int
+	release chan struct{}
+	wrote   chan struct{}
+}
+
+func (s lateWriter) Run(op core.Op) core.Result {
+	if *s.ran++; *s.ran == s.hangAt {
+		<-s.release
+		go func() {
+			for range 1000 {
+				s.world.Write("/work/out/late", "x")
+				s.world.Realpath("/work/out/late")
+			}
+			close(s.wrote)
+		}()
+		return core.Result{Kind: core.NotFound}
+	}
+	return s.Reference.Run(op)
+}
+
+// TestAHungCheckKeepsItsMemory: a check given up on is not recycled — not
+// its run, its model, its worlds nor the world it prepared — because its
+// sandbox may wake up and write to its world while later checks run in
+// recycled memory. Checks on the same Checker while the hung sandbox
+// writes must judge the reference clean (and, under -race, share nothing
+// with it).
+func TestAHungCheckKeepsItsMemory(t *testing.T) {
+	release, wrote := make(chan struct{}), make(chan struct{})
+	hanging := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return lateWriter{wrap(g, w), 2, new(int), release, wrote}, nil
+	}
+	k := NewChecker(hanging, Options{Timeout: 50 * time.Millisecond})
+	defer k.Close()
+	if fs := k.Check(hangCase(), new(Coverage)); len(fs) != 1 || !fs[0].Hang {
+		t.Fatalf("want a hang, got %v", fs)
+	}
+	judge := func() {
+		t.Helper()
+		for range 20 {
+			if fs := k.CheckOn(core.ReferenceFactory, hangCase(), new(Coverage)); len(fs) > 0 {
+				t.Fatalf("the reference, checked after a hang: %v", fs)
+			}
+		}
+	}
+	judge()
+	close(release) // the hung sandbox wakes up and writes while more checks run
+	judge()
+	<-wrote
+	judge()
+}

@@ -23,6 +23,7 @@ type Run struct {
 	usage    core.Usage // the sandbox's usage after the latest step
 	world    *core.RefWorld
 	spare    *core.RefWorld // the replay's world
+	ctl      *control       // the Checker's hold on the check; nil for Watch and CheckInline
 	model    *model
 	snap     grantSnapshot
 	fp       uint64 // the world's fingerprint after the latest step
@@ -94,11 +95,13 @@ var checkStates = sync.Pool{New: func() any { return new(checkState) }}
 // recycle hands st back once its check is judged and nothing reads its run
 // again. The findings were handed out: they are not kept.
 func (st *checkState) recycle() {
-	st.run = Run{trace: st.run.trace[:0]} // keep nothing of the scenario alive but memory
+	clear(st.run.trace) // keep nothing of the scenario alive but memory
+	st.run = Run{trace: st.run.trace[:0]}
 	for i := range st.worlds {
 		noWorld.core.Renew(&st.worlds[i])
 	}
 	st.world.reset(noWorld.model)
+	st.model.reset(core.GrantSpec{}, &st.world)
 	checkStates.Put(st)
 }
 
@@ -125,7 +128,7 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	st.model.reset(gs, &st.world)
 	pw.core.Renew(&st.worlds[0])
 	r := &st.run
-	*r = Run{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: &st.model, trace: r.trace[:0]}
+	*r = Run{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: &st.model, trace: r.trace[:0], ctl: ctl}
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true
@@ -180,6 +183,10 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	r.cov.Checked[Total][class]++
 	r.inSandbox = true
 	res := r.sb.Run(op) // a panic here is caught by Check, which owns the run
+	if r.ctl.halted() {
+		r.inSandbox = false
+		return res // given up on while the op ran: the sandbox's world is its own from now on
+	}
 	s.after = r.sb.Usage()
 	r.inSandbox = false
 	s.res = res

@@ -45,9 +45,10 @@ type Config struct {
 	// StopAtFirst ends the campaign at the first finding (by check index).
 	StopAtFirst bool
 	// Dimensions counts the SPEC dimension points each checked scenario
-	// hits (package dims) into Result.Dimensions: a second, reference run
-	// of every scenario, so campaigns that only hunt (the mutants) leave
-	// it off.
+	// hits (package dims) into Result.Dimensions: on the reference, from
+	// the run the check watches (dims.Counts.Counting); on any other
+	// sandbox, a second, reference run of every scenario. Campaigns that
+	// only hunt (the mutants) leave it off.
 	Dimensions bool
 	// Progress, when set, is called about once a second from a single
 	// goroutine with the counts so far.
@@ -159,13 +160,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				return
 			}
 			defer end()
-			// counting is this scenario's counting reference, when the points
-			// are counted from the check itself. It is set before each Check,
-			// which hands the scenario to the checker's goroutine after.
-			var counting core.Factory
-			if countInCheck {
-				f = func(g core.Grant, w core.World) (core.Sandbox, error) { return counting(g, w) }
-			}
+			// checked holds what the check's own run counts, when the points
+			// are counted from it: added to the worker's counts once the
+			// check is judged. A check given up on may go on counting into
+			// it from its abandoned goroutine, so it is then left to that
+			// goroutine, and the scenario counted on a run of its own.
+			checked := new(dims.Counts)
 			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout})
 			defer checker.Close()
 			for first := true; first || runCtx.Err() == nil; first = false {
@@ -188,16 +188,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				if err != nil {
 					panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
 				}
-				switch {
-				case countInCheck:
-					counting = dcs[w].Counting(sc)
-				case cfg.Dimensions:
+				if cfg.Dimensions && !countInCheck {
 					c.World = oracle.PrepareScenarioWorld(sc.World) // once, for the check and the count
 				}
 				before := cov.Ops
-				fs := checker.Check(c, cov)
+				var fs []oracle.Finding
+				if countInCheck {
+					fs = checker.CheckOn(checked.Counting(sc), c, cov)
+				} else {
+					fs = checker.Check(c, cov)
+				}
 				ops.Add(cov.Ops - before)
-				if cfg.Dimensions && !countInCheck {
+				switch {
+				case countInCheck && !hung(fs):
+					dcs[w].Add(checked)
+					checked.Reset()
+				case countInCheck:
+					checked = new(dims.Counts)
+					dims.Count(sc, c.Grant, nil, &dcs[w])
+				case cfg.Dimensions:
 					dims.Count(sc, c.Grant, c.World.Template(), &dcs[w])
 					if !hung(fs) { // a hung sandbox may still read its world
 						c.World.Recycle()

@@ -2,11 +2,15 @@ package campaign
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -59,5 +63,40 @@ func TestDimensionsBeforeAndAfterTheAdapter(t *testing.T) {
 	}
 	if res.Dimensions == nil || res.DimensionsDrawn != nil || Summarize(res, "reference").Dimensions[0].Drawn != nil {
 		t.Error("a campaign with no adapter counts the checked scenarios only")
+	}
+}
+
+// TestDimensionsCountedInChecksSurviveHangs: with the reference under test,
+// a campaign counts the points from each check's own run; a check given up
+// on (an op past a timeout this short is a hang) may go on counting from
+// its abandoned goroutine, so its counts are dropped and the scenario is
+// counted on a run of its own. Whatever hangs, the totals are exactly
+// dims.Count's over the same scenarios, and (under -race) nothing an
+// abandoned check does races with the checks after it.
+func TestDimensionsCountedInChecksSurviveHangs(t *testing.T) {
+	const checks = 500
+	var want dims.Counts
+	for i := range checks {
+		sc := generators.Generate(generators.NewSource(3, uint64(i)))
+		g, err := core.NewGrant(sc.Grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dims.Count(sc, g, nil, &want)
+	}
+	for _, timeout := range []time.Duration{0, 2 * time.Microsecond} {
+		res, err := Run(context.Background(), Config{Seed: 3, Checks: checks, Workers: 2, Dimensions: true, Timeout: timeout, Out: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hangs := res.Coverage.Violations[oracle.Total]
+		t.Logf("timeout %v: %d findings, total violations by class %v", timeout, len(res.Findings), hangs)
+		if got := res.Dimensions.Slice(); !slices.Equal(got, want.Slice()) {
+			for i, p := range dims.Catalog() {
+				if got[i] != want.Hits(i) {
+					t.Fatalf("timeout %v: %s: the campaign counts %d hits, dims.Count %d", timeout, p, got[i], want.Hits(i))
+				}
+			}
+		}
 	}
 }

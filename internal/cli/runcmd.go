@@ -25,8 +25,9 @@ many checks fail. An op that does not return within --timeout is a hang, a
 total finding. SIGINT (Ctrl-C) or SIGTERM stops cleanly: what is pending is
 minimized for at most a few seconds and written, and the summary printed; a
 second signal stops at once. With --format json the summary also counts the
-SPEC dimension points the scenarios hit (a second, reference run of each
-scenario: slower), for 'sbxfuzz report --from'. Exit 0 nothing found, 1
+SPEC dimension points the scenarios hit (on a sandbox other than the
+reference, a second, reference run of each scenario: slower), for 'sbxfuzz
+report --from'. Exit 0 nothing found, 1
 findings, 2 bad usage, 3 interrupted.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks := fs.Int("checks", 0, "number of scenarios to check (default 10000 when --duration is not set)")

@@ -13,7 +13,10 @@ import (
 // second for its replay), and only over a *core.RefWorld, the world the
 // oracle builds sandboxes over; any other sandbox it builds is the plain
 // reference. Counting and Count share c's per-scenario state: a Counts
-// counts one scenario at a time.
+// counts one scenario at a time. A check given up on (a hang) may go on
+// counting into c from its abandoned goroutine: count each check into a
+// Counts of its own, and add it to the totals only once the check is
+// judged (Add, then Reset for the next).
 func (c *Counts) Counting(sc *scenario.Scenario) core.Factory {
 	counted := false
 	return func(g core.Grant, w core.World) (core.Sandbox, error) {

@@ -123,6 +123,15 @@ func (c *Counts) Slice() []uint64 {
 	return out
 }
 
+// Reset sets every count of c to zero and lets go of the last scenario
+// counted, keeping the memory counting uses.
+func (c *Counts) Reset() {
+	clear(c.hits)
+	if c.run != nil {
+		c.run.finish()
+	}
+}
+
 // Add adds every count of o to c.
 func (c *Counts) Add(o *Counts) {
 	if o.hits == nil {
