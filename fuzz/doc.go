@@ -18,9 +18,10 @@
 // FuzzProperty, the main rapid property (sbxtest.PropertyOf) through
 // rapid.MakeFuzz, lives in package fuzz/property. The Go fuzzer reads and
 // resets every coverage counter of the test binary around each exec, and
-// a test binary links everything any of its targets links: rapid and
-// sbxtest would make every exec of every target here cost about a sixth
-// more.
+// a test binary links everything any of its targets links: with rapid and
+// sbxtest linked in, the binary had 37,036 counters instead of 31,844, and
+// FuzzTrivial ran at 44,505 execs/s instead of about 70,000 (README.md,
+// Fuzzing).
 //
 // The decoder, its modes (arena, generated, text), the seed corpora and
 // the corpus-file layouts are documented in internal/fuzzinput. Every
