@@ -11,8 +11,9 @@ import (
 
 // This file keeps Count as it was first written, plainly and with no
 // state kept between calls, as the reference the fast Count is tested
-// against (TestCountMatchesSlow). It shares with Count only the catalog
-// and the arithmetic of the budget, pair, clock and range points.
+// against (TestCountMatchesSlow). It shares with Count only the catalog,
+// the arithmetic of the budget, pair, clock and range points, and Spelling,
+// which the speed work left as it was.
 
 // CountSlow is countSlow, for the package's external tests.
 var CountSlow = countSlow
@@ -340,51 +341,5 @@ func spellingSlow(host string, dns []core.DNSRecord) int {
 			return Name
 		}
 	}
-	return spellingOfSlow(h)
-}
-
-func spellingOfSlow(host string) int {
-	if a, ok := core.ParseIPv6Literal(host); ok {
-		u := a.WithZone("")
-		switch {
-		case u.Is4In6():
-			return Mapped
-		case u != core.Unmap(u):
-			return NAT64
-		case host[0] == '[':
-			return Bracketed
-		case strings.Contains(stripZoneSlow(host), "::"):
-			return Compressed
-		}
-		return Expanded
-	}
-	if _, ok := core.ParseInetAton(host); !ok {
-		return Name
-	}
-	parts := strings.Split(host, ".")
-	octal := false
-	for _, p := range parts {
-		if len(p) > 1 && p[0] == '0' {
-			if p[1] == 'x' || p[1] == 'X' {
-				return Hex
-			}
-			octal = true
-		}
-	}
-	switch {
-	case octal:
-		return Octal
-	case len(parts) == 1:
-		return Integer
-	case len(parts) < 4:
-		return Short
-	}
-	return Dotted
-}
-
-func stripZoneSlow(host string) string {
-	if i := strings.IndexByte(host, '%'); i >= 0 {
-		return host[:i]
-	}
-	return host
+	return Spelling(h) // unchanged since it was first written: shared
 }
