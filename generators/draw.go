@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -38,11 +39,8 @@ type draw struct {
 
 	facts facts // of the scenario being drawn, once its world is
 
-	// text is the chunk cat carves short strings from. Bytes written to a
-	// strings.Builder are never changed, so the strings carved from it stay
-	// valid while later ones are appended, and a full chunk is left to the
-	// strings that use it.
-	text strings.Builder
+	// text is what cat carves short strings from.
+	text chunk.Text
 }
 
 // draws recycles draws between Generate calls. The pool drops idle draws
@@ -131,10 +129,6 @@ func (s *slab[T]) close(list []T) []T {
 	return list[:len(list):len(list)]
 }
 
-// textChunk is the size of the chunks cat carves from: a scenario's
-// concatenations take a few hundred bytes.
-const textChunk = 2048
-
 // maxCarved bounds the strings cat carves: longer ones (long paths, big
 // inputs) get an allocation of their own rather than a chunk's room.
 const maxCarved = 256
@@ -143,21 +137,17 @@ const maxCarved = 256
 // chunk shared with other short strings, so that drawing a path costs no
 // allocation of its own; else allocated.
 func cat(src Source, parts ...string) string {
+	d, ok := src.(*draw)
+	if !ok || concatLen(parts) > maxCarved {
+		return strings.Join(parts, "")
+	}
+	return d.text.Concat(parts...)
+}
+
+func concatLen(parts []string) int {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
 	}
-	d, ok := src.(*draw)
-	if !ok || n > maxCarved {
-		return strings.Join(parts, "")
-	}
-	if d.text.Cap()-d.text.Len() < n {
-		d.text = strings.Builder{} // the full chunk stays with the strings carved from it
-		d.text.Grow(textChunk)
-	}
-	start := d.text.Len()
-	for _, p := range parts {
-		d.text.WriteString(p)
-	}
-	return d.text.String()[start:]
+	return n
 }

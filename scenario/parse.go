@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 )
 
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte-order mark.
@@ -53,8 +54,8 @@ type Parser struct {
 	args    []string
 	notes   []string
 	expects []Expect
-	texts   strings.Builder // the sources, one after another; see text
-	head    head            // the last source's header
+	texts   chunk.Text // the sources, one after another: a string handed out stays valid whatever p parses next
+	head    head       // the last source's header
 }
 
 // head is the header of the source a Parser parsed last: the text up to
@@ -82,11 +83,11 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	if resume {
 		p.sc = p.mem
 		p.sc.Steps = p.mem.Steps[:0]
-		st = newParser(name, p.text(src[len(h.text):]), &p.sc)
+		st = newParser(name, p.texts.Copy(src[len(h.text):]), &p.sc)
 		st.line, st.notes = h.lines, p.notes[:h.notes]
 	} else {
 		p.sc = p.mem.reused()
-		st = newParser(name, p.text(src), &p.sc)
+		st = newParser(name, p.texts.Copy(src), &p.sc)
 		st.notes = p.notes[:0]
 	}
 	st.lexed, st.args, st.expects = p.lexed, p.args[:0], p.expects[:0]
@@ -105,29 +106,6 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 		return nil, err
 	}
 	return &p.sc, nil
-}
-
-// maxTexts bounds the room text allocates for sources at once (unless one
-// source is larger): that of a few dozen fuzz inputs, and no more than the
-// runtime allocates from its per-thread caches (larger objects cost a
-// trip to the page heap).
-const maxTexts = 16 << 10
-
-// text returns a copy of src as a string. The copies are written one after
-// another into p.texts, which only ever appends and never rewrites a byte
-// it has handed out: a string returned stays valid whatever p parses next
-// (the Builder it came from being dropped, not reset, once full), and
-// parsing a source costs a copy but, most times, no allocation. The room
-// doubles from the first source's size up to maxTexts, so that a Parser
-// used once allocates no more than Parse.
-func (p *Parser) text(src []byte) string {
-	if room := p.texts.Cap(); room-p.texts.Len() < len(src) {
-		p.texts = strings.Builder{} // its strings keep their memory alive
-		p.texts.Grow(max(len(src), min(2*room, maxTexts)))
-	}
-	start := p.texts.Len()
-	p.texts.Write(src)
-	return p.texts.String()[start:]
 }
 
 // reused returns New's scenario over s's lists, emptied.

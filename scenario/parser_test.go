@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 )
 
 // parserSources are .sbx texts of every shape: the corpus, the golden
@@ -78,7 +80,7 @@ func TestParserReusesMemory(t *testing.T) {
 // the room it copies sources into and with sources as large as that room.
 func TestParserKeepsStrings(t *testing.T) {
 	srcs := parserSources(t)
-	srcs = append(srcs, "# big\nfs_read \""+strings.Repeat("x", maxTexts)+"\"\n")
+	srcs = append(srcs, "# big\nfs_read \""+strings.Repeat("x", chunk.MaxChunk)+"\"\n")
 	var p Parser
 	type kept struct {
 		s    *Scenario

@@ -8,6 +8,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -87,31 +88,10 @@ type arenaMemory struct {
 	steps [MaxOps]scenario.Step
 	args  [MaxOps][3]string // room for each step's raw op's arguments
 	src   byteSource
-	bytes strings.Builder // the inputs' bytes, one after another; see copyBytes
+	bytes chunk.Text // the inputs' bytes, one after another: a string from an input given back stays valid
 }
 
 var arenaMemories = sync.Pool{New: func() any { return new(arenaMemory) }}
-
-// maxArenaBytes bounds the room copyBytes allocates for inputs at once
-// (unless one input is larger): that of a few dozen, and no more than the
-// runtime allocates from its per-thread caches.
-const maxArenaBytes = 16 << 10
-
-// copyBytes returns data as a string, written after the inputs before in
-// m.bytes, which only ever appends and never rewrites a byte it has handed
-// out: a string from an input that was given back stays valid. An input
-// costs a copy but, most times, no allocation. The room doubles from the
-// first input's size up to maxArenaBytes, so that memory decoding one
-// input only (DecodeLabelled) allocates its size.
-func (m *arenaMemory) copyBytes(data []byte) string {
-	if room := m.bytes.Cap(); room-m.bytes.Len() < len(data) {
-		m.bytes = strings.Builder{} // its strings keep their memory alive
-		m.bytes.Grow(max(len(data), min(2*room, maxArenaBytes)))
-	}
-	start := m.bytes.Len()
-	m.bytes.Write(data)
-	return m.bytes.String()[start:]
-}
 
 // recycle gives an arena input's memory back to arenaMemories, and a text
 // input's decoder to decoders. The input must not be used afterwards.
@@ -157,7 +137,7 @@ func decodeArena(data []byte) input {
 	m := arenaMemories.Get().(*arenaMemory)
 	m.sc = scenario.Scenario{Grant: a.sc.Grant, World: a.sc.World, Steps: m.steps[:0]}
 	sc, src := &m.sc, &m.src
-	src.data = m.copyBytes(data)
+	src.data = m.bytes.Copy(data)
 	for len(src.data) > 0 && len(sc.Steps) < MaxOps {
 		cl := attack.Class(src.next() % 32)
 		var op core.Op
