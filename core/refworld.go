@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
-	"sync"
 )
 
 // WorldSpec describes a world's initial state. Later entries for the same
@@ -161,7 +160,7 @@ func (t *WorldTemplate) Renew(w *RefWorld) {
 	w.written.reset(0)
 	*w = RefWorld{
 		base: t, clockNext: t.clock.Start, resolved: "/", // "/" is canonical: never "", which is not
-		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0], box: w.box,
+		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0],
 	}
 }
 
@@ -179,8 +178,7 @@ type RefWorld struct {
 	clockPast  bool                  // the next answer would pass 2^63−1: this and every later read answer ok=false
 	clockReads int64
 	journal    []Entry
-	box        *[]Entry // what the journal's memory came out of the pool in, if it did: Release puts it back in the same
-	resolved   string   // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
+	resolved   string // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness
@@ -363,7 +361,7 @@ func (w *RefWorld) JournalLen() int { return len(w.journal) }
 // ResetJournal forgets the journal, keeping its memory, for long-running
 // drivers (benchmarks) that would otherwise grow it without bound.
 func (w *RefWorld) ResetJournal() {
-	clear(w.journal) // past its length a journal holds no entry: Release clears only up to it
+	clear(w.journal)
 	w.journal = w.journal[:0]
 }
 
@@ -371,46 +369,7 @@ func (w *RefWorld) ResetJournal() {
 // that knows how long a run will be (the oracle: at most two entries an op,
 // realpath and read, realpath and write, or resolve and fetch)
 // pays for one allocation instead of the appends' doublings.
-func (w *RefWorld) Reserve(n int) {
-	if cap(w.journal)-len(w.journal) >= n {
-		return
-	}
-	if w.journal == nil {
-		j := journals.Get().(*[]Entry)
-		if cap(*j) >= n {
-			w.journal, w.box = (*j)[:0], j
-			return
-		}
-		journals.Put(j)
-	}
-	w.journal = slices.Grow(w.journal, n)
-}
-
-// journals holds journal memory Release handed back, for Reserve to reuse:
-// for a harness that starts a fresh world (New) for each run rather than
-// renewing one (Renew, which keeps the journal's memory in the world), the
-// journals are most of what a run allocates.
-var journals = sync.Pool{New: func() any { return new([]Entry) }}
-
-// Release hands the journal's memory back for reuse by later worlds and
-// leaves this world's journal empty. Call it only when nothing will read
-// an entry the world returned again — a harness, when it is done judging
-// the world. The world stays usable: a call after Release journals into
-// new memory.
-func (w *RefWorld) Release() {
-	j := w.journal
-	w.journal = nil
-	if cap(j) == 0 {
-		return
-	}
-	clear(j) // the strings entries held must not outlive the world (past len(j) there are none)
-	box := w.box
-	if box == nil {
-		box = new([]Entry)
-	}
-	*box, w.box = j[:0], nil
-	journals.Put(box)
-}
+func (w *RefWorld) Reserve(n int) { w.journal = slices.Grow(w.journal, n) }
 
 // ClockReads returns how many times the clock has been read.
 func (w *RefWorld) ClockReads() int64 { return w.clockReads }

@@ -137,33 +137,6 @@ func TestTemplateConcurrentUse(t *testing.T) {
 	wg.Wait()
 }
 
-// TestReleaseHandsTheJournalOn: a released world's journal is empty and a
-// later one journals from nothing, whatever memory it reuses; a released
-// world still journals.
-func TestReleaseHandsTheJournalOn(t *testing.T) {
-	tmpl := PrepareWorld(WorldSpec{Files: []File{{Path: "/a", Data: "x"}}})
-	for range 3 {
-		w := tmpl.New()
-		w.Reserve(8)
-		if w.JournalLen() != 0 {
-			t.Fatalf("a new world's journal holds %d entries", w.JournalLen())
-		}
-		w.Read("/a")
-		w.Write("/b", "y")
-		if got := w.JournalLen(); got != 2 {
-			t.Fatalf("journal has %d entries, want 2", got)
-		}
-		w.Release()
-		if w.JournalLen() != 0 {
-			t.Fatal("a released world still shows its journal")
-		}
-		w.Read("/a")
-		if got := w.Journal(); len(got) != 1 || got[0].Call != CallRead {
-			t.Fatalf("after Release the world journals %v", got)
-		}
-	}
-}
-
 // TestPrepareReusesATemplate: a template prepared again, for another world,
 // answers exactly as one prepared fresh for that world — nothing of the
 // earlier world is left in it, whichever of the two is larger — and so does
