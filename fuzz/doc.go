@@ -8,20 +8,24 @@
 //	target        body                       checks
 //	FuzzScenario  fuzzinput.CheckScenario    any bytes decoded (fuzzinput.Decode) into a grant, a world
 //	                                         and ops, judged by the full oracle on the sandbox
-//	                                         SBXFUZZ_SUT names
+//	                                         SBXFUZZ_SUT names: the reference or a mutant
 //	FuzzRun       fuzzinput.CheckRun         the reference's pipeline on raw op sequences, fixed grant
 //	FuzzParse     fuzzinput.CheckParse       .sbx parse → format → parse
 //	FuzzPaths     fuzzinput.CheckPaths       SPEC §4 helpers against an independent formulation
 //	FuzzResolve   fuzzinput.CheckResolve     the inet_aton parser against an independent one
 //	FuzzTrivial   fuzzinput.Trivial          nothing: the throughput baseline
 //
-// FuzzProperty, the main rapid property (sbxtest.PropertyOf) through
-// rapid.MakeFuzz, lives in package fuzz/property. The Go fuzzer reads and
-// resets every coverage counter of the test binary around each exec, and
-// a test binary links everything any of its targets links: with rapid and
-// sbxtest linked in, the binary had 37,036 counters instead of 31,844, and
-// FuzzTrivial ran at 44,505 execs/s instead of about 70,000 (README.md,
-// Fuzzing).
+// Package fuzz links only what these targets need, because the Go fuzzer
+// clears, snapshots and compares every coverage counter of the test binary
+// around each exec, and a test binary links everything any of its targets
+// links. So two targets live in packages of their own: FuzzProperty, the
+// main rapid property (sbxtest.PropertyOf) through rapid.MakeFuzz, in
+// fuzz/property; and FuzzScenario for the sandboxes outside this process
+// ("exec:COMMAND", "osroot", "mcp:COMMAND"), in fuzz/external, from the
+// same seeds. Linking the code that drives those sandboxes made this
+// binary 18,137 counters instead of 12,093 (go test -c -fuzz, the
+// .go.fuzzcntrs section) and FuzzScenario 0.45–0.50× as fast as a trivial
+// target instead of 0.60–0.66× (README.md, Fuzzing).
 //
 // The decoder, its modes (arena, generated, text), the seed corpora and
 // the corpus-file layouts are documented in internal/fuzzinput. Every
@@ -32,9 +36,11 @@
 // The seed corpora under testdata/fuzz/<Target>/ (and
 // property/testdata/fuzz/FuzzProperty/) are generated from
 // corpus/**/*.sbx by go generate ./fuzz (fuzzinput.SeedFiles): every
-// regression scenario is also a seed. A crasher of FuzzScenario — a go test
-// fuzz v1 file, or a libFuzzer crash file from ClusterFuzzLite — becomes a
-// minimized, readable .sbx with sbxfuzz import.
+// regression scenario is also a seed; fuzz/external's FuzzScenario adds
+// testdata/fuzz/FuzzScenario's seeds with f.Add, and writes its crashers
+// below its own directory. A crasher of FuzzScenario — a go test fuzz v1
+// file, or a libFuzzer crash file from ClusterFuzzLite — becomes a
+// minimized, readable .sbx with sbxfuzz import --sut NAME.
 //
 // # Constraints of go-118-fuzz-build
 //

@@ -21,10 +21,11 @@
 # instruments every package instead (compile_native_go_fuzzer's way).
 #
 # FuzzScenario and FuzzParse start from their seeds in the tool's libFuzzer
-# layout (fuzz/internal/seedgen -libfuzzer). SBXFUZZ_SUT picks the sandbox, as
-# for go test -fuzz. The run's statistics end the output
-# (stat::average_exec_per_sec is exec/s); a crash leaves crash-* files in the
-# artifact directory it names, which `sbxfuzz import` reads.
+# layout (fuzz/internal/seedgen -libfuzzer). SBXFUZZ_SUT picks the sandbox,
+# as for package fuzz's go test -fuzz: the reference or a mutant. The run's
+# statistics end the output (stat::average_exec_per_sec is exec/s); a crash
+# leaves crash-* files in the artifact directory it names, which `sbxfuzz
+# import` reads.
 #
 # Environment: WORK (build directory; default a new temporary one, kept),
 # GO118FUZZBUILD_VERSION (the go-118-fuzz-build module version),

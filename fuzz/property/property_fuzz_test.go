@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzsut"
 	"github.com/sbxfuzz/sbxfuzz/sbxtest"
 	"pgregory.net/rapid"
 )
@@ -15,7 +16,7 @@ import (
 // seeds are written by go generate ./fuzz.
 func FuzzProperty(f *testing.F) {
 	fuzzinput.OneProcPerWorker()
-	name, factory, err := fuzzinput.SUT()
+	name, factory, err := fuzzsut.Sandbox.Get()
 	if err != nil {
 		f.Fatal(err)
 	}

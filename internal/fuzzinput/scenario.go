@@ -7,41 +7,101 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// The sandbox under test, resolved once from the environment.
-var (
-	sutOnce    sync.Once
-	sutName    string
-	sutFactory core.Factory
-	sutErr     error
-)
+// EnvVar names the environment variable the fuzz targets read the sandbox
+// under test from (internal/sut.EnvVar, which the command line reads too).
+const EnvVar = "SBXFUZZ_SUT"
 
-// SUT returns the name and factory of the sandbox the fuzz targets judge:
-// the one sut.EnvVar (SBXFUZZ_SUT) names, the reference when it is unset.
-// An unknown name is an error, never a silent fallback to the reference.
-// The environment is read once; SUT is safe for concurrent use.
-func SUT() (string, core.Factory, error) {
-	sutOnce.Do(func() {
-		sutName = os.Getenv(sut.EnvVar)
-		if sutName == "" {
-			sutName = sut.Reference
+// Lookup turns the name of a sandbox into the factory of a session of it
+// that lasts as long as the process.
+type Lookup func(name string) (core.Factory, error)
+
+// Sandbox is the sandbox under test of a fuzz binary: the one EnvVar names,
+// the reference when it is unset, resolved by the binary's Lookup on first
+// use. An unknown name is an error, never a silent fallback to the
+// reference. A Sandbox is safe for concurrent use.
+//
+// Which lookup a binary uses decides what it links, and the Go fuzzer pays
+// for every coverage counter a test binary links on every exec (it clears,
+// snapshots and compares them all): package fuzz resolves only the
+// sandboxes of its own process (InProcess), and the sandboxes behind a
+// process, a disk or an MCP server are fuzzed from a binary of their own
+// (internal/fuzzsut, package fuzz/external).
+type Sandbox struct {
+	lookup  Lookup
+	once    sync.Once
+	name    string
+	factory core.Factory
+	err     error
+}
+
+// NewSandbox returns the sandbox under test that lookup resolves.
+func NewSandbox(lookup Lookup) *Sandbox { return &Sandbox{lookup: lookup} }
+
+// Get returns the name and factory of the sandbox under test. The
+// environment is read once.
+func (s *Sandbox) Get() (string, core.Factory, error) {
+	s.once.Do(func() {
+		s.name = os.Getenv(EnvVar)
+		if s.name == "" {
+			s.name = ReferenceName
 		}
-		var t sut.Target
-		if t, sutErr = sut.Lookup(sutName); sutErr == nil {
-			// One session for the life of the process: a fuzz worker runs
-			// one input at a time, and ends with its process.
-			sutFactory, _, sutErr = t.Start()
-		}
-		if sutErr != nil {
-			sutErr = fmt.Errorf("%s=%s: %w", sut.EnvVar, sutName, sutErr)
+		if s.factory, s.err = s.lookup(s.name); s.err != nil {
+			s.factory, s.err = nil, fmt.Errorf("%s=%s: %w", EnvVar, s.name, s.err)
 		}
 	})
-	return sutName, sutFactory, sutErr
+	return s.name, s.factory, s.err
 }
+
+// CheckScenario is FuzzScenario's body: it decodes data (DecodeLabelled)
+// and judges the scenario with the full oracle, on the calling goroutine,
+// against the sandbox under test. It returns nil when every invariant
+// holds, a *ScenarioError listing the findings otherwise, and an error when
+// the sandbox under test is unknown.
+func (s *Sandbox) CheckScenario(data []byte) error {
+	name, f, err := s.Get()
+	if err != nil {
+		return err
+	}
+	return CheckScenarioOn(name, f, data)
+}
+
+// The names of the sandboxes InProcess resolves, as internal/sut names
+// them (a test of internal/fuzzsut keeps the two in step).
+const (
+	ReferenceName = "reference" // the reference sandbox
+	MutantPrefix  = "mutant:"   // starts the name of a mutant
+)
+
+// InProcess is the sandbox under test of package fuzz's targets: the
+// reference or one of the mutants, the sandboxes that live in the fuzz
+// binary's own process.
+var InProcess = NewSandbox(LookupInProcess)
+
+// LookupInProcess is InProcess's Lookup: the reference and the mutants, by the
+// names internal/sut gives them; any other name is an error that says
+// where to fuzz it.
+func LookupInProcess(name string) (core.Factory, error) {
+	if name == ReferenceName {
+		return core.ReferenceFactory, nil
+	}
+	if short, ok := strings.CutPrefix(name, MutantPrefix); ok {
+		if m, ok := mutants.Lookup(short); ok {
+			return m.Factory, nil
+		}
+		return nil, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
+	}
+	return nil, fmt.Errorf("package fuzz judges only the sandboxes of its own process (%q, or %q followed by a mutant name): "+
+		"fuzz %q with the FuzzScenario of ./fuzz/external, which links every kind of sandbox", ReferenceName, MutantPrefix, name)
+}
+
+// SUT returns the name and factory of the sandbox package fuzz's targets
+// judge: InProcess.Get.
+func SUT() (string, core.Factory, error) { return InProcess.Get() }
 
 // ScenarioError is what CheckScenario returns when the oracle finds
 // violations: every finding and the decoded scenario.
@@ -70,18 +130,9 @@ func (e *ScenarioError) Error() string {
 // would cost more than the counting.
 var coverages = sync.Pool{New: func() any { return new(oracle.Coverage) }}
 
-// CheckScenario is FuzzScenario's body: it decodes data (DecodeLabelled)
-// and judges the scenario with the full oracle, on the calling goroutine,
-// against the sandbox SUT names. It returns nil when every invariant holds,
-// a *ScenarioError listing the findings otherwise, and an error when the
-// sandbox under test is unknown.
-func CheckScenario(data []byte) error {
-	name, f, err := SUT()
-	if err != nil {
-		return err
-	}
-	return CheckScenarioOn(name, f, data)
-}
+// CheckScenario is package fuzz's FuzzScenario body: Sandbox.CheckScenario
+// on InProcess.
+func CheckScenario(data []byte) error { return InProcess.CheckScenario(data) }
 
 // CheckScenarioOn is CheckScenario on the sandbox f builds, called name,
 // judged inline: no hang bound (go test -fuzz reports a hung input itself).
