@@ -71,14 +71,10 @@ func (m *linkMemo) reset(n int) {
 	m.text = m.text[:0]
 }
 
-// pending is a piece of path a walk has still to walk, or, for link ≥ 0,
-// the mark that the target of link (followed when hops links had been)
-// has been walked once the walk pops it.
-type pending struct {
-	rest string
-	link int
-	hops int
-}
+// mark says that the target of link, followed when hops links had been,
+// is walked once the walk has nothing left to walk above depth pieces of
+// its later stack.
+type mark struct{ link, hops, depth int32 }
 
 // resolveLinks walks p one component at a time. buf holds the path
 // resolved so far and offs where each of its components starts (its
@@ -103,27 +99,28 @@ func resolveLinks(links *table[string, string], lens *lengthSet, memo *linkMemo,
 	var (
 		bufArr   [256]byte
 		offArr   [32]int
-		laterArr [16]pending
+		laterArr [8]string
+		markArr  [MaxLinks]mark // one a link followed: never more
 		hops     int
 	)
 	buf, offs := bufArr[:0], offArr[:0]
 	// later holds what is left of the paths links interrupted, the latest
 	// last: a link's target is walked, then the rest of the path it was
 	// met in, as if they were joined, without joining them. With a memo,
-	// a mark above the rest says whose target ends there.
-	later := laterArr[:0]
+	// marks says whose targets end where.
+	later, marks := laterArr[:0], markArr[:0]
 	abs := strings.HasPrefix(p, "/")
 	if memo != nil && len(memo.links) != links.len() { // a world renewed: its memo is empty
 		memo.reset(links.len())
 	}
-	for rest := p; rest != "" || len(later) > 0; {
+	for rest := p; rest != "" || len(later) > 0 || len(marks) > 0; {
 		if rest == "" {
-			top := later[len(later)-1]
-			later = later[:len(later)-1]
-			if top.link >= 0 {
-				memo.learn(top.link, buf, hops-top.hops)
+			if n := len(marks) - 1; n >= 0 && int(marks[n].depth) == len(later) {
+				memo.learn(marks[n], buf, hops) // the link's target is walked: buf is where it led
+				marks = marks[:n]
+				continue
 			}
-			rest = top.rest
+			rest, later = later[len(later)-1], later[:len(later)-1]
 			continue
 		}
 		var name string
@@ -161,18 +158,18 @@ func resolveLinks(links *table[string, string], lens *lengthSet, memo *linkMemo,
 			switch f := &memo.links[i]; f.state {
 			case linkKnown:
 				if hops += int(f.hops); hops > MaxLinks {
-					memo.forget(later)
+					memo.forget(marks)
 					return "", false
 				}
 				buf, offs = appendComponents(buf[:0], offs[:0], memo.text[f.at:f.end])
 				continue
 			case linkLoops, linkWalking: // a link inside one that loops loops too
-				memo.loops(later)
+				memo.loops(marks)
 				return "", false
 			}
 		}
 		if hops++; hops > MaxLinks {
-			memo.forget(later)
+			memo.forget(marks)
 			return "", false
 		}
 		target := links.pairs[i].v
@@ -182,11 +179,11 @@ func resolveLinks(links *table[string, string], lens *lengthSet, memo *linkMemo,
 			buf, offs, abs = buf[:0], offs[:0], true
 		}
 		if rest != "" {
-			later = append(later, pending{rest: rest, link: -1})
+			later = append(later, rest)
 		}
 		if remember {
 			memo.links[i].state = linkWalking
-			later = append(later, pending{link: i, hops: hops - 1})
+			marks = append(marks, mark{link: int32(i), hops: int32(hops - 1), depth: int32(len(later))})
 		}
 		rest = target
 	}
@@ -212,30 +209,28 @@ func appendComponents(buf []byte, offs []int, r []byte) ([]byte, []int) {
 	return append(buf, r...), offs
 }
 
-// learn records that link resolves to r, following hops links.
-func (m *linkMemo) learn(link int, r []byte, hops int) {
+// learn records that the link of k resolves to r, the walk having
+// followed hops links by the end of its target.
+func (m *linkMemo) learn(k mark, r []byte, hops int) {
 	at := len(m.text)
 	m.text = append(m.text, r...)
-	m.links[link] = linkFact{state: linkKnown, hops: int32(hops), at: int32(at), end: int32(len(m.text))}
+	m.links[k.link] = linkFact{state: linkKnown, hops: int32(hops) - k.hops, at: int32(at), end: int32(len(m.text))}
 }
 
-// loops records that every link whose target a walk was inside, the marks
-// in later, loops: the walk met one of them again.
-func (m *linkMemo) loops(later []pending) {
-	for _, l := range later {
-		if l.link >= 0 {
-			m.links[l.link] = linkFact{state: linkLoops}
-		}
+// loops records that every link whose target a walk was inside (marks)
+// loops: the walk met one of them again, or a link known to loop.
+func (m *linkMemo) loops(marks []mark) {
+	for _, k := range marks {
+		m.links[k.link] = linkFact{state: linkLoops}
 	}
 }
 
-// forget undoes the marks of a walk that stopped past MaxLinks inside the
-// targets in later: the links before it count towards that, so whether
-// each of those links loops on its own is not known. (m may be nil.)
-func (m *linkMemo) forget(later []pending) {
-	for _, l := range later {
-		if l.link >= 0 {
-			m.links[l.link].state = linkUnknown
-		}
+// forget undoes the marks of a walk that stopped past MaxLinks inside
+// their targets: the links before them count towards that, so whether
+// each of those links loops on its own is not known. (m may be nil: a
+// walk without a memo makes no marks.)
+func (m *linkMemo) forget(marks []mark) {
+	for _, k := range marks {
+		m.links[k.link].state = linkUnknown
 	}
 }
