@@ -96,6 +96,9 @@ type mark struct{ link, hops, depth int32 }
 // first met it, with more still to walk: it would go round forever, so it
 // is a loop whatever the count, and so is every link it is inside.
 func resolveLinks(links *table[string, string], lens *lengthSet, memo *linkMemo, p string) (string, bool) {
+	if isCanonical(p) && !linkOnPrefix(links, lens, p) {
+		return p, true // the walk would meet exactly p's prefixes, and none is a link
+	}
 	var (
 		bufArr   [256]byte
 		offArr   [32]int
@@ -196,6 +199,24 @@ func resolveLinks(links *table[string, string], lens *lengthSet, memo *linkMemo,
 		return "/", true
 	}
 	return ".", true
+}
+
+// linkOnPrefix reports whether p, or a path made of its first components,
+// is a link: what a walk of a canonical p (absolute, without an empty, "."
+// or ".." component) would meet, in the same order, without building its
+// buffer.
+func linkOnPrefix(links *table[string, string], lens *lengthSet, p string) bool {
+	for i := 1; i <= len(p); i++ {
+		if j := strings.IndexByte(p[i:], '/'); j >= 0 {
+			i += j
+		} else {
+			i = len(p)
+		}
+		if lens.has(i) && linkIndex(links, p[:i]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // appendComponents appends the absolute resolved path r ("" for "/") to

@@ -197,7 +197,7 @@ func hashKey[K tableKey](k K) uint64 {
 
 // linkIndex returns the index in links.pairs of the link at the path buf
 // holds, or -1, without copying buf.
-func linkIndex(links *table[string, string], buf []byte) int {
+func linkIndex[S string | []byte](links *table[string, string], buf S) int {
 	if len(links.index) == 0 {
 		for i := range links.pairs {
 			if links.pairs[i].k == string(buf) {
