@@ -275,8 +275,9 @@ func relativeRealpath(p string, links map[string]modelLink) (string, bool) {
 	return reached, true
 }
 
-// hasLinks reports whether the world holds a link.
-func (w *modelWorld) hasLinks() bool { return len(w.base.linkMap()) > 0 }
+// hasLinks reports whether the world holds a link. (A spec without link
+// lines has none: most worlds, which need not build the map to say so.)
+func (w *modelWorld) hasLinks() bool { return len(w.base.spec.Links) > 0 && len(w.base.linkMap()) > 0 }
 
 // anyPrefixIsLink reports whether clean, or a path made of its first
 // components, is a link.
