@@ -104,8 +104,8 @@ func elementsClean(p string, from int) bool {
 //	HasTraversal("/work/...")     == false
 //	HasTraversal("/work/te..st")  == false
 func HasTraversal(p string) bool {
-	if !strings.Contains(p, "..") {
-		return false // the common case, found by a vectorized search
+	if !dotPairMaybe(p) {
+		return false // the common case: no two dots in a row
 	}
 	start := 0
 	for i := 0; i <= len(p); i++ {
@@ -118,6 +118,46 @@ func HasTraversal(p string) bool {
 		start = i + 1
 	}
 	return false
+}
+
+// dotPairMaybe reports whether p may hold two dots in a row: false only
+// when it holds none. It looks eight bytes at a time, as isCanonical does
+// (a call to strings.Contains cost more than the whole test on the short
+// paths of most ops, and the reference asks it of every fs op, the
+// oracle's confinement check again): x is eight bytes of p and y the eight
+// bytes after each of them, so byte k of (x is '.') & (y is '.') marks a
+// pair. The zero-byte test may flag a byte above a true zero, which only
+// sends p to HasTraversal's exact loop.
+func dotPairMaybe(p string) bool {
+	const lo, hi, dot = lsbs, msbs, lsbs * '.'
+	n := len(p)
+	if n >= 64 {
+		return strings.Contains(p, "..") // vectorized: a long path costs it less than eight bytes a step
+	}
+	if n < 8 {
+		x := loadShort(p, 0) ^ dot // the zero padding is no dot
+		y := x>>8 | 0x2e<<56       // past the end: no dot either
+		return (x-lo)&^x&((y-lo)&^y)&hi != 0
+	}
+	for i := 0; ; i += 8 {
+		if i+8 > n {
+			i = n - 8 // the last word overlaps the one before: checking twice is harmless
+		}
+		x := load(p, i)
+		y := x >> 8
+		if i+8 < n {
+			y |= uint64(p[i+8]) << 56
+		} else {
+			y |= 0xff << 56 // past the end: no dot
+		}
+		x, y = x^dot, y^dot
+		if (x-lo)&^x&((y-lo)&^y)&hi != 0 {
+			return true
+		}
+		if i+8 >= n {
+			return false
+		}
+	}
 }
 
 // UnderAllowlist reports whether the canonical form of p is one of the

@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -190,6 +191,71 @@ func TestLinkLimit(t *testing.T) {
 		r, ok := tmpl.Resolve(p)
 		if again, ok2 := tmpl.Resolve(r); !ok || !ok2 || again != r {
 			t.Errorf("Resolve(%q) = %q, which resolves to %q, %v: an answer must resolve to itself", p, r, again, ok2)
+		}
+	}
+}
+
+// randomLinkWorld returns links among /a/0… and /b/0…: chains long enough
+// that the MaxLinks limit falls inside them, cycles, directory links and
+// targets with "." and "..", relative and absolute; and paths that go in
+// through them at every point.
+func randomLinkWorld(r *rand.Rand) ([]core.Link, []string) {
+	dirs := []string{"a", "b"}
+	name := func() string { return fmt.Sprintf("/%s/%d", dirs[r.IntN(2)], r.IntN(60)) }
+	var links []core.Link
+	for range 1 + r.IntN(3) { // chains of 30 to 45 links
+		d, n, start := dirs[r.IntN(2)], 30+r.IntN(16), r.IntN(20)
+		for i := range n {
+			target := fmt.Sprint(start + i + 1) // relative: the link's directory
+			if r.IntN(4) == 0 {
+				target = fmt.Sprintf("/%s/%d", d, start+i+1)
+			}
+			links = append(links, core.Link{Path: fmt.Sprintf("/%s/%d", d, start+i), Target: target})
+		}
+	}
+	for range r.IntN(25) { // anything: cycles, directory links, climbs, relative link paths
+		targets := []string{name(), "..", ".", "../b", "x/..", name() + "/c", "../" + fmt.Sprint(r.IntN(60)), fmt.Sprint(r.IntN(60)), "/", name()[1:]}
+		links = append(links, core.Link{Path: name()[r.IntN(2):], Target: targets[r.IntN(len(targets))]})
+	}
+	r.Shuffle(len(links), func(i, j int) { links[i], links[j] = links[j], links[i] })
+	var paths []string
+	for range 150 {
+		p := name()[r.IntN(5)/4:] // a fifth of them relative
+		for range r.IntN(3) {
+			p += []string{"/c", "/..", "/.", "/" + fmt.Sprint(r.IntN(60)), "//x"}[r.IntN(5)]
+		}
+		paths = append(paths, p)
+	}
+	return links, paths
+}
+
+// TestWorldRemembersLinksExactly: a world's walks remember where each link
+// led and how many links that took (linkMemo), and later walks jump there.
+// On random worlds of long chains (the 40-link limit falling anywhere in
+// them), loops and directory links, every answer of a world that has
+// walked many paths before is the answer of a walk that remembers nothing
+// (WorldTemplate.Resolve); and a world renewed from another template
+// forgets the first one's links.
+func TestWorldRemembersLinksExactly(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 40))
+	var w *core.RefWorld
+	for world := range 300 {
+		links, paths := randomLinkWorld(r)
+		tmpl := core.PrepareWorld(core.WorldSpec{Links: links})
+		if w == nil {
+			w = tmpl.New()
+		} else {
+			tmpl.Renew(w) // the world of the last round, its memory reused
+		}
+		for round := range 2 {
+			for _, p := range paths {
+				want, wantOK := tmpl.Resolve(p)
+				if got, ok := w.Realpath(p); got != want || ok != wantOK {
+					t.Fatalf("world %d, round %d: Realpath(%q) = %q, %v; a walk remembering nothing says %q, %v (links %v)",
+						world, round, p, got, ok, want, wantOK, links)
+				}
+			}
+			r.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 		}
 	}
 }

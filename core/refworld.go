@@ -158,9 +158,10 @@ func (t *WorldTemplate) New() *RefWorld {
 func (t *WorldTemplate) Renew(w *RefWorld) {
 	clear(w.journal)
 	w.written.reset(0)
+	w.memo.reset(0) // what it learned of the links of its last template
 	*w = RefWorld{
 		base: t, clockNext: t.clock.Start, resolved: "/", // "/" is canonical: never "", which is not
-		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0],
+		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0], memo: w.memo,
 	}
 }
 
@@ -178,7 +179,8 @@ type RefWorld struct {
 	clockPast  bool                  // the next answer would pass 2^63−1: this and every later read answer ok=false
 	clockReads int64
 	journal    []Entry
-	resolved   string // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
+	resolved   string   // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
+	memo       linkMemo // what its walks learned of base's links, which no call changes
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness
@@ -226,14 +228,24 @@ func (w *RefWorld) key(p string) (string, bool) {
 	if p == w.resolved {
 		return p, true
 	}
-	return w.base.Resolve(p)
+	return w.resolve(p)
+}
+
+// resolve is base.Resolve(p), remembering what the walk learns of the
+// links for the world's later walks.
+func (w *RefWorld) resolve(p string) (string, bool) {
+	t := w.base
+	if t.links.len() == 0 {
+		return Canonical(p), true
+	}
+	return resolveLinks(&t.links, &t.linkLens, &w.memo, p)
 }
 
 // Realpath implements VFS: p resolved through the world's links, which in
 // a world without them is Canonical(p). A loop is journaled with the empty
 // answer.
 func (w *RefWorld) Realpath(p string) (string, bool) {
-	r, ok := w.base.Resolve(p)
+	r, ok := w.resolve(p)
 	w.journal = append(w.journal, Entry{Call: CallRealpath, Name: p, Arg: r})
 	if ok {
 		w.resolved = r

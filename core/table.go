@@ -195,25 +195,22 @@ func hashKey[K tableKey](k K) uint64 {
 	panic("unreachable: tableKey is a string or a routeKey")
 }
 
-// linkAt returns the target of the link at the path buf holds, without
-// copying buf.
-func linkAt(links *table[string, string], buf []byte) (string, bool) {
+// linkIndex returns the index in links.pairs of the link at the path buf
+// holds, or -1, without copying buf.
+func linkIndex[S string | []byte](links *table[string, string], buf S) int {
 	if len(links.index) == 0 {
 		for i := range links.pairs {
 			if links.pairs[i].k == string(buf) {
-				return links.pairs[i].v, true
+				return i
 			}
 		}
-		return "", false
+		return -1
 	}
 	mask := uint64(len(links.index) - 1)
 	for s := hashText(0x9e3779b97f4a7c15, buf) & mask; ; s = (s + 1) & mask {
 		i := int(links.index[s]) - 1
-		if i < 0 {
-			return "", false
-		}
-		if links.pairs[i].k == string(buf) {
-			return links.pairs[i].v, true
+		if i < 0 || links.pairs[i].k == string(buf) {
+			return i
 		}
 	}
 }

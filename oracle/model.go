@@ -366,10 +366,15 @@ func suspicious(a string) bool { return strings.IndexByte(a, 0) >= 0 || !utf8.Va
 
 // dotDotSegment looks at every ".." pair and asks whether separators (or
 // the ends of the string) bound it on both sides: the same question as
-// core.HasTraversal, asked of pairs instead of segments.
+// core.HasTraversal, asked of pairs instead of segments. It jumps from dot
+// to dot (strings.IndexByte), since most paths have one or none.
 func dotDotSegment(p string) bool {
-	for i := 0; i+1 < len(p); i++ {
-		if p[i] != '.' || p[i+1] != '.' {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(p[i:], '.')
+		if j < 0 {
+			return false
+		}
+		if i += j; i+1 == len(p) || p[i+1] != '.' {
 			continue
 		}
 		before := i == 0 || isSep(p[i-1])
@@ -378,7 +383,6 @@ func dotDotSegment(p string) bool {
 			return true
 		}
 	}
-	return false
 }
 
 func isSep(c byte) bool { return c == '/' || c == '\\' }

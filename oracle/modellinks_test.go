@@ -108,3 +108,49 @@ func TestModelRealpathAgreesWithCore(t *testing.T) {
 		}
 	}
 }
+
+// TestModelRemembersLinksExactly: the model's world remembers, for the
+// run, where each link led and through how many links (answers). On random
+// worlds of chains long enough that the 40-link limit falls anywhere in
+// them, loops and directory links, every answer of a world that has walked
+// many paths before agrees with core's resolution (which remembers
+// nothing: WorldTemplate.Resolve) and with a fresh model world's; and a
+// world reset over another base forgets the first one's links.
+func TestModelRemembersLinksExactly(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(18, 13))
+	dirs := []string{"a", "b"}
+	name := func() string { return fmt.Sprintf("/%s/%d", dirs[rnd.IntN(2)], rnd.IntN(60)) }
+	used := newModelWorld(newModelBase(core.WorldSpec{}))
+	for world := range 300 {
+		var ws core.WorldSpec
+		for range 1 + rnd.IntN(3) { // a chain of 30 to 45 links
+			d, n, start := dirs[rnd.IntN(2)], 30+rnd.IntN(16), rnd.IntN(20)
+			for i := range n {
+				target := fmt.Sprint(start + i + 1)
+				if rnd.IntN(4) == 0 {
+					target = fmt.Sprintf("/%s/%d", d, start+i+1)
+				}
+				ws.Links = append(ws.Links, core.Link{Path: fmt.Sprintf("/%s/%d", d, start+i), Target: target})
+			}
+		}
+		for range rnd.IntN(25) {
+			targets := []string{name(), "..", ".", "../b", "x/..", name() + "/c", "../" + fmt.Sprint(rnd.IntN(60)), fmt.Sprint(rnd.IntN(60)), "/"}
+			ws.Links = append(ws.Links, core.Link{Path: name(), Target: targets[rnd.IntN(len(targets))]})
+		}
+		rnd.Shuffle(len(ws.Links), func(i, j int) { ws.Links[i], ws.Links[j] = ws.Links[j], ws.Links[i] })
+		tmpl := core.PrepareWorld(ws)
+		used.reset(newModelBase(ws))
+		for range 300 {
+			p := name()
+			for range rnd.IntN(3) {
+				p += []string{"/c", "/..", "/.", "/" + fmt.Sprint(rnd.IntN(60)), "//x"}[rnd.IntN(5)]
+			}
+			want, wantOK := tmpl.Resolve(p)
+			if got, ok := used.realpath(p); got != want || ok != wantOK {
+				fresh, freshOK := newModelWorld(newModelBase(ws)).realpath(p)
+				t.Fatalf("world %d: realpath(%q) = %q, %v after other walks; a fresh model world says %q, %v, core %q, %v (links %v)",
+					world, p, got, ok, fresh, freshOK, want, wantOK, ws.Links)
+			}
+		}
+	}
+}

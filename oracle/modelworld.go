@@ -26,7 +26,32 @@ type modelWorld struct {
 	written map[string]string // Clean(path) → content written by this run; nil until the first write of any run
 	turns   []int             // per dns line: whose turn it is; empty until the run's first resolve
 	clock   tickClock
+	// answers holds, per link (modelLink.index), what realpath has learned
+	// of it this run: links never change, so a link is walked through at
+	// most once a run, however many paths lead through it. Empty until the
+	// run's first walk meets a link.
+	answers []linkAnswer
+	// answerText holds the answered links' resolutions, one after another.
+	answerText []byte
 }
+
+// linkAnswer is what a run knows of one link: nothing yet, that its target
+// is being walked, where it leads and through how many links (itself
+// included), or that it loops.
+type linkAnswer struct {
+	state   answerState
+	links   int
+	at, end int // answered: the resolution is answerText[at:end], "" for "/"
+}
+
+type answerState uint8
+
+const (
+	unasked answerState = iota
+	asking
+	answered
+	loopsForever
+)
 
 // modelBase is a world's spec, and the maps the model reads it through.
 // Each map is built the first time an op needs it (most scenarios never
@@ -40,11 +65,17 @@ type modelBase struct {
 	files  map[string]string     // Clean(path) → content
 	routes map[modelRoute]string // hostKey(host) and path → body
 	dns    map[string]int        // hostKey(host) → the index of its (last) dns line
-	links  map[string]string     // Clean(link path) → target
+	links  map[string]modelLink  // Clean(link path) → the link
 	// longestLink is the length of the longest link path: a walk need not
 	// look a longer path up.
 	longestLink int
 	built       mapSet // which maps hold spec's entries
+}
+
+// modelLink is a link's target, and its place in a run's answers.
+type modelLink struct {
+	target string
+	index  int
 }
 
 // modelRoute is what the router matches: the host as the resolver compares
@@ -105,7 +136,9 @@ func newModelWorld(b *modelBase) *modelWorld {
 // first answer, the clock at its start. It keeps the memory of w's writes.
 func (w *modelWorld) reset(b *modelBase) {
 	clear(w.written)
-	*w = modelWorld{base: b, written: w.written, turns: w.turns[:0], clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step}}
+	clear(w.answers)
+	*w = modelWorld{base: b, written: w.written, turns: w.turns[:0], clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step},
+		answers: w.answers[:0], answerText: w.answerText[:0]}
 }
 
 // realpath is VFS.Realpath (SPEC §13), read as the SPEC says it: walk the
@@ -113,10 +146,9 @@ func (w *modelWorld) reset(b *modelBase) {
 // replaced by the link's target, read from the link's directory (or from
 // "/" when it is absolute), and the walk goes on through the target and
 // then the rest; more than 40 links followed is a loop (false). The walk
-// keeps the path reached so far as text, one "/name" per component, and
-// the text still to walk as a stack of pieces (a link's target on top of
-// the rest of the path), so ".." leaves the directory really reached. It is
-// the model's own: core's resolution is never asked.
+// keeps the path reached so far as text, one "/name" per component, so
+// ".." leaves the directory really reached. It is the model's own: core's
+// resolution is never asked.
 func (w *modelWorld) realpath(p string) (string, bool) {
 	links := w.base.linkMap()
 	if len(links) == 0 {
@@ -128,18 +160,42 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 	if !strings.HasPrefix(p, "/") {
 		return relativeRealpath(p, links)
 	}
+	if len(w.answers) != len(links) { // the run's first walk through a link
+		w.answers = slices.Grow(w.answers[:0], len(links))[:len(links)]
+		clear(w.answers)
+	}
 	var room [256]byte
-	var stack [8]string
-	reached := room[:0] // "" is "/"
-	pending := append(stack[:0], p)
-	for followed := 0; len(pending) > 0; {
-		top := len(pending) - 1
-		name, rest, more := strings.Cut(pending[top], "/")
-		if more {
-			pending[top] = rest
-		} else {
-			pending = pending[:top]
-		}
+	reached, _, end := w.walk(room[:0], p, 0) // "" is "/"
+	switch {
+	case end != answered:
+		return "", false
+	case len(reached) == 0:
+		return "/", true
+	}
+	return string(reached), true
+}
+
+// walk walks path from reached, an absolute path reached with followed
+// links followed ("" is "/"), and returns the path it reaches and the
+// links followed then. end is answered when the walk got to the end of
+// path; asking when it stopped past 40 links; loopsForever when it found
+// itself going round a loop.
+//
+// A link is walked through recursively: where it leads, from its
+// directory, is a path of its own, whatever the walk that met it had
+// followed before, since every prefix of reached is a path found to be no
+// link. What a walk learns of a link is kept for the run (answers): a link
+// met again adds its count and jumps to its answer. A walk that meets a
+// link it is still inside (asking) is back where it was when it met it
+// first, with more to walk after: it goes round forever, a loop however
+// few links it has followed yet, and so does every link it is inside.
+// Past 40 links a walk stops, and what it did not finish learning is
+// forgotten: the links before it counted too.
+func (w *modelWorld) walk(reached []byte, path string, followed int) (_ []byte, _ int, end answerState) {
+	links := w.base.links
+	for path != "" {
+		var name string
+		name, path, _ = strings.Cut(path, "/")
 		switch name {
 		case "", ".":
 			continue
@@ -149,32 +205,51 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 		}
 		dir := len(reached)
 		reached = append(append(reached, '/'), name...)
-		target, isLink := "", false
-		if len(reached) <= w.base.longestLink { // no longer path is a link
-			target, isLink = links[string(reached)]
+		if len(reached) > w.base.longestLink { // no longer path is a link
+			continue
 		}
+		l, isLink := links[string(reached)]
 		if !isLink {
 			continue
 		}
-		if followed++; followed > 40 {
-			return "", false
+		a := &w.answers[l.index]
+		switch a.state {
+		case answered:
+			if followed += a.links; followed > 40 {
+				return reached, followed, asking
+			}
+			reached = append(reached[:0], w.answerText[a.at:a.end]...)
+			continue
+		case asking, loopsForever:
+			return reached, followed, loopsForever
 		}
-		reached = reached[:dir] // a target is read from the link's directory,
-		if strings.HasPrefix(target, "/") {
-			reached = reached[:0] // or from "/"
+		if followed+1 > 40 {
+			return reached, followed, asking
 		}
-		pending = append(pending, target)
+		from := reached[:dir] // a target is read from the link's directory,
+		if strings.HasPrefix(l.target, "/") {
+			from = reached[:0] // or from "/"
+		}
+		a.state = asking
+		before := followed
+		if reached, followed, end = w.walk(from, l.target, followed+1); end != answered {
+			a.state = unasked // past 40 links: who knows how many of them are this link's
+			if end == loopsForever {
+				a.state = loopsForever
+			}
+			return reached, followed, end
+		}
+		at := len(w.answerText)
+		w.answerText = append(w.answerText, reached...)
+		*a = linkAnswer{state: answered, links: followed - before, at: at, end: len(w.answerText)}
 	}
-	if len(reached) == 0 {
-		return "/", true
-	}
-	return string(reached), true
+	return reached, followed, answered
 }
 
 // relativeRealpath is realpath of a relative path, walked from ".": SPEC
 // §5 resolves only paths that passed the allow-list, which are absolute,
 // so this is for completeness, and kept plain.
-func relativeRealpath(p string, links map[string]string) (string, bool) {
+func relativeRealpath(p string, links map[string]modelLink) (string, bool) {
 	reached := "."
 	todo := strings.Split(p, "/")
 	for followed := 0; len(todo) > 0; {
@@ -184,7 +259,7 @@ func relativeRealpath(p string, links map[string]string) (string, bool) {
 			continue
 		}
 		next := path.Join(reached, name)
-		target, isLink := links[next]
+		link, isLink := links[next]
 		if name == ".." || !isLink {
 			reached = next
 			continue
@@ -192,20 +267,21 @@ func relativeRealpath(p string, links map[string]string) (string, bool) {
 		if followed++; followed > 40 {
 			return "", false
 		}
-		if strings.HasPrefix(target, "/") {
+		if strings.HasPrefix(link.target, "/") {
 			reached = "/"
 		}
-		todo = append(strings.Split(target, "/"), todo...)
+		todo = append(strings.Split(link.target, "/"), todo...)
 	}
 	return reached, true
 }
 
-// hasLinks reports whether the world holds a link.
-func (w *modelWorld) hasLinks() bool { return len(w.base.linkMap()) > 0 }
+// hasLinks reports whether the world holds a link. (A spec without link
+// lines has none: most worlds, which need not build the map to say so.)
+func (w *modelWorld) hasLinks() bool { return len(w.base.spec.Links) > 0 && len(w.base.linkMap()) > 0 }
 
 // anyPrefixIsLink reports whether clean, or a path made of its first
 // components, is a link.
-func anyPrefixIsLink(clean string, links map[string]string, longest int) bool {
+func anyPrefixIsLink(clean string, links map[string]modelLink, longest int) bool {
 	for i := 1; i < len(clean) && i <= longest; i++ {
 		if clean[i] == '/' {
 			if _, ok := links[clean[:i]]; ok {
@@ -220,11 +296,15 @@ func anyPrefixIsLink(clean string, links map[string]string, longest int) bool {
 // linkMap reads the link lines. SPEC §13 makes no link with an empty
 // target or at "/", and neither does a real file system, so those lines
 // are dropped.
-func (b *modelBase) linkMap() map[string]string {
+func (b *modelBase) linkMap() map[string]modelLink {
 	if fill(b, linksBuilt, &b.links, len(b.spec.Links)) {
-		for _, l := range b.spec.Links { // in order: a later line replaces an earlier one
+		for _, l := range b.spec.Links { // in order: a later line replaces an earlier one, in its place
 			if at := core.Canonical(l.Path); l.Target != "" && at != "/" {
-				b.links[at] = l.Target
+				i := len(b.links)
+				if old, ok := b.links[at]; ok {
+					i = old.index
+				}
+				b.links[at] = modelLink{target: l.Target, index: i}
 				b.longestLink = max(b.longestLink, len(at))
 			}
 		}

@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -204,9 +206,17 @@ func skipSpace(s string, i int) int {
 }
 
 // bareEnd returns the index just past the bare word starting at s[i]: the
-// next white space or '"', or the end of s.
+// next white space or '"', or the end of s. It reads eight bytes at a time
+// while they are all word bytes (wordStops), then byte by byte.
 func bareEnd(s string, i int) int {
 	for {
+		for i+8 <= len(s) {
+			if stop := wordStops(binary.LittleEndian.Uint64([]byte(s[i : i+8]))); stop != 0 {
+				i += bits.TrailingZeros64(stop) >> 3 // the first byte that is no word byte
+				break
+			}
+			i += 8
+		}
 		for i < len(s) && byteClass[s[i]] == wordByte {
 			i++
 		}
@@ -219,4 +229,18 @@ func bareEnd(s string, i int) int {
 		}
 		i += n
 	}
+}
+
+// wordStops returns the high bit of every byte of x (eight bytes of a
+// line, little-endian) that is not a wordByte: a byte from 0x80 up, ASCII
+// white space (0x09–0x0D, 0x20) or '"' (0x22). Each range test adds to
+// the low seven bits of a byte a constant that carries into its high bit
+// exactly from the range's first byte on, so no carry crosses bytes and
+// no byte is flagged wrongly.
+func wordStops(x uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	y := x &^ hi
+	from := func(c uint64) uint64 { return y + lo*(0x80-c) } // high bit: y >= c
+	in := func(first, end uint64) uint64 { return from(first) &^ from(end) }
+	return (x | in(0x09, 0x0e) | in(0x20, 0x21) | in(0x22, 0x23)) & hi
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -90,5 +91,38 @@ func checkLexLine(t testing.TB, s string, got *lexed) {
 	}
 	if !slices.Equal(toks, want.toks) || got.comment != want.comment || got.text != want.text {
 		t.Fatalf("lexLine(%q) = %+v (comment %v %q), the reference's %+v", s, toks, got.comment, got.text, want)
+	}
+}
+
+// TestWordStopsIsByteClass: bareEnd's word-at-a-time test flags exactly
+// the bytes byteClass does not call word bytes, whatever their neighbours:
+// every byte value at every place in a word of one filler byte, for every
+// filler, then 200,000 seeded words of random bytes.
+func TestWordStopsIsByteClass(t *testing.T) {
+	check := func(w [8]byte) {
+		got := wordStops(binary.LittleEndian.Uint64(w[:]))
+		for k, c := range w {
+			if flagged := got>>(8*k+7)&1 == 1; flagged != (byteClass[c] != wordByte) {
+				t.Fatalf("wordStops(% x): byte %d (%#x) flagged %v, byteClass says word byte %v", w, k, c, flagged, byteClass[c] == wordByte)
+			}
+		}
+	}
+	for filler := range 256 {
+		for k := range 8 {
+			for c := range 256 {
+				var w [8]byte
+				for i := range w {
+					w[i] = byte(filler)
+				}
+				w[k] = byte(c)
+				check(w)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(18, 8))
+	for range 200000 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], r.Uint64())
+		check(w)
 	}
 }
