@@ -2,8 +2,6 @@ package fuzzinput
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -92,22 +90,9 @@ func BenchmarkOracleSeeds(b *testing.B) {
 
 // seedInputs reads the committed FuzzScenario seeds.
 func seedInputs(b *testing.B) [][]byte {
-	dir := "../../fuzz/testdata/fuzz/FuzzScenario"
-	entries, err := os.ReadDir(dir)
+	in, err := ReadSeedDir("../../fuzz/testdata/fuzz/FuzzScenario")
 	if err != nil {
 		b.Fatal(err)
-	}
-	var in [][]byte
-	for _, e := range entries {
-		file, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		data, _, err := ReadInput(file, LayoutGoFuzz)
-		if err != nil {
-			b.Fatalf("%s: %v", e.Name(), err)
-		}
-		in = append(in, data)
 	}
 	return in
 }
