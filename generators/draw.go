@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"math/bits"
 	"net/netip"
 	"strings"
 	"sync"
@@ -85,12 +86,20 @@ func (d *draw) abandon() {
 	d.outputs.abandon()
 }
 
-// Intn draws from the underlying Source.
+// Intn draws from the underlying Source. Generate draws a few hundred
+// times a scenario, so for the seeded source this is pcgSource.Intn
+// written out (the same draws and results; TestDrawIntn), one call a draw
+// instead of two.
 func (d *draw) Intn(n int) int {
-	if d.pcg != nil {
-		return d.pcg.Intn(n)
+	if d.pcg == nil || n <= 0 {
+		return d.src.Intn(n)
 	}
-	return d.src.Intn(n)
+	un := uint64(n)
+	hi, lo := bits.Mul64(d.pcg.pcg.Uint64(), un)
+	if lo < un {
+		hi = d.pcg.redraw(un, hi, lo)
+	}
+	return int(hi)
 }
 
 // slabLen is how many elements a slab's array holds (unless one list needs
