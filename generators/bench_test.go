@@ -48,3 +48,16 @@ func BenchmarkGenerateAndCheck(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cov.Ops), "ns/checkedop")
 }
+
+// BenchmarkGenerator is BenchmarkGenerateFresh through a Generator, as a
+// campaign worker draws: each scenario in the memory of the one before.
+func BenchmarkGenerator(b *testing.B) {
+	g := NewGenerator()
+	ops, i := 0, uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		ops += len(g.Generate(NewSource(1, i)).Steps)
+		i++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/genop")
+}

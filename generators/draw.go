@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"math/bits"
 	"net/netip"
 	"strings"
 	"sync"
@@ -61,12 +62,44 @@ func (d *draw) release() {
 	draws.Put(d)
 }
 
-// Intn draws from the underlying Source.
+// rewind rewinds every slab of d (slab.rewind).
+func (d *draw) rewind() {
+	d.steps.rewind()
+	d.strs.rewind()
+	d.files.rewind()
+	d.links.rewind()
+	d.routes.rewind()
+	d.dns.rewind()
+	d.addrs.rewind()
+	d.outputs.rewind()
+}
+
+// abandon abandons every slab of d (slab.abandon).
+func (d *draw) abandon() {
+	d.steps.abandon()
+	d.strs.abandon()
+	d.files.abandon()
+	d.links.abandon()
+	d.routes.abandon()
+	d.dns.abandon()
+	d.addrs.abandon()
+	d.outputs.abandon()
+}
+
+// Intn draws from the underlying Source. Generate draws a few hundred
+// times a scenario, so for the seeded source this is pcgSource.Intn
+// written out (the same draws and results; TestDrawIntn), one call a draw
+// instead of two.
 func (d *draw) Intn(n int) int {
-	if d.pcg != nil {
-		return d.pcg.Intn(n)
+	if d.pcg == nil || n <= 0 {
+		return d.src.Intn(n)
 	}
-	return d.src.Intn(n)
+	un := uint64(n)
+	hi, lo := bits.Mul64(d.pcg.pcg.Uint64(), un)
+	if lo < un {
+		hi = d.pcg.redraw(un, hi, lo)
+	}
+	return int(hi)
 }
 
 // slabLen is how many elements a slab's array holds (unless one list needs
@@ -84,6 +117,11 @@ type slab[T any] struct {
 	free   []T // the array's rest, not handed out
 	spare  []T // an older array's rest, for a window free cannot hold
 	window int // the capacity of the open window
+	// A Generator's slabs are rewound (rewind): base is the array they
+	// hand out from again, from its start, and grown says that a list did
+	// not fit in it since, so that a new array was made.
+	base  []T
+	grown bool
 }
 
 // room makes sure free holds n elements: it swaps in the spare when that
@@ -100,7 +138,32 @@ func (s *slab[T]) room(n int) {
 			s.spare = s.free
 		}
 		s.free = make([]T, max(n, slabLen))
+		s.grown = true
 	}
+}
+
+// rewind makes everything s handed out since the last rewind free again,
+// for a Generator whose last scenario nobody reads any more. What was
+// handed out of base is cleared, so that every list starts out zero as
+// in a new array (and keeps no string of the old scenario alive). When
+// the lists outgrew base, they are left to the collector with the arrays
+// made for them, and base is a new array twice as long: after a few
+// scenarios a Generator's lists fit in base and it makes none.
+func (s *slab[T]) rewind() {
+	if s.grown {
+		s.base = make([]T, max(slabLen, 2*len(s.base)))
+		s.grown = false
+	} else {
+		clear(s.base[:len(s.base)-len(s.free)]) // free is base's rest: spare is nil and nothing was made
+	}
+	s.free, s.spare = s.base, nil
+}
+
+// abandon leaves everything s handed out to whoever still reads it: the
+// next lists come from a new array, as long as base.
+func (s *slab[T]) abandon() {
+	s.base = make([]T, len(s.base))
+	s.free, s.spare, s.grown = s.base, nil, false
 }
 
 // carve returns n elements, never nil.

@@ -46,3 +46,33 @@ func TestSlab(t *testing.T) {
 		t.Errorf("carve(slabLen+1): len %d cap %d", len(big), cap(big))
 	}
 }
+
+// TestDrawIntn: the draw's Intn over the seeded source is pcgSource.Intn
+// written out: the same results from the same stream, over bounds whose
+// first product is rejected about half the time (near 2⁶³) as well as
+// small ones, the stream left at the same place, and a panic for n <= 0.
+func TestDrawIntn(t *testing.T) {
+	a, b := NewSource(7, 9).(*pcgSource), NewSource(7, 9).(*pcgSource)
+	d := newDraw(b)
+	defer d.release()
+	bounds := []int{1, 2, 3, 7, 64, 100, 1000003, 1<<62 + 1, 1<<62 + 1<<61, 1<<63 - 1}
+	for i := range 20000 {
+		n := bounds[i%len(bounds)]
+		if x, y := a.Intn(n), d.Intn(n); x != y {
+			t.Fatalf("draw %d, Intn(%d): pcgSource %d, draw %d", i, n, x, y)
+		}
+	}
+	if a.pcg.Uint64() != b.pcg.Uint64() {
+		t.Fatal("the draw left the stream somewhere else than pcgSource.Intn does")
+	}
+	for _, n := range []int{0, -1} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("the draw's Intn(%d) did not panic", n)
+				}
+			}()
+			d.Intn(n)
+		}()
+	}
+}

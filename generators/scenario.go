@@ -45,9 +45,17 @@ func GenerateAtMost(src Source, n int) *scenario.Scenario {
 
 func generate(src Source, limit int) *scenario.Scenario {
 	d := newDraw(src)
+	sc := d.generate(new(scenario.Scenario), limit)
+	d.release()
+	return sc
+}
+
+// generate draws into sc, which must be zero, the scenario generate
+// describes, from d's Source.
+func (d *draw) generate(sc *scenario.Scenario, limit int) *scenario.Scenario {
+	src := d.src
 	p := drawPlan(d)
 	p.limit, p.n = limit, min(p.n, limit)
-	sc := new(scenario.Scenario)
 	sc.Grant, sc.World = drawGrantWorld(d, p)
 	d.facts.reset(sc)
 	sc.Steps = d.steps.open(min(p.stepsHint(), limit))
@@ -67,7 +75,6 @@ func generate(src Source, limit int) *scenario.Scenario {
 	if p.prof == boundary && p.edge == outputLands {
 		landOutput(d, sc)
 	}
-	d.release()
 	return sc
 }
 

@@ -36,11 +36,19 @@ func (s *pcgSource) Intn(n int) int {
 	un := uint64(n)
 	hi, lo := bits.Mul64(s.pcg.Uint64(), un)
 	if lo < un {
-		for thresh := -un % un; lo < thresh; {
-			hi, lo = bits.Mul64(s.pcg.Uint64(), un)
-		}
+		hi = s.redraw(un, hi, lo)
 	}
 	return int(hi)
+}
+
+// redraw finishes Intn(n), un = n, when the first product hi:lo has its
+// low half below n: it draws again while that half is below 2⁶⁴ mod n, and
+// returns the accepted high half. The draw's Intn shares it.
+func (s *pcgSource) redraw(un, hi, lo uint64) uint64 {
+	for thresh := -un % un; lo < thresh; {
+		hi, lo = bits.Mul64(s.pcg.Uint64(), un)
+	}
+	return hi
 }
 
 // Grouper is a Source that can mark the draws of one op slot as a unit, so

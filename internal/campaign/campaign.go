@@ -166,6 +166,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			// it from its abandoned goroutine, so it is then left to that
 			// goroutine, and the scenario counted on a run of its own.
 			checked := new(dims.Counts)
+			// The worker draws each scenario into the memory of the one
+			// before: the collector keeps a copy of the few it keeps, and a
+			// check given up on abandons that memory to its goroutine.
+			gen := generators.NewGenerator()
 			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout})
 			defer checker.Close()
 			for first := true; first || runCtx.Err() == nil; first = false {
@@ -173,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				if cfg.Checks > 0 && i >= int64(cfg.Checks) || cfg.StopAtFirst && i > col.firstBad.Load() {
 					return
 				}
-				sc := generators.Generate(generators.NewSource(cfg.Seed, uint64(i)))
+				sc := gen.Generate(generators.NewSource(cfg.Seed, uint64(i)))
 				if cfg.Dimensions && cfg.Target.Adapt != nil {
 					countDrawn(sc, &drawn[w]) // before the adapter narrows it
 				}
@@ -199,6 +203,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					fs = checker.Check(c, cov)
 				}
 				ops.Add(cov.Ops - before)
+				if hung(fs) { // its goroutine may still read the scenario
+					gen.Abandon()
+				}
 				switch {
 				case countInCheck && !hung(fs):
 					dcs[w].Add(checked)

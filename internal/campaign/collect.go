@@ -47,7 +47,9 @@ func newCollector(first bool, sink func(raw)) *collector {
 	return k
 }
 
-// offer takes the findings of check i; it is safe for concurrent use.
+// offer takes the findings of check i; it is safe for concurrent use. It
+// keeps a Clone of sc, if any, since the worker draws its next scenario
+// into sc's memory.
 func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	k.raws.Add(int64(len(fs)))
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
@@ -57,12 +59,16 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	var kept *scenario.Scenario // one copy for all the findings of the check
 	for _, f := range fs {
 		id := f.Invariant
 		if k.full[id].Load() {
 			continue
 		}
-		p := append(k.pending[id], raw{i, sc, f})
+		if kept == nil {
+			kept = sc.Clone()
+		}
+		p := append(k.pending[id], raw{i, kept, f})
 		slices.SortFunc(p, func(a, b raw) int { return a.check - b.check })
 		if room := MaxPerInvariant - k.accepted[id]; len(p) > room {
 			clear(p[room:]) // let the scenarios go

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -118,5 +119,28 @@ func TestMemoryStaysFlat(t *testing.T) {
 	}
 	if big > small+16<<20 || big > 48<<20 {
 		t.Fatalf("the live heap grew from %d KB to %d KB with ten times the checks", small>>10, big>>10)
+	}
+}
+
+// TestCollectorKeepsACopy: a worker draws its next scenario into the memory
+// of the last one (generators.Generator), so the collector must keep a
+// copy of a scenario it keeps, not the worker's: what the sink gets is the
+// scenario as offered, whatever the worker wrote over it since.
+func TestCollectorKeepsACopy(t *testing.T) {
+	var got []*scenario.Scenario
+	k := newCollector(false, func(r raw) { got = append(got, r.sc) })
+	g := generators.NewGenerator()
+	sc := g.Generate(generators.NewSource(1, 0))
+	want := string(sc.Format())
+	k.offer(0, sc, []oracle.Finding{{Invariant: oracle.Confinement}, {Invariant: oracle.Total}})
+	for i := range uint64(20) { // the worker's next scenarios, in the same memory
+		g.Generate(generators.NewSource(1, 1+i))
+	}
+	k.finish(0)
+	if len(got) != 2 || got[0] != got[1] {
+		t.Fatalf("the sink got %d scenarios for one check's two findings, want one copy twice", len(got))
+	}
+	if s := string(got[0].Format()); s != want {
+		t.Errorf("the kept scenario changed after it was offered:\n%s\nwant\n%s", s, want)
 	}
 }

@@ -1,0 +1,51 @@
+package generators
+
+import "github.com/sbxfuzz/sbxfuzz/scenario"
+
+// A Generator draws scenarios as Generate does, into memory of its own that
+// each of its calls reuses. A campaign checks one scenario at a time per
+// worker and keeps almost none: drawing each into the memory of the one
+// before keeps that memory in the processor's caches and spares the
+// allocations, the clearing and the collections that fresh memory for every
+// scenario costs. A Generator is not safe for concurrent use; give each
+// worker its own.
+type Generator struct {
+	d  draw               // never pooled: its slabs are rewound, not carved on
+	sc *scenario.Scenario // the last scenario's header, reused; nil after Abandon
+}
+
+// NewGenerator returns a Generator.
+func NewGenerator() *Generator { return new(Generator) }
+
+// Generate returns the scenario Generate(src) returns, equal in every
+// field, drawn into g's memory. It is valid until the next call of
+// g.Generate: the lists of the last scenario are cleared and reused then
+// (its strings are not: they stay valid). So a caller that keeps the
+// scenario, or a part of it, past that keeps a Clone of it; and one that
+// cannot know when its readers are done with it (a check given up on as
+// hung, whose goroutine may still read it) calls Abandon first.
+func (g *Generator) Generate(src Source) *scenario.Scenario {
+	d := &g.d
+	d.rewind()
+	if g.sc == nil {
+		g.sc = new(scenario.Scenario)
+	} else {
+		*g.sc = scenario.Scenario{}
+	}
+	d.src = src
+	d.pcg, _ = src.(*pcgSource)
+	sc := d.generate(g.sc, maxOps)
+	// As release does: what the next call draws before its facts are reset
+	// must not find these under the same header pointer (factsOf compares
+	// the pointer only).
+	d.src, d.pcg, d.facts.sc = nil, nil, nil
+	return sc
+}
+
+// Abandon leaves the last scenario g.Generate returned to whoever still
+// reads it: g's next scenarios are drawn into new memory, and that one is
+// never written again.
+func (g *Generator) Abandon() {
+	g.d.abandon()
+	g.sc = nil
+}

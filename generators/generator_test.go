@@ -1,0 +1,124 @@
+package generators
+
+import (
+	"bytes"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// TestGenerator: a Generator's scenarios are Generate's, equal in every
+// field (nil and empty lists included), while it reuses its memory from
+// one scenario to the next: long runs of scenarios of every size make its
+// slabs grow, rewind and clear, and any list that started from the last
+// scenario's leftovers instead of from zero would differ.
+func TestGenerator(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	g := NewGenerator()
+	for seed := uint64(1); seed <= 2; seed++ {
+		for i := range uint64(n) {
+			got := g.Generate(NewSource(seed, i))
+			want := Generate(NewSource(seed, i))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d stream %d: the Generator's scenario differs from Generate's:\n%s\nwant\n%s", seed, i, got.Format(), want.Format())
+			}
+		}
+	}
+}
+
+// TestGeneratorReuses: once warm, a Generator draws a scenario into the
+// memory of the one before (the point of it) and allocates far less than
+// Generate; Abandon leaves the last scenario as it was, and Generate after
+// it draws elsewhere.
+func TestGeneratorReuses(t *testing.T) {
+	g := NewGenerator()
+	for i := range uint64(200) {
+		g.Generate(NewSource(1, i))
+	}
+	first := g.Generate(NewSource(1, 1000))
+	steps := &first.Steps[:1][0]
+	second := g.Generate(NewSource(1, 1001))
+	if len(second.Steps) > 0 && &second.Steps[:1][0] != steps {
+		t.Errorf("a warm Generator drew its next scenario's ops into new memory")
+	}
+
+	kept := g.Generate(NewSource(1, 1002))
+	before := kept.Format()
+	g.Abandon()
+	for i := range uint64(50) {
+		if sc := g.Generate(NewSource(1, 2000+i)); len(sc.Steps) > 0 && len(kept.Steps) > 0 && &sc.Steps[:1][0] == &kept.Steps[:1][0] {
+			t.Fatalf("a scenario drawn after Abandon reuses the abandoned one's ops")
+		}
+	}
+	if after := kept.Format(); !bytes.Equal(before, after) {
+		t.Errorf("an abandoned scenario changed:\n%s\nwas\n%s", after, before)
+	}
+
+	src := NewSource(1, 3000)
+	reused := bytesPerRun(500, func() { g.Generate(src) })
+	fresh := bytesPerRun(500, func() { Generate(src) })
+	t.Logf("bytes allocated a scenario: Generator %.0f, Generate %.0f", reused, fresh)
+	if reused > fresh/2 {
+		t.Errorf("a warm Generator allocates %.0f bytes a scenario, Generate %.0f: it reuses little", reused, fresh)
+	}
+}
+
+// bytesPerRun is the mean number of bytes f allocates.
+func bytesPerRun(runs int, f func()) float64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
+}
+
+// TestSlabRewind pins how a Generator's slab rewinds: what it handed out
+// comes back cleared from base's start; lists that outgrew base make it
+// twice as long; abandon leaves what was handed out alone.
+func TestSlabRewind(t *testing.T) {
+	var s slab[int]
+	s.rewind()
+	a := s.carve(3) // no base yet: an array is made
+	a[0], a[1], a[2] = 1, 2, 3
+	s.rewind()
+	if len(s.base) != slabLen || len(s.free) != slabLen {
+		t.Fatalf("after the first array: base %d free %d, want %d", len(s.base), len(s.free), slabLen)
+	}
+	b := s.carve(3)
+	b[0], b[1], b[2] = 4, 5, 6
+	w := s.open(4)
+	w = s.close(append(w, 7))
+	s.rewind()
+	c := s.carve(5)
+	if &c[0] != &b[0] {
+		t.Errorf("a rewound slab did not hand out base again from its start")
+	}
+	if c[0] != 0 || c[1] != 0 || c[2] != 0 || c[3] != 0 || c[4] != 0 {
+		t.Errorf("a rewound slab handed out %v, want it cleared", c)
+	}
+	s.carve(slabLen) // outgrows base
+	s.rewind()
+	if len(s.base) != 2*slabLen || len(s.free) != 2*slabLen || s.spare != nil {
+		t.Errorf("after outgrowing base: base %d free %d spare %d, want %d, %d, 0", len(s.base), len(s.free), len(s.spare), 2*slabLen, 2*slabLen)
+	}
+	d := s.carve(2)
+	d[0], d[1] = 8, 9
+	s.abandon()
+	e := s.carve(2)
+	e[0], e[1] = 1, 1
+	if &e[0] == &d[0] || d[0] != 8 || d[1] != 9 {
+		t.Errorf("abandon handed out what it left to its readers again")
+	}
+	s.rewind()
+	if len(s.base) != 2*slabLen {
+		t.Errorf("abandon forgot base's length: %d", len(s.base))
+	}
+}
