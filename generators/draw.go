@@ -145,10 +145,11 @@ func (s *slab[T]) room(n int) {
 // rewind makes everything s handed out since the last rewind free again,
 // for a Generator whose last scenario nobody reads any more. What was
 // handed out of base is cleared, so that every list starts out zero as
-// in a new array (and keeps no string of the old scenario alive). When
-// the lists outgrew base, they are left to the collector with the arrays
-// made for them, and base is a new array twice as long: after a few
-// scenarios a Generator's lists fit in base and it makes none.
+// in a new array. When the lists outgrew base, they are left to the
+// collector with the arrays made for them (free's elements past what was
+// carved are not cleared: every carve overwrites what it hands out), and
+// base is a new array twice as long: after a few scenarios a Generator's
+// lists fit in base and it makes none.
 func (s *slab[T]) rewind() {
 	if s.grown {
 		s.base = make([]T, max(slabLen, 2*len(s.base)))

@@ -95,7 +95,7 @@ func TestSlabRewind(t *testing.T) {
 	b := s.carve(3)
 	b[0], b[1], b[2] = 4, 5, 6
 	w := s.open(4)
-	w = s.close(append(w, 7))
+	s.close(append(w, 7))
 	s.rewind()
 	c := s.carve(5)
 	if &c[0] != &b[0] {

@@ -95,12 +95,13 @@ var checkStates = sync.Pool{New: func() any { return new(checkState) }}
 // recycle hands st back once its check is judged and nothing reads its run
 // again. The findings were handed out: they are not kept.
 //
-// The two core worlds are left as they are: the next check renews each
-// from its own template before any read (watch, replay), and renewing
-// them here too, only to drop the scenario's strings a check earlier,
-// cost 2% of a fuzz exec.
+// The two core worlds are left as they are, holding the scenario's
+// journals, paths and template until the next check renews each from its
+// own template before any read (watch, replay): renewing them here too,
+// only to let go of those a check earlier, cost 2% of a fuzz exec. The
+// run's trace and the model are let go of.
 func (st *checkState) recycle() {
-	clear(st.run.trace) // keep nothing of the scenario alive but memory
+	clear(st.run.trace)
 	st.run = Run{trace: st.run.trace[:0]}
 	st.world.reset(noWorld.model)
 	st.model.reset(core.GrantSpec{}, &st.world)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // prefixSeed is a text input the reference passes and a sandbox that
@@ -16,19 +17,19 @@ import (
 var prefixSeed = TextSeed("prefix", []byte("grant fs_read /work\nfile /workshop/secret LEAK\n\nfs_read /workshop/secret\n"))
 
 func TestLookupInProcess(t *testing.T) {
-	f, err := LookupInProcess(ReferenceName)
-	if err != nil {
+	f, adapt, err := LookupInProcess(ReferenceName)
+	if err != nil || adapt != nil {
 		t.Fatal(err)
 	}
 	if err := CheckScenarioOn(ReferenceName, f, prefixSeed); err != nil {
 		t.Errorf("the reference fails the prefix seed: %v", err)
 	}
 	for _, name := range mutants.Names() {
-		if _, err := LookupInProcess(MutantPrefix + name); err != nil {
+		if _, _, err := LookupInProcess(MutantPrefix + name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	f, err = LookupInProcess(MutantPrefix + "raw-prefix")
+	f, _, err = LookupInProcess(MutantPrefix + "raw-prefix")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestLookupInProcess(t *testing.T) {
 		"Reference":            "./fuzz/external",
 		"mcp:node server.js /": "./fuzz/external",
 	} {
-		if f, err := LookupInProcess(name); err == nil || f != nil || !strings.Contains(err.Error(), want) {
+		if f, _, err := LookupInProcess(name); err == nil || f != nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("LookupInProcess(%q) = %v, %v; want an error saying %q", name, f != nil, err, want)
 		}
 	}
@@ -51,7 +52,7 @@ func TestLookupInProcess(t *testing.T) {
 
 func TestSandboxReadsTheEnvironmentOnce(t *testing.T) {
 	var asked []string
-	lookup := func(name string) (core.Factory, error) {
+	lookup := func(name string) (core.Factory, Adapter, error) {
 		asked = append(asked, name)
 		return LookupInProcess(name)
 	}
@@ -106,5 +107,43 @@ func TestReadSeedDir(t *testing.T) {
 	}
 	if _, err := ReadSeedDir(filepath.Join(dir, "missing")); err == nil {
 		t.Error("ReadSeedDir of a missing directory: no error")
+	}
+}
+
+// TestSandboxAdapts: a sandbox with an adapter judges what the adapter
+// makes of each input, and passes an input it leaves nothing of.
+func TestSandboxAdapts(t *testing.T) {
+	t.Setenv(EnvVar, "mutant:raw-prefix")
+	var seen []string
+	withAdapter := func(adapt Adapter) *Sandbox {
+		return NewSandbox(func(name string) (core.Factory, Adapter, error) {
+			f, _, err := LookupInProcess(name)
+			return f, adapt, err
+		})
+	}
+	none := withAdapter(func(sc *scenario.Scenario) *scenario.Scenario {
+		seen = append(seen, sc.Steps[0].Op.Args[0])
+		return nil
+	})
+	if err := none.CheckScenario(prefixSeed); err != nil {
+		t.Errorf("an input the adapter drops: %v", err)
+	}
+	if len(seen) != 1 || seen[0] != "/workshop/secret" {
+		t.Errorf("the adapter saw %q; want the decoded op's path", seen)
+	}
+	// An adapter that moves the read to a path the mutant gets right
+	// turns the finding into a pass, and one that keeps it keeps the finding.
+	moved := withAdapter(func(sc *scenario.Scenario) *scenario.Scenario {
+		sc.Steps[0].Op.Args = []string{"/work/x"}
+		return sc
+	})
+	if err := moved.CheckScenario(prefixSeed); err != nil {
+		t.Errorf("the adapted scenario was not the one judged: %v", err)
+	}
+	same := withAdapter(func(sc *scenario.Scenario) *scenario.Scenario { return sc })
+	var se *ScenarioError
+	if err := same.CheckScenario(prefixSeed); !errors.As(err, &se) || se.SUT != "mutant:raw-prefix" || se.Mode != ModeText ||
+		len(se.Scenario.Steps) != 1 || se.Scenario.Steps[0].Op.Args[0] != "/workshop/secret" {
+		t.Errorf("an adapter that changes nothing: %v; want the mutant's finding on the decoded scenario", err)
 	}
 }

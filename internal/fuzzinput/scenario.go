@@ -17,8 +17,14 @@ import (
 const EnvVar = "SBXFUZZ_SUT"
 
 // Lookup turns the name of a sandbox into the factory of a session of it
-// that lasts as long as the process.
-type Lookup func(name string) (core.Factory, error)
+// that lasts as long as the process, and the adapter its scenarios go
+// through (nil for none).
+type Lookup func(name string) (core.Factory, Adapter, error)
+
+// Adapter rewrites a decoded scenario into one the sandbox can express, or
+// returns nil when nothing of it can be: internal/sut.Target.Adapt, for the
+// sandboxes on the real disk and behind MCP servers (SPEC §13).
+type Adapter func(*scenario.Scenario) *scenario.Scenario
 
 // Sandbox is the sandbox under test of a fuzz binary: the one EnvVar names,
 // the reference when it is unset, resolved by the binary's Lookup on first
@@ -36,6 +42,7 @@ type Sandbox struct {
 	once    sync.Once
 	name    string
 	factory core.Factory
+	adapt   Adapter
 	err     error
 }
 
@@ -50,8 +57,8 @@ func (s *Sandbox) Get() (string, core.Factory, error) {
 		if s.name == "" {
 			s.name = ReferenceName
 		}
-		if s.factory, s.err = s.lookup(s.name); s.err != nil {
-			s.factory, s.err = nil, fmt.Errorf("%s=%s: %w", EnvVar, s.name, s.err)
+		if s.factory, s.adapt, s.err = s.lookup(s.name); s.err != nil {
+			s.factory, s.adapt, s.err = nil, nil, fmt.Errorf("%s=%s: %w", EnvVar, s.name, s.err)
 		}
 	})
 	return s.name, s.factory, s.err
@@ -61,13 +68,40 @@ func (s *Sandbox) Get() (string, core.Factory, error) {
 // and judges the scenario with the full oracle, on the calling goroutine,
 // against the sandbox under test. It returns nil when every invariant
 // holds, a *ScenarioError listing the findings otherwise, and an error when
-// the sandbox under test is unknown.
+// the sandbox under test is unknown. A sandbox with an adapter judges the
+// adapted scenario, and passes an input the adapter leaves nothing of.
 func (s *Sandbox) CheckScenario(data []byte) error {
 	name, f, err := s.Get()
 	if err != nil {
 		return err
 	}
+	if s.adapt != nil {
+		return checkAdapted(name, f, s.adapt, data)
+	}
 	return CheckScenarioOn(name, f, data)
+}
+
+// checkAdapted is CheckScenarioOn for a sandbox whose scenarios go through
+// adapt first, as a campaign's do.
+func checkAdapted(name string, f core.Factory, adapt Adapter, data []byte) error {
+	in := decodeInput(data)
+	sc := in.scenario() // lists of its own: adapt may keep them
+	mode := in.mode
+	in.recycle()
+	if sc = adapt(sc); sc == nil {
+		return nil // nothing of it the sandbox can express
+	}
+	c, err := oracle.NewCase(sc)
+	if err != nil {
+		return fmt.Errorf("the adapter of %s made a scenario with an invalid grant: %w", name, err)
+	}
+	cov := coverages.Get().(*oracle.Coverage)
+	fs := oracle.CheckInline(f, c, cov)
+	coverages.Put(cov)
+	if len(fs) == 0 {
+		return nil
+	}
+	return &ScenarioError{SUT: name, Mode: mode, Findings: fs, Scenario: sc}
 }
 
 // The names of the sandboxes InProcess resolves, as internal/sut names
@@ -85,18 +119,18 @@ var InProcess = NewSandbox(LookupInProcess)
 // LookupInProcess is InProcess's Lookup: the reference and the mutants, by the
 // names internal/sut gives them; any other name is an error that says
 // where to fuzz it.
-func LookupInProcess(name string) (core.Factory, error) {
+func LookupInProcess(name string) (core.Factory, Adapter, error) {
 	if name == ReferenceName {
-		return core.ReferenceFactory, nil
+		return core.ReferenceFactory, nil, nil
 	}
 	if short, ok := strings.CutPrefix(name, MutantPrefix); ok {
 		if m, ok := mutants.Lookup(short); ok {
-			return m.Factory, nil
+			return m.Factory, nil, nil
 		}
-		return nil, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
+		return nil, nil, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
 	}
-	return nil, fmt.Errorf("package fuzz judges only the sandboxes of its own process (%q, or %q followed by a mutant name): "+
-		"fuzz %q with the FuzzScenario of ./fuzz/external, which links every kind of sandbox", ReferenceName, MutantPrefix, name)
+	return nil, nil, fmt.Errorf("package fuzz judges only the sandboxes of its own process (%q, or %q followed by a mutant name); "+
+		"any other sandbox the command line knows (exec:COMMAND, osroot, mcp:COMMAND) is fuzzed with the FuzzScenario of ./fuzz/external", ReferenceName, MutantPrefix)
 }
 
 // SUT returns the name and factory of the sandbox package fuzz's targets

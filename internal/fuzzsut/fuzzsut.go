@@ -20,13 +20,13 @@ import (
 // process).
 var Sandbox = fuzzinput.NewSandbox(lookup)
 
-func lookup(name string) (core.Factory, error) {
+func lookup(name string) (core.Factory, fuzzinput.Adapter, error) {
 	t, err := sut.Lookup(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, _, err := t.Start()
-	return f, err
+	return f, t.Adapt, err
 }
 
 // CheckScenario is package fuzz/external's FuzzScenario body:
