@@ -121,10 +121,16 @@ func TestSandboxAdapts(t *testing.T) {
 			return f, adapt, err
 		})
 	}
+	if NewSandbox(LookupInProcess).Adapts() {
+		t.Error("the mutant has an adapter")
+	}
 	none := withAdapter(func(sc *scenario.Scenario) *scenario.Scenario {
 		seen = append(seen, sc.Steps[0].Op.Args[0])
 		return nil
 	})
+	if !none.Adapts() {
+		t.Error("Adapts() = false with an adapter")
+	}
 	if err := none.CheckScenario(prefixSeed); err != nil {
 		t.Errorf("an input the adapter drops: %v", err)
 	}

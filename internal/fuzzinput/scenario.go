@@ -64,6 +64,14 @@ func (s *Sandbox) Get() (string, core.Factory, error) {
 	return s.name, s.factory, s.err
 }
 
+// Adapts reports whether the sandbox under test has an adapter: whether a
+// scenario drawn for any sandbox must be rewritten before it judges it.
+// It is false when the sandbox is unknown.
+func (s *Sandbox) Adapts() bool {
+	s.Get()
+	return s.adapt != nil
+}
+
 // CheckScenario is FuzzScenario's body: it decodes data (DecodeLabelled)
 // and judges the scenario with the full oracle, on the calling goroutine,
 // against the sandbox under test. It returns nil when every invariant
