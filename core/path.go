@@ -57,11 +57,7 @@ func isCanonical(p string) bool {
 		if i+8 > n {
 			i = n - 8 // the last word overlaps the one before: checking twice is harmless
 		}
-		x := load(p, i)
-		y := x >> 8
-		if i+8 < n {
-			y |= uint64(p[i+8]) << 56
-		}
+		x, y := wordPair(p, i)
 		a, b, c := x^slash, y^slash, y^dot
 		if (a-lo)&^a&((b-lo)&^b|(c-lo)&^c)&hi != 0 {
 			return elementsClean(p, i)
@@ -120,6 +116,18 @@ func HasTraversal(p string) bool {
 	return false
 }
 
+// wordPair returns the eight bytes of p at i (i+8 <= len(p)) and the eight
+// bytes after each of them, a zero byte past the end of p (neither a slash
+// nor a dot).
+func wordPair(p string, i int) (x, y uint64) {
+	x = load(p, i)
+	y = x >> 8
+	if i+8 < len(p) {
+		y |= uint64(p[i+8]) << 56
+	}
+	return x, y
+}
+
 // dotPairMaybe reports whether p may hold two dots in a row: false only
 // when it holds none. It looks eight bytes at a time, as isCanonical does
 // (a call to strings.Contains cost more than the whole test on the short
@@ -143,13 +151,7 @@ func dotPairMaybe(p string) bool {
 		if i+8 > n {
 			i = n - 8 // the last word overlaps the one before: checking twice is harmless
 		}
-		x := load(p, i)
-		y := x >> 8
-		if i+8 < n {
-			y |= uint64(p[i+8]) << 56
-		} else {
-			y |= 0xff << 56 // past the end: no dot
-		}
+		x, y := wordPair(p, i)
 		x, y = x^dot, y^dot
 		if (x-lo)&^x&((y-lo)&^y)&hi != 0 {
 			return true

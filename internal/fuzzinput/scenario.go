@@ -103,13 +103,10 @@ func checkAdapted(name string, f core.Factory, adapt Adapter, data []byte) error
 	if err != nil {
 		return fmt.Errorf("the adapter of %s made a scenario with an invalid grant: %w", name, err)
 	}
-	cov := coverages.Get().(*oracle.Coverage)
-	fs := oracle.CheckInline(f, c, cov)
-	coverages.Put(cov)
-	if len(fs) == 0 {
-		return nil
+	if fs := judge(f, c); len(fs) > 0 {
+		return &ScenarioError{SUT: name, Mode: mode, Findings: fs, Scenario: sc}
 	}
-	return &ScenarioError{SUT: name, Mode: mode, Findings: fs, Scenario: sc}
+	return nil
 }
 
 // The names of the sandboxes InProcess resolves, as internal/sut names
@@ -180,12 +177,19 @@ func CheckScenario(data []byte) error { return InProcess.CheckScenario(data) }
 // judged inline: no hang bound (go test -fuzz reports a hung input itself).
 func CheckScenarioOn(name string, f core.Factory, data []byte) error {
 	in := decodeInput(data)
-	cov := coverages.Get().(*oracle.Coverage)
-	fs := oracle.CheckInline(f, in.caseOf(), cov)
-	coverages.Put(cov)
+	fs := judge(f, in.caseOf())
 	if len(fs) == 0 {
 		in.recycle()
 		return nil
 	}
 	return &ScenarioError{SUT: name, Mode: in.mode, Findings: fs, Scenario: in.scenario()}
+}
+
+// judge checks c inline on the sandboxes f builds, counting into pooled
+// coverage nobody reads.
+func judge(f core.Factory, c oracle.Case) []oracle.Finding {
+	cov := coverages.Get().(*oracle.Coverage)
+	fs := oracle.CheckInline(f, c, cov)
+	coverages.Put(cov)
+	return fs
 }
