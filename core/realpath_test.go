@@ -3,6 +3,7 @@ package core_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -257,5 +258,66 @@ func TestWorldRemembersLinksExactly(t *testing.T) {
 			}
 			r.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 		}
+	}
+}
+
+// TestWorldLearnsLinksFromATwin checks LearnLinks: a world given what
+// another world of its template learned answers every path as a walk that
+// remembers nothing does; and a world is given nothing by a world of
+// another template, or of an earlier preparation of its own, whose links
+// are not its links (the same paths to other targets here, so that taking
+// their answers would resolve paths wrong).
+func TestWorldLearnsLinksFromATwin(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 41))
+	tmpl, other := new(core.WorldTemplate), new(core.WorldTemplate)
+	first, twin, stale := new(core.RefWorld), new(core.RefWorld), new(core.RefWorld)
+	check := func(world int, what string, links []core.Link, paths []string) {
+		t.Helper()
+		for _, p := range paths {
+			want, wantOK := tmpl.Resolve(p)
+			if got, ok := twin.Realpath(p); got != want || ok != wantOK {
+				t.Fatalf("world %d, %s: Realpath(%q) = %q, %v; a walk remembering nothing says %q, %v (links %v)",
+					world, what, p, got, ok, want, wantOK, links)
+			}
+		}
+	}
+	learned := 0
+	for world := range 300 {
+		links, paths := randomLinkWorld(r)
+		otherLinks := slices.Clone(links)
+		r.Shuffle(len(otherLinks), func(i, j int) { otherLinks[i].Target, otherLinks[j].Target = otherLinks[j].Target, otherLinks[i].Target })
+		tmpl.Prepare(core.WorldSpec{Links: otherLinks})
+		tmpl.Renew(first)
+		other.Prepare(core.WorldSpec{Links: otherLinks})
+		other.Renew(stale)
+		for _, p := range paths {
+			first.Realpath(p) // learns a preparation of tmpl about to be replaced
+			stale.Realpath(p) // learns another template
+		}
+		tmpl.Prepare(core.WorldSpec{Links: links})
+		tmpl.Renew(twin)
+		twin.LearnLinks(first)
+		twin.LearnLinks(stale)
+		check(world, "after learning from worlds of other links", links, paths)
+
+		tmpl.Renew(first)
+		for _, p := range paths[:len(paths)/2] {
+			first.Realpath(p)
+		}
+		tmpl.Renew(twin)
+		twin.LearnLinks(first)
+		if twin.JournalLen() != 0 {
+			t.Fatal("LearnLinks journaled")
+		}
+		if core.LinksKnown(twin) > 0 {
+			learned++
+		}
+		for round := range 2 {
+			check(world, fmt.Sprintf("round %d after learning from a twin", round), links, paths)
+			r.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+		}
+	}
+	if learned < 200 {
+		t.Fatalf("only %d of 300 twins learned a link: the test exercises little", learned)
 	}
 }

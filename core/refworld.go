@@ -86,6 +86,9 @@ type WorldTemplate struct {
 	linkLens lengthSet             // the lengths of the links' paths
 	clock    TickClock
 	spec     WorldSpec // what it was prepared from, for sandboxes that build the world for real (SPEC §13)
+	// prepared counts the template's Prepare calls: a world renewed after
+	// the latest one (RefWorld.prepared equal) knows the links it has now.
+	prepared uint64
 }
 
 // PrepareWorld prepares the world s describes.
@@ -103,6 +106,7 @@ func PrepareWorld(s WorldSpec) *WorldTemplate {
 // has no entries for them: most worlds have no DNS lines or tool outputs.
 func (t *WorldTemplate) Prepare(s WorldSpec) {
 	t.clock, t.spec = s.Clock, s
+	t.prepared++
 	t.files.reset(len(s.Files))
 	for _, f := range s.Files {
 		t.files.put(Canonical(f.Path), f.Data)
@@ -160,9 +164,23 @@ func (t *WorldTemplate) Renew(w *RefWorld) {
 	w.written.reset(0)
 	w.memo.reset(0) // what it learned of the links of its last template
 	*w = RefWorld{
-		base: t, clockNext: t.clock.Start, resolved: "/", // "/" is canonical: never "", which is not
+		base: t, prepared: t.prepared, clockNext: t.clock.Start, resolved: "/", // "/" is canonical: never "", which is not
 		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0], memo: w.memo,
 	}
+}
+
+// LearnLinks gives w what from has learned of their template's links, so
+// that w's walks do not walk again what from's did: a replay goes through
+// the links its first run went through. A world's links never change (a
+// write makes files, never links), so what one world of a template learned
+// holds for every world of it. It does nothing unless both worlds were
+// renewed from the same template since it was last prepared.
+func (w *RefWorld) LearnLinks(from *RefWorld) {
+	if w == from || w.base != from.base || w.prepared != from.prepared || w.base.prepared != w.prepared {
+		return
+	}
+	w.memo.links = append(w.memo.links[:0], from.memo.links...)
+	w.memo.text = append(w.memo.text[:0], from.memo.text...)
 }
 
 // RefWorld is the reference World: deterministic, in memory, journaling
@@ -181,6 +199,7 @@ type RefWorld struct {
 	journal    []Entry
 	resolved   string   // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
 	memo       linkMemo // what its walks learned of base's links, which no call changes
+	prepared   uint64   // base.prepared when the world was renewed: which of base's preparations its memo is of
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness

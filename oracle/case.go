@@ -102,3 +102,15 @@ func (c Case) steps() []scenario.Step { return c.Scenario.Steps }
 func (c Case) op(i int) core.Op { return c.Scenario.Steps[i].Op }
 
 func (c Case) class(i int) attack.Class { return c.Scenario.ClassAt(i) }
+
+// classes returns the classes a check of c counts under: its ops' classes
+// and Unlabelled, which a total finding before the first op counts under.
+// Every counter of the check is in their columns (Coverage.drain).
+func (c Case) classes() classSet {
+	var cs classSet
+	cs[attack.Unlabelled] = true
+	for i := range c.Scenario.Steps {
+		cs[c.class(i)] = true
+	}
+	return cs
+}

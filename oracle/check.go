@@ -150,6 +150,7 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 	ctl.at(phaseReplay, 0)
 	w := r.spare
 	t.Renew(w)
+	w.LearnLinks(r.world) // the links are the first run's, and so is what it learned of them
 	w.Reserve(r.world.JournalLen())
 	sb, err := f(c.Grant, w)
 	if err != nil {

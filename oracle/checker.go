@@ -96,14 +96,12 @@ func (k *Checker) CheckOn(f core.Factory, c Case, cov *Coverage) []Finding {
 		select {
 		case fs := <-w.done:
 			k.timer.Stop()
-			cov.Add(&w.scratch)
-			w.scratch = Coverage{}
+			cov.drain(&w.scratch, c.classes())
 			return fs
 		case <-k.timer.C:
 			select {
 			case fs := <-w.done: // finished as the timer fired
-				cov.Add(&w.scratch)
-				w.scratch = Coverage{}
+				cov.drain(&w.scratch, c.classes())
 				return fs
 			default:
 			}

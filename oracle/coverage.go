@@ -51,3 +51,29 @@ func sum(xs []uint64) uint64 {
 	}
 	return n
 }
+
+// drain adds o's counters to c and zeroes them in o, reading only the
+// columns of the classes in cs: Add, then a reset of o, for the counts of
+// one check, all of which are in the columns of its ops' classes and of
+// Unlabelled (Case.classes). A campaign's worker drains its check's scratch
+// coverage after each check; reading all of it, 7 KB twice, cost more than
+// most checks counted.
+func (c *Coverage) drain(o *Coverage, cs classSet) {
+	for cl, in := range cs {
+		if !in {
+			continue
+		}
+		for i := range c.Checked {
+			c.Checked[i][cl] += o.Checked[i][cl]
+			c.Violations[i][cl] += o.Violations[i][cl]
+			o.Checked[i][cl], o.Violations[i][cl] = 0, 0
+		}
+		for k := range c.Kinds[cl] {
+			c.Kinds[cl][k] += o.Kinds[cl][k]
+		}
+		o.Kinds[cl] = [core.NumKinds]uint64{}
+	}
+	c.Ops += o.Ops
+	c.Scenarios += o.Scenarios
+	o.Ops, o.Scenarios = 0, 0
+}
