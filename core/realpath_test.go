@@ -285,7 +285,9 @@ func TestWorldLearnsLinksFromATwin(t *testing.T) {
 	for world := range 300 {
 		links, paths := randomLinkWorld(r)
 		otherLinks := slices.Clone(links)
-		r.Shuffle(len(otherLinks), func(i, j int) { otherLinks[i].Target, otherLinks[j].Target = otherLinks[j].Target, otherLinks[i].Target })
+		r.Shuffle(len(otherLinks), func(i, j int) {
+			otherLinks[i].Target, otherLinks[j].Target = otherLinks[j].Target, otherLinks[i].Target
+		})
 		tmpl.Prepare(core.WorldSpec{Links: otherLinks})
 		tmpl.Renew(first)
 		other.Prepare(core.WorldSpec{Links: otherLinks})
