@@ -95,21 +95,13 @@ var checkStates = sync.Pool{New: func() any { return new(checkState) }}
 // recycle hands st back once its check is judged and nothing reads its run
 // again. The findings were handed out: they are not kept.
 //
-// The two core worlds are left as they are, holding the scenario's
-// journals, paths and template until the next check renews each from its
-// own template before any read (watch, replay): renewing them here too,
-// only to let go of those a check earlier, cost 2% of a fuzz exec. The
-// run's trace and the model are let go of.
-func (st *checkState) recycle() {
-	clear(st.run.trace)
-	st.run = Run{trace: st.run.trace[:0]}
-	st.world.reset(noWorld.model)
-	st.model.reset(core.GrantSpec{}, &st.world)
-	checkStates.Put(st)
-}
-
-// noWorld is the empty world a recycled check state leaves its model in.
-var noWorld = PrepareWorld(core.WorldSpec{})
+// Nothing of it is emptied here: the next check's watch renews the two
+// core worlds from its own template, and resets the model's world, the
+// model and the run, before any read. Until then st holds this scenario's
+// journals, paths, trace and written files, one scenario's worth per
+// pooled state; emptying them here as well, only to let go of them a check
+// earlier, cost 5% of a short fuzz exec.
+func (st *checkState) recycle() { checkStates.Put(st) }
 
 // Close closes the sandbox under test when it is an io.Closer.
 func (r *Run) Close() error {
