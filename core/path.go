@@ -1,7 +1,6 @@
 package core
 
 import (
-	"path"
 	"strings"
 )
 
@@ -18,7 +17,7 @@ func Canonical(p string) string {
 	if isCanonical(p) {
 		return p // the common case: a clean absolute path, left as it is
 	}
-	return path.Clean(p)
+	return clean(p)
 }
 
 // isCanonical reports whether p is absolute and path.Clean would return it

@@ -42,6 +42,10 @@ type checkWorker struct {
 	jobs    chan job
 	done    chan []Finding // buffered: a worker given up on never blocks on it
 	scratch Coverage
+	// ctl controls the worker's check; each check starts it afresh
+	// (control.reuse). A worker given up on keeps it: its hung check may
+	// still read it.
+	ctl control
 }
 
 type job struct {
@@ -83,7 +87,8 @@ func (k *Checker) CheckOn(f core.Factory, c Case, cov *Coverage) []Finding {
 		go k.w.serve(k.opt.Observe)
 	}
 	w := k.w
-	ctl := new(control)
+	ctl := &w.ctl
+	ctl.reuse()
 	ctl.at(phaseBuild, 0)
 	w.jobs <- job{f, c, ctl}
 	// The machine's clock bounds only how long we wait for a hang; it never

@@ -40,6 +40,13 @@ type control struct {
 	n       int
 }
 
+// reuse makes k the control of a new check, for a worker whose last check
+// ended (it was not given up on: nothing else holds k).
+func (k *control) reuse() {
+	k.progress.Store(0)
+	k.running, k.closed, k.n = [2]core.Sandbox{}, [2]bool{}, 0
+}
+
 func (k *control) at(p phase, step int) {
 	if k != nil {
 		k.progress.Store(int64(p)<<32 | int64(step))

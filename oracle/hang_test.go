@@ -164,6 +164,20 @@ func TestSandboxesAreClosed(t *testing.T) {
 	if n := closes.Load(); n != 2 {
 		t.Fatalf("%d sandboxes closed, want 2 (the run and the replay)", n)
 	}
+	// A Checker's worker controls check after check with one control,
+	// which must forget the sandboxes of the check before (closed once
+	// each already) and close each check's own.
+	closes.Store(0)
+	k := NewChecker(newClosableHang(99, &closes), Options{})
+	defer k.Close()
+	for i := range 3 {
+		if got := k.Check(hangCase(), new(Coverage)); len(got) != 0 {
+			t.Fatalf("check %d: findings on a sandbox that does not hang: %v", i+1, got)
+		}
+		if n := closes.Load(); n != int64(2*(i+1)) {
+			t.Fatalf("after %d checks by one Checker, %d sandboxes closed, want %d", i+1, n, 2*(i+1))
+		}
+	}
 }
 
 // slowFactory builds the reference after sleeping d, and counts the Close
