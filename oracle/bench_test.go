@@ -53,3 +53,17 @@ func BenchmarkCheckedSeedTrace(b *testing.B) {
 		b.Fatal(r.Findings())
 	}
 }
+
+// BenchmarkModelSeedTrace is the model alone on BenchmarkCheckedSeedTrace's
+// ops: what predicting SPEC §5 costs an op, without the sandbox or the
+// checks.
+func BenchmarkModelSeedTrace(b *testing.B) {
+	g := seedGrant(core.Budgets{MaxOps: 1 << 62, MaxWall: 1 << 62, MaxOutputBytes: 1 << 62})
+	m := newModel(g, newModelBase(seedWorld))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if res, _ := m.predict(seedTraceOps[i%len(seedTraceOps)]); res.Kind == core.Invalid {
+			b.Fatal("no verdict")
+		}
+	}
+}

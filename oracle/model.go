@@ -367,8 +367,12 @@ func suspicious(a string) bool { return strings.IndexByte(a, 0) >= 0 || !utf8.Va
 // dotDotSegment looks at every ".." pair and asks whether separators (or
 // the ends of the string) bound it on both sides: the same question as
 // core.HasTraversal, asked of pairs instead of segments. It jumps from dot
-// to dot (strings.IndexByte), since most paths have one or none.
+// to dot (strings.IndexByte), and first asks whether p has a ".." at all:
+// most paths have none.
 func dotDotSegment(p string) bool {
+	if !strings.Contains(p, "..") {
+		return false
+	}
 	for i := 0; ; i++ {
 		j := strings.IndexByte(p[i:], '.')
 		if j < 0 {

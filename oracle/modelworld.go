@@ -23,8 +23,8 @@ import (
 // So one base can serve every run over the same world (PrepareWorld).
 type modelWorld struct {
 	base    *modelBase
-	written map[string]string // Clean(path) → content written by this run; nil until the first write of any run
-	turns   []int             // per dns line: whose turn it is; empty until the run's first resolve
+	written modelTable[string, string] // Clean(path) → content written by this run
+	turns   []int                      // per dns line: whose turn it is; empty until the run's first resolve
 	clock   tickClock
 	// answers holds, per link (modelLink.index), what realpath has learned
 	// of it this run: links never change, so a link is walked through at
@@ -53,19 +53,19 @@ const (
 	loopsForever
 )
 
-// modelBase is a world's spec, and the maps the model reads it through.
-// Each map is built the first time an op needs it (most scenarios never
+// modelBase is a world's spec, and the tables the model reads it through.
+// Each table is built the first time an op needs it (most scenarios never
 // fetch, many never read), so starting a world costs nothing per file;
 // prepare builds them all, after which a base is only read and may be
 // shared. The spec's slices are read then, so they must not change while
 // the base is in use. A base a check prepared for itself is reset for the
-// next check's world (reset), keeping the maps' memory.
+// next check's world (reset), keeping the tables' memory.
 type modelBase struct {
 	spec   core.WorldSpec
-	files  map[string]string     // Clean(path) → content
-	routes map[modelRoute]string // hostKey(host) and path → body
-	dns    map[string]int        // hostKey(host) → the index of its (last) dns line
-	links  map[string]modelLink  // Clean(link path) → the link
+	files  modelTable[string, string]     // Clean(path) → content
+	routes modelTable[modelRoute, string] // hostKey(host) and path → body
+	dns    modelTable[string, int]        // hostKey(host) → the index of its (last) dns line
+	links  map[string]modelLink           // Clean(link path) → the link
 	// longestLink is the length of the longest link path: a walk need not
 	// look a longer path up.
 	longestLink int
@@ -98,31 +98,28 @@ func newModelBase(ws core.WorldSpec) *modelBase { return &modelBase{spec: ws} }
 // memory. Nothing may read b's earlier world again.
 func (b *modelBase) reset(ws core.WorldSpec) {
 	b.spec, b.built, b.longestLink = ws, 0, 0
-	clear(b.files)
-	clear(b.routes)
-	clear(b.dns)
+	b.files.reset()
+	b.routes.reset()
+	b.dns.reset()
 	clear(b.links)
 }
 
 // prepare builds every map, so that the base is read-only from then on.
 func (b *modelBase) prepare() *modelBase {
-	b.fileMap()
-	b.routeMap()
-	b.dnsMap()
+	b.fileTable()
+	b.routeTable()
+	b.dnsTable()
 	b.linkMap()
 	return b
 }
 
-// fill reports whether the map named m must be filled now (it is not
-// yet), making it if need be, and marks it built.
-func fill[K comparable, V any](b *modelBase, m mapSet, into *map[K]V, n int) bool {
+// fill reports whether the table named m must be filled now (it is not
+// yet), and marks it built.
+func (b *modelBase) fill(m mapSet) bool {
 	if b.built&m != 0 {
 		return false
 	}
 	b.built |= m
-	if *into == nil {
-		*into = make(map[K]V, n)
-	}
 	return true
 }
 
@@ -135,7 +132,7 @@ func newModelWorld(b *modelBase) *modelWorld {
 // reset starts w afresh over b: nothing written, every dns line at its
 // first answer, the clock at its start. It keeps the memory of w's writes.
 func (w *modelWorld) reset(b *modelBase) {
-	clear(w.written)
+	w.written.reset()
 	clear(w.answers)
 	*w = modelWorld{base: b, written: w.written, turns: w.turns[:0], clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step},
 		answers: w.answers[:0], answerText: w.answerText[:0]}
@@ -297,7 +294,10 @@ func anyPrefixIsLink(clean string, links map[string]modelLink, longest int) bool
 // target or at "/", and neither does a real file system, so those lines
 // are dropped.
 func (b *modelBase) linkMap() map[string]modelLink {
-	if fill(b, linksBuilt, &b.links, len(b.spec.Links)) {
+	if b.fill(linksBuilt) {
+		if b.links == nil {
+			b.links = make(map[string]modelLink, len(b.spec.Links))
+		}
 		for _, l := range b.spec.Links { // in order: a later line replaces an earlier one, in its place
 			if at := core.Canonical(l.Path); l.Target != "" && at != "/" {
 				i := len(b.links)
@@ -314,46 +314,42 @@ func (b *modelBase) linkMap() map[string]modelLink {
 
 // read is VFS.Read of a path already cleaned.
 func (w *modelWorld) read(clean string) (string, bool) {
-	if d, ok := w.written[clean]; ok {
+	if d, ok := w.written.get(clean); ok {
 		return d, true
 	}
-	d, ok := w.base.fileMap()[clean]
-	return d, ok
+	return w.base.fileTable().get(clean)
 }
 
 // write is VFS.Write to a path already cleaned.
 func (w *modelWorld) write(clean, data string) {
-	if w.written == nil {
-		w.written = make(map[string]string, 1)
-	}
-	w.written[clean] = data
+	w.written.put(clean, data)
 }
 
-func (b *modelBase) fileMap() map[string]string {
-	if fill(b, filesBuilt, &b.files, len(b.spec.Files)) {
+func (b *modelBase) fileTable() *modelTable[string, string] {
+	if b.fill(filesBuilt) {
 		for _, f := range b.spec.Files { // in order: a later file replaces an earlier one
-			b.files[core.Canonical(f.Path)] = f.Data
+			b.files.put(core.Canonical(f.Path), f.Data)
 		}
 	}
-	return b.files
+	return &b.files
 }
 
-func (b *modelBase) routeMap() map[modelRoute]string {
-	if fill(b, routesBuilt, &b.routes, len(b.spec.Routes)) {
+func (b *modelBase) routeTable() *modelTable[modelRoute, string] {
+	if b.fill(routesBuilt) {
 		for _, r := range b.spec.Routes { // in order: a later route replaces an earlier one
-			b.routes[modelRoute{hostKey(r.Host), r.Path}] = r.Body
+			b.routes.put(modelRoute{hostKey(r.Host), r.Path}, r.Body)
 		}
 	}
-	return b.routes
+	return &b.routes
 }
 
-func (b *modelBase) dnsMap() map[string]int {
-	if fill(b, dnsBuilt, &b.dns, len(b.spec.DNS)) {
+func (b *modelBase) dnsTable() *modelTable[string, int] {
+	if b.fill(dnsBuilt) {
 		for i, d := range b.spec.DNS { // in order: a later line replaces an earlier one
-			b.dns[hostKey(d.Host)] = i
+			b.dns.put(hostKey(d.Host), i)
 		}
 	}
-	return b.dns
+	return &b.dns
 }
 
 // fetch is Net.Fetch: the body routed for host, compared as the resolver
@@ -362,8 +358,7 @@ func (w *modelWorld) fetch(host, path string) (string, bool) {
 	if len(w.base.spec.Routes) == 0 {
 		return "", false
 	}
-	body, ok := w.base.routeMap()[modelRoute{hostKey(host), path}]
-	return body, ok
+	return w.base.routeTable().get(modelRoute{hostKey(host), path})
 }
 
 // call is Tools.Call: the scenario's canned output for the tool (the last
@@ -389,7 +384,7 @@ func (w *modelWorld) call(name, input string) (string, bool) {
 func (w *modelWorld) resolve(host string) netip.Addr {
 	name := hostKey(host)
 	if lines := w.base.spec.DNS; len(lines) > 0 {
-		if i, ok := w.base.dnsMap()[name]; ok && len(lines[i].Addrs) > 0 {
+		if i, ok := w.base.dnsTable().get(name); ok && len(lines[i].Addrs) > 0 {
 			if len(w.turns) == 0 { // the first resolve of the run: every line at its first answer
 				w.turns = slices.Grow(w.turns, len(lines))[:len(lines)]
 				clear(w.turns)
