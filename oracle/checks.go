@@ -109,13 +109,14 @@ func describeEffects(s *stepObs) string {
 
 func (r *Run) checkConfinement(s *stepObs) {
 	r.cov.Checked[Confinement][s.class]++
-	for i, e := range s.entries {
-		if i > 0 && sameJudgement(s.entries[i-1], e, s.op.Kind) {
+	for i := range s.entries { // by pointer: an entry is eight words
+		e := &s.entries[i]
+		if i > 0 && sameJudgement(&s.entries[i-1], e, s.op.Kind) {
 			continue // authorized already, by the same test of the same path
 		}
 		if why := r.unauthorized(e, s.op.Kind); why != "" {
 			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s, but %s",
-				FormatOp(*s.op), describeResult(s.res), e, why))
+				FormatOp(*s.op), describeResult(s.res), *e, why))
 			return
 		}
 	}
@@ -128,7 +129,7 @@ func (r *Run) checkConfinement(s *stepObs) {
 // path already canonical and free of links. (A realpath that answered
 // another path leaves the read or write of the path asked to be judged on
 // its own: the links it goes through may lead out of the roots.)
-func sameJudgement(a, b core.Entry, opKind string) bool {
+func sameJudgement(a, b *core.Entry, opKind string) bool {
 	return a.Call == core.CallRealpath && a.Name == b.Name && a.Arg == b.Name &&
 		(b.Call == core.CallRead && opKind == core.OpRead || b.Call == core.CallWrite && opKind == core.OpWrite)
 }
@@ -141,7 +142,7 @@ func sameJudgement(a, b core.Entry, opKind string) bool {
 // under the roots, without traversal. A realpath is judged on the path it was asked, by the roots of the
 // op that asked: it is authorized exactly when the op's lexical checks
 // passed.
-func (r *Run) unauthorized(e core.Entry, opKind string) string {
+func (r *Run) unauthorized(e *core.Entry, opKind string) string {
 	g := r.grant
 	switch e.Call {
 	case core.CallRead:
@@ -205,8 +206,8 @@ func (r *Run) checkEgress(s *stepObs) {
 		r.cov.Checked[NoInternalEgress][s.class]++
 	}
 	resolves, fetches := 0, 0
-	for i, e := range s.entries {
-		switch e.Call {
+	for i := range s.entries {
+		switch e := &s.entries[i]; e.Call {
 		case core.CallResolve:
 			resolves++
 		case core.CallFetch:
