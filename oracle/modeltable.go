@@ -1,19 +1,20 @@
 package oracle
 
 // scanLimit is how many entries a modelTable keeps in a list, looked up by
-// scanning, before it hashes them: most worlds have a handful of files,
-// routes and dns lines and a run writes a handful of files, and a scan
-// that compares lengths first finds one among a few sooner than a Go map
-// hashes the key.
+// scanning, before it hashes them: most runs write a handful of files and
+// most worlds have a handful of routes and dns lines, and a scan that
+// compares lengths first finds one among a few sooner than a Go map hashes
+// the key.
 const scanLimit = 8
 
 // modelTable is the model's table of a world's entries, a later put of a
 // key replacing the earlier: a list while it holds at most scanLimit
-// entries, a Go map from the first put past that. The zero modelTable is
-// empty.
+// entries, a Go map from the first put past that, or from the start when
+// it is reset for more. The zero modelTable is an empty list.
 type modelTable[K comparable, V any] struct {
-	list []modelEntry[K, V] // every entry while m is nil
-	m    map[K]V
+	list   []modelEntry[K, V] // the entries while not hashed
+	m      map[K]V            // the entries while hashed; kept for reuse while not
+	hashed bool
 }
 
 type modelEntry[K comparable, V any] struct {
@@ -21,25 +22,18 @@ type modelEntry[K comparable, V any] struct {
 	v V
 }
 
-// reset empties t, keeping its memory.
-func (t *modelTable[K, V]) reset() {
+// reset empties t for about n entries, keeping its memory.
+func (t *modelTable[K, V]) reset(n int) {
 	clear(t.list)
 	t.list = t.list[:0]
 	clear(t.m)
-	t.m = nilIfEmpty(t.m)
-}
-
-// nilIfEmpty returns nil for an empty map, which a reset table goes back
-// to scanning; its memory is dropped: maps outgrow worlds only rarely.
-func nilIfEmpty[K comparable, V any](m map[K]V) map[K]V {
-	if len(m) == 0 {
-		return nil
+	if t.hashed = n > scanLimit; t.hashed && t.m == nil {
+		t.m = make(map[K]V, n)
 	}
-	return m
 }
 
 func (t *modelTable[K, V]) put(k K, v V) {
-	if t.m != nil {
+	if t.hashed {
 		t.m[k] = v
 		return
 	}
@@ -53,17 +47,20 @@ func (t *modelTable[K, V]) put(k K, v V) {
 		t.list = append(t.list, modelEntry[K, V]{k, v})
 		return
 	}
-	t.m = make(map[K]V, 2*scanLimit)
+	if t.m == nil {
+		t.m = make(map[K]V, 2*scanLimit)
+	}
 	for _, e := range t.list {
 		t.m[e.k] = e.v
 	}
 	t.m[k] = v
+	t.hashed = true
 	clear(t.list)
 	t.list = t.list[:0]
 }
 
 func (t *modelTable[K, V]) get(k K) (V, bool) {
-	if t.m != nil {
+	if t.hashed {
 		v, ok := t.m[k]
 		return v, ok
 	}
@@ -78,7 +75,7 @@ func (t *modelTable[K, V]) get(k K) (V, bool) {
 
 // len returns the number of entries.
 func (t *modelTable[K, V]) len() int {
-	if t.m != nil {
+	if t.hashed {
 		return len(t.m)
 	}
 	return len(t.list)

@@ -98,9 +98,9 @@ func newModelBase(ws core.WorldSpec) *modelBase { return &modelBase{spec: ws} }
 // memory. Nothing may read b's earlier world again.
 func (b *modelBase) reset(ws core.WorldSpec) {
 	b.spec, b.built, b.longestLink = ws, 0, 0
-	b.files.reset()
-	b.routes.reset()
-	b.dns.reset()
+	b.files.reset(0) // sized as it is filled
+	b.routes.reset(0)
+	b.dns.reset(0)
 	clear(b.links)
 }
 
@@ -132,7 +132,7 @@ func newModelWorld(b *modelBase) *modelWorld {
 // reset starts w afresh over b: nothing written, every dns line at its
 // first answer, the clock at its start. It keeps the memory of w's writes.
 func (w *modelWorld) reset(b *modelBase) {
-	w.written.reset()
+	w.written.reset(0)
 	clear(w.answers)
 	*w = modelWorld{base: b, written: w.written, turns: w.turns[:0], clock: tickClock{next: b.spec.Clock.Start, step: b.spec.Clock.Step},
 		answers: w.answers[:0], answerText: w.answerText[:0]}
@@ -327,6 +327,7 @@ func (w *modelWorld) write(clean, data string) {
 
 func (b *modelBase) fileTable() *modelTable[string, string] {
 	if b.fill(filesBuilt) {
+		b.files.reset(len(b.spec.Files))
 		for _, f := range b.spec.Files { // in order: a later file replaces an earlier one
 			b.files.put(core.Canonical(f.Path), f.Data)
 		}
@@ -336,6 +337,7 @@ func (b *modelBase) fileTable() *modelTable[string, string] {
 
 func (b *modelBase) routeTable() *modelTable[modelRoute, string] {
 	if b.fill(routesBuilt) {
+		b.routes.reset(len(b.spec.Routes))
 		for _, r := range b.spec.Routes { // in order: a later route replaces an earlier one
 			b.routes.put(modelRoute{hostKey(r.Host), r.Path}, r.Body)
 		}
@@ -345,6 +347,7 @@ func (b *modelBase) routeTable() *modelTable[modelRoute, string] {
 
 func (b *modelBase) dnsTable() *modelTable[string, int] {
 	if b.fill(dnsBuilt) {
+		b.dns.reset(len(b.spec.DNS))
 		for i, d := range b.spec.DNS { // in order: a later line replaces an earlier one
 			b.dns.put(hostKey(d.Host), i)
 		}
