@@ -96,6 +96,7 @@ type builder struct {
 // time, closed when the world is done.
 func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
 	b := &builder{src: d, d: d}
+	d.record.rewind()
 	b.w.Files, b.w.Routes = d.files.open(48), d.routes.open(32) // at most 28 and 17 so far
 	b.w.DNS, b.w.ToolOutputs = d.dns.open(8), d.outputs.open(8)
 	b.writeRoots(b.readRoots())
@@ -112,6 +113,12 @@ func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
 		b.w.DNS = nil // no dns line
 	}
 	return b.g, b.w
+}
+
+// grant grants host h, whose worldless flags are fl, and records them.
+func (b *builder) grant(h string, fl hostFlag) {
+	b.g.NetHosts = append(b.g.NetHosts, h)
+	b.d.record.flags = append(b.d.record.flags, fl)
 }
 
 // list returns xs in a list of the grant's, carved from the draw's slab.
@@ -139,13 +146,14 @@ func (b *builder) route(h, p, body string) {
 // build from it, concatenated once at init.
 type rootInfo struct {
 	base      string
-	spellings [5]string // base, base/, base/., //base, base//
-	files     []string  // base/ + each of fileNames
-	siblings  []string  // base + each of siblingSuffixes
-	homoglyph string    // a Cyrillic letter in base, then /data.txt
-	upper     string    // base upper-cased, then /data.txt
-	rTxt      string    // base/r.txt
-	links     rootLinks // the links of every recipe planted in this root
+	spellings [5]string   // base, base/, base/., //base, base//
+	files     []string    // base/ + each of fileNames
+	siblings  []string    // base + each of siblingSuffixes
+	homoglyph string      // a Cyrillic letter in base, then /data.txt
+	upper     string      // base upper-cased, then /data.txt
+	rTxt      string      // base/r.txt
+	links     rootLinks   // the links of every recipe planted in this root
+	entries   []linkEntry // the entry of every recipe planted in this root (rootEntries)
 }
 
 func newRootInfo(base string) rootInfo {
@@ -158,6 +166,7 @@ func newRootInfo(base string) rootInfo {
 		ri.siblings = append(ri.siblings, base+s)
 	}
 	ri.links = newRootLinks(&ri)
+	ri.entries = rootEntries(ri.links)
 	return ri
 }
 
@@ -297,16 +306,16 @@ func (b *builder) hosts(slots int) {
 	src := b.src
 	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
 	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
-		b.plainHost(plainHosts[(i+j)%len(plainHosts)])
+		b.plainHost((i + j) % len(plainHosts))
 	}
 	for n := weighted(src, []int{55, 25, 12, 8}); n > 0; n-- {
-		h := pick(src, ipHosts)
-		b.g.NetHosts = append(b.g.NetHosts, h)
-		b.route(h, "/", "LEAK-by-ip-spelling")
+		k := src.Intn(len(ipHosts)) // pick's draw, and the index of the flags
+		b.grant(ipHosts[k], ipFlags[k])
+		b.route(ipHosts[k], "/", "LEAK-by-ip-spelling")
 	}
 	b.rangeProbes(slots)
 	for n := weighted(src, []int{70, 20, 10}); n > 0; n-- {
-		b.metadataHost(pick(src, metadataHosts))
+		b.metadataHost(src.Intn(len(metadataHosts)))
 	}
 	for i, j, n := 0, src.Intn(len(rebinders)), weighted(src, []int{50, 35, 15}); i < n; i++ {
 		b.rebinder((i+j)%len(rebinders), true)
@@ -315,7 +324,7 @@ func (b *builder) hosts(slots int) {
 		b.rebinder(src.Intn(len(rebinders)), false) // a DNS line no grant names
 	}
 	if oneIn(src, 5) {
-		b.g.NetHosts = append(b.g.NetHosts, dnsMetadata)
+		b.grant(dnsMetadata, dnsMetadataFlags)
 		b.dnsLine(dnsMetadata, []netip.Addr{core.MetadataAddr})
 		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
 	}
@@ -325,9 +334,11 @@ func (b *builder) hosts(slots int) {
 	}
 }
 
-func (b *builder) plainHost(h string) {
+// plainHost grants plainHosts[k] and routes paths for it.
+func (b *builder) plainHost(k int) {
 	src := b.src
-	b.g.NetHosts = append(b.g.NetHosts, h)
+	h := plainHosts[k]
+	b.grant(h, plainFlags[k])
 	b.route(h, "/status", "ok")
 	if oneIn(src, 2) {
 		b.route(h, "/v1/items", `{"items":[1,2,3]}`)
@@ -340,8 +351,11 @@ func (b *builder) plainHost(h string) {
 	}
 }
 
-func (b *builder) metadataHost(h string) {
-	b.g.NetHosts = append(b.g.NetHosts, h)
+// metadataHost grants metadataHosts[k] and routes one of the metadata
+// paths for it.
+func (b *builder) metadataHost(k int) {
+	h := metadataHosts[k]
+	b.grant(h, metadataFlags[k])
 	j := b.src.Intn(len(metadataPaths))
 	b.route(h, metadataPaths[j], metadataBodies[j])
 }
@@ -351,7 +365,7 @@ func (b *builder) metadataHost(h string) {
 func (b *builder) rebinder(i int, granted bool) {
 	r := rebinders[i]
 	if granted {
-		b.g.NetHosts = append(b.g.NetHosts, r.host)
+		b.grant(r.host, rebinderFlags[i])
 	}
 	b.dnsLine(r.host, r.addrs)
 	b.route(r.host, "/data", "public-data")
