@@ -212,7 +212,7 @@ func newRootLinks(x *rootInfo) rootLinks {
 // from the read root to the write root, and back.
 func (b *builder) links() {
 	src := b.src
-	if weighted(src, []int{1, 3}) == 0 {
+	if linkWeights.draw(src) == 0 {
 		return
 	}
 	var picks [10]struct { // at most 3 escape, 3 parent, 2 loop and 1 chain recipes

@@ -224,7 +224,7 @@ func compressed(a netip.Addr) string {
 // an internal address, and a public neighbour's not_found is its verdict.
 func (b *builder) rangeProbes(slots int) {
 	src := b.src
-	for n := weighted(src, []int{1, 3, 3, 2}) + slots/16; n > 0; n-- {
+	for n := literalProbeWeights.draw(src) + slots/16; n > 0; n-- {
 		pt := &rangePoints[pick(src, literalPoints)]
 		k := src.Intn(len(pt.hosts)) // pick's draw, and the index of the flags
 		b.grant(pt.hosts[k], pt.flags[k])

@@ -27,11 +27,26 @@ const (
 )
 
 var (
-	profileWeights = []int{40, 15, 15, 15, 15}
+	profileWeights = weights(40, 15, 15, 15, 15)
 	profileTheme   = [numProfiles]attack.Class{
 		opsTight: attack.OpFlood, wallTight: attack.WallJump,
 		outputTight: attack.OutputFlood, boundary: attack.BudgetBoundary,
 	}
+)
+
+// The weights the world gen draws its shape from, each where it is drawn.
+var (
+	lengthWeights       = weights(2, 17, 1)             // drawLength: short, usual, long
+	spellingWeights     = weights(45, 45, 4, 3, 3)      // rootSpelling: rootInfo.spellings
+	readRootWeights     = weights(70, 12, 8, 6, 4)      // readRoots: one, two, nested, "/", none
+	writeRootWeights    = weights(55, 15, 10, 10, 7, 3) // writeRoots: nested, none, the read root, separate, two, "/"
+	plainHostWeights    = weights(50, 30, 10, 10)       // hosts: 1, 2, 3 or no plain names
+	ipHostWeights       = weights(55, 25, 12, 8)        // hosts: 0 to 3 IP spellings
+	literalProbeWeights = weights(1, 3, 3, 2)           // rangeProbes: 0 to 3 literals, before the slots' share
+	metadataHostWeights = weights(70, 20, 10)           // hosts: 0 to 2 metadata endpoints
+	rebinderWeights     = weights(50, 35, 15)           // hosts: 0 to 2 granted rebinding names
+	toolWeights         = weights(40, 30, 15, 10, 5)    // tools: 1, 2, 3, 4 or no tools
+	linkWeights         = weights(1, 3)                 // links: no links, or links
 )
 
 // plan is what a scenario is drawn around.
@@ -57,7 +72,7 @@ const (
 )
 
 func drawPlan(src Source) plan {
-	p := plan{prof: profile(weighted(src, profileWeights))}
+	p := plan{prof: profile(profileWeights.draw(src))}
 	if p.prof == boundary {
 		p.edge = edge(src.Intn(int(numEdges)))
 	}
@@ -68,7 +83,7 @@ func drawPlan(src Source) plan {
 // drawLength gives usually 5–40 op slots, sometimes 1–4, occasionally up to
 // 200. Index 0 is the short branch, so shrinking ends there.
 func drawLength(src Source) int {
-	switch weighted(src, []int{2, 17, 1}) {
+	switch lengthWeights.draw(src) {
 	case 0:
 		return 1 + src.Intn(4)
 	case 1:
@@ -194,7 +209,7 @@ func rootInfos(suffix string) []rootInfo {
 // rootSpelling spells a root: usually with or without a trailing slash,
 // rarely in a form only Clean makes canonical.
 func (b *builder) rootSpelling(ri *rootInfo) string {
-	return ri.spellings[weighted(b.src, []int{45, 45, 4, 3, 3})]
+	return ri.spellings[spellingWeights.draw(b.src)]
 }
 
 // readRoots grants one root (mostly), two, a nested pair, "/" or none, and
@@ -205,7 +220,7 @@ func (b *builder) readRoots() int {
 	i := src.Intn(len(readBases))
 	infos := [2]*rootInfo{&readInfos[i]}
 	n := 1
-	switch weighted(src, []int{70, 12, 8, 6, 4}) {
+	switch readRootWeights.draw(src) {
 	case 1:
 		infos[1], n = &readInfos[(i+1)%len(readBases)], 2
 	case 2:
@@ -264,7 +279,7 @@ func (b *builder) writeRoots(i int) {
 	src := b.src
 	var first *rootInfo
 	b.writeHost = &outInfos[i] // unless a root of its own is granted
-	switch weighted(src, []int{55, 15, 10, 10, 7, 3}) {
+	switch writeRootWeights.draw(src) {
 	case 0:
 		first = &outInfos[i]
 		b.g.FSWrite = b.list(b.rootSpelling(first))
@@ -304,20 +319,20 @@ func (b *builder) outsideFiles() {
 // and routes bodies for them and for attacker hosts.
 func (b *builder) hosts(slots int) {
 	src := b.src
-	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
+	n := []int{1, 2, 3, 0}[plainHostWeights.draw(src)]
 	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
 		b.plainHost((i + j) % len(plainHosts))
 	}
-	for n := weighted(src, []int{55, 25, 12, 8}); n > 0; n-- {
+	for n := ipHostWeights.draw(src); n > 0; n-- {
 		k := src.Intn(len(ipHosts)) // pick's draw, and the index of the flags
 		b.grant(ipHosts[k], ipFlags[k])
 		b.route(ipHosts[k], "/", "LEAK-by-ip-spelling")
 	}
 	b.rangeProbes(slots)
-	for n := weighted(src, []int{70, 20, 10}); n > 0; n-- {
+	for n := metadataHostWeights.draw(src); n > 0; n-- {
 		b.metadataHost(src.Intn(len(metadataHosts)))
 	}
-	for i, j, n := 0, src.Intn(len(rebinders)), weighted(src, []int{50, 35, 15}); i < n; i++ {
+	for i, j, n := 0, src.Intn(len(rebinders)), rebinderWeights.draw(src); i < n; i++ {
 		b.rebinder((i+j)%len(rebinders), true)
 	}
 	if oneIn(src, 4) {
@@ -376,7 +391,7 @@ func (b *builder) rebinder(i int, granted bool) {
 // names and variants.
 func (b *builder) tools() {
 	src := b.src
-	n := []int{1, 2, 3, 4, 0}[weighted(src, []int{40, 30, 15, 10, 5})]
+	n := []int{1, 2, 3, 4, 0}[toolWeights.draw(src)]
 	b.g.Tools = b.d.strs.carve(n)
 	for i, j := 0, src.Intn(len(grantTools)); i < n; i++ {
 		b.g.Tools[i] = grantTools[(i+j)%len(grantTools)]
