@@ -38,7 +38,8 @@ type draw struct {
 	addrs   slab[netip.Addr]
 	outputs slab[core.ToolOutput]
 
-	facts facts // of the scenario being drawn, once its world is
+	facts  facts       // of the scenario being drawn, once its world is
+	record worldRecord // what the world gen recorded of that world, for its facts
 
 	// text is what cat carves short strings from.
 	text chunk.Text

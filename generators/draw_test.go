@@ -76,3 +76,27 @@ func TestDrawIntn(t *testing.T) {
 		}()
 	}
 }
+
+// fixedSource answers every Intn with r, and remembers the n asked for.
+type fixedSource struct{ r, n int }
+
+func (s *fixedSource) Intn(n int) int { s.n = n; return s.r }
+
+// TestWeightTable: a weightTable draws as weighted does over the same
+// weights, zero weights among them: it asks for the same n, and maps each
+// draw to the same index.
+func TestWeightTable(t *testing.T) {
+	for _, w := range [][]int{{1}, {1, 3}, {2, 17, 1}, {0, 5, 0, 0, 2, 0}, {45, 45, 4, 3, 3}, {55, 15, 10, 10, 7, 3}, {3, 0}} {
+		tbl := weights(w...)
+		total := 0
+		for _, x := range w {
+			total += x
+		}
+		for r := range total {
+			a, b := &fixedSource{r: r}, &fixedSource{r: r}
+			if got, want := tbl.draw(a), weighted(b, w); got != want || a.n != b.n {
+				t.Errorf("weights %v, draw %d: the table gives %d after Intn(%d), weighted %d after Intn(%d)", w, r, got, a.n, want, b.n)
+			}
+		}
+	}
+}

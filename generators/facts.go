@@ -71,6 +71,26 @@ func worldlessFlags(h string) hostFlag {
 // so that an op parses and resolves none of them.
 var tableFlags = map[string]hostFlag{}
 
+// plainFlags, ipFlags, metadataFlags, rebinderFlags and dnsMetadataFlags
+// are the worldlessFlags of the hosts of those tables, index for index
+// (and rangePoint.flags of a point's hosts): the world gen records the
+// flags of each host it grants from them (worldRecord), so that the facts
+// of a generated scenario cost no lookup of tableFlags, whose hashing of
+// the name was most of what learning a host's flags cost.
+var (
+	plainFlags, ipFlags, metadataFlags, rebinderFlags []hostFlag
+	dnsMetadataFlags                                  hostFlag
+)
+
+// flagsOf returns the worldlessFlags of each of hosts.
+func flagsOf(hosts []string) []hostFlag {
+	out := make([]hostFlag, len(hosts))
+	for i, h := range hosts {
+		out[i] = worldlessFlags(h)
+	}
+	return out
+}
+
 // flagTableHosts fills tableFlags. It runs at init, once ranges.go's init
 // has made the probes.
 func flagTableHosts() {
@@ -85,7 +105,29 @@ func flagTableHosts() {
 	for h := range probeHosts {
 		tableFlags[h] = worldlessFlags(h)
 	}
+	plainFlags, ipFlags, metadataFlags = flagsOf(plainHosts), flagsOf(ipHosts), flagsOf(metadataHosts)
+	dnsMetadataFlags = worldlessFlags(dnsMetadata)
+	rebinderFlags = make([]hostFlag, len(rebinders))
+	for i, r := range rebinders {
+		rebinderFlags[i] = worldlessFlags(r.host)
+	}
+	for i := range rangePoints {
+		rangePoints[i].flags = flagsOf(rangePoints[i].hosts)
+	}
 }
+
+// A worldRecord is what the world gen knows of the grant and the world it
+// draws, recorded as it draws them for the facts of the scenario: the
+// worldless flags of each granted host, in grant order (all are from the
+// tables above), and the entry of each link recipe it planted, in world
+// order. With it, the facts learn them without looking them up again.
+type worldRecord struct {
+	flags   []hostFlag
+	entries []linkEntry
+}
+
+// rewind empties r for the next world, keeping its lists' memory.
+func (r *worldRecord) rewind() { r.flags, r.entries = r.flags[:0], r.entries[:0] }
 
 // facts are a scenario's facts, as Generate keeps them. A host's flag and
 // a class's link entries are computed when an op first asks for them: ops
@@ -100,19 +142,38 @@ type facts struct {
 	linksKnown            [3]bool
 	literals              []int // appendLiteralProbes
 	literalsKnown         bool
+	// entries, when drawn, are the entries of every recipe planted in the
+	// world, in world order, as the world gen recorded them: links then
+	// filters them instead of finding them in the world by name.
+	entries []linkEntry
+	drawn   bool
 }
 
 // symlinkClasses are the classes of facts.links.
 var symlinkClasses = [3]attack.Class{attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop}
 
-// reset makes f the facts of sc, reusing f's lists.
-func (f *facts) reset(sc *scenario.Scenario) {
+// reset makes f the facts of sc, reusing f's lists. rec, when not nil, is
+// what the world gen recorded as it drew sc's grant and world: f starts
+// out knowing every host's worldless flags and where the link recipes are,
+// as it would learn them.
+func (f *facts) reset(sc *scenario.Scenario, rec *worldRecord) {
 	f.sc, f.linksKnown, f.literalsKnown = sc, [3]bool{}, false
 	f.readBases = appendBases(f.readBases[:0], sc.Grant.FSRead)
 	f.writeBases = appendBases(f.writeBases[:0], sc.Grant.FSWrite)
 	n := len(sc.Grant.NetHosts)
 	f.hosts = append(f.hosts[:0], make([]hostFlag, n)...)
 	f.known = append(f.known[:0], make([]hostFlag, n)...)
+	f.entries, f.drawn = f.entries[:0], rec != nil
+	if rec == nil {
+		return
+	}
+	if len(rec.flags) == n { // one per granted host, as the world gen grants them
+		copy(f.hosts, rec.flags)
+		for k := range f.known {
+			f.known[k] = worldless
+		}
+	}
+	f.entries = append(f.entries, rec.entries...)
 }
 
 // has reports whether the k-th granted host has flag fl. It learns all
@@ -140,7 +201,11 @@ func (f *facts) has(k int, fl hostFlag) bool {
 func (f *facts) linkEntries(cl attack.Class) []linkEntry {
 	i := slices.Index(symlinkClasses[:], cl)
 	if !f.linksKnown[i] {
-		f.links[i] = appendLinkEntries(f.links[i][:0], f.sc, cl)
+		if f.drawn {
+			f.links[i] = appendPlanted(f.links[i][:0], f.entries, cl)
+		} else {
+			f.links[i] = appendLinkEntries(f.links[i][:0], f.sc, cl)
+		}
 		f.linksKnown[i] = true
 	}
 	return f.links[i]

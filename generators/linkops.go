@@ -112,6 +112,21 @@ func appendLinkEntries(out []linkEntry, sc *scenario.Scenario, cl attack.Class) 
 	return out
 }
 
+// appendPlanted is appendLinkEntries from the entries of the recipes the
+// world gen planted (worldRecord.entries) instead of from the world's
+// links: the world's links are those recipes' links, in the same order,
+// each recipe's entry first, so the entries of class cl are the same.
+func appendPlanted(out, planted []linkEntry, cl attack.Class) []linkEntry {
+	n := 0
+	for _, e := range planted {
+		if e.recipe.class == cl && n < maxLinkEntries {
+			out = append(out, e)
+			n++
+		}
+	}
+	return out
+}
+
 // recipeOf is the recipe whose entry link is named as p's last component,
 // or nil.
 func recipeOf(p string) *linkRecipe { return recipeByName[p[strings.LastIndexByte(p, '/')+1:]] }

@@ -175,6 +175,17 @@ var recipeByName = func() map[string]*linkRecipe {
 // path and (unless it names the other root) its target.
 type rootLinks [][]core.Link
 
+// rootEntries are the entries of a root's link recipes, computed once,
+// per recipe, as appendLinkEntries finds them in a world they are planted in.
+func rootEntries(links rootLinks) []linkEntry {
+	out := make([]linkEntry, len(links))
+	for i, ls := range links {
+		p := ls[0].Path
+		out[i] = linkEntry{linkRecipes[i], p[:max(strings.LastIndexByte(p, '/'), 0)]}
+	}
+	return out
+}
+
 func newRootLinks(x *rootInfo) rootLinks {
 	out := make(rootLinks, len(linkRecipes))
 	for i, r := range linkRecipes {
@@ -201,7 +212,7 @@ func newRootLinks(x *rootInfo) rootLinks {
 // from the read root to the write root, and back.
 func (b *builder) links() {
 	src := b.src
-	if weighted(src, []int{1, 3}) == 0 {
+	if linkWeights.draw(src) == 0 {
 		return
 	}
 	var picks [10]struct { // at most 3 escape, 3 parent, 2 loop and 1 chain recipes
@@ -247,6 +258,7 @@ func (b *builder) links() {
 	}
 	b.w.Links = b.d.links.open(size)
 	for _, p := range picks[:n] {
+		b.d.record.entries = append(b.d.record.entries, p.x.entries[p.k])
 		for j, l := range p.x.links[p.k] {
 			if s := linkRecipes[p.k].links[j]; s.other != nil {
 				l.Target = s.other(p.o)

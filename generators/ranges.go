@@ -28,7 +28,8 @@ import (
 type rangePoint struct {
 	hosts []string
 	addrs []netip.Addr
-	name  bool // the hosts are names, answered by a dns line
+	name  bool       // the hosts are names, answered by a dns line
+	flags []hostFlag // each host's worldlessFlags (flagTableHosts)
 }
 
 // rangePoints holds every reachable point; literalPoints and namePoints
@@ -223,16 +224,16 @@ func compressed(a netip.Addr) string {
 // an internal address, and a public neighbour's not_found is its verdict.
 func (b *builder) rangeProbes(slots int) {
 	src := b.src
-	for n := weighted(src, []int{1, 3, 3, 2}) + slots/16; n > 0; n-- {
+	for n := literalProbeWeights.draw(src) + slots/16; n > 0; n-- {
 		pt := &rangePoints[pick(src, literalPoints)]
-		h := pick(src, pt.hosts)
-		b.g.NetHosts = append(b.g.NetHosts, h)
+		k := src.Intn(len(pt.hosts)) // pick's draw, and the index of the flags
+		b.grant(pt.hosts[k], pt.flags[k])
 	}
 	if oneIn(src, 3) {
 		pt := &rangePoints[pick(src, namePoints)]
 		k := src.Intn(len(pt.hosts))
 		h := pt.hosts[k]
-		b.g.NetHosts = append(b.g.NetHosts, h)
+		b.grant(h, pt.flags[k])
 		b.dnsLine(h, []netip.Addr{pt.addrs[k], probePublic})
 	}
 }

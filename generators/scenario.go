@@ -57,7 +57,7 @@ func (d *draw) generate(sc *scenario.Scenario, limit int) *scenario.Scenario {
 	p := drawPlan(d)
 	p.limit, p.n = limit, min(p.n, limit)
 	sc.Grant, sc.World = drawGrantWorld(d, p)
-	d.facts.reset(sc)
+	d.facts.reset(sc, &d.record)
 	sc.Steps = d.steps.open(min(p.stepsHint(), limit))
 	g, grouped := src.(Grouper)
 	for i := 0; i < p.n && len(sc.Steps) < limit; i++ {

@@ -67,8 +67,42 @@ func pick[T any](src Source, xs []T) T { return xs[src.Intn(len(xs))] }
 // use it to add the rarer, richer thing.
 func oneIn(src Source, n int) bool { return src.Intn(n) == n-1 }
 
+// A weightTable is a fixed list of weights for weighted, summed once: the
+// world gen draws from a dozen of them a scenario, and summing the weights
+// again for each draw was most of what the draw cost.
+type weightTable struct {
+	total int
+	ends  []int // ends[i] is the sum of the weights up to and including i's
+}
+
+// weights returns the weightTable of w, whose sum must be positive.
+func weights(w ...int) weightTable {
+	t := weightTable{ends: make([]int, len(w))}
+	for i, x := range w {
+		t.total += x
+		t.ends[i] = t.total
+	}
+	if t.total <= 0 {
+		panic("generators: weights that sum to nothing")
+	}
+	return t
+}
+
+// draw returns weighted(src, w) for the w t was made of: the same draw,
+// and the same index for it.
+func (t *weightTable) draw(src Source) int {
+	r := src.Intn(t.total)
+	for i, end := range t.ends {
+		if r < end {
+			return i
+		}
+	}
+	return len(t.ends) - 1
+}
+
 // weighted returns an index drawn in proportion to w, whose sum must be
-// positive. Index 0 is what a draw of 0 gives, so it shrinks there.
+// positive. Index 0 is what a draw of 0 gives, so it shrinks there. For
+// weights fixed in the code, a weightTable draws the same, faster.
 func weighted(src Source, w []int) int {
 	total := 0
 	for _, x := range w {

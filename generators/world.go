@@ -27,11 +27,26 @@ const (
 )
 
 var (
-	profileWeights = []int{40, 15, 15, 15, 15}
+	profileWeights = weights(40, 15, 15, 15, 15)
 	profileTheme   = [numProfiles]attack.Class{
 		opsTight: attack.OpFlood, wallTight: attack.WallJump,
 		outputTight: attack.OutputFlood, boundary: attack.BudgetBoundary,
 	}
+)
+
+// The weights the world gen draws its shape from, each where it is drawn.
+var (
+	lengthWeights       = weights(2, 17, 1)             // drawLength: short, usual, long
+	spellingWeights     = weights(45, 45, 4, 3, 3)      // rootSpelling: rootInfo.spellings
+	readRootWeights     = weights(70, 12, 8, 6, 4)      // readRoots: one, two, nested, "/", none
+	writeRootWeights    = weights(55, 15, 10, 10, 7, 3) // writeRoots: nested, none, the read root, separate, two, "/"
+	plainHostWeights    = weights(50, 30, 10, 10)       // hosts: 1, 2, 3 or no plain names
+	ipHostWeights       = weights(55, 25, 12, 8)        // hosts: 0 to 3 IP spellings
+	literalProbeWeights = weights(1, 3, 3, 2)           // rangeProbes: 0 to 3 literals, before the slots' share
+	metadataHostWeights = weights(70, 20, 10)           // hosts: 0 to 2 metadata endpoints
+	rebinderWeights     = weights(50, 35, 15)           // hosts: 0 to 2 granted rebinding names
+	toolWeights         = weights(40, 30, 15, 10, 5)    // tools: 1, 2, 3, 4 or no tools
+	linkWeights         = weights(1, 3)                 // links: no links, or links
 )
 
 // plan is what a scenario is drawn around.
@@ -57,7 +72,7 @@ const (
 )
 
 func drawPlan(src Source) plan {
-	p := plan{prof: profile(weighted(src, profileWeights))}
+	p := plan{prof: profile(profileWeights.draw(src))}
 	if p.prof == boundary {
 		p.edge = edge(src.Intn(int(numEdges)))
 	}
@@ -68,7 +83,7 @@ func drawPlan(src Source) plan {
 // drawLength gives usually 5–40 op slots, sometimes 1–4, occasionally up to
 // 200. Index 0 is the short branch, so shrinking ends there.
 func drawLength(src Source) int {
-	switch weighted(src, []int{2, 17, 1}) {
+	switch lengthWeights.draw(src) {
 	case 0:
 		return 1 + src.Intn(4)
 	case 1:
@@ -96,6 +111,7 @@ type builder struct {
 // time, closed when the world is done.
 func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
 	b := &builder{src: d, d: d}
+	d.record.rewind()
 	b.w.Files, b.w.Routes = d.files.open(48), d.routes.open(32) // at most 28 and 17 so far
 	b.w.DNS, b.w.ToolOutputs = d.dns.open(8), d.outputs.open(8)
 	b.writeRoots(b.readRoots())
@@ -112,6 +128,12 @@ func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
 		b.w.DNS = nil // no dns line
 	}
 	return b.g, b.w
+}
+
+// grant grants host h, whose worldless flags are fl, and records them.
+func (b *builder) grant(h string, fl hostFlag) {
+	b.g.NetHosts = append(b.g.NetHosts, h)
+	b.d.record.flags = append(b.d.record.flags, fl)
 }
 
 // list returns xs in a list of the grant's, carved from the draw's slab.
@@ -139,13 +161,14 @@ func (b *builder) route(h, p, body string) {
 // build from it, concatenated once at init.
 type rootInfo struct {
 	base      string
-	spellings [5]string // base, base/, base/., //base, base//
-	files     []string  // base/ + each of fileNames
-	siblings  []string  // base + each of siblingSuffixes
-	homoglyph string    // a Cyrillic letter in base, then /data.txt
-	upper     string    // base upper-cased, then /data.txt
-	rTxt      string    // base/r.txt
-	links     rootLinks // the links of every recipe planted in this root
+	spellings [5]string   // base, base/, base/., //base, base//
+	files     []string    // base/ + each of fileNames
+	siblings  []string    // base + each of siblingSuffixes
+	homoglyph string      // a Cyrillic letter in base, then /data.txt
+	upper     string      // base upper-cased, then /data.txt
+	rTxt      string      // base/r.txt
+	links     rootLinks   // the links of every recipe planted in this root
+	entries   []linkEntry // the entry of every recipe planted in this root (rootEntries)
 }
 
 func newRootInfo(base string) rootInfo {
@@ -158,6 +181,7 @@ func newRootInfo(base string) rootInfo {
 		ri.siblings = append(ri.siblings, base+s)
 	}
 	ri.links = newRootLinks(&ri)
+	ri.entries = rootEntries(ri.links)
 	return ri
 }
 
@@ -185,7 +209,7 @@ func rootInfos(suffix string) []rootInfo {
 // rootSpelling spells a root: usually with or without a trailing slash,
 // rarely in a form only Clean makes canonical.
 func (b *builder) rootSpelling(ri *rootInfo) string {
-	return ri.spellings[weighted(b.src, []int{45, 45, 4, 3, 3})]
+	return ri.spellings[spellingWeights.draw(b.src)]
 }
 
 // readRoots grants one root (mostly), two, a nested pair, "/" or none, and
@@ -196,7 +220,7 @@ func (b *builder) readRoots() int {
 	i := src.Intn(len(readBases))
 	infos := [2]*rootInfo{&readInfos[i]}
 	n := 1
-	switch weighted(src, []int{70, 12, 8, 6, 4}) {
+	switch readRootWeights.draw(src) {
 	case 1:
 		infos[1], n = &readInfos[(i+1)%len(readBases)], 2
 	case 2:
@@ -255,7 +279,7 @@ func (b *builder) writeRoots(i int) {
 	src := b.src
 	var first *rootInfo
 	b.writeHost = &outInfos[i] // unless a root of its own is granted
-	switch weighted(src, []int{55, 15, 10, 10, 7, 3}) {
+	switch writeRootWeights.draw(src) {
 	case 0:
 		first = &outInfos[i]
 		b.g.FSWrite = b.list(b.rootSpelling(first))
@@ -295,27 +319,27 @@ func (b *builder) outsideFiles() {
 // and routes bodies for them and for attacker hosts.
 func (b *builder) hosts(slots int) {
 	src := b.src
-	n := []int{1, 2, 3, 0}[weighted(src, []int{50, 30, 10, 10})]
+	n := []int{1, 2, 3, 0}[plainHostWeights.draw(src)]
 	for i, j := 0, src.Intn(len(plainHosts)); i < n; i++ {
-		b.plainHost(plainHosts[(i+j)%len(plainHosts)])
+		b.plainHost((i + j) % len(plainHosts))
 	}
-	for n := weighted(src, []int{55, 25, 12, 8}); n > 0; n-- {
-		h := pick(src, ipHosts)
-		b.g.NetHosts = append(b.g.NetHosts, h)
-		b.route(h, "/", "LEAK-by-ip-spelling")
+	for n := ipHostWeights.draw(src); n > 0; n-- {
+		k := src.Intn(len(ipHosts)) // pick's draw, and the index of the flags
+		b.grant(ipHosts[k], ipFlags[k])
+		b.route(ipHosts[k], "/", "LEAK-by-ip-spelling")
 	}
 	b.rangeProbes(slots)
-	for n := weighted(src, []int{70, 20, 10}); n > 0; n-- {
-		b.metadataHost(pick(src, metadataHosts))
+	for n := metadataHostWeights.draw(src); n > 0; n-- {
+		b.metadataHost(src.Intn(len(metadataHosts)))
 	}
-	for i, j, n := 0, src.Intn(len(rebinders)), weighted(src, []int{50, 35, 15}); i < n; i++ {
+	for i, j, n := 0, src.Intn(len(rebinders)), rebinderWeights.draw(src); i < n; i++ {
 		b.rebinder((i+j)%len(rebinders), true)
 	}
 	if oneIn(src, 4) {
 		b.rebinder(src.Intn(len(rebinders)), false) // a DNS line no grant names
 	}
 	if oneIn(src, 5) {
-		b.g.NetHosts = append(b.g.NetHosts, dnsMetadata)
+		b.grant(dnsMetadata, dnsMetadataFlags)
 		b.dnsLine(dnsMetadata, []netip.Addr{core.MetadataAddr})
 		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
 	}
@@ -325,9 +349,11 @@ func (b *builder) hosts(slots int) {
 	}
 }
 
-func (b *builder) plainHost(h string) {
+// plainHost grants plainHosts[k] and routes paths for it.
+func (b *builder) plainHost(k int) {
 	src := b.src
-	b.g.NetHosts = append(b.g.NetHosts, h)
+	h := plainHosts[k]
+	b.grant(h, plainFlags[k])
 	b.route(h, "/status", "ok")
 	if oneIn(src, 2) {
 		b.route(h, "/v1/items", `{"items":[1,2,3]}`)
@@ -340,8 +366,11 @@ func (b *builder) plainHost(h string) {
 	}
 }
 
-func (b *builder) metadataHost(h string) {
-	b.g.NetHosts = append(b.g.NetHosts, h)
+// metadataHost grants metadataHosts[k] and routes one of the metadata
+// paths for it.
+func (b *builder) metadataHost(k int) {
+	h := metadataHosts[k]
+	b.grant(h, metadataFlags[k])
 	j := b.src.Intn(len(metadataPaths))
 	b.route(h, metadataPaths[j], metadataBodies[j])
 }
@@ -351,7 +380,7 @@ func (b *builder) metadataHost(h string) {
 func (b *builder) rebinder(i int, granted bool) {
 	r := rebinders[i]
 	if granted {
-		b.g.NetHosts = append(b.g.NetHosts, r.host)
+		b.grant(r.host, rebinderFlags[i])
 	}
 	b.dnsLine(r.host, r.addrs)
 	b.route(r.host, "/data", "public-data")
@@ -362,7 +391,7 @@ func (b *builder) rebinder(i int, granted bool) {
 // names and variants.
 func (b *builder) tools() {
 	src := b.src
-	n := []int{1, 2, 3, 4, 0}[weighted(src, []int{40, 30, 15, 10, 5})]
+	n := []int{1, 2, 3, 4, 0}[toolWeights.draw(src)]
 	b.g.Tools = b.d.strs.carve(n)
 	for i, j := 0, src.Intn(len(grantTools)); i < n; i++ {
 		b.g.Tools[i] = grantTools[(i+j)%len(grantTools)]

@@ -139,9 +139,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	countInCheck := cfg.Dimensions && cfg.Target.Name == sut.Reference && cfg.Target.Adapt == nil
 	var (
 		next    atomic.Int64 // next check index to hand out
-		done    atomic.Int64 // checks finished
+		counts  = make([]workerCount, workers)
 		skipped atomic.Int64 // scenarios the adapter could express nothing of
-		ops     atomic.Uint64
 		covs    = make([]oracle.Coverage, workers)
 		dcs     = make([]dims.Counts, workers)
 		drawn   = make([]dims.Counts, workers) // of the scenarios as generated, before an adapter
@@ -202,7 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				} else {
 					fs = checker.Check(c, cov)
 				}
-				ops.Add(cov.Ops - before)
+				counts[w].ops.Add(cov.Ops - before)
 				if hung(fs) { // its goroutine may still read the scenario
 					gen.Abandon()
 				}
@@ -223,11 +222,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					col.offer(int(i), sc, fs)
 				}
 				col.finish(int(i))
-				done.Add(1)
+				counts[w].checks.Add(1)
 			}
 		}()
 	}
-	stopProgress := reportProgress(cfg.Progress, start, &done, &ops, out.count, col.raws.Load)
+	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load)
 	wg.Wait()
 	col.flush()
 	out.close()
@@ -254,14 +253,36 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 	}
-	res.Checks = int(done.Load())
+	res.Checks = int(sumCounts(counts).Checks)
 	res.Drawn = res.Checks + int(skipped.Load())
 	return res, out.err
 }
 
+// workerCount is what one worker has checked so far, for the progress
+// reports and the result: checks finished and ops run. Each worker counts
+// into its own, on a cache line of its own, so that the counting of one
+// check is no write to memory the other workers write too (only handing
+// out the next check index is): on two cores, counters shared by the
+// workers bounced their cache line between them twice a check.
+type workerCount struct {
+	checks atomic.Int64
+	ops    atomic.Uint64
+	_      [64 - 16]byte
+}
+
+// sumCounts sums the workers' counts; for a running campaign, a snapshot.
+func sumCounts(counts []workerCount) Progress {
+	var p Progress
+	for i := range counts {
+		p.Checks += counts[i].checks.Load()
+		p.Ops += counts[i].ops.Load()
+	}
+	return p
+}
+
 // reportProgress calls report about once a second until the returned stop
 // is called.
-func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, ops *atomic.Uint64, findings, raws func() int64) (stop func()) {
+func reportProgress(report func(Progress), start time.Time, counts []workerCount, findings, raws func() int64) (stop func()) {
 	if report == nil {
 		return func() {}
 	}
@@ -277,7 +298,9 @@ func reportProgress(report func(Progress), start time.Time, done *atomic.Int64, 
 			case <-quit:
 				return
 			case <-t.C:
-				report(Progress{Checks: done.Load(), Ops: ops.Load(), Findings: findings(), Raw: raws(), Elapsed: time.Since(start)})
+				p := sumCounts(counts)
+				p.Findings, p.Raw, p.Elapsed = findings(), raws(), time.Since(start)
+				report(p)
 			}
 		}
 	}()

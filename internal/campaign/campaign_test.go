@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -178,4 +180,43 @@ func findingPaths(res *Result) []string {
 		out = append(out, f.Path)
 	}
 	return out
+}
+
+// TestProgressCountsEveryWorker: the progress reports of a running
+// campaign count the checks and ops of all its workers, never going back,
+// and never past what the result counts in the end.
+func TestProgressCountsEveryWorker(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		reports []Progress
+	)
+	res, err := Run(context.Background(), Config{Seed: 1, Duration: 1300 * time.Millisecond, Workers: 2, Progress: func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, p)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) == 0 {
+		t.Fatal("no progress was reported in 1.3s")
+	}
+	if res.Checks != int(res.Coverage.Scenarios) {
+		t.Errorf("the result counts %d checks, its coverage %d scenarios", res.Checks, res.Coverage.Scenarios)
+	}
+	var last Progress
+	for _, p := range reports {
+		if p.Checks < last.Checks || p.Ops < last.Ops {
+			t.Errorf("progress went back: %+v after %+v", p, last)
+		}
+		if p.Checks <= 0 || p.Ops < uint64(p.Checks) {
+			t.Errorf("progress %+v: no checks, or fewer ops than checks", p)
+		}
+		last = p
+	}
+	if last.Checks > int64(res.Checks) || last.Ops > res.Coverage.Ops {
+		t.Errorf("progress %+v is past the result: %d checks, %d ops", last, res.Checks, res.Coverage.Ops)
+	}
 }

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -29,20 +30,19 @@ type raw struct {
 // sink in check order, as they become final. So what is minimized depends
 // on the seed and the checks alone, never on which worker finished first.
 type collector struct {
-	mu        sync.Mutex
-	watermark int          // every check below it has finished
-	finished  map[int]bool // checks at or above the watermark that have finished
-	pending   [oracle.NumInvariants][]raw
-	accepted  [oracle.NumInvariants]int
-	full      [oracle.NumInvariants]atomic.Bool // accepted == MaxPerInvariant: workers need not offer
-	first     bool                              // StopAtFirst: only the lowest check with a finding is kept
-	firstBad  atomic.Int64                      // the lowest check with a finding, for StopAtFirst
-	raws      atomic.Int64                      // raw findings offered, kept or not
-	sink      func(raw)
+	mu       sync.Mutex
+	finished finishedSet // the checks finished: every one below its watermark, and some above it
+	pending  [oracle.NumInvariants][]raw
+	accepted [oracle.NumInvariants]int
+	full     [oracle.NumInvariants]atomic.Bool // accepted == MaxPerInvariant: workers need not offer
+	first    bool                              // StopAtFirst: only the lowest check with a finding is kept
+	firstBad atomic.Int64                      // the lowest check with a finding, for StopAtFirst
+	raws     atomic.Int64                      // raw findings offered, kept or not
+	sink     func(raw)
 }
 
 func newCollector(first bool, sink func(raw)) *collector {
-	k := &collector{finished: map[int]bool{}, first: first, sink: sink}
+	k := &collector{first: first, sink: sink}
 	k.firstBad.Store(1 << 62)
 	return k
 }
@@ -82,12 +82,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 // findings it passed to the sink, in check order.
 func (k *collector) finish(i int) {
 	k.mu.Lock()
-	k.finished[i] = true
-	for k.finished[k.watermark] {
-		delete(k.finished, k.watermark)
-		k.watermark++
-	}
-	final := k.takeFinal(k.watermark)
+	final := k.takeFinal(k.finished.add(i))
 	k.mu.Unlock()
 	for _, r := range final {
 		k.sink(r)
@@ -130,4 +125,43 @@ func (k *collector) takeFinal(mark int) []raw {
 	}
 	slices.SortStableFunc(out, func(a, b raw) int { return a.check - b.check })
 	return out
+}
+
+// finishedSet is the set of finished checks as a campaign needs it: the
+// watermark, below which every check has finished, and a bit for each
+// check at or above it (finished ones are 1). Every check marks itself
+// once, so a map of them cost an insert and a delete a check; the bits
+// cost a word's update, and memory in proportion to how far the checks
+// finished ahead of the watermark run (one bit a check), not to how many
+// ran. The zero finishedSet has nothing finished.
+type finishedSet struct {
+	watermark int
+	base      int      // the check of words[0]'s bit 0: a multiple of 64, at most watermark
+	words     []uint64 // bit j of words[w]: check base+64w+j has finished
+}
+
+// add marks check i, at or above the watermark, finished and returns the
+// watermark, moved past every check finished without a gap.
+func (s *finishedSet) add(i int) int {
+	off := i - s.base
+	for off>>6 >= len(s.words) {
+		s.words = append(s.words, 0)
+	}
+	s.words[off>>6] |= 1 << (off & 63)
+	for {
+		off := s.watermark - s.base
+		if off>>6 >= len(s.words) {
+			break
+		}
+		run := bits.TrailingZeros64(^(s.words[off>>6] >> (off & 63))) // finished checks from the watermark on, in this word
+		s.watermark += run
+		if (off&63)+run < 64 {
+			break // a check in this word has not finished
+		}
+	}
+	if passed := (s.watermark - s.base) >> 6; passed > 0 { // words wholly below the watermark: drop them
+		s.words = s.words[:copy(s.words, s.words[passed:])] // append zeroes what it reuses
+		s.base += passed << 6
+	}
+	return s.watermark
 }

@@ -144,3 +144,58 @@ func TestCollectorKeepsACopy(t *testing.T) {
 		t.Errorf("the kept scenario changed after it was offered:\n%s\nwant\n%s", s, want)
 	}
 }
+
+// TestFinishedSet: in whatever order checks finish — shuffled, one held
+// back while thousands finish after it, in runs that cross word
+// boundaries — the watermark is the lowest check not yet finished, and
+// the bits kept cover only the checks from the watermark's word on.
+func TestFinishedSet(t *testing.T) {
+	orders := map[string][]int{}
+	const n = 5000
+	shuffled := make([]int, n)
+	for i := range shuffled {
+		shuffled[i] = (i*2654435761 + 17) % n // a permutation: n and the multiplier are coprime
+	}
+	orders["shuffled"] = shuffled
+	held := []int{}
+	for i := 1; i < n; i++ {
+		held = append(held, i)
+	}
+	orders["first held back"] = append(held, 0)
+	var windows []int // each window of 200 finishes backwards
+	for w := 0; w < n; w += 200 {
+		for i := min(w+200, n) - 1; i >= w; i-- {
+			windows = append(windows, i)
+		}
+	}
+	orders["windows backwards"] = windows
+	var lastBits, rest []int // every check but each word's last, then those
+	for i := range n {
+		if i%64 == 63 {
+			lastBits = append(lastBits, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	orders["last bits late"] = append(rest, lastBits...)
+	for name, order := range orders {
+		seen := make([]bool, n)
+		var s finishedSet
+		want := 0
+		for _, i := range order {
+			seen[i] = true
+			for want < n && seen[want] {
+				want++
+			}
+			if got := s.add(i); got != want {
+				t.Fatalf("%s: after check %d the watermark is %d, want %d", name, i, got, want)
+			}
+			if s.base > s.watermark || s.base%64 != 0 || s.watermark-s.base >= 64 {
+				t.Fatalf("%s: after check %d base %d, watermark %d: words below the watermark's are kept", name, i, s.base, s.watermark)
+			}
+		}
+		if s.watermark != n || len(s.words) > 1 {
+			t.Errorf("%s: at the end watermark %d, %d words kept; want %d and at most one", name, s.watermark, len(s.words), n)
+		}
+	}
+}
