@@ -24,7 +24,12 @@ func NewGenerator() *Generator { return new(Generator) }
 // scenario, or a part of it, past that keeps a Clone of it; and one that
 // cannot know when its readers are done with it (a check given up on as
 // hung, whose goroutine may still read it) calls Abandon first.
-func (g *Generator) Generate(src Source) *scenario.Scenario {
+func (g *Generator) Generate(src Source) *scenario.Scenario { return g.GenerateAtMost(src, maxOps) }
+
+// GenerateAtMost returns the scenario GenerateAtMost(src, n) returns, drawn
+// into g's memory as Generate draws: valid until g's next call. (The fuzz
+// targets draw a scenario an input this way.)
+func (g *Generator) GenerateAtMost(src Source, n int) *scenario.Scenario {
 	d := &g.d
 	d.rewind()
 	if g.sc == nil {
@@ -34,7 +39,7 @@ func (g *Generator) Generate(src Source) *scenario.Scenario {
 	}
 	d.src = src
 	d.pcg, _ = src.(*pcgSource)
-	sc := d.generate(g.sc, maxOps)
+	sc := d.generate(g.sc, min(max(n, 1), maxOps))
 	// As release does: what the next call draws before its facts are reset
 	// must not find these under the same header pointer (factsOf compares
 	// the pointer only).

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestGenerator: a Generator's scenarios are Generate's, equal in every
+// TestGenerator: a Generator's scenarios are Generate's (and GenerateAtMost's), equal in every
 // field (nil and empty lists included), while it reuses its memory from
 // one scenario to the next: long runs of scenarios of every size make its
 // slabs grow, rewind and clear, and any list that started from the last
@@ -25,6 +25,12 @@ func TestGenerator(t *testing.T) {
 			want := Generate(NewSource(seed, i))
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("seed %d stream %d: the Generator's scenario differs from Generate's:\n%s\nwant\n%s", seed, i, got.Format(), want.Format())
+			}
+			n := int(i % 12) // 0 is cut up to 1, 11 past the fuzz targets' 8
+			got = g.GenerateAtMost(NewSource(seed, i), n)
+			want = GenerateAtMost(NewSource(seed, i), n)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d stream %d: the Generator's scenario of at most %d ops differs from GenerateAtMost's:\n%s\nwant\n%s", seed, i, n, got.Format(), want.Format())
 			}
 		}
 	}
