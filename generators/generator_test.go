@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// TestGenerator: a Generator's scenarios are Generate's (and GenerateAtMost's), equal in every
-// field (nil and empty lists included), while it reuses its memory from
-// one scenario to the next: long runs of scenarios of every size make its
-// slabs grow, rewind and clear, and any list that started from the last
-// scenario's leftovers instead of from zero would differ.
+// TestGenerator: a Generator's scenarios are Generate's and
+// GenerateAtMost's, equal in every field (nil and empty lists included),
+// while it reuses its memory from one scenario to the next: long runs of
+// scenarios of every size make its slabs grow, rewind and clear, and any
+// list that started from the last scenario's leftovers instead of from
+// zero would differ.
 func TestGenerator(t *testing.T) {
 	n := 3000
 	if testing.Short() {
