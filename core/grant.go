@@ -77,28 +77,85 @@ func NewGrant(s GrantSpec) (Grant, error) {
 	if err := CheckGrant(s); err != nil {
 		return Grant{}, err
 	}
-	// Three allocations whatever the lists: the data, one backing array for
-	// the four lists, and one for both root lists. A fuzz exec builds a
-	// grant per input.
-	l := lists.Copy4(s.FSRead, s.FSWrite, s.NetHosts, s.Tools)
-	roots := prepareRoots(s.FSRead, s.FSWrite)
-	return Grant{&grantData{
-		fsRead:     emptyAs(l[0], s.FSRead),
-		fsWrite:    emptyAs(l[1], s.FSWrite),
-		readRoots:  roots[:len(s.FSRead):len(s.FSRead)],
-		writeRoots: roots[len(s.FSRead):],
-		hosts:      emptyAs(l[2], s.NetHosts),
-		tools:      emptyAs(l[3], s.Tools),
+	// One allocation for most grants: the data and the backing arrays of
+	// its lists and roots together, in a block sized for the grant (a
+	// fuzz exec builds a grant per input, and a campaign one per
+	// scenario; most name a few items). Larger grants take three: the
+	// data, one backing array for the four lists, and one for both root
+	// lists.
+	n, r := len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts)+len(s.Tools), len(s.FSRead)+len(s.FSWrite)
+	var (
+		d     *grantData
+		items []string
+		roots []root
+	)
+	switch {
+	case n == 0:
+		d = new(grantData)
+	case n == 1:
+		b := new(grantBlock1)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	case n <= 2:
+		b := new(grantBlock2)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	case n <= 4 && r <= 2:
+		b := new(grantBlock4)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	default:
+		d, items, roots = new(grantData), make([]string, 0, n), make([]root, 0, r)
+	}
+	items = append(append(append(append(items, s.FSRead...), s.FSWrite...), s.NetHosts...), s.Tools...)
+	for _, l := range [2][]string{s.FSRead, s.FSWrite} {
+		for _, x := range l {
+			roots = append(roots, newRoot(x))
+		}
+	}
+	// Each list is capped at its length, so that an append to one (none
+	// is appended to; the accessors copy) could never write into the next.
+	i, j, k := len(s.FSRead), len(s.FSRead)+len(s.FSWrite), len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts)
+	*d = grantData{
+		fsRead:     listAs(items[:i:i], s.FSRead),
+		fsWrite:    listAs(items[i:j:j], s.FSWrite),
+		readRoots:  roots[:i:i],
+		writeRoots: roots[i:],
+		hosts:      listAs(items[j:k:k], s.NetHosts),
+		tools:      listAs(items[k:], s.Tools),
 		budgets:    s.Budgets,
-	}}, nil
+	}
+	return Grant{d}, nil
 }
 
-// emptyAs returns c, a copy of l, made empty and not nil when l is: the
-// accessors show a list given empty as empty, not nil, as they did when
-// each list was cloned on its own. (An empty slice allocates nothing.)
-func emptyAs(c, l []string) []string {
-	if c == nil && l != nil {
-		return []string{}
+// The blocks NewGrant allocates a grant in, by its number of items (the
+// four lists together) and of roots (fs_read and fs_write): the grant's
+// data and room for its lists and roots, which the data's slices point
+// into. Each is about the size of the three allocations it replaces.
+type (
+	grantBlock1 struct {
+		d     grantData
+		items [1]string
+		roots [1]root
+	}
+	grantBlock2 struct {
+		d     grantData
+		items [2]string
+		roots [2]root
+	}
+	grantBlock4 struct {
+		d     grantData
+		items [4]string
+		roots [2]root
+	}
+)
+
+// listAs returns c, the copy of l: nil when l is nil, and empty but not
+// nil when l is empty but not nil, so that the accessors show a list given
+// empty as empty, as they did when each list was cloned on its own.
+func listAs(c, l []string) []string {
+	switch {
+	case l == nil:
+		return nil
+	case len(l) == 0:
+		return []string{} // allocates nothing
 	}
 	return c
 }
@@ -208,18 +265,6 @@ var asciiNameProblem = func() (t [utf8.RuneSelf]string) {
 	}
 	return t
 }()
-
-// prepareRoots prepares the roots of both lists, in order, in one slice.
-func prepareRoots(read, write []string) []root {
-	out := make([]root, 0, len(read)+len(write))
-	for _, r := range read {
-		out = append(out, newRoot(r))
-	}
-	for _, r := range write {
-		out = append(out, newRoot(r))
-	}
-	return out
-}
 
 // FSRead returns a copy of the fs_read roots, as given.
 func (g Grant) FSRead() []string { return slices.Clone(g.data().fsRead) }
