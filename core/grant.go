@@ -164,7 +164,39 @@ func listAs(c, l []string) []string {
 // build the grant, without building it: for a parser that checks a grant's
 // items one at a time as it reads them.
 func CheckGrant(s GrantSpec) error {
-	b := s.Budgets
+	if b := s.Budgets; b.MaxOps < 0 || b.MaxWall < 0 || b.MaxOutputBytes < 0 {
+		return budgetError(b)
+	}
+	// A loop a list, each calling its check directly: the parser checks
+	// every grant item as it reads it, and NewGrant checks them again,
+	// so an indirect call an item showed. (The loops are in CheckGrant,
+	// not in a helper a list is passed to, so that the compiler sees that
+	// the lists do not escape and a caller may check a list on its stack.)
+	for _, r := range s.FSRead {
+		if why := rootProblem(r); why != "" {
+			return itemError("fs_read root", r, why)
+		}
+	}
+	for _, r := range s.FSWrite {
+		if why := rootProblem(r); why != "" {
+			return itemError("fs_write root", r, why)
+		}
+	}
+	for _, n := range s.NetHosts {
+		if why := nameProblem(n); why != "" {
+			return itemError("net host", n, why)
+		}
+	}
+	for _, n := range s.Tools {
+		if why := nameProblem(n); why != "" {
+			return itemError("tool", n, why)
+		}
+	}
+	return nil
+}
+
+// budgetError is CheckGrant's error for the first negative budget of b.
+func budgetError(b Budgets) error {
 	for _, v := range []struct {
 		name string
 		n    int64
@@ -173,29 +205,12 @@ func CheckGrant(s GrantSpec) error {
 			return fmt.Errorf("%w: %s is negative (%d)", ErrInvalidGrant, v.name, v.n)
 		}
 	}
-	if err := checkList("fs_read root", s.FSRead, rootProblem); err != nil {
-		return err
-	}
-	if err := checkList("fs_write root", s.FSWrite, rootProblem); err != nil {
-		return err
-	}
-	if err := checkList("net host", s.NetHosts, nameProblem); err != nil {
-		return err
-	}
-	return checkList("tool", s.Tools, nameProblem)
+	return nil
 }
 
-// checkList returns the error for the first of items that check finds a
-// problem with. (A function of its own, not a loop over a table of the
-// lists: that way the compiler sees that the lists do not escape, and a
-// caller may check a list on its stack.)
-func checkList(what string, items []string, check func(string) string) error {
-	for _, item := range items {
-		if why := check(item); why != "" {
-			return fmt.Errorf("%w: %s %q %s", ErrInvalidGrant, what, item, why)
-		}
-	}
-	return nil
+// itemError is CheckGrant's error for an item of the list what.
+func itemError(what, item, why string) error {
+	return fmt.Errorf("%w: %s %q %s", ErrInvalidGrant, what, item, why)
 }
 
 // MustGrant is NewGrant for tests and fixed tables: it panics on an invalid
