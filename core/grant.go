@@ -305,6 +305,19 @@ func (g Grant) Spec() GrantSpec {
 	return GrantSpec{FSRead: l[0], FSWrite: l[1], NetHosts: l[2], Tools: l[3], Budgets: d.budgets}
 }
 
+// Matches reports whether g is the grant NewGrant(s) builds: the same
+// budgets and lists, item for item, a nil list and an empty one told
+// apart. It reads s and hands nothing out: for a caller that keeps the
+// last grant it built and builds again only when the spec differs.
+func (g Grant) Matches(s GrantSpec) bool {
+	d := g.data()
+	return d.budgets == s.Budgets && sameList(d.fsRead, s.FSRead) && sameList(d.fsWrite, s.FSWrite) &&
+		sameList(d.hosts, s.NetHosts) && sameList(d.tools, s.Tools)
+}
+
+// sameList reports whether a grant's list is l as NewGrant copied it.
+func sameList(kept, l []string) bool { return (kept == nil) == (l == nil) && slices.Equal(kept, l) }
+
 // MayRead reports whether the grant lets an op read p: no traversal, and
 // Canonical(p) under an fs_read root.
 func (g Grant) MayRead(p string) bool { return g.data().mayRead(p) }

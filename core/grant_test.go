@@ -387,3 +387,42 @@ func TestNewGrantAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantMatches: a grant matches the spec it was built from (and copies
+// of it), and no spec that differs in a budget, an item, an item's list,
+// or a list given empty instead of not at all.
+func TestGrantMatches(t *testing.T) {
+	base := validSpec()
+	base.FSRead = append(base.FSRead, "/srv/")
+	g := core.MustGrant(base)
+	if !g.Matches(base) || !g.Matches(g.Spec()) {
+		t.Fatalf("the grant does not match its own spec %+v", base)
+	}
+	edits := map[string]func(s *core.GrantSpec){
+		"a budget":                     func(s *core.GrantSpec) { s.MaxWall++ },
+		"an fs_read root":              func(s *core.GrantSpec) { s.FSRead[1] = "/srv" },
+		"an fs_read root dropped":      func(s *core.GrantSpec) { s.FSRead = s.FSRead[:1] },
+		"an fs_write root":             func(s *core.GrantSpec) { s.FSWrite = append(s.FSWrite, "/tmp/") },
+		"a host":                       func(s *core.GrantSpec) { s.NetHosts[0] = "api.internal." },
+		"a tool":                       func(s *core.GrantSpec) { s.Tools[0] = "ECHO" },
+		"a root moved to fs_write":     func(s *core.GrantSpec) { s.FSWrite, s.FSRead = append(s.FSWrite, s.FSRead[1]), s.FSRead[:1] },
+		"the tool moved to net":        func(s *core.GrantSpec) { s.NetHosts, s.Tools = append(s.NetHosts, s.Tools...), nil },
+		"the tools given empty":        func(s *core.GrantSpec) { s.Tools = []string{} },
+		"the fs_write roots not given": func(s *core.GrantSpec) { s.FSWrite = nil },
+	}
+	for what, edit := range edits {
+		s := g.Spec() // a fresh copy to edit
+		edit(&s)
+		if g.Matches(s) {
+			t.Errorf("the grant matches its spec with %s changed: %+v", what, s)
+		}
+	}
+	var zero core.Grant
+	if !zero.Matches(core.GrantSpec{}) || zero.Matches(core.GrantSpec{Tools: []string{}}) || zero.Matches(base) {
+		t.Error("the zero Grant matches wrongly")
+	}
+	empty := core.MustGrant(core.GrantSpec{FSRead: []string{}})
+	if !empty.Matches(core.GrantSpec{FSRead: []string{}}) || empty.Matches(core.GrantSpec{}) {
+		t.Error("a grant of an empty list matches wrongly")
+	}
+}
