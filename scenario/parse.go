@@ -178,14 +178,26 @@ func newParser(name string, text string, s *Scenario) parser {
 func (p *parser) run() error {
 	for p.off < len(p.text) {
 		p.start = p.off
-		line := p.text[p.off:]
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
-			p.off++ // the newline
-		}
-		p.off += len(line)
 		p.line++
-		if err := p.parseLine(line); err != nil {
+		var lerr *lexError
+		if p.checked {
+			// The whole source is text: lex the line in place, and
+			// learn its end from the lexer.
+			var end int
+			end, lerr = lexLine(p.text, p.off, &p.lexed)
+			p.off = min(end+1, len(p.text)) // past the newline
+		} else {
+			line := p.text[p.off:lineEnd(p.text, p.off)]
+			p.off = min(p.off+len(line)+1, len(p.text))
+			if err := checkText(line); err != nil {
+				return &ParseError{File: p.name, Line: p.line, Err: err}
+			}
+			_, lerr = lexLine(line, 0, &p.lexed)
+		}
+		if lerr != nil {
+			return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
+		}
+		if err := p.parseLine(); err != nil {
 			return err
 		}
 	}
@@ -207,17 +219,10 @@ func (p *parser) errorf(near string, sentinel error, format string, args ...any)
 		Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
 }
 
-func (p *parser) parseLine(text string) error {
-	if !p.checked {
-		if err := checkText(text); err != nil {
-			return &ParseError{File: p.name, Line: p.line, Err: err}
-		}
-	}
+// parseLine parses the current line, lexed into p.lexed.
+func (p *parser) parseLine() error {
 	l := &p.lexed
-	lerr := lexLine(text, l)
 	switch {
-	case lerr != nil:
-		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
 	case l.comment:
 		p.notes = append(p.notes, l.text)
 		return nil
