@@ -24,7 +24,7 @@ type tok struct {
 }
 
 // lexed is one source line split into tokens. A full-line comment has no
-// tokens, comment set, and its text.
+// tokens, comment set, and its text (text is meaningless otherwise).
 type lexed struct {
 	src      string // what the tokens index: the line's source (the whole text, or the line alone)
 	toks     []tok
@@ -112,10 +112,29 @@ loop:
 		}
 		i = skipSpace(s, i)
 	}
+	// Stored into l only what changed. While the garbage collector
+	// marks, storing a pointer costs a write barrier, which looks up both
+	// the old and the new object, even when they are the same: the source
+	// is the same for every line of one, the lists move only when they
+	// grow (a same capacity is the same array), and a line that is no
+	// comment has no text to store.
 	if l.src != s {
 		l.src = s
 	}
-	l.toks, l.unquoted, l.comment, l.text = toks, unquoted, comment, text
+	if cap(toks) == cap(l.toks) {
+		l.toks = l.toks[:len(toks)] // the length alone: no pointer written
+	} else {
+		l.toks = toks
+	}
+	if cap(unquoted) == cap(l.unquoted) {
+		l.unquoted = l.unquoted[:len(unquoted)]
+	} else {
+		l.unquoted = unquoted
+	}
+	l.comment = comment
+	if comment {
+		l.text = text
+	}
 	return i, err
 }
 

@@ -468,8 +468,16 @@ func (p *parser) op(toks []tok) error {
 	n := len(p.s.Steps)
 	p.s.Steps = slices.Grow(p.s.Steps, 1)[:n+1]
 	st := &p.s.Steps[n]
-	st.Op.Kind, st.Op.Args = kind, args
-	st.Expect, st.Comment, st.Line, st.Class = exp, comment, p.line, attack.Unlabelled
+	st.Op.Kind, st.Op.Args, st.Line, st.Class = kind, args, p.line, attack.Unlabelled
+	// Most steps have neither expectation nor comment, and the slot's
+	// (an earlier parse's step) are mostly nil too: a nil stored over a
+	// nil would cost a write barrier all the same.
+	if st.Expect != exp {
+		st.Expect = exp
+	}
+	if comment != nil || st.Comment != nil {
+		st.Comment = comment
+	}
 	return nil
 }
 
