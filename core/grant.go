@@ -82,7 +82,8 @@ func NewGrant(s GrantSpec) (Grant, error) {
 	// fuzz exec builds a grant per input, and a campaign one per
 	// scenario; most name a few items). Larger grants take three: the
 	// data, one backing array for the four lists, and one for both root
-	// lists.
+	// lists. (A block a little larger than a grant needs costs the
+	// garbage collector more bytes: hence the several sizes.)
 	n, r := len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts)+len(s.Tools), len(s.FSRead)+len(s.FSWrite)
 	var (
 		d     *grantData
@@ -92,6 +93,9 @@ func NewGrant(s GrantSpec) (Grant, error) {
 	switch {
 	case n == 0:
 		d = new(grantData)
+	case n == 1 && r == 0:
+		b := new(grantBlockName)
+		d, items = &b.d, b.items[:0]
 	case n == 1:
 		b := new(grantBlock1)
 		d, items, roots = &b.d, b.items[:0], b.roots[:0]
@@ -100,6 +104,9 @@ func NewGrant(s GrantSpec) (Grant, error) {
 		d, items, roots = &b.d, b.items[:0], b.roots[:0]
 	case n <= 4 && r <= 2:
 		b := new(grantBlock4)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	case n <= 6 && r <= 2:
+		b := new(grantBlock6)
 		d, items, roots = &b.d, b.items[:0], b.roots[:0]
 	default:
 		d, items, roots = new(grantData), make([]string, 0, n), make([]root, 0, r)
@@ -130,6 +137,10 @@ func NewGrant(s GrantSpec) (Grant, error) {
 // data and room for its lists and roots, which the data's slices point
 // into. Each is about the size of the three allocations it replaces.
 type (
+	grantBlockName struct { // one host or tool
+		d     grantData
+		items [1]string
+	}
 	grantBlock1 struct {
 		d     grantData
 		items [1]string
@@ -143,6 +154,11 @@ type (
 	grantBlock4 struct {
 		d     grantData
 		items [4]string
+		roots [2]root
+	}
+	grantBlock6 struct {
+		d     grantData
+		items [6]string
 		roots [2]root
 	}
 )

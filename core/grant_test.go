@@ -379,7 +379,9 @@ func TestGrantEveryShape(t *testing.T) {
 func TestNewGrantAllocations(t *testing.T) {
 	for _, s := range []core.GrantSpec{
 		{Tools: []string{"echo"}},
+		{FSRead: []string{"/work/"}},
 		{FSRead: []string{"/work/"}, Tools: []string{"echo"}},
+		{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, NetHosts: []string{"a.example", "b.example"}, Tools: []string{"echo", "cat"}},
 		{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, NetHosts: []string{"api.internal"}, Tools: []string{"echo"}},
 	} {
 		if n := testing.AllocsPerRun(100, func() { core.MustGrant(s) }); n != 1 {
