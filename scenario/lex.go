@@ -258,17 +258,23 @@ func skipSpace(s string, i int) int {
 // while they are all word bytes (wordStops), then byte by byte.
 func bareEnd(s string, i int) int {
 	for {
+		stopped := false
 		for i+8 <= len(s) {
 			if stop := wordStops(binary.LittleEndian.Uint64([]byte(s[i : i+8]))); stop != 0 {
 				i += bits.TrailingZeros64(stop) >> 3 // the first byte that is no word byte
+				stopped = true
 				break
 			}
 			i += 8
 		}
-		for i < len(s) && byteClass[s[i]] == wordByte {
-			i++
+		if !stopped { // fewer than eight bytes left: byte by byte
+			for i < len(s) && byteClass[s[i]] == wordByte {
+				i++
+			}
 		}
-		if i == len(s) || byteClass[s[i]] != runeByte {
+		// s[i] is no word byte: white space, a quote or a newline end the
+		// word; a byte of a multi-byte rune is decoded to tell.
+		if i == len(s) || s[i] < utf8.RuneSelf {
 			return i
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
