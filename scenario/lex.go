@@ -66,7 +66,7 @@ func checkText(s string) error {
 
 // lexLine splits the line of s that starts at s[i], up to the next
 // newline or the end of s, into l, its tokens appended to l.toks[:0], and
-// returns the index of that newline (or len(s)). s is valid UTF-8: the
+// returns the index of that newline (or len(s)). l.src must be s. s is valid UTF-8: the
 // whole source, whose lines need no check, or one line alone. Lexing the
 // source in place, not line by line, spares finding each line's end
 // before lexing it, and lets the word-at-a-time loop of bareEnd read on
@@ -110,17 +110,20 @@ loop:
 			}
 			toks, i = append(toks, tok{start: i, end: j}), j
 		}
-		i = skipSpace(s, i)
+		// Most tokens are followed by one space and a word, or end the
+		// line: no call for those.
+		if i+1 < len(s) && s[i] == ' ' && byteClass[s[i+1]] == wordByte {
+			i++
+		} else if i < len(s) && s[i] != '\n' {
+			i = skipSpace(s, i)
+		}
 	}
 	// Stored into l only what changed. While the garbage collector
 	// marks, storing a pointer costs a write barrier, which looks up both
-	// the old and the new object, even when they are the same: the source
-	// is the same for every line of one, the lists move only when they
-	// grow (a same capacity is the same array), and a line that is no
-	// comment has no text to store.
-	if l.src != s {
-		l.src = s
-	}
+	// the old and the new object, even when they are the same: the lists
+	// move only when they grow (a same capacity is the same array), and a
+	// line that is no comment has no text to store. (l.src is the
+	// caller's to set, once a source.)
 	if cap(toks) == cap(l.toks) {
 		l.toks = l.toks[:len(toks)] // the length alone: no pointer written
 	} else {
@@ -290,11 +293,14 @@ func bareEnd(s string, i int) int {
 // white space (0x09–0x0D, 0x20) or '"' (0x22). Each range test adds to
 // the low seven bits of a byte a constant that carries into its high bit
 // exactly from the range's first byte on, so no carry crosses bytes and
-// no byte is flagged wrongly.
+// no byte is flagged wrongly. (Written out, without helper closures, so
+// that it is cheap enough for the compiler to inline into bareEnd's loop.)
 func wordStops(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	y := x &^ hi
-	from := func(c uint64) uint64 { return y + lo*(0x80-c) } // high bit: y >= c
-	in := func(first, end uint64) uint64 { return from(first) &^ from(end) }
-	return (x | in(0x09, 0x0e) | in(0x20, 0x21) | in(0x22, 0x23)) & hi
+	// y + lo*(0x80-c) has a byte's high bit set where its low bits are >= c.
+	tab := (y + lo*(0x80-0x09)) &^ (y + lo*(0x80-0x0e))   // 0x09–0x0D
+	space := (y + lo*(0x80-0x20)) &^ (y + lo*(0x80-0x21)) // 0x20
+	quote := (y + lo*(0x80-0x22)) &^ (y + lo*(0x80-0x23)) // 0x22
+	return (x | tab | space | quote) & hi
 }

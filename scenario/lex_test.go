@@ -87,6 +87,7 @@ func checkLexLine(t testing.TB, s string, got *lexed) {
 		if src != s {
 			start = len(before)
 		}
+		got.src = src
 		end, gotErr := lexLine(src, start, got)
 		if (gotErr == nil) != (wantErr == nil) ||
 			gotErr != nil && (gotErr.near != wantErr.near || gotErr.err.Error() != wantErr.err.Error()) {

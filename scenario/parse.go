@@ -176,6 +176,9 @@ func newParser(name string, text string, s *Scenario) parser {
 
 // run parses every line of the source.
 func (p *parser) run() error {
+	if p.checked {
+		p.lexed.src = p.text // every line is lexed in place
+	}
 	for p.off < len(p.text) {
 		p.start = p.off
 		p.line++
@@ -192,6 +195,7 @@ func (p *parser) run() error {
 			if err := checkText(line); err != nil {
 				return &ParseError{File: p.name, Line: p.line, Err: err}
 			}
+			p.lexed.src = line
 			_, lerr = lexLine(line, 0, &p.lexed)
 		}
 		if lerr != nil {
