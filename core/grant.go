@@ -77,28 +77,101 @@ func NewGrant(s GrantSpec) (Grant, error) {
 	if err := CheckGrant(s); err != nil {
 		return Grant{}, err
 	}
-	// Three allocations whatever the lists: the data, one backing array for
-	// the four lists, and one for both root lists. A fuzz exec builds a
-	// grant per input.
-	l := lists.Copy4(s.FSRead, s.FSWrite, s.NetHosts, s.Tools)
-	roots := prepareRoots(s.FSRead, s.FSWrite)
-	return Grant{&grantData{
-		fsRead:     emptyAs(l[0], s.FSRead),
-		fsWrite:    emptyAs(l[1], s.FSWrite),
-		readRoots:  roots[:len(s.FSRead):len(s.FSRead)],
-		writeRoots: roots[len(s.FSRead):],
-		hosts:      emptyAs(l[2], s.NetHosts),
-		tools:      emptyAs(l[3], s.Tools),
+	// One allocation for most grants: the data and the backing arrays of
+	// its lists and roots together, in a block sized for the grant (a
+	// fuzz exec builds a grant per input, and a campaign one per
+	// scenario; most name a few items). Larger grants take three: the
+	// data, one backing array for the four lists, and one for both root
+	// lists. (A block a little larger than a grant needs costs the
+	// garbage collector more bytes: hence the several sizes.)
+	n, r := len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts)+len(s.Tools), len(s.FSRead)+len(s.FSWrite)
+	var (
+		d     *grantData
+		items []string
+		roots []root
+	)
+	switch {
+	case n == 0:
+		d = new(grantData)
+	case n == 1 && r == 0:
+		b := new(grantBlockName)
+		d, items = &b.d, b.items[:0]
+	case n == 1:
+		b := new(grantBlock1)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	case n <= 2:
+		b := new(grantBlock2)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	case n <= 4 && r <= 2:
+		b := new(grantBlock4)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	case n <= 6 && r <= 2:
+		b := new(grantBlock6)
+		d, items, roots = &b.d, b.items[:0], b.roots[:0]
+	default:
+		d, items, roots = new(grantData), make([]string, 0, n), make([]root, 0, r)
+	}
+	items = append(append(append(append(items, s.FSRead...), s.FSWrite...), s.NetHosts...), s.Tools...)
+	for _, l := range [2][]string{s.FSRead, s.FSWrite} {
+		for _, x := range l {
+			roots = append(roots, newRoot(x))
+		}
+	}
+	// Each list is capped at its length, so that an append to one (none
+	// is appended to; the accessors copy) could never write into the next.
+	i, j, k := len(s.FSRead), len(s.FSRead)+len(s.FSWrite), len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts)
+	*d = grantData{
+		fsRead:     listAs(items[:i:i], s.FSRead),
+		fsWrite:    listAs(items[i:j:j], s.FSWrite),
+		readRoots:  roots[:i:i],
+		writeRoots: roots[i:],
+		hosts:      listAs(items[j:k:k], s.NetHosts),
+		tools:      listAs(items[k:], s.Tools),
 		budgets:    s.Budgets,
-	}}, nil
+	}
+	return Grant{d}, nil
 }
 
-// emptyAs returns c, a copy of l, made empty and not nil when l is: the
-// accessors show a list given empty as empty, not nil, as they did when
-// each list was cloned on its own. (An empty slice allocates nothing.)
-func emptyAs(c, l []string) []string {
-	if c == nil && l != nil {
-		return []string{}
+// The blocks NewGrant allocates a grant in, by its number of items (the
+// four lists together) and of roots (fs_read and fs_write): the grant's
+// data and room for its lists and roots, which the data's slices point
+// into. Each is about the size of the three allocations it replaces.
+type (
+	grantBlockName struct { // one host or tool
+		d     grantData
+		items [1]string
+	}
+	grantBlock1 struct {
+		d     grantData
+		items [1]string
+		roots [1]root
+	}
+	grantBlock2 struct {
+		d     grantData
+		items [2]string
+		roots [2]root
+	}
+	grantBlock4 struct {
+		d     grantData
+		items [4]string
+		roots [2]root
+	}
+	grantBlock6 struct {
+		d     grantData
+		items [6]string
+		roots [2]root
+	}
+)
+
+// listAs returns c, the copy of l: nil when l is nil, and empty but not
+// nil when l is empty but not nil, so that the accessors show a list given
+// empty as empty, as they did when each list was cloned on its own.
+func listAs(c, l []string) []string {
+	switch {
+	case l == nil:
+		return nil
+	case len(l) == 0:
+		return []string{} // allocates nothing
 	}
 	return c
 }
@@ -107,7 +180,39 @@ func emptyAs(c, l []string) []string {
 // build the grant, without building it: for a parser that checks a grant's
 // items one at a time as it reads them.
 func CheckGrant(s GrantSpec) error {
-	b := s.Budgets
+	if b := s.Budgets; b.MaxOps < 0 || b.MaxWall < 0 || b.MaxOutputBytes < 0 {
+		return budgetError(b)
+	}
+	// A loop a list, each calling its check directly: the parser checks
+	// every grant item as it reads it, and NewGrant checks them again,
+	// so an indirect call an item showed. (The loops are in CheckGrant,
+	// not in a helper a list is passed to, so that the compiler sees that
+	// the lists do not escape and a caller may check a list on its stack.)
+	for _, r := range s.FSRead {
+		if why := rootProblem(r); why != "" {
+			return itemError("fs_read root", r, why)
+		}
+	}
+	for _, r := range s.FSWrite {
+		if why := rootProblem(r); why != "" {
+			return itemError("fs_write root", r, why)
+		}
+	}
+	for _, n := range s.NetHosts {
+		if why := nameProblem(n); why != "" {
+			return itemError("net host", n, why)
+		}
+	}
+	for _, n := range s.Tools {
+		if why := nameProblem(n); why != "" {
+			return itemError("tool", n, why)
+		}
+	}
+	return nil
+}
+
+// budgetError is CheckGrant's error for the first negative budget of b.
+func budgetError(b Budgets) error {
 	for _, v := range []struct {
 		name string
 		n    int64
@@ -116,29 +221,12 @@ func CheckGrant(s GrantSpec) error {
 			return fmt.Errorf("%w: %s is negative (%d)", ErrInvalidGrant, v.name, v.n)
 		}
 	}
-	if err := checkList("fs_read root", s.FSRead, rootProblem); err != nil {
-		return err
-	}
-	if err := checkList("fs_write root", s.FSWrite, rootProblem); err != nil {
-		return err
-	}
-	if err := checkList("net host", s.NetHosts, nameProblem); err != nil {
-		return err
-	}
-	return checkList("tool", s.Tools, nameProblem)
+	return nil
 }
 
-// checkList returns the error for the first of items that check finds a
-// problem with. (A function of its own, not a loop over a table of the
-// lists: that way the compiler sees that the lists do not escape, and a
-// caller may check a list on its stack.)
-func checkList(what string, items []string, check func(string) string) error {
-	for _, item := range items {
-		if why := check(item); why != "" {
-			return fmt.Errorf("%w: %s %q %s", ErrInvalidGrant, what, item, why)
-		}
-	}
-	return nil
+// itemError is CheckGrant's error for an item of the list what.
+func itemError(what, item, why string) error {
+	return fmt.Errorf("%w: %s %q %s", ErrInvalidGrant, what, item, why)
 }
 
 // MustGrant is NewGrant for tests and fixed tables: it panics on an invalid
@@ -209,18 +297,6 @@ var asciiNameProblem = func() (t [utf8.RuneSelf]string) {
 	return t
 }()
 
-// prepareRoots prepares the roots of both lists, in order, in one slice.
-func prepareRoots(read, write []string) []root {
-	out := make([]root, 0, len(read)+len(write))
-	for _, r := range read {
-		out = append(out, newRoot(r))
-	}
-	for _, r := range write {
-		out = append(out, newRoot(r))
-	}
-	return out
-}
-
 // FSRead returns a copy of the fs_read roots, as given.
 func (g Grant) FSRead() []string { return slices.Clone(g.data().fsRead) }
 
@@ -244,6 +320,19 @@ func (g Grant) Spec() GrantSpec {
 	l := lists.Copy4(d.fsRead, d.fsWrite, d.hosts, d.tools)
 	return GrantSpec{FSRead: l[0], FSWrite: l[1], NetHosts: l[2], Tools: l[3], Budgets: d.budgets}
 }
+
+// Matches reports whether g is the grant NewGrant(s) builds: the same
+// budgets and lists, item for item, a nil list and an empty one told
+// apart. It reads s and hands nothing out: for a caller that keeps the
+// last grant it built and builds again only when the spec differs.
+func (g Grant) Matches(s GrantSpec) bool {
+	d := g.data()
+	return d.budgets == s.Budgets && sameList(d.fsRead, s.FSRead) && sameList(d.fsWrite, s.FSWrite) &&
+		sameList(d.hosts, s.NetHosts) && sameList(d.tools, s.Tools)
+}
+
+// sameList reports whether a grant's list is l as NewGrant copied it.
+func sameList(kept, l []string) bool { return (kept == nil) == (l == nil) && slices.Equal(kept, l) }
 
 // MayRead reports whether the grant lets an op read p: no traversal, and
 // Canonical(p) under an fs_read root.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -297,5 +298,133 @@ func TestGrantKeepsEmptyLists(t *testing.T) {
 	}
 	if l := g.Tools(); len(l) != 1 || l[0] != "echo" {
 		t.Errorf("Tools() = %#v", l)
+	}
+}
+
+// TestGrantEveryShape builds grants of every split of up to six items over
+// the four lists (the sizes NewGrant builds in one block and the larger
+// ones it does not), each list nil, empty or holding distinct items, and
+// checks that the accessors give back each list exactly (nil as nil, empty
+// as empty), and that every decision uses the right list: each fs_read root
+// and no fs_write root allows a read, and so on.
+func TestGrantEveryShape(t *testing.T) {
+	const maxItems = 6
+	// A list of k items, -1 for nil, tagged by the list so that an item
+	// read from the wrong list shows.
+	list := func(k int, item func(i int) string) []string {
+		if k < 0 {
+			return nil
+		}
+		l := make([]string, 0, k+4) // spare capacity a careless copy would share
+		for i := range k {
+			l = append(l, item(i))
+		}
+		return l
+	}
+	for a := -1; a <= maxItems; a++ {
+		for b := -1; b <= maxItems-max(a, 0); b++ {
+			for c := -1; c <= maxItems-max(a, 0)-max(b, 0); c++ {
+				for d := -1; d <= maxItems-max(a, 0)-max(b, 0)-max(c, 0); d++ {
+					spec := core.GrantSpec{
+						FSRead:   list(a, func(i int) string { return fmt.Sprintf("/r%d/", i) }),
+						FSWrite:  list(b, func(i int) string { return fmt.Sprintf("/w%d", i) }), // no trailing slash: newRoot makes a prefix
+						NetHosts: list(c, func(i int) string { return fmt.Sprintf("h%d.example", i) }),
+						Tools:    list(d, func(i int) string { return fmt.Sprintf("t%d", i) }),
+						Budgets:  core.Budgets{MaxOps: int64(a), MaxWall: int64(b + 1), MaxOutputBytes: int64(c + 1)},
+					}
+					spec.MaxOps = max(spec.MaxOps, 0)
+					shape := fmt.Sprintf("lists of %d %d %d %d items", a, b, c, d)
+					g, err := core.NewGrant(spec)
+					if err != nil {
+						t.Fatalf("%s: %v", shape, err)
+					}
+					want := core.GrantSpec{FSRead: slices.Clone(spec.FSRead), FSWrite: slices.Clone(spec.FSWrite),
+						NetHosts: slices.Clone(spec.NetHosts), Tools: slices.Clone(spec.Tools), Budgets: spec.Budgets}
+					clear(spec.FSRead[:cap(spec.FSRead)]) // the grant must hold copies
+					clear(spec.FSWrite[:cap(spec.FSWrite)])
+					clear(spec.NetHosts[:cap(spec.NetHosts)])
+					clear(spec.Tools[:cap(spec.Tools)])
+					if diff := cmp.Diff(want, accessors(g)); diff != "" { // nil and empty told apart
+						t.Fatalf("%s: accessors mismatch (-want +got):\n%s", shape, diff)
+					}
+					for i := range maxItems {
+						r, w := fmt.Sprintf("/r%d/x", i), fmt.Sprintf("/w%d/x", i)
+						h, tool := fmt.Sprintf("h%d.example", i), fmt.Sprintf("t%d", i)
+						for _, dec := range []struct {
+							what      string
+							got, want bool
+						}{
+							{"MayRead " + r, g.MayRead(r), i < a},
+							{"MayWrite " + r, g.MayWrite(r), false},
+							{"MayWrite " + w, g.MayWrite(w), i < b},
+							{"MayRead " + w, g.MayRead(w), false},
+							{"MayFetch " + h, g.MayFetch(h), i < c},
+							{"MayCall " + tool, g.MayCall(tool), i < d},
+							{"MayFetch " + tool, g.MayFetch(tool), false},
+							{"MayCall " + h, g.MayCall(h), false},
+						} {
+							if dec.got != dec.want {
+								t.Fatalf("%s: %s = %v, want %v", shape, dec.what, dec.got, dec.want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNewGrantAllocations: a grant of a few items whose roots need no new
+// string (written with their trailing slash) is one allocation.
+func TestNewGrantAllocations(t *testing.T) {
+	for _, s := range []core.GrantSpec{
+		{Tools: []string{"echo"}},
+		{FSRead: []string{"/work/"}},
+		{FSRead: []string{"/work/"}, Tools: []string{"echo"}},
+		{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, NetHosts: []string{"a.example", "b.example"}, Tools: []string{"echo", "cat"}},
+		{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, NetHosts: []string{"api.internal"}, Tools: []string{"echo"}},
+	} {
+		if n := testing.AllocsPerRun(100, func() { core.MustGrant(s) }); n != 1 {
+			t.Errorf("NewGrant(%+v) made %v allocations, want 1", s, n)
+		}
+	}
+}
+
+// TestGrantMatches: a grant matches the spec it was built from (and copies
+// of it), and no spec that differs in a budget, an item, an item's list,
+// or a list given empty instead of not at all.
+func TestGrantMatches(t *testing.T) {
+	base := validSpec()
+	base.FSRead = append(base.FSRead, "/srv/")
+	g := core.MustGrant(base)
+	if !g.Matches(base) || !g.Matches(g.Spec()) {
+		t.Fatalf("the grant does not match its own spec %+v", base)
+	}
+	edits := map[string]func(s *core.GrantSpec){
+		"a budget":                     func(s *core.GrantSpec) { s.MaxWall++ },
+		"an fs_read root":              func(s *core.GrantSpec) { s.FSRead[1] = "/srv" },
+		"an fs_read root dropped":      func(s *core.GrantSpec) { s.FSRead = s.FSRead[:1] },
+		"an fs_write root":             func(s *core.GrantSpec) { s.FSWrite = append(s.FSWrite, "/tmp/") },
+		"a host":                       func(s *core.GrantSpec) { s.NetHosts[0] = "api.internal." },
+		"a tool":                       func(s *core.GrantSpec) { s.Tools[0] = "ECHO" },
+		"a root moved to fs_write":     func(s *core.GrantSpec) { s.FSWrite, s.FSRead = append(s.FSWrite, s.FSRead[1]), s.FSRead[:1] },
+		"the tool moved to net":        func(s *core.GrantSpec) { s.NetHosts, s.Tools = append(s.NetHosts, s.Tools...), nil },
+		"the tools given empty":        func(s *core.GrantSpec) { s.Tools = []string{} },
+		"the fs_write roots not given": func(s *core.GrantSpec) { s.FSWrite = nil },
+	}
+	for what, edit := range edits {
+		s := g.Spec() // a fresh copy to edit
+		edit(&s)
+		if g.Matches(s) {
+			t.Errorf("the grant matches its spec with %s changed: %+v", what, s)
+		}
+	}
+	var zero core.Grant
+	if !zero.Matches(core.GrantSpec{}) || zero.Matches(core.GrantSpec{Tools: []string{}}) || zero.Matches(base) {
+		t.Error("the zero Grant matches wrongly")
+	}
+	empty := core.MustGrant(core.GrantSpec{FSRead: []string{}})
+	if !empty.Matches(core.GrantSpec{FSRead: []string{}}) || empty.Matches(core.GrantSpec{}) {
+		t.Error("a grant of an empty list matches wrongly")
 	}
 }

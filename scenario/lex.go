@@ -12,21 +12,21 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/token"
 )
 
-// tok is one token: where its value is in its line, and whether it was
+// tok is one token: where its value is in its source, and whether it was
 // written quoted. Only a bare token can be the arrow or a header word. A
 // tok holds no pointer (lexed.val makes the string): the parser lexes every
 // line into the same buffer, and while the garbage collector marks, every
 // pointer written to memory costs a write barrier.
 type tok struct {
-	start, end int  // the value is line[start:end] (inside the quotes), unless unquoted
+	start, end int  // the value is src[start:end] (inside the quotes), unless unquoted
 	unquoted   int  // for a quoted token with escapes, 1 + the index of its value in lexed.unquoted; else 0
 	quoted     bool // written quoted
 }
 
 // lexed is one source line split into tokens. A full-line comment has no
-// tokens, comment set, and its text.
+// tokens, comment set, and its text (text is meaningless otherwise).
 type lexed struct {
-	line     string
+	src      string // what the tokens index: the line's source (the whole text, or the line alone)
 	toks     []tok
 	unquoted []string // the values of quoted tokens with escapes
 	comment  bool
@@ -38,7 +38,7 @@ func (l *lexed) val(t tok) string {
 	if t.unquoted > 0 {
 		return l.unquoted[t.unquoted-1]
 	}
-	return l.line[t.start:t.end]
+	return l.src[t.start:t.end]
 }
 
 // isArrow reports whether t, one of l.toks, is the bare arrow that starts
@@ -64,24 +64,31 @@ func checkText(s string) error {
 	return nil
 }
 
-// lexLine splits s, one valid UTF-8 line without its newline, into l,
-// its tokens appended to l.toks[:0]: the parser lexes every line into the
-// same lexed, so lexing allocates nothing but unquoted tokens with escapes.
-// (The lists grow in local variables, stored into l once: a slice stored
-// into memory a pointer leads to costs a write barrier while the garbage
-// collector marks, one a token otherwise.)
-func lexLine(s string, l *lexed) *lexError {
+// lexLine splits the line of s that starts at s[i], up to the next
+// newline or the end of s, into l, its tokens appended to l.toks[:0], and
+// returns the index of that newline (or len(s)). l.src must be s. s is valid UTF-8: the
+// whole source, whose lines need no check, or one line alone. Lexing the
+// source in place, not line by line, spares finding each line's end
+// before lexing it, and lets the word-at-a-time loop of bareEnd read on
+// past it. The parser lexes every line into the same lexed, so lexing
+// allocates nothing but unquoted tokens with escapes. (The lists grow in
+// local variables, stored into l once: a slice stored into memory a
+// pointer leads to costs a write barrier while the garbage collector
+// marks, one a token otherwise.)
+func lexLine(s string, i int, l *lexed) (end int, err *lexError) {
 	toks, unquoted := l.toks[:0], l.unquoted[:0]
 	comment, text := false, ""
-	var err *lexError
-	i := skipSpace(s, 0)
+	i = skipSpace(s, i)
 loop:
 	for i < len(s) {
 		switch s[i] {
+		case '\n':
+			break loop
 		case '#':
 			if len(toks) == 0 {
-				comment, text = true, commentText(s[i+1:])
+				comment, text = true, commentText(s[i+1:lineEnd(s, i)])
 			}
+			i = lineEnd(s, i)
 			break loop
 		case '"':
 			v, escaped, j, qerr := lexQuoted(s, i)
@@ -103,28 +110,68 @@ loop:
 			}
 			toks, i = append(toks, tok{start: i, end: j}), j
 		}
-		i = skipSpace(s, i)
+		// Most tokens are followed by one space and a word, or end the
+		// line: no call for those.
+		if i+1 < len(s) && s[i] == ' ' && byteClass[s[i+1]] == wordByte {
+			i++
+		} else if i < len(s) && s[i] != '\n' {
+			i = skipSpace(s, i)
+		}
 	}
-	l.line, l.toks, l.unquoted, l.comment, l.text = s, toks, unquoted, comment, text
-	return err
+	// Stored into l only what changed. While the garbage collector
+	// marks, storing a pointer costs a write barrier, which looks up both
+	// the old and the new object, even when they are the same: the lists
+	// move only when they grow (a same capacity is the same array), and a
+	// line that is no comment has no text to store. (l.src is the
+	// caller's to set, once a source.)
+	if cap(toks) == cap(l.toks) {
+		l.toks = l.toks[:len(toks)] // the length alone: no pointer written
+	} else {
+		l.toks = toks
+	}
+	if cap(unquoted) == cap(l.unquoted) {
+		l.unquoted = l.unquoted[:len(unquoted)]
+	} else {
+		l.unquoted = unquoted
+	}
+	l.comment = comment
+	if comment {
+		l.text = text
+	}
+	return i, err
 }
 
-// lexQuoted reads the quoted token starting at s[i] == '"': it returns
-// the index just past it and, when the token has escapes, its value. A
-// token without a backslash is its bytes between the quotes, as
-// strconv.Unquote would return them (s is valid UTF-8 and has no newline),
-// so only one with escapes is unquoted.
+// lineEnd returns the index of the first newline at or after s[i], or
+// len(s).
+func lineEnd(s string, i int) int {
+	if n := strings.IndexByte(s[i:], '\n'); n >= 0 {
+		return i + n
+	}
+	return len(s)
+}
+
+// lexQuoted reads the quoted token starting at s[i] == '"', in its line
+// (up to the next newline or the end of s): it returns the index just
+// past it and, when the token has escapes, its value. A token without a
+// backslash is its bytes between the quotes, as strconv.Unquote would
+// return them (s is valid UTF-8, and the token has no newline), so only
+// one with escapes is unquoted.
 func lexQuoted(s string, i int) (unquoted string, escaped bool, end int, err *lexError) {
 	j := i + 1
-	for j < len(s) && s[j] != '"' {
-		if s[j] == '\\' {
+	for {
+		if j >= len(s) || s[j] == '\n' {
+			return "", false, 0, &lexError{s[i:lineEnd(s, i)], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
+		}
+		if c := s[j]; c == '"' {
+			break
+		} else if c == '\\' {
 			escaped = true
-			j++ // the escaped byte cannot close the token
+			j++ // the escaped byte cannot close the token, but the line's end ends it
+			if j >= len(s) || s[j] == '\n' {
+				return "", false, 0, &lexError{s[i:lineEnd(s, i)], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
+			}
 		}
 		j++
-	}
-	if j >= len(s) {
-		return "", false, 0, &lexError{s[i:], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
 	}
 	j++
 	if escaped {
@@ -135,7 +182,7 @@ func lexQuoted(s string, i int) (unquoted string, escaped bool, end int, err *le
 		unquoted = v
 	}
 	if j < len(s) && !isSpaceAt(s, j) {
-		return "", false, 0, &lexError{s[i:], fmt.Errorf("%w: no white space after the closing quote", ErrUnterminatedQuote)}
+		return "", false, 0, &lexError{s[i:lineEnd(s, i)], fmt.Errorf("%w: no white space after the closing quote", ErrUnterminatedQuote)}
 	}
 	return unquoted, escaped, j, nil
 }
@@ -153,10 +200,11 @@ func commentText(s string) string {
 // under a fuzzer's comparison instrumentation, a callback each), and decode
 // a rune only at a byte outside ASCII.
 const (
-	wordByte  = iota // ASCII that goes on a bare word
-	spaceByte        // ASCII white space, as unicode.IsSpace has it
-	quoteByte        // '"', which ends a bare word
-	runeByte         // a byte of a multi-byte rune: decode the rune to tell
+	wordByte    = iota // ASCII that goes on a bare word
+	spaceByte          // ASCII white space, as unicode.IsSpace has it
+	quoteByte          // '"', which ends a bare word
+	runeByte           // a byte of a multi-byte rune: decode the rune to tell
+	newlineByte        // '\n': white space that ends the line, where skipping space stops
 )
 
 var byteClass = func() (c [256]uint8) {
@@ -166,6 +214,8 @@ var byteClass = func() (c [256]uint8) {
 			c[b] = runeByte
 		case b == '"':
 			c[b] = quoteByte
+		case b == '\n':
+			c[b] = newlineByte
 		case unicode.IsSpace(rune(b)):
 			c[b] = spaceByte
 		}
@@ -173,10 +223,11 @@ var byteClass = func() (c [256]uint8) {
 	return c
 }()
 
-// isSpaceAt reports whether the rune at s[i] is white space.
+// isSpaceAt reports whether the rune at s[i] is white space (a newline
+// included).
 func isSpaceAt(s string, i int) bool {
 	switch byteClass[s[i]] {
-	case spaceByte:
+	case spaceByte, newlineByte:
 		return true
 	case runeByte:
 		r, _ := utf8.DecodeRuneInString(s[i:])
@@ -186,7 +237,7 @@ func isSpaceAt(s string, i int) bool {
 }
 
 // skipSpace returns the index of the first rune at or after s[i] that is
-// not white space, or len(s).
+// not white space or is a newline, or len(s).
 func skipSpace(s string, i int) int {
 	for i < len(s) {
 		switch byteClass[s[i]] {
@@ -206,21 +257,27 @@ func skipSpace(s string, i int) int {
 }
 
 // bareEnd returns the index just past the bare word starting at s[i]: the
-// next white space or '"', or the end of s. It reads eight bytes at a time
+// next white space (a newline included) or '"', or the end of s. It reads eight bytes at a time
 // while they are all word bytes (wordStops), then byte by byte.
 func bareEnd(s string, i int) int {
 	for {
+		stopped := false
 		for i+8 <= len(s) {
 			if stop := wordStops(binary.LittleEndian.Uint64([]byte(s[i : i+8]))); stop != 0 {
 				i += bits.TrailingZeros64(stop) >> 3 // the first byte that is no word byte
+				stopped = true
 				break
 			}
 			i += 8
 		}
-		for i < len(s) && byteClass[s[i]] == wordByte {
-			i++
+		if !stopped { // fewer than eight bytes left: byte by byte
+			for i < len(s) && byteClass[s[i]] == wordByte {
+				i++
+			}
 		}
-		if i == len(s) || byteClass[s[i]] != runeByte {
+		// s[i] is no word byte: white space, a quote or a newline end the
+		// word; a byte of a multi-byte rune is decoded to tell.
+		if i == len(s) || s[i] < utf8.RuneSelf {
 			return i
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -236,11 +293,14 @@ func bareEnd(s string, i int) int {
 // white space (0x09–0x0D, 0x20) or '"' (0x22). Each range test adds to
 // the low seven bits of a byte a constant that carries into its high bit
 // exactly from the range's first byte on, so no carry crosses bytes and
-// no byte is flagged wrongly.
+// no byte is flagged wrongly. (Written out, without helper closures, so
+// that it is cheap enough for the compiler to inline into bareEnd's loop.)
 func wordStops(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	y := x &^ hi
-	from := func(c uint64) uint64 { return y + lo*(0x80-c) } // high bit: y >= c
-	in := func(first, end uint64) uint64 { return from(first) &^ from(end) }
-	return (x | in(0x09, 0x0e) | in(0x20, 0x21) | in(0x22, 0x23)) & hi
+	// y + lo*(0x80-c) has a byte's high bit set where its low bits are >= c.
+	tab := (y + lo*(0x80-0x09)) &^ (y + lo*(0x80-0x0e))   // 0x09–0x0D
+	space := (y + lo*(0x80-0x20)) &^ (y + lo*(0x80-0x21)) // 0x20
+	quote := (y + lo*(0x80-0x22)) &^ (y + lo*(0x80-0x23)) // 0x22
+	return (x | tab | space | quote) & hi
 }

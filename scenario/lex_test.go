@@ -73,24 +73,39 @@ func FuzzLexLine(f *testing.F) {
 }
 
 // checkLexLine compares lexLine on s, lexing into got (what the line
-// before left there) as the parser does, with slowLexLine.
+// before left there) as the parser does, with slowLexLine: s alone, and s
+// as a line of a larger source, lexed in place as the parser lexes a
+// source that is all text (after a line and before one that would lex
+// differently, or at the end without a newline). Each must stop at the end
+// of s.
 func checkLexLine(t testing.TB, s string, got *lexed) {
 	t.Helper()
-	gotErr := lexLine(s, got)
 	want, wantErr := slowLexLine(s)
-	if (gotErr == nil) != (wantErr == nil) ||
-		gotErr != nil && (gotErr.near != wantErr.near || gotErr.err.Error() != wantErr.err.Error()) {
-		t.Fatalf("lexLine(%q) error %v, the reference's %v", s, gotErr, wantErr)
-	}
-	if gotErr != nil {
-		return
-	}
-	toks := make([]slowTok, len(got.toks))
-	for i, tk := range got.toks {
-		toks[i] = slowTok{val: got.val(tk), quoted: tk.quoted}
-	}
-	if !slices.Equal(toks, want.toks) || got.comment != want.comment || got.text != want.text {
-		t.Fatalf("lexLine(%q) = %+v (comment %v %q), the reference's %+v", s, toks, got.comment, got.text, want)
+	const before = "a \"b\" c\n"
+	for _, src := range []string{s, before + s + "\n\"x d\\\n", before + s} {
+		start := 0
+		if src != s {
+			start = len(before)
+		}
+		got.src = src
+		end, gotErr := lexLine(src, start, got)
+		if (gotErr == nil) != (wantErr == nil) ||
+			gotErr != nil && (gotErr.near != wantErr.near || gotErr.err.Error() != wantErr.err.Error()) {
+			t.Fatalf("lexLine(%q, %d) error %v, the reference's %v on %q", src, start, gotErr, wantErr, s)
+		}
+		if gotErr != nil {
+			continue
+		}
+		if end != start+len(s) {
+			t.Fatalf("lexLine(%q, %d) ends at %d, want %d", src, start, end, start+len(s))
+		}
+		toks := make([]slowTok, len(got.toks))
+		for i, tk := range got.toks {
+			toks[i] = slowTok{val: got.val(tk), quoted: tk.quoted}
+		}
+		if !slices.Equal(toks, want.toks) || got.comment != want.comment || got.comment && got.text != want.text {
+			t.Fatalf("lexLine(%q, %d) = %+v (comment %v %q), the reference's %+v", src, start, toks, got.comment, got.text, want)
+		}
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 )
@@ -49,7 +51,7 @@ func Parse(name string, src []byte) (*Scenario, error) {
 // concurrent use.
 type Parser struct {
 	sc      Scenario // what the latest call returned
-	mem     Scenario // sc's lists before empty ones were dropped: their memory is reused
+	mem     Scenario // what each call parses into, its lists kept with their room; sc is it with the empty lists nil
 	lexed   lexed
 	args    []string
 	notes   []string
@@ -79,20 +81,23 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	src = bytes.TrimPrefix(src, utf8BOM)
 	h := p.head
 	resume := h.text != "" && len(src) >= len(h.text) && string(src[:len(h.text)]) == h.text
+	// The parse writes into p.mem, whose lists keep their room from call
+	// to call, emptied in place (a Scenario is some forty words: building
+	// one aside and copying it in, and back, were two bulk copies a
+	// parse). p.sc is then its copy with the empty lists nil.
 	var st parser
 	if resume {
-		p.sc = p.mem
-		p.sc.Steps = p.mem.Steps[:0]
-		st = newParser(name, p.texts.Copy(src[len(h.text):]), &p.sc)
+		p.mem.Steps = p.mem.Steps[:0]
+		st = newParser(name, p.texts.Copy(src[len(h.text):]), &p.mem)
 		st.line, st.notes = h.lines, p.notes[:h.notes]
 	} else {
-		p.sc = p.mem.reused()
-		st = newParser(name, p.texts.Copy(src), &p.sc)
+		p.mem.reset()
+		st = newParser(name, p.texts.Copy(src), &p.mem)
 		st.notes = p.notes[:0]
 	}
 	st.lexed, st.args, st.expects = p.lexed, p.args[:0], p.expects[:0]
 	err := st.run()
-	p.lexed, p.args, p.notes, p.expects, p.mem = st.lexed, st.args, st.notes, st.expects, p.sc
+	p.lexed, p.args, p.notes, p.expects = st.lexed, st.args, st.notes, st.expects
 	switch {
 	case st.opsAt < 0:
 		p.head = head{}
@@ -101,6 +106,7 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	case st.opsAt > 0:
 		p.head = head{} // header lines after the resumed one: parse the next source whole
 	}
+	p.sc = p.mem
 	p.sc.dropEmpty()
 	if err != nil {
 		return nil, err
@@ -108,21 +114,16 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	return &p.sc, nil
 }
 
-// reused returns New's scenario over s's lists, emptied.
-func (s *Scenario) reused() Scenario {
+// reset empties s's lists in place, keeping their room, and sets New's
+// defaults: the scenario a parse starts from.
+func (s *Scenario) reset() {
 	g, w := &s.Grant, &s.World
-	return Scenario{
-		Comment: s.Comment[:0],
-		Grant: core.GrantSpec{
-			FSRead: g.FSRead[:0], FSWrite: g.FSWrite[:0], NetHosts: g.NetHosts[:0], Tools: g.Tools[:0],
-			Budgets: defaultBudgets,
-		},
-		World: core.WorldSpec{
-			Files: w.Files[:0], Routes: w.Routes[:0], DNS: w.DNS[:0], ToolOutputs: w.ToolOutputs[:0], Links: w.Links[:0],
-			Clock: defaultClock,
-		},
-		Steps: s.Steps[:0],
-	}
+	s.Comment = s.Comment[:0]
+	g.FSRead, g.FSWrite, g.NetHosts, g.Tools = g.FSRead[:0], g.FSWrite[:0], g.NetHosts[:0], g.Tools[:0]
+	g.Budgets = defaultBudgets
+	w.Files, w.Routes, w.DNS, w.ToolOutputs, w.Links = w.Files[:0], w.Routes[:0], w.DNS[:0], w.ToolOutputs[:0], w.Links[:0]
+	w.Clock = defaultClock
+	s.Steps = s.Steps[:0]
 }
 
 // dropEmpty sets s's empty lists to nil, as Parse leaves them.
@@ -175,16 +176,32 @@ func newParser(name string, text string, s *Scenario) parser {
 
 // run parses every line of the source.
 func (p *parser) run() error {
+	if p.checked {
+		p.lexed.src = p.text // every line is lexed in place
+	}
 	for p.off < len(p.text) {
 		p.start = p.off
-		line := p.text[p.off:]
-		if i := strings.IndexByte(line, '\n'); i >= 0 {
-			line = line[:i]
-			p.off++ // the newline
-		}
-		p.off += len(line)
 		p.line++
-		if err := p.parseLine(line); err != nil {
+		var lerr *lexError
+		if p.checked {
+			// The whole source is text: lex the line in place, and
+			// learn its end from the lexer.
+			var end int
+			end, lerr = lexLine(p.text, p.off, &p.lexed)
+			p.off = min(end+1, len(p.text)) // past the newline
+		} else {
+			line := p.text[p.off:lineEnd(p.text, p.off)]
+			p.off = min(p.off+len(line)+1, len(p.text))
+			if err := checkText(line); err != nil {
+				return &ParseError{File: p.name, Line: p.line, Err: err}
+			}
+			p.lexed.src = line
+			_, lerr = lexLine(line, 0, &p.lexed)
+		}
+		if lerr != nil {
+			return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
+		}
+		if err := p.parseLine(); err != nil {
 			return err
 		}
 	}
@@ -206,17 +223,10 @@ func (p *parser) errorf(near string, sentinel error, format string, args ...any)
 		Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
 }
 
-func (p *parser) parseLine(text string) error {
-	if !p.checked {
-		if err := checkText(text); err != nil {
-			return &ParseError{File: p.name, Line: p.line, Err: err}
-		}
-	}
+// parseLine parses the current line, lexed into p.lexed.
+func (p *parser) parseLine() error {
 	l := &p.lexed
-	lerr := lexLine(text, l)
 	switch {
-	case lerr != nil:
-		return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
 	case l.comment:
 		p.notes = append(p.notes, l.text)
 		return nil
@@ -436,24 +446,42 @@ func (p *parser) op(toks []tok) error {
 	if !p.inOps {
 		p.opsAt, p.opsLine, p.opsNote = p.start, p.line-1, len(p.notes)
 	}
-	step := Step{Op: core.Op{Kind: p.val(toks[0])}, Comment: p.takeComment(), Line: p.line}
+	kind, comment := p.val(toks[0]), p.takeComment()
 	p.inOps = true
 	rest := toks[1:]
+	var exp *Expect
 	for i, t := range rest {
 		if p.isArrow(t) {
-			exp, err := p.expect(t, rest[i+1:])
-			if err != nil {
+			var err error
+			if exp, err = p.expect(t, rest[i+1:]); err != nil {
 				return err
 			}
-			step.Expect, rest = exp, rest[:i]
+			rest = rest[:i]
 			break
 		}
 	}
-	step.Op.Args = p.newArgs(rest)
+	args := p.newArgs(rest)
 	if p.s.Steps == nil {
 		p.s.Steps = make([]Step, 0, p.linesLeft()+1) // this op and the lines after it
 	}
-	p.s.Steps = append(p.s.Steps, step)
+	// The step is written field by field where it goes: a Step literal is
+	// built aside and copied in, eleven words, which while the garbage
+	// collector marks is a bulk write barrier, a tenth of an op line's
+	// cost. Every field is written (the slot may hold an earlier parse's
+	// step); TestStepFields fails when Step gains one.
+	n := len(p.s.Steps)
+	p.s.Steps = slices.Grow(p.s.Steps, 1)[:n+1]
+	st := &p.s.Steps[n]
+	st.Op.Kind, st.Op.Args, st.Line, st.Class = kind, args, p.line, attack.Unlabelled
+	// Most steps have neither expectation nor comment, and the slot's
+	// (an earlier parse's step) are mostly nil too: a nil stored over a
+	// nil would cost a write barrier all the same.
+	if st.Expect != exp {
+		st.Expect = exp
+	}
+	if comment != nil || st.Comment != nil {
+		st.Comment = comment
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 )
 
@@ -190,4 +191,50 @@ func FuzzParserIsParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStepFields guards parser.op, which writes a step field by field into
+// a slot that may hold an earlier parse's step: when Step or core.Op gains
+// a field, op must write it too, and this list must grow with it.
+func TestStepFields(t *testing.T) {
+	for _, c := range []struct {
+		typ  reflect.Type
+		want []string
+	}{
+		{reflect.TypeFor[Step](), []string{"Op", "Expect", "Comment", "Line", "Class"}},
+		{reflect.TypeFor[core.Op](), []string{"Kind", "Args"}},
+	} {
+		var got []string
+		for f := range c.typ.Fields() {
+			got = append(got, f.Name)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%v has fields %q, parser.op writes %q: update op and this test", c.typ, got, c.want)
+		}
+	}
+}
+
+// TestParserOverwritesSteps: a caller may edit the steps a Parser returned
+// (the fuzz decoder drops expectations and lines in place); the next parse
+// of the same or another source writes every field of the slots it reuses.
+func TestParserOverwritesSteps(t *testing.T) {
+	srcs := parserSources(t)
+	var p Parser
+	for _, src := range append(slices.Clone(srcs), srcs...) {
+		want, wantErr := Parse("t.sbx", []byte(src))
+		got, err := p.Parse("t.sbx", []byte(src))
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("Parser.Parse error %v, Parse error %v", err, wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Parser.Parse gave\n%#v\nParse gave\n%#v\non\n%s", got, want, src)
+		}
+		for i := range got.Steps[:cap(got.Steps)] {
+			got.Steps[:cap(got.Steps)][i] = Step{Op: core.Op{Kind: "x", Args: []string{"y"}}, Expect: &Expect{Kind: core.OK},
+				Comment: []string{"z"}, Line: 99, Class: 3}
+		}
+	}
 }

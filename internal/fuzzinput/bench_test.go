@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // randomInputs returns n inputs of random bytes from a fixed seed, up to
@@ -95,4 +96,22 @@ func seedInputs(b *testing.B) [][]byte {
 		b.Fatal(err)
 	}
 	return in
+}
+
+// BenchmarkParseSeeds is the .sbx parsing part of BenchmarkDecodeSeeds:
+// a reused scenario.Parser on the text seeds in turn.
+func BenchmarkParseSeeds(b *testing.B) {
+	var text [][]byte
+	for _, data := range seedInputs(b) {
+		if len(data) > 0 && data[0] == textMarker {
+			text = append(text, data)
+		}
+	}
+	var p scenario.Parser
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := p.Parse(parseName, text[i%len(text)]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package fuzzinput
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -133,9 +132,7 @@ func decodeInput(data []byte) input {
 // same spec always builds the same grant.
 type textDecoder struct {
 	parser scenario.Parser
-	spec   core.GrantSpec // the last grant's spec: its lists are slices of items
-	items  []string
-	grant  core.Grant // built from spec; the zero Grant before the first
+	grant  core.Grant // the last grant; the zero Grant before the first
 }
 
 // decoders recycles the text decoders: a scenario's lists and steps,
@@ -143,36 +140,17 @@ type textDecoder struct {
 // the last grant.
 var decoders = sync.Pool{New: func() any { return new(textDecoder) }}
 
-// grantOf returns core.NewGrant(s), the last grant when s is its spec.
+// grantOf returns core.NewGrant(s), the last grant when it is s's.
 func (d *textDecoder) grantOf(s core.GrantSpec) (core.Grant, error) {
-	if d.grant != (core.Grant{}) && sameGrant(s, d.spec) {
+	if d.grant != (core.Grant{}) && d.grant.Matches(s) {
 		return d.grant, nil
 	}
 	g, err := core.NewGrant(s)
 	if err != nil {
 		return core.Grant{}, err
 	}
-	d.items = d.items[:0]
-	d.spec = core.GrantSpec{FSRead: d.keep(s.FSRead), FSWrite: d.keep(s.FSWrite),
-		NetHosts: d.keep(s.NetHosts), Tools: d.keep(s.Tools), Budgets: s.Budgets}
 	d.grant = g
 	return g, nil
-}
-
-// keep returns a copy of list in d.items: the parser's lists are its
-// memory, which the next input overwrites. (The strings are immutable.)
-func (d *textDecoder) keep(list []string) []string {
-	n := len(d.items)
-	d.items = append(d.items, list...)
-	return d.items[n:]
-}
-
-// sameGrant reports whether a and b have equal lists and budgets. (Parsed
-// specs never hold an empty list that is not nil, the one difference
-// between specs that slices.Equal does not see and core.NewGrant keeps.)
-func sameGrant(a, b core.GrantSpec) bool {
-	return a.Budgets == b.Budgets && slices.Equal(a.FSRead, b.FSRead) && slices.Equal(a.FSWrite, b.FSWrite) &&
-		slices.Equal(a.NetHosts, b.NetHosts) && slices.Equal(a.Tools, b.Tools)
 }
 
 // decodeText parses data as .sbx text. It fails on a parse error and on a
@@ -193,7 +171,10 @@ func decodeText(data []byte) (input, bool) {
 		sc.Steps = sc.Steps[:MaxTextOps]
 	}
 	for i := range sc.Steps {
-		sc.Steps[i].Expect, sc.Steps[i].Line = nil, 0
+		if st := &sc.Steps[i]; st.Expect != nil {
+			st.Expect = nil // a nil stored over a nil would still cost a write barrier
+		}
+		sc.Steps[i].Line = 0
 	}
 	return input{mode: ModeText, sc: sc, grant: grant, text: d}, true
 }

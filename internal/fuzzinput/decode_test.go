@@ -193,7 +193,7 @@ func TestTextGrantIsBuilt(t *testing.T) {
 		{"grant fs_write /work/\ngrant tool echo\nbudget ops 3\nfile /a b\n", true},
 		{"grant fs_write /work/ /work/\ngrant tool echo\nbudget ops 3\n", false},
 		{"grant fs_read /a\n", false},
-		{"grant fs_read /b\n", false}, // the parser rewrote its list: the decoder kept a copy
+		{"grant fs_read /b\n", false}, // the parser rewrote its list: the grant holds its own copy
 		{"", false},
 		{"budget ops 1000\n", true},
 		{"budget ops 3\n", false},
