@@ -99,6 +99,8 @@ func (in *input) recycle() {
 	switch {
 	case in.text != nil:
 		decoders.Put(in.text)
+	case in.gen != nil:
+		drawers.Put(in.gen)
 	case in.arena != nil:
 		m := in.arena
 		// Drop what the last input pointed at, so that the pool keeps

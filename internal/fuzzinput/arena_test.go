@@ -106,3 +106,31 @@ func TestArenaKeepsStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodedScenariosStayPut: a scenario Decode returned, in every mode,
+// is the same after later inputs of its mode are decoded: each mode
+// decodes into memory it reuses (a text decoder's, an arena input's, a
+// generator's), which the scenario handed out must not be.
+func TestDecodedScenariosStayPut(t *testing.T) {
+	for _, mode := range []struct {
+		name  string
+		first byte
+	}{{"arena", 0x01}, {"generated", generatedStart}, {"text", textMarker}} {
+		inputs := randomInputs(uint64(mode.first), 60, 300)
+		for _, in := range inputs {
+			in[0] = mode.first
+		}
+		inputs[0] = append([]byte{mode.first}, "\ngrant fs_read /work/\nfile /work/a hi\nfs_read /work/a\nfs_read /etc/passwd\n"...)
+		firsts, wants := make([]*scenario.Scenario, len(inputs)), make([]string, len(inputs))
+		for i, in := range inputs {
+			firsts[i] = Decode(in)
+			wants[i] = string(firsts[i].Format())
+		}
+		for i, in := range inputs { // and again, in other memory than the first time
+			Decode(in)
+			if got := string(firsts[i].Format()); got != wants[i] {
+				t.Fatalf("%s input %d: the scenario Decode returned changed as later inputs were decoded:\n%s\nwas\n%s", mode.name, i, got, wants[i])
+			}
+		}
+	}
+}

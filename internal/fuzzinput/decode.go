@@ -103,7 +103,13 @@ type input struct {
 	world *oracle.PreparedWorld // sc.World, prepared (arenas only; nil: the oracle prepares it)
 	text  *textDecoder          // text: the decoder whose memory sc is, to reuse once the input passed
 	arena *arenaMemory          // arena: the memory sc is (its grant and world lists the arena's, read only), to reuse once the input passed
+	gen   *generators.Generator // generated: the generator whose memory sc is, to reuse once the input passed
 }
+
+// drawers recycles the generators of generated inputs: each draws a
+// scenario into the memory of the one it drew before, as a campaign
+// worker's does, instead of allocating its lists afresh.
+var drawers = sync.Pool{New: func() any { return generators.NewGenerator() }}
 
 // decodeInput decodes data by the mode its first byte picks.
 func decodeInput(data []byte) input {
@@ -113,10 +119,11 @@ func decodeInput(data []byte) input {
 		}
 	}
 	if len(data) > 0 && data[0] >= generatedStart {
-		sc := generators.GenerateAtMost(&byteSource{data: string(data[1:min(len(data), 1+maxGenBytes)])}, MaxOps)
+		g := drawers.Get().(*generators.Generator)
+		sc := g.GenerateAtMost(&byteSource{data: string(data[1:min(len(data), 1+maxGenBytes)])}, MaxOps)
 		cutOps(sc)
 		grant := core.MustGrant(sc.Grant) // Generate's grants always validate
-		return input{mode: ModeGenerated, sc: sc, grant: grant}
+		return input{mode: ModeGenerated, sc: sc, grant: grant, gen: g}
 	}
 	if len(data) > 0 {
 		data = data[1:]
@@ -198,16 +205,11 @@ func (in *input) caseOf() oracle.Case {
 	return oracle.Case{Scenario: in.sc, Grant: in.grant, World: in.world}
 }
 
-// scenario returns the input as a scenario of its own memory.
-func (in *input) scenario() *scenario.Scenario {
-	if in.text != nil || in.arena != nil {
-		// The decoder's or the arena input's memory, which the next
-		// input reuses, and (arenas) the arena's grant and world lists.
-		// The strings are immutable: a Clone copies only the lists.
-		return in.sc.Clone()
-	}
-	return in.sc
-}
+// scenario returns the input as a scenario of its own memory. Every mode
+// decodes into memory the next input reuses (a text decoder's, an arena
+// input's, a generator's), and arenas share their grant and world lists;
+// the strings are immutable, so a Clone copies only the lists.
+func (in *input) scenario() *scenario.Scenario { return in.sc.Clone() }
 
 // byteSource is a generators.Source over fuzz input bytes. A draw among at
 // most 256 values eats one byte, a larger one two; when the bytes run out
