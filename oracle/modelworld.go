@@ -66,10 +66,11 @@ type modelBase struct {
 	routes modelTable[modelRoute, string] // hostKey(host) and path → body
 	dns    modelTable[string, int]        // hostKey(host) → the index of its (last) dns line
 	links  map[string]modelLink           // Clean(link path) → the link
-	// longestLink is the length of the longest link path: a walk need not
-	// look a longer path up.
-	longestLink int
-	built       mapSet // which maps hold spec's entries
+	// linkLength[n] says whether some link path is n bytes long: a walk
+	// need not look up a path of a length no link has, nor one longer
+	// than them all (len(linkLength)-1 is the longest).
+	linkLength []bool
+	built      mapSet // which maps hold spec's entries
 }
 
 // modelLink is a link's target, and its place in a run's answers.
@@ -97,7 +98,9 @@ func newModelBase(ws core.WorldSpec) *modelBase { return &modelBase{spec: ws} }
 // reset makes b the base of ws, emptying its maps but keeping their
 // memory. Nothing may read b's earlier world again.
 func (b *modelBase) reset(ws core.WorldSpec) {
-	b.spec, b.built, b.longestLink = ws, 0, 0
+	b.spec, b.built = ws, 0
+	clear(b.linkLength)
+	b.linkLength = b.linkLength[:0]
 	b.files.reset(0) // sized as it is filled
 	b.routes.reset(0)
 	b.dns.reset(0)
@@ -151,7 +154,7 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 	if len(links) == 0 {
 		return core.Canonical(p), true
 	}
-	if clean := core.Canonical(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links, w.base.longestLink) {
+	if clean := core.Canonical(p); !strings.Contains(p, "..") && !anyPrefixIsLink(clean, links, w.base.linkLength) {
 		return clean, true // the walk would meet exactly the prefixes of clean, and none is a link
 	}
 	if !strings.HasPrefix(p, "/") {
@@ -202,7 +205,7 @@ func (w *modelWorld) walk(reached []byte, path string, followed int) (_ []byte, 
 		}
 		dir := len(reached)
 		reached = append(append(reached, '/'), name...)
-		if len(reached) > w.base.longestLink { // no longer path is a link
+		if n := len(reached); n >= len(w.base.linkLength) || !w.base.linkLength[n] { // no link is this long
 			continue
 		}
 		l, isLink := links[string(reached)]
@@ -277,17 +280,16 @@ func relativeRealpath(p string, links map[string]modelLink) (string, bool) {
 func (w *modelWorld) hasLinks() bool { return len(w.base.spec.Links) > 0 && len(w.base.linkMap()) > 0 }
 
 // anyPrefixIsLink reports whether clean, or a path made of its first
-// components, is a link.
-func anyPrefixIsLink(clean string, links map[string]modelLink, longest int) bool {
-	for i := 1; i < len(clean) && i <= longest; i++ {
-		if clean[i] == '/' {
+// components, is a link; linkLength says which lengths link paths have.
+func anyPrefixIsLink(clean string, links map[string]modelLink, linkLength []bool) bool {
+	for i := 1; i <= len(clean) && i < len(linkLength); i++ {
+		if (i == len(clean) || clean[i] == '/') && linkLength[i] {
 			if _, ok := links[clean[:i]]; ok {
 				return true
 			}
 		}
 	}
-	_, ok := links[clean]
-	return ok
+	return false
 }
 
 // linkMap reads the link lines. SPEC §13 makes no link with an empty
@@ -305,7 +307,10 @@ func (b *modelBase) linkMap() map[string]modelLink {
 					i = old.index
 				}
 				b.links[at] = modelLink{target: l.Target, index: i}
-				b.longestLink = max(b.longestLink, len(at))
+				for len(b.linkLength) <= len(at) {
+					b.linkLength = append(b.linkLength, false)
+				}
+				b.linkLength[len(at)] = true
 			}
 		}
 	}
