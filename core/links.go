@@ -96,9 +96,21 @@ type mark struct{ link, hops, depth int32 }
 // first met it, with more still to walk: it would go round forever, so it
 // is a loop whatever the count, and so is every link it is inside.
 func resolveLinks(links *table[string, string], lens *lengthSet, memo *linkMemo, p string) (string, bool) {
-	if isCanonical(p) && !linkOnPrefix(links, lens, p) {
-		return p, true // the walk would meet exactly p's prefixes, and none is a link
+	if meetsNoLink(links, lens, p) {
+		return p, true
 	}
+	return walkLinks(links, lens, memo, p)
+}
+
+// meetsNoLink reports whether resolving p would meet no link: p is
+// canonical, so a walk would meet exactly its prefixes, and none is a link.
+// Then p resolves to itself.
+func meetsNoLink(links *table[string, string], lens *lengthSet, p string) bool {
+	return isCanonical(p) && !linkOnPrefix(links, lens, p)
+}
+
+// walkLinks is resolveLinks for a p that may meet a link: the walk.
+func walkLinks(links *table[string, string], lens *lengthSet, memo *linkMemo, p string) (string, bool) {
 	var (
 		bufArr   [256]byte
 		offArr   [32]int

@@ -163,24 +163,27 @@ func (t *WorldTemplate) Renew(w *RefWorld) {
 	clear(w.journal)
 	w.written.reset(0)
 	w.memo.reset(0) // what it learned of the links of its last template
+	w.walked.reset(0)
 	*w = RefWorld{
 		base: t, prepared: t.prepared, clockNext: t.clock.Start, resolved: "/", // "/" is canonical: never "", which is not
-		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0], memo: w.memo,
+		written: w.written, dnsNext: w.dnsNext[:0], journal: w.journal[:0], memo: w.memo, walked: w.walked,
 	}
 }
 
-// LearnLinks gives w what from has learned of their template's links, so
-// that w's walks do not walk again what from's did: a replay goes through
-// the links its first run went through. A world's links never change (a
-// write makes files, never links), so what one world of a template learned
-// holds for every world of it. It does nothing unless both worlds were
-// renewed from the same template since it was last prepared.
+// LearnLinks gives w what from has learned of their template's links, and
+// the paths its walks resolved, so that w does not walk again what from
+// did: a replay resolves the paths its first run resolved. A world's links
+// never change (a write makes files, never links), so what one world of a
+// template learned holds for every world of it. It does nothing unless
+// both worlds were renewed from the same template since it was last
+// prepared.
 func (w *RefWorld) LearnLinks(from *RefWorld) {
 	if w == from || w.base != from.base || w.prepared != from.prepared || w.base.prepared != w.prepared {
 		return
 	}
 	w.memo.links = append(w.memo.links[:0], from.memo.links...)
 	w.memo.text = append(w.memo.text[:0], from.memo.text...)
+	w.walked.copyOf(&from.walked)
 }
 
 // RefWorld is the reference World: deterministic, in memory, journaling
@@ -199,7 +202,10 @@ type RefWorld struct {
 	journal    []Entry
 	resolved   string   // Realpath's latest answer (at first "/"), canonical: the path the next Read or Write most likely names
 	memo       linkMemo // what its walks learned of base's links, which no call changes
-	prepared   uint64   // base.prepared when the world was renewed: which of base's preparations its memo is of
+	// walked holds the answer for each path whose resolution took a walk:
+	// a replay asks for the same paths as the run before it (LearnLinks).
+	walked   table[string, walkAnswer]
+	prepared uint64 // base.prepared when the world was renewed: which of base's preparations memo and walked are of
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness
@@ -251,13 +257,28 @@ func (w *RefWorld) key(p string) (string, bool) {
 }
 
 // resolve is base.Resolve(p), remembering what the walk learns of the
-// links for the world's later walks.
+// links for the world's later walks, and the answer for p itself when it
+// took a walk.
 func (w *RefWorld) resolve(p string) (string, bool) {
 	t := w.base
 	if t.links.len() == 0 {
 		return Canonical(p), true
 	}
-	return resolveLinks(&t.links, &t.linkLens, &w.memo, p)
+	if meetsNoLink(&t.links, &t.linkLens, p) {
+		return p, true
+	}
+	if a, ok := w.walked.get(p); ok {
+		return a.path, a.ok
+	}
+	r, ok := walkLinks(&t.links, &t.linkLens, &w.memo, p)
+	w.walked.put(p, walkAnswer{r, ok})
+	return r, ok
+}
+
+// walkAnswer is what a walk answered for a path.
+type walkAnswer struct {
+	path string
+	ok   bool
 }
 
 // Realpath implements VFS: p resolved through the world's links, which in

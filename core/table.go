@@ -171,6 +171,13 @@ func (t *table[K, V]) slot(i int) {
 	t.index[s] = uint32(i + 1)
 }
 
+// copyOf makes t a copy of o, in t's memory where it is large enough.
+func (t *table[K, V]) copyOf(o *table[K, V]) {
+	clear(t.pairs)
+	t.pairs = append(t.pairs[:0], o.pairs...)
+	t.index = append(t.index[:0], o.index...)
+}
+
 // len returns the number of entries.
 func (t *table[K, V]) len() int { return len(t.pairs) }
 

@@ -33,3 +33,33 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTableCopy: a copy answers as the table it copies, scanned and
+// indexed, in memory that held a larger table before; and putting into
+// the copy leaves the original as it was.
+func TestTableCopy(t *testing.T) {
+	var cp table[string, int]
+	for _, n := range []int{3 * smallTable, 0, 1, smallTable, smallTable + 1, 2 * smallTable} {
+		orig := newTable[string, int](0)
+		for i := range n {
+			orig.put(strconv.Itoa(i), i)
+		}
+		cp.copyOf(&orig)
+		want := maps.Collect(orig.all)
+		if got := maps.Collect(cp.all); !maps.Equal(got, want) {
+			t.Fatalf("%d entries: the copy holds %v, want %v", n, got, want)
+		}
+		for k, v := range want {
+			if got, ok := cp.get(k); !ok || got != v {
+				t.Fatalf("%d entries: the copy's get(%q) = %d, %v, want %d", n, k, got, ok, v)
+			}
+		}
+		if _, ok := cp.get(strconv.Itoa(n)); ok {
+			t.Fatalf("%d entries: the copy holds a key the table does not", n)
+		}
+		cp.put("new", -1)
+		if _, ok := orig.get("new"); ok {
+			t.Fatalf("%d entries: putting into the copy put into the table", n)
+		}
+	}
+}
