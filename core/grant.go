@@ -118,15 +118,16 @@ func NewGrant(s GrantSpec) (Grant, error) {
 		}
 	}
 	// Each list is capped at its length, so that an append to one (none
-	// is appended to; the accessors copy) could never write into the next.
-	i, j, k := len(s.FSRead), len(s.FSRead)+len(s.FSWrite), len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts)
+	// is appended to; the accessors copy) could never write into the next
+	// or into the block's spare room.
+	i, j, k, n := len(s.FSRead), len(s.FSRead)+len(s.FSWrite), len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts), len(items)
 	*d = grantData{
 		fsRead:     listAs(items[:i:i], s.FSRead),
 		fsWrite:    listAs(items[i:j:j], s.FSWrite),
 		readRoots:  roots[:i:i],
-		writeRoots: roots[i:],
+		writeRoots: roots[i:j:j],
 		hosts:      listAs(items[j:k:k], s.NetHosts),
-		tools:      listAs(items[k:], s.Tools),
+		tools:      listAs(items[k:n:n], s.Tools),
 		budgets:    s.Budgets,
 	}
 	return Grant{d}, nil

@@ -176,9 +176,10 @@ func (t *WorldTemplate) Renew(w *RefWorld) {
 // never change (a write makes files, never links), so what one world of a
 // template learned holds for every world of it. It does nothing unless
 // both worlds were renewed from the same template since it was last
-// prepared.
+// prepared. It reads from as any observer does: nothing may be calling
+// into from meanwhile.
 func (w *RefWorld) LearnLinks(from *RefWorld) {
-	if w == from || w.base != from.base || w.prepared != from.prepared || w.base.prepared != w.prepared {
+	if w == from || w.base == nil || w.base != from.base || w.prepared != from.prepared || w.base.prepared != w.prepared {
 		return
 	}
 	w.memo.links = append(w.memo.links[:0], from.memo.links...)

@@ -150,7 +150,11 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 	ctl.at(phaseReplay, 0)
 	w := r.spare
 	t.Renew(w)
-	w.LearnLinks(r.world) // the links are the first run's, and so is what it learned of them
+	// The links are the first run's, and so is what its world learned of
+	// them. (Read, as its journal is below, once its sandbox returned from
+	// its last op: a sandbox that still calls into its world from a stray
+	// goroutine races with every observer of it.)
+	w.LearnLinks(r.world)
 	w.Reserve(r.world.JournalLen())
 	sb, err := f(c.Grant, w)
 	if err != nil {

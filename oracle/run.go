@@ -95,9 +95,9 @@ var checkStates = sync.Pool{New: func() any { return new(checkState) }}
 // recycle hands st back once its check is judged and nothing reads its run
 // again. The findings were handed out: they are not kept.
 //
-// Nothing of it is emptied here: the next check's watch renews the two
-// core worlds from its own template, and resets the model's world, the
-// model and the run, before any read. Until then st holds this scenario's
+// Nothing of it is emptied here: the next check renews each core world
+// from its own template before any read (watch the run's, replay the
+// replay's), and watch resets the model's world, the model and the run. Until then st holds this scenario's
 // journals, paths, trace and written files, one scenario's worth per
 // pooled state; emptying them here as well, only to let go of them a check
 // earlier, cost 5% of a short fuzz exec.

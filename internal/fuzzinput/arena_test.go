@@ -110,27 +110,62 @@ func TestArenaKeepsStrings(t *testing.T) {
 // TestDecodedScenariosStayPut: a scenario Decode returned, in every mode,
 // is the same after later inputs of its mode are decoded: each mode
 // decodes into memory it reuses (a text decoder's, an arena input's, a
-// generator's), which the scenario handed out must not be.
+// generator's), which the scenario handed out must not be. The text inputs
+// are the committed seeds' .sbx texts, which all decode as text.
 func TestDecodedScenariosStayPut(t *testing.T) {
+	seeds, err := ReadSeedDir("../../fuzz/testdata/fuzz/FuzzScenario")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts [][]byte
+	for _, in := range seeds {
+		if len(in) > 0 && in[0] == textMarker {
+			texts = append(texts, in)
+		}
+	}
 	for _, mode := range []struct {
-		name  string
-		first byte
-	}{{"arena", 0x01}, {"generated", generatedStart}, {"text", textMarker}} {
-		inputs := randomInputs(uint64(mode.first), 60, 300)
-		for _, in := range inputs {
-			in[0] = mode.first
+		mode   Mode
+		inputs [][]byte
+	}{
+		{ModeArena, randomInputs(1, 60, 300)},
+		{ModeGenerated, randomInputs(2, 60, 300)},
+		{ModeText, texts},
+	} {
+		firsts, wants := make([]*scenario.Scenario, len(mode.inputs)), make([]string, len(mode.inputs))
+		for i, in := range mode.inputs {
+			switch mode.mode {
+			case ModeArena:
+				in[0] = 0x01
+			case ModeGenerated:
+				in[0] = generatedStart
+			}
+			d := DecodeLabelled(in)
+			if d.Mode != mode.mode {
+				t.Fatalf("%s input %d decodes as %s", mode.mode, i, d.Mode)
+			}
+			firsts[i], wants[i] = d.Scenario, string(d.Scenario.Format())
 		}
-		inputs[0] = append([]byte{mode.first}, "\ngrant fs_read /work/\nfile /work/a hi\nfs_read /work/a\nfs_read /etc/passwd\n"...)
-		firsts, wants := make([]*scenario.Scenario, len(inputs)), make([]string, len(inputs))
-		for i, in := range inputs {
-			firsts[i] = Decode(in)
-			wants[i] = string(firsts[i].Format())
-		}
-		for i, in := range inputs { // and again, in other memory than the first time
-			Decode(in)
-			if got := string(firsts[i].Format()); got != wants[i] {
-				t.Fatalf("%s input %d: the scenario Decode returned changed as later inputs were decoded:\n%s\nwas\n%s", mode.name, i, got, wants[i])
+		withOps := 0
+		for _, sc := range firsts {
+			if len(sc.Steps) > 0 {
+				withOps++
 			}
 		}
+		if withOps < 50 {
+			t.Fatalf("only %d %s inputs decode to ops: the test exercises little", withOps, mode.mode)
+		}
+		check := func(when string) {
+			t.Helper()
+			for i := range firsts {
+				if got := string(firsts[i].Format()); got != wants[i] {
+					t.Fatalf("%s input %d: the scenario Decode returned changed %s:\n%s\nwas\n%s", mode.mode, i, when, got, wants[i])
+				}
+			}
+		}
+		check("as later inputs were decoded")
+		for i := range mode.inputs { // and again, backwards
+			Decode(mode.inputs[len(mode.inputs)-1-i])
+		}
+		check("as the inputs were decoded again")
 	}
 }
