@@ -72,11 +72,3 @@ func (t *modelTable[K, V]) get(k K) (V, bool) {
 	var zero V
 	return zero, false
 }
-
-// len returns the number of entries.
-func (t *modelTable[K, V]) len() int {
-	if t.hashed {
-		return len(t.m)
-	}
-	return len(t.list)
-}

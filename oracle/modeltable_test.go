@@ -48,3 +48,12 @@ func TestModelTableIsAMap(t *testing.T) {
 		t.Fatal("the zero table holds the empty key")
 	}
 }
+
+// len returns the number of entries: for the test, which checks that a
+// put replaces.
+func (t *modelTable[K, V]) len() int {
+	if t.hashed {
+		return len(t.m)
+	}
+	return len(t.list)
+}

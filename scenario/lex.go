@@ -66,8 +66,9 @@ func checkText(s string) error {
 
 // lexLine splits the line of s that starts at s[i], up to the next
 // newline or the end of s, into l, its tokens appended to l.toks[:0], and
-// returns the index of that newline (or len(s)). l.src must be s. s is valid UTF-8: the
-// whole source, whose lines need no check, or one line alone. Lexing the
+// returns the index of that newline (or len(s)). l.src must be s. s is
+// valid UTF-8: the whole source, whose lines need no check, or one line
+// alone. Lexing the
 // source in place, not line by line, spares finding each line's end
 // before lexing it, and lets the word-at-a-time loop of bareEnd read on
 // past it. The parser lexes every line into the same lexed, so lexing
@@ -158,20 +159,17 @@ func lineEnd(s string, i int) int {
 // one with escapes is unquoted.
 func lexQuoted(s string, i int) (unquoted string, escaped bool, end int, err *lexError) {
 	j := i + 1
-	for {
-		if j >= len(s) || s[j] == '\n' {
-			return "", false, 0, &lexError{s[i:lineEnd(s, i)], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
-		}
-		if c := s[j]; c == '"' {
-			break
-		} else if c == '\\' {
+	for j < len(s) && s[j] != '"' && s[j] != '\n' {
+		if s[j] == '\\' {
 			escaped = true
-			j++ // the escaped byte cannot close the token, but the line's end ends it
-			if j >= len(s) || s[j] == '\n' {
-				return "", false, 0, &lexError{s[i:lineEnd(s, i)], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
+			if j+1 < len(s) && s[j+1] != '\n' {
+				j++ // the escaped byte cannot close the token, but the line's end ends it
 			}
 		}
 		j++
+	}
+	if j >= len(s) || s[j] != '"' {
+		return "", false, 0, &lexError{s[i:lineEnd(s, i)], fmt.Errorf("%w: no closing quote", ErrUnterminatedQuote)}
 	}
 	j++
 	if escaped {
@@ -257,8 +255,9 @@ func skipSpace(s string, i int) int {
 }
 
 // bareEnd returns the index just past the bare word starting at s[i]: the
-// next white space (a newline included) or '"', or the end of s. It reads eight bytes at a time
-// while they are all word bytes (wordStops), then byte by byte.
+// next white space (a newline included) or '"', or the end of s. It reads
+// eight bytes at a time while they are all word bytes (wordStops), then
+// byte by byte.
 func bareEnd(s string, i int) int {
 	for {
 		stopped := false
