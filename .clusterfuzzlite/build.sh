@@ -10,7 +10,9 @@
 # directly (the same two commands), with -preserve naming every package the
 # target links that is not this module's: the standard library, rapid and the
 # shim are built plain. Their tracing bought no coverage and cost most of each
-# exec (README, "Fuzzing"). The coverage build (go test -cover, no libFuzzer
+# exec (README, "Fuzzing"). So is internal/textscan, the module's byte scans
+# under the reference's hot path (path.Clean's algorithm and the like): its
+# package comment says why. The coverage build (go test -cover, no libFuzzer
 # instrumentation) is compile_native_go_fuzzer's.
 #
 # A []byte target built this way receives the bytes after a 4-byte
@@ -33,8 +35,8 @@ else
   bin=$(mktemp -d)
   GOBIN=$bin go install "github.com/AdamKorcz/go-118-fuzz-build@$version"
   # The packages the target links, shim included (the rewrite imports it).
-  preserve=$(go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" |
-    grep -v -e "^$module\$" -e "^$module/" -e ' ' | paste -sd, -)
+  preserve=$( (go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" |
+    grep -v -e "^$module\$" -e "^$module/" -e ' ' && echo "$module/internal/textscan") | paste -sd, -)
   for target in "${targets[@]}"; do
     "$bin/go-118-fuzz-build" -tags gofuzz -preserve "$preserve" -o "$target.a" -func "$target" ./fuzz
     # shellcheck disable=SC2086 # CXXFLAGS and LIB_FUZZING_ENGINE are lists of flags

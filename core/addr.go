@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"net/netip"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
 )
 
 // Addresses the world's resolver answers for names that are not literals
@@ -22,41 +24,10 @@ var (
 // ASCII is folded, as DNS does: "K" (U+212A KELVIN SIGN) stays itself.
 func NormalizeHost(host string) string {
 	host = strings.TrimSuffix(host, ".")
-	if hasUpperASCII(host) {
-		return lowerASCII(host)
+	if textscan.HasUpperASCII(host) {
+		return textscan.LowerASCII(host)
 	}
 	return host
-}
-
-// hasUpperASCII reports whether s has a byte in 'A'–'Z'. It reads a word
-// at a time (Bit Twiddling Hacks' hasbetween, exact for every byte value),
-// the last word overlapping the one before it, so it has no byte loop.
-func hasUpperASCII(s string) bool {
-	const low7 = lsbs * 0x7f
-	upper := func(x uint64) bool { // a byte in ('A'-1, 'Z'+1)
-		t := x & low7
-		return (lsbs*(127+'Z'+1)-t)&^x&(t+lsbs*(127-('A'-1)))&^low7 != 0
-	}
-	n := len(s)
-	if n < 8 {
-		return upper(loadShort(s, 0)) // zero bytes are no letters
-	}
-	for i := 0; i+8 < n; i += 8 {
-		if upper(load(s, i)) {
-			return true
-		}
-	}
-	return upper(load(s, n-8))
-}
-
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // StaticResolve answers host as SPEC §6 does when the scenario's DNS table

@@ -3,6 +3,8 @@ package core
 import (
 	"slices"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
 )
 
 // MaxLinks is how many links one resolution may follow (SPEC §13, Linux's
@@ -106,7 +108,7 @@ func resolveLinks(links *table[string, string], lens *lengthSet, memo *linkMemo,
 // canonical, so a walk would meet exactly its prefixes, and none is a link.
 // Then p resolves to itself.
 func meetsNoLink(links *table[string, string], lens *lengthSet, p string) bool {
-	return isCanonical(p) && !linkOnPrefix(links, lens, p)
+	return textscan.IsClean(p) && !linkOnPrefix(links, lens, p)
 }
 
 // walkLinks is resolveLinks for a p that may meet a link: the walk.

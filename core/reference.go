@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
 )
 
 // Reference is the reference sandbox: SPEC §5, step by step. It is not safe
@@ -190,25 +192,8 @@ func WellFormed(args []string, n int) bool {
 }
 
 // cleanArg reports whether a has no NUL byte and is valid UTF-8. Most
-// arguments are ASCII without NUL, which asciiNoNUL confirms eight bytes
-// at a time; only the rest go to the exact tests.
+// arguments are ASCII without NUL, which textscan.ASCIINoNUL confirms
+// eight bytes at a time; only the rest go to the exact tests.
 func cleanArg(a string) bool {
-	return asciiNoNUL(a) || utf8.ValidString(a) && strings.IndexByte(a, 0) < 0
-}
-
-// asciiNoNUL reports whether every byte of a is in 0x01–0x7F. It reads a
-// word at a time, the last word overlapping the one before it (a string
-// shorter than a word is padded with spaces), so it has no byte loop.
-func asciiNoNUL(a string) bool {
-	bad := func(v uint64) bool { return ((v-lsbs)&^v|v)&msbs != 0 } // a zero byte, or a high one
-	n := len(a)
-	if n < 8 {
-		return !bad(loadShort(a, lsbs*' '))
-	}
-	for i := 0; i+8 < n; i += 8 {
-		if bad(load(a, i)) {
-			return false
-		}
-	}
-	return !bad(load(a, n-8))
+	return textscan.ASCIINoNUL(a) || utf8.ValidString(a) && strings.IndexByte(a, 0) < 0
 }

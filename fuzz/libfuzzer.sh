@@ -14,7 +14,8 @@
 # file, and its testing shim must be in go.mod), so the checkout stays clean.
 #
 # Only this module's packages get the -d=libfuzzer instrumentation (coverage
-# counters and comparison tracing): the standard library, rapid and the shim
+# counters and comparison tracing): the standard library, rapid, the shim and
+# the module's byte scans (internal/textscan, whose package comment says why)
 # are built plain (go-118-fuzz-build -preserve), as in build.sh. Tracing the
 # standard library's comparisons cost most of the time of an exec and found
 # nothing the module's own comparisons do not. SBXFUZZ_INSTRUMENT=all
@@ -92,8 +93,8 @@ go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$version"
 flags=()
 if [ "$instrument" = module ]; then
   module=$(go list -m)
-  preserve=$(go list -deps -test -f '{{.ImportPath}}' ./fuzz github.com/AdamKorcz/go-118-fuzz-build/testing |
-    grep -v -e "^$module\$" -e "^$module/" -e ' ' | paste -sd, -)
+  preserve=$( (go list -deps -test -f '{{.ImportPath}}' ./fuzz github.com/AdamKorcz/go-118-fuzz-build/testing |
+    grep -v -e "^$module\$" -e "^$module/" -e ' ' && echo "$module/internal/textscan") | paste -sd, -)
   flags=(-preserve "$preserve")
 fi
 

@@ -335,8 +335,8 @@ func lookup(kind string) *opRow {
 // badArg reports a NUL byte or invalid UTF-8. It asks the exact question
 // (suspicious) only of arguments with a zero or a high byte, which it looks
 // for eight bytes at a time — the last eight again, overlapping — and byte
-// by byte in arguments shorter than that. Its word test is its own (core's
-// asciiNoNUL writes it differently), so a mistake in either shows as a
+// by byte in arguments shorter than that. Its word test is its own
+// (textscan.ASCIINoNUL writes it differently), so a mistake in either shows as a
 // disagreement with the other. Most arguments are short ASCII.
 func badArg(a string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080

@@ -1,42 +1,11 @@
-package core
+package textscan
 
 import (
 	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
-
-// The word-at-a-time scans (asciiNoNUL under cleanArg, hasUpperASCII under
-// NormalizeHost) are checked against their one-line definitions on strings
-// that put the bytes they look for in whole words, in the overlapping last
-// word and in a padded short one.
-
-// TestCleanArgIsItsDefinition checks cleanArg, whose ASCII fast path reads
-// a word at a time, against its definition (no NUL, valid UTF-8) on 200,000
-// seeded strings of 0 to 40 bytes drawn from bytes that sit on every edge
-// it tests: NUL, 0x01, ASCII, 0x7F, 0x80, the halves of "é" and 0xFF.
-func TestCleanArgIsItsDefinition(t *testing.T) {
-	const edges = "\x00\x01a\x7f\x80\xc3\xa9\xff"
-	r := rand.New(rand.NewPCG(3, 4))
-	b := make([]byte, 0, 40)
-	for range 200000 {
-		b = b[:0]
-		n, mostly := r.IntN(41), r.IntN(2) == 0 // half of them almost all 'a', so the fast path is taken
-		for len(b) < n {
-			c := edges[r.IntN(len(edges))]
-			if mostly && r.IntN(16) != 0 {
-				c = 'a'
-			}
-			b = append(b, c)
-		}
-		a := string(b)
-		if got, want := cleanArg(a), utf8.ValidString(a) && !strings.Contains(a, "\x00"); got != want {
-			t.Fatalf("cleanArg(%q) = %v, want %v", a, got, want)
-		}
-	}
-}
 
 // TestHasUpperASCIIIsItsDefinition puts every byte value at every position
 // of strings of 1 to 24 bytes, over backgrounds of lower-case letters and of
@@ -50,8 +19,8 @@ func TestHasUpperASCIIIsItsDefinition(t *testing.T) {
 					b[at] = byte(c)
 					s := string(b)
 					want := strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-					if got := hasUpperASCII(s); got != want {
-						t.Fatalf("hasUpperASCII(%q) = %v, want %v", s, got, want)
+					if got := HasUpperASCII(s); got != want {
+						t.Fatalf("HasUpperASCII(%q) = %v, want %v", s, got, want)
 					}
 				}
 				b[at] = bg
@@ -86,11 +55,11 @@ func TestLoadShort(t *testing.T) {
 	}
 }
 
-// TestDotPairMaybeNeverMisses checks dotPairMaybe, HasTraversal's word-at-
-// a-time filter, against strings.Contains(p, ".."): it must never answer
-// false for a string with two dots in a row (HasTraversal would miss the
-// traversal), and it must answer false for most strings without (or it
-// filters nothing). Every string of up to 6 bytes over bytes that sit on
+// TestDotPairMaybeNeverMisses checks dotPairMaybe, HasDotDotSegment's
+// word-at-a-time filter, against strings.Contains(p, ".."): it must never
+// answer false for a string with two dots in a row (HasDotDotSegment would
+// miss the traversal), and it must answer false for most strings without
+// (or it filters nothing). Every string of up to 6 bytes over bytes that sit on
 // its edges ('.', its neighbours '-' and '/', NUL, 0x01, 0x80, 0xAE, 0xFF),
 // then 200,000 seeded strings of 0 to 80 bytes (from 64 on the filter is
 // strings.Contains itself), most of them almost all 'a', with the pair in
