@@ -35,8 +35,8 @@ else
   bin=$(mktemp -d)
   GOBIN=$bin go install "github.com/AdamKorcz/go-118-fuzz-build@$version"
   # The packages the target links, shim included (the rewrite imports it).
-  preserve=$( (go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" |
-    grep -v -e "^$module\$" -e "^$module/" -e ' ' && echo "$module/internal/textscan") | paste -sd, -)
+  preserve=$(go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" |
+    grep -v -e "^$module\$" -e "^$module/" -e ' ' | paste -sd, -),$module/internal/textscan
   for target in "${targets[@]}"; do
     "$bin/go-118-fuzz-build" -tags gofuzz -preserve "$preserve" -o "$target.a" -func "$target" ./fuzz
     # shellcheck disable=SC2086 # CXXFLAGS and LIB_FUZZING_ENGINE are lists of flags

@@ -336,8 +336,8 @@ func lookup(kind string) *opRow {
 // (suspicious) only of arguments with a zero or a high byte, which it looks
 // for eight bytes at a time — the last eight again, overlapping — and byte
 // by byte in arguments shorter than that. Its word test is its own
-// (textscan.ASCIINoNUL writes it differently), so a mistake in either shows as a
-// disagreement with the other. Most arguments are short ASCII.
+// (textscan.ASCIINoNUL writes it differently), so a mistake in either
+// shows as a disagreement with the other. Most arguments are short ASCII.
 func badArg(a string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := len(a)

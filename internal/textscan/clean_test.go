@@ -14,10 +14,11 @@ func isCleanSpec(p string) bool {
 }
 
 // TestIsCleanAcrossWords checks IsClean exactly (not only through
-// core.Canonical, where a false "no" would go unseen) on strings long enough to
-// span its eight-byte words: every string of 9 to 12 bytes over "/.a" that
-// starts with '/', and 200,000 seeded random ones up to 40 bytes long, where
-// a pair can straddle a word boundary or sit in the overlapping last word.
+// core.Canonical, where a false "no" would go unseen) on strings long
+// enough to span its eight-byte words: every string of 9 to 12 bytes over
+// "/.a" that starts with '/', and 200,000 seeded random ones up to 40
+// bytes long, where a pair can straddle a word boundary or sit in the
+// overlapping last word.
 func TestIsCleanAcrossWords(t *testing.T) {
 	check := func(p string) {
 		if got, want := IsClean(p), isCleanSpec(p); got != want {
@@ -76,6 +77,6 @@ func TestCleanIsPathClean(t *testing.T) {
 		}
 	}
 	if n := testing.AllocsPerRun(100, func() { Clean("/work/") }); n != 0 {
-		t.Errorf("clean of a path whose answer is a prefix of it allocates %v times, want 0", n)
+		t.Errorf("Clean of a path whose answer is a prefix of it allocates %v times, want 0", n)
 	}
 }

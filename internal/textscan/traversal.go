@@ -2,7 +2,7 @@ package textscan
 
 import "strings"
 
-// HasDotDotSegment reports whether p, split on both '/' and '\\', has a
+// HasDotDotSegment reports whether p, split on both '/' and '\', has a
 // segment that is exactly "..": core.HasTraversal, which documents it.
 func HasDotDotSegment(p string) bool {
 	if !dotPairMaybe(p) {

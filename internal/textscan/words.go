@@ -10,8 +10,8 @@
 // call into libFuzzer's runtime, and these scans' loops made up a fifth of
 // a FuzzScenario exec there, while their branches tell the fuzzer little
 // the sandbox's own do not: path.Clean itself, which core.Canonical called
-// before this copy of it, was never instrumented. Keep the package to such
-// scans: what decides a verdict belongs in core.
+// before this copy of it, is not instrumented in that build either. Keep
+// the package to such scans: what decides a verdict belongs in core.
 package textscan
 
 import "encoding/binary"

@@ -1,0 +1,54 @@
+package textscan
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestASCIINoNULIsItsDefinition checks ASCIINoNUL directly, both ways
+// (core's cleanArg falls back to the exact tests on a "no", which would
+// hide a false one): every byte value at every position of strings of 0
+// to 24 bytes, over backgrounds of a letter and of bytes next to the range
+// (0x01, 0x7F), against "every byte is in 0x01–0x7F".
+func TestASCIINoNULIsItsDefinition(t *testing.T) {
+	for _, bg := range []byte{'a', 0x01, 0x7f} {
+		for n := 0; n <= 24; n++ {
+			b := []byte(strings.Repeat(string(bg), n))
+			if got := ASCIINoNUL(string(b)); !got {
+				t.Fatalf("ASCIINoNUL(%q) = false, want true", b)
+			}
+			for at := range n {
+				for c := range 256 {
+					b[at] = byte(c)
+					want := c >= 0x01 && c <= 0x7f
+					if got := ASCIINoNUL(string(b)); got != want {
+						t.Fatalf("ASCIINoNUL(%q) = %v, want %v", b, got, want)
+					}
+				}
+				b[at] = bg
+			}
+		}
+	}
+}
+
+// TestHasUpperASCIIIsItsDefinition puts every byte value at every position
+// of strings of 1 to 24 bytes, over backgrounds of lower-case letters and of
+// bytes next to the range ('@', '[', 0xC1, 0xDA).
+func TestHasUpperASCIIIsItsDefinition(t *testing.T) {
+	for _, bg := range []byte{'a', '@', '[', 0xc1, 0xda} {
+		for n := 1; n <= 24; n++ {
+			b := []byte(strings.Repeat(string(bg), n))
+			for at := range n {
+				for c := range 256 {
+					b[at] = byte(c)
+					s := string(b)
+					want := strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+					if got := HasUpperASCII(s); got != want {
+						t.Fatalf("HasUpperASCII(%q) = %v, want %v", s, got, want)
+					}
+				}
+				b[at] = bg
+			}
+		}
+	}
+}
