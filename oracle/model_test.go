@@ -8,12 +8,19 @@ import (
 )
 
 // TestBadArgAgreesWithCore puts a NUL, a high byte, an invalid sequence and
-// a valid multi-byte rune at every position of strings of up to 20 bytes:
+// a valid multi-byte rune at every position of strings of up to 20 bytes,
+// of 56 to 104 (around longBadArg's 64 and its four-word steps) and of 1,000:
 // the model's word-at-a-time scan must agree with core.WellFormed.
 func TestBadArgAgreesWithCore(t *testing.T) {
 	inserts := []string{"\x00", "\xff", "\xc3", "é", "\uff0e", "\xe2\x80", "\xed\xa0\x80", "\x7f", "\x01"}
+	sizes := []int{1000}
+	for size := 0; size <= 104; size++ {
+		if size <= 20 || size >= 56 {
+			sizes = append(sizes, size)
+		}
+	}
 	n := 0
-	for size := 0; size <= 20; size++ {
+	for _, size := range sizes {
 		base := strings.Repeat("a", size)
 		for at := 0; at <= size; at++ {
 			for _, ins := range inserts {

