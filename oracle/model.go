@@ -334,10 +334,12 @@ func lookup(kind string) *opRow {
 
 // badArg reports a NUL byte or invalid UTF-8. It asks the exact question
 // (suspicious) only of arguments with a zero or a high byte, which it looks
-// for eight bytes at a time — the last eight again, overlapping — and byte
-// by byte in arguments shorter than that. Its word test is its own
-// (textscan.ASCIINoNUL writes it differently), so a mistake in either
-// shows as a disagreement with the other. Most arguments are short ASCII.
+// for eight bytes at a time — the last eight again, overlapping — byte by
+// byte in arguments shorter than that, and in arguments of 64 bytes or
+// more with longBadArg. Its tests for a zero byte are its own
+// (textscan.ASCIINoNUL, which core asks, finds one another way), so a
+// mistake in either shows as a disagreement with the other. Most arguments
+// are short ASCII.
 func badArg(a string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := len(a)

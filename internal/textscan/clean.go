@@ -98,7 +98,9 @@ func Clean(p string) string {
 //
 // Only a '/' followed by '/' or '.' can start an empty, "." or ".."
 // element, so IsClean looks for those pairs eight bytes at a time and
-// scans byte by byte only from a word that may hold one.
+// scans byte by byte only from a word that may hold one; in a path of 256
+// bytes or more it finds the first pair with strings.Index instead
+// (longIsClean).
 func IsClean(p string) bool {
 	n := len(p)
 	if n < 2 {

@@ -49,7 +49,7 @@ func TestIsCleanAcrossWords(t *testing.T) {
 		check(string(b))
 	}
 	// Paths of 256 bytes and more take longIsClean: 20,000 of up to 1,200
-	// bytes, mostly 'a', about half of them clean, with "//" and "/."
+	// bytes, mostly 'a', about 70% of them clean, with "//" and "/."
 	// pairs anywhere, either first, or both.
 	clean := 0
 	for range 20000 {
