@@ -1,11 +1,12 @@
 package generators
 
 import (
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // safeHost is a granted host that resolves to a public address and has no
@@ -124,7 +125,7 @@ var hostVariants = []func(h string) string{
 	func(h string) string { return h + "?x=1" },
 	func(h string) string { return "http://" + h },
 	func(h string) string { return h + ".." },
-	lowerASCII,
+	textscan.LowerASCII,
 	func(h string) string { return "*." + h },
 	func(h string) string { return h + "%00" },
 	func(h string) string { return "[" + h + "]" },

@@ -10,17 +10,6 @@ func titleASCII(s string) string {
 	return s
 }
 
-// lowerASCII lower-cases ASCII letters only.
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c - 'A' + 'a'
-		}
-	}
-	return string(b)
-}
-
 // homoglyph replaces the first letter of s that has a Cyrillic lookalike.
 func homoglyph(s string) string {
 	for i := 0; i < len(s); i++ {

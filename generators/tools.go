@@ -1,10 +1,11 @@
 package generators
 
 import (
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // unknownToolOp calls a tool outside the grant (the world may well have it).
@@ -32,7 +33,7 @@ var toolVariants = []func(t string) string{
 	func(t string) string { return t + "\x00" },
 	func(t string) string { return "./" + t },
 	func(t string) string { return t + "/" },
-	lowerASCII,
+	textscan.LowerASCII,
 	func(t string) string { return "\ufeff" + t },
 }
 

@@ -64,18 +64,17 @@ func checkText(s string) error {
 	return nil
 }
 
-// lexLine splits the line of s that starts at s[i], up to the next
-// newline or the end of s, into l, its tokens appended to l.toks[:0], and
-// returns the index of that newline (or len(s)). l.src must be s. s is
-// valid UTF-8: the whole source, whose lines need no check, or one line
-// alone. Lexing the
-// source in place, not line by line, spares finding each line's end
+// lexLine splits the line of s that starts at s[i], up to the next newline
+// or the end of s, into l, its tokens appended to l.toks[:0], and returns
+// the index of that newline (or len(s)). l.src must be s. s is valid UTF-8:
+// the whole source, whose lines need no check, or one line alone. Lexing
+// the source in place, not line by line, spares finding each line's end
 // before lexing it, and lets the word-at-a-time loop of bareEnd read on
 // past it. The parser lexes every line into the same lexed, so lexing
 // allocates nothing but unquoted tokens with escapes. (The lists grow in
-// local variables, stored into l once: a slice stored into memory a
-// pointer leads to costs a write barrier while the garbage collector
-// marks, one a token otherwise.)
+// local variables, stored into l once: a slice stored into memory a pointer
+// leads to costs a write barrier while the garbage collector marks, one a
+// token otherwise.)
 func lexLine(s string, i int, l *lexed) (end int, err *lexError) {
 	toks, unquoted := l.toks[:0], l.unquoted[:0]
 	comment, text := false, ""
