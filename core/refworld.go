@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
 )
 
 // WorldSpec describes a world's initial state. Later entries for the same
@@ -459,10 +461,10 @@ func (w *RefWorld) Files() map[string]string {
 	return out
 }
 
-// fileHash mixes key, a separator and data eight bytes at a time. XORed
+// fileHash hashes key, then data, with textscan.Hash. XORed
 // into the fingerprint it is order-free, so the fingerprint does not depend
 // on the order files were written in.
 func fileHash(key, data string) uint64 {
-	h := hashText(0x2545f4914f6cdd1d, key)
-	return hashText(h^0xff51afd7ed558ccd, data)
+	h := textscan.Hash(0x2545f4914f6cdd1d, key)
+	return textscan.Hash(h^0xff51afd7ed558ccd, data)
 }

@@ -1,6 +1,6 @@
 package core
 
-import "encoding/binary"
+import "github.com/sbxfuzz/sbxfuzz/internal/textscan"
 
 // table is a map from K to V sized for a world's entries: a slice of pairs
 // in the order their keys were first put, scanned while it holds at most
@@ -195,11 +195,22 @@ func (t *table[K, V]) all(yield func(K, V) bool) {
 func hashKey[K tableKey](k K) uint64 {
 	switch k := any(k).(type) {
 	case string:
-		return hashText(0x9e3779b97f4a7c15, k)
+		return textscan.Hash(0x9e3779b97f4a7c15, k)
 	case routeKey:
-		return hashText(hashText(0x2545f4914f6cdd1d, k.host), k.path)
+		return textscan.Hash(textscan.Hash(0x2545f4914f6cdd1d, k.host), k.path)
 	}
 	panic("unreachable: tableKey is a string or a routeKey")
+}
+
+// hashBuf is hashKey of the string buf holds, for a string or a []byte.
+func hashBuf[S string | []byte](buf S) uint64 {
+	switch b := any(buf).(type) {
+	case string:
+		return textscan.Hash(0x9e3779b97f4a7c15, b)
+	case []byte:
+		return textscan.HashBytes(0x9e3779b97f4a7c15, b)
+	}
+	panic("unreachable: S is a string or a []byte")
 }
 
 // linkIndex returns the index in links.pairs of the link at the path buf
@@ -214,28 +225,10 @@ func linkIndex[S string | []byte](links *table[string, string], buf S) int {
 		return -1
 	}
 	mask := uint64(len(links.index) - 1)
-	for s := hashText(0x9e3779b97f4a7c15, buf) & mask; ; s = (s + 1) & mask {
+	for s := hashBuf(buf) & mask; ; s = (s + 1) & mask {
 		i := int(links.index[s]) - 1
 		if i < 0 || links.pairs[i].k == string(buf) {
 			return i
 		}
 	}
-}
-
-// hashText mixes s into h eight bytes at a time.
-func hashText[S string | []byte](h uint64, s S) uint64 {
-	h = mix64(h, uint64(len(s)))
-	for ; len(s) >= 8; s = s[8:] {
-		h = mix64(h, binary.LittleEndian.Uint64([]byte(s[:8])))
-	}
-	var tail uint64
-	for i := 0; i < len(s); i++ {
-		tail |= uint64(s[i]) << (8 * i)
-	}
-	return mix64(h, tail)
-}
-
-func mix64(h, v uint64) uint64 {
-	h = (h ^ v) * 0x9e3779b97f4a7c15
-	return h ^ h>>31
 }

@@ -61,3 +61,23 @@ func BenchmarkGenerator(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/genop")
 }
+
+// BenchmarkCheckGenerated is BenchmarkGenerateAndCheck without the
+// generation: the check alone, cycling over 2,048 scenarios drawn before
+// the timer starts, each in memory of its own.
+func BenchmarkCheckGenerated(b *testing.B) {
+	cases := make([]oracle.Case, 2048)
+	for i := range cases {
+		c, err := oracle.NewCase(Generate(NewSource(1, uint64(i))))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cases[i] = c
+	}
+	var cov oracle.Coverage
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		oracle.CheckInline(core.ReferenceFactory, cases[i%len(cases)], &cov)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cov.Ops), "ns/checkedop")
+}
