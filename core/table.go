@@ -195,9 +195,9 @@ func (t *table[K, V]) all(yield func(K, V) bool) {
 func hashKey[K tableKey](k K) uint64 {
 	switch k := any(k).(type) {
 	case string:
-		return textscan.Hash(0x9e3779b97f4a7c15, k)
+		return textscan.Spread(textscan.Hash(0x9e3779b97f4a7c15, k))
 	case routeKey:
-		return textscan.Hash(textscan.Hash(0x2545f4914f6cdd1d, k.host), k.path)
+		return textscan.Spread(textscan.Hash(textscan.Hash(0x2545f4914f6cdd1d, k.host), k.path))
 	}
 	panic("unreachable: tableKey is a string or a routeKey")
 }
@@ -206,9 +206,9 @@ func hashKey[K tableKey](k K) uint64 {
 func hashBuf[S string | []byte](buf S) uint64 {
 	switch b := any(buf).(type) {
 	case string:
-		return textscan.Hash(0x9e3779b97f4a7c15, b)
+		return textscan.Spread(textscan.Hash(0x9e3779b97f4a7c15, b))
 	case []byte:
-		return textscan.HashBytes(0x9e3779b97f4a7c15, b)
+		return textscan.Spread(textscan.HashBytes(0x9e3779b97f4a7c15, b))
 	}
 	panic("unreachable: S is a string or a []byte")
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"maps"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -60,6 +61,51 @@ func TestTableCopy(t *testing.T) {
 		cp.put("new", -1)
 		if _, ok := orig.get("new"); ok {
 			t.Fatalf("%d entries: putting into the copy put into the table", n)
+		}
+	}
+}
+
+// TestHashKeySpreads counts collisions in the low 16 bits of hashKey, which
+// a table of 65,536 slots indexes by, over keys that differ the way hostile
+// ops' paths do: 100,000 paths of 1 to 600 bytes numbered in one place, and
+// 65,536 paths that differ only in their last two bytes (the top of the
+// last word, which a hash without textscan.Spread keeps out of its low
+// bits: then they shared 128 slots). Each set must collide about as often
+// as random values would, and no more; hashBuf must agree with hashKey.
+func TestHashKeySpreads(t *testing.T) {
+	numbered := make([]string, 100_000)
+	for i := range numbered {
+		l := 1 + i%600
+		s := strings.Repeat("a", l)
+		at := (i * 7919) % l
+		numbered[i] = s[:at] + strconv.Itoa(i) + s[at:]
+	}
+	tails := make([]string, 1<<16)
+	for i := range tails {
+		tails[i] = "/work/out/f" + string([]byte{'.', 'x', byte(i), byte(i >> 8)})
+	}
+	for _, c := range []struct {
+		name string
+		keys []string
+		want int // collisions of random values: n − m(1 − e^(−n/m)), m = 65,536
+	}{
+		{"numbered paths", numbered, 48_713},
+		{"last two bytes", tails, 24_109},
+	} {
+		seen := make(map[uint64]bool, len(c.keys))
+		collisions := 0
+		for _, k := range c.keys {
+			h := hashKey(k)
+			if hb := hashBuf([]byte(k)); hb != h {
+				t.Fatalf("hashBuf(%q) = %#x, hashKey = %#x", k, hb, h)
+			}
+			if seen[h&0xffff] {
+				collisions++
+			}
+			seen[h&0xffff] = true
+		}
+		if collisions > c.want*105/100 {
+			t.Errorf("%s: %d of %d keys collide in 16 bits, want about %d", c.name, collisions, len(c.keys), c.want)
 		}
 	}
 }

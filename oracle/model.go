@@ -332,17 +332,14 @@ func lookup(kind string) *opRow {
 	return nil
 }
 
-// badArg reports a NUL byte or invalid UTF-8. Below 64 bytes it asks the
-// exact question (suspicious) only of arguments with a zero or a high
-// byte, which it looks for eight bytes at a time — the last eight again,
-// overlapping — or byte by byte in arguments shorter than that; those
-// tests are its own (textscan.ASCIINoNUL, which core asks, finds a zero
-// byte another way), so a mistake in either shows as a disagreement with
-// the other. Arguments of 64 bytes or more (hostile ops carry kilobytes)
-// go straight to the exact question, whose two scans the standard library
-// runs a word or more at a time, faster than a loop of its own: there the
-// model and core both rest on strings.IndexByte for the zero byte. Most
-// arguments are short ASCII.
+// badArg reports a NUL byte or invalid UTF-8. It asks the exact question
+// (suspicious) only of arguments with a zero or a high byte, which it looks
+// for eight bytes at a time — the last eight again, overlapping — byte by
+// byte in arguments shorter than that, and in arguments of 64 bytes or
+// more with longBadArg. Its tests for a zero byte are its own
+// (textscan.ASCIINoNUL, which core asks, finds one another way), so a
+// mistake in either shows as a disagreement with the other. Most arguments
+// are short ASCII.
 func badArg(a string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := len(a)
@@ -355,7 +352,7 @@ func badArg(a string) bool {
 		return false
 	}
 	if n >= 64 {
-		return suspicious(a)
+		return longBadArg(a)
 	}
 	for i := 0; ; i += 8 {
 		if i+8 > n {
@@ -368,6 +365,26 @@ func badArg(a string) bool {
 			return false
 		}
 	}
+}
+
+// longBadArg is badArg for an argument of 64 bytes or more (hostile ops
+// carry kilobytes): it ORs the words together, four a step with no branch,
+// for the high bits, and leaves the zero bytes to strings.IndexByte, which
+// the standard library vectorizes.
+func longBadArg(a string) bool {
+	const highs = 0x8080808080808080
+	word := func(i int) uint64 { return binary.LittleEndian.Uint64([]byte(a[i : i+8])) }
+	n, i, or := len(a), 0, uint64(0)
+	for ; i+32 <= n; i += 32 {
+		or |= word(i) | word(i+8) | word(i+16) | word(i+24)
+	}
+	for ; i+8 <= n; i += 8 {
+		or |= word(i)
+	}
+	if (or|word(n-8))&highs != 0 || strings.IndexByte(a, 0) >= 0 {
+		return suspicious(a)
+	}
+	return false
 }
 
 func suspicious(a string) bool { return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(a) }

@@ -9,9 +9,8 @@ import (
 
 // TestBadArgAgreesWithCore puts a NUL, a high byte, an invalid sequence and
 // a valid multi-byte rune at every position of strings of up to 20 bytes,
-// of 56 to 104 (around 64, where badArg and textscan.ASCIINoNUL change
-// loops, and the four-word steps) and of 1,000: the model's scans must
-// agree with core.WellFormed.
+// of 56 to 104 (around longBadArg's 64 and its four-word steps) and of 1,000:
+// the model's word-at-a-time scan must agree with core.WellFormed.
 func TestBadArgAgreesWithCore(t *testing.T) {
 	inserts := []string{"\x00", "\xff", "\xc3", "é", "\uff0e", "\xe2\x80", "\xed\xa0\x80", "\x7f", "\x01"}
 	sizes := []int{1000}

@@ -1,28 +1,19 @@
 package textscan
 
-import "strings"
-
-// ASCIINoNUL reports whether every byte of a is in 0x01–0x7F. Below 64
-// bytes it reads a word at a time (a string shorter than a word padded
-// with spaces, the last word overlapping the one before it), four words a
-// step, and tests once at the end, without a branch a word: or collects
-// the high bits, so a byte from 0x80 up shows there; and, when no byte has
-// its high bit, adding 0x7F to every byte carries into no other and sets a
-// byte's high bit exactly when the byte is not zero, so and keeps every
-// high bit only when no byte is NUL. Arguments of kilobytes are common in
-// hostile ops, and from 64 bytes on it leaves the NUL test to
-// strings.IndexByte, which the standard library vectorizes, and only
-// looks for high bits, stopping at the first four words that have one:
-// about twice as fast on long strings (BenchmarkASCIINoNUL).
+// ASCIINoNUL reports whether every byte of a is in 0x01–0x7F. It reads a
+// word at a time (a string shorter than a word padded with spaces, the
+// last word overlapping the one before it), four words a step, and tests
+// once at the end, without a branch a word: or collects the high bits, so
+// a byte from 0x80 up shows there; and, when no byte has its high bit,
+// adding 0x7F to every byte carries into no other and sets a byte's high
+// bit exactly when the byte is not zero, so and keeps every high bit only
+// when no byte is NUL. Arguments of kilobytes are common in hostile ops.
 func ASCIINoNUL(a string) bool {
 	const low7 = lsbs * 0x7f
 	n := len(a)
 	if n < 8 {
 		w := loadShort(a, lsbs*' ')
 		return w&msbs == 0 && (w+low7)&msbs == msbs
-	}
-	if n >= 64 {
-		return longASCII(a) && strings.IndexByte(a, 0) < 0
 	}
 	or, and := uint64(0), ^uint64(0)
 	i := 0
@@ -38,20 +29,6 @@ func ASCIINoNUL(a string) bool {
 	w := load(a, n-8)
 	or, and = or|w, and&(w+low7)
 	return or&msbs == 0 && and&msbs == msbs
-}
-
-// longASCII reports whether a, of at least a word, has no byte from 0x80
-// up: utf8.ValidString's ASCII loop, four words a test, then the last
-// word, which may overlap the ones before it.
-func longASCII(a string) bool {
-	s := a
-	for len(s) >= 32 && (word(s)|word(s[8:])|word(s[16:])|word(s[24:]))&msbs == 0 {
-		s = s[32:]
-	}
-	for len(s) >= 8 && word(s)&msbs == 0 {
-		s = s[8:]
-	}
-	return len(s) < 8 && word(a[len(a)-8:])&msbs == 0
 }
 
 // HasUpperASCII reports whether s has a byte in 'A'–'Z'. It reads a word

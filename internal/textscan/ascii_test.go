@@ -1,7 +1,6 @@
 package textscan
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -9,7 +8,7 @@ import (
 // TestASCIINoNULIsItsDefinition checks ASCIINoNUL directly, both ways
 // (core's cleanArg falls back to the exact tests on a "no", which would
 // hide a false one): every byte value at every position of strings of 0
-// to 72 bytes and of some longer ones (from 64 bytes on, another loop),
+// to 72 bytes and of some longer ones (several four-word steps and tails),
 // over backgrounds of a letter and of bytes next to the range (0x01,
 // 0x7F), against "every byte is in 0x01–0x7F".
 func TestASCIINoNULIsItsDefinition(t *testing.T) {
@@ -56,21 +55,5 @@ func TestHasUpperASCIIIsItsDefinition(t *testing.T) {
 				b[at] = bg
 			}
 		}
-	}
-}
-
-// BenchmarkASCIINoNUL scans ASCII arguments of the lengths hostile ops
-// carry, from a path to a 16 KB flood.
-func BenchmarkASCIINoNUL(b *testing.B) {
-	for _, n := range []int{16, 63, 64, 256, 1024, 16384} {
-		s := strings.Repeat("abcdefg/", n/8+1)[:n]
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			b.SetBytes(int64(n))
-			for b.Loop() {
-				if !ASCIINoNUL(s) {
-					b.Fatal("not ASCII")
-				}
-			}
-		})
 	}
 }

@@ -7,10 +7,10 @@ import "unsafe"
 // lanes, each mixing every fourth word, and mixes them together at the
 // end: one lane's chain of multiplies, a word after a word, took longer
 // than reading the words, and hostile ops carry paths and file contents of
-// kilobytes (BenchmarkHash, against one lane). It ends with murmur3's
-// finalizer, so that every bit of the last word reaches the low bits a
-// table index keeps: without it, keys that differ only in their last two
-// bytes shared a handful of slots.
+// kilobytes (BenchmarkHash compares it with one lane, which stays a
+// little faster on keys under 32 bytes). A table index takes the
+// low bits of Spread(Hash(...)), not of Hash: the last mix leaves the top
+// bytes of the last word in the high bits only.
 func Hash(h uint64, s string) uint64 {
 	h = mix(h, uint64(len(s)))
 	if len(s) >= 32 {
@@ -30,7 +30,7 @@ func Hash(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		tail |= uint64(s[i]) << (8 * i)
 	}
-	return avalanche(mix(h, tail))
+	return mix(h, tail)
 }
 
 // HashBytes is Hash of the bytes of b, without copying them to a string
@@ -57,9 +57,13 @@ func mix(h, v uint64) uint64 {
 	return h ^ h>>31
 }
 
-// avalanche is murmur3's 64-bit finalizer: each input bit flips each
-// output bit about half the time.
-func avalanche(h uint64) uint64 {
+// Spread is murmur3's 64-bit finalizer: each bit of h flips each bit of
+// the result about half the time, so the low bits of Spread(Hash(s)) —
+// what a table index keeps — depend on every byte of s. Without it, keys
+// that differ only in their last two bytes shared a handful of slots of
+// a table of thousands (core's TestHashKeySpreads). A fingerprint, which
+// keeps all 64 bits, needs no Spread.
+func Spread(h uint64) uint64 {
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33

