@@ -461,7 +461,9 @@ func (w *RefWorld) Files() map[string]string {
 	return out
 }
 
-// fileHash hashes key, then data, with textscan.Hash. XORed
+// fileHash hashes key, then data, with textscan.Hash, which mixes in each
+// string's length first: where the key ends and the data begins is part
+// of the hash, so moving bytes from one to the other changes it. XORed
 // into the fingerprint it is order-free, so the fingerprint does not depend
 // on the order files were written in.
 func fileHash(key, data string) uint64 {

@@ -206,7 +206,7 @@ func hashKey[K tableKey](k K) uint64 {
 func hashBuf[S string | []byte](buf S) uint64 {
 	switch b := any(buf).(type) {
 	case string:
-		return textscan.Spread(textscan.Hash(0x9e3779b97f4a7c15, b))
+		return hashKey(b)
 	case []byte:
 		return textscan.Spread(textscan.HashBytes(0x9e3779b97f4a7c15, b))
 	}

@@ -67,11 +67,12 @@ func TestTableCopy(t *testing.T) {
 
 // TestHashKeySpreads counts collisions in the low 16 bits of hashKey, which
 // a table of 65,536 slots indexes by, over keys that differ the way hostile
-// ops' paths do: 100,000 paths of 1 to 600 bytes numbered in one place, and
-// 65,536 paths that differ only in their last two bytes (the top of the
-// last word, which a hash without textscan.Spread keeps out of its low
-// bits: then they shared 128 slots). Each set must collide about as often
-// as random values would, and no more; hashBuf must agree with hashKey.
+// ops' paths do: 100,000 paths of 1 to 600 bytes numbered in one place (a
+// check of the spread in general), and 65,536 paths of 15 bytes that
+// differ only in their last two (the top of a seven-byte last word, which
+// the hash keeps out of its low bits without textscan.Spread: then they
+// shared 128 slots). Each set must collide about as often as random values
+// would, and no more; hashBuf must agree with hashKey.
 func TestHashKeySpreads(t *testing.T) {
 	numbered := make([]string, 100_000)
 	for i := range numbered {

@@ -7,10 +7,12 @@ import "unsafe"
 // lanes, each mixing every fourth word, and mixes them together at the
 // end: one lane's chain of multiplies, a word after a word, took longer
 // than reading the words, and hostile ops carry paths and file contents of
-// kilobytes (BenchmarkHash compares it with one lane, which stays a
-// little faster on keys under 32 bytes). A table index takes the
-// low bits of Spread(Hash(...)), not of Hash: the last mix leaves the top
-// bytes of the last word in the high bits only.
+// kilobytes (BenchmarkHash compares it with one lane). Below 32 bytes it
+// is the one-lane hash. A table index takes the low bits of
+// Spread(Hash(...)), not of Hash: the last mix leaves the top bytes of the
+// last word in the high bits only. Hash is not generic, so that it is
+// compiled here, in a package the libFuzzer build leaves plain: a generic
+// function is compiled in the package that calls it.
 func Hash(h uint64, s string) uint64 {
 	h = mix(h, uint64(len(s)))
 	if len(s) >= 32 {
@@ -34,9 +36,7 @@ func Hash(h uint64, s string) uint64 {
 }
 
 // HashBytes is Hash of the bytes of b, without copying them to a string
-// (Hash keeps nothing of its argument). It is not generic: a generic
-// function is compiled in the package that calls it, and the libFuzzer
-// build would instrument it there.
+// (Hash keeps nothing of its argument).
 func HashBytes(h uint64, b []byte) uint64 {
 	return Hash(h, unsafe.String(unsafe.SliceData(b), len(b)))
 }
@@ -59,10 +59,11 @@ func mix(h, v uint64) uint64 {
 
 // Spread is murmur3's 64-bit finalizer: each bit of h flips each bit of
 // the result about half the time, so the low bits of Spread(Hash(s)) —
-// what a table index keeps — depend on every byte of s. Without it, keys
-// that differ only in their last two bytes shared a handful of slots of
-// a table of thousands (core's TestHashKeySpreads). A fingerprint, which
-// keeps all 64 bits, needs no Spread.
+// what a table index keeps — depend on every byte of s. Without it, the
+// top bytes of a last word seven bytes long reach no low bit: 65,536 keys
+// of 15 bytes that differ only in their last two shared 128 slots of a
+// table of 65,536 (core's TestHashKeySpreads). A fingerprint, which keeps
+// all 64 bits, needs no Spread.
 func Spread(h uint64) uint64 {
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd

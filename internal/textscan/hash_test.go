@@ -92,12 +92,28 @@ func oneLane(h uint64, s string) uint64 {
 }
 
 // TestHashIsOneLaneWhenShort: below 32 bytes Hash is the one-lane hash it
-// replaced, word loop and tail alike.
+// replaced, word loop and tail alike, and gives the values core's old
+// hashText gave (pinned from dd19890), so mix and word are pinned too.
 func TestHashIsOneLaneWhenShort(t *testing.T) {
 	for n := range 32 {
 		s := strings.Repeat("/p\xfe", 11)[:n]
 		if got, want := Hash(9, s), oneLane(9, s); got != want {
 			t.Fatalf("n=%d: Hash %#x, one lane %#x", n, got, want)
+		}
+	}
+	for _, c := range []struct {
+		s    string
+		want uint64
+	}{
+		{"", 0x976bb51d42510994},
+		{"/", 0x32241e4c8c7446d4},
+		{"/work/data.txt", 0x27a1dd5c0498524e},
+		{"api.internal", 0x133a532f5288703d},
+		{"/work/out/f.x\x00\xff", 0x624113848d81fcc8},
+		{"0123456789abcdefghijklmnopqrstu", 0xb86daae53fdf4502},
+	} {
+		if got := Hash(0x9e3779b97f4a7c15, c.s); got != c.want {
+			t.Errorf("Hash(%q) = %#x, the old hash gave %#x", c.s, got, c.want)
 		}
 	}
 }

@@ -1,9 +1,9 @@
 // Package textscan holds the byte scans under the reference sandbox's
 // hot path: path.Clean's algorithm and the test that a path is already
 // clean (core.Canonical), the ".." segment test (core.HasTraversal), the
-// argument and host byte tests, and the hash of core's world tables. Most
-// read eight bytes at a time, since few branches per byte matter on that
-// path.
+// argument and host byte tests, and the hash of core's world tables and
+// fingerprint. Most read eight bytes at a time, since few branches per
+// byte matter on that path.
 //
 // It is a package of its own so that the libFuzzer build can leave it
 // uninstrumented, as it leaves the standard library (fuzz/libfuzzer.sh,
