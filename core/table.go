@@ -190,12 +190,16 @@ func (t *table[K, V]) all(yield func(K, V) bool) {
 	}
 }
 
+// stringKeySeed starts the hash of a string key, for hashKey and hashBuf,
+// which must agree.
+const stringKeySeed = 0x9e3779b97f4a7c15
+
 // hashKey hashes a table's key. Its value never shows: it only places keys
 // in a table's index, whose entries are read in the order they were put.
 func hashKey[K tableKey](k K) uint64 {
 	switch k := any(k).(type) {
 	case string:
-		return textscan.Spread(textscan.Hash(0x9e3779b97f4a7c15, k))
+		return textscan.Spread(textscan.Hash(stringKeySeed, k))
 	case routeKey:
 		return textscan.Spread(textscan.Hash(textscan.Hash(0x2545f4914f6cdd1d, k.host), k.path))
 	}
@@ -208,7 +212,7 @@ func hashBuf[S string | []byte](buf S) uint64 {
 	case string:
 		return hashKey(b)
 	case []byte:
-		return textscan.Spread(textscan.HashBytes(0x9e3779b97f4a7c15, b))
+		return textscan.Spread(textscan.HashBytes(stringKeySeed, b))
 	}
 	panic("unreachable: S is a string or a []byte")
 }

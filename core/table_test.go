@@ -71,8 +71,9 @@ func TestTableCopy(t *testing.T) {
 // check of the spread in general), and 65,536 paths of 15 bytes that
 // differ only in their last two (the top of a seven-byte last word, which
 // the hash keeps out of its low bits without textscan.Spread: then they
-// shared 128 slots). Each set must collide about as often as random values
-// would, and no more; hashBuf must agree with hashKey.
+// shared 128 slots), as file keys and as the paths of route keys. Each set
+// must collide about as often as random values would, and no more;
+// hashBuf must agree with hashKey.
 func TestHashKeySpreads(t *testing.T) {
 	numbered := make([]string, 100_000)
 	for i := range numbered {
@@ -86,12 +87,14 @@ func TestHashKeySpreads(t *testing.T) {
 		tails[i] = "/work/out/f" + string([]byte{'.', 'x', byte(i), byte(i >> 8)})
 	}
 	for _, c := range []struct {
-		name string
-		keys []string
-		want int // collisions of random values: n − m(1 − e^(−n/m)), m = 65,536
+		name  string
+		keys  []string
+		route bool // hash each key as the path of a route of one host
+		want  int  // collisions of random values: n − m(1 − e^(−n/m)), m = 65,536
 	}{
-		{"numbered paths", numbered, 48_713},
-		{"last two bytes", tails, 24_109},
+		{"numbered paths", numbered, false, 48_713},
+		{"last two bytes", tails, false, 24_109},
+		{"routes, last two bytes", tails, true, 24_109},
 	} {
 		seen := make(map[uint64]bool, len(c.keys))
 		collisions := 0
@@ -99,6 +102,9 @@ func TestHashKeySpreads(t *testing.T) {
 			h := hashKey(k)
 			if hb := hashBuf([]byte(k)); hb != h {
 				t.Fatalf("hashBuf(%q) = %#x, hashKey = %#x", k, hb, h)
+			}
+			if c.route {
+				h = hashKey(routeKey{"api.internal", k})
 			}
 			if seen[h&0xffff] {
 				collisions++
