@@ -59,7 +59,7 @@ func TestCoverage(t *testing.T) {
 			t.Errorf("class %s has no ops", cl)
 		}
 		for k := range kinds {
-			kinds[k] += cov.Kinds[cl][k]
+			kinds[k] += cov.Classes[cl].Kinds[k]
 		}
 	}
 	for k := core.OK; k < core.NumKinds; k++ {
@@ -70,7 +70,7 @@ func TestCoverage(t *testing.T) {
 	t.Logf("invariant × class cells never checked:\n%s", zeroCells(&cov))
 	for _, id := range everyOp {
 		for _, cl := range attack.All() {
-			if cov.Checked[id][cl] == 0 {
+			if cov.Classes[cl].Checked[id] == 0 {
 				t.Errorf("%s was never checked for class %s", id, cl)
 			}
 		}
@@ -78,7 +78,7 @@ func TestCoverage(t *testing.T) {
 	least, where := uint64(math.MaxUint64), ""
 	for _, inv := range oracle.Invariants() {
 		for _, cl := range attack.All() {
-			n := cov.Checked[inv.ID][cl]
+			n := cov.Classes[cl].Checked[inv.ID]
 			switch {
 			case structural[cell{inv.ID, cl}]:
 			case n == 0:
@@ -130,7 +130,7 @@ func zeroCells(cov *oracle.Coverage) string {
 	for _, inv := range oracle.Invariants() {
 		var zs []string
 		for _, cl := range attack.All() {
-			if cov.Checked[inv.ID][cl] == 0 {
+			if cov.Classes[cl].Checked[inv.ID] == 0 {
 				zs = append(zs, cl.String())
 			}
 		}
@@ -150,7 +150,7 @@ func kindMatrix(cov *oracle.Coverage) string {
 		var missing []string
 		n := 0
 		for _, cl := range attack.All() {
-			if cov.Kinds[cl][k] > 0 {
+			if cov.Classes[cl].Kinds[k] > 0 {
 				n++
 			} else {
 				missing = append(missing, cl.String())

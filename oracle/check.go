@@ -132,7 +132,7 @@ func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
 // journal entries it added.
 func (r *Run) checkReplay(f core.Factory, c Case, t *core.WorldTemplate, classes *classSet, ctl *control) {
 	for i := range c.steps() {
-		r.cov.Checked[ReplayDeterministic][c.class(i)]++
+		r.cov.Classes[c.class(i)].Checked[ReplayDeterministic]++
 	}
 	if detail := r.replay(f, c, t, ctl); detail != "" {
 		r.wholeViolation(ReplayDeterministic, *classes, detail)

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -32,26 +33,55 @@ type Checker struct {
 	timeout time.Duration
 	start   time.Duration // the factory's timeout
 	timer   *time.Timer
-	w       *checkWorker // nil until the first Check, and after a hang
+	w       *checkWorker // nil until the first check, and after a hang
+}
+
+// A Feed hands CheckAll its checks one at a time and takes their verdicts:
+// Next returns the next case and the factory to build its sandboxes with
+// (nil: the Checker's), or ok false to end; Judged receives the findings
+// of the case Next returned last. Next and Judged are called alternately,
+// never at once, but not always on one goroutine: they run on the
+// Checker's worker, except that the Judged of a case given up on (a hang)
+// runs on CheckAll's goroutine, and the checks after it on a new worker.
+type Feed interface {
+	Next() (c Case, f core.Factory, ok bool)
+	Judged(c Case, fs []Finding)
 }
 
 // checkWorker is the goroutine that runs scenarios, and what it owns. Its
-// scratch coverage is merged into the caller's after each scenario, so a
+// scratch coverage is drained into the feed's after each scenario, so a
 // worker abandoned mid-scenario leaves no half-counted scenario behind.
 type checkWorker struct {
 	jobs    chan job
-	done    chan []Finding // buffered: a worker given up on never blocks on it
+	done    chan struct{} // buffered: the job's feed ran out
 	scratch Coverage
 	// ctl controls the worker's check; each check starts it afresh
 	// (control.reuse). A worker given up on keeps it: its hung check may
 	// still read it.
 	ctl control
+	// state is seq<<2 | checkRunning while the worker's seq-th check
+	// runs, seq<<2 between checks; the Checker gives up on a check by
+	// swapping checkRunning for checkGivenUp, the worker claims its
+	// verdict by swapping it for nothing, and only one of them can.
+	state atomic.Uint64
+	// running is the check under way: the Checker reads it only once it
+	// has given up on it, when the worker no longer writes it.
+	running job
 }
 
+// The low bits of checkWorker.state.
+const (
+	checkRunning uint64 = 1
+	checkGivenUp uint64 = 2
+)
+
+// job is the work of a worker: a feed's checks, counted into cov. In
+// checkWorker.running, c and f are the check under way.
 type job struct {
-	f   core.Factory
-	c   Case
-	ctl *control
+	feed Feed
+	f    core.Factory // the default factory, or the running check's
+	c    Case
+	cov  *Coverage
 }
 
 // NewChecker returns a Checker for the sandboxes f builds.
@@ -82,40 +112,83 @@ func (k *Checker) Check(c Case, cov *Coverage) []Finding { return k.CheckOn(k.f,
 // counts what the scenario hits, say). f goes to the check's goroutine
 // with the scenario, so a check given up on keeps calling only its own.
 func (k *Checker) CheckOn(f core.Factory, c Case, cov *Coverage) []Finding {
-	if k.w == nil {
-		k.w = &checkWorker{jobs: make(chan job), done: make(chan []Finding, 1)}
-		go k.w.serve(k.opt.Observe)
+	one := &oneCase{c: c, f: f}
+	k.CheckAll(one, cov)
+	return one.fs
+}
+
+// oneCase is the Feed of CheckOn: one case, and its findings.
+type oneCase struct {
+	c    Case
+	f    core.Factory
+	fs   []Finding
+	gone bool
+}
+
+func (o *oneCase) Next() (Case, core.Factory, bool) {
+	if o.gone {
+		return Case{}, nil, false
 	}
-	w := k.w
-	ctl := &w.ctl
-	ctl.reuse()
-	ctl.at(phaseBuild, 0)
-	w.jobs <- job{f, c, ctl}
-	// The machine's clock bounds only how long we wait for a hang; it never
-	// feeds a verdict or an output. The watchdog looks watchTicks times a
-	// timeout; a check whose progress (phase and step) has not changed for
-	// that many looks is hung, so each op gets the timeout, not the whole.
-	last, still := ctl.progress.Load(), 0
-	k.timer.Reset(k.timeout / watchTicks)
+	o.gone = true
+	return o.c, o.f, true
+}
+
+func (o *oneCase) Judged(_ Case, fs []Finding) { o.fs = fs }
+
+// CheckAll judges every case feed gives, each as Check does, counting into
+// cov, and returns when Next says there is no more. The checks run one
+// after another on the worker goroutine, with no handoff between them: a
+// campaign's worker draws, checks and records scenario after scenario
+// there, while CheckAll's goroutine only wakes a few times a timeout to
+// watch for a hang. After a hang the checks go on, on a new worker.
+func (k *Checker) CheckAll(feed Feed, cov *Coverage) {
 	for {
+		if k.w == nil {
+			k.w = &checkWorker{jobs: make(chan job), done: make(chan struct{}, 1)}
+			go k.w.serve(k.opt.Observe)
+		}
+		w := k.w
+		w.jobs <- job{feed: feed, f: k.f, cov: cov}
+		if k.watch(w, feed, cov) {
+			return
+		}
+	}
+}
+
+// watch watches w's checks until its feed runs out (true) or one of them
+// hangs (false: the hang was judged, and w abandoned). The machine's clock
+// bounds only how long we wait for a hang; it never feeds a verdict or an
+// output. The watchdog looks watchTicks times a timeout; a check whose
+// progress (phase and step) has not changed for that many looks is hung,
+// so each op gets the timeout, not the whole.
+func (k *Checker) watch(w *checkWorker, feed Feed, cov *Coverage) bool {
+	var (
+		state    uint64
+		progress int64
+		still    int
+	)
+	for {
+		k.timer.Reset(k.timeout / watchTicks)
 		select {
-		case fs := <-w.done:
+		case <-w.done:
 			k.timer.Stop()
-			cov.drain(&w.scratch, c.classes())
-			return fs
+			return true
 		case <-k.timer.C:
-			select {
-			case fs := <-w.done: // finished as the timer fired
-				cov.drain(&w.scratch, c.classes())
-				return fs
-			default:
-			}
-			if now := ctl.progress.Load(); now != last {
-				last, still = now, 0
-			} else if still++; still >= k.patience(now) {
-				return k.hang(c, ctl, last, cov)
-			}
-			k.timer.Reset(k.timeout / watchTicks)
+		}
+		select {
+		case <-w.done: // finished as the timer fired
+			return true
+		default:
+		}
+		s, p := w.state.Load(), w.ctl.progress.Load()
+		switch {
+		case s&checkRunning == 0 || s != state || p != progress:
+			state, progress, still = s, p, 0
+		case still+1 < k.patience(p):
+			still++
+		case w.state.CompareAndSwap(s, s&^checkRunning|checkGivenUp):
+			k.hang(w, feed, p)
+			return false
 		}
 	}
 }
@@ -130,15 +203,18 @@ func (k *Checker) patience(p int64) int {
 	return watchTicks
 }
 
-// hang gives up on the check ctl controls, stuck at progress stuck: the worker is abandoned (it ends
-// when the hung call returns), the scenario's sandboxes are closed, and the
-// hang becomes a total finding on the op that did not return, counted in
-// cov (the rest of the abandoned scenario's counts are dropped).
-func (k *Checker) hang(c Case, ctl *control, stuck int64, cov *Coverage) []Finding {
-	close(k.w.jobs) // the abandoned worker ends once the hung call returns
+// hang gives up on w's running check, stuck at progress stuck: the worker
+// is abandoned (it ends when the hung call returns), the scenario's
+// sandboxes are closed, and the hang becomes a total finding on the op
+// that did not return, counted into the job's coverage (the rest of the
+// abandoned scenario's counts are dropped) and handed to the feed.
+func (k *Checker) hang(w *checkWorker, feed Feed, stuck int64) {
+	close(w.jobs) // the abandoned worker ends once the hung call returns
 	k.w = nil
+	ctl := &w.ctl
 	ctl.stop()
 	closeWithin(ctl, closeWait)
+	c, cov := w.running.c, w.running.cov
 	p, step := phase(stuck>>32), int(stuck&(1<<32-1)) // where the watchdog saw it stuck
 	f := Finding{Invariant: Total, Step: step, Hang: true}
 	switch {
@@ -158,9 +234,9 @@ func (k *Checker) hang(c Case, ctl *control, stuck int64, cov *Coverage) []Findi
 	}
 	class := c.class(f.Step - 1)
 	cov.Scenarios++
-	cov.Checked[Total][class]++
-	cov.Violations[Total][class]++
-	return []Finding{f}
+	cov.Classes[class].Checked[Total]++
+	cov.Classes[class].Violations[Total]++
+	feed.Judged(c, []Finding{f})
 }
 
 // closeWithin closes the sandboxes of a hung check, waiting at most d: a
@@ -188,12 +264,37 @@ func (k *Checker) Close() {
 	}
 }
 
+// serve runs jobs until the jobs end or a check of one is given up on.
 func (w *checkWorker) serve(observe func(StepReport)) {
 	for j := range w.jobs {
-		fs := checkNow(j.f, j.c, &w.scratch, j.ctl, observe)
-		if j.ctl.halted() {
+		if !w.run(j, observe) {
 			return // given up on: the Checker has moved on without us
 		}
-		w.done <- fs
+		w.done <- struct{}{}
+	}
+}
+
+// run runs j's checks until its feed runs out (true) or the Checker gives
+// up on one (false).
+func (w *checkWorker) run(j job, observe func(StepReport)) bool {
+	for {
+		c, f, ok := j.feed.Next()
+		if !ok {
+			return true
+		}
+		if f == nil {
+			f = j.f
+		}
+		w.running = job{feed: j.feed, f: f, c: c, cov: j.cov}
+		w.ctl.reuse()
+		w.ctl.at(phaseBuild, 0)
+		seq := w.state.Load()>>2 + 1
+		w.state.Store(seq<<2 | checkRunning)
+		fs := checkNow(f, c, &w.scratch, &w.ctl, observe)
+		if !w.state.CompareAndSwap(seq<<2|checkRunning, seq<<2) {
+			return false
+		}
+		j.cov.drain(&w.scratch, c.classes())
+		j.feed.Judged(c, fs)
 	}
 }

@@ -15,13 +15,13 @@ func (r *Run) checkNoEffect(s *stepObs) {
 	k := s.res.Kind
 	switch {
 	case k.IsDenial():
-		r.cov.Checked[NoEffectOnDenial][s.class]++
+		r.cov.Classes[s.class].Checked[NoEffectOnDenial]++
 		if (len(s.entries) > 0 && !r.resolvedDenial(s)) || s.fpAfter != s.fpBefore {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s was refused with %s, but the world changed: %s",
 				FormatOp(*s.op), k, describeEffects(s)))
 		}
 	case k == core.MaxOutputBytes:
-		r.cov.Checked[NoEffectOnDenial][s.class]++
+		r.cov.Classes[s.class].Checked[NoEffectOnDenial]++
 		if s.res.Data != "" {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes but still returned %d bytes",
 				FormatOp(*s.op), len(s.res.Data)))
@@ -108,7 +108,7 @@ func describeEffects(s *stepObs) string {
 }
 
 func (r *Run) checkConfinement(s *stepObs) {
-	r.cov.Checked[Confinement][s.class]++
+	r.cov.Classes[s.class].Checked[Confinement]++
 	for i := range s.entries { // by pointer: an entry is eight words
 		e := &s.entries[i]
 		if i > 0 && sameJudgement(&s.entries[i-1], e, s.op.Kind) {
@@ -203,7 +203,7 @@ func pathProblem(p, what string, roots []string) string {
 
 func (r *Run) checkEgress(s *stepObs) {
 	if s.op.Kind == core.OpFetch {
-		r.cov.Checked[NoInternalEgress][s.class]++
+		r.cov.Classes[s.class].Checked[NoInternalEgress]++
 	}
 	resolves, fetches := 0, 0
 	for i := range s.entries {
@@ -242,7 +242,7 @@ func (r *Run) checkLatch(s *stepObs) {
 		}
 		return
 	}
-	r.cov.Checked[HaltLatched][s.class]++
+	r.cov.Classes[s.class].Checked[HaltLatched]++
 	h := r.haltAt
 	var why string
 	switch {
@@ -264,7 +264,7 @@ func (r *Run) checkCharge(s *stepObs) {
 	if r.halt != core.Invalid && r.haltStep != r.step {
 		return // past the halt: the latch's business
 	}
-	r.cov.Checked[ChargeBeforeDispatch][s.class]++
+	r.cov.Classes[s.class].Checked[ChargeBeforeDispatch]++
 	n := int64(r.step)
 	switch {
 	case s.after.Ops != n:
@@ -277,7 +277,7 @@ func (r *Run) checkCharge(s *stepObs) {
 }
 
 func (r *Run) checkOutput(s *stepObs) {
-	r.cov.Checked[OutputBounded][s.class]++
+	r.cov.Classes[s.class].Checked[OutputBounded]++
 	r.output += int64(len(s.res.Data))
 	if s.res.Data != "" && r.output > r.budgets.MaxOutputBytes {
 		r.violate(OutputBounded, s.class, fmt.Sprintf("%s returned %d bytes, bringing the data returned to %d bytes, over max_output_bytes %d",
@@ -290,7 +290,7 @@ func (r *Run) checkOutput(s *stepObs) {
 // drift (output counted in runes, wall in clock reads) meters budgets that
 // are not SPEC §5's, and halts on the wrong op sooner or later.
 func (r *Run) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
-	r.cov.Checked[VerdictMatchesModel][s.class]++
+	r.cov.Classes[s.class].Checked[VerdictMatchesModel]++
 	if s.res != want {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
 			FormatOp(*s.op), describeResult(s.res), describeResult(want), r.model.explain(why, *s.op)))

@@ -238,9 +238,9 @@ func TestHangIsCounted(t *testing.T) {
 	if got := Check(newClosableHang(2, &closes), c, &cov, Options{Timeout: 20 * time.Millisecond}); len(got) != 1 {
 		t.Fatalf("findings %v, want the hang", got)
 	}
-	if cov.Scenarios != 1 || cov.Violations[Total][attack.ToolVariant] != 1 || cov.Checked[Total][attack.ToolVariant] != 1 {
+	if cov.Scenarios != 1 || cov.Classes[attack.ToolVariant].Violations[Total] != 1 || cov.Classes[attack.ToolVariant].Checked[Total] != 1 {
 		t.Fatalf("coverage after a hang: %d scenarios, total checked %d violated %d on tool-variant",
-			cov.Scenarios, cov.Checked[Total][attack.ToolVariant], cov.Violations[Total][attack.ToolVariant])
+			cov.Scenarios, cov.Classes[attack.ToolVariant].Checked[Total], cov.Classes[attack.ToolVariant].Violations[Total])
 	}
 }
 

@@ -175,7 +175,7 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	s := &stepObs{op: &op, class: class, fpBefore: r.fp}
 	j0 := r.world.JournalLen()
 	r.cov.Ops++
-	r.cov.Checked[Total][class]++
+	r.cov.Classes[class].Checked[Total]++
 	r.inSandbox = true
 	res := r.sb.Run(op) // a panic here is caught by Check, which owns the run
 	if r.ctl.halted() {
@@ -192,7 +192,7 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	s.journal = r.world.JournalLen()
 	s.entries = r.world.Journal()[j0:]
 	want, why := r.model.predict(op)
-	r.cov.Kinds[class][res.Kind]++
+	r.cov.Classes[class].Kinds[res.Kind]++
 
 	r.checkNoEffect(s)
 	r.checkConfinement(s)
@@ -210,7 +210,7 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 // violate records a violation; only the first of each invariant in a run
 // becomes a Finding, but every one is counted.
 func (r *Run) violate(id ID, class attack.Class, detail string) {
-	r.cov.Violations[id][class]++
+	r.cov.Classes[class].Violations[id]++
 	if r.reported[id] {
 		return
 	}

@@ -62,7 +62,7 @@ func (r *Run) checkGrant(classes classSet) {
 	if r.dead {
 		return
 	}
-	classes.count(&r.cov.Checked[GrantImmutable])
+	classes.checked(r.cov, GrantImmutable)
 	if h := r.snap.handle; h != (core.Grant{}) {
 		if now, ok := r.sb.Grant().(core.Grant); ok && now == h {
 			return // the same immutable grant: it reads the same, and hands out only copies
@@ -92,7 +92,7 @@ func (r *Run) checkGrant(classes classSet) {
 }
 
 func (r *Run) wholeViolation(id ID, classes classSet, detail string) {
-	classes.count(&r.cov.Violations[id])
+	classes.violated(r.cov, id)
 	if !r.reported[id] {
 		r.reported[id] = true
 		r.findings = append(r.findings, Finding{Invariant: id, Detail: detail})
@@ -103,10 +103,20 @@ func (r *Run) wholeViolation(id ID, classes classSet, detail string) {
 // check counts once for each.
 type classSet [attack.NumClasses]bool
 
-func (s *classSet) count(row *[attack.NumClasses]uint64) {
+// checked counts one check of invariant id in each class of s.
+func (s *classSet) checked(cov *Coverage, id ID) {
 	for c, in := range s {
 		if in {
-			row[c]++
+			cov.Classes[c].Checked[id]++
+		}
+	}
+}
+
+// violated counts one violation of invariant id in each class of s.
+func (s *classSet) violated(cov *Coverage, id ID) {
+	for c, in := range s {
+		if in {
+			cov.Classes[c].Violations[id]++
 		}
 	}
 }

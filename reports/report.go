@@ -77,7 +77,7 @@ func New(res *campaign.Result, sut string) *Report {
 		id, _ := oracle.ParseID(row.ID)
 		v := map[string]uint64{}
 		for c := attack.Class(0); c < attack.NumClasses; c++ {
-			if n := cov.Violations[id][c]; n > 0 {
+			if n := cov.Classes[c].Violations[id]; n > 0 {
 				v[c.String()] = n
 			}
 		}

@@ -151,7 +151,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cov := &covs[w]
 			f, end, err := cfg.Target.Start()
 			if err != nil {
 				errs[w] = err
@@ -159,71 +158,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				return
 			}
 			defer end()
-			// checked holds what the check's own run counts, when the points
-			// are counted from it: added to the worker's counts once the
-			// check is judged. A check given up on may go on counting into
-			// it from its abandoned goroutine, so it is then left to that
-			// goroutine, and the scenario counted on a run of its own.
-			checked := new(dims.Counts)
-			// The worker draws each scenario into the memory of the one
-			// before: the collector keeps a copy of the few it keeps, and a
-			// check given up on abandons that memory to its goroutine.
-			gen := generators.NewGenerator()
 			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout})
 			defer checker.Close()
-			for first := true; first || runCtx.Err() == nil; first = false {
-				i := next.Add(1) - 1
-				if cfg.Checks > 0 && i >= int64(cfg.Checks) || cfg.StopAtFirst && i > col.firstBad.Load() {
-					return
-				}
-				sc := gen.Generate(generators.NewSource(cfg.Seed, uint64(i)))
-				if cfg.Dimensions && cfg.Target.Adapt != nil {
-					countDrawn(sc, &drawn[w]) // before the adapter narrows it
-				}
-				if cfg.Target.Adapt != nil {
-					if sc = cfg.Target.Adapt(sc); sc == nil { // nothing of it the sandbox can express
-						col.finish(int(i))
-						skipped.Add(1)
-						continue
-					}
-				}
-				c, err := oracle.NewCase(sc)
-				if err != nil {
-					panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
-				}
-				if cfg.Dimensions && !countInCheck {
-					c.World = oracle.PrepareScenarioWorld(sc.World) // once, for the check and the count
-				}
-				before := cov.Ops
-				var fs []oracle.Finding
-				if countInCheck {
-					fs = checker.CheckOn(checked.Counting(sc), c, cov)
-				} else {
-					fs = checker.Check(c, cov)
-				}
-				counts[w].ops.Add(cov.Ops - before)
-				if hung(fs) { // its goroutine may still read the scenario
-					gen.Abandon()
-				}
-				switch {
-				case countInCheck && !hung(fs):
-					dcs[w].Add(checked)
-					checked.Reset()
-				case countInCheck:
-					checked = new(dims.Counts)
-					dims.Count(sc, c.Grant, nil, &dcs[w])
-				case cfg.Dimensions:
-					dims.Count(sc, c.Grant, c.World.Template(), &dcs[w])
-					if !hung(fs) { // a hung sandbox may still read its world
-						c.World.Recycle()
-					}
-				}
-				if len(fs) > 0 {
-					col.offer(int(i), sc, fs)
-				}
-				col.finish(int(i))
-				counts[w].checks.Add(1)
-			}
+			checker.CheckAll(&feed{
+				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
+				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
+				checked: new(dims.Counts), gen: generators.NewGenerator(),
+			}, &covs[w])
 		}()
 	}
 	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load)

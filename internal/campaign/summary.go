@@ -101,7 +101,7 @@ func InvariantRows(cov *oracle.Coverage) []InvariantRow {
 	for _, inv := range oracle.Invariants() {
 		row := InvariantRow{ID: inv.Name, Checked: cov.CheckedTotal(inv.ID), Violations: cov.ViolationsTotal(inv.ID), ByClass: map[string]uint64{}}
 		for c := attack.Class(0); c < attack.NumClasses; c++ {
-			if n := cov.Checked[inv.ID][c]; n > 0 {
+			if n := cov.Classes[c].Checked[inv.ID]; n > 0 {
 				row.ByClass[c.String()] = n
 			}
 		}
@@ -121,7 +121,7 @@ func ClassRows(cov *oracle.Coverage) []ClassRow {
 		}
 		row := ClassRow{ID: c.String(), Ops: cov.ClassOps(c), Kinds: map[string]uint64{}}
 		for k := core.OK; k < core.NumKinds; k++ {
-			if n := cov.Kinds[c][k]; n > 0 {
+			if n := cov.Classes[c].Kinds[k]; n > 0 {
 				row.Kinds[k.String()] = n
 			}
 		}

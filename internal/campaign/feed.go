@@ -1,0 +1,115 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+// feed is one worker of a campaign, as the oracle.Feed of its Checker:
+// Next draws the next check's scenario, Judged records its verdict. Both
+// run on the Checker's worker goroutine, scenario after scenario, with no
+// handoff between them (the Judged of a hung check runs on the campaign
+// worker's goroutine, which watches for hangs; Next and Judged never run at
+// once).
+type feed struct {
+	cfg     *Config
+	ctx     context.Context // ends the campaign (a timed one, or interrupted)
+	col     *collector
+	next    *atomic.Int64 // the next check index to hand out, shared by the workers
+	count   *workerCount
+	skipped *atomic.Int64 // scenarios the adapter could express nothing of
+	cov     *oracle.Coverage
+	dims    *dims.Counts // the points of the checked scenarios
+	drawn   *dims.Counts // of the scenarios as generated, before an adapter
+
+	// countInCheck counts the points from the check's own run (the
+	// reference under test), into checked: added to dims once the check
+	// is judged. A check given up on may go on counting into it from its
+	// abandoned goroutine, so it is then left to that goroutine, and the
+	// scenario counted on a run of its own.
+	countInCheck bool
+	checked      *dims.Counts
+	// gen draws each scenario into the memory of the one before: the
+	// collector keeps a copy of the few it keeps, and a check given up on
+	// abandons that memory to its goroutine.
+	gen *generators.Generator
+
+	started bool   // a check was handed out: the first is made whatever the context says
+	i       int64  // the index of the check Next handed out last
+	ops     uint64 // cov.Ops before it
+}
+
+// Next draws the scenario of the next check index, until the campaign's
+// bound, its context's end, or (with StopAtFirst) a check past the first
+// finding. Scenarios the adapter can express nothing of are skipped, and
+// finished at once.
+func (f *feed) Next() (oracle.Case, core.Factory, bool) {
+	cfg := f.cfg
+	for {
+		if f.started && f.ctx.Err() != nil {
+			return oracle.Case{}, nil, false
+		}
+		f.started = true
+		i := f.next.Add(1) - 1
+		if cfg.Checks > 0 && i >= int64(cfg.Checks) || cfg.StopAtFirst && i > f.col.firstBad.Load() {
+			return oracle.Case{}, nil, false
+		}
+		sc := f.gen.Generate(generators.NewSource(cfg.Seed, uint64(i)))
+		if cfg.Dimensions && cfg.Target.Adapt != nil {
+			countDrawn(sc, f.drawn) // before the adapter narrows it
+		}
+		if cfg.Target.Adapt != nil {
+			if sc = cfg.Target.Adapt(sc); sc == nil { // nothing of it the sandbox can express
+				f.col.finish(int(i))
+				f.skipped.Add(1)
+				continue
+			}
+		}
+		c, err := oracle.NewCase(sc)
+		if err != nil {
+			panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
+		}
+		f.i, f.ops = i, f.cov.Ops
+		if f.countInCheck {
+			return c, f.checked.Counting(sc), true
+		}
+		if cfg.Dimensions {
+			c.World = oracle.PrepareScenarioWorld(sc.World) // once, for the check and the count
+		}
+		return c, nil, true
+	}
+}
+
+// Judged records the verdict on the check Next handed out last: its ops
+// and dimension points, and its findings, offered to the collector.
+func (f *feed) Judged(c oracle.Case, fs []oracle.Finding) {
+	sc := c.Scenario
+	f.count.ops.Add(f.cov.Ops - f.ops)
+	if hung(fs) { // its goroutine may still read the scenario
+		f.gen.Abandon()
+	}
+	switch {
+	case f.countInCheck && !hung(fs):
+		f.dims.Add(f.checked)
+		f.checked.Reset()
+	case f.countInCheck:
+		f.checked = new(dims.Counts)
+		dims.Count(sc, c.Grant, nil, f.dims)
+	case f.cfg.Dimensions:
+		dims.Count(sc, c.Grant, c.World.Template(), f.dims)
+		if !hung(fs) { // a hung sandbox may still read its world
+			c.World.Recycle()
+		}
+	}
+	if len(fs) > 0 {
+		f.col.offer(int(f.i), sc, fs)
+	}
+	f.col.finish(int(f.i))
+	f.count.checks.Add(1)
+}

@@ -1,0 +1,178 @@
+package oracle_test
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+// sliceFeed is a Feed over fixed cases, built by factories[i] when that is
+// set. It records which case each Judged call was for, and its findings.
+type sliceFeed struct {
+	cases     []oracle.Case
+	factories map[int]core.Factory
+	pause     time.Duration // each Next and Judged takes this long
+	next      int
+	judged    []int
+	fs        [][]oracle.Finding
+}
+
+func (f *sliceFeed) Next() (oracle.Case, core.Factory, bool) {
+	time.Sleep(f.pause)
+	if f.next == len(f.cases) {
+		return oracle.Case{}, nil, false
+	}
+	f.next++
+	return f.cases[f.next-1], f.factories[f.next-1], true
+}
+
+func (f *sliceFeed) Judged(_ oracle.Case, fs []oracle.Finding) {
+	time.Sleep(f.pause)
+	f.judged = append(f.judged, f.next-1)
+	f.fs = append(f.fs, fs)
+}
+
+func generatedCases(t *testing.T, n int) []oracle.Case {
+	t.Helper()
+	cs := make([]oracle.Case, n)
+	for i := range cs {
+		c, err := oracle.NewCase(generated(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs[i] = c
+	}
+	return cs
+}
+
+func inOrder(n int) []int {
+	xs := make([]int, n)
+	for i := range xs {
+		xs[i] = i
+	}
+	return xs
+}
+
+// TestCheckAllIsCheckingEachInline: CheckAll judges every case of its
+// feed, in order, with the findings and counts that checking them one by
+// one inline gives — on the reference and on every mutant, whose checks
+// fail.
+func TestCheckAllIsCheckingEachInline(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	cases := generatedCases(t, n)
+	factories := map[string]core.Factory{"reference": core.ReferenceFactory}
+	for _, m := range mutants.All() {
+		factories["mutant:"+m.Name] = m.Factory
+	}
+	found := 0
+	for name, f := range factories {
+		var one, all oracle.Coverage
+		k := oracle.NewChecker(f, oracle.Options{})
+		want := make([][]oracle.Finding, n)
+		for i, c := range cases {
+			want[i] = oracle.CheckInline(f, c, &one)
+			found += len(want[i])
+		}
+		feed := &sliceFeed{cases: cases}
+		k.CheckAll(feed, &all)
+		k.Close()
+		if diff := cmp.Diff(inOrder(n), feed.judged); diff != "" {
+			t.Fatalf("%s: the cases judged (-want +got):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(want, feed.fs); diff != "" {
+			t.Errorf("%s: CheckAll found otherwise than Check (-inline +CheckAll):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(one, all); diff != "" {
+			t.Errorf("%s: CheckAll counted otherwise than Check (-inline +CheckAll):\n%s", name, diff)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no mutant failed a check: the comparison proves nothing")
+	}
+}
+
+// blocker is the reference, except that its first op blocks until the
+// sandbox is closed.
+type blocker struct {
+	core.Sandbox
+	closed chan struct{}
+	once   *sync.Once
+}
+
+func blocking(g core.Grant, w core.World) (core.Sandbox, error) {
+	return blocker{core.NewReference(g, w), make(chan struct{}), new(sync.Once)}, nil
+}
+
+func (b blocker) Run(op core.Op) core.Result {
+	<-b.closed
+	return core.Result{Kind: core.NotFound}
+}
+
+func (b blocker) Close() error {
+	b.once.Do(func() { close(b.closed) })
+	return nil
+}
+
+// TestCheckAllGoesOnAfterAHang: a case whose sandbox hangs is judged a
+// hang, and the cases after it are judged as ever, on a new worker; the
+// hung workers end once their sandboxes are closed.
+func TestCheckAllGoesOnAfterAHang(t *testing.T) {
+	cases := generatedCases(t, 8)
+	hangs := map[int]core.Factory{2: blocking, 5: blocking, 6: blocking}
+	runtime.GC()
+	before := runtime.NumGoroutine()
+	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 20 * time.Millisecond})
+	defer k.Close()
+	var cov oracle.Coverage
+	feed := &sliceFeed{cases: cases, factories: hangs}
+	k.CheckAll(feed, &cov)
+	if diff := cmp.Diff(inOrder(len(cases)), feed.judged); diff != "" {
+		t.Fatalf("the cases judged (-want +got):\n%s", diff)
+	}
+	for i, fs := range feed.fs {
+		switch _, hung := hangs[i]; {
+		case hung && (len(fs) != 1 || !fs[0].Hang || fs[0].Step != 1):
+			t.Errorf("case %d: %v, want a hang at step 1", i, fs)
+		case !hung && len(fs) > 0:
+			t.Errorf("case %d, on the reference: %v", i, fs)
+		}
+	}
+	if cov.Scenarios != uint64(len(cases)) || cov.ViolationsTotal(oracle.Total) != uint64(len(hangs)) {
+		t.Errorf("counted %d scenarios and %d total violations, want %d and %d",
+			cov.Scenarios, cov.ViolationsTotal(oracle.Total), len(cases), len(hangs))
+	}
+	k.Close()
+	var after int
+	for range 100 {
+		if after = runtime.NumGoroutine(); after <= before {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after > before {
+		t.Fatalf("the goroutines went from %d to %d", before, after)
+	}
+}
+
+// TestASlowFeedIsNotAHang: time spent in the feed (drawing a scenario,
+// writing a finding) is not the sandbox's: Next and Judged that each take
+// three timeouts make no hang.
+func TestASlowFeedIsNotAHang(t *testing.T) {
+	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 10 * time.Millisecond})
+	defer k.Close()
+	feed := &sliceFeed{cases: generatedCases(t, 3), pause: 30 * time.Millisecond}
+	k.CheckAll(feed, new(oracle.Coverage))
+	if diff := cmp.Diff([][]oracle.Finding{nil, nil, nil}, feed.fs); diff != "" {
+		t.Fatalf("findings (-want +got):\n%s", diff)
+	}
+}
