@@ -104,7 +104,7 @@ func (c Case) class(i int) attack.Class { return c.Scenario.ClassAt(i) }
 
 // classes returns the classes a check of c counts under: its ops' classes
 // and Unlabelled, which a total finding before the first op counts under.
-// Every counter of the check is in their columns (Coverage.drain).
+// Every counter of the check is under one of them (Coverage.drain).
 func (c Case) classes() classSet {
 	var cs classSet
 	cs[attack.Unlabelled] = true

@@ -131,7 +131,7 @@ func TestCheckAllGoesOnAfterAHang(t *testing.T) {
 	hangs := map[int]core.Factory{2: blocking, 5: blocking, 6: blocking}
 	runtime.GC()
 	before := runtime.NumGoroutine()
-	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 20 * time.Millisecond})
+	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 80 * time.Millisecond})
 	defer k.Close()
 	var cov oracle.Coverage
 	feed := &sliceFeed{cases: cases, factories: hangs}
@@ -165,14 +165,45 @@ func TestCheckAllGoesOnAfterAHang(t *testing.T) {
 }
 
 // TestASlowFeedIsNotAHang: time spent in the feed (drawing a scenario,
-// writing a finding) is not the sandbox's: Next and Judged that each take
-// three timeouts make no hang.
+// writing a finding) is not the sandbox's, nor the factory's: Next and
+// Judged that each take three timeouts make no hang.
 func TestASlowFeedIsNotAHang(t *testing.T) {
-	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 10 * time.Millisecond})
+	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 50 * time.Millisecond, StartTimeout: 50 * time.Millisecond})
 	defer k.Close()
-	feed := &sliceFeed{cases: generatedCases(t, 3), pause: 30 * time.Millisecond}
+	feed := &sliceFeed{cases: generatedCases(t, 3), pause: 150 * time.Millisecond}
 	k.CheckAll(feed, new(oracle.Coverage))
 	if diff := cmp.Diff([][]oracle.Finding{nil, nil, nil}, feed.fs); diff != "" {
 		t.Fatalf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// slowCloser is the reference, except that closing it takes d.
+type slowCloser struct {
+	core.Sandbox
+	d time.Duration
+}
+
+func (s slowCloser) Close() error {
+	time.Sleep(s.d)
+	return nil
+}
+
+// TestChecksSlowInOnePhaseAreNoHang: every check ends at the same progress
+// (closing its sandboxes), so checks that each spend most of a timeout
+// there look, by progress alone, like one check stuck for many; none is
+// a hang, since each moves on within its timeout.
+func TestChecksSlowInOnePhaseAreNoHang(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return slowCloser{core.NewReference(g, w), timeout * 35 / 100}, nil // two a check: 0.7 timeouts
+	}
+	k := oracle.NewChecker(slow, oracle.Options{Timeout: timeout})
+	defer k.Close()
+	feed := &sliceFeed{cases: generatedCases(t, 8)}
+	k.CheckAll(feed, new(oracle.Coverage))
+	for i, fs := range feed.fs {
+		if len(fs) > 0 {
+			t.Errorf("case %d: %v", i, fs)
+		}
 	}
 }

@@ -33,7 +33,10 @@ type Checker struct {
 	timeout time.Duration
 	start   time.Duration // the factory's timeout
 	timer   *time.Timer
-	w       *checkWorker // nil until the first check, and after a hang
+	// w is the worker, nil until the first check. After a hang CheckAll
+	// starts a new one for the rest of the feed (for Check's one case, only
+	// to hear that there is no more): it waits for the next check, or Close.
+	w *checkWorker
 }
 
 // A Feed hands CheckAll its checks one at a time and takes their verdicts:
@@ -43,6 +46,8 @@ type Checker struct {
 // never at once, but not always on one goroutine: they run on the
 // Checker's worker, except that the Judged of a case given up on (a hang)
 // runs on CheckAll's goroutine, and the checks after it on a new worker.
+// Both must return (not call runtime.Goexit, as t.Fatal does): CheckAll
+// waits for the worker to say the feed ran out.
 type Feed interface {
 	Next() (c Case, f core.Factory, ok bool)
 	Judged(c Case, fs []Finding)
@@ -52,8 +57,10 @@ type Feed interface {
 // scratch coverage is drained into the feed's after each scenario, so a
 // worker abandoned mid-scenario leaves no half-counted scenario behind.
 type checkWorker struct {
-	jobs    chan job
-	done    chan struct{} // buffered: the job's feed ran out
+	jobs chan job
+	// done says the job's feed ran out. It is buffered so that the worker
+	// goes back to wait for a job without waiting for the watchdog's look.
+	done    chan struct{}
 	scratch Coverage
 	// ctl controls the worker's check; each check starts it afresh
 	// (control.reuse). A worker given up on keeps it: its hung check may
@@ -62,11 +69,22 @@ type checkWorker struct {
 	// state is seq<<2 | checkRunning while the worker's seq-th check
 	// runs, seq<<2 between checks; the Checker gives up on a check by
 	// swapping checkRunning for checkGivenUp, the worker claims its
-	// verdict by swapping it for nothing, and only one of them can.
+	// verdict by swapping it for nothing, and only one of them can. The
+	// seq is there because progress repeats from one check to the next
+	// (every check starts at build,0 and ends at close,0): without it, two
+	// checks each a little slow in the same phase would look like one that
+	// made no progress, a hang.
 	state atomic.Uint64
 	// running is the check under way: the Checker reads it only once it
 	// has given up on it, when the worker no longer writes it.
-	running job
+	running running
+}
+
+// running is the check a worker is running, and the coverage it counts
+// into.
+type running struct {
+	c   Case
+	cov *Coverage
 }
 
 // The low bits of checkWorker.state.
@@ -75,12 +93,11 @@ const (
 	checkGivenUp uint64 = 2
 )
 
-// job is the work of a worker: a feed's checks, counted into cov. In
-// checkWorker.running, c and f are the check under way.
+// job is the work of a worker: a feed's checks, counted into cov, their
+// sandboxes built by f unless the feed names another factory.
 type job struct {
 	feed Feed
-	f    core.Factory // the default factory, or the running check's
-	c    Case
+	f    core.Factory
 	cov  *Coverage
 }
 
@@ -149,7 +166,7 @@ func (k *Checker) CheckAll(feed Feed, cov *Coverage) {
 		}
 		w := k.w
 		w.jobs <- job{feed: feed, f: k.f, cov: cov}
-		if k.watch(w, feed, cov) {
+		if k.watch(w, feed) {
 			return
 		}
 	}
@@ -161,7 +178,7 @@ func (k *Checker) CheckAll(feed Feed, cov *Coverage) {
 // output. The watchdog looks watchTicks times a timeout; a check whose
 // progress (phase and step) has not changed for that many looks is hung,
 // so each op gets the timeout, not the whole.
-func (k *Checker) watch(w *checkWorker, feed Feed, cov *Coverage) bool {
+func (k *Checker) watch(w *checkWorker, feed Feed) bool {
 	var (
 		state    uint64
 		progress int64
@@ -285,7 +302,7 @@ func (w *checkWorker) run(j job, observe func(StepReport)) bool {
 		if f == nil {
 			f = j.f
 		}
-		w.running = job{feed: j.feed, f: f, c: c, cov: j.cov}
+		w.running = running{c, j.cov}
 		w.ctl.reuse()
 		w.ctl.at(phaseBuild, 0)
 		seq := w.state.Load()>>2 + 1

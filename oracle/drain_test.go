@@ -12,7 +12,7 @@ import (
 )
 
 // TestCheckerCountsAsInline: a Checker, which counts each check into its
-// worker's scratch coverage and then moves only the columns of the
+// worker's scratch coverage and then moves only the counts of the
 // check's classes into the caller's, counts exactly what checking inline
 // into the caller's coverage does — on the reference, on every mutant
 // (whose checks fail, counting violations), on a sandbox that cannot be
