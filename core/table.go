@@ -114,23 +114,44 @@ func (t *table[K, V]) lookup(k K) int {
 	}
 }
 
-// put sets the value for k, replacing an earlier one.
+// put sets the value for k, replacing an earlier one. Through the index,
+// the probe that finds no entry for k ends at the free slot k's goes in:
+// one hash of k, not one to look and one to place (a world's files are
+// put once each, per scenario).
 func (t *table[K, V]) put(k K, v V) {
-	if i := t.find(k); i >= 0 {
-		t.pairs[i].v = v
+	if len(t.index) == 0 {
+		if i := t.find(k); i >= 0 {
+			t.pairs[i].v = v
+			return
+		}
+		t.add(k, v)
+		if len(t.pairs) > smallTable {
+			t.reindex()
+		}
 		return
 	}
+	mask := uint64(len(t.index) - 1)
+	s := hashKey(k) & mask
+	for ; t.index[s] != 0; s = (s + 1) & mask {
+		if i := t.index[s] - 1; t.pairs[i].k == k {
+			t.pairs[i].v = v
+			return
+		}
+	}
+	t.add(k, v)
+	if n := len(t.pairs); 2*n > len(t.index) {
+		t.reindex()
+	} else {
+		t.index[s] = uint32(n)
+	}
+}
+
+// add appends the entry k, v, which the table does not hold.
+func (t *table[K, V]) add(k K, v V) {
 	if t.pairs == nil {
 		t.pairs = make([]pair[K, V], 0, smallTable/2) // a world's writes: one allocation for the first few
 	}
 	t.pairs = append(t.pairs, pair[K, V]{k, v})
-	switch n := len(t.pairs); {
-	case len(t.index) == 0 && n <= smallTable: // scanned
-	case 2*n > len(t.index):
-		t.reindex()
-	default:
-		t.slot(n - 1)
-	}
 }
 
 // reindex builds the index afresh, sized for the pairs there are now and
