@@ -1,5 +1,7 @@
 package textscan
 
+import "encoding/binary"
+
 // ASCIINoNUL reports whether every byte of a is in 0x01–0x7F. It reads a
 // word at a time (a string shorter than a word padded with spaces, the
 // last word overlapping the one before it), four words a step, and tests
@@ -18,7 +20,11 @@ func ASCIINoNUL(a string) bool {
 	or, and := uint64(0), ^uint64(0)
 	i := 0
 	for ; i+32 <= n; i += 32 {
-		w0, w1, w2, w3 := load(a, i), load(a, i+8), load(a, i+16), load(a, i+24)
+		// One slice of the step's 32 bytes, read at constant offsets: one
+		// bounds check a step, not four, which made long arguments scan
+		// at a third of the speed.
+		b := []byte(a[i : i+32])
+		w0, w1, w2, w3 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:]), binary.LittleEndian.Uint64(b[24:])
 		or |= w0 | w1 | w2 | w3
 		and &= (w0 + low7) & (w1 + low7) & (w2 + low7) & (w3 + low7)
 	}
