@@ -157,7 +157,8 @@ func (o *oneCase) Judged(_ Case, fs []Finding) { o.fs = fs }
 // after another on the worker goroutine, with no handoff between them: a
 // campaign's worker draws, checks and records scenario after scenario
 // there, while CheckAll's goroutine only wakes a few times a timeout to
-// watch for a hang. After a hang the checks go on, on a new worker.
+// watch for a hang. After a hang the checks go on, on a new worker. The
+// worker counts into cov: read it once CheckAll has returned (or from Judged).
 func (k *Checker) CheckAll(feed Feed, cov *Coverage) {
 	for {
 		if k.w == nil {
