@@ -8,12 +8,17 @@
 # tracing. compile_native_go_fuzzer calls it on every package, the standard
 # library included, and passes it no flags; so the fuzzing builds call it here
 # directly (the same two commands), with -preserve naming every package the
-# target links that is not this module's: the standard library, rapid and the
-# shim are built plain. Their tracing bought no coverage and cost most of each
-# exec (README, "Fuzzing"). So is internal/textscan, the module's byte scans
-# under the reference's hot path (path.Clean's algorithm and the like): its
-# package comment says why. The coverage build (go test -cover, no libFuzzer
-# instrumentation) is compile_native_go_fuzzer's.
+# target links that it does not test, which are built plain: only the
+# sandboxes (core, the reference; mutants) and, for FuzzParse, the .sbx
+# parser and its tokens (scenario, internal/token) are instrumented, with
+# package fuzz, which holds the targets. The standard library, rapid and the
+# shim are plain, and so are core's byte scans (internal/textscan, whose
+# package comment says why) and the harness (the decoder, the generators,
+# the oracle and its model): their branches mirror the sandbox's or only
+# fire on a finding, so their coverage guides nothing the sandbox's does
+# not, and tracing them cost half of each exec (README, "libFuzzer rates").
+# The coverage build (go test -cover, no libFuzzer instrumentation) is
+# compile_native_go_fuzzer's.
 #
 # A []byte target built this way receives the bytes after a 4-byte
 # big-endian length prefix (go-fuzz-headers' GetBytes): `sbxfuzz import`
@@ -34,10 +39,15 @@ if [[ $SANITIZER == *coverage* ]]; then
 else
   bin=$(mktemp -d)
   GOBIN=$bin go install "github.com/AdamKorcz/go-118-fuzz-build@$version"
-  # The packages the target links, shim included (the rewrite imports it).
-  preserve=$(go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" |
-    grep -v -e "^$module\$" -e "^$module/" -e ' ' | paste -sd, -),$module/internal/textscan
+  # The packages a target links (shim included: the rewrite imports it), and
+  # those of them it tests, one a line.
+  linked=$(go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" | grep -v ' ')
+  under_test() {
+    printf '%s\n' "$pkg" "$pkg.test" "$module/core" "$module/mutants"
+    [ "$1" != FuzzParse ] || printf '%s\n' "$module/scenario" "$module/internal/token"
+  }
   for target in "${targets[@]}"; do
+    preserve=$(grep -vxF -f <(under_test "$target") <<<"$linked" | paste -sd, -)
     "$bin/go-118-fuzz-build" -tags gofuzz -preserve "$preserve" -o "$target.a" -func "$target" ./fuzz
     # shellcheck disable=SC2086 # CXXFLAGS and LIB_FUZZING_ENGINE are lists of flags
     $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$target.a" -o "$OUT/$target"

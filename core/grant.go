@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/lists"
+	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
 )
 
 // Budgets are the three hard limits of a grant. A budget of 0 allows
@@ -265,10 +266,8 @@ func nameProblem(n string) string {
 	if n == "" {
 		return "is empty"
 	}
-	for i := 0; i < len(n); i++ {
-		if c := n[i]; c >= utf8.RuneSelf || asciiNameProblem[c] != "" {
-			return runeProblem(n[i:]) // the first byte that is not plainly allowed
-		}
+	if i := textscan.IndexNotIn(n, &plainNameByte); i >= 0 {
+		return runeProblem(n[i:]) // the first byte that is not plainly allowed
 	}
 	return ""
 }
@@ -303,6 +302,15 @@ func runeNameProblem(c rune) string {
 var asciiNameProblem = func() (t [utf8.RuneSelf]string) {
 	for c := range t {
 		t[c] = runeNameProblem(rune(c))
+	}
+	return t
+}()
+
+// plainNameByte holds the bytes a name may have whatever surrounds them:
+// the ASCII ones asciiNameProblem finds nothing wrong with.
+var plainNameByte = func() (t [256]bool) {
+	for c, why := range asciiNameProblem {
+		t[c] = why == ""
 	}
 	return t
 }()

@@ -13,13 +13,20 @@
 # builds in a temporary copy of the module (the tool rewrites the target's
 # file, and its testing shim must be in go.mod), so the checkout stays clean.
 #
-# Only this module's packages, its byte scans excepted, get the -d=libfuzzer
-# instrumentation (coverage counters and comparison tracing): the standard
-# library, rapid, the shim and internal/textscan (whose package comment says
-# why) are built plain (go-118-fuzz-build -preserve), as in build.sh. Tracing the
-# standard library's comparisons cost most of the time of an exec and found
-# nothing the module's own comparisons do not. SBXFUZZ_INSTRUMENT=all
-# instruments every package instead (compile_native_go_fuzzer's way).
+# Only the code a target tests gets the -d=libfuzzer instrumentation
+# (coverage counters and comparison tracing): the sandboxes (core, the
+# reference; mutants, what SBXFUZZ_SUT names) for every target, and the
+# .sbx parser and its tokens (scenario, internal/token) for FuzzParse.
+# Everything else the target links is built plain (go-118-fuzz-build
+# -preserve), as in build.sh: the standard library, rapid, the shim,
+# core's byte scans (internal/textscan, whose package comment says why) and
+# the harness (the decoder, the generators, the oracle and its model). The
+# harness's branches mirror the sandbox's or only fire on a finding, so
+# their coverage guides nothing the sandbox's does not, and tracing them
+# cost half of a FuzzScenario exec (README, "libFuzzer rates").
+# SBXFUZZ_INSTRUMENT=module instruments all of this module but its byte
+# scans (the build before), =all every package (compile_native_go_fuzzer's
+# way): both are for measuring.
 #
 # FuzzScenario and FuzzParse start from their seeds in the tool's libFuzzer
 # layout (fuzz/internal/seedgen -libfuzzer). SBXFUZZ_SUT picks the sandbox,
@@ -30,18 +37,18 @@
 #
 # Environment: WORK (build directory; default a new temporary one, kept),
 # GO118FUZZBUILD_VERSION (the go-118-fuzz-build module version),
-# SBXFUZZ_INSTRUMENT (module, the default, or all), LIBFUZZER_FLAGS (more
+# SBXFUZZ_INSTRUMENT (tested, the default, module or all), LIBFUZZER_FLAGS (more
 # flags for the fuzzer binary, e.g. -seed=1 -runs=100000).
 set -euo pipefail
 seconds=${1:-30}
 target=${2:-FuzzScenario}
 version=${GO118FUZZBUILD_VERSION:-v0.0.0-20250520111509-a70c2aa677fa}
-instrument=${SBXFUZZ_INSTRUMENT:-module}
+instrument=${SBXFUZZ_INSTRUMENT:-tested}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$(mktemp -d -t sbxfuzz-libfuzzer.XXXXXX)}
 mkdir -p "$work"
-case "$instrument" in module | all) ;; *)
-  echo "libfuzzer.sh: SBXFUZZ_INSTRUMENT must be module or all, not $instrument" >&2
+case "$instrument" in tested | module | all) ;; *)
+  echo "libfuzzer.sh: SBXFUZZ_INSTRUMENT must be tested, module or all, not $instrument" >&2
   exit 2
   ;;
 esac
@@ -89,27 +96,46 @@ printf 'package fuzz\n\nimport _ "github.com/AdamKorcz/go-118-fuzz-build/testing
 go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$version"
 
 # -preserve takes import paths (a trailing * matches a prefix): every
-# package the target links that is not this module's.
+# package the target links that it does not test. under_test names those it
+# tests, one a line; package fuzz, which holds the target, is always
+# instrumented.
+module=$(go list -m)
+under_test() {
+  printf '%s\n' "$module/fuzz" "$module/fuzz.test" "$module/core" "$module/mutants"
+  [ "$1" != FuzzParse ] || printf '%s\n' "$module/scenario" "$module/internal/token"
+}
+linked() { go list -deps -test -f '{{.ImportPath}}' ./fuzz github.com/AdamKorcz/go-118-fuzz-build/testing | grep -v ' '; }
 flags=()
-if [ "$instrument" = module ]; then
-  module=$(go list -m)
-  preserve=$(go list -deps -test -f '{{.ImportPath}}' ./fuzz github.com/AdamKorcz/go-118-fuzz-build/testing |
-    grep -v -e "^$module\$" -e "^$module/" -e ' ' | paste -sd, -),$module/internal/textscan
-  flags=(-preserve "$preserve")
-fi
+plain=() # packages of this module built plain, checked below
+case "$instrument" in
+tested)
+  preserve=$(linked | grep -vxF -f <(under_test "$target") | paste -sd, -)
+  plain=("$module/internal/textscan" "$module/oracle")
+  ;;
+module)
+  preserve=$(linked | grep -v -e "^$module\$" -e "^$module/" | paste -sd, -),$module/internal/textscan
+  plain=("$module/internal/textscan")
+  ;;
+esac
+[ "$instrument" = all ] || flags=(-preserve "$preserve")
 
 echo "libfuzzer.sh: building $target in $work (instrumented: $instrument)" >&2
 "$work/bin/go-118-fuzz-build" "${flags[@]}" -o "$work/$target.a" -func "$target" ./fuzz
 clang++ -fsanitize=fuzzer "$work/$target.a" -lresolv -lpthread -o "$work/$target"
-# internal/textscan is left plain on purpose (above): a libFuzzer hook
-# called from one of its functions means -preserve lost it.
-if [ "$instrument" = module ] && ! command -v objdump >/dev/null; then
-  echo "libfuzzer.sh: no objdump; not checking that internal/textscan was built plain" >&2
-elif [ "$instrument" = module ] && objdump -d --no-show-raw-insn "$work/$target" |
-  awk -v fn="<$module/internal/textscan." '/^[0-9a-f]+ <.*>:$/ { on = index($0, fn) == 1 + index($0, " ") }
-    on && /<runtime\.libfuzzer/ { hit = 1 } END { exit !hit }'; then
-  echo "libfuzzer.sh: internal/textscan was built with libFuzzer instrumentation" >&2
-  exit 1
+# A libFuzzer hook called from a function of a package meant to be plain
+# means -preserve lost it.
+if [ ${#plain[@]} -gt 0 ] && ! command -v objdump >/dev/null; then
+  echo "libfuzzer.sh: no objdump; not checking that ${plain[*]} were built plain" >&2
+elif [ ${#plain[@]} -gt 0 ]; then
+  objdump -d --no-show-raw-insn "$work/$target" >"$work/$target.dis"
+  for pkg in "${plain[@]}"; do
+    if awk -v fn="<$pkg." '/^[0-9a-f]+ <.*>:$/ { on = index($0, fn) == 1 + index($0, " ") }
+      on && /<runtime\.libfuzzer/ { hit = 1 } END { exit !hit }' "$work/$target.dis"; then
+      echo "libfuzzer.sh: $pkg was built with libFuzzer instrumentation" >&2
+      exit 1
+    fi
+  done
+  rm -f "$work/$target.dis"
 fi
 
 corpus="$work/corpus/$target" seeds="$work/seeds/$target" artifacts="$work/artifacts/"

@@ -69,3 +69,19 @@ func LowerASCII(s string) string {
 	}
 	return string(b)
 }
+
+// IndexNotIn returns the index of the first byte of s that set does not
+// hold, or -1 when it holds them all: the byte loop of core's test of a
+// grant's host and tool names, built plain with the other scans here. It
+// is kept out of line: inlined into core, its loop would be compiled, and
+// instrumented, as core's.
+//
+//go:noinline
+func IndexNotIn(s string, set *[256]bool) int {
+	for i := 0; i < len(s); i++ {
+		if !set[s[i]] {
+			return i
+		}
+	}
+	return -1
+}

@@ -57,3 +57,34 @@ func TestHasUpperASCIIIsItsDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexNotIn finds the first byte outside a set at every position of
+// short strings, for every byte value, and -1 for strings wholly inside.
+func TestIndexNotIn(t *testing.T) {
+	var set [256]bool
+	for c := 'a'; c <= 'z'; c++ {
+		set[c] = true
+	}
+	for n := 0; n <= 20; n++ {
+		in := strings.Repeat("q", n)
+		if got := IndexNotIn(in, &set); got != -1 {
+			t.Fatalf("IndexNotIn(%q) = %d, want -1", in, got)
+		}
+		for i := 0; i < n; i++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(in)
+				b[i] = byte(c)
+				s, want := string(b), i
+				if set[c] {
+					want = -1
+				}
+				if got := IndexNotIn(s, &set); got != want {
+					t.Fatalf("IndexNotIn(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
+	}
+	if got := IndexNotIn("ab-c-", &set); got != 2 {
+		t.Fatalf(`IndexNotIn("ab-c-") = %d, want the first of two, 2`, got)
+	}
+}

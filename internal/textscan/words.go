@@ -1,7 +1,7 @@
 // Package textscan holds the byte scans under the reference sandbox's
 // hot path: path.Clean's algorithm and the test that a path is already
 // clean (core.Canonical), the ".." segment test (core.HasTraversal), the
-// argument and host byte tests, and the hash of core's world tables and
+// argument, host and name byte tests, and the hash of core's world tables and
 // fingerprint. Most read eight bytes at a time, since few branches per
 // byte matter on that path.
 //
