@@ -1,4 +1,5 @@
 #!/bin/bash -eu
+set -o pipefail
 # Build sbxfuzz's native Go fuzz targets as libFuzzer fuzzers for
 # ClusterFuzzLite / OSS-Fuzz. fuzz/libfuzzer.sh does the same without Docker.
 #
@@ -7,18 +8,19 @@
 # only) and builds it with -d=libfuzzer: coverage counters and comparison
 # tracing. compile_native_go_fuzzer calls it on every package, the standard
 # library included, and passes it no flags; so the fuzzing builds call it here
-# directly (the same two commands), with -preserve naming every package the
-# target links that it does not test, which are built plain: only the
-# sandboxes (core, the reference; mutants) and, for FuzzParse, the .sbx
-# parser and its tokens (scenario, internal/token) are instrumented, with
-# package fuzz, which holds the targets. The standard library, rapid and the
-# shim are plain, and so are core's byte scans (internal/textscan, whose
-# package comment says why) and the harness (the decoder, the generators,
-# the oracle and its model): their branches mirror the sandbox's or only
-# fire on a finding, so their coverage guides nothing the sandbox's does
-# not, and tracing them cost half of each exec (README, "libFuzzer rates").
-# The coverage build (go test -cover, no libFuzzer instrumentation) is
-# compile_native_go_fuzzer's.
+# directly (the same two commands), with -include naming the only packages
+# instrumented, those the target tests (under_test): package fuzz, which
+# holds the targets, the sandboxes (core, the reference; mutants), the .sbx
+# parser and its tokens (scenario, internal/token) for FuzzParse, and core's
+# path scans (internal/textscan) for FuzzPaths, which tests them. Everything else is
+# built plain: the standard library, rapid, the shim, core's byte scans
+# (internal/textscan, whose package comment says why) and the harness (the
+# decoder, the generators, the oracle and its model), whose branches mirror
+# the sandbox's or fire only on a finding, so that their coverage guides
+# nothing the sandbox's does not, while tracing them cost more than half of
+# each exec (README, "libFuzzer rates"). fuzz/libfuzzer.sh checks such a
+# build. The coverage build (go test -cover, no libFuzzer instrumentation)
+# is compile_native_go_fuzzer's.
 #
 # A []byte target built this way receives the bytes after a 4-byte
 # big-endian length prefix (go-fuzz-headers' GetBytes): `sbxfuzz import`
@@ -39,16 +41,16 @@ if [[ $SANITIZER == *coverage* ]]; then
 else
   bin=$(mktemp -d)
   GOBIN=$bin go install "github.com/AdamKorcz/go-118-fuzz-build@$version"
-  # The packages a target links (shim included: the rewrite imports it), and
-  # those of them it tests, one a line.
-  linked=$(go list -deps -test -f '{{.ImportPath}}' "$pkg" "$shim" | grep -v ' ')
   under_test() {
-    printf '%s\n' "$pkg" "$pkg.test" "$module/core" "$module/mutants"
-    [ "$1" != FuzzParse ] || printf '%s\n' "$module/scenario" "$module/internal/token"
+    local pkgs="$pkg,$module/core,$module/mutants"
+    case "$1" in
+    FuzzParse) pkgs+=",$module/scenario,$module/internal/token" ;;
+    FuzzPaths) pkgs+=",$module/internal/textscan" ;;
+    esac
+    echo "$pkgs"
   }
   for target in "${targets[@]}"; do
-    preserve=$(grep -vxF -f <(under_test "$target") <<<"$linked" | paste -sd, -)
-    "$bin/go-118-fuzz-build" -tags gofuzz -preserve "$preserve" -o "$target.a" -func "$target" ./fuzz
+    "$bin/go-118-fuzz-build" -tags gofuzz -include "$(under_test "$target")" -o "$target.a" -func "$target" ./fuzz
     # shellcheck disable=SC2086 # CXXFLAGS and LIB_FUZZING_ENGINE are lists of flags
     $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$target.a" -o "$OUT/$target"
     rm -f "$target.a" "$target.h"

@@ -14,16 +14,17 @@
 # file, and its testing shim must be in go.mod), so the checkout stays clean.
 #
 # Only the code a target tests gets the -d=libfuzzer instrumentation
-# (coverage counters and comparison tracing): the sandboxes (core, the
-# reference; mutants, what SBXFUZZ_SUT names) for every target, and the
-# .sbx parser and its tokens (scenario, internal/token) for FuzzParse.
-# Everything else the target links is built plain (go-118-fuzz-build
-# -preserve), as in build.sh: the standard library, rapid, the shim,
-# core's byte scans (internal/textscan, whose package comment says why) and
-# the harness (the decoder, the generators, the oracle and its model). The
-# harness's branches mirror the sandbox's or only fire on a finding, so
-# their coverage guides nothing the sandbox's does not, and tracing them
-# cost half of a FuzzScenario exec (README, "libFuzzer rates").
+# (coverage counters and comparison tracing; go-118-fuzz-build -include):
+# the sandboxes (core, the reference; mutants, what SBXFUZZ_SUT names) for
+# every target, the .sbx parser and its tokens (scenario, internal/token)
+# for FuzzParse, and core's path scans (internal/textscan) for FuzzPaths
+# (under_test, below). Everything else the target links is built plain, as
+# in build.sh: the standard library, rapid, the shim, core's byte scans
+# (internal/textscan, whose package comment says why; FuzzPaths tests them)
+# and the harness (the decoder, the generators, the oracle and its model). The harness's
+# branches mirror the sandbox's or only fire on a finding, so their
+# coverage guides nothing the sandbox's does not, and tracing them cost
+# more than half of a FuzzScenario exec (README, "libFuzzer rates").
 # SBXFUZZ_INSTRUMENT=module instruments all of this module but its byte
 # scans (the build before), =all every package (compile_native_go_fuzzer's
 # way): both are for measuring.
@@ -95,47 +96,65 @@ cd "$src"
 printf 'package fuzz\n\nimport _ "github.com/AdamKorcz/go-118-fuzz-build/testing"\n' > fuzz/register_libfuzzer.go
 go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$version"
 
-# -preserve takes import paths (a trailing * matches a prefix): every
-# package the target links that it does not test. under_test names those it
-# tests, one a line; package fuzz, which holds the target, is always
-# instrumented.
+# -include names the packages go-118-fuzz-build instruments (import paths;
+# a trailing * matches a prefix), -preserve those of them it leaves plain.
+# under_test prints, comma-separated, the packages a target tests: package
+# fuzz, which holds it, the sandboxes, and for FuzzParse the parser, for
+# FuzzPaths core's path helpers, which are textscan's scans. (The slower
+# formulations FuzzPaths and FuzzResolve hold core to, in
+# internal/fuzzinput, are harness: they mirror what they check.)
 module=$(go list -m)
 under_test() {
-  printf '%s\n' "$module/fuzz" "$module/fuzz.test" "$module/core" "$module/mutants"
-  [ "$1" != FuzzParse ] || printf '%s\n' "$module/scenario" "$module/internal/token"
+  local pkgs="$module/fuzz,$module/core,$module/mutants"
+  case "$1" in
+  FuzzParse) pkgs+=",$module/scenario,$module/internal/token" ;;
+  FuzzPaths) pkgs+=",$module/internal/textscan" ;;
+  esac
+  echo "$pkgs"
 }
-linked() { go list -deps -test -f '{{.ImportPath}}' ./fuzz github.com/AdamKorcz/go-118-fuzz-build/testing | grep -v ' '; }
-flags=()
-plain=() # packages of this module built plain, checked below
+# The build is checked below: core must call libFuzzer's hooks, the
+# packages in plain must not.
+flags=() plain=()
 case "$instrument" in
 tested)
-  preserve=$(linked | grep -vxF -f <(under_test "$target") | paste -sd, -)
-  plain=("$module/internal/textscan" "$module/oracle")
+  flags=(-include "$(under_test "$target")")
+  plain=("$module/oracle")
+  [ "$target" = FuzzPaths ] || plain+=("$module/internal/textscan")
   ;;
 module)
-  preserve=$(linked | grep -v -e "^$module\$" -e "^$module/" | paste -sd, -),$module/internal/textscan
+  flags=(-include "$module/*" -preserve "$module/internal/textscan")
   plain=("$module/internal/textscan")
   ;;
 esac
-[ "$instrument" = all ] || flags=(-preserve "$preserve")
 
 echo "libfuzzer.sh: building $target in $work (instrumented: $instrument)" >&2
 "$work/bin/go-118-fuzz-build" "${flags[@]}" -o "$work/$target.a" -func "$target" ./fuzz
 clang++ -fsanitize=fuzzer "$work/$target.a" -lresolv -lpthread -o "$work/$target"
-# A libFuzzer hook called from a function of a package meant to be plain
-# means -preserve lost it.
-if [ ${#plain[@]} -gt 0 ] && ! command -v objdump >/dev/null; then
-  echo "libfuzzer.sh: no objdump; not checking that ${plain[*]} were built plain" >&2
-elif [ ${#plain[@]} -gt 0 ]; then
-  objdump -d --no-show-raw-insn "$work/$target" >"$work/$target.dis"
+# Whether -include and -preserve did what they say: a function of core
+# calls a libFuzzer hook, none of a package in plain does (a plain
+# package's function inlined into an instrumented one is compiled there,
+# which is why internal/textscan keeps its loops out of line).
+dis="$work/$target.dis"
+hooked() { # whether a function of package $1 calls a libFuzzer hook
+  awk -v fn="<$1." '/^[0-9a-f]+ <.*>:$/ { on = index($0, fn) == 1 + index($0, " ") }
+    on && /<runtime\.libfuzzer/ { hit = 1 } END { exit !hit }' "$dis"
+}
+if [ "$instrument" != all ] && ! command -v objdump >/dev/null; then
+  echo "libfuzzer.sh: no objdump; not checking which packages were instrumented" >&2
+elif [ "$instrument" != all ]; then
+  trap 'rm -f "$dis"' EXIT
+  objdump -d --no-show-raw-insn "$work/$target" >"$dis"
+  if ! hooked "$module/core"; then
+    echo "libfuzzer.sh: $module/core was built without libFuzzer instrumentation" >&2
+    exit 1
+  fi
   for pkg in "${plain[@]}"; do
-    if awk -v fn="<$pkg." '/^[0-9a-f]+ <.*>:$/ { on = index($0, fn) == 1 + index($0, " ") }
-      on && /<runtime\.libfuzzer/ { hit = 1 } END { exit !hit }' "$work/$target.dis"; then
+    if hooked "$pkg"; then
       echo "libfuzzer.sh: $pkg was built with libFuzzer instrumentation" >&2
       exit 1
     fi
   done
-  rm -f "$work/$target.dis"
+  rm -f "$dis"
 fi
 
 corpus="$work/corpus/$target" seeds="$work/seeds/$target" artifacts="$work/artifacts/"
