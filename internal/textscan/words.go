@@ -7,7 +7,8 @@
 //
 // It is a package of its own so that the libFuzzer build can leave it
 // uninstrumented, as it leaves the standard library (fuzz/libfuzzer.sh,
-// .clusterfuzzlite/build.sh). Under -d=libfuzzer every comparison is a
+// .clusterfuzzlite/build.sh; only FuzzPaths, which tests these scans,
+// instruments them). Under -d=libfuzzer every comparison is a
 // call into libFuzzer's runtime, and these scans' loops made up a fifth of
 // a FuzzScenario exec there, while their branches tell the fuzzer little
 // the sandbox's own do not: path.Clean itself, which core.Canonical called
