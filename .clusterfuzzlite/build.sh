@@ -9,7 +9,8 @@ set -o pipefail
 # tracing. compile_native_go_fuzzer calls it on every package, the standard
 # library included, and passes it no flags; so the fuzzing builds call it here
 # directly (the same two commands), with -include naming the only packages
-# instrumented, those the target tests (under_test): package fuzz, which
+# instrumented, those the target tests (under_test.sh, which
+# fuzz/libfuzzer.sh shares): package fuzz, which
 # holds the targets, the sandboxes (core, the reference; mutants), the .sbx
 # parser and its tokens (scenario, internal/token) for FuzzParse, and core's
 # path scans (internal/textscan) for FuzzPaths, which tests them. Everything else is
@@ -41,16 +42,10 @@ if [[ $SANITIZER == *coverage* ]]; then
 else
   bin=$(mktemp -d)
   GOBIN=$bin go install "github.com/AdamKorcz/go-118-fuzz-build@$version"
-  under_test() {
-    local pkgs="$pkg,$module/core,$module/mutants"
-    case "$1" in
-    FuzzParse) pkgs+=",$module/scenario,$module/internal/token" ;;
-    FuzzPaths) pkgs+=",$module/internal/textscan" ;;
-    esac
-    echo "$pkgs"
-  }
+  # shellcheck source=under_test.sh
+  . .clusterfuzzlite/under_test.sh
   for target in "${targets[@]}"; do
-    "$bin/go-118-fuzz-build" -tags gofuzz -include "$(under_test "$target")" -o "$target.a" -func "$target" ./fuzz
+    "$bin/go-118-fuzz-build" -tags gofuzz -include "$(under_test "$module" "$target")" -o "$target.a" -func "$target" ./fuzz
     # shellcheck disable=SC2086 # CXXFLAGS and LIB_FUZZING_ENGINE are lists of flags
     $CXX $CXXFLAGS $LIB_FUZZING_ENGINE "$target.a" -o "$OUT/$target"
     rm -f "$target.a" "$target.h"

@@ -18,8 +18,8 @@
 # the sandboxes (core, the reference; mutants, what SBXFUZZ_SUT names) for
 # every target, the .sbx parser and its tokens (scenario, internal/token)
 # for FuzzParse, and core's path scans (internal/textscan) for FuzzPaths
-# (under_test, below). Everything else the target links is built plain, as
-# in build.sh: the standard library, rapid, the shim, core's byte scans
+# (.clusterfuzzlite/under_test.sh, which build.sh sources too). Everything
+# else the target links is built plain, as in build.sh: the standard library, rapid, the shim, core's byte scans
 # (internal/textscan, whose package comment says why; FuzzPaths tests them)
 # and the harness (the decoder, the generators, the oracle and its model). The harness's
 # branches mirror the sandbox's or only fire on a finding, so their
@@ -98,28 +98,19 @@ go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$version"
 
 # -include names the packages go-118-fuzz-build instruments (import paths;
 # a trailing * matches a prefix), -preserve those of them it leaves plain.
-# under_test prints, comma-separated, the packages a target tests: package
-# fuzz, which holds it, the sandboxes, and for FuzzParse the parser, for
-# FuzzPaths core's path helpers, which are textscan's scans. (The slower
-# formulations FuzzPaths and FuzzResolve hold core to, in
-# internal/fuzzinput, are harness: they mirror what they check.)
+# under_test (build.sh's list) names those a target tests.
+# shellcheck source=../.clusterfuzzlite/under_test.sh
+. "$src/.clusterfuzzlite/under_test.sh"
 module=$(go list -m)
-under_test() {
-  local pkgs="$module/fuzz,$module/core,$module/mutants"
-  case "$1" in
-  FuzzParse) pkgs+=",$module/scenario,$module/internal/token" ;;
-  FuzzPaths) pkgs+=",$module/internal/textscan" ;;
-  esac
-  echo "$pkgs"
-}
 # The build is checked below: core must call libFuzzer's hooks, the
 # packages in plain must not.
 flags=() plain=()
 case "$instrument" in
 tested)
-  flags=(-include "$(under_test "$target")")
+  tested=$(under_test "$module" "$target")
+  flags=(-include "$tested")
   plain=("$module/oracle")
-  [ "$target" = FuzzPaths ] || plain+=("$module/internal/textscan")
+  [[ ",$tested," == *",$module/internal/textscan,"* ]] || plain+=("$module/internal/textscan")
   ;;
 module)
   flags=(-include "$module/*" -preserve "$module/internal/textscan")
