@@ -3,7 +3,8 @@
 # and print them as Markdown: reports/SPEED.md is this script's output.
 #
 #   reports/speed.sh [--rounds N] [--fuzz-pairs N] [--fuzz-seconds S]
-#                    [--libfuzzer-rounds N] [--libfuzzer-seconds S] [--output FILE]
+#                    [--libfuzzer-rounds N] [--libfuzzer-seconds S]
+#                    [--libfuzzer-builds tested,module,all] [--output FILE]
 #
 # The machine this runs on is shared and its speed moves by up to 2× from
 # one minute to the next, so no figure stands alone: each round takes every
@@ -12,16 +13,19 @@
 # pair), never across rounds. A figure from another day is not comparable.
 #
 # A round: BenchmarkCheckScenarioSeeds (one FuzzScenario exec, natively,
-# over the committed seeds); BenchmarkSeedTrace bare (core) and checked by
-# the oracle (oracle), on one CPU; a campaign, `sbxfuzz run --checks
-# 100000`, and `sbxfuzz report --checks 100000`, on all cores. A fuzzing
+# over the committed seeds); BenchmarkSeedTrace bare (core), checked by the
+# oracle and the model alone (oracle), on one CPU, three 0.3-s runs of each
+# alternated, the fastest of each kept (the machine only ever slows a run
+# down); a campaign, `sbxfuzz run --checks 100000`, and `sbxfuzz report
+# --checks 100000`, on all cores. A fuzzing
 # pair: FuzzScenario and FuzzPlain, a trivial target in a module of its own,
 # each under `go test -fuzz` for S seconds, 2 workers, private fuzz caches;
 # the rate is the mean of the fuzzer's 3-second reports from 9 s on. With
 # --libfuzzer-rounds, FuzzScenario and FuzzTrivial are built for libFuzzer
-# as ClusterFuzzLite builds them (fuzz/libfuzzer.sh, which installs clang
-# where it is missing) and run for S seconds each from an empty corpus and
-# the seeds (stat::average_exec_per_sec).
+# by fuzz/libfuzzer.sh (which installs clang where it is missing) each way
+# --libfuzzer-builds names (SBXFUZZ_INSTRUMENT: tested, ClusterFuzzLite's,
+# the default; module; all), and a round runs every binary for S seconds
+# from an empty corpus and the seeds (stat::average_exec_per_sec).
 #
 # Exit status: 0 when every measurement was taken (met bars or not), 1 when
 # one could not be, 2 for bad usage. Everything is built and run in a
@@ -31,18 +35,24 @@ set -euo pipefail
 
 usage() {
   sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
-  echo "defaults: --rounds 5 --fuzz-pairs 2 --fuzz-seconds 20 --libfuzzer-rounds 0 --libfuzzer-seconds 30, output to stdout"
+  echo "defaults: --rounds 5 --fuzz-pairs 2 --fuzz-seconds 20 --libfuzzer-rounds 0 --libfuzzer-seconds 30 --libfuzzer-builds tested, output to stdout"
 }
-rounds=5 pairs=2 fuzzsec=20 lfrounds=0 lfsec=30 output=""
+rounds=5 pairs=2 fuzzsec=20 lfrounds=0 lfsec=30 lfbuilds=tested output=""
 while [ $# -gt 0 ]; do
   case "$1" in
   -h | --help) usage; exit 0 ;;
-  --rounds | --fuzz-pairs | --fuzz-seconds | --libfuzzer-rounds | --libfuzzer-seconds | --output)
+  --rounds | --fuzz-pairs | --fuzz-seconds | --libfuzzer-rounds | --libfuzzer-seconds | --libfuzzer-builds | --output)
     if [ $# -lt 2 ]; then
       echo "speed.sh: $1 needs a value" >&2; usage >&2; exit 2
     fi
     case "$1" in
     --output) output=$2 ;;
+    --libfuzzer-builds)
+      if ! [[ ",$2," =~ ^(,(tested|module|all))+,$ ]]; then
+        echo "speed.sh: --libfuzzer-builds takes a comma-separated list of tested, module and all, not \"$2\"" >&2; exit 2
+      fi
+      lfbuilds=$2
+      ;;
     *)
       if ! [[ "$2" =~ ^[0-9]+$ ]] || [ "${#2}" -gt 4 ]; then
         echo "speed.sh: $1 takes a whole number up to 9999, not \"$2\"" >&2; exit 2
@@ -107,13 +117,13 @@ go test -c -o "$work/fuzzinput.test" ./internal/fuzzinput
 go test -c -o "$work/core.test" ./core
 go test -c -o "$work/oracle.test" ./oracle
 
-# bench_ns PKGDIR NAME COMMAND...: ns/op of benchmark NAME, run for 1 s by
-# COMMAND (a test binary and what runs it) in its package's directory, where
-# the seeds are read from.
+# bench_ns PKGDIR NAME TIME COMMAND...: ns/op of benchmark NAME, run for
+# TIME by COMMAND (a test binary and what runs it) in its package's
+# directory, where the seeds are read from.
 bench_ns() {
-  local dir=$1 name=$2 out
-  shift 2
-  out=$(cd "$dir" && bounded 120 "$@" -test.run '^$' -test.bench "^$name\$" -test.benchtime 1s) ||
+  local dir=$1 name=$2 time=$3 out
+  shift 3
+  out=$(cd "$dir" && bounded 120 "$@" -test.run '^$' -test.bench "^$name\$" -test.benchtime "$time") ||
     fail "$name failed: $out"
   awk -v n="$name" '$1 ~ "^" n "(-[0-9]+)?$" { print $3; found = 1 } END { exit !found }' <<<"$out" ||
     fail "$name printed no ns/op: $out"
@@ -123,13 +133,19 @@ bench_ns() {
 one_cpu=(env GOMAXPROCS=1)
 if command -v taskset >/dev/null; then one_cpu+=(taskset -c 0); fi
 
+fastest() { sort -g | head -1; }
+
 declare -a scen bare checked model ratio opss reps
 for ((r = 1; r <= rounds; r++)); do
   say "round $r of $rounds"
-  scen+=("$(bench_ns internal/fuzzinput BenchmarkCheckScenarioSeeds "$work/fuzzinput.test")")
-  b=$(bench_ns core BenchmarkSeedTrace "${one_cpu[@]}" "$work/core.test")
-  c=$(bench_ns oracle BenchmarkCheckedSeedTrace "${one_cpu[@]}" "$work/oracle.test")
-  m=$(bench_ns oracle BenchmarkModelSeedTrace "${one_cpu[@]}" "$work/oracle.test")
+  scen+=("$(bench_ns internal/fuzzinput BenchmarkCheckScenarioSeeds 1s "$work/fuzzinput.test")")
+  bs=() cs=() ms=()
+  for ((k = 0; k < 3; k++)); do
+    bs+=("$(bench_ns core BenchmarkSeedTrace 300ms "${one_cpu[@]}" "$work/core.test")")
+    cs+=("$(bench_ns oracle BenchmarkCheckedSeedTrace 300ms "${one_cpu[@]}" "$work/oracle.test")")
+    ms+=("$(bench_ns oracle BenchmarkModelSeedTrace 300ms "${one_cpu[@]}" "$work/oracle.test")")
+  done
+  b=$(printf '%s\n' "${bs[@]}" | fastest) c=$(printf '%s\n' "${cs[@]}" | fastest) m=$(printf '%s\n' "${ms[@]}" | fastest)
   bare+=("$b") checked+=("$c") model+=("$m")
   ratio+=("$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", c / b }')")
   out=$(bounded 300 "$work/sbxfuzz" run --checks 100000 --out "$work/findings" 2>&1) || fail "sbxfuzz run: $out"
@@ -205,39 +221,47 @@ EOF
   done
 fi
 
-declare -a lscen ltriv lratio
-lf_rate() { # lf_rate TARGET: average exec/s of a run from an empty corpus and the seeds
-  local w="$work/lf/$1" out
+# libFuzzer: per build, a space-separated list of figures, a round each.
+declare -A lscen ltriv lratio
+lf_rate() { # lf_rate BUILD TARGET: average exec/s of a run from an empty corpus and the seeds
+  local w="$work/lf/$1/$2" out
   rm -rf "$w/fresh" && mkdir -p "$w/fresh" "$w/crashes"
-  out=$(bounded $((lfsec + 120)) "$w/$1" -max_total_time="$lfsec" -print_final_stats=1 \
-    -artifact_prefix="$w/crashes/" "$w/fresh" "$w/seeds/$1" 2>&1) || fail "$1 under libFuzzer: $(tail -20 <<<"$out")"
+  out=$(bounded $((lfsec + 120)) "$w/$2" -max_total_time="$lfsec" -print_final_stats=1 \
+    -artifact_prefix="$w/crashes/" "$w/fresh" "$w/seeds/$2" 2>&1) || fail "$2 ($1) under libFuzzer: $(tail -20 <<<"$out")"
   awk '$1 == "stat::average_exec_per_sec:" { print $2; found = 1 } END { exit !found }' <<<"$out" ||
-    fail "$1 printed no stat::average_exec_per_sec: $(tail -20 <<<"$out")"
+    fail "$2 ($1) printed no stat::average_exec_per_sec: $(tail -20 <<<"$out")"
 }
+IFS=, read -ra builds <<<"$lfbuilds"
 if [ "$lfrounds" -gt 0 ]; then
-  for target in FuzzScenario FuzzTrivial; do
-    say "building $target for libFuzzer"
-    WORK="$work/lf/$target" bounded 1800 bash fuzz/libfuzzer.sh 1 "$target" >"$work/lf.log" 2>&1 ||
-      fail "fuzz/libfuzzer.sh 1 $target: $(tail -20 "$work/lf.log")"
+  for build in "${builds[@]}"; do
+    for target in FuzzScenario FuzzTrivial; do
+      say "building $target for libFuzzer ($build)"
+      WORK="$work/lf/$build/$target" SBXFUZZ_INSTRUMENT=$build bounded 1800 bash fuzz/libfuzzer.sh 1 "$target" >"$work/lf.log" 2>&1 ||
+        fail "SBXFUZZ_INSTRUMENT=$build fuzz/libfuzzer.sh 1 $target: $(tail -20 "$work/lf.log")"
+    done
   done
   for ((r = 1; r <= lfrounds; r++)); do
-    say "libFuzzer round $r of $lfrounds (${lfsec}s each)"
-    s=$(lf_rate FuzzScenario)
-    t=$(lf_rate FuzzTrivial)
-    lscen+=("$s") ltriv+=("$t")
-    lratio+=("$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.1f", 100 * s / t }')")
+    say "libFuzzer round $r of $lfrounds (${lfsec}s a run)"
+    for build in "${builds[@]}"; do
+      s=$(lf_rate "$build" FuzzScenario)
+      t=$(lf_rate "$build" FuzzTrivial)
+      lscen[$build]+=" $s" ltriv[$build]+=" $t"
+      lratio[$build]+=" $(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.1f", 100 * s / t }')"
+    done
   done
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
 # row LABEL BAR TEST FORMAT VALUES...: a bar's row: each figure, the median,
-# the bar, and whether the median meets it (TEST is an awk condition on m).
+# the bar, and whether the median meets it (TEST is an awk condition on m;
+# an empty BAR is a row without a bar).
 row() {
-  local label=$1 bar=$2 test=$3 f=$4 med
+  local label=$1 bar=$2 test=$3 f=$4 med met="—"
   shift 4
   med=$(printf '%s\n' "$@" | median)
+  if [ -n "$bar" ]; then met=$(awk -v m="$med" "BEGIN { print ($test) ? \"yes\" : \"no\" }"); else bar="—"; fi
   printf '| %s | %s | %s | %s | %s |\n' "$label" "$(printf '%s\n' "$@" | each "$f" | joined)" \
-    "$(each "$f" <<<"$med")" "$bar" "$(awk -v m="$med" "BEGIN { print ($test) ? \"yes\" : \"no\" }")"
+    "$(each "$f" <<<"$med")" "$bar" "$met"
 }
 to_us() { for v in "$@"; do awk -v v="$v" 'BEGIN { print v / 1000 }'; done; }
 to_m() { for v in "$@"; do awk -v v="$v" 'BEGIN { print v / 1e6 }'; done; }
@@ -247,7 +271,7 @@ report() {
   cat <<EOF
 # sbxfuzz speed
 
-\`reports/speed.sh --rounds $rounds --fuzz-pairs $pairs --fuzz-seconds $fuzzsec --libfuzzer-rounds $lfrounds --libfuzzer-seconds $lfsec\`
+\`reports/speed.sh --rounds $rounds --fuzz-pairs $pairs --fuzz-seconds $fuzzsec --libfuzzer-rounds $lfrounds --libfuzzer-seconds $lfsec --libfuzzer-builds $lfbuilds\`
 on $commit, $started UTC, $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //' || echo unknown CPU)),
 load average $load0 before and $load1 after. Each figure is one round (or one pair of fuzzing runs),
 in order; a ratio is formed within its round. Figures from another day, or another machine, are not
@@ -258,7 +282,7 @@ comparable: this machine's speed moves by up to 2× from one minute to the next.
 EOF
   mapfile -t us < <(to_us "${scen[@]}")
   row '`CheckScenario` over the committed seeds, µs an input' '≤ 6' 'm <= 6' '%.2f' "${us[@]}"
-  row 'checked ÷ bare op on the seed trace, one CPU' '≤ 2' 'm <= 2' '%.2f' "${ratio[@]}"
+  row 'checked ÷ bare op on the seed trace, one CPU, fastest of 3' '≤ 2' 'm <= 2' '%.2f' "${ratio[@]}"
   mapfile -t mops < <(to_m "${opss[@]}")
   row 'campaign, million checked ops/s, 2 workers' '≥ 2.5' 'm >= 2.5' '%.2f' "${mops[@]}"
   row '`sbxfuzz report --checks 100000`, seconds' '< 2' 'm < 2' '%.2f' "${reps[@]}"
@@ -266,7 +290,14 @@ EOF
     row '`FuzzScenario` ÷ `FuzzPlain`, `go test -fuzz`, 2 workers' '≥ 0.5' 'm >= 0.5' '%.2f' "${fratio[@]}"
   fi
   if [ "$lfrounds" -gt 0 ]; then
-    row 'libFuzzer `FuzzScenario` ÷ `FuzzTrivial`, built alike, %' '≥ 6' 'm >= 6' '%.1f' "${lratio[@]}"
+    for build in "${builds[@]}"; do
+      # shellcheck disable=SC2086 # the figures are words
+      if [ "$build" = tested ]; then
+        row 'libFuzzer `FuzzScenario` ÷ `FuzzTrivial`, built alike (tested), %' '≥ 6' 'm >= 6' '%.1f' ${lratio[$build]}
+      else
+        row "libFuzzer \`FuzzScenario\` ÷ \`FuzzTrivial\`, built alike ($build), %" '' '' '%.1f' ${lratio[$build]}
+      fi
+    done
   fi
   cat <<EOF
 
@@ -274,17 +305,21 @@ The figures behind the ratios:
 
 | measure | figures |
 | --- | --- |
-| \`BenchmarkSeedTrace\` (core), bare, ns an op | $(printf '%s\n' "${bare[@]}" | each '%.1f' | joined) |
-| \`BenchmarkCheckedSeedTrace\` (oracle), ns an op | $(printf '%s\n' "${checked[@]}" | each '%.1f' | joined) |
-| \`BenchmarkModelSeedTrace\` (oracle), the model alone, ns an op | $(printf '%s\n' "${model[@]}" | each '%.1f' | joined) |
+| \`BenchmarkSeedTrace\` (core), bare, ns an op, fastest of 3 | $(printf '%s\n' "${bare[@]}" | each '%.1f' | joined) |
+| \`BenchmarkCheckedSeedTrace\` (oracle), ns an op, fastest of 3 | $(printf '%s\n' "${checked[@]}" | each '%.1f' | joined) |
+| \`BenchmarkModelSeedTrace\` (oracle), the model alone, ns an op, fastest of 3 | $(printf '%s\n' "${model[@]}" | each '%.1f' | joined) |
 EOF
   if [ "$pairs" -gt 0 ]; then
     echo "| \`FuzzScenario\`, execs/s | $(printf '%s\n' "${fscen[@]}" | joined) |"
     echo "| \`FuzzPlain\`, execs/s | $(printf '%s\n' "${fplain[@]}" | joined) |"
   fi
   if [ "$lfrounds" -gt 0 ]; then
-    echo "| libFuzzer \`FuzzScenario\`, exec/s | $(printf '%s\n' "${lscen[@]}" | joined) |"
-    echo "| libFuzzer \`FuzzTrivial\`, exec/s | $(printf '%s\n' "${ltriv[@]}" | joined) |"
+    for build in "${builds[@]}"; do
+      # shellcheck disable=SC2086 # the figures are words
+      echo "| libFuzzer \`FuzzScenario\` ($build), exec/s | $(printf '%s\n' ${lscen[$build]} | joined) |"
+      # shellcheck disable=SC2086
+      echo "| libFuzzer \`FuzzTrivial\` ($build), exec/s | $(printf '%s\n' ${ltriv[$build]} | joined) |"
+    done
   fi
 }
 

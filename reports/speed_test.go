@@ -36,6 +36,8 @@ func TestSpeedScriptUsage(t *testing.T) {
 		{[]string{"--fuzz-seconds", "3"}, 2, "--fuzz-seconds must be at least 4"},
 		{[]string{"--libfuzzer-rounds", "1", "--libfuzzer-seconds", "0"}, 2, "--libfuzzer-seconds must be at least 1"},
 		{[]string{"--output", "/nonexistent-dir/speed.md"}, 2, "no directory /nonexistent-dir"},
+		{[]string{"--libfuzzer-builds", "tested,plain"}, 2, `--libfuzzer-builds takes a comma-separated list of tested, module and all, not "tested,plain"`},
+		{[]string{"--libfuzzer-builds", "tested,"}, 2, "--libfuzzer-builds takes"},
 		{[]string{"--bogus"}, 2, `unknown argument "--bogus"`},
 	} {
 		got, err := runScript(t, tc.args...)
