@@ -107,7 +107,7 @@ joined() { paste -sd' ' | sed 's/ / · /g'; }
 
 cd "$root"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain 2>/dev/null)" ]; then commit+=" (with uncommitted changes)"; fi
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit+=" (with uncommitted changes)"; fi
 started=$(date -u '+%Y-%m-%d %H:%M')
 load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
