@@ -117,13 +117,13 @@ go test -c -o "$work/fuzzinput.test" ./internal/fuzzinput
 go test -c -o "$work/core.test" ./core
 go test -c -o "$work/oracle.test" ./oracle
 
-# bench_ns PKGDIR NAME TIME COMMAND...: ns/op of benchmark NAME, run for
-# TIME by COMMAND (a test binary and what runs it) in its package's
+# bench_ns PKGDIR NAME BENCHTIME COMMAND...: ns/op of benchmark NAME, run for
+# BENCHTIME by COMMAND (a test binary and what runs it) in its package's
 # directory, where the seeds are read from.
 bench_ns() {
-  local dir=$1 name=$2 time=$3 out
+  local dir=$1 name=$2 benchtime=$3 out
   shift 3
-  out=$(cd "$dir" && bounded 120 "$@" -test.run '^$' -test.bench "^$name\$" -test.benchtime "$time") ||
+  out=$(cd "$dir" && bounded 120 "$@" -test.run '^$' -test.bench "^$name\$" -test.benchtime "$benchtime") ||
     fail "$name failed: $out"
   awk -v n="$name" '$1 ~ "^" n "(-[0-9]+)?$" { print $3; found = 1 } END { exit !found }' <<<"$out" ||
     fail "$name printed no ns/op: $out"
