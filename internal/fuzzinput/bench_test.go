@@ -56,6 +56,21 @@ func BenchmarkCheckScenarioSeeds(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckScenarioFresh is BenchmarkCheckScenarioSeeds with each
+// exec on a goroutine of its own, as go test -fuzz runs them: what a
+// check costs on a stack that starts small (growStack).
+func BenchmarkCheckScenarioFresh(b *testing.B) {
+	in := seedInputs(b)
+	errs := make(chan error)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		go func() { errs <- CheckScenario(in[i%len(in)]) }()
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkDecodeSeeds is the decoding part of BenchmarkCheckScenarioSeeds:
 // what an exec costs before the oracle runs, its memory recycled as after
 // an input that passed.
