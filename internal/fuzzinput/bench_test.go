@@ -57,17 +57,24 @@ func BenchmarkCheckScenarioSeeds(b *testing.B) {
 }
 
 // BenchmarkCheckScenarioFresh is BenchmarkCheckScenarioSeeds with each
-// exec on a goroutine of its own, as go test -fuzz runs them: what a
-// check costs on a stack that starts small (growStack).
+// exec on a goroutine of its own, as a go test -fuzz worker runs them: what
+// a check costs on a stack that starts small, grown up front (grown, as in
+// a worker) or as the check goes deeper (deep).
 func BenchmarkCheckScenarioFresh(b *testing.B) {
 	in := seedInputs(b)
-	errs := make(chan error)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		go func() { errs <- CheckScenario(in[i%len(in)]) }()
-		if err := <-errs; err != nil {
-			b.Fatal(err)
-		}
+	defer inWorker.Store(inWorker.Load())
+	for _, grown := range []bool{false, true} {
+		b.Run(map[bool]string{false: "deep", true: "grown"}[grown], func(b *testing.B) {
+			inWorker.Store(grown)
+			errs := make(chan error)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				go func() { errs <- CheckScenario(in[i%len(in)]) }()
+				if err := <-errs; err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

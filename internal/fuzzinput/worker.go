@@ -5,27 +5,35 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 var workerOnce sync.Once
 
-// OneProcPerWorker gives a go test -fuzz worker process one P, and is a
-// no-op anywhere else: plain go test (the seeds run as tests), the
-// coordinator, libFuzzer builds (they have no such flag), and whenever the
-// GOMAXPROCS environment variable is set. Every fuzz target calls it first.
+// inWorker is set in a go test -fuzz worker process, which runs every
+// input on a goroutine of its own: there CheckScenario grows its stack up
+// front (growStack), which elsewhere would only cost the call.
+var inWorker atomic.Bool
+
+// OneProcPerWorker gives a go test -fuzz worker process one P, unless the
+// GOMAXPROCS environment variable is set, and tells CheckScenario that it
+// runs in a worker (inWorker). It is a no-op anywhere else: plain go test
+// (the seeds run as tests), the coordinator, libFuzzer builds (they have
+// no such flag). Every fuzz target calls it first.
 //
 // Why: the fuzzer starts one worker process per core (-parallel defaults
 // to GOMAXPROCS), and each runs one input at a time on one goroutine. A
 // worker with a P per core only adds garbage-collector and scheduler
-// threads, which take the cores of the other workers. On 2 cores it bought
-// 1.2-1.3x on average, from 0.85x to 2.2x in single rounds (README,
-// "Fuzzing").
+// threads, which take the cores of the other workers. What that buys is
+// small next to the swings of a shared 2-core machine (README, "Fuzzing").
 func OneProcPerWorker() {
 	workerOnce.Do(func() {
-		if os.Getenv("GOMAXPROCS") != "" {
+		f := flag.Lookup("test.fuzzworker")
+		if f == nil || f.Value.String() != "true" {
 			return
 		}
-		if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		inWorker.Store(true)
+		if os.Getenv("GOMAXPROCS") == "" {
 			runtime.GOMAXPROCS(1)
 		}
 	})
