@@ -25,7 +25,10 @@
 # by fuzz/libfuzzer.sh (which installs clang where it is missing) each way
 # --libfuzzer-builds names (SBXFUZZ_INSTRUMENT: tested, ClusterFuzzLite's,
 # the default; module; all), and a round runs every binary for S seconds
-# from an empty corpus and the seeds (stat::average_exec_per_sec).
+# from an empty corpus and the seeds (stat::average_exec_per_sec). Ratios
+# and times are kept to four decimals and rounded only when printed, so a
+# median (of two figures: their mean) is of the figures, not of their
+# roundings, and a bar is judged on it unrounded.
 #
 # Exit status: 0 when every measurement was taken (met bars or not), 1 when
 # one could not be, 2 for bad usage. Everything is built and run in a
@@ -147,14 +150,14 @@ for ((r = 1; r <= rounds; r++)); do
   done
   b=$(printf '%s\n' "${bs[@]}" | fastest) c=$(printf '%s\n' "${cs[@]}" | fastest) m=$(printf '%s\n' "${ms[@]}" | fastest)
   bare+=("$b") checked+=("$c") model+=("$m")
-  ratio+=("$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.2f", c / b }')")
+  ratio+=("$(awk -v b="$b" -v c="$c" 'BEGIN { printf "%.4f", c / b }')")
   out=$(bounded 300 "$work/sbxfuzz" run --checks 100000 --out "$work/findings" 2>&1) || fail "sbxfuzz run: $out"
   v=$(grep -oE '\(([0-9]+) ops/s' <<<"$out" | grep -oE '[0-9]+') || fail "sbxfuzz run printed no ops/s: $out"
   opss+=("$v")
   t0=$EPOCHREALTIME
   bounded 300 "$work/sbxfuzz" report --checks 100000 >/dev/null 2>"$work/report.err" ||
     fail "sbxfuzz report: $(cat "$work/report.err")"
-  reps+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')")
+  reps+=("$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')")
 done
 
 # Fuzzing pairs: FuzzPlain's module holds nothing but it, with FuzzTrivial's
@@ -217,7 +220,7 @@ EOF
       s=$(fuzz_rate fuzz "$work/fuzz.test" FuzzScenario)
     fi
     fscen+=("$s") fplain+=("$t")
-    fratio+=("$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.2f", s / t }')")
+    fratio+=("$(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.4f", s / t }')")
   done
 fi
 
@@ -246,7 +249,7 @@ if [ "$lfrounds" -gt 0 ]; then
       s=$(lf_rate "$build" FuzzScenario)
       t=$(lf_rate "$build" FuzzTrivial)
       lscen[$build]+=" $s" ltriv[$build]+=" $t"
-      lratio[$build]+=" $(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.1f", 100 * s / t }')"
+      lratio[$build]+=" $(awk -v s="$s" -v t="$t" 'BEGIN { printf "%.4f", 100 * s / t }')"
     done
   done
 fi

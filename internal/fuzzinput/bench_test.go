@@ -63,9 +63,12 @@ func BenchmarkCheckScenarioSeeds(b *testing.B) {
 func BenchmarkCheckScenarioFresh(b *testing.B) {
 	in := seedInputs(b)
 	defer inWorker.Store(inWorker.Load())
-	for _, grown := range []bool{false, true} {
-		b.Run(map[bool]string{false: "deep", true: "grown"}[grown], func(b *testing.B) {
-			inWorker.Store(grown)
+	for _, c := range []struct {
+		name  string
+		grown bool
+	}{{"deep", false}, {"grown", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			inWorker.Store(c.grown)
 			errs := make(chan error)
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {

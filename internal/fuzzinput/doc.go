@@ -27,6 +27,9 @@
 // # Workers
 //
 // Every target calls OneProcPerWorker before f.Fuzz: a go test -fuzz
-// worker process gets one P, since the fuzzer runs one worker per core and
-// extra Ps in a worker only compete with the other workers.
+// worker process gets one P (unless GOMAXPROCS is set), since the fuzzer
+// runs one worker per core and extra Ps in a worker only compete with the
+// other workers; and CheckScenario, in a worker, grows its goroutine's
+// stack up front (growStack), since a worker runs every input on a new
+// goroutine.
 package fuzzinput

@@ -77,7 +77,8 @@ func (s *Sandbox) Adapts() bool {
 // against the sandbox under test. It returns nil when every invariant
 // holds, a *ScenarioError listing the findings otherwise, and an error when
 // the sandbox under test is unknown. A sandbox with an adapter judges the
-// adapted scenario, and passes an input the adapter leaves nothing of.
+// adapted scenario, and passes an input the adapter leaves nothing of. In
+// a go test -fuzz worker it first grows the goroutine's stack (growStack).
 func (s *Sandbox) CheckScenario(data []byte) error {
 	if inWorker.Load() {
 		growStack()

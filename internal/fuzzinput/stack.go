@@ -1,6 +1,6 @@
 package fuzzinput
 
-// checkStack is how much stack a check is given up front in a go test
+// workerStack is how much stack a check is given up front in a go test
 // -fuzz worker (inWorker). A worker runs every input on a goroutine of its
 // own, whose stack starts at a few kilobytes, and a check (decode, then the
 // oracle's run and replay) goes deeper than that: left to itself the stack
@@ -15,21 +15,22 @@ package fuzzinput
 // perf samples (FuzzPlain's: 7.6%). 16 KB is the largest stack the runtime
 // hands out from its per-P caches; a 32 KB one comes from the heap, and
 // growing to it saved nothing.
-const checkStack = 16 << 10
+const workerStack = 16 << 10
 
-// stackSlot is 0, but the compiler cannot know it: indexed by it,
+// opaqueZero is 0, but the compiler cannot know it: indexed by it,
 // growStack's frame is kept whole. It is only ever read.
-var stackSlot int
+var opaqueZero int
 
-// growStack grows the calling goroutine's stack to checkStack bytes. On a
+// growStack grows the calling goroutine's stack to at least workerStack
+// bytes (to exactly that when less than about 7 KB of it is in use). On a
 // stack that big already it costs a call that zeroes a large frame
 // (0.14–0.22 µs here), which is why only a worker calls it. The frame is
-// half of checkStack: the runtime doubles a stack until the frame fits,
-// which from a shallow depth lands on checkStack, not twice it.
+// half of workerStack: the runtime doubles a stack until the frame fits,
+// which from a shallow depth lands on workerStack, not twice it.
 //
 //go:noinline
 func growStack() byte {
-	var frame [checkStack / 2]byte
-	frame[stackSlot] = 1
-	return frame[len(frame)-1-stackSlot]
+	var frame [workerStack / 2]byte
+	frame[opaqueZero] = 1
+	return frame[len(frame)-1-opaqueZero]
 }

@@ -12,7 +12,10 @@ var workerOnce sync.Once
 
 // inWorker is set in a go test -fuzz worker process, which runs every
 // input on a goroutine of its own: there CheckScenario grows its stack up
-// front (growStack), which elsewhere would only cost the call.
+// front (growStack). Plain go test runs each seed on a new goroutine too,
+// but runs few of them; a benchmark's loop and a libFuzzer build run all
+// their inputs on one goroutine, whose stack stays grown, so there the
+// call would only cost.
 var inWorker atomic.Bool
 
 // OneProcPerWorker gives a go test -fuzz worker process one P, unless the

@@ -18,11 +18,11 @@ func TestOneProcPerWorker(t *testing.T) {
 	if worker == nil {
 		t.Fatal("no test.fuzzworker flag: the testing package changed how it marks fuzz workers")
 	}
-	was, procs, grew := worker.Value.String(), runtime.GOMAXPROCS(0), inWorker.Load()
+	was, procs, wasInWorker := worker.Value.String(), runtime.GOMAXPROCS(0), inWorker.Load()
 	defer func() {
 		worker.Value.Set(was)
 		runtime.GOMAXPROCS(procs)
-		inWorker.Store(grew)
+		inWorker.Store(wasInWorker)
 		workerOnce = sync.Once{}
 	}()
 
