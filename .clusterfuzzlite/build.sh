@@ -19,7 +19,7 @@ set -o pipefail
 # decoder, the generators, the oracle and its model), whose branches mirror
 # the sandbox's or fire only on a finding, so that their coverage guides
 # nothing the sandbox's does not, while tracing them cost more than half of
-# each exec (README, "Speed"). fuzz/libfuzzer.sh checks such a
+# each exec (docs/benchmarks.md). fuzz/libfuzzer.sh checks such a
 # build. The coverage build (go test -cover, no libFuzzer instrumentation)
 # is compile_native_go_fuzzer's.
 #

@@ -1,5 +1,7 @@
 // Package core is sbxfuzz's reference sandbox and its world: the executable
-// form of SPEC §1–7, against which every other sandbox is judged.
+// form of SPEC §1–7, against which every other sandbox is judged. "SPEC
+// §N", here and in every package of this module, is section N of
+// docs/SPEC.md.
 //
 // # The contract
 //

@@ -208,7 +208,8 @@ type RefWorld struct {
 	// walked holds the answer for each path whose resolution took a walk:
 	// a replay asks for the same paths as the run before it (LearnLinks).
 	walked   table[string, walkAnswer]
-	prepared uint64 // base.prepared when the world was renewed: which of base's preparations memo and walked are of
+	prepared uint64  // base.prepared when the world was renewed: which of base's preparations memo and walked are of
+	op       opBytes // what the op under way has sent, against its cap (LimitOp)
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness
@@ -230,7 +231,9 @@ func (w *RefWorld) file(key string) (string, bool) {
 
 // Read implements VFS.
 func (w *RefWorld) Read(p string) (string, bool) {
-	w.journal = append(w.journal, Entry{Call: CallRead, Name: p})
+	if w.op.charge(len(p)) {
+		w.journal = append(w.journal, Entry{Call: CallRead, Name: p})
+	}
 	k, ok := w.key(p)
 	if !ok {
 		return "", false // the links loop: there is nothing to read
@@ -240,6 +243,9 @@ func (w *RefWorld) Read(p string) (string, bool) {
 
 // Write implements VFS.
 func (w *RefWorld) Write(p, data string) {
+	if !w.op.charge(len(p) + len(data)) {
+		return // past the op's cap: nothing of it is kept
+	}
 	w.journal = append(w.journal, Entry{Call: CallWrite, Name: p, Arg: data})
 	if k, ok := w.key(p); ok { // through a loop a write reaches nothing
 		w.store(k, data)
@@ -289,7 +295,9 @@ type walkAnswer struct {
 // answer.
 func (w *RefWorld) Realpath(p string) (string, bool) {
 	r, ok := w.resolve(p)
-	w.journal = append(w.journal, Entry{Call: CallRealpath, Name: p, Arg: r})
+	if w.op.charge(len(p) + len(r)) {
+		w.journal = append(w.journal, Entry{Call: CallRealpath, Name: p, Arg: r})
+	}
 	if ok {
 		w.resolved = r
 	}
@@ -321,19 +329,25 @@ func (w *RefWorld) Resolve(host string) netip.Addr {
 	} else {
 		a = staticResolve(h)
 	}
-	w.journal = append(w.journal, Entry{Call: CallResolve, Name: host, Addr: a})
+	if w.op.charge(len(host)) {
+		w.journal = append(w.journal, Entry{Call: CallResolve, Name: host, Addr: a})
+	}
 	return a
 }
 
 // Fetch implements Net.
 func (w *RefWorld) Fetch(host string, addr netip.Addr, path string) (string, bool) {
-	w.journal = append(w.journal, Entry{Call: CallFetch, Name: host, Arg: path, Addr: addr})
+	if w.op.charge(len(host) + len(path)) {
+		w.journal = append(w.journal, Entry{Call: CallFetch, Name: host, Arg: path, Addr: addr})
+	}
 	return w.Route(host, path)
 }
 
 // Call implements Tools.
 func (w *RefWorld) Call(name, input string) (string, bool) {
-	w.journal = append(w.journal, Entry{Call: CallTool, Name: name, Arg: input})
+	if w.op.charge(len(name) + len(input)) {
+		w.journal = append(w.journal, Entry{Call: CallTool, Name: name, Arg: input})
+	}
 	return w.ToolOutput(name, input)
 }
 

@@ -22,11 +22,8 @@
 // main rapid property (sbxtest.PropertyOf) through rapid.MakeFuzz, in
 // fuzz/property; and FuzzScenario for the sandboxes outside this process
 // ("exec:COMMAND", "osroot", "mcp:COMMAND"), in fuzz/external, from the
-// same seeds. When they were split off, linking the code that drives
-// those sandboxes made this binary 18,137 counters instead of 12,186 (go
-// test -c -fuzz, the .go.fuzzcntrs section), and FuzzScenario ran at
-// 0.49–0.50 of a trivial target in a module of its own instead of
-// 0.60–0.66. (It links 12,686 today: README.md, Speed.)
+// same seeds: the code that drives those sandboxes would add its counters
+// to every exec of this binary (docs/benchmarks.md counts them).
 //
 // The decoder, its modes (arena, generated, text), the seed corpora and
 // the corpus-file layouts are documented in internal/fuzzinput. Every

@@ -24,7 +24,7 @@
 # and the harness (the decoder, the generators, the oracle and its model). The harness's
 # branches mirror the sandbox's or only fire on a finding, so their
 # coverage guides nothing the sandbox's does not, and tracing them cost
-# more than half of a FuzzScenario exec (README, "Speed").
+# more than half of a FuzzScenario exec (docs/benchmarks.md).
 # SBXFUZZ_INSTRUMENT=module instruments all of this module but its byte
 # scans (the build before), =all every package (compile_native_go_fuzzer's
 # way): both are for measuring.

@@ -207,13 +207,22 @@ func (s rawPrefix) Run(op core.Op) core.Result {
 	return r
 }
 
+// unboundedShrink is the -rapid.shrinktime of expectFailure: rapid stops
+// shrinking at that time limit or at its fixpoint (a round that shrinks
+// nothing more), whichever comes first. A limit no machine reaches leaves
+// the fixpoint, which depends on the counterexample alone, not on how fast
+// a loaded machine shrinks; go test's -timeout still bounds the test.
+const unboundedShrink = "24h"
+
 // expectFailure runs prop with rapid.Check against a stand-in testing.TB,
 // wants it to fail, and returns what rapid reported. Fail files are turned
-// off for the run (an expected failure is no reproducer to keep), and at
-// least 100 checks are made whatever -rapid.checks says.
+// off for the run (an expected failure is no reproducer to keep), at least
+// 100 checks are made whatever -rapid.checks says, and shrinking runs to
+// its fixpoint whatever -rapid.shrinktime says.
 func expectFailure(t *testing.T, prop func(*rapid.T)) string {
 	t.Helper()
 	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.shrinktime", unboundedShrink)
 	if n, _ := strconv.Atoi(flag.Lookup("rapid.checks").Value.String()); n < 100 {
 		setFlag(t, "rapid.checks", "100")
 	}

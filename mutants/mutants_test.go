@@ -29,7 +29,7 @@ var required = []string{
 	"output-uncharged-fetch", "off-by-one-ops", "machine-clock",
 	"leaky-grant", "zero-means-unlimited", "halt-gate-charges",
 	"malformed-passthrough",
-	// issue 15: links
+	// links
 	"no-realpath", "realpath-before-check", "unresolved-write",
 	"realpath-unchecked", "resolve-parent-only",
 	// one per SPEC dimension point family (Mutant.Dimension)

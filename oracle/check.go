@@ -110,7 +110,11 @@ func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
 				panic(p) // the harness's own bug: do not blame the sandbox
 			}
 			r.dead = true
-			r.violate(Total, c.class(r.step-1), FormatOp(c.op(r.step-1))+" "+panicWords(p))
+			why := panicWords(p)
+			if err := r.world.OpOverCap(); err != nil {
+				why = err.Error() // what broke the sandbox's process: its flood
+			}
+			r.violate(Total, c.class(r.step-1), FormatOp(c.op(r.step-1))+" "+why)
 		}
 	}()
 	for i := range c.steps() {
@@ -173,7 +177,11 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 		}
 		ctl.at(phaseReplay, i+1)
 		j := w.JournalLen()
+		w.LimitOp(opWorldCap(r.capBase, c.op(i)))
 		res := sb.Run(c.op(i))
+		if err := w.OpOverCap(); err != nil {
+			return fmt.Sprintf("in the replay, step %d: %s %v", i+1, FormatOp(c.op(i)), err)
+		}
 		u := sb.Usage()
 		was, now := first[prev:t.journal], w.Journal()[j:]
 		prev = t.journal
@@ -203,14 +211,20 @@ func (r *Run) closeAll(ctl *control) {
 	}
 }
 
+// maxListed is the most journal entries a finding lists.
+const maxListed = 8
+
 func describeStep(res core.Result, u core.Usage, entries []core.Entry) string {
 	s := fmt.Sprintf("%s with usage ops=%d wall=%d output=%d", describeResult(res), u.Ops, u.Wall, u.Output)
 	if len(entries) == 0 {
 		return s + " and no journal entry"
 	}
-	parts := make([]string, len(entries))
-	for i, e := range entries {
-		parts[i] = e.String()
+	parts := make([]string, 0, min(len(entries), maxListed)+1)
+	for _, e := range entries[:min(len(entries), maxListed)] {
+		parts = append(parts, entryText(e))
+	}
+	if len(entries) > maxListed {
+		parts = append(parts, fmt.Sprintf("… and %d more", len(entries)-maxListed))
 	}
 	return s + " and journal [" + strings.Join(parts, "; ") + "]"
 }

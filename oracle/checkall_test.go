@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -123,58 +124,61 @@ func (b blocker) Close() error {
 	return nil
 }
 
+// The tests with a timeout run in a synctest bubble (synctest.Test): its
+// clock moves only when every goroutine in it waits, so a check that
+// returns takes no time however loaded the machine, and the watchdog's
+// timeouts are exact.
+
 // TestCheckAllGoesOnAfterAHang: a case whose sandbox hangs is judged a
 // hang, and the cases after it are judged as ever, on a new worker; the
 // hung workers end once their sandboxes are closed.
 func TestCheckAllGoesOnAfterAHang(t *testing.T) {
-	cases := generatedCases(t, 8)
-	hangs := map[int]core.Factory{2: blocking, 5: blocking, 6: blocking}
-	runtime.GC()
-	before := runtime.NumGoroutine()
-	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 80 * time.Millisecond})
-	defer k.Close()
-	var cov oracle.Coverage
-	feed := &sliceFeed{cases: cases, factories: hangs}
-	k.CheckAll(feed, &cov)
-	if diff := cmp.Diff(inOrder(len(cases)), feed.judged); diff != "" {
-		t.Fatalf("the cases judged (-want +got):\n%s", diff)
-	}
-	for i, fs := range feed.fs {
-		switch _, hung := hangs[i]; {
-		case hung && (len(fs) != 1 || !fs[0].Hang || fs[0].Step != 1):
-			t.Errorf("case %d: %v, want a hang at step 1", i, fs)
-		case !hung && len(fs) > 0:
-			t.Errorf("case %d, on the reference: %v", i, fs)
+	synctest.Test(t, func(t *testing.T) {
+		cases := generatedCases(t, 8)
+		hangs := map[int]core.Factory{2: blocking, 5: blocking, 6: blocking}
+		runtime.GC()
+		before := runtime.NumGoroutine()
+		k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 80 * time.Millisecond})
+		defer k.Close()
+		var cov oracle.Coverage
+		feed := &sliceFeed{cases: cases, factories: hangs}
+		k.CheckAll(feed, &cov)
+		if diff := cmp.Diff(inOrder(len(cases)), feed.judged); diff != "" {
+			t.Fatalf("the cases judged (-want +got):\n%s", diff)
 		}
-	}
-	if cov.Scenarios != uint64(len(cases)) || cov.ViolationsTotal(oracle.Total) != uint64(len(hangs)) {
-		t.Errorf("counted %d scenarios and %d total violations, want %d and %d",
-			cov.Scenarios, cov.ViolationsTotal(oracle.Total), len(cases), len(hangs))
-	}
-	k.Close()
-	var after int
-	for range 100 {
-		if after = runtime.NumGoroutine(); after <= before {
-			break
+		for i, fs := range feed.fs {
+			switch _, hung := hangs[i]; {
+			case hung && (len(fs) != 1 || !fs[0].Hang || fs[0].Step != 1):
+				t.Errorf("case %d: %v, want a hang at step 1", i, fs)
+			case !hung && len(fs) > 0:
+				t.Errorf("case %d, on the reference: %v", i, fs)
+			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if after > before {
-		t.Fatalf("the goroutines went from %d to %d", before, after)
-	}
+		if cov.Scenarios != uint64(len(cases)) || cov.ViolationsTotal(oracle.Total) != uint64(len(hangs)) {
+			t.Errorf("counted %d scenarios and %d total violations, want %d and %d",
+				cov.Scenarios, cov.ViolationsTotal(oracle.Total), len(cases), len(hangs))
+		}
+		k.Close()
+		synctest.Wait() // every worker that is done has ended
+		if after := runtime.NumGoroutine(); after > before {
+			t.Fatalf("the goroutines went from %d to %d", before, after)
+		}
+	})
 }
 
 // TestASlowFeedIsNotAHang: time spent in the feed (drawing a scenario,
 // writing a finding) is not the sandbox's, nor the factory's: Next and
 // Judged that each take three timeouts make no hang.
 func TestASlowFeedIsNotAHang(t *testing.T) {
-	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 50 * time.Millisecond, StartTimeout: 50 * time.Millisecond})
-	defer k.Close()
-	feed := &sliceFeed{cases: generatedCases(t, 3), pause: 150 * time.Millisecond}
-	k.CheckAll(feed, new(oracle.Coverage))
-	if diff := cmp.Diff([][]oracle.Finding{nil, nil, nil}, feed.fs); diff != "" {
-		t.Fatalf("findings (-want +got):\n%s", diff)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 50 * time.Millisecond, StartTimeout: 50 * time.Millisecond})
+		defer k.Close()
+		feed := &sliceFeed{cases: generatedCases(t, 3), pause: 150 * time.Millisecond}
+		k.CheckAll(feed, new(oracle.Coverage))
+		if diff := cmp.Diff([][]oracle.Finding{nil, nil, nil}, feed.fs); diff != "" {
+			t.Fatalf("findings (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // slowCloser is the reference, except that closing it takes d.
@@ -193,17 +197,19 @@ func (s slowCloser) Close() error {
 // there look, by progress alone, like one check stuck for many; none is
 // a hang, since each moves on within its timeout.
 func TestChecksSlowInOnePhaseAreNoHang(t *testing.T) {
-	const timeout = 100 * time.Millisecond
-	slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		return slowCloser{core.NewReference(g, w), timeout / 4}, nil // two a check: half a timeout
-	}
-	k := oracle.NewChecker(slow, oracle.Options{Timeout: timeout})
-	defer k.Close()
-	feed := &sliceFeed{cases: generatedCases(t, 8)}
-	k.CheckAll(feed, new(oracle.Coverage))
-	for i, fs := range feed.fs {
-		if len(fs) > 0 {
-			t.Errorf("case %d: %v", i, fs)
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 100 * time.Millisecond
+		slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return slowCloser{core.NewReference(g, w), timeout / 4}, nil // two a check: half a timeout
 		}
-	}
+		k := oracle.NewChecker(slow, oracle.Options{Timeout: timeout})
+		defer k.Close()
+		feed := &sliceFeed{cases: generatedCases(t, 8)}
+		k.CheckAll(feed, new(oracle.Coverage))
+		for i, fs := range feed.fs {
+			if len(fs) > 0 {
+				t.Errorf("case %d: %v", i, fs)
+			}
+		}
+	})
 }

@@ -100,7 +100,7 @@ func describeEffects(s *stepObs) string {
 	if len(s.entries) == 0 {
 		return "the VFS content changed without a journaled call"
 	}
-	out := fmt.Sprintf("the journal gained %d entries, first %q", len(s.entries), s.entries[0].String())
+	out := fmt.Sprintf("the journal gained %d entries, first %q", len(s.entries), entryText(s.entries[0]))
 	if s.fpAfter != s.fpBefore {
 		out += ", and the VFS content changed"
 	}
@@ -116,7 +116,7 @@ func (r *Run) checkConfinement(s *stepObs) {
 		}
 		if why := r.unauthorized(e, s.op.Kind); why != "" {
 			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s, but %s",
-				FormatOp(*s.op), describeResult(s.res), *e, why))
+				FormatOp(*s.op), describeResult(s.res), entryText(*e), why))
 			return
 		}
 	}
@@ -160,15 +160,15 @@ func (r *Run) unauthorized(e *core.Entry, opKind string) string {
 				return pathProblem(e.Name, "fs_write", g.FSWrite()) + ": a path is resolved only after it passes the allow-list"
 			}
 		default:
-			return fmt.Sprintf("only fs_read and fs_write resolve paths, and the op is %q", opKind)
+			return fmt.Sprintf("only fs_read and fs_write resolve paths, and the op is %s", quote(opKind))
 		}
 	case core.CallResolve, core.CallFetch:
 		if !g.MayFetch(e.Name) {
-			return fmt.Sprintf("%q is not a granted host %s", e.Name, quoteList(g.NetHosts()))
+			return fmt.Sprintf("%s is not a granted host %s", quote(e.Name), quoteList(g.NetHosts()))
 		}
 	case core.CallTool:
 		if !g.MayCall(e.Name) {
-			return fmt.Sprintf("%q is not a granted tool %s", e.Name, quoteList(g.Tools()))
+			return fmt.Sprintf("%s is not a granted tool %s", quote(e.Name), quoteList(g.Tools()))
 		}
 	default:
 		return "the journal entry is of no known call"
@@ -188,17 +188,17 @@ func (r *Run) reached(p, what string, roots func() []string, may func(string) bo
 		return ""
 	}
 	if real, ok := r.model.world.realpath(p); ok && !may(real) {
-		return fmt.Sprintf("%q resolves through the world's links to %q, which is under no %s root %s",
-			p, real, what, quoteList(roots()))
+		return fmt.Sprintf("%s resolves through the world's links to %s, which is under no %s root %s",
+			quote(p), quote(real), what, quoteList(roots()))
 	}
 	return ""
 }
 
 func pathProblem(p, what string, roots []string) string {
 	if core.HasTraversal(p) {
-		return fmt.Sprintf("%q has a .. segment", p)
+		return fmt.Sprintf("%s has a .. segment", quote(p))
 	}
-	return fmt.Sprintf("%q is under no %s root %s", core.Canonical(p), what, quoteList(roots))
+	return fmt.Sprintf("%s is under no %s root %s", quote(core.Canonical(p)), what, quoteList(roots))
 }
 
 func (r *Run) checkEgress(s *stepObs) {
@@ -217,7 +217,7 @@ func (r *Run) checkEgress(s *stepObs) {
 			case core.IsInternal(e.Addr):
 				why = fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
 			case i == 0 || s.entries[i-1].Call != core.CallResolve:
-				why = fmt.Sprintf("fetched from %s without resolving %q just before, in the same op", e.Addr, e.Name)
+				why = fmt.Sprintf("fetched from %s without resolving %s just before, in the same op", e.Addr, quote(e.Name))
 			case s.entries[i-1].Addr != e.Addr:
 				why = fmt.Sprintf("fetched from %s, but the resolve just before it answered %s: the address checked is not the address used",
 					e.Addr, s.entries[i-1].Addr)

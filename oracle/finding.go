@@ -2,7 +2,9 @@ package oracle
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/token"
@@ -29,16 +31,87 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s: step %d: %s", f.Invariant, f.Step, f.Detail)
 }
 
+// MaxQuoted is the most bytes of one datum — an argument, a path, data,
+// a name — that a finding quotes: a longer one is cut there, followed by
+// "… (N bytes in all)", so that a finding on a flood of data stays a few
+// lines, in text and in JSON.
+const MaxQuoted = 256
+
+// maxDetail bounds a finding's words as a whole, whatever they quote (a
+// sandbox's panic message, say).
+const maxDetail = 4096
+
 // FormatOp writes an op as a scenario line would: its kind and arguments,
-// each token quoted where needed.
+// each token quoted where needed, and cut after MaxQuoted bytes (see
+// QuoteData).
 func FormatOp(op core.Op) string {
 	var b strings.Builder
-	b.WriteString(token.Format(op.Kind))
+	b.WriteString(QuoteData(op.Kind))
 	for _, a := range op.Args {
 		b.WriteByte(' ')
-		b.WriteString(token.Format(a))
+		b.WriteString(QuoteData(a))
 	}
 	return b.String()
+}
+
+// QuoteData writes s as a scenario token (token.Format), or, when it is
+// longer than MaxQuoted bytes, its first MaxQuoted bytes so written and
+// "… (N bytes in all)".
+func QuoteData(s string) string {
+	if len(s) <= MaxQuoted {
+		return token.Format(s)
+	}
+	return token.Format(cut(s, MaxQuoted)) + allBytes(s)
+}
+
+// quote is %q of s, cut as QuoteData cuts.
+func quote(s string) string {
+	if len(s) <= MaxQuoted {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(cut(s, MaxQuoted)) + allBytes(s)
+}
+
+// cut is s's first n bytes at most, not splitting a UTF-8 sequence.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i]
+		}
+	}
+	return s[:n]
+}
+
+// allBytes is the note after a cut datum.
+func allBytes(s string) string { return fmt.Sprintf("… (%d bytes in all)", len(s)) }
+
+// entryText writes a journal entry as core.Entry.String does, its name
+// and argument cut as QuoteData cuts them.
+func entryText(e core.Entry) string {
+	if len(e.Name) <= MaxQuoted && len(e.Arg) <= MaxQuoted {
+		return e.String()
+	}
+	short := e
+	short.Name, short.Arg = cut(e.Name, MaxQuoted), cut(e.Arg, MaxQuoted)
+	var notes []string
+	if len(e.Name) > MaxQuoted {
+		notes = append(notes, fmt.Sprintf("name: %d bytes in all", len(e.Name)))
+	}
+	if len(e.Arg) > MaxQuoted {
+		notes = append(notes, fmt.Sprintf("argument: %d bytes in all", len(e.Arg)))
+	}
+	return short.String() + "… (" + strings.Join(notes, "; ") + ")"
+}
+
+// clipDetail bounds a finding's words to maxDetail bytes.
+func clipDetail(d string) string {
+	if len(d) <= maxDetail {
+		return d
+	}
+	return cut(d, maxDetail) + allBytes(d)
 }
 
 // quoteList writes roots or names as ("a", "b"), or (none granted) when
@@ -49,7 +122,7 @@ func quoteList(items []string) string {
 	}
 	q := make([]string, len(items))
 	for i, s := range items {
-		q[i] = fmt.Sprintf("%q", s)
+		q[i] = quote(s)
 	}
 	return "(" + strings.Join(q, ", ") + ")"
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,80 +56,88 @@ func hangCase() Case {
 	})
 }
 
+// The tests of hangs run in a synctest bubble (synctest.Test): there the
+// clock moves only when every goroutine of the bubble is blocked, so an
+// op that returns takes no time at all, however loaded the machine, and
+// the watchdog's timeouts are exact. No real time is spent waiting for
+// them either.
+
 // TestHangNamesTheOpThatHung: the finding is on the op that did not return,
 // not the one before it, and the hung sandbox is closed.
 func TestHangNamesTheOpThatHung(t *testing.T) {
 	for _, at := range []int{1, 3, 4} {
-		var closes atomic.Int64
-		got := Check(newClosableHang(at, &closes), hangCase(), new(Coverage), Options{Timeout: 50 * time.Millisecond})
-		want := []Finding{{Invariant: Total, Step: at, Hang: true}}
-		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
-			t.Fatalf("hang at op %d: findings mismatch (-want +got):\n%s", at, diff)
-		}
-		mustContain(t, got[0], FormatOp(hangCase().op(at-1)), "did not return within 50ms")
-		if closes.Load() == 0 {
-			t.Errorf("hang at op %d: the hung sandbox was never closed", at)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			var closes atomic.Int64
+			got := Check(newClosableHang(at, &closes), hangCase(), new(Coverage), Options{Timeout: 50 * time.Millisecond})
+			want := []Finding{{Invariant: Total, Step: at, Hang: true}}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
+				t.Fatalf("hang at op %d: findings mismatch (-want +got):\n%s", at, diff)
+			}
+			mustContain(t, got[0], FormatOp(hangCase().op(at-1)), "did not return within 50ms")
+			if closes.Load() == 0 {
+				t.Errorf("hang at op %d: the hung sandbox was never closed", at)
+			}
+		})
 	}
 }
 
 // TestHangsLeakNoGoroutines: 200 hangs of a sandbox that returns once
 // closed leave the goroutine count where it was.
 func TestHangsLeakNoGoroutines(t *testing.T) {
-	var closes atomic.Int64
-	f := newClosableHang(2, &closes)
-	k := NewChecker(f, Options{Timeout: 5 * time.Millisecond})
-	defer k.Close()
-	runtime.GC()
-	before := runtime.NumGoroutine()
-	for i := range 200 {
-		if got := k.Check(hangCase(), new(Coverage)); len(got) != 1 || !got[0].Hang {
-			t.Fatalf("hang %d: %v", i, got)
+	synctest.Test(t, func(t *testing.T) {
+		var closes atomic.Int64
+		f := newClosableHang(2, &closes)
+		k := NewChecker(f, Options{Timeout: 5 * time.Millisecond})
+		defer k.Close()
+		runtime.GC()
+		before := runtime.NumGoroutine()
+		for i := range 200 {
+			if got := k.Check(hangCase(), new(Coverage)); len(got) != 1 || !got[0].Hang {
+				t.Fatalf("hang %d: %v", i, got)
+			}
 		}
-	}
-	// The abandoned workers end once their Run returns; give them a moment.
-	var after int
-	for range 100 {
-		if after = runtime.NumGoroutine(); after <= before+10 {
-			break
+		synctest.Wait() // the abandoned workers end once their Run returns
+		after := runtime.NumGoroutine()
+		if after > before+10 {
+			t.Fatalf("200 hangs took the goroutines from %d to %d", before, after)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if after > before+10 {
-		t.Fatalf("200 hangs took the goroutines from %d to %d", before, after)
-	}
-	if n := closes.Load(); n < 200 {
-		t.Errorf("200 hangs closed %d sandboxes", n)
-	}
-	t.Logf("200 hangs: %d goroutines before, %d after, %d sandboxes closed", before, after, closes.Load())
+		if n := closes.Load(); n < 200 {
+			t.Errorf("200 hangs closed %d sandboxes", n)
+		}
+		t.Logf("200 hangs: %d goroutines before, %d after, %d sandboxes closed", before, after, closes.Load())
+	})
 }
 
 // TestNoObserveAfterAHang: once Check has returned, the hung run calls no
 // Observe (go test -race catches the write that would race with the read).
 func TestNoObserveAfterAHang(t *testing.T) {
-	var closes atomic.Int64
-	var steps []int
-	got := Check(newClosableHang(2, &closes), hangCase(), new(Coverage), Options{
-		Timeout: 20 * time.Millisecond,
-		Observe: func(r StepReport) { steps = append(steps, r.Step) },
+	synctest.Test(t, func(t *testing.T) {
+		var closes atomic.Int64
+		var steps []int
+		got := Check(newClosableHang(2, &closes), hangCase(), new(Coverage), Options{
+			Timeout: 20 * time.Millisecond,
+			Observe: func(r StepReport) { steps = append(steps, r.Step) },
+		})
+		if len(got) != 1 || got[0].Step != 2 {
+			t.Fatalf("findings %v, want the hang at step 2", got)
+		}
+		synctest.Wait() // the hung run is closed, and has returned
+		if diff := cmp.Diff([]int{1}, steps); diff != "" {
+			t.Fatalf("observed steps mismatch (-want +got):\n%s", diff)
+		}
 	})
-	if len(got) != 1 || got[0].Step != 2 {
-		t.Fatalf("findings %v, want the hang at step 2", got)
-	}
-	time.Sleep(50 * time.Millisecond) // the hung run is closed and returns now
-	if diff := cmp.Diff([]int{1}, steps); diff != "" {
-		t.Fatalf("observed steps mismatch (-want +got):\n%s", diff)
-	}
 }
 
 // TestSlowButMovingIsNotAHang: the timeout bounds each op, not the
 // scenario: ops of 15 ms under a 40 ms timeout finish whatever their sum.
 func TestSlowButMovingIsNotAHang(t *testing.T) {
-	slow := infallible(func(g core.Grant, w core.World) core.Sandbox { return slowOps{wrap(g, w)} })
-	c := hangCase()
-	if got := Check(slow, c, new(Coverage), Options{Timeout: 40 * time.Millisecond}); len(got) != 0 {
-		t.Fatalf("a slow sandbox is called hung: %v", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		slow := infallible(func(g core.Grant, w core.World) core.Sandbox { return slowOps{wrap(g, w)} })
+		c := hangCase()
+		if got := Check(slow, c, new(Coverage), Options{Timeout: 40 * time.Millisecond}); len(got) != 0 {
+			t.Fatalf("a slow sandbox is called hung: %v", got)
+		}
+	})
 }
 
 type slowOps struct{ wrapped }
@@ -192,70 +201,76 @@ func slowFactory(d time.Duration, closes *atomic.Int64) core.Factory {
 // TestHangWhileBuilding: a factory slower than the timeout is a hang at
 // step 0, and the sandbox it builds late is closed all the same.
 func TestHangWhileBuilding(t *testing.T) {
-	var closes atomic.Int64
-	got := Check(slowFactory(80*time.Millisecond, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond, StartTimeout: 20 * time.Millisecond})
-	if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
-		t.Fatalf("findings %v, want one hang at step 0", got)
-	}
-	mustContain(t, got[0], "building the sandbox did not return")
-	for range 50 {
-		if closes.Load() == 1 {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		var closes atomic.Int64
+		got := Check(slowFactory(80*time.Millisecond, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond, StartTimeout: 20 * time.Millisecond})
+		if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
+			t.Fatalf("findings %v, want one hang at step 0", got)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := closes.Load(); n != 1 {
-		t.Fatalf("the sandbox built after the hang was closed %d times, want 1", n)
-	}
+		mustContain(t, got[0], "building the sandbox did not return")
+		time.Sleep(time.Second) // past the factory's 80 ms: it has returned, late
+		synctest.Wait()         // and what it built is closed
+		if n := closes.Load(); n != 1 {
+			t.Fatalf("the sandbox built after the hang was closed %d times, want 1", n)
+		}
+	})
 }
 
 // TestHangInTheReplay: an op that returns in the first run and hangs in
 // the replay is named as such.
 func TestHangInTheReplay(t *testing.T) {
-	var built atomic.Int64
-	var closes atomic.Int64
-	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		at := 0
-		if built.Add(1) == 2 {
-			at = 3 // the replay's sandbox hangs on its third op
+	synctest.Test(t, func(t *testing.T) {
+		var built atomic.Int64
+		var closes atomic.Int64
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			at := 0
+			if built.Add(1) == 2 {
+				at = 3 // the replay's sandbox hangs on its third op
+			}
+			return newClosableHang(at, &closes)(g, w)
 		}
-		return newClosableHang(at, &closes)(g, w)
-	}
-	got := Check(f, hangCase(), new(Coverage), Options{Timeout: 30 * time.Millisecond})
-	if len(got) != 1 || !got[0].Hang || got[0].Step != 3 {
-		t.Fatalf("findings %v, want a hang at step 3", got)
-	}
-	mustContain(t, got[0], "in the replay, though it returned in the first run")
+		got := Check(f, hangCase(), new(Coverage), Options{Timeout: 30 * time.Millisecond})
+		if len(got) != 1 || !got[0].Hang || got[0].Step != 3 {
+			t.Fatalf("findings %v, want a hang at step 3", got)
+		}
+		mustContain(t, got[0], "in the replay, though it returned in the first run")
+	})
 }
 
 // TestHangIsCounted: a hang is counted as a checked and violated total,
 // so a report never shows a hang finding next to zero violations.
 func TestHangIsCounted(t *testing.T) {
-	var closes atomic.Int64
-	c := hangCase()
-	c.Scenario.Steps[1].Class = attack.ToolVariant
-	var cov Coverage
-	if got := Check(newClosableHang(2, &closes), c, &cov, Options{Timeout: 20 * time.Millisecond}); len(got) != 1 {
-		t.Fatalf("findings %v, want the hang", got)
-	}
-	if cov.Scenarios != 1 || cov.Classes[attack.ToolVariant].Violations[Total] != 1 || cov.Classes[attack.ToolVariant].Checked[Total] != 1 {
-		t.Fatalf("coverage after a hang: %d scenarios, total checked %d violated %d on tool-variant",
-			cov.Scenarios, cov.Classes[attack.ToolVariant].Checked[Total], cov.Classes[attack.ToolVariant].Violations[Total])
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var closes atomic.Int64
+		c := hangCase()
+		c.Scenario.Steps[1].Class = attack.ToolVariant
+		var cov Coverage
+		if got := Check(newClosableHang(2, &closes), c, &cov, Options{Timeout: 20 * time.Millisecond}); len(got) != 1 {
+			t.Fatalf("findings %v, want the hang", got)
+		}
+		if cov.Scenarios != 1 || cov.Classes[attack.ToolVariant].Violations[Total] != 1 || cov.Classes[attack.ToolVariant].Checked[Total] != 1 {
+			t.Fatalf("coverage after a hang: %d scenarios, total checked %d violated %d on tool-variant",
+				cov.Scenarios, cov.Classes[attack.ToolVariant].Checked[Total], cov.Classes[attack.ToolVariant].Violations[Total])
+		}
+	})
 }
 
-// TestHangCalledInTime: the watchdog calls a hang within a timeout and a
-// quarter (plus scheduling slack), not two.
+// TestHangCalledInTime: the watchdog calls a hang once the op has made no
+// progress for a timeout, and no later than a timeout and a quarter (it
+// looks four times a timeout), not two. In the bubble the clock is exact,
+// so the window is the watchdog's own, with no slack for a loaded machine.
 func TestHangCalledInTime(t *testing.T) {
-	var closes atomic.Int64
-	const timeout = 200 * time.Millisecond
-	start := time.Now()
-	if got := Check(newClosableHang(1, &closes), hangCase(), new(Coverage), Options{Timeout: timeout}); len(got) != 1 {
-		t.Fatalf("findings %v, want the hang", got)
-	}
-	if took := time.Since(start); took < timeout || took > timeout*3/2 {
-		t.Fatalf("the hang was called after %v, want between %v and %v", took, timeout, timeout*3/2)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var closes atomic.Int64
+		const timeout = 200 * time.Millisecond
+		start := time.Now()
+		if got := Check(newClosableHang(1, &closes), hangCase(), new(Coverage), Options{Timeout: timeout}); len(got) != 1 {
+			t.Fatalf("findings %v, want the hang", got)
+		}
+		if took := time.Since(start); took < timeout || took > timeout*5/4 {
+			t.Fatalf("the hang was called after %v, want between %v and %v", took, timeout, timeout*5/4)
+		}
+	})
 }
 
 // panicky is the reference, except that Usage or Grant panics.
@@ -325,26 +340,28 @@ func (s lateWriter) Run(op core.Op) core.Result {
 // writes must judge the reference clean (and, under -race, share nothing
 // with it).
 func TestAHungCheckKeepsItsMemory(t *testing.T) {
-	release, wrote := make(chan struct{}), make(chan struct{})
-	hanging := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		return lateWriter{wrap(g, w), 2, new(int), release, wrote}, nil
-	}
-	k := NewChecker(hanging, Options{Timeout: 50 * time.Millisecond})
-	defer k.Close()
-	if fs := k.Check(hangCase(), new(Coverage)); len(fs) != 1 || !fs[0].Hang {
-		t.Fatalf("want a hang, got %v", fs)
-	}
-	judge := func() {
-		t.Helper()
-		for range 20 {
-			if fs := k.CheckOn(core.ReferenceFactory, hangCase(), new(Coverage)); len(fs) > 0 {
-				t.Fatalf("the reference, checked after a hang: %v", fs)
+	synctest.Test(t, func(t *testing.T) {
+		release, wrote := make(chan struct{}), make(chan struct{})
+		hanging := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return lateWriter{wrap(g, w), 2, new(int), release, wrote}, nil
+		}
+		k := NewChecker(hanging, Options{Timeout: 50 * time.Millisecond})
+		defer k.Close()
+		if fs := k.Check(hangCase(), new(Coverage)); len(fs) != 1 || !fs[0].Hang {
+			t.Fatalf("want a hang, got %v", fs)
+		}
+		judge := func() {
+			t.Helper()
+			for range 20 {
+				if fs := k.CheckOn(core.ReferenceFactory, hangCase(), new(Coverage)); len(fs) > 0 {
+					t.Fatalf("the reference, checked after a hang: %v", fs)
+				}
 			}
 		}
-	}
-	judge()
-	close(release) // the hung sandbox wakes up and writes while more checks run
-	judge()
-	<-wrote
-	judge()
+		judge()
+		close(release) // the hung sandbox wakes up and writes while more checks run
+		judge()
+		<-wrote
+		judge()
+	})
 }

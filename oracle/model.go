@@ -93,7 +93,7 @@ var table = [...]opRow{
 		kind: core.OpFetch, arity: 2,
 		rules: []rule{
 			{core.EgressDenied, func(m *model, a []string) bool { return !slices.Contains(m.hosts, a[0]) }, func(m *model, a []string) string {
-				return fmt.Sprintf("%q is not a granted host %s", a[0], quoteList(m.hosts))
+				return fmt.Sprintf("%s is not a granted host %s", quote(a[0]), quoteList(m.hosts))
 			}},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
@@ -108,7 +108,7 @@ var table = [...]opRow{
 		kind: core.OpTool, arity: 2,
 		rules: []rule{
 			{core.ToolDenied, func(m *model, a []string) bool { return !slices.Contains(m.tools, a[0]) }, func(m *model, a []string) string {
-				return fmt.Sprintf("%q is not a granted tool %s", a[0], quoteList(m.tools))
+				return fmt.Sprintf("%s is not a granted tool %s", quote(a[0]), quoteList(m.tools))
 			}},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
@@ -118,11 +118,11 @@ var table = [...]opRow{
 	},
 }
 
-func traversalWhy(m *model, a []string) string { return fmt.Sprintf("%q has a .. segment", a[0]) }
+func traversalWhy(m *model, a []string) string { return quote(a[0]) + " has a .. segment" }
 
 func rootsWhy(what string, roots func(*model) []string) func(*model, []string) string {
 	return func(m *model, a []string) string {
-		return fmt.Sprintf("%q is under no %s root %s", path.Clean(a[0]), what, quoteList(roots(m)))
+		return fmt.Sprintf("%s is under no %s root %s", quote(path.Clean(a[0])), what, quoteList(roots(m)))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -372,20 +373,25 @@ func TestTotalCanFailOnPanic(t *testing.T) {
 	mustContain(t, got[0], "panicked", "tool runner crashed")
 }
 
+// TestTotalCanFailOnHang runs in a synctest bubble, whose clock moves only
+// when every goroutine in it waits: the op before the hang, however slow
+// a loaded machine makes it, cannot take the timeout.
 func TestTotalCanFailOnHang(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
-		op("fs_read", "/work/data.txt"),
-		op("tool", "echo", "hi"),
+	synctest.Test(t, func(t *testing.T) {
+		c := newCase(testGrant(roomy), testWorld, []core.Op{
+			op("fs_read", "/work/data.txt"),
+			op("tool", "echo", "hi"),
+		})
+		release := make(chan struct{})
+		defer close(release)
+		got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }), c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
+		// The detail is checked below, in words.
+		want := []Finding{{Invariant: Total, Step: 2, Hang: true}}
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
+			t.Fatalf("Check(hangs on tools) mismatch (-want +got):\n%s", diff)
+		}
+		mustContain(t, got[0], "did not return", "tool echo hi")
 	})
-	release := make(chan struct{})
-	defer close(release)
-	got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }), c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
-	// The detail is checked below, in words.
-	want := []Finding{{Invariant: Total, Step: 2, Hang: true}}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
-		t.Fatalf("Check(hangs on tools) mismatch (-want +got):\n%s", diff)
-	}
-	mustContain(t, got[0], "did not return", "tool echo hi")
 }
 
 // TestModelAgreesOnExtremeClocks: the model computes the wall charge in its

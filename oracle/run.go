@@ -35,6 +35,7 @@ type Run struct {
 	haltStep  int       // the step that returned it
 	haltAt    haltState
 	output    int64       // bytes returned in data so far
+	capBase   int64       // the least per-op cap on what the sandbox sends its world (opWorldCap)
 	trace     []traceStep // kept for the replay check, when asked
 	reported  [NumInvariants]bool
 	findings  []Finding
@@ -99,8 +100,8 @@ var checkStates = sync.Pool{New: func() any { return new(checkState) }}
 // from its own template before any read (watch the run's, replay the
 // replay's), and watch resets the model's world, the model and the run. Until then st holds this scenario's
 // journals, paths, trace and written files, one scenario's worth per
-// pooled state; emptying them here as well, only to let go of them a check
-// earlier, cost 5% of a short fuzz exec.
+// pooled state; emptying them here as well would only let go of them a
+// check earlier, at a cost on every check.
 func (st *checkState) recycle() { checkStates.Put(st) }
 
 // Close closes the sandbox under test when it is an io.Closer.
@@ -123,7 +124,8 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	st.model.reset(gs, &st.world)
 	pw.core.Renew(&st.worlds[0])
 	r := &st.run
-	*r = Run{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: &st.model, trace: r.trace[:0], ctl: ctl}
+	*r = Run{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: &st.model, trace: r.trace[:0], ctl: ctl,
+		capBase: worldCapBase(st.worlds[0].Spec())}
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true
@@ -177,10 +179,17 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	r.cov.Ops++
 	r.cov.Classes[class].Checked[Total]++
 	r.inSandbox = true
+	r.world.LimitOp(opWorldCap(r.capBase, op))
 	res := r.sb.Run(op) // a panic here is caught by Check, which owns the run
 	if r.ctl.halted() {
 		r.inSandbox = false
 		return res // given up on while the op ran: the sandbox's world is its own from now on
+	}
+	if err := r.world.OpOverCap(); err != nil {
+		r.inSandbox = false
+		r.dead = true // the world kept nothing more of the op: nothing after it can be judged
+		r.violate(Total, class, FormatOp(op)+" "+err.Error())
+		return res
 	}
 	s.after = r.sb.Usage()
 	r.inSandbox = false
@@ -215,7 +224,7 @@ func (r *Run) violate(id ID, class attack.Class, detail string) {
 		return
 	}
 	r.reported[id] = true
-	r.findings = append(r.findings, Finding{Invariant: id, Step: r.step, Detail: detail})
+	r.findings = append(r.findings, Finding{Invariant: id, Step: r.step, Detail: clipDetail(detail)})
 }
 
 // Findings returns the findings so far, in the order they were found.

@@ -95,7 +95,7 @@ func (r *Run) wholeViolation(id ID, classes classSet, detail string) {
 	classes.violated(r.cov, id)
 	if !r.reported[id] {
 		r.reported[id] = true
-		r.findings = append(r.findings, Finding{Invariant: id, Detail: detail})
+		r.findings = append(r.findings, Finding{Invariant: id, Detail: clipDetail(detail)})
 	}
 }
 

@@ -20,12 +20,14 @@ type DimensionRow struct {
 	// never hit, and 0 when the group has none.
 	FewestHits  uint64 `json:"fewest_hits"`
 	Explained   int    `json:"explained"`   // unhit points with a reason
-	Unexplained int    `json:"unexplained"` // unhit points with none: gaps the generators leave
+	Unexplained int    `json:"unexplained"` // unhit points with none: gaps the generators leave, or, in a short campaign, points not hit
 }
 
 // DimensionGap is a point of the SPEC dimension table no scenario hit.
 // Explanation says why it cannot be hit (the point cannot exist, or the
-// sandbox's adapter draws nothing that reaches it), or is "unexplained".
+// sandbox's adapter draws nothing that reaches it); when nothing does
+// (Explained false), it is "unexplained" in a full campaign and "not hit in
+// N checks" in a short one (Report.Full).
 type DimensionGap struct {
 	Dimension   string `json:"dimension"`
 	Group       string `json:"group"`
@@ -43,7 +45,8 @@ const notDrawn = "not drawn for this sandbox: "
 func (r *Report) HasDimensions() bool { return r.Summary.Dimensions != nil }
 
 // UnexplainedDimensionGaps returns the points no scenario hit for no known
-// reason: points the generators should reach and did not.
+// reason: in a full campaign, points the generators should reach and did
+// not; in a short one, points not hit in its checks.
 func (r *Report) UnexplainedDimensionGaps() []DimensionGap {
 	var out []DimensionGap
 	for _, g := range r.DimensionGaps {
@@ -109,7 +112,7 @@ func (r *Report) deriveDims() {
 				row.Hit++
 				continue
 			}
-			g := DimensionGap{Dimension: p.Dim, Group: p.Group, Point: p.Name, Explanation: Unexplained}
+			g := DimensionGap{Dimension: p.Dim, Group: p.Group, Point: p.Name, Explanation: r.unexplained()}
 			if why, ok := r.explainPoint(p, grp.hits == 0); ok {
 				g.Explained, g.Explanation = true, why
 				row.Explained++

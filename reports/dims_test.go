@@ -26,13 +26,21 @@ const (
 	gapDim, gapGroup, gapPoint = dims.Budget, "max_ops", "max int64"
 )
 
-// handMade is the report of campaignResult's summary with hand-made
-// dimension points (hits gives each point's count) and, when na is not
-// nil, the not-applicable table of a real sandbox, loaded as a saved
-// summary would be.
+// handMade is the report of campaignResult's summary, counted as a full
+// campaign (campaign.DefaultChecks checks), with hand-made dimension points
+// (hits gives each point's count) and, when na is not nil, the
+// not-applicable table of a real sandbox, loaded as a saved summary would
+// be.
 func handMade(t *testing.T, hits func(dims.Point) uint64, na map[string]string) *reports.Report {
 	t.Helper()
+	return handMadeOf(t, campaign.DefaultChecks, hits, na)
+}
+
+// handMadeOf is handMade with the number of checks the summary claims.
+func handMadeOf(t *testing.T, checks int, hits func(dims.Point) uint64, na map[string]string) *reports.Report {
+	t.Helper()
 	s := campaign.Summarize(campaignResult(t, 1), "reference")
+	s.Checks = checks
 	for _, p := range dims.Catalog() {
 		s.Dimensions = append(s.Dimensions, campaign.DimensionPoint{Point: p, Hits: hits(p)})
 	}

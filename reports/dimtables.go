@@ -13,7 +13,7 @@ func (r *Report) writeDimensions(d *doc) {
 		d.para("Not counted: this summary carries no SPEC dimension points (it was saved before sbxfuzz counted them).")
 		return
 	}
-	d.para("The points of the SPEC's dimensions (package `dims`), hit by the scenarios the campaign checked: each internal range of §6 × the address just below it, its low edge, its interior, its high edge and the address just above it × each spelling of the address; each budget of §5 at 0, below, exactly at, one over and max int64, and budgets on their edge together in one op; the clock shapes of §7; the byte classes of every argument and of returned data; the path shapes of §4 under roots written with and without a trailing slash; the host shapes of §9. A row per group: its points, those that can exist, those hit, and the fewest hits of a point that can exist. n/a: points that cannot be hit, explained below. GAP: a point no scenario hit, for no known reason — the generators' fault.")
+	d.para("The points of the SPEC's dimensions (package `dims`), hit by the scenarios the campaign checked: each internal range of §6 × the address just below it, its low edge, its interior, its high edge and the address just above it × each spelling of the address; each budget of §5 at 0, below, exactly at, one over and max int64, and budgets on their edge together in one op; the clock shapes of §7; the byte classes of every argument and of returned data; the path shapes of §4 under roots written with and without a trailing slash; the host shapes of §9. A row per group: its points, those that can exist, those hit, and the fewest hits of a point that can exist. n/a: points that cannot be hit, explained below. " + r.unhitLegend("not hit", "a point no scenario hit"))
 	var rows [][]string
 	for _, row := range r.DimensionRows {
 		fewest := "-"
@@ -21,8 +21,11 @@ func (r *Report) writeDimensions(d *doc) {
 			fewest = fmt.Sprint(row.FewestHits)
 		}
 		var gaps []string
-		if row.Unexplained > 0 {
+		switch {
+		case row.Unexplained > 0 && r.Full():
 			gaps = append(gaps, d.strong(fmt.Sprintf("GAP: %d", row.Unexplained)))
+		case row.Unexplained > 0:
+			gaps = append(gaps, fmt.Sprintf("not hit: %d", row.Unexplained))
 		}
 		if row.Explained > 0 {
 			gaps = append(gaps, fmt.Sprintf("n/a: %d", row.Explained))
@@ -44,11 +47,15 @@ func (r *Report) writeDimensionGaps(d *doc) {
 		d.para("None: the scenarios hit every point.")
 		return
 	}
-	d.para("Every point no scenario hit, and why. Points left unhit for one reason share a line; each unexplained point — GAP — has a line of its own: a case the generators should make and do not.")
+	if r.Full() {
+		d.para("Every point no scenario hit, and why. Points left unhit for one reason share a line; each unexplained point — GAP — has a line of its own: a case the generators should make and do not.")
+	} else {
+		d.para(fmt.Sprintf("Every point no scenario hit, and why: for a reason, or not hit in these %d checks, a short campaign. Points left unhit for one reason share a line.", r.Checks))
+	}
 	var rows [][]string
 	for _, l := range r.dimensionGapLines() {
 		why := d.prose(l.why)
-		if !l.explained {
+		if !l.explained && r.Full() {
 			why = d.strong("GAP")
 		}
 		rows = append(rows, []string{d.code(l.dim), d.prose(l.group), d.prose(l.points), why})
@@ -56,11 +63,13 @@ func (r *Report) writeDimensionGaps(d *doc) {
 	d.table([]column{{"dimension", false}, {"group", false}, {"points", false}, {"explanation", false}}, rows)
 }
 
-// gapLine is a line of the dimension gaps: one unexplained point, or the
-// points of one or more groups left unhit for one reason.
+// gapLine is a line of the dimension gaps: one unexplained point of a full
+// campaign, or the points of one or more groups left unhit for one reason
+// (in a short campaign, "not hit in N checks" is one).
 type gapLine struct {
 	dim, group, points string
 	explained          bool
+	folded             bool // holds every point of the group with its why
 	why                string
 	whole              int // the points of the groups, when the line has them all; else 0
 }
@@ -81,29 +90,31 @@ func (r *Report) dimensionGapLines() []gapLine {
 		for j < len(r.DimensionGaps) && r.DimensionGaps[j].Dimension == r.DimensionGaps[i].Dimension && r.DimensionGaps[j].Group == r.DimensionGaps[i].Group {
 			j++
 		}
-		lines = append(lines, groupGapLines(r.DimensionGaps[i:j], size[[2]string{r.DimensionGaps[i].Dimension, r.DimensionGaps[i].Group}])...)
+		lines = append(lines, groupGapLines(r.DimensionGaps[i:j], size[[2]string{r.DimensionGaps[i].Dimension, r.DimensionGaps[i].Group}], !r.Full())...)
 		i = j
 	}
 	return mergeWholeGroups(lines, groups)
 }
 
 // groupGapLines folds the gaps of one group of n points, in order of
-// their first point.
-func groupGapLines(gaps []DimensionGap, n int) []gapLine {
+// their first point: those of one explanation into one line and, with
+// foldUnhit (a short campaign), those merely not hit too; each other
+// unexplained point — a GAP — gets a line of its own.
+func groupGapLines(gaps []DimensionGap, n int, foldUnhit bool) []gapLine {
 	var lines []gapLine
 	names := map[string][]string{} // explanation → points
 	for _, g := range gaps {
-		if !g.Explained {
+		if !g.Explained && !foldUnhit {
 			lines = append(lines, gapLine{dim: g.Dimension, group: g.Group, points: g.Point, why: g.Explanation})
 			continue
 		}
 		if names[g.Explanation] == nil {
-			lines = append(lines, gapLine{dim: g.Dimension, group: g.Group, explained: true, why: g.Explanation})
+			lines = append(lines, gapLine{dim: g.Dimension, group: g.Group, explained: g.Explained, folded: true, why: g.Explanation})
 		}
 		names[g.Explanation] = append(names[g.Explanation], g.Point)
 	}
 	for i, l := range lines {
-		if l.explained {
+		if l.folded {
 			lines[i].points = foldNames(names[l.why], n)
 			if len(names[l.why]) == n {
 				lines[i].whole = n
@@ -173,7 +184,7 @@ func (r *Report) dimensionsHeadline(d *doc) string {
 	case un == 0:
 		return fmt.Sprintf("%d of %d SPEC dimension points unhit, all explained; ", unhit, len(r.Summary.Dimensions))
 	}
-	return fmt.Sprintf("%d of %d SPEC dimension points unhit, %s; ", unhit, len(r.Summary.Dimensions), d.strong(fmt.Sprintf("%d unexplained", un)))
+	return fmt.Sprintf("%d of %d SPEC dimension points unhit, %s; ", unhit, len(r.Summary.Dimensions), r.unexplainedCount(d, un))
 }
 
 // dimensionsCell is the summary's value for the dimension points.
@@ -182,11 +193,7 @@ func (r *Report) dimensionsCell(d *doc) string {
 		return "not counted"
 	}
 	unhit, un := len(r.DimensionGaps), len(r.UnexplainedDimensionGaps())
-	tail := fmt.Sprintf("%d unexplained", un)
-	if un > 0 {
-		tail = d.strong(tail)
-	}
-	return fmt.Sprintf("%d of %d; %d unhit: %d explained, %s", r.dimensionPointsHit(), len(r.Summary.Dimensions), unhit, unhit-un, tail)
+	return fmt.Sprintf("%d of %d; %d unhit: %d explained, %s", r.dimensionPointsHit(), len(r.Summary.Dimensions), unhit, unhit-un, r.unexplainedCount(d, un))
 }
 
 // dimensionsWarning says which points nothing explains: the first few by

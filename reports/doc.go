@@ -15,15 +15,19 @@
 //     marked and every empty cell flagged as a gap;
 //   - the gaps: each empty cell with the reason it is structurally
 //     impossible (Explain), or flagged "unexplained" — a hole in the
-//     generators that the report states loudly;
+//     generators that the report states loudly — when the campaign made at
+//     least the default campaign.DefaultChecks checks (Report.Full); after
+//     a shorter one, such a cell was merely "not hit in N checks", and the
+//     report says so without blaming the generators;
 //   - attack classes × result kinds: how often each class produced each
 //     kind of SPEC §2, and whether every kind was reached at all;
 //   - the SPEC dimensions (package dims), when the campaign counted them:
 //     a row per (dimension, group) — points, those that can exist, those
 //     hit, the fewest hits of one — and every point no scenario hit as a
 //     gap, explained (the point cannot exist, or a real sandbox's adapter
-//     draws nothing that reaches its group) or flagged GAP; a summary saved
-//     before they were counted renders without them, and says so;
+//     draws nothing that reaches its group) or flagged GAP (in a short
+//     campaign, "not hit in N checks"); a summary saved before they were
+//     counted renders without them, and says so;
 //   - the mutant kill table, when the report ran the mutants.
 //
 // Every table follows the SPEC's order — invariants in oracle.Invariants()

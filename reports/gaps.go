@@ -1,7 +1,11 @@
 package reports
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -38,9 +42,62 @@ var structural = map[cell]string{
 const linksNoFetch = " (links live in the VFS, which no fetch reaches); its journal, which the check still reads, holds no fetch"
 
 // Explain returns why invariant inv is never checked on ops of class c, and
-// false when there is no structural reason: then a gap in that cell is the
-// generators' fault.
+// false when there is no structural reason: then a gap in that cell of a
+// full campaign (Report.Full) is the generators' fault.
 func Explain(inv oracle.ID, c attack.Class) (string, bool) {
 	why, ok := structural[cell{inv, c}]
 	return why, ok
+}
+
+// unexplainedCount words n gaps or points nothing explains: "n
+// unexplained" in a full campaign (bold in Markdown when n > 0), "n not hit
+// in N checks" in a short one, and "0 unexplained" in either when n is 0.
+func (r *Report) unexplainedCount(d *doc, n int) string {
+	if !r.Full() && n > 0 {
+		return fmt.Sprintf("%d %s", n, r.unexplained())
+	}
+	s := fmt.Sprintf("%d unexplained", n)
+	if n > 0 && d != nil {
+		s = d.strong(s)
+	}
+	return s
+}
+
+// shortNote says, in a short campaign that left cells or points unhit for
+// no known reason, why the report does not call them gaps; "" otherwise.
+func (r *Report) shortNote() string {
+	cells, points := len(r.UnexplainedGaps()), len(r.UnexplainedDimensionGaps())
+	if r.Full() || cells+points == 0 {
+		return ""
+	}
+	var what []string
+	if cells > 0 {
+		what = append(what, plural(cells, "cell"))
+	}
+	if points > 0 {
+		what = append(what, plural(points, "dimension point"))
+	}
+	return fmt.Sprintf("A short campaign (%d checks; the default is %d): what no check reached for no known reason — %s — is listed as not hit in %d checks, not as a gap. Only a campaign of at least %d checks calls such a gap the generators' fault.",
+		r.Checks, campaign.DefaultChecks, strings.Join(what, " and "), r.Checks, campaign.DefaultChecks)
+}
+
+// unexplainedList words the classes of an invariant's cells nothing
+// explains, for the invariants table.
+func (r *Report) unexplainedList(d *doc, classes []string) string {
+	if !r.Full() {
+		return r.unexplained() + ": " + strings.Join(classes, ", ")
+	}
+	return d.strong("unexplained: " + strings.Join(classes, ", "))
+}
+
+// unhitLegend explains, after a table's other marks, how it shows what
+// (a cell, a point) no check reached for no known reason: GAP in a full
+// campaign, the generators' fault; in a short one, shortMark, merely not
+// hit.
+func (r *Report) unhitLegend(shortMark, what string) string {
+	if r.Full() {
+		return "GAP: " + what + ", for no known reason — the generators' fault."
+	}
+	return fmt.Sprintf("%s: %s in these %d checks, for no known reason; in a campaign this short that is sample size, not yet a gap: only one of at least %d checks (the default) calls it a gap, the generators' fault.",
+		shortMark, what, r.Checks, campaign.DefaultChecks)
 }

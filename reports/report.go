@@ -57,7 +57,9 @@ type InvariantRow struct {
 }
 
 // Gap is an (invariant, attack class) cell with no checks. Explanation says
-// why the cell is structurally empty, or is "unexplained".
+// why the cell is structurally empty; when nothing does (Explained false),
+// it is "unexplained" in a full campaign and "not hit in N checks" in a
+// short one (Report.Full).
 type Gap struct {
 	Invariant   string `json:"invariant"`
 	Class       string `json:"class"`
@@ -65,8 +67,27 @@ type Gap struct {
 	Explanation string `json:"explanation"`
 }
 
-// Unexplained is the Explanation of a gap Explain knows no reason for.
+// Unexplained is the Explanation of a gap Explain knows no reason for, in a
+// full campaign (Report.Full).
 const Unexplained = "unexplained"
+
+// Full reports whether the report's campaign made at least
+// campaign.DefaultChecks checks, the default campaign's. Only then is a cell
+// or a point no check reached, for no structural reason, a gap the
+// generators should fill — GAP, the generators' fault; in a shorter campaign
+// it was merely not hit in that many checks, which says more about the
+// sample than about the generators.
+func (r *Report) Full() bool { return r.Checks >= campaign.DefaultChecks }
+
+// unexplained is the Explanation of a gap or a dimension point nothing
+// explains: "unexplained" in a full campaign, "not hit in N checks" in a
+// short one.
+func (r *Report) unexplained() string {
+	if r.Full() {
+		return Unexplained
+	}
+	return fmt.Sprintf("not hit in %d checks", r.Checks)
+}
 
 // New builds the report of a finished campaign against the sandbox named
 // sut.
@@ -217,7 +238,7 @@ func (r *Report) derive() {
 			if row.ByClass[c.String()] > 0 {
 				continue
 			}
-			g := Gap{Invariant: row.ID, Class: c.String(), Explanation: Unexplained}
+			g := Gap{Invariant: row.ID, Class: c.String(), Explanation: r.unexplained()}
 			why, ok := Explain(id, c)
 			switch na, isNA := r.NotApplicable[row.ID]; {
 			case isNA:
@@ -258,8 +279,9 @@ func (r *Report) kindTotal(kind string) uint64 {
 	return n
 }
 
-// UnexplainedGaps returns the gaps Explain has no reason for: cells the
-// generators should reach and did not.
+// UnexplainedGaps returns the gaps Explain has no reason for: in a full
+// campaign, cells the generators should reach and did not; in a short one,
+// cells not hit in its checks.
 func (r *Report) UnexplainedGaps() []Gap {
 	var out []Gap
 	for _, g := range r.Gaps {

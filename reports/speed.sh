@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Measure sbxfuzz's speed bars (issue 18) from this checkout, in one sitting,
-# and print them as Markdown: reports/SPEED.md is this script's output.
+# Measure sbxfuzz's speed bars from this checkout, in one sitting, and
+# print them as Markdown: docs/benchmarks.md holds the tables of a run.
 #
 #   reports/speed.sh [--rounds N] [--fuzz-pairs N] [--fuzz-seconds S]
 #                    [--libfuzzer-rounds N] [--libfuzzer-seconds S]

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 )
 
 // The heat map's geometry, in pixels.
@@ -30,6 +31,7 @@ var blues = [][3]float64{
 
 const (
 	colUnexplained = "#ffd60a" // a gap nobody explained: the loudest colour
+	colNotHit      = "#fff3bf" // not hit in a short campaign: a pale echo of it, not an alarm
 	colViolation   = "#d62728" // border and mark of a violated cell
 	colViolated    = "#fde0dc" // its fill: the shade gives way to the alarm
 	colText        = "#1b1b1b"
@@ -39,11 +41,14 @@ const (
 // WriteSVG writes the invariants × attack classes matrix as an SVG heat
 // map: a row per invariant, a column per class, each cell shaded on a log
 // scale of its checks and labelled with the count; explained gaps hatched
-// grey, unexplained gaps yellow, violated cells outlined in red and marked
-// ✗; the total checks of each invariant on the right, a legend below, the
-// seed and checks in the title. When the report has the SPEC dimensions, a
-// panel below shows them: a row per group, a cell per point, shaded by its
-// hits, explained gaps hatched and unexplained ones yellow. The same report writes the same bytes.
+// grey, unexplained gaps yellow (in a short campaign, cells merely not hit
+// pale yellow, labelled 0), violated cells red and labelled ✗ with the
+// number of violations, not of checks; the total checks of each invariant
+// on the right, a legend below, the seed and checks in the title. When the
+// report has the SPEC dimensions, a panel below shows them: a row per
+// group, a cell per point, shaded by its hits, explained gaps hatched and
+// unexplained ones yellow (pale when merely not hit). The same report
+// writes the same bytes.
 func (r *Report) WriteSVG(w io.Writer) error {
 	classes := attack.All()
 	gridX := svgMargin + svgLabelW
@@ -98,11 +103,11 @@ func (r *Report) WriteSVG(w io.Writer) error {
 // checked and mutants killed.
 func (r *Report) svgVerdict() string {
 	un := len(r.UnexplainedGaps())
-	s := fmt.Sprintf("%s · %d gaps (%d explained, %d unexplained) · %d of %d invariants checked",
-		plural(len(r.Findings), "finding"), len(r.Gaps), len(r.Gaps)-un, un, r.invariantsChecked(), len(r.Invariants))
+	s := fmt.Sprintf("%s · %d gaps (%d explained, %s) · %d of %d invariants checked",
+		plural(len(r.Findings), "finding"), len(r.Gaps), len(r.Gaps)-un, r.unexplainedCount(nil, un), r.invariantsChecked(), len(r.Invariants))
 	if r.HasDimensions() {
 		dun := len(r.UnexplainedDimensionGaps())
-		s += fmt.Sprintf(" · %d dimension points unhit (%d unexplained)", len(r.DimensionGaps), dun)
+		s += fmt.Sprintf(" · %d dimension points unhit (%s)", len(r.DimensionGaps), r.unexplainedCount(nil, dun))
 	}
 	if r.Mutants != nil {
 		s += fmt.Sprintf(" · %d of %d mutants killed", len(r.Mutants)-len(r.Survivors()), len(r.Mutants))
@@ -144,6 +149,9 @@ func (r *Report) svgCell(b *strings.Builder, x, y int, row InvariantRow, class s
 	case isGap && g.Explained:
 		fill, label = "url(#hatch)", "n/a"
 		tip += " — " + g.Explanation
+	case n == 0 && !r.Full():
+		fill = colNotHit
+		tip += " — " + r.unexplained()
 	case n == 0:
 		fill, label = colUnexplained, "GAP"
 		tip += " — an unexplained gap"
@@ -170,7 +178,7 @@ func (r *Report) svgCell(b *strings.Builder, x, y int, row InvariantRow, class s
 	if marked {
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="%s" stroke-width="3"/>`,
 			x+2, y+2, svgCellW-4, svgCellH-4, colViolated, colViolation)
-		label, ink, weight = "✗"+label, colViolation, ` font-weight="bold"`
+		label, ink, weight = violationLabel(v, known), colViolation, ` font-weight="bold"`
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle" font-size="10" fill="%s"%s>%s</text></g>`+"\n",
 		x+svgCellW/2, y+svgCellH/2+4, ink, weight, esc(label))
@@ -208,8 +216,22 @@ func (r *Report) svgLegend(b *strings.Builder, x, y int, sc scale) {
 		svgText(b, sx+36, y+9+dy, "", text)
 	}
 	swatch(0, "url(#hatch)", "#9e9e9e", "n/a", "gap that cannot be filled: the invariant does not apply to that class (see the report's gap table)")
-	swatch(24, colUnexplained, "#9e9e9e", "GAP", "unexplained gap: no check reached the cell, and the generators should")
-	swatch(48, colViolated, colViolation, "✗", "violated: some of the cell's checks failed (how many: the report's tables, the tooltip)")
+	if r.Full() {
+		swatch(24, colUnexplained, "#9e9e9e", "GAP", "unexplained gap: no check reached the cell, and the generators should")
+	} else {
+		swatch(24, colNotHit, "#9e9e9e", "0", fmt.Sprintf("%s: a short campaign; only %d checks or more call that a gap", r.unexplained(), campaign.DefaultChecks))
+	}
+	swatch(48, colViolated, colViolation, "✗N", "violated: N of the cell's checks failed (its checks: the tooltip)")
+}
+
+// violationLabel is the label of a violated cell: ✗ and the number of
+// violations, never the number of checks; ✗ alone when the report knows
+// only that a finding came from the cell (a run's summary).
+func violationLabel(v uint64, known bool) string {
+	if !known {
+		return "✗"
+	}
+	return "✗" + compact(v)
 }
 
 func svgText(b *strings.Builder, x, y int, attrs, s string) {

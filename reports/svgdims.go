@@ -102,8 +102,8 @@ func (p *dimPanel) write(b *strings.Builder, r *Report, y int) {
 	svgText(b, x, y+18, `font-size="16" font-weight="bold"`, "SPEC dimensions: the points the checked scenarios hit")
 	un := len(r.UnexplainedDimensionGaps())
 	svgText(b, x, y+38, `fill="`+colMuted+`"`, fmt.Sprintf(
-		"a row per group, a cell per point, shaded on a log scale of its hits · %d of %d points hit · %d unhit (%d explained, %d unexplained)",
-		r.dimensionPointsHit(), len(r.Summary.Dimensions), len(r.DimensionGaps), len(r.DimensionGaps)-un, un))
+		"a row per group, a cell per point, shaded on a log scale of its hits · %d of %d points hit · %d unhit (%d explained, %s)",
+		r.dimensionPointsHit(), len(r.Summary.Dimensions), len(r.DimensionGaps), len(r.DimensionGaps)-un, r.unexplainedCount(nil, un)))
 	y += svgDimHeadH
 	cellsX := x + svgDimLabelW
 	for i, g := range p.groups {
@@ -119,7 +119,7 @@ func (p *dimPanel) write(b *strings.Builder, r *Report, y int) {
 		hit, reachable := 0, 0
 		for j, pt := range g.points {
 			cx += blockGap(g.points, j)
-			p.cell(b, cx, y, pt)
+			p.cell(b, cx, y, pt, r)
 			cx += svgDimCellW
 			if pt.Hits > 0 {
 				hit++
@@ -131,7 +131,7 @@ func (p *dimPanel) write(b *strings.Builder, r *Report, y int) {
 		svgText(b, cellsX+cellsWidth(g.points)+8, y+svgDimCellH-2, `font-size="10" fill="`+colMuted+`"`, fmt.Sprintf("%d/%d", hit, reachable))
 		y += svgDimRowH
 	}
-	p.legend(b, cellsX, y+22)
+	p.legend(b, cellsX, y+22, r)
 }
 
 // blockNames returns what comes before the comma of the points' names,
@@ -151,13 +151,17 @@ func blockNames(points []campaign.DimensionPoint) []string {
 }
 
 // cell draws one point: shaded when hit, hatched when its gap is
-// explained, yellow when not; its tooltip names it.
-func (p *dimPanel) cell(b *strings.Builder, x, y int, pt campaign.DimensionPoint) {
+// explained, yellow when not (pale yellow when merely not hit in a short
+// campaign); its tooltip names it.
+func (p *dimPanel) cell(b *strings.Builder, x, y int, pt campaign.DimensionPoint, r *Report) {
 	tip := fmt.Sprintf("%s: %d hits", pt.Point.String(), pt.Hits)
 	fill := shade(p.sc.at(max(pt.Hits, 1)))
 	switch g, isGap := p.gaps[[3]string{pt.Dim, pt.Group, pt.Name}]; {
 	case isGap && g.Explained:
 		fill = "url(#hatch)"
+		tip += " — " + g.Explanation
+	case isGap && !r.Full():
+		fill = colNotHit
 		tip += " — " + g.Explanation
 	case isGap:
 		fill = colUnexplained
@@ -168,13 +172,17 @@ func (p *dimPanel) cell(b *strings.Builder, x, y int, pt campaign.DimensionPoint
 }
 
 // legend explains the panel's cells, in two rows of two.
-func (p *dimPanel) legend(b *strings.Builder, x, y int) {
+func (p *dimPanel) legend(b *strings.Builder, x, y int, r *Report) {
 	const stride = 330
+	unhit := struct{ fill, text string }{colUnexplained, "GAP: never hit, and the generators should"}
+	if !r.Full() {
+		unhit.fill, unhit.text = colNotHit, r.unexplained()+" (a short campaign: not yet a gap)"
+	}
 	for i, s := range []struct{ fill, text string }{
 		{shade(0), fmt.Sprintf("hit, fewest hits: %s", compact(p.sc.lo))},
 		{shade(1), fmt.Sprintf("hit, most hits: %s", compact(p.sc.hi))},
 		{"url(#hatch)", "n/a: cannot be hit (see the dimension gaps)"},
-		{colUnexplained, "GAP: never hit, and the generators should"},
+		unhit,
 	} {
 		sx, sy := x+(i%2)*stride, y+(i/2)*20
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#9e9e9e"/>`+"\n", sx, sy-10, svgDimCellW, svgDimCellH, s.fill)

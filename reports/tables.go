@@ -63,6 +63,9 @@ func (r *Report) writeHead(d *doc) {
 	for _, s := range r.warnings() {
 		d.warn(s)
 	}
+	if s := r.shortNote(); s != "" {
+		d.para(s)
+	}
 	checks := r.Checks
 	if r.Drawn > checks { // an adapter skipped scenarios it could express nothing of
 		checks = r.Drawn
@@ -92,7 +95,7 @@ func (r *Report) headline(d *doc) string {
 	case un == 0:
 		fmt.Fprintf(&b, "%s, all explained; ", plural(len(r.Gaps), "gap"))
 	default:
-		fmt.Fprintf(&b, "%s, %s; ", plural(len(r.Gaps), "gap"), d.strong(fmt.Sprintf("%d unexplained", un)))
+		fmt.Fprintf(&b, "%s, %s; ", plural(len(r.Gaps), "gap"), r.unexplainedCount(d, un))
 	}
 	b.WriteString(r.dimensionsHeadline(d))
 	fmt.Fprintf(&b, "%d of %d result kinds reached", int(core.NumKinds-core.OK)-len(r.UnreachedKinds), int(core.NumKinds-core.OK))
@@ -102,7 +105,9 @@ func (r *Report) headline(d *doc) string {
 	return b.String() + "."
 }
 
-// warnings are what the report must say loudly.
+// warnings are what the report must say loudly. A cell or point nothing
+// explains is one of them only in a full campaign (Full); a short one says
+// so in a note (shortNote).
 func (r *Report) warnings() []string {
 	var out []string
 	if r.Interrupted {
@@ -111,14 +116,14 @@ func (r *Report) warnings() []string {
 	if n := len(r.Findings); n > 0 {
 		out = append(out, fmt.Sprintf("%s: the sandbox under test violated %s.", plural(n, "finding"), strings.Join(r.violatedInvariants(), ", ")))
 	}
-	if gs := r.UnexplainedGaps(); len(gs) > 0 {
+	if gs := r.UnexplainedGaps(); len(gs) > 0 && r.Full() {
 		cells := make([]string, len(gs))
 		for i, g := range gs {
 			cells[i] = g.Invariant + " × " + g.Class
 		}
 		out = append(out, fmt.Sprintf("%s: no check reached %s, and nothing explains why.", plural(len(gs), "unexplained gap"), strings.Join(cells, ", ")))
 	}
-	if gs := r.UnexplainedDimensionGaps(); len(gs) > 0 {
+	if gs := r.UnexplainedDimensionGaps(); len(gs) > 0 && r.Full() {
 		out = append(out, dimensionsWarning(gs))
 	}
 	if len(r.UnreachedKinds) > 0 {
@@ -177,12 +182,9 @@ func (r *Report) writeSummary(d *doc) {
 		{"findings", r.findingsCell()},
 		{"invariants checked", fmt.Sprintf("%d of %d", r.invariantsChecked(), len(r.Invariants))},
 		{"attack classes run", fmt.Sprintf("%d of %d", r.classesRun(), len(attack.All()))},
-		{"gaps", fmt.Sprintf("%d: %d explained, %d unexplained", len(r.Gaps), len(r.Gaps)-un, un)},
+		{"gaps", fmt.Sprintf("%d: %d explained, %s", len(r.Gaps), len(r.Gaps)-un, r.unexplainedCount(d, un))},
 		{"result kinds reached", fmt.Sprintf("%d of %d", int(core.NumKinds-core.OK)-len(r.UnreachedKinds), int(core.NumKinds-core.OK))},
 		{"SPEC dimension points hit", r.dimensionsCell(d)},
-	}
-	if un > 0 {
-		rows[10][1] = d.strong(rows[10][1])
 	}
 	if r.Mutants != nil {
 		rows = append(rows, []string{"mutants killed", fmt.Sprintf("%d of %d", len(r.Mutants)-len(r.Survivors()), len(r.Mutants))})
@@ -210,7 +212,7 @@ func (r *Report) writeFindings(d *doc) {
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
-		d.para(d.code(fmt.Sprintf("sbxfuzz run --seed %d --checks %d --sut %s", r.Seed, r.Checks, r.SUT)) + " writes their minimized reproducers to `corpus/findings/`.")
+		d.para(d.code(fmt.Sprintf("sbxfuzz run --seed %d --checks %d --sut %s", r.Seed, r.Checks, finding.QuoteArg(r.SUT))) + " writes their minimized reproducers to `sbxfuzz/findings/SUT` under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
 		cols = cols[:len(cols)-1]
 		for i := range rows {
 			rows[i] = rows[i][:len(rows[i])-1]
@@ -241,7 +243,7 @@ func (r *Report) writeInvariants(d *doc) {
 			continue
 		}
 		if len(unexplained) > 0 {
-			gaps = append(gaps, d.strong("unexplained: "+strings.Join(unexplained, ", ")))
+			gaps = append(gaps, r.unexplainedList(d, unexplained))
 		}
 		if len(explained) > 0 {
 			gaps = append(gaps, "n/a: "+strings.Join(explained, ", "))
@@ -262,6 +264,9 @@ func (r *Report) matrixCell(d *doc, row InvariantRow, class string) string {
 		if g, _ := r.gapAt(row.ID, class); g.Explained {
 			return "n/a"
 		}
+		if !r.Full() {
+			return "0" // not hit in a short campaign: not yet a gap
+		}
 		return d.strong("GAP")
 	}
 	s := fmt.Sprint(n)
@@ -276,7 +281,7 @@ func (r *Report) matrixCell(d *doc, row InvariantRow, class string) string {
 
 func (r *Report) writeMatrix(d *doc) {
 	d.heading(2, "Invariants × attack classes")
-	d.para("Checks of each invariant (column) on ops of each attack class (row). ✗N: N of them violated it. n/a: a gap that cannot be filled, explained below. GAP: a cell no check reached, for no known reason — the generators' fault.")
+	d.para("Checks of each invariant (column) on ops of each attack class (row). ✗N: N of them violated it. n/a: a gap that cannot be filled, explained below. " + r.unhitLegend("0", "a cell no check reached"))
 	cols := []column{{"class", false}}
 	for _, row := range r.Invariants {
 		cols = append(cols, column{row.ID, true})
@@ -306,11 +311,15 @@ func (r *Report) writeGaps(d *doc) {
 		d.para("None: every invariant was checked on ops of every attack class.")
 		return
 	}
-	d.para("Every (invariant, attack class) cell with no checks, and why it is empty. An unexplained gap is a case the generators should make and do not.")
+	if r.Full() {
+		d.para("Every (invariant, attack class) cell with no checks, and why it is empty. An unexplained gap is a case the generators should make and do not.")
+	} else {
+		d.para(fmt.Sprintf("Every (invariant, attack class) cell with no checks, and why it is empty: for a reason, or not hit in these %d checks, a short campaign.", r.Checks))
+	}
 	var rows [][]string
 	for _, g := range r.Gaps {
 		why := d.prose(g.Explanation)
-		if !g.Explained {
+		if !g.Explained && r.Full() {
 			why = d.strong(g.Explanation)
 		}
 		rows = append(rows, []string{d.code(g.Invariant), d.code(g.Class), why})

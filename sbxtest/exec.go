@@ -20,7 +20,9 @@ import (
 //	sbxtest.Replay(t, sbxtest.Sandbox{Name: "python", Factory: f}, "testdata/*.sbx")
 //
 // The factory is for one goroutine at a time, as Fuzz, Property and Replay
-// use it.
+// use it. Where the system has no process groups to kill a child's own
+// children with (Windows), Exec returns an error saying it is not
+// supported there.
 func Exec(command string) (f core.Factory, stop func(), err error) {
 	start, err := proc.Sessions(command)
 	if err != nil {

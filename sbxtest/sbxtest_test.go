@@ -2,6 +2,7 @@ package sbxtest
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -127,9 +129,13 @@ func (f *fakeTB) Fail()                             { f.failed = true }
 func (f *fakeTB) Failed() bool                      { return f.failed }
 
 // TestPropertyOfFails: the property catches a mutant and its failure
-// carries the minimized reproducer; on the reference it passes.
+// carries the minimized reproducer; on the reference it passes. rapid does
+// not shrink here (as under go test -fuzz, for which PropertyOf is made):
+// how far it would get depends on the machine's speed, and every step
+// would minimize again.
 func TestPropertyOfFails(t *testing.T) {
 	t.Chdir(t.TempDir()) // rapid reads and writes fail files under testdata/rapid
+	noShrinking(t)
 	tb := new(fakeTB)
 	rapid.Check(tb, PropertyOf(mutant(t, "raw-prefix")))
 	if !tb.failed || !strings.Contains(tb.log.String(), "minimized reproducer") {
@@ -140,6 +146,21 @@ func TestPropertyOfFails(t *testing.T) {
 	if ok.failed {
 		t.Fatalf("the property fails the reference:\n%s", ok.log.String())
 	}
+}
+
+// noShrinking sets -rapid.shrinktime to zero for the test: rapid then
+// reports the first failing input as it was drawn.
+func noShrinking(t *testing.T) {
+	t.Helper()
+	f := flag.Lookup("rapid.shrinktime")
+	if f == nil {
+		t.Fatal("no flag -rapid.shrinktime")
+	}
+	old := f.Value.String()
+	if err := f.Value.Set("0s"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Value.Set(old) })
 }
 
 // TestSeeds: the fuzz target is seeded with every committed scenario.
@@ -157,6 +178,9 @@ func TestSeeds(t *testing.T) {
 func TestExec(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
+	}
+	if err := proc.Supported(); err != nil {
+		t.Skip("a sandbox in another process:", err)
 	}
 	bin := filepath.Join(t.TempDir(), "sbxfuzz")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sbxfuzz").CombinedOutput(); err != nil {

@@ -62,14 +62,21 @@ const intToWire = (n) => (n >= -EXACT && n <= EXACT ? Number(n) : n.toString());
 
 const lines = [];
 let waiting = null; // the resolve function of a pending nextLine()
-let partial = '';
+let pieces = []; // the chunks of a line not yet ended
 let ended = false;
 
 process.stdin.setEncoding('utf8'); // a multi-byte char split across chunks stays whole
+// A line may span many chunks (a scenario's data, escaped, can make lines of
+// tens of megabytes): only the new chunk is searched for the line's end, so
+// a line costs time in its length, not in its square.
 process.stdin.on('data', (chunk) => {
-  const parts = (partial + chunk).split('\n');
-  partial = parts.pop();
-  for (const line of parts) if (line) lines.push(line);
+  const parts = chunk.split('\n');
+  pieces.push(parts[0]);
+  for (let i = 1; i < parts.length; i++) {
+    const line = pieces.join('');
+    if (line) lines.push(line);
+    pieces = [parts[i]];
+  }
   wake();
 });
 process.stdin.on('end', () => { ended = true; wake(); });

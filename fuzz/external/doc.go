@@ -14,7 +14,7 @@
 // (../testdata/fuzz/FuzzScenario), in a binary of its own: the Go fuzzer
 // clears, snapshots and compares every coverage counter of a test binary
 // around each exec, and the code that drives sandboxes outside the process
-// would be a third of package fuzz's counters (18,137 instead of 12,186),
+// would add about a third to package fuzz's counters (docs/benchmarks.md),
 // a cost every exec of the in-process sandboxes would pay. An exec of a
 // sandbox in another process costs a round trip per op, which dwarfs the
 // counters.

@@ -22,6 +22,14 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
+// DefaultChecks is the number of checks of a campaign that sets neither
+// Checks nor Duration on the command line (run, report, and mutants per
+// mutant). It is also the sample size at which the generators are held to
+// account: a report calls a point or cell no check reached a gap, the
+// generators' fault, only when its campaign made at least this many checks
+// (reports.Report.Full); in a shorter one it was merely not hit.
+const DefaultChecks = 10000
+
 // Config describes a campaign. Checks bounds it by count, Duration by time
 // (the first reached ends it; at least one must be set). The clock is read
 // only to stop a timed campaign, to bound hangs and minimization, and to
@@ -53,6 +61,11 @@ type Config struct {
 	// Progress, when set, is called about once a second from a single
 	// goroutine with the counts so far.
 	Progress func(Progress)
+	// Abort, when closed, ends the campaign at once (a second signal):
+	// what was found and is not minimized yet is written as it was found,
+	// and Run returns without waiting for the checks or the minimization
+	// under way, nor more than a moment for the sessions to end.
+	Abort <-chan struct{}
 }
 
 // Progress is a snapshot of a running campaign.
@@ -69,13 +82,21 @@ type Progress struct {
 type Finding struct {
 	Check int    // the index of the check that found it
 	Path  string // where it was written; "" when Config.Out is ""
+	// Unminimized is set on a finding written as it was found: the
+	// campaign stopped before its minimization could try anything. Its
+	// file's header says so.
+	Unminimized bool
 	*finding.Finding
 }
 
 // Result is a finished campaign.
 type Result struct {
-	Seed   uint64
-	Checks int // scenarios checked: 0..Checks-1, all of them
+	Seed uint64
+	// Checks counts the scenarios checked: 0..Checks-1, all of them,
+	// unless the campaign stopped early. The checks of a worker given up
+	// on then (its check still running when the campaign had to end) are
+	// missing from Checks, Coverage and Dimensions alike.
+	Checks int
 	// Drawn counts the scenarios drawn from the generators: Checks, and
 	// those the sandbox's adapter could express nothing of.
 	Drawn      int
@@ -101,15 +122,15 @@ func (r *Result) OpsPerSecond() float64 {
 	return float64(r.Coverage.Ops) / r.Elapsed.Seconds()
 }
 
-// numInvariants sizes the sink's queue.
-const numInvariants = int(oracle.NumInvariants)
-
 // Run runs a campaign until its bound, ctx's end, or (with StopAtFirst) the
 // first finding. Findings are minimized in the background as they become
-// final and written to cfg.Out one by one. When ctx ends, the scenarios
-// already started finish, what is pending is minimized for at most
-// DrainTime each, and the result says it was interrupted. Memory does not
-// grow with the number of checks or findings.
+// final and written to cfg.Out one by one. A campaign that ends early —
+// ctx ended (interrupted), Duration over, or Abort closed — ends in
+// bounded time whatever its sandbox does (see DrainTime, StopTime and
+// EndTime, and DurationEndTime): every finding found by then is written,
+// minimized as far as the time allowed, and the result says whether it
+// was interrupted. Memory does not grow with the number of checks or
+// findings.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Checks <= 0 && cfg.Duration <= 0 {
 		return nil, fmt.Errorf("campaign: set a number of checks or a duration")
@@ -121,18 +142,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	start := time.Now()
+	stop := newStopper()
+	defer stop.release()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if cfg.Duration > 0 {
-		var c2 context.CancelFunc
-		runCtx, c2 = context.WithTimeout(runCtx, cfg.Duration)
-		defer c2()
-	}
-	start := time.Now()
-	out := newSink(cfg.Target, cfg.Seed, cfg.Out, cfg.Timeout)
+	defer stopEarly(ctx, cfg, cancel, stop)()
+	out := newSink(cfg.Target, cfg.Seed, cfg.Out, stop, cfg.Timeout)
 	col := newCollector(cfg.StopAtFirst, out.put)
-	stopHurry := context.AfterFunc(ctx, out.interrupt) // interrupted: minimize what is pending briefly
-	defer stopHurry()
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a
 	// second run.
@@ -145,58 +162,146 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		dcs     = make([]dims.Counts, workers)
 		drawn   = make([]dims.Counts, workers) // of the scenarios as generated, before an adapter
 		errs    = make([]error, workers)
-		wg      sync.WaitGroup
+		// over[w] is set once worker w's checks are over: from then on
+		// its counts, coverage and error may be read.
+		over = make([]atomic.Bool, workers)
+		// ends[w] ends worker w's session, once, whoever calls it first:
+		// the worker when its checks are over, or Run when it gives up
+		// on a worker whose check is stuck.
+		ends             = make([]atomic.Pointer[func() error], workers)
+		checking, ending sync.WaitGroup
 	)
 	for w := range workers {
-		wg.Add(1)
+		checking.Add(1)
+		ending.Add(1)
 		go func() {
-			defer wg.Done()
+			defer ending.Done()
 			f, end, err := cfg.Target.Start()
 			if err != nil {
 				errs[w] = err
 				cancel()
+				over[w].Store(true)
+				checking.Done()
 				return
 			}
-			defer end()
+			endOnce := onceEnd(end)
+			ends[w].Store(&endOnce)
 			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout})
-			defer checker.Close()
 			checker.CheckAll(&feed{
 				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
 				checked: new(dims.Counts), gen: generators.NewGenerator(),
 			}, &covs[w])
+			checker.Close()
+			over[w].Store(true)
+			checking.Done()
+			endOnce()
 		}()
 	}
 	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load)
-	wg.Wait()
+	if !waitOr(&checking, stop.hard) {
+		giveUpOn(over, ends) // their checks were not found to fail: nothing found is lost
+	}
 	col.flush()
 	out.close()
+	waitOr(&ending, stop.last)
 	stopProgress()
-	for _, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, err)
+	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load()}
+	var werr error
+	for w := range workers {
+		if !over[w].Load() {
+			continue
 		}
-	}
-	res := &Result{Seed: cfg.Seed, Workers: workers, Elapsed: time.Since(start), Interrupted: ctx.Err() != nil,
-		Findings: out.findings, Raw: col.raws.Load()}
-	for i := range covs {
-		res.Coverage.Add(&covs[i])
+		if errs[w] != nil {
+			return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, errs[w])
+		}
+		res.Checks += int(counts[w].checks.Load())
+		res.Coverage.Add(&covs[w])
 		if cfg.Dimensions {
-			if res.Dimensions == nil {
-				res.Dimensions = new(dims.Counts)
-			}
-			res.Dimensions.Add(&dcs[i])
-			if cfg.Target.Adapt != nil {
-				if res.DimensionsDrawn == nil {
-					res.DimensionsDrawn = new(dims.Counts)
-				}
-				res.DimensionsDrawn.Add(&drawn[i])
-			}
+			addDimensions(res, &dcs[w], &drawn[w], cfg.Target.Adapt != nil)
 		}
 	}
-	res.Checks = int(sumCounts(counts).Checks)
+	res.Findings, werr = out.result()
 	res.Drawn = res.Checks + int(skipped.Load())
-	return res, out.err
+	res.Elapsed = time.Since(start)
+	return res, werr
+}
+
+// stopEarly arms the stopper for the ways a campaign ends early: ctx's
+// end (an interrupt), the end of cfg.Duration, and cfg.Abort. Each also
+// ends the drawing of checks (cancel). It returns a function that disarms
+// them all.
+func stopEarly(ctx context.Context, cfg Config, cancel func(), stop *stopper) (disarm func()) {
+	disarmCtx := context.AfterFunc(ctx, func() { stop.after(DrainTime, StopTime, EndTime) })
+	var timer *time.Timer
+	if cfg.Duration > 0 {
+		timer = time.AfterFunc(cfg.Duration, func() {
+			cancel()
+			stop.after(DurationDrainTime, DurationStopTime, DurationEndTime)
+		})
+	}
+	quit := make(chan struct{})
+	if cfg.Abort != nil {
+		go func() {
+			select {
+			case <-cfg.Abort:
+				cancel()
+				stop.after(0, 0, abortEndTime)
+			case <-quit:
+			}
+		}()
+	}
+	return func() {
+		disarmCtx()
+		if timer != nil {
+			timer.Stop()
+		}
+		close(quit)
+	}
+}
+
+// isClosed reports whether c is closed; a nil c is not.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// abortEndTime bounds the wait for the sessions to end after an abort.
+const abortEndTime = 500 * time.Millisecond
+
+// onceEnd is end, run once whoever calls it, every caller waiting for it.
+func onceEnd(end func() error) func() error { return sync.OnceValue(end) }
+
+// giveUpOn ends the sessions of the workers whose checks are not over, in
+// the background: a check stuck in a sandbox of another process returns
+// once the process is stopped, and the worker then ends.
+func giveUpOn(over []atomic.Bool, ends []atomic.Pointer[func() error]) {
+	for w := range over {
+		if over[w].Load() {
+			continue
+		}
+		if end := ends[w].Load(); end != nil {
+			go (*end)()
+		}
+	}
+}
+
+// addDimensions adds a worker's dimension counts to res.
+func addDimensions(res *Result, checked, drawn *dims.Counts, adapted bool) {
+	if res.Dimensions == nil {
+		res.Dimensions = new(dims.Counts)
+	}
+	res.Dimensions.Add(checked)
+	if adapted {
+		if res.DimensionsDrawn == nil {
+			res.DimensionsDrawn = new(dims.Counts)
+		}
+		res.DimensionsDrawn.Add(drawn)
+	}
 }
 
 // workerCount is what one worker has checked so far, for the progress

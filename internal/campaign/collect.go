@@ -38,7 +38,8 @@ type collector struct {
 	first    bool                              // StopAtFirst: only the lowest check with a finding is kept
 	firstBad atomic.Int64                      // the lowest check with a finding, for StopAtFirst
 	raws     atomic.Int64                      // raw findings offered, kept or not
-	sink     func(raw)
+	closed   bool                              // flushed: the checks still running (given up on) offer nothing more
+	sink     func(raw)                         // called with mu held; it must not block
 }
 
 func newCollector(first bool, sink func(raw)) *collector {
@@ -59,6 +60,9 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if k.closed {
+		return
+	}
 	var kept *scenario.Scenario // one copy for all the findings of the check
 	for _, f := range fs {
 		id := f.Invariant
@@ -82,22 +86,25 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 // findings it passed to the sink, in check order.
 func (k *collector) finish(i int) {
 	k.mu.Lock()
-	final := k.takeFinal(k.finished.add(i))
-	k.mu.Unlock()
-	for _, r := range final {
+	defer k.mu.Unlock()
+	if k.closed {
+		return
+	}
+	for _, r := range k.takeFinal(k.finished.add(i)) {
 		k.sink(r)
 	}
 }
 
-// flush hands every pending raw finding to the sink: the campaign is over
-// and every check it started has finished.
+// flush hands every pending raw finding to the sink and closes the
+// collector: the campaign is over, and every check it started has
+// finished or was given up on (a check given up on was not found to fail).
 func (k *collector) flush() {
 	k.mu.Lock()
-	final := k.takeFinal(1 << 62)
-	k.mu.Unlock()
-	for _, r := range final {
+	defer k.mu.Unlock()
+	for _, r := range k.takeFinal(1 << 62) {
 		k.sink(r)
 	}
+	k.closed = true
 }
 
 // takeFinal removes and returns the pending findings below mark, in check

@@ -26,7 +26,9 @@ type Kill struct {
 
 // KillMutants runs, for each mutant, a campaign from seed that stops at
 // the first finding or after limit checks, on parallel workers (0: all
-// cores), and returns the kill table in the order of ms. Each campaign is
+// cores), and returns the kill table in the order of ms. Once ctx ends,
+// the campaigns under way stop (see Run) and the mutants not started are
+// left out of it: their rows say not killed, in no checks. Each campaign is
 // single-threaded, so its checks-to-kill is a function of the seed alone.
 func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, workers int) []Kill {
 	if workers <= 0 {
@@ -40,6 +42,10 @@ func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, w
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if ctx.Err() != nil { // interrupted: the mutants not started yet are not run
+					out[i] = Kill{Mutant: ms[i].Name, RedFlag: ms[i].RedFlag}
+					continue
+				}
 				out[i] = kill(ctx, ms[i], seed, limit)
 			}
 		}()

@@ -52,3 +52,16 @@ func killerOps(t *testing.T, name string) int {
 	}
 	return len(sc.Steps)
 }
+
+// TestKillMutantsInterrupted: once the context has ended, the mutants not
+// started yet are not run: an interrupted kill table returns at once, each
+// of their rows not killed, in no checks.
+func TestKillMutantsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, k := range KillMutants(ctx, mutants.All(), 1, killBudget, 0) {
+		if k.Killed || k.Checks != 0 || k.Mutant == "" {
+			t.Errorf("mutant %q after the interrupt: killed %v in %d checks, want not run", k.Mutant, k.Killed, k.Checks)
+		}
+	}
+}

@@ -2,156 +2,297 @@ package campaign
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
-
-// DrainTime bounds the minimization of what is pending when a campaign is
-// interrupted: all of it is minimized within this long, and what is left
-// when the time is up is written as it is.
-const DrainTime = 2 * time.Second
 
 // sink minimizes final raw findings on a goroutine of its own, one at a
 // time, in the order they came, deduplicates them by their minimized text,
 // and writes each to the output directory as soon as it is minimized, so
 // that a campaign killed later keeps it. It starts a session of the target
-// only when the first finding comes.
+// only when the first finding comes. When the campaign stops early, every
+// minimization stops at the stopper's minimize stage, and at its hard
+// stage the sink gives up: what is still queued or being minimized is
+// written as it was found, unminimized.
 type sink struct {
 	target sut.Target
 	seed   uint64
 	out    string // "" keeps findings in memory only
-	p      *finding.Pipeline
-	queue  chan raw
-	hurry  chan struct{} // closed when the campaign is interrupted: minimize briefly
-	by     time.Time     // set before hurry is closed: when minimizing must stop
-	done   chan struct{}
+	stop   *stopper
+	done   chan struct{} // closed when the sink's goroutine returns
 
-	// Only the sink's goroutine touches these two.
-	seen  map[string]bool // file names of the findings so far
-	hangs map[string]bool // the kinds of the ops that hung, in the findings so far
+	// Only the sink's goroutine touches p (its Factory is the session's);
+	// as, never modified, writes findings and makes them as found.
+	p, as *finding.Pipeline
 
-	mu       sync.Mutex // guards findings and err: count reads them from the progress goroutine
+	mu       sync.Mutex // guards everything below
+	wake     *sync.Cond // on mu: a raw finding was queued, or the sink closed
+	queue    []raw
+	current  *raw // the raw finding being minimized, nil when none
+	closed   bool // nothing more will be queued
+	gaveUp   bool // the goroutine must write nothing more
+	seen     map[string]bool
+	hangs    map[string]bool // the kinds of the ops that hung, in the findings so far
 	findings []Finding
-	err      error // the first failure to start a session or to write
+	err      error // the first failure to start the minimizing session or to write
 	end      func() error
 }
 
-func newSink(target sut.Target, seed uint64, out string, timeout time.Duration) *sink {
+func newSink(target sut.Target, seed uint64, out string, stop *stopper, timeout time.Duration) *sink {
 	s := &sink{
-		target: target, seed: seed, out: out,
-		p:     &finding.Pipeline{SUT: target.Name, Timeout: timeout, Adapt: target.Adapt},
-		queue: make(chan raw, 1+MaxPerInvariant*numInvariants),
-		hurry: make(chan struct{}),
-		done:  make(chan struct{}),
-		seen:  map[string]bool{},
-		hangs: map[string]bool{},
+		target: target, seed: seed, out: out, stop: stop,
+		p:    &finding.Pipeline{SUT: target.Name, Timeout: timeout, Adapt: target.Adapt, Start: target.Start, Limits: minimize.Limits{Stop: stop.minimize}},
+		as:   &finding.Pipeline{SUT: target.Name, Timeout: timeout, Limits: minimize.Limits{Stop: closedChan}},
+		done: make(chan struct{}), seen: map[string]bool{}, hangs: map[string]bool{},
 	}
+	s.wake = sync.NewCond(&s.mu)
 	go s.run()
 	return s
 }
 
-// put queues a final raw finding. It never blocks: the collector hands
-// over at most MaxPerInvariant per invariant.
-func (s *sink) put(r raw) { s.queue <- r }
-
-// close waits until everything queued is minimized and written; after
-// interrupt, within DrainTime (plus the checks of what is left).
-func (s *sink) close() {
-	close(s.queue)
-	<-s.done
-	if s.end != nil {
-		s.end()
+// put queues a final raw finding; it never blocks. After close it is a
+// mistake, and after giveUp the finding is dropped.
+func (s *sink) put(r raw) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp {
+		return
 	}
+	s.queue = append(s.queue, r)
+	s.wake.Signal()
 }
 
-// interrupt makes the minimization in progress and every pending one stop
-// DrainTime from now: the campaign is over. It is called once.
-func (s *sink) interrupt() {
-	s.by = time.Now().Add(DrainTime)
-	close(s.hurry)
+// close waits until everything queued is minimized and written, or until
+// the stopper's hard stage, when it gives up and writes what is left as it
+// was found. It then ends the sink's session, waiting for that until the
+// last stage at most.
+func (s *sink) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.wake.Signal()
+	s.mu.Unlock()
+	select {
+	case <-s.done:
+	case <-s.stop.hard:
+		s.giveUp()
+	}
+	s.mu.Lock()
+	end := s.end
+	s.mu.Unlock()
+	if end != nil {
+		ended := make(chan struct{})
+		go func() {
+			defer close(ended)
+			end()
+		}()
+		select {
+		case <-ended:
+		case <-s.stop.last:
+		}
+	}
 }
 
 func (s *sink) run() {
 	defer close(s.done)
-	for r := range s.queue {
-		if s.p.Factory == nil && s.err == nil {
-			f, end, err := s.target.Start() // a session of its own, for minimizing
-			if err != nil {
-				s.fail(fmt.Errorf("starting %s to minimize: %w", s.target.Name, err))
-			} else {
-				s.p.Factory, s.end = f, end
-			}
+	for {
+		r, ok := s.next()
+		if !ok {
+			return
 		}
-		if s.p.Factory == nil {
-			continue
+		f := s.minimize(r)
+		s.mu.Lock()
+		s.current = nil
+		if s.gaveUp {
+			s.mu.Unlock()
+			return
 		}
-		s.minimize(r)
+		s.record(r, f)
+		s.mu.Unlock()
 	}
 }
 
-// minimize runs one raw finding through the pipeline and writes it. A hang
-// on an op of a kind that hung before is taken for the same finding and
+// next waits for the next raw finding to minimize and marks it current;
+// ok is false when the sink is closed and empty, or given up. A hang on
+// an op of a kind that hung before is taken for the same finding and
 // skipped: minimizing one costs a timeout a candidate.
-func (s *sink) minimize(r raw) {
-	if r.f.Hang && r.f.Step > 0 {
-		kind := r.sc.Steps[r.f.Step-1].Op.Kind
-		if s.hangs[kind] {
-			return
+func (s *sink) next() (r raw, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		for len(s.queue) == 0 && !s.closed && !s.gaveUp {
+			s.wake.Wait()
 		}
-		s.hangs[kind] = true
+		if s.gaveUp || len(s.queue) == 0 {
+			return raw{}, false
+		}
+		r = s.queue[0]
+		s.queue[0] = raw{} // let the scenario go once done
+		s.queue = s.queue[1:]
+		if !s.knownHang(r) {
+			s.current = &r
+			return r, true
+		}
 	}
-	stop := make(chan struct{})
-	closeStop := sync.OnceFunc(func() { close(stop) })
-	finished := make(chan struct{})
-	go func() { // after an interrupt, until s.by at most
-		select {
-		case <-s.hurry:
-		case <-finished:
-			return
+}
+
+// knownHang reports whether r is a hang on an op of a kind that hung in a
+// finding before, and notes the kind of a new one. Call with mu held.
+func (s *sink) knownHang(r raw) bool {
+	if !r.f.Hang || r.f.Step <= 0 {
+		return false
+	}
+	kind := r.sc.Steps[r.f.Step-1].Op.Kind
+	if s.hangs[kind] {
+		return true
+	}
+	s.hangs[kind] = true
+	return false
+}
+
+// minimize runs r through the pipeline on the sink's session, started at
+// the first finding. Once the stopper's minimize stage has begun (or when
+// no session can be started) the pipeline leaves r as it is, at once.
+func (s *sink) minimize(r raw) *finding.Finding {
+	origin := fmt.Sprintf("seed %d, check %d", s.seed, r.check)
+	if s.p.Factory == nil && !s.stop.stopping() {
+		s.startSession()
+	}
+	if s.p.Factory == nil {
+		return s.asFound(r)
+	}
+	return s.p.Process(r.sc, r.f, origin)
+}
+
+// startSession starts the sink's own session, for minimizing. A failure
+// is kept (the campaign reports it) and the findings are then written as
+// they were found. A session started as the sink is given up is ended at
+// once: no one else would end it.
+func (s *sink) startSession() {
+	f, end, err := s.target.Start()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case err != nil:
+		if s.err == nil {
+			s.err = fmt.Errorf("starting %s to minimize: %w", s.target.Name, err)
 		}
-		t := time.NewTimer(time.Until(s.by))
-		defer t.Stop()
-		select {
-		case <-t.C:
-			closeStop()
-		case <-finished:
-		}
-	}()
-	p := *s.p
-	p.Limits.Stop = stop
-	f := p.Process(r.sc, r.f, fmt.Sprintf("seed %d, check %d", s.seed, r.check))
-	close(finished)
-	closeStop()
-	if key := f.FileName(); s.seen[key] {
+	case s.gaveUp:
+		go end()
+	default:
+		s.p.Factory, s.end = f, end
+	}
+}
+
+// asFound is r as it was found, not minimized: what a pipeline whose stop
+// is closed makes of it, judging nothing.
+func (s *sink) asFound(r raw) *finding.Finding {
+	return s.as.Process(r.sc, r.f, fmt.Sprintf("seed %d, check %d", s.seed, r.check))
+}
+
+// closedChan is a closed channel: a minimization stopped before it starts.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// giveUp stops the sink: its goroutine writes nothing more, and the raw
+// findings still queued or being minimized are written as they were
+// found, each header saying they were not minimized.
+func (s *sink) giveUp() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp {
 		return
-	} else {
-		s.seen[key] = true
 	}
-	out := Finding{Check: r.check, Finding: f}
+	s.gaveUp = true
+	left := s.queue
+	if s.current != nil {
+		left = append([]raw{*s.current}, left...)
+	}
+	s.queue = nil
+	s.wake.Broadcast()
+	for i, r := range left {
+		if i == 0 && s.current != nil || !s.knownHang(r) { // the current one passed knownHang already
+			s.record(r, s.asFound(r))
+		}
+	}
+}
+
+// record deduplicates f, the finding of r, writes it and keeps it. Call
+// with mu held.
+func (s *sink) record(r raw, f *finding.Finding) {
+	key := f.FileName()
+	if s.seen[key] {
+		return
+	}
+	s.seen[key] = true
+	out := Finding{Check: r.check, Finding: f, Unminimized: unminimized(f)}
 	if s.out != "" {
-		path, err := p.Write(s.out, f)
-		if err != nil {
-			s.fail(fmt.Errorf("writing a finding: %w", err))
+		path, err := s.write(f, out.Unminimized)
+		if err != nil && s.err == nil {
+			s.err = fmt.Errorf("writing a finding: %w", err)
 		}
 		out.Path = path
 	}
-	s.mu.Lock()
 	s.findings = append(s.findings, out)
-	s.mu.Unlock()
 }
 
-func (s *sink) fail(err error) {
+// unminimized reports whether f was left as it was found: its
+// minimization stopped before any candidate was tried.
+func unminimized(f *finding.Finding) bool { return f.Stats.Cut && f.Stats.Calls == 0 }
+
+// write writes f to the output directory; the header of a finding that
+// was not minimized says so, and how to minimize it, where the pipeline's
+// header would say it was minimized from N ops to N.
+func (s *sink) write(f *finding.Finding, unminimized bool) (string, error) {
+	if !unminimized {
+		return s.as.Write(s.out, f)
+	}
+	path := filepath.Join(s.out, f.FileName())
+	s.as.Annotate(f, path)
+	note := fmt.Sprintf("not minimized: the campaign stopped first (%d ops); minimize it with: sbxfuzz minimize --sut %s -w %s",
+		len(f.Minimized.Steps), finding.QuoteArg(s.target.Name), filepath.ToSlash(path))
+	c := f.Minimized.Comment
+	if i := slicesIndexPrefix(c, "minimized from "); i >= 0 {
+		c[i] = note
+	} else {
+		f.Minimized.Comment = append(c, note)
+	}
+	if err := os.MkdirAll(s.out, 0o755); err != nil {
+		return "", err
+	}
+	return path, fsutil.WriteAtomic(path, f.Minimized.Format(), 0o644)
+}
+
+// slicesIndexPrefix returns the index of the first line of lines that
+// starts with prefix, or -1.
+func slicesIndexPrefix(lines []string, prefix string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			return i
+		}
+	}
+	return -1
+}
+
+// result returns the findings and the first failure to write.
+func (s *sink) result() ([]Finding, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = err
-	}
+	return s.findings, s.err
 }
 
-// count returns how many findings are minimized so far.
+// count returns how many findings are minimized (or written as found) so
+// far.
 func (s *sink) count() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

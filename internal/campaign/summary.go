@@ -51,6 +51,9 @@ type FindingSummary struct {
 	File         string `json:"file,omitempty"`
 	OriginalOps  int    `json:"original_ops"`
 	MinimizedOps int    `json:"minimized_ops"`
+	// Unminimized is set on a finding written as it was found: the
+	// campaign stopped before its minimization (see Finding).
+	Unminimized bool `json:"unminimized,omitempty"`
 }
 
 // InvariantRow is one invariant's coverage: checks and violations, per
@@ -89,7 +92,8 @@ func Summarize(res *Result, sut string) Summary {
 	}
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, FindingSummary{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
-			Class: f.Class.String(), Detail: f.Detail, File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps)})
+			Class: f.Class.String(), Detail: f.Detail, File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
+			Unminimized: f.Unminimized})
 	}
 	return s
 }

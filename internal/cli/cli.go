@@ -1,21 +1,21 @@
 // Package cli is the sbxfuzz command line: one flag set per subcommand,
-// exit status 0 (nothing wrong), 1 (a finding) or 2 (bad usage or input).
+// flags and arguments in any order, exit status 0 (nothing wrong), 1 (a
+// finding), 2 (bad usage or input) or 3 (interrupted). Every error it
+// prints starts with "sbxfuzz: ", except a scenario file's parse error,
+// which starts with its "FILE:LINE: " (SPEC §11).
 package cli
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"time"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// Exit statuses (SPEC §11).
+// Exit statuses (SPEC §11); ExitInterrupted is the fourth.
 const (
 	ExitOK      = 0 // nothing wrong
 	ExitFinding = 1 // a violated invariant, an unmet expectation, a surviving mutant
@@ -30,23 +30,47 @@ type env struct {
 	getenv         func(string) string
 	extra          []sut.Target
 	exit           func(int) // os.Exit: a second interrupt stops at once
+	treeDir        string    // --tree-dir
 }
 
-// target resolves a --sut value.
-func (e *env) target(name string) (sut.Target, error) { return sut.Lookup(name, e.extra...) }
-
-// session resolves a --sut value and starts a session of it, for a command
-// that judges scenarios one at a time.
-func (e *env) session(name string) (core.Factory, func() error, error) {
-	t, err := e.target(name)
-	if err != nil {
-		return nil, nil, err
+// target resolves a --sut value, with the command's --tree-dir, else
+// $SBXFUZZ_TREE_DIR, for the real-disk doors.
+func (e *env) target(name string) (sut.Target, error) {
+	dir := e.treeDir
+	if dir == "" {
+		dir = e.getenv(realfs.TreeDirEnv)
 	}
-	return t.Start()
+	return sut.LookupWith(name, sut.Options{TreeDir: dir}, e.extra...)
 }
 
-// sutHelp is the --sut flag's help.
-const sutHelp = `sandbox under test: "reference", "mutant:NAME", or a name the program registered`
+// treeDirFlag registers --tree-dir on a command that takes --sut.
+func treeDirFlag(e *env, fs *flagSet) {
+	fs.StringVar(&e.treeDir, "tree-dir", "", "directory the real-disk doors (osroot, mcp:) build their trees under, one locked directory a run, removed at its end, and those of dead runs at the next start (default: $"+realfs.TreeDirEnv+" if set, else sbxfuzz/trees under the user's cache directory; never the temporary directory)")
+}
+
+// sutHelp is the --sut flag's help: every door a sandbox comes in by
+// (package sut), and what the program registered.
+const sutHelp = `sandbox under test: "reference", "mutant:NAME", "exec:COMMAND", "mcp:COMMAND", "osroot", or a name the program registered (see 'sbxfuzz help')`
+
+// sutDoors is the usage's list of --sut values, one a line.
+const sutDoors = `  reference      the reference sandbox, docs/SPEC.md §5 (the default)
+  mutant:NAME    the reference wrong in one way real sandboxes have been
+                 wrong ('sbxfuzz mutants' runs them all; an unknown NAME lists them)
+  exec:COMMAND   a sandbox in another process speaking sbxfuzz/1 on its
+                 stdin and stdout (docs/SPEC.md §12), e.g. "exec:python3 sandbox.py"
+  mcp:COMMAND    an MCP filesystem server started with COMMAND, over stdio,
+                 on a world materialized under --tree-dir (docs/SPEC.md §13)
+  osroot         Go's os.Root on a world materialized under --tree-dir
+                 (docs/SPEC.md §13)
+  NAME           a sandbox the program registered (package sbxcli)
+`
+
+// exitStatuses is the usage's list of exit statuses (SPEC §11).
+const exitStatuses = `  0  nothing wrong
+  1  a finding: a violated invariant, an unmet expectation, a surviving mutant
+  2  bad usage or bad input
+  3  interrupted by SIGINT, SIGTERM or SIGHUP; the findings so far are kept
+`
 
 // command is one subcommand: its name, a one-line summary, and its run
 // function, which parses its own flags.
@@ -66,6 +90,7 @@ func commands() []command {
 		{"mutants", "run a campaign against every mutant and print the kill table", runMutants},
 		{"report", "invariant coverage: invariants × classes, classes × kinds, gaps, heat map", runReport},
 		{"serve", "serve a Go sandbox over the sbxfuzz/1 process protocol on stdin and stdout", runServe},
+		{"version", "print the version of sbxfuzz", runVersion},
 	}
 }
 
@@ -83,105 +108,47 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, e
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return ExitOK
+	case "-version", "--version":
+		name = "version"
 	}
 	for _, c := range commands() {
 		if c.name == name {
 			return c.run(e, args[1:])
 		}
 	}
-	fmt.Fprintf(stderr, "sbxfuzz: unknown command %q\n", name)
-	usage(stderr)
-	return ExitUsage
+	return errorf(e, "unknown command %q (run 'sbxfuzz help' for the commands)", name)
 }
 
+// usage writes the program's usage: the commands, how flags are read, the
+// --sut values and the exit statuses.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "sbxfuzz: an adversarial, property-based fuzzing harness for capability sandboxes")
 	fmt.Fprintln(w, "\nusage: sbxfuzz COMMAND [flags] [args]\n\ncommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'sbxfuzz COMMAND -h' for a command's flags. Exit status: 0 nothing wrong, 1 a finding, 2 bad usage or input.")
+	fmt.Fprint(w, `
+Run 'sbxfuzz COMMAND -h' for a command's flags. Flags may come before or
+after the arguments; -- ends the flags.
+
+--sut picks the sandbox under test:
+`+sutDoors+`
+Exit status:
+`+exitStatuses+`
+Errors are printed as "sbxfuzz: reason", or as "FILE:LINE: reason" for a
+scenario file that does not parse.
+`)
 }
 
-// newFlags returns a flag set for a subcommand. Its -h prints the
-// synopsis, the description and the flags to stdout; a bad flag prints the
-// flag package's one-line error and a hint to stderr.
-func newFlags(e *env, name, synopsis, description string) *flagSet {
-	fs := flag.NewFlagSet("sbxfuzz "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {} // parseFlags prints what is needed, once
-	return &flagSet{FlagSet: fs, usage: func(w io.Writer) {
-		fmt.Fprintf(w, "usage: sbxfuzz %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(description))
-		if hasFlags(fs) {
-			fmt.Fprintln(w, "\nflags:")
-			fs.SetOutput(w)
-			fs.PrintDefaults()
-			fs.SetOutput(e.stderr)
-		}
-	}}
-}
-
-// flagSet is a subcommand's flags and its full usage text, printed on -h.
-type flagSet struct {
-	*flag.FlagSet
-	usage func(io.Writer)
-}
-
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
-
-// parseFlags parses args; it reports -h as a clean exit and bad flags as
-// usage errors. ok is false when the caller should return status.
-func parseFlags(e *env, fs *flagSet, args []string) (status int, ok bool) {
-	err := fs.Parse(args)
-	switch {
-	case err == nil:
-		return 0, true
-	case errors.Is(err, flag.ErrHelp):
-		fs.usage(e.stdout)
-		return ExitOK, false
+// printError prints err as every error of the command line is printed: a
+// scenario file's parse error as it is, "FILE:LINE: reason" (SPEC §11),
+// anything else after "sbxfuzz: ". It returns the usage status.
+func printError(e *env, err error) int {
+	if _, ok := err.(*scenario.ParseError); ok {
+		fmt.Fprintln(e.stderr, err)
+		return ExitUsage
 	}
-	// The flag package has printed the error itself.
-	fmt.Fprintf(e.stderr, "run '%s -h' for usage\n", fs.Name())
-	return ExitUsage, false
-}
-
-// formatFlag registers --format; allowed lists its values, the first the
-// default.
-func formatFlag(fs *flagSet, allowed ...string) *string {
-	return fs.String("format", allowed[0], "output format: "+strings.Join(allowed, ", "))
-}
-
-func checkFormat(e *env, f string, allowed ...string) bool {
-	for _, a := range allowed {
-		if f == a {
-			return true
-		}
-	}
-	fmt.Fprintf(e.stderr, "sbxfuzz: --format %q: want one of %s\n", f, strings.Join(allowed, ", "))
-	return false
-}
-
-// MaxWorkers is the largest --workers a campaign accepts.
-const MaxWorkers = 256
-
-// MinDuration is the shortest --duration a campaign accepts: anything
-// shorter ends before a single check.
-const MinDuration = time.Millisecond
-
-// checkBounds checks the upper bound of --workers and the lower bound of a
-// set --duration (0 means unset); the caller has refused negative values.
-func checkBounds(duration time.Duration, workers int) error {
-	if workers > MaxWorkers {
-		return fmt.Errorf("--workers %d: at most %d", workers, MaxWorkers)
-	}
-	if duration > 0 && duration < MinDuration {
-		return fmt.Errorf("--duration %s: too short to check anything (at least %s)", duration, MinDuration)
-	}
-	return nil
+	return errorf(e, "%v", err)
 }
 
 // errorf prints an error line and returns the usage status.

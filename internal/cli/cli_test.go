@@ -267,3 +267,17 @@ func TestExtraTargets(t *testing.T) {
 		t.Errorf("replay on an unknown sandbox: status %d, want 2 and a list naming \"wide-open\"\n%s", st, out)
 	}
 }
+
+// TestCommittedCorpusIsCanonical: every committed scenario is in canonical
+// form, as CI checks with `sbxfuzz fmt -l corpus/...`: a comment placed
+// where fmt would move it, or hand-aligned text, fails here first.
+func TestCommittedCorpusIsCanonical(t *testing.T) {
+	st, out, errs := run(t, "fmt", "-l", "../../corpus/...")
+	if st != ExitOK || out != "" {
+		t.Errorf("fmt -l corpus/...: status %d, stderr %q; not canonical (rewrite with sbxfuzz fmt -w):\n%s", st, errs, out)
+	}
+	files, err := filepath.Glob("../../corpus/*/*.sbx")
+	if err != nil || len(files) < 50 {
+		t.Fatalf("the corpus has %d scenarios below it (%v): the glob no longer finds it", len(files), err)
+	}
+}

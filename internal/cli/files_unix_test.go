@@ -37,13 +37,13 @@ func TestFIFOInputExits2(t *testing.T) {
 			if r.st != ExitUsage || !strings.Contains(r.errs, fifo) || !strings.Contains(r.errs, "not a regular file") {
 				t.Errorf("%v: status %d, stderr %q; want 2 and an error naming %s", args, r.st, r.errs, fifo)
 			}
-		case <-time.After(time.Second):
+		case <-time.After(time.Minute): // a refusal is at once; only a stuck open waits this long
 			// Let the stuck open return, so the test can go on.
 			if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 				f.Close()
 			}
 			<-done
-			t.Errorf("%v: still waiting on the named pipe after a second", args)
+			t.Errorf("%v: still waiting on the named pipe after a minute", args)
 		}
 	}
 }

@@ -37,8 +37,7 @@ every .sbx below DIR.`)
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(e.stderr, err)
-			status = ExitUsage
+			status = printError(e, err)
 		}
 	}
 	return status

@@ -23,8 +23,9 @@ Turn inputs of the FuzzScenario fuzz target into minimized, canonical .sbx
 files. Each FILE is decoded as FuzzScenario decodes it, judged by the oracle on
 the sandbox under test, and, when it violates an invariant, minimized for the
 first one violated, given the oracle model's results as expectations, annotated
-with where it came from, and written atomically to --out as
-<invariant>-<hash>.sbx.
+with where it came from, and written atomically to --out (by default under
+the user's cache directory, never the working directory: see --out) as
+<invariant>-<hash>.sbx, each path printed on stdout.
 
 Three layouts are read (--layout auto tells go from libfuzzer by the first line):
   go         a go test -fuzz corpus entry: "go test fuzz v1", then one line
@@ -38,11 +39,14 @@ Three layouts are read (--layout auto tells go from libfuzzer by the first line)
   raw        the bytes the target received, as they are.
 
 --sut defaults to $SBXFUZZ_SUT, the variable the fuzz targets read, else the
-reference. Exit 1 when a finding was imported, 0 when no input reproduces
-anything on the sandbox (each such input is named on stderr), 2 for a file
-that is not an input.`)
+reference; a real sandbox (osroot, mcp:) is asked what run would ask it,
+the ops its adapter cannot express left out. Exit 1 when a finding was
+imported, 0 when no input reproduces anything on the sandbox (each such input
+is named on stderr), 2 for a file that is not an input, 3 on SIGINT, SIGTERM
+or SIGHUP (the findings written so far are kept).`)
 	sutName := fs.String("sut", defaultSUT(e), sutHelp)
-	out := fs.String("out", "corpus/findings", "directory the minimized findings are written to")
+	treeDirFlag(e, fs)
+	out := outFlag(fs)
 	layoutName := fs.String("layout", "auto", "input layout: auto, go, libfuzzer or raw")
 	timeout := timeoutFlag(fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
@@ -58,15 +62,21 @@ that is not an input.`)
 	if fs.NArg() == 0 {
 		return errorf(e, "import: want at least one FILE (try 'sbxfuzz import -h')")
 	}
+	*out = e.outDir(*out, *sutName)
 	if err := fsutil.CheckOutDir(*out); err != nil {
 		return errorf(e, "--out: %v", err)
 	}
-	factory, end, err := e.session(*sutName)
+	target, err := e.target(*sutName)
+	if err != nil {
+		return errorf(e, "--sut: %v", err)
+	}
+	factory, end, err := startSession(e, target)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
 	defer end()
-	im := &importer{e: e, p: &finding.Pipeline{Factory: factory, SUT: *sutName, Timeout: *timeout}, out: *out, layout: layout}
+	im := &importer{e: e, target: target, out: *out, layout: layout,
+		p: &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Timeout: *timeout, Adapt: target.Adapt}}
 	status := ExitOK
 	for _, name := range fs.Args() {
 		status = max(status, im.importFile(name)) // 2 over 1 over 0
@@ -85,6 +95,7 @@ func defaultSUT(e *env) string {
 // importer imports fuzz inputs for one sandbox under test.
 type importer struct {
 	e      *env
+	target sut.Target // what a decoded scenario is narrowed for, as a campaign narrows its own
 	p      *finding.Pipeline
 	out    string
 	layout fuzzinput.Layout
@@ -96,38 +107,43 @@ type importer struct {
 func (im *importer) importFile(name string) int {
 	data, err := fsutil.ReadInput(name)
 	if err != nil {
-		fmt.Fprintln(im.e.stderr, "sbxfuzz:", err)
-		return ExitUsage
+		return errorf(im.e, "%v", err)
 	}
 	in, layout, err := fuzzinput.ReadInput(data, im.layout)
 	if err != nil {
-		fmt.Fprintf(im.e.stderr, "%s: %v\n", name, err)
-		return ExitUsage
+		return errorf(im.e, "%s: %v", name, err)
 	}
 	d := fuzzinput.DecodeLabelled(in)
-	c, err := oracle.NewCase(d.Scenario)
+	n := im.target.Narrow(d.Scenario)
+	if n.Scenario == nil {
+		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: reproduces nothing on %s, which can express none of it (%s input, %d bytes, decoded in %s mode to %d ops)\n",
+			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
+		return ExitOK
+	}
+	c, err := oracle.NewCase(n.Scenario)
 	if err != nil {
-		fmt.Fprintf(im.e.stderr, "%s: %v\n", name, err) // Decode validates grants: not expected
-		return ExitUsage
+		return errorf(im.e, "%s: %v", name, err) // Decode validates grants: not expected
 	}
 	findings := oracle.Check(im.p.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: im.p.Timeout})
 	if len(findings) == 0 {
-		fmt.Fprintf(im.e.stderr, "%s: reproduces nothing on %s (%s input, %d bytes, decoded in %s mode to %d ops)\n",
+		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: reproduces nothing on %s (%s input, %d bytes, decoded in %s mode to %d ops)\n",
 			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
 		return ExitOK
 	}
 	// The base name only: the header is committed, and a path would be the
 	// importing machine's (a crash file's name is its content hash anyway).
 	origin := fmt.Sprintf("imported from %s (%s input, %d bytes, decoded in %s mode)", filepath.Base(name), layout, len(in), d.Mode)
-	f := im.p.Process(d.Scenario, findings[0], origin)
+	if len(n.Skipped) > 0 {
+		origin += fmt.Sprintf("; %d ops %s cannot express left out", len(n.Skipped), im.p.SUT)
+	}
+	f := im.p.Process(n.Scenario, findings[0], origin)
 	path, err := im.p.Write(im.out, f)
 	if err != nil {
-		fmt.Fprintln(im.e.stderr, "sbxfuzz:", err)
-		return ExitUsage
+		return errorf(im.e, "%v", err)
 	}
 	fmt.Fprintf(im.e.stdout, "%s: %s (%d ops minimized to %d)\n  %s\n", path, f.Invariant, len(f.Original.Steps), len(f.Minimized.Steps), f.Explanation())
 	if others := otherInvariants(findings); others != "" {
-		fmt.Fprintf(im.e.stderr, "%s: also violates %s (imported for %s only)\n", name, others, f.Invariant)
+		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: also violates %s (imported for %s only)\n", name, others, f.Invariant)
 	}
 	return ExitFinding
 }

@@ -17,9 +17,13 @@ violated on the sandbox under test (the first one found, or --invariant): drop
 the ops after the failure, remove ops from the back, remove grant and world
 entries, shorten arguments, within 20,000 candidates and 60 s. The result is
 1-minimal unless a limit cut it short, with the results of the oracle's model
-of SPEC §5 written in as expectations. It is printed in canonical form, or written back atomically with -w. Exit 1 when the scenario
-fails (and so was minimized), 0 when it passes and there is nothing to do.`)
+of docs/SPEC.md §5 written in as expectations. It is printed in canonical
+form, or written back atomically with -w. Exit 1 when the scenario fails (and
+so was minimized), 0 when it passes and there is nothing to do, 3 on SIGINT,
+SIGTERM or SIGHUP. A real sandbox (osroot, mcp:) is asked what run would ask
+it: the ops its adapter cannot express are left out first.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
+	treeDirFlag(e, fs)
 	inv := fs.String("invariant", "", "the invariant to keep violated (default: the first one found)")
 	write := fs.Bool("w", false, "rewrite FILE with the minimized scenario")
 	timeout := timeoutFlag(fs)
@@ -37,19 +41,16 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 			return errorf(e, "-w: %v", err)
 		}
 	}
-	factory, end, err := e.session(*sutName)
+	target, err := e.target(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
-	defer end()
 	name := fs.Arg(0)
-	sc, err := load(name)
+	sc, err := loadFor(target, name)
 	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return ExitUsage
+		return printError(e, err)
 	}
-	c, err := oracle.NewCase(sc)
-	if err != nil {
+	if _, err := oracle.NewCase(sc); err != nil {
 		return errorf(e, "%s: %v", name, err)
 	}
 	if *inv != "" {
@@ -57,24 +58,40 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 			return errorf(e, "--invariant: unknown invariant %q", *inv)
 		}
 	}
+	// What the sandbox is asked is what a campaign would ask it: the
+	// scenario narrowed by its adapter, and every candidate too.
+	n := target.Narrow(sc)
+	if n.Scenario == nil {
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s can express none of it: nothing to minimize\n", name, *sutName)
+		return ExitOK
+	}
+	c, err := oracle.NewCase(n.Scenario)
+	if err != nil {
+		return errorf(e, "%s: narrowed for %s: %v", name, *sutName, err)
+	}
+	factory, end, err := startSession(e, target)
+	if err != nil {
+		return errorf(e, "--sut: %v", err)
+	}
+	defer end()
 	findings := oracle.Check(factory, c, new(oracle.Coverage), oracle.Options{Timeout: *timeout})
-	var target *oracle.Finding
+	var violated *oracle.Finding
 	for i := range findings {
 		if *inv == "" || findings[i].Invariant.String() == *inv {
-			target = &findings[i]
+			violated = &findings[i]
 			break
 		}
 	}
-	if target == nil {
-		fmt.Fprintf(e.stderr, "%s: no violation to minimize on %s\n", name, *sutName)
+	if violated == nil {
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: no violation to minimize on %s\n", name, *sutName)
 		return ExitOK
 	}
-	p := &finding.Pipeline{Factory: factory, SUT: *sutName, Timeout: *timeout}
-	f := p.Process(sc, *target, "minimized from "+name)
+	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Timeout: *timeout, Adapt: target.Adapt}
+	f := p.Process(n.Scenario, *violated, "minimized from "+name)
 	min := f.Minimized
-	min.Comment = append(sc.Comment, fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried)",
-		target.Invariant, *sutName, len(sc.Steps), len(min.Steps), f.Stats.Calls))
-	fmt.Fprintf(e.stderr, "%s: %s: %d ops minimized to %d\n", name, target.Invariant, len(sc.Steps), len(min.Steps))
+	min.Comment = append(sc.Comment, fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
+		violated.Invariant, *sutName, len(sc.Steps), len(min.Steps), f.Stats.Calls, leftOut(len(n.Skipped), *sutName)))
+	fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s: %d ops minimized to %d\n", name, violated.Invariant, len(sc.Steps), len(min.Steps))
 	if *write {
 		st, err := os.Stat(name)
 		if err == nil {
@@ -87,4 +104,13 @@ fails (and so was minimized), 0 when it passes and there is nothing to do.`)
 		e.stdout.Write(min.Format())
 	}
 	return ExitFinding
+}
+
+// leftOut says, in a header, how many ops were left out before minimizing
+// because the sandbox cannot express them; "" when none were.
+func leftOut(n int, sutName string) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d ops %s cannot express left out first", n, sutName)
 }

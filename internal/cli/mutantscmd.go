@@ -16,9 +16,9 @@ sandboxes have been wrong — until its first finding or --checks checks, each
 from the same seed and single-threaded (mutants run in parallel), minimize the
 finding, and print the kill table: mutant, killed, the invariant that caught
 it, checks and seconds to kill, and the minimized reproducer's length in ops.
-Exit 1 if any mutant survives, 3 if SIGINT or SIGTERM cut the run short.`)
+Exit 1 if any mutant survives, 3 if SIGINT, SIGTERM or SIGHUP cut the run short.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
-	checks := fs.Int("checks", 10000, "checks per mutant before it is declared a survivor")
+	checks := fs.Int("checks", campaign.DefaultChecks, "checks per mutant before it is declared a survivor")
 	one := fs.String("mutant", "", "run only this mutant")
 	workers := fs.Int("workers", 0, "mutants run at once (default: all cores)")
 	format := formatFlag(fs, "text", "md", "json")
@@ -42,7 +42,7 @@ Exit 1 if any mutant survives, 3 if SIGINT or SIGTERM cut the run short.`)
 		}
 		ms = []mutants.Mutant{m}
 	}
-	ctx, stop := interruptible(e)
+	ctx, _, stop := interruptible(e)
 	defer stop()
 	kills := campaign.KillMutants(ctx, ms, *seed, *checks, *workers)
 	if err := reports.WriteKills(e.stdout, reports.Format(*format), kills); err != nil {

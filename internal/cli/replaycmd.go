@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -22,8 +23,13 @@ op, hold each op to its expectation, and print the step table — step, op,
 result, hard, ops/wall/output used, what the step added to the journal —
 followed by the findings in plain words. Every op runs, after a halt too, so
 the latch is checked. A FILE of the form DIR/... stands for every .sbx below
-DIR. Exit 1 if any expectation is unmet or any invariant violated.`)
+DIR. A real sandbox (osroot, mcp:) is asked what run would ask it: the ops
+its adapter cannot express are skipped and counted, not judged, and an
+expectation is held only where SPEC §5 gives the same result on what is
+asked. Exit 1 if any expectation is unmet or any invariant violated; 3 on
+SIGINT, SIGTERM or SIGHUP.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
+	treeDirFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
 	timeout := timeoutFlag(fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
@@ -32,11 +38,10 @@ DIR. Exit 1 if any expectation is unmet or any invariant violated.`)
 	if !checkFormat(e, *format, "text", "json") || !checkTimeout(e, *timeout) {
 		return ExitUsage
 	}
-	factory, end, err := e.session(*sutName)
+	target, err := e.target(*sutName)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
-	defer end()
 	files, err := fsutil.ExpandPatterns(fs.Args(), ".sbx")
 	if err != nil {
 		return errorf(e, "%v", err)
@@ -44,20 +49,24 @@ DIR. Exit 1 if any expectation is unmet or any invariant violated.`)
 	if len(files) == 0 {
 		return errorf(e, "replay: no files given (try 'sbxfuzz replay -h')")
 	}
-	// Parse everything first: bad input is exit 2 before any output.
+	// Parse everything first: bad input is exit 2 before any output, and
+	// before the sandbox is started.
 	scs := make([]*scenario.Scenario, len(files))
 	for i, name := range files {
-		if scs[i], err = load(name); err != nil {
-			fmt.Fprintln(e.stderr, err)
-			return ExitUsage
+		if scs[i], err = loadFor(target, name); err != nil {
+			return printError(e, err)
 		}
 	}
+	factory, end, err := startSession(e, target)
+	if err != nil {
+		return errorf(e, "--sut: %v", err)
+	}
+	defer end()
 	status := ExitOK
 	for i, name := range files {
-		out, err := replay.RunWithin(name, scs[i], factory, nil, *timeout)
+		out, err := replayNarrowed(target, name, scs[i], factory, *timeout)
 		if err != nil {
-			fmt.Fprintln(e.stderr, err)
-			return ExitUsage
+			return printError(e, err)
 		}
 		if out.Failed() {
 			status = ExitFinding
@@ -83,8 +92,12 @@ func load(name string) (*scenario.Scenario, error) {
 	return scenario.Parse(name, src)
 }
 
-func writeReplayText(w io.Writer, out *replay.Outcome) error {
+func writeReplayText(w io.Writer, out *narrowedOutcome) error {
 	fmt.Fprintf(w, "%s\n", out.Name)
+	if out.nothing {
+		_, err := fmt.Fprintf(w, "%s: skipped: %s can express none of its %d steps (not run, not judged)\n\n", out.Name, out.sut, len(out.skipped))
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tOP\tRESULT\tHARD\tOPS\tWALL\tOUTPUT\tJOURNAL")
 	for _, s := range out.Steps {
@@ -106,12 +119,42 @@ func writeReplayText(w io.Writer, out *replay.Outcome) error {
 	for _, f := range out.Findings {
 		fmt.Fprintf(w, "%s: %s\n", out.Name, f)
 	}
+	if len(out.skipped) > 0 {
+		fmt.Fprintf(w, "%s: %s skipped: %s cannot express %s (not run, not judged)\n", out.Name, stepList(out.skipped), out.sut, them(len(out.skipped)))
+	}
+	if len(out.notHeld) > 0 {
+		fmt.Fprintf(w, "%s: expectation of %s not held: on what %s can be asked, SPEC §5 gives another result\n", out.Name, stepList(out.notHeld), out.sut)
+	}
 	verdict := "ok"
 	if out.Failed() {
 		verdict = fmt.Sprintf("FAIL: %d unmet expectations, %d findings", len(unmet), len(out.Findings))
 	}
-	_, err := fmt.Fprintf(w, "%s: %d steps, %s\n\n", out.Name, len(out.Steps), verdict)
+	skipped := ""
+	if len(out.skipped) > 0 {
+		skipped = fmt.Sprintf(" (%d skipped)", len(out.skipped))
+	}
+	_, err := fmt.Fprintf(w, "%s: %d steps%s, %s\n\n", out.Name, len(out.Steps), skipped, verdict)
 	return err
+}
+
+// them is "it" or "them", for n things.
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// stepList writes 1-based step numbers as "step 3" or "steps 3, 7, 12".
+func stepList(steps []int) string {
+	words := make([]string, len(steps))
+	for i, s := range steps {
+		words[i] = strconv.Itoa(s)
+	}
+	if len(steps) == 1 {
+		return "step " + words[0]
+	}
+	return "steps " + strings.Join(words, ", ")
 }
 
 func journalText(entries []core.Entry) string {
@@ -148,6 +191,12 @@ type replayJSON struct {
 	Journal    []string        `json:"journal"`
 	Violations []violationJSON `json:"violations"`
 	Unmet      []unmetJSON     `json:"unmet"`
+	// Skipped lists the steps the sandbox cannot express (its adapter
+	// leaves them out, as a campaign does): not run, not judged.
+	Skipped []int `json:"skipped,omitempty"`
+	// NotHeld lists the steps whose expectation was not held: on what the
+	// sandbox can be asked, SPEC §5 gives another result.
+	NotHeld []int `json:"expectations_not_held,omitempty"`
 }
 
 type stepJSON struct {
@@ -174,9 +223,9 @@ type unmetJSON struct {
 	Detail string `json:"detail"`
 }
 
-func writeReplayJSON(w io.Writer, out *replay.Outcome) error {
+func writeReplayJSON(w io.Writer, out *narrowedOutcome) error {
 	doc := replayJSON{File: out.Name, OK: !out.Failed(), Steps: []stepJSON{}, Journal: []string{},
-		Violations: []violationJSON{}, Unmet: []unmetJSON{}}
+		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: out.skipped, NotHeld: out.notHeld}
 	for _, s := range out.Steps {
 		js := stepJSON{Step: s.Step, Op: oracle.FormatOp(s.Op), Kind: s.Result.Kind.String(), Hard: s.Result.Hard,
 			Data: s.Result.Data, OpsUsed: s.Usage.Ops, WallUsed: s.Usage.Wall, OutputUsed: s.Usage.Output, Journal: []string{}}

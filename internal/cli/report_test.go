@@ -69,17 +69,17 @@ func TestSampleReportIsCurrent(t *testing.T) {
 	checkReadmeExcerpt(t, string(report))
 }
 
-// checkReadmeExcerpt checks that every row of the README's excerpt of the
+// checkReadmeExcerpt checks that every row of docs/reports.md's excerpt of the
 // sample report is a row of the report, cell for cell.
 func checkReadmeExcerpt(t *testing.T, report string) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/reports.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, excerpt, ok := strings.Cut(string(readme), "<!-- excerpt of reports/REPORT.md")
 	excerpt, _, ok2 := strings.Cut(excerpt, "<!-- end of excerpt -->")
 	if !ok || !ok2 {
-		t.Fatal("README.md has no excerpt of the sample report")
+		t.Fatal("docs/reports.md has no excerpt of the sample report")
 	}
 	cells := func(line string) string {
 		var out []string
@@ -97,12 +97,12 @@ func checkReadmeExcerpt(t *testing.T, report string) {
 		if strings.HasPrefix(l, "| `") {
 			n++
 			if !rows[cells(l)] {
-				t.Errorf("README.md's excerpt of the sample report is stale: %s", l)
+				t.Errorf("docs/reports.md's excerpt of the sample report is stale: %s", l)
 			}
 		}
 	}
 	if n == 0 {
-		t.Error("README.md's excerpt of the sample report has no rows")
+		t.Error("docs/reports.md's excerpt of the sample report has no rows")
 	}
 }
 
@@ -158,8 +158,12 @@ func TestReportJSON(t *testing.T) {
 			t.Errorf("gap %+v", g)
 		}
 	}
-	if !strings.Contains(errs, "sbxfuzz report: seed 1, 400 checks") || !regexp.MustCompile(`, \d+ dimension points unhit \(\d+ unexplained\), `).MatchString(errs) {
+	if !strings.Contains(errs, "sbxfuzz report: seed 1, 400 checks") || !regexp.MustCompile(`, \d+ dimension points unhit \(\d+ not hit in 400 checks\), `).MatchString(errs) {
 		t.Errorf("no summary line on stderr: %q", errs)
+	}
+	// 400 checks is a short campaign: what it did not hit is not a gap.
+	if strings.Contains(errs, "UNEXPLAINED") || !regexp.MustCompile(`\nsbxfuzz report: \d+ dimension points not hit in 400 checks, a short campaign: only 10000 checks or more \(the default\) call them gaps\n`).MatchString(errs) {
+		t.Errorf("stderr of a short campaign: %q", errs)
 	}
 	if len(doc.Dimensions) == 0 || len(doc.DimensionRows) == 0 || doc.DimensionGaps == nil {
 		t.Errorf("no SPEC dimensions: %d points, %d rows, gaps %v", len(doc.Dimensions), len(doc.DimensionRows), doc.DimensionGaps)
@@ -288,7 +292,7 @@ func TestReportBadUsageExits2(t *testing.T) {
 		{"not a summary", []string{"report", "--from", notJSON}, "x.json: not a campaign summary"},
 		{"missing file", []string{"report", "--from", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"bad format", []string{"report", "--format", "xml"}, "--format"},
-		{"negative checks", []string{"report", "--checks", "-1"}, "must not be negative"},
+		{"negative checks", []string{"report", "--checks", "-1"}, "--checks -1: want a positive number"},
 		{"unknown sut", []string{"report", "--sut", "mutant:nope"}, "unknown mutant"},
 		{"extra argument", []string{"report", "extra"}, "unexpected argument"},
 	} {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -20,25 +19,26 @@ var campaignFlags = []string{"seed", "checks", "duration", "workers", "sut", "mu
 
 func runReport(e *env, args []string) int {
 	fs := newFlags(e, "report", "[--seed N] [--checks N | --duration D] [--sut NAME] [--mutants] [--from FILE] [--format text|md|json] [--output FILE] [--svg FILE]", `
-Report invariant coverage: run a campaign (as sbxfuzz run does, but writing
-no findings) or read the JSON summary an earlier 'sbxfuzz run --format json'
-or 'sbxfuzz report --format json' saved (--from), and print the summary, the
-findings, how often each invariant of SPEC §8 was checked on ops of each
-attack class of SPEC §9 with every empty cell flagged as a gap (explained or
-not), how often each class got each result kind, the SPEC dimensions (each
-internal range × edge × spelling, budgets and budget pairs, clock shapes,
-byte classes, path and host shapes) with every point no scenario hit
-flagged as a gap, and, with --mutants, the mutant kill table (a campaign of
-up to --checks checks per mutant). --svg writes the invariants × classes
-matrix and the dimensions as an SVG heat map. Output is the
-same for the same seed and checks except on the lines that carry timing
-(those containing "ops/s" or "seconds"). Exit 1 if there were findings or a
-mutant survived, 3 if SIGINT or SIGTERM cut it short.`)
+Report invariant coverage: run a campaign (as sbxfuzz run does, but writing no
+findings) or read the JSON summary an earlier 'sbxfuzz run --format json' or
+'sbxfuzz report --format json' saved (--from), and print the summary, the
+findings, how often each invariant of docs/SPEC.md §8 was checked on ops of
+each attack class of docs/SPEC.md §9 with every empty cell flagged as a gap
+(explained or not), how often each class got each result kind, the SPEC dimensions (each
+internal range × edge × spelling, budgets and budget pairs, clock shapes, byte
+classes, path and host shapes) with every point no scenario hit flagged as a
+gap, and, with --mutants, the mutant kill table (a campaign of up to --checks
+checks per mutant). A cell or point nothing explains is a gap, the generators'
+fault, only in a campaign of at least the default 10000 checks; a shorter one
+lists it as not hit in N checks. --svg writes the invariants × classes matrix
+and the dimensions as an SVG heat map. Output is the same for the same seed
+and checks except on the lines that carry timing (those containing "ops/s" or
+"seconds"). Exit 1 if there were findings or a mutant survived, 3 if SIGINT,
+SIGTERM or SIGHUP cut it short.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
-	checks := fs.Int("checks", 0, "number of scenarios to check (default 10000 when --duration is not set)")
-	duration := fs.Duration("duration", 0, "run for this long (e.g. 10s); with --checks, whichever ends first")
-	workers := fs.Int("workers", 0, "parallel workers (default: all cores)")
+	checks, duration, workers := sizeFlags(fs)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
+	treeDirFlag(e, fs)
 	withMutants := fs.Bool("mutants", false, "also run every mutant and add the kill table")
 	from := fs.String("from", "", "render the JSON summary in FILE instead of running a campaign")
 	format := formatFlag(fs, "text", "md", "json")
@@ -74,14 +74,8 @@ mutant survived, 3 if SIGINT or SIGTERM cut it short.`)
 			return errorf(e, "%s: %v", *from, err)
 		}
 	} else {
-		if *checks < 0 || *duration < 0 || *workers < 0 {
-			return errorf(e, "report: --checks, --duration and --workers must not be negative")
-		}
-		if err := checkBounds(*duration, *workers); err != nil {
+		if err := checkCampaign(fs, checks, *duration, *workers); err != nil {
 			return errorf(e, "report: %v", err)
-		}
-		if *checks == 0 && *duration == 0 {
-			*checks = 10000
 		}
 		if !checkTimeout(e, *timeout) {
 			return ExitUsage
@@ -94,19 +88,6 @@ mutant survived, 3 if SIGINT or SIGTERM cut it short.`)
 	return writeReport(e, rep, reports.Format(*format), *output, *svg)
 }
 
-// setFlags returns those of names that were set on the command line.
-func setFlags(fs *flag.FlagSet, names []string) []string {
-	var out []string
-	fs.Visit(func(f *flag.Flag) {
-		for _, n := range names {
-			if f.Name == n {
-				out = append(out, n)
-			}
-		}
-	})
-	return out
-}
-
 // reportCampaign runs the campaign of a report and, if asked, the
 // mutants; it returns nil and the exit status when it cannot.
 func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants bool) (*reports.Report, int) {
@@ -115,8 +96,9 @@ func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants boo
 		return nil, errorf(e, "--sut: %v", err)
 	}
 	cfg.Target = target
-	ctx, stop := interruptible(e)
+	ctx, abort, stop := interruptible(e)
 	defer stop()
+	cfg.Abort = abort
 	res, err := driveCampaign(ctx, e, cfg)
 	if err != nil {
 		return nil, errorf(e, "%v", err)
@@ -126,7 +108,7 @@ func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants boo
 	if withMutants && ctx.Err() == nil {
 		limit := cfg.Checks
 		if limit == 0 {
-			limit = 10000
+			limit = campaign.DefaultChecks
 		}
 		rep.Mutants = campaign.KillMutants(ctx, mutants.All(), cfg.Seed, limit, cfg.Workers)
 		rep.Interrupted = ctx.Err() != nil
@@ -167,21 +149,18 @@ func writeReport(e *env, rep *reports.Report, format reports.Format, output, svg
 
 func reportStatus(e *env, rep *reports.Report) int {
 	un := rep.UnexplainedGaps()
-	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%.0f ops/s), sut %s: %d findings, %d gaps (%d unexplained), %s, %d result kinds never reached",
-		rep.Seed, rep.Checks, rep.Ops, rep.OpsPerSecond, rep.SUT, len(rep.Findings), len(rep.Gaps), len(un), dimensionsStatus(rep), len(rep.UnreachedKinds))
+	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%.0f ops/s), sut %s: %d findings, %d gaps (%s), %s, %d result kinds never reached",
+		rep.Seed, rep.Checks, rep.Ops, rep.OpsPerSecond, rep.SUT, len(rep.Findings), len(rep.Gaps), unexplainedStatus(rep, len(un)), dimensionsStatus(rep), len(rep.UnreachedKinds))
 	if rep.Mutants != nil {
 		fmt.Fprintf(e.stderr, ", %d of %d mutants killed", len(rep.Mutants)-len(rep.Survivors()), len(rep.Mutants))
 	}
 	fmt.Fprintln(e.stderr, interrupted(rep.Interrupted))
-	for _, g := range un {
-		fmt.Fprintf(e.stderr, "sbxfuzz report: UNEXPLAINED GAP: %s was never checked on an op of class %s\n", g.Invariant, g.Class)
-	}
 	dun := rep.UnexplainedDimensionGaps()
-	for _, g := range dun[:min(len(dun), maxDimensionGapLines)] {
-		fmt.Fprintf(e.stderr, "sbxfuzz report: UNEXPLAINED DIMENSION GAP: no scenario hit %s %s: %s\n", g.Dimension, g.Group, g.Point)
-	}
-	if len(dun) > maxDimensionGapLines {
-		fmt.Fprintf(e.stderr, "sbxfuzz report: … and %d more unexplained dimension gaps (the report lists them all)\n", len(dun)-maxDimensionGapLines)
+	if rep.Full() {
+		printGaps(e, un, dun)
+	} else if len(un)+len(dun) > 0 {
+		fmt.Fprintf(e.stderr, "sbxfuzz report: %s not hit in %d checks, a short campaign: only %d checks or more (the default) call them gaps\n",
+			countOf(len(un), "cell", len(dun), "dimension point"), rep.Checks, campaign.DefaultChecks)
 	}
 	if rep.Interrupted {
 		return ExitInterrupted
@@ -190,6 +169,48 @@ func reportStatus(e *env, rep *reports.Report) int {
 		return ExitFinding
 	}
 	return ExitOK
+}
+
+// printGaps names on stderr the gaps of a full campaign that nothing
+// explains: every cell, and the first maxDimensionGapLines points.
+func printGaps(e *env, cells []reports.Gap, points []reports.DimensionGap) {
+	for _, g := range cells {
+		fmt.Fprintf(e.stderr, "sbxfuzz report: UNEXPLAINED GAP: %s was never checked on an op of class %s\n", g.Invariant, g.Class)
+	}
+	for _, g := range points[:min(len(points), maxDimensionGapLines)] {
+		fmt.Fprintf(e.stderr, "sbxfuzz report: UNEXPLAINED DIMENSION GAP: no scenario hit %s %s: %s\n", g.Dimension, g.Group, g.Point)
+	}
+	if len(points) > maxDimensionGapLines {
+		fmt.Fprintf(e.stderr, "sbxfuzz report: … and %d more unexplained dimension gaps (the report lists them all)\n", len(points)-maxDimensionGapLines)
+	}
+}
+
+// countOf words two counts of things, leaving out a zero one: "2 cells and
+// 77 dimension points", "77 dimension points".
+func countOf(n int, noun string, m int, noun2 string) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		noun string
+	}{{n, noun}, {m, noun2}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.noun)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.noun))
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+// unexplainedStatus words n cells or points nothing explains, for the
+// summary line: "n unexplained", or "n not hit in N checks" in a short
+// campaign when n is not 0.
+func unexplainedStatus(rep *reports.Report, n int) string {
+	if rep.Full() || n == 0 {
+		return fmt.Sprintf("%d unexplained", n)
+	}
+	return fmt.Sprintf("%d not hit in %d checks", n, rep.Checks)
 }
 
 // maxDimensionGapLines is how many unexplained dimension gaps stderr names;
@@ -202,5 +223,5 @@ func dimensionsStatus(rep *reports.Report) string {
 	if !rep.HasDimensions() {
 		return "no dimension points (not in the summary)"
 	}
-	return fmt.Sprintf("%d dimension points unhit (%d unexplained)", len(rep.DimensionGaps), len(rep.UnexplainedDimensionGaps()))
+	return fmt.Sprintf("%d dimension points unhit (%s)", len(rep.DimensionGaps), unexplainedStatus(rep, len(rep.UnexplainedDimensionGaps())))
 }

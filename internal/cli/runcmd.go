@@ -16,25 +16,29 @@ func runCampaign(e *env, args []string) int {
 	fs := newFlags(e, "run", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME] [--out DIR] [--format text|json]", `
 Run a campaign: generate hostile scenarios from the seed, judge every op of
 every one with the oracle on the sandbox under test, minimize each finding and
-write it as an annotated .sbx to --out. Check i draws from (seed, i), so the
-findings and counts depend only on the seed and the number of checks, not on
-the number of workers. Progress goes to stderr once a second when stderr is a
-terminal; the summary goes to stdout. Each finding is written as soon as it
-is minimized, so a campaign killed later keeps it; memory stays flat however
-many checks fail. An op that does not return within --timeout is a hang, a
-total finding. SIGINT (Ctrl-C) or SIGTERM stops cleanly: what is pending is
-minimized for at most a few seconds and written, and the summary printed; a
-second signal stops at once. With --format json the summary also counts the
+write it as an annotated .sbx to --out (by default under the user's cache
+directory, never the working directory: see --out), naming the directory in
+the summary. Check i draws from (seed, i), so the findings and counts depend
+only on the seed and the number of checks, not on the number of workers.
+Progress goes to stderr once a second when stderr is a terminal, then a
+summary line; each finding's file and what it violates go to stdout (with
+--format json, the summary). Each finding is written as soon as it is
+minimized, so a campaign killed later keeps it; memory stays flat however many
+checks fail. An op that does not return within --timeout is a hang, a total
+finding. SIGINT (Ctrl-C), SIGTERM or SIGHUP stops cleanly within 2 s:
+what is found is minimized for a second, written, and the summary printed
+(a finding there was no time to minimize is written as it was found, its
+header saying so); a second signal stops at once, writing what is found
+as it is. A timed campaign (--duration D) ends the same way within D + 9 s,
+minimization included. With --format json the summary also counts the
 SPEC dimension points the scenarios hit (on a sandbox other than the
 reference, a second, reference run of each scenario: slower), for 'sbxfuzz
-report --from'. Exit 0 nothing found, 1
-findings, 2 bad usage, 3 interrupted.`)
+report --from'. Exit 0 nothing found, 1 findings, 2 bad usage, 3 interrupted.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
-	checks := fs.Int("checks", 0, "number of scenarios to check (default 10000 when --duration is not set)")
-	duration := fs.Duration("duration", 0, "run for this long (e.g. 10s); with --checks, whichever ends first")
-	workers := fs.Int("workers", 0, "parallel workers (default: all cores)")
+	checks, duration, workers := sizeFlags(fs)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
-	out := fs.String("out", "corpus/findings", "directory the minimized findings are written to")
+	treeDirFlag(e, fs)
+	out := outFlag(fs)
 	timeout := timeoutFlag(fs)
 	format := formatFlag(fs, "text", "json")
 	if st, ok := parseFlags(e, fs, args); !ok {
@@ -46,14 +50,8 @@ findings, 2 bad usage, 3 interrupted.`)
 	if fs.NArg() > 0 {
 		return errorf(e, "run: unexpected argument %q", fs.Arg(0))
 	}
-	if *checks < 0 || *duration < 0 || *workers < 0 {
-		return errorf(e, "run: --checks, --duration and --workers must not be negative")
-	}
-	if err := checkBounds(*duration, *workers); err != nil {
+	if err := checkCampaign(fs, checks, *duration, *workers); err != nil {
 		return errorf(e, "run: %v", err)
-	}
-	if *checks == 0 && *duration == 0 {
-		*checks = 10000
 	}
 	if !checkTimeout(e, *timeout) {
 		return ExitUsage
@@ -62,24 +60,25 @@ findings, 2 bad usage, 3 interrupted.`)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
+	*out = e.outDir(*out, *sutName)
 	if err := fsutil.CheckOutDir(*out); err != nil {
 		return errorf(e, "--out: %v", err)
 	}
 	fsutil.CleanTemps(*out) // what a killed run left under hidden names
-	ctx, stop := interruptible(e)
+	ctx, abort, stop := interruptible(e)
 	defer stop()
 	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,
-		Target: target, Timeout: *timeout, Out: *out, Dimensions: *format == "json"})
+		Target: target, Timeout: *timeout, Out: *out, Dimensions: *format == "json", Abort: abort})
 	if res == nil {
 		return errorf(e, "%v", err)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "sbxfuzz: %v\n", err) // a finding could not be written: say so, and still summarize
+		errorf(e, "%v", err) // a finding could not be written: say so, and still summarize
 	}
 	sum := campaign.Summarize(res, *sutName)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s\n",
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
-		len(sum.Findings), interrupted(res.Interrupted))
+		len(sum.Findings), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out), interrupted(res.Interrupted))
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
@@ -89,8 +88,8 @@ findings, 2 bad usage, 3 interrupted.`)
 		}
 	} else {
 		for _, f := range sum.Findings {
-			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s, %d ops minimized to %d)\n  %s\n",
-				f.File, f.Invariant, f.Check, f.Class, f.OriginalOps, f.MinimizedOps, f.Detail)
+			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s, %s)\n  %s\n",
+				f.File, f.Invariant, f.Check, f.Class, shrunk(f), f.Detail)
 		}
 	}
 	switch {
@@ -102,6 +101,37 @@ findings, 2 bad usage, 3 interrupted.`)
 		return ExitFinding
 	}
 	return ExitOK
+}
+
+// shrunk says how much a finding was minimized.
+func shrunk(f campaign.FindingSummary) string {
+	if f.Unminimized {
+		return fmt.Sprintf("%d ops, not minimized: the campaign stopped first", f.OriginalOps)
+	}
+	return fmt.Sprintf("%d ops minimized to %d", f.OriginalOps, f.MinimizedOps)
+}
+
+// unminimizedCount is the summary line's clause counting the findings
+// written as they were found.
+func unminimizedCount(fs []campaign.FindingSummary) string {
+	n := 0
+	for _, f := range fs {
+		if f.Unminimized {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d not minimized: the campaign stopped first)", n)
+}
+
+// writtenTo is the summary line's clause saying where the findings are.
+func writtenTo(findings int, dir string) string {
+	if findings == 0 {
+		return ""
+	}
+	return ", written to " + dir
 }
 
 func interrupted(b bool) string {

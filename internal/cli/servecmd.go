@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
@@ -10,8 +9,8 @@ import (
 
 func runServe(e *env, args []string) int {
 	fs := newFlags(e, "serve", "[--sut reference|mutant:NAME|NAME]", `
-Serve a Go sandbox over the sbxfuzz/1 process protocol (SPEC §12) on stdin
-and stdout: the harness opens a sandbox for each scenario and sends ops; every
+Serve a Go sandbox over the sbxfuzz/1 process protocol (docs/SPEC.md §12) on
+stdin and stdout: the harness opens a sandbox for each scenario and sends ops; every
 effect the sandbox makes is a world request back to the harness. This is the
 protocol's reference server: sbxfuzz run --sut "exec:sbxfuzz serve" judges the
 reference through the pipe. Exit 0 after shutdown, 2 when the harness breaks
@@ -36,8 +35,7 @@ the protocol.`)
 	}
 	defer end()
 	if err := proc.Serve(e.stdin, e.stdout, "sbxfuzz serve "+target.Name, f); err != nil {
-		fmt.Fprintf(e.stderr, "sbxfuzz serve: %v\n", err)
-		return ExitUsage
+		return errorf(e, "serve: %v", err)
 	}
 	return ExitOK
 }

@@ -5,51 +5,142 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
-// ExitInterrupted is the status of a command stopped by SIGINT or SIGTERM
-// before its end: never 0, so that CI cannot take an interrupted campaign
-// for a pass, and not 1 either, which says the sandbox failed.
+// ExitInterrupted is the status of a command stopped by SIGINT, SIGTERM
+// or SIGHUP before its end: never 0, so that CI cannot take an interrupted
+// campaign for a pass, and not 1 either, which says the sandbox failed.
 const ExitInterrupted = 3
 
-// interruptible returns a context that the first SIGINT or SIGTERM cancels
-// (Ctrl-C, timeout(1), CI cancellation and docker stop all send one): the
-// campaign then stops, minimizes what is pending for a short bounded time,
-// writes, and summarizes. A second signal exits at once with
-// ExitInterrupted; every finding written so far is already on disk, each
-// written atomically. Call stop when the work is done.
-func interruptible(e *env) (ctx context.Context, stop func()) {
+// stopSignals are the signals that stop a command cleanly: Ctrl-C,
+// timeout(1), CI cancellation and docker stop send SIGINT or SIGTERM; a
+// closed terminal or ssh session sends SIGHUP.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// After the first signal, how long the command may still run before it is
+// stopped as by a second one (a campaign ends within campaign.EndTime by
+// itself: this only bounds what no one foresaw), and how long a second
+// signal waits for what is found to be written before exiting.
+const (
+	backstopTime = 2 * time.Second
+	abortGrace   = 500 * time.Millisecond
+)
+
+// interruptible returns a context that the first SIGINT, SIGTERM or
+// SIGHUP cancels: a campaign then stops drawing checks, minimizes what is
+// pending for campaign.DrainTime, writes everything found, and summarizes,
+// within campaign.EndTime whatever its sandbox does. A second signal (or
+// the first one's backstopTime running out) closes abort: a campaign then
+// writes what is found and not yet minimized as it was found, and returns
+// at once; the command exits with ExitInterrupted once it has, or after
+// abortGrace at most. Call stop when the work is done.
+func interruptible(e *env) (ctx context.Context, abort <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
+	aborted := make(chan struct{})
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(e.stderr, "\nsbxfuzz: %v: stopping; minimizing and writing what is pending (again to stop at once)\n", s)
+			fmt.Fprintf(e.stderr, "\nsbxfuzz: %v: stopping; minimizing and writing what is found (again to stop at once)\n", s)
 			cancel()
 		case <-quit:
 			return
 		}
+		backstop := time.NewTimer(backstopTime)
+		defer backstop.Stop()
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(e.stderr, "sbxfuzz: %v again: stopping at once; the findings written so far are on disk\n", s)
-			e.exit(ExitInterrupted)
+			fmt.Fprintf(e.stderr, "sbxfuzz: %v again: stopping at once; what is found and not minimized is written as it was found\n", s)
+		case <-backstop.C:
+			fmt.Fprintf(e.stderr, "sbxfuzz: still running %v after the signal: stopping at once\n", backstopTime)
 		case <-quit:
+			return
+		}
+		close(aborted)
+		grace := time.NewTimer(abortGrace)
+		defer grace.Stop()
+		select {
+		case <-quit:
+		case <-grace.C:
+			e.exit(ExitInterrupted)
 		}
 	}()
-	return ctx, func() {
+	return ctx, aborted, func() {
 		signal.Stop(sigs)
 		close(quit)
 		<-done
 		cancel()
 	}
+}
+
+// endWait bounds how long a command stopped by a signal waits for its
+// session to end (children stopped, trees removed) before it exits.
+const endWait = time.Second
+
+// exitOnSignal makes the first SIGINT, SIGTERM or SIGHUP stop a command
+// that runs scenarios one at a time (replay, minimize, import): its
+// session is ended, for endWait at most (a sandbox stuck in an op returns
+// once its process is stopped), and the command exits with
+// ExitInterrupted. What it wrote so far is kept: each file is written
+// atomically. end must be safe to call twice (sync.OnceValue); call stop
+// when the work is done.
+func exitOnSignal(e *env, end func() error) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(e.stderr, "\nsbxfuzz: %v: stopping\n", s)
+			ended := make(chan struct{})
+			go func() {
+				defer close(ended)
+				end()
+			}()
+			t := time.NewTimer(endWait)
+			defer t.Stop()
+			select {
+			case <-ended:
+			case <-t.C:
+			}
+			e.exit(ExitInterrupted)
+		case <-quit:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(quit)
+		<-done
+	}
+}
+
+// startSession starts a session of t for a command that runs scenarios one
+// at a time, stopped as exitOnSignal says: call stop when done, which ends
+// the session too.
+func startSession(e *env, t sut.Target) (f core.Factory, stop func(), err error) {
+	f, end, err := t.Start()
+	if err != nil {
+		return nil, nil, err
+	}
+	endOnce := sync.OnceValue(end)
+	unwatch := exitOnSignal(e, endOnce)
+	return f, func() {
+		unwatch()
+		endOnce()
+	}, nil
 }
 
 // timeoutFlag registers --timeout, the op timeout of SPEC §12.

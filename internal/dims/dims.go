@@ -6,8 +6,10 @@
 // shapes of §9 — and counts how often a campaign's scenarios hit each
 // point. Invariant × class coverage cannot show that a campaign never drew
 // an address inside 172.16.0.0/12 other than 172.16.0.1, or never put two
-// budgets on their edge at once; this table can, and every point it lists
-// unhit is a gap.
+// budgets on their edge at once; this table can. A point it lists unhit,
+// for no reason the catalogue knows (Point.Unreachable), is a gap after a
+// campaign of the default size (campaign.DefaultChecks); after a shorter
+// one it was merely not hit (package reports says which).
 //
 // Points are counted from the scenario, not from the sandbox under test: a
 // reference sandbox (SPEC §5, core.Reference) runs every op over its own

@@ -8,6 +8,7 @@
 package finding
 
 import (
+	"bytes"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -49,6 +50,13 @@ type Pipeline struct {
 	// would narrow (a scenario the sandbox cannot express) is refused, so
 	// that minimizing never walks into what the sandbox cannot be asked.
 	Adapt func(*scenario.Scenario) *scenario.Scenario
+	// Start, when set, starts a fresh session of the sandbox (its
+	// sut.Target.Start). Factory's session has judged other scenarios
+	// before: a sandbox that keeps state from one to the next (a process,
+	// a server) may pass there what fails on a fresh start, as 'sbxfuzz
+	// replay' makes one. A finding that does not fail again on Factory is
+	// then judged, and minimized, on a fresh session for each candidate.
+	Start func() (core.Factory, func() error, error)
 }
 
 // Finding is one violation, minimized.
@@ -63,13 +71,58 @@ type Finding struct {
 	MinDetail string             // the oracle's words on the minimized scenario
 	MinStep   int                // the step at which the minimized scenario fails
 	Stats     minimize.Stats
+	// Flaky is set when the scenario did not fail again in any of the
+	// Replays judgements after the one that found it: it is not
+	// minimized, and MinDetail and MinStep are the oracle's words on the
+	// run that found it.
+	Flaky bool
+	// Replays is how many times the scenario was judged again before it
+	// was minimized, or called flaky.
+	Replays int
 }
+
+// MaxReplays is how many times at most Process judges a finding's
+// scenario again before minimizing it: twice on the session (a failure
+// there that holds once the session has judged it), then once on a fresh
+// session when the Pipeline can start one (else on the session). A finding
+// that fails in none of them is flaky.
+const MaxReplays = 3
 
 // Process minimizes sc for the invariant f names, explains the result and
 // writes the model's results into it as expectations. sc is not modified.
 // A hang finding is minimized with HangTimeout per op and within HangTime.
+//
+// sc is judged again first (see MaxReplays), and minimized on the session
+// it fails on: a finding that fails on every replay is minimized whatever
+// the sandbox kept from the scenarios before it, and only one that fails
+// on none is left as it is, marked Flaky. When lim.Stop is closed before
+// that, sc is left as it is, and not called flaky.
 func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin string) *Finding {
-	timeout, start, lim := p.Timeout, time.Duration(0), p.Limits
+	timeout, start, lim := p.bounds(f)
+	clean := minimize.Clean(sc)
+	out := &Finding{Invariant: f.Invariant, Step: f.Step, Class: sc.ClassAt(f.Step - 1), Detail: f.Detail,
+		Origin: origin, Original: sc, Minimized: clean, MinDetail: f.Detail, MinStep: f.Step}
+	judge, replays := p.confirm(clean, f, timeout, start, lim.Stop)
+	out.Replays = replays
+	switch {
+	case judge != nil:
+		pred := p.adapted(minimize.JudgedLike(judge, f, timeout, start))
+		out.Minimized, out.Stats = minimize.Minimize(clean, f.Step, knownToFail(clean, pred), lim)
+		out.MinDetail, out.MinStep = p.explain(out.Minimized, f, judge)
+	case stopped(lim.Stop):
+		out.Stats.Cut = true
+	default:
+		out.Flaky = true
+	}
+	Expect(out.Minimized)
+	return out
+}
+
+// bounds returns the op timeout, the factory's timeout and the limits of
+// minimizing f: a hang finding is minimized with HangTimeout per op and
+// within HangTime.
+func (p *Pipeline) bounds(f oracle.Finding) (timeout, start time.Duration, lim minimize.Limits) {
+	timeout, lim = p.Timeout, p.Limits
 	if f.Hang {
 		start = max(p.Timeout, oracle.DefaultTimeout) // a slow start is not the hang being minimized
 		timeout = HangTimeout
@@ -80,34 +133,97 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 			lim.Time = HangTime
 		}
 	}
-	pred := minimize.ViolatesLike(p.Factory, f, timeout, start)
-	if p.Adapt != nil {
-		violates := pred
-		pred = func(c *scenario.Scenario) bool {
-			a := p.Adapt(c)
-			return a != nil && a.Equal(c) && violates(c) // what the adapter leaves as it is
-		}
-	}
-	min, stats := minimize.Minimize(sc, f.Step, pred, lim)
-	out := &Finding{Invariant: f.Invariant, Step: f.Step, Class: sc.ClassAt(f.Step - 1), Detail: f.Detail,
-		Origin: origin, Original: sc, Minimized: min, Stats: stats}
-	out.MinDetail, out.MinStep = p.explain(min, f.Invariant, p.Timeout)
-	Expect(min)
-	return out
+	return timeout, start, lim
 }
 
-// explain judges the minimized scenario again for the oracle's words.
-func (p *Pipeline) explain(sc *scenario.Scenario, id oracle.ID, timeout time.Duration) (string, int) {
+// confirm judges sc again until it fails as f did, and returns the Judge
+// it failed on and how many judgements that took: the pipeline's session
+// when sc fails there twice running (so the failure does not depend on the
+// session being fresh the first time), else a fresh session for each
+// case when sc fails on one (or the session again, when the Pipeline
+// cannot start one), else the session when sc failed there once. It
+// returns nil when sc failed in none, or when stop closed first.
+func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) (minimize.Judge, int) {
+	replays := 0
+	fails := func(j minimize.Judge) bool {
+		if stopped(stop) {
+			return false
+		}
+		replays++
+		return minimize.JudgedLike(j, f, timeout, start)(sc)
+	}
+	warm, third := minimize.On(p.Factory), minimize.On(p.Factory)
+	if p.Start != nil {
+		third = minimize.Fresh(p.Start, stop)
+	}
+	first, second := fails(warm), fails(warm)
+	switch {
+	case first && second:
+		return warm, replays
+	case fails(third):
+		return third, replays
+	case first || second:
+		return warm, replays
+	}
+	return nil, replays
+}
+
+// adapted is pred, refusing a candidate the sandbox's adapter would narrow.
+func (p *Pipeline) adapted(pred minimize.Predicate) minimize.Predicate {
+	if p.Adapt == nil {
+		return pred
+	}
+	return func(c *scenario.Scenario) bool {
+		a := p.Adapt(c)
+		return a != nil && a.Equal(c) && pred(c) // what the adapter leaves as it is
+	}
+}
+
+// knownToFail is pred, except that sc, which confirm saw fail, is not
+// judged once more when Minimize starts from it.
+func knownToFail(sc *scenario.Scenario, pred minimize.Predicate) minimize.Predicate {
+	known := sc.Format()
+	return func(c *scenario.Scenario) bool {
+		if known != nil && bytes.Equal(c.Format(), known) {
+			known = nil
+			return true
+		}
+		return pred(c)
+	}
+}
+
+// stopped reports whether stop is closed.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// explain judges the minimized scenario again, on the Judge it was
+// minimized on, for the oracle's words and the step. A scenario that does
+// not fail there once more is judged on a fresh session, when the
+// Pipeline can start one; failing that, the words are those on the
+// original scenario, said so.
+func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, judge minimize.Judge) (string, int) {
 	c, err := oracle.NewCase(sc)
 	if err != nil {
 		return err.Error(), 0
 	}
-	for _, fd := range oracle.Check(p.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: timeout}) {
-		if fd.Invariant == id {
-			return fd.Detail, fd.Step
+	judges := []minimize.Judge{judge}
+	if p.Start != nil {
+		judges = append(judges, minimize.Fresh(p.Start, p.Limits.Stop))
+	}
+	for _, j := range judges {
+		for _, fd := range j(c, oracle.Options{Timeout: p.Timeout}) {
+			if fd.Invariant == f.Invariant {
+				return fd.Detail, fd.Step
+			}
 		}
 	}
-	return "the minimized scenario no longer fails (the sandbox is nondeterministic)", 0
+	return fmt.Sprintf("%s (the oracle's words at step %d of the original scenario: the minimized one did not fail once more when explained)", f.Detail, f.Step), 0
 }
 
 // Expect writes into sc, as expectations, the results SPEC §5 gives for
@@ -135,11 +251,15 @@ func (f *Finding) FileName() string {
 }
 
 // Explanation is the oracle's words on the minimized scenario, on one line,
-// led by its step.
+// led by its step; for a flaky finding, the words on the run that found
+// it, led by "flaky".
 func (f *Finding) Explanation() string {
 	s := strings.ReplaceAll(f.MinDetail, "\n", " ")
 	if f.MinStep > 0 {
 		s = fmt.Sprintf("step %d: %s", f.MinStep, s)
+	}
+	if f.Flaky {
+		s = fmt.Sprintf("flaky: it did not fail again in %d judgements; when found, %s", f.Replays, s)
 	}
 	return s
 }
@@ -157,7 +277,10 @@ func (p *Pipeline) command(path string) string {
 // shrank, and the command that replays it from path.
 func (p *Pipeline) Annotate(f *Finding, path string) {
 	shrunk := fmt.Sprintf("minimized from %d ops to %d (%d candidates tried", len(f.Original.Steps), len(f.Minimized.Steps), f.Stats.Calls)
-	if f.Stats.Cut {
+	switch {
+	case f.Flaky:
+		shrunk = fmt.Sprintf("not minimized: flaky (%d judgements again, none failed", f.Replays)
+	case f.Stats.Cut:
 		shrunk += ", cut short by the minimizer's limits"
 	}
 	f.Minimized.Comment = []string{

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -114,53 +116,182 @@ func (s hangsOnTools) Run(op core.Op) core.Result {
 
 func (s hangsOnTools) Close() error { s.once.Do(func() { close(s.closed) }); return nil }
 
+// The tests of hangs run in a synctest bubble (synctest.Test): its clock
+// moves only when every goroutine in it waits, so an op that returns takes
+// no time however loaded the machine (none is taken for a hang), and the
+// time a minimization takes is the sum of its timeouts, exactly.
+
 // TestHangMinimizedQuickly: a hang in a long scenario, judged with a 2 s
-// op timeout, minimizes to the op that hung well within a minute.
+// op timeout, minimizes to the op that hung well within a minute: 20 s on
+// the bubble's clock, the sum of the timeouts of the candidates that hang
+// (each gets HangTimeout, not the 2 s).
 func TestHangMinimizedQuickly(t *testing.T) {
-	hangs := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		return hangsOnTools{core.NewReference(g, w), make(chan struct{}), new(sync.Once)}, nil
-	}
-	var b strings.Builder
-	b.WriteString("grant fs_read /work/\ngrant fs_write /work/\ngrant tool echo\nfile /work/a hello\n")
-	for i := range 40 {
-		if i == 25 {
-			b.WriteString("tool echo hi\n")
+	synctest.Test(t, func(t *testing.T) {
+		hangs := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return hangsOnTools{core.NewReference(g, w), make(chan struct{}), new(sync.Once)}, nil
 		}
-		b.WriteString("fs_read /work/a\nfs_write /work/b x\n")
-	}
-	sc := parse(t, b.String())
-	found := firstFinding(t, hangs, sc, 2*time.Second)
-	if !found.Hang || found.Step != 51 {
-		t.Fatalf("finding %+v, want a hang at step 51", found)
-	}
-	p := &Pipeline{Factory: hangs, SUT: "hangs", Timeout: 2 * time.Second}
-	start := time.Now()
-	f := p.Process(sc, found, "test")
-	took := time.Since(start)
-	t.Logf("minimized a hang from %d ops to %d in %v (%d candidates)", len(sc.Steps), len(f.Minimized.Steps), took, f.Stats.Calls)
-	if took > 60*time.Second {
-		t.Errorf("minimizing the hang took %v, want at most 60 s", took)
-	}
-	if n := len(f.Minimized.Steps); n != 1 || f.Minimized.Steps[0].Op.Kind != core.OpTool {
-		t.Errorf("minimized to:\n%s\nwant the tool op alone", f.Minimized.Format())
-	}
+		var b strings.Builder
+		b.WriteString("grant fs_read /work/\ngrant fs_write /work/\ngrant tool echo\nfile /work/a hello\n")
+		for i := range 40 {
+			if i == 25 {
+				b.WriteString("tool echo hi\n")
+			}
+			b.WriteString("fs_read /work/a\nfs_write /work/b x\n")
+		}
+		sc := parse(t, b.String())
+		found := firstFinding(t, hangs, sc, 2*time.Second)
+		if !found.Hang || found.Step != 51 {
+			t.Fatalf("finding %+v, want a hang at step 51", found)
+		}
+		p := &Pipeline{Factory: hangs, SUT: "hangs", Timeout: 2 * time.Second}
+		start := time.Now()
+		f := p.Process(sc, found, "test")
+		took := time.Since(start)
+		t.Logf("minimized a hang from %d ops to %d in %v (%d candidates)", len(sc.Steps), len(f.Minimized.Steps), took, f.Stats.Calls)
+		if took > 20*time.Second {
+			t.Errorf("minimizing the hang took %v, want at most 20 s", took)
+		}
+		if n := len(f.Minimized.Steps); n != 1 || f.Minimized.Steps[0].Op.Kind != core.OpTool {
+			t.Errorf("minimized to:\n%s\nwant the tool op alone", f.Minimized.Format())
+		}
+	})
 }
 
 // TestHangOnASlowStarter: a sandbox slower to start than the lowered
 // timeout of hang candidates still minimizes to the op that hangs, not to
 // a scenario that only hangs while the sandbox is built.
 func TestHangOnASlowStarter(t *testing.T) {
-	slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		time.Sleep(HangTimeout * 5 / 4)
-		return hangsOnTools{core.NewReference(g, w), make(chan struct{}), new(sync.Once)}, nil
+	synctest.Test(t, func(t *testing.T) {
+		slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			time.Sleep(HangTimeout * 5 / 4)
+			return hangsOnTools{core.NewReference(g, w), make(chan struct{}), new(sync.Once)}, nil
+		}
+		sc := parse(t, "grant tool echo\ngrant fs_read /work/\nfile /work/a hello\nfs_read /work/a\ntool echo hi\nfs_read /work/a\n")
+		found := firstFinding(t, slow, sc, 2*time.Second)
+		if !found.Hang || found.Step != 2 {
+			t.Fatalf("finding %+v, want a hang at step 2", found)
+		}
+		f := (&Pipeline{Factory: slow, SUT: "slow", Timeout: 2 * time.Second}).Process(sc, found, "test")
+		if n := len(f.Minimized.Steps); n != 1 || f.Minimized.Steps[0].Op.Kind != core.OpTool {
+			t.Fatalf("minimized to:\n%s\nwant the tool op alone", f.Minimized.Format())
+		}
+	})
+}
+
+// coldStart starts sessions of a sandbox in a process that is wrong only
+// in the first scenario it judges once started (the raw-prefix mutant
+// then, the reference after: a cache filled at the first use, say). Every
+// replay, which starts it afresh, fails; a session that judged a scenario
+// before passes. ends counts the sessions ended.
+func coldStart(ends *int) func() (core.Factory, func() error, error) {
+	m, _ := mutants.Lookup("raw-prefix")
+	return func() (core.Factory, func() error, error) {
+		var mu sync.Mutex
+		built := 0
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			mu.Lock()
+			built++
+			first := built <= 2 // the first scenario's run and its replay
+			mu.Unlock()
+			if first {
+				return m.Factory(g, w)
+			}
+			return core.ReferenceFactory(g, w)
+		}
+		return f, func() error { *ends++; return nil }, nil
 	}
-	sc := parse(t, "grant tool echo\ngrant fs_read /work/\nfile /work/a hello\nfs_read /work/a\ntool echo hi\nfs_read /work/a\n")
-	found := firstFinding(t, slow, sc, 2*time.Second)
-	if !found.Hang || found.Step != 2 {
-		t.Fatalf("finding %+v, want a hang at step 2", found)
+}
+
+// longPrefixSibling is a scenario of 40 ops whose 21st reads a prefix
+// sibling of the root: the raw-prefix mutant lets it through.
+func longPrefixSibling(t *testing.T) *scenario.Scenario {
+	var b strings.Builder
+	b.WriteString("grant fs_read /work\nfile /work/a hello\nfile /workshop/secret LEAK\n")
+	for i := range 40 {
+		if i == 20 {
+			b.WriteString("fs_read /workshop/secret\n")
+		} else {
+			b.WriteString("fs_read /work/a\n")
+		}
 	}
-	f := (&Pipeline{Factory: slow, SUT: "slow", Timeout: 2 * time.Second}).Process(sc, found, "test")
-	if n := len(f.Minimized.Steps); n != 1 || f.Minimized.Steps[0].Op.Kind != core.OpTool {
-		t.Fatalf("minimized to:\n%s\nwant the tool op alone", f.Minimized.Format())
+	return parse(t, b.String())
+}
+
+// TestReplayingFindingIsMinimized: a finding that fails on every fresh
+// start of the sandbox, as 'sbxfuzz replay' makes one, is minimized to its
+// one op and explained, never called nondeterministic or flaky, whether
+// the pipeline's session had judged other scenarios before or was fresh
+// for this one (then it passes from the second candidate on).
+func TestReplayingFindingIsMinimized(t *testing.T) {
+	sc := longPrefixSibling(t)
+	for _, used := range []bool{true, false} {
+		ends := 0
+		start := coldStart(&ends)
+		fresh, _, _ := start()
+		found := firstFinding(t, fresh, sc, 0)
+		if found.Invariant != oracle.Confinement || found.Step != 21 {
+			t.Fatalf("finding %+v, want confinement at step 21", found)
+		}
+		session, _, _ := start()
+		if used {
+			firstFinding(t, session, sc, 0) // the session's first scenario
+		}
+		p := &Pipeline{Factory: session, SUT: "cold", Start: start}
+		f := p.Process(sc, found, "test")
+		if f.Flaky || len(f.Minimized.Steps) != 1 || f.MinStep != 1 || !strings.Contains(f.MinDetail, "is under no fs_read root") {
+			t.Errorf("used session %v: flaky %v, minimized to %d ops, explained %q; want 1 op and the confinement words",
+				used, f.Flaky, len(f.Minimized.Steps), f.Explanation())
+		}
+		if ends < 2 {
+			t.Errorf("used session %v: %d fresh sessions ended, want one for each candidate judged afresh", used, ends)
+		}
+	}
+}
+
+// TestFlakyFindingKeepsItsWords: a finding whose scenario fails in none of
+// the judgements after the one that found it is left as it is, marked
+// flaky in its header, with the oracle's words on the run that found it.
+func TestFlakyFindingKeepsItsWords(t *testing.T) {
+	sc := longPrefixSibling(t)
+	ends := 0
+	start := coldStart(&ends)
+	once, _, _ := start()
+	found := firstFinding(t, once, sc, 0)
+	// Every session starts warm: the sandbox never fails again.
+	warm := func() (core.Factory, func() error, error) {
+		f, end, err := start()
+		firstFinding(t, f, sc, 0)
+		return f, end, err
+	}
+	session, _, _ := warm()
+	p := &Pipeline{Factory: session, SUT: "warm", Start: warm}
+	f := p.Process(sc, found, "test")
+	if !f.Flaky || f.Replays != MaxReplays || len(f.Minimized.Steps) != 40 || f.MinDetail != found.Detail || f.MinStep != 21 {
+		t.Fatalf("flaky %v after %d replays, %d ops, explained %q; want flaky after %d, 40 ops, the words of the run that found it",
+			f.Flaky, f.Replays, len(f.Minimized.Steps), f.Explanation(), MaxReplays)
+	}
+	p.Annotate(f, "x.sbx")
+	header := strings.Join(f.Minimized.Comment, "\n")
+	for _, want := range []string{"flaky: it did not fail again in 3 judgements; when found, step 21: " + found.Detail, "not minimized: flaky"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("the header lacks %q:\n%s", want, header)
+		}
+	}
+}
+
+// TestInterruptedFindingIsNotFlaky: a finding processed once the
+// campaign's stop has closed is written as it is, cut short, and not
+// called flaky: it was never judged again.
+func TestInterruptedFindingIsNotFlaky(t *testing.T) {
+	m, _ := mutants.Lookup("raw-prefix")
+	sc := longPrefixSibling(t)
+	found := firstFinding(t, m.Factory, sc, 0)
+	stop := make(chan struct{})
+	close(stop)
+	p := &Pipeline{Factory: m.Factory, SUT: "mutant:raw-prefix", Limits: minimize.Limits{Stop: stop}}
+	f := p.Process(sc, found, "test")
+	if f.Flaky || !f.Stats.Cut || f.Replays != 0 || len(f.Minimized.Steps) != 40 || f.MinDetail != found.Detail {
+		t.Errorf("flaky %v, cut %v, %d replays, %d ops, explained %q; want cut, not flaky, the original words",
+			f.Flaky, f.Stats.Cut, f.Replays, len(f.Minimized.Steps), f.Explanation())
 	}
 }

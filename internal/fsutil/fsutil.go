@@ -95,9 +95,10 @@ func describeMode(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
-// writing serializes WriteAtomic calls on the same temporary file within
-// the process: the temporary name is deterministic.
-var writing sync.Map // temporary path -> *sync.Mutex
+// writing serializes WriteAtomic calls on the same file within the
+// process, so that one call's removal of stale temporary files never takes
+// another's in flight.
+var writing sync.Map // target path -> *sync.Mutex
 
 // WriteAtomic writes data to name through a temporary file in the same
 // directory, synced, and a rename, so a reader sees the old content or the
@@ -109,21 +110,27 @@ var writing sync.Map // temporary path -> *sync.Mutex
 // write bit is refused with ErrReadOnly and left untouched, whoever runs
 // the program (root included).
 //
-// The temporary file is ".BASE" + TempSuffix next to the file written,
-// created or truncated: a temporary file a crash left behind is reused and
-// removed by the next write of the same file, or by CleanTemps. WriteAtomic
-// is safe for concurrent use within a process; two processes writing the
-// same file at once are not supported.
+// The temporary file is ".BASE.NNN" + TempSuffix next to the file written,
+// NNN random, created with O_CREATE|O_EXCL: whatever is already there under
+// any name (a link planted to make the write land elsewhere) is never
+// opened, followed or truncated. The temporary files a crash left behind
+// for the same file are removed by its next write, or by CleanTemps.
+// WriteAtomic is safe for concurrent use within a process; two processes
+// writing the same file at once are not supported.
 func WriteAtomic(name string, data []byte, perm fs.FileMode) error {
 	target, err := resolveTarget(name)
 	if err != nil {
 		return err
 	}
-	tmp := tempName(target)
-	mu, _ := writing.LoadOrStore(tmp, new(sync.Mutex))
+	mu, _ := writing.LoadOrStore(target, new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	if err := writeTemp(tmp, data, perm); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(target), tempPrefix(target)+"*"+TempSuffix)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := fill(f, data, perm); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -131,6 +138,7 @@ func WriteAtomic(name string, data []byte, perm fs.FileMode) error {
 		os.Remove(tmp)
 		return err
 	}
+	removeStaleTemps(target)
 	return nil
 }
 
@@ -161,25 +169,25 @@ func resolveTarget(name string) (string, error) {
 	return target, nil
 }
 
-// tempName is the temporary file WriteAtomic writes target through.
-func tempName(target string) string {
-	return filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+TempSuffix)
+// maxTempBase bounds how much of the target's name its temporary file's
+// name repeats, so that a long name still leaves room, under the 255 bytes
+// a name may have, for the random part and TempSuffix.
+const maxTempBase = 128
+
+// tempPrefix starts the names of target's temporary files: "." and the
+// target's base name (its first maxTempBase bytes), then ".".
+func tempPrefix(target string) string {
+	base := filepath.Base(target)
+	if len(base) > maxTempBase {
+		base = strings.ToValidUTF8(base[:maxTempBase], "")
+	}
+	return "." + base + "."
 }
 
-// writeTemp writes data to the temporary file tmp, with mode perm, synced.
-// Anything but a regular file under that name (a link, say) is removed
-// first, so the write cannot go elsewhere.
-func writeTemp(tmp string, data []byte, perm fs.FileMode) error {
-	if st, err := os.Lstat(tmp); err == nil && !st.Mode().IsRegular() {
-		if err := os.Remove(tmp); err != nil {
-			return err
-		}
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
+// fill writes data to the new temporary file f, gives it mode perm,
+// syncs it and closes it.
+func fill(f *os.File, data []byte, perm fs.FileMode) error {
+	_, err := f.Write(data)
 	if err == nil {
 		err = f.Chmod(perm)
 	}
@@ -190,6 +198,35 @@ func writeTemp(tmp string, data []byte, perm fs.FileMode) error {
 		err = cerr
 	}
 	return err
+}
+
+// removeStaleTemps removes the temporary files of target that a crashed
+// write left: its own names (tempPrefix, digits, TempSuffix) and the fixed
+// name ".BASE" + TempSuffix of earlier versions. Removing a name never
+// touches what a link under it leads to.
+func removeStaleTemps(target string) {
+	dir, prefix := filepath.Dir(target), tempPrefix(target)
+	legacy := "." + filepath.Base(target) + TempSuffix
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n := e.Name(); n == legacy || isTempOf(n, prefix) {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
+
+// isTempOf reports whether name is a temporary file WriteAtomic makes with
+// prefix: the prefix, digits, TempSuffix.
+func isTempOf(name, prefix string) bool {
+	mid, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, TempSuffix)
+	return ok && mid != "" && strings.Trim(mid, "0123456789") == ""
 }
 
 // CleanTemps removes the temporary files (names ending in TempSuffix) that

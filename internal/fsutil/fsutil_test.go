@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -30,13 +31,15 @@ func write(t *testing.T, name, text string, perm os.FileMode) {
 	}
 }
 
-// TestWriteAtomicReusesStaleTemp: the temporary file a crash left behind
-// for a file is gone after the next write of that file.
+// TestWriteAtomicReusesStaleTemp: the temporary files a crash left behind
+// for a file, under the names of this version and of the earlier one, are
+// gone after the next write of that file.
 func TestWriteAtomicReusesStaleTemp(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "x.sbx")
 	write(t, name, "old\n", 0o644)
 	write(t, filepath.Join(dir, ".x.sbx.sbxfuzz-tmp"), "half a scenario", 0o600)
+	write(t, filepath.Join(dir, ".x.sbx.123456.sbxfuzz-tmp"), "half a scenario", 0o600)
 	if err := WriteAtomic(name, []byte("new\n"), 0o640); err != nil {
 		t.Fatal(err)
 	}
@@ -47,8 +50,12 @@ func TestWriteAtomicReusesStaleTemp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(name); string(b) != "new\n" || st.Mode().Perm() != 0o640 {
-		t.Errorf("x.sbx holds %q with mode %v, want \"new\\n\" with 0640", b, st.Mode().Perm())
+	wantPerm := os.FileMode(0o640)
+	if runtime.GOOS == "windows" {
+		wantPerm = 0o666 // Windows keeps a read-only flag, not permission bits
+	}
+	if b, _ := os.ReadFile(name); string(b) != "new\n" || st.Mode().Perm() != wantPerm {
+		t.Errorf("x.sbx holds %q with mode %v, want \"new\\n\" with %v", b, st.Mode().Perm(), wantPerm)
 	}
 }
 
@@ -84,6 +91,9 @@ func TestWriteAtomicSymlink(t *testing.T) {
 	target, link := filepath.Join(other, "real.sbx"), filepath.Join(dir, "link.sbx")
 	write(t, target, "old\n", 0o644)
 	if err := os.Symlink(target, link); err != nil {
+		if runtime.GOOS == "windows" {
+			t.Skip("making a link needs a privilege on Windows:", err)
+		}
 		t.Fatal(err)
 	}
 	if err := WriteAtomic(link, []byte("new\n"), 0o644); err != nil {
@@ -154,5 +164,43 @@ func TestCheckOut(t *testing.T) {
 	}
 	if got := names(t, dir); !slices.Equal(got, []string{"a", "f", "ro"}) {
 		t.Errorf("the checks left %q", got)
+	}
+}
+
+// TestWriteAtomicIgnoresPlantedLinks: a hard link or a symbolic link
+// planted where an earlier version put its temporary file (a fixed name,
+// opened without O_EXCL) does not make the write land in the file it leads
+// to: that file keeps its content and mode, and the target is written.
+func TestWriteAtomicIgnoresPlantedLinks(t *testing.T) {
+	for _, plant := range []struct {
+		reason string
+		link   func(old, new string) error
+	}{
+		{"a hard link", os.Link},
+		{"a symbolic link", os.Symlink},
+	} {
+		dir := t.TempDir()
+		other, name := filepath.Join(dir, "other"), filepath.Join(dir, "x.sbx")
+		write(t, other, "not yours\n", 0o600)
+		write(t, name, "old\n", 0o644)
+		if err := plant.link(other, filepath.Join(dir, ".x.sbx"+TempSuffix)); err != nil {
+			t.Skipf("%s: %v", plant.reason, err)
+		}
+		if err := WriteAtomic(name, []byte("new\n"), 0o644); err != nil {
+			t.Fatalf("%s planted: %v", plant.reason, err)
+		}
+		st, err := os.Stat(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(other); string(b) != "not yours\n" || st.Mode().Perm() != 0o600 && runtime.GOOS != "windows" {
+			t.Errorf("%s planted at the old temporary name: the file it leads to now holds %q with mode %v", plant.reason, b, st.Mode().Perm())
+		}
+		if b, _ := os.ReadFile(name); string(b) != "new\n" {
+			t.Errorf("%s planted: x.sbx holds %q", plant.reason, b)
+		}
+		if got := names(t, dir); !slices.Equal(got, []string{"other", "x.sbx"}) {
+			t.Errorf("%s planted: the directory holds %q after the write", plant.reason, got)
+		}
 	}
 }

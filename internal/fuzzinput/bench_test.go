@@ -45,7 +45,7 @@ func BenchmarkDecode(b *testing.B) {
 
 // BenchmarkCheckScenarioSeeds is one FuzzScenario exec on each committed
 // seed of fuzz/testdata/fuzz/FuzzScenario in turn: the inputs a fuzzing
-// run starts from, and issue 18's unit of cost.
+// run starts from, and the unit reports/speed.sh measures.
 func BenchmarkCheckScenarioSeeds(b *testing.B) {
 	in := seedInputs(b)
 	b.ReportAllocs()

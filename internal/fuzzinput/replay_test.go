@@ -13,7 +13,7 @@ import (
 // layout read from each file. A finding fails it; a file that holds no
 // input a go-118-fuzz-build target runs is skipped, as the target skips
 // it. Without SBXFUZZ_REPLAY it is skipped. Under -coverpkg it says what
-// a corpus covers (README, "Speed"):
+// a corpus covers (docs/clusterfuzzlite.md):
 //
 //	SBXFUZZ_REPLAY=$WORK/corpus/FuzzScenario:$WORK/seeds/FuzzScenario \
 //	  go test -run TestReplayCorpus -coverpkg ./core ./internal/fuzzinput

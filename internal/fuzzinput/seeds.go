@@ -104,11 +104,19 @@ func CompactSeed(name string, text []byte) ([]byte, error) {
 	return sc.Format(), nil
 }
 
+// UncommittedDir is the directory below the corpus that git ignores: a
+// user who writes findings there with run --out must not change the seeds
+// that a test compares with the committed ones.
+const UncommittedDir = "findings"
+
 // corpusFiles lists the .sbx files below dir, as slash-separated paths
-// relative to it, sorted.
+// relative to it, sorted, leaving out UncommittedDir.
 func corpusFiles(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != dir && d.Name() == UncommittedDir {
+			return fs.SkipDir
+		}
 		if err != nil || d.IsDir() || filepath.Ext(p) != ".sbx" {
 			return err
 		}

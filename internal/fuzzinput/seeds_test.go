@@ -49,3 +49,30 @@ func TestSeedsUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusFilesSkipFindings: findings a user wrote into the corpus's
+// ignored findings directory are not corpus files, at any depth but the top.
+func TestCorpusFilesSkipFindings(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{"a.sbx", "classes/b.sbx", UncommittedDir + "/c.sbx", UncommittedDir + "/x/d.sbx"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("fs_read /x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := corpusFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a.sbx classes/b.sbx"; strings.Join(got, " ") != want {
+		t.Errorf("corpusFiles = %q, want %q", got, want)
+	}
+	// A corpus directory that is itself named findings is still read.
+	got, err = corpusFiles(filepath.Join(dir, UncommittedDir))
+	if err != nil || len(got) != 2 {
+		t.Errorf("corpusFiles(findings) = %q, %v; want its 2 files", got, err)
+	}
+}

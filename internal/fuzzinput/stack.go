@@ -5,16 +5,13 @@ package fuzzinput
 // own, whose stack starts at a few kilobytes, and a check (decode, then the
 // oracle's run and replay) goes deeper than that: left to itself the stack
 // doubles as the check goes deeper, each time copying every frame below and
-// adjusting its pointers (runtime.copystack: 16% of an exec on a fresh
-// goroutine). Grown once at the top, it copies only the few frames above
-// the fuzz body: `go test -run '^$' -bench CheckScenarioFresh
-// ./internal/fuzzinput`, five alternated runs, deep 27.4–29.3 µs, grown
-// 21.9–23.6 µs. Under go test -fuzz itself the harness's frames (a reflect
+// adjusting its pointers (runtime.copystack). Grown once at the top, it
+// copies only the few frames above the fuzz body
+// (BenchmarkCheckScenarioFresh compares the two; docs/benchmarks.md has the
+// figures). Under go test -fuzz itself the harness's frames (a reflect
 // call) have grown the stack once before the body runs, so there it saves
-// less: stack growth went from 6.8% to 6.0% of a 10-s FuzzScenario run's
-// perf samples (FuzzPlain's: 7.6%). 16 KB is the largest stack the runtime
-// hands out from its per-P caches; a 32 KB one comes from the heap, and
-// growing to it saved nothing.
+// less. 16 KB is the largest stack the runtime hands out from its per-P
+// caches; a larger one comes from the heap.
 const workerStack = 16 << 10
 
 // opaqueZero is 0, but the compiler cannot know it: indexed by it,
@@ -23,8 +20,8 @@ var opaqueZero int
 
 // growStack grows the calling goroutine's stack to at least workerStack
 // bytes (to exactly that when less than about 7 KB of it is in use). On a
-// stack that big already it costs a call that zeroes a large frame
-// (0.14–0.22 µs here), which is why only a worker calls it. The frame is
+// stack that big already it costs a call that zeroes a large frame, which
+// is why only a worker calls it. The frame is
 // half of workerStack: the runtime doubles a stack until the frame fits,
 // which from a shallow depth lands on workerStack, not twice it.
 //

@@ -27,8 +27,7 @@ var inWorker atomic.Bool
 // Why: the fuzzer starts one worker process per core (-parallel defaults
 // to GOMAXPROCS), and each runs one input at a time on one goroutine. A
 // worker with a P per core only adds garbage-collector and scheduler
-// threads, which take the cores of the other workers. What that buys is
-// small next to the swings of a shared 2-core machine (README, "Fuzzing").
+// threads, which take the cores of the other workers.
 func OneProcPerWorker() {
 	workerOnce.Do(func() {
 		f := flag.Lookup("test.fuzzworker")

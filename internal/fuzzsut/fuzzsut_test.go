@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 )
@@ -79,6 +80,9 @@ func TestLookupAny(t *testing.T) {
 func TestOSRootPassesTheSeeds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("materializes a tree on disk per seed")
+	}
+	if err := realfs.Supported(); err != nil {
+		t.Skip("osroot:", err)
 	}
 	seeds, err := fuzzinput.ReadSeedDir("../../fuzz/testdata/fuzz/FuzzScenario")
 	if err != nil {

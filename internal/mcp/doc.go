@@ -20,7 +20,9 @@
 //
 // A Profile maps ops onto one server's tools. Filesystem is the built-in
 // one for @modelcontextprotocol/server-filesystem. For another server,
-// write a JSON file (--mcp-profile FILE) and read it with ParseProfile:
+// write a JSON file and read it with ParseProfile; the command line reads
+// the file the environment variable SBXFUZZ_MCP_PROFILE names
+// (realsut.ProfileEnv; docs/real-sandboxes.md):
 //
 //	{
 //	  "name": "my-server",

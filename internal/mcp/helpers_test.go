@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcp
 
 import (
@@ -76,10 +78,20 @@ func fake(t *testing.T, mode string) []string {
 	return []string{needPython(t), script, mode}
 }
 
+// patience is the timeout of a call that must be answered, and the bound
+// of every wait for a process to do what it does within a second: it is
+// only reached when the test fails, so it is far above what a loaded
+// machine takes. The tests of a hang set a short timeout of their own.
+const patience = time.Minute
+
+// hangTimeout is the call timeout of the tests of a server that hangs:
+// only waited for, never raced against an answer.
+const hangTimeout = 300 * time.Millisecond
+
 // fakeConfig is the Config of the fake server in mode over tr, /work
 // allowed.
 func fakeConfig(t *testing.T, mode string, tr tree) Config {
-	return Config{Command: fake(t, mode), Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: 2 * time.Second}
+	return Config{Command: fake(t, mode), Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: patience, StartTimeout: patience}
 }
 
 // startFake starts the fake server in mode over a fresh tree, closed when
@@ -137,9 +149,9 @@ func stderrSays(t *testing.T, s *Server, want string) {
 	}
 }
 
-// eventually reports whether cond holds within two seconds.
+// eventually reports whether cond holds within patience.
 func eventually(cond func() bool) bool {
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !cond() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

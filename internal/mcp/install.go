@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,15 +23,23 @@ const (
 // CacheEnv names the environment variable that overrides DefaultCacheDir.
 const CacheEnv = "SBXFUZZ_NPM_CACHE"
 
-// DefaultCacheDir is where InstallServer's installs live: $SBXFUZZ_NPM_CACHE,
-// else sbxfuzz/npm under the user's cache directory.
+// TestEnv names the environment variable that turns on the tests that run
+// the pinned releases (SBXFUZZ_TEST_NPM=1), once .ci/mcp-install has put
+// them into DefaultCacheDir; without it they skip. Nothing in this module
+// installs them: go test must neither fill a user's caches nor need the
+// network.
+const TestEnv = "SBXFUZZ_TEST_NPM"
+
+// DefaultCacheDir is where .ci/mcp-install puts the releases, and where
+// the harness looks for them: $SBXFUZZ_NPM_CACHE, else sbxfuzz/npm under
+// the user's cache directory.
 func DefaultCacheDir() (string, error) {
 	if d := os.Getenv(CacheEnv); d != "" {
 		return d, nil
 	}
 	d, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no cache directory for npm installs (set %s): %w", CacheEnv, err)
+		return "", fmt.Errorf("no cache directory for the npm installs (set %s): %w", CacheEnv, err)
 	}
 	return filepath.Join(d, "sbxfuzz", "npm"), nil
 }
@@ -43,43 +50,34 @@ func Entry(cacheDir, version string) string {
 	return filepath.Join(cacheDir, version, "node_modules", filepath.FromSlash(Package), "dist", "index.js")
 }
 
-// InstallServer installs version of Package under cacheDir/version with
-// npm, unless it is there already, and returns its Entry. The install
-// goes to a scratch directory renamed into place when complete, so an
-// interrupted one is never taken for an install.
-func InstallServer(cacheDir, version string) (entry string, err error) {
+// Installed returns the Entry of version under cacheDir when it is there,
+// else an error that says how to install it. It installs nothing.
+func Installed(cacheDir, version string) (string, error) {
 	if version == "" || strings.ContainsAny(version, `/\`) || strings.HasPrefix(version, ".") {
-		return "", fmt.Errorf("installing %s: %q is not a version", Package, version)
+		return "", fmt.Errorf("%s: %q is not a version", Package, version)
 	}
-	entry = Entry(cacheDir, version)
-	if _, err := os.Stat(entry); err == nil {
-		return entry, nil
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", fmt.Errorf("installing %s@%s: %w", Package, version, err)
-	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return "", err
-	}
-	scratch, err := os.MkdirTemp(cacheDir, "."+version+".")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(scratch) // empty after a successful rename
-	cmd := exec.Command(npm, "install", "--prefix", scratch, Package+"@"+version, "--no-audit", "--no-fund")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install %s@%s: %v: %s", Package, version, err, lastLines(string(out), 5))
-	}
-	err = os.Rename(scratch, filepath.Join(cacheDir, version))
-	if _, serr := os.Stat(entry); serr != nil {
-		// Another install won the race if the entry is there now.
-		return "", errors.Join(fmt.Errorf("installing %s@%s: no %s after npm install", Package, version, entry), err)
+	entry := Entry(cacheDir, version)
+	if _, err := os.Stat(entry); err != nil {
+		return "", fmt.Errorf("%s@%s is not installed in %s (.ci/mcp-install %s installs it): %w", Package, version, cacheDir, version, err)
 	}
 	return entry, nil
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+// InstalledCommand returns the command that runs the installed release
+// version: node and its Entry under DefaultCacheDir. It installs nothing:
+// when node or the release is missing, the error says so.
+func InstalledCommand(version string) ([]string, error) {
+	cache, err := DefaultCacheDir()
+	if err != nil {
+		return nil, err
+	}
+	entry, err := Installed(cache, version)
+	if err != nil {
+		return nil, err
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("running %s@%s: %w", Package, version, err)
+	}
+	return []string{node, entry}, nil
 }

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestInstallServerKeepsAnInstall: an install already in the cache is
-// returned as it is, without npm; a version that could name another
-// directory is refused before anything runs.
-func TestInstallServerKeepsAnInstall(t *testing.T) {
+// TestInstalled: an install in the cache is found where .ci/mcp-install
+// puts it; a missing one is an error that says how to install it; a
+// version that could name another directory is refused.
+func TestInstalled(t *testing.T) {
 	cache := t.TempDir()
 	entry := Entry(cache, "1.2.3")
 	if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
@@ -19,17 +19,41 @@ func TestInstallServerKeepsAnInstall(t *testing.T) {
 	if err := os.WriteFile(entry, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", "") // no npm: it must not be needed
-	if got, err := InstallServer(cache, "1.2.3"); err != nil || got != entry {
-		t.Errorf("InstallServer = %q, %v; want %q", got, err, entry)
+	if got, err := Installed(cache, "1.2.3"); err != nil || got != entry {
+		t.Errorf("Installed = %q, %v; want %q", got, err, entry)
+	}
+	if _, err := Installed(cache, "9.9.9"); err == nil || !strings.Contains(err.Error(), ".ci/mcp-install 9.9.9") {
+		t.Errorf("a release not installed: %v, want an error naming .ci/mcp-install", err)
 	}
 	for _, v := range []string{"", "../x", "a/b", ".hidden"} {
-		if _, err := InstallServer(cache, v); err == nil || !strings.Contains(err.Error(), "is not a version") {
+		if _, err := Installed(cache, v); err == nil || !strings.Contains(err.Error(), "is not a version") {
 			t.Errorf("version %q: %v", v, err)
 		}
 	}
-	if _, err := InstallServer(cache, "9.9.9"); err == nil || !strings.Contains(err.Error(), "npm") {
-		t.Errorf("an install without npm: %v", err)
+}
+
+// TestInstalledCommandInstallsNothing: asked for a release that is not in
+// the cache, InstalledCommand fails without running npm (a fake npm first
+// on PATH would leave a mark) and without writing into the cache.
+func TestInstalledCommandInstallsNothing(t *testing.T) {
+	bin, cache := t.TempDir(), filepath.Join(t.TempDir(), "npm")
+	mark := filepath.Join(bin, "npm-ran")
+	for _, tool := range []string{"npm", "node", "npx"} {
+		script := "#!/bin/sh\ntouch " + mark + "\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	t.Setenv(CacheEnv, cache)
+	if cmd, err := InstalledCommand(CurrentVersion); err == nil || !strings.Contains(err.Error(), "is not installed") {
+		t.Errorf("InstalledCommand with an empty cache: %q, %v; want an error saying it is not installed", cmd, err)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("InstalledCommand ran npm")
+	}
+	if _, err := os.Stat(cache); err == nil {
+		t.Errorf("InstalledCommand created %s", cache)
 	}
 }
 

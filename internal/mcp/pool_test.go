@@ -1,8 +1,9 @@
+//go:build unix
+
 package mcp
 
 import (
 	"testing"
-	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 )
@@ -25,7 +26,7 @@ func TestPoolReuse(t *testing.T) {
 	}
 	a := get(cfg)
 	other := cfg
-	other.Timeout = 200 * time.Millisecond
+	other.Timeout = hangTimeout
 	if b := get(other); b != a {
 		t.Fatal("a new timeout restarted the server")
 	}
@@ -56,7 +57,9 @@ func TestNoServerLeftBehind(t *testing.T) {
 		tr := newTree(t)
 		trees = append(trees, tr)
 		cfg := fakeConfig(t, mode, tr)
-		cfg.Timeout = 200 * time.Millisecond
+		if mode == "hang" {
+			cfg.Timeout = hangTimeout
+		}
 		for range 2 {
 			s, err := p.Get(cfg)
 			if err != nil {

@@ -26,8 +26,10 @@ const DefaultTimeout = 2 * time.Second
 // a small machine, more with a cold disk cache.
 const DefaultStartTimeout = 10 * time.Second
 
-// closeWait is how long Close lets a server exit after its stdin closes.
-const closeWait = time.Second
+// closeWait is how long Close lets a server exit after its stdin closes;
+// a variable so that a test can tell a server that exits from one that is
+// killed without racing the machine's speed.
+var closeWait = time.Second
 
 // Config says which server to start and how to talk to it.
 type Config struct {

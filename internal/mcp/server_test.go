@@ -1,3 +1,5 @@
+//go:build unix
+
 package mcp
 
 import (
@@ -99,7 +101,7 @@ func TestDenialShapes(t *testing.T) {
 // saying so (a total finding), with its stderr, and is dead afterwards.
 func TestMisbehavingServers(t *testing.T) {
 	for _, tc := range []struct{ mode, says string }{
-		{"hang", "did not answer within 300ms"},
+		{"hang", "did not answer within " + hangTimeout.String()},
 		{"crash", "the MCP server exited"},
 		{"garbage", `not a JSON-RPC 2.0 message: "hello, world"`},
 		{"wrongid", "a response with id 103, want 3"},
@@ -108,9 +110,8 @@ func TestMisbehavingServers(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			tr := newTree(t)
 			cfg := fakeConfig(t, tc.mode, tr)
-			cfg.Timeout = 300 * time.Millisecond
-			if tc.mode == "huge" {
-				cfg.Timeout = 5 * time.Second // 9 MiB take a while through a pipe
+			if tc.mode == "hang" {
+				cfg.Timeout = hangTimeout
 			}
 			s, err := Start(cfg)
 			if err != nil {
@@ -125,8 +126,8 @@ func TestMisbehavingServers(t *testing.T) {
 			if !strings.Contains(err.Error(), "misbehaving: "+tc.mode) {
 				t.Errorf("the error lacks the server's stderr: %v", err)
 			}
-			if tc.mode == "hang" && time.Since(start) > 2*time.Second {
-				t.Errorf("a hang took %v to give up on", time.Since(start))
+			if took := time.Since(start); tc.mode == "hang" && (took < hangTimeout || took > 10*hangTimeout) {
+				t.Errorf("a hang was given up on after %v, want between the timeout, %v, and ten times it", took, hangTimeout)
 			}
 			if s.Err() == nil {
 				t.Fatal("the server is still usable")
@@ -164,7 +165,7 @@ func TestServerRequests(t *testing.T) {
 func TestStartFailures(t *testing.T) {
 	tr := newTree(t)
 	hang := fakeConfig(t, "hanginit", tr)
-	hang.StartTimeout = 300 * time.Millisecond
+	hang.StartTimeout = hangTimeout
 	noTools := fakeConfig(t, "notools", tr)
 	wrongProfile := fakeConfig(t, "fs", tr)
 	wrongProfile.Profile = Profile{Name: "other", Read: Tool{Name: "cat", Path: "file"}}
@@ -172,7 +173,7 @@ func TestStartFailures(t *testing.T) {
 		cfg  Config
 		says string
 	}{
-		{hang, "initialize: the MCP server did not answer within 300ms"},
+		{hang, "initialize: the MCP server did not answer within " + hangTimeout.String()},
 		{noTools, "the server offers no tools"},
 		{wrongProfile, `the server fakemcp-fs has no tool "cat"`},
 		{Config{Command: []string{"/no/such/server"}}, "/no/such/server"},
@@ -221,13 +222,19 @@ func TestCustomProfile(t *testing.T) {
 	}
 }
 
-// TestClose: Close ends a server that exits on EOF at once, kills one
-// that does not after a second (as it does one whose child holds its
-// stderr open), takes the processes it started with it, and leaves calls
-// failing with ErrClosed.
+// TestClose: Close ends a server that exits on EOF at once (it says so,
+// and Close does not wait closeWait for it, here a minute), kills one that
+// does not after closeWait (as it does one whose child holds its stderr
+// open), takes the processes it started with it, and leaves calls failing
+// with ErrClosed.
 func TestClose(t *testing.T) {
+	defer func(w time.Duration) { closeWait = w }(closeWait)
 	var trees []tree
 	for _, mode := range []string{"fs", "noexit", "child"} {
+		closeWait = time.Second
+		if mode == "fs" {
+			closeWait = patience // only a Close that waits out closeWait whatever the server does takes this long
+		}
 		s, tr := startFake(t, mode)
 		trees = append(trees, tr)
 		if mode == "child" {
@@ -239,7 +246,14 @@ func TestClose(t *testing.T) {
 		}
 		start := time.Now()
 		s.Close()
-		if took := time.Since(start); mode == "fs" && took > 500*time.Millisecond || took > 3*time.Second {
+		switch took := time.Since(start); {
+		case mode == "fs" && took >= closeWait:
+			t.Errorf("%s: Close took %v, the wait for a server that does not exit at EOF", mode, took)
+		case mode == "fs":
+			stderrSays(t, s, "fakemcp: EOF, exiting")
+		case mode == "noexit" && took < closeWait:
+			t.Errorf("%s: Close took %v, want the wait of %v before the kill", mode, took, closeWait)
+		case took > 2*patience:
 			t.Errorf("%s: Close took %v", mode, took)
 		}
 		if _, err := NewDriver(s, tr).Do(read("/work/hello.txt")); !errors.Is(err, ErrClosed) {

@@ -67,11 +67,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		lim.Time = DefaultTime
 	}
 	m := &minimizer{fails: fails, memo: map[[sha256.Size]byte]bool{}, budget: lim.Calls, deadline: time.Now().Add(lim.Time), stop: lim.Stop}
-	cur := sc.Clone()
-	cur.Comment = nil
-	for i := range cur.Steps {
-		cur.Steps[i].Expect, cur.Steps[i].Comment, cur.Steps[i].Line = nil, nil, 0
-	}
+	cur := Clean(sc)
 	if !m.try(cur) {
 		return cur, m.stats // not failing without its expectations: nothing to do
 	}
@@ -91,6 +87,18 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		changed = string(cur.Format()) != before
 	}
 	return cur, m.stats
+}
+
+// Clean returns a copy of sc without its expectations, comments and line
+// numbers: the form Minimize starts from, since none of them makes a
+// failure.
+func Clean(sc *scenario.Scenario) *scenario.Scenario {
+	c := sc.Clone()
+	c.Comment = nil
+	for i := range c.Steps {
+		c.Steps[i].Expect, c.Steps[i].Comment, c.Steps[i].Line = nil, nil, 0
+	}
+	return c
 }
 
 // try runs the predicate on c, through the memo.

@@ -1,12 +1,74 @@
 package minimize
 
 import (
+	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
+
+// A Judge runs the oracle on one case, with the options given, and returns
+// the findings.
+type Judge func(c oracle.Case, opt oracle.Options) []oracle.Finding
+
+// On returns the Judge that checks cases on the sandboxes f builds: one
+// session, kept from one case to the next.
+func On(f core.Factory) Judge {
+	return func(c oracle.Case, opt oracle.Options) []oracle.Finding {
+		var cov oracle.Coverage
+		return oracle.Check(f, c, &cov, opt)
+	}
+}
+
+// Fresh returns the Judge that starts a session with start for each case
+// and ends it after, as 'sbxfuzz replay' does: a sandbox that keeps state
+// from one scenario to the next (a process, a server) then meets each case
+// as it meets a replay. When stop closes, the session under way is ended
+// at once, which stops a sandbox in another process even in the middle of
+// an op (the judgement then finds what it finds), and once stop is closed
+// no session is started. A session that cannot start, or is not started,
+// gives no finding: it is not the sandbox failing the same way.
+func Fresh(start func() (core.Factory, func() error, error), stop <-chan struct{}) Judge {
+	return func(c oracle.Case, opt oracle.Options) []oracle.Finding {
+		select {
+		case <-stop:
+			return nil // stopped already: no session is started
+		default:
+		}
+		f, end, err := start()
+		if err != nil {
+			return nil
+		}
+		var ended atomic.Bool
+		endOnce := sync.OnceValue(func() error { ended.Store(true); return end() })
+		judged := make(chan struct{})
+		go func() {
+			select {
+			case <-stop:
+				endOnce()
+			case <-judged:
+			}
+		}()
+		defer endOnce()
+		defer close(judged)
+		// Once the session is ended nothing more is built in it: a process
+		// or a server started then would outlive the session.
+		guarded := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			if ended.Load() {
+				return nil, errEnded
+			}
+			return f(g, w)
+		}
+		return On(guarded)(c, opt)
+	}
+}
+
+// errEnded is what a Fresh session builds once it is ended.
+var errEnded = errors.New("the minimization stopped: its session is ended")
 
 // Violates returns the predicate "the oracle finds invariant id when the
 // sandbox f builds runs the scenario", each op bounded by timeout (0: the
@@ -24,23 +86,31 @@ func Violates(f core.Factory, id oracle.ID, timeout time.Duration) Predicate {
 // timeout bounds each op; the factory gets start (0: timeout), so that a
 // lowered op timeout does not turn a slow start into a hang.
 func ViolatesLike(f core.Factory, target oracle.Finding, timeout, start time.Duration) Predicate {
-	same := func(fd oracle.Finding) bool {
-		if fd.Invariant != target.Invariant {
-			return false
-		}
-		return !target.Hang || fd.Hang && (fd.Step > 0) == (target.Step > 0)
-	}
+	return JudgedLike(On(f), target, timeout, start)
+}
+
+// JudgedLike is ViolatesLike with the cases judged by j.
+func JudgedLike(j Judge, target oracle.Finding, timeout, start time.Duration) Predicate {
 	return func(sc *scenario.Scenario) bool {
 		c, err := oracle.NewCase(sc)
 		if err != nil {
 			return false
 		}
-		var cov oracle.Coverage
-		for _, fd := range oracle.Check(f, c, &cov, oracle.Options{Timeout: timeout, StartTimeout: start}) {
-			if same(fd) {
+		for _, fd := range j(c, oracle.Options{Timeout: timeout, StartTimeout: start}) {
+			if Like(target, fd) {
 				return true
 			}
 		}
 		return false
 	}
+}
+
+// Like reports whether fd is the same failure as target: the same
+// invariant, and for a hang, a hang at the same phase (on an op, or
+// before any).
+func Like(target, fd oracle.Finding) bool {
+	if fd.Invariant != target.Invariant {
+		return false
+	}
+	return !target.Hang || fd.Hang && (fd.Step > 0) == (target.Step > 0)
 }

@@ -32,7 +32,7 @@ func init() {
 // of processes can make over pipes on this machine, each side doing
 // nothing but a blocking write of one protocol-sized line and a blocking
 // read of the answer: the ceiling of any sbxfuzz/1 child, which needs
-// about four round trips a checked op (see README, "Speed over the pipe").
+// about four round trips a checked op (docs/benchmarks.md has the figures).
 //
 //	go test -run '^$' -bench PipeCeiling ./internal/proc
 func BenchmarkPipeCeiling(b *testing.B) {

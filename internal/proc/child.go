@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,37 +44,50 @@ type child struct {
 	calling sync.Mutex
 
 	// opening counts the sandbox/open calls handed this child and not yet
-	// returned. It is taken under the session's lock, before the call
-	// itself takes calling, so that a build the harness gave up on while
-	// it was still starting the child is seen as in flight by the next.
+	// returned (initialize included). It is taken under the session's
+	// lock, before the call itself takes calling, so that a build the
+	// harness gave up on while it was still starting the child is seen as
+	// in flight by the next.
 	opening atomic.Int32
+
+	// ops counts the sandbox/run calls since the last sandbox/open, and
+	// last names the last call the child answered, for the words on a
+	// child that writes when it is not its turn. Both are written by the
+	// call holding calling.
+	ops  int
+	last string
 }
 
 // start runs argv as a Process, so that neither it nor its own children
-// outlive the harness, and says initialize.
+// outlive the harness. It reads nothing: initialize is the first call, made
+// by whoever opens the first sandbox, so that a child that never answers
+// is a call the session can give up on, not a start that holds it.
 func start(argv []string) (*child, error) {
 	p, err := Start(argv, "")
 	if err != nil {
 		return nil, err
 	}
-	c := &child{p: p, out: proto.NewReader(p.Stdout())}
+	return &child{p: p, out: proto.NewReader(p.Stdout())}, nil
+}
+
+// initialize says initialize: the first call to every child.
+func (c *child) initialize() error {
 	var hello struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	}
-	if err := c.call(nil, "initialize", map[string]string{"protocol": proto.Version}, &hello); err != nil {
-		c.kill()
-		return nil, err
-	}
-	return c, nil
+	return c.call(nil, "initialize", map[string]string{"protocol": proto.Version}, &hello)
 }
 
 // kill kills the child's process group and waits for the child.
 func (c *child) kill() { c.p.Kill() }
 
 // shutdown asks the child to exit, then kills its group whatever it did.
+// A child with a call in flight (an open or an op the harness gave up on,
+// a child that never answered initialize) is killed at once: its call
+// holds the reader, and the kill is what makes that call return.
 func (c *child) shutdown() {
-	if c.usable() == nil && !c.busy() {
+	if c.usable() == nil && !c.busy() && c.opening.Load() == 0 {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -132,13 +146,16 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 		return c.broken(fmt.Errorf("%s: a call of an abandoned scenario is still in flight", method))
 	}
 	defer c.calling.Unlock()
+	if err := c.quiet(method); err != nil {
+		return err
+	}
 	c.id++
-	id := c.id
+	id := proto.IntID(c.id)
 	p, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
-	if err := proto.Write(c.p.Stdin(), &proto.Message{ID: &id, Method: method, Params: p}); err != nil {
+	if err := proto.Write(c.p.Stdin(), &proto.Message{ID: id, Method: method, Params: p}); err != nil {
 		return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
 	}
 	for {
@@ -159,11 +176,15 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 			if err := proto.Write(c.p.Stdin(), resp); err != nil {
 				return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
 			}
-		case m.ID == nil || *m.ID != id:
-			return c.broken(fmt.Errorf("%s: a response with id %s, want %d", method, idWords(m.ID), id))
+		case !m.ID.Equal(id):
+			return c.broken(fmt.Errorf("%s: a response with id %s, want %s", method, m.ID, id))
 		case m.Error != nil:
 			return c.broken(fmt.Errorf("%s: the sandbox answered with an error: %d %s", method, m.Error.Code, m.Error.Message))
 		default:
+			c.answered(method)
+			if err := c.quiet(method); err != nil {
+				return err
+			}
 			if result == nil {
 				return nil
 			}
@@ -175,9 +196,37 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 	}
 }
 
-func idWords(id *int64) string {
-	if id == nil {
-		return "none"
+// answered records that the child answered method.
+func (c *child) answered(method string) {
+	switch method {
+	case "sandbox/open":
+		c.ops = 0
+		c.last = method
+	case "sandbox/run":
+		c.ops++
+		c.last = "op " + strconv.Itoa(c.ops)
+	default:
+		c.last = method
 	}
-	return fmt.Sprint(*id)
+}
+
+// quiet returns nil unless the child wrote something after its last answer
+// that nobody asked for — a world request between ops, say, which must not
+// be served inside the next op and blamed on it. It looks, without
+// blocking, at what is buffered or waiting in the pipe: right after an
+// answer (a line written with it is caught on the op it followed) and
+// again before the next request.
+func (c *child) quiet(method string) error {
+	if c.last == "" || c.out.Buffered() == 0 && !c.p.pendingOutput() {
+		return nil
+	}
+	m, err := c.out.Read()
+	switch {
+	case err != nil:
+		return c.broken(fmt.Errorf("%s: a line after %s answered, before the next request: %v", method, c.last, err))
+	case m.Method != "":
+		return c.broken(fmt.Errorf("%s: a world request (%s) after %s answered, before the next request: the harness serves world requests only while an op or an open is pending", method, m.Method, c.last))
+	default:
+		return c.broken(fmt.Errorf("%s: a message with id %s after %s answered, before the next request", method, m.ID, c.last))
+	}
 }

@@ -1,22 +1,38 @@
+//go:build unix
+
 package proc
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
+// python is the python3 interpreter itself, found once: a version
+// manager's shim in front of it (pyenv's) costs half a second a start,
+// which a loaded machine stretches towards the start timeouts below.
+var python = sync.OnceValue(func() string {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
+
 func needPython(t *testing.T) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
+	py := python()
+	if py == "" {
 		t.Skip("python3 is not installed: the misbehaving children are Python scripts")
 	}
 	return py
@@ -31,6 +47,16 @@ func misbehaving(t *testing.T, how string) string {
 	}
 	return needPython(t) + " " + script + " " + how
 }
+
+// patience is the op timeout of a child that must answer, and the bound
+// of every wait for a child to do what it does within a second: it is
+// only reached when the test fails, so it is far above what a loaded
+// machine takes. hangTimeout is the op timeout of a child that hangs,
+// only ever waited for, never raced against an answer.
+const (
+	patience    = time.Minute
+	hangTimeout = 300 * time.Millisecond
+)
 
 func twoOps(t *testing.T) oracle.Case {
 	sc, err := scenario.Parse("two.sbx", []byte("grant fs_read /work/\nfs_read /work/a\nfs_read /work/b\n"))
@@ -60,15 +86,16 @@ func TestMisbehavingChildren(t *testing.T) {
 		{"outofturn", "a world request (world/read) when none may come"},
 	} {
 		t.Run(tc.how, func(t *testing.T) {
+			t.Setenv("MISBEHAVE_HUGE", strconv.Itoa(proto.MaxLine))
 			start, err := Sessions(misbehaving(t, tc.how))
 			if err != nil {
 				t.Fatal(err)
 			}
 			f, end, _ := start()
 			defer end()
-			timeout := 3 * time.Second // a 9 MiB line takes a while to write
+			timeout := patience
 			if tc.how == "hang" {
-				timeout = 300 * time.Millisecond
+				timeout = hangTimeout
 			}
 			k := oracle.NewChecker(f, oracle.Options{Timeout: timeout})
 			defer k.Close()
@@ -115,27 +142,36 @@ func TestNoChildLeftBehind(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("no /proc to count processes")
 	}
+	// Every child is given this file to write its pid to: its path, this
+	// test's own, marks the children of this run in the process list, so
+	// the tests of the same checkout running at the same time elsewhere
+	// are not counted.
+	pids := filepath.Join(t.TempDir(), "pids")
 	for _, how := range []string{"hang", "crash", "garbage", "wrongid"} {
-		start, err := Sessions(misbehaving(t, how))
+		start, err := Sessions(misbehaving(t, how) + " " + pids)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f, end, _ := start()
-		k := oracle.NewChecker(f, oracle.Options{Timeout: 200 * time.Millisecond})
+		timeout := patience
+		if how == "hang" {
+			timeout = hangTimeout
+		}
+		k := oracle.NewChecker(f, oracle.Options{Timeout: timeout})
 		for range 3 {
 			k.Check(twoOps(t), new(oracle.Coverage))
 		}
 		k.Close()
 		end()
 	}
-	// The script's absolute path is this checkout's own: another checkout's
-	// tests, running at the same time, are not counted.
-	script, _ := filepath.Abs(filepath.Join("testdata", "misbehave.py"))
-	deadline := time.Now().Add(2 * time.Second)
-	for len(children(t, script)) > 0 && time.Now().Before(deadline) {
+	deadline := time.Now().Add(patience)
+	for len(children(t, pids)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if left := children(t, script); len(left) > 0 {
+	if b, _ := os.ReadFile(pids); len(b) == 0 {
+		t.Fatal("no child wrote its pid: the count below proves nothing")
+	}
+	if left := children(t, pids); len(left) > 0 {
 		t.Fatalf("%d child processes left: %v", len(left), left)
 	}
 }
@@ -169,7 +205,7 @@ func TestHangWhileOpening(t *testing.T) {
 	}
 	f, end, _ := start()
 	defer end()
-	k := oracle.NewChecker(f, oracle.Options{Timeout: 300 * time.Millisecond, StartTimeout: 2 * time.Second})
+	k := oracle.NewChecker(f, oracle.Options{Timeout: hangTimeout, StartTimeout: 2 * time.Second})
 	defer k.Close()
 	for i := range 2 {
 		got := k.Check(twoOps(t), new(oracle.Coverage))

@@ -1,45 +1,85 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 )
 
-// stderrWait bounds how long a process's stderr is read after it exited.
+// stderrWait bounds how long a process's stderr is read after it exited,
+// and how long a supervisor may take to kill its tree when told to.
 const stderrWait = time.Second
 
+// superviseWait bounds how long Start waits for a supervisor to report
+// that it started the command: a fork and an exec, so only a broken
+// machine reaches it.
+const superviseWait = 10 * time.Second
+
 // Process is a child process started so that it cannot outlive the
-// harness: in a process group of its own, killed as a whole, with a
-// parent-death signal where the system has one. It is the machinery under
-// the sbxfuzz/1 client and under the MCP client (package mcp). Its methods
-// are safe for concurrent use: a watchdog may kill it while a call reads.
+// harness, nor can anything it starts: in a process group of its own,
+// killed as a whole, and on Linux under a supervisor that takes the whole
+// tree with it, setsid() descendants included (see isolation). It is the
+// machinery under the sbxfuzz/1 client and under the MCP client (package
+// mcp). Its methods are safe for concurrent use: a watchdog may kill it
+// while a call reads.
 type Process struct {
 	cmd    *exec.Cmd
+	mode   isolation
 	stdin  io.WriteCloser
-	stdout io.ReadCloser
+	stdout *os.File
+	out    syscall.RawConn // stdout's, to count what waits in it unread
 	stderr *tail
 	exited chan struct{} // closed when the process has been waited for
 }
 
 // Start runs argv in dir ("" is the harness's own directory) with stdin
 // and stdout piped to the returned Process and the tail of its stderr
-// kept (StderrTail bytes).
+// kept (StderrTail bytes). Where the system has no process groups it
+// returns Supported's error.
 func Start(argv []string, dir string) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("starting a process: an empty command")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := Supported(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+	}
+	// Resolved here, as exec would, so that a command that is not on
+	// $PATH is this call's error whatever runs it.
+	resolved := exec.Command(argv[0])
+	if resolved.Err != nil {
+		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), resolved.Err)
+	}
+	var err error
+	for _, mode := range isolationOrder() {
+		var p *Process
+		if p, err = launch(mode, resolved.Path, argv, dir); !errors.Is(err, errUnavailable) {
+			if err != nil {
+				return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+			}
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+}
+
+// errUnavailable marks a failure to start a supervisor the system does not
+// allow (no user namespaces, say): Start falls back to the next isolation.
+var errUnavailable = errors.New("this isolation is not available here")
+
+// launch starts argv (its program at path) under mode.
+func launch(mode isolation, path string, argv []string, dir string) (*Process, error) {
+	cmd := command(mode, path, argv)
 	cmd.Dir = dir
-	cmd.SysProcAttr = sysProcAttr()
-	// A descendant that left the process group (setsid) survives the
-	// group's kill and may hold stderr open: Wait, and so Kill, must not
-	// wait for its EOF forever.
+	// A descendant that left the process group (setsid) may hold stderr
+	// open where nothing kills it: Wait, and so Kill, must not wait for
+	// its EOF forever.
 	cmd.WaitDelay = stderrWait
-	p := &Process{cmd: cmd, stderr: &tail{n: StderrTail}, exited: make(chan struct{})}
+	p := &Process{cmd: cmd, mode: mode, stderr: &tail{n: StderrTail}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	// Blocking pipes of our own, not exec's: a read or write then blocks
 	// its thread in the kernel and wakes as soon as the child answers,
@@ -56,13 +96,32 @@ func Start(argv []string, dir string) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout = stdinR, stdoutW
+	var status *os.File // the supervisor's report: see supervise
+	if mode != direct {
+		var w *os.File
+		if status, w, err = os.Pipe(); err != nil {
+			stdinR.Close()
+			stdin.Close()
+			stdout.Close()
+			stdoutW.Close()
+			return nil, err
+		}
+		defer status.Close()
+		cmd.ExtraFiles = []*os.File{w}
+	}
 	err = cmd.Start()
 	stdinR.Close() // the child's ends: ours are closed, so its exit shows as EOF
 	stdoutW.Close()
+	if status != nil {
+		cmd.ExtraFiles[0].Close() // the supervisor's: its exit shows as EOF
+	}
 	if err != nil {
 		stdin.Close()
 		stdout.Close()
-		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+		if mode != direct {
+			return nil, fmt.Errorf("%w: %s: %v", errUnavailable, mode, err)
+		}
+		return nil, err
 	}
 	go func() {
 		cmd.Wait()
@@ -70,7 +129,30 @@ func Start(argv []string, dir string) (*Process, error) {
 		close(p.exited)
 	}()
 	p.stdin, p.stdout = stdin, stdout
+	p.out, _ = stdout.SyscallConn()
+	if status != nil {
+		if err := p.started(status); err != nil {
+			p.Kill()
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// started reads the supervisor's report: "+" once the command runs, else
+// why it could not be started.
+func (p *Process) started(status *os.File) error {
+	status.SetReadDeadline(time.Now().Add(superviseWait))
+	b, err := io.ReadAll(io.LimitReader(status, 4096))
+	switch {
+	case string(b) == "+":
+		return nil
+	case len(b) > 0:
+		return errors.New(string(b))
+	case err != nil:
+		return fmt.Errorf("its supervisor did not report: %v", err)
+	}
+	return p.WithStderr(errors.New("its supervisor exited before starting it"))
 }
 
 // Stdin is the write end of the process's stdin.
@@ -80,10 +162,22 @@ func (p *Process) Stdin() io.Writer { return p.stdin }
 // process (and every process holding its stdout) is gone.
 func (p *Process) Stdout() io.Reader { return p.stdout }
 
+// pendingOutput reports whether bytes the process wrote to its stdout wait
+// in the pipe, unread; it never blocks.
+func (p *Process) pendingOutput() bool {
+	if p.out == nil {
+		return false
+	}
+	n := 0
+	p.out.Control(func(fd uintptr) { n = unread(fd) })
+	return n > 0
+}
+
 // Exited is closed once the process has exited and been waited for.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
-// Pid is the process id, which is also its process group's.
+// Pid is the id of the process the harness started, which is also its
+// process group's: the command's, or its supervisor's.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Stderr returns the tail of what the process wrote to its stderr.
@@ -100,9 +194,20 @@ func (p *Process) WithStderr(err error) error {
 
 // Kill kills the process group and waits for the process. Killing the
 // group, not the process, also takes the children it started, which
-// would otherwise keep its stdout open and the harness waiting.
+// would otherwise keep its stdout open and the harness waiting; under a
+// supervisor it takes the whole tree (see isolation).
 func (p *Process) Kill() {
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if p.mode == reaper {
+		// A SIGKILL would take the supervisor before it could kill the
+		// descendants that left the group: SIGTERM has it kill them all
+		// and exit. The group's kill below is for one that cannot.
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(stderrWait):
+		}
+	}
+	killGroup(p.cmd.Process.Pid)
 	p.cmd.Process.Kill()
 	p.stdin.Close()
 	<-p.exited

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -13,8 +14,12 @@ import (
 // child, started at its first scenario, reused across scenarios
 // (sandbox/open), restarted after a failure, and shut down when the
 // session ends. COMMAND is split into words as a shell would, without a
-// shell.
+// shell. Where the system has no process groups it returns Supported's
+// error.
 func Sessions(command string) (func() (core.Factory, func() error, error), error) {
+	if err := Supported(); err != nil {
+		return nil, err
+	}
 	argv, err := splitWords(command)
 	if err != nil {
 		return nil, fmt.Errorf("%q: %v", command, err)
@@ -27,48 +32,69 @@ func Sessions(command string) (func() (core.Factory, func() error, error), error
 
 // session is one worker's child. Its factory is called from one goroutine
 // at a time; after a hang the watchdog's Close kills the child from
-// another, so the child is guarded.
+// another, and end may come while a call the harness gave up on still
+// reads, so the child is guarded. mu is never held across a read.
 type session struct {
-	argv []string
-	mu   sync.Mutex
-	c    *child
+	argv  []string
+	mu    sync.Mutex
+	c     *child
+	ended bool
 }
 
+// errEnded is the words for a factory called after its session ended.
+var errEnded = errors.New("the session has ended")
+
 // open is the session's core.Factory: sandbox/open on the session's
-// child, started first if there is none or the last one broke.
+// child, started (and initialized) first if there is none or the last one
+// broke.
 func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
+	c, fresh, err := s.child()
+	if err != nil {
+		return nil, err
+	}
+	defer c.opening.Add(-1)
+	if fresh {
+		if err := c.initialize(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.call(world{w}, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil); err != nil {
+		return nil, err
+	}
+	return &sandbox{c: c, w: world{w}}, nil
+}
+
+// child returns the session's child, counted as opening, and whether it is
+// fresh (not yet initialized): a new one if there is none, the last one
+// broke, or a call of an abandoned scenario is still in flight on it.
+func (s *session) child() (c *child, fresh bool, err error) {
 	s.mu.Lock()
-	c := s.c
+	defer s.mu.Unlock()
+	if s.ended {
+		return nil, false, errEnded
+	}
+	c = s.c
 	if c != nil && c.usable() == nil && (c.busy() || c.opening.Load() > 0) {
 		// A call of an abandoned scenario (a hang while opening, say) is
 		// still in flight: that child cannot serve another.
 		c.broken(fmt.Errorf("the sandbox hung"))
 	}
 	if c == nil || c.usable() != nil {
-		var err error
 		if c, err = start(s.argv); err != nil {
-			s.mu.Unlock()
-			return nil, err
+			return nil, false, err
 		}
-		s.c = c
+		s.c, fresh = c, true
 	}
 	c.opening.Add(1)
-	s.mu.Unlock()
-	sb := &sandbox{c: c}
-	err := c.call(world{w}, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil)
-	c.opening.Add(-1)
-	if err != nil {
-		return nil, err
-	}
-	sb.w = world{w}
-	return sb, nil
+	return c, fresh, nil
 }
 
-// end shuts the session's child down.
+// end shuts the session's child down, killing it at once if a call is in
+// flight; it never waits for a read.
 func (s *session) end() error {
 	s.mu.Lock()
 	c := s.c
-	s.c = nil
+	s.c, s.ended = nil, true
 	s.mu.Unlock()
 	if c != nil {
 		c.shutdown()

@@ -16,7 +16,9 @@ import (
 // requests from r and writes to w, builds a sandbox with f over a world
 // whose every call is a world request back to the harness, and returns
 // nil after shutdown, or an error when the harness breaks the protocol or
-// closes r.
+// closes r — a line over proto.MaxLine included: never a panic. A panic of
+// the sandbox itself is answered as an error object, which the harness
+// takes for a total finding on that op, as it does in process.
 func Serve(r io.Reader, w io.Writer, name string, f core.Factory) error {
 	out := bufio.NewWriterSize(w, 64<<10)
 	s := &server{in: proto.NewReader(r), out: out, f: f, name: name}
@@ -43,10 +45,13 @@ func (s *server) loop() error {
 		if err != nil {
 			return err
 		}
-		if m.Method == "" || m.ID == nil {
-			return fmt.Errorf("a message that is not a request: %+v", m)
+		if m.Method == "" || len(m.ID) == 0 {
+			return fmt.Errorf("a message that is not a request: %.80s", describe(m))
 		}
-		result, rerr := s.handle(m)
+		result, rerr, fatal := s.dispatch(m)
+		if fatal != nil {
+			return fatal
+		}
 		resp := &proto.Message{ID: m.ID}
 		if rerr != nil {
 			resp.Error = &proto.Error{Code: -32000, Message: rerr.Error()}
@@ -60,6 +65,36 @@ func (s *server) loop() error {
 			return nil
 		}
 	}
+}
+
+// describe is m as the words of an error: its method, or its id.
+func describe(m *proto.Message) string {
+	if m.Method != "" {
+		return "a notification of " + m.Method
+	}
+	return "a response with id " + m.ID.String()
+}
+
+// abort is what the world of a served sandbox panics with when the harness
+// breaks the protocol in the middle of a call: neither the op nor the
+// server can go on, and dispatch hands the error back to loop.
+type abort struct{ err error }
+
+// dispatch is handle, with a panic turned into words: an abort into the
+// error that ends the server (fatal), the sandbox's own panic into the
+// error answered to the request.
+func (s *server) dispatch(m *proto.Message) (result any, rerr, fatal error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if a, ok := p.(abort); ok {
+				fatal = a.err
+				return
+			}
+			rerr = fmt.Errorf("%s: the sandbox panicked: %v", m.Method, p)
+		}
+	}()
+	result, rerr = s.handle(m)
+	return result, rerr, nil
 }
 
 func (s *server) send(m *proto.Message) error {
@@ -133,28 +168,40 @@ func (s *server) handle(m *proto.Message) (any, error) {
 
 // remote is the world of a served sandbox: every call is a world request
 // to the harness, answered before the sandbox goes on. A broken harness
-// makes it panic: the server cannot answer anything any more.
+// makes it panic with an abort, which dispatch recovers: the server cannot
+// answer anything any more.
 type remote struct{ s *server }
 
 func (r *remote) ask(method string, params proto.WorldParams, result any) {
 	r.s.id++
-	id := r.s.id
+	id := proto.IntID(r.s.id)
 	raw, _ := json.Marshal(params)
-	if err := r.s.send(&proto.Message{ID: &id, Method: method, Params: raw}); err != nil {
-		panic(fmt.Sprintf("sbxfuzz serve: %s: %v", method, err))
+	if err := r.s.send(&proto.Message{ID: id, Method: method, Params: raw}); err != nil {
+		r.fail(method, err)
 	}
 	m, err := r.s.in.Read()
 	switch {
+	case errors.Is(err, io.EOF):
+		r.fail(method, errors.New("the harness closed stdin"))
 	case err != nil:
-		panic(fmt.Sprintf("sbxfuzz serve: %s: %v", method, err))
-	case m.ID == nil || *m.ID != id || m.Error != nil:
-		panic(fmt.Sprintf("sbxfuzz serve: %s: a response out of turn: %+v", method, m))
+		r.fail(method, err)
+	case m.Method != "":
+		r.fail(method, fmt.Errorf("a request (%s) before the answer", m.Method))
+	case !m.ID.Equal(id):
+		r.fail(method, fmt.Errorf("a response with id %s, want %s", m.ID, id))
+	case m.Error != nil:
+		r.fail(method, fmt.Errorf("the harness answered with an error: %d %s", m.Error.Code, m.Error.Message))
 	}
 	if result != nil {
 		if err := json.Unmarshal(m.Result, result); err != nil {
-			panic(fmt.Sprintf("sbxfuzz serve: %s: %v", method, err))
+			r.fail(method, fmt.Errorf("an answer that does not read: %v", err))
 		}
 	}
+}
+
+// fail ends the call in progress, and the server, for err.
+func (r *remote) fail(method string, err error) {
+	panic(abort{fmt.Errorf("%s: %w", method, err)})
 }
 
 func answer(b *proto.Bytes, absent bool) (string, bool) {
@@ -186,7 +233,7 @@ func (r *remote) Resolve(host string) netip.Addr {
 	r.ask("world/resolve", proto.WorldParams{Host: proto.Bytes(host)}, &a)
 	addr, err := netip.ParseAddr(a.Addr)
 	if err != nil {
-		panic(fmt.Sprintf("sbxfuzz serve: world/resolve answered %q", a.Addr))
+		r.fail("world/resolve", fmt.Errorf("an answer that is not an address: %q", a.Addr))
 	}
 	return addr
 }

@@ -26,7 +26,7 @@ func (s world) serve(m *proto.Message) (*proto.Message, error) {
 			return nil, fmt.Errorf("params that do not read: %v", err)
 		}
 	}
-	if m.ID == nil {
+	if len(m.ID) == 0 {
 		return nil, fmt.Errorf("a world request without an id")
 	}
 	var a proto.Answer
@@ -62,6 +62,14 @@ func (s world) serve(m *proto.Message) (*proto.Message, error) {
 		result = proto.Tick{Tick: proto.Int(tick), Past: !ok}
 	default:
 		return nil, fmt.Errorf("an unknown world request %q", m.Method)
+	}
+	// A child that floods its world is stopped at the request that passed
+	// the harness's per-op cap, not at the end of its op: the world keeps
+	// nothing past the cap, but the child's messages still cost memory.
+	if c, ok := s.w.(interface{ OpOverCap() error }); ok {
+		if err := c.OpOverCap(); err != nil {
+			return nil, err
+		}
 	}
 	raw, err := json.Marshal(result)
 	if err != nil {

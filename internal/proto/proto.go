@@ -6,6 +6,7 @@ package proto
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -18,9 +19,26 @@ import (
 // Version is the protocol name sent in initialize.
 const Version = "sbxfuzz/1"
 
+// MaxByteString is the most bytes the byte strings of one message of a
+// legal scenario add up to. Every datum of a scenario — a file, an op's
+// arguments, a body, a tool's output — is written in its .sbx text with at
+// least one byte of text per byte of data, and a scenario file is at most
+// 16 MiB (fsutil.MaxInput; a test holds the two together), so no message
+// carries more: an answer carries one datum, a request one op's arguments.
+const MaxByteString = 16 << 20
+
+// maxEscape is the most bytes a JSON writer spends on one byte of a byte
+// string: a control byte is written \u0001, six bytes, by encoding/json,
+// Python's json and JavaScript's JSON.stringify alike; every other byte
+// costs less (Python's \ud83d\ude00 spends twelve on four).
+const maxEscape = 6
+
 // MaxLine bounds one message: a line longer than this is a protocol error,
-// not a reason to buffer without end.
-const MaxLine = 8 << 20
+// not a reason to buffer without end. It is the longest line a legal
+// scenario can make — every byte string escaped at the most a JSON writer
+// spends, plus a megabyte for the rest of the message — so that a sandbox
+// correct by the SPEC is never blamed for the size of what it was asked.
+const MaxLine = maxEscape*MaxByteString + 1<<20
 
 // Bytes is a byte string: a JSON string when its bytes are valid UTF-8,
 // else {"b64": "<standard base64>"}. Both forms are read everywhere.
@@ -39,6 +57,9 @@ func (b Bytes) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler.
 func (b *Bytes) UnmarshalJSON(data []byte) error {
 	if len(data) > 0 && data[0] == '"' {
+		if loneSurrogate(data) {
+			return fmt.Errorf("a byte string that escapes half a UTF-16 surrogate pair, which stands for no bytes: %.40s", data)
+		}
 		var s string
 		if err := json.Unmarshal(data, &s); err != nil {
 			return err
@@ -58,6 +79,61 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	}
 	*b = Bytes(raw)
 	return nil
+}
+
+// loneSurrogate reports whether the JSON string literal s escapes half of
+// a UTF-16 surrogate pair without the other half (\ud800 alone, say).
+// encoding/json decodes one as U+FFFD: bytes the sender never meant, where
+// a byte string must cross intact (invalid UTF-8 travels as b64).
+func loneSurrogate(s []byte) bool {
+	if !bytes.Contains(s, []byte(`\u`)) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		i++
+		r, ok := escapedUnit(s, i)
+		if !ok {
+			continue
+		}
+		i += 4
+		switch {
+		case r >= 0xdc00 && r <= 0xdfff:
+			return true // a low half with no high half before it
+		case r >= 0xd800 && r <= 0xdbff:
+			if i+2 >= len(s) || s[i+1] != '\\' {
+				return true
+			}
+			if low, ok := escapedUnit(s, i+2); !ok || low < 0xdc00 || low > 0xdfff {
+				return true
+			}
+			i += 6
+		}
+	}
+	return false
+}
+
+// escapedUnit reads the UTF-16 unit of the escape \uXXXX whose 'u' is at
+// s[i]; ok is false for any other escape.
+func escapedUnit(s []byte, i int) (rune, bool) {
+	if i+4 >= len(s) || s[i] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[i+1 : i+5] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c|0x20 >= 'a' && c|0x20 <= 'f':
+			c = (c | 0x20) - 'a' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // Int is an integer: a JSON number within ±2^53, else a decimal string.
@@ -90,11 +166,62 @@ func (n *Int) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// ID is a JSON-RPC request id as it was sent: a JSON number or string (or
+// null), kept as its JSON text so that a response echoes it exactly. The
+// zero ID is no id: a notification. sbxfuzz/1's harness numbers its
+// requests, but a child, or an MCP server, may use strings.
+type ID []byte
+
+// IntID is the id n.
+func IntID(n int64) ID { return strconv.AppendInt(nil, n, 10) }
+
+// Equal reports whether id and o are the same id: the same number as
+// written, or the same string however it is escaped.
+func (id ID) Equal(o ID) bool {
+	if bytes.Equal(id, o) {
+		return true
+	}
+	if len(id) == 0 || len(o) == 0 || id[0] != '"' || o[0] != '"' {
+		return false
+	}
+	var a, b string
+	return json.Unmarshal(id, &a) == nil && json.Unmarshal(o, &b) == nil && a == b
+}
+
+// String returns the id as JSON text, or "none".
+func (id ID) String() string {
+	if len(id) == 0 {
+		return "none"
+	}
+	return string(id)
+}
+
+// MarshalJSON implements json.Marshaler.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if len(id) == 0 {
+		return []byte("null"), nil
+	}
+	return id, nil
+}
+
+// errBadID is the error for an id of a type JSON-RPC 2.0 does not allow.
+var errBadID = errors.New("an id that is neither a number nor a string")
+
+// UnmarshalJSON implements json.Unmarshaler: a number, a string or null;
+// JSON-RPC 2.0 allows no other id.
+func (id *ID) UnmarshalJSON(data []byte) error {
+	if len(data) == 0 || !(data[0] == '"' || data[0] == '-' || data[0] >= '0' && data[0] <= '9' || string(data) == "null") {
+		return errBadID
+	}
+	*id = append(ID(nil), data...)
+	return nil
+}
+
 // Message is one JSON-RPC 2.0 message: a request (Method set; ID set
 // unless a notification), or a response (Result or Error).
 type Message struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      *int64          `json:"id,omitempty"`
+	ID      ID              `json:"id,omitempty"`
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
@@ -107,14 +234,25 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-// Reader reads messages, one a line.
-type Reader struct{ r *bufio.Reader }
+// Reader reads messages, one a line, of at most MaxLine bytes.
+type Reader struct {
+	r     *bufio.Reader
+	limit int // MaxLine, but for the tests of the limit itself
+}
 
 // NewReader returns a Reader over r.
-func NewReader(r io.Reader) *Reader { return &Reader{bufio.NewReaderSize(r, 64<<10)} }
+func NewReader(r io.Reader) *Reader { return &Reader{bufio.NewReaderSize(r, 64<<10), MaxLine} }
 
-// ErrLineTooLong is returned for a line over MaxLine.
+// ErrLineTooLong is returned for a line of more than MaxLine bytes (its
+// newline not counted). The Reader is then in the middle of that line:
+// the peer broke the protocol, and nothing more is read from it.
 var ErrLineTooLong = errors.New("a line longer than the protocol's limit")
+
+// ErrNotUTF8 is returned for a line that is not valid UTF-8. The wire is
+// UTF-8 (SPEC §12): a JSON decoder would replace the bad bytes with U+FFFD
+// and read something the sender never wrote; byte strings that are not
+// UTF-8 travel as {"b64": ...}.
+var ErrNotUTF8 = errors.New("a line that is not valid UTF-8")
 
 // Read returns the next message. A line that is not a JSON-RPC 2.0
 // message is an error that quotes its start.
@@ -125,27 +263,43 @@ func (r *Reader) Read() (*Message, error) {
 	}
 	var m Message
 	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+		if errors.Is(err, errBadID) {
+			return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %w: %.80q", errBadID, line)
+		}
 		return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q", line)
 	}
 	return &m, nil
 }
 
-// Line returns the next line without its newline, bounded by MaxLine like
-// Read, for a JSON-RPC dialect whose messages Message does not fit (MCP,
-// whose ids may be strings). The slice is the caller's.
+// Line returns the next line without its newline, bounded by MaxLine and
+// checked for UTF-8 like Read, for a JSON-RPC dialect whose messages
+// Message does not fit (MCP). The slice is the caller's.
 func (r *Reader) Line() ([]byte, error) { return r.line() }
+
+// Buffered returns how many bytes have been read from the stream but not
+// yet returned: more than zero after a message means the other side wrote
+// on without waiting for its turn.
+func (r *Reader) Buffered() int { return r.r.Buffered() }
 
 func (r *Reader) line() ([]byte, error) {
 	var buf []byte
 	for {
 		chunk, err := r.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > MaxLine {
+		n := len(buf) + len(chunk)
+		if err == nil {
+			n-- // the newline
+		}
+		if n > r.limit {
 			return nil, ErrLineTooLong
 		}
 		buf = append(buf, chunk...)
 		switch err {
 		case nil:
-			return buf[:len(buf)-1], nil
+			line := buf[:len(buf)-1]
+			if !utf8.Valid(line) {
+				return nil, fmt.Errorf("%w (at byte %d): %.80q", ErrNotUTF8, validPrefix(line), line)
+			}
+			return line, nil
 		case bufio.ErrBufferFull:
 			continue
 		case io.EOF:
@@ -157,6 +311,19 @@ func (r *Reader) line() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// validPrefix returns the length of the longest valid UTF-8 prefix of b.
+func validPrefix(b []byte) int {
+	n := 0
+	for n < len(b) {
+		r, size := utf8.DecodeRune(b[n:])
+		if r == utf8.RuneError && size <= 1 {
+			return n
+		}
+		n += size
+	}
+	return n
 }
 
 // Write writes m as one line.

@@ -36,7 +36,8 @@ type Tree struct {
 // mode 0644 and directories 0755 whatever the umask; every file the grant
 // forbids reading carries a canary (see Leak). The same arguments give the
 // same tree, byte for byte. An error wraps ErrInexpressible when the world
-// cannot be a real tree (see Expressible); any other is the disk's.
+// cannot be a real tree (see Expressible); any other is the disk's, or
+// Supported's on a system without a POSIX disk.
 func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
 	return build(dir, ws, g, ops, false)
 }
@@ -50,6 +51,9 @@ func MaterializeRelative(dir string, ws core.WorldSpec, g core.GrantSpec, ops []
 }
 
 func build(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op, relLinks bool) (*Tree, error) {
+	if err := Supported(); err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", dir, err)
+	}
 	p, err := newPlan(ws, g, ops)
 	if err != nil {
 		return nil, err

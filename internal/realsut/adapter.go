@@ -29,8 +29,14 @@ type Adapter struct {
 	Name string
 	// Open begins a session of the sandbox (one per campaign worker): a
 	// Session starts drivers over trees, one at a time or two at once
-	// (the oracle's run and its replay).
-	Open func() (Session, error)
+	// (the oracle's run and its replay). dir is a directory of the
+	// session's own, outside every tree, removed when the session ends: a
+	// server's working directory, say.
+	Open func(dir string) (Session, error)
+	// TreeDir is the directory the trees are made under, in a run
+	// directory of each session's own (realfs.OpenRunDir); "" is
+	// realfs.DefaultTreeDir().
+	TreeDir string
 	// Adapt rewrites a generated scenario into one the sandbox can
 	// express (dropping ops it has no tool for, narrowing the grant to
 	// what it can be given), or returns nil when nothing of it can be.
@@ -74,29 +80,47 @@ var FSOnlyNA = map[string]string{
 }
 
 // Start begins a session of a: it is sut.Target's Start. The factory
-// materializes each world under a directory of the session's own, in one
-// of a few slots (the oracle holds the run's sandbox and the replay's at
-// once), and end stops the session's sandboxes and removes its
-// directory.
+// materializes each world in a run directory of the session's own under
+// a.TreeDir, in one of a few slots (the oracle holds the run's sandbox and
+// the replay's at once), and end stops the session's sandboxes and removes
+// the run directory. Starting removes the run directories of dead runs
+// there (realfs.OpenRunDir).
 func (a Adapter) Start() (core.Factory, func() error, error) {
-	dir, err := os.MkdirTemp("", "sbxfuzz-real-")
+	run, err := openRunDir(a.TreeDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	sess, err := a.Open()
-	if err != nil {
-		os.RemoveAll(dir)
+	own := filepath.Join(run.Path(), "own")
+	if err := os.Mkdir(own, 0o700); err != nil {
+		run.Remove()
 		return nil, nil, err
 	}
-	s := &session{dir: dir, sess: sess, materialize: realfs.Materialize, dangling: a.RefusesDanglingWrites}
+	sess, err := a.Open(own)
+	if err != nil {
+		run.Remove()
+		return nil, nil, err
+	}
+	s := &session{dir: run.Path(), sess: sess, materialize: realfs.Materialize, dangling: a.RefusesDanglingWrites}
 	if a.RelativeLinks {
 		s.materialize = realfs.MaterializeRelative
 	}
 	end := func() error {
 		err := sess.Close()
-		return errors.Join(err, os.RemoveAll(dir))
+		return errors.Join(err, run.Remove())
 	}
 	return s.factory, end, nil
+}
+
+// openRunDir makes a run directory under treeDir, or under
+// realfs.DefaultTreeDir() when treeDir is "".
+func openRunDir(treeDir string) (*realfs.RunDir, error) {
+	if treeDir == "" {
+		var err error
+		if treeDir, err = realfs.DefaultTreeDir(); err != nil {
+			return nil, err
+		}
+	}
+	return realfs.OpenRunDir(treeDir)
 }
 
 // session hands out tree slots: a slot is busy from the build of a

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
@@ -36,7 +37,9 @@ func MCP(command string) (Adapter, error) {
 	}
 	profile := mcp.Filesystem
 	if file := os.Getenv(ProfileEnv); file != "" {
-		data, err := os.ReadFile(file)
+		// ReadInput refuses a named pipe or a device at once rather than
+		// wait for a writer, and bounds the size.
+		data, err := fsutil.ReadInput(file)
 		if err != nil {
 			return Adapter{}, fmt.Errorf("%s: %v", ProfileEnv, err)
 		}
@@ -44,16 +47,17 @@ func MCP(command string) (Adapter, error) {
 			return Adapter{}, fmt.Errorf("%s: %s: %v", ProfileEnv, file, err)
 		}
 	}
+	probe := probeOnce(argv, profile)
 	return Adapter{
 		Name: MCPPrefix + command,
-		Open: func() (Session, error) {
-			// The server runs in a directory of its own, outside every tree:
-			// what it writes where it runs (logs, caches) is not the op's doing.
-			cwd, err := os.MkdirTemp("", "sbxfuzz-mcp-cwd-")
-			if err != nil {
+		Open: func(dir string) (Session, error) {
+			if err := probe(dir); err != nil {
 				return nil, err
 			}
-			return &mcpSession{argv: argv, profile: profile, cwd: cwd}, nil
+			// The server runs in the session's own directory, outside every
+			// tree: what it writes where it runs (logs, caches) is not the
+			// op's doing.
+			return &mcpSession{argv: argv, profile: profile, cwd: dir}, nil
 		},
 		Adapt:         AdaptOneList,
 		NotApplicable: FSOnlyNA,
@@ -63,6 +67,27 @@ func MCP(command string) (Adapter, error) {
 	}, nil
 }
 
+// probeOnce returns a function that starts the server once, in dir, and
+// stops it again, the first time it is called, and returns the same
+// error every time: a command that does not start, a server that fails the
+// handshake, or one that lacks the profile's tools is a setup error before
+// any check (exit 2), not a total finding on every scenario.
+func probeOnce(argv []string, profile mcp.Profile) func(dir string) error {
+	var (
+		once sync.Once
+		err  error
+	)
+	return func(dir string) error {
+		once.Do(func() {
+			var srv *mcp.Server
+			if srv, err = mcp.Start(mcp.Config{Command: argv, Profile: profile, Root: dir, Allowed: []string{dir}}); err == nil {
+				srv.Close()
+			}
+		})
+		return err
+	}
+}
+
 // mcpSession keeps one server per tree slot: a server's allowed
 // directories are its arguments, and each slot's tree lives at the same
 // place scenario after scenario, so a server is reused until the grant's
@@ -70,7 +95,7 @@ func MCP(command string) (Adapter, error) {
 type mcpSession struct {
 	argv    []string
 	profile mcp.Profile
-	cwd     string // the servers' working directory
+	cwd     string // the servers' working directory: the session's own
 	mu      sync.Mutex
 	pools   map[string]*mcp.Pool // by tree root
 }
@@ -109,7 +134,7 @@ func (s *mcpSession) Close() error {
 	for _, p := range s.pools {
 		p.Close()
 	}
-	return os.RemoveAll(s.cwd)
+	return nil // the adapter removes the session's directory, cwd included
 }
 
 // AdaptOneList is AdaptFS for a server with one list of directories for

@@ -2,6 +2,7 @@ package realsut
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -27,7 +28,7 @@ const OSRootName = "osroot"
 // counted as explained, not judged.
 var OSRoot = Adapter{
 	Name:          OSRootName,
-	Open:          func() (Session, error) { return osRootSession{}, nil },
+	Open:          func(string) (Session, error) { return osRootSession{}, nil },
 	Adapt:         AdaptFS,
 	NotApplicable: FSOnlyNA,
 	RelativeLinks: true, // os.Root refuses every absolute link
@@ -125,12 +126,30 @@ func isEscape(err error) bool {
 	return strings.Contains(err.Error(), "path escapes from parent")
 }
 
+// MaxTreeEntries is the most files and links a world may have to be
+// materialized as a real tree. The harness walks the tree after every op
+// to see what changed: a world much larger makes every op of a correct
+// sandbox take longer than its timeout, a hang blamed on the sandbox.
+const MaxTreeEntries = 4096
+
+// CheckSize refuses a world too large to be materialized as a real tree:
+// more than MaxTreeEntries files and links.
+func CheckSize(ws core.WorldSpec) error {
+	if n := len(ws.Files) + len(ws.Links); n > MaxTreeEntries {
+		return fmt.Errorf("the world has %d files and links; a real tree holds at most %d (the harness walks it after every op)", n, MaxTreeEntries)
+	}
+	return nil
+}
+
 // AdaptFS narrows a scenario to what a sandbox of file tools can be asked:
 // fs_read and fs_write ops of absolute, well-formed paths that climb at
 // most MaxDots levels, under a grant of file roots only, over a world a
-// real tree can hold, each op held by the disk as by the flat world
-// (realfs.Holds). It returns nil when no op is left.
+// real tree can hold (CheckSize too), each op held by the disk as by the
+// flat world (realfs.Holds). It returns nil when no op is left.
 func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
+	if CheckSize(sc.World) != nil {
+		return nil
+	}
 	out := sc.Clone()
 	out.Grant.NetHosts, out.Grant.Tools = nil, nil
 	out.World.Routes, out.World.DNS, out.World.ToolOutputs = nil, nil, nil

@@ -1,9 +1,12 @@
+//go:build unix
+
 package realsut
 
 import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,7 +117,7 @@ func (s defectSession) Driver(t *realfs.Tree, g core.GrantSpec, ws core.WorldSpe
 
 func withDefect(defect func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)) Adapter {
 	a := OSRoot
-	a.Open = func() (Session, error) { return defectSession{defect}, nil }
+	a.Open = func(string) (Session, error) { return defectSession{defect}, nil }
 	return a
 }
 
@@ -191,15 +194,74 @@ func TestObservedInvariantsCanFail(t *testing.T) {
 	}
 }
 
-// TestSessionRemovesItsTrees: ending a session removes every tree it
-// materialized.
-func TestSessionRemovesItsTrees(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
-	check(t, OSRoot, world+"fs_read /work/a.txt\n")
-	left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "sbxfuzz-real-*"))
-	if len(left) > 0 {
-		t.Errorf("left behind: %v", left)
+// TestSessionsLeaveNothing: a session of each real-disk door makes its
+// trees, and the server's working directory, in a run directory of its own
+// under its tree directory, never in TMPDIR; it removes that directory
+// when it ends, and at its start the one a dead run left.
+func TestSessionsLeaveNothing(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	adapters := []Adapter{OSRoot}
+	if py := python(); py != "" {
+		script, err := filepath.Abs("../mcp/testdata/fakemcp.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := MCP(py + " " + script + " fs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		adapters = append(adapters, a)
+	} else {
+		t.Log("python3 is not installed: the mcp: door is left out")
 	}
+	for _, a := range adapters {
+		a.TreeDir = filepath.Join(t.TempDir(), "trees")
+		dead := filepath.Join(a.TreeDir, "1-0123456789abcdef") // its lock file held by nobody
+		if err := os.MkdirAll(dead+"/0/m/t", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(dead+"/lock", nil, 0o600)
+		f, end, err := a.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(dead); err == nil {
+			t.Errorf("%s: the run directory of a dead run is left", a.Name)
+		}
+		sc, _ := scenario.Parse("t.sbx", []byte(world+"fs_read /work/a.txt\n"))
+		c, _ := oracle.NewCase(sc)
+		if got := oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: time.Minute}); len(got) > 0 {
+			t.Errorf("%s: findings %v", a.Name, got)
+		}
+		runs, _ := os.ReadDir(a.TreeDir)
+		if len(runs) != 1 {
+			t.Fatalf("%s: the tree directory holds %d entries, want the session's run directory", a.Name, len(runs))
+		}
+		for _, name := range []string{"0/m", "1/m", "own", "lock"} { // the run's tree, the replay's, the server's directory
+			if _, err := os.Lstat(filepath.Join(a.TreeDir, runs[0].Name(), name)); err != nil {
+				t.Errorf("%s: %v", a.Name, err)
+			}
+		}
+		if in, _ := os.ReadDir(tmp); len(in) > 0 {
+			t.Errorf("%s: TMPDIR holds %s", a.Name, in[0].Name())
+		}
+		if err := end(); err != nil {
+			t.Errorf("%s: end: %v", a.Name, err)
+		}
+		if left, _ := os.ReadDir(a.TreeDir); len(left) > 0 {
+			t.Errorf("%s: left behind: %s", a.Name, left[0].Name())
+		}
+	}
+}
+
+// python is the python3 interpreter, or "" without one.
+func python() string {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // naive writes every op's path as given, with no check at all: the worst
@@ -230,11 +292,12 @@ func (naiveSession) Driver(t *realfs.Tree, _ core.GrantSpec, _ core.WorldSpec) (
 // within MaxDots it lands in the moat, beyond it the op is not sent.
 func TestMoatHolds(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	a := OSRoot
-	a.Open = func() (Session, error) { return naiveSession{}, nil }
-	// MaxDots+5 climbs out of the moat (MaxDots+1 deep), the tree's base
-	// and the session's directory into TMPDIR, where the walk below looks
+	a.Open = func(string) (Session, error) { return naiveSession{}, nil }
+	a.TreeDir = filepath.Join(tmp, "trees")
+	// MaxDots+5 climbs out of the moat (MaxDots+1 deep), the tree's base,
+	// the session's run directory and the tree directory into tmp, where
+	// the walk below looks
 	// (never further, should the guard be broken); such an op is never
 	// sent, so it has no finding either.
 	for _, dots := range []int{2, MaxDots, MaxDots + 5} {

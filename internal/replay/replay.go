@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/token"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -95,10 +94,12 @@ func unmet(e *scenario.Expect, res core.Result) string {
 }
 
 // Describe writes a kind and, when there is any, its data as a scenario
-// would: `ok hello`, `ok ""`, `fs_read_denied`.
+// would: `ok hello`, `ok ""`, `fs_read_denied`; data longer than
+// oracle.MaxQuoted bytes is cut there, followed by how long it was
+// (oracle.QuoteData).
 func Describe(k core.Kind, data string, withData bool) string {
 	if !withData || (data == "" && k != core.OK) {
 		return k.String()
 	}
-	return k.String() + " " + token.Format(data)
+	return k.String() + " " + oracle.QuoteData(data)
 }

@@ -6,11 +6,14 @@
 package sut
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -47,6 +50,11 @@ type Target struct {
 	// NotApplicable lists the invariants that cannot be observed on the
 	// sandbox, by ID, with the reason; reports show them as n/a.
 	NotApplicable map[string]string
+	// Refuse, when set, says why the sandbox cannot be set up for a
+	// scenario at all (a world too large for a real tree), nil when it
+	// can: replay, minimize and import report such a scenario as bad
+	// input (exit 2) rather than blame the sandbox; Adapt leaves it out.
+	Refuse func(*scenario.Scenario) error
 }
 
 // OSRoot is the name of the os.Root sandbox for real files (SPEC §13).
@@ -54,7 +62,8 @@ const OSRoot = realsut.OSRootName
 
 // Real is the Target of a sandbox that acts on the real disk.
 func Real(a realsut.Adapter) Target {
-	return Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable}
+	return Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable,
+		Refuse: func(sc *scenario.Scenario) error { return realsut.CheckSize(sc.World) }}
 }
 
 // Static is the Target of an in-process factory f, which must be safe to
@@ -67,8 +76,22 @@ func Static(name string, f core.Factory) Target {
 
 // Lookup returns the Target named by a --sut value: the empty name and
 // "reference" are the reference, "mutant:NAME" a mutant, and any other name
-// one of extra by its Name.
+// one of extra by its Name. A door the system cannot run (exec:, mcp: and
+// osroot need process groups or a POSIX disk, which Windows lacks) is an
+// error of one line: "exec:COMMAND: not supported on windows".
 func Lookup(name string, extra ...Target) (Target, error) {
+	return LookupWith(name, Options{}, extra...)
+}
+
+// Options say what a command chose for the doors beyond the --sut value.
+type Options struct {
+	// TreeDir is where the real-disk doors (osroot, mcp:) make their
+	// trees; empty is realfs.DefaultTreeDir().
+	TreeDir string
+}
+
+// LookupWith is Lookup with the command's Options applied to the door.
+func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 	switch {
 	case name == "" || name == Reference:
 		return Static(Reference, core.ReferenceFactory), nil
@@ -79,17 +102,35 @@ func Lookup(name string, extra ...Target) (Target, error) {
 		}
 		return Target{}, fmt.Errorf("unknown mutant %q (known: %s)", short, strings.Join(mutants.Names(), ", "))
 	case name == OSRoot:
-		return Real(realsut.OSRoot), nil
+		if err := supported(name, doorSupport.disk); err != nil {
+			return Target{}, err
+		}
+		a := realsut.OSRoot
+		a.TreeDir = o.TreeDir
+		return Real(a), nil
 	case strings.HasPrefix(name, realsut.MCPPrefix):
+		if err := supported(name, doorSupport.process, doorSupport.disk); err != nil {
+			return Target{}, err
+		}
 		a, err := realsut.MCP(strings.TrimPrefix(name, realsut.MCPPrefix))
 		if err != nil {
 			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
 		}
+		if err := startable(name, strings.TrimPrefix(name, realsut.MCPPrefix)); err != nil {
+			return Target{}, err
+		}
+		a.TreeDir = o.TreeDir
 		return Real(a), nil
 	case strings.HasPrefix(name, ExecPrefix):
+		if err := supported(name, doorSupport.process); err != nil {
+			return Target{}, err
+		}
 		start, err := proc.Sessions(strings.TrimPrefix(name, ExecPrefix))
 		if err != nil {
 			return Target{}, fmt.Errorf("%s: %v", ExecPrefix, err)
+		}
+		if err := startable(name, strings.TrimPrefix(name, ExecPrefix)); err != nil {
+			return Target{}, err
 		}
 		return Target{Name: name, Start: start}, nil
 	}
@@ -103,4 +144,39 @@ func Lookup(name string, extra ...Target) (Target, error) {
 		known = append(known, fmt.Sprintf("%q", t.Name))
 	}
 	return Target{}, fmt.Errorf("unknown sandbox %q: want %s", name, strings.Join(known, ", or "))
+}
+
+// doorSupport holds what the doors beyond Go's reach need of the system:
+// process groups (exec:, mcp:) and a POSIX disk (osroot, mcp:). A variable
+// so that a test sees the refusals on any system.
+var doorSupport = struct{ process, disk func() error }{proc.Supported, realfs.Supported}
+
+// supported returns the first refusal of checks, prefixed with the --sut
+// value name: "exec:python3 sb.py: not supported on windows".
+func supported(name string, checks ...func() error) error {
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+	}
+	return nil
+}
+
+// startable refuses a command whose program cannot be started at all (no
+// such file, not executable, not on $PATH), as exec would find it: the
+// sandbox could not be set up, a mistake of the command line (exit 2), not
+// a sandbox that failed a check. The --sut value name leads the error.
+func startable(name, command string) error {
+	argv, err := proc.SplitWords(command)
+	if err != nil || len(argv) == 0 {
+		return nil // the door's own parse says what is wrong
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			err = ee.Err
+		}
+		return fmt.Errorf("%s: cannot start %s: %v", name, argv[0], err)
+	}
+	return nil
 }

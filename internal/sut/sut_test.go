@@ -1,6 +1,7 @@
 package sut
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -33,6 +34,43 @@ func TestLookup(t *testing.T) {
 		f, end, err := got.Start()
 		if err != nil || f == nil || end() != nil {
 			t.Errorf("Lookup(%q).Start() = %v, %v", tc.name, f == nil, err)
+		}
+	}
+}
+
+// TestLookupUnsupported checks that a door the system cannot run is
+// refused by Lookup, in one line naming the --sut value and the reason,
+// and that the doors in process are not.
+func TestLookupUnsupported(t *testing.T) {
+	defer func(was struct{ process, disk func() error }) { doorSupport = was }(doorSupport)
+	noGroups := errors.New("not supported on plan9")
+	noDisk := errors.New("not supported on js")
+	for _, tc := range []struct {
+		reason        string
+		name          string
+		process, disk error
+		want          string
+	}{
+		{"exec: needs process groups", "exec:python3 sb.py", noGroups, nil, "exec:python3 sb.py: not supported on plan9"},
+		{"exec: needs no disk", "exec:python3 sb.py", nil, noDisk, ""},
+		{"mcp: needs process groups", "mcp:node server.js", noGroups, nil, "mcp:node server.js: not supported on plan9"},
+		{"mcp: needs a POSIX disk", "mcp:node server.js", nil, noDisk, "mcp:node server.js: not supported on js"},
+		{"osroot needs a POSIX disk", "osroot", nil, noDisk, "osroot: not supported on js"},
+		{"osroot needs no process groups", "osroot", noGroups, nil, ""},
+		{"the reference runs everywhere", "reference", noGroups, noDisk, ""},
+		{"a mutant runs everywhere", "mutant:raw-prefix", noGroups, noDisk, ""},
+	} {
+		doorSupport.process = func() error { return tc.process }
+		doorSupport.disk = func() error { return tc.disk }
+		_, err := Lookup(tc.name)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: Lookup(%q): %v, want no error", tc.reason, tc.name, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: Lookup(%q): %v, want %q", tc.reason, tc.name, err, tc.want)
 		}
 	}
 }

@@ -147,9 +147,8 @@ func IsClean(p string) bool {
 // last bytes IsClean has checked: it finds the first "//" and the first
 // "/." with strings.Index, which the standard library vectorizes, and
 // checks exactly only from there. Hostile paths are often kilobytes of one
-// element; on 4 KB of it this takes a tenth of the time of eight bytes a
-// step, and on 1 KB of "/a" elements two thirds (below 256 bytes of those,
-// eight bytes a step is faster).
+// element, where a vectorized search beats eight bytes a step; below 256
+// bytes the search's set-up costs more than it saves (docs/benchmarks.md).
 func longIsClean(p string) bool {
 	i, j := strings.Index(p, "//"), strings.Index(p, "/.")
 	switch {

@@ -1,6 +1,8 @@
 // Command entry prints the path of the current pinned release of
-// @modelcontextprotocol/server-filesystem in the npm cache (installing it
-// when missing), for scripts: .ci/run drives it with --sut "mcp:node PATH".
+// @modelcontextprotocol/server-filesystem (or of the version given as its
+// argument) where .ci/mcp-install installed it, for scripts: .ci/run
+// drives it with --sut "mcp:node PATH". It installs nothing: a release
+// that is not there is an error, exit status 1.
 package main
 
 import (
@@ -18,7 +20,7 @@ func main() {
 	cache, err := mcp.DefaultCacheDir()
 	if err == nil {
 		var entry string
-		if entry, err = mcp.InstallServer(cache, version); err == nil {
+		if entry, err = mcp.Installed(cache, version); err == nil {
 			fmt.Println(entry)
 			return
 		}

@@ -29,6 +29,7 @@ def recv():
     if not line:
         if mode == "noexit":
             time.sleep(3600)
+        print("fakemcp: EOF, exiting", file=sys.stderr, flush=True)
         sys.exit(0)
     return json.loads(line)
 
@@ -108,8 +109,11 @@ while True:
             sys.stdout.write("hello, world\n"); sys.stdout.flush(); continue
         if mode == "wrongid":
             mid = mid + 100
-        if mode == "huge":
-            sys.stdout.write('{"jsonrpc": "2.0", "id": %d, "result": {"content": [{"type": "text", "text": "%s"}]}}\n' % (mid, "x" * (9 << 20))); sys.stdout.flush(); continue
+        if mode == "huge":  # over proto.MaxLine (97 MiB), a megabyte at a time
+            sys.stdout.write('{"jsonrpc": "2.0", "id": %d, "result": {"content": [{"type": "text", "text": "' % mid)
+            for _ in range(100):
+                sys.stdout.write("x" * (1 << 20))
+            sys.stdout.write('"}]}}\n'); sys.stdout.flush(); continue
     name, args = m["params"]["name"], m["params"]["arguments"]
     path = args.get(path_arg)
     if name not in (read_tool, write_tool) or not isinstance(path, str):

@@ -49,6 +49,9 @@ for line in sys.stdin:
                 send({"jsonrpc": "2.0", "id": mid, "error": {"code": -1, "message": "nope"}}); continue
             if how == "unknownkind":
                 res["kind"] = "teleport"
-            if how == "huge":
-                sys.stdout.write('{"jsonrpc": "2.0", "id": %d, "result": {"kind": "ok", "data": "%s"}}\n' % (mid, "x" * (9 << 20))); sys.stdout.flush(); continue
+            if how == "huge":  # a line over the limit the test names, written a megabyte at a time
+                sys.stdout.write('{"jsonrpc": "2.0", "id": %d, "result": {"kind": "ok", "data": "' % mid)
+                for _ in range(int(os.environ["MISBEHAVE_HUGE"]) // (1 << 20) + 1):
+                    sys.stdout.write("x" * (1 << 20))
+                sys.stdout.write('"}}\n'); sys.stdout.flush(); continue
         send({"jsonrpc": "2.0", "id": mid, "result": res})

@@ -6,7 +6,12 @@
 //
 // and how a campaign or a coverage report is run against it:
 //
+//	go run ./cmd/gosandbox-sbxfuzz run --sut gosandbox --checks 20000
 //	go run ./cmd/gosandbox-sbxfuzz report --sut gosandbox --checks 20000
+//
+// A campaign writes its findings to sbxfuzz/findings/gosandbox under the
+// user's cache directory, and names it, so that it leaves the working tree
+// as it was; --out DIR writes them to DIR instead.
 package main
 
 import (

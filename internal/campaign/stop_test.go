@@ -1,0 +1,179 @@
+package campaign
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/replay"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// stopPatience bounds each wait of these tests for a campaign to end that
+// ends within seconds: only reached when a test fails, it is far above the
+// bounds it checks, and a campaign that does not stop waits out the
+// op timeout of hangTimeout, far above it in turn.
+const (
+	stopPatience = 2 * time.Minute
+	hangTimeout  = time.Hour
+)
+
+// stuckMinimizer is a Target whose first session (the one worker's) is the
+// sandbox that reads everything, and whose later ones (the minimizer's)
+// build sandboxes whose every op blocks until their session ends: each
+// finding's minimization is stuck in its first judgement, as on a server
+// that stops answering, and never ends by itself within hangTimeout.
+type stuckMinimizer struct {
+	started atomic.Int64
+	blocked chan struct{} // closed when a minimizer's op first blocks
+	once    sync.Once
+}
+
+func newStuckMinimizer() *stuckMinimizer { return &stuckMinimizer{blocked: make(chan struct{})} }
+
+func (s *stuckMinimizer) target() sut.Target {
+	return sut.Target{Name: "stuck-minimizer", Start: func() (core.Factory, func() error, error) {
+		if s.started.Add(1) == 1 {
+			return readsEverything, func() error { return nil }, nil
+		}
+		ended := make(chan struct{})
+		end := sync.OnceFunc(func() { close(ended) })
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return blockingSandbox{core.NewReference(g, w), ended, func() { s.once.Do(func() { close(s.blocked) }) }}, nil
+		}
+		return f, func() error { end(); return nil }, nil
+	}}
+}
+
+// blockingSandbox is the reference, except that each op waits until its
+// session ends.
+type blockingSandbox struct {
+	*core.Reference
+	ended   chan struct{}
+	blocked func()
+}
+
+func (b blockingSandbox) Run(op core.Op) core.Result {
+	b.blocked()
+	<-b.ended
+	return b.Reference.Run(op)
+}
+
+// runStuck runs a campaign of one worker against a stuck minimizer and
+// calls stop once the minimization is stuck; it returns the result and how
+// long the campaign took to return after stop.
+func runStuck(t *testing.T, cfg Config, stop func()) (*Result, time.Duration) {
+	t.Helper()
+	s := newStuckMinimizer()
+	cfg.Seed, cfg.Workers, cfg.Target, cfg.Timeout, cfg.Out = 1, 1, s.target(), hangTimeout, t.TempDir()
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		res, err := Run(ctx, cfg)
+		done <- outcome{res, err}
+	}()
+	select {
+	case <-s.blocked:
+	case <-time.After(stopPatience):
+		t.Fatalf("no minimization started within %v", stopPatience)
+	}
+	start := time.Now()
+	if stop == nil {
+		cancel()
+	} else {
+		stop()
+	}
+	select {
+	case o := <-done:
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		return o.res, time.Since(start)
+	case <-time.After(stopPatience):
+		t.Fatalf("the campaign had not returned %v after it was stopped", stopPatience)
+	}
+	return nil, 0
+}
+
+// checkWrittenAsFound checks that res has findings, each written as it was
+// found, its header saying so, and failing again on the sandbox that
+// reads everything while the reference passes it.
+func checkWrittenAsFound(t *testing.T, res *Result) {
+	t.Helper()
+	if len(res.Findings) == 0 {
+		t.Fatal("the finding whose minimization was stuck is lost")
+	}
+	for _, f := range res.Findings {
+		if !f.Unminimized {
+			t.Errorf("%s: minimized, though its minimization never returned", f.Path)
+		}
+		src, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), "# not minimized: the campaign stopped first") {
+			t.Errorf("%s: the header does not say it is not minimized:\n%s", f.Path, src)
+		}
+		sc, err := scenario.Parse(f.Path, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := replay.Run(f.Path, sc, readsEverything, nil); !out.Failed() {
+			t.Errorf("%s does not fail again on the sandbox it was found on", f.Path)
+		}
+		if out, _ := replay.Run(f.Path, sc, core.ReferenceFactory, nil); out.Failed() {
+			t.Errorf("%s fails on the reference", f.Path)
+		}
+	}
+}
+
+// TestInterruptEndsInBoundedTime: an interrupted campaign returns within
+// EndTime even though the minimization under way never returns by itself:
+// it gives the minimization up, and writes the finding as it was found.
+func TestInterruptEndsInBoundedTime(t *testing.T) {
+	res, took := runStuck(t, Config{Duration: stopPatience}, nil)
+	t.Logf("returned %v after the interrupt (EndTime %v)", took, EndTime)
+	if !res.Interrupted {
+		t.Error("the result does not say it was interrupted")
+	}
+	checkWrittenAsFound(t, res)
+}
+
+// TestAbortWritesWhatIsFound: closing Abort ends the campaign at once, its
+// context still live, writing what is found as it was found.
+func TestAbortWritesWhatIsFound(t *testing.T) {
+	abort := make(chan struct{})
+	res, took := runStuck(t, Config{Duration: stopPatience, Abort: abort}, func() { close(abort) })
+	t.Logf("returned %v after the abort", took)
+	if !res.Interrupted {
+		t.Error("the result does not say it was interrupted")
+	}
+	checkWrittenAsFound(t, res)
+}
+
+// TestDurationEndsInBoundedTime: a timed campaign ends within
+// DurationEndTime after its Duration, minimization included, though the
+// minimization under way never returns by itself.
+func TestDurationEndsInBoundedTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out DurationStopTime")
+	}
+	start := time.Now()
+	res, _ := runStuck(t, Config{Duration: time.Second}, func() {})
+	t.Logf("a campaign of 1s returned after %v (DurationEndTime %v)", time.Since(start), DurationEndTime)
+	if res.Interrupted {
+		t.Error("a timed campaign that ran its course says it was interrupted")
+	}
+	checkWrittenAsFound(t, res)
+}

@@ -1,0 +1,104 @@
+//go:build unix
+
+package realsut
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// setupPatience bounds a wait for what takes well under a second: it is
+// only reached when the test fails.
+const setupPatience = time.Minute
+
+// fakeMCP is the command of the mcp package's fake server in mode.
+func fakeMCP(t *testing.T, mode string) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the fake MCP server is a Python script")
+	}
+	script, err := filepath.Abs("../mcp/testdata/fakemcp.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return py + " " + script + " " + mode
+}
+
+// TestMCPSetupErrors: a server that lacks the profile's tools, or offers no
+// tools at all, is refused when a session starts, before any scenario, in
+// one line: a setup error (exit 2), not a total finding on every op. A
+// server that has them starts.
+func TestMCPSetupErrors(t *testing.T) {
+	for _, tc := range []struct{ mode, profile, want string }{
+		{"custom", "", `has no tool "read_file"`},
+		{"notools", "", "offers no tools"},
+		{"custom", `{"name": "custom", "read": {"tool": "cat", "path": "file"}, "write": {"tool": "put", "path": "file", "content": "text"}, "dir_flag": "--allow", "denied": ["Access denied"], "not_found": ["ENOENT"]}`, ""},
+		{"plain", "", ""},
+	} {
+		if tc.profile != "" {
+			p := filepath.Join(t.TempDir(), "profile.json")
+			if err := os.WriteFile(p, []byte(tc.profile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv(ProfileEnv, p)
+		} else {
+			t.Setenv(ProfileEnv, "")
+		}
+		a, err := MCP(fakeMCP(t, tc.mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.TreeDir = filepath.Join(t.TempDir(), "trees")
+		_, end, err := a.Start()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: starting a session: %v", tc.mode, err)
+			} else {
+				end()
+			}
+			continue
+		}
+		if err == nil {
+			end()
+			t.Errorf("%s: a session started; want a setup error saying %q", tc.mode, tc.want)
+		} else if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v; want one line saying %q", tc.mode, err, tc.want)
+		}
+		if runs, _ := os.ReadDir(a.TreeDir); len(runs) > 0 {
+			t.Errorf("%s: the refused session left %d run directories", tc.mode, len(runs))
+		}
+	}
+}
+
+// TestMCPProfileFIFO: a profile path that is a named pipe is refused at
+// once, as not a regular file, instead of waiting for a writer.
+func TestMCPProfileFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "profile.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ProfileEnv, fifo)
+	done := make(chan error, 1)
+	go func() {
+		_, err := MCP("node server.js")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("a profile that is a named pipe: %v, want a refusal", err)
+		}
+	case <-time.After(setupPatience): // a refusal is at once; only a stuck open waits this long
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatalf("still reading the named pipe after %v", setupPatience)
+	}
+}

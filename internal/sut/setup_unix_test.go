@@ -1,0 +1,36 @@
+//go:build unix
+
+package sut
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLookupRefusesWhatCannotStart: an exec: or mcp: command whose program
+// cannot be started at all — no such file, not on $PATH, not executable —
+// is refused by Lookup, in one line naming the --sut value and the reason,
+// before any scenario: the sandbox could not be set up (exit 2), it did
+// not fail a check.
+func TestLookupRefusesWhatCannotStart(t *testing.T) {
+	plain := filepath.Join(t.TempDir(), "sandbox.py")
+	if err := os.WriteFile(plain, []byte("print('hi')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"exec:/no/such/binary", "exec:/no/such/binary: cannot start /no/such/binary: "},
+		{"exec:sbxfuzz-no-such-program --flag", "cannot start sbxfuzz-no-such-program: "},
+		{"exec:" + plain, "cannot start " + plain + ": permission denied"},
+		{"mcp:/no/such/binary server.js", "mcp:/no/such/binary server.js: cannot start /no/such/binary: "},
+	} {
+		_, err := Lookup(tc.name)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Lookup(%q): %v, want one line saying %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := Lookup("exec:sh -c true"); err != nil {
+		t.Errorf("Lookup of a program on $PATH: %v", err)
+	}
+}
