@@ -26,6 +26,14 @@
 //     /work2/secret, /work.bak/secret), homoglyph and upper-case spellings of
 //     the root, /etc/passwd and other secrets — LEAK content wherever a
 //     correct sandbox must never read;
+//   - shapes real servers get wrong (rootshapes.go): a root that is a
+//     string prefix of another (/work and /work2), a granted root that is
+//     a link or lies under one (SPEC §13 denies what resolves out of it;
+//     read and write roots equal, as an MCP server takes them), files and
+//     directories that differ from a root only in letter case (/WORK/secret,
+//     /Work/d/f) or that begin with its name and a backslash (/work\secret,
+//     /work\d/f), and a dangling link in the write root to a new file in
+//     /etc, written through;
 //   - symbolic links (SPEC §13) in three worlds in four, planted by recipe
 //     in the first read root and the write root (links.go): links out of
 //     the root to /etc/passwd, /etc, "/", prefix siblings (absolute, or

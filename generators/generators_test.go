@@ -352,12 +352,26 @@ func emptyGrantFor(k core.Kind, sc *scenario.Scenario) bool {
 	g := &sc.Grant
 	switch k {
 	case core.FSReadDenied:
-		return len(g.FSRead) == 0
+		return len(g.FSRead) == 0 || linkedAway(g.FSRead, sc)
 	case core.FSWriteDenied:
-		return len(g.FSWrite) == 0
+		return len(g.FSWrite) == 0 || linkedAway(g.FSWrite, sc)
 	case core.EgressInternal:
 		_, ok := safeHost(NewSource(0, 0), sc)
 		return !ok
+	}
+	return false
+}
+
+// linkedAway reports whether some of roots is a link, or lies under one,
+// that leads out of every root: SPEC §13 denies everything below it, so a
+// benign op naming it is denied in a grant that is not empty.
+func linkedAway(roots []string, sc *scenario.Scenario) bool {
+	links := linkTable(sc)
+	for _, r := range roots {
+		b := rootBase(r)
+		if dst, _ := hops(links, b); dst != b && !underAny(dst, roots) {
+			return true
+		}
 	}
 	return false
 }

@@ -123,6 +123,20 @@ var loopRecipes = []linkRecipe{
 		writes: []string{here40 + "new", here41 + "new", here39 + "here-etc/new"}},
 }
 
+// outRecipes are dangling links planted in a write root whose target lies
+// outside every root and does not exist yet, in a directory that does
+// (/etc, where /etc/passwd always is): a write through one must be denied,
+// and a sandbox that checks the link's path, or its parent, and lets the
+// disk follow the link creates the target outside (a known open bug of a
+// popular server). The target is absolute, or relative climbing exactly
+// to "/", so that a real tree holds it.
+var outRecipes = []linkRecipe{
+	{links: []linkSpec{to("ln-out", "/etc/sbx-out")}, reads: []string{"ln-out"}, writes: []string{"ln-out"}},
+	{links: []linkSpec{{name: "ln-outrel", target: func(x *rootInfo) string {
+		return strings.Repeat("../", strings.Count(x.base, "/")) + "etc/sbx-out"
+	}}}, reads: []string{"ln-outrel"}, writes: []string{"ln-outrel"}},
+}
+
 // chainRecipes are chains of core.MaxLinks+1 links, planted in few worlds:
 // from the first, resolving follows one link too many (not_found); from
 // the second, exactly core.MaxLinks, ending at a file in the root or at
@@ -144,13 +158,13 @@ func chain(name, end string) linkRecipe {
 }
 
 // linkRecipes are every recipe, indexed as rootInfo.linkPaths is:
-// escapes, parents, loops, then chains.
+// escapes, parents, loops, chains, then dangling links out.
 var linkRecipes = func() []*linkRecipe {
 	var out []*linkRecipe
 	for _, t := range []struct {
 		cl attack.Class
 		rs []linkRecipe
-	}{{attack.SymlinkEscape, escapeRecipes}, {attack.SymlinkParent, parentRecipes}, {attack.SymlinkLoop, loopRecipes}, {attack.SymlinkLoop, chainRecipes}} {
+	}{{attack.SymlinkEscape, escapeRecipes}, {attack.SymlinkParent, parentRecipes}, {attack.SymlinkLoop, loopRecipes}, {attack.SymlinkLoop, chainRecipes}, {attack.SymlinkEscape, outRecipes}} {
 		for i := range t.rs {
 			t.rs[i].class, t.rs[i].index = t.cl, len(out)
 			out = append(out, &t.rs[i])
@@ -203,19 +217,21 @@ func newRootLinks(x *rootInfo) rootLinks {
 	return out
 }
 
-// links plants symbolic links in three worlds in four (none at draw 0):
-// escape recipes in the first read root and the write root, parent recipes
-// in the write root and now and then in the read root, loop recipes in
+// links plants symbolic links in three worlds in four (none at draw 0),
+// and in every world whose root is a link (that link first): escape
+// recipes in the first read root and the write root, a dangling link out
+// of the write root, parent recipes in
+// the write root and now and then in the read root, loop recipes in
 // either, and, in one of these worlds in six, a chain of 41 links. The
 // first recipe of each table, its classic shape, is drawn three times as
 // often as each other one. A recipe that points at "the other root" points
 // from the read root to the write root, and back.
 func (b *builder) links() {
 	src := b.src
-	if linkWeights.draw(src) == 0 {
+	if linkWeights.draw(src) == 0 && b.rootLink == nil {
 		return
 	}
-	var picks [10]struct { // at most 3 escape, 3 parent, 2 loop and 1 chain recipes
+	var picks [11]struct { // at most 3 escape, 1 out, 3 parent, 2 loop and 1 chain recipes
 		x, o *rootInfo
 		k    int
 	}
@@ -236,6 +252,7 @@ func (b *builder) links() {
 	if oneIn(src, 2) {
 		plant(w, r, escapeRecipes)
 	}
+	plant(w, r, outRecipes)
 	for k := 1 + src.Intn(2); k > 0; k-- {
 		plant(w, r, parentRecipes)
 	}
@@ -256,7 +273,13 @@ func (b *builder) links() {
 			plant(r, w, chainRecipes)
 		}
 	}
+	if b.rootLink != nil {
+		size++
+	}
 	b.w.Links = b.d.links.open(size)
+	if b.rootLink != nil {
+		b.w.Links = append(b.w.Links, *b.rootLink)
+	}
 	for _, p := range picks[:n] {
 		b.d.record.entries = append(b.d.record.entries, p.x.entries[p.k])
 		for j, l := range p.x.links[p.k] {

@@ -99,6 +99,10 @@ var prefixSiblingPaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, orWork(b), "shop/s/s/s") },
 	func(src Source, b, _ string) string { return cat(src, orWork(b), "2") },
 	func(src Source, b, n string) string { return cat(src, orWork(b), ".", n) },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), `\d/f`) },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), `\d/new`) },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), `\d`) },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "2shop/secret") },
 }
 
 var dotSegmentPaths = []pathTemplate{
@@ -150,6 +154,12 @@ var lookalikePaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, b, "/\uff0e\uff0e/x") },
 	func(src Source, b, _ string) string { return cat(src, b, "\u2044..\u2044etc\u2044passwd") },
 	func(src Source, b, n string) string { return cat(src, b, "/", homoglyph(n)) },
+	func(src Source, b, _ string) string { return cat(src, upperASCII(orWork(b)), "/secret") },
+	func(src Source, b, _ string) string { return cat(src, upperASCII(orWork(b)), "/d/f") },
+	func(src Source, b, _ string) string { return cat(src, upperASCII(orWork(b)), "/d/new") },
+	func(src Source, b, _ string) string { return cat(src, titleASCII(orWork(b)), "/secret") },
+	func(src Source, b, _ string) string { return cat(src, titleASCII(orWork(b)), "/d/f") },
+	func(src Source, b, _ string) string { return cat(src, titleASCII(orWork(b)), "/d/new") },
 }
 
 var outsidePaths = []pathTemplate{

@@ -36,17 +36,17 @@ var (
 
 // The weights the world gen draws its shape from, each where it is drawn.
 var (
-	lengthWeights       = weights(2, 17, 1)             // drawLength: short, usual, long
-	spellingWeights     = weights(45, 45, 4, 3, 3)      // rootSpelling: rootInfo.spellings
-	readRootWeights     = weights(70, 12, 8, 6, 4)      // readRoots: one, two, nested, "/", none
-	writeRootWeights    = weights(55, 15, 10, 10, 7, 3) // writeRoots: nested, none, the read root, separate, two, "/"
-	plainHostWeights    = weights(50, 30, 10, 10)       // hosts: 1, 2, 3 or no plain names
-	ipHostWeights       = weights(55, 25, 12, 8)        // hosts: 0 to 3 IP spellings
-	literalProbeWeights = weights(1, 3, 3, 2)           // rangeProbes: 0 to 3 literals, before the slots' share
-	metadataHostWeights = weights(70, 20, 10)           // hosts: 0 to 2 metadata endpoints
-	rebinderWeights     = weights(50, 35, 15)           // hosts: 0 to 2 granted rebinding names
-	toolWeights         = weights(40, 30, 15, 10, 5)    // tools: 1, 2, 3, 4 or no tools
-	linkWeights         = weights(1, 3)                 // links: no links, or links
+	lengthWeights       = weights(2, 17, 1)              // drawLength: short, usual, long
+	spellingWeights     = weights(45, 45, 4, 3, 3)       // rootSpelling: rootInfo.spellings
+	readRootWeights     = weights(62, 12, 8, 6, 4, 5, 0) // readRoots: one, two, nested, "/", none, a prefix pair, a linked root (not drawn: see TestLinkedRootsNotDrawn)
+	writeRootWeights    = weights(55, 15, 10, 10, 7, 3)  // writeRoots: nested, none, the read root, separate, two, "/"
+	plainHostWeights    = weights(50, 30, 10, 10)        // hosts: 1, 2, 3 or no plain names
+	ipHostWeights       = weights(55, 25, 12, 8)         // hosts: 0 to 3 IP spellings
+	literalProbeWeights = weights(1, 3, 3, 2)            // rangeProbes: 0 to 3 literals, before the slots' share
+	metadataHostWeights = weights(70, 20, 10)            // hosts: 0 to 2 metadata endpoints
+	rebinderWeights     = weights(50, 35, 15)            // hosts: 0 to 2 granted rebinding names
+	toolWeights         = weights(40, 30, 15, 10, 5)     // tools: 1, 2, 3, 4 or no tools
+	linkWeights         = weights(1, 3)                  // links: no links, or links
 )
 
 // plan is what a scenario is drawn around.
@@ -102,8 +102,12 @@ type builder struct {
 	w   core.WorldSpec
 	// readHost and writeHost are the roots links are planted in: the first
 	// read root and the first write root, or /work and its /out when no
-	// such root is granted or it is "/".
+	// such root is granted or it is "/"; in a world whose root is a link,
+	// the directory the link leads to.
 	readHost, writeHost *rootInfo
+	// rootLink is the link at or above the granted root (linkedRoot), or
+	// nil.
+	rootLink *core.Link
 }
 
 // drawGrantWorld draws the grant and the world for plan p. Its lists are
@@ -112,7 +116,7 @@ type builder struct {
 func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
 	b := &builder{src: d, d: d}
 	d.record.rewind()
-	b.w.Files, b.w.Routes = d.files.open(48), d.routes.open(32) // at most 28 and 17 so far
+	b.w.Files, b.w.Routes = d.files.open(48), d.routes.open(32) // at most 43 and 17 so far
 	b.w.DNS, b.w.ToolOutputs = d.dns.open(8), d.outputs.open(8)
 	b.writeRoots(b.readRoots())
 	b.outsideFiles()
@@ -166,6 +170,8 @@ type rootInfo struct {
 	siblings  []string    // base + each of siblingSuffixes
 	homoglyph string      // a Cyrillic letter in base, then /data.txt
 	upper     string      // base upper-cased, then /data.txt
+	cased     []string    // base upper-cased or title-cased, then /secret or /d/f: a file, and a directory
+	backslash []string    // base, a backslash and secret or d/f: a file, and a directory, beside the root
 	rTxt      string      // base/r.txt
 	links     rootLinks   // the links of every recipe planted in this root
 	entries   []linkEntry // the entry of every recipe planted in this root (rootEntries)
@@ -180,6 +186,10 @@ func newRootInfo(base string) rootInfo {
 	for _, s := range siblingSuffixes {
 		ri.siblings = append(ri.siblings, base+s)
 	}
+	for _, c := range []string{upperASCII(base), titleASCII(base)} {
+		ri.cased = append(ri.cased, c+"/secret", c+"/d/f")
+	}
+	ri.backslash = []string{base + `\secret`, base + `\d/f`}
 	ri.links = newRootLinks(&ri)
 	ri.entries = rootEntries(ri.links)
 	return ri
@@ -234,6 +244,14 @@ func (b *builder) readRoots() int {
 		b.readHost = &readInfos[0]
 		b.rootFiles(b.readHost) // nothing granted, but content to leak
 		return 0
+	case 5:
+		infos[1], n = &prefixInfos[i], 2
+		if oneIn(src, 2) {
+			infos[0], infos[1] = infos[1], infos[0]
+		}
+	case 6:
+		b.linkedRoot(i)
+		return i
 	}
 	b.readHost = infos[0]
 	b.g.FSRead = b.d.strs.carve(n)
@@ -271,12 +289,35 @@ func (b *builder) rootFiles(ri *rootInfo) {
 	if oneIn(src, 4) {
 		b.file(ri.upper, "LEAK-case-variant-root")
 	}
+	b.lookalikeSiblings(ri)
+}
+
+// lookalikeSiblings stores, one time in two, files and directories whose
+// paths differ from the root's only in letter case (/WORK/secret,
+// /WORK/d/f, /Work/secret and /Work/d/f), and, one time in three, a file
+// or a directory beside the root whose name is the root's and a
+// backslash (/work\secret, /work\d/f): content a sandbox that folds case
+// or reads "\" as a separator reaches where it must not.
+func (b *builder) lookalikeSiblings(ri *rootInfo) {
+	if oneIn(b.src, 2) {
+		for _, p := range ri.cased {
+			b.file(p, "LEAK-case-variant")
+		}
+	}
+	if oneIn(b.src, 3) {
+		b.file(pick(b.src, ri.backslash), "LEAK-backslash-sibling")
+	}
 }
 
 // writeRoots grants a root nested in the read root i (mostly), none, the
 // read root itself, a separate one, two, or "/".
 func (b *builder) writeRoots(i int) {
 	src := b.src
+	if b.rootLink != nil { // the read roots, as a server with one list of directories has them
+		b.g.FSWrite = b.list(b.g.FSRead...)
+		b.writeHost = b.readHost
+		return
+	}
 	var first *rootInfo
 	b.writeHost = &outInfos[i] // unless a root of its own is granted
 	switch writeRootWeights.draw(src) {
@@ -302,6 +343,7 @@ func (b *builder) writeRoots(i int) {
 	if oneIn(src, 2) {
 		b.file(first.rTxt, "R")
 	}
+	b.lookalikeSiblings(first)
 }
 
 // outsideFiles stores sensitive files outside the roots: /etc/passwd always.

@@ -46,6 +46,10 @@ type Config struct {
 	// Timeout is how long one op may take before it is a hang (a total
 	// finding); 0 means oracle.DefaultTimeout.
 	Timeout time.Duration
+	// StartTimeout is how long building a sandbox may take (starting a
+	// process or a server, its handshake included) before it is a hang;
+	// 0 means the oracle's default (oracle.Options.StartTimeout).
+	StartTimeout time.Duration
 	// Out is the directory each finding is written to as soon as it is
 	// minimized, so that a campaign killed later keeps it; "" keeps them
 	// in the Result only.
@@ -111,7 +115,11 @@ type Result struct {
 	DimensionsDrawn *dims.Counts
 	Findings        []Finding // deduplicated, in check order
 	Raw             int64     // raw findings the oracle reported, kept or not
-	Interrupted     bool      // stopped early by its context
+	// UnconfirmedHangs counts the hangs of a sandbox whose hangs are
+	// confirmed (sut.Target.ConfirmHangs) that a fresh session answered
+	// in time when judged again: not findings, the machine was slow.
+	UnconfirmedHangs int
+	Interrupted      bool // stopped early by its context
 }
 
 // OpsPerSecond is the throughput of checked ops.
@@ -148,7 +156,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer stopEarly(ctx, cfg, cancel, stop)()
-	out := newSink(cfg.Target, cfg.Seed, cfg.Out, stop, cfg.Timeout)
+	out := newSink(cfg.Target, cfg.Seed, cfg.Out, stop, cfg.Timeout, cfg.StartTimeout)
 	col := newCollector(cfg.StopAtFirst, out.put)
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a
@@ -186,7 +194,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			endOnce := onceEnd(end)
 			ends[w].Store(&endOnce)
-			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout})
+			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout, StartTimeout: cfg.StartTimeout})
 			checker.CheckAll(&feed{
 				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
@@ -221,7 +229,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			addDimensions(res, &dcs[w], &drawn[w], cfg.Target.Adapt != nil)
 		}
 	}
-	res.Findings, werr = out.result()
+	res.Findings, res.UnconfirmedHangs, werr = out.result()
 	res.Drawn = res.Checks + int(skipped.Load())
 	res.Elapsed = time.Since(start)
 	return res, werr

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
@@ -42,15 +43,19 @@ type sink struct {
 	seen     map[string]bool
 	hangs    map[string]bool // the kinds of the ops that hung, in the findings so far
 	findings []Finding
-	err      error // the first failure to start the minimizing session or to write
-	end      func() error
+	// unconfirmed counts the hangs a fresh session answered in time
+	// (confirmHang): not findings.
+	unconfirmed int
+	err         error // the first failure to start the minimizing session or to write
+	end         func() error
 }
 
-func newSink(target sut.Target, seed uint64, out string, stop *stopper, timeout time.Duration) *sink {
+func newSink(target sut.Target, seed uint64, out string, stop *stopper, timeout, start time.Duration) *sink {
 	s := &sink{
 		target: target, seed: seed, out: out, stop: stop,
-		p:    &finding.Pipeline{SUT: target.Name, Timeout: timeout, Adapt: target.Adapt, Start: target.Start, Limits: minimize.Limits{Stop: stop.minimize}},
-		as:   &finding.Pipeline{SUT: target.Name, Timeout: timeout, Limits: minimize.Limits{Stop: closedChan}},
+		p: &finding.Pipeline{SUT: target.Name, Timeout: timeout, StartTimeout: start, Adapt: target.Adapt, Start: target.Start,
+			Limits: minimize.Limits{Stop: stop.minimize}},
+		as:   &finding.Pipeline{SUT: target.Name, Timeout: timeout, StartTimeout: start, Limits: minimize.Limits{Stop: closedChan}},
 		done: make(chan struct{}), seen: map[string]bool{}, hangs: map[string]bool{},
 	}
 	s.wake = sync.NewCond(&s.mu)
@@ -107,16 +112,47 @@ func (s *sink) run() {
 		if !ok {
 			return
 		}
-		f := s.minimize(r)
+		confirmed := s.confirmHang(r)
+		var f *finding.Finding
+		if confirmed {
+			f = s.minimize(r)
+		}
 		s.mu.Lock()
 		s.current = nil
 		if s.gaveUp {
 			s.mu.Unlock()
 			return
 		}
-		s.record(r, f)
+		if confirmed {
+			s.record(r, f)
+		} else {
+			s.unconfirmed++
+			delete(s.hangs, r.sc.Steps[r.f.Step-1].Op.Kind) // a later hang on that kind may be real
+		}
 		s.mu.Unlock()
 	}
+}
+
+// confirmHang reports whether r counts: any finding but a hang on an op
+// of a sandbox whose hangs are confirmed (sut.Target.ConfirmHangs), and
+// such a hang when its scenario, judged once more on a fresh session with
+// the campaign's full timeouts, hangs on an op again. A real server on a
+// busy machine may miss the op timeout once; if a fresh one answers every
+// op in time, the machine was slow, not the server hung. When no fresh
+// session can be started, or the campaign is stopping, the hang counts:
+// it could not be ruled out.
+func (s *sink) confirmHang(r raw) bool {
+	if !s.target.ConfirmHangs || !r.f.Hang || r.f.Step <= 0 || s.stop.stopping() {
+		return true
+	}
+	started := true
+	start := func() (core.Factory, func() error, error) {
+		f, end, err := s.target.Start()
+		started = err == nil
+		return f, end, err
+	}
+	judge := minimize.Fresh(start, s.stop.minimize)
+	return minimize.JudgedLike(judge, r.f, s.p.Timeout, s.p.StartTimeout)(r.sc) || !started || s.stop.stopping()
 }
 
 // next waits for the next raw finding to minimize and marks it current;
@@ -284,11 +320,12 @@ func slicesIndexPrefix(lines []string, prefix string) int {
 	return -1
 }
 
-// result returns the findings and the first failure to write.
-func (s *sink) result() ([]Finding, error) {
+// result returns the findings, how many hangs were not confirmed, and
+// the first failure to write.
+func (s *sink) result() ([]Finding, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.findings, s.err
+	return s.findings, s.unconfirmed, s.err
 }
 
 // count returns how many findings are minimized (or written as found) so

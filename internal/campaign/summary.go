@@ -23,8 +23,14 @@ type Summary struct {
 	Interrupted    bool             `json:"interrupted"`
 	RawFindings    int64            `json:"raw_findings"` // violations the oracle reported, before deduplication
 	Findings       []FindingSummary `json:"findings"`
-	Invariants     []InvariantRow   `json:"invariants"`
-	Classes        []ClassRow       `json:"classes"`
+	// FlakyFindings counts the findings marked flaky: they did not fail
+	// again when judged again, and do not make the exit status 1.
+	FlakyFindings int `json:"flaky_findings,omitempty"`
+	// UnconfirmedHangs counts the hangs a fresh session of a real sandbox
+	// answered in time when judged again: not findings (Result).
+	UnconfirmedHangs int            `json:"unconfirmed_hangs,omitempty"`
+	Invariants       []InvariantRow `json:"invariants"`
+	Classes          []ClassRow     `json:"classes"`
 	// Dimensions is every point of the SPEC dimension table (package
 	// dims) with its hits, when the campaign counted them.
 	Dimensions []DimensionPoint `json:"dimensions,omitempty"`
@@ -54,6 +60,10 @@ type FindingSummary struct {
 	// Unminimized is set on a finding written as it was found: the
 	// campaign stopped before its minimization (see Finding).
 	Unminimized bool `json:"unminimized,omitempty"`
+	// Flaky is set on a finding that did not fail again in any of the
+	// judgements after the one that found it (finding.Finding.Flaky):
+	// Detail is the oracle's words on that first run.
+	Flaky bool `json:"flaky,omitempty"`
 }
 
 // InvariantRow is one invariant's coverage: checks and violations, per
@@ -72,12 +82,16 @@ type ClassRow struct {
 	Kinds map[string]uint64 `json:"kinds"`
 }
 
+// Failed reports whether the campaign found a finding that counts for
+// the exit status: one that is not flaky.
+func (s *Summary) Failed() bool { return len(s.Findings) > s.FlakyFindings }
+
 // Summarize builds the Summary of res.
 func Summarize(res *Result, sut string) Summary {
 	s := Summary{
 		Seed: res.Seed, SUT: sut, Checks: res.Checks, Drawn: drawnIfSkipped(res), Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), OpsPerSecond: res.OpsPerSecond(),
-		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []FindingSummary{},
+		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []FindingSummary{}, UnconfirmedHangs: res.UnconfirmedHangs,
 		Invariants: InvariantRows(&res.Coverage), Classes: ClassRows(&res.Coverage),
 	}
 	if res.Dimensions != nil {
@@ -93,7 +107,10 @@ func Summarize(res *Result, sut string) Summary {
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, FindingSummary{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
 			Class: f.Class.String(), Detail: f.Detail, File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
-			Unminimized: f.Unminimized})
+			Unminimized: f.Unminimized, Flaky: f.Flaky})
+		if f.Flaky {
+			s.FlakyFindings++
+		}
 	}
 	return s
 }

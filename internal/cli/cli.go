@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -29,8 +31,11 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	extra          []sut.Target
-	exit           func(int) // os.Exit: a second interrupt stops at once
-	treeDir        string    // --tree-dir
+	exit           func(int)     // os.Exit: a second interrupt stops at once
+	treeDir        string        // --tree-dir
+	profile        string        // --profile
+	timeout        time.Duration // --timeout
+	startTimeout   time.Duration // --start-timeout
 }
 
 // target resolves a --sut value, with the command's --tree-dir, else
@@ -40,11 +45,17 @@ func (e *env) target(name string) (sut.Target, error) {
 	if dir == "" {
 		dir = e.getenv(realfs.TreeDirEnv)
 	}
-	return sut.LookupWith(name, sut.Options{TreeDir: dir}, e.extra...)
+	profile := e.profile
+	if profile == "" {
+		profile = e.getenv(realsut.ProfileEnv)
+	}
+	return sut.LookupWith(name, sut.Options{TreeDir: dir, Profile: profile, Timeouts: realsut.Timeouts{Op: e.timeout, Start: e.startTimeout}}, e.extra...)
 }
 
-// treeDirFlag registers --tree-dir on a command that takes --sut.
+// treeDirFlag registers --tree-dir, and --profile for the mcp: door, on
+// a command that takes --sut.
 func treeDirFlag(e *env, fs *flagSet) {
+	fs.StringVar(&e.profile, "profile", "", "the mcp: door's profile: a built-in one by name (server-filesystem, fast-filesystem-mcp, desktop-commander) or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem)")
 	fs.StringVar(&e.treeDir, "tree-dir", "", "directory the real-disk doors (osroot, mcp:) build their trees under, one locked directory a run, removed at its end, and those of dead runs at the next start (default: $"+realfs.TreeDirEnv+" if set, else sbxfuzz/trees under the user's cache directory; never the temporary directory)")
 }
 

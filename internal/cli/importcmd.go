@@ -48,7 +48,7 @@ or SIGHUP (the findings written so far are kept).`)
 	treeDirFlag(e, fs)
 	out := outFlag(fs)
 	layoutName := fs.String("layout", "auto", "input layout: auto, go, libfuzzer or raw")
-	timeout := timeoutFlag(fs)
+	timeout := timeoutFlag(e, fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
@@ -76,7 +76,7 @@ or SIGHUP (the findings written so far are kept).`)
 	}
 	defer end()
 	im := &importer{e: e, target: target, out: *out, layout: layout,
-		p: &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Timeout: *timeout, Adapt: target.Adapt}}
+		p: &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}}
 	status := ExitOK
 	for _, name := range fs.Args() {
 		status = max(status, im.importFile(name)) // 2 over 1 over 0
@@ -102,7 +102,8 @@ type importer struct {
 }
 
 // importFile imports one file and returns its exit status: ExitFinding
-// when it wrote a finding, ExitOK when the input reproduces nothing,
+// when it wrote a finding, ExitOK when the input reproduces nothing (or
+// its finding is flaky: written, marked so),
 // ExitUsage when the file is not an input or cannot be written.
 func (im *importer) importFile(name string) int {
 	data, err := fsutil.ReadInput(name)
@@ -124,7 +125,7 @@ func (im *importer) importFile(name string) int {
 	if err != nil {
 		return errorf(im.e, "%s: %v", name, err) // Decode validates grants: not expected
 	}
-	findings := oracle.Check(im.p.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: im.p.Timeout})
+	findings := oracle.Check(im.p.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: im.p.Timeout, StartTimeout: im.p.StartTimeout})
 	if len(findings) == 0 {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: reproduces nothing on %s (%s input, %d bytes, decoded in %s mode to %d ops)\n",
 			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
@@ -144,6 +145,9 @@ func (im *importer) importFile(name string) int {
 	fmt.Fprintf(im.e.stdout, "%s: %s (%d ops minimized to %d)\n  %s\n", path, f.Invariant, len(f.Original.Steps), len(f.Minimized.Steps), f.Explanation())
 	if others := otherInvariants(findings); others != "" {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: also violates %s (imported for %s only)\n", name, others, f.Invariant)
+	}
+	if f.Flaky {
+		return ExitOK // written, marked flaky: not a finding on its own
 	}
 	return ExitFinding
 }

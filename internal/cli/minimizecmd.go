@@ -26,7 +26,7 @@ it: the ops its adapter cannot express are left out first.`)
 	treeDirFlag(e, fs)
 	inv := fs.String("invariant", "", "the invariant to keep violated (default: the first one found)")
 	write := fs.Bool("w", false, "rewrite FILE with the minimized scenario")
-	timeout := timeoutFlag(fs)
+	timeout := timeoutFlag(e, fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
@@ -74,7 +74,7 @@ it: the ops its adapter cannot express are left out first.`)
 		return errorf(e, "--sut: %v", err)
 	}
 	defer end()
-	findings := oracle.Check(factory, c, new(oracle.Coverage), oracle.Options{Timeout: *timeout})
+	findings := oracle.Check(factory, c, new(oracle.Coverage), e.oracleOptions())
 	var violated *oracle.Finding
 	for i := range findings {
 		if *inv == "" || findings[i].Invariant.String() == *inv {
@@ -86,12 +86,16 @@ it: the ops its adapter cannot express are left out first.`)
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: no violation to minimize on %s\n", name, *sutName)
 		return ExitOK
 	}
-	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Timeout: *timeout, Adapt: target.Adapt}
+	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
 	min := f.Minimized
 	min.Comment = append(sc.Comment, fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
 		violated.Invariant, *sutName, len(sc.Steps), len(min.Steps), f.Stats.Calls, leftOut(len(n.Skipped), *sutName)))
-	fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s: %d ops minimized to %d\n", name, violated.Invariant, len(sc.Steps), len(min.Steps))
+	if f.Flaky {
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s\n", name, f.Explanation())
+	} else {
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s: %d ops minimized to %d\n", name, violated.Invariant, len(sc.Steps), len(min.Steps))
+	}
 	if *write {
 		st, err := os.Stat(name)
 		if err == nil {
@@ -102,6 +106,9 @@ it: the ops its adapter cannot express are left out first.`)
 		}
 	} else {
 		e.stdout.Write(min.Format())
+	}
+	if f.Flaky {
+		return ExitOK // it did not fail again: not a finding on its own
 	}
 	return ExitFinding
 }

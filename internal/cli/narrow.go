@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
@@ -42,7 +41,7 @@ type narrowedOutcome struct {
 // its adapter, the ops it cannot express skipped and counted, each kept op
 // held to its expectation only where narrowing left SPEC §5's result for
 // it as the file has it.
-func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f core.Factory, timeout time.Duration) (*narrowedOutcome, error) {
+func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f core.Factory, opt oracle.Options) (*narrowedOutcome, error) {
 	if _, err := oracle.NewCase(sc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -53,7 +52,7 @@ func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f cor
 		return out, nil
 	}
 	run, notHeld := heldExpectations(sc, n)
-	res, err := replay.RunWithin(name, run, f, nil, timeout)
+	res, err := replay.RunWith(name, run, f, nil, opt)
 	if err != nil {
 		return nil, err
 	}

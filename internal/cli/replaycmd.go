@@ -31,7 +31,7 @@ SIGINT, SIGTERM or SIGHUP.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
-	timeout := timeoutFlag(fs)
+	timeout := timeoutFlag(e, fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
@@ -64,7 +64,7 @@ SIGINT, SIGTERM or SIGHUP.`)
 	defer end()
 	status := ExitOK
 	for i, name := range files {
-		out, err := replayNarrowed(target, name, scs[i], factory, *timeout)
+		out, err := replayNarrowed(target, name, scs[i], factory, e.oracleOptions())
 		if err != nil {
 			return printError(e, err)
 		}

@@ -44,7 +44,7 @@ SIGTERM or SIGHUP cut it short.`)
 	format := formatFlag(fs, "text", "md", "json")
 	output := fs.String("output", "", "write the report to FILE (atomically) instead of stdout")
 	svg := fs.String("svg", "", "also write the heat map (invariants × classes, SPEC dimensions) to FILE as SVG")
-	timeout := timeoutFlag(fs)
+	timeout := timeoutFlag(e, fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
@@ -81,7 +81,7 @@ SIGTERM or SIGHUP cut it short.`)
 			return ExitUsage
 		}
 		var st int
-		if rep, st = reportCampaign(e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Timeout: *timeout, Dimensions: true}, *sutName, *withMutants); rep == nil {
+		if rep, st = reportCampaign(e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers, Timeout: *timeout, StartTimeout: e.startTimeout, Dimensions: true}, *sutName, *withMutants); rep == nil {
 			return st
 		}
 	}
@@ -165,7 +165,7 @@ func reportStatus(e *env, rep *reports.Report) int {
 	if rep.Interrupted {
 		return ExitInterrupted
 	}
-	if len(rep.Findings) > 0 || len(rep.Survivors()) > 0 {
+	if rep.Failed() || len(rep.Survivors()) > 0 { // a flaky finding alone is not a failure
 		return ExitFinding
 	}
 	return ExitOK

@@ -33,13 +33,19 @@ as it is. A timed campaign (--duration D) ends the same way within D + 9 s,
 minimization included. With --format json the summary also counts the
 SPEC dimension points the scenarios hit (on a sandbox other than the
 reference, a second, reference run of each scenario: slower), for 'sbxfuzz
-report --from'. Exit 0 nothing found, 1 findings, 2 bad usage, 3 interrupted.`)
+report --from'. A finding that does not fail again when judged again is
+written marked flaky, with the words of the run that found it, and does not
+make the exit status 1 on its own. On a real sandbox (osroot, mcp:) an op
+that timed out is judged once more on a fresh sandbox before it counts; the
+summary says how many a fresh one answered in time (not findings). Exit 0
+nothing found (or only flaky findings), 1 findings, 2 bad usage or a sandbox
+that cannot start, 3 interrupted.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks, duration, workers := sizeFlags(fs)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
 	out := outFlag(fs)
-	timeout := timeoutFlag(fs)
+	timeout := timeoutFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
@@ -68,7 +74,7 @@ report --from'. Exit 0 nothing found, 1 findings, 2 bad usage, 3 interrupted.`)
 	ctx, abort, stop := interruptible(e)
 	defer stop()
 	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,
-		Target: target, Timeout: *timeout, Out: *out, Dimensions: *format == "json", Abort: abort})
+		Target: target, Timeout: *timeout, StartTimeout: e.startTimeout, Out: *out, Dimensions: *format == "json", Abort: abort})
 	if res == nil {
 		return errorf(e, "%v", err)
 	}
@@ -76,9 +82,10 @@ report --from'. Exit 0 nothing found, 1 findings, 2 bad usage, 3 interrupted.`)
 		errorf(e, "%v", err) // a finding could not be written: say so, and still summarize
 	}
 	sum := campaign.Summarize(res, *sutName)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s\n",
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
-		len(sum.Findings), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out), interrupted(res.Interrupted))
+		len(sum.Findings), flakyCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
+		unconfirmedHangs(sum.UnconfirmedHangs), interrupted(res.Interrupted))
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
@@ -97,7 +104,7 @@ report --from'. Exit 0 nothing found, 1 findings, 2 bad usage, 3 interrupted.`)
 		return ExitInterrupted
 	case err != nil:
 		return ExitUsage
-	case len(sum.Findings) > 0:
+	case sum.Failed():
 		return ExitFinding
 	}
 	return ExitOK
@@ -105,6 +112,9 @@ report --from'. Exit 0 nothing found, 1 findings, 2 bad usage, 3 interrupted.`)
 
 // shrunk says how much a finding was minimized.
 func shrunk(f campaign.FindingSummary) string {
+	if f.Flaky {
+		return fmt.Sprintf("%d ops, not minimized: flaky, it did not fail again", f.OriginalOps)
+	}
 	if f.Unminimized {
 		return fmt.Sprintf("%d ops, not minimized: the campaign stopped first", f.OriginalOps)
 	}
@@ -124,6 +134,37 @@ func unminimizedCount(fs []campaign.FindingSummary) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%d not minimized: the campaign stopped first)", n)
+}
+
+// flakyCount is the summary line's clause counting the flaky findings,
+// which do not make the exit status 1: "(all 2 flaky: ...)" when no other
+// finding does.
+func flakyCount(sum campaign.Summary) string {
+	switch n := sum.FlakyFindings; {
+	case n == 0:
+		return ""
+	case !sum.Failed():
+		return fmt.Sprintf(" (%s flaky: none failed again when judged again, so the exit status is 0)", allOf(n))
+	default:
+		return fmt.Sprintf(" (%d flaky: they did not fail again when judged again)", n)
+	}
+}
+
+// allOf words n things that are all there are: "the 1", "all 3".
+func allOf(n int) string {
+	if n == 1 {
+		return "the 1"
+	}
+	return fmt.Sprintf("all %d", n)
+}
+
+// unconfirmedHangs is the summary line's clause counting the hangs a
+// fresh server answered in time: not findings.
+func unconfirmedHangs(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d op timeouts not confirmed by a fresh sandbox (not findings: it answered in time)", n)
 }
 
 // writtenTo is the summary line's clause saying where the findings are.

@@ -144,14 +144,37 @@ func startSession(e *env, t sut.Target) (f core.Factory, stop func(), err error)
 }
 
 // timeoutFlag registers --timeout, the op timeout of SPEC §12.
-func timeoutFlag(fs *flagSet) *time.Duration {
-	return fs.Duration("timeout", oracle.DefaultTimeout, "how long one op (or building a sandbox) may take before it is a hang, a total finding")
+//
+// It also registers --start-timeout, kept in e: every command with
+// --timeout takes --sut, and e.target hands both to the doors.
+func timeoutFlag(e *env, fs *flagSet) *time.Duration {
+	fs.DurationVar(&e.startTimeout, "start-timeout", DefaultStartTimeout,
+		"how long starting a sandbox may take — an exec: child or an mcp: server started and through its handshake, a sandbox built — before it is a hang; an mcp: server that does not start within it is a setup error (exit 2)")
+	fs.DurationVar(&e.timeout, "timeout", oracle.DefaultTimeout,
+		"how long one op may take before it is a hang, a total finding (on mcp:, each call of the server; a hang there is judged once more on a fresh server before it counts)")
+	return &e.timeout
 }
 
-// checkTimeout refuses a timeout that is not positive.
+// oracleOptions are the oracle's timeouts as --timeout and
+// --start-timeout set them.
+func (e *env) oracleOptions() oracle.Options {
+	return oracle.Options{Timeout: e.timeout, StartTimeout: e.startTimeout}
+}
+
+// DefaultStartTimeout is --start-timeout's default: long, since a sandbox
+// that cannot start in time cannot be judged at all, and a real server
+// on a busy machine has been seen to take 18 s to answer initialize.
+const DefaultStartTimeout = 60 * time.Second
+
+// checkTimeout refuses a timeout, or a start timeout, that is not
+// positive.
 func checkTimeout(e *env, d time.Duration) bool {
-	if d <= 0 {
+	switch {
+	case d <= 0:
 		errorf(e, "--timeout %v: must be positive", d)
+		return false
+	case e.startTimeout <= 0:
+		errorf(e, "--start-timeout %v: must be positive", e.startTimeout)
 		return false
 	}
 	return true

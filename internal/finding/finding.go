@@ -42,7 +42,12 @@ type Pipeline struct {
 	// Timeout bounds each op of a candidate (0: the oracle's default); a
 	// hang finding's candidates get HangTimeout instead.
 	Timeout time.Duration
-	Limits  minimize.Limits // bounds of each minimization
+	// StartTimeout bounds the building of each candidate's sandbox (0:
+	// the oracle's default, or, for a hang finding, the larger of Timeout
+	// and oracle.DefaultTimeout): a server that is slow to start is not
+	// the failure being minimized.
+	StartTimeout time.Duration
+	Limits       minimize.Limits // bounds of each minimization
 	// Command returns the command that replays the file at path; nil means
 	// "sbxfuzz replay --sut SUT path".
 	Command func(path string) string
@@ -123,8 +128,11 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 // within HangTime.
 func (p *Pipeline) bounds(f oracle.Finding) (timeout, start time.Duration, lim minimize.Limits) {
 	timeout, lim = p.Timeout, p.Limits
+	start = p.StartTimeout
 	if f.Hang {
-		start = max(p.Timeout, oracle.DefaultTimeout) // a slow start is not the hang being minimized
+		if start <= 0 {
+			start = max(p.Timeout, oracle.DefaultTimeout) // a slow start is not the hang being minimized
+		}
 		timeout = HangTimeout
 		if p.Timeout > 0 && p.Timeout < HangTimeout {
 			timeout = p.Timeout
@@ -217,7 +225,7 @@ func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, judge minimi
 		judges = append(judges, minimize.Fresh(p.Start, p.Limits.Stop))
 	}
 	for _, j := range judges {
-		for _, fd := range j(c, oracle.Options{Timeout: p.Timeout}) {
+		for _, fd := range j(c, oracle.Options{Timeout: p.Timeout, StartTimeout: p.StartTimeout}) {
 			if fd.Invariant == f.Invariant {
 				return fd.Detail, fd.Step
 			}

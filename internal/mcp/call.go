@@ -14,10 +14,10 @@ type Result struct {
 	Code    int    // the JSON-RPC error code; 0 for a result
 }
 
-// CallTool calls tool with args and returns its answer. A tool that
-// fails is a Result with IsError; an error is a failure of the server
-// itself, after which it is unusable.
-func (s *Server) CallTool(tool string, args map[string]string) (Result, error) {
+// CallTool calls tool with args (any JSON values) and returns its answer.
+// A tool that fails is a Result with IsError; an error is a failure of
+// the server itself, after which it is unusable.
+func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 	var raw json.RawMessage
 	err := s.call("tools/call", map[string]any{"name": tool, "arguments": args}, &raw, s.timeout())
 	var rpc *rpcError
@@ -85,7 +85,7 @@ func (s *Server) call(method string, params, result any, timeout time.Duration) 
 	if !t.Stop() {
 		// Killed, though perhaps only after the answer arrived: the
 		// server is gone either way.
-		err = fmt.Errorf("%s: the MCP server did not answer within %v", method, timeout)
+		err = fmt.Errorf("%s: %w within %v", method, ErrTimeout, timeout)
 	}
 	var rpc *rpcError
 	switch {

@@ -16,6 +16,9 @@ type Paths interface {
 	// cleaning: ".." and links are the sandbox's to resolve); false for
 	// a relative one.
 	Path(p string) (string, bool)
+	// Root is the tree's own directory, cut out of what the server
+	// returns.
+	Root() string
 }
 
 // NewDriver returns the realfs.Driver that performs ops through s's tools
@@ -29,8 +32,11 @@ type driver struct {
 }
 
 // Do implements realfs.Driver: an op the profile cannot express is
-// Unsupported, a failed call of a tool is Denied or NotFound by its
-// words, and a failure of the server is the error.
+// Unsupported, a failed call of a tool (isError, a JSON-RPC error, or a
+// text the profile calls a refusal) is Denied or NotFound by its words,
+// and a failure of the server is the error. The tree's root is cut out of
+// what comes back: a server that echoes absolute paths then names world
+// paths, alike on every tree.
 func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	p := d.s.Profile()
 	tool, args, path, why := d.request(p, op)
@@ -41,14 +47,20 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	if err != nil {
 		return realfs.Outcome{}, err
 	}
-	if r.IsError {
+	root := d.paths.Root()
+	if r.IsError || p.refused(r.Text) {
 		hide := append([]string{path, filepath.Clean(path)}, d.s.cfg.Allowed...)
-		return realfs.Outcome{Verdict: p.verdict(r.Text, hide), Detail: r.Text}, nil
+		return realfs.Outcome{Verdict: p.verdict(r.Text, hide), Detail: withoutRoot(r.Text, root)}, nil
 	}
 	if op.Kind == core.OpRead {
-		return realfs.Outcome{Verdict: realfs.Allowed, Data: r.Text}, nil
+		data, ok := p.Read.Result.content(r.Text)
+		out := realfs.Outcome{Verdict: realfs.Allowed, Data: withoutRoot(data, root)}
+		if !ok {
+			out.Detail = "the content is not where the profile says: the whole text is taken"
+		}
+		return out, nil
 	}
-	return realfs.Outcome{Verdict: realfs.Allowed, Detail: r.Text}, nil
+	return realfs.Outcome{Verdict: realfs.Allowed, Detail: withoutRoot(r.Text, root)}, nil
 }
 
 // Close implements realfs.Driver; the server stays with its owner.
@@ -57,7 +69,7 @@ func (d *driver) Close() error { return nil }
 // request is the tool call for op, or why there is none. MCP carries
 // paths and file contents as JSON strings, so bytes that are not UTF-8
 // cannot cross intact, and a NUL cannot be in a path on disk.
-func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]string, path, why string) {
+func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]any, path, why string) {
 	if !p.Supports(op.Kind) {
 		return "", nil, "", "profile " + p.Name + " has no tool for " + op.Kind
 	}
@@ -75,11 +87,16 @@ func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]st
 	if !ok {
 		return "", nil, "", "a relative path"
 	}
-	if op.Kind == core.OpRead {
-		return p.Read.Name, map[string]string{p.Read.Path: path}, path, ""
+	t, data := p.Read, ""
+	if op.Kind == core.OpWrite {
+		if !utf8.ValidString(op.Args[1]) {
+			return "", nil, "", "data that is not UTF-8"
+		}
+		t, data = p.Write, op.Args[1]
 	}
-	if !utf8.ValidString(op.Args[1]) {
-		return "", nil, "", "data that is not UTF-8"
+	args, err := t.arguments(path, data)
+	if err != nil { // check refused such a profile
+		return "", nil, "", "profile " + p.Name + ": " + err.Error()
 	}
-	return p.Write.Name, map[string]string{p.Write.Path: path, p.Write.Content: op.Args[1]}, path, ""
+	return t.Name, args, path, ""
 }

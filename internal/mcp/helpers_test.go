@@ -25,6 +25,8 @@ func (t tree) Path(p string) (string, bool) {
 	return string(t) + p, true
 }
 
+func (t tree) Root() string { return string(t) }
+
 // newTree builds the tree the tests share under a fresh directory:
 // /work (the allowed directory) with a file, a prefix sibling /workshop
 // with a secret, /outside with a secret, and /work/link -> /outside/secret.

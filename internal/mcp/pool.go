@@ -58,5 +58,5 @@ func (p *Pool) closeLocked() {
 // sameProcess reports whether a server started for a serves b: the same
 // command line and working directory.
 func sameProcess(a, b Config) bool {
-	return a.Root == b.Root && slices.Equal(a.Profile.argv(a.Command, a.Allowed), b.Profile.argv(b.Command, b.Allowed))
+	return a.Root == b.Root && slices.Equal(a.Profile.argv(a.Command, a.Allowed), b.Profile.argv(b.Command, b.Allowed)) && sameEnviron(a, b)
 }

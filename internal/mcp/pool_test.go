@@ -52,7 +52,7 @@ func TestPoolReuse(t *testing.T) {
 // no process of theirs is left.
 func TestNoServerLeftBehind(t *testing.T) {
 	var trees []tree
-	for _, mode := range []string{"fs", "hang", "crash", "garbage", "noexit", "child"} {
+	for _, mode := range []string{"fs", "hang", "crash", "notrpc", "noexit", "child"} {
 		var p Pool
 		tr := newTree(t)
 		trees = append(trees, tr)

@@ -6,20 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 )
 
 // Profile says how one MCP server maps the harness's file ops onto its
-// tools and how to read its answers. The zero Profile stands for
-// Filesystem wherever a Config takes one. A Profile is a plain value:
-// copy it freely.
+// tools, how it is given its allowed directories, and how to read its
+// answers. The zero Profile stands for Filesystem wherever a Config takes
+// one. A Profile is a plain value: copy it, but do not change the maps and
+// slices of one in use.
 type Profile struct {
-	// Name names the server in messages.
+	// Name names the server in messages and reproduce lines.
 	Name string `json:"name"`
+	// Command is put before the --sut command: ["node"] runs a script.
+	Command []string `json:"command,omitempty"`
 	// Read is the tool fs_read calls (Content unused); no Name: the
 	// server cannot read, fs_read is unsupported.
 	Read Tool `json:"read"`
@@ -27,21 +31,76 @@ type Profile struct {
 	Write Tool `json:"write"`
 	// DirFlag, when set, is put before each allowed directory appended to
 	// the command (--allow DIR); empty: the directories are appended bare.
+	// Unused when DirsConfig or DirsEnv is set.
 	DirFlag string `json:"dir_flag,omitempty"`
+	// DirsConfig, when set, gives the allowed directories in a file
+	// rendered into the server's HOME instead of its arguments.
+	DirsConfig *DirsConfig `json:"dirs_config,omitempty"`
+	// DirsEnv, when set, gives the allowed directories in an environment
+	// variable instead of the arguments.
+	DirsEnv *DirsEnv `json:"dirs_env,omitempty"`
+	// Env is set in the server's environment, over the harness's own.
+	Env map[string]string `json:"env,omitempty"`
 	// Denied lists substrings (matched ignoring case) of the error text of
 	// a refusal.
 	Denied []string `json:"denied"`
 	// NotFound lists substrings (matched ignoring case) of the error text
 	// of a missing file.
 	NotFound []string `json:"not_found"`
+	// Refusals lists regular expressions (RE2) of the text of a result
+	// without isError that is a failure all the same: a server that says
+	// "Error: access denied" as a success.
+	Refusals []string `json:"refusals,omitempty"`
 }
 
-// Tool is one tool and the names of its arguments.
+// Tool is one tool and its arguments.
 type Tool struct {
-	Name    string `json:"tool"`
-	Path    string `json:"path,omitempty"`    // the argument holding the path
-	Content string `json:"content,omitempty"` // the argument holding the data (writes)
+	Name string `json:"tool"`
+	// Path and Content name the arguments holding the path and the data
+	// (writes); a dotted name ("file.path") nests them in objects.
+	Path    string `json:"path,omitempty"`
+	Content string `json:"content,omitempty"`
+	// Args are constant arguments, by dotted name, each a JSON value:
+	// {"mode": "rewrite", "create_dirs": false}.
+	Args map[string]json.RawMessage `json:"args,omitempty"`
+	// Result says where a read's content sits in its answer; nil: the
+	// whole text.
+	Result *Extract `json:"result,omitempty"`
 }
+
+// Extract says where a read's content sits in the text of its answer.
+// At most one field is set.
+type Extract struct {
+	// JSON is the dotted name of the string field holding the content
+	// when the text is a JSON object: {"content": "...", "path": "/abs"}.
+	JSON string `json:"json,omitempty"`
+	// Header is a regular expression (RE2) matched at the start of the
+	// text; the content is what follows the match ("[Reading 3 lines]" and
+	// its newlines). A text it does not match is taken whole.
+	Header string `json:"header,omitempty"`
+}
+
+// DirsConfig is a file the allowed directories are written into, in the
+// server's own HOME (a fresh directory per server, removed with it).
+type DirsConfig struct {
+	// File is the file's path relative to HOME.
+	File string `json:"file"`
+	// Template is the file's text, in which every {{dirs}} becomes the
+	// JSON list of the allowed directories.
+	Template string `json:"template"`
+}
+
+// DirsEnv is an environment variable that holds the allowed directories.
+type DirsEnv struct {
+	Name string `json:"name"`
+	// Sep joins the directories; empty is the system's path list
+	// separator (":" on Unix).
+	Sep string `json:"sep,omitempty"`
+}
+
+// DirsPlaceholder is what a DirsConfig template holds where the JSON list
+// of allowed directories goes.
+const DirsPlaceholder = "{{dirs}}"
 
 // Filesystem is the built-in profile of @modelcontextprotocol/server-filesystem.
 // It reads with read_file, the tool every release has (newer ones also
@@ -120,19 +179,49 @@ func (p Profile) check() error {
 		return fmt.Errorf("%w: neither read nor write names a tool", ErrProfile)
 	case p.Read.Content != "":
 		return fmt.Errorf("%w: read takes no content argument (got %q)", ErrProfile, p.Read.Content)
+	case p.Write.Result != nil:
+		return fmt.Errorf("%w: write has no content to find in its answer (result is for read)", ErrProfile)
 	case p.Read.Name != "" && p.Read.Path == "", p.Write.Name != "" && (p.Write.Path == "" || p.Write.Content == ""):
 		return fmt.Errorf("%w: a tool without its argument names", ErrProfile)
 	case p.Write.Name != "" && p.Write.Path == p.Write.Content:
 		return fmt.Errorf("%w: write's path and content are the same argument %q", ErrProfile, p.Write.Path)
 	case slices.Contains(p.Denied, "") || slices.Contains(p.NotFound, ""):
 		return fmt.Errorf("%w: an empty pattern matches every text", ErrProfile)
+	case p.DirsConfig != nil && p.DirsEnv != nil:
+		return fmt.Errorf("%w: dirs_config and dirs_env both set: the directories go one way", ErrProfile)
+	}
+	for _, t := range []Tool{p.Read, p.Write} {
+		if err := t.check(); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrProfile, t.Name, err)
+		}
+	}
+	for _, re := range p.Refusals {
+		if err := checkRegexp("refusals", re); err != nil {
+			return err
+		}
+	}
+	if err := p.checkLaunch(); err != nil {
+		return fmt.Errorf("%w: %v", ErrProfile, err)
+	}
+	return nil
+}
+
+// checkRegexp reports a pattern that does not compile or matches every
+// text.
+func checkRegexp(field, pat string) error {
+	re, err := regexp.Compile(pat)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %s: %v", ErrProfile, field, err)
+	case re.MatchString("") && field == "refusals":
+		return fmt.Errorf("%w: %s: %q matches every text", ErrProfile, field, pat)
 	}
 	return nil
 }
 
 // orDefault is p, or Filesystem for the zero Profile.
 func (p Profile) orDefault() Profile {
-	if p.Name == "" && p.Read == (Tool{}) && p.Write == (Tool{}) && p.DirFlag == "" && p.Denied == nil && p.NotFound == nil {
+	if reflect.ValueOf(p).IsZero() {
 		return Filesystem
 	}
 	return p
@@ -152,41 +241,48 @@ func (p Profile) Supports(kind string) bool {
 	return false
 }
 
-// argv is command with the allowed directories appended as p passes them.
-func (p Profile) argv(command, allowed []string) []string {
-	argv := slices.Clone(command)
-	for _, d := range allowed {
-		if p.DirFlag != "" {
-			argv = append(argv, p.DirFlag)
-		}
-		argv = append(argv, d)
-	}
-	return argv
+// FastFilesystem is the built-in profile of fast-filesystem-mcp: its
+// answers are JSON objects ({"content": ..., "path": "/abs/path", ...}),
+// its directories come after --allow, and its writes create missing
+// parents and strip emojis unless told not to. It also allows $HOME and
+// /tmp by default: the server's HOME is one of its own (Start), and the
+// trees are never under /tmp.
+var FastFilesystem = Profile{
+	Name:     "fast-filesystem-mcp",
+	Read:     Tool{Name: "fast_read_file", Path: "path", Result: &Extract{JSON: "content"}},
+	Write:    Tool{Name: "fast_write_file", Path: "path", Content: "content", Args: map[string]json.RawMessage{"create_dirs": json.RawMessage("false"), "append": json.RawMessage("false")}},
+	DirFlag:  "--allow",
+	Denied:   []string{"Access denied"},
+	NotFound: []string{"ENOENT", "no such file"},
 }
 
-// verdict classifies the error text of a failed call. Paths in hide (the
-// op's own path, the allowed directories) are cut out first: the fuzzer
-// names files "ENOENT" or "Access denied" too. A text that matches
-// neither list is Refused: the server refused, in words the profile does
-// not know ("Parent directory does not exist" means either), and the
-// harness judges the disk, not the words.
-func (p Profile) verdict(text string, hide []string) realfs.Verdict {
-	hide = slices.Clone(hide)
-	slices.SortFunc(hide, func(a, b string) int { return len(b) - len(a) })
-	for _, h := range hide {
-		if h != "" {
-			text = strings.ReplaceAll(text, h, "")
+// DesktopCommander is the built-in profile of
+// @wonderwhy-er/desktop-commander: its allowed directories are read from
+// ~/.claude-server-commander/config.json, a read's text starts with a
+// header line ("[Reading 3 lines from start (total: 3 lines, 0
+// remaining)]") and a blank line, and a write takes a mode.
+var DesktopCommander = Profile{
+	Name:  "desktop-commander",
+	Read:  Tool{Name: "read_file", Path: "path", Result: &Extract{Header: `\[Reading [^\]\n]*\]\r?\n(?:\r?\n)?`}},
+	Write: Tool{Name: "write_file", Path: "path", Content: "content", Args: map[string]json.RawMessage{"mode": json.RawMessage(`"rewrite"`)}},
+	DirsConfig: &DirsConfig{
+		File:     ".claude-server-commander/config.json",
+		Template: `{"allowedDirectories": {{dirs}}, "blockedCommands": [], "telemetryEnabled": false}`,
+	},
+	Denied:   []string{"Path not allowed", "Access denied"},
+	NotFound: []string{"ENOENT", "no such file"},
+}
+
+// BuiltinProfiles are the profiles a --profile value may name instead of
+// a file, by Name.
+func BuiltinProfiles() []Profile { return []Profile{Filesystem, FastFilesystem, DesktopCommander} }
+
+// LookupProfile returns the built-in profile named name.
+func LookupProfile(name string) (Profile, bool) {
+	for _, p := range BuiltinProfiles() {
+		if p.Name == name {
+			return p, true
 		}
 	}
-	text = strings.ToLower(text)
-	has := func(pats []string) bool {
-		return slices.ContainsFunc(pats, func(s string) bool { return strings.Contains(text, strings.ToLower(s)) })
-	}
-	switch {
-	case has(p.Denied):
-		return realfs.Denied
-	case has(p.NotFound):
-		return realfs.NotFound
-	}
-	return realfs.Refused
+	return Profile{}, false
 }

@@ -98,3 +98,49 @@ func TestSupports(t *testing.T) {
 		}
 	}
 }
+
+// TestParseProfileShapes: the fields for real servers read, and what
+// makes them unusable is refused.
+func TestParseProfileShapes(t *testing.T) {
+	good := `{"name": "g", "command": ["node"], "read": {"tool": "r", "result": {"json": "a.content"}},
+		"write": {"tool": "w", "args": {"mode": "rewrite", "opts.create": false}},
+		"dirs_config": {"file": ".cfg/c.json", "template": "{\"dirs\": {{dirs}}}"}, "env": {"A": "1"}, "refusals": ["^Error"]}`
+	if _, err := ParseProfile([]byte(good)); err != nil {
+		t.Errorf("a profile with every new field: %v", err)
+	}
+	for _, tc := range []struct{ in, err string }{
+		{`{"read": {"tool": "r", "args": {"path": 1}}}`, `argument "path" is given twice`},
+		{`{"write": {"tool": "w", "args": {"content.x": 1}}}`, `"content" is given twice`},
+		{`{"write": {"tool": "w", "args": {"a": 1, "a.b": 2}}}`, `runs through "a", which is not an object`},
+		{`{"read": {"tool": "r", "path": "a..b"}}`, "has an empty part"},
+		{`{"read": {"tool": "r", "result": {"json": "a", "header": "b"}}}`, "json and header both set"},
+		{`{"read": {"tool": "r", "result": {"header": "("}}}`, "missing closing )"},
+		{`{"write": {"tool": "w", "result": {"json": "a"}}}`, "result is for read"},
+		{`{"read": {"tool": "r"}, "refusals": [".*"]}`, "matches every text"},
+		{`{"read": {"tool": "r"}, "dirs_config": {"file": "../x", "template": "{{dirs}}"}}`, "not a path inside HOME"},
+		{`{"read": {"tool": "r"}, "dirs_config": {"file": "x", "template": "{}"}}`, "has no {{dirs}}"},
+		{`{"read": {"tool": "r"}, "dirs_config": {"file": "x", "template": "{{dirs}}"}, "dirs_env": {"name": "D"}}`, "both set"},
+		{`{"read": {"tool": "r"}, "env": {"A=B": "1"}}`, "not a variable name"},
+	} {
+		_, err := ParseProfile([]byte(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, ErrProfile) {
+			t.Errorf("%s: error %v, want one saying %q that is ErrProfile", tc.in, err, tc.err)
+		}
+	}
+}
+
+// TestBuiltinProfiles: every built-in profile passes the checks a file's
+// does, and is found by its name.
+func TestBuiltinProfiles(t *testing.T) {
+	for _, p := range BuiltinProfiles() {
+		if err := p.check(); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+		if got, ok := LookupProfile(p.Name); !ok || got.Name != p.Name {
+			t.Errorf("LookupProfile(%q) = %q, %v", p.Name, got.Name, ok)
+		}
+	}
+	if got, _ := DesktopCommander.Read.Result.content("[Reading 1 lines from start (total: 1 lines, 0 remaining)]\n\nabc"); got != "abc" {
+		t.Errorf("desktop-commander's header left %q", got)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
@@ -22,9 +24,16 @@ const ProtocolVersion = "2025-06-18"
 const DefaultTimeout = 2 * time.Second
 
 // DefaultStartTimeout bounds start-up and initialize when
-// Config.StartTimeout is zero: node takes 0.5–1.5 s to start a server on
-// a small machine, more with a cold disk cache.
-const DefaultStartTimeout = 10 * time.Second
+// Config.StartTimeout is zero: node starts a server in a second or two on
+// a quiet small machine, but a server that loads much, on a machine busy
+// with other work, has been seen to take 18 s, and a server that cannot
+// be judged at all is worse than a slow start.
+const DefaultStartTimeout = 60 * time.Second
+
+// ErrTimeout is wrapped by the failure of a request the server did not
+// answer within its timeout: the caller may tell a server that hangs from
+// one that broke.
+var ErrTimeout = errors.New("the MCP server did not answer")
 
 // closeWait is how long Close lets a server exit after its stdin closes;
 // a variable so that a test can tell a server that exits from one that is
@@ -59,8 +68,10 @@ type Server struct {
 	out     *proto.Reader
 	info    Info
 	tools   []string
-	calling sync.Mutex // held for a call
-	id      int64      // last request id, under calling
+	home    string       // its HOME, removed by Close
+	skipped atomic.Int64 // lines of its stdout that were not JSON
+	calling sync.Mutex   // held for a call
+	id      int64        // last request id, under calling
 
 	mu   sync.Mutex
 	dead error
@@ -80,15 +91,16 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	if len(cfg.Command) == 0 {
-		return nil, errors.New("starting an MCP server: an empty command")
+		return nil, errNoCommand
 	}
-	p, err := proc.Start(cfg.Profile.argv(cfg.Command, cfg.Allowed), cfg.Root)
+	p, home, err := launch(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, p: p, out: proto.NewReader(p.Stdout())}
+	s := &Server{cfg: cfg, p: p, out: proto.NewReader(p.Stdout()), home: home}
 	if err := s.handshake(); err != nil {
 		s.p.Kill()
+		os.RemoveAll(home)
 		return nil, err
 	}
 	if err := s.hasTools(cfg.Profile); err != nil {
@@ -207,5 +219,6 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	s.p.Stop(closeWait)
+	os.RemoveAll(s.home)
 	return nil
 }

@@ -96,14 +96,14 @@ func TestDenialShapes(t *testing.T) {
 	}
 }
 
-// TestMisbehavingServers: a server that hangs, crashes, writes garbage,
-// answers with a wrong id or an endless line fails the op with an error
-// saying so (a total finding), with its stderr, and is dead afterwards.
+// TestMisbehavingServers: a server that hangs, crashes, writes JSON that
+// is not JSON-RPC, answers with a wrong id or an endless line fails the op
+// with an error saying so (a total finding), with its stderr, and is dead afterwards.
 func TestMisbehavingServers(t *testing.T) {
 	for _, tc := range []struct{ mode, says string }{
 		{"hang", "did not answer within " + hangTimeout.String()},
 		{"crash", "the MCP server exited"},
-		{"garbage", `not a JSON-RPC 2.0 message: "hello, world"`},
+		{"notrpc", `not a JSON-RPC 2.0 message: "{\"hello\": \"world\"}"`},
 		{"wrongid", "a response with id 103, want 3"},
 		{"huge", "a line longer than the protocol's limit"},
 	} {

@@ -100,18 +100,31 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 	}
 }
 
-// read reads one message; a line that is not one is an error quoting it.
+// read reads one message. A line that is not JSON at all is skipped and
+// counted (SkippedLines): servers print log lines on stdout, which stdio
+// transports tolerate. A JSON line that is not a JSON-RPC 2.0 message,
+// and a line that is not UTF-8, are errors quoting it.
 func (s *Server) read() (*message, error) {
-	line, err := s.out.Line()
-	if err != nil {
-		return nil, err
+	for {
+		line, err := s.out.Line()
+		if err != nil {
+			return nil, err
+		}
+		if !json.Valid(line) {
+			s.skipped.Add(1)
+			continue
+		}
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+			return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q", line)
+		}
+		return &m, nil
 	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
-		return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q", line)
-	}
-	return &m, nil
 }
+
+// SkippedLines is how many lines of its stdout the server wrote that were
+// not JSON (log lines), skipped rather than read as messages.
+func (s *Server) SkippedLines() int64 { return s.skipped.Load() }
 
 // answer is the response to a request of the server's: roots/list gets
 // the allowed directories (the client declared no roots, so only a

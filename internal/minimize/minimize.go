@@ -81,6 +81,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 	for changed := true; changed && !m.stats.Cut; {
 		before := string(cur.Format())
 		cur = m.removeOps(cur)
+		cur = m.removeBudgetBurners(cur)
 		cur = m.removeEntries(cur)
 		cur = m.simplifyBudgets(cur)
 		cur = m.shortenStrings(cur)
@@ -158,6 +159,30 @@ func (m *minimizer) removeOps(cur *scenario.Scenario) *scenario.Scenario {
 			}
 			cur = m.keep(cur, func(c *scenario.Scenario) { c.Steps = slices.Delete(c.Steps, start, end) })
 		}
+	}
+	return cur
+}
+
+// removeBudgetBurners removes single ops before the last together with
+// the budget each burns: max_ops one lower, max_wall one clock step lower.
+// An op whose only part in a failure is to bring the last op to a cap
+// cannot go alone (the last op would then fall short of the cap), nor can
+// the cap be lowered alone (an earlier op would meet it); together, the
+// last op meets the caps as before, one op and one tick earlier.
+func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenario {
+	for i := len(cur.Steps) - 2; i >= 0; i-- {
+		if i >= len(cur.Steps)-1 {
+			continue
+		}
+		cur = m.keep(cur, func(c *scenario.Scenario) {
+			c.Steps = slices.Delete(c.Steps, i, i+1)
+			if c.Grant.MaxOps > 0 {
+				c.Grant.MaxOps--
+			}
+			if step := c.World.Clock.Step; step > 0 && c.Grant.MaxWall >= step {
+				c.Grant.MaxWall -= step
+			}
+		})
 	}
 	return cur
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -207,4 +208,36 @@ func TestMinimizeStopsAtItsTimeLimit(t *testing.T) {
 			t.Fatalf("cut %v, result fails %v; want a cut minimization of a failing scenario", stats.Cut, fails(got))
 		}
 	})
+}
+
+// TestMinimizeRemovesBudgetBurners: a failure on the op that passes both
+// max_ops and max_wall (the wall-before-ops mutant halts max_wall where
+// SPEC §5 charges the op first) needs the ops before it only to reach the
+// caps; removing one of them alone, or lowering a cap alone, loses it. The
+// minimizer removes them with the budget they burn, down to one op.
+func TestMinimizeRemovesBudgetBurners(t *testing.T) {
+	m, ok := mutants.Lookup("wall-before-ops")
+	if !ok {
+		t.Fatal("no wall-before-ops mutant")
+	}
+	sc := parse(t, `budget ops 5
+budget wall 5368709120
+clock 0 1073728562
+
+fs_read /a
+fs_read /b
+net_fetch evil.com /
+fs_read /c
+fs_read ..
+fs_read /srv/app/missing
+`)
+	fails := Violates(m.Factory, oracle.ChargeBeforeDispatch, 0)
+	if !fails(sc) {
+		t.Fatal("the scenario does not fail on the mutant")
+	}
+	min, _ := Minimize(sc, 6, fails, Limits{})
+	if len(min.Steps) != 1 {
+		t.Fatalf("minimized to %d ops, want 1:\n%s", len(min.Steps), min.Format())
+	}
+	assertOneMinimal(t, min, fails)
 }

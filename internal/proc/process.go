@@ -41,7 +41,11 @@ type Process struct {
 // and stdout piped to the returned Process and the tail of its stderr
 // kept (StderrTail bytes). Where the system has no process groups it
 // returns Supported's error.
-func Start(argv []string, dir string) (*Process, error) {
+func Start(argv []string, dir string) (*Process, error) { return StartEnv(argv, dir, nil) }
+
+// StartEnv is Start with env ("KEY=value" each) added to the harness's
+// own environment, overriding it.
+func StartEnv(argv []string, dir string, env []string) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("starting a process: an empty command")
 	}
@@ -57,7 +61,7 @@ func Start(argv []string, dir string) (*Process, error) {
 	var err error
 	for _, mode := range isolationOrder() {
 		var p *Process
-		if p, err = launch(mode, resolved.Path, argv, dir); !errors.Is(err, errUnavailable) {
+		if p, err = launch(mode, resolved.Path, argv, dir, env); !errors.Is(err, errUnavailable) {
 			if err != nil {
 				return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 			}
@@ -72,9 +76,17 @@ func Start(argv []string, dir string) (*Process, error) {
 var errUnavailable = errors.New("this isolation is not available here")
 
 // launch starts argv (its program at path) under mode.
-func launch(mode isolation, path string, argv []string, dir string) (*Process, error) {
+func launch(mode isolation, path string, argv []string, dir string, env []string) (*Process, error) {
 	cmd := command(mode, path, argv)
 	cmd.Dir = dir
+	if len(env) > 0 {
+		// A supervisor passes its own environment on to the command.
+		base := cmd.Env
+		if base == nil {
+			base = os.Environ()
+		}
+		cmd.Env = append(base, env...)
+	}
 	// A descendant that left the process group (setsid) may hold stderr
 	// open where nothing kills it: Wait, and so Kill, must not wait for
 	// its EOF forever.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
@@ -31,12 +32,15 @@ type Adapter struct {
 	// Session starts drivers over trees, one at a time or two at once
 	// (the oracle's run and its replay). dir is a directory of the
 	// session's own, outside every tree, removed when the session ends: a
-	// server's working directory, say.
-	Open func(dir string) (Session, error)
+	// server's working directory, say. t is the Adapter's Timeouts.
+	Open func(dir string, t Timeouts) (Session, error)
 	// TreeDir is the directory the trees are made under, in a run
 	// directory of each session's own (realfs.OpenRunDir); "" is
 	// realfs.DefaultTreeDir().
 	TreeDir string
+	// Timeouts bound what the sandbox is asked (the command's --timeout
+	// and --start-timeout); zero fields are the door's defaults.
+	Timeouts Timeouts
 	// Adapt rewrites a generated scenario into one the sandbox can
 	// express (dropping ops it has no tool for, narrowing the grant to
 	// what it can be given), or returns nil when nothing of it can be.
@@ -53,6 +57,12 @@ type Adapter struct {
 	// yet, which §13 lets create the target. Such a refusal is counted as
 	// explained, not judged, and the harness makes the write itself.
 	RefusesDanglingWrites bool
+}
+
+// Timeouts bound a real sandbox that runs in a process of its own.
+type Timeouts struct {
+	Op    time.Duration // one op (one tools/call of an MCP server); 0: the door's default
+	Start time.Duration // starting the sandbox, handshake included; 0: the door's default
 }
 
 // Session starts drivers of one sandbox, from one goroutine at a time.
@@ -95,7 +105,7 @@ func (a Adapter) Start() (core.Factory, func() error, error) {
 		run.Remove()
 		return nil, nil, err
 	}
-	sess, err := a.Open(own)
+	sess, err := a.Open(own, a.Timeouts)
 	if err != nil {
 		run.Remove()
 		return nil, nil, err

@@ -1,10 +1,13 @@
 package realsut
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
@@ -27,7 +30,12 @@ const ProfileEnv = "SBXFUZZ_MCP_PROFILE"
 // allowed directories are appended to it), mapping ops with the profile
 // ProfileEnv names, or with the built-in one for
 // @modelcontextprotocol/server-filesystem.
-func MCP(command string) (Adapter, error) {
+func MCP(command string) (Adapter, error) { return MCPWith(command, os.Getenv(ProfileEnv)) }
+
+// MCPWith is MCP with the profile named by profile (--profile): the name
+// of a built-in one (mcp.BuiltinProfiles), else a JSON file; empty is
+// the built-in profile of @modelcontextprotocol/server-filesystem.
+func MCPWith(command, profile string) (Adapter, error) {
 	argv, err := proc.SplitWords(command)
 	if err != nil {
 		return Adapter{}, fmt.Errorf("%q: %v", command, err)
@@ -35,36 +43,54 @@ func MCP(command string) (Adapter, error) {
 	if len(argv) == 0 {
 		return Adapter{}, fmt.Errorf("no command after %s", MCPPrefix)
 	}
-	profile := mcp.Filesystem
-	if file := os.Getenv(ProfileEnv); file != "" {
-		// ReadInput refuses a named pipe or a device at once rather than
-		// wait for a writer, and bounds the size.
-		data, err := fsutil.ReadInput(file)
-		if err != nil {
-			return Adapter{}, fmt.Errorf("%s: %v", ProfileEnv, err)
-		}
-		if profile, err = mcp.ParseProfile(data); err != nil {
-			return Adapter{}, fmt.Errorf("%s: %s: %v", ProfileEnv, file, err)
-		}
+	p, err := LoadProfile(profile)
+	if err != nil {
+		return Adapter{}, err
 	}
+	return mcpAdapter(command, argv, p), nil
+}
+
+// LoadProfile reads the profile a --profile value names: a built-in one by
+// name, else a JSON file; "" is mcp.Filesystem.
+func LoadProfile(name string) (mcp.Profile, error) {
+	if name == "" {
+		return mcp.Filesystem, nil
+	}
+	if p, ok := mcp.LookupProfile(name); ok {
+		return p, nil
+	}
+	// ReadInput refuses a named pipe or a device at once rather than
+	// wait for a writer, and bounds the size.
+	data, err := fsutil.ReadInput(name)
+	if err != nil {
+		return mcp.Profile{}, fmt.Errorf("profile: %v", err)
+	}
+	p, err := mcp.ParseProfile(data)
+	if err != nil {
+		return mcp.Profile{}, fmt.Errorf("profile %s: %v", name, err)
+	}
+	return p, nil
+}
+
+func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 	probe := probeOnce(argv, profile)
 	return Adapter{
 		Name: MCPPrefix + command,
-		Open: func(dir string) (Session, error) {
-			if err := probe(dir); err != nil {
+		Open: func(dir string, t Timeouts) (Session, error) {
+			if err := probe(dir, t); err != nil {
 				return nil, err
 			}
 			// The server runs in the session's own directory, outside every
 			// tree: what it writes where it runs (logs, caches) is not the
 			// op's doing.
-			return &mcpSession{argv: argv, profile: profile, cwd: dir}, nil
+			return &mcpSession{argv: argv, profile: profile, cwd: dir, timeouts: t}, nil
 		},
 		Adapt:         AdaptOneList,
 		NotApplicable: FSOnlyNA,
 		// Releases since 2025.7.1 refuse a write through a dangling link
 		// (the fix of CVE-2025-53109): stricter than §13, never unsafe.
 		RefusesDanglingWrites: true,
-	}, nil
+	}
 }
 
 // probeOnce returns a function that starts the server once, in dir, and
@@ -72,15 +98,19 @@ func MCP(command string) (Adapter, error) {
 // error every time: a command that does not start, a server that fails the
 // handshake, or one that lacks the profile's tools is a setup error before
 // any check (exit 2), not a total finding on every scenario.
-func probeOnce(argv []string, profile mcp.Profile) func(dir string) error {
+//
+// A server that does not answer initialize within t.Start is such an
+// error too: under a timeout that lets it start, it is judged.
+func probeOnce(argv []string, profile mcp.Profile) func(dir string, t Timeouts) error {
 	var (
 		once sync.Once
 		err  error
 	)
-	return func(dir string) error {
+	return func(dir string, t Timeouts) error {
 		once.Do(func() {
 			var srv *mcp.Server
-			if srv, err = mcp.Start(mcp.Config{Command: argv, Profile: profile, Root: dir, Allowed: []string{dir}}); err == nil {
+			cfg := mcp.Config{Command: argv, Profile: profile, Root: dir, Allowed: []string{dir}, Timeout: t.Op, StartTimeout: t.Start}
+			if srv, err = mcp.Start(cfg); err == nil {
 				srv.Close()
 			}
 		})
@@ -93,11 +123,12 @@ func probeOnce(argv []string, profile mcp.Profile) func(dir string) error {
 // place scenario after scenario, so a server is reused until the grant's
 // roots change.
 type mcpSession struct {
-	argv    []string
-	profile mcp.Profile
-	cwd     string // the servers' working directory: the session's own
-	mu      sync.Mutex
-	pools   map[string]*mcp.Pool // by tree root
+	argv     []string
+	profile  mcp.Profile
+	cwd      string // the servers' working directory: the session's own
+	timeouts Timeouts
+	mu       sync.Mutex
+	pools    map[string]*mcp.Pool // by tree root
 }
 
 func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ core.WorldSpec) (realfs.Driver, error) {
@@ -119,13 +150,68 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ core.WorldSpec) 
 		s.pools[t.Root()] = pool
 	}
 	s.mu.Unlock()
-	srv, err := pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed})
+	srv, err := pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
+		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start})
 	if err != nil {
 		return nil, err
 	}
-	// Closing the driver leaves the server to its pool; a server stuck in
-	// a call is killed by the call's own timeout.
-	return mcp.NewDriver(srv, t), nil
+	return newWatchedDriver(mcp.NewDriver(srv, t), srv, s.timeouts.Op), nil
+}
+
+// watchedDriver is an MCP server's driver as the oracle's watchdog needs
+// it. A call the server does not answer within the op timeout waits for
+// the watchdog to give up on the op (it does so within a quarter of the
+// timeout more) and close the sandbox, so that the oracle calls it a hang
+// (Finding.Hang), which a campaign confirms on a fresh server before it
+// counts, rather than a server failure, which it would take as it is.
+// Closing the driver during a call stops the server, so that its pool
+// starts a fresh one for the next scenario instead of handing out one
+// still stuck in the call.
+type watchedDriver struct {
+	realfs.Driver
+	srv    *mcp.Server
+	wait   time.Duration // how long a timed-out call waits for Close: past it, no one is watching
+	busy   atomic.Bool   // a call is under way
+	closed chan struct{}
+	once   sync.Once
+}
+
+// closeWaits is how many op timeouts a timed-out call waits for the
+// watchdog's Close: far more than the quarter of one it takes, so that a
+// busy machine does not turn a hang into a server failure.
+const closeWaits = 4
+
+func newWatchedDriver(d realfs.Driver, srv *mcp.Server, timeout time.Duration) *watchedDriver {
+	if timeout <= 0 {
+		timeout = mcp.DefaultTimeout
+	}
+	return &watchedDriver{Driver: d, srv: srv, wait: closeWaits * timeout, closed: make(chan struct{})}
+}
+
+// Do implements realfs.Driver.
+func (d *watchedDriver) Do(op core.Op) (realfs.Outcome, error) {
+	d.busy.Store(true)
+	defer d.busy.Store(false)
+	out, err := d.Driver.Do(op)
+	if errors.Is(err, mcp.ErrTimeout) {
+		t := time.NewTimer(d.wait)
+		select {
+		case <-d.closed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return out, err
+}
+
+// Close implements realfs.Driver: the server stays with its pool, unless
+// a call is under way (the watchdog gave up on it).
+func (d *watchedDriver) Close() error {
+	d.once.Do(func() { close(d.closed) })
+	if d.busy.Load() {
+		d.srv.Close()
+	}
+	return d.Driver.Close()
 }
 
 func (s *mcpSession) Close() error {

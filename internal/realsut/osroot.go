@@ -28,7 +28,7 @@ const OSRootName = "osroot"
 // counted as explained, not judged.
 var OSRoot = Adapter{
 	Name:          OSRootName,
-	Open:          func(string) (Session, error) { return osRootSession{}, nil },
+	Open:          func(string, Timeouts) (Session, error) { return osRootSession{}, nil },
 	Adapt:         AdaptFS,
 	NotApplicable: FSOnlyNA,
 	RelativeLinks: true, // os.Root refuses every absolute link

@@ -117,7 +117,7 @@ func (s defectSession) Driver(t *realfs.Tree, g core.GrantSpec, ws core.WorldSpe
 
 func withDefect(defect func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)) Adapter {
 	a := OSRoot
-	a.Open = func(string) (Session, error) { return defectSession{defect}, nil }
+	a.Open = func(string, Timeouts) (Session, error) { return defectSession{defect}, nil }
 	return a
 }
 
@@ -293,7 +293,7 @@ func (naiveSession) Driver(t *realfs.Tree, _ core.GrantSpec, _ core.WorldSpec) (
 func TestMoatHolds(t *testing.T) {
 	tmp := t.TempDir()
 	a := OSRoot
-	a.Open = func(string) (Session, error) { return naiveSession{}, nil }
+	a.Open = func(string, Timeouts) (Session, error) { return naiveSession{}, nil }
 	a.TreeDir = filepath.Join(tmp, "trees")
 	// MaxDots+5 climbs out of the moat (MaxDots+1 deep), the tree's base,
 	// the session's run directory and the tree directory into tmp, where

@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // setupPatience bounds a wait for what takes well under a second: it is
@@ -100,5 +103,48 @@ func TestMCPProfileFIFO(t *testing.T) {
 		}
 		<-done
 		t.Fatalf("still reading the named pipe after %v", setupPatience)
+	}
+}
+
+// TestMCPOpTimeout: --timeout reaches every call of an MCP server, and a
+// call it does not answer in time is a hang of the oracle's (Finding.Hang,
+// on the op), which a campaign confirms on a fresh server, not a server
+// failure taken as it is; the fresh server answers the same op. The fake
+// server hangs on the first call of all its processes only.
+func TestMCPOpTimeout(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "hung")
+	a, err := MCP(fakeMCP(t, "hangonce="+marker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse("t.sbx", []byte("grant fs_read /work/\nfile /work/a x\n\nfs_read /work/a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(op, oracleTimeout time.Duration) []oracle.Finding {
+		a.Timeouts = Timeouts{Op: op, Start: setupPatience}
+		f, end, err := a.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer end()
+		c, _ := oracle.NewCase(sc)
+		return oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: oracleTimeout, StartTimeout: setupPatience})
+	}
+	// A second is only waited for, never raced: the fake answers its other
+	// calls at once, and hangs on this one for an hour.
+	got := check(time.Second, time.Second)
+	if len(got) != 1 || !got[0].Hang || got[0].Step != 1 || !strings.Contains(got[0].Detail, "fs_read /work/a did not return within 1s") {
+		t.Fatalf("a call the server does not answer: %+v; want one hang on step 1", got)
+	}
+	if got := check(time.Second, time.Second); len(got) > 0 {
+		t.Errorf("a fresh server, which answers: %+v", got)
+	}
+	// The server's own timeout is --timeout, whatever the oracle waits:
+	// with the oracle patient, the call's timeout is what ends the op.
+	os.Remove(marker)
+	got = check(300*time.Millisecond, setupPatience)
+	if len(got) != 1 || got[0].Hang || !strings.Contains(got[0].Detail, "tools/call: the MCP server did not answer within 300ms") {
+		t.Errorf("a call past --timeout, the oracle patient: %+v; want the server's timeout", got)
 	}
 }

@@ -66,6 +66,12 @@ func Run(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverag
 // RunWithin is Run with each op bounded by timeout (0: the oracle's
 // default) before it is a hang.
 func RunWithin(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverage, timeout time.Duration) (*Outcome, error) {
+	return RunWith(name, sc, f, cov, oracle.Options{Timeout: timeout})
+}
+
+// RunWith is Run with the oracle's timeouts of opt (its Observe is
+// replaced).
+func RunWith(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverage, opt oracle.Options) (*Outcome, error) {
 	c, err := oracle.NewCase(sc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -74,11 +80,12 @@ func RunWithin(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.C
 	if cov == nil {
 		cov = new(oracle.Coverage)
 	}
-	out.Findings = oracle.Check(f, c, cov, oracle.Options{Timeout: timeout, Observe: func(r oracle.StepReport) {
+	opt.Observe = func(r oracle.StepReport) {
 		src := sc.Steps[r.Step-1]
 		r.Entries = slices.Clone(r.Entries)
 		out.Steps = append(out.Steps, Step{StepReport: r, Line: src.Line, Expect: src.Expect, Unmet: unmet(src.Expect, r.Result)})
-	}})
+	}
+	out.Findings = oracle.Check(f, c, cov, opt)
 	return out, nil
 }
 

@@ -8,6 +8,7 @@ package sut
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -55,6 +56,11 @@ type Target struct {
 	// can: replay, minimize and import report such a scenario as bad
 	// input (exit 2) rather than blame the sandbox; Adapt leaves it out.
 	Refuse func(*scenario.Scenario) error
+	// ConfirmHangs says that an op the sandbox did not answer in time may
+	// be the machine's load rather than the sandbox's fault (a real
+	// sandbox, a server in a process of its own): a campaign judges the
+	// scenario once more on a fresh session before such a hang counts.
+	ConfirmHangs bool
 }
 
 // OSRoot is the name of the os.Root sandbox for real files (SPEC §13).
@@ -63,7 +69,7 @@ const OSRoot = realsut.OSRootName
 // Real is the Target of a sandbox that acts on the real disk.
 func Real(a realsut.Adapter) Target {
 	return Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable,
-		Refuse: func(sc *scenario.Scenario) error { return realsut.CheckSize(sc.World) }}
+		Refuse: func(sc *scenario.Scenario) error { return realsut.CheckSize(sc.World) }, ConfirmHangs: true}
 }
 
 // Static is the Target of an in-process factory f, which must be safe to
@@ -88,6 +94,13 @@ type Options struct {
 	// TreeDir is where the real-disk doors (osroot, mcp:) make their
 	// trees; empty is realfs.DefaultTreeDir().
 	TreeDir string
+	// Timeouts bound each op and each start of a sandbox the real-disk
+	// doors talk to (the command's --timeout and --start-timeout); zero
+	// fields are the door's defaults.
+	Timeouts realsut.Timeouts
+	// Profile is the mcp: door's profile, a built-in name or a JSON file
+	// (--profile); empty is $SBXFUZZ_MCP_PROFILE, else server-filesystem's.
+	Profile string
 }
 
 // LookupWith is Lookup with the command's Options applied to the door.
@@ -106,20 +119,24 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 			return Target{}, err
 		}
 		a := realsut.OSRoot
-		a.TreeDir = o.TreeDir
+		a.TreeDir, a.Timeouts = o.TreeDir, o.Timeouts
 		return Real(a), nil
 	case strings.HasPrefix(name, realsut.MCPPrefix):
 		if err := supported(name, doorSupport.process, doorSupport.disk); err != nil {
 			return Target{}, err
 		}
-		a, err := realsut.MCP(strings.TrimPrefix(name, realsut.MCPPrefix))
+		profile := o.Profile
+		if profile == "" {
+			profile = os.Getenv(realsut.ProfileEnv)
+		}
+		a, err := realsut.MCPWith(strings.TrimPrefix(name, realsut.MCPPrefix), profile)
 		if err != nil {
 			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
 		}
 		if err := startable(name, strings.TrimPrefix(name, realsut.MCPPrefix)); err != nil {
 			return Target{}, err
 		}
-		a.TreeDir = o.TreeDir
+		a.TreeDir, a.Timeouts = o.TreeDir, o.Timeouts
 		return Real(a), nil
 	case strings.HasPrefix(name, ExecPrefix):
 		if err := supported(name, doorSupport.process); err != nil {

@@ -5,10 +5,21 @@
 # capabilities, then notifications/initialized.
 import json, os, subprocess, sys, time
 
-mode = sys.argv[1]
+# "hangonce=FILE" hangs on its first tools/call unless FILE exists, and
+# makes FILE first: of all its processes, only the first to be called hangs.
+mode, _, marker = sys.argv[1].partition("=")
 rest = sys.argv[2:]
 if mode == "custom":
     allowed = [rest[i + 1] for i in range(0, len(rest), 2) if rest[i] == "--allow"]
+elif mode == "config":  # from $HOME/.fake/config.json, {"allowed": [...]}
+    with open(os.path.join(os.environ["HOME"], ".fake", "config.json")) as f:
+        allowed = json.load(f)["allowed"]
+    if rest:
+        sys.exit("fakemcp config: arguments %r" % rest)
+elif mode == "envdirs":  # from FAKE_DIRS, joined by ","; FAKE_EXTRA must be set
+    allowed = os.environ["FAKE_DIRS"].split(",")
+    if rest or os.environ.get("FAKE_EXTRA") != "yes":
+        sys.exit("fakemcp envdirs: arguments %r or no FAKE_EXTRA" % rest)
 else:
     allowed = rest
 print("fakemcp %s cwd: %s" % (mode, os.getcwd()), file=sys.stderr, flush=True)
@@ -17,6 +28,8 @@ if mode == "child":
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "fakemcp-grandchild"] + allowed)
 
 def send(obj):
+    if mode == "logs":  # log lines on stdout, as some servers print
+        sys.stdout.write("[info] answering\n\n")
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
@@ -49,6 +62,8 @@ def deny(mid, p):
         text(mid, "Error: " + words, True)
     elif mode == "rpcdeny":
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32000, "message": words}})
+    elif mode == "okdeny":  # a refusal said in a successful result
+        text(mid, "Error: " + words)
     elif mode == "vague":
         text(mid, "Parent directory does not exist: " + os.path.dirname(p), True)
     else:
@@ -78,6 +93,8 @@ if m.get("method") != "initialize" or p.get("protocolVersion") != "2025-06-18" o
     fail("a bad initialize: " + json.dumps(m))
 if mode == "hanginit":
     time.sleep(3600)
+if mode == "slowinit":  # a server slow to start, as some are on a busy machine
+    time.sleep(3)
 caps = {} if mode == "notools" else {"tools": {}}
 send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": caps, "serverInfo": {"name": "fakemcp-" + mode, "version": "0"}}})
 if recv().get("method") != "notifications/initialized":
@@ -97,8 +114,15 @@ while True:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
         continue
     calls += 1
+    if calls == 1 and mode == "hangonce" and not os.path.exists(marker):
+        open(marker, "w").close()
+        print("misbehaving: hangonce", file=sys.stderr, flush=True)
+        time.sleep(3600)
     if calls == 1:
         serverside_requests()
+        if mode == "notrpc":
+            print("misbehaving: notrpc", file=sys.stderr, flush=True)
+            sys.stdout.write('{"hello": "world"}\n'); sys.stdout.flush(); continue
         if mode in ("hang", "crash", "garbage", "wrongid", "huge"):
             print("misbehaving: " + mode, file=sys.stderr, flush=True)
         if mode == "hang":
@@ -116,6 +140,13 @@ while True:
             sys.stdout.write('"}]}}\n'); sys.stdout.flush(); continue
     name, args = m["params"]["name"], m["params"]["arguments"]
     path = args.get(path_arg)
+    if mode == "nested":  # write takes {"target": {"file": P}, "body": D, "mode": "overwrite", "opts": {"mkdir": false}}
+        if name == write_tool:
+            if args.get("mode") != "overwrite" or args.get("opts") != {"mkdir": False} or set(args) != {"target", "body", "mode", "opts"}:
+                text(mid, "bad arguments: " + json.dumps(args), True); continue
+            path, args = args["target"]["file"], {content_arg: args["body"]}
+        elif args.get("raw") is not True:
+            text(mid, "bad arguments: " + json.dumps(args), True); continue
     if name not in (read_tool, write_tool) or not isinstance(path, str):
         text(mid, "Unknown tool or arguments: " + json.dumps(m["params"]), True)
     elif not os.path.isabs(path) or not inside(path):
@@ -123,7 +154,12 @@ while True:
     elif name == read_tool:
         try:
             with open(path, encoding="utf-8") as f:
-                text(mid, f.read())
+                data = f.read()
+            if mode == "wrapjson":  # the content in a JSON object, the absolute path echoed
+                data = json.dumps({"path": path, "content": data, "size": len(data)})
+            elif mode == "header":
+                data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + data
+            text(mid, data)
         except FileNotFoundError:
             text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
     else:

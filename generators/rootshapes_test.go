@@ -1,0 +1,279 @@
+package generators
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// realShapes are the shapes of issue 34 that real servers get wrong, each
+// a test of one adapted scenario: seen reports whether sc draws the shape
+// (its world and an op that meets it).
+var realShapes = []struct {
+	name string
+	seen func(sc *scenario.Scenario) bool
+}{
+	{"a write through a dangling link in a write root to a new file outside every root", danglingOutWrite},
+	{"a file below a path that differs from a read root only in letter case, read or written", caseVariant(false)},
+	{"a directory below a path that differs from a read root only in letter case, read or written", caseVariant(true)},
+	{"a root that is a string prefix of another, and an op under the longer one", prefixRoots},
+	{`a file beside a root named as the root and a backslash`, backslashSibling(false)},
+	{`a directory beside a root named as the root and a backslash`, backslashSibling(true)},
+}
+
+// TestLinkedRootsNotDrawn: a grant root that is a link, or lies under one,
+// is not drawn yet. SPEC §13 denies every path below such a root (the path
+// resolved through the link is under no root as written), while os.Root,
+// and MCP servers that resolve their directories at start, open the root
+// through its link and act on what it leads to: the real-disk doors would
+// report every such scenario until the project decides how a real sandbox
+// is judged there. The generator (linkedRoot) is ready: give it a weight
+// in readRootWeights when that is decided, and move these shapes into
+// realShapes.
+func TestLinkedRootsNotDrawn(t *testing.T) {
+	for i := range 3000 {
+		sc := seeded(i)
+		if rootLinked(true)(sc) || rootLinked(false)(sc) {
+			t.Fatalf("seeded scenario %d has a read root that is, or lies under, a link:\n%s", i, sc.Format())
+		}
+	}
+}
+
+// TestRealServerShapes counts, over 3000 seeded scenarios, the scenarios
+// that draw each shape of issue 34 in a form the real-sandbox adapters
+// keep: after realsut.AdaptOneList (an MCP server's one list of
+// directories, no ".." and no backslash) for every shape a path can carry
+// without a backslash, and after realsut.AdaptFS (os.Root) otherwise —
+// the world is materialized whole, so its backslash names reach the
+// sandbox even when no op names them.
+func TestRealServerShapes(t *testing.T) {
+	const n, want = 3000, 15
+	mcp, osroot := make([]int, len(realShapes)), make([]int, len(realShapes))
+	for i := range n {
+		sc := seeded(i)
+		m, o := realsut.AdaptOneList(sc), realsut.AdaptFS(sc)
+		for k, s := range realShapes {
+			if m != nil && s.seen(m) {
+				mcp[k]++
+			}
+			if o != nil && s.seen(o) {
+				osroot[k]++
+			}
+		}
+	}
+	for k, s := range realShapes {
+		t.Logf("%-100s mcp %4d  osroot %4d", s.name, mcp[k], osroot[k])
+		got := mcp[k]
+		if strings.Contains(s.name, "backslash") {
+			got = osroot[k] // no op with a backslash is asked of a real sandbox; the world still holds it
+		}
+		if got < want {
+			t.Errorf("%s: in %d of %d seeded scenarios as a real sandbox's adapter keeps them, want at least %d", s.name, got, n, want)
+		}
+	}
+}
+
+// fsOps are sc's fs_read and fs_write ops, canonical path first.
+func fsOps(sc *scenario.Scenario) (out []core.Op) {
+	for _, st := range sc.Steps {
+		if (st.Op.Kind == core.OpRead || st.Op.Kind == core.OpWrite) && len(st.Op.Args) > 0 {
+			out = append(out, st.Op)
+		}
+	}
+	return out
+}
+
+func danglingOutWrite(sc *scenario.Scenario) bool {
+	links := linkTable(sc)
+	for _, op := range fsOps(sc) {
+		c := core.Canonical(op.Args[0])
+		t, ok := links[c]
+		if op.Kind != core.OpWrite || !ok || !underAny(c, sc.Grant.FSWrite) {
+			continue
+		}
+		dst, _ := hops(links, c)
+		_, exists := fileAt(sc, dst)
+		_, parentExists := dirAt(sc, path.Dir(dst))
+		if dst == target(c, t) && !exists && parentExists && !underAny(dst, sc.Grant.FSRead) && !underAny(dst, sc.Grant.FSWrite) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirAt reports whether some file of sc's world lies below the canonical
+// path d, so that a real tree holds d as a directory.
+func dirAt(sc *scenario.Scenario, d string) (string, bool) {
+	for _, f := range sc.World.Files {
+		if c := core.Canonical(f.Path); strings.HasPrefix(c, d+"/") {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// caseVariant sees a world file (below a directory, when dir) whose path
+// differs from a read root's only in the case of the root's letters, and an
+// op on that path, or on a path in that directory.
+func caseVariant(dir bool) func(*scenario.Scenario) bool {
+	return func(sc *scenario.Scenario) bool {
+		for _, f := range sc.World.Files {
+			c := core.Canonical(f.Path)
+			for _, r := range sc.Grant.FSRead {
+				b := rootBase(r)
+				if b == "" || len(c) <= len(b) || c[len(b)] != '/' || c[:len(b)] == b || !strings.EqualFold(c[:len(b)], b) {
+					continue
+				}
+				if rest := c[len(b)+1:]; strings.Contains(rest, "/") != dir {
+					continue
+				}
+				if opNear(sc, c, dir) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// opNear reports whether an fs op of sc names the canonical path c, or,
+// when dir, a path in c's directory.
+func opNear(sc *scenario.Scenario, c string, dir bool) bool {
+	for _, op := range fsOps(sc) {
+		p := core.Canonical(op.Args[0])
+		if p == c || dir && path.Dir(p) == path.Dir(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func prefixRoots(sc *scenario.Scenario) bool {
+	roots := sc.Grant.FSRead
+	for _, a := range roots {
+		for _, b := range roots {
+			ba, bb := rootBase(a), rootBase(b)
+			if ba == "" || len(bb) <= len(ba) || !strings.HasPrefix(bb, ba) || bb[len(ba)] == '/' {
+				continue
+			}
+			for _, op := range fsOps(sc) {
+				if under(core.Canonical(op.Args[0]), bb) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// backslashSibling sees a world file (below a directory, when dir) whose
+// first name beyond a root's last is the root's name and a backslash.
+func backslashSibling(dir bool) func(*scenario.Scenario) bool {
+	return func(sc *scenario.Scenario) bool {
+		for _, f := range sc.World.Files {
+			c := core.Canonical(f.Path)
+			for _, r := range slices.Concat(sc.Grant.FSRead, sc.Grant.FSWrite) {
+				b := rootBase(r)
+				if b == "" || !strings.HasPrefix(c, b+`\`) {
+					continue
+				}
+				if strings.Contains(c[len(b):], "/") == dir {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// rootLinked sees a read root that is itself a link (at) or lies below one
+// (not at), and an fs op below it.
+func rootLinked(at bool) func(*scenario.Scenario) bool {
+	return func(sc *scenario.Scenario) bool {
+		links := linkTable(sc)
+		for _, r := range sc.Grant.FSRead {
+			b := rootBase(r)
+			if b == "" {
+				continue
+			}
+			_, isLink := links[b]
+			above := false
+			for a := path.Dir(b); a != "/"; a = path.Dir(a) {
+				_, ok := links[a]
+				above = above || ok
+			}
+			if at && !isLink || !at && !above {
+				continue
+			}
+			for _, op := range fsOps(sc) {
+				if under(core.Canonical(op.Args[0]), b) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// TestPrefixRootsCatchRawPrefix: in scenarios that grant a root and a
+// longer root it is a string prefix of, the raw-prefix mutant lets through
+// an op on a path that begins with the longer root without being under it
+// (/work2shop/secret on a grant of /work and /work2), which the reference
+// denies: the shape reaches the defect it exists for.
+func TestPrefixRootsCatchRawPrefix(t *testing.T) {
+	m, ok := mutants.Lookup("raw-prefix")
+	if !ok {
+		t.Fatal("no raw-prefix mutant")
+	}
+	caught := 0
+	for i := range 3000 {
+		sc := seeded(i)
+		long := longerPrefixRoot(sc.Grant.FSRead)
+		if long == "" {
+			continue
+		}
+		ref := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		mut, err := m.Factory(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range sc.Steps {
+			r, w := ref.Run(st.Op), mut.Run(st.Op)
+			if r.Hard || w.Hard {
+				break
+			}
+			if st.Op.Kind != core.OpRead || len(st.Op.Args) != 1 {
+				continue
+			}
+			c := core.Canonical(st.Op.Args[0])
+			if strings.HasPrefix(c, long) && !under(c, long) && r.Kind == core.FSReadDenied && w.Kind != r.Kind {
+				caught++
+				break
+			}
+		}
+	}
+	t.Logf("raw-prefix caught in %d scenarios", caught)
+	if caught < 5 {
+		t.Errorf("raw-prefix let a sibling of the longer of two prefix roots through in %d of 3000 scenarios, want at least 5", caught)
+	}
+}
+
+// longerPrefixRoot is the base of a read root another read root's base is
+// a string prefix of (/work2 for /work and /work2), or "".
+func longerPrefixRoot(roots []string) string {
+	for _, a := range roots {
+		for _, b := range roots {
+			ba, bb := rootBase(a), rootBase(b)
+			if ba != "" && len(bb) > len(ba) && strings.HasPrefix(bb, ba) && bb[len(ba)] != '/' {
+				return bb
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,115 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+)
+
+// hangsOnce is the reference, except that the first op any sandbox of its
+// target runs blocks until the sandbox is closed: a server that missed the
+// timeout once, on a busy machine, and answers ever after.
+type hangsOnce struct {
+	*core.Reference
+	first  *atomic.Bool // shared by the target's sandboxes: set by the op that hangs
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *hangsOnce) Run(op core.Op) core.Result {
+	if s.first.CompareAndSwap(false, true) {
+		<-s.closed
+		return core.Result{Kind: core.NotFound}
+	}
+	return s.Reference.Run(op)
+}
+
+func (s *hangsOnce) Close() error { s.once.Do(func() { close(s.closed) }); return nil }
+
+// hangsOnceTarget is a target of hangsOnce sandboxes, whose hangs are
+// confirmed as a real sandbox's are when confirm is set.
+func hangsOnceTarget(confirm bool) sut.Target {
+	first := new(atomic.Bool)
+	t := sut.Static("hangs-once", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return &hangsOnce{Reference: core.NewReference(g, w), first: first, closed: make(chan struct{})}, nil
+	})
+	t.ConfirmHangs = confirm
+	return t
+}
+
+// TestUnconfirmedHangIsNotAFinding: on a sandbox whose hangs are confirmed
+// (a real one), an op that hung once is judged once more on a fresh
+// session with the full timeout; when it answers there, the hang is no
+// finding, and the result counts it. On another sandbox the same hang is
+// a total finding, as before. The timeout is only waited for, never raced.
+func TestUnconfirmedHangIsNotAFinding(t *testing.T) {
+	cfg := Config{Seed: 1, Checks: 5, Workers: 1, Timeout: 100 * time.Millisecond}
+	cfg.Target = hangsOnceTarget(true)
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 0 || res.UnconfirmedHangs != 1 || res.Raw != 1 {
+		t.Fatalf("%d findings (%v), %d unconfirmed hangs, %d raw; want none, 1 unconfirmed of 1 raw", len(res.Findings), res.Findings, res.UnconfirmedHangs, res.Raw)
+	}
+	if sum := Summarize(res, "hangs-once"); sum.UnconfirmedHangs != 1 || sum.Failed() {
+		t.Errorf("summary: %d unconfirmed hangs, failed %v; want 1, not failed", sum.UnconfirmedHangs, sum.Failed())
+	}
+	cfg.Target = hangsOnceTarget(false)
+	res, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Invariant != oracle.Total || !strings.Contains(res.Findings[0].Detail, "did not return within") || res.UnconfirmedHangs != 0 {
+		t.Fatalf("a sandbox whose hangs are not confirmed: %d findings, %d unconfirmed hangs; want the hang as a finding", len(res.Findings), res.UnconfirmedHangs)
+	}
+}
+
+// failsFirst is a target whose first sandbox fails its first op (a panic,
+// a total finding) and whose every other sandbox is the reference: a
+// finding that does not reproduce.
+func failsFirst() sut.Target {
+	first := new(atomic.Bool)
+	return sut.Static("fails-first", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		if first.CompareAndSwap(false, true) {
+			return panicsOnRun{core.NewReference(g, w)}, nil
+		}
+		return core.NewReference(g, w), nil
+	})
+}
+
+type panicsOnRun struct{ *core.Reference }
+
+func (panicsOnRun) Run(core.Op) core.Result { panic("the first sandbox breaks once") }
+
+// TestFlakyFindingInTheSummary: a finding that fails only on its first
+// judgement is kept with the words of that run, marked flaky in the
+// summary and its JSON, counted, and does not fail the campaign.
+func TestFlakyFindingInTheSummary(t *testing.T) {
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 3, Workers: 1, Target: failsFirst()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize(res, "fails-first")
+	if len(sum.Findings) != 1 || !sum.Findings[0].Flaky || sum.FlakyFindings != 1 || sum.Failed() ||
+		!strings.Contains(sum.Findings[0].Detail, "the first sandbox breaks once") {
+		t.Fatalf("findings %+v, %d flaky, failed %v; want one flaky finding with its first words, not failed", sum.Findings, sum.FlakyFindings, sum.Failed())
+	}
+	b, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"flaky":true`, `"flaky_findings":1`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the JSON summary lacks %s: %s", want, b)
+		}
+	}
+}

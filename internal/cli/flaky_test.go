@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+)
+
+// onceTargets are two sandboxes that fail only the first time: "fails-first",
+// whose first sandbox panics on its first op (a total finding that does
+// not reproduce), and "hangs-first", whose first op hangs until the
+// sandbox is closed, its hangs confirmed as a real sandbox's are. Each
+// call makes them afresh.
+func onceTargets() []sut.Target {
+	failed, hung := new(atomic.Bool), new(atomic.Bool)
+	fails := sut.Static("fails-first", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		if failed.CompareAndSwap(false, true) {
+			return panicsOnce{core.NewReference(g, w)}, nil
+		}
+		return core.NewReference(g, w), nil
+	})
+	hangs := sut.Static("hangs-first", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return &hangsFirst{Reference: core.NewReference(g, w), hung: hung, closed: make(chan struct{})}, nil
+	})
+	hangs.ConfirmHangs = true
+	return []sut.Target{fails, hangs}
+}
+
+type panicsOnce struct{ *core.Reference }
+
+func (panicsOnce) Run(core.Op) core.Result { panic("the first sandbox breaks once") }
+
+type hangsFirst struct {
+	*core.Reference
+	hung   *atomic.Bool
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *hangsFirst) Run(op core.Op) core.Result {
+	if s.hung.CompareAndSwap(false, true) {
+		<-s.closed
+		return core.Result{Kind: core.NotFound}
+	}
+	return s.Reference.Run(op)
+}
+
+func (s *hangsFirst) Close() error { s.once.Do(func() { close(s.closed) }); return nil }
+
+func runOnce(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	st := Main(args, &out, &errb, func(string) string { return "" }, onceTargets()...)
+	return st, out.String(), errb.String()
+}
+
+// TestFlakyFindingsExit0: a finding that fails only on its first
+// judgement is written, said to be flaky on stdout, in the summary line
+// and in the JSON summary (with its count and the words of the run that
+// found it), and the campaign exits 0 when it is the only one.
+func TestFlakyFindingsExit0(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := runOnce(t, "run", "--sut", "fails-first", "--checks", "3", "--workers", "1", "--out", dir)
+	if st != ExitOK || !strings.Contains(errs, "1 findings (the 1 flaky: none failed again when judged again, so the exit status is 0)") ||
+		!strings.Contains(out, "not minimized: flaky") || !strings.Contains(out, "the first sandbox breaks once") {
+		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
+	}
+	st, out, errs = runOnce(t, "run", "--sut", "fails-first", "--checks", "3", "--workers", "1", "--out", dir, "--format", "json")
+	var sum campaign.Summary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("status %d, %v\n%s%s", st, err, out, errs)
+	}
+	if st != ExitOK || sum.FlakyFindings != 1 || len(sum.Findings) != 1 || !sum.Findings[0].Flaky || !strings.Contains(out, `"flaky": true`) {
+		t.Errorf("--format json: status %d, %d flaky\n%s", st, sum.FlakyFindings, out)
+	}
+}
+
+// TestUnconfirmedHangsInTheSummary: on a sandbox whose hangs are
+// confirmed (a real one), an op that timed out once and is answered by a
+// fresh session is no finding: exit 0, and the summary line counts it.
+func TestUnconfirmedHangsInTheSummary(t *testing.T) {
+	st, out, errs := runOnce(t, "run", "--sut", "hangs-first", "--timeout", "100ms", "--checks", "3", "--workers", "1", "--out", t.TempDir())
+	if st != ExitOK || !strings.Contains(errs, "0 findings; 1 op timeouts not confirmed by a fresh sandbox") {
+		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
+	}
+}

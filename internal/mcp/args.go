@@ -1,0 +1,90 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// check reports what makes t's arguments or result unusable: a constant
+// that is not JSON, two arguments at one place, a name with an empty
+// part, a pattern that does not compile.
+func (t Tool) check() error {
+	if t.Name == "" {
+		return nil
+	}
+	if _, err := t.arguments("p", "c"); err != nil {
+		return err
+	}
+	if r := t.Result; r != nil {
+		switch {
+		case r.JSON != "" && r.Header != "":
+			return fmt.Errorf("result: json and header both set")
+		case r.JSON != "" && slices.Contains(strings.Split(r.JSON, "."), ""):
+			return fmt.Errorf("result: %q has an empty part", r.JSON)
+		case r.Header != "":
+			if _, err := regexp.Compile(r.Header); err != nil {
+				return fmt.Errorf("result header: %v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// arguments is the arguments object of a call of t on path (and data, for
+// a write): its constants, then the path and the data, each at its dotted
+// name.
+func (t Tool) arguments(path, data string) (map[string]any, error) {
+	args := map[string]any{}
+	names := make([]string, 0, len(t.Args))
+	for n := range t.Args {
+		names = append(names, n)
+	}
+	slices.Sort(names) // a conflict is reported the same way every time
+	for _, n := range names {
+		var v any
+		if err := json.Unmarshal(t.Args[n], &v); err != nil {
+			return nil, fmt.Errorf("argument %q: %v", n, err)
+		}
+		if err := setDotted(args, n, v); err != nil {
+			return nil, err
+		}
+	}
+	if err := setDotted(args, t.Path, path); err != nil {
+		return nil, err
+	}
+	if t.Content != "" {
+		if err := setDotted(args, t.Content, data); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+// setDotted sets m's value at a dotted name ("a.b" is m["a"]["b"]),
+// making the objects on the way; a name that is already set, or runs
+// through a value that is not an object, is an error.
+func setDotted(m map[string]any, name string, v any) error {
+	parts := strings.Split(name, ".")
+	if slices.Contains(parts, "") {
+		return fmt.Errorf("argument %q has an empty part", name)
+	}
+	for _, k := range parts[:len(parts)-1] {
+		next, ok := m[k]
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		if m, ok = next.(map[string]any); !ok {
+			return fmt.Errorf("argument %q runs through %q, which is not an object", name, k)
+		}
+	}
+	last := parts[len(parts)-1]
+	if _, taken := m[last]; taken {
+		return fmt.Errorf("argument %q is given twice", name)
+	}
+	m[last] = v
+	return nil
+}

@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+)
+
+// checkLaunch reports what makes p's way of passing directories unusable.
+func (p Profile) checkLaunch() error {
+	if c := p.DirsConfig; c != nil {
+		f := filepath.Clean(filepath.FromSlash(c.File))
+		switch {
+		case c.File == "" || filepath.IsAbs(f) || f == "." || f == ".." || strings.HasPrefix(f, ".."+string(filepath.Separator)):
+			return fmt.Errorf("dirs_config: file %q is not a path inside HOME", c.File)
+		case !strings.Contains(c.Template, DirsPlaceholder):
+			return fmt.Errorf("dirs_config: the template has no %s", DirsPlaceholder)
+		}
+	}
+	if e := p.DirsEnv; e != nil && (e.Name == "" || strings.ContainsAny(e.Name, "=\x00")) {
+		return fmt.Errorf("dirs_env: %q is not a variable name", e.Name)
+	}
+	for k := range p.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("env: %q is not a variable name", k)
+		}
+	}
+	return nil
+}
+
+// argv is the server's command line: p's command prefix, command, and the
+// allowed directories when p passes them as arguments.
+func (p Profile) argv(command, allowed []string) []string {
+	argv := append(slices.Clone(p.Command), command...)
+	if p.DirsConfig != nil || p.DirsEnv != nil {
+		return argv
+	}
+	for _, d := range allowed {
+		if p.DirFlag != "" {
+			argv = append(argv, p.DirFlag)
+		}
+		argv = append(argv, d)
+	}
+	return argv
+}
+
+// environ is what p adds to the server's environment, sorted: its own
+// HOME, p's Env, and the directories when p passes them that way.
+func (p Profile) environ(allowed []string, home string) []string {
+	env := []string{"HOME=" + home}
+	for k, v := range p.Env {
+		env = append(env, k+"="+v)
+	}
+	if e := p.DirsEnv; e != nil {
+		sep := e.Sep
+		if sep == "" {
+			sep = string(os.PathListSeparator)
+		}
+		env = append(env, e.Name+"="+strings.Join(allowed, sep))
+	}
+	slices.Sort(env)
+	return env
+}
+
+// config is the text of p's config file for allowed.
+func (p Profile) config(allowed []string) string {
+	list, _ := json.Marshal(append([]string{}, allowed...)) // [] rather than null
+	return strings.ReplaceAll(p.DirsConfig.Template, DirsPlaceholder, string(list))
+}
+
+// launch starts the process of cfg in a HOME of its own, made under
+// cfg.Root (else the temporary directory) and holding the config file,
+// if any: a server that allows or reads $HOME then sees only that. The
+// caller removes home when the server is done.
+func launch(cfg Config) (p *proc.Process, home string, err error) {
+	if home, err = os.MkdirTemp(cfg.Root, "home-"); err != nil {
+		return nil, "", fmt.Errorf("starting an MCP server: a HOME for it: %v", err)
+	}
+	if c := cfg.Profile.DirsConfig; c != nil {
+		file := filepath.Join(home, filepath.FromSlash(c.File))
+		err = os.MkdirAll(filepath.Dir(file), 0o700)
+		if err == nil {
+			err = os.WriteFile(file, []byte(cfg.Profile.config(cfg.Allowed)), 0o600)
+		}
+		if err != nil {
+			os.RemoveAll(home)
+			return nil, "", fmt.Errorf("starting an MCP server: its config file: %v", err)
+		}
+	}
+	p, err = proc.StartEnv(cfg.Profile.argv(cfg.Command, cfg.Allowed), cfg.Root, cfg.Profile.environ(cfg.Allowed, home))
+	if err != nil {
+		os.RemoveAll(home)
+		return nil, "", err
+	}
+	return p, home, nil
+}
+
+// sameEnviron reports whether servers started for a and b get the same
+// environment and config file, their own HOME aside.
+func sameEnviron(a, b Config) bool {
+	return slices.Equal(a.Profile.environ(a.Allowed, ""), b.Profile.environ(b.Allowed, "")) &&
+		(a.Profile.DirsConfig == nil) == (b.Profile.DirsConfig == nil) &&
+		(a.Profile.DirsConfig == nil || *a.Profile.DirsConfig == *b.Profile.DirsConfig && a.Profile.config(a.Allowed) == b.Profile.config(b.Allowed))
+}
+
+// errNoCommand is Start's error for an empty command.
+var errNoCommand = errors.New("starting an MCP server: an empty command")

@@ -1,0 +1,194 @@
+//go:build unix
+
+package mcp
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+)
+
+// startWith starts the fake server in mode over a fresh tree with profile
+// p, closed when the test ends.
+func startWith(t *testing.T, mode string, p Profile) (*Server, tree) {
+	t.Helper()
+	tr := newTree(t)
+	cfg := fakeConfig(t, mode, tr)
+	cfg.Profile = p
+	s, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, tr
+}
+
+// mustProfile parses a profile written in a test.
+func mustProfile(t *testing.T, text string) Profile {
+	t.Helper()
+	p, err := ParseProfile([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const fakeWords = `"denied": ["Access denied"], "not_found": ["ENOENT"]`
+
+// TestReadContentShapes: a read's content is found in a JSON field of the
+// answer, or after a header line; the whole text otherwise. The tree's
+// root, echoed by the server, is cut out of what comes back.
+func TestReadContentShapes(t *testing.T) {
+	for _, tc := range []struct {
+		mode, result, want string
+	}{
+		{"wrapjson", `{"json": "content"}`, "hello from work\n"},
+		{"header", `{"header": "\\[Reading \\d+ lines[^\\]]*\\]\\n\\n"}`, "hello from work\n"},
+		{"fs", `{"header": "\\[Reading"}`, "hello from work\n"},
+	} {
+		p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file", "result": `+tc.result+`}, `+fakeWords+`}`)
+		s, tr := startWith(t, tc.mode, p)
+		got, err := NewDriver(s, tr).Do(read("/work/hello.txt"))
+		if err != nil || got.Verdict != realfs.Allowed || got.Data != tc.want {
+			t.Errorf("%s with result %s: %+v %v, want data %q", tc.mode, tc.result, got, err, tc.want)
+		}
+	}
+	// The whole text of the JSON answer: the echoed path is the world's.
+	s, tr := startWith(t, "wrapjson", mustProfile(t, `{"read": {"tool": "read_file"}, `+fakeWords+`}`))
+	got, err := NewDriver(s, tr).Do(read("/work/hello.txt"))
+	if err != nil || strings.Contains(got.Data, string(tr)) || !strings.Contains(got.Data, `"path": "/work/hello.txt"`) {
+		t.Errorf("the whole JSON answer: %+v %v, want the tree's root %q cut out of it", got, err, tr)
+	}
+}
+
+// TestNestedConstantArguments: a write with a constant mode, a nested
+// non-string option and its path at a dotted name reaches the disk; a
+// read with a constant boolean works.
+func TestNestedConstantArguments(t *testing.T) {
+	p := mustProfile(t, `{"name": "nested",
+		"read": {"tool": "read_file", "args": {"raw": true}},
+		"write": {"tool": "write_file", "path": "target.file", "content": "body", "args": {"mode": "overwrite", "opts.mkdir": false}},
+		`+fakeWords+`}`)
+	s, tr := startWith(t, "nested", p)
+	d := NewDriver(s, tr)
+	if got, err := d.Do(write("/work/new.txt", "fresh")); err != nil || got.Verdict != realfs.Allowed {
+		t.Fatalf("write: %+v %v", got, err)
+	}
+	if b, err := os.ReadFile(string(tr) + "/work/new.txt"); err != nil || string(b) != "fresh" {
+		t.Errorf("on disk: %q %v", b, err)
+	}
+	if got, err := d.Do(read("/work/new.txt")); err != nil || got.Data != "fresh" {
+		t.Errorf("read: %+v %v", got, err)
+	}
+}
+
+// TestDirsByConfigAndEnv: the allowed directories reach a server through
+// a config file rendered into its own HOME, or an environment variable,
+// with the profile's extra environment; the server then allows them and
+// denies the rest. A pool restarts such a server when they change.
+func TestDirsByConfigAndEnv(t *testing.T) {
+	for _, tc := range []struct{ mode, profile string }{
+		{"config", `"dirs_config": {"file": ".fake/config.json", "template": "{\"allowed\": {{dirs}}}"}`},
+		{"envdirs", `"dirs_env": {"name": "FAKE_DIRS", "sep": ","}, "env": {"FAKE_EXTRA": "yes"}`},
+	} {
+		p := mustProfile(t, `{"read": {"tool": "read_file"}, `+tc.profile+`, `+fakeWords+`}`)
+		tr := newTree(t)
+		cfg := fakeConfig(t, tc.mode, tr)
+		cfg.Profile = p
+		var pool Pool
+		s, err := pool.Get(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.mode, err)
+		}
+		d := NewDriver(s, tr)
+		if got, err := d.Do(read("/work/hello.txt")); err != nil || got.Verdict != realfs.Allowed {
+			t.Errorf("%s: an allowed read: %+v %v", tc.mode, got, err)
+		}
+		if got, err := d.Do(read("/outside/secret")); err != nil || got.Verdict != realfs.Denied {
+			t.Errorf("%s: a read outside: %+v %v", tc.mode, got, err)
+		}
+		cfg.Allowed = []string{string(tr) + "/outside"}
+		s2, err := pool.Get(cfg)
+		if err != nil || s2 == s {
+			t.Fatalf("%s: other allowed directories kept the server (%v)", tc.mode, err)
+		}
+		if got, err := NewDriver(s2, tr).Do(read("/outside/secret")); err != nil || got.Verdict != realfs.Allowed {
+			t.Errorf("%s: a read in the new directory: %+v %v", tc.mode, got, err)
+		}
+		home := s2.home
+		pool.Close()
+		if _, err := os.Stat(home); !os.IsNotExist(err) {
+			t.Errorf("%s: the server's HOME %s is still there: %v", tc.mode, home, err)
+		}
+	}
+}
+
+// TestCommandPrefix: the profile's command comes before the --sut one.
+func TestCommandPrefix(t *testing.T) {
+	tr := newTree(t)
+	cfg := fakeConfig(t, "fs", tr)
+	cfg.Profile = Filesystem
+	cfg.Profile.Command = cfg.Command[:1] // python
+	cfg.Command = cfg.Command[1:]         // the script and its mode
+	s, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := NewDriver(s, tr).Do(read("/work/hello.txt")); err != nil || got.Data != "hello from work\n" {
+		t.Errorf("%+v %v", got, err)
+	}
+}
+
+// TestRefusalInSuccess: a successful result whose text matches a refusal
+// pattern is a failed call, read by its words; without the pattern it is
+// a read of that text.
+func TestRefusalInSuccess(t *testing.T) {
+	for _, tc := range []struct {
+		refusals string
+		want     realfs.Verdict
+	}{
+		{`["^Error: "]`, realfs.Denied},
+		{`[]`, realfs.Allowed},
+	} {
+		p := mustProfile(t, `{"read": {"tool": "read_file"}, "refusals": `+tc.refusals+`, `+fakeWords+`}`)
+		s, tr := startWith(t, "okdeny", p)
+		got, err := NewDriver(s, tr).Do(read("/outside/secret"))
+		if err != nil || got.Verdict != tc.want {
+			t.Errorf("refusals %s: %+v %v, want %v", tc.refusals, got, err, tc.want)
+		}
+	}
+}
+
+// TestLogLinesSkipped: lines on stdout that are not JSON are skipped and
+// counted, not a protocol error.
+func TestLogLinesSkipped(t *testing.T) {
+	s, tr := startFake(t, "logs")
+	d := NewDriver(s, tr)
+	for range 2 {
+		if got, err := d.Do(read("/work/hello.txt")); err != nil || got.Data != "hello from work\n" {
+			t.Fatalf("%+v %v", got, err)
+		}
+	}
+	// Two lines before each message: initialize, tools/list, two calls.
+	if n := s.SkippedLines(); n != 8 {
+		t.Errorf("%d lines skipped, want 8", n)
+	}
+}
+
+// TestArguments: constants at dotted names, then the path and the data;
+// JSON values keep their types.
+func TestArguments(t *testing.T) {
+	tool := Tool{Name: "w", Path: "a.path", Content: "data", Args: map[string]json.RawMessage{"a.mode": json.RawMessage(`"x"`), "n": json.RawMessage(`[1, {"b": null}]`)}}
+	got, err := tool.arguments("/p", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if want := `{"a":{"mode":"x","path":"/p"},"data":"d","n":[1,{"b":null}]}`; string(b) != want {
+		t.Errorf("%s, want %s", b, want)
+	}
+}
