@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"fmt"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
@@ -149,6 +151,16 @@ func ClassRows(cov *oracle.Coverage) []ClassRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// Expressible is the summary line's clause saying what fraction of the
+// drawn scenarios the sandbox's adapter could express ("; 2,091 of 5,000
+// drawn scenarios expressible (42%)"), or "" when it expressed them all.
+func (s *Summary) Expressible() string {
+	if s.Drawn <= s.Checks {
+		return ""
+	}
+	return fmt.Sprintf("; %d of %d drawn scenarios expressible (%.0f%%)", s.Checks, s.Drawn, 100*float64(s.Checks)/float64(s.Drawn))
 }
 
 // drawnIfSkipped is res.Drawn when an adapter skipped scenarios (then the

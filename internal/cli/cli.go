@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
@@ -31,11 +32,12 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	extra          []sut.Target
-	exit           func(int)     // os.Exit: a second interrupt stops at once
-	treeDir        string        // --tree-dir
-	profile        string        // --profile
-	timeout        time.Duration // --timeout
-	startTimeout   time.Duration // --start-timeout
+	exit           func(int)       // os.Exit: a second interrupt stops at once
+	treeDir        string          // --tree-dir
+	profile        string          // --profile
+	timeout        time.Duration   // --timeout
+	startTimeout   time.Duration   // --start-timeout
+	given          map[string]bool // the flags set on the command line, by name
 }
 
 // target resolves a --sut value, with the command's --tree-dir, else
@@ -49,7 +51,30 @@ func (e *env) target(name string) (sut.Target, error) {
 	if profile == "" {
 		profile = e.getenv(realsut.ProfileEnv)
 	}
-	return sut.LookupWith(name, sut.Options{TreeDir: dir, Profile: profile, Timeouts: realsut.Timeouts{Op: e.timeout, Start: e.startTimeout}}, e.extra...)
+	t, err := sut.LookupWith(name, sut.Options{TreeDir: dir, Profile: profile, Timeouts: realsut.Timeouts{Op: e.timeout, Start: e.startTimeout}}, e.extra...)
+	if err != nil {
+		return sut.Target{}, err
+	}
+	t.Flags = append(slices.Clone(t.Flags), e.timeoutFlags()...)
+	return t, nil
+}
+
+// timeoutFlags are --timeout and --start-timeout as given on the command
+// line, for the reproduce line of a finding: a hang judged with a timeout
+// of its own is judged the same way in the replay. Left out, their
+// defaults hold in both. (--tree-dir is never repeated: where the tree
+// lies does not change what is judged.)
+func (e *env) timeoutFlags() []string {
+	var flags []string
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{{"timeout", e.timeout}, {"start-timeout", e.startTimeout}} {
+		if e.given[f.name] {
+			flags = append(flags, "--"+f.name, f.d.String())
+		}
+	}
+	return flags
 }
 
 // treeDirFlag registers --tree-dir, and --profile for the mcp: door, on

@@ -50,6 +50,8 @@ func parseFlags(e *env, fs *flagSet, args []string) (status int, ok bool) {
 	err := fs.Parse(interspersed(fs.FlagSet, args))
 	switch {
 	case err == nil:
+		e.given = map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { e.given[f.Name] = true })
 		return 0, true
 	case errors.Is(err, flag.ErrHelp):
 		fs.usage(e.stdout)

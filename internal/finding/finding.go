@@ -48,8 +48,11 @@ type Pipeline struct {
 	// the failure being minimized.
 	StartTimeout time.Duration
 	Limits       minimize.Limits // bounds of each minimization
+	// Flags follow "--sut SUT" in the command that replays a finding: what
+	// else chose the sandbox (its sut.Target.Flags, --profile NAME).
+	Flags []string
 	// Command returns the command that replays the file at path; nil means
-	// "sbxfuzz replay --sut SUT path".
+	// "sbxfuzz replay --sut SUT FLAGS path".
 	Command func(path string) string
 	// Adapt, when set, is the sandbox's sut.Target.Adapt: a candidate it
 	// would narrow (a scenario the sandbox cannot express) is refused, so
@@ -277,7 +280,17 @@ func (p *Pipeline) command(path string) string {
 	if p.Command != nil {
 		return p.Command(path)
 	}
-	return fmt.Sprintf("sbxfuzz replay --sut %s %s", QuoteArg(p.SUT), filepath.ToSlash(path))
+	return fmt.Sprintf("sbxfuzz replay %s %s", SUTArgs(p.SUT, p.Flags), QuoteArg(filepath.ToSlash(path)))
+}
+
+// SUTArgs are the words that choose the sandbox on a command line, quoted
+// for a POSIX shell: "--sut NAME" and then flags.
+func SUTArgs(sut string, flags []string) string {
+	words := []string{"--sut", QuoteArg(sut)}
+	for _, f := range flags {
+		words = append(words, QuoteArg(f))
+	}
+	return strings.Join(words, " ")
 }
 
 // Annotate writes the finding's header comment into its minimized

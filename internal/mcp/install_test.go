@@ -67,3 +67,38 @@ func TestDefaultCacheDir(t *testing.T) {
 		t.Errorf("the default: %q", d)
 	}
 }
+
+// TestInstalledPin: a pin (package@version) is found in its own npm prefix
+// under the cache, named as .ci/mcp-install names it (a scope's slash made
+// "+"); one not installed says how to install it; a pin that could name
+// another directory is refused.
+func TestInstalledPin(t *testing.T) {
+	cache := t.TempDir()
+	for _, pin := range []string{FastFilesystemPin, DesktopCommanderPin} {
+		entry := PinEntry(cache, pin)
+		dir := filepath.Join(cache, strings.ReplaceAll(pin, "/", "+"))
+		if rel, err := filepath.Rel(dir, entry); err != nil || strings.HasPrefix(rel, "..") || !strings.HasSuffix(entry, filepath.Join("dist", "index.js")) {
+			t.Errorf("PinEntry(%q) = %s, want dist/index.js under %s", pin, entry, dir)
+		}
+		if _, err := Installed(cache, pin); err == nil || !strings.Contains(err.Error(), ".ci/mcp-install "+pin) {
+			t.Errorf("%s not installed: %v, want an error naming .ci/mcp-install", pin, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(entry, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Installed(cache, pin); err != nil || got != entry {
+			t.Errorf("Installed(%q) = %q, %v; want %q", pin, got, err, entry)
+		}
+	}
+	if want := filepath.Join(cache, "@wonderwhy-er+desktop-commander@0.2.52", "node_modules", "@wonderwhy-er", "desktop-commander", "dist", "index.js"); PinEntry(cache, DesktopCommanderPin) != want {
+		t.Errorf("PinEntry(%q) = %s, want %s", DesktopCommanderPin, PinEntry(cache, DesktopCommanderPin), want)
+	}
+	for _, pin := range []string{"@1.0", "x@", "../x@1", "@s/../x@1", "x@../1", "@/x@1", "@s/x/y@1", `x\y@1`, "@s@1"} {
+		if _, err := Installed(cache, pin); err == nil || !strings.Contains(err.Error(), "is not an npm package@version") {
+			t.Errorf("pin %q: %v, want it refused", pin, err)
+		}
+	}
+}

@@ -5,58 +5,92 @@ import (
 	"sync"
 )
 
-// Pool keeps one worker's MCP server alive across scenarios, since
+// Pool keeps one worker's MCP servers alive across scenarios, since
 // starting one costs node half a second or more. The zero Pool is empty
-// and ready; it is safe for concurrent use, so Close may come from a
-// signal handler while the worker runs.
+// and ready, and keeps one server; it is safe for concurrent use, so Close
+// may come from a signal handler while the worker runs.
 type Pool struct {
-	mu  sync.Mutex
-	s   *Server
-	cfg Config // what s was started with
+	// Max is how many servers the pool keeps alive at once, each started
+	// for other directories: past it, the one used least recently is shut
+	// down. Zero is one.
+	Max int
+
+	mu   sync.Mutex
+	live []pooled // the least recently used first
 }
 
-// Get returns a live server started as cfg says: the last one when its
-// command, directory and allowed directories are cfg's and it has not
-// failed, else a fresh one (the last is shut down first). A reused
-// server takes cfg's profile and timeouts, which only the client uses.
+// pooled is a live server and what it was started with.
+type pooled struct {
+	s   *Server
+	cfg Config
+}
+
+// Get returns a live server started as cfg says: one the pool holds when
+// its command, directory, allowed directories and State are cfg's and it
+// has not failed, else a fresh one. A reused server takes cfg's profile
+// and timeouts, which only the client uses.
 func (p *Pool) Get(cfg Config) (*Server, error) {
 	cfg = cfg.defaulted()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.s != nil && p.s.Err() == nil && sameProcess(p.cfg, cfg) {
-		if err := p.s.hasTools(cfg.Profile); err != nil {
+	p.dropFailed()
+	for i, e := range p.live {
+		if !sameProcess(e.cfg, cfg) {
+			continue
+		}
+		if err := e.s.hasTools(cfg.Profile); err != nil {
 			return nil, err
 		}
-		p.s.setClient(cfg)
-		return p.s, nil
+		e.s.setClient(cfg)
+		p.live = append(slices.Delete(p.live, i, i+1), e) // now the most recently used
+		return e.s, nil
 	}
-	p.closeLocked()
+	for len(p.live) >= max(p.Max, 1) {
+		p.live[0].s.Close()
+		p.live = slices.Delete(p.live, 0, 1)
+	}
 	s, err := Start(cfg)
 	if err != nil {
 		return nil, err
 	}
-	p.s, p.cfg = s, cfg
+	p.live = append(p.live, pooled{s, cfg})
 	return s, nil
 }
 
-// Close shuts the pool's server down (stdin closed, a second to exit,
-// then its process group killed). The pool may be used again.
+// Len is how many servers the pool holds that have not failed.
+func (p *Pool) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dropFailed()
+	return len(p.live)
+}
+
+// dropFailed shuts down and forgets the servers that failed (a hang, a
+// crash, a protocol error, or a Close from outside).
+func (p *Pool) dropFailed() {
+	p.live = slices.DeleteFunc(p.live, func(e pooled) bool {
+		if e.s.Err() != nil {
+			e.s.Close()
+			return true
+		}
+		return false
+	})
+}
+
+// Close shuts the pool's servers down (stdin closed, a second to exit,
+// then each process group killed). The pool may be used again.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.closeLocked()
+	for _, e := range p.live {
+		e.s.Close()
+	}
+	p.live = nil
 	return nil
 }
 
-func (p *Pool) closeLocked() {
-	if p.s != nil {
-		p.s.Close()
-		p.s = nil
-	}
-}
-
 // sameProcess reports whether a server started for a serves b: the same
-// command line and working directory.
+// command line, working directory, environment and State.
 func sameProcess(a, b Config) bool {
-	return a.Root == b.Root && slices.Equal(a.Profile.argv(a.Command, a.Allowed), b.Profile.argv(b.Command, b.Allowed)) && sameEnviron(a, b)
+	return a.Root == b.Root && a.State == b.State && slices.Equal(a.Profile.argv(a.Command, a.Allowed), b.Profile.argv(b.Command, b.Allowed)) && sameEnviron(a, b)
 }

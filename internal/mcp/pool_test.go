@@ -78,3 +78,37 @@ func TestNoServerLeftBehind(t *testing.T) {
 		noneLeft(t, tr)
 	}
 }
+
+// TestPoolKeepsSeveral: a pool of Max 2 keeps a server for each of two
+// directory layouts and hands each back when its layout comes again; a
+// third layout stops the one used least recently; another State, for the
+// same command line, starts a fresh server.
+func TestPoolKeepsSeveral(t *testing.T) {
+	p := Pool{Max: 2}
+	defer p.Close()
+	tr := newTree(t)
+	a, b, c := fakeConfig(t, "fs", tr), fakeConfig(t, "fs", tr), fakeConfig(t, "fs", tr)
+	b.Allowed = []string{string(tr) + "/workshop"}
+	c.Allowed = []string{string(tr) + "/outside"}
+	get := func(cfg Config) *Server {
+		t.Helper()
+		s, err := p.Get(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	sa, sb := get(a), get(b)
+	if get(a) != sa || get(b) != sb || p.Len() != 2 {
+		t.Fatal("a layout seen before started a server again")
+	}
+	sc := get(c) // a was used least recently
+	if sa.Err() == nil || sb.Err() != nil || p.Len() != 2 {
+		t.Fatalf("a third layout: the least recent alive %v, the other failed %v, %d live", sa.Err() == nil, sb.Err(), p.Len())
+	}
+	moved := c
+	moved.State = "the directory is a link now"
+	if get(moved) == sc {
+		t.Fatal("another State reused the server")
+	}
+}

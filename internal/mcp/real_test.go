@@ -4,7 +4,9 @@ package mcp
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,6 +109,114 @@ func TestRealServer(t *testing.T) {
 			t.Logf("%s (serverInfo %s %s, protocol %s): start to ready %v; read_file median %v, max %v over %d calls",
 				tc.version, info.Name, info.Version, info.Protocol, started.Round(time.Millisecond),
 				times[n/2].Round(10*time.Microsecond), times[n-1].Round(10*time.Microsecond), n)
+		})
+	}
+}
+
+// realTreeOutside makes the test's tree outside the directories a server
+// allows by default: under $SBXFUZZ_TREE_DIR, else the user's cache
+// directory, never the temporary directory. It skips the test when that
+// lies under one of avoid (fast-filesystem-mcp allows /tmp, /home and
+// /Users whatever it is told, and its $HOME, which Start makes its own).
+func realTreeOutside(t *testing.T, avoid ...string) tree {
+	t.Helper()
+	base, err := realfs.DefaultTreeDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, a := range append(avoid, os.TempDir()) {
+		if rel, err := filepath.Rel(a, base); err == nil && !strings.HasPrefix(rel, "..") {
+			t.Skipf("the tree directory %s is under %s, which the server allows by default: set %s", base, a, realfs.TreeDirEnv)
+		}
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.MkdirTemp(base, "mcp-real-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	root, err = filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, data := range map[string]string{
+		"/work/hello.txt":  "hello from work\nsecond line",
+		"/work/sub/a":      "a",
+		"/outside/secret":  "OUTSIDE SECRET\n",
+		"/workshop/secret": "WORKSHOP SECRET\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(root+p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(root+p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tree(root)
+}
+
+// TestRealProfiles drives the two other servers with a built-in profile,
+// at their pinned releases, through their profiles: a read of an allowed
+// file gives its content as the profile extracts it (out of a JSON object,
+// after a header line), a write lands, a read outside the allowed
+// directory is denied, a missing file is not found. The files end without
+// a newline: desktop-commander reads by lines and drops a final one.
+func TestRealProfiles(t *testing.T) {
+	skipUnlessAsked(t)
+	for _, tc := range []struct {
+		pin     string
+		profile Profile
+		avoid   []string
+	}{
+		{FastFilesystemPin, FastFilesystem, []string{"/tmp", "/home", "/Users"}},
+		{DesktopCommanderPin, DesktopCommander, nil},
+	} {
+		t.Run(tc.profile.Name, func(t *testing.T) {
+			command := realServer(t, tc.pin)
+			tr := realTreeOutside(t, tc.avoid...)
+			var p Pool
+			defer func() {
+				p.Close()
+				noneLeft(t, tr)
+			}()
+			cfg := Config{Command: command, Profile: tc.profile, Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: patience, StartTimeout: patience}
+			start := time.Now()
+			s, err := p.Get(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			started := time.Since(start)
+			d := NewDriver(s, tr)
+			for _, c := range []struct {
+				op   core.Op
+				want realfs.Outcome
+			}{
+				{read("/work/hello.txt"), realfs.Outcome{Verdict: realfs.Allowed, Data: "hello from work\nsecond line"}},
+				{read("/work/sub/a"), realfs.Outcome{Verdict: realfs.Allowed, Data: "a"}},
+				{write("/work/new", "new\nfile"), realfs.Outcome{Verdict: realfs.Allowed}},
+				{read("/work/new"), realfs.Outcome{Verdict: realfs.Allowed, Data: "new\nfile"}},
+				{read("/outside/secret"), realfs.Outcome{Verdict: realfs.Denied}},
+				{write("/outside/new", "escaped"), realfs.Outcome{Verdict: realfs.Denied}},
+				{read("/work/missing"), realfs.Outcome{Verdict: realfs.NotFound}},
+			} {
+				got, err := d.Do(c.op)
+				if err != nil {
+					t.Fatalf("%v: %v", c.op, err)
+				}
+				if got.Verdict != c.want.Verdict || got.Data != c.want.Data {
+					t.Errorf("%v: %v %q (%s), want %v %q", c.op, got.Verdict, got.Data, got.Detail, c.want.Verdict, c.want.Data)
+				}
+			}
+			if data, err := os.ReadFile(string(tr) + "/work/new"); err != nil || string(data) != "new\nfile" {
+				t.Errorf("the write to /work/new: %q, %v; want it on the disk", data, err)
+			}
+			if _, err := os.Stat(string(tr) + "/outside/new"); err == nil {
+				t.Error("the write outside the allowed directory landed")
+			}
+			info := s.Info()
+			t.Logf("%s (serverInfo %s %s, protocol %s): start to ready %v", tc.pin, info.Name, info.Version, info.Protocol, started.Round(time.Millisecond))
 		})
 	}
 }

@@ -48,6 +48,12 @@ type Config struct {
 	Allowed      []string      // its allowed directories, as paths on disk
 	Timeout      time.Duration // per call; 0 is DefaultTimeout
 	StartTimeout time.Duration // for start-up and initialize; 0 is DefaultStartTimeout
+	// State is what the server may have learned of its directories when
+	// it started, as its caller describes it: a server reads where each
+	// leads then (@modelcontextprotocol/server-filesystem resolves their
+	// links and drops those that are not directories), so a Pool reuses
+	// one only for the same State. The server never sees it.
+	State string
 }
 
 // Info is what a server said of itself in initialize.

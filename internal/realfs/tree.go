@@ -39,7 +39,7 @@ type Tree struct {
 // cannot be a real tree (see Expressible); any other is the disk's, or
 // Supported's on a system without a POSIX disk.
 func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
-	return build(dir, ws, g, ops, false)
+	return MaterializeWith(dir, ws, g, ops, Options{})
 }
 
 // MaterializeRelative is Materialize, but an absolute link target is
@@ -47,10 +47,26 @@ func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op)
 // "../etc/x"), which reaches the same place: for sandboxes, such as Go's
 // os.Root, that refuse every absolute link.
 func MaterializeRelative(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
-	return build(dir, ws, g, ops, true)
+	return MaterializeWith(dir, ws, g, ops, Options{RelativeLinks: true})
 }
 
-func build(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op, relLinks bool) (*Tree, error) {
+// Options says how MaterializeWith lays a world out on the disk.
+type Options struct {
+	// RelativeLinks writes absolute link targets relative to the link's
+	// directory (MaterializeRelative).
+	RelativeLinks bool
+	// MinDepth is the least depth of the moat (at most MaxMoat): the
+	// trees of worlds that climb less all have T at the same path in the
+	// same dir, so a sandbox told of their directories once (a server's
+	// arguments) serves one world after another.
+	MinDepth int
+}
+
+// MaterializeWith is Materialize laid out as o says. A dir that holds a
+// tree of the same moat depth is restored in place: the moat's
+// directories and T stay, and only what lies beside them in the moat and
+// everything in T is removed before the world is written.
+func MaterializeWith(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op, o Options) (*Tree, error) {
 	if err := Supported(); err != nil {
 		return nil, fmt.Errorf("materialize in %s: %w", dir, err)
 	}
@@ -58,11 +74,12 @@ func build(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op, relLi
 	if err != nil {
 		return nil, err
 	}
-	base, err := emptyDir(dir)
+	p.depth = max(p.depth, min(o.MinDepth, MaxMoat))
+	base, err := emptyDir(dir, p.depth)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: relLinks}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
@@ -74,10 +91,11 @@ func build(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op, relLi
 	return t, nil
 }
 
-// emptyDir makes dir an empty directory of mode 0755 and returns its
-// absolute path with every link in it resolved, so that T's path names no
-// link a sandbox's own path checks could trip on.
-func emptyDir(dir string) (string, error) {
+// emptyDir makes dir a directory of mode 0755 that holds at most the
+// moat of a tree of depth d and its empty T (see emptyChain), and returns
+// its absolute path with every link in it resolved, so that T's path names
+// no link a sandbox's own path checks could trip on.
+func emptyDir(dir string, d int) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -88,16 +106,51 @@ func emptyDir(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	entries, err := os.ReadDir(base)
-	if err != nil {
+	if err := os.Chmod(base, 0o755); err != nil {
 		return "", err
 	}
-	for _, e := range entries {
-		if err := removeAll(filepath.Join(base, e.Name())); err != nil {
-			return "", err
+	return base, emptyChain(base, d)
+}
+
+// emptyChain removes from base everything but the chain of a tree of
+// moat depth d, base/m/…/m/t, and empties t: a sandbox may have written
+// anywhere in the moat, but the chain's own directories stay, so the
+// tree's T keeps its path and its directory. Whatever stands where the
+// chain goes and is no directory (a link, a file) is removed too. It never
+// follows a link.
+func emptyChain(base string, d int) error {
+	dir := base
+	for level := 0; level <= d+1; level++ {
+		keep := "m"
+		switch {
+		case level == d:
+			keep = "t"
+		case level > d:
+			keep = "" // T itself: nothing in it stays
 		}
+		if err := os.Chmod(dir, 0o755); err != nil { // a sandbox may have shut it
+			return err
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		found := false
+		for _, e := range entries {
+			if e.Name() == keep && e.IsDir() { // IsDir is the entry's own type: a link is none
+				found = true
+				continue
+			}
+			if err := removeAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+		if !found {
+			return nil // build makes the rest of the chain
+		}
+		dir = filepath.Join(dir, keep)
 	}
-	return base, os.Chmod(base, 0o755)
+	return nil
 }
 
 // build makes the moat, then the directories and files through an os.Root

@@ -200,3 +200,59 @@ func TestRemove(t *testing.T) {
 		t.Errorf("base still there: %v", err)
 	}
 }
+
+// TestRestoreInPlace: materializing again in the same directory with the
+// same least moat depth keeps T at the same path and the same directory,
+// removes what a sandbox left in T and in the moat, and builds a tree
+// observed exactly as one built in a fresh directory; a moat deeper than
+// the world needs is the depth asked for.
+func TestRestoreInPlace(t *testing.T) {
+	dir := newBase(t)
+	opt := Options{MinDepth: 12}
+	first, err := MaterializeWith(dir, layoutWorld, layoutGrant, layoutOps, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.depth != 12 {
+		t.Fatalf("moat depth %d, want the 12 asked for", first.depth)
+	}
+	before, err := os.Stat(first.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a sandbox may leave: a file in T, one in the moat, a link
+	// where the chain goes on.
+	for _, p := range []string{first.Root() + "/stray", filepath.Dir(first.Root()) + "/moat-stray"} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := core.WorldSpec{Files: []core.File{{Path: "/data/z", Data: "zed"}}}
+	g := core.GrantSpec{FSRead: []string{"/data/"}}
+	again, err := MaterializeWith(dir, other, g, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(again.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Root() != first.Root() || !os.SameFile(before, after) {
+		t.Fatalf("T moved or was made anew: %s, then %s", first.Root(), again.Root())
+	}
+	fresh, err := MaterializeWith(newBase(t), other, g, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := again.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fresh.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := again.Changes(want, got); len(ch) != 0 {
+		t.Errorf("the tree restored in place differs from a fresh one: %v", ch)
+	}
+}

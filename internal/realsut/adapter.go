@@ -92,8 +92,10 @@ var FSOnlyNA = map[string]string{
 // Start begins a session of a: it is sut.Target's Start. The factory
 // materializes each world in a run directory of the session's own under
 // a.TreeDir, in one of a few slots (the oracle holds the run's sandbox and
-// the replay's at once), and end stops the session's sandboxes and removes
-// the run directory. Starting removes the run directories of dead runs
+// the replay's at once), restored in place scenario after scenario with a
+// moat of at least moatDepth, so that a slot's T keeps its path and a
+// server given its directories serves the next world too; end stops the
+// session's sandboxes and removes the run directory. Starting removes the run directories of dead runs
 // there (realfs.OpenRunDir).
 func (a Adapter) Start() (core.Factory, func() error, error) {
 	run, err := openRunDir(a.TreeDir)
@@ -110,10 +112,8 @@ func (a Adapter) Start() (core.Factory, func() error, error) {
 		run.Remove()
 		return nil, nil, err
 	}
-	s := &session{dir: run.Path(), sess: sess, materialize: realfs.Materialize, dangling: a.RefusesDanglingWrites}
-	if a.RelativeLinks {
-		s.materialize = realfs.MaterializeRelative
-	}
+	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth},
+		dangling: a.RefusesDanglingWrites}
 	end := func() error {
 		err := sess.Close()
 		return errors.Join(err, run.Remove())
@@ -136,12 +136,12 @@ func openRunDir(treeDir string) (*realfs.RunDir, error) {
 // session hands out tree slots: a slot is busy from the build of a
 // sandbox to its Close.
 type session struct {
-	dir         string
-	sess        Session
-	materialize func(string, core.WorldSpec, core.GrantSpec, []core.Op) (*realfs.Tree, error)
-	dangling    bool       // Adapter.RefusesDanglingWrites
-	mu          sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
-	busy        []bool
+	dir      string
+	sess     Session
+	layout   realfs.Options
+	dangling bool       // Adapter.RefusesDanglingWrites
+	mu       sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
+	busy     []bool
 }
 
 func (s *session) take() int {
@@ -171,7 +171,7 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, fmt.Errorf("a real sandbox needs the harness's own world, not a %T", w)
 	}
 	slot := s.take()
-	t, err := s.materialize(filepath.Join(s.dir, strconv.Itoa(slot)), rw.Spec(), g.Spec(), moatOps)
+	t, err := realfs.MaterializeWith(filepath.Join(s.dir, strconv.Itoa(slot)), rw.Spec(), g.Spec(), moatOps, s.layout)
 	if err != nil {
 		s.give(slot)
 		return nil, err

@@ -21,6 +21,12 @@ const MaxDots = 8
 // MaxDots. (The factory is not told the scenario's ops; Adapt bounds them.)
 var moatOps = []core.Op{{Kind: core.OpRead, Args: []string{strings.Repeat("/..", MaxDots)}}}
 
+// moatDepth is the least moat depth of every tree (realfs.Options): deeper
+// than MaxDots and the links of nearly every generated world climb, so
+// that a slot's T stays at one path and the allowed directories a server
+// is started with repeat.
+const moatDepth = 16
+
 // chargeOnly is an op of no kind the SPEC knows: the reference charges it
 // (ops and wall, SPEC §5 step 2) and refuses it unknown_op, touching
 // nothing. The bridge uses it to charge the budgets the real sandbox does

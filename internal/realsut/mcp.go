@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,7 +84,7 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 			// The server runs in the session's own directory, outside every
 			// tree: what it writes where it runs (logs, caches) is not the
 			// op's doing.
-			return &mcpSession{argv: argv, profile: profile, cwd: dir, timeouts: t}, nil
+			return &mcpSession{argv: argv, profile: profile, cwd: dir, timeouts: t, pool: mcp.Pool{Max: serversPerSession}}, nil
 		},
 		Adapt:         AdaptOneList,
 		NotApplicable: FSOnlyNA,
@@ -118,18 +119,25 @@ func probeOnce(argv []string, profile mcp.Profile) func(dir string, t Timeouts) 
 	}
 }
 
-// mcpSession keeps one server per tree slot: a server's allowed
+// mcpSession keeps a few servers alive in one pool. A server's allowed
 // directories are its arguments, and each slot's tree lives at the same
-// place scenario after scenario, so a server is reused until the grant's
-// roots change.
+// place scenario after scenario (the factory restores it in place), so a
+// server serves every later scenario of the same slot and root layout: it
+// is restarted only when it failed, or when what it may have learned of
+// its directories at its start differs (dirState).
 type mcpSession struct {
 	argv     []string
 	profile  mcp.Profile
 	cwd      string // the servers' working directory: the session's own
 	timeouts Timeouts
-	mu       sync.Mutex
-	pools    map[string]*mcp.Pool // by tree root
+	pool     mcp.Pool
 }
+
+// serversPerSession is how many servers a session keeps alive, each for
+// one slot and root layout: enough for the run's slot and the replay's
+// under the few layouts most generated grants have, few enough that a
+// machine holds those of every worker.
+const serversPerSession = 16
 
 func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ core.WorldSpec) (realfs.Driver, error) {
 	var allowed []string
@@ -140,22 +148,37 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ core.WorldSpec) 
 		}
 		allowed = append(allowed, p)
 	}
-	s.mu.Lock()
-	if s.pools == nil {
-		s.pools = map[string]*mcp.Pool{}
-	}
-	pool := s.pools[t.Root()]
-	if pool == nil {
-		pool = new(mcp.Pool)
-		s.pools[t.Root()] = pool
-	}
-	s.mu.Unlock()
-	srv, err := pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
-		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start})
+	srv, err := s.pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
+		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start, State: dirState(allowed)})
 	if err != nil {
 		return nil, err
 	}
 	return newWatchedDriver(mcp.NewDriver(srv, t), srv, s.timeouts.Op), nil
+}
+
+// dirState describes what a server started now could learn of its
+// allowed directories: for each, where its links lead and whether it is a
+// directory. @modelcontextprotocol/server-filesystem resolves them once,
+// at its start, and drops those that are no directory; a server that
+// did so for another world than the tree's now would judge this one by
+// the other's roots, so it is reused only while the description is the
+// same. (A server that learns more at its start, its directories'
+// contents say, would need a fresh start each time: none known does.)
+func dirState(allowed []string) string {
+	var b strings.Builder
+	for _, d := range allowed {
+		r, err := filepath.EvalSymlinks(d)
+		switch fi, serr := os.Stat(d); {
+		case err != nil:
+			b.WriteString("missing")
+		case serr != nil || !fi.IsDir():
+			b.WriteString("file " + r)
+		default:
+			b.WriteString("dir " + r)
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // watchedDriver is an MCP server's driver as the oracle's watchdog needs
@@ -215,11 +238,7 @@ func (d *watchedDriver) Close() error {
 }
 
 func (s *mcpSession) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range s.pools {
-		p.Close()
-	}
+	s.pool.Close()
 	return nil // the adapter removes the session's directory, cwd included
 }
 

@@ -321,3 +321,32 @@ func TestMoatHolds(t *testing.T) {
 		t.Errorf("written outside the session's trees: %v", escaped)
 	}
 }
+
+// TestDirState: a server is reused only for directories that lead where
+// they led at its start: the same root as a directory, as a link, or
+// missing are three states, and the same tree twice is one.
+func TestDirState(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "work")
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := dirState([]string{root})
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain := dirState([]string{root})
+	if plain != dirState([]string{root}) {
+		t.Fatal("the same directory described twice differently")
+	}
+	if err := os.Remove(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), root); err != nil {
+		t.Fatal(err)
+	}
+	linked := dirState([]string{root})
+	if missing == plain || plain == linked || missing == linked {
+		t.Fatalf("states not told apart: missing %q, directory %q, link %q", missing, plain, linked)
+	}
+}

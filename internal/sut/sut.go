@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
@@ -61,6 +63,10 @@ type Target struct {
 	// sandbox, a server in a process of its own): a campaign judges the
 	// scenario once more on a fresh session before such a hang counts.
 	ConfirmHangs bool
+	// Flags are the command-line flags beyond --sut that a replay needs
+	// to judge the sandbox the same way (--profile NAME, a file's as an
+	// absolute path): every reproduce line of a finding carries them.
+	Flags []string
 }
 
 // OSRoot is the name of the os.Root sandbox for real files (SPEC §13).
@@ -137,7 +143,13 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 			return Target{}, err
 		}
 		a.TreeDir, a.Timeouts = o.TreeDir, o.Timeouts
-		return Real(a), nil
+		flags, err := profileFlags(profile)
+		if err != nil {
+			return Target{}, err
+		}
+		t := Real(a)
+		t.Flags = flags
+		return t, nil
 	case strings.HasPrefix(name, ExecPrefix):
 		if err := supported(name, doorSupport.process); err != nil {
 			return Target{}, err
@@ -161,6 +173,24 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		known = append(known, fmt.Sprintf("%q", t.Name))
 	}
 	return Target{}, fmt.Errorf("unknown sandbox %q: want %s", name, strings.Join(known, ", or "))
+}
+
+// profileFlags are the flags that choose profile again in a replay: none
+// for the default, a built-in profile by its name, a file by its absolute
+// path (a replay may run from another directory, and without
+// $SBXFUZZ_MCP_PROFILE).
+func profileFlags(profile string) ([]string, error) {
+	if profile == "" || profile == mcp.Filesystem.Name {
+		return nil, nil
+	}
+	if _, ok := mcp.LookupProfile(profile); ok {
+		return []string{"--profile", profile}, nil
+	}
+	abs, err := filepath.Abs(profile)
+	if err != nil {
+		return nil, fmt.Errorf("%s profile %s: %v", realsut.MCPPrefix, profile, err)
+	}
+	return []string{"--profile", abs}, nil
 }
 
 // doorSupport holds what the doors beyond Go's reach need of the system:

@@ -1,0 +1,74 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+)
+
+// bareProfile is a profile of the fake server's "custom" mode that forgets
+// its dir_flag: the server, given its directories bare, allows none, so
+// every allowed op is a finding. Without this profile the fake server is
+// exit 2 instead (it lists none of server-filesystem's tools): a replay
+// that forgets the profile does not reproduce the finding.
+const bareProfile = `{"name": "bare", "read": {"tool": "cat", "path": "file"},
+ "write": {"tool": "put", "path": "file", "content": "text"},
+ "denied": ["access denied"], "not_found": ["ENOENT"]}`
+
+// TestReproduceNamesProfile: a campaign run under --profile FILE (given
+// relative) and an explicit --timeout writes findings whose reproduce line
+// names the profile by its absolute path and the timeout, and that line,
+// run as it is from another directory, replays the finding (exit 1).
+func TestReproduceNamesProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a campaign and its replay on the fake MCP server")
+	}
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")) // the replay's default --tree-dir
+	writeFile(t, dir, "bare.json", bareProfile)
+	sutName, out := fakeMCP(t, "custom"), filepath.Join(dir, "findings")
+	t.Chdir(dir)
+	st, stdout, errs := run(t, "run", "--sut", sutName, "--profile", "bare.json", "--timeout", "20s", "--checks", "5",
+		"--workers", "1", "--out", out, "--tree-dir", filepath.Join(dir, "trees"))
+	if st != ExitFinding {
+		t.Fatalf("run: status %d, want 1\n%s%s", st, stdout, errs)
+	}
+	files, err := filepath.Glob(filepath.Join(out, "*.sbx"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no finding written in %s: %v", out, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := reproduceLine(t, string(data))
+	if want := " --profile " + filepath.Join(dir, "bare.json") + " --timeout 20s "; !strings.Contains(line, want) {
+		t.Fatalf("reproduce line %q does not hold %q", line, want)
+	}
+	words, err := proc.SplitWords(line)
+	if err != nil || len(words) < 2 || words[0] != "sbxfuzz" {
+		t.Fatalf("reproduce line %q: %q, %v", line, words, err)
+	}
+	t.Chdir(t.TempDir())
+	if st, stdout, errs := run(t, words[1:]...); st != ExitFinding {
+		t.Errorf("%s: status %d, want 1\n%s%s", line, st, stdout, errs)
+	}
+}
+
+// reproduceLine returns the command of the "# reproduce: " line of a
+// finding's text, or fails the test.
+func reproduceLine(t *testing.T, text string) string {
+	t.Helper()
+	for l := range strings.SplitSeq(text, "\n") {
+		if cmd, ok := strings.CutPrefix(l, "# reproduce: "); ok {
+			return cmd
+		}
+	}
+	t.Fatalf("no reproduce line in\n%s", text)
+	return ""
+}
