@@ -6,7 +6,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
-// Root shapes that real servers get wrong (issue 34): a root that is a
+// Root shapes that real servers get wrong: a root that is a
 // string prefix of another, and a root that is a link or lies under one.
 
 // prefixInfos are readBases with "2" appended: a second root of which the

@@ -12,7 +12,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// realShapes are the shapes of issue 34 that real servers get wrong, each
+// realShapes are the shapes of worlds and grants that real servers get wrong, each
 // a test of one adapted scenario: seen reports whether sc draws the shape
 // (its world and an op that meets it).
 var realShapes = []struct {
@@ -46,7 +46,7 @@ func TestLinkedRootsNotDrawn(t *testing.T) {
 }
 
 // TestRealServerShapes counts, over 3000 seeded scenarios, the scenarios
-// that draw each shape of issue 34 in a form the real-sandbox adapters
+// that draw each of realShapes in a form the real-sandbox adapters
 // keep: after realsut.AdaptOneList (an MCP server's one list of
 // directories, no ".." and no backslash) for every shape a path can carry
 // without a backslash, and after realsut.AdaptFS (os.Root) otherwise —

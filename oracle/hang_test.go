@@ -202,14 +202,15 @@ func slowFactory(d time.Duration, closes *atomic.Int64) core.Factory {
 // step 0, and the sandbox it builds late is closed all the same.
 func TestHangWhileBuilding(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
+		const buildTime = 80 * time.Millisecond // past both timeouts below
 		var closes atomic.Int64
-		got := Check(slowFactory(80*time.Millisecond, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond, StartTimeout: 20 * time.Millisecond})
+		got := Check(slowFactory(buildTime, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond, StartTimeout: 20 * time.Millisecond})
 		if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
 			t.Fatalf("findings %v, want one hang at step 0", got)
 		}
 		mustContain(t, got[0], "building the sandbox did not return")
-		time.Sleep(time.Second) // past the factory's 80 ms: it has returned, late
-		synctest.Wait()         // and what it built is closed
+		time.Sleep(2 * buildTime) // the factory has returned, late
+		synctest.Wait()           // and what it built is closed
 		if n := closes.Load(); n != 1 {
 			t.Fatalf("the sandbox built after the hang was closed %d times, want 1", n)
 		}

@@ -154,8 +154,8 @@ func ClassRows(cov *oracle.Coverage) []ClassRow {
 }
 
 // Expressible is the summary line's clause saying what fraction of the
-// drawn scenarios the sandbox's adapter could express ("; 2,091 of 5,000
-// drawn scenarios expressible (42%)"), or "" when it expressed them all.
+// drawn scenarios the sandbox's adapter could express ("; N of M drawn
+// scenarios expressible (P%)"), or "" when it expressed them all.
 func (s *Summary) Expressible() string {
 	if s.Drawn <= s.Checks {
 		return ""

@@ -43,13 +43,8 @@ const (
 // abortGrace at most. Call stop when the work is done.
 func interruptible(e *env) (ctx context.Context, abort <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, stopSignals...)
 	aborted := make(chan struct{})
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	stopWatching := watchSignals(2, func(sigs <-chan os.Signal, quit <-chan struct{}) {
 		select {
 		case s := <-sigs:
 			fmt.Fprintf(e.stderr, "\nsbxfuzz: %v: stopping; minimizing and writing what is found (again to stop at once)\n", s)
@@ -75,12 +70,29 @@ func interruptible(e *env) (ctx context.Context, abort <-chan struct{}, stop fun
 		case <-grace.C:
 			e.exit(ExitInterrupted)
 		}
-	}()
+	})
 	return ctx, aborted, func() {
+		stopWatching()
+		cancel()
+	}
+}
+
+// watchSignals runs watch on a goroutine of its own with a channel of the
+// stop signals (buffered for n) and one that closes when the returned stop
+// is called; stop stops the signals and waits for watch to return.
+func watchSignals(n int, watch func(sigs <-chan os.Signal, quit <-chan struct{})) (stop func()) {
+	sigs := make(chan os.Signal, n)
+	signal.Notify(sigs, stopSignals...)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		watch(sigs, quit)
+	}()
+	return func() {
 		signal.Stop(sigs)
 		close(quit)
 		<-done
-		cancel()
 	}
 }
 
@@ -96,12 +108,7 @@ const endWait = time.Second
 // atomically. end must be safe to call twice (sync.OnceValue); call stop
 // when the work is done.
 func exitOnSignal(e *env, end func() error) (stop func()) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, stopSignals...)
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	return watchSignals(1, func(sigs <-chan os.Signal, quit <-chan struct{}) {
 		select {
 		case s := <-sigs:
 			fmt.Fprintf(e.stderr, "\nsbxfuzz: %v: stopping\n", s)
@@ -119,12 +126,7 @@ func exitOnSignal(e *env, end func() error) (stop func()) {
 			e.exit(ExitInterrupted)
 		case <-quit:
 		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(quit)
-		<-done
-	}
+	})
 }
 
 // startSession starts a session of t for a command that runs scenarios one
