@@ -43,6 +43,10 @@ type draw struct {
 
 	// text is what cat carves short strings from.
 	text chunk.Text
+
+	// rootBase is 1 + the index in readBases of the base every read root
+	// is drawn from (Generator.FixRoots), 0 when each scenario draws it.
+	rootBase int
 }
 
 // draws recycles draws between Generate calls. The pool drops idle draws

@@ -47,6 +47,20 @@ func (g *Generator) GenerateAtMost(src Source, n int) *scenario.Scenario {
 	return sc
 }
 
+// FixRoots makes every later scenario of g draw its read roots from one
+// base (/work, /data, /srv/app, …): the k-th, counted modulo their number,
+// for any k >= 0; a negative k draws the base anew for each scenario, as
+// Generate does. The roots' shape (one, two, nested, a prefix pair, "/")
+// is drawn as ever: a fixed base narrows the sets of roots a run of
+// scenarios holds, for a sandbox that restarts for each new set (an MCP
+// server given its allowed directories).
+func (g *Generator) FixRoots(k int) {
+	g.d.rootBase = 0
+	if k >= 0 {
+		g.d.rootBase = 1 + k%len(readBases)
+	}
+}
+
 // Abandon leaves the last scenario g.Generate returned to whoever still
 // reads it: g's next scenarios are drawn into new memory, and that one is
 // never written again.

@@ -2,9 +2,11 @@ package generators
 
 import (
 	"bytes"
+	"path"
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -127,5 +129,44 @@ func TestSlabRewind(t *testing.T) {
 	s.rewind()
 	if len(s.base) != 2*slabLen {
 		t.Errorf("abandon forgot base's length: %d", len(s.base))
+	}
+}
+
+// TestFixRoots: with its roots fixed, a Generator draws every read root
+// from one base (and the next, for two roots), in a few sets of roots only;
+// FixRoots(-1) draws as Generate again.
+func TestFixRoots(t *testing.T) {
+	g := NewGenerator()
+	for k, base := range readBases {
+		g.FixRoots(k + len(readBases)) // counted modulo the number of bases
+		sets := map[string]bool{}
+		for i := range uint64(400) {
+			sc := g.Generate(NewSource(1, i))
+			var set []string
+			for _, r := range sc.Grant.FSRead {
+				c := path.Clean(r)
+				if c != "/" && !strings.HasPrefix(c, base) && !strings.HasPrefix(c, readBases[(k+1)%len(readBases)]) {
+					t.Fatalf("base %s, scenario %d: a read root %q from another base", base, i, r)
+				}
+				set = append(set, c)
+			}
+			sets[strings.Join(set, " ")] = true
+		}
+		if len(sets) > 10 {
+			t.Errorf("base %s: %d sets of read roots in 400 scenarios, want at most 10: %v", base, len(sets), sets)
+		}
+	}
+	drawn := map[string]bool{}
+	for i := range uint64(400) {
+		drawn[strings.Join(Generate(NewSource(1, i)).Grant.FSRead, " ")] = true
+	}
+	if len(drawn) <= 10 {
+		t.Errorf("Generate drew only %d sets of read roots in 400 scenarios: the bound above proves nothing", len(drawn))
+	}
+	g.FixRoots(-1)
+	for i := range uint64(200) {
+		if got, want := g.Generate(NewSource(1, i)), Generate(NewSource(1, i)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after FixRoots(-1), scenario %d differs from Generate's", i)
+		}
 	}
 }

@@ -228,6 +228,9 @@ func (b *builder) rootSpelling(ri *rootInfo) string {
 func (b *builder) readRoots() int {
 	src := b.src
 	i := src.Intn(len(readBases))
+	if b.d.rootBase > 0 { // drawn all the same, so that the rest of the scenario is too
+		i = b.d.rootBase - 1
+	}
 	infos := [2]*rootInfo{&readInfos[i]}
 	n := 1
 	switch readRootWeights.draw(src) {

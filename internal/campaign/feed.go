@@ -60,6 +60,9 @@ func (f *feed) Next() (oracle.Case, core.Factory, bool) {
 		if cfg.Checks > 0 && i >= int64(cfg.Checks) || cfg.StopAtFirst && i > f.col.firstBad.Load() {
 			return oracle.Case{}, nil, false
 		}
+		if cfg.Target.RootBlock > 0 {
+			f.gen.FixRoots(int((cfg.Seed + uint64(i)/uint64(cfg.Target.RootBlock)) % (1 << 20)))
+		}
 		sc := f.gen.Generate(generators.NewSource(cfg.Seed, uint64(i)))
 		if cfg.Dimensions && cfg.Target.Adapt != nil {
 			countDrawn(sc, f.drawn) // before the adapter narrows it

@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,5 +61,38 @@ func TestSessionPerWorker(t *testing.T) {
 		if s.ends.Load() != s.started.Load() {
 			t.Errorf("%s: %d sessions started, %d ended", tc.name, s.started.Load(), s.ends.Load())
 		}
+	}
+}
+
+// TestRootBlock: a Target with a RootBlock is handed, for each block of
+// that many scenarios, grants whose read roots come from one base, so a
+// server started with its allowed directories serves the block; without
+// one, every scenario draws its base.
+func TestRootBlock(t *testing.T) {
+	count := func(block int) int {
+		var mu sync.Mutex
+		sets := map[string]bool{}
+		target := sut.Target{Name: "roots", RootBlock: block, Start: func() (core.Factory, func() error, error) {
+			f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+				var roots []string // as a server is given them: canonical, sorted
+				for _, r := range g.Spec().FSRead {
+					roots = append(roots, core.Canonical(r))
+				}
+				slices.Sort(roots)
+				mu.Lock()
+				sets[strings.Join(slices.Compact(roots), " ")] = true
+				mu.Unlock()
+				return core.ReferenceFactory(g, w)
+			}
+			return f, func() error { return nil }, nil
+		}}
+		if _, err := Run(context.Background(), Config{Seed: 1, Checks: 400, Workers: 2, Target: target}); err != nil {
+			t.Fatal(err)
+		}
+		return len(sets)
+	}
+	fixed, drawn := count(1000), count(0)
+	if fixed > 12 || drawn <= 2*fixed {
+		t.Errorf("%d sets of read roots with a block of 1000 scenarios, %d without: want at most 12, and far fewer than without", fixed, drawn)
 	}
 }

@@ -28,6 +28,17 @@ func (p Profile) refused(text string) bool {
 	return slices.ContainsFunc(p.Refusals, func(re string) bool { return pattern(re).MatchString(text) })
 }
 
+// describes reports whether the text of a successful read describes the
+// file instead of giving its content (Extract.Described).
+func (e *Extract) describes(text string) bool {
+	for _, re := range e.Described {
+		if pattern(re).MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
 // content is the file content in the text of a successful read, as e
 // says, and whether it was where e says: a text that is not the JSON
 // object e names, or lacks its string field, is taken whole and reported,

@@ -29,6 +29,15 @@ func (t Tool) check() error {
 				return fmt.Errorf("result header: %v", err)
 			}
 		}
+		for _, d := range r.Described {
+			re, err := regexp.Compile(d)
+			switch {
+			case err != nil:
+				return fmt.Errorf("result described: %v", err)
+			case re.MatchString(""):
+				return fmt.Errorf("result described: %q matches every answer", d)
+			}
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -54,6 +55,12 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	}
 	if op.Kind == core.OpRead {
 		data, ok := p.Read.Result.content(r.Text)
+		switch x := p.Read.Result; {
+		case x != nil && x.describes(r.Text):
+			data, ok = fileOr(r.Text, path), true
+		case x != nil && x.Lines:
+			data = asFile(data, path)
+		}
 		out := realfs.Outcome{Verdict: realfs.Allowed, Data: withoutRoot(data, root)}
 		if !ok {
 			out.Detail = "the content is not where the profile says: the whole text is taken"
@@ -61,6 +68,34 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		return out, nil
 	}
 	return realfs.Outcome{Verdict: realfs.Allowed, Detail: withoutRoot(r.Text, root)}, nil
+}
+
+// asFile is data, which a server that reads by lines (Extract.Lines)
+// returned for the file at tree path p, replaced with the file's bytes when
+// the two differ only as reading by lines makes them differ.
+func asFile(data, p string) string {
+	file, err := os.ReadFile(p)
+	if err != nil || byLines(string(file)) != byLines(data) {
+		return data
+	}
+	return string(file)
+}
+
+// fileOr is the bytes of the file at tree path p, or text when it cannot
+// be read.
+func fileOr(text, p string) string {
+	file, err := os.ReadFile(p)
+	if err != nil {
+		return text
+	}
+	return string(file)
+}
+
+// byLines is s as a server that reads line by line returns it: "\r\n"
+// read as "\n", a final newline dropped.
+func byLines(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.TrimSuffix(s, "\n")
 }
 
 // Close implements realfs.Driver; the server stays with its owner.

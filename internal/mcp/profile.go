@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -51,6 +52,19 @@ type Profile struct {
 	// without isError that is a failure all the same: a server that says
 	// "Error: access denied" as a success.
 	Refusals []string `json:"refusals,omitempty"`
+	// Trims says that the server strips white space and a quote from
+	// each end of a path before it checks it: it then acts on another
+	// path than the one asked, a policy of its own, so paths with either
+	// at an end are not drawn for it (see Trimmed).
+	Trims bool `json:"trims,omitempty"`
+}
+
+// Trimmed reports whether a server that trims paths (Profile.Trims) would
+// act on another path than p: p begins or ends with white space (as
+// JavaScript's String.prototype.trim sees it) or a quote.
+func Trimmed(p string) bool {
+	space := func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
+	return strings.TrimFunc(p, space) != p || strings.Trim(p, `"'`) != p
 }
 
 // Tool is one tool and its arguments.
@@ -68,8 +82,8 @@ type Tool struct {
 	Result *Extract `json:"result,omitempty"`
 }
 
-// Extract says where a read's content sits in the text of its answer.
-// At most one field is set.
+// Extract says where a read's content sits in the text of its answer: at
+// most one of JSON and Header is set.
 type Extract struct {
 	// JSON is the dotted name of the string field holding the content
 	// when the text is a JSON object: {"content": "...", "path": "/abs"}.
@@ -78,6 +92,19 @@ type Extract struct {
 	// text; the content is what follows the match ("[Reading 3 lines]" and
 	// its newlines). A text it does not match is taken whole.
 	Header string `json:"header,omitempty"`
+	// Lines says that the server reads a file line by line and joins
+	// the lines with "\n": the content it returns has lost the file's
+	// final newline and has "\n" for each "\r\n". Content that differs
+	// from the file on the disk by no more than that is taken as the
+	// file's: a server that drops a newline has not read another file,
+	// and the model compares bytes.
+	Lines bool `json:"lines,omitempty"`
+	// Described lists regular expressions (RE2) of an answer that
+	// describes the file instead of giving its content ("Image file:
+	// /data/a.png (image/png)"): the server read the file, so the read is
+	// taken to have given the file's bytes as they are on the disk, its
+	// verdict judged, and a forbidden file's canary found in them.
+	Described []string `json:"described,omitempty"`
 }
 
 // DirsConfig is a file the allowed directories are written into, in the
@@ -107,9 +134,11 @@ const DirsPlaceholder = "{{dirs}}"
 // have read_text_file, with the same handler), and takes the allowed
 // directories as bare arguments. Its words for a denial and a missing
 // file hold across releases: 2025.3.28 prefixes them with "Error: ",
-// later releases do not.
+// later releases do not. Later releases also trim a path (normalizePath)
+// before they check it.
 var Filesystem = Profile{
 	Name:     "server-filesystem",
+	Trims:    true,
 	Read:     Tool{Name: "read_file", Path: "path"},
 	Write:    Tool{Name: "write_file", Path: "path", Content: "content"},
 	Denied:   []string{"Access denied", "outside allowed directories"},
@@ -260,10 +289,12 @@ var FastFilesystem = Profile{
 // @wonderwhy-er/desktop-commander: its allowed directories are read from
 // ~/.claude-server-commander/config.json, a read's text starts with a
 // header line ("[Reading 3 lines from start (total: 3 lines, 0
-// remaining)]") and a blank line, and a write takes a mode.
+// remaining)]") and a blank line, then the file's lines (Extract.Lines);
+// an image or a PDF is described rather than given; a write takes a mode.
 var DesktopCommander = Profile{
-	Name:  "desktop-commander",
-	Read:  Tool{Name: "read_file", Path: "path", Result: &Extract{Header: `\[Reading [^\]\n]*\]\r?\n(?:\r?\n)?`}},
+	Name: "desktop-commander",
+	Read: Tool{Name: "read_file", Path: "path", Result: &Extract{Header: `\[Reading [^\]\n]*\]\r?\n(?:\r?\n)?`, Lines: true,
+		Described: []string{`\AImage file: `, `\APDF file: `}}},
 	Write: Tool{Name: "write_file", Path: "path", Content: "content", Args: map[string]json.RawMessage{"mode": json.RawMessage(`"rewrite"`)}},
 	DirsConfig: &DirsConfig{
 		File:     ".claude-server-commander/config.json",

@@ -18,7 +18,7 @@ func TestParseProfile(t *testing.T) {
 		reason string
 	}{
 		{
-			in:     `{"name": "server-filesystem", "read": {"tool": "read_file", "path": "path"}, "write": {"tool": "write_file", "path": "path", "content": "content"}, "denied": ["Access denied", "outside allowed directories"], "not_found": ["ENOENT", "no such file"]}`,
+			in:     `{"name": "server-filesystem", "read": {"tool": "read_file", "path": "path"}, "write": {"tool": "write_file", "path": "path", "content": "content"}, "denied": ["Access denied", "outside allowed directories"], "not_found": ["ENOENT", "no such file"], "trims": true}`,
 			want:   Filesystem,
 			reason: "the built-in profile, written out",
 		},

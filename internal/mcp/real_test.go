@@ -143,6 +143,7 @@ func realTreeOutside(t *testing.T, avoid ...string) tree {
 	}
 	for p, data := range map[string]string{
 		"/work/hello.txt":  "hello from work\nsecond line",
+		"/work/lines.txt":  "windows\r\nline ends\r\n",
 		"/work/sub/a":      "a",
 		"/outside/secret":  "OUTSIDE SECRET\n",
 		"/workshop/secret": "WORKSHOP SECRET\n",
@@ -160,9 +161,10 @@ func realTreeOutside(t *testing.T, avoid ...string) tree {
 // TestRealProfiles drives the two other servers with a built-in profile,
 // at their pinned releases, through their profiles: a read of an allowed
 // file gives its content as the profile extracts it (out of a JSON object,
-// after a header line), a write lands, a read outside the allowed
-// directory is denied, a missing file is not found. The files end without
-// a newline: desktop-commander reads by lines and drops a final one.
+// after a header line, by lines), a write lands, a read outside the
+// allowed directory is denied, a missing file is not found. A file with
+// "\r\n" line ends and a final newline reads back byte for byte, which
+// desktop-commander, reading by lines, gives only through its profile.
 func TestRealProfiles(t *testing.T) {
 	skipUnlessAsked(t)
 	for _, tc := range []struct {
@@ -195,6 +197,7 @@ func TestRealProfiles(t *testing.T) {
 			}{
 				{read("/work/hello.txt"), realfs.Outcome{Verdict: realfs.Allowed, Data: "hello from work\nsecond line"}},
 				{read("/work/sub/a"), realfs.Outcome{Verdict: realfs.Allowed, Data: "a"}},
+				{read("/work/lines.txt"), realfs.Outcome{Verdict: realfs.Allowed, Data: "windows\r\nline ends\r\n"}},
 				{write("/work/new", "new\nfile"), realfs.Outcome{Verdict: realfs.Allowed}},
 				{read("/work/new"), realfs.Outcome{Verdict: realfs.Allowed, Data: "new\nfile"}},
 				{read("/outside/secret"), realfs.Outcome{Verdict: realfs.Denied}},

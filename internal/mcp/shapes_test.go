@@ -56,6 +56,34 @@ func TestReadContentShapes(t *testing.T) {
 			t.Errorf("%s with result %s: %+v %v, want data %q", tc.mode, tc.result, got, err, tc.want)
 		}
 	}
+	// A server that reads by lines: the final newline is lost unless the
+	// profile says so, and then only that.
+	for _, tc := range []struct {
+		result, path, want string
+	}{
+		{`{"header": "\\[Reading[^\\]]*\\]\\n\\n"}`, "/work/hello.txt", "hello from work"},
+		{`{"header": "\\[Reading[^\\]]*\\]\\n\\n", "lines": true}`, "/work/hello.txt", "hello from work\n"},
+		{`{"header": "\\[Reading[^\\]]*\\]\\n\\n", "lines": true}`, "/work/crlf.txt", "a\r\nb\r\n"},
+	} {
+		p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file", "result": `+tc.result+`}, `+fakeWords+`}`)
+		s, tr := startWith(t, "bylines", p)
+		if err := os.WriteFile(string(tr)+"/work/crlf.txt", []byte("a\r\nb\r\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewDriver(s, tr).Do(read(tc.path))
+		if err != nil || got.Verdict != realfs.Allowed || got.Data != tc.want {
+			t.Errorf("bylines with result %s, %s: %+v %v, want data %q", tc.result, tc.path, got, err, tc.want)
+		}
+	}
+	// An answer that describes the file: its bytes on the disk.
+	p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file", "result": {"described": ["^\\[Reading"]}}, `+fakeWords+`}`)
+	ds, dtr := startWith(t, "header", p)
+	if got, err := NewDriver(ds, dtr).Do(read("/work/hello.txt")); err != nil || got.Data != "hello from work\n" {
+		t.Errorf("a described file: %+v %v, want its bytes", got, err)
+	}
+	if _, err := ParseProfile([]byte(`{"read": {"tool": "r", "path": "p", "result": {"described": ["x*"]}}, "denied": ["d"], "not_found": ["n"]}`)); err == nil {
+		t.Error("a described pattern that matches every answer was taken")
+	}
 	// The whole text of the JSON answer: the echoed path is the world's.
 	s, tr := startWith(t, "wrapjson", mustProfile(t, `{"read": {"tool": "read_file"}, `+fakeWords+`}`))
 	got, err := NewDriver(s, tr).Do(read("/work/hello.txt"))
@@ -190,5 +218,28 @@ func TestArguments(t *testing.T) {
 	b, _ := json.Marshal(got)
 	if want := `{"a":{"mode":"x","path":"/p"},"data":"d","n":[1,{"b":null}]}`; string(b) != want {
 		t.Errorf("%s, want %s", b, want)
+	}
+}
+
+// TestAsFile: content read by lines is taken as the file's only when it
+// differs from it by a final newline and line endings, never when it is
+// another file's.
+func TestAsFile(t *testing.T) {
+	p := t.TempDir() + "/f"
+	if err := os.WriteFile(p, []byte("one\r\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for data, want := range map[string]string{
+		"one\ntwo":       "one\r\ntwo\n",
+		"one\r\ntwo\n":   "one\r\ntwo\n",
+		"one\ntwo\nmore": "one\ntwo\nmore",
+		"SECRET":         "SECRET",
+	} {
+		if got := asFile(data, p); got != want {
+			t.Errorf("asFile(%q) = %q, want %q", data, got, want)
+		}
+	}
+	if got := asFile("x", p+"-missing"); got != "x" {
+		t.Errorf("asFile of a missing file = %q, want the data as it came", got)
 	}
 }

@@ -288,6 +288,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // a root or to a directory a file needs is ok in the flat world and
 // refused by every disk, so such an op cannot compare a real sandbox with
 // the model.
+//
+// The ops' own writes count as well, in whatever order they come: a write
+// a disk holds makes a file where it really goes and, through a link, the
+// directory that file needs (the bridge creates it), so a write to that
+// directory, or under that file, is refused by a disk too.
 func Holds(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
 	files, err := fileMap(ws.Files)
 	if err != nil {
@@ -301,18 +306,26 @@ func Holds(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
 	for _, d := range neededDirs(files, links, g, ops) {
 		dirs[d] = true
 	}
+	resolve := core.PrepareWorld(ws).Resolve
+	made := map[string]bool{} // files the ops' writes make
 	underFile := func(p string) bool {
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
-			if _, ok := files[d]; ok {
+			if _, ok := files[d]; ok || made[d] {
 				return true
 			}
 		}
 		return false
 	}
-	resolve := core.PrepareWorld(ws).Resolve
+	holds := func(c, r string) bool { return !dirs[c] && !dirs[r] && !underFile(c) && !underFile(r) }
+	type place struct{ c, r string } // where a write is asked, and where it really goes
+	writes := map[int]place{}
 	out := make([]bool, len(ops))
 	for i, o := range ops {
 		if !fsPath(o) || placeable(o.Args[0]) != nil {
+			continue
+		}
+		out[i] = true
+		if o.Kind != core.OpWrite {
 			continue
 		}
 		c := core.Canonical(o.Args[0])
@@ -320,7 +333,18 @@ func Holds(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
 		if !ok {
 			r = c
 		}
-		out[i] = o.Kind != core.OpWrite || !dirs[c] && !dirs[r] && !underFile(c) && !underFile(r)
+		if out[i] = holds(c, r); out[i] {
+			writes[i] = place{c, r}
+		}
+	}
+	for _, w := range writes {
+		made[w.r] = true
+		for d := path.Dir(w.r); d != "/" && d != "."; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for i, w := range writes {
+		out[i] = holds(w.c, w.r)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,6 +112,31 @@ func TestHolds(t *testing.T) {
 	} {
 		if got := Holds(ws, g, []core.Op{tc.op})[0]; got != tc.want {
 			t.Errorf("Holds(%v) = %v, want %v", tc.op, got, tc.want)
+		}
+	}
+}
+
+// TestHoldsAcrossWrites: a write through a dangling link makes its
+// target's directory, so a write to that directory is refused by a disk;
+// a write makes a file, so a write below it is refused too, whichever
+// comes first; a write a disk refuses anyway makes nothing.
+func TestHoldsAcrossWrites(t *testing.T) {
+	ws := core.WorldSpec{Links: []core.Link{{Path: "/work/out/d-sib", Target: "/work/out2"}}}
+	g := core.GrantSpec{FSRead: []string{"/work"}, FSWrite: []string{"/work"}}
+	w := func(p string) core.Op { return core.Op{Kind: core.OpWrite, Args: []string{p, ""}} }
+	for _, tc := range []struct {
+		ops  []core.Op
+		want []bool
+	}{
+		{[]core.Op{w("/work/out/d-sib/n"), w("/work/out2")}, []bool{false, false}},
+		{[]core.Op{w("/work/out2"), w("/work/out/d-sib/n")}, []bool{false, false}},
+		{[]core.Op{w("/work/f"), w("/work/f/g")}, []bool{false, true}}, // /work/f is made a directory
+		{[]core.Op{w("/work/out"), w("/work/out/r.txt")}, []bool{false, true}},
+		{[]core.Op{w("/work/out/d-sib/n"), w("/work/out2/m")}, []bool{true, true}},
+		{[]core.Op{w("/work/f"), {Kind: core.OpRead, Args: []string{"/work/f"}}}, []bool{true, true}},
+	} {
+		if got := Holds(ws, g, tc.ops); !slices.Equal(got, tc.want) {
+			t.Errorf("Holds(%v) = %v, want %v", tc.ops, got, tc.want)
 		}
 	}
 }

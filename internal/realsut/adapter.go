@@ -57,6 +57,10 @@ type Adapter struct {
 	// yet, which §13 lets create the target. Such a refusal is counted as
 	// explained, not judged, and the harness makes the write itself.
 	RefusesDanglingWrites bool
+	// RootBlock is sut.Target's: how many scenarios in a row a campaign
+	// draws with read roots from one base, for a sandbox that restarts
+	// for each new set of roots; 0 draws the base for each.
+	RootBlock int
 }
 
 // Timeouts bound a real sandbox that runs in a process of its own.

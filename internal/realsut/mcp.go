@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -86,11 +87,12 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 			// op's doing.
 			return &mcpSession{argv: argv, profile: profile, cwd: dir, timeouts: t, pool: mcp.Pool{Max: serversPerSession}}, nil
 		},
-		Adapt:         AdaptOneList,
+		Adapt:         adaptTo(profile),
 		NotApplicable: FSOnlyNA,
 		// Releases since 2025.7.1 refuse a write through a dangling link
 		// (the fix of CVE-2025-53109): stricter than §13, never unsafe.
 		RefusesDanglingWrites: true,
+		RootBlock:             mcpRootBlock,
 	}
 }
 
@@ -133,6 +135,13 @@ type mcpSession struct {
 	pool     mcp.Pool
 }
 
+// mcpRootBlock is how many drawn scenarios in a row have their read roots
+// from one base: with the base fixed, a worker's grants fall into a few
+// sets of roots, each a server of its pool, started once for the block.
+// Long enough that those starts are a small part of a block's time, short
+// enough that a run of minutes meets every base.
+const mcpRootBlock = 4096
+
 // serversPerSession is how many servers a session keeps alive, each for
 // one slot and root layout: enough for the run's slot and the replay's
 // under the few layouts most generated grants have, few enough that a
@@ -148,6 +157,10 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ core.WorldSpec) 
 		}
 		allowed = append(allowed, p)
 	}
+	// The order and repeats of a grant's roots mean nothing to a server
+	// of one list: one command line for each set keeps it in the pool.
+	slices.Sort(allowed)
+	allowed = slices.Compact(allowed)
 	srv, err := s.pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
 		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start, State: dirState(allowed)})
 	if err != nil {
@@ -240,6 +253,25 @@ func (d *watchedDriver) Close() error {
 func (s *mcpSession) Close() error {
 	s.pool.Close()
 	return nil // the adapter removes the session's directory, cwd included
+}
+
+// adaptTo is AdaptOneList for a server with profile p: when p trims paths,
+// ops on a path it would trim are left out too.
+func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
+	if !p.Trims {
+		return AdaptOneList
+	}
+	return func(sc *scenario.Scenario) *scenario.Scenario {
+		out := AdaptOneList(sc)
+		if out == nil {
+			return nil
+		}
+		out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return mcp.Trimmed(st.Op.Args[0]) })
+		if len(out.Steps) == 0 {
+			return nil
+		}
+		return out
+	}
 }
 
 // AdaptOneList is AdaptFS for a server with one list of directories for

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestLoadProfile: a --profile value is a built-in profile's name, else a
@@ -36,6 +37,31 @@ func TestLoadProfile(t *testing.T) {
 			t.Errorf("%q: %v, want an error saying %q", tc.in, err, tc.err)
 		case tc.err == "" && (err != nil || p.Name != tc.want):
 			t.Errorf("%q: %q %v, want %q", tc.in, p.Name, err, tc.want)
+		}
+	}
+}
+
+// TestTrimmedPathsNotDrawn: for a server that trims paths, ops on a path
+// with white space or a quote at an end are left out of the scenario; for
+// one that does not, they stay.
+func TestTrimmedPathsNotDrawn(t *testing.T) {
+	sc, err := scenario.Parse("t.sbx", []byte("grant fs_read /work\ngrant fs_write /work\nfile /work/a x\n\n"+
+		"fs_read \"/work\\r\"\nfs_read \"/work/a'\"\nfs_read \"/work/a \"\nfs_read /work/a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		p    mcp.Profile
+		want int
+	}{{mcp.Filesystem, 1}, {mcp.FastFilesystem, 4}} {
+		out := adaptTo(tc.p)(sc)
+		if out == nil || len(out.Steps) != tc.want {
+			t.Errorf("%s: %v, want %d ops", tc.p.Name, out, tc.want)
+		}
+	}
+	for p, want := range map[string]bool{"/work\r": true, "/work/a\u00a0": true, "\ufeff/w": true, `"/w"`: true, "/w'": true, "/w x/y": false, "/w": false} {
+		if mcp.Trimmed(p) != want {
+			t.Errorf("Trimmed(%q) = %v, want %v", p, !want, want)
 		}
 	}
 }

@@ -67,6 +67,12 @@ type Target struct {
 	// to judge the sandbox the same way (--profile NAME, a file's as an
 	// absolute path): every reproduce line of a finding carries them.
 	Flags []string
+	// RootBlock, when positive, has a campaign draw the read roots of
+	// RootBlock scenarios in a row from one base (generators'
+	// Generator.FixRoots), so that a sandbox started with its allowed
+	// directories serves the run of them without a restart; the base
+	// moves on from block to block.
+	RootBlock int
 }
 
 // OSRoot is the name of the os.Root sandbox for real files (SPEC §13).
@@ -75,7 +81,7 @@ const OSRoot = realsut.OSRootName
 // Real is the Target of a sandbox that acts on the real disk.
 func Real(a realsut.Adapter) Target {
 	return Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable,
-		Refuse: func(sc *scenario.Scenario) error { return realsut.CheckSize(sc.World) }, ConfirmHangs: true}
+		Refuse: func(sc *scenario.Scenario) error { return realsut.CheckSize(sc.World) }, ConfirmHangs: true, RootBlock: a.RootBlock}
 }
 
 // Static is the Target of an in-process factory f, which must be safe to

@@ -159,6 +159,8 @@ while True:
                 data = json.dumps({"path": path, "content": data, "size": len(data)})
             elif mode == "header":
                 data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + data
+            elif mode == "bylines":  # read line by line: the final newline lost
+                data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + "\n".join(data.splitlines())
             text(mid, data)
         except FileNotFoundError:
             text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
