@@ -11,11 +11,10 @@ set -o pipefail
 # directly (the same two commands), with -include naming the only packages
 # instrumented, those the target tests (under_test.sh, which
 # fuzz/libfuzzer.sh shares): package fuzz, which
-# holds the targets, the sandboxes (core, the reference; mutants), the .sbx
-# parser and its tokens (scenario, internal/token) for FuzzParse, and core's
-# path scans (internal/textscan) for FuzzPaths, which tests them. Everything else is
-# built plain: the standard library, rapid, the shim, core's byte scans
-# (internal/textscan, whose package comment says why) and the harness (the
+# holds the targets, the sandboxes (core, the reference, with internal/spec;
+# mutants), the .sbx
+# parser and its tokens (scenario, internal/token) for FuzzParse. Everything
+# else is built plain: the standard library, rapid, the shim and the harness (the
 # decoder, the generators, the oracle and its model), whose branches mirror
 # the sandbox's or fire only on a finding, so that their coverage guides
 # nothing the sandbox's does not, while tracing them cost more than half of
@@ -32,9 +31,9 @@ go get "$shim@$version"
 
 module=$(go list -m)
 pkg=$module/fuzz
-targets=(FuzzScenario FuzzRun FuzzParse FuzzPaths FuzzResolve)
+targets=(FuzzScenario FuzzParse FuzzPaths FuzzResolve)
 # FuzzProperty is left out: rapid.MakeFuzz wants the standard *testing.T,
-# which the shim replaces. FuzzTrivial is a throughput baseline, not a test.
+# which the shim replaces.
 if [[ $SANITIZER == *coverage* ]]; then
   for target in "${targets[@]}"; do
     compile_native_go_fuzzer "$pkg" "$target" "$target"

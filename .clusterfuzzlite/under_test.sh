@@ -3,16 +3,15 @@
 #
 # under_test MODULE TARGET prints, comma-separated, the packages TARGET tests,
 # the only ones its libFuzzer build instruments (go-118-fuzz-build -include):
-# package fuzz, which holds it, the sandboxes (core, the reference; mutants,
-# what SBXFUZZ_SUT names), for FuzzParse the .sbx parser and its tokens, for
-# FuzzPaths core's path helpers, which are internal/textscan's scans. The
-# slower formulations FuzzPaths and FuzzResolve hold core to, in
-# internal/fuzzinput, are harness: they mirror what they check.
+# package fuzz, which holds it, the sandboxes (core, the reference, with
+# internal/spec, the SPEC decisions it makes; mutants, what SBXFUZZ_SUT
+# names), and for FuzzParse the .sbx parser and its tokens. The formulations
+# FuzzPaths and FuzzResolve hold internal/spec to, in internal/fuzzcheck, are
+# harness: they mirror what they check.
 under_test() {
-  local module=$1 pkgs="$1/fuzz,$1/core,$1/mutants"
+  local module=$1 pkgs="$1/fuzz,$1/core,$1/internal/spec,$1/mutants"
   case "$2" in
   FuzzParse) pkgs+=",$module/scenario,$module/internal/token" ;;
-  FuzzPaths) pkgs+=",$module/internal/textscan" ;;
   esac
   echo "$pkgs"
 }

@@ -1,7 +1,15 @@
-// Package core is sbxfuzz's reference sandbox and its world: the executable
-// form of SPEC §1–7, against which every other sandbox is judged. "SPEC
-// §N", here and in every package of this module, is section N of
-// docs/SPEC.md.
+// Package core is the sandbox contract of sbxfuzz and its reference
+// sandbox: the executable form of SPEC §1–7, against which every other
+// sandbox is judged. "SPEC §N", here and in every package of this module,
+// is section N of docs/SPEC.md.
+//
+// It holds what a sandbox under test and the harness share, and nothing
+// else: Sandbox and Factory; World and its parts VFS, Net, Tools and
+// Clock; Grant, GrantSpec, GrantView and Budgets; Op and the op kinds;
+// Result and Kind; Usage; and Reference, the reference sandbox
+// (NewReference, ReferenceFactory). What a world holds is described by
+// scenario.WorldSpec, the header lines of a .sbx file; the world built
+// from it, and the checks that judge a run, are the harness's own.
 //
 // # The contract
 //
@@ -11,13 +19,15 @@
 // oracle trusts the journal, never the sandbox's account of itself.
 //
 //	world call            journal entry            returns
-//	VFS.Read(p)           read p                   content at Canonical(p), or absent
+//	VFS.Read(p)           read p                   content at Clean(p), or absent
 //	VFS.Write(p, d)       write p d                —
-//	VFS.Realpath(p)       realpath p -> r          p resolved through the world's links; Canonical(p) without links
+//	VFS.Realpath(p)       realpath p -> r          p resolved through the world's links; Clean(p) without links
 //	Net.Resolve(h)        resolve h -> a           one address (SPEC §6)
 //	Net.Fetch(h, a, path) fetch h a path           the routed body, or absent
 //	Tools.Call(n, in)     call n in                the tool's output, or absent
 //	Clock.Now()           (counted, not journaled) the next tick; ok=false past 2^63−1
+//
+// Clean is Go's path.Clean, the canonical form of SPEC §4.
 //
 // # The pipeline
 //
@@ -32,33 +42,23 @@
 // the world's links, r = VFS.Realpath(p), and r judged by the same roots
 // (a link loop is not_found, an r outside is the same denial); the effect
 // reads or writes r, never p. A world without links resolves p to
-// Canonical(p), so only the journal shows the step:
+// Clean(p), so only the journal shows the step:
 //
 //	fs_read /work//a   →  realpath /work//a -> /work/a
 //	                      read /work/a
 //
-// # The world
-//
-// RefWorld is the reference World, built from a WorldSpec: a flat VFS keyed
-// by Canonical path, without links (Realpath answers Canonical(p)); routes keyed by (NormalizeHost(host), path); a DNS
-// table keyed by NormalizeHost(host) whose answers cycle; the built-in tools
-// "echo" (returns its input) and "summarize" ("summary of N bytes"), which
-// canned ToolOutputs override or add to; and a TickClock, whose ticks
-// never wrap: one that would pass 2^63−1 is answered with ok=false and
-// halts max_wall (SPEC §7). PrepareWorld
-// turns a WorldSpec into an immutable WorldTemplate once (paths canonical,
-// hosts normalized), and each RefWorld started from it keeps only what
-// changed: its writes, DNS cursors, clock and journal. The oracle starts
-// two worlds per scenario from one template (the watched run and the
-// replay; the oracle's model keeps a world of its own). Its observers — Journal,
-// JournalLen, Fingerprint, ClockReads — cost O(1) (Fingerprint hashes what
-// the writes changed, relative to the template), so an oracle can look after
-// every op; Lookup, PeekResolve, Route and ToolOutput answer without
-// journaling, for observers only.
-//
-// # Helpers
-//
-// HasTraversal, UnderAllowlist and Canonical are SPEC §4; ParseInetAton,
-// ParseIPv6Literal, StaticResolve, Unmap and IsInternal are SPEC §6. Each
-// documents the SPEC's examples and is table-tested against them.
+// A net_fetch resolves its host exactly once and judges that very address:
+// an internal one (SPEC §6) is egress_internal, and the fetch goes to it or
+// nowhere.
 package core
+
+// Where the rest lives, for readers of this module (not part of the API):
+// the world's description (WorldSpec, File, Link, Route, DNSRecord,
+// ToolOutput, TickClock) and ParseKind are in package scenario; the
+// in-memory world a WorldSpec describes, with the journal, is
+// internal/refworld; the SPEC's decisions the reference shares with the
+// world, the oracle's model, the generators and the mutants (Canonical,
+// HasTraversal, UnderAllowlist, NormalizeHost, StaticResolve,
+// ParseInetAton, ParseIPv6Literal, Unmap, IsInternal, Arity, WellFormed,
+// MaxLinks) are internal/spec; Failure, the panic value of a sandbox that
+// cannot answer, is internal/door; MustGrant is internal/must.Grant.

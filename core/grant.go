@@ -6,10 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/lists"
-	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // Budgets are the three hard limits of a grant. A budget of 0 allows
@@ -43,10 +41,11 @@ type Grant struct{ d *grantData }
 
 type grantData struct {
 	fsRead, fsWrite []string
-	readRoots       []root
-	writeRoots      []root
 	hosts, tools    []string
 	budgets         Budgets
+	// readRoots and writeRoots are fsRead and fsWrite in canonical form,
+	// as the allow-list judges them (SPEC §4): cleaned once, here.
+	readRoots, writeRoots []string
 }
 
 // nothing is what the zero Grant grants.
@@ -75,154 +74,55 @@ type GrantView interface {
 // absolute, has a ".." segment or a NUL byte; or a host or tool name that is
 // empty or has white space, a control byte, '/', '@', '?' or '#'.
 func NewGrant(s GrantSpec) (Grant, error) {
-	if err := CheckGrant(s); err != nil {
+	if err := checkGrant(s); err != nil {
 		return Grant{}, err
 	}
-	// One allocation for most grants: the data and the backing arrays of
-	// its lists and roots together, in a block sized for the grant (a
-	// fuzz exec builds a grant per input, and a campaign one per
-	// scenario; most name a few items). Larger grants take three: the
-	// data, one backing array for the four lists, and one for both root
-	// lists. (A block a little larger than a grant needs costs the
-	// garbage collector more bytes: hence the several sizes.)
-	n, r := len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts)+len(s.Tools), len(s.FSRead)+len(s.FSWrite)
-	var (
-		d     *grantData
-		items []string
-		roots []root
-	)
-	switch {
-	case n == 0:
-		d = new(grantData)
-	case n == 1 && r == 0:
-		b := new(grantBlockName)
-		d, items = &b.d, b.items[:0]
-	case n == 1:
-		b := new(grantBlock1)
-		d, items, roots = &b.d, b.items[:0], b.roots[:0]
-	case n <= 2:
-		b := new(grantBlock2)
-		d, items, roots = &b.d, b.items[:0], b.roots[:0]
-	case n <= 4 && r <= 2:
-		b := new(grantBlock4)
-		d, items, roots = &b.d, b.items[:0], b.roots[:0]
-	case n <= 6 && r <= 2:
-		b := new(grantBlock6)
-		d, items, roots = &b.d, b.items[:0], b.roots[:0]
-	default:
-		d, items, roots = new(grantData), make([]string, 0, n), make([]root, 0, r)
-	}
-	items = append(append(append(append(items, s.FSRead...), s.FSWrite...), s.NetHosts...), s.Tools...)
-	for _, l := range [2][]string{s.FSRead, s.FSWrite} {
-		for _, x := range l {
-			roots = append(roots, newRoot(x))
-		}
-	}
-	// Each list is capped at its length, so that an append to one (none
-	// is appended to; the accessors copy) could never write into the next
-	// or into the block's spare room.
-	i, j, k, n := len(s.FSRead), len(s.FSRead)+len(s.FSWrite), len(s.FSRead)+len(s.FSWrite)+len(s.NetHosts), len(items)
-	*d = grantData{
-		fsRead:     listAs(items[:i:i], s.FSRead),
-		fsWrite:    listAs(items[i:j:j], s.FSWrite),
-		readRoots:  roots[:i:i],
-		writeRoots: roots[i:j:j],
-		hosts:      listAs(items[j:k:k], s.NetHosts),
-		tools:      listAs(items[k:n:n], s.Tools),
+	return Grant{&grantData{
+		fsRead:     slices.Clone(s.FSRead),
+		fsWrite:    slices.Clone(s.FSWrite),
+		hosts:      slices.Clone(s.NetHosts),
+		tools:      slices.Clone(s.Tools),
 		budgets:    s.Budgets,
-	}
-	return Grant{d}, nil
+		readRoots:  canonicalAll(s.FSRead),
+		writeRoots: canonicalAll(s.FSWrite),
+	}}, nil
 }
 
-// The blocks NewGrant allocates a grant in, by its number of items (the
-// four lists together) and of roots (fs_read and fs_write): the grant's
-// data and room for its lists and roots, which the data's slices point
-// into. Each is about the size of the three allocations it replaces.
-type (
-	grantBlockName struct { // one host or tool
-		d     grantData
-		items [1]string
+// canonicalAll is each of roots in canonical form.
+func canonicalAll(roots []string) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = spec.Canonical(r)
 	}
-	grantBlock1 struct {
-		d     grantData
-		items [1]string
-		roots [1]root
-	}
-	grantBlock2 struct {
-		d     grantData
-		items [2]string
-		roots [2]root
-	}
-	grantBlock4 struct {
-		d     grantData
-		items [4]string
-		roots [2]root
-	}
-	grantBlock6 struct {
-		d     grantData
-		items [6]string
-		roots [2]root
-	}
-)
-
-// listAs returns c, the copy of l: nil when l is nil, and empty but not
-// nil when l is empty but not nil, so that the accessors show a list given
-// empty as empty, as they did when each list was cloned on its own.
-func listAs(c, l []string) []string {
-	switch {
-	case l == nil:
-		return nil
-	case len(l) == 0:
-		return []string{} // allocates nothing
-	}
-	return c
+	return out
 }
 
-// CheckGrant returns the error NewGrant(s) would return, nil when it would
-// build the grant, without building it: for a parser that checks a grant's
-// items one at a time as it reads them.
-func CheckGrant(s GrantSpec) error {
+// checkGrant returns the error NewGrant(s) returns, nil when s describes a
+// grant.
+func checkGrant(s GrantSpec) error {
 	if b := s.Budgets; b.MaxOps < 0 || b.MaxWall < 0 || b.MaxOutputBytes < 0 {
 		return budgetError(b)
 	}
-	// A helper a list, not a loop over a table of the lists: that way the
-	// compiler sees that the lists do not escape, and a caller may check a
-	// spec whose lists are on its stack.
-	if item, why := firstProblem(s.FSRead, true); why != "" {
-		return itemError("fs_read root", item, why)
-	}
-	if item, why := firstProblem(s.FSWrite, true); why != "" {
-		return itemError("fs_write root", item, why)
-	}
-	if item, why := firstProblem(s.NetHosts, false); why != "" {
-		return itemError("net host", item, why)
-	}
-	if item, why := firstProblem(s.Tools, false); why != "" {
-		return itemError("tool", item, why)
+	for _, l := range []struct {
+		what    string
+		items   []string
+		problem func(string) string
+	}{
+		{"fs_read root", s.FSRead, rootProblem},
+		{"fs_write root", s.FSWrite, rootProblem},
+		{"net host", s.NetHosts, nameProblem},
+		{"tool", s.Tools, nameProblem},
+	} {
+		for _, item := range l.items {
+			if why := l.problem(item); why != "" {
+				return itemError(l.what, item, why)
+			}
+		}
 	}
 	return nil
 }
 
-// firstProblem returns the first of items that is no root (roots) or no
-// host or tool name, and what is wrong with it; why is "" when all are
-// fine. Its calls are direct, not through a function value per item: the
-// parser checks every item as it reads it and NewGrant checks them all
-// again, and an indirect call an item showed in profiles.
-func firstProblem(items []string, roots bool) (item, why string) {
-	for _, item := range items {
-		if roots {
-			why = rootProblem(item)
-		} else {
-			why = nameProblem(item)
-		}
-		if why != "" {
-			return item, why
-		}
-	}
-	return "", ""
-}
-
-// budgetError is CheckGrant's error for the first negative budget of b.
+// budgetError is checkGrant's error for the first negative budget of b.
 func budgetError(b Budgets) error {
 	for _, v := range []struct {
 		name string
@@ -235,26 +135,16 @@ func budgetError(b Budgets) error {
 	return nil
 }
 
-// itemError is CheckGrant's error for an item of the list what.
+// itemError is checkGrant's error for an item of the list what.
 func itemError(what, item, why string) error {
 	return fmt.Errorf("%w: %s %q %s", ErrInvalidGrant, what, item, why)
-}
-
-// MustGrant is NewGrant for tests and fixed tables: it panics on an invalid
-// spec.
-func MustGrant(s GrantSpec) Grant {
-	g, err := NewGrant(s)
-	if err != nil {
-		panic(err)
-	}
-	return g
 }
 
 func rootProblem(r string) string {
 	switch {
 	case !strings.HasPrefix(r, "/"):
 		return "is not absolute"
-	case HasTraversal(r):
+	case spec.HasTraversal(r):
 		return `has a ".." segment`
 	case strings.IndexByte(r, 0) >= 0:
 		return "has a NUL byte"
@@ -266,16 +156,7 @@ func nameProblem(n string) string {
 	if n == "" {
 		return "is empty"
 	}
-	if i := textscan.IndexNotIn(n, &plainNameByte); i >= 0 {
-		return runeProblem(n[i:]) // the first byte that is not plainly allowed
-	}
-	return ""
-}
-
-// runeProblem is nameProblem's rune-by-rune reading of s, from the first
-// byte that is not a plainly allowed ASCII one.
-func runeProblem(s string) string {
-	for _, c := range s {
+	for _, c := range n {
 		if why := runeNameProblem(c); why != "" {
 			return why
 		}
@@ -296,25 +177,6 @@ func runeNameProblem(c rune) string {
 	return ""
 }
 
-// asciiNameProblem is runeNameProblem of every ASCII byte, worked out
-// once: a campaign validates a generated grant, a few dozen names, per
-// scenario.
-var asciiNameProblem = func() (t [utf8.RuneSelf]string) {
-	for c := range t {
-		t[c] = runeNameProblem(rune(c))
-	}
-	return t
-}()
-
-// plainNameByte holds the bytes a name may have whatever surrounds them:
-// the ASCII ones asciiNameProblem finds nothing wrong with.
-var plainNameByte = func() (t [256]bool) {
-	for c, why := range asciiNameProblem {
-		t[c] = why == ""
-	}
-	return t
-}()
-
 // FSRead returns a copy of the fs_read roots, as given.
 func (g Grant) FSRead() []string { return slices.Clone(g.data().fsRead) }
 
@@ -331,13 +193,15 @@ func (g Grant) Tools() []string { return slices.Clone(g.data().tools) }
 func (g Grant) Budgets() Budgets { return g.data().budgets }
 
 // Spec returns the grant as the GrantSpec it was built from, roots as
-// given: copies of its four lists, made in one allocation (for callers that
-// read them all, once per scenario, like the oracle's model).
+// given: copies of its four lists, an empty list as nil.
 func (g Grant) Spec() GrantSpec {
 	d := g.data()
-	l := lists.Copy4(d.fsRead, d.fsWrite, d.hosts, d.tools)
-	return GrantSpec{FSRead: l[0], FSWrite: l[1], NetHosts: l[2], Tools: l[3], Budgets: d.budgets}
+	return GrantSpec{FSRead: copyList(d.fsRead), FSWrite: copyList(d.fsWrite),
+		NetHosts: copyList(d.hosts), Tools: copyList(d.tools), Budgets: d.budgets}
 }
+
+// copyList returns a copy of l, nil when l is empty.
+func copyList(l []string) []string { return append([]string(nil), l...) }
 
 // Matches reports whether g is the grant NewGrant(s) builds: the same
 // budgets and lists, item for item, a nil list and an empty one told
@@ -352,8 +216,8 @@ func (g Grant) Matches(s GrantSpec) bool {
 // sameList reports whether a grant's list is l as NewGrant copied it.
 func sameList(kept, l []string) bool { return (kept == nil) == (l == nil) && slices.Equal(kept, l) }
 
-// MayRead reports whether the grant lets an op read p: no traversal, and
-// Canonical(p) under an fs_read root.
+// MayRead reports whether the grant lets an op read p: no ".." segment,
+// and the canonical form of p under an fs_read root (SPEC §4).
 func (g Grant) MayRead(p string) bool { return g.data().mayRead(p) }
 
 // MayWrite reports whether the grant lets an op write p.
@@ -366,9 +230,9 @@ func (g Grant) MayFetch(host string) bool { return slices.Contains(g.data().host
 func (g Grant) MayCall(name string) bool { return slices.Contains(g.data().tools, name) }
 
 func (d *grantData) mayRead(p string) bool {
-	return !HasTraversal(p) && underAny(Canonical(p), d.readRoots)
+	return !spec.HasTraversal(p) && spec.UnderRoots(spec.Canonical(p), d.readRoots)
 }
 
 func (d *grantData) mayWrite(p string) bool {
-	return !HasTraversal(p) && underAny(Canonical(p), d.writeRoots)
+	return !spec.HasTraversal(p) && spec.UnderRoots(spec.Canonical(p), d.writeRoots)
 }

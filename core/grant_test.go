@@ -11,6 +11,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // newGrantNoPanic calls NewGrant and turns a panic into an error, so a table
@@ -160,7 +163,7 @@ func TestZeroGrantGrantsNothing(t *testing.T) {
 }
 
 func TestGrantDecisions(t *testing.T) {
-	g := core.MustGrant(validSpec())
+	g := must.Grant(validSpec())
 	tests := []struct {
 		got, want bool
 		what      string
@@ -273,7 +276,7 @@ func TestGrantCannotWiden(t *testing.T) {
 	check("mutating the GrantSpec")
 
 	// The same through a sandbox's GrantView.
-	r := core.NewReference(g, core.NewWorld(core.WorldSpec{}))
+	r := core.NewReference(g, refworld.New(scenario.WorldSpec{}))
 	v := r.Grant()
 	for _, s := range [][]string{v.FSRead(), v.FSWrite(), v.NetHosts(), v.Tools()} {
 		for i := range s {
@@ -289,7 +292,7 @@ func TestGrantCannotWiden(t *testing.T) {
 // TestGrantKeepsEmptyLists: a list given empty reads back empty, not nil,
 // and a list not given reads back nil.
 func TestGrantKeepsEmptyLists(t *testing.T) {
-	g := core.MustGrant(core.GrantSpec{FSRead: []string{}, Tools: []string{"echo"}})
+	g := must.Grant(core.GrantSpec{FSRead: []string{}, Tools: []string{"echo"}})
 	if l := g.FSRead(); l == nil || len(l) != 0 {
 		t.Errorf("FSRead() = %#v, want an empty list", l)
 	}
@@ -302,8 +305,7 @@ func TestGrantKeepsEmptyLists(t *testing.T) {
 }
 
 // TestGrantEveryShape builds grants of every split of up to six items over
-// the four lists (the sizes NewGrant builds in one block and the larger
-// ones it does not), each list nil, empty or holding distinct items, and
+// the four lists, each list nil, empty or holding distinct items, and
 // checks that the accessors give back each list exactly (nil as nil, empty
 // as empty), and that every decision uses the right list: each fs_read root
 // and no fs_write root allows a read, and so on.
@@ -374,29 +376,13 @@ func TestGrantEveryShape(t *testing.T) {
 	}
 }
 
-// TestNewGrantAllocations: a grant of a few items whose roots need no new
-// string (written with their trailing slash) is one allocation.
-func TestNewGrantAllocations(t *testing.T) {
-	for _, s := range []core.GrantSpec{
-		{Tools: []string{"echo"}},
-		{FSRead: []string{"/work/"}},
-		{FSRead: []string{"/work/"}, Tools: []string{"echo"}},
-		{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, NetHosts: []string{"a.example", "b.example"}, Tools: []string{"echo", "cat"}},
-		{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, NetHosts: []string{"api.internal"}, Tools: []string{"echo"}},
-	} {
-		if n := testing.AllocsPerRun(100, func() { core.MustGrant(s) }); n != 1 {
-			t.Errorf("NewGrant(%+v) made %v allocations, want 1", s, n)
-		}
-	}
-}
-
 // TestGrantMatches: a grant matches the spec it was built from (and copies
 // of it), and no spec that differs in a budget, an item, an item's list,
 // or a list given empty instead of not at all.
 func TestGrantMatches(t *testing.T) {
 	base := validSpec()
 	base.FSRead = append(base.FSRead, "/srv/")
-	g := core.MustGrant(base)
+	g := must.Grant(base)
 	if !g.Matches(base) || !g.Matches(g.Spec()) {
 		t.Fatalf("the grant does not match its own spec %+v", base)
 	}
@@ -423,7 +409,7 @@ func TestGrantMatches(t *testing.T) {
 	if !zero.Matches(core.GrantSpec{}) || zero.Matches(core.GrantSpec{Tools: []string{}}) || zero.Matches(base) {
 		t.Error("the zero Grant matches wrongly")
 	}
-	empty := core.MustGrant(core.GrantSpec{FSRead: []string{}})
+	empty := must.Grant(core.GrantSpec{FSRead: []string{}})
 	if !empty.Matches(core.GrantSpec{FSRead: []string{}}) || empty.Matches(core.GrantSpec{}) {
 		t.Error("a grant of an empty list matches wrongly")
 	}

@@ -52,34 +52,6 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// IsHard reports whether k halts the sandbox for good (the budget kinds).
-func (k Kind) IsHard() bool { return k == MaxOps || k == MaxWall || k == MaxOutputBytes }
-
-// IsDenial reports whether k refuses an op before any world call:
-// path_traversal, the *_denied kinds, unknown_op, malformed_op, max_ops and
-// max_wall. These are the kinds after which the world must be untouched
-// (SPEC §8, no-effect-on-denial). egress_internal, not_found and
-// max_output_bytes are not: each follows a permitted world call (a resolve,
-// a lookup, the effect whose bytes were refused).
-func (k Kind) IsDenial() bool {
-	switch k {
-	case PathTraversal, FSReadDenied, FSWriteDenied, EgressDenied,
-		ToolDenied, UnknownOp, MalformedOp, MaxOps, MaxWall:
-		return true
-	}
-	return false
-}
-
-// ParseKind returns the Kind named s, and false when s names none.
-func ParseKind(s string) (Kind, bool) {
-	for k := OK; k < NumKinds; k++ {
-		if kindNames[k] == s {
-			return k, true
-		}
-	}
-	return Invalid, false
-}
-
 // Result is what Run returns for one op. It is allowed exactly when Kind is
 // OK; Data is what an allowed effect produced (empty for writes and for
 // every refusal).
@@ -88,9 +60,6 @@ type Result struct {
 	Hard bool
 	Data string
 }
-
-// Allowed reports whether the op took effect.
-func (r Result) Allowed() bool { return r.Kind == OK }
 
 // The four op kinds of SPEC §2 and their arities.
 const (
@@ -106,16 +75,4 @@ const (
 type Op struct {
 	Kind string
 	Args []string
-}
-
-// Arity returns the number of arguments the op kind takes, and false for a
-// kind that is none of the four.
-func Arity(kind string) (int, bool) {
-	switch kind {
-	case OpRead:
-		return 1, true
-	case OpWrite, OpFetch, OpTool:
-		return 2, true
-	}
-	return 0, false
 }

@@ -3,19 +3,22 @@ package core_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestRealpathJournal: the reference world resolves a path to its Clean
 // form, journaling the path as asked and the answer.
 func TestRealpathJournal(t *testing.T) {
-	w := core.NewWorld(core.WorldSpec{})
+	w := refworld.New(scenario.WorldSpec{})
 	for _, tt := range []struct{ p, want, entry string }{
 		{"/work/a", "/work/a", "realpath /work/a -> /work/a"},
 		{"//work/./a/", "/work/a", "realpath //work/./a/ -> /work/a"},
@@ -33,7 +36,7 @@ func TestRealpathJournal(t *testing.T) {
 		}
 	}
 	// Reads and writes key by Canonical, whatever was resolved before.
-	w = core.NewWorld(core.WorldSpec{Files: []core.File{{Path: "", Data: "dot"}, {Path: "/a", Data: "A"}}})
+	w = refworld.New(scenario.WorldSpec{Files: []scenario.File{{Path: "", Data: "dot"}, {Path: "/a", Data: "A"}}})
 	for _, tt := range []struct{ resolve, read, want string }{
 		{"", "", "dot"}, {"/a", "/a", "A"}, {"/a", "/a/", "A"}, {"/a", "", "dot"}, {"/a/", ".", "dot"},
 	} {
@@ -51,7 +54,7 @@ func TestRealpathJournal(t *testing.T) {
 		t.Errorf("Files() after writes = %q, want /b: B and .: D", got)
 	}
 	// A loop has no answer: the empty token, never a path.
-	if got, want := (core.Entry{Call: core.CallRealpath, Name: "/work/loop"}).String(), `realpath /work/loop -> ""`; got != want {
+	if got, want := (refworld.Entry{Call: refworld.CallRealpath, Name: "/work/loop"}).String(), `realpath /work/loop -> ""`; got != want {
 		t.Errorf("a loop's entry prints %q, want %q", got, want)
 	}
 }
@@ -62,10 +65,10 @@ func TestRealpathJournal(t *testing.T) {
 // the path asked, a loop is not_found, and nothing is resolved before the
 // lexical checks pass.
 func TestResolvedPathIsJudgedAndUsed(t *testing.T) {
-	g := core.MustGrant(core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, Budgets: defaultBudgets})
-	w := core.NewWorld(core.WorldSpec{
-		Files: []core.File{{Path: "/work/real", Data: "R"}, {Path: "/etc/passwd", Data: "root"}},
-		Links: []core.Link{
+	g := must.Grant(core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, Budgets: defaultBudgets})
+	w := refworld.New(scenario.WorldSpec{
+		Files: []scenario.File{{Path: "/work/real", Data: "R"}, {Path: "/etc/passwd", Data: "root"}},
+		Links: []scenario.Link{
 			{Path: "/work/escape", Target: "/etc/passwd"}, {Path: "/work/out/escape", Target: "../../etc/cron"},
 			{Path: "/work/sibling", Target: "/workshop/x"},
 			{Path: "/work/alias", Target: "real"}, {Path: "/work/out/alias", Target: "/work/out/real"},
@@ -142,9 +145,9 @@ func TestResolvedPathIsJudgedAndUsed(t *testing.T) {
 // it reaches nothing, a directory link leads a new file out, and a
 // resolved answer resolves to itself.
 func TestWorldFollowsLinks(t *testing.T) {
-	w := core.NewWorld(core.WorldSpec{
-		Files: []core.File{{Path: "/etc/passwd", Data: "root"}, {Path: "/work/l", Data: "shadowed by the link"}},
-		Links: []core.Link{
+	w := refworld.New(scenario.WorldSpec{
+		Files: []scenario.File{{Path: "/etc/passwd", Data: "root"}, {Path: "/work/l", Data: "shadowed by the link"}},
+		Links: []scenario.Link{
 			{Path: "/work/l", Target: "/etc/passwd"}, {Path: "/work/dangling", Target: "/work/new"},
 			{Path: "/work/loop", Target: "/work/loop"}, {Path: "/work/dir", Target: "/etc"},
 		},
@@ -177,16 +180,16 @@ func TestWorldFollowsLinks(t *testing.T) {
 
 // TestLinkLimit: a chain of MaxLinks links resolves; one more is a loop.
 func TestLinkLimit(t *testing.T) {
-	var links []core.Link
-	for i := 0; i <= core.MaxLinks; i++ {
-		links = append(links, core.Link{Path: fmt.Sprintf("/c/%d", i), Target: fmt.Sprintf("%d", i+1)})
+	var links []scenario.Link
+	for i := 0; i <= spec.MaxLinks; i++ {
+		links = append(links, scenario.Link{Path: fmt.Sprintf("/c/%d", i), Target: fmt.Sprintf("%d", i+1)})
 	}
-	tmpl := core.PrepareWorld(core.WorldSpec{Links: links})
-	if got, ok := tmpl.Resolve("/c/1"); got != fmt.Sprintf("/c/%d", core.MaxLinks+1) || !ok {
-		t.Errorf("a chain of %d links resolves to %q, %v; want /c/%d, true", core.MaxLinks, got, ok, core.MaxLinks+1)
+	tmpl := refworld.Prepare(scenario.WorldSpec{Links: links})
+	if got, ok := tmpl.Resolve("/c/1"); got != fmt.Sprintf("/c/%d", spec.MaxLinks+1) || !ok {
+		t.Errorf("a chain of %d links resolves to %q, %v; want /c/%d, true", spec.MaxLinks, got, ok, spec.MaxLinks+1)
 	}
 	if got, ok := tmpl.Resolve("/c/0"); got != "" || ok {
-		t.Errorf("a chain of %d links resolves to %q, %v; want a loop", core.MaxLinks+1, got, ok)
+		t.Errorf("a chain of %d links resolves to %q, %v; want a loop", spec.MaxLinks+1, got, ok)
 	}
 	for _, p := range []string{"/c/5/x", "/c/40", "/d/../c/39"} {
 		r, ok := tmpl.Resolve(p)
@@ -200,10 +203,10 @@ func TestLinkLimit(t *testing.T) {
 // that the MaxLinks limit falls inside them, cycles, directory links and
 // targets with "." and "..", relative and absolute; and paths that go in
 // through them at every point.
-func randomLinkWorld(r *rand.Rand) ([]core.Link, []string) {
+func randomLinkWorld(r *rand.Rand) ([]scenario.Link, []string) {
 	dirs := []string{"a", "b"}
 	name := func() string { return fmt.Sprintf("/%s/%d", dirs[r.IntN(2)], r.IntN(60)) }
-	var links []core.Link
+	var links []scenario.Link
 	for range 1 + r.IntN(3) { // chains of 30 to 45 links
 		d, n, start := dirs[r.IntN(2)], 30+r.IntN(16), r.IntN(20)
 		for i := range n {
@@ -211,12 +214,12 @@ func randomLinkWorld(r *rand.Rand) ([]core.Link, []string) {
 			if r.IntN(4) == 0 {
 				target = fmt.Sprintf("/%s/%d", d, start+i+1)
 			}
-			links = append(links, core.Link{Path: fmt.Sprintf("/%s/%d", d, start+i), Target: target})
+			links = append(links, scenario.Link{Path: fmt.Sprintf("/%s/%d", d, start+i), Target: target})
 		}
 	}
 	for range r.IntN(25) { // anything: cycles, directory links, climbs, relative link paths
 		targets := []string{name(), "..", ".", "../b", "x/..", name() + "/c", "../" + fmt.Sprint(r.IntN(60)), fmt.Sprint(r.IntN(60)), "/", name()[1:]}
-		links = append(links, core.Link{Path: name()[r.IntN(2):], Target: targets[r.IntN(len(targets))]})
+		links = append(links, scenario.Link{Path: name()[r.IntN(2):], Target: targets[r.IntN(len(targets))]})
 	}
 	r.Shuffle(len(links), func(i, j int) { links[i], links[j] = links[j], links[i] })
 	var paths []string
@@ -230,96 +233,22 @@ func randomLinkWorld(r *rand.Rand) ([]core.Link, []string) {
 	return links, paths
 }
 
-// TestWorldRemembersLinksExactly: a world's walks remember where each link
-// led and how many links that took (linkMemo), and later walks jump there.
-// On random worlds of long chains (the 40-link limit falling anywhere in
-// them), loops and directory links, every answer of a world that has
-// walked many paths before is the answer of a walk that remembers nothing
-// (WorldTemplate.Resolve); and a world renewed from another template
-// forgets the first one's links.
-func TestWorldRemembersLinksExactly(t *testing.T) {
+// TestTemplatePreparedAgain: a template prepared again, in the memory of
+// the worlds it was prepared for before, resolves every path as a template
+// prepared afresh: nothing of an earlier world's links stays.
+func TestTemplatePreparedAgain(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 40))
-	var w *core.RefWorld
+	reused := new(refworld.Template)
 	for world := range 300 {
 		links, paths := randomLinkWorld(r)
-		tmpl := core.PrepareWorld(core.WorldSpec{Links: links})
-		if w == nil {
-			w = tmpl.New()
-		} else {
-			tmpl.Renew(w) // the world of the last round, its memory reused
-		}
-		for round := range 2 {
-			for _, p := range paths {
-				want, wantOK := tmpl.Resolve(p)
-				if got, ok := w.Realpath(p); got != want || ok != wantOK {
-					t.Fatalf("world %d, round %d: Realpath(%q) = %q, %v; a walk remembering nothing says %q, %v (links %v)",
-						world, round, p, got, ok, want, wantOK, links)
-				}
-			}
-			r.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
-		}
-	}
-}
-
-// TestWorldLearnsLinksFromATwin checks LearnLinks: a world given what
-// another world of its template learned answers every path as a walk that
-// remembers nothing does; and a world is given nothing by a world of
-// another template, or of an earlier preparation of its own, whose links
-// are not its links (the same paths to other targets here, so that taking
-// their answers would resolve paths wrong).
-func TestWorldLearnsLinksFromATwin(t *testing.T) {
-	r := rand.New(rand.NewPCG(18, 41))
-	tmpl, other := new(core.WorldTemplate), new(core.WorldTemplate)
-	first, twin, stale := new(core.RefWorld), new(core.RefWorld), new(core.RefWorld)
-	check := func(world int, what string, links []core.Link, paths []string) {
-		t.Helper()
+		reused.Prepare(scenario.WorldSpec{Links: links})
+		fresh := refworld.Prepare(scenario.WorldSpec{Links: links})
 		for _, p := range paths {
-			want, wantOK := tmpl.Resolve(p)
-			if got, ok := twin.Realpath(p); got != want || ok != wantOK {
-				t.Fatalf("world %d, %s: Realpath(%q) = %q, %v; a walk remembering nothing says %q, %v (links %v)",
-					world, what, p, got, ok, want, wantOK, links)
+			want, wantOK := fresh.Resolve(p)
+			if got, ok := reused.Resolve(p); got != want || ok != wantOK {
+				t.Fatalf("world %d: Resolve(%q) = %q, %v on a template prepared again; %q, %v on a fresh one (links %v)",
+					world, p, got, ok, want, wantOK, links)
 			}
 		}
-	}
-	learned := 0
-	for world := range 300 {
-		links, paths := randomLinkWorld(r)
-		otherLinks := slices.Clone(links)
-		r.Shuffle(len(otherLinks), func(i, j int) {
-			otherLinks[i].Target, otherLinks[j].Target = otherLinks[j].Target, otherLinks[i].Target
-		})
-		tmpl.Prepare(core.WorldSpec{Links: otherLinks})
-		tmpl.Renew(first)
-		other.Prepare(core.WorldSpec{Links: otherLinks})
-		other.Renew(stale)
-		for _, p := range paths {
-			first.Realpath(p) // learns a preparation of tmpl about to be replaced
-			stale.Realpath(p) // learns another template
-		}
-		tmpl.Prepare(core.WorldSpec{Links: links})
-		tmpl.Renew(twin)
-		twin.LearnLinks(first)
-		twin.LearnLinks(stale)
-		check(world, "after learning from worlds of other links", links, paths)
-
-		tmpl.Renew(first)
-		for _, p := range paths[:len(paths)/2] {
-			first.Realpath(p)
-		}
-		tmpl.Renew(twin)
-		twin.LearnLinks(first)
-		if twin.JournalLen() != 0 {
-			t.Fatal("LearnLinks journaled")
-		}
-		if core.LinksKnown(twin) > 0 {
-			learned++
-		}
-		for round := range 2 {
-			check(world, fmt.Sprintf("round %d after learning from a twin", round), links, paths)
-			r.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
-		}
-	}
-	if learned < 200 {
-		t.Fatalf("only %d of 300 twins learned a link: the test exercises little", learned)
 	}
 }

@@ -3,10 +3,8 @@ package core
 import (
 	"math"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // Reference is the reference sandbox: SPEC §5, step by step. It is not safe
@@ -38,9 +36,6 @@ func (s *Reference) Usage() Usage { return s.usage }
 // Grant implements Sandbox.
 func (s *Reference) Grant() GrantView { return s.grant }
 
-// Halted returns the kind that halted the sandbox, and false while it runs.
-func (s *Reference) Halted() (Kind, bool) { return s.halted, s.halted != Invalid }
-
 // Run implements Sandbox. Each step returns as soon as it decides.
 func (s *Reference) Run(op Op) Result {
 	// 1. Halt gate: no charge, no clock read, no world call.
@@ -68,11 +63,11 @@ func (s *Reference) Run(op Op) Result {
 		return s.halt(MaxWall)
 	}
 	// 3. Dispatch.
-	n, known := Arity(op.Kind)
+	n, known := spec.Arity(op.Kind)
 	if !known {
 		return Result{Kind: UnknownOp}
 	}
-	if !WellFormed(op.Args, n) {
+	if !spec.WellFormed(op.Args, n) {
 		return Result{Kind: MalformedOp}
 	}
 	// 4. Check, then effect.
@@ -117,19 +112,18 @@ func (s *Reference) write(p, data string) Result {
 // returns the path the effect must act on, and OK; or the kind that
 // refuses the op: PathTraversal, denied (both allow-list checks), or
 // NotFound when the world's links loop.
-func (s *Reference) checkPath(p string, roots []root, denied Kind) (r string, k Kind) {
-	if HasTraversal(p) {
+func (s *Reference) checkPath(p string, roots []string, denied Kind) (r string, k Kind) {
+	if spec.HasTraversal(p) {
 		return "", PathTraversal
 	}
-	c := Canonical(p)
-	if !underAny(c, roots) {
+	if !spec.UnderRoots(spec.Canonical(p), roots) {
 		return "", denied
 	}
 	r, ok := s.world.Realpath(p) // after the lexical checks: resolving first would probe outside the roots
 	switch {
 	case !ok:
 		return "", NotFound
-	case r != c && !underAny(Canonical(r), roots): // r == c is under the roots already: a world without links
+	case !spec.UnderRoots(r, roots): // a resolved path is canonical
 		return "", denied
 	}
 	return r, OK
@@ -140,7 +134,7 @@ func (s *Reference) fetch(host, path string) Result {
 		return Result{Kind: EgressDenied}
 	}
 	a := s.world.Resolve(host) // exactly once: the address checked is the address used
-	if IsInternal(a) {
+	if spec.IsInternal(a) {
 		return Result{Kind: EgressInternal}
 	}
 	body, ok := s.world.Fetch(host, a, path)
@@ -175,25 +169,4 @@ func (s *Reference) output(data string) Result {
 func (s *Reference) halt(k Kind) Result {
 	s.halted = k
 	return Result{Kind: k, Hard: true}
-}
-
-// WellFormed reports whether args has exactly n arguments, none with a NUL
-// byte or invalid UTF-8 (SPEC §5 step 3).
-func WellFormed(args []string, n int) bool {
-	if len(args) != n {
-		return false
-	}
-	for _, a := range args {
-		if !cleanArg(a) {
-			return false
-		}
-	}
-	return true
-}
-
-// cleanArg reports whether a has no NUL byte and is valid UTF-8. Most
-// arguments are ASCII without NUL, which textscan.ASCIINoNUL confirms
-// eight bytes at a time; only the rest go to the exact tests.
-func cleanArg(a string) bool {
-	return textscan.ASCIINoNUL(a) || utf8.ValidString(a) && strings.IndexByte(a, 0) < 0
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Every expected result, usage and journal line below is derived by hand
@@ -19,26 +21,40 @@ import (
 
 func op(kind string, args ...string) core.Op { return core.Op{Kind: kind, Args: args} }
 
+// runAll runs ops in order on s and stops after the first hard result,
+// which it includes: a later op would only meet the halt gate.
+func runAll(s core.Sandbox, ops []core.Op) []core.Result {
+	var out []core.Result
+	for _, o := range ops {
+		r := s.Run(o)
+		out = append(out, r)
+		if r.Hard {
+			break
+		}
+	}
+	return out
+}
+
 func fmtOp(o core.Op) string { return fmt.Sprintf("%s %q", o.Kind, o.Args) }
 
 // The scenario defaults of SPEC §10.
 var defaultBudgets = core.Budgets{MaxOps: 1000, MaxWall: 1000000, MaxOutputBytes: 1048576}
-var defaultClock = core.TickClock{Start: 0, Step: 1}
+var defaultClock = scenario.TickClock{Start: 0, Step: 1}
 
 // box is a reference sandbox over its own world.
 type box struct {
 	s *core.Reference
-	w *core.RefWorld
+	w *refworld.World
 }
 
-func newBox(t *testing.T, g core.GrantSpec, w core.WorldSpec) box {
+func newBox(t *testing.T, g core.GrantSpec, w scenario.WorldSpec) box {
 	t.Helper()
 	grant, err := core.NewGrant(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	world := core.NewWorld(w)
-	return box{core.NewReference(grant, world), world}
+	rw := refworld.New(w)
+	return box{core.NewReference(grant, rw), rw}
 }
 
 // run runs o and fails the test unless the result is want.
@@ -90,15 +106,15 @@ func mapSlice[T, U any](in []T, f func(T) U) []U {
 }
 
 // seedTrace is the worked trace of SPEC §10.
-func seedTrace() (core.GrantSpec, core.WorldSpec, []core.Op, []core.Result) {
+func seedTrace() (core.GrantSpec, scenario.WorldSpec, []core.Op, []core.Result) {
 	g := core.GrantSpec{
 		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"},
 		NetHosts: []string{"api.internal"}, Tools: []string{"summarize"},
 		Budgets: core.Budgets{MaxOps: 7, MaxWall: 1000000, MaxOutputBytes: 1048576},
 	}
-	w := core.WorldSpec{
-		Files:  []core.File{{Path: "/work/data.txt", Data: "hello"}},
-		Routes: []core.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
+	w := scenario.WorldSpec{
+		Files:  []scenario.File{{Path: "/work/data.txt", Data: "hello"}},
+		Routes: []scenario.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
 		Clock:  defaultClock,
 	}
 	ops := []core.Op{
@@ -127,8 +143,8 @@ func seedTrace() (core.GrantSpec, core.WorldSpec, []core.Op, []core.Result) {
 func TestSeedTrace(t *testing.T) {
 	g, w, ops, want := seedTrace()
 	b := newBox(t, g, w)
-	if diff := cmp.Diff(want, core.RunAll(b.s, ops)); diff != "" {
-		t.Errorf("RunAll(seed trace) mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, runAll(b.s, ops)); diff != "" {
+		t.Errorf("runAll(seed trace) mismatch (-want +got):\n%s", diff)
 	}
 	// Each fs op that passes its lexical checks resolves its path first
 	// (SPEC §5 step 4): without links, to Clean(p).
@@ -147,21 +163,15 @@ func TestSeedTrace(t *testing.T) {
 	if diff := cmp.Diff(wantFiles, b.w.Files()); diff != "" {
 		t.Errorf("final Files() mismatch (-want +got):\n%s", diff)
 	}
-	if k, halted := b.s.Halted(); !halted || k != core.MaxOps {
-		t.Errorf("Halted() = %v, %v; want max_ops, true", k, halted)
-	}
 }
 
 func TestHaltLatched(t *testing.T) {
 	b := newBox(t, core.GrantSpec{
 		FSRead: []string{"/work/"}, FSWrite: []string{"/work/"}, Tools: []string{"echo"},
 		Budgets: core.Budgets{MaxOps: 2, MaxWall: 1000, MaxOutputBytes: 1000},
-	}, core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
+	}, scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
 	if n := b.w.ClockReads(); n != 1 {
 		t.Fatalf("ClockReads after NewReference = %d, want 1 (t0)", n)
-	}
-	if k, halted := b.s.Halted(); halted {
-		t.Errorf("Halted() before any op = %v, true", k)
 	}
 	b.run(t, op("fs_read", "/work/a"), ok("x"))
 	b.run(t, op("fs_read", "/work/a"), ok("x"))
@@ -193,15 +203,12 @@ func TestHaltLatched(t *testing.T) {
 		t.Errorf("the VFS changed after the halt")
 	}
 	b.wantJournal(t, "realpath /work/a -> /work/a", "read /work/a", "realpath /work/a -> /work/a", "read /work/a")
-	if k, halted := b.s.Halted(); !halted || k != core.MaxOps {
-		t.Errorf("Halted() = %v, %v; want max_ops, true", k, halted)
-	}
 }
 
 func TestDeniedWriteLeavesVFS(t *testing.T) {
 	b := newBox(t, core.GrantSpec{
 		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}, Budgets: defaultBudgets,
-	}, core.WorldSpec{Files: []core.File{
+	}, scenario.WorldSpec{Files: []scenario.File{
 		{Path: "/work/a", Data: "orig"},
 		{Path: "/work/out/r", Data: "old"},
 		{Path: "/etc/passwd", Data: "root:x:0:0"},
@@ -266,8 +273,8 @@ func TestDeniedWriteLeavesVFS(t *testing.T) {
 
 func TestDeniedEgressNoNetwork(t *testing.T) {
 	b := newBox(t, core.GrantSpec{NetHosts: []string{"api.internal"}, Budgets: defaultBudgets},
-		core.WorldSpec{
-			Routes: []core.Route{{Host: "api.internal", Path: "/status", Body: "ok"}, {Host: "evil.com", Path: "/", Body: "x"}},
+		scenario.WorldSpec{
+			Routes: []scenario.Route{{Host: "api.internal", Path: "/status", Body: "ok"}, {Host: "evil.com", Path: "/", Body: "x"}},
 			Clock:  defaultClock,
 		})
 	for _, host := range []string{
@@ -283,8 +290,8 @@ func TestDeniedEgressNoNetwork(t *testing.T) {
 }
 
 func TestReadConfinement(t *testing.T) {
-	b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: defaultBudgets}, core.WorldSpec{
-		Files: []core.File{
+	b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: defaultBudgets}, scenario.WorldSpec{
+		Files: []scenario.File{
 			{Path: "/work/a", Data: "A"},
 			{Path: "/work/..hidden", Data: "H"},
 			{Path: "/work/te..st", Data: "T"},
@@ -329,8 +336,8 @@ func TestReadConfinement(t *testing.T) {
 		if tt.want.Kind == core.OK || tt.want.Kind == core.NotFound {
 			r := path.Clean(tt.p)
 			journal = append(journal,
-				core.Entry{Call: core.CallRealpath, Name: tt.p, Arg: r}.String(),
-				core.Entry{Call: core.CallRead, Name: r}.String())
+				refworld.Entry{Call: refworld.CallRealpath, Name: tt.p, Arg: r}.String(),
+				refworld.Entry{Call: refworld.CallRead, Name: r}.String())
 		}
 	}
 	b.wantJournal(t, journal...)
@@ -342,11 +349,11 @@ func TestDeterministic(t *testing.T) {
 		NetHosts: []string{"rebind.example", "api.internal"}, Tools: []string{"echo", "summarize"},
 		Budgets: core.Budgets{MaxOps: 12, MaxWall: 100, MaxOutputBytes: 100},
 	}
-	w := core.WorldSpec{
-		Files:  []core.File{{Path: "/work/a", Data: "hello"}},
-		Routes: []core.Route{{Host: "rebind.example", Path: "/", Body: "body"}},
-		DNS:    []core.DNSRecord{{Host: "rebind.example", Addrs: addrs("203.0.113.9", "127.0.0.1")}},
-		Clock:  core.TickClock{Start: 3, Step: 2},
+	w := scenario.WorldSpec{
+		Files:  []scenario.File{{Path: "/work/a", Data: "hello"}},
+		Routes: []scenario.Route{{Host: "rebind.example", Path: "/", Body: "body"}},
+		DNS:    []scenario.DNSRecord{{Host: "rebind.example", Addrs: addrs("203.0.113.9", "127.0.0.1")}},
+		Clock:  scenario.TickClock{Start: 3, Step: 2},
 	}
 	ops := []core.Op{
 		op("fs_read", "/work/a"), op("net_fetch", "rebind.example", "/"), op("net_fetch", "rebind.example", "/"),
@@ -358,13 +365,13 @@ func TestDeterministic(t *testing.T) {
 	type trace struct {
 		Results []core.Result
 		Usage   core.Usage
-		Journal []core.Entry
+		Journal []refworld.Entry
 		Files   map[string]string
 		Reads   int64
 	}
 	do := func() trace {
 		b := newBox(t, g, w)
-		res := core.RunAll(b.s, ops)
+		res := runAll(b.s, ops)
 		return trace{res, b.s.Usage(), slices.Clone(b.w.Journal()), b.w.Files(), b.w.ClockReads()}
 	}
 	first, second := do(), do()
@@ -378,10 +385,10 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestBudgetsOfZero(t *testing.T) {
-	files := []core.File{{Path: "/work/a", Data: "x"}, {Path: "/work/empty", Data: ""}}
+	files := []scenario.File{{Path: "/work/a", Data: "x"}, {Path: "/work/empty", Data: ""}}
 	t.Run("max_ops 0", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxWall: 10, MaxOutputBytes: 10}},
-			core.WorldSpec{Files: files, Clock: defaultClock})
+			scenario.WorldSpec{Files: files, Clock: defaultClock})
 		b.run(t, op("fs_read", "/work/a"), hard(core.MaxOps))
 		b.wantUsage(t, core.Usage{Ops: 1})
 		b.wantJournal(t)
@@ -391,7 +398,7 @@ func TestBudgetsOfZero(t *testing.T) {
 	})
 	t.Run("max_output_bytes 0", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 10, MaxWall: 10}},
-			core.WorldSpec{Files: files, Clock: defaultClock})
+			scenario.WorldSpec{Files: files, Clock: defaultClock})
 		b.run(t, op("fs_read", "/work/empty"), ok(""))
 		b.run(t, op("fs_read", "/work/empty"), ok(""))
 		b.run(t, op("fs_read", "/work/a"), hard(core.MaxOutputBytes))
@@ -405,14 +412,14 @@ func TestBudgetsOfZero(t *testing.T) {
 	})
 	t.Run("max_wall 0, step 1", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 10, MaxOutputBytes: 10}},
-			core.WorldSpec{Files: files, Clock: defaultClock})
+			scenario.WorldSpec{Files: files, Clock: defaultClock})
 		b.run(t, op("fs_read", "/work/a"), hard(core.MaxWall))
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: 1})
 		b.wantJournal(t)
 	})
 	t.Run("max_wall 0, step 0", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 10, MaxOutputBytes: 10}},
-			core.WorldSpec{Files: files, Clock: core.TickClock{Start: 42, Step: 0}})
+			scenario.WorldSpec{Files: files, Clock: scenario.TickClock{Start: 42, Step: 0}})
 		b.run(t, op("fs_read", "/work/a"), ok("x"))
 		b.run(t, op("fs_read", "/work/a"), ok("x"))
 		b.wantUsage(t, core.Usage{Ops: 2, Wall: 0, Output: 2})
@@ -422,7 +429,7 @@ func TestBudgetsOfZero(t *testing.T) {
 func TestBudgetBoundaries(t *testing.T) {
 	t.Run("max_ops counts denied ops", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 3, MaxWall: 100, MaxOutputBytes: 100}},
-			core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
+			scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
 		b.run(t, op("fs_read", "/etc/passwd"), soft(core.FSReadDenied))
 		b.run(t, op("exec"), soft(core.UnknownOp))
 		b.run(t, op("fs_read"), soft(core.MalformedOp))
@@ -432,7 +439,7 @@ func TestBudgetBoundaries(t *testing.T) {
 	})
 	t.Run("max_wall exactly reached", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 100, MaxWall: 6, MaxOutputBytes: 100}},
-			core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: core.TickClock{Start: 100, Step: 3}})
+			scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}, Clock: scenario.TickClock{Start: 100, Step: 3}})
 		b.run(t, op("fs_read", "/work/a"), ok("x")) // wall 3
 		b.run(t, op("fs_read", "/work/a"), ok("x")) // wall 6: on the cap, allowed
 		b.run(t, op("fs_read", "/work/a"), hard(core.MaxWall))
@@ -441,7 +448,7 @@ func TestBudgetBoundaries(t *testing.T) {
 	})
 	t.Run("output exactly on the cap", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 10}},
-			core.WorldSpec{Files: []core.File{{Path: "/work/five", Data: "hello"}, {Path: "/work/one", Data: "!"}, {Path: "/work/none"}}, Clock: defaultClock})
+			scenario.WorldSpec{Files: []scenario.File{{Path: "/work/five", Data: "hello"}, {Path: "/work/one", Data: "!"}, {Path: "/work/none"}}, Clock: defaultClock})
 		b.run(t, op("fs_read", "/work/five"), ok("hello"))
 		b.run(t, op("fs_read", "/work/five"), ok("hello")) // 10: on the cap
 		b.run(t, op("fs_read", "/work/none"), ok(""))      // 10 + 0 is not over
@@ -456,7 +463,7 @@ func TestBudgetBoundaries(t *testing.T) {
 	})
 	t.Run("one byte over in one read", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 4}},
-			core.WorldSpec{Files: []core.File{{Path: "/work/five", Data: "hello"}}, Clock: defaultClock})
+			scenario.WorldSpec{Files: []scenario.File{{Path: "/work/five", Data: "hello"}}, Clock: defaultClock})
 		b.run(t, op("fs_read", "/work/five"), hard(core.MaxOutputBytes))
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: 1, Output: 0})
 		b.wantJournal(t, "realpath /work/five -> /work/five", "read /work/five")
@@ -465,7 +472,7 @@ func TestBudgetBoundaries(t *testing.T) {
 		b := newBox(t, core.GrantSpec{
 			NetHosts: []string{"api.internal"}, Tools: []string{"echo"},
 			Budgets: core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 10},
-		}, core.WorldSpec{Routes: []core.Route{{Host: "api.internal", Path: "/big", Body: "0123456789X"}}, Clock: defaultClock})
+		}, scenario.WorldSpec{Routes: []scenario.Route{{Host: "api.internal", Path: "/big", Body: "0123456789X"}}, Clock: defaultClock})
 		b.run(t, op("tool", "echo", "0123456"), ok("0123456"))
 		b.run(t, op("net_fetch", "api.internal", "/big"), hard(core.MaxOutputBytes))
 		b.wantUsage(t, core.Usage{Ops: 2, Wall: 2, Output: 7})
@@ -474,7 +481,7 @@ func TestBudgetBoundaries(t *testing.T) {
 	})
 	t.Run("tool output one byte over", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{Tools: []string{"echo"}, Budgets: core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 3}},
-			core.WorldSpec{Clock: defaultClock})
+			scenario.WorldSpec{Clock: defaultClock})
 		b.run(t, op("tool", "echo", "abc"), ok("abc"))
 		b.run(t, op("tool", "echo", "d"), hard(core.MaxOutputBytes))
 		b.wantJournal(t, "call echo abc", "call echo d")
@@ -483,27 +490,27 @@ func TestBudgetBoundaries(t *testing.T) {
 
 func TestEgressInternal(t *testing.T) {
 	t.Run("granted host whose dns line answers metadata", func(t *testing.T) {
-		b := newBox(t, core.GrantSpec{NetHosts: []string{"api.internal"}, Budgets: defaultBudgets}, core.WorldSpec{
-			Routes: []core.Route{{Host: "api.internal", Path: "/latest", Body: "creds"}},
-			DNS:    []core.DNSRecord{{Host: "api.internal", Addrs: addrs("169.254.169.254")}},
+		b := newBox(t, core.GrantSpec{NetHosts: []string{"api.internal"}, Budgets: defaultBudgets}, scenario.WorldSpec{
+			Routes: []scenario.Route{{Host: "api.internal", Path: "/latest", Body: "creds"}},
+			DNS:    []scenario.DNSRecord{{Host: "api.internal", Addrs: addrs("169.254.169.254")}},
 			Clock:  defaultClock,
 		})
 		b.run(t, op("net_fetch", "api.internal", "/latest"), soft(core.EgressInternal))
 		b.wantJournal(t, "resolve api.internal -> 169.254.169.254")
 	})
 	t.Run("dns lines are case- and trailing-dot-insensitive", func(t *testing.T) {
-		b := newBox(t, core.GrantSpec{NetHosts: []string{"api.internal"}, Budgets: defaultBudgets}, core.WorldSpec{
-			Routes: []core.Route{{Host: "api.internal", Path: "/", Body: "x"}},
-			DNS:    []core.DNSRecord{{Host: "API.Internal.", Addrs: addrs("10.0.0.1")}},
+		b := newBox(t, core.GrantSpec{NetHosts: []string{"api.internal"}, Budgets: defaultBudgets}, scenario.WorldSpec{
+			Routes: []scenario.Route{{Host: "api.internal", Path: "/", Body: "x"}},
+			DNS:    []scenario.DNSRecord{{Host: "API.Internal.", Addrs: addrs("10.0.0.1")}},
 			Clock:  defaultClock,
 		})
 		b.run(t, op("net_fetch", "api.internal", "/"), soft(core.EgressInternal))
 		b.wantJournal(t, "resolve api.internal -> 10.0.0.1")
 	})
 	t.Run("a dns line wins over a literal", func(t *testing.T) {
-		b := newBox(t, core.GrantSpec{NetHosts: []string{"127.0.0.1", "localhost"}, Budgets: defaultBudgets}, core.WorldSpec{
-			Routes: []core.Route{{Host: "127.0.0.1", Path: "/", Body: "a"}, {Host: "localhost", Path: "/", Body: "b"}},
-			DNS: []core.DNSRecord{
+		b := newBox(t, core.GrantSpec{NetHosts: []string{"127.0.0.1", "localhost"}, Budgets: defaultBudgets}, scenario.WorldSpec{
+			Routes: []scenario.Route{{Host: "127.0.0.1", Path: "/", Body: "a"}, {Host: "localhost", Path: "/", Body: "b"}},
+			DNS: []scenario.DNSRecord{
 				{Host: "127.0.0.1", Addrs: addrs("203.0.113.7")},
 				{Host: "localhost", Addrs: addrs("203.0.113.8")},
 			},
@@ -542,24 +549,21 @@ func TestEgressInternal(t *testing.T) {
 		{"instance-data", "169.254.169.254", "metadata name"},
 	}
 	for _, tt := range tests {
-		b := newBox(t, core.GrantSpec{NetHosts: []string{tt.host}, Budgets: defaultBudgets}, core.WorldSpec{
-			Routes: []core.Route{{Host: tt.host, Path: "/", Body: "secret"}},
+		b := newBox(t, core.GrantSpec{NetHosts: []string{tt.host}, Budgets: defaultBudgets}, scenario.WorldSpec{
+			Routes: []scenario.Route{{Host: tt.host, Path: "/", Body: "secret"}},
 			Clock:  defaultClock,
 		})
 		if diff := cmp.Diff(soft(core.EgressInternal), b.s.Run(op("net_fetch", tt.host, "/"))); diff != "" {
 			t.Errorf("net_fetch %q (%s) mismatch (-want +got):\n%s", tt.host, tt.reason, diff)
 		}
-		want := core.Entry{Call: core.CallResolve, Name: tt.host, Addr: mustAddr(tt.addr)}
-		if diff := cmp.Diff([]core.Entry{want}, b.w.Journal(), addrEqual); diff != "" {
+		want := refworld.Entry{Call: refworld.CallResolve, Name: tt.host, Addr: mustAddr(tt.addr)}
+		if diff := cmp.Diff([]refworld.Entry{want}, b.w.Journal(), addrEqual); diff != "" {
 			t.Errorf("net_fetch %q (%s): Journal() mismatch (-want +got):\n%s", tt.host, tt.reason, diff)
 		}
 	}
-	if core.EgressInternal.IsDenial() {
-		t.Errorf("EgressInternal.IsDenial() = true, but egress_internal follows a journaled resolve (SPEC §5, §8 lists only *_denied)")
-	}
 	t.Run("public literal control", func(t *testing.T) {
-		b := newBox(t, core.GrantSpec{NetHosts: []string{"8.8.8.8"}, Budgets: defaultBudgets}, core.WorldSpec{
-			Routes: []core.Route{{Host: "8.8.8.8", Path: "/", Body: "dns"}}, Clock: defaultClock,
+		b := newBox(t, core.GrantSpec{NetHosts: []string{"8.8.8.8"}, Budgets: defaultBudgets}, scenario.WorldSpec{
+			Routes: []scenario.Route{{Host: "8.8.8.8", Path: "/", Body: "dns"}}, Clock: defaultClock,
 		})
 		b.run(t, op("net_fetch", "8.8.8.8", "/"), ok("dns"))
 		b.run(t, op("net_fetch", "8.8.8.8", "/missing"), soft(core.NotFound))
@@ -569,9 +573,9 @@ func TestEgressInternal(t *testing.T) {
 }
 
 func TestRebinding(t *testing.T) {
-	b := newBox(t, core.GrantSpec{NetHosts: []string{"rebind.example"}, Budgets: defaultBudgets}, core.WorldSpec{
-		Routes: []core.Route{{Host: "rebind.example", Path: "/x", Body: "body"}},
-		DNS:    []core.DNSRecord{{Host: "rebind.example", Addrs: addrs("203.0.113.9", "127.0.0.1")}},
+	b := newBox(t, core.GrantSpec{NetHosts: []string{"rebind.example"}, Budgets: defaultBudgets}, scenario.WorldSpec{
+		Routes: []scenario.Route{{Host: "rebind.example", Path: "/x", Body: "body"}},
+		DNS:    []scenario.DNSRecord{{Host: "rebind.example", Addrs: addrs("203.0.113.9", "127.0.0.1")}},
 		Clock:  defaultClock,
 	})
 	fetch := op("net_fetch", "rebind.example", "/x")
@@ -593,10 +597,10 @@ func TestRebinding(t *testing.T) {
 	var last netip.Addr
 	for _, e := range b.w.Journal() {
 		switch e.Call {
-		case core.CallResolve:
+		case refworld.CallResolve:
 			resolves++
 			last = e.Addr
-		case core.CallFetch:
+		case refworld.CallFetch:
 			if e.Addr != last {
 				t.Errorf("fetch to %v after resolve to %v", e.Addr, last)
 			}
@@ -609,7 +613,7 @@ func TestRebinding(t *testing.T) {
 
 func TestUnknownOp(t *testing.T) {
 	b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: defaultBudgets},
-		core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
+		scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
 	kinds := []string{
 		"exec", "FS_READ", "fs_read ", " fs_read", "Fs_read", "", "fs_read\x00", "fs-read",
 		"read", "netfetch", "tool\n", "\xff", "fs_rea", "fs_readd", "TOOL",
@@ -629,9 +633,9 @@ func TestMalformedOp(t *testing.T) {
 	b := newBox(t, core.GrantSpec{
 		FSRead: []string{"/work/"}, FSWrite: []string{"/work/"},
 		NetHosts: []string{"api.internal"}, Tools: []string{"echo"}, Budgets: defaultBudgets,
-	}, core.WorldSpec{
-		Files:  []core.File{{Path: "/work/a", Data: "x"}},
-		Routes: []core.Route{{Host: "api.internal", Path: "/", Body: "b"}},
+	}, scenario.WorldSpec{
+		Files:  []scenario.File{{Path: "/work/a", Data: "x"}},
+		Routes: []scenario.Route{{Host: "api.internal", Path: "/", Body: "b"}},
 		Clock:  defaultClock,
 	})
 	fp := b.w.Fingerprint()
@@ -681,7 +685,7 @@ func TestMalformedOp(t *testing.T) {
 
 func TestTools(t *testing.T) {
 	b := newBox(t, core.GrantSpec{Tools: []string{"echo", "summarize", "ghost", "weather"}, Budgets: defaultBudgets},
-		core.WorldSpec{ToolOutputs: []core.ToolOutput{{Name: "weather", Output: "sunny"}}, Clock: defaultClock})
+		scenario.WorldSpec{ToolOutputs: []scenario.ToolOutput{{Name: "weather", Output: "sunny"}}, Clock: defaultClock})
 	b.run(t, op("tool", "echo", "hello"), ok("hello"))
 	b.run(t, op("tool", "echo", ""), ok(""))
 	b.run(t, op("tool", "summarize", "hello"), ok("summary of 5 bytes"))
@@ -701,81 +705,16 @@ func TestTools(t *testing.T) {
 
 	t.Run("ToolOutput overrides a built-in", func(t *testing.T) {
 		b := newBox(t, core.GrantSpec{Tools: []string{"echo", "summarize"}, Budgets: defaultBudgets},
-			core.WorldSpec{ToolOutputs: []core.ToolOutput{{Name: "echo", Output: "canned"}, {Name: "summarize", Output: ""}}, Clock: defaultClock})
+			scenario.WorldSpec{ToolOutputs: []scenario.ToolOutput{{Name: "echo", Output: "canned"}, {Name: "summarize", Output: ""}}, Clock: defaultClock})
 		b.run(t, op("tool", "echo", "in"), ok("canned"))
 		b.run(t, op("tool", "summarize", "in"), ok(""))
 		b.wantJournal(t, "call echo in", "call summarize in")
 	})
 	t.Run("a world tool that is not granted", func(t *testing.T) {
-		b := newBox(t, core.GrantSpec{Tools: []string{"summarize"}, Budgets: defaultBudgets}, core.WorldSpec{Clock: defaultClock})
+		b := newBox(t, core.GrantSpec{Tools: []string{"summarize"}, Budgets: defaultBudgets}, scenario.WorldSpec{Clock: defaultClock})
 		b.run(t, op("tool", "echo", "in"), soft(core.ToolDenied))
 		b.wantJournal(t)
 	})
-}
-
-func TestRunAll(t *testing.T) {
-	b := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 2, MaxWall: 100, MaxOutputBytes: 100}},
-		core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
-	ops := []core.Op{op("fs_read", "/work/a"), op("exec"), op("fs_read", "/work/a"), op("fs_read", "/work/a"), op("fs_read", "/work/a")}
-	want := []core.Result{ok("x"), soft(core.UnknownOp), hard(core.MaxOps)}
-	if diff := cmp.Diff(want, core.RunAll(b.s, ops)); diff != "" {
-		t.Errorf("RunAll (stop after the first hard result) mismatch (-want +got):\n%s", diff)
-	}
-	// Ops after the hard one were not run: the halt gate would not charge
-	// them anyway, so check the clock too.
-	b.wantUsage(t, core.Usage{Ops: 3, Wall: 2, Output: 1})
-
-	b2 := newBox(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: defaultBudgets},
-		core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: defaultClock})
-	if got := core.RunAll(b2.s, ops); len(got) != len(ops) {
-		t.Errorf("RunAll without a hard result returned %d results, want %d", len(got), len(ops))
-	}
-	if got := core.RunAll(b2.s, nil); len(got) != 0 {
-		t.Errorf("RunAll(nil) = %+v, want none", got)
-	}
-}
-
-func TestTickClockAt(t *testing.T) {
-	const maxI, minI = math.MaxInt64, math.MinInt64
-	const past = false // ok=false: the true tick would pass 2^63−1
-	tests := []struct {
-		c      core.TickClock
-		k      int64
-		want   int64
-		ok     bool
-		reason string
-	}{
-		{core.TickClock{Start: 0, Step: 1}, 0, 0, true, "the first answer is Start"},
-		{core.TickClock{Start: 0, Step: 1}, 5, 5, true, "Start + 5·Step"},
-		{core.TickClock{Start: 5, Step: 0}, 1000, 5, true, "a stopped clock"},
-		{core.TickClock{Start: 100, Step: 7}, 3, 121, true, "100 + 21"},
-		{core.TickClock{Start: 0, Step: maxI}, 1, maxI, true, "exactly MaxInt64 is a tick like any other"},
-		{core.TickClock{Start: 0, Step: maxI}, 2, maxI, past, "past the top: saturates instead of wrapping"},
-		{core.TickClock{Start: 0, Step: maxI}, maxI, maxI, past, "past the top for a huge k"},
-		{core.TickClock{Start: 1, Step: maxI}, 1, maxI, past, "1 + MaxInt64 is past the top"},
-		{core.TickClock{Start: maxI, Step: 0}, 0, maxI, true, "a clock started at MaxInt64"},
-		{core.TickClock{Start: maxI, Step: 0}, 1000, maxI, true, "stopped at MaxInt64: never past"},
-		{core.TickClock{Start: maxI, Step: 1}, 0, maxI, true, "started at MaxInt64"},
-		{core.TickClock{Start: maxI, Step: 1}, 1, maxI, past, "MaxInt64 + 1 is past the top"},
-		{core.TickClock{Start: maxI - 1, Step: 1}, 1, maxI, true, "lands exactly on the top"},
-		{core.TickClock{Start: 10, Step: maxI / 3}, 2, 10 + 2*(maxI/3), true, "just below the top"},
-		{core.TickClock{Start: 10, Step: maxI / 3}, 3, maxI, past, "10 + (MaxInt64-1) is past the top"},
-		{core.TickClock{Start: -1, Step: 1}, 1, 0, true, "a negative start counts up through 0"},
-		{core.TickClock{Start: -5, Step: 1}, 3, -2, true, "a negative start"},
-		{core.TickClock{Start: minI, Step: maxI}, 1, -1, true, "MinInt64 + MaxInt64"},
-		{core.TickClock{Start: minI, Step: maxI}, 2, maxI - 1, true, "MinInt64 + 2·MaxInt64 fits"},
-		{core.TickClock{Start: minI, Step: maxI}, 3, maxI, past, "MinInt64 + 3·MaxInt64 is past the top"},
-		{core.TickClock{Start: minI, Step: 1}, 0, minI, true, "the first answer is Start"},
-		{core.TickClock{Start: 0, Step: -1}, 3, -3, true, "a clock running backwards"},
-		{core.TickClock{Start: maxI, Step: minI}, 1, -1, true, "MaxInt64 + MinInt64"},
-		{core.TickClock{Start: maxI, Step: minI}, 2, minI, true, "below MinInt64: saturates, never wraps, never past"},
-		{core.TickClock{Start: -10, Step: minI}, 1, minI, true, "below MinInt64: saturates, never wraps, never past"},
-	}
-	for _, tt := range tests {
-		if got, ok := tt.c.At(tt.k); got != tt.want || ok != tt.ok {
-			t.Errorf("%+v.At(%d) = %d, %v; want %d, %v: %s", tt.c, tt.k, got, ok, tt.want, tt.ok, tt.reason)
-		}
-	}
 }
 
 // TestWallBudgetWithHugeClocks checks that wall budgets still halt when the
@@ -786,36 +725,36 @@ func TestWallBudgetWithHugeClocks(t *testing.T) {
 	grant := func(maxWall int64) core.GrantSpec {
 		return core.GrantSpec{FSRead: []string{"/work/"}, Budgets: core.Budgets{MaxOps: 100, MaxWall: maxWall, MaxOutputBytes: 100}}
 	}
-	world := func(c core.TickClock) core.WorldSpec {
-		return core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: c}
+	worldAt := func(c scenario.TickClock) scenario.WorldSpec {
+		return scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}, Clock: c}
 	}
 	read := op("fs_read", "/work/a")
 	t.Run("step MaxInt64", func(t *testing.T) {
-		b := newBox(t, grant(1000000), world(core.TickClock{Start: 0, Step: maxI}))
+		b := newBox(t, grant(1000000), worldAt(scenario.TickClock{Start: 0, Step: maxI}))
 		b.run(t, read, hard(core.MaxWall))
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: maxI})
 	})
 	t.Run("saturating third tick", func(t *testing.T) {
-		b := newBox(t, grant(maxI-20), world(core.TickClock{Start: 10, Step: maxI / 3}))
+		b := newBox(t, grant(maxI-20), worldAt(scenario.TickClock{Start: 10, Step: maxI / 3}))
 		b.run(t, read, ok("x"))
 		b.run(t, read, ok("x"))
 		b.run(t, read, hard(core.MaxWall)) // the true tick 10+3·(MaxInt64/3) is past the top
 		b.wantUsage(t, core.Usage{Ops: 3, Wall: maxI, Output: 2})
 	})
 	t.Run("negative start", func(t *testing.T) {
-		b := newBox(t, grant(1), world(core.TickClock{Start: -1, Step: 1}))
+		b := newBox(t, grant(1), worldAt(scenario.TickClock{Start: -1, Step: 1}))
 		b.run(t, read, ok("x")) // t0 = -1, now 0: wall 1
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: 1, Output: 1})
 		b.run(t, read, hard(core.MaxWall)) // now 1: wall 2
 		b.wantUsage(t, core.Usage{Ops: 2, Wall: 2, Output: 1})
 	})
 	t.Run("start MinInt64, step MaxInt64", func(t *testing.T) {
-		b := newBox(t, grant(1000000), world(core.TickClock{Start: minI, Step: maxI}))
+		b := newBox(t, grant(1000000), worldAt(scenario.TickClock{Start: minI, Step: maxI}))
 		b.run(t, read, hard(core.MaxWall)) // now -1: wall MaxInt64
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: maxI})
 	})
 	t.Run("wall past MaxInt64 with the largest budget", func(t *testing.T) {
-		b := newBox(t, grant(maxI), world(core.TickClock{Start: -10, Step: maxI}))
+		b := newBox(t, grant(maxI), worldAt(scenario.TickClock{Start: -10, Step: maxI}))
 		b.run(t, read, ok("x"))            // now MaxInt64-10: wall MaxInt64, on the cap
 		b.run(t, read, hard(core.MaxWall)) // now saturates at MaxInt64: the true wall is MaxInt64+10
 	})
@@ -823,7 +762,7 @@ func TestWallBudgetWithHugeClocks(t *testing.T) {
 	// largest one included, however small now - t0 looks once saturated; a
 	// tick of exactly 2^63−1 is a tick like any other.
 	t.Run("a tick past the top halts the largest budget", func(t *testing.T) {
-		b := newBox(t, grant(maxI), world(core.TickClock{Start: 0, Step: maxI}))
+		b := newBox(t, grant(maxI), worldAt(scenario.TickClock{Start: 0, Step: maxI}))
 		b.run(t, read, ok("x")) // now MaxInt64 exactly: wall MaxInt64, on the cap
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: maxI, Output: 1})
 		b.run(t, read, hard(core.MaxWall)) // 2·MaxInt64 is past the top
@@ -831,25 +770,25 @@ func TestWallBudgetWithHugeClocks(t *testing.T) {
 		b.run(t, read, hard(core.MaxWall)) // latched
 	})
 	t.Run("a tick past the top halts even when the saturated wall is 0", func(t *testing.T) {
-		b := newBox(t, grant(maxI), world(core.TickClock{Start: maxI, Step: 1}))
+		b := newBox(t, grant(maxI), worldAt(scenario.TickClock{Start: maxI, Step: 1}))
 		b.run(t, read, hard(core.MaxWall)) // t0 MaxInt64, then MaxInt64+1: past the top
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: maxI})
 	})
 	t.Run("landing exactly on the top, then past it", func(t *testing.T) {
-		b := newBox(t, grant(5), world(core.TickClock{Start: maxI - 1, Step: 1}))
+		b := newBox(t, grant(5), worldAt(scenario.TickClock{Start: maxI - 1, Step: 1}))
 		b.run(t, read, ok("x")) // now MaxInt64: wall 1
 		b.wantUsage(t, core.Usage{Ops: 1, Wall: 1, Output: 1})
 		b.run(t, read, hard(core.MaxWall)) // now MaxInt64+1: past the top, though the wall would be 2
 	})
 	t.Run("a clock stopped at the top is never past it", func(t *testing.T) {
-		b := newBox(t, grant(0), world(core.TickClock{Start: maxI, Step: 0}))
+		b := newBox(t, grant(0), worldAt(scenario.TickClock{Start: maxI, Step: 0}))
 		for range 5 {
 			b.run(t, read, ok("x")) // now MaxInt64 every time: wall 0
 		}
 		b.wantUsage(t, core.Usage{Ops: 5, Wall: 0, Output: 5})
 	})
 	t.Run("a clock running backwards never exceeds the wall", func(t *testing.T) {
-		b := newBox(t, grant(0), world(core.TickClock{Start: 10, Step: minI}))
+		b := newBox(t, grant(0), worldAt(scenario.TickClock{Start: 10, Step: minI}))
 		b.run(t, read, ok("x")) // wall MinInt64
 		b.run(t, read, ok("x")) // the true wall is below MinInt64: must not wrap positive
 		b.run(t, read, ok("x"))

@@ -30,8 +30,8 @@ type Sandbox interface {
 //
 // The harness may call a Factory from several goroutines at once (a
 // campaign has a worker per core) unless it was given one per goroutine
-// (internal/sut's sessions); and after a call that hung, it may call the
-// Factory again while the hung call has not returned.
+// (the sandbox registry's sessions); and after a call that hung, it may
+// call the Factory again while the hung call has not returned.
 type Factory func(Grant, World) (Sandbox, error)
 
 // Usage counts what a sandbox has charged against its budgets.
@@ -40,31 +40,3 @@ type Usage struct {
 	Wall   int64 // ticks between t0 and the latest clock read
 	Output int64 // bytes returned in data so far
 }
-
-// RunAll runs ops in order on s and stops after the first hard result,
-// which it includes. It returns the results it got.
-func RunAll(s Sandbox, ops []Op) []Result {
-	out := make([]Result, 0, len(ops))
-	for _, op := range ops {
-		r := s.Run(op)
-		out = append(out, r)
-		if r.Hard {
-			break
-		}
-	}
-	return out
-}
-
-// Failure is what a Sandbox panics with when Run, Usage or Grant cannot
-// give an answer at all — the process behind it exited, wrote garbage, or
-// broke its protocol. The harness reports it as a total finding in these
-// words (a panic of any other value is reported as a panic).
-type Failure struct {
-	Err error
-}
-
-// Error returns the failure's words.
-func (f *Failure) Error() string { return f.Err.Error() }
-
-// Unwrap returns the underlying error.
-func (f *Failure) Unwrap() error { return f.Err }

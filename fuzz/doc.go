@@ -1,44 +1,39 @@
 // Package fuzz holds sbxfuzz's native Go fuzz targets and nothing else.
 // Each target's body is one call into a plain function of
-// internal/fuzzinput, so that the same targets build for libFuzzer with
+// internal/fuzzcheck, so that the same targets build for libFuzzer with
 // go-118-fuzz-build (ClusterFuzzLite, OSS-Fuzz) unchanged, and so that the
 // command line, which decodes fuzz inputs too (sbxfuzz import), links
 // neither testing nor rapid.
 //
 //	target        body                       checks
-//	FuzzScenario  fuzzinput.CheckScenario    any bytes decoded (fuzzinput.Decode) into a grant, a world
-//	                                         and ops, judged by the full oracle on the sandbox
-//	                                         SBXFUZZ_SUT names: the reference or a mutant
-//	FuzzRun       fuzzinput.CheckRun         the reference's pipeline on raw op sequences, fixed grant
-//	FuzzParse     fuzzinput.CheckParse       .sbx parse → format → parse
-//	FuzzPaths     fuzzinput.CheckPaths       SPEC §4 helpers against an independent formulation
-//	FuzzResolve   fuzzinput.CheckResolve     the inet_aton parser against an independent one
-//	FuzzTrivial   fuzzinput.Trivial          nothing: the throughput baseline
+//	FuzzScenario  fuzzcheck.CheckScenario    any bytes decoded (internal/fuzzdecode) into a grant,
+//	                                         a world and ops, judged by the full oracle on the
+//	                                         sandbox SBXFUZZ_SUT names: any --sut value
+//	FuzzParse     fuzzcheck.CheckParse       .sbx parse → format → parse
+//	FuzzPaths     fuzzcheck.CheckPaths       SPEC §4 helpers against an independent formulation
+//	FuzzResolve   fuzzcheck.CheckResolve     the inet_aton parser against the rules it must keep
+//	FuzzProperty  rapid.MakeFuzz             the main rapid property (sbxtest.PropertyOf) on
+//	                                         the sandbox SBXFUZZ_SUT names, unless it adapts
 //
-// Package fuzz links only what these targets need, because the Go fuzzer
-// clears, snapshots and compares every coverage counter of the test binary
-// around each exec, and a test binary links everything any of its targets
-// links. So two targets live in packages of their own: FuzzProperty, the
-// main rapid property (sbxtest.PropertyOf) through rapid.MakeFuzz, in
-// fuzz/property; and FuzzScenario for the sandboxes outside this process
-// ("exec:COMMAND", "osroot", "mcp:COMMAND"), in fuzz/external, from the
-// same seeds: the code that drives those sandboxes would add its counters
-// to every exec of this binary (docs/benchmarks.md counts them).
+// SBXFUZZ_SUT takes any --sut value, looked up in the command line's
+// registry (internal/sut): the reference (the default), "mutant:NAME", a
+// sandbox in another process ("exec:COMMAND", SPEC §12), on the real disk
+// ("osroot") or behind an MCP server ("mcp:COMMAND", SPEC §13), whose
+// scenarios go through the sandbox's adapter first, as in a campaign. A
+// session of it starts on first use and lasts as long as the fuzz worker's
+// process. go test runs the targets in this directory, so a command's paths
+// must be absolute:
 //
-// The decoder, its modes (arena, generated, text), the seed corpora and
-// the corpus-file layouts are documented in internal/fuzzinput. Every
-// target calls fuzzinput.OneProcPerWorker first.
+//	SBXFUZZ_SUT="exec:python3 $PWD/examples/python/sandbox.py" \
+//	  go test -run '^$' -fuzz '^FuzzScenario$' ./fuzz
 //
 // # Seeds and crashers
 //
-// The seed corpora under testdata/fuzz/<Target>/ (and
-// property/testdata/fuzz/FuzzProperty/) are generated from
-// corpus/**/*.sbx by go generate ./fuzz (fuzzinput.SeedFiles): every
-// regression scenario is also a seed; fuzz/external's FuzzScenario adds
-// testdata/fuzz/FuzzScenario's seeds with f.Add, and writes its crashers
-// below its own directory. A crasher of FuzzScenario — a go test fuzz v1
-// file, or a libFuzzer crash file from ClusterFuzzLite — becomes a
-// minimized, readable .sbx with sbxfuzz import --sut NAME.
+// The seed corpora under testdata/fuzz/<Target>/ are generated from
+// corpus/**/*.sbx by go generate ./fuzz (fuzz/internal/seedgen): every
+// regression scenario is also a seed. A crasher of FuzzScenario — a go
+// test fuzz v1 file, or a libFuzzer crash file from ClusterFuzzLite —
+// becomes a minimized, readable .sbx with sbxfuzz import --sut NAME.
 //
 // # Constraints of go-118-fuzz-build
 //

@@ -15,44 +15,33 @@
 #
 # Only the code a target tests gets the -d=libfuzzer instrumentation
 # (coverage counters and comparison tracing; go-118-fuzz-build -include):
-# the sandboxes (core, the reference; mutants, what SBXFUZZ_SUT names) for
+# the sandboxes (core, the reference, with internal/spec; mutants, what
+# SBXFUZZ_SUT names) for
 # every target, the .sbx parser and its tokens (scenario, internal/token)
-# for FuzzParse, and core's path scans (internal/textscan) for FuzzPaths
-# (.clusterfuzzlite/under_test.sh, which build.sh sources too). Everything
-# else the target links is built plain, as in build.sh: the standard library, rapid, the shim, core's byte scans
-# (internal/textscan, whose package comment says why; FuzzPaths tests them)
-# and the harness (the decoder, the generators, the oracle and its model). The harness's
+# for FuzzParse (.clusterfuzzlite/under_test.sh, which build.sh sources
+# too). Everything else the target links is built plain, as in build.sh:
+# the standard library, rapid, the shim and the harness (the decoder, the generators, the oracle and its model). The harness's
 # branches mirror the sandbox's or only fire on a finding, so their
 # coverage guides nothing the sandbox's does not, and tracing them cost
 # more than half of a FuzzScenario exec (docs/benchmarks.md).
-# SBXFUZZ_INSTRUMENT=module instruments all of this module but its byte
-# scans (the build before), =all every package (compile_native_go_fuzzer's
-# way): both are for measuring.
 #
 # FuzzScenario and FuzzParse start from their seeds in the tool's libFuzzer
 # layout (fuzz/internal/seedgen -libfuzzer). SBXFUZZ_SUT picks the sandbox,
-# as for package fuzz's go test -fuzz: the reference or a mutant. The run's
+# any --sut value, as for package fuzz's go test -fuzz. The run's
 # statistics end the output (stat::average_exec_per_sec is exec/s); a crash
 # leaves crash-* files in the artifact directory it names, which `sbxfuzz
 # import` reads.
 #
 # Environment: WORK (build directory; default a new temporary one, kept),
 # GO118FUZZBUILD_VERSION (the go-118-fuzz-build module version),
-# SBXFUZZ_INSTRUMENT (tested, the default, module or all), LIBFUZZER_FLAGS (more
-# flags for the fuzzer binary, e.g. -seed=1 -runs=100000).
+# LIBFUZZER_FLAGS (more flags for the fuzzer binary, e.g. -seed=1 -runs=100000).
 set -euo pipefail
 seconds=${1:-30}
 target=${2:-FuzzScenario}
 version=${GO118FUZZBUILD_VERSION:-v0.0.0-20250520111509-a70c2aa677fa}
-instrument=${SBXFUZZ_INSTRUMENT:-tested}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-$(mktemp -d -t sbxfuzz-libfuzzer.XXXXXX)}
 mkdir -p "$work"
-case "$instrument" in tested | module | all) ;; *)
-  echo "libfuzzer.sh: SBXFUZZ_INSTRUMENT must be tested, module or all, not $instrument" >&2
-  exit 2
-  ;;
-esac
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -97,42 +86,30 @@ printf 'package fuzz\n\nimport _ "github.com/AdamKorcz/go-118-fuzz-build/testing
 go get "github.com/AdamKorcz/go-118-fuzz-build/testing@$version"
 
 # -include names the packages go-118-fuzz-build instruments (import paths;
-# a trailing * matches a prefix), -preserve those of them it leaves plain.
-# under_test (build.sh's list) names those a target tests.
+# a trailing * matches a prefix): under_test (build.sh's list) names those a
+# target tests.
 # shellcheck source=../.clusterfuzzlite/under_test.sh
 . "$src/.clusterfuzzlite/under_test.sh"
 module=$(go list -m)
 # The build is checked below: core must call libFuzzer's hooks, the
 # packages in plain must not.
-flags=() plain=()
-case "$instrument" in
-tested)
-  tested=$(under_test "$module" "$target")
-  flags=(-include "$tested")
-  plain=("$module/oracle")
-  [[ ",$tested," == *",$module/internal/textscan,"* ]] || plain+=("$module/internal/textscan")
-  ;;
-module)
-  flags=(-include "$module/*" -preserve "$module/internal/textscan")
-  plain=("$module/internal/textscan")
-  ;;
-esac
+tested=$(under_test "$module" "$target")
+plain=("$module/oracle")
 
-echo "libfuzzer.sh: building $target in $work (instrumented: $instrument)" >&2
-"$work/bin/go-118-fuzz-build" "${flags[@]}" -o "$work/$target.a" -func "$target" ./fuzz
+echo "libfuzzer.sh: building $target in $work" >&2
+"$work/bin/go-118-fuzz-build" -include "$tested" -o "$work/$target.a" -func "$target" ./fuzz
 clang++ -fsanitize=fuzzer "$work/$target.a" -lresolv -lpthread -o "$work/$target"
-# Whether -include and -preserve did what they say: a function of core
+# Whether -include did what it says: a function of core
 # calls a libFuzzer hook, none of a package in plain does (a plain
-# package's function inlined into an instrumented one is compiled there,
-# which is why internal/textscan keeps its loops out of line).
+# package's function inlined into an instrumented one is compiled there).
 dis="$work/$target.dis"
 hooked() { # whether a function of package $1 calls a libFuzzer hook
   awk -v fn="<$1." '/^[0-9a-f]+ <.*>:$/ { on = index($0, fn) == 1 + index($0, " ") }
     on && /<runtime\.libfuzzer/ { hit = 1 } END { exit !hit }' "$dis"
 }
-if [ "$instrument" != all ] && ! command -v objdump >/dev/null; then
+if ! command -v objdump >/dev/null; then
   echo "libfuzzer.sh: no objdump; not checking which packages were instrumented" >&2
-elif [ "$instrument" != all ]; then
+else
   trap 'rm -f "$dis"' EXIT
   objdump -d --no-show-raw-insn "$work/$target" >"$dis"
   if ! hooked "$module/core"; then

@@ -3,7 +3,7 @@ package fuzz
 import (
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzcheck"
 )
 
 // workedTrace is SPEC §10's worked trace, the richest seed.
@@ -27,7 +27,6 @@ fs_read /work/data.txt                        => max_ops
 
 // FuzzParse checks parse → format → parse on arbitrary text: see CheckParse.
 func FuzzParse(f *testing.F) {
-	fuzzinput.OneProcPerWorker()
 	f.Add([]byte(workedTrace))
 	f.Add([]byte(""))
 	f.Add([]byte("# finding: confinement\n# seed 42\n\ngrant fs_read /a\n\n# attack\nfs_read /a/../b => path_traversal\n"))
@@ -37,7 +36,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("grant net \"a b\"\nfs_read \"unterminated\n"))
 	f.Add([]byte("link /work/l /etc/passwd\nlink /work/d ../etc\nlink /work/loop loop\nlink \"/work/\\x00\" \"\"\nfs_read /work/d/passwd => fs_read_denied\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := fuzzinput.CheckParse(data); err != nil {
+		if err := fuzzcheck.CheckParse(data); err != nil {
 			t.Fatal(err)
 		}
 	})

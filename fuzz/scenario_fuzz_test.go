@@ -3,7 +3,7 @@ package fuzz
 import (
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzcheck"
 )
 
 // FuzzScenario decodes arbitrary bytes into a scenario (Decode) and judges
@@ -13,9 +13,8 @@ import (
 // scenario (go generate ./fuzz). The body is one call into a plain
 // function, so go-118-fuzz-build can build it for libFuzzer.
 func FuzzScenario(f *testing.F) {
-	fuzzinput.OneProcPerWorker()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := fuzzinput.CheckScenario(data); err != nil {
+		if err := fuzzcheck.CheckScenario(data); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -39,12 +40,12 @@ func BenchmarkGenerateAndCheck(b *testing.B) {
 	i := uint64(0)
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := oracle.NewCase(Generate(NewSource(1, i)))
+		c, err := judge.NewCase(Generate(NewSource(1, i)))
 		i++
 		if err != nil {
 			b.Fatal(err)
 		}
-		oracle.CheckInline(core.ReferenceFactory, c, &cov)
+		judge.CheckInline(core.ReferenceFactory, c, &cov)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cov.Ops), "ns/checkedop")
 }
@@ -66,9 +67,9 @@ func BenchmarkGenerator(b *testing.B) {
 // generation: the check alone, cycling over 2,048 scenarios drawn before
 // the timer starts, each in memory of its own.
 func BenchmarkCheckGenerated(b *testing.B) {
-	cases := make([]oracle.Case, 2048)
+	cases := make([]judge.Case, 2048)
 	for i := range cases {
-		c, err := oracle.NewCase(Generate(NewSource(1, uint64(i))))
+		c, err := judge.NewCase(Generate(NewSource(1, uint64(i))))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 	var cov oracle.Coverage
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		oracle.CheckInline(core.ReferenceFactory, cases[i%len(cases)], &cov)
+		judge.CheckInline(core.ReferenceFactory, cases[i%len(cases)], &cov)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cov.Ops), "ns/checkedop")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -50,12 +51,12 @@ func TestCoverage(t *testing.T) {
 	}
 	var cov oracle.Coverage
 	for w := range covs {
-		cov.Add(&covs[w])
+		judge.Add(&cov, &covs[w])
 	}
 	t.Logf("seed %d: %d scenarios, %d ops", seed, cov.Scenarios, cov.Ops)
 	var kinds [core.NumKinds]uint64
 	for _, cl := range attack.All() {
-		if cov.ClassOps(cl) == 0 {
+		if judge.ClassOps(&cov, cl) == 0 {
 			t.Errorf("class %s has no ops", cl)
 		}
 		for k := range kinds {
@@ -113,12 +114,12 @@ var structural = map[cell]bool{
 // checkStream checks stream i of seed on the reference, counting into cov.
 func checkStream(t *testing.T, seed uint64, i int, cov *oracle.Coverage) bool {
 	sc := Generate(NewSource(seed, uint64(i)))
-	c, err := oracle.NewCase(sc)
+	c, err := judge.NewCase(sc)
 	if err != nil {
 		t.Errorf("seed %d stream %d: invalid grant: %v", seed, i, err)
 		return false
 	}
-	if fs := oracle.CheckInline(core.ReferenceFactory, c, cov); len(fs) > 0 {
+	if fs := judge.CheckInline(core.ReferenceFactory, c, cov); len(fs) > 0 {
 		t.Errorf("seed %d stream %d: the reference fails: %v\n%s", seed, i, fs[0], sc.Format())
 		return false
 	}

@@ -122,15 +122,15 @@
 // (multi-byte data landing exactly at, and one byte over, the output
 // budget), every path shape under roots written with and without a
 // trailing slash (benign reads and dot-segments name the root itself,
-// "/work" and "/work/"), and every host shape. TestDimensions counts them
-// over the default campaign (seed 1, streams 0 to 9,999) and wants each
-// in at least three scenarios.
+// "/work" and "/work/"), and every host shape. The dimension table's
+// TestGeneratorsHitEveryPoint counts them over the default campaign (seed
+// 1, streams 0 to 9,999) and wants each in at least three scenarios.
 //
 // # Cost
 //
 // Strings are built once into tables (big contents are slices of one
 // megabyte pattern, root-derived names and long paths are precomputed),
-// and ops concatenate a few pieces into a shared chunk. Generate draws
+// and ops concatenate a few pieces. Generate draws
 // through a pooled draw (draw.go) that carves every list of the scenario
 // from slabs, exactly sized, and keeps the facts ops look up about the
 // grant and the world (facts.go): a scenario costs a handful of

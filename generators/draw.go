@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -18,7 +16,7 @@ import (
 // (an array shared with the lists of other scenarios, never overlapping
 // them), exactly sized once it is complete, and a scenario costs a handful
 // of allocations. The draw also keeps the facts ops look up about the
-// scenario (facts.go) and the chunk short strings are carved from.
+// scenario (facts.go).
 //
 // Draws are pooled: a campaign makes a fresh Source for every scenario, so
 // the slabs cannot live in the Source. A draw is a Source so that the
@@ -31,18 +29,15 @@ type draw struct {
 
 	steps   slab[scenario.Step]
 	strs    slab[string] // op arguments and the grant's lists
-	files   slab[core.File]
-	links   slab[core.Link]
-	routes  slab[core.Route]
-	dns     slab[core.DNSRecord]
+	files   slab[scenario.File]
+	links   slab[scenario.Link]
+	routes  slab[scenario.Route]
+	dns     slab[scenario.DNSRecord]
 	addrs   slab[netip.Addr]
-	outputs slab[core.ToolOutput]
+	outputs slab[scenario.ToolOutput]
 
 	facts  facts       // of the scenario being drawn, once its world is
 	record worldRecord // what the world gen recorded of that world, for its facts
-
-	// text is what cat carves short strings from.
-	text chunk.Text
 
 	// rootBase is 1 + the index in readBases of the base every read root
 	// is drawn from (Generator.FixRoots), 0 when each scenario draws it.
@@ -198,25 +193,6 @@ func (s *slab[T]) close(list []T) []T {
 	return list[:len(list):len(list)]
 }
 
-// maxCarved bounds the strings cat carves: longer ones (long paths, big
-// inputs) get an allocation of their own rather than a chunk's room.
-const maxCarved = 256
-
-// cat returns the concatenation of parts: under Generate, carved from a
-// chunk shared with other short strings, so that drawing a path costs no
-// allocation of its own; else allocated.
-func cat(src Source, parts ...string) string {
-	d, ok := src.(*draw)
-	if !ok || concatLen(parts) > maxCarved {
-		return strings.Join(parts, "")
-	}
-	return d.text.Concat(parts...)
-}
-
-func concatLen(parts []string) int {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	return n
-}
+// cat returns the concatenation of parts. It takes the Source its callers
+// draw from, so that every piece of an op is built the same way.
+func cat(_ Source, parts ...string) string { return strings.Join(parts, "") }

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -61,7 +61,7 @@ func worldlessFlags(h string) hostFlag {
 	if probeHosts[h] {
 		f |= probe
 	}
-	if core.IsInternal(core.StaticResolve(h)) {
+	if spec.IsInternal(spec.StaticResolve(h)) {
 		f |= internal
 	}
 	return f
@@ -290,14 +290,14 @@ func pickOr(src Source, xs []string, dflt string) string {
 // underWrite under a write root.
 func underRead(src Source, sc *scenario.Scenario, p string) bool {
 	if f := factsOf(src, sc); f != nil {
-		return underBases(core.Canonical(p), f.readBases)
+		return underBases(spec.Canonical(p), f.readBases)
 	}
 	return underAny(p, sc.Grant.FSRead)
 }
 
 func underWrite(src Source, sc *scenario.Scenario, p string) bool {
 	if f := factsOf(src, sc); f != nil {
-		return underBases(core.Canonical(p), f.writeBases)
+		return underBases(spec.Canonical(p), f.writeBases)
 	}
 	return underAny(p, sc.Grant.FSWrite)
 }

@@ -11,9 +11,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -27,7 +31,7 @@ func seeded(i int) *scenario.Scenario { return Generate(NewSource(*seedFlag, uin
 var exact = cmp.Options{cmpopts.EquateComparable(netip.Addr{})}
 
 // formatOp writes an op as a scenario line.
-func formatOp(op core.Op) string { return oracle.FormatOp(op) }
+func formatOp(op core.Op) string { return judge.FormatOp(op) }
 
 func TestEveryClassGenerated(t *testing.T) {
 	var n [attack.NumClasses]int
@@ -50,7 +54,7 @@ func TestEveryClassGenerated(t *testing.T) {
 func TestGrantsValidate(t *testing.T) {
 	for i := range 2000 {
 		sc := seeded(i)
-		if _, err := oracle.NewCase(sc); err != nil {
+		if _, err := judge.NewCase(sc); err != nil {
 			t.Fatalf("scenario %d: %v\n%s", i, err, sc.Format())
 		}
 	}
@@ -135,16 +139,16 @@ func TestOpShapes(t *testing.T) {
 // it is).
 var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 	attack.Traversal: func(op core.Op, _ *scenario.Scenario) string {
-		return unless(core.HasTraversal(pathArg(op)), "no .. segment")
+		return unless(spec.HasTraversal(pathArg(op)), "no .. segment")
 	},
 	attack.PrefixSibling: func(op core.Op, sc *scenario.Scenario) string {
-		return unless(isSibling(core.Canonical(pathArg(op)), sc) && !core.HasTraversal(pathArg(op)),
+		return unless(isSibling(spec.Canonical(pathArg(op)), sc) && !spec.HasTraversal(pathArg(op)),
 			"not a prefix sibling of any root")
 	},
 	attack.DotSegments: func(op core.Op, _ *scenario.Scenario) string {
 		p := pathArg(op)
 		dotted := strings.Contains(p, "/./") || strings.Contains(p, "//") || strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/.")
-		return unless(dotted && !core.HasTraversal(p), "no . segment, doubled or trailing slash, or has ..")
+		return unless(dotted && !spec.HasTraversal(p), "no . segment, doubled or trailing slash, or has ..")
 	},
 	attack.Encoded: func(op core.Op, _ *scenario.Scenario) string {
 		p := pathArg(op)
@@ -155,7 +159,7 @@ var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 	},
 	attack.OutsideAbsolute: func(op core.Op, sc *scenario.Scenario) string {
 		p := pathArg(op)
-		if !strings.HasPrefix(p, "/") || core.HasTraversal(p) {
+		if !strings.HasPrefix(p, "/") || spec.HasTraversal(p) {
 			return "not absolute, or has .."
 		}
 		roots := rootsFor(op, sc)
@@ -163,7 +167,7 @@ var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 	},
 	attack.Relative: func(op core.Op, _ *scenario.Scenario) string {
 		p := pathArg(op)
-		return unless(!strings.HasPrefix(p, "/") && !core.HasTraversal(p), "absolute, or has ..")
+		return unless(!strings.HasPrefix(p, "/") && !spec.HasTraversal(p), "absolute, or has ..")
 	},
 	attack.ControlBytes: func(op core.Op, _ *scenario.Scenario) string {
 		return unless(hasControl(op.Kind) || slices.ContainsFunc(op.Args, hasControl), "no control byte, NUL or invalid UTF-8")
@@ -200,12 +204,12 @@ var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 		return unless(op.Kind == core.OpTool && isVariant(op.Args[0], sc.Grant.Tools, "summarize"), "not a variant of a granted tool")
 	},
 	attack.UnknownOp: func(op core.Op, _ *scenario.Scenario) string {
-		_, known := core.Arity(op.Kind)
+		_, known := spec.Arity(op.Kind)
 		return unless(!known, "a known kind")
 	},
 	attack.MalformedOp: func(op core.Op, _ *scenario.Scenario) string {
-		n, known := core.Arity(op.Kind)
-		return unless(known && !core.WellFormed(op.Args, n), "not a known kind with bad arguments")
+		n, known := spec.Arity(op.Kind)
+		return unless(known && !spec.WellFormed(op.Args, n), "not a known kind with bad arguments")
 	},
 	attack.SymlinkEscape: func(op core.Op, sc *scenario.Scenario) string {
 		return linkShape(op, sc, func(on []string, _ bool, _ int) bool { return len(on) > 0 }, "through no link")
@@ -214,7 +218,7 @@ var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 		return linkShape(op, sc, func(_ []string, asParent bool, _ int) bool { return asParent }, "no directory component is a link")
 	},
 	attack.SymlinkLoop: func(op core.Op, sc *scenario.Scenario) string {
-		return linkShape(op, sc, func(on []string, _ bool, hops int) bool { return len(on) > 0 && hops >= core.MaxLinks-1 },
+		return linkShape(op, sc, func(on []string, _ bool, hops int) bool { return len(on) > 0 && hops >= spec.MaxLinks-1 },
 			"through no link, or resolves in fewer than 39 hops")
 	},
 }
@@ -303,9 +307,9 @@ func isVariant(v string, granted []string, dflt string) bool {
 }
 
 func parsesAsIP(h string) bool {
-	n := core.NormalizeHost(h)
-	_, v4 := core.ParseInetAton(n)
-	_, v6 := core.ParseIPv6Literal(n)
+	n := spec.NormalizeHost(h)
+	_, v4 := spec.ParseInetAton(n)
+	_, v6 := spec.ParseIPv6Literal(n)
 	return v4 || v6
 }
 
@@ -335,7 +339,7 @@ func TestBenignIsLegal(t *testing.T) {
 		// A tick past 2^63−1 is past even a max_wall of MaxInt64 (SPEC §7),
 		// so the clock stops where it starts: then nothing reaches the wall.
 		sc.World.Clock.Step = 0
-		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		sb := core.NewReference(must.Grant(sc.Grant), refworld.New(sc.World))
 		for j, st := range sc.Steps {
 			r := sb.Run(st.Op)
 			if st.Class != attack.Benign || r.Kind == core.OK || r.Kind == core.NotFound {
@@ -410,7 +414,7 @@ func TestSameName(t *testing.T) {
 		"api.interna", "\u212aelvin.example", "kelvin.example", "a@b", "A`B", "@", "`", "[", "{", "", "."}
 	for _, a := range names {
 		for _, b := range names {
-			if got, want := sameName(a, b), core.NormalizeHost(a) == core.NormalizeHost(b); got != want {
+			if got, want := sameName(a, b), spec.NormalizeHost(a) == spec.NormalizeHost(b); got != want {
 				t.Errorf("sameName(%q, %q) = %v, want %v", a, b, got, want)
 			}
 		}
@@ -427,7 +431,7 @@ func TestBudgetClassesBite(t *testing.T) {
 	var landedBoundary [3]int // the same, by budget-boundary ops
 	for i := range 2000 {
 		sc := seeded(i)
-		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		sb := core.NewReference(must.Grant(sc.Grant), refworld.New(sc.World))
 		var was [3]bool
 		for _, st := range sc.Steps {
 			r := sb.Run(st.Op)
@@ -481,7 +485,7 @@ func TestGenerateAtMost(t *testing.T) {
 		if len(sc.Steps) > n || slices.ContainsFunc(sc.Steps, func(st scenario.Step) bool { return st.Class == attack.Unlabelled }) {
 			t.Fatalf("seed %d: %d ops, want at most %d ops and a class each", i, len(sc.Steps), n)
 		}
-		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		sb := core.NewReference(must.Grant(sc.Grant), refworld.New(sc.World))
 		b := sc.Grant.Budgets
 		for _, st := range sc.Steps {
 			if sb.Run(st.Op).Hard {

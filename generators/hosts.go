@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -27,7 +27,7 @@ func hasDNS(sc *scenario.Scenario, h string) bool {
 	return false
 }
 
-// sameName reports whether core.NormalizeHost(a) == core.NormalizeHost(b)
+// sameName reports whether spec.NormalizeHost(a) == spec.NormalizeHost(b)
 // — one trailing dot dropped, ASCII case folded — without allocating.
 func sameName(a, b string) bool {
 	a, b = strings.TrimSuffix(a, "."), strings.TrimSuffix(b, ".")
@@ -125,7 +125,7 @@ var hostVariants = []func(h string) string{
 	func(h string) string { return h + "?x=1" },
 	func(h string) string { return "http://" + h },
 	func(h string) string { return h + ".." },
-	textscan.LowerASCII,
+	lowerASCII,
 	func(h string) string { return "*." + h },
 	func(h string) string { return h + "%00" },
 	func(h string) string { return "[" + h + "]" },
@@ -173,11 +173,11 @@ func isIPSpelling(h string) bool {
 	if h == "" || !(isDigit(h[0]) || h[0] == '[' || strings.IndexByte(h, ':') >= 0) {
 		return false
 	}
-	n := core.NormalizeHost(h)
-	if _, ok := core.ParseInetAton(n); ok {
+	n := spec.NormalizeHost(h)
+	if _, ok := spec.ParseInetAton(n); ok {
 		return true
 	}
-	_, ok := core.ParseIPv6Literal(n)
+	_, ok := spec.ParseIPv6Literal(n)
 	return ok
 }
 
@@ -232,4 +232,17 @@ func grantedOr(src Source, sc *scenario.Scenario) string {
 		return h
 	}
 	return anyHost(src, sc)
+}
+
+// lowerASCII lowers the ASCII letters of s and leaves every other byte as
+// it is: the folding DNS does, where strings.ToLower would fold Unicode
+// letters too and rewrite invalid UTF-8.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

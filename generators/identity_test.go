@@ -105,7 +105,7 @@ func nilMark(isNil bool) byte {
 	return 'e'
 }
 
-// byteSource is internal/fuzzinput's Source over fuzz input bytes, copied
+// byteSource is internal/fuzzdecode's Source over fuzz input bytes, copied
 // (this package cannot import it): a draw among at most 256 values eats one
 // byte, a larger one two, and every draw past the end is 0.
 type byteSource struct{ data []byte }

@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // A linkRecipe is one shape of SPEC §13 links, planted in a root: the links
@@ -47,11 +48,11 @@ func ups(x *rootInfo) string { return strings.Repeat("../", strings.Count(x.base
 func lastName(x *rootInfo) string { return x.base[strings.LastIndexByte(x.base, '/')+1:] }
 
 // here40 and friends are k components "here/", each following a link to
-// "." once: 40 resolve, 41 are a loop (core.MaxLinks).
+// "." once: 40 resolve, 41 are a loop (spec.MaxLinks).
 var (
-	here39 = strings.Repeat("here/", core.MaxLinks-1)
-	here40 = strings.Repeat("here/", core.MaxLinks)
-	here41 = strings.Repeat("here/", core.MaxLinks+1)
+	here39 = strings.Repeat("here/", spec.MaxLinks-1)
+	here40 = strings.Repeat("here/", spec.MaxLinks)
+	here41 = strings.Repeat("here/", spec.MaxLinks+1)
 )
 
 // escapeRecipes are links inside a root that lead out of it — to files and
@@ -137,14 +138,14 @@ var outRecipes = []linkRecipe{
 	}}}, reads: []string{"ln-outrel"}, writes: []string{"ln-outrel"}},
 }
 
-// chainRecipes are chains of core.MaxLinks+1 links, planted in few worlds:
+// chainRecipes are chains of spec.MaxLinks+1 links, planted in few worlds:
 // from the first, resolving follows one link too many (not_found); from
-// the second, exactly core.MaxLinks, ending at a file in the root or at
+// the second, exactly spec.MaxLinks, ending at a file in the root or at
 // /etc/passwd.
 var chainRecipes = []linkRecipe{chain("chain", "data.txt"), chain("chainx", "/etc/passwd")}
 
 func chain(name, end string) linkRecipe {
-	const n = core.MaxLinks + 1
+	const n = spec.MaxLinks + 1
 	r := linkRecipe{class: attack.SymlinkLoop, links: make([]linkSpec, n),
 		reads: []string{name + "1", name + "2", name + "3"}, writes: []string{name + "1", name + "2"}}
 	for i := range n {
@@ -187,7 +188,7 @@ var recipeByName = func() map[string]*linkRecipe {
 
 // rootLinks are a root's links, computed once: per recipe, per link, its
 // path and (unless it names the other root) its target.
-type rootLinks [][]core.Link
+type rootLinks [][]scenario.Link
 
 // rootEntries are the entries of a root's link recipes, computed once,
 // per recipe, as appendLinkEntries finds them in a world they are planted in.
@@ -203,7 +204,7 @@ func rootEntries(links rootLinks) []linkEntry {
 func newRootLinks(x *rootInfo) rootLinks {
 	out := make(rootLinks, len(linkRecipes))
 	for i, r := range linkRecipes {
-		out[i] = make([]core.Link, len(r.links))
+		out[i] = make([]scenario.Link, len(r.links))
 		for j, s := range r.links {
 			l := &out[i][j]
 			if l.Path = x.base + "/" + s.name; s.at != nil {

@@ -8,6 +8,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -15,7 +18,7 @@ import (
 func linkTable(sc *scenario.Scenario) map[string]string {
 	m := make(map[string]string, len(sc.World.Links))
 	for _, l := range sc.World.Links {
-		m[core.Canonical(l.Path)] = l.Target
+		m[spec.Canonical(l.Path)] = l.Target
 	}
 	return m
 }
@@ -83,7 +86,7 @@ func target(l, t string) string {
 // none does.
 func rootOf(p string, sc *scenario.Scenario) (string, bool) {
 	for _, r := range slices.Concat(sc.Grant.FSRead, sc.Grant.FSWrite) {
-		if b := rootBase(r); b != "" && under(core.Canonical(p), b) {
+		if b := rootBase(r); b != "" && under(spec.Canonical(p), b) {
 			return b, true
 		}
 	}
@@ -130,7 +133,7 @@ func TestLinkShapes(t *testing.T) {
 			if _, ok := fileAt(sc, dst); ok && inRoot && !underAny(dst, sc.Grant.FSRead) {
 				n.toOutsideFile++
 			}
-			if !strings.HasPrefix(t, "/") && core.HasTraversal(t) {
+			if !strings.HasPrefix(t, "/") && spec.HasTraversal(t) {
 				n.relativeDotDot++
 			}
 			next := target(l, t)
@@ -143,7 +146,7 @@ func TestLinkShapes(t *testing.T) {
 			if back, ok := links[next]; ok && next != l && target(next, back) == l {
 				n.twoCycle++
 			}
-			if hopCount == core.MaxLinks+1 && !isLinkTarget(links, l) {
+			if hopCount == spec.MaxLinks+1 && !isLinkTarget(links, l) {
 				n.chain41++
 			}
 			if !inRoot && isSibling(l, sc) {
@@ -151,7 +154,7 @@ func TestLinkShapes(t *testing.T) {
 			}
 		}
 		written := map[string]bool{}
-		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		sb := core.NewReference(must.Grant(sc.Grant), refworld.New(sc.World))
 		for _, st := range sc.Steps {
 			r := sb.Run(st.Op)
 			if st.Class < attack.SymlinkEscape || len(st.Op.Args) == 0 || r.Hard {
@@ -167,25 +170,25 @@ func TestLinkShapes(t *testing.T) {
 			} else if st.Op.Kind == core.OpWrite {
 				n.writeThrough[st.Class]++
 			}
-			dst, hopCount := hops(links, core.Canonical(p))
+			dst, hopCount := hops(links, spec.Canonical(p))
 			_, exists := fileAt(sc, dst)
 			switch {
-			case core.HasTraversal(p):
+			case spec.HasTraversal(p):
 				if r.Kind == core.PathTraversal {
 					n.traversal++
 				}
 			case st.Op.Kind == core.OpWrite && asParent && !exists && !written[dst] && underAny(p, sc.Grant.FSWrite) && r.Kind == core.FSWriteDenied:
 				n.newUnderParent++
-				if links[path.Dir(core.Canonical(p))] == "/etc" {
+				if links[path.Dir(spec.Canonical(p))] == "/etc" {
 					n.briefParent++
 				}
-			case hopCount == core.MaxLinks && r.Kind != core.NotFound:
+			case hopCount == spec.MaxLinks && r.Kind != core.NotFound:
 				n.resolved40++
-			case hopCount > core.MaxLinks && r.Kind == core.NotFound:
+			case hopCount > spec.MaxLinks && r.Kind == core.NotFound:
 				n.loop41++
 			}
 			if st.Op.Kind == core.OpWrite && r.Kind == core.OK {
-				if !exists && !written[dst] && len(on) > 0 && dst != core.Canonical(p) {
+				if !exists && !written[dst] && len(on) > 0 && dst != spec.Canonical(p) {
 					n.createThrough++
 				}
 				written[dst] = true
@@ -238,7 +241,7 @@ func isLinkTarget(links map[string]string, l string) bool {
 // fileAt returns the content of the world's file at the canonical path p.
 func fileAt(sc *scenario.Scenario, p string) (string, bool) {
 	for _, f := range sc.World.Files {
-		if core.Canonical(f.Path) == p {
+		if spec.Canonical(f.Path) == p {
 			return f.Data, true
 		}
 	}
@@ -295,7 +298,7 @@ func TestSymlinkClassesReachKinds(t *testing.T) {
 	var kinds [attack.NumClasses][core.NumKinds]int
 	for i := range 2000 {
 		sc := seeded(i)
-		sb := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		sb := core.NewReference(must.Grant(sc.Grant), refworld.New(sc.World))
 		for _, st := range sc.Steps {
 			kinds[st.Class][sb.Run(st.Op).Kind]++
 		}

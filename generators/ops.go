@@ -1,11 +1,12 @@
 package generators
 
 import (
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // noScenario stands in for a nil *Scenario: nothing granted, an empty world.
@@ -177,7 +178,7 @@ func benignReadPath(src Source, sc *scenario.Scenario) string {
 	}
 	if files := sc.World.Files; len(files) > 0 {
 		for range 3 {
-			if f := pick(src, files); !core.HasTraversal(f.Path) && underRead(src, sc, f.Path) {
+			if f := pick(src, files); !spec.HasTraversal(f.Path) && underRead(src, sc, f.Path) {
 				return f.Path
 			}
 		}

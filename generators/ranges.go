@@ -6,12 +6,12 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Range probes aim at every point of the internal-range table (SPEC §6,
-// internal/dims): each internal range × {just below, low edge, interior,
+// internal/iprange): each internal range × {just below, low edge, interior,
 // high edge, just above} × each spelling of its family — IPv4 dotted,
 // short, integer, hex, octal, IPv4-mapped, NAT64, a name; IPv6 compressed,
 // expanded, bracketed, a name. The world gen draws a point uniformly and
@@ -19,7 +19,7 @@ import (
 // dns line answering it first), and ip-spelling and rebinding ops fetch
 // it, so that a sandbox's internal check meets every edge of every range
 // in every spelling, and the public neighbours of each range are fetched
-// too (they must not be over-blocked). The ranges are dims.Ranges(), in
+// too (they must not be over-blocked). The ranges are iprange.Ranges(), in
 // its order.
 
 // A rangePoint is one point of the table: the hosts that spell it (one
@@ -43,8 +43,8 @@ var (
 )
 
 func init() {
-	for ri, r := range dims.Ranges() {
-		first, last := dims.Edges(r)
+	for ri, r := range iprange.Ranges() {
+		first, last := iprange.Edges(r)
 		positions := [5][]netip.Addr{
 			{first.Prev()},
 			{first},
@@ -66,10 +66,10 @@ func init() {
 			if len(as) == 0 {
 				continue
 			}
-			for _, sp := range dims.SpellingsOf(r) {
+			for _, sp := range iprange.SpellingsOf(r) {
 				var pt rangePoint
 				for k, a := range as {
-					if sp == dims.Name {
+					if sp == iprange.Name {
 						pt.name = true
 						pt.hosts = append(pt.hosts, "r"+strconv.Itoa(ri)+"-"+strconv.Itoa(pos)+"-"+strconv.Itoa(k)+".range.example")
 						pt.addrs = append(pt.addrs, a)
@@ -111,7 +111,7 @@ func containsAddr(as []netip.Addr, a netip.Addr) bool {
 // 172.16.0.0/12): an interior that a check by the first bytes of the
 // range's low edge misses.
 func midAddr(r netip.Prefix) netip.Addr {
-	first, _ := dims.Edges(r)
+	first, _ := iprange.Edges(r)
 	b := first.AsSlice()
 	if i := r.Bits(); i < len(b)*8 {
 		b[i/8] |= 0x80 >> (i % 8)
@@ -120,7 +120,7 @@ func midAddr(r netip.Prefix) netip.Addr {
 	return a
 }
 
-// spell returns the hosts that spell a in sp, a dims spelling: none when there is no such
+// spell returns the hosts that spell a in sp, an iprange spelling: none when there is no such
 // spelling, more than one when the spelling has variants.
 func spell(a netip.Addr, sp int) []string {
 	if a.Is4() {
@@ -129,33 +129,33 @@ func spell(a netip.Addr, sp int) []string {
 		d := func(x uint32) string { return strconv.FormatUint(uint64(x), 10) }
 		tail := "." + d(uint32(b[1])) + "." + d(uint32(b[2])) + "." + d(uint32(b[3]))
 		switch sp {
-		case dims.Dotted:
+		case iprange.Dotted:
 			return []string{a.String()}
-		case dims.Short:
+		case iprange.Short:
 			return []string{d(uint32(b[0])) + "." + d(uint32(b[1])) + "." + d(v&0xffff), d(uint32(b[0])) + "." + d(v&0xffffff)}
-		case dims.Integer:
+		case iprange.Integer:
 			return []string{d(v)}
-		case dims.Hex:
+		case iprange.Hex:
 			return []string{"0x" + strconv.FormatUint(uint64(v), 16), "0x" + strconv.FormatUint(uint64(b[0]), 16) + tail}
-		case dims.Octal:
+		case iprange.Octal:
 			return []string{"0" + strconv.FormatUint(uint64(b[0]), 8) + tail, "0" + strconv.FormatUint(uint64(v), 8)}
-		case dims.Mapped:
+		case iprange.Mapped:
 			x := func(y uint32) string { return strconv.FormatUint(uint64(y), 16) }
 			return []string{"::ffff:" + a.String(), "::ffff:" + x(v>>16) + ":" + x(v&0xffff)}
-		case dims.NAT64:
+		case iprange.NAT64:
 			n := [16]byte{0, 0x64, 0xff, 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]}
 			return []string{netip.AddrFrom16(n).String()}
 		}
 		return nil
 	}
 	switch sp {
-	case dims.Compressed:
+	case iprange.Compressed:
 		if c := compressed(a); c != "" {
 			return []string{c}
 		}
-	case dims.Expanded:
+	case iprange.Expanded:
 		return []string{expanded(a, false), expanded(a, true)}
-	case dims.Bracketed:
+	case iprange.Bracketed:
 		if c := compressed(a); c != "" {
 			return []string{"[" + c + "]", "[" + expanded(a, false) + "]"}
 		}

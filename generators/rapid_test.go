@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/rapidsrc"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
-	"pgregory.net/rapid"
 )
 
 // scenarios is Generate as a rapid generator, over a Source backed by the
@@ -66,14 +68,14 @@ func TestMachinePropertyFindsPrefixBug(t *testing.T) {
 // let through.
 func confirmCounterexample(t *testing.T, sc *scenario.Scenario) {
 	t.Helper()
-	c, err := oracle.NewCase(sc)
+	c, err := judge.NewCase(sc)
 	if err != nil {
 		t.Fatalf("the counterexample has an invalid grant: %v", err)
 	}
-	if fs := oracle.CheckInline(core.ReferenceFactory, c, new(oracle.Coverage)); len(fs) > 0 {
+	if fs := judge.CheckInline(core.ReferenceFactory, c, new(oracle.Coverage)); len(fs) > 0 {
 		t.Fatalf("the counterexample fails on the reference too: %v", fs[0])
 	}
-	fs := oracle.CheckInline(rawPrefixFactory, c, new(oracle.Coverage))
+	fs := judge.CheckInline(rawPrefixFactory, c, new(oracle.Coverage))
 	if len(fs) == 0 || !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Invariant == oracle.Confinement }) {
 		t.Fatalf("the counterexample does not break confinement on the broken sandbox: %v", fs)
 	}
@@ -85,11 +87,11 @@ func confirmCounterexample(t *testing.T, sc *scenario.Scenario) {
 func scenarioProperty(f core.Factory, failed **scenario.Scenario) func(*rapid.T) {
 	return func(t *rapid.T) {
 		sc := scenarios.Draw(t, "scenario")
-		c, err := oracle.NewCase(sc)
+		c, err := judge.NewCase(sc)
 		if err != nil {
 			t.Fatalf("invalid grant: %v", err)
 		}
-		if fs := oracle.CheckInline(f, c, new(oracle.Coverage)); len(fs) > 0 {
+		if fs := judge.CheckInline(f, c, new(oracle.Coverage)); len(fs) > 0 {
 			if failed != nil {
 				*failed = sc
 			}
@@ -101,7 +103,7 @@ func scenarioProperty(f core.Factory, failed **scenario.Scenario) func(*rapid.T)
 // machineRun is what a state-machine run did: its grant, world and ops.
 type machineRun struct {
 	grant   core.GrantSpec
-	world   core.WorldSpec
+	world   scenario.WorldSpec
 	ops     []core.Op
 	classes []attack.Class
 }
@@ -145,11 +147,11 @@ func opOf(cl attack.Class, sc *scenario.Scenario) *rapid.Generator[shownOp] {
 func machineProperty(f core.Factory, failed *machineRun) func(*rapid.T) {
 	return func(t *rapid.T) {
 		sc := grantWorlds.Draw(t, "grant and world")
-		c, err := oracle.NewCase(sc)
+		c, err := judge.NewCase(sc)
 		if err != nil {
 			t.Fatalf("invalid grant: %v", err)
 		}
-		run := oracle.Watch(f, c.Grant, sc.World, new(oracle.Coverage))
+		run := judge.Watch(f, c, new(oracle.Coverage))
 		defer func() {
 			if err := run.Close(); err != nil {
 				t.Errorf("closing the sandbox: %v", err)

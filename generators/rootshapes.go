@@ -3,7 +3,7 @@ package generators
 import (
 	"strings"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Root shapes that real servers get wrong: a root that is a
@@ -19,7 +19,7 @@ var prefixInfos = rootInfos("2")
 // the root itself, or at its parent) and the directory where the root's
 // content really lies.
 type rootLinkShape struct {
-	link core.Link
+	link scenario.Link
 	real rootInfo
 }
 
@@ -37,14 +37,14 @@ var atRoot, atParent = rootLinkShapes()
 func rootLinkShapes() (at, above []rootLinkShape) {
 	for _, b := range readBases {
 		real := linkedRootsDir + "/real" + b
-		at = append(at, rootLinkShape{core.Link{Path: b, Target: real}, newRootInfo(real)})
+		at = append(at, rootLinkShape{scenario.Link{Path: b, Target: real}, newRootInfo(real)})
 		k := strings.LastIndexByte(b, '/')
 		if k == 0 {
 			above = append(above, at[len(at)-1])
 			continue
 		}
 		up := linkedRootsDir + "/up" + b[:k]
-		above = append(above, rootLinkShape{core.Link{Path: b[:k], Target: up}, newRootInfo(up + b[k:])})
+		above = append(above, rootLinkShape{scenario.Link{Path: b[:k], Target: up}, newRootInfo(up + b[k:])})
 	}
 	return at, above
 }

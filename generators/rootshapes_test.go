@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -92,7 +95,7 @@ func fsOps(sc *scenario.Scenario) (out []core.Op) {
 func danglingOutWrite(sc *scenario.Scenario) bool {
 	links := linkTable(sc)
 	for _, op := range fsOps(sc) {
-		c := core.Canonical(op.Args[0])
+		c := spec.Canonical(op.Args[0])
 		t, ok := links[c]
 		if op.Kind != core.OpWrite || !ok || !underAny(c, sc.Grant.FSWrite) {
 			continue
@@ -111,7 +114,7 @@ func danglingOutWrite(sc *scenario.Scenario) bool {
 // path d, so that a real tree holds d as a directory.
 func dirAt(sc *scenario.Scenario, d string) (string, bool) {
 	for _, f := range sc.World.Files {
-		if c := core.Canonical(f.Path); strings.HasPrefix(c, d+"/") {
+		if c := spec.Canonical(f.Path); strings.HasPrefix(c, d+"/") {
 			return c, true
 		}
 	}
@@ -124,7 +127,7 @@ func dirAt(sc *scenario.Scenario, d string) (string, bool) {
 func caseVariant(dir bool) func(*scenario.Scenario) bool {
 	return func(sc *scenario.Scenario) bool {
 		for _, f := range sc.World.Files {
-			c := core.Canonical(f.Path)
+			c := spec.Canonical(f.Path)
 			for _, r := range sc.Grant.FSRead {
 				b := rootBase(r)
 				if b == "" || len(c) <= len(b) || c[len(b)] != '/' || c[:len(b)] == b || !strings.EqualFold(c[:len(b)], b) {
@@ -146,7 +149,7 @@ func caseVariant(dir bool) func(*scenario.Scenario) bool {
 // when dir, a path in c's directory.
 func opNear(sc *scenario.Scenario, c string, dir bool) bool {
 	for _, op := range fsOps(sc) {
-		p := core.Canonical(op.Args[0])
+		p := spec.Canonical(op.Args[0])
 		if p == c || dir && path.Dir(p) == path.Dir(c) {
 			return true
 		}
@@ -163,7 +166,7 @@ func prefixRoots(sc *scenario.Scenario) bool {
 				continue
 			}
 			for _, op := range fsOps(sc) {
-				if under(core.Canonical(op.Args[0]), bb) {
+				if under(spec.Canonical(op.Args[0]), bb) {
 					return true
 				}
 			}
@@ -177,7 +180,7 @@ func prefixRoots(sc *scenario.Scenario) bool {
 func backslashSibling(dir bool) func(*scenario.Scenario) bool {
 	return func(sc *scenario.Scenario) bool {
 		for _, f := range sc.World.Files {
-			c := core.Canonical(f.Path)
+			c := spec.Canonical(f.Path)
 			for _, r := range slices.Concat(sc.Grant.FSRead, sc.Grant.FSWrite) {
 				b := rootBase(r)
 				if b == "" || !strings.HasPrefix(c, b+`\`) {
@@ -212,7 +215,7 @@ func rootLinked(at bool) func(*scenario.Scenario) bool {
 				continue
 			}
 			for _, op := range fsOps(sc) {
-				if under(core.Canonical(op.Args[0]), b) {
+				if under(spec.Canonical(op.Args[0]), b) {
 					return true
 				}
 			}
@@ -238,8 +241,8 @@ func TestPrefixRootsCatchRawPrefix(t *testing.T) {
 		if long == "" {
 			continue
 		}
-		ref := core.NewReference(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
-		mut, err := m.Factory(core.MustGrant(sc.Grant), core.NewWorld(sc.World))
+		ref := core.NewReference(must.Grant(sc.Grant), refworld.New(sc.World))
+		mut, err := m.Factory(must.Grant(sc.Grant), refworld.New(sc.World))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +254,7 @@ func TestPrefixRootsCatchRawPrefix(t *testing.T) {
 			if st.Op.Kind != core.OpRead || len(st.Op.Args) != 1 {
 				continue
 			}
-			c := core.Canonical(st.Op.Args[0])
+			c := spec.Canonical(st.Op.Args[0])
 			if strings.HasPrefix(c, long) && !under(c, long) && r.Kind == core.FSReadDenied && w.Kind != r.Kind {
 				caught++
 				break

@@ -79,8 +79,8 @@ var fetchPaths = []string{"/status", "/v1/items", "/big", "/empty", "/missing"}
 
 // ipHosts spell addresses as inet_aton and IPv6 allow: loopback, private,
 // reserved and range edges first, then public ones that must not be
-// over-blocked. Every one parses with core.ParseInetAton or
-// core.ParseIPv6Literal.
+// over-blocked. Every one parses with spec.ParseInetAton or
+// spec.ParseIPv6Literal.
 var ipHosts = []string{
 	"127.0.0.1", "127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0x7f.0.0.1", "0x7f.1",
 	"017700000001", "[::1]", "::1", "::ffff:127.0.0.1", "[::ffff:7f00:1]", "64:ff9b::7f00:1",

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/textscan"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -33,7 +32,7 @@ var toolVariants = []func(t string) string{
 	func(t string) string { return t + "\x00" },
 	func(t string) string { return "./" + t },
 	func(t string) string { return t + "/" },
-	textscan.LowerASCII,
+	lowerASCII,
 	func(t string) string { return "\ufeff" + t },
 }
 

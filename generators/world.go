@@ -1,7 +1,6 @@
 package generators
 
 import (
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 	"math"
 	"net/netip"
 	"slices"
@@ -10,6 +9,10 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // A profile is the budget shape of a scenario. Tight profiles halt early, so
@@ -99,7 +102,7 @@ type builder struct {
 	src Source
 	d   *draw // src, whose slabs the lists are carved from
 	g   core.GrantSpec
-	w   core.WorldSpec
+	w   scenario.WorldSpec
 	// readHost and writeHost are the roots links are planted in: the first
 	// read root and the first write root, or /work and its /out when no
 	// such root is granted or it is "/"; in a world whose root is a link,
@@ -107,13 +110,13 @@ type builder struct {
 	readHost, writeHost *rootInfo
 	// rootLink is the link at or above the granted root (linkedRoot), or
 	// nil.
-	rootLink *core.Link
+	rootLink *scenario.Link
 }
 
 // drawGrantWorld draws the grant and the world for plan p. Its lists are
 // carved from d's slabs: a window each for those that grow one entry at a
 // time, closed when the world is done.
-func drawGrantWorld(d *draw, p plan) (core.GrantSpec, core.WorldSpec) {
+func drawGrantWorld(d *draw, p plan) (core.GrantSpec, scenario.WorldSpec) {
 	b := &builder{src: d, d: d}
 	d.record.rewind()
 	b.w.Files, b.w.Routes = d.files.open(48), d.routes.open(32) // at most 43 and 17 so far
@@ -152,13 +155,15 @@ func (b *builder) list(xs ...string) []string {
 func (b *builder) dnsLine(h string, addrs []netip.Addr) {
 	a := b.d.addrs.carve(len(addrs))
 	copy(a, addrs)
-	b.w.DNS = append(b.w.DNS, core.DNSRecord{Host: h, Addrs: a})
+	b.w.DNS = append(b.w.DNS, scenario.DNSRecord{Host: h, Addrs: a})
 }
 
-func (b *builder) file(p, data string) { b.w.Files = append(b.w.Files, core.File{Path: p, Data: data}) }
+func (b *builder) file(p, data string) {
+	b.w.Files = append(b.w.Files, scenario.File{Path: p, Data: data})
+}
 
 func (b *builder) route(h, p, body string) {
-	b.w.Routes = append(b.w.Routes, core.Route{Host: h, Path: p, Body: body})
+	b.w.Routes = append(b.w.Routes, scenario.Route{Host: h, Path: p, Body: body})
 }
 
 // rootInfo is a root base with every string the world gen and the ops
@@ -385,7 +390,7 @@ func (b *builder) hosts(slots int) {
 	}
 	if oneIn(src, 5) {
 		b.grant(dnsMetadata, dnsMetadataFlags)
-		b.dnsLine(dnsMetadata, []netip.Addr{core.MetadataAddr})
+		b.dnsLine(dnsMetadata, []netip.Addr{spec.StaticResolve("metadata")})
 		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
 	}
 	for n := 1 + src.Intn(2); n > 0; n-- {
@@ -442,14 +447,14 @@ func (b *builder) tools() {
 		b.g.Tools[i] = grantTools[(i+j)%len(grantTools)]
 	}
 	if slices.Contains(b.g.Tools, "dump") || oneIn(src, 4) { // ungranted, it is a leak to see
-		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: "dump", Output: fill[:pick(src, bigOutputSizes)]})
+		b.w.ToolOutputs = append(b.w.ToolOutputs, scenario.ToolOutput{Name: "dump", Output: fill[:pick(src, bigOutputSizes)]})
 	}
 	if slices.Contains(b.g.Tools, "search") {
-		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: "search", Output: "results: 3 matches"})
+		b.w.ToolOutputs = append(b.w.ToolOutputs, scenario.ToolOutput{Name: "search", Output: "results: 3 matches"})
 	}
 	for n := src.Intn(3); n > 0; n-- {
 		t := pick(src, leakTools)
-		b.w.ToolOutputs = append(b.w.ToolOutputs, core.ToolOutput{Name: t.name, Output: t.out})
+		b.w.ToolOutputs = append(b.w.ToolOutputs, scenario.ToolOutput{Name: t.name, Output: t.out})
 	}
 }
 
@@ -463,9 +468,9 @@ var (
 
 // drawBudgets gives roomy budgets and a steady clock, then tightens what the
 // profile says.
-func drawBudgets(src Source, p plan) (core.Budgets, core.TickClock) {
+func drawBudgets(src Source, p plan) (core.Budgets, scenario.TickClock) {
 	b := core.Budgets{MaxOps: 1000, MaxWall: 1_000_000, MaxOutputBytes: 1 << 20}
-	c := core.TickClock{Start: pick(src, roomyStarts), Step: pick(src, roomySteps)}
+	c := scenario.TickClock{Start: pick(src, roomyStarts), Step: pick(src, roomySteps)}
 	switch p.prof {
 	case roomy:
 		switch src.Intn(8) {
@@ -499,7 +504,7 @@ func drawBudgets(src Source, p plan) (core.Budgets, core.TickClock) {
 // clock whose ticks pass 2^63−1 at op 1 to 5 against a max_wall of
 // math.MaxInt64, which only the overflow rule of SPEC §7 trips. (No clock
 // runs backwards: the scenario format writes a step non-negative.)
-func wallClock(src Source, b *core.Budgets, c *core.TickClock) {
+func wallClock(src Source, b *core.Budgets, c *scenario.TickClock) {
 	switch src.Intn(8) {
 	case 0:
 		c.Step = pick(src, topSteps)
@@ -541,7 +546,7 @@ func nearTicks(src Source, step int64) (int64, int64) {
 
 // onBoundary puts the budget p.edge names on the edge. For outputLands it
 // sets a small budget that Generate replaces once the ops are drawn.
-func onBoundary(src Source, b *core.Budgets, c *core.TickClock, p plan) {
+func onBoundary(src Source, b *core.Budgets, c *scenario.TickClock, p plan) {
 	switch p.edge {
 	case opsZero:
 		b.MaxOps = 0
@@ -581,7 +586,7 @@ func landOutput(src Source, sc *scenario.Scenario) {
 	g := &sc.Grant
 	run := *g
 	run.MaxOutputBytes = math.MaxInt64
-	sb := core.NewReference(core.MustGrant(run), core.NewWorld(sc.World))
+	sb := core.NewReference(must.Grant(run), refworld.New(sc.World))
 	var (
 		all   []landing
 		multi int
@@ -664,7 +669,7 @@ func rootBase(r string) string {
 	if r == "" {
 		return ""
 	}
-	return trimSlashes(core.Canonical(r))
+	return trimSlashes(spec.Canonical(r))
 }
 
 func trimSlashes(s string) string {
@@ -685,7 +690,7 @@ func under(c, base string) bool {
 
 // underAny reports whether p, canonicalized, is under any of roots.
 func underAny(p string, roots []string) bool {
-	c := core.Canonical(p)
+	c := spec.Canonical(p)
 	for _, r := range roots {
 		if under(c, rootBase(r)) {
 			return true

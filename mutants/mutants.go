@@ -1,11 +1,9 @@
 package mutants
 
 import (
-	"slices"
 	"sort"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 )
 
 // Mutant is a sandbox with one defect.
@@ -24,21 +22,24 @@ type Mutant struct {
 
 // The SPEC dimensions a Mutant's Dimension names: each is a family of
 // points a generator has to reach, edges included, for the defects that
-// hide there. They are internal/dims's IDs, whose catalog lists each
-// dimension's points.
+// hide there. They are the IDs of the SPEC dimension table that `sbxfuzz
+// report` shows, whose catalogue lists each dimension's points (a test of
+// the table holds the two lists equal).
 const (
-	DimInternalRange = dims.InternalRange // internal addresses of SPEC §6: every range, its low and high edges, in every spelling
-	DimBudget        = dims.Budget        // one budget at its edges: 0, usage landing exactly on the cap, math.MaxInt64
-	DimBudgetPair    = dims.BudgetPair    // two budgets crossed by the same op: which halt SPEC §5 gives first
-	DimClock         = dims.Clock         // the injected tick clock: large steps, ticks past 2^63−1 (SPEC §7)
-	DimBytes         = dims.Bytes         // the bytes of arguments and data: NUL, invalid UTF-8, multi-byte characters
-	DimPathShape     = dims.PathShape     // the shape of a path against a root: siblings, root itself, trailing slash, dot segments
-	DimHostShape     = dims.HostShape     // the spelling of a host against net_hosts: case, trailing dot, unlisted names
+	DimInternalRange = "internal-range" // internal addresses of SPEC §6: every range, its low and high edges, in every spelling
+	DimBudget        = "budget"         // one budget at its edges: 0, usage landing exactly on the cap, math.MaxInt64
+	DimBudgetPair    = "budget-pair"    // two budgets crossed by the same op: which halt SPEC §5 gives first
+	DimClock         = "clock"          // the injected tick clock: large steps, ticks past 2^63−1 (SPEC §7)
+	DimBytes         = "bytes"          // the bytes of arguments and data: NUL, invalid UTF-8, multi-byte characters
+	DimPathShape     = "path-shape"     // the shape of a path against a root: siblings, root itself, trailing slash, dot segments
+	DimHostShape     = "host-shape"     // the spelling of a host against net_hosts: case, trailing dot, unlisted names
 )
 
 // Dimensions returns the seven SPEC dimension IDs a Mutant's Dimension may
-// name (besides ""): a copy of dims.IDs, in its order.
-func Dimensions() []string { return slices.Clone(dims.IDs) }
+// name (besides ""), in the table's order.
+func Dimensions() []string {
+	return []string{DimInternalRange, DimBudget, DimBudgetPair, DimClock, DimBytes, DimPathShape, DimHostShape}
+}
 
 // All returns every mutant, sorted by name.
 func All() []Mutant {

@@ -14,9 +14,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/randscenario"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -44,9 +48,6 @@ func TestDimensions(t *testing.T) {
 	want := []string{"internal-range", "budget", "budget-pair", "clock", "bytes", "path-shape", "host-shape"}
 	if diff := cmp.Diff(want, Dimensions()); diff != "" {
 		t.Errorf("Dimensions() mismatch (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(dims.IDs, Dimensions()); diff != "" {
-		t.Errorf("Dimensions() is not dims.IDs (-dims +got):\n%s", diff)
 	}
 	count := map[string]int{}
 	for _, m := range All() {
@@ -159,9 +160,9 @@ func TestEveryDefectHasAMutant(t *testing.T) {
 // usage after it, the journal entries it added and the clock reads so far.
 type trace []string
 
-func run(t testing.TB, f core.Factory, g core.Grant, ws core.WorldSpec, ops []core.Op) trace {
+func run(t testing.TB, f core.Factory, g core.Grant, ws scenario.WorldSpec, ops []core.Op) trace {
 	t.Helper()
-	w := core.NewWorld(ws)
+	w := refworld.New(ws)
 	sb, err := f(g, w)
 	if err != nil {
 		t.Fatalf("building the sandbox: %v", err)
@@ -235,7 +236,7 @@ func TestFaithfulRandom(t *testing.T) {
 		n = 300
 	}
 	for i := range n {
-		g, ws, ops := randomScenario(rng)
+		g, ws, ops := randscenario.Draw(rng)
 		want := run(t, core.ReferenceFactory, g, ws, ops)
 		if diff := cmp.Diff(want, run(t, faithful.factory(), g, ws, ops)); diff != "" {
 			t.Fatalf("scenario %d (ops %v): faithful pipeline trace mismatch (-want +got):\n%s", i, ops, diff)
@@ -250,12 +251,12 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	type sc struct {
 		g   core.Grant
-		ws  core.WorldSpec
+		ws  scenario.WorldSpec
 		ops []core.Op
 	}
 	var cases []sc
 	for range 3000 {
-		g, ws, ops := randomScenario(rng)
+		g, ws, ops := randscenario.Draw(rng)
 		cases = append(cases, sc{g, ws, ops})
 	}
 	for _, m := range All() {
@@ -275,98 +276,17 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 	}
 }
 
-func randomScenario(rng *rand.Rand) (core.Grant, core.WorldSpec, []core.Op) {
-	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
-	paths := []string{"/work/a", "/work/", "/work", "/workshop/x", "/work/../etc/passwd", "/work/..hidden",
-		"/etc/passwd", "/work/out/r", "/work/out/../x", "//work//a", "work/a", "", "/work/a\x00b", "/work/\xff",
-		`\work\..\x`, "/work/./out/r", "/work/%2e%2e/x", "/work2/a", "/",
-		"/work/ln", "/work/etc/passwd", "/work/out/ln", "/work/out/sub/new", "/work/loop", "/work/up", "/etc/in"}
-	hosts := []string{"api.example.com", "API.example.com", "evil.com", "localhost", "127.1", "rebind.example",
-		"169.254.169.254", "metadata", "exfil.example", "api.example.com.", "172.20.0.1", "fc00::1"}
-	tools := []string{"echo", "summarize", "Echo", "rm", "echo "}
-	data := []string{"", "x", "hello", "a longer body of bytes", "\x00", "\xff", "héllo"}
-	kinds := []string{core.OpRead, core.OpWrite, core.OpFetch, core.OpTool, "exec", "FS_READ"}
-
-	budget := func(n int) int64 {
-		if rng.IntN(8) == 0 {
-			return math.MaxInt64 // "unlimited"
-		}
-		return int64(rng.IntN(n))
-	}
-	spec := core.GrantSpec{Budgets: core.Budgets{MaxOps: budget(8), MaxWall: budget(12), MaxOutputBytes: budget(40)}}
-	for _, r := range []string{"/work/", "/work", "/work/out/", "/"} {
-		if rng.IntN(3) == 0 {
-			spec.FSRead = append(spec.FSRead, r)
-		}
-		if rng.IntN(3) == 0 {
-			spec.FSWrite = append(spec.FSWrite, r)
-		}
-	}
-	for _, h := range []string{"api.example.com", "localhost", "rebind.example", "127.1", "172.20.0.1", "fc00::1"} {
-		if rng.IntN(2) == 0 {
-			spec.NetHosts = append(spec.NetHosts, h)
-		}
-	}
-	for _, tl := range []string{"echo", "summarize"} {
-		if rng.IntN(2) == 0 {
-			spec.Tools = append(spec.Tools, tl)
-		}
-	}
-	g := core.MustGrant(spec)
-	ws := core.WorldSpec{
-		Files: []core.File{{Path: "/work/a", Data: "hello"}, {Path: "/workshop/x", Data: "LEAK"},
-			{Path: "/etc/passwd", Data: "root"}, {Path: "/work/..hidden", Data: "dot"}},
-		Routes: []core.Route{{Host: "api.example.com", Path: "/", Body: "ok"}, {Host: "localhost", Path: "/", Body: "admin"},
-			{Host: "rebind.example", Path: "/", Body: "rebound"}, {Host: "evil.com", Path: "/", Body: "stolen"},
-			{Host: "exfil.example", Path: "/", Body: "sent"}},
-		DNS: []core.DNSRecord{{Host: "rebind.example", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("127.0.0.1")}}},
-		Links: []core.Link{
-			{Path: "/work/ln", Target: "/etc/passwd"}, // out of every root
-			{Path: "/work/etc", Target: "/etc"},       // a linked parent
-			{Path: "/work/out/ln", Target: "../a"},    // relative, out of the write root into the read root
-			{Path: "/work/out/sub", Target: "/work"},  // a linked parent inside the read root
-			{Path: "/work/loop", Target: "loop"},      // a self loop
-			{Path: "/work/up", Target: "/work/ln"},    // a chain
-			{Path: "/etc/in", Target: "/work/a"},      // from outside, in
-		},
-		Clock: core.TickClock{Start: int64(rng.IntN(5)), Step: int64(rng.IntN(4))},
-	}
-	if rng.IntN(8) == 0 {
-		ws.Clock.Step = math.MaxInt64 // the second or third tick is past 2^63−1
-	}
-	ops := make([]core.Op, 1+rng.IntN(10))
-	for i := range ops {
-		k := pick(kinds)
-		var args []string
-		switch k {
-		case core.OpRead:
-			args = []string{pick(paths)}
-		case core.OpWrite:
-			args = []string{pick(paths), pick(data)}
-		case core.OpFetch:
-			args = []string{pick(hosts), pick([]string{"/", "/missing"})}
-		case core.OpTool:
-			args = []string{pick(tools), pick(data)}
-		}
-		if rng.IntN(10) == 0 {
-			args = args[:len(args)/2]
-		}
-		ops[i] = core.Op{Kind: k, Args: args}
-	}
-	return g, ws, ops
-}
-
 // The direct tests below each show one defect in Go, where a scenario
 // file cannot reach.
 
-func build(t *testing.T, name string, spec core.GrantSpec, ws core.WorldSpec) (core.Sandbox, *core.RefWorld) {
+func build(t *testing.T, name string, spec core.GrantSpec, ws scenario.WorldSpec) (core.Sandbox, *refworld.World) {
 	t.Helper()
 	m, ok := Lookup(name)
 	if !ok {
 		t.Fatalf("no mutant %s", name)
 	}
-	w := core.NewWorld(ws)
-	sb, err := m.Factory(core.MustGrant(spec), w)
+	w := refworld.New(ws)
+	sb, err := m.Factory(must.Grant(spec), w)
 	if err != nil {
 		t.Fatalf("building mutant %s: %v", name, err)
 	}
@@ -379,12 +299,12 @@ var roomy = core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 100}
 // the authority the mutant enforces; the reference is unmoved.
 func TestLeakyGrantWidens(t *testing.T) {
 	spec := core.GrantSpec{FSRead: []string{"/work/"}, Budgets: roomy}
-	ws := core.WorldSpec{Files: []core.File{{Path: "/etc/passwd", Data: "root"}}, Clock: core.TickClock{Step: 1}}
+	ws := scenario.WorldSpec{Files: []scenario.File{{Path: "/etc/passwd", Data: "root"}}, Clock: scenario.TickClock{Step: 1}}
 	for _, tc := range []struct {
 		f    core.Factory
 		want core.Kind
 	}{{core.ReferenceFactory, core.FSReadDenied}, {mustFactory(t, "leaky-grant"), core.OK}} {
-		sb, err := tc.f(core.MustGrant(spec), core.NewWorld(ws))
+		sb, err := tc.f(must.Grant(spec), refworld.New(ws))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -407,7 +327,7 @@ func mustFactory(t *testing.T, name string) core.Factory {
 // TestMachineClockNeverReadsTheWorldClock: the injected clock is never
 // read, at build or per op.
 func TestMachineClockNeverReadsTheWorldClock(t *testing.T) {
-	sb, w := build(t, "machine-clock", core.GrantSpec{Budgets: roomy}, core.WorldSpec{Clock: core.TickClock{Step: 1000}})
+	sb, w := build(t, "machine-clock", core.GrantSpec{Budgets: roomy}, scenario.WorldSpec{Clock: scenario.TickClock{Step: 1000}})
 	for range 3 {
 		if r := sb.Run(core.Op{Kind: "exec"}); r.Kind != core.UnknownOp {
 			t.Fatalf("got %v, want unknown_op", r.Kind)
@@ -423,7 +343,7 @@ func TestMachineClockNeverReadsTheWorldClock(t *testing.T) {
 // that did not exist is left empty.
 func TestActThenCheckWriteRollsBack(t *testing.T) {
 	sb, w := build(t, "act-then-check-write", core.GrantSpec{FSWrite: []string{"/work/out/"}, Budgets: roomy},
-		core.WorldSpec{Files: []core.File{{Path: "/etc/passwd", Data: "root"}}, Clock: core.TickClock{Step: 1}})
+		scenario.WorldSpec{Files: []scenario.File{{Path: "/etc/passwd", Data: "root"}}, Clock: scenario.TickClock{Step: 1}})
 	for _, p := range []string{"/etc/passwd", "/etc/new"} {
 		if r := sb.Run(core.Op{Kind: core.OpWrite, Args: []string{p, "pwned"}}); r.Kind != core.FSWriteDenied {
 			t.Fatalf("write %s: got %v", p, r.Kind)
@@ -448,10 +368,10 @@ func TestActThenCheckWriteRollsBack(t *testing.T) {
 func TestResolveTwiceFetchesTheSecondAnswer(t *testing.T) {
 	pub, lo := netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("127.0.0.1")
 	sb, w := build(t, "resolve-twice", core.GrantSpec{NetHosts: []string{"r.example"}, Budgets: roomy},
-		core.WorldSpec{DNS: []core.DNSRecord{{Host: "r.example", Addrs: []netip.Addr{pub, lo}}}, Clock: core.TickClock{Step: 1}})
+		scenario.WorldSpec{DNS: []scenario.DNSRecord{{Host: "r.example", Addrs: []netip.Addr{pub, lo}}}, Clock: scenario.TickClock{Step: 1}})
 	sb.Run(core.Op{Kind: core.OpFetch, Args: []string{"r.example", "/"}})
 	j := w.Journal()
-	if len(j) != 3 || j[0].Addr != pub || j[1].Addr != lo || j[2].Call != core.CallFetch || j[2].Addr != lo {
+	if len(j) != 3 || j[0].Addr != pub || j[1].Addr != lo || j[2].Call != refworld.CallFetch || j[2].Addr != lo {
 		t.Errorf("journal %v, want resolve -> %v, resolve -> %v, fetch from %v", j, pub, lo, lo)
 	}
 }
@@ -459,7 +379,7 @@ func TestResolveTwiceFetchesTheSecondAnswer(t *testing.T) {
 // TestHaltGateCharges: after the halt, each op moves the op counter and
 // reads the clock once, and the kind stays latched.
 func TestHaltGateCharges(t *testing.T) {
-	sb, w := build(t, "halt-gate-charges", core.GrantSpec{}, core.WorldSpec{Clock: core.TickClock{Step: 1}})
+	sb, w := build(t, "halt-gate-charges", core.GrantSpec{}, scenario.WorldSpec{Clock: scenario.TickClock{Step: 1}})
 	for i := int64(1); i <= 3; i++ {
 		r := sb.Run(core.Op{Kind: "exec"})
 		if r.Kind != core.MaxOps || !r.Hard {
@@ -483,9 +403,9 @@ func TestDefectsAtTheGoLevel(t *testing.T) {
 	write := func(p string) core.Op { return core.Op{Kind: core.OpWrite, Args: []string{p, "pwned"}} }
 	fetch := func(h string) core.Op { return core.Op{Kind: core.OpFetch, Args: []string{h, "/"}} }
 	exec := core.Op{Kind: "exec"}
-	files := []core.File{{Path: "/work/a", Data: "hello"}, {Path: "/workshop/x", Data: "LEAK"}, {Path: "/work/..h", Data: "dot"}}
-	routes := []core.Route{{Host: "x.example", Path: "/", Body: "body"}, {Host: "localhost", Path: "/", Body: "admin"}}
-	links := []core.Link{{Path: "/work/ln", Target: "/workshop/x"}, {Path: "/etc/ln", Target: "/work/a"}}
+	files := []scenario.File{{Path: "/work/a", Data: "hello"}, {Path: "/workshop/x", Data: "LEAK"}, {Path: "/work/..h", Data: "dot"}}
+	routes := []scenario.Route{{Host: "x.example", Path: "/", Body: "body"}, {Host: "localhost", Path: "/", Body: "admin"}}
+	links := []scenario.Link{{Path: "/work/ln", Target: "/workshop/x"}, {Path: "/etc/ln", Target: "/work/a"}}
 	for _, tc := range []struct {
 		mutant string
 		spec   core.GrantSpec
@@ -518,10 +438,10 @@ func TestDefectsAtTheGoLevel(t *testing.T) {
 			if spec.Budgets == (core.Budgets{}) {
 				spec.Budgets = roomy
 			}
-			ws := core.WorldSpec{Files: files, Routes: routes, Links: links, Clock: core.TickClock{Step: 1}}
-			g := core.MustGrant(spec)
+			ws := scenario.WorldSpec{Files: files, Routes: routes, Links: links, Clock: scenario.TickClock{Step: 1}}
+			g := must.Grant(spec)
 			kinds := func(f core.Factory) []core.Kind {
-				sb, err := f(g, core.NewWorld(ws))
+				sb, err := f(g, refworld.New(ws))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -552,10 +472,10 @@ func TestDefectsAtTheGoLevel(t *testing.T) {
 // is a link out of the roots, /work/d a linked parent, /etc/ln a link from
 // outside the roots back in.
 func TestLinkMutantJournals(t *testing.T) {
-	ws := core.WorldSpec{
-		Files: []core.File{{Path: "/work/a", Data: "hello"}, {Path: "/etc/secret", Data: "LEAK"}},
-		Links: []core.Link{{Path: "/work/ln", Target: "/etc/secret"}, {Path: "/work/d", Target: "/etc"}, {Path: "/etc/ln", Target: "/work/a"}},
-		Clock: core.TickClock{Step: 1},
+	ws := scenario.WorldSpec{
+		Files: []scenario.File{{Path: "/work/a", Data: "hello"}, {Path: "/etc/secret", Data: "LEAK"}},
+		Links: []scenario.Link{{Path: "/work/ln", Target: "/etc/secret"}, {Path: "/work/d", Target: "/etc"}, {Path: "/etc/ln", Target: "/work/a"}},
+		Clock: scenario.TickClock{Step: 1},
 	}
 	spec := core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/"}, Budgets: roomy}
 	read := core.Op{Kind: core.OpRead, Args: []string{"/work/ln"}}
@@ -591,8 +511,8 @@ func TestLinkMutantJournals(t *testing.T) {
 			if tc.sut != "" {
 				f = mustFactory(t, tc.sut)
 			}
-			w := core.NewWorld(ws)
-			sb, err := f(core.MustGrant(spec), w)
+			w := refworld.New(ws)
+			sb, err := f(must.Grant(spec), w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -623,11 +543,11 @@ func TestDimensionMutantsAtTheGoLevel(t *testing.T) {
 	fetch := func(h string) core.Op { return core.Op{Kind: core.OpFetch, Args: []string{h, "/"}} }
 	echo := func(in string) core.Op { return core.Op{Kind: core.OpTool, Args: []string{"echo", in}} }
 	exec := core.Op{Kind: "exec"}
-	tick := core.TickClock{Step: 1}
+	tick := scenario.TickClock{Step: 1}
 	for _, tc := range []struct {
 		mutant    string
 		spec      core.GrantSpec
-		clock     core.TickClock
+		clock     scenario.TickClock
 		ops       []core.Op
 		ref, got  []core.Kind
 		refOutput int64 // usage.Output after the ops, on the reference
@@ -644,7 +564,7 @@ func TestDimensionMutantsAtTheGoLevel(t *testing.T) {
 			[]core.Op{exec, exec}, []core.Kind{core.UnknownOp, core.MaxOps}, []core.Kind{core.UnknownOp, core.MaxWall}, 0},
 		{"output-in-runes", core.GrantSpec{Tools: []string{"echo"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9, MaxOutputBytes: 5}}, tick,
 			[]core.Op{echo("héllo")}, []core.Kind{core.MaxOutputBytes}, []core.Kind{core.OK}, 0},
-		{"ignores-clock-overflow", core.GrantSpec{Budgets: core.Budgets{MaxOps: 9, MaxWall: math.MaxInt64}}, core.TickClock{Start: 1, Step: math.MaxInt64},
+		{"ignores-clock-overflow", core.GrantSpec{Budgets: core.Budgets{MaxOps: 9, MaxWall: math.MaxInt64}}, scenario.TickClock{Start: 1, Step: math.MaxInt64},
 			[]core.Op{exec}, []core.Kind{core.MaxWall}, []core.Kind{core.UnknownOp}, 0},
 		{"off-by-one-output", core.GrantSpec{Tools: []string{"echo"}, Budgets: core.Budgets{MaxOps: 9, MaxWall: 9, MaxOutputBytes: 5}}, tick,
 			[]core.Op{echo("hello")}, []core.Kind{core.OK}, []core.Kind{core.MaxOutputBytes}, 5},
@@ -662,14 +582,14 @@ func TestDimensionMutantsAtTheGoLevel(t *testing.T) {
 			[]core.Op{fetch("X.Example")}, []core.Kind{core.EgressDenied}, []core.Kind{core.OK}, 0},
 	} {
 		t.Run(tc.mutant, func(t *testing.T) {
-			ws := core.WorldSpec{
-				Files:  []core.File{{Path: "/work/a", Data: "hello"}},
-				Routes: []core.Route{{Host: "x.example", Path: "/", Body: "body"}},
+			ws := scenario.WorldSpec{
+				Files:  []scenario.File{{Path: "/work/a", Data: "hello"}},
+				Routes: []scenario.Route{{Host: "x.example", Path: "/", Body: "body"}},
 				Clock:  tc.clock,
 			}
-			g := core.MustGrant(tc.spec)
+			g := must.Grant(tc.spec)
 			kinds := func(f core.Factory) ([]core.Kind, core.Usage) {
-				sb, err := f(g, core.NewWorld(ws))
+				sb, err := f(g, refworld.New(ws))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -710,11 +630,11 @@ func TestInternalMaskGaps(t *testing.T) {
 				copy(n[12:], []byte{byte(a), byte(b), tail[0], tail[1]})
 				gap := (a == 172 && 17 <= b && b <= 31) || (a == 100 && 65 <= b && b <= 127) || (a == 198 && b == 19)
 				for _, x := range []netip.Addr{v4, netip.AddrFrom16(v4.As16()), netip.AddrFrom16(n)} {
-					if got := strs.internal(x); got != (core.IsInternal(x) && !gap) {
-						t.Fatalf("internal-string-prefixes: internal(%v) = %v; IsInternal %v, in the gap %v", x, got, core.IsInternal(x), gap)
+					if got := strs.internal(x); got != (spec.IsInternal(x) && !gap) {
+						t.Fatalf("internal-string-prefixes: internal(%v) = %v; IsInternal %v, in the gap %v", x, got, spec.IsInternal(x), gap)
 					}
-					if got := v6.internal(x); got != core.IsInternal(x) {
-						t.Fatalf("v6-range-masks: internal(%v) = %v, IsInternal %v", x, got, core.IsInternal(x))
+					if got := v6.internal(x); got != spec.IsInternal(x) {
+						t.Fatalf("v6-range-masks: internal(%v) = %v, IsInternal %v", x, got, spec.IsInternal(x))
 					}
 				}
 			}
@@ -730,17 +650,17 @@ func TestInternalMaskGaps(t *testing.T) {
 			b[15] |= 1 // not the subnet-router anycast, ::, or the like
 			x := netip.AddrFrom16(b)
 			gap := hi>>8 == 0xfc || (hi&0xffc0 == 0xfe80 && hi != 0xfe80)
-			if got := v6.internal(x); got != (core.IsInternal(x) && !gap) {
-				t.Fatalf("v6-range-masks: internal(%v) = %v; IsInternal %v, in the gap %v", x, got, core.IsInternal(x), gap)
+			if got := v6.internal(x); got != (spec.IsInternal(x) && !gap) {
+				t.Fatalf("v6-range-masks: internal(%v) = %v; IsInternal %v, in the gap %v", x, got, spec.IsInternal(x), gap)
 			}
-			if got := strs.internal(x); got != core.IsInternal(x) {
-				t.Fatalf("internal-string-prefixes: internal(%v) = %v, IsInternal %v", x, got, core.IsInternal(x))
+			if got := strs.internal(x); got != spec.IsInternal(x) {
+				t.Fatalf("internal-string-prefixes: internal(%v) = %v, IsInternal %v", x, got, spec.IsInternal(x))
 			}
 		}
 	}
 	for _, s := range []string{"::", "::1", "fe80::%eth0", "ff02::1"} {
 		x := netip.MustParseAddr(s)
-		if strs.internal(x) != core.IsInternal(x) || v6.internal(x) != core.IsInternal(x) {
+		if strs.internal(x) != spec.IsInternal(x) || v6.internal(x) != spec.IsInternal(x) {
 			t.Errorf("%s judged otherwise than the reference", s)
 		}
 	}
@@ -760,10 +680,10 @@ func TestRootItselfDeniedOnlyTheRoot(t *testing.T) {
 		{"/work/", "/work/out"}, {"/", "/work/"}}
 	for _, roots := range rootSets {
 		for _, p := range paths {
-			want := core.UnderAllowlist(p, roots)
-			c := core.Canonical(p)
+			want := spec.UnderAllowlist(p, roots)
+			c := spec.Canonical(p)
 			if c != "/" && slices.ContainsFunc(roots, func(r string) bool {
-				return strings.HasSuffix(r, "/") && core.Canonical(r) == c && !core.UnderAllowlist(p, slices.DeleteFunc(slices.Clone(roots), func(x string) bool { return x == r }))
+				return strings.HasSuffix(r, "/") && spec.Canonical(r) == c && !spec.UnderAllowlist(p, slices.DeleteFunc(slices.Clone(roots), func(x string) bool { return x == r }))
 			}) {
 				want = false
 			}
@@ -784,7 +704,7 @@ func TestWallBeforeOpsOnlyThePair(t *testing.T) {
 		Usage  core.Usage
 	}
 	steps := func(f core.Factory, b core.Budgets) []step {
-		sb, err := f(core.MustGrant(core.GrantSpec{Budgets: b}), core.NewWorld(core.WorldSpec{Clock: core.TickClock{Start: 3, Step: 2}}))
+		sb, err := f(must.Grant(core.GrantSpec{Budgets: b}), refworld.New(scenario.WorldSpec{Clock: scenario.TickClock{Start: 3, Step: 2}}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // defect names the one way a sandbox of this package departs from the
@@ -235,7 +236,7 @@ func (s *sandbox) elapsed() (wall int64, past bool) {
 }
 
 func (s *sandbox) dispatch(op core.Op) core.Result {
-	n, known := core.Arity(op.Kind)
+	n, known := spec.Arity(op.Kind)
 	if !known {
 		return core.Result{Kind: core.UnknownOp}
 	}
@@ -260,7 +261,7 @@ func (s *sandbox) wellFormed(args []string, n int) bool {
 		// DEFECT malformed-passthrough: only the argument count is checked.
 		return len(args) == n
 	}
-	return core.WellFormed(args, n)
+	return spec.WellFormed(args, n)
 }
 
 // traversal is the belt: HasTraversal on the raw path.
@@ -273,7 +274,7 @@ func (s *sandbox) traversal(p string) bool {
 		// DEFECT substring-dotdot: "/work/..hidden" is refused too.
 		return strings.Contains(p, "..")
 	}
-	return core.HasTraversal(p)
+	return spec.HasTraversal(p)
 }
 
 // under is the suspenders: is p under one of roots?
@@ -285,13 +286,13 @@ func (s *sandbox) under(p string, roots []string) bool {
 		// itself ("/work" for "/work/") is out. ("/" still holds "/":
 		// every absolute path starts with it.) Roots written without the
 		// slash are judged as the reference judges them.
-		c := core.Canonical(p)
+		c := spec.Canonical(p)
 		for _, r := range roots {
 			if !strings.HasSuffix(r, "/") {
-				if core.UnderAllowlist(p, []string{r}) {
+				if spec.UnderAllowlist(p, []string{r}) {
 					return true
 				}
-			} else if strings.HasPrefix(c, strings.TrimRight(core.Canonical(r), "/")+"/") {
+			} else if strings.HasPrefix(c, strings.TrimRight(spec.Canonical(r), "/")+"/") {
 				return true
 			}
 		}
@@ -307,15 +308,15 @@ func (s *sandbox) under(p string, roots []string) bool {
 	case noBoundary:
 		// DEFECT no-boundary: both sides cleaned, but "/workshop" starts
 		// with "/work".
-		c := core.Canonical(p)
+		c := spec.Canonical(p)
 		for _, r := range roots {
-			if strings.HasPrefix(c, core.Canonical(r)) {
+			if strings.HasPrefix(c, spec.Canonical(r)) {
 				return true
 			}
 		}
 		return false
 	}
-	return core.UnderAllowlist(p, roots)
+	return spec.UnderAllowlist(p, roots)
 }
 
 func (s *sandbox) read(p string) core.Result {
@@ -419,7 +420,7 @@ func (s *sandbox) checkPath(p string, roots []string, denied core.Kind) (string,
 		// as itself and followed by the effect.
 		// (A root itself, whose directory is outside the roots, is
 		// resolved whole: resolving its parent would be another defect.)
-		if c := core.Canonical(p); s.lexicalDenial(path.Dir(c), roots, denied) == core.Invalid {
+		if c := spec.Canonical(p); s.lexicalDenial(path.Dir(c), roots, denied) == core.Invalid {
 			dir, ok := s.world.Realpath(path.Dir(c))
 			r := path.Join(dir, path.Base(c))
 			return r, s.resolvedDenial(r, ok, roots, denied)
@@ -486,22 +487,22 @@ func (s *sandbox) internal(a netip.Addr) bool {
 		// misses 172.17–172.31, 100.64.0.0/10 misses 100.65–100.127,
 		// 198.18.0.0/15 misses 198.19. (IPv6 is judged as the reference
 		// does, mapped and NAT64 forms as the IPv4 text they carry.)
-		if u := core.Unmap(a); u.Is4() {
+		if u := spec.Unmap(a); u.Is4() {
 			text := u.String()
 			return slices.ContainsFunc(internalPrefixes, func(p string) bool { return strings.HasPrefix(text, p) })
 		}
-		return core.IsInternal(a)
+		return spec.IsInternal(a)
 	case v6RangeMasks:
 		// DEFECT v6-range-masks: "ULA is fd00::/8" and link-local as
 		// fe80::/16: fc00::/8 and fe81::–febf:… are public. (IPv4, mapped
 		// and NAT64 forms included, is judged as the reference does.)
-		u := core.Unmap(a)
+		u := spec.Unmap(a)
 		if u.Is4() || !u.IsValid() {
-			return core.IsInternal(a)
+			return spec.IsInternal(a)
 		}
 		return u.IsUnspecified() || u.IsLoopback() || u.IsMulticast() || ula8.Contains(u) || linkLocal16.Contains(u)
 	}
-	return core.IsInternal(a)
+	return spec.IsInternal(a)
 }
 
 // internalPrefixes is internal-string-prefixes's idea of SPEC §6's IPv4

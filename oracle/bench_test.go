@@ -5,6 +5,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // seedTraceOps are the first seven ops of the SPEC §10 worked trace, the mix
@@ -20,17 +23,17 @@ var seedTraceOps = []core.Op{
 }
 
 func seedGrant(b core.Budgets) core.Grant {
-	return core.MustGrant(core.GrantSpec{
+	return must.Grant(core.GrantSpec{
 		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"},
 		NetHosts: []string{"api.internal"}, Tools: []string{"summarize"},
 		Budgets: b,
 	})
 }
 
-var seedWorld = core.WorldSpec{
-	Files:  []core.File{{Path: "/work/data.txt", Data: "hello"}},
-	Routes: []core.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
-	Clock:  core.TickClock{Start: 0, Step: 1},
+var seedWorld = scenario.WorldSpec{
+	Files:  []scenario.File{{Path: "/work/data.txt", Data: "hello"}},
+	Routes: []scenario.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
+	Clock:  scenario.TickClock{Start: 0, Step: 1},
 }
 
 // BenchmarkCheckedSeedTrace is BenchmarkSeedTrace with the oracle watching:
@@ -38,7 +41,7 @@ var seedWorld = core.WorldSpec{
 func BenchmarkCheckedSeedTrace(b *testing.B) {
 	g := seedGrant(core.Budgets{MaxOps: 1 << 62, MaxWall: 1 << 62, MaxOutputBytes: 1 << 62})
 	var cov Coverage
-	r := Watch(core.ReferenceFactory, g, seedWorld, &cov)
+	r := watchWorld(core.ReferenceFactory, g, seedWorld, &cov)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -59,11 +62,42 @@ func BenchmarkCheckedSeedTrace(b *testing.B) {
 // checks.
 func BenchmarkModelSeedTrace(b *testing.B) {
 	g := seedGrant(core.Budgets{MaxOps: 1 << 62, MaxWall: 1 << 62, MaxOutputBytes: 1 << 62})
-	m := newModel(g, newModelBase(seedWorld))
+	m := newModel(g.Spec(), newModelWorld(newModelBase(seedWorld)))
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if res, _ := m.predict(seedTraceOps[i%len(seedTraceOps)]); res.Kind == core.Invalid {
 			b.Fatal("no verdict")
 		}
+	}
+}
+
+// BenchmarkCheckMemory is why a check works in memory an earlier one
+// handed back: the state of the run and its worlds (pooled) against a new
+// one for every check (fresh), on generated scenarios checked inline
+// against the reference.
+func BenchmarkCheckMemory(b *testing.B) {
+	var cases []checkCase
+	for i := range 512 {
+		c, err := newCase(generators.Generate(generators.NewSource(1, uint64(i))))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	for _, bc := range []struct {
+		name  string
+		check func(c checkCase, cov *Coverage)
+	}{
+		{"state=pooled", func(c checkCase, cov *Coverage) { checkNow(core.ReferenceFactory, c, cov, nil, nil) }},
+		{"state=fresh", func(c checkCase, cov *Coverage) { checkIn(new(checkState), core.ReferenceFactory, c, cov, nil, nil) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var cov Coverage
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				bc.check(cases[i%len(cases)], &cov)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(cov.Ops), "ns/checkedop")
+		})
 	}
 }

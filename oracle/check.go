@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// Options tune Check. The zero Options use DefaultTimeout and observe
-// nothing.
+// Options tune Check and a Checker. The zero Options use DefaultTimeout.
 type Options struct {
 	// Timeout is how long the check waits for one op (or for the factory,
 	// or for the grant) before it calls the sandbox hung: a total finding
@@ -18,62 +20,51 @@ type Options struct {
 	// many quick ops is never a hang, however long it takes as a whole.
 	Timeout time.Duration
 	// StartTimeout is how long the factory may take to build a sandbox;
-	// 0 means the larger of Timeout and DefaultStartTimeout. A sandbox in another process may take longer to
-	// start than an op to run, and lowering Timeout to minimize a hang
-	// must not make a slow start look like one.
+	// 0 means the larger of Timeout and 10s. A sandbox in another process
+	// may take longer to start than an op to run, and lowering Timeout to
+	// minimize a hang must not make a slow start look like one.
 	StartTimeout time.Duration
-	// Observe, when set, is called after every op of the watched run, on
-	// Check's worker goroutine, before the next op runs. It is never called
-	// after Check has returned, even for a sandbox that hung.
-	Observe func(StepReport)
-}
-
-// StepReport is what one op did, as the oracle observed it. Entries alias
-// the world's journal: they are valid until Check returns (it hands the
-// journal's memory back for reuse), and must not be modified; copy them to
-// keep them.
-type StepReport struct {
-	Step    int
-	Op      core.Op
-	Result  core.Result
-	Usage   core.Usage
-	Entries []core.Entry
 }
 
 // Check judges every invariant on one scenario: it watches the sandbox f
 // builds run every op (after a halt too, so the latch is tested), replays
 // the scenario on a fresh world and compares traces, and scribbles on the
-// grant the sandbox hands out. Counts go into cov. An op that does not
-// return within opt.Timeout is a total finding (a hang), and the hung
-// sandbox is closed. Check is a one-shot Checker; campaigns keep a Checker
-// per worker.
-func Check(f core.Factory, c Case, cov *Coverage, opt Options) []Finding {
+// grant the sandbox hands out. Counts go into cov, which may be nil. An op
+// that does not return within opt.Timeout is a total finding (a hang), and
+// the hung sandbox is closed. The error is for a scenario that cannot be
+// judged at all: an invalid grant (it unwraps to core.ErrInvalidGrant).
+// Check is a one-shot Checker; campaigns keep a Checker per worker.
+func Check(f core.Factory, sc *scenario.Scenario, cov *Coverage, opt Options) ([]Finding, error) {
 	k := NewChecker(f, opt)
 	defer k.Close()
-	return k.Check(c, cov)
+	return k.Check(sc, cov)
 }
 
-// CheckInline is Check on the calling goroutine, with no hang bound: for
+// checkInline is Check on the calling goroutine, with no hang bound: for
 // callers that bound time themselves (the fuzz targets: go test -fuzz
 // reports a hung input), and for benchmarks.
-func CheckInline(f core.Factory, c Case, cov *Coverage) []Finding {
+func checkInline(f core.Factory, c checkCase, cov *Coverage) []Finding {
 	return checkNow(f, c, cov, nil, nil)
 }
 
-func checkNow(f core.Factory, c Case, cov *Coverage, ctl *control, observe func(StepReport)) []Finding {
-	pw, owned := c.World, c.World == nil
-	if owned {
-		pw = PrepareScenarioWorld(c.Scenario.World)
+// checkNow judges c in memory an earlier check handed back, under ctl
+// (nil: inline), calling observe after every op of the watched run.
+func checkNow(f core.Factory, c checkCase, cov *Coverage, ctl *control, observe func(engine.StepReport)) []Finding {
+	return checkIn(checkStates.Get().(*checkState), f, c, cov, ctl, observe)
+}
+
+// checkIn is checkNow in st's memory, which it hands back for the next
+// check once this one is judged.
+func checkIn(st *checkState, f core.Factory, c checkCase, cov *Coverage, ctl *control, observe func(engine.StepReport)) []Finding {
+	pw := c.World
+	if pw == nil {
+		pw = st.prepare(c.Scenario.World)
 	}
-	st := checkStates.Get().(*checkState)
 	r := st.watch(f, c.Grant, c.Scenario.Grant, pw, cov, ctl)
 	judged := false
 	defer func() {
 		r.closeAll(ctl)
 		if judged { // nothing reads the run, its worlds or the journal again
-			if owned {
-				pw.Recycle()
-			}
 			st.recycle()
 		}
 	}()
@@ -103,7 +94,7 @@ func checkNow(f core.Factory, c Case, cov *Coverage, ctl *control, observe func(
 
 // steps runs every op under watch; a panic of the sandbox becomes a total
 // finding at the step that panicked, and the run is dead from then on.
-func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
+func (r *watchedRun) steps(c checkCase, ctl *control, observe func(engine.StepReport)) {
 	defer func() {
 		if p := recover(); p != nil {
 			if !r.inSandbox {
@@ -114,7 +105,7 @@ func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
 			if err := r.world.OpOverCap(); err != nil {
 				why = err.Error() // what broke the sandbox's process: its flood
 			}
-			r.violate(Total, c.class(r.step-1), FormatOp(c.op(r.step-1))+" "+why)
+			r.violate(Total, c.class(r.step-1), formatOp(c.op(r.step-1))+" "+why)
 		}
 	}()
 	for i := range c.steps() {
@@ -126,7 +117,7 @@ func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
 		j := r.world.JournalLen()
 		res := r.Step(op, c.class(i))
 		if observe != nil && !r.dead {
-			ctl.observe(observe, StepReport{Step: i + 1, Op: op, Result: res, Usage: r.usage, Entries: r.world.Journal()[j:]})
+			ctl.observe(observe, engine.StepReport{Step: i + 1, Op: op, Result: res, Usage: r.usage, Entries: r.world.Journal()[j:]})
 		}
 	}
 }
@@ -134,7 +125,7 @@ func (r *Run) steps(c Case, ctl *control, observe func(StepReport)) {
 // checkReplay is replay-deterministic: run the scenario again on a fresh
 // world and compare each step with the first run: result, usage, and the
 // journal entries it added.
-func (r *Run) checkReplay(f core.Factory, c Case, t *core.WorldTemplate, classes *classSet, ctl *control) {
+func (r *watchedRun) checkReplay(f core.Factory, c checkCase, t *refworld.Template, classes *classSet, ctl *control) {
 	for i := range c.steps() {
 		r.cov.Classes[c.class(i)].Checked[ReplayDeterministic]++
 	}
@@ -145,7 +136,7 @@ func (r *Run) checkReplay(f core.Factory, c Case, t *core.WorldTemplate, classes
 
 // replay returns "" when a second run matches the first, else where and how
 // they differ.
-func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control) (detail string) {
+func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, ctl *control) (detail string) {
 	defer func() {
 		if p := recover(); p != nil {
 			detail = fmt.Sprintf("the replay panicked where the first run did not: %v", p)
@@ -154,11 +145,6 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 	ctl.at(phaseReplay, 0)
 	w := r.spare
 	t.Renew(w)
-	// The links are the first run's, and so is what its world learned of
-	// them. (Read, as its journal is below, once its sandbox returned from
-	// its last op: a sandbox that still calls into its world from a stray
-	// goroutine races with every observer of it.)
-	w.LearnLinks(r.world)
 	w.Reserve(r.world.JournalLen())
 	sb, err := f(c.Grant, w)
 	if err != nil {
@@ -180,14 +166,14 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 		w.LimitOp(opWorldCap(r.capBase, c.op(i)))
 		res := sb.Run(c.op(i))
 		if err := w.OpOverCap(); err != nil {
-			return fmt.Sprintf("in the replay, step %d: %s %v", i+1, FormatOp(c.op(i)), err)
+			return fmt.Sprintf("in the replay, step %d: %s %v", i+1, formatOp(c.op(i)), err)
 		}
 		u := sb.Usage()
 		was, now := first[prev:t.journal], w.Journal()[j:]
 		prev = t.journal
 		if res != t.res || u != t.usage || !slices.Equal(was, now) {
 			return fmt.Sprintf("two runs of the same scenario differ at step %d (%s): first %s, then %s",
-				i+1, FormatOp(c.op(i)), describeStep(t.res, t.usage, was), describeStep(res, u, now))
+				i+1, formatOp(c.op(i)), describeStep(t.res, t.usage, was), describeStep(res, u, now))
 		}
 	}
 	return ""
@@ -196,7 +182,7 @@ func (r *Run) replay(f core.Factory, c Case, t *core.WorldTemplate, ctl *control
 // closeAll closes the sandboxes the check built. Under a Checker, the
 // control closes them, each once; a check given up on is left to the
 // Checker.
-func (r *Run) closeAll(ctl *control) {
+func (r *watchedRun) closeAll(ctl *control) {
 	if ctl != nil {
 		if !ctl.halted() {
 			ctl.at(phaseClose, 0)
@@ -214,7 +200,7 @@ func (r *Run) closeAll(ctl *control) {
 // maxListed is the most journal entries a finding lists.
 const maxListed = 8
 
-func describeStep(res core.Result, u core.Usage, entries []core.Entry) string {
+func describeStep(res core.Result, u core.Usage, entries []refworld.Entry) string {
 	s := fmt.Sprintf("%s with usage ops=%d wall=%d output=%d", describeResult(res), u.Ops, u.Wall, u.Output)
 	if len(entries) == 0 {
 		return s + " and no journal entry"

@@ -10,14 +10,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
-// sliceFeed is a Feed over fixed cases, built by factories[i] when that is
+// sliceFeed is a judge.Feed over fixed cases, built by factories[i] when that is
 // set. It records which case each Judged call was for, and its findings.
 type sliceFeed struct {
-	cases     []oracle.Case
+	cases     []judge.Case
 	factories map[int]core.Factory
 	pause     time.Duration // each Next and Judged takes this long
 	next      int
@@ -25,26 +26,26 @@ type sliceFeed struct {
 	fs        [][]oracle.Finding
 }
 
-func (f *sliceFeed) Next() (oracle.Case, core.Factory, bool) {
+func (f *sliceFeed) Next() (judge.Case, core.Factory, bool) {
 	time.Sleep(f.pause)
 	if f.next == len(f.cases) {
-		return oracle.Case{}, nil, false
+		return judge.Case{}, nil, false
 	}
 	f.next++
 	return f.cases[f.next-1], f.factories[f.next-1], true
 }
 
-func (f *sliceFeed) Judged(_ oracle.Case, fs []oracle.Finding) {
+func (f *sliceFeed) Judged(_ judge.Case, fs []oracle.Finding) {
 	time.Sleep(f.pause)
 	f.judged = append(f.judged, f.next-1)
 	f.fs = append(f.fs, fs)
 }
 
-func generatedCases(t *testing.T, n int) []oracle.Case {
+func generatedCases(t *testing.T, n int) []judge.Case {
 	t.Helper()
-	cs := make([]oracle.Case, n)
+	cs := make([]judge.Case, n)
 	for i := range cs {
-		c, err := oracle.NewCase(generated(i))
+		c, err := judge.NewCase(generated(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func inOrder(n int) []int {
 	return xs
 }
 
-// TestCheckAllIsCheckingEachInline: CheckAll judges every case of its
+// TestCheckAllIsCheckingEachInline: judge.CheckFeed judges every case of its
 // feed, in order, with the findings and counts that checking them one by
 // one inline gives — on the reference and on every mutant, whose checks
 // fail.
@@ -78,23 +79,21 @@ func TestCheckAllIsCheckingEachInline(t *testing.T) {
 	found := 0
 	for name, f := range factories {
 		var one, all oracle.Coverage
-		k := oracle.NewChecker(f, oracle.Options{})
 		want := make([][]oracle.Finding, n)
 		for i, c := range cases {
-			want[i] = oracle.CheckInline(f, c, &one)
+			want[i] = judge.CheckInline(f, c, &one)
 			found += len(want[i])
 		}
 		feed := &sliceFeed{cases: cases}
-		k.CheckAll(feed, &all)
-		k.Close()
+		judge.CheckFeed(f, judge.Options{}, feed, &all)
 		if diff := cmp.Diff(inOrder(n), feed.judged); diff != "" {
 			t.Fatalf("%s: the cases judged (-want +got):\n%s", name, diff)
 		}
 		if diff := cmp.Diff(want, feed.fs); diff != "" {
-			t.Errorf("%s: CheckAll found otherwise than Check (-inline +CheckAll):\n%s", name, diff)
+			t.Errorf("%s: CheckFeed found otherwise than Check (-inline +CheckFeed):\n%s", name, diff)
 		}
 		if diff := cmp.Diff(one, all); diff != "" {
-			t.Errorf("%s: CheckAll counted otherwise than Check (-inline +CheckAll):\n%s", name, diff)
+			t.Errorf("%s: CheckFeed counted otherwise than Check (-inline +CheckFeed):\n%s", name, diff)
 		}
 	}
 	if found == 0 {
@@ -138,11 +137,9 @@ func TestCheckAllGoesOnAfterAHang(t *testing.T) {
 		hangs := map[int]core.Factory{2: blocking, 5: blocking, 6: blocking}
 		runtime.GC()
 		before := runtime.NumGoroutine()
-		k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 80 * time.Millisecond})
-		defer k.Close()
 		var cov oracle.Coverage
 		feed := &sliceFeed{cases: cases, factories: hangs}
-		k.CheckAll(feed, &cov)
+		judge.CheckFeed(core.ReferenceFactory, judge.Options{Timeout: 80 * time.Millisecond}, feed, &cov)
 		if diff := cmp.Diff(inOrder(len(cases)), feed.judged); diff != "" {
 			t.Fatalf("the cases judged (-want +got):\n%s", diff)
 		}
@@ -154,11 +151,10 @@ func TestCheckAllGoesOnAfterAHang(t *testing.T) {
 				t.Errorf("case %d, on the reference: %v", i, fs)
 			}
 		}
-		if cov.Scenarios != uint64(len(cases)) || cov.ViolationsTotal(oracle.Total) != uint64(len(hangs)) {
+		if cov.Scenarios != uint64(len(cases)) || judge.Violations(&cov, oracle.Total) != uint64(len(hangs)) {
 			t.Errorf("counted %d scenarios and %d total violations, want %d and %d",
-				cov.Scenarios, cov.ViolationsTotal(oracle.Total), len(cases), len(hangs))
+				cov.Scenarios, judge.Violations(&cov, oracle.Total), len(cases), len(hangs))
 		}
-		k.Close()
 		synctest.Wait() // every worker that is done has ended
 		if after := runtime.NumGoroutine(); after > before {
 			t.Fatalf("the goroutines went from %d to %d", before, after)
@@ -171,10 +167,8 @@ func TestCheckAllGoesOnAfterAHang(t *testing.T) {
 // Judged that each take three timeouts make no hang.
 func TestASlowFeedIsNotAHang(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{Timeout: 50 * time.Millisecond, StartTimeout: 50 * time.Millisecond})
-		defer k.Close()
 		feed := &sliceFeed{cases: generatedCases(t, 3), pause: 150 * time.Millisecond}
-		k.CheckAll(feed, new(oracle.Coverage))
+		judge.CheckFeed(core.ReferenceFactory, judge.Options{Timeout: 50 * time.Millisecond, StartTimeout: 50 * time.Millisecond}, feed, new(oracle.Coverage))
 		if diff := cmp.Diff([][]oracle.Finding{nil, nil, nil}, feed.fs); diff != "" {
 			t.Fatalf("findings (-want +got):\n%s", diff)
 		}
@@ -202,10 +196,8 @@ func TestChecksSlowInOnePhaseAreNoHang(t *testing.T) {
 		slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
 			return slowCloser{core.NewReference(g, w), timeout / 4}, nil // two a check: half a timeout
 		}
-		k := oracle.NewChecker(slow, oracle.Options{Timeout: timeout})
-		defer k.Close()
 		feed := &sliceFeed{cases: generatedCases(t, 8)}
-		k.CheckAll(feed, new(oracle.Coverage))
+		judge.CheckFeed(slow, judge.Options{Timeout: timeout}, feed, new(oracle.Coverage))
 		for i, fs := range feed.fs {
 			if len(fs) > 0 {
 				t.Errorf("case %d: %v", i, fs)

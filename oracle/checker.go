@@ -6,16 +6,18 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// DefaultTimeout is how long Check waits for one op, or for the factory,
-// before it calls the sandbox hung.
+// DefaultTimeout is how long a check waits for one op, or for the grant,
+// before it calls the sandbox hung (Options.Timeout).
 const DefaultTimeout = 2 * time.Second
 
-// DefaultStartTimeout is the least time the factory gets to build a
+// defaultStartTimeout is the least time the factory gets to build a
 // sandbox when Options.StartTimeout is not set: starting a sandbox in
 // another process (an interpreter, a server) takes longer than an op.
-const DefaultStartTimeout = 10 * time.Second
+const defaultStartTimeout = 10 * time.Second
 
 // closeWait bounds how long a Checker waits for Close on a hung sandbox.
 const closeWait = time.Second
@@ -23,34 +25,34 @@ const closeWait = time.Second
 // Checker judges scenarios one at a time on a goroutine of its own, so that
 // a sandbox that never returns becomes a total finding instead of a hung
 // harness. On a hang it closes the sandboxes of that scenario (io.Closer),
-// which must make the hung Run return; the worker goroutine then ends by
+// which must make the hung call return; the worker goroutine then ends by
 // itself, and the next scenario gets a new one. (A hung sandbox that is not
 // a Closer, or ignores Close, keeps its goroutine: Go cannot stop one from
 // outside.) A Checker is not safe for concurrent use; Close it when done.
 type Checker struct {
 	f       core.Factory
-	opt     Options
+	observe func(engine.StepReport) // called after every op of a watched run, when set
 	timeout time.Duration
 	start   time.Duration // the factory's timeout
 	timer   *time.Timer
-	// w is the worker, nil until the first check. After a hang CheckAll
+	// w is the worker, nil until the first check. After a hang checkAll
 	// starts a new one for the rest of the feed (for Check's one case, only
 	// to hear that there is no more): it waits for the next check, or Close.
 	w *checkWorker
 }
 
-// A Feed hands CheckAll its checks one at a time and takes their verdicts:
+// A caseFeed hands checkAll its checks one at a time and takes their verdicts:
 // Next returns the next case and the factory to build its sandboxes with
 // (nil: the Checker's), or ok false to end; Judged receives the findings
 // of the case Next returned last. Next and Judged are called alternately,
 // never at once, but not always on one goroutine: they run on the
 // Checker's worker, except that the Judged of a case given up on (a hang)
-// runs on CheckAll's goroutine, and the checks after it on a new worker.
-// Both must return (not call runtime.Goexit, as t.Fatal does): CheckAll
+// runs on checkAll's goroutine, and the checks after it on a new worker.
+// Both must return (not call runtime.Goexit, as t.Fatal does): checkAll
 // waits for the worker to say the feed ran out.
-type Feed interface {
-	Next() (c Case, f core.Factory, ok bool)
-	Judged(c Case, fs []Finding)
+type caseFeed interface {
+	Next() (c checkCase, f core.Factory, ok bool)
+	Judged(c checkCase, fs []Finding)
 }
 
 // checkWorker is the goroutine that runs scenarios, and what it owns. Its
@@ -83,7 +85,7 @@ type checkWorker struct {
 // running is the check a worker is running, and the coverage it counts
 // into.
 type running struct {
-	c   Case
+	c   checkCase
 	cov *Coverage
 }
 
@@ -96,24 +98,30 @@ const (
 // job is the work of a worker: a feed's checks, counted into cov, their
 // sandboxes built by f unless the feed names another factory.
 type job struct {
-	feed Feed
+	feed caseFeed
 	f    core.Factory
 	cov  *Coverage
 }
 
 // NewChecker returns a Checker for the sandboxes f builds.
-func NewChecker(f core.Factory, opt Options) *Checker {
+func NewChecker(f core.Factory, opt Options) *Checker { return newChecker(f, opt, nil) }
+
+// newChecker is NewChecker with observe called after every op of every
+// watched run (when not nil), on the check's goroutine, before the next
+// op runs; never after the check has returned, even for a sandbox that
+// hung.
+func newChecker(f core.Factory, opt Options, observe func(engine.StepReport)) *Checker {
 	t := opt.Timeout
 	if t <= 0 {
 		t = DefaultTimeout
 	}
 	start := opt.StartTimeout
 	if start <= 0 {
-		start = max(t, DefaultStartTimeout)
+		start = max(t, defaultStartTimeout)
 	}
 	timer := time.NewTimer(t)
 	timer.Stop()
-	return &Checker{f: f, opt: opt, timeout: t, start: start, timer: timer}
+	return &Checker{f: f, observe: observe, timeout: t, start: start, timer: timer}
 }
 
 // watchTicks is how many times per timeout the watchdog looks at a
@@ -121,49 +129,59 @@ func NewChecker(f core.Factory, opt Options) *Checker {
 // and a quarter after the op started.
 const watchTicks = 4
 
-// Check judges one scenario, as the function Check does.
-func (k *Checker) Check(c Case, cov *Coverage) []Finding { return k.CheckOn(k.f, c, cov) }
+// Check judges one scenario, as the function Check does: the error is
+// for an invalid grant. cov may be nil.
+func (k *Checker) Check(sc *scenario.Scenario, cov *Coverage) ([]Finding, error) {
+	c, err := newCase(sc)
+	if err != nil {
+		return nil, err
+	}
+	if cov == nil {
+		cov = new(Coverage)
+	}
+	return k.checkOn(k.f, c, cov), nil
+}
 
-// CheckOn is Check with the sandboxes of this scenario built by f instead
+// checkOn is Check with the sandboxes of this scenario built by f instead
 // of the Checker's factory: for a factory made for one scenario (one that
 // counts what the scenario hits, say). f goes to the check's goroutine
 // with the scenario, so a check given up on keeps calling only its own.
-func (k *Checker) CheckOn(f core.Factory, c Case, cov *Coverage) []Finding {
+func (k *Checker) checkOn(f core.Factory, c checkCase, cov *Coverage) []Finding {
 	one := &oneCase{c: c, f: f}
-	k.CheckAll(one, cov)
+	k.checkAll(one, cov)
 	return one.fs
 }
 
-// oneCase is the Feed of CheckOn: one case, and its findings.
+// oneCase is the caseFeed of checkOn: one case, and its findings.
 type oneCase struct {
-	c    Case
+	c    checkCase
 	f    core.Factory
 	fs   []Finding
 	gone bool
 }
 
-func (o *oneCase) Next() (Case, core.Factory, bool) {
+func (o *oneCase) Next() (checkCase, core.Factory, bool) {
 	if o.gone {
-		return Case{}, nil, false
+		return checkCase{}, nil, false
 	}
 	o.gone = true
 	return o.c, o.f, true
 }
 
-func (o *oneCase) Judged(_ Case, fs []Finding) { o.fs = fs }
+func (o *oneCase) Judged(_ checkCase, fs []Finding) { o.fs = fs }
 
-// CheckAll judges every case feed gives, each as Check does, counting into
+// checkAll judges every case feed gives, each as Check does, counting into
 // cov, and returns when Next says there is no more. The checks run one
 // after another on the worker goroutine, with no handoff between them: a
 // campaign's worker draws, checks and records scenario after scenario
-// there, while CheckAll's goroutine only wakes a few times a timeout to
+// there, while checkAll's goroutine only wakes a few times a timeout to
 // watch for a hang. After a hang the checks go on, on a new worker. The
-// worker counts into cov: read it once CheckAll has returned (or from Judged).
-func (k *Checker) CheckAll(feed Feed, cov *Coverage) {
+// worker counts into cov: read it once checkAll has returned (or from Judged).
+func (k *Checker) checkAll(feed caseFeed, cov *Coverage) {
 	for {
 		if k.w == nil {
 			k.w = &checkWorker{jobs: make(chan job), done: make(chan struct{}, 1)}
-			go k.w.serve(k.opt.Observe)
+			go k.w.serve(k.observe)
 		}
 		w := k.w
 		w.jobs <- job{feed: feed, f: k.f, cov: cov}
@@ -179,7 +197,7 @@ func (k *Checker) CheckAll(feed Feed, cov *Coverage) {
 // output. The watchdog looks watchTicks times a timeout; a check whose
 // progress (phase and step) has not changed for that many looks is hung,
 // so each op gets the timeout, not the whole.
-func (k *Checker) watch(w *checkWorker, feed Feed) bool {
+func (k *Checker) watch(w *checkWorker, feed caseFeed) bool {
 	var (
 		state    uint64
 		progress int64
@@ -226,7 +244,7 @@ func (k *Checker) patience(p int64) int {
 // sandboxes are closed, and the hang becomes a total finding on the op
 // that did not return, counted into the job's coverage (the rest of the
 // abandoned scenario's counts are dropped) and handed to the feed.
-func (k *Checker) hang(w *checkWorker, feed Feed, stuck int64) {
+func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	close(w.jobs) // the abandoned worker ends once the hung call returns
 	k.w = nil
 	ctl := &w.ctl
@@ -239,10 +257,10 @@ func (k *Checker) hang(w *checkWorker, feed Feed, stuck int64) {
 	case p == phaseBuild:
 		f.Detail = fmt.Sprintf("building the sandbox did not return within %v (a hang)", k.start)
 	case p == phaseRun && step > 0:
-		f.Detail = fmt.Sprintf("%s did not return within %v (a hang)", FormatOp(c.op(step-1)), k.timeout)
+		f.Detail = fmt.Sprintf("%s did not return within %v (a hang)", formatOp(c.op(step-1)), k.timeout)
 	case p == phaseReplay && step > 0:
 		f.Detail = fmt.Sprintf("%s did not return within %v in the replay, though it returned in the first run (a hang)",
-			FormatOp(c.op(step-1)), k.timeout)
+			formatOp(c.op(step-1)), k.timeout)
 	case p == phaseReplay:
 		f.Step, f.Detail = 0, fmt.Sprintf("building the sandbox a second time, for the replay, did not return within %v (a hang)", k.start)
 	case p == phaseGrant:
@@ -283,7 +301,7 @@ func (k *Checker) Close() {
 }
 
 // serve runs jobs until the jobs end or a check of one is given up on.
-func (w *checkWorker) serve(observe func(StepReport)) {
+func (w *checkWorker) serve(observe func(engine.StepReport)) {
 	for j := range w.jobs {
 		if !w.run(j, observe) {
 			return // given up on: the Checker has moved on without us
@@ -294,7 +312,7 @@ func (w *checkWorker) serve(observe func(StepReport)) {
 
 // run runs j's checks until its feed runs out (true) or the Checker gives
 // up on one (false).
-func (w *checkWorker) run(j job, observe func(StepReport)) bool {
+func (w *checkWorker) run(j job, observe func(engine.StepReport)) bool {
 	for {
 		c, f, ok := j.feed.Next()
 		if !ok {

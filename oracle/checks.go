@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // The per-step checks. Each counts itself as checked only where it applies
@@ -11,23 +13,38 @@ import (
 // which attack classes really exercised it; each builds its explanation only
 // when it fails.
 
-func (r *Run) checkNoEffect(s *stepObs) {
+// isDenial reports whether k refuses an op before any world call:
+// path_traversal, the *_denied kinds, unknown_op, malformed_op, max_ops and
+// max_wall. These are the kinds after which the world must be untouched
+// (SPEC §8, no-effect-on-denial). egress_internal, not_found and
+// max_output_bytes are not: each follows a permitted world call (a resolve,
+// a lookup, the effect whose bytes were refused).
+func isDenial(k core.Kind) bool {
+	switch k {
+	case core.PathTraversal, core.FSReadDenied, core.FSWriteDenied, core.EgressDenied,
+		core.ToolDenied, core.UnknownOp, core.MalformedOp, core.MaxOps, core.MaxWall:
+		return true
+	}
+	return false
+}
+
+func (r *watchedRun) checkNoEffect(s *stepObs) {
 	k := s.res.Kind
 	switch {
-	case k.IsDenial():
+	case isDenial(k):
 		r.cov.Classes[s.class].Checked[NoEffectOnDenial]++
 		if (len(s.entries) > 0 && !r.resolvedDenial(s)) || s.fpAfter != s.fpBefore {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s was refused with %s, but the world changed: %s",
-				FormatOp(*s.op), k, describeEffects(s)))
+				formatOp(*s.op), k, describeEffects(s)))
 		}
 	case k == core.MaxOutputBytes:
 		r.cov.Classes[s.class].Checked[NoEffectOnDenial]++
 		if s.res.Data != "" {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes but still returned %d bytes",
-				FormatOp(*s.op), len(s.res.Data)))
+				formatOp(*s.op), len(s.res.Data)))
 		} else if bad := outsidePermittedEffect(*s.op, s.entries); bad >= 0 || s.fpAfter != s.fpBefore {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes, which permits only the effect that produced the bytes, but the world changed: %s",
-				FormatOp(*s.op), describeEffects(s)))
+				formatOp(*s.op), describeEffects(s)))
 		}
 	}
 }
@@ -38,12 +55,12 @@ func (r *Run) checkNoEffect(s *stepObs) {
 // journal entry is the realpath of that very path. That entry is the one a
 // denial may keep. Whether the path it answered really lies outside the
 // roots is verdict-matches-model's business, not this check's.
-func (r *Run) resolvedDenial(s *stepObs) bool {
+func (r *watchedRun) resolvedDenial(s *stepObs) bool {
 	if len(s.entries) != 1 || len(s.op.Args) == 0 {
 		return false
 	}
 	e, p := s.entries[0], s.op.Args[0]
-	if e.Call != core.CallRealpath || core.Canonical(e.Name) != core.Canonical(p) { // resolving Clean(p) is resolving p
+	if e.Call != refworld.CallRealpath || spec.Canonical(e.Name) != spec.Canonical(p) { // resolving Clean(p) is resolving p
 		return false
 	}
 	switch {
@@ -62,18 +79,18 @@ func (r *Run) resolvedDenial(s *stepObs) bool {
 // in. The realpath may be missing, the read then naming the path asked: in
 // a world without links the two reach the same file, so only a world with
 // links could tell a sandbox that skips the step (SPEC §13).
-func outsidePermittedEffect(op core.Op, entries []core.Entry) int {
-	var want []core.Call
+func outsidePermittedEffect(op core.Op, entries []refworld.Entry) int {
+	var want []refworld.Call
 	switch op.Kind {
 	case core.OpRead:
-		want = []core.Call{core.CallRealpath, core.CallRead}
-		if len(entries) > 0 && entries[0].Call != core.CallRealpath {
+		want = []refworld.Call{refworld.CallRealpath, refworld.CallRead}
+		if len(entries) > 0 && entries[0].Call != refworld.CallRealpath {
 			want = want[1:]
 		}
 	case core.OpFetch:
-		want = []core.Call{core.CallResolve, core.CallFetch}
+		want = []refworld.Call{refworld.CallResolve, refworld.CallFetch}
 	case core.OpTool:
-		want = []core.Call{core.CallTool}
+		want = []refworld.Call{refworld.CallTool}
 	}
 	var name string // the argument each entry must name
 	if len(op.Args) > 0 {
@@ -83,7 +100,7 @@ func outsidePermittedEffect(op core.Op, entries []core.Entry) int {
 		if i >= len(want) || e.Call != want[i] || len(op.Args) == 0 || !samePath(e, name) {
 			return i
 		}
-		if e.Call == core.CallRealpath {
+		if e.Call == refworld.CallRealpath {
 			name = e.Arg // the read that follows is of the path resolved
 		}
 	}
@@ -92,8 +109,8 @@ func outsidePermittedEffect(op core.Op, entries []core.Entry) int {
 
 // samePath reports whether e names name: byte for byte, or, for a
 // realpath, as the same clean path (resolving Clean(p) is resolving p).
-func samePath(e core.Entry, name string) bool {
-	return e.Name == name || e.Call == core.CallRealpath && core.Canonical(e.Name) == core.Canonical(name)
+func samePath(e refworld.Entry, name string) bool {
+	return e.Name == name || e.Call == refworld.CallRealpath && spec.Canonical(e.Name) == spec.Canonical(name)
 }
 
 func describeEffects(s *stepObs) string {
@@ -107,7 +124,7 @@ func describeEffects(s *stepObs) string {
 	return out
 }
 
-func (r *Run) checkConfinement(s *stepObs) {
+func (r *watchedRun) checkConfinement(s *stepObs) {
 	r.cov.Classes[s.class].Checked[Confinement]++
 	for i := range s.entries { // by pointer: an entry is eight words
 		e := &s.entries[i]
@@ -116,7 +133,7 @@ func (r *Run) checkConfinement(s *stepObs) {
 		}
 		if why := r.unauthorized(e, s.op.Kind); why != "" {
 			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s, but %s",
-				FormatOp(*s.op), describeResult(s.res), entryText(*e), why))
+				formatOp(*s.op), describeResult(s.res), entryText(*e), why))
 			return
 		}
 	}
@@ -129,9 +146,9 @@ func (r *Run) checkConfinement(s *stepObs) {
 // path already canonical and free of links. (A realpath that answered
 // another path leaves the read or write of the path asked to be judged on
 // its own: the links it goes through may lead out of the roots.)
-func sameJudgement(a, b *core.Entry, opKind string) bool {
-	return a.Call == core.CallRealpath && a.Name == b.Name && a.Arg == b.Name &&
-		(b.Call == core.CallRead && opKind == core.OpRead || b.Call == core.CallWrite && opKind == core.OpWrite)
+func sameJudgement(a, b *refworld.Entry, opKind string) bool {
+	return a.Call == refworld.CallRealpath && a.Name == b.Name && a.Arg == b.Name &&
+		(b.Call == refworld.CallRead && opKind == core.OpRead || b.Call == refworld.CallWrite && opKind == core.OpWrite)
 }
 
 // unauthorized says why the grant does not allow e, made by an op of kind
@@ -142,14 +159,14 @@ func sameJudgement(a, b *core.Entry, opKind string) bool {
 // under the roots, without traversal. A realpath is judged on the path it was asked, by the roots of the
 // op that asked: it is authorized exactly when the op's lexical checks
 // passed.
-func (r *Run) unauthorized(e *core.Entry, opKind string) string {
+func (r *watchedRun) unauthorized(e *refworld.Entry, opKind string) string {
 	g := r.grant
 	switch e.Call {
-	case core.CallRead:
+	case refworld.CallRead:
 		return r.reached(e.Name, "fs_read", g.FSRead, g.MayRead)
-	case core.CallWrite:
+	case refworld.CallWrite:
 		return r.reached(e.Name, "fs_write", g.FSWrite, g.MayWrite)
-	case core.CallRealpath:
+	case refworld.CallRealpath:
 		switch opKind {
 		case core.OpRead:
 			if !g.MayRead(e.Name) {
@@ -162,11 +179,11 @@ func (r *Run) unauthorized(e *core.Entry, opKind string) string {
 		default:
 			return fmt.Sprintf("only fs_read and fs_write resolve paths, and the op is %s", quote(opKind))
 		}
-	case core.CallResolve, core.CallFetch:
+	case refworld.CallResolve, refworld.CallFetch:
 		if !g.MayFetch(e.Name) {
 			return fmt.Sprintf("%s is not a granted host %s", quote(e.Name), quoteList(g.NetHosts()))
 		}
-	case core.CallTool:
+	case refworld.CallTool:
 		if !g.MayCall(e.Name) {
 			return fmt.Sprintf("%s is not a granted tool %s", quote(e.Name), quoteList(g.Tools()))
 		}
@@ -180,7 +197,7 @@ func (r *Run) unauthorized(e *core.Entry, opKind string) string {
 // on the path it really reached, and says why it is not allowed, or ""
 // when it is. Through links that loop a call reaches nothing, and only p
 // itself is judged. roots lists the grant's roots, for the words.
-func (r *Run) reached(p, what string, roots func() []string, may func(string) bool) string {
+func (r *watchedRun) reached(p, what string, roots func() []string, may func(string) bool) string {
 	if !may(p) { // the path named must pass (SPEC §8), and the path reached too
 		return pathProblem(p, what, roots())
 	}
@@ -195,46 +212,46 @@ func (r *Run) reached(p, what string, roots func() []string, may func(string) bo
 }
 
 func pathProblem(p, what string, roots []string) string {
-	if core.HasTraversal(p) {
+	if spec.HasTraversal(p) {
 		return fmt.Sprintf("%s has a .. segment", quote(p))
 	}
-	return fmt.Sprintf("%s is under no %s root %s", quote(core.Canonical(p)), what, quoteList(roots))
+	return fmt.Sprintf("%s is under no %s root %s", quote(spec.Canonical(p)), what, quoteList(roots))
 }
 
-func (r *Run) checkEgress(s *stepObs) {
+func (r *watchedRun) checkEgress(s *stepObs) {
 	if s.op.Kind == core.OpFetch {
 		r.cov.Classes[s.class].Checked[NoInternalEgress]++
 	}
 	resolves, fetches := 0, 0
 	for i := range s.entries {
 		switch e := &s.entries[i]; e.Call {
-		case core.CallResolve:
+		case refworld.CallResolve:
 			resolves++
-		case core.CallFetch:
+		case refworld.CallFetch:
 			fetches++
 			var why string
 			switch {
-			case core.IsInternal(e.Addr):
+			case spec.IsInternal(e.Addr):
 				why = fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
-			case i == 0 || s.entries[i-1].Call != core.CallResolve:
+			case i == 0 || s.entries[i-1].Call != refworld.CallResolve:
 				why = fmt.Sprintf("fetched from %s without resolving %s just before, in the same op", e.Addr, quote(e.Name))
 			case s.entries[i-1].Addr != e.Addr:
 				why = fmt.Sprintf("fetched from %s, but the resolve just before it answered %s: the address checked is not the address used",
 					e.Addr, s.entries[i-1].Addr)
 			}
 			if why != "" {
-				r.violate(NoInternalEgress, s.class, FormatOp(*s.op)+" "+why)
+				r.violate(NoInternalEgress, s.class, formatOp(*s.op)+" "+why)
 				return
 			}
 		}
 	}
 	if fetches > 0 && resolves != fetches {
 		r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s resolved %d times for %d fetch: SPEC §5 resolves exactly once, so the address checked is the address used",
-			FormatOp(*s.op), resolves, fetches))
+			formatOp(*s.op), resolves, fetches))
 	}
 }
 
-func (r *Run) checkLatch(s *stepObs) {
+func (r *watchedRun) checkLatch(s *stepObs) {
 	if r.halt == core.Invalid {
 		if s.res.Hard {
 			r.halt, r.haltStep = s.res.Kind, r.step
@@ -257,10 +274,10 @@ func (r *Run) checkLatch(s *stepObs) {
 	default:
 		return
 	}
-	r.violate(HaltLatched, s.class, fmt.Sprintf("the sandbox halted with %s earlier, but %s %s", r.halt, FormatOp(*s.op), why))
+	r.violate(HaltLatched, s.class, fmt.Sprintf("the sandbox halted with %s earlier, but %s %s", r.halt, formatOp(*s.op), why))
 }
 
-func (r *Run) checkCharge(s *stepObs) {
+func (r *watchedRun) checkCharge(s *stepObs) {
 	if r.halt != core.Invalid && r.haltStep != r.step {
 		return // past the halt: the latch's business
 	}
@@ -269,19 +286,19 @@ func (r *Run) checkCharge(s *stepObs) {
 	switch {
 	case s.after.Ops != n:
 		r.violate(ChargeBeforeDispatch, s.class, fmt.Sprintf("%s is op %d past the halt gate, but the sandbox counts %d ops used (it returned %s)",
-			FormatOp(*s.op), n, s.after.Ops, s.res.Kind))
+			formatOp(*s.op), n, s.after.Ops, s.res.Kind))
 	case n == r.budgets.MaxOps+1 && (s.res.Kind != core.MaxOps || !s.res.Hard):
 		r.violate(ChargeBeforeDispatch, s.class, fmt.Sprintf("%s is op %d with max_ops %d, so it must halt max_ops, but it returned %s",
-			FormatOp(*s.op), n, r.budgets.MaxOps, describeResult(s.res)))
+			formatOp(*s.op), n, r.budgets.MaxOps, describeResult(s.res)))
 	}
 }
 
-func (r *Run) checkOutput(s *stepObs) {
+func (r *watchedRun) checkOutput(s *stepObs) {
 	r.cov.Classes[s.class].Checked[OutputBounded]++
 	r.output += int64(len(s.res.Data))
 	if s.res.Data != "" && r.output > r.budgets.MaxOutputBytes {
 		r.violate(OutputBounded, s.class, fmt.Sprintf("%s returned %d bytes, bringing the data returned to %d bytes, over max_output_bytes %d",
-			FormatOp(*s.op), len(s.res.Data), r.output, r.budgets.MaxOutputBytes))
+			formatOp(*s.op), len(s.res.Data), r.output, r.budgets.MaxOutputBytes))
 	}
 }
 
@@ -289,11 +306,11 @@ func (r *Run) checkOutput(s *stepObs) {
 // model's (SPEC §8): a sandbox whose verdicts are right but whose counters
 // drift (output counted in runes, wall in clock reads) meters budgets that
 // are not SPEC §5's, and halts on the wrong op sooner or later.
-func (r *Run) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
+func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	r.cov.Classes[s.class].Checked[VerdictMatchesModel]++
 	if s.res != want {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
-			FormatOp(*s.op), describeResult(s.res), describeResult(want), r.model.explain(why, *s.op)))
+			formatOp(*s.op), describeResult(s.res), describeResult(want), r.model.explain(why, *s.op)))
 		return
 	}
 	if r.halt != core.Invalid && r.haltStep != r.step || s.after.Ops != int64(r.step) {
@@ -301,7 +318,7 @@ func (r *Run) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	}
 	if u := r.model.usage(); !r.model.usageMatches(s.after) {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s as the model does, but left usage ops=%d wall=%d output=%d where the model of SPEC §5 has ops=%d wall=%d output=%d: %s",
-			FormatOp(*s.op), describeResult(s.res), s.after.Ops, s.after.Wall, s.after.Output, u.Ops, u.Wall, u.Output, usageRule))
+			formatOp(*s.op), describeResult(s.res), s.after.Ops, s.after.Wall, s.after.Output, u.Ops, u.Wall, u.Output, usageRule))
 	}
 }
 

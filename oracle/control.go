@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
 )
 
 // phase is what a check is doing, for the watchdog's words on a hang.
@@ -28,10 +29,10 @@ type control struct {
 	// the watchdog sees a check that moves on as alive.
 	progress atomic.Int64
 	// stopped is set when the Checker gave up on this check (a hang): the
-	// worker runs no further op and calls no Observe.
+	// worker runs no further op and calls no observer.
 	stopped atomic.Bool
-	// mu orders Observe calls against the Checker giving up: once stop
-	// returns, no Observe call is running or will start. It also guards
+	// mu orders observer calls against the Checker giving up: once stop
+	// returns, no observer call is running or will start. It also guards
 	// the sandboxes below, so that each is closed once, by whichever side
 	// gets to it first.
 	mu      sync.Mutex
@@ -77,7 +78,7 @@ func (k *control) built(sb core.Sandbox) {
 }
 
 // observe calls fn with r unless the check was given up on.
-func (k *control) observe(fn func(StepReport), r StepReport) {
+func (k *control) observe(fn func(engine.StepReport), r engine.StepReport) {
 	if k == nil {
 		fn(r)
 		return

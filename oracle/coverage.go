@@ -9,7 +9,8 @@ import (
 // each invariant was checked where it applies and how often it was
 // violated, and which result kinds came back. Arrays indexed by small
 // integers keep the per-op cost to a few increments. The zero Coverage is
-// empty and ready to use; Add merges another into it.
+// empty and ready to use; a Checker counts into it, and it is not safe for
+// concurrent use.
 type Coverage struct {
 	Classes   [attack.NumClasses]ClassCoverage
 	Ops       uint64 // ops run under watch
@@ -17,13 +18,14 @@ type Coverage struct {
 }
 
 // ClassCoverage is what the ops of one attack class exercised: Checked[id]
-// and Violations[id] count invariant id, Kinds[k] the results of kind k.
+// and Violations[id] count invariant id (one counter per ID, Total the
+// last), Kinds[k] the results of kind k.
 // A class's counts lie together (a few cache lines), so that moving the
 // counts of one check, which are in the classes of its ops, reads little:
 // a Checker's worker does that after every check.
 type ClassCoverage struct {
-	Checked    [NumInvariants]uint64
-	Violations [NumInvariants]uint64
+	Checked    [Total + 1]uint64
+	Violations [Total + 1]uint64
 	Kinds      [core.NumKinds]uint64
 }
 
@@ -38,45 +40,9 @@ func (c *ClassCoverage) add(o *ClassCoverage) {
 	}
 }
 
-// Add adds every counter of o to c.
-func (c *Coverage) Add(o *Coverage) {
-	for cl := range c.Classes {
-		c.Classes[cl].add(&o.Classes[cl])
-	}
-	c.Ops += o.Ops
-	c.Scenarios += o.Scenarios
-}
-
-// CheckedTotal returns how often invariant id was checked, over all classes.
-func (c *Coverage) CheckedTotal(id ID) uint64 {
-	var n uint64
-	for cl := range c.Classes {
-		n += c.Classes[cl].Checked[id]
-	}
-	return n
-}
-
-// ViolationsTotal returns how often invariant id was violated.
-func (c *Coverage) ViolationsTotal(id ID) uint64 {
-	var n uint64
-	for cl := range c.Classes {
-		n += c.Classes[cl].Violations[id]
-	}
-	return n
-}
-
-// ClassOps returns how many ops of class cl ran.
-func (c *Coverage) ClassOps(cl attack.Class) uint64 {
-	var n uint64
-	for _, x := range c.Classes[cl].Kinds {
-		n += x
-	}
-	return n
-}
-
 // drain adds o's counters to c and zeroes them in o, reading only the
-// classes in cs: Add, then a reset of o, for the counts of one check, all
-// of which are in the classes of its ops and Unlabelled (Case.classes).
+// classes in cs: an add, then a reset of o, for the counts of one check, all
+// of which are in the classes of its ops and Unlabelled (checkCase.classes).
 func (c *Coverage) drain(o *Coverage, cs classSet) {
 	for cl, in := range cs {
 		if in {

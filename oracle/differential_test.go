@@ -8,6 +8,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -37,18 +40,18 @@ func TestCheckFindsNothingOnGenerated(t *testing.T) {
 	pastTop := 0
 	for i := range n {
 		sc := generated(i)
-		c, err := oracle.NewCase(sc)
-		if err != nil {
-			t.Fatalf("scenario %d: %v", i, err)
-		}
 		if _, ok := sc.World.Clock.At(int64(len(sc.Steps))); !ok {
 			pastTop++
 		}
-		if got := k.Check(c, &cov); len(got) > 0 {
+		got, err := k.Check(sc, &cov)
+		if err != nil {
+			t.Fatalf("scenario %d: %v", i, err)
+		}
+		if len(got) > 0 {
 			t.Fatalf("scenario %d (seed %#x): %v\n%s", i, diffSeed, got, sc.Format())
 		}
 	}
-	if cov.CheckedTotal(oracle.VerdictMatchesModel) == 0 {
+	if judge.Checked(&cov, oracle.VerdictMatchesModel) == 0 {
 		t.Fatal("verdict-matches-model was never checked")
 	}
 	if pastTop == 0 {
@@ -57,15 +60,15 @@ func TestCheckFindsNothingOnGenerated(t *testing.T) {
 	t.Logf("%d scenarios, %d ops, %d with a clock past 2^63−1", n, cov.Ops, pastTop)
 }
 
-// worldDiff drives core's RefWorld and the model's world m, both from ws,
-// through the same calls, and returns the first answer they disagree on
+// worldDiff drives the harness's world (internal/refworld) and the model's
+// world m, both from ws, through the same calls, and returns the first answer they disagree on
 // ("" when none): the clock's first 40 ticks; then, in order, the world
 // calls each op of ops implies (an fs op's realpath, then its effect),
 // whether or not a grant would allow them, with every host also spelled
 // with one and two trailing dots and in upper case; then every dns, route and granted host and the built-in names,
 // resolved three times each and fetched on every routed path.
-func worldDiff(ws core.WorldSpec, g core.GrantSpec, ops []core.Op, m oracle.WorldAnswers) string {
-	ref := core.NewWorld(ws)
+func worldDiff(ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op, m oracle.WorldAnswers) string {
+	ref := refworld.New(ws)
 	for k := range 40 {
 		rt, rok := ref.Now()
 		mt, mok := m.Now()
@@ -103,7 +106,7 @@ func worldDiff(ws core.WorldSpec, g core.GrantSpec, ops []core.Op, m oracle.Worl
 		var mok bool
 		if (op.Kind == core.OpRead || op.Kind == core.OpWrite) && len(a) > 0 {
 			rr, rok := ref.Realpath(a[0])
-			mr, mok = m.Realpath(core.Canonical(a[0]))
+			mr, mok = m.Realpath(spec.Canonical(a[0]))
 			if rr != mr || rok != mok {
 				return fmt.Sprintf("realpath %q: core %q (%v), model %q (%v)", a[0], rr, rok, mr, mok)
 			}
@@ -172,22 +175,22 @@ func spellings(h string) []string {
 
 // extraWorlds are hand-written worlds the generators may not draw: clocks
 // at the edges of int64, dns lines and routes on names with two dots.
-var extraWorlds = []core.WorldSpec{
-	{Clock: core.TickClock{Start: 0, Step: 1<<63 - 1}},
-	{Clock: core.TickClock{Start: 1<<63 - 1, Step: 0}},
-	{Clock: core.TickClock{Start: 1<<63 - 1, Step: 1}},
-	{Clock: core.TickClock{Start: 1<<63 - 3, Step: 1}},
-	{Clock: core.TickClock{Start: -1 << 63, Step: 1<<63 - 1}},
-	{Clock: core.TickClock{Start: 5, Step: -1 << 63}},
-	{Clock: core.TickClock{Start: -1<<63 + 3, Step: -2}},
+var extraWorlds = []scenario.WorldSpec{
+	{Clock: scenario.TickClock{Start: 0, Step: 1<<63 - 1}},
+	{Clock: scenario.TickClock{Start: 1<<63 - 1, Step: 0}},
+	{Clock: scenario.TickClock{Start: 1<<63 - 1, Step: 1}},
+	{Clock: scenario.TickClock{Start: 1<<63 - 3, Step: 1}},
+	{Clock: scenario.TickClock{Start: -1 << 63, Step: 1<<63 - 1}},
+	{Clock: scenario.TickClock{Start: 5, Step: -1 << 63}},
+	{Clock: scenario.TickClock{Start: -1<<63 + 3, Step: -2}},
 	{
-		DNS: []core.DNSRecord{
+		DNS: []scenario.DNSRecord{
 			{Host: "two.test..", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("203.0.113.5")}},
 			{Host: "Localhost.", Addrs: []netip.Addr{netip.MustParseAddr("198.51.100.1")}},
 			{Host: "gone.test", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.2")}},
 			{Host: "gone.test"},
 		},
-		Routes: []core.Route{{Host: "r.test..", Path: "/", Body: "two"}, {Host: "R.test.", Path: "/", Body: "one"}, {Host: "r.test", Path: "/", Body: "later"}},
+		Routes: []scenario.Route{{Host: "r.test..", Path: "/", Body: "two"}, {Host: "R.test.", Path: "/", Body: "one"}, {Host: "r.test", Path: "/", Body: "later"}},
 	},
 }
 
@@ -225,7 +228,7 @@ type (
 	// caseSensitiveRoutes matches route hosts byte for byte.
 	caseSensitiveRoutes struct {
 		oracle.WorldAnswers
-		routes []core.Route
+		routes []scenario.Route
 	}
 )
 
@@ -265,16 +268,16 @@ func (w caseSensitiveRoutes) Fetch(h, p string) (string, bool) {
 func TestWorldDiffCatchesModelBugs(t *testing.T) {
 	bugs := []struct {
 		name  string
-		world func(core.WorldSpec) oracle.WorldAnswers
+		world func(scenario.WorldSpec) oracle.WorldAnswers
 	}{
-		{"every trailing dot ignored", func(ws core.WorldSpec) oracle.WorldAnswers {
+		{"every trailing dot ignored", func(ws scenario.WorldSpec) oracle.WorldAnswers {
 			return everyTrailingDot{oracle.NewModelWorld(ws)}
 		}},
-		{"clock frozen at 2^63−1", func(ws core.WorldSpec) oracle.WorldAnswers { return frozenClock{oracle.NewModelWorld(ws)} }},
-		{"no rebinding", func(ws core.WorldSpec) oracle.WorldAnswers {
+		{"clock frozen at 2^63−1", func(ws scenario.WorldSpec) oracle.WorldAnswers { return frozenClock{oracle.NewModelWorld(ws)} }},
+		{"no rebinding", func(ws scenario.WorldSpec) oracle.WorldAnswers {
 			return noRebinding{oracle.NewModelWorld(ws), map[string]netip.Addr{}}
 		}},
-		{"case-sensitive routes", func(ws core.WorldSpec) oracle.WorldAnswers {
+		{"case-sensitive routes", func(ws scenario.WorldSpec) oracle.WorldAnswers {
 			return caseSensitiveRoutes{oracle.NewModelWorld(ws), ws.Routes}
 		}},
 	}

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -77,7 +79,7 @@ func (s resolvesAnother) Run(op core.Op) core.Result {
 type loopbackFetcher struct{ core.World }
 
 func (w loopbackFetcher) Fetch(host string, _ netip.Addr, path string) (string, bool) {
-	return w.World.Fetch(host, core.LoopbackAddr, path)
+	return w.World.Fetch(host, netip.MustParseAddr("127.0.0.1"), path)
 }
 
 // chargesWhileHalted keeps counting ops after its halt.
@@ -87,10 +89,12 @@ type chargesWhileHalted struct {
 }
 
 func (s chargesWhileHalted) Run(op core.Op) core.Result {
-	if _, halted := s.Reference.Halted(); halted {
+	before := s.Reference.Usage()
+	r := s.Reference.Run(op)
+	if r.Hard && s.Reference.Usage() == before { // answered at the halt gate, which charges nothing
 		*s.extra++
 	}
-	return s.Reference.Run(op)
+	return r
 }
 
 func (s chargesWhileHalted) Usage() core.Usage {
@@ -108,7 +112,7 @@ type uncountedDenials struct {
 
 func (s uncountedDenials) Run(op core.Op) core.Result {
 	r := s.Reference.Run(op)
-	if r.Kind.IsDenial() && !r.Hard {
+	if isDenial(r.Kind) && !r.Hard {
 		*s.denied++
 	}
 	return r
@@ -125,7 +129,7 @@ func (s uncountedDenials) Usage() core.Usage {
 func ignoresOutputBudget(g core.Grant, w core.World) core.Sandbox {
 	b := g.Budgets()
 	b.MaxOutputBytes = 1 << 62
-	wide := core.MustGrant(core.GrantSpec{FSRead: g.FSRead(), FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: b})
+	wide := must.Grant(core.GrantSpec{FSRead: g.FSRead(), FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: b})
 	return core.NewReference(wide, w)
 }
 
@@ -224,12 +228,25 @@ func infallible(build func(core.Grant, core.World) core.Sandbox) core.Factory {
 	return func(g core.Grant, w core.World) (core.Sandbox, error) { return build(g, w), nil }
 }
 
-// newCase is the case of a scenario with grant g, world ws and ops, their
+// testCase is the case of a scenario with grant g, world ws and ops, their
 // classes Unlabelled.
-func newCase(g core.Grant, ws core.WorldSpec, ops []core.Op) Case {
+func testCase(g core.Grant, ws scenario.WorldSpec, ops []core.Op) checkCase {
 	sc := &scenario.Scenario{Grant: g.Spec(), World: ws, Steps: make([]scenario.Step, len(ops))}
 	for i, op := range ops {
 		sc.Steps[i].Op = op
 	}
-	return Case{Scenario: sc, Grant: g}
+	return checkCase{Scenario: sc, Grant: g}
+}
+
+// check is Check of a case built in Go.
+func check(f core.Factory, c checkCase, cov *Coverage, opt Options) []Finding {
+	return checkObserved(f, c, cov, opt, nil)
+}
+
+// checkObserved is check with observe called after every op of the
+// watched run.
+func checkObserved(f core.Factory, c checkCase, cov *Coverage, opt Options, observe func(engine.StepReport)) []Finding {
+	k := newChecker(f, opt, observe)
+	defer k.Close()
+	return k.checkOn(f, c, cov)
 }

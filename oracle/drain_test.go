@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
@@ -40,12 +41,15 @@ func TestCheckerCountsAsInline(t *testing.T) {
 		k := oracle.NewChecker(f, oracle.Options{})
 		var viaChecker, inline oracle.Coverage
 		for i := range n {
-			c, err := oracle.NewCase(generated(i))
+			sc := generated(i)
+			if _, err := k.Check(sc, &viaChecker); err != nil {
+				t.Fatal(err)
+			}
+			c, err := judge.NewCase(sc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			k.Check(c, &viaChecker)
-			oracle.CheckInline(f, c, &inline)
+			judge.CheckInline(f, c, &inline)
 		}
 		k.Close()
 		if diff := cmp.Diff(inline, viaChecker); diff != "" {

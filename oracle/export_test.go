@@ -3,7 +3,7 @@ package oracle
 import (
 	"net/netip"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // WorldAnswers is the model's world as the external differential test
@@ -20,7 +20,7 @@ type WorldAnswers interface {
 }
 
 // NewModelWorld starts the model's world from ws.
-func NewModelWorld(ws core.WorldSpec) WorldAnswers {
+func NewModelWorld(ws scenario.WorldSpec) WorldAnswers {
 	return exportedWorld{newModelWorld(newModelBase(ws))}
 }
 

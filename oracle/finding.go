@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/token"
 )
 
@@ -31,45 +32,45 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s: step %d: %s", f.Invariant, f.Step, f.Detail)
 }
 
-// MaxQuoted is the most bytes of one datum — an argument, a path, data,
+// maxQuoted is the most bytes of one datum — an argument, a path, data,
 // a name — that a finding quotes: a longer one is cut there, followed by
 // "… (N bytes in all)", so that a finding on a flood of data stays a few
 // lines, in text and in JSON.
-const MaxQuoted = 256
+const maxQuoted = 256
 
 // maxDetail bounds a finding's words as a whole, whatever they quote (a
 // sandbox's panic message, say).
 const maxDetail = 4096
 
-// FormatOp writes an op as a scenario line would: its kind and arguments,
-// each token quoted where needed, and cut after MaxQuoted bytes (see
-// QuoteData).
-func FormatOp(op core.Op) string {
+// formatOp writes an op as a scenario line would: its kind and arguments,
+// each token quoted where needed, and cut after maxQuoted bytes (see
+// quoteData).
+func formatOp(op core.Op) string {
 	var b strings.Builder
-	b.WriteString(QuoteData(op.Kind))
+	b.WriteString(quoteData(op.Kind))
 	for _, a := range op.Args {
 		b.WriteByte(' ')
-		b.WriteString(QuoteData(a))
+		b.WriteString(quoteData(a))
 	}
 	return b.String()
 }
 
-// QuoteData writes s as a scenario token (token.Format), or, when it is
-// longer than MaxQuoted bytes, its first MaxQuoted bytes so written and
+// quoteData writes s as a scenario token (token.Format), or, when it is
+// longer than maxQuoted bytes, its first maxQuoted bytes so written and
 // "… (N bytes in all)".
-func QuoteData(s string) string {
-	if len(s) <= MaxQuoted {
+func quoteData(s string) string {
+	if len(s) <= maxQuoted {
 		return token.Format(s)
 	}
-	return token.Format(cut(s, MaxQuoted)) + allBytes(s)
+	return token.Format(cut(s, maxQuoted)) + allBytes(s)
 }
 
-// quote is %q of s, cut as QuoteData cuts.
+// quote is %q of s, cut as quoteData cuts.
 func quote(s string) string {
-	if len(s) <= MaxQuoted {
+	if len(s) <= maxQuoted {
 		return strconv.Quote(s)
 	}
-	return strconv.Quote(cut(s, MaxQuoted)) + allBytes(s)
+	return strconv.Quote(cut(s, maxQuoted)) + allBytes(s)
 }
 
 // cut is s's first n bytes at most, not splitting a UTF-8 sequence.
@@ -88,19 +89,19 @@ func cut(s string, n int) string {
 // allBytes is the note after a cut datum.
 func allBytes(s string) string { return fmt.Sprintf("… (%d bytes in all)", len(s)) }
 
-// entryText writes a journal entry as core.Entry.String does, its name
-// and argument cut as QuoteData cuts them.
-func entryText(e core.Entry) string {
-	if len(e.Name) <= MaxQuoted && len(e.Arg) <= MaxQuoted {
+// entryText writes a journal entry as refworld.Entry.String does, its name
+// and argument cut as quoteData cuts them.
+func entryText(e refworld.Entry) string {
+	if len(e.Name) <= maxQuoted && len(e.Arg) <= maxQuoted {
 		return e.String()
 	}
 	short := e
-	short.Name, short.Arg = cut(e.Name, MaxQuoted), cut(e.Arg, MaxQuoted)
+	short.Name, short.Arg = cut(e.Name, maxQuoted), cut(e.Arg, maxQuoted)
 	var notes []string
-	if len(e.Name) > MaxQuoted {
+	if len(e.Name) > maxQuoted {
 		notes = append(notes, fmt.Sprintf("name: %d bytes in all", len(e.Name)))
 	}
-	if len(e.Arg) > MaxQuoted {
+	if len(e.Arg) > maxQuoted {
 		notes = append(notes, fmt.Sprintf("argument: %d bytes in all", len(e.Arg)))
 	}
 	return short.String() + "… (" + strings.Join(notes, "; ") + ")"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
 )
 
 // closableHang is the reference, except that op number hangAt (from 1)
@@ -47,8 +48,8 @@ func (s closableHang) Close() error {
 	return nil
 }
 
-func hangCase() Case {
-	return newCase(testGrant(roomy), testWorld, []core.Op{
+func hangCase() checkCase {
+	return testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("tool", "echo", "hi"),
 		op("fs_write", "/work/out/a", "x"),
@@ -68,12 +69,12 @@ func TestHangNamesTheOpThatHung(t *testing.T) {
 	for _, at := range []int{1, 3, 4} {
 		synctest.Test(t, func(t *testing.T) {
 			var closes atomic.Int64
-			got := Check(newClosableHang(at, &closes), hangCase(), new(Coverage), Options{Timeout: 50 * time.Millisecond})
+			got := check(newClosableHang(at, &closes), hangCase(), new(Coverage), Options{Timeout: 50 * time.Millisecond})
 			want := []Finding{{Invariant: Total, Step: at, Hang: true}}
 			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
 				t.Fatalf("hang at op %d: findings mismatch (-want +got):\n%s", at, diff)
 			}
-			mustContain(t, got[0], FormatOp(hangCase().op(at-1)), "did not return within 50ms")
+			mustContain(t, got[0], formatOp(hangCase().op(at-1)), "did not return within 50ms")
 			if closes.Load() == 0 {
 				t.Errorf("hang at op %d: the hung sandbox was never closed", at)
 			}
@@ -92,7 +93,7 @@ func TestHangsLeakNoGoroutines(t *testing.T) {
 		runtime.GC()
 		before := runtime.NumGoroutine()
 		for i := range 200 {
-			if got := k.Check(hangCase(), new(Coverage)); len(got) != 1 || !got[0].Hang {
+			if got := k.checkOn(k.f, hangCase(), new(Coverage)); len(got) != 1 || !got[0].Hang {
 				t.Fatalf("hang %d: %v", i, got)
 			}
 		}
@@ -114,10 +115,8 @@ func TestNoObserveAfterAHang(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var closes atomic.Int64
 		var steps []int
-		got := Check(newClosableHang(2, &closes), hangCase(), new(Coverage), Options{
-			Timeout: 20 * time.Millisecond,
-			Observe: func(r StepReport) { steps = append(steps, r.Step) },
-		})
+		got := checkObserved(newClosableHang(2, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond},
+			func(r engine.StepReport) { steps = append(steps, r.Step) })
 		if len(got) != 1 || got[0].Step != 2 {
 			t.Fatalf("findings %v, want the hang at step 2", got)
 		}
@@ -134,7 +133,7 @@ func TestSlowButMovingIsNotAHang(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		slow := infallible(func(g core.Grant, w core.World) core.Sandbox { return slowOps{wrap(g, w)} })
 		c := hangCase()
-		if got := Check(slow, c, new(Coverage), Options{Timeout: 40 * time.Millisecond}); len(got) != 0 {
+		if got := check(slow, c, new(Coverage), Options{Timeout: 40 * time.Millisecond}); len(got) != 0 {
 			t.Fatalf("a slow sandbox is called hung: %v", got)
 		}
 	})
@@ -151,14 +150,14 @@ func (s slowOps) Run(op core.Op) core.Result {
 // 0 that carries the factory's error, not a panic.
 func TestFactoryError(t *testing.T) {
 	failing := func(core.Grant, core.World) (core.Sandbox, error) { return nil, errors.New("no such binary") }
-	got := Check(failing, hangCase(), new(Coverage), Options{})
+	got := check(failing, hangCase(), new(Coverage), Options{})
 	want := []Finding{{Invariant: Total, Step: 0}}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
 		t.Fatalf("findings mismatch (-want +got):\n%s", diff)
 	}
 	mustContain(t, got[0], "could not be built", "no such binary")
 	nothing := func(core.Grant, core.World) (core.Sandbox, error) { return nil, nil }
-	if got := Check(nothing, hangCase(), new(Coverage), Options{}); len(got) != 1 || got[0].Invariant != Total {
+	if got := check(nothing, hangCase(), new(Coverage), Options{}); len(got) != 1 || got[0].Invariant != Total {
 		t.Fatalf("a factory returning nil, nil: %v", got)
 	}
 }
@@ -167,7 +166,7 @@ func TestFactoryError(t *testing.T) {
 // replay) are closed when it ends.
 func TestSandboxesAreClosed(t *testing.T) {
 	var closes atomic.Int64
-	if got := Check(newClosableHang(99, &closes), hangCase(), new(Coverage), Options{}); len(got) != 0 {
+	if got := check(newClosableHang(99, &closes), hangCase(), new(Coverage), Options{}); len(got) != 0 {
 		t.Fatalf("findings on a sandbox that does not hang: %v", got)
 	}
 	if n := closes.Load(); n != 2 {
@@ -180,7 +179,7 @@ func TestSandboxesAreClosed(t *testing.T) {
 	k := NewChecker(newClosableHang(99, &closes), Options{})
 	defer k.Close()
 	for i := range 3 {
-		if got := k.Check(hangCase(), new(Coverage)); len(got) != 0 {
+		if got := k.checkOn(k.f, hangCase(), new(Coverage)); len(got) != 0 {
 			t.Fatalf("check %d: findings on a sandbox that does not hang: %v", i+1, got)
 		}
 		if n := closes.Load(); n != int64(2*(i+1)) {
@@ -204,7 +203,7 @@ func TestHangWhileBuilding(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const buildTime = 80 * time.Millisecond // past both timeouts below
 		var closes atomic.Int64
-		got := Check(slowFactory(buildTime, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond, StartTimeout: 20 * time.Millisecond})
+		got := check(slowFactory(buildTime, &closes), hangCase(), new(Coverage), Options{Timeout: 20 * time.Millisecond, StartTimeout: 20 * time.Millisecond})
 		if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
 			t.Fatalf("findings %v, want one hang at step 0", got)
 		}
@@ -230,7 +229,7 @@ func TestHangInTheReplay(t *testing.T) {
 			}
 			return newClosableHang(at, &closes)(g, w)
 		}
-		got := Check(f, hangCase(), new(Coverage), Options{Timeout: 30 * time.Millisecond})
+		got := check(f, hangCase(), new(Coverage), Options{Timeout: 30 * time.Millisecond})
 		if len(got) != 1 || !got[0].Hang || got[0].Step != 3 {
 			t.Fatalf("findings %v, want a hang at step 3", got)
 		}
@@ -246,7 +245,7 @@ func TestHangIsCounted(t *testing.T) {
 		c := hangCase()
 		c.Scenario.Steps[1].Class = attack.ToolVariant
 		var cov Coverage
-		if got := Check(newClosableHang(2, &closes), c, &cov, Options{Timeout: 20 * time.Millisecond}); len(got) != 1 {
+		if got := check(newClosableHang(2, &closes), c, &cov, Options{Timeout: 20 * time.Millisecond}); len(got) != 1 {
 			t.Fatalf("findings %v, want the hang", got)
 		}
 		if cov.Scenarios != 1 || cov.Classes[attack.ToolVariant].Violations[Total] != 1 || cov.Classes[attack.ToolVariant].Checked[Total] != 1 {
@@ -265,7 +264,7 @@ func TestHangCalledInTime(t *testing.T) {
 		var closes atomic.Int64
 		const timeout = 200 * time.Millisecond
 		start := time.Now()
-		if got := Check(newClosableHang(1, &closes), hangCase(), new(Coverage), Options{Timeout: timeout}); len(got) != 1 {
+		if got := check(newClosableHang(1, &closes), hangCase(), new(Coverage), Options{Timeout: timeout}); len(got) != 1 {
 			t.Fatalf("findings %v, want the hang", got)
 		}
 		if took := time.Since(start); took < timeout || took > timeout*5/4 {
@@ -299,7 +298,7 @@ func (s panicky) Grant() core.GrantView {
 func TestPanicsOutsideRunAreTotal(t *testing.T) {
 	for _, inUsage := range []bool{true, false} {
 		f := infallible(func(g core.Grant, w core.World) core.Sandbox { return panicky{wrap(g, w), inUsage} })
-		got := Check(f, hangCase(), new(Coverage), Options{})
+		got := check(f, hangCase(), new(Coverage), Options{})
 		if len(got) == 0 || got[0].Invariant != Total {
 			t.Fatalf("panic in Usage=%v: findings %v, want total", inUsage, got)
 		}
@@ -348,13 +347,13 @@ func TestAHungCheckKeepsItsMemory(t *testing.T) {
 		}
 		k := NewChecker(hanging, Options{Timeout: 50 * time.Millisecond})
 		defer k.Close()
-		if fs := k.Check(hangCase(), new(Coverage)); len(fs) != 1 || !fs[0].Hang {
+		if fs := k.checkOn(k.f, hangCase(), new(Coverage)); len(fs) != 1 || !fs[0].Hang {
 			t.Fatalf("want a hang, got %v", fs)
 		}
 		judge := func() {
 			t.Helper()
 			for range 20 {
-				if fs := k.CheckOn(core.ReferenceFactory, hangCase(), new(Coverage)); len(fs) > 0 {
+				if fs := k.checkOn(core.ReferenceFactory, hangCase(), new(Coverage)); len(fs) > 0 {
 					t.Fatalf("the reference, checked after a hang: %v", fs)
 				}
 			}

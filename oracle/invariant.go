@@ -1,5 +1,7 @@
 package oracle
 
+import "slices"
+
 // ID names an invariant of SPEC §8. The order of the constants is the
 // registry's order, which reports follow.
 type ID uint8
@@ -17,8 +19,8 @@ const (
 	GrantImmutable
 	Total
 
-	// NumInvariants is one past the last ID; arrays indexed by ID use it.
-	NumInvariants
+	// numInvariants is one past the last ID; arrays indexed by ID use it.
+	numInvariants
 )
 
 // Invariant is one entry of the catalogue: its stable ID, what it demands,
@@ -30,7 +32,7 @@ type Invariant struct {
 	PerStep   bool   // judged after every op (else after the whole run)
 }
 
-var catalogue = [NumInvariants]Invariant{
+var catalogue = [numInvariants]Invariant{
 	{NoEffectOnDenial, "no-effect-on-denial", "a denial adds nothing to the journal (a denial on the resolved path keeps its realpath entry) and changes no VFS content; a max_output_bytes halt adds only the effect that produced the bytes and returns no data", true},
 	{Confinement, "confinement", "every journal entry is authorized by the grant: reads and writes of the path really reached, under their roots without traversal; realpaths of a path that passed its op's allow-list; resolves and fetches of granted hosts; calls of granted tools", true},
 	{NoInternalEgress, "no-internal-egress", "no fetch goes to an internal address, and each fetch uses the address of the one resolve just before it, in the same op", true},
@@ -43,23 +45,14 @@ var catalogue = [NumInvariants]Invariant{
 	{Total, "total", "every op yields a result: no panic, no hang", true},
 }
 
-// Invariants returns the catalogue in its fixed order.
-func Invariants() []Invariant { return catalogue[:] }
+// Invariants returns the catalogue in its fixed order, as a copy: what a
+// caller does to it changes nothing of the oracle's.
+func Invariants() []Invariant { return slices.Clone(catalogue[:]) }
 
 // String returns the invariant's stable ID, such as "confinement".
 func (id ID) String() string {
-	if id < NumInvariants {
+	if id < numInvariants {
 		return catalogue[id].Name
 	}
 	return "unknown-invariant"
-}
-
-// ParseID returns the ID named s, and false when none is.
-func ParseID(s string) (ID, bool) {
-	for _, inv := range catalogue {
-		if inv.Name == s {
-			return inv.ID, true
-		}
-	}
-	return 0, false
 }

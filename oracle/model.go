@@ -1,7 +1,6 @@
 package oracle
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"path"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // model is the independent model of SPEC §5 behind verdict-matches-model.
@@ -22,12 +22,13 @@ import (
 // (modelWorld: files, routes, DNS cycling, tools, tick clock), built from
 // the same WorldSpec, so its predictions depend neither on what the sandbox
 // under test did to the real world nor on how core reads the SPEC. It
-// shares with core only Clean (core.Canonical, which core's tests check
-// against path.Clean exhaustively) and the table of internal addresses
-// (core.IsInternal, SPEC §6); traversal, allow-lists, well-formedness,
-// budgets, resolution, routing and the clock are its own.
+// shares with core only the test for a ".." segment (spec.HasTraversal,
+// SPEC §4), the reading of an IPv4 literal as inet_aton reads it
+// (spec.ParseInetAton) and the table of internal addresses
+// (spec.IsInternal, SPEC §6); allow-lists, well-formedness, budgets, link
+// resolution, routing, DNS and the clock are its own.
 type model struct {
-	fsRead, fsWrite []string // canonical roots
+	fsRead, fsWrite []string // roots, cleaned
 	hosts, tools    []string
 	budgets         core.Budgets
 
@@ -39,8 +40,6 @@ type model struct {
 	// wallUnpinned is set once a clock read gave a wall int64 cannot hold.
 	wallUnpinned bool
 	halt         core.Kind
-	clean        string // Canonical of the current op's path, once cleaned is set
-	cleaned      bool
 }
 
 // rule refuses an op with kind when refuses holds. why explains the
@@ -63,8 +62,8 @@ var table = [...]opRow{
 	{
 		kind: core.OpRead, arity: 1,
 		rules: []rule{
-			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
-			{core.FSReadDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
+			{core.PathTraversal, func(m *model, a []string) bool { return spec.HasTraversal(a[0]) }, traversalWhy},
+			{core.FSReadDenied, func(m *model, a []string) bool { return !within(path.Clean(a[0]), m.fsRead) }, rootsWhy("fs_read", func(m *model) []string { return m.fsRead })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
 			r, k := m.resolved(a[0], m.fsRead, core.FSReadDenied)
@@ -78,8 +77,8 @@ var table = [...]opRow{
 	{
 		kind: core.OpWrite, arity: 2,
 		rules: []rule{
-			{core.PathTraversal, func(m *model, a []string) bool { return dotDotSegment(a[0]) }, traversalWhy},
-			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(m.canonical(a[0]), m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
+			{core.PathTraversal, func(m *model, a []string) bool { return spec.HasTraversal(a[0]) }, traversalWhy},
+			{core.FSWriteDenied, func(m *model, a []string) bool { return !within(path.Clean(a[0]), m.fsWrite) }, rootsWhy("fs_write", func(m *model) []string { return m.fsWrite })},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
 			r, k := m.resolved(a[0], m.fsWrite, core.FSWriteDenied)
@@ -97,7 +96,7 @@ var table = [...]opRow{
 			}},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			if core.IsInternal(m.world.resolve(a[0])) {
+			if spec.IsInternal(m.world.resolve(a[0])) {
 				return core.EgressInternal, ""
 			}
 			body, ok := m.world.fetch(a[0], a[1])
@@ -132,7 +131,7 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 // acts on and OK, or the kind that refuses the op: not_found for links
 // that loop, denied for a path that resolves outside the roots.
 func (m *model) resolved(p string, roots []string, denied core.Kind) (string, core.Kind) {
-	c := m.canonical(p)
+	c := path.Clean(p)
 	if !m.world.hasLinks() {
 		return c, core.OK // clean already, and nothing to follow
 	}
@@ -146,15 +145,6 @@ func (m *model) resolved(p string, roots []string, denied core.Kind) (string, co
 	return r, core.OK
 }
 
-// canonical returns Canonical(p) for the current op's path, computing it
-// once per op, and only for ops that get past the traversal rule.
-func (m *model) canonical(p string) string {
-	if !m.cleaned {
-		m.clean, m.cleaned = core.Canonical(p), true
-	}
-	return m.clean
-}
-
 func found(ok bool) core.Kind {
 	if ok {
 		return core.OK
@@ -162,33 +152,29 @@ func found(ok bool) core.Kind {
 	return core.NotFound
 }
 
-func newModel(g core.Grant, b *modelBase) *model {
-	m := new(model)
-	m.reset(g.Spec(), newModelWorld(b)) // copies of the lists, in one allocation
-	return m
-}
-
-// reset makes m the model of a run under the grant gs describes (already
-// validated) over w, reusing the memory of m's root lists. gs's lists are
-// read, not copied, so they must not change while m is in use.
-func (m *model) reset(gs core.GrantSpec, w *modelWorld) {
-	*m = model{
-		fsRead:  cleanInto(m.fsRead[:0], gs.FSRead),
-		fsWrite: cleanInto(m.fsWrite[:0], gs.FSWrite),
+// newModel is the model of a run under the grant gs describes (already
+// validated) over w. gs's lists are read, not copied, so they must not
+// change while the model is in use.
+func newModel(gs core.GrantSpec, w *modelWorld) *model {
+	m := &model{
+		fsRead:  cleanAll(gs.FSRead),
+		fsWrite: cleanAll(gs.FSWrite),
 		hosts:   gs.NetHosts,
 		tools:   gs.Tools,
 		budgets: gs.Budgets,
 		world:   w,
 	}
 	m.t0, _ = w.clock.now() // the first tick is the clock's start: never past
+	return m
 }
 
-// cleanInto appends the Clean of every root to dst.
-func cleanInto(dst, roots []string) []string {
-	for _, r := range roots {
-		dst = append(dst, path.Clean(r))
+// cleanAll returns the Clean of every root.
+func cleanAll(roots []string) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = path.Clean(r)
 	}
-	return dst
+	return out
 }
 
 // verdictReason says why the model gave its verdict: a rule to ask, or a
@@ -260,7 +246,6 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if len(op.Args) != row.arity || anyBad(op.Args) {
 		return core.Result{Kind: core.MalformedOp}, verdictReason{code: becauseMalformed}
 	}
-	m.cleaned = false
 	for i := range row.rules {
 		if r := &row.rules[i]; r.refuses(m, op.Args) {
 			return core.Result{Kind: r.kind}, verdictReason{rule: r}
@@ -332,94 +317,12 @@ func lookup(kind string) *opRow {
 	return nil
 }
 
-// badArg reports a NUL byte or invalid UTF-8. It asks the exact question
-// (suspicious) only of arguments with a zero or a high byte, which it looks
-// for eight bytes at a time — the last eight again, overlapping — byte by
-// byte in arguments shorter than that, and in arguments of 64 bytes or
-// more with longBadArg. Its tests for a zero byte are its own
-// (textscan.ASCIINoNUL, which core asks, finds one another way), so a
-// mistake in either shows as a disagreement with the other. Most arguments
-// are short ASCII.
-func badArg(a string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	n := len(a)
-	if n < 8 {
-		for i := 0; i < n; i++ {
-			if a[i] == 0 || a[i] >= utf8.RuneSelf {
-				return suspicious(a)
-			}
-		}
-		return false
-	}
-	if n >= 64 {
-		return longBadArg(a)
-	}
-	for i := 0; ; i += 8 {
-		if i+8 > n {
-			i = n - 8
-		}
-		if w := binary.LittleEndian.Uint64([]byte(a[i : i+8])); (w|(w-ones))&highs != 0 {
-			return suspicious(a) // a high byte, or a zero byte
-		}
-		if i+8 == n {
-			return false
-		}
-	}
-}
+// badArg reports an argument that is not well formed (SPEC §2): one with
+// a NUL byte, or not valid UTF-8.
+func badArg(a string) bool { return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(a) }
 
-// longBadArg is badArg for an argument of 64 bytes or more (hostile ops
-// carry kilobytes): it ORs the words together, four a step with no branch,
-// for the high bits, and leaves the zero bytes to strings.IndexByte, which
-// the standard library vectorizes.
-func longBadArg(a string) bool {
-	const highs = 0x8080808080808080
-	word := func(i int) uint64 { return binary.LittleEndian.Uint64([]byte(a[i : i+8])) }
-	n, i, or := len(a), 0, uint64(0)
-	for ; i+32 <= n; i += 32 {
-		or |= word(i) | word(i+8) | word(i+16) | word(i+24)
-	}
-	for ; i+8 <= n; i += 8 {
-		or |= word(i)
-	}
-	if (or|word(n-8))&highs != 0 || strings.IndexByte(a, 0) >= 0 {
-		return suspicious(a)
-	}
-	return false
-}
-
-func suspicious(a string) bool { return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(a) }
-
-// dotDotSegment looks at every ".." pair and asks whether separators (or
-// the ends of the string) bound it on both sides: the same question as
-// core.HasTraversal, asked of pairs instead of segments. It jumps from dot
-// to dot (strings.IndexByte), and first asks whether p has a ".." at all:
-// most paths have none.
-func dotDotSegment(p string) bool {
-	if !strings.Contains(p, "..") {
-		return false
-	}
-	for i := 0; ; i++ {
-		j := strings.IndexByte(p[i:], '.')
-		if j < 0 {
-			return false
-		}
-		if i += j; i+1 == len(p) || p[i+1] != '.' {
-			continue
-		}
-		before := i == 0 || isSep(p[i-1])
-		after := i+2 == len(p) || isSep(p[i+2])
-		if before && after {
-			return true
-		}
-	}
-}
-
-func isSep(c byte) bool { return c == '/' || c == '\\' }
-
-// within reports whether the canonical path c is a canonical root or lies
-// below one: it extends the root by one separator unless the root is "/"
-// itself. Paths are cleaned with core.Canonical, path.Clean with a fast
-// path that core's tests check against path.Clean exhaustively.
+// within reports whether the clean path c is a clean root or lies below
+// one: it extends the root by one separator unless the root is "/" itself.
 func within(c string, roots []string) bool {
 	for _, r := range roots {
 		if c == r {

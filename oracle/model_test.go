@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // TestBadArgAgreesWithCore puts a NUL, a high byte, an invalid sequence and
 // a valid multi-byte rune at every position of strings of up to 20 bytes,
-// of 56 to 104 (around longBadArg's 64 and its four-word steps) and of 1,000:
-// the model's word-at-a-time scan must agree with core.WellFormed.
+// of 56 to 104 and of 1,000: the model's reading of a well-formed argument
+// must agree with spec.WellFormed.
 func TestBadArgAgreesWithCore(t *testing.T) {
 	inserts := []string{"\x00", "\xff", "\xc3", "é", "\uff0e", "\xe2\x80", "\xed\xa0\x80", "\x7f", "\x01"}
 	sizes := []int{1000}
@@ -26,7 +26,7 @@ func TestBadArgAgreesWithCore(t *testing.T) {
 			for _, ins := range inserts {
 				s := base[:at] + ins + base[at:]
 				n++
-				if got, want := badArg(s), !core.WellFormed([]string{s}, 1); got != want {
+				if got, want := badArg(s), !spec.WellFormed([]string{s}, 1); got != want {
 					t.Fatalf("badArg(%q) = %v, core says bad = %v", s, got, want)
 				}
 			}
@@ -35,25 +35,6 @@ func TestBadArgAgreesWithCore(t *testing.T) {
 	if n < 2000 {
 		t.Fatalf("only %d strings", n)
 	}
-}
-
-// TestDotDotSegmentAgreesWithCore compares the model's search-based
-// traversal test with core.HasTraversal on every string of up to six bytes
-// over the bytes that matter.
-func TestDotDotSegmentAgreesWithCore(t *testing.T) {
-	const alphabet = "./\\a"
-	var walk func(string, int)
-	walk = func(p string, depth int) {
-		if got, want := dotDotSegment(p), core.HasTraversal(p); got != want {
-			t.Fatalf("dotDotSegment(%q) = %v, core.HasTraversal = %v", p, got, want)
-		}
-		if depth > 0 {
-			for i := range len(alphabet) {
-				walk(p+alphabet[i:i+1], depth-1)
-			}
-		}
-	}
-	walk("", 7)
 }
 
 // TestQuoteList: findings name granted lists in parentheses, an empty one

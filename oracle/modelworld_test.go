@@ -3,96 +3,38 @@ package oracle
 import (
 	"math"
 	"net/netip"
-	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/internal/spectable"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // The model's world, table-tested against SPEC §1, §6 and §7 directly:
 // every expected answer here is worked out from the SPEC's text, not from
-// core. (differential_test.go compares it with core's RefWorld.)
+// the harness's world. (differential_test.go compares it with that world,
+// internal/refworld.)
 
+// TestModelResolverSPECSection6 reads the SPEC §6 table core's
+// StaticResolve answers too.
 func TestModelResolverSPECSection6(t *testing.T) {
-	const (
-		public   = "203.0.113.1"
-		loopback = "127.0.0.1"
-		metadata = "169.254.169.254"
-	)
-	tests := []struct {
-		host, want string
-		reason     string
-	}{
-		{"api.internal", public, "every other name"},
-		{"", public, "the empty name is every other name"},
-		{".", public, "one dot ignored: the empty name"},
-		{"127.0.0.1", loopback, "an IPv4 literal is itself"},
-		{"127.1", loopback, "inet_aton: two parts, the last fills 24 bits"},
-		{"127.0.1", loopback, "inet_aton: three parts, the last fills 16 bits"},
-		{"2130706433", loopback, "inet_aton: one decimal part"},
-		{"0x7f000001", loopback, "inet_aton: one hex part"},
-		{"0X7F000001", loopback, "inet_aton: upper-case hex (names are case-insensitive anyway)"},
-		{"0177.0.0.1", loopback, "inet_aton: an octal part"},
-		{"0x7f.1", loopback, "inet_aton: hex, then a 24-bit part"},
-		{"017700000001", loopback, "inet_aton: one octal part"},
-		{"127.0.0.1 trailing", loopback, "inet_aton stops at white space"},
-		{"1.2.3.4", "1.2.3.4", "a public literal is itself"},
-		{"4294967295", "255.255.255.255", "the largest single part"},
-		{"4294967296", public, "a part past 32 bits: a name"},
-		{"1.16777215", "1.255.255.255", "the largest 24-bit last part"},
-		{"1.16777216", public, "a last part past its 24 bits: a name"},
-		{"256.1", public, "a leading part past 255: a name"},
-		{"09.1.1.1", public, "9 is no octal digit: a name"},
-		{"0x", public, "0x without hex digits: a name"},
-		{"0x.1", public, "0x without hex digits: a name"},
-		{"1..1", public, "an empty part: a name"},
-		{"1.2.3.4.5", public, "five parts: a name"},
-		{"1.2.3.4x", public, "trailing junk: a name"},
-		{"+1.2.3.4", public, "a part starts with a digit"},
-		{"::1", "::1", "an IPv6 literal is itself"},
-		{"[::1]", "::1", "brackets allowed"},
-		{"[FD00:EC2::254]", "fd00:ec2::254", "brackets and case"},
-		{"::ffff:127.0.0.1", "::ffff:127.0.0.1", "a mapped literal is itself, still mapped"},
-		{"fe80::1%eth0", "fe80::1%eth0", "a zone is part of the literal"},
-		{"[1.2.3.4]", public, "a bracketed IPv4 address is no IPv6 literal: a name"},
-		{"[::1", public, "an unclosed bracket: a name"},
-		{"localhost", loopback, "localhost"},
-		{"LocalHost", loopback, "case-insensitive"},
-		{"a.b.localhost", loopback, "*.localhost"},
-		{"notlocalhost", public, "a name ending in localhost, without the dot"},
-		{"localhost.example", public, "localhost as a first label only"},
-		{"metadata.google.internal", metadata, "a metadata name"},
-		{"Metadata", metadata, "a metadata name, any case"},
-		{"instance-data", metadata, "a metadata name"},
-		{"x.metadata.google.internal", public, "only the exact metadata names"},
-		{"KELVIN\u212a", public, "only ASCII folds: U+212A stays itself"},
-
-		// Exactly one trailing dot is ignored, for literals and built-in names alike.
-		{"localhost.", loopback, "one trailing dot ignored"},
-		{"localhost..", public, "two dots: 'localhost.' is another name"},
-		{"x.localhost.", loopback, "*.localhost, one dot"},
-		{"x.localhost..", public, "two dots: its last label is empty"},
-		{"METADATA.google.internal.", metadata, "case and one dot"},
-		{"metadata.google.internal..", public, "two dots: another name"},
-		{"instance-data..", public, "two dots: another name"},
-		{"127.0.0.1.", loopback, "a literal, one dot"},
-		{"127.1.", loopback, "a short spelling, one dot"},
-		{"127.0.0.1..", public, "two dots: no inet_aton spelling, a name"},
-		{"::1.", "::1", "an IPv6 literal, one dot"},
-		{"[::1].", "::1", "a bracketed literal, one dot"},
-		{"[::1]..", public, "two dots: a name"},
+	cases, err := spectable.ReadResolve("../internal/spec/testdata/static-resolve.txt")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		w := newModelWorld(newModelBase(core.WorldSpec{}))
-		if got, want := w.resolve(tt.host), netip.MustParseAddr(tt.want); got != want {
-			t.Errorf("resolve(%q) = %v, want %v: %s", tt.host, got, want, tt.reason)
+	for _, tt := range cases {
+		w := newModelWorld(newModelBase(scenario.WorldSpec{}))
+		if got := w.resolve(tt.Host); got != tt.Want {
+			t.Errorf("resolve(%q) = %v, want %v: %s", tt.Host, got, tt.Want, tt.Reason)
 		}
 	}
 }
 
 func TestModelDNSLinesCycleAndWin(t *testing.T) {
 	a := func(s string) netip.Addr { return netip.MustParseAddr(s) }
-	w := newModelWorld(newModelBase(core.WorldSpec{DNS: []core.DNSRecord{
+	w := newModelWorld(newModelBase(scenario.WorldSpec{DNS: []scenario.DNSRecord{
 		{Host: "Rebind.Example.", Addrs: []netip.Addr{a("203.0.113.9"), a("127.0.0.1"), a("10.0.0.1")}},
 		{Host: "localhost", Addrs: []netip.Addr{a("198.51.100.1")}},
 		{Host: "gone.example", Addrs: []netip.Addr{a("10.0.0.2")}},
@@ -130,27 +72,27 @@ func TestModelDNSLinesCycleAndWin(t *testing.T) {
 }
 
 func TestModelFilesRoutesTools(t *testing.T) {
-	w := newModelWorld(newModelBase(core.WorldSpec{
-		Files: []core.File{{Path: "/work/a", Data: "1"}, {Path: "//work/./b/", Data: "2"}, {Path: "/work/x/../a", Data: "3"}},
-		Routes: []core.Route{
+	w := newModelWorld(newModelBase(scenario.WorldSpec{
+		Files: []scenario.File{{Path: "/work/a", Data: "1"}, {Path: "//work/./b/", Data: "2"}, {Path: "/work/x/../a", Data: "3"}},
+		Routes: []scenario.Route{
 			{Host: "API.internal.", Path: "/status", Body: "ok"},
 			{Host: "api.internal", Path: "/status", Body: "later"},
 			{Host: "api.internal", Path: "/Status", Body: "case matters in paths"},
 			{Host: "two.dots..", Path: "/", Body: "two"},
 		},
-		ToolOutputs: []core.ToolOutput{{Name: "search", Output: "a"}, {Name: "search", Output: "b"}, {Name: "echo", Output: "canned"}},
+		ToolOutputs: []scenario.ToolOutput{{Name: "search", Output: "a"}, {Name: "search", Output: "b"}, {Name: "echo", Output: "canned"}},
 	}))
 	read := func(p, want string, ok bool, reason string) {
 		t.Helper()
-		if got, gotOK := w.read(core.Canonical(p)); got != want || gotOK != ok {
+		if got, gotOK := w.read(spec.Canonical(p)); got != want || gotOK != ok {
 			t.Errorf("read(%q) = %q, %v; want %q, %v: %s", p, got, gotOK, want, ok, reason)
 		}
 	}
 	read("/work/a", "3", true, "files are keyed by Clean(path); a later one replaces an earlier one")
 	read("/work/b", "2", true, "a file's path is cleaned")
 	read("/work/c", "", false, "nothing there")
-	w.write(core.Canonical("/work/c"), "new")
-	w.write(core.Canonical("/work/a"), "")
+	w.write(spec.Canonical("/work/c"), "new")
+	w.write(spec.Canonical("/work/a"), "")
 	read("/work/./c", "new", true, "a write is read back")
 	read("/work/a", "", true, "an empty file is a file")
 
@@ -180,7 +122,7 @@ func TestModelFilesRoutesTools(t *testing.T) {
 	call("summarize", "é", "summary of 2 bytes", true, "bytes, not runes")
 	call("Summarize", "x", "", false, "tool names are exact")
 	call("ghost", "x", "", false, "no such tool")
-	w2 := newModelWorld(newModelBase(core.WorldSpec{}))
+	w2 := newModelWorld(newModelBase(scenario.WorldSpec{}))
 	if got, ok := w2.call("echo", "in put"); got != "in put" || !ok {
 		t.Errorf("built-in echo = %q, %v", got, ok)
 	}
@@ -224,58 +166,22 @@ func TestModelWallHaltsPastTheTop(t *testing.T) {
 	const maxI = math.MaxInt64
 	read := core.Op{Kind: core.OpRead, Args: []string{"/work/a"}}
 	for _, tt := range []struct {
-		clock core.TickClock
+		clock scenario.TickClock
 		wall  int64
 		want  []core.Kind
 	}{
-		{core.TickClock{Start: 0, Step: maxI}, maxI, []core.Kind{core.OK, core.MaxWall, core.MaxWall}},
-		{core.TickClock{Start: maxI, Step: 1}, maxI, []core.Kind{core.MaxWall}},
-		{core.TickClock{Start: maxI, Step: 0}, 0, []core.Kind{core.OK, core.OK, core.OK}},
-		{core.TickClock{Start: maxI - 1, Step: 1}, 1, []core.Kind{core.OK, core.MaxWall}},
-		{core.TickClock{Start: 5, Step: math.MinInt64}, 0, []core.Kind{core.OK, core.OK, core.OK}},
+		{scenario.TickClock{Start: 0, Step: maxI}, maxI, []core.Kind{core.OK, core.MaxWall, core.MaxWall}},
+		{scenario.TickClock{Start: maxI, Step: 1}, maxI, []core.Kind{core.MaxWall}},
+		{scenario.TickClock{Start: maxI, Step: 0}, 0, []core.Kind{core.OK, core.OK, core.OK}},
+		{scenario.TickClock{Start: maxI - 1, Step: 1}, 1, []core.Kind{core.OK, core.MaxWall}},
+		{scenario.TickClock{Start: 5, Step: math.MinInt64}, 0, []core.Kind{core.OK, core.OK, core.OK}},
 	} {
-		g := core.MustGrant(core.GrantSpec{FSRead: []string{"/work"}, Budgets: core.Budgets{MaxOps: 10, MaxWall: tt.wall, MaxOutputBytes: 10}})
-		m := newModel(g, newModelBase(core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}, Clock: tt.clock}))
+		g := must.Grant(core.GrantSpec{FSRead: []string{"/work"}, Budgets: core.Budgets{MaxOps: 10, MaxWall: tt.wall, MaxOutputBytes: 10}})
+		m := newModel(g.Spec(), newModelWorld(newModelBase(scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}, Clock: tt.clock})))
 		for i, want := range tt.want {
 			if got, _ := m.predict(read); got.Kind != want {
 				t.Errorf("clock %+v, max_wall %d, op %d: %s, want %s", tt.clock, tt.wall, i+1, got.Kind, want)
 			}
 		}
-	}
-}
-
-// TestAtonAddressAgreesWithCore compares the model's inet_aton reading
-// with core.ParseInetAton on every string of up to five bytes over the
-// bytes that matter, and on longer spellings. The two are written
-// differently (a byte scanner in core, parts cut at dots here).
-func TestAtonAddressAgreesWithCore(t *testing.T) {
-	const alphabet = "019x.8 a"
-	n := 0
-	var walk func(string, int)
-	walk = func(s string, depth int) {
-		n++
-		got, gotOK := atonAddress(s)
-		want, wantOK := core.ParseInetAton(s)
-		if got != want || gotOK != wantOK {
-			t.Fatalf("atonAddress(%q) = %v, %v; core says %v, %v", s, got, gotOK, want, wantOK)
-		}
-		if depth > 0 {
-			for i := range len(alphabet) {
-				walk(s+alphabet[i:i+1], depth-1)
-			}
-		}
-	}
-	walk("", 6)
-	for _, s := range []string{"4294967295", "4294967296", "0xffffffff", "0x100000000", "037777777777", "040000000000",
-		"1.16777215", "1.16777216", "1.2.65535", "1.2.65536", "1.2.3.255", "1.2.3.256", "0x7f.0.0.1", "0X7F.0X0.0.01",
-		"99999999999999999999999", "0x0000000000000000001", "1.2.3.4\t", "1.2.3.4\v5", strings.Repeat("0", 40) + "1"} {
-		got, gotOK := atonAddress(s)
-		want, wantOK := core.ParseInetAton(s)
-		if got != want || gotOK != wantOK {
-			t.Errorf("atonAddress(%q) = %v, %v; core says %v, %v", s, got, gotOK, want, wantOK)
-		}
-	}
-	if n < 100000 {
-		t.Fatalf("only %d strings", n)
 	}
 }

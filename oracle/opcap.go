@@ -1,10 +1,13 @@
 package oracle
 
-import "github.com/sbxfuzz/sbxfuzz/core"
+import (
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
 
-// MaxOpWorldBytes is the least cap on what one op of a sandbox may send
+// maxOpWorldBytes is the least cap on what one op of a sandbox may send
 // into its world: the bytes of the paths, data, hosts and inputs of its
-// calls, and of the realpath answers it is given (core.RefWorld.LimitOp).
+// calls, and of the realpath answers it is given (refworld.World.LimitOp).
 // An op over its cap is a total finding that names the cap: the world
 // keeps nothing more of it, so a sandbox that floods its world cannot
 // exhaust the harness's memory.
@@ -14,21 +17,17 @@ import "github.com/sbxfuzz/sbxfuzz/core"
 // write of the answer with the data), and a scenario file holds at most
 // 16 MiB; a scenario built in Go with longer arguments, or with long link
 // targets, gets a cap grown by them (opWorldCap).
-const MaxOpWorldBytes = 64 << 20
+const maxOpWorldBytes = 64 << 20
 
-// linkHops is how many links SPEC §13 follows in one resolution, each
-// adding at most its target to the path it resolves.
-const linkHops = 40
-
-// worldCapBase is the least cap of an op on world ws: MaxOpWorldBytes,
+// worldCapBase is the least cap of an op on world ws: maxOpWorldBytes,
 // plus twice what its links may add to a path (a resolved path is sent
 // back as the realpath answer, then with the read or write).
-func worldCapBase(ws core.WorldSpec) int64 {
+func worldCapBase(ws scenario.WorldSpec) int64 {
 	longest := 0
 	for _, l := range ws.Links {
 		longest = max(longest, len(l.Target))
 	}
-	return MaxOpWorldBytes + 2*linkHops*int64(longest)
+	return maxOpWorldBytes + 2*maxLinks*int64(longest) // each link adds at most its target
 }
 
 // opWorldCap is the cap of op on a world whose least cap is base: four

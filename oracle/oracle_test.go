@@ -12,11 +12,16 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // testGrant is the worked trace's grant with room for every test.
 func testGrant(b core.Budgets) core.Grant {
-	return core.MustGrant(core.GrantSpec{
+	return must.Grant(core.GrantSpec{
 		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"},
 		NetHosts: []string{"api.internal"}, Tools: []string{"echo"},
 		Budgets: b,
@@ -26,13 +31,13 @@ func testGrant(b core.Budgets) core.Grant {
 var roomy = core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 1000}
 
 // testWorld has a secret next to the root, so a leaked read returns data.
-var testWorld = core.WorldSpec{
-	Files: []core.File{
+var testWorld = scenario.WorldSpec{
+	Files: []scenario.File{
 		{Path: "/work/data.txt", Data: "hello"},
 		{Path: "/workshop/secret", Data: "s3cr3t"},
 	},
-	Routes: []core.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
-	Clock:  core.TickClock{Start: 0, Step: 1},
+	Routes: []scenario.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
+	Clock:  scenario.TickClock{Start: 0, Step: 1},
 }
 
 func op(kind string, args ...string) core.Op { return core.Op{Kind: kind, Args: args} }
@@ -40,12 +45,12 @@ func op(kind string, args ...string) core.Op { return core.Op{Kind: kind, Args: 
 // canFail runs sc on the broken sandbox and on the reference. It wants the
 // broken one to violate exactly the invariants in want, the first of them
 // at step, and the reference to pass.
-func canFail(t *testing.T, broken core.Factory, c Case, step int, want ...ID) []Finding {
+func canFail(t *testing.T, broken core.Factory, c checkCase, step int, want ...ID) []Finding {
 	t.Helper()
-	if got := Check(core.ReferenceFactory, c, new(Coverage), Options{}); len(got) != 0 {
+	if got := check(core.ReferenceFactory, c, new(Coverage), Options{}); len(got) != 0 {
 		t.Fatalf("the reference fails the scenario: %v", got)
 	}
-	got := Check(broken, c, new(Coverage), Options{Timeout: time.Second})
+	got := check(broken, c, new(Coverage), Options{Timeout: time.Second})
 	var ids []ID
 	for _, f := range got {
 		ids = append(ids, f.Invariant)
@@ -81,7 +86,7 @@ func mustContain(t *testing.T, f Finding, parts ...string) {
 }
 
 func TestNoEffectOnDenialCanFail(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_write", "/system/boot.cfg", "pwned"),
 	})
@@ -90,7 +95,7 @@ func TestNoEffectOnDenialCanFail(t *testing.T) {
 }
 
 func TestConfinementCanFail(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/etc/passwd"),
 		op("fs_read", "/work/data.txt"),
 	})
@@ -102,7 +107,7 @@ func TestConfinementCanFail(t *testing.T) {
 // must not reach the world, not even to be resolved; the realpath is also
 // of a path outside the roots.
 func TestNoEffectOnDenialCatchesResolvingFirst(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/workshop/secret"),
 	})
@@ -117,7 +122,7 @@ func TestNoEffectOnDenialCatchesResolvingFirst(t *testing.T) {
 // keep is the realpath of its own path; another, even an authorized one,
 // is an effect.
 func TestNoEffectOnDenialKeepsOnlyItsOwnRealpath(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/etc/passwd"),
 	})
@@ -128,11 +133,11 @@ func TestNoEffectOnDenialKeepsOnlyItsOwnRealpath(t *testing.T) {
 // linkedWorld is testWorld with links out of the roots (SPEC §13): one to
 // the prefix sibling's secret, one from the write root to /etc, and one
 // inside the read root.
-var linkedWorld = core.WorldSpec{
+var linkedWorld = scenario.WorldSpec{
 	Files:  testWorld.Files,
 	Routes: testWorld.Routes,
 	Clock:  testWorld.Clock,
-	Links: []core.Link{
+	Links: []scenario.Link{
 		{Path: "/work/link", Target: "/workshop/secret"},
 		{Path: "/work/out/etc", Target: "../../etc"},
 		{Path: "/work/alias", Target: "data.txt"},
@@ -144,20 +149,20 @@ var linkedWorld = core.WorldSpec{
 // keeps exactly the realpath entry, which every invariant accepts, the
 // model's verdict included.
 func TestDenialOnTheResolvedPathKeepsItsRealpath(t *testing.T) {
-	c := newCase(testGrant(roomy), linkedWorld, []core.Op{
+	c := testCase(testGrant(roomy), linkedWorld, []core.Op{
 		op("fs_read", "/work/link"),
 		op("fs_write", "/work/out//etc/cron", "pwned"),
 		op("fs_read", "/work/alias"),
 	})
 	var results []core.Result
 	var journal []string // the entries each step added, copied: they are valid only during Check
-	observe := func(s StepReport) {
+	observe := func(s engine.StepReport) {
 		results = append(results, s.Result)
 		for _, e := range s.Entries {
 			journal = append(journal, e.String())
 		}
 	}
-	if got := Check(core.ReferenceFactory, c, new(Coverage), Options{Observe: observe}); len(got) != 0 {
+	if got := checkObserved(core.ReferenceFactory, c, new(Coverage), Options{}, observe); len(got) != 0 {
 		t.Fatalf("findings %v, want none", lines(got))
 	}
 	want := []core.Result{{Kind: core.FSReadDenied}, {Kind: core.FSWriteDenied}, {Kind: core.OK, Data: "hello"}}
@@ -177,18 +182,18 @@ func TestDenialOnTheResolvedPathKeepsItsRealpath(t *testing.T) {
 // Clean(p) where the reference resolves p, which is the same lookup.
 type resolvesClean struct{ core.World }
 
-func (w resolvesClean) Realpath(p string) (string, bool) { return w.World.Realpath(core.Canonical(p)) }
+func (w resolvesClean) Realpath(p string) (string, bool) { return w.World.Realpath(spec.Canonical(p)) }
 
 // TestResolvingTheCleanPathIsNoEffect: a denial on the resolved path may
 // keep the realpath of its path in any spelling, and so may a
 // max_output_bytes halt: a sandbox that resolves Clean(p) is correct.
 func TestResolvingTheCleanPathIsNoEffect(t *testing.T) {
-	c := newCase(testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 3}), linkedWorld, []core.Op{
+	c := testCase(testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 3}), linkedWorld, []core.Op{
 		op("fs_read", "/work//link"),
 		op("fs_write", "/work/out/./etc/cron", "x"),
 		op("fs_read", "/work/./data.txt"),
 	})
-	if got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox {
+	if got := check(infallible(func(g core.Grant, w core.World) core.Sandbox {
 		return core.NewReference(g, resolvesClean{w})
 	}), c, new(Coverage), Options{}); len(got) != 0 {
 		t.Errorf("findings %v, want none", lines(got))
@@ -209,7 +214,7 @@ func (s skipsRealpath) Usage() core.Usage {
 }
 
 func (s skipsRealpath) Run(op core.Op) core.Result {
-	if op.Kind == core.OpRead && len(op.Args) == 1 && !core.HasTraversal(op.Args[0]) && s.grant.MayRead(op.Args[0]) {
+	if op.Kind == core.OpRead && len(op.Args) == 1 && !spec.HasTraversal(op.Args[0]) && s.grant.MayRead(op.Args[0]) {
 		s.Reference.Run(core.Op{Kind: "charge"}) // an unknown op: charged like this one, no effect
 		if d, ok := s.world.Read(op.Args[0]); ok {
 			*s.output += int64(len(d)) // the test's budgets are roomy: no output halt to model
@@ -239,7 +244,7 @@ func (s writesUnresolved) Run(op core.Op) core.Result {
 // path, and a write that resolves one path and writes another, are judged
 // on the path the world's links really lead them to.
 func TestConfinementJudgesThePathReached(t *testing.T) {
-	c := newCase(testGrant(roomy), linkedWorld, []core.Op{
+	c := testCase(testGrant(roomy), linkedWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/work/link"),
 	})
@@ -247,7 +252,7 @@ func TestConfinementJudgesThePathReached(t *testing.T) {
 	mustContain(t, got[0], "fs_read /work/link returned ok", "read /work/link",
 		`"/work/link" resolves through the world's links to "/workshop/secret", which is under no fs_read root`)
 
-	c = newCase(testGrant(roomy), linkedWorld, []core.Op{
+	c = testCase(testGrant(roomy), linkedWorld, []core.Op{
 		op("fs_write", "/work/out/etc/cron", "pwned"),
 	})
 	got = canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return writesUnresolved{wrap(g, w)} }), c, 1, Confinement, VerdictMatchesModel)
@@ -255,7 +260,7 @@ func TestConfinementJudgesThePathReached(t *testing.T) {
 }
 
 func TestNoInternalEgressCanFail(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("net_fetch", "evil.com", "/x"),
 		op("net_fetch", "api.internal", "/status"),
 	})
@@ -266,7 +271,7 @@ func TestNoInternalEgressCanFail(t *testing.T) {
 }
 
 func TestHaltLatchedCanFail(t *testing.T) {
-	c := newCase(testGrant(core.Budgets{MaxOps: 1, MaxWall: 1000, MaxOutputBytes: 1000}), testWorld, []core.Op{
+	c := testCase(testGrant(core.Budgets{MaxOps: 1, MaxWall: 1000, MaxOutputBytes: 1000}), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/work/data.txt"),
@@ -278,7 +283,7 @@ func TestHaltLatchedCanFail(t *testing.T) {
 }
 
 func TestChargeBeforeDispatchCanFail(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/etc/shadow"),
 	})
@@ -291,7 +296,7 @@ func TestChargeBeforeDispatchCanFail(t *testing.T) {
 // TestOutputBoundedCanFail: returning more than the budget allows always
 // disagrees with the model too, which never does; the pair is expected.
 func TestOutputBoundedCanFail(t *testing.T) {
-	c := newCase(testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 7}), testWorld, []core.Op{
+	c := testCase(testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 7}), testWorld, []core.Op{
 		op("tool", "echo", "12345"),
 		op("tool", "echo", "678"),
 	})
@@ -300,7 +305,7 @@ func TestOutputBoundedCanFail(t *testing.T) {
 }
 
 func TestVerdictMatchesModelCanFail(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("fs_read", "/workshop/secret"),
 	})
@@ -309,7 +314,7 @@ func TestVerdictMatchesModelCanFail(t *testing.T) {
 }
 
 func TestReplayDeterministicCanFail(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_write", "/work/out/a", "x"),
 		op("fs_read", "/work/data.txt"),
 	})
@@ -318,7 +323,7 @@ func TestReplayDeterministicCanFail(t *testing.T) {
 }
 
 func TestGrantImmutableCanFail(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
 	got := canFail(t, infallible(newLeakyGrant), c, 0, GrantImmutable)
 	mustContain(t, got[0], "authority widened", `"/"`)
 }
@@ -327,8 +332,8 @@ func TestGrantImmutableCanFail(t *testing.T) {
 // copies on every Grant call has an immutable grant, though each view,
 // once scribbled on, reads widened: the check must read a new view.
 func TestGrantImmutableFreshViews(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
-	if got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox { return freshViews{wrap(g, w)} }), c, new(Coverage), Options{}); len(got) != 0 {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	if got := check(infallible(func(g core.Grant, w core.World) core.Sandbox { return freshViews{wrap(g, w)} }), c, new(Coverage), Options{}); len(got) != 0 {
 		t.Fatalf("a sandbox handing out fresh views of copies fails grant-immutable:\n%s", lines(got))
 	}
 }
@@ -351,20 +356,20 @@ func (s swapsGrant) Grant() core.GrantView {
 	}
 	spec := s.grant.Spec()
 	spec.FSRead = append(spec.FSRead, "/")
-	return core.MustGrant(spec)
+	return must.Grant(spec)
 }
 
 // TestGrantImmutableSwappedHandle: a sandbox that hands out core.Grant
 // values is judged by their handle (the same handle is the same grant),
 // and one that hands out a different core.Grant after the run fails.
 func TestGrantImmutableSwappedHandle(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return swapsGrant{wrap(g, w), new(bool)} }), c, 0, GrantImmutable)
 	mustContain(t, got[0], "fs_read roots", `"/work/"`, `"/"`)
 }
 
 func TestTotalCanFailOnPanic(t *testing.T) {
-	c := newCase(testGrant(roomy), testWorld, []core.Op{
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_read", "/work/data.txt"),
 		op("tool", "echo", "hi"),
 		op("fs_read", "/work/data.txt"),
@@ -378,17 +383,17 @@ func TestTotalCanFailOnPanic(t *testing.T) {
 // a loaded machine makes it, cannot take the timeout.
 func TestTotalCanFailOnHang(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := newCase(testGrant(roomy), testWorld, []core.Op{
+		c := testCase(testGrant(roomy), testWorld, []core.Op{
 			op("fs_read", "/work/data.txt"),
 			op("tool", "echo", "hi"),
 		})
 		release := make(chan struct{})
 		defer close(release)
-		got := Check(infallible(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }), c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
+		got := check(infallible(func(g core.Grant, w core.World) core.Sandbox { return hangsOnTools{wrap(g, w), release} }), c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
 		// The detail is checked below, in words.
 		want := []Finding{{Invariant: Total, Step: 2, Hang: true}}
 		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
-			t.Fatalf("Check(hangs on tools) mismatch (-want +got):\n%s", diff)
+			t.Fatalf("check(hangs on tools) mismatch (-want +got):\n%s", diff)
 		}
 		mustContain(t, got[0], "did not return", "tool echo hi")
 	})
@@ -398,15 +403,15 @@ func TestTotalCanFailOnHang(t *testing.T) {
 // own way; at the edges of int64 it must still agree with the reference.
 func TestModelAgreesOnExtremeClocks(t *testing.T) {
 	const maxI, minI = int64(^uint64(0) >> 1), -int64(^uint64(0)>>1) - 1
-	for _, clk := range []core.TickClock{{Start: minI, Step: maxI}, {Start: -1, Step: 1}, {Start: maxI - 1, Step: 5},
+	for _, clk := range []scenario.TickClock{{Start: minI, Step: maxI}, {Start: -1, Step: 1}, {Start: maxI - 1, Step: 5},
 		{Start: 0, Step: maxI}, {Start: maxI, Step: -1}, {Start: 5, Step: minI},
 		{Start: maxI, Step: 0}, {Start: maxI, Step: 1}, {Start: maxI - 1, Step: 1}, {Start: 10, Step: maxI / 3}} {
 		for _, wall := range []int64{0, 1, maxI - 1, maxI} {
 			w := testWorld
 			w.Clock = clk
-			c := newCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: wall, MaxOutputBytes: 100}), w,
+			c := testCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: wall, MaxOutputBytes: 100}), w,
 				[]core.Op{op("fs_read", "/work/data.txt"), op("fs_read", "/work/data.txt"), op("tool", "echo", "x")})
-			if got := CheckInline(core.ReferenceFactory, c, new(Coverage)); len(got) > 0 {
+			if got := checkInline(core.ReferenceFactory, c, new(Coverage)); len(got) > 0 {
 				t.Errorf("clock %+v, max_wall %d: %v", clk, wall, got)
 			}
 		}
@@ -428,8 +433,8 @@ func (w frozenClock) Now() (int64, bool) {
 // reads the saturated tick as a normal one must disagree with the model.
 func TestVerdictCatchesAFrozenClock(t *testing.T) {
 	w := testWorld
-	w.Clock = core.TickClock{Start: 0, Step: 1<<63 - 1}
-	c := newCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: 1<<63 - 1, MaxOutputBytes: 100}), w,
+	w.Clock = scenario.TickClock{Start: 0, Step: 1<<63 - 1}
+	c := testCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: 1<<63 - 1, MaxOutputBytes: 100}), w,
 		[]core.Op{op("fs_read", "/work/data.txt"), op("fs_read", "/work/data.txt")})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, frozenClock{w}) }), c, 2, VerdictMatchesModel)
 	mustContain(t, got[0], "max_wall")
@@ -448,8 +453,8 @@ func (w resolvesTwice) Fetch(host string, _ netip.Addr, path string) (string, bo
 // internal address is ever fetched, but SPEC §5 resolves exactly once.
 func TestNoInternalEgressCatchesASecondResolve(t *testing.T) {
 	w := testWorld
-	w.DNS = []core.DNSRecord{{Host: "api.internal", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.10"), netip.MustParseAddr("203.0.113.11")}}}
-	c := newCase(testGrant(roomy), w, []core.Op{op("net_fetch", "api.internal", "/status")})
+	w.DNS = []scenario.DNSRecord{{Host: "api.internal", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.10"), netip.MustParseAddr("203.0.113.11")}}}
+	c := testCase(testGrant(roomy), w, []core.Op{op("net_fetch", "api.internal", "/status")})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, resolvesTwice{w}) }), c, 1, NoInternalEgress)
 	mustContain(t, got[0], "resolved 2 times for 1 fetch")
 }
@@ -458,29 +463,29 @@ func TestNoInternalEgressCatchesASecondResolve(t *testing.T) {
 // the realpath of its path and the read of what that answered, in that
 // order, and nothing else.
 func TestPermittedEffectOfARead(t *testing.T) {
-	rp := func(p, r string) core.Entry { return core.Entry{Call: core.CallRealpath, Name: p, Arg: r} }
-	rd := func(p string) core.Entry { return core.Entry{Call: core.CallRead, Name: p} }
+	rp := func(p, r string) refworld.Entry { return refworld.Entry{Call: refworld.CallRealpath, Name: p, Arg: r} }
+	rd := func(p string) refworld.Entry { return refworld.Entry{Call: refworld.CallRead, Name: p} }
 	read := op("fs_read", "/work//a")
 	for _, tt := range []struct {
 		op      core.Op
-		entries []core.Entry
+		entries []refworld.Entry
 		want    int
 		reason  string
 	}{
 		{read, nil, -1, "no effect at all"},
-		{read, []core.Entry{rp("/work//a", "/work/a"), rd("/work/a")}, -1, "realpath, then the read of its answer"},
-		{read, []core.Entry{rp("/work//a", "/work/a")}, -1, "the realpath alone"},
-		{read, []core.Entry{rd("/work//a")}, -1, "a read of the path asked, unresolved: the same file without links"},
-		{read, []core.Entry{rp("/work//a", "/work/a"), rd("/work//a")}, 1, "a read of another path than the one resolved"},
-		{read, []core.Entry{rp("/work/b", "/work/b"), rd("/work/b")}, 0, "the realpath of another path"},
-		{read, []core.Entry{rd("/work/a"), rp("/work//a", "/work/a")}, 0, "out of order"},
-		{read, []core.Entry{rp("/work//a", "/work/a"), rd("/work/a"), rd("/work/a")}, 2, "a second read"},
-		{read, []core.Entry{rp("/work//a", "/work/a"), rp("/work//a", "/work/a")}, 1, "a second realpath"},
-		{op("fs_write", "/work/a", "x"), []core.Entry{rp("/work/a", "/work/a")}, 0, "a write produces no bytes, so permits nothing"},
-		{op("tool", "echo", "x"), []core.Entry{rp("echo", "echo")}, 0, "a tool op resolves no path"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a"), rd("/work/a")}, -1, "realpath, then the read of its answer"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a")}, -1, "the realpath alone"},
+		{read, []refworld.Entry{rd("/work//a")}, -1, "a read of the path asked, unresolved: the same file without links"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a"), rd("/work//a")}, 1, "a read of another path than the one resolved"},
+		{read, []refworld.Entry{rp("/work/b", "/work/b"), rd("/work/b")}, 0, "the realpath of another path"},
+		{read, []refworld.Entry{rd("/work/a"), rp("/work//a", "/work/a")}, 0, "out of order"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a"), rd("/work/a"), rd("/work/a")}, 2, "a second read"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a"), rp("/work//a", "/work/a")}, 1, "a second realpath"},
+		{op("fs_write", "/work/a", "x"), []refworld.Entry{rp("/work/a", "/work/a")}, 0, "a write produces no bytes, so permits nothing"},
+		{op("tool", "echo", "x"), []refworld.Entry{rp("echo", "echo")}, 0, "a tool op resolves no path"},
 	} {
 		if got := outsidePermittedEffect(tt.op, tt.entries); got != tt.want {
-			t.Errorf("%s: outsidePermittedEffect(%s, %v) = %d, want %d", tt.reason, FormatOp(tt.op), tt.entries, got, tt.want)
+			t.Errorf("%s: outsidePermittedEffect(%s, %v) = %d, want %d", tt.reason, formatOp(tt.op), tt.entries, got, tt.want)
 		}
 	}
 }

@@ -18,9 +18,9 @@ import (
 // a verdict the other order does not give (against the reference, as a
 // finding), or as counts that differ.
 func TestRecycledChecksJudgeAsFresh(t *testing.T) {
-	var cases []Case
+	var cases []checkCase
 	for i := range 400 {
-		c, err := NewCase(generators.Generate(generators.NewSource(7, uint64(i))))
+		c, err := newCase(generators.Generate(generators.NewSource(7, uint64(i))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestRecycledChecksJudgeAsFresh(t *testing.T) {
 			out := make([]string, len(cases))
 			for _, i := range order {
 				var cov Coverage
-				fs := CheckInline(f, cases[i], &cov)
+				fs := checkInline(f, cases[i], &cov)
 				out[i] = fmt.Sprint(fs, cov)
 			}
 			return out

@@ -7,13 +7,16 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// Run watches one sandbox under test over a fresh world, op by op. After
-// every op it reads the world's journal and state — never the sandbox's
-// account of itself — and judges the per-step invariants. A Run is not safe
-// for concurrent use.
-type Run struct {
+// watchedRun watches one sandbox under test over a fresh world, op by op.
+// After every op it reads the world's journal and state — never the
+// sandbox's account of itself — and judges the per-step invariants. It is
+// not safe for concurrent use.
+type watchedRun struct {
 	cov     *Coverage
 	grant   core.Grant // the scenario's grant: what confinement judges by
 	budgets core.Budgets
@@ -21,9 +24,9 @@ type Run struct {
 	// replayed is the sandbox of the replay, closed with sb at the end.
 	replayed core.Sandbox
 	usage    core.Usage // the sandbox's usage after the latest step
-	world    *core.RefWorld
-	spare    *core.RefWorld // the replay's world
-	ctl      *control       // the Checker's hold on the check; nil for Watch and CheckInline
+	world    *refworld.World
+	spare    *refworld.World // the replay's world
+	ctl      *control        // the Checker's hold on the check; nil for Watch and checkInline
 	model    *model
 	snap     grantSnapshot
 	fp       uint64 // the world's fingerprint after the latest step
@@ -37,7 +40,7 @@ type Run struct {
 	output    int64       // bytes returned in data so far
 	capBase   int64       // the least per-op cap on what the sandbox sends its world (opWorldCap)
 	trace     []traceStep // kept for the replay check, when asked
-	reported  [NumInvariants]bool
+	reported  [numInvariants]bool
 	findings  []Finding
 }
 
@@ -62,33 +65,44 @@ type stepObs struct {
 	class    attack.Class
 	res      core.Result
 	after    core.Usage
-	entries  []core.Entry // journal entries the op added
+	entries  []refworld.Entry // journal entries the op added
 	fpBefore uint64
 	fpAfter  uint64
 	clock1   int64
 	journal  int // journal length after the op
 }
 
-// Watch builds the sandbox under test with f over a fresh world from ws and
-// starts watching it, counting into cov (which may be nil). An error or a
-// panic from f is a total finding at step 0 and leaves the Run dead. The
-// model builds its own world from ws as ops need it, so ws must not change
-// while the Run is in use. Close the Run when done with it.
-func Watch(f core.Factory, g core.Grant, ws core.WorldSpec, cov *Coverage) *Run {
-	pw := &PreparedWorld{core: core.PrepareWorld(ws), model: newModelBase(ws)}
-	return new(checkState).watch(f, g, g.Spec(), pw, cov, nil)
+// watchWorld builds the sandbox under test with f over a fresh world from
+// ws and starts watching it, counting into cov (which may be nil). An
+// error or a panic from f is a total finding at step 0 and leaves the run
+// dead. ws must not change while the run is in use. Close the run when
+// done with it.
+func watchWorld(f core.Factory, g core.Grant, ws scenario.WorldSpec, cov *Coverage) *watchedRun {
+	return new(checkState).watch(f, g, g.Spec(), prepareWorld(ws), cov, nil)
 }
 
-// checkState is the memory a check works in: the watched run, the model
-// and the model's world. A judged check hands it back for the next (a
+// checkState is the memory a check works in: the watched run and the
+// sandbox's two worlds. A judged check hands it back for the next (a
 // campaign judges scenario after scenario, a fuzz target input after
 // input); a check given up on keeps it, since its hung sandbox's goroutine
-// may still be in the middle of a step.
+// may still be in the middle of a step. The model is built afresh for
+// each check: it keeps nothing from one to the next.
 type checkState struct {
-	run    Run
-	model  model
-	world  modelWorld
-	worlds [2]core.RefWorld // the watched run's and the replay's
+	run    watchedRun
+	worlds [2]refworld.World // the watched run's and the replay's
+	// prepared is the scenario's world prepared, when the check was not
+	// handed one: its maps are refilled check after check.
+	prepared preparedWorld
+}
+
+// prepare prepares ws in st's memory (prepareWorld).
+func (st *checkState) prepare(ws scenario.WorldSpec) *preparedWorld {
+	if st.prepared.core == nil {
+		st.prepared.core = new(refworld.Template)
+	}
+	st.prepared.core.Prepare(ws)
+	st.prepared.model = resetModelBase(st.prepared.model, ws)
+	return &st.prepared
 }
 
 var checkStates = sync.Pool{New: func() any { return new(checkState) }}
@@ -98,33 +112,31 @@ var checkStates = sync.Pool{New: func() any { return new(checkState) }}
 //
 // Nothing of it is emptied here: the next check renews each core world
 // from its own template before any read (watch the run's, replay the
-// replay's), and watch resets the model's world, the model and the run. Until then st holds this scenario's
+// replay's), and watch resets the run. Until then st holds this scenario's
 // journals, paths, trace and written files, one scenario's worth per
 // pooled state; emptying them here as well would only let go of them a
 // check earlier, at a cost on every check.
 func (st *checkState) recycle() { checkStates.Put(st) }
 
 // Close closes the sandbox under test when it is an io.Closer.
-func (r *Run) Close() error {
+func (r *watchedRun) Close() error {
 	if r.sb == nil {
 		return nil
 	}
 	return closeSandbox(r.sb)
 }
 
-// watch is Watch over a prepared world, under ctl, in st's memory: the
+// watch is watchWorld over a prepared world, under ctl, in st's memory: the
 // sandbox runs over a world from pw's template, the model over its own
 // world from pw's spec, under the grant gs describes (g, as a spec; its
 // lists are read, not copied).
-func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw *PreparedWorld, cov *Coverage, ctl *control) *Run {
+func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw *preparedWorld, cov *Coverage, ctl *control) *watchedRun {
 	if cov == nil {
 		cov = new(Coverage) // counted, then dropped
 	}
-	st.world.reset(pw.model)
-	st.model.reset(gs, &st.world)
 	pw.core.Renew(&st.worlds[0])
 	r := &st.run
-	*r = Run{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: &st.model, trace: r.trace[:0], ctl: ctl,
+	*r = watchedRun{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: newModel(gs, newModelWorld(pw.model)), trace: r.trace[:0], ctl: ctl,
 		capBase: worldCapBase(st.worlds[0].Spec())}
 	sb, err := build(f, g, r.world)
 	if err != nil {
@@ -163,10 +175,10 @@ func build(f core.Factory, g core.Grant, w core.World) (sb core.Sandbox, err err
 
 // Step runs op on the sandbox and judges every per-step invariant; class is
 // the op's attack class, for coverage. It returns the sandbox's result. On
-// a dead Run it does nothing and returns the zero Result. Step does not
+// a dead run it does nothing and returns the zero Result. Step does not
 // recover a panic of the sandbox (a deferred recover on every op costs the
-// hot path); Check and CheckInline do, turning it into a total finding.
-func (r *Run) Step(op core.Op, class attack.Class) core.Result {
+// hot path); Check and checkInline do, turning it into a total finding.
+func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 	if r.dead {
 		return core.Result{}
 	}
@@ -188,7 +200,7 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 	if err := r.world.OpOverCap(); err != nil {
 		r.inSandbox = false
 		r.dead = true // the world kept nothing more of the op: nothing after it can be judged
-		r.violate(Total, class, FormatOp(op)+" "+err.Error())
+		r.violate(Total, class, formatOp(op)+" "+err.Error())
 		return res
 	}
 	s.after = r.sb.Usage()
@@ -218,7 +230,7 @@ func (r *Run) Step(op core.Op, class attack.Class) core.Result {
 
 // violate records a violation; only the first of each invariant in a run
 // becomes a Finding, but every one is counted.
-func (r *Run) violate(id ID, class attack.Class, detail string) {
+func (r *watchedRun) violate(id ID, class attack.Class, detail string) {
 	r.cov.Classes[class].Violations[id]++
 	if r.reported[id] {
 		return
@@ -228,17 +240,17 @@ func (r *Run) violate(id ID, class attack.Class, detail string) {
 }
 
 // Findings returns the findings so far, in the order they were found.
-func (r *Run) Findings() []Finding { return r.findings }
+func (r *watchedRun) Findings() []Finding { return r.findings }
 
-// Steps returns how many ops the Run has judged.
-func (r *Run) Steps() int { return r.step }
+// Steps returns how many ops the run has judged.
+func (r *watchedRun) Steps() int { return r.step }
 
 // World returns the world the sandbox runs over, for printing its journal.
-func (r *Run) World() *core.RefWorld { return r.world }
+func (r *watchedRun) World() *refworld.World { return r.world }
 
 // Usage returns the sandbox's usage counters after the latest step, or
-// zero on a dead Run.
-func (r *Run) Usage() core.Usage {
+// zero on a dead run.
+func (r *watchedRun) Usage() core.Usage {
 	if r.dead {
 		return core.Usage{}
 	}
@@ -246,10 +258,10 @@ func (r *Run) Usage() core.Usage {
 }
 
 // panicWords says what a sandbox's panic was: the words of a
-// core.Failure (a sandbox that could not answer: its process died or broke
+// door.Failure (a sandbox that could not answer: its process died or broke
 // the protocol), or "panicked: ..." for any other panic.
 func panicWords(p any) string {
-	if f, ok := p.(*core.Failure); ok {
+	if f, ok := p.(*door.Failure); ok {
 		return "failed: " + f.Error()
 	}
 	return fmt.Sprintf("panicked: %v", p)
@@ -266,6 +278,6 @@ func sandboxCall[T any](fn func() T) (v T, err error) {
 	return fn(), nil
 }
 
-// Dead reports whether the sandbox panicked, after which the Run judges
+// Dead reports whether the sandbox panicked, after which the run judges
 // nothing more.
-func (r *Run) Dead() bool { return r.dead }
+func (r *watchedRun) Dead() bool { return r.dead }

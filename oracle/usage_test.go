@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // outputInRunes reports its output usage in code points, not bytes: every
@@ -43,16 +44,16 @@ func (s wallInReads) Usage() core.Usage {
 // whose usage counters drift from SPEC §5 fails verdict-matches-model, at
 // the first op where the counters differ, and nothing else.
 func TestUsageMatchesModelCanFail(t *testing.T) {
-	world := core.WorldSpec{Files: []core.File{{Path: "/work/ascii.txt", Data: "hello"}, {Path: "/work/utf8.txt", Data: "héllo"}}}
-	c := newCase(testGrant(roomy), world, []core.Op{
+	world := scenario.WorldSpec{Files: []scenario.File{{Path: "/work/ascii.txt", Data: "hello"}, {Path: "/work/utf8.txt", Data: "héllo"}}}
+	c := testCase(testGrant(roomy), world, []core.Op{
 		op("fs_read", "/work/ascii.txt"),
 		op("fs_read", "/work/utf8.txt"),
 	})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return outputInRunes{wrap(g, w), new(int64)} }), c, 2, VerdictMatchesModel)
 	mustContain(t, got[0], "fs_read /work/utf8.txt returned ok with 6 bytes as the model does", "output=10 where the model of SPEC §5 has ops=2 wall=0 output=11")
 
-	world.Clock = core.TickClock{Start: 100, Step: 3}
-	c = newCase(testGrant(roomy), world, []core.Op{op("fs_read", "/work/ascii.txt")})
+	world.Clock = scenario.TickClock{Start: 100, Step: 3}
+	c = testCase(testGrant(roomy), world, []core.Op{op("fs_read", "/work/ascii.txt")})
 	got = canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return wallInReads{wrap(g, w)} }), c, 1, VerdictMatchesModel)
 	mustContain(t, got[0], "left usage ops=1 wall=1 output=5 where the model of SPEC §5 has ops=1 wall=3 output=5")
 }
@@ -74,17 +75,17 @@ func (s reportsDifference) Usage() core.Usage {
 // no wall for it: a sandbox that reports another number than the
 // reference's there is not flagged, while one off by a tick before it is.
 func TestUsageAtTheTop(t *testing.T) {
-	world := core.WorldSpec{Clock: core.TickClock{Start: 1, Step: 1<<63 - 1}}
-	c := newCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: 1<<63 - 1, MaxOutputBytes: 10}), world, []core.Op{
+	world := scenario.WorldSpec{Clock: scenario.TickClock{Start: 1, Step: 1<<63 - 1}}
+	c := testCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: 1<<63 - 1, MaxOutputBytes: 10}), world, []core.Op{
 		op("fs_read", "/work/none"),
 		op("fs_read", "/work/none"),
 	})
 	differs := infallible(func(g core.Grant, w core.World) core.Sandbox { return reportsDifference{wrap(g, w), 1<<63 - 2} })
-	if got := Check(differs, c, new(Coverage), Options{}); len(got) != 0 {
+	if got := check(differs, c, new(Coverage), Options{}); len(got) != 0 {
 		t.Fatalf("a wall past int64 is judged: %v", got)
 	}
-	world.Clock = core.TickClock{Start: 1, Step: 1<<62 - 1}
-	c = newCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: 1<<63 - 1, MaxOutputBytes: 10}), world, []core.Op{op("fs_read", "/work/none")})
+	world.Clock = scenario.TickClock{Start: 1, Step: 1<<62 - 1}
+	c = testCase(testGrant(core.Budgets{MaxOps: 10, MaxWall: 1<<63 - 1, MaxOutputBytes: 10}), world, []core.Op{op("fs_read", "/work/none")})
 	got := canFail(t, differs, c, 1, VerdictMatchesModel)
 	mustContain(t, got[0], "left usage ops=1 wall=9223372036854775806 output=0 where the model of SPEC §5 has ops=1 wall=4611686018427387903 output=0")
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/lists"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // grantSnapshot is a deep copy of what a sandbox's GrantView read when the
@@ -33,9 +33,12 @@ func snapshotGrant(sb core.Sandbox) grantSnapshot {
 
 // snapshotOf reads v's lists into copies of its own, whatever v hands out.
 func snapshotOf(v core.GrantView) grantSnapshot {
-	l := lists.Copy4(v.FSRead(), v.FSWrite(), v.NetHosts(), v.Tools())
-	return grantSnapshot{fsRead: l[0], fsWrite: l[1], hosts: l[2], tools: l[3], budgets: v.Budgets()}
+	return grantSnapshot{fsRead: copyList(v.FSRead()), fsWrite: copyList(v.FSWrite()),
+		hosts: copyList(v.NetHosts()), tools: copyList(v.Tools()), budgets: v.Budgets()}
 }
+
+// copyList returns a copy of l, nil when l is empty.
+func copyList(l []string) []string { return append([]string(nil), l...) }
 
 // widen does to every value the view hands out what a hostile caller would:
 // overwrite each root with "/" and each name with a wildcard-looking one,
@@ -58,7 +61,7 @@ func widen(v core.GrantView) {
 // may hand out a fresh view each time, holding copies: scribbling on one
 // must not show in the next.) The second reading is only compared, so it is
 // not copied.
-func (r *Run) checkGrant(classes classSet) {
+func (r *watchedRun) checkGrant(classes classSet) {
 	if r.dead {
 		return
 	}
@@ -91,7 +94,7 @@ func (r *Run) checkGrant(classes classSet) {
 	}
 }
 
-func (r *Run) wholeViolation(id ID, classes classSet, detail string) {
+func (r *watchedRun) wholeViolation(id ID, classes classSet, detail string) {
 	classes.violated(r.cov, id)
 	if !r.reported[id] {
 		r.reported[id] = true
@@ -123,7 +126,7 @@ func (s *classSet) violated(cov *Coverage, id ID) {
 
 // internalRange names the range that makes a internal, for findings.
 func internalRange(a netip.Addr) string {
-	u := core.Unmap(a)
+	u := spec.Unmap(a)
 	switch {
 	case !u.IsValid():
 		return "no address at all"
@@ -134,7 +137,7 @@ func internalRange(a netip.Addr) string {
 	case u.IsPrivate():
 		return "private"
 	case u.IsLinkLocalUnicast():
-		if u == core.MetadataAddr {
+		if u == modelMetadata {
 			return "link-local: the cloud metadata endpoint"
 		}
 		return "link-local"

@@ -3,18 +3,17 @@ package reports
 import (
 	"fmt"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 )
 
-// DimensionRow is one (dimension, group) of the SPEC dimension table
-// (package dims): how many points it has, how many of them can exist, how
+// DimensionRow is one (dimension, group) of the SPEC dimension table:
+// how many points it has, how many of them can exist, how
 // many a scenario hit, and the fewest hits of a point that can exist.
 type DimensionRow struct {
 	Dimension string `json:"dimension"`
 	Group     string `json:"group"`
 	Points    int    `json:"points"`
-	Reachable int    `json:"reachable"` // points that can exist (no dims.Point.Unreachable)
+	Reachable int    `json:"reachable"` // points that can exist (no DimensionPoint.Unreachable)
 	Hit       int    `json:"hit"`
 	// FewestHits is the least count of a reachable point: 0 when one was
 	// never hit, and 0 when the group has none.
@@ -70,22 +69,22 @@ func (r *Report) normalizeDims() error {
 	for _, p := range r.Summary.Dimensions {
 		i, ok := dims.Find(p.Dim, p.Group, p.Name)
 		if !ok {
-			return fmt.Errorf("unknown dimension point %q", p.Point.String())
+			return fmt.Errorf("unknown dimension point %q", p.String())
 		}
 		if seen[i] {
-			return fmt.Errorf("dimension point %q listed twice", p.Point.String())
+			return fmt.Errorf("dimension point %q listed twice", p.String())
 		}
 		if (p.Drawn == nil) != (r.Summary.Dimensions[0].Drawn == nil) {
-			return fmt.Errorf("dimension point %q: drawn counts on some points only", p.Point.String())
+			return fmt.Errorf("dimension point %q: drawn counts on some points only", p.String())
 		}
 		seen[i], hits[i], drawn[i] = true, p.Hits, p.Drawn
 	}
-	out := make([]campaign.DimensionPoint, len(cat))
+	out := make([]DimensionPoint, len(cat))
 	for i, p := range cat {
 		if !seen[i] {
 			return fmt.Errorf("dimension point %q missing: not a summary of this version's catalogue", p.String())
 		}
-		out[i] = campaign.DimensionPoint{Point: p, Hits: hits[i], Drawn: drawn[i]}
+		out[i] = DimensionPoint{Dim: p.Dim, Group: p.Group, Name: p.Name, Unreachable: p.Unreachable, Hits: hits[i], Drawn: drawn[i]}
 	}
 	r.Summary.Dimensions = out
 	return nil
@@ -130,12 +129,12 @@ func (r *Report) deriveDims() {
 // scenarios as generated hit (p.Drawn) is the adapter's doing, and so is a
 // group no point of which was hit (groupUnhit): the adapter draws none of
 // its ops.
-func (r *Report) explainPoint(p campaign.DimensionPoint, groupUnhit bool) (string, bool) {
+func (r *Report) explainPoint(p DimensionPoint, groupUnhit bool) (string, bool) {
 	dropped := p.Drawn != nil && *p.Drawn > 0
 	if !dropped && (r.NotApplicable == nil || !groupUnhit) {
 		return p.Unreachable, p.Unreachable != ""
 	}
-	if why, ok := r.NotApplicable["no-internal-egress"]; ok && fetchOnly(p.Point) {
+	if why, ok := r.NotApplicable["no-internal-egress"]; ok && fetchOnly(p) {
 		return notDrawn + why, true
 	}
 	if dropped {
@@ -145,7 +144,7 @@ func (r *Report) explainPoint(p campaign.DimensionPoint, groupUnhit bool) (strin
 }
 
 // fetchOnly reports whether only a net_fetch op reaches point p.
-func fetchOnly(p dims.Point) bool {
+func fetchOnly(p DimensionPoint) bool {
 	switch p.Dim {
 	case dims.InternalRange, dims.HostShape:
 		return true
@@ -158,12 +157,12 @@ func fetchOnly(p dims.Point) bool {
 // dimGroup is the points of one (dimension, group), in catalogue order.
 type dimGroup struct {
 	dim, name string
-	points    []campaign.DimensionPoint
+	points    []DimensionPoint
 	hits      uint64 // over all its points
 }
 
 // groupsOf splits points, in catalogue order, into their groups.
-func groupsOf(points []campaign.DimensionPoint) []dimGroup {
+func groupsOf(points []DimensionPoint) []dimGroup {
 	var out []dimGroup
 	for _, p := range points {
 		if n := len(out); n == 0 || out[n-1].dim != p.Dim || out[n-1].name != p.Group {

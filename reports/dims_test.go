@@ -17,6 +17,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -27,13 +28,18 @@ const (
 )
 
 // handMade is the report of campaignResult's summary, counted as a full
-// campaign (campaign.DefaultChecks checks), with hand-made dimension points
+// campaign (reports.FullChecks checks), with hand-made dimension points
 // (hits gives each point's count) and, when na is not nil, the
 // not-applicable table of a real sandbox, loaded as a saved summary would
 // be.
 func handMade(t *testing.T, hits func(dims.Point) uint64, na map[string]string) *reports.Report {
 	t.Helper()
-	return handMadeOf(t, campaign.DefaultChecks, hits, na)
+	return handMadeOf(t, reports.FullChecks, hits, na)
+}
+
+// point is catalogue point p of the SPEC dimension table, hit hits times.
+func point(p dims.Point, hits uint64) reports.DimensionPoint {
+	return reports.DimensionPoint{Dim: p.Dim, Group: p.Group, Name: p.Name, Unreachable: p.Unreachable, Hits: hits}
 }
 
 // handMadeOf is handMade with the number of checks the summary claims.
@@ -42,10 +48,10 @@ func handMadeOf(t *testing.T, checks int, hits func(dims.Point) uint64, na map[s
 	s := campaign.Summarize(campaignResult(t, 1), "reference")
 	s.Checks = checks
 	for _, p := range dims.Catalog() {
-		s.Dimensions = append(s.Dimensions, campaign.DimensionPoint{Point: p, Hits: hits(p)})
+		s.Dimensions = append(s.Dimensions, point(p, hits(p)))
 	}
 	b, err := json.Marshal(struct {
-		campaign.Summary
+		reports.Summary
 		NotApplicable map[string]string `json:"not_applicable,omitempty"`
 	}{s, na})
 	if err != nil {
@@ -204,9 +210,9 @@ func TestDimensionTableJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Dimensions    []campaign.DimensionPoint `json:"dimensions"`
-		DimensionRows []reports.DimensionRow    `json:"dimension_rows"`
-		DimensionGaps []reports.DimensionGap    `json:"dimension_gaps"`
+		Dimensions    []reports.DimensionPoint `json:"dimensions"`
+		DimensionRows []reports.DimensionRow   `json:"dimension_rows"`
+		DimensionGaps []reports.DimensionGap   `json:"dimension_gaps"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -235,13 +241,13 @@ func TestDimensionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := reports.New(res, "reference")
+	r := campaign.NewReport(res, "reference")
 	if !r.HasDimensions() || len(r.Summary.Dimensions) != len(dims.Catalog()) {
 		t.Fatalf("a campaign with Dimensions: %d points", len(r.Summary.Dimensions))
 	}
 	for i, p := range r.Summary.Dimensions {
 		if p.Hits != res.Dimensions.Hits(i) {
-			t.Fatalf("point %s: %d hits, the campaign counted %d", p.Point, p.Hits, res.Dimensions.Hits(i))
+			t.Fatalf("point %s: %d hits, the campaign counted %d", p, p.Hits, res.Dimensions.Hits(i))
 		}
 	}
 	var own, sum bytes.Buffer
@@ -335,19 +341,19 @@ func TestOldSummaryHasNoDimensionTable(t *testing.T) {
 }
 
 func TestLoadRejectsForeignDimensions(t *testing.T) {
-	edit := func(f func(s *campaign.Summary)) string {
+	edit := func(f func(s *reports.Summary)) string {
 		s := campaign.Summarize(campaignResult(t, 1), "reference")
 		for _, p := range dims.Catalog() {
-			s.Dimensions = append(s.Dimensions, campaign.DimensionPoint{Point: p, Hits: 1})
+			s.Dimensions = append(s.Dimensions, point(p, 1))
 		}
 		f(&s)
 		b, _ := json.Marshal(s)
 		return string(b)
 	}
 	for _, c := range []struct{ reason, in, want string }{
-		{"unknown point", edit(func(s *campaign.Summary) { s.Dimensions[3].Name = "nowhere" }), `unknown dimension point "internal-range 0.0.0.0/8: nowhere"`},
-		{"twice", edit(func(s *campaign.Summary) { s.Dimensions[1] = s.Dimensions[0] }), "listed twice"},
-		{"missing", edit(func(s *campaign.Summary) { s.Dimensions = s.Dimensions[1:] }), "missing"},
+		{"unknown point", edit(func(s *reports.Summary) { s.Dimensions[3].Name = "nowhere" }), `unknown dimension point "internal-range 0.0.0.0/8: nowhere"`},
+		{"twice", edit(func(s *reports.Summary) { s.Dimensions[1] = s.Dimensions[0] }), "listed twice"},
+		{"missing", edit(func(s *reports.Summary) { s.Dimensions = s.Dimensions[1:] }), "missing"},
 	} {
 		_, err := reports.Load(strings.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -355,7 +361,7 @@ func TestLoadRejectsForeignDimensions(t *testing.T) {
 		}
 	}
 	// The catalogue's reasons win over the file's, and order is restored.
-	s := edit(func(s *campaign.Summary) {
+	s := edit(func(s *reports.Summary) {
 		s.Dimensions[0], s.Dimensions[1] = s.Dimensions[1], s.Dimensions[0]
 		for i := range s.Dimensions {
 			s.Dimensions[i].Unreachable = "forged"
@@ -366,8 +372,9 @@ func TestLoadRejectsForeignDimensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, p := range dims.Catalog() {
-		if r.Summary.Dimensions[i].Point != p {
-			t.Fatalf("point %d: %+v, want %+v", i, r.Summary.Dimensions[i].Point, p)
+		got := r.Summary.Dimensions[i]
+		if want := point(p, got.Hits); got != want {
+			t.Fatalf("point %d: %+v, want %+v", i, got, want)
 		}
 	}
 }
@@ -411,7 +418,7 @@ func TestRealSandboxDimensionGaps(t *testing.T) {
 	}
 	text := render(t, r, reports.Text)
 	for _, cells := range [][]string{
-		{"internal-range", "all " + strconv.Itoa(len(dims.Ranges())) + " groups", "all " + strconv.Itoa(ranges) + " points", "not drawn for this sandbox: the sandbox has file tools only: no"},
+		{"internal-range", "all " + strconv.Itoa(len(iprange.Ranges())) + " groups", "all " + strconv.Itoa(ranges) + " points", "not drawn for this sandbox: the sandbox has file tools only: no"},
 		{"bytes", "fetch host, fetch path", "all 8 points", "not drawn for this sandbox: the sandbox has file tools only: no"},
 		{"bytes", "tool name, tool input", "all 8 points", "not drawn for this sandbox: its adapter draws no op that reaches"},
 		{"host-shape", "net_fetch host", "all 16 points", "not drawn for this sandbox: the sandbox has file tools only: no"},
@@ -510,10 +517,12 @@ func TestDrawnPointsAreTheAdapters(t *testing.T) {
 		if p.Dim == dims.BudgetPair && p.Name == dropped {
 			hits, drawn = 0, 4
 		}
-		s.Dimensions = append(s.Dimensions, campaign.DimensionPoint{Point: p, Hits: hits, Drawn: &drawn})
+		d := point(p, hits)
+		d.Drawn = &drawn
+		s.Dimensions = append(s.Dimensions, d)
 	}
 	b, err := json.Marshal(struct {
-		campaign.Summary
+		reports.Summary
 		NotApplicable map[string]string `json:"not_applicable"`
 	}{s, map[string]string{"halt-latched": "no budgets"}})
 	if err != nil {

@@ -1,12 +1,16 @@
 // Package reports renders what a campaign exercised, for the people who
-// review it: the invariant coverage report of `sbxfuzz report` and the
-// mutant kill table of `sbxfuzz mutants`. It is the only package that
-// imports tablewriter.
+// review it: the invariant coverage report of `sbxfuzz report`, the
+// mutant kill table of `sbxfuzz mutants` and the step table of `sbxfuzz
+// replay` (Replay, WriteReplay). It is the only package that imports
+// tablewriter.
 //
-// A Report is built from a finished campaign (New) or from the JSON summary
-// an earlier run saved (Load), and renders as text, Markdown or JSON
-// (Report.Write) and as an SVG heat map (Report.WriteSVG), with a panel of
-// the SPEC dimensions below the matrix:
+// The campaign fills this package's types — a Summary of its counts and
+// findings, with its invariant, class and dimension rows, and the Kill rows
+// of the mutant kill table — and a Report is built from a finished
+// campaign's summary (New) or from the JSON summary an earlier run saved
+// (Load), and renders as text, Markdown or JSON (Report.Write) and as an
+// SVG heat map (Report.WriteSVG), with a panel of the SPEC dimensions below
+// the matrix:
 //
 //   - the summary: seed, sandbox, checks, scenarios, ops, throughput,
 //     findings with their invariants, gaps, mutants killed;
@@ -16,12 +20,12 @@
 //   - the gaps: each empty cell with the reason it is structurally
 //     impossible (Explain), or flagged "unexplained" — a hole in the
 //     generators that the report states loudly — when the campaign made at
-//     least the default campaign.DefaultChecks checks (Report.Full); after
+//     least the default campaign's FullChecks checks (Report.Full); after
 //     a shorter one, such a cell was merely "not hit in N checks", and the
 //     report says so without blaming the generators;
 //   - attack classes × result kinds: how often each class produced each
 //     kind of SPEC §2, and whether every kind was reached at all;
-//   - the SPEC dimensions (package dims), when the campaign counted them:
+//   - the SPEC dimensions, when the campaign counted them:
 //     a row per (dimension, group) — points, those that can exist, those
 //     hit, the fewest hits of one — and every point no scenario hit as a
 //     gap, explained (the point cannot exist, or a real sandbox's adapter
@@ -41,7 +45,7 @@
 //
 //	go generate ./reports
 //
-// and checked to be current by the tests of internal/cli.
+// and checked to be current by the command line's tests.
 package reports
 
 //go:generate go run ../cmd/sbxfuzz report --seed 1 --checks 5000 --mutants --format md --output REPORT.md --svg coverage.svg

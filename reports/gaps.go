@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -78,7 +77,7 @@ func (r *Report) shortNote() string {
 		what = append(what, plural(points, "dimension point"))
 	}
 	return fmt.Sprintf("A short campaign (%d checks; the default is %d): what no check reached for no known reason — %s — is listed as not hit in %d checks, not as a gap. Only a campaign of at least %d checks calls such a gap the generators' fault.",
-		r.Checks, campaign.DefaultChecks, strings.Join(what, " and "), r.Checks, campaign.DefaultChecks)
+		r.Checks, FullChecks, strings.Join(what, " and "), r.Checks, FullChecks)
 }
 
 // unexplainedList words the classes of an invariant's cells nothing
@@ -99,5 +98,5 @@ func (r *Report) unhitLegend(shortMark, what string) string {
 		return "GAP: " + what + ", for no known reason — the generators' fault."
 	}
 	return fmt.Sprintf("%s: %s in these %d checks, for no known reason; in a campaign this short that is sample size, not yet a gap: only one of at least %d checks (the default) calls it a gap, the generators' fault.",
-		shortMark, what, r.Checks, campaign.DefaultChecks)
+		shortMark, what, r.Checks, FullChecks)
 }

@@ -10,19 +10,20 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Report is an invariant coverage report: a campaign's summary (the JSON of
 // SPEC §11), its invariant rows with violations per class, the gaps, the
 // result kinds never reached, the SPEC dimension table with its gaps (when
 // the campaign counted the dimensions) and, when the mutants were run, the
-// kill table. Its JSON form is campaign.Summary's with those fields added, and
-// Load reads either. Build one with New or Load; the zero Report is empty.
+// kill table. Its JSON form is Summary's with those fields added, and Load
+// reads either. Build one with New or Load; the zero Report is empty.
 // A Report is not safe for concurrent mutation.
 type Report struct {
-	campaign.Summary
+	Summary
 	// Invariants shadows Summary.Invariants (left nil): every invariant of
 	// the catalogue, in its order.
 	Invariants []InvariantRow `json:"invariants"`
@@ -38,7 +39,7 @@ type Report struct {
 	// nil when the summary carries no dimension points.
 	DimensionGaps []DimensionGap `json:"dimension_gaps"`
 	// Mutants is the kill table, when the report ran the mutants.
-	Mutants []campaign.Kill `json:"mutants,omitempty"`
+	Mutants []Kill `json:"mutants,omitempty"`
 	// NotApplicable names the invariants that cannot be observed on the
 	// sandbox (a real one, SPEC §13), each with the reason: never counted
 	// as held.
@@ -47,12 +48,13 @@ type Report struct {
 	image string // the heat map's path for Markdown (SetImage)
 }
 
-// InvariantRow is campaign.InvariantRow with the violations per class.
+// InvariantRow is an invariant's row of the report: its checks and
+// violations (InvariantChecks) with the violations per class.
 // ViolationsByClass is nil when they are not known (a report loaded from a
 // run's summary, which carries only the total): the table then marks the
 // classes of the findings.
 type InvariantRow struct {
-	campaign.InvariantRow
+	InvariantChecks
 	ViolationsByClass map[string]uint64 `json:"violations_by_class"`
 }
 
@@ -72,12 +74,12 @@ type Gap struct {
 const Unexplained = "unexplained"
 
 // Full reports whether the report's campaign made at least
-// campaign.DefaultChecks checks, the default campaign's. Only then is a cell
+// FullChecks checks, the default campaign's. Only then is a cell
 // or a point no check reached, for no structural reason, a gap the
 // generators should fill — GAP, the generators' fault; in a shorter campaign
 // it was merely not hit in that many checks, which says more about the
 // sample than about the generators.
-func (r *Report) Full() bool { return r.Checks >= campaign.DefaultChecks }
+func (r *Report) Full() bool { return r.Checks >= FullChecks }
 
 // unexplained is the Explanation of a gap or a dimension point nothing
 // explains: "unexplained" in a full campaign, "not hit in N checks" in a
@@ -89,20 +91,21 @@ func (r *Report) unexplained() string {
 	return fmt.Sprintf("not hit in %d checks", r.Checks)
 }
 
-// New builds the report of a finished campaign against the sandbox named
-// sut.
-func New(res *campaign.Result, sut string) *Report {
-	r := &Report{Summary: campaign.Summarize(res, sut)}
-	cov := &res.Coverage
-	for _, row := range r.Summary.Invariants {
-		id, _ := oracle.ParseID(row.ID)
-		v := map[string]uint64{}
-		for c := attack.Class(0); c < attack.NumClasses; c++ {
-			if n := cov.Classes[c].Violations[id]; n > 0 {
-				v[c.String()] = n
+// New builds the report of a finished campaign from its summary, as the
+// campaign filled it, and the violations of each invariant (by ID) per
+// attack class. With violations nil they are not known, as in a report
+// loaded from a run's summary (InvariantRow.ViolationsByClass).
+func New(sum Summary, violations map[string]map[string]uint64) *Report {
+	r := &Report{Summary: sum}
+	for _, row := range sum.Invariants {
+		var v map[string]uint64
+		if violations != nil {
+			v = maps.Clone(violations[row.ID])
+			if v == nil {
+				v = map[string]uint64{}
 			}
 		}
-		r.Invariants = append(r.Invariants, InvariantRow{InvariantRow: row, ViolationsByClass: v})
+		r.Invariants = append(r.Invariants, InvariantRow{InvariantChecks: row, ViolationsByClass: v})
 	}
 	r.Summary.Invariants = nil
 	r.derive()
@@ -110,7 +113,7 @@ func New(res *campaign.Result, sut string) *Report {
 }
 
 // Load reads a report from the JSON that `sbxfuzz run --format json`
-// (campaign.Summary) or `sbxfuzz report --format json` wrote. It checks
+// (a Summary) or `sbxfuzz report --format json` wrote. It checks
 // that every invariant, class, kind and dimension point is one of the
 // SPEC's, puts the rows in the SPEC's order, and recomputes the gaps and
 // the dimension table. A summary without dimension points (saved before
@@ -136,7 +139,7 @@ func Load(rd io.Reader) (*Report, error) {
 func (r *Report) normalize() error {
 	byID := map[string]InvariantRow{}
 	for _, row := range r.Invariants {
-		if _, ok := oracle.ParseID(row.ID); !ok {
+		if _, ok := judge.ParseID(row.ID); !ok {
 			return fmt.Errorf("unknown invariant %q", row.ID)
 		}
 		if _, dup := byID[row.ID]; dup {
@@ -175,7 +178,7 @@ func knownClasses(inv string, m map[string]uint64) error {
 }
 
 func (r *Report) normalizeClasses() error {
-	byID := map[string]campaign.ClassRow{}
+	byID := map[string]ClassRow{}
 	for _, row := range r.Classes {
 		if _, ok := attack.Parse(row.ID); !ok {
 			return fmt.Errorf("unknown attack class %q", row.ID)
@@ -184,7 +187,7 @@ func (r *Report) normalizeClasses() error {
 			return fmt.Errorf("attack class %q listed twice", row.ID)
 		}
 		for _, k := range slices.Sorted(maps.Keys(row.Kinds)) {
-			if _, ok := core.ParseKind(k); !ok {
+			if _, ok := scenario.ParseKind(k); !ok {
 				return fmt.Errorf("attack class %q: unknown result kind %q", row.ID, k)
 			}
 		}
@@ -197,11 +200,11 @@ func (r *Report) normalizeClasses() error {
 		case ok:
 			r.Classes = append(r.Classes, row)
 		case c != attack.Unlabelled:
-			r.Classes = append(r.Classes, campaign.ClassRow{ID: c.String(), Kinds: map[string]uint64{}})
+			r.Classes = append(r.Classes, ClassRow{ID: c.String(), Kinds: map[string]uint64{}})
 		}
 	}
 	if r.Findings == nil {
-		r.Findings = []campaign.FindingSummary{}
+		r.Findings = []Finding{}
 	}
 	return nil
 }
@@ -233,7 +236,7 @@ const notExpressed = "n/a: the sandbox's adapter draws no op of this class (it c
 func (r *Report) derive() {
 	r.Gaps = []Gap{}
 	for _, row := range r.Invariants {
-		id, _ := oracle.ParseID(row.ID)
+		id, _ := judge.ParseID(row.ID)
 		for _, c := range attack.All() {
 			if row.ByClass[c.String()] > 0 {
 				continue

@@ -62,8 +62,8 @@ func withoutTiming(s string) string {
 }
 
 func TestSameSeedSameReport(t *testing.T) {
-	a := reports.New(campaignResult(t, 1), "reference")
-	b := reports.New(campaignResult(t, 3), "reference")
+	a := campaign.NewReport(campaignResult(t, 1), "reference")
+	b := campaign.NewReport(campaignResult(t, 3), "reference")
 	for _, f := range []reports.Format{reports.Text, reports.Markdown} {
 		ra, rb := render(t, a, f), render(t, b, f)
 		if diff := cmp.Diff(withoutTiming(ra), withoutTiming(rb)); diff != "" {
@@ -88,7 +88,7 @@ func TestSameSeedSameReport(t *testing.T) {
 // A default campaign checks every invariant on every class it applies to
 // and reaches every result kind; the only gaps are the explained ones.
 func TestDefaultCampaignHasNoUnexplainedGap(t *testing.T) {
-	r := reports.New(campaignResult(t, 0), "reference")
+	r := campaign.NewReport(campaignResult(t, 0), "reference")
 	if gs := r.UnexplainedGaps(); len(gs) > 0 {
 		t.Errorf("unexplained gaps: %+v", gs)
 	}
@@ -137,7 +137,7 @@ func TestExplainOnlyStructuralCells(t *testing.T) {
 func hostile(t *testing.T) *reports.Report {
 	t.Helper()
 	var b bytes.Buffer
-	if err := json.NewEncoder(&b).Encode(reports.New(campaignResult(t, 1), "mutant:a|b`c")); err != nil {
+	if err := json.NewEncoder(&b).Encode(campaign.NewReport(campaignResult(t, 1), "mutant:a|b`c")); err != nil {
 		t.Fatal(err)
 	}
 	// Zero a cell and a kind through the JSON, as a saved summary would.
@@ -151,12 +151,12 @@ func hostile(t *testing.T) *reports.Report {
 	for _, c := range m["classes"].([]any) {
 		delete(c.(map[string]any)["kinds"].(map[string]any), "max_wall")
 	}
-	var points []campaign.DimensionPoint // a third of the points unhit
+	var points []reports.DimensionPoint // a third of the points unhit
 	for i, p := range dims.Catalog() {
-		points = append(points, campaign.DimensionPoint{Point: p, Hits: uint64(i % 3)})
+		points = append(points, point(p, uint64(i%3)))
 	}
 	m["dimensions"] = points
-	m["checks"] = campaign.DefaultChecks
+	m["checks"] = reports.FullChecks
 	b.Reset()
 	if err := json.NewEncoder(&b).Encode(m); err != nil {
 		t.Fatal(err)
@@ -165,9 +165,9 @@ func hostile(t *testing.T) *reports.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Findings = append(r.Findings, campaign.FindingSummary{Invariant: "confinement", Class: "traversal", Check: 3, Step: 2,
+	r.Findings = append(r.Findings, reports.Finding{Invariant: "confinement", Class: "traversal", Check: 3, Step: 2,
 		Detail: "fs_read \"/a|b\"\nsecond line <script>alert(1)</script> `tick` *star* _u_ \x00 \xff | end \\", OriginalOps: 9, MinimizedOps: 1})
-	r.Mutants = []campaign.Kill{{Mutant: "raw|prefix", RedFlag: "a | b\nc", Killed: false, Checks: 10}}
+	r.Mutants = []reports.Kill{{Mutant: "raw|prefix", RedFlag: "a | b\nc", Killed: false, Checks: 10}}
 	return r
 }
 
@@ -254,7 +254,7 @@ func TestTextKeepsOneValuePerLine(t *testing.T) {
 }
 
 func TestSVGIsWellFormed(t *testing.T) {
-	for _, r := range []*reports.Report{reports.New(campaignResult(t, 1), "reference"), hostile(t)} {
+	for _, r := range []*reports.Report{campaign.NewReport(campaignResult(t, 1), "reference"), hostile(t)} {
 		var b bytes.Buffer
 		if err := r.WriteSVG(&b); err != nil {
 			t.Fatal(err)
@@ -316,8 +316,8 @@ func TestJSONRoundTrip(t *testing.T) {
 			Ops   uint64            `json:"ops"`
 			Kinds map[string]uint64 `json:"kinds"`
 		} `json:"classes"`
-		Gaps    []reports.Gap   `json:"gaps"`
-		Mutants []campaign.Kill `json:"mutants"`
+		Gaps    []reports.Gap  `json:"gaps"`
+		Mutants []reports.Kill `json:"mutants"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestLoadRejectsWhatIsNotASummary(t *testing.T) {
 	if _, err := reports.Load(bytes.NewReader(good)); err != nil {
 		t.Fatalf("a run's summary: %v", err)
 	}
-	edit := func(f func(s *campaign.Summary)) string {
+	edit := func(f func(s *reports.Summary)) string {
 		s := campaign.Summarize(campaignResult(t, 1), "reference")
 		f(&s)
 		b, _ := json.Marshal(s)
@@ -358,12 +358,12 @@ func TestLoadRejectsWhatIsNotASummary(t *testing.T) {
 		{"not JSON", "hello", "not a campaign summary"},
 		{"a kill table", `[{"mutant":"x"}]`, "not a campaign summary"},
 		{"two values", string(good) + string(good), "more than one"},
-		{"unknown invariant", edit(func(s *campaign.Summary) { s.Invariants[0].ID = "nope" }), `unknown invariant "nope"`},
-		{"missing invariant", edit(func(s *campaign.Summary) { s.Invariants = s.Invariants[1:] }), "missing"},
-		{"twice", edit(func(s *campaign.Summary) { s.Invariants[1] = s.Invariants[0] }), "twice"},
-		{"unknown class", edit(func(s *campaign.Summary) { s.Invariants[0].ByClass["zzz"] = 1 }), `unknown attack class "zzz"`},
-		{"unknown class row", edit(func(s *campaign.Summary) { s.Classes[0].ID = "zzz" }), `unknown attack class "zzz"`},
-		{"unknown kind", edit(func(s *campaign.Summary) { s.Classes[0].Kinds["boom"] = 1 }), `unknown result kind "boom"`},
+		{"unknown invariant", edit(func(s *reports.Summary) { s.Invariants[0].ID = "nope" }), `unknown invariant "nope"`},
+		{"missing invariant", edit(func(s *reports.Summary) { s.Invariants = s.Invariants[1:] }), "missing"},
+		{"twice", edit(func(s *reports.Summary) { s.Invariants[1] = s.Invariants[0] }), "twice"},
+		{"unknown class", edit(func(s *reports.Summary) { s.Invariants[0].ByClass["zzz"] = 1 }), `unknown attack class "zzz"`},
+		{"unknown class row", edit(func(s *reports.Summary) { s.Classes[0].ID = "zzz" }), `unknown attack class "zzz"`},
+		{"unknown kind", edit(func(s *reports.Summary) { s.Classes[0].Kinds["boom"] = 1 }), `unknown result kind "boom"`},
 	} {
 		_, err := reports.Load(strings.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -373,7 +373,7 @@ func TestLoadRejectsWhatIsNotASummary(t *testing.T) {
 }
 
 func TestWriteKills(t *testing.T) {
-	kills := []campaign.Kill{
+	kills := []reports.Kill{
 		{Mutant: "raw-prefix", Killed: true, Invariant: "confinement", Checks: 3, Seconds: 0.25, ReproducerOps: 1},
 		{Mutant: "odd|name", Checks: 100},
 	}
@@ -391,7 +391,7 @@ func TestWriteKills(t *testing.T) {
 	if !strings.Contains(text.String(), "reproducer ops") || !strings.Contains(text.String(), "odd|name") {
 		t.Errorf("text:\n%s", text.String())
 	}
-	var back []campaign.Kill
+	var back []reports.Kill
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
 		t.Fatalf("WriteKills JSON does not parse: %v\n%s", err, js.String())
 	}

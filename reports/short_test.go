@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
@@ -41,7 +40,7 @@ func TestFullIsTheDefaultCampaign(t *testing.T) {
 	for _, c := range []struct {
 		checks int
 		full   bool
-	}{{1, false}, {1000, false}, {campaign.DefaultChecks - 1, false}, {campaign.DefaultChecks, true}, {10 * campaign.DefaultChecks, true}} {
+	}{{1, false}, {1000, false}, {reports.FullChecks - 1, false}, {reports.FullChecks, true}, {10 * reports.FullChecks, true}} {
 		r := handMadeOf(t, c.checks, oneGap, nil)
 		if r.Full() != c.full {
 			t.Errorf("%d checks: Full() = %v, want %v", c.checks, r.Full(), c.full)
@@ -116,7 +115,7 @@ func TestShortCampaignSaysNotHit(t *testing.T) {
 // default campaign calls the same cell and point GAPs, the generators'
 // fault.
 func TestFullCampaignCallsItAGap(t *testing.T) {
-	r := zeroCell(t, handMadeOf(t, 1000, oneGap, nil), campaign.DefaultChecks)
+	r := zeroCell(t, handMadeOf(t, 1000, oneGap, nil), reports.FullChecks)
 	text := render(t, r, reports.Text)
 	for _, want := range []string{"1 UNEXPLAINED", "WARNING: 1 unexplained gap", "UNEXPLAINED: TRAVERSAL", "a case the generators should make"} {
 		if !strings.Contains(text, want) {

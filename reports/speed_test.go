@@ -28,16 +28,14 @@ func TestSpeedScriptUsage(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"--help"}, 0, "reports/speed.sh [--rounds N]"},
+		{[]string{"--help"}, 0, "reports/speed.sh [--rounds N] [--checks N] [--output FILE]"},
 		{[]string{"--rounds"}, 2, "--rounds needs a value"},
-		{[]string{"--rounds", "x"}, 2, `--rounds takes a whole number up to 9999, not "x"`},
-		{[]string{"--fuzz-pairs", "-1"}, 2, "--fuzz-pairs takes a whole number"},
+		{[]string{"--rounds", "x"}, 2, `--rounds takes a whole number up to 99999999, not "x"`},
+		{[]string{"--checks", "-1"}, 2, "--checks takes a whole number"},
 		{[]string{"--output", out, "--rounds", "0"}, 2, "--rounds must be at least 1"},
-		{[]string{"--fuzz-seconds", "3"}, 2, "--fuzz-seconds must be at least 4"},
-		{[]string{"--libfuzzer-rounds", "1", "--libfuzzer-seconds", "0"}, 2, "--libfuzzer-seconds must be at least 1"},
+		{[]string{"--checks", "49"}, 2, "--checks must be at least 50"},
 		{[]string{"--output", "/nonexistent-dir/speed.md"}, 2, "no directory /nonexistent-dir"},
-		{[]string{"--libfuzzer-builds", "tested,plain"}, 2, `--libfuzzer-builds takes a comma-separated list of tested, module and all, not "tested,plain"`},
-		{[]string{"--libfuzzer-builds", "tested,"}, 2, "--libfuzzer-builds takes"},
+		{[]string{"--fuzz-pairs", "1"}, 2, `unknown argument "--fuzz-pairs"`},
 		{[]string{"--bogus"}, 2, `unknown argument "--bogus"`},
 	} {
 		got, err := runScript(t, tc.args...)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 )
 
 // The heat map's geometry, in pixels.
@@ -219,7 +218,7 @@ func (r *Report) svgLegend(b *strings.Builder, x, y int, sc scale) {
 	if r.Full() {
 		swatch(24, colUnexplained, "#9e9e9e", "GAP", "unexplained gap: no check reached the cell, and the generators should")
 	} else {
-		swatch(24, colNotHit, "#9e9e9e", "0", fmt.Sprintf("%s: a short campaign; only %d checks or more call that a gap", r.unexplained(), campaign.DefaultChecks))
+		swatch(24, colNotHit, "#9e9e9e", "0", fmt.Sprintf("%s: a short campaign; only %d checks or more call that a gap", r.unexplained(), FullChecks))
 	}
 	swatch(48, colViolated, colViolation, "✗N", "violated: N of the cell's checks failed (its checks: the tooltip)")
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 )
 
 // The dimension panel's geometry, in pixels.
@@ -74,7 +72,7 @@ func (p *dimPanel) width() int {
 }
 
 // cellsWidth is the width of a group's cells, with a gap between blocks.
-func cellsWidth(points []campaign.DimensionPoint) int {
+func cellsWidth(points []DimensionPoint) int {
 	x := 0
 	for i := range points {
 		x += blockGap(points, i) + svgDimCellW
@@ -84,7 +82,7 @@ func cellsWidth(points []campaign.DimensionPoint) int {
 
 // blockGap is the gap before point i: a block of points ends where what
 // comes before the comma of their names ("low edge, dotted") changes.
-func blockGap(points []campaign.DimensionPoint, i int) int {
+func blockGap(points []DimensionPoint, i int) int {
 	if i == 0 {
 		return 0
 	}
@@ -136,7 +134,7 @@ func (p *dimPanel) write(b *strings.Builder, r *Report, y int) {
 
 // blockNames returns what comes before the comma of the points' names,
 // once per block, when every name has one.
-func blockNames(points []campaign.DimensionPoint) []string {
+func blockNames(points []DimensionPoint) []string {
 	var out []string
 	for _, pt := range points {
 		head, _, ok := strings.Cut(pt.Name, ", ")
@@ -153,8 +151,8 @@ func blockNames(points []campaign.DimensionPoint) []string {
 // cell draws one point: shaded when hit, hatched when its gap is
 // explained, yellow when not (pale yellow when merely not hit in a short
 // campaign); its tooltip names it.
-func (p *dimPanel) cell(b *strings.Builder, x, y int, pt campaign.DimensionPoint, r *Report) {
-	tip := fmt.Sprintf("%s: %d hits", pt.Point.String(), pt.Hits)
+func (p *dimPanel) cell(b *strings.Builder, x, y int, pt DimensionPoint, r *Report) {
+	tip := fmt.Sprintf("%s: %d hits", pt.String(), pt.Hits)
 	fill := shade(p.sc.at(max(pt.Hits, 1)))
 	switch g, isGap := p.gaps[[3]string{pt.Dim, pt.Group, pt.Name}]; {
 	case isGap && g.Explained:

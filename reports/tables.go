@@ -8,7 +8,6 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 )
 
@@ -361,9 +360,9 @@ func dotIfZero(n uint64) string {
 }
 
 // WriteKills renders the mutant kill table of `sbxfuzz mutants` in format
-// f: JSON as the list of campaign.Kill, else a table with a seconds column
+// f: JSON as the list of Kill, else a table with a seconds column
 // (so, unlike a report, not the same bytes from run to run).
-func WriteKills(w io.Writer, f Format, kills []campaign.Kill) error {
+func WriteKills(w io.Writer, f Format, kills []Kill) error {
 	if f == JSON {
 		return writeJSON(w, kills)
 	}
@@ -377,7 +376,7 @@ func WriteKills(w io.Writer, f Format, kills []campaign.Kill) error {
 
 // writeKills writes the kill table, with each kill's seconds or, in
 // Markdown without them, each mutant's red flag.
-func writeKills(d *doc, kills []campaign.Kill, seconds bool) {
+func writeKills(d *doc, kills []Kill, seconds bool) {
 	cols := []column{{"mutant", false}, {"killed", false}, {"invariant", false}, {"checks", true}}
 	if seconds {
 		cols = append(cols, column{"seconds", true})

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/corpus"
-	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzdecode"
 )
 
 // Fuzz is a native fuzz target for sb, in one line:
@@ -17,7 +17,6 @@ import (
 // every attack class; see CheckInput) and judges it with the full oracle.
 // A failure prints the minimized reproducer.
 func Fuzz(f *testing.F, sb Sandbox) {
-	fuzzinput.OneProcPerWorker()
 	for _, seed := range seeds() {
 		f.Add(seed)
 	}
@@ -35,7 +34,7 @@ func Fuzz(f *testing.F, sb Sandbox) {
 // judges every invariant on it, each op bounded by sb.Timeout. It returns
 // nil when every invariant holds, else a *Failure.
 func CheckInput(sb Sandbox, data []byte) error {
-	d := fuzzinput.DecodeLabelled(data)
+	d := fuzzdecode.DecodeLabelled(data)
 	fs, err := sb.check(d.Scenario)
 	if err != nil {
 		return err // not expected: decoded grants always validate
@@ -57,7 +56,7 @@ func seeds() [][]byte {
 		if err != nil {
 			return err
 		}
-		if seed, err := fuzzinput.CompactSeed(p, text); err == nil {
+		if seed, err := fuzzdecode.CompactSeed(p, text); err == nil {
 			out = append(out, seed)
 		}
 		return nil

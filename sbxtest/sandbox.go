@@ -82,11 +82,7 @@ func (sb Sandbox) pipeline() *finding.Pipeline {
 
 // check judges sc on sb, with the hang bound.
 func (sb Sandbox) check(sc *scenario.Scenario) ([]oracle.Finding, error) {
-	c, err := oracle.NewCase(sc)
-	if err != nil {
-		return nil, err
-	}
-	return oracle.Check(sb.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: sb.Timeout}), nil
+	return oracle.Check(sb.Factory, sc, nil, oracle.Options{Timeout: sb.Timeout})
 }
 
 // Failure is a scenario on which the sandbox violated an invariant, with

@@ -1,10 +1,6 @@
 package scenario
 
-import (
-	"slices"
-
-	"github.com/sbxfuzz/sbxfuzz/core"
-)
+import "slices"
 
 // Clone returns a deep copy of s: no list, DNS answer, argument, comment or
 // expectation of the copy shares memory with s, so either can be edited
@@ -22,9 +18,9 @@ func (s *Scenario) Clone() *Scenario {
 	c.World.Routes = slices.Clone(s.World.Routes)
 	c.World.ToolOutputs = slices.Clone(s.World.ToolOutputs)
 	if s.World.DNS != nil {
-		c.World.DNS = make([]core.DNSRecord, len(s.World.DNS))
+		c.World.DNS = make([]DNSRecord, len(s.World.DNS))
 		for i, d := range s.World.DNS {
-			c.World.DNS[i] = core.DNSRecord{Host: d.Host, Addrs: slices.Clone(d.Addrs)}
+			c.World.DNS[i] = DNSRecord{Host: d.Host, Addrs: slices.Clone(d.Addrs)}
 		}
 	}
 	if s.Steps != nil {

@@ -1,6 +1,9 @@
 // Package scenario reads and writes .sbx scenario files (SPEC §10): a grant,
-// a world and a list of ops, each op with an optional expectation. It
-// imports only the standard library, core and internal/token.
+// a world and a list of ops, each op with an optional expectation. It is
+// also where a world is described as data: WorldSpec and its parts (File,
+// Link, Route, DNSRecord, ToolOutput, TickClock), from which the harness
+// builds the world a sandbox acts through. It imports only the standard
+// library, attack, core and internal/token.
 //
 // # The format
 //

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 )
 
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte-order mark.
@@ -56,8 +55,7 @@ type Parser struct {
 	args    []string
 	notes   []string
 	expects []Expect
-	texts   chunk.Text // the sources, one after another: a string handed out stays valid whatever p parses next
-	head    head       // the last source's header
+	head    head // the last source's header
 }
 
 // head is the header of the source a Parser parsed last: the text up to
@@ -88,11 +86,11 @@ func (p *Parser) Parse(name string, src []byte) (*Scenario, error) {
 	var st parser
 	if resume {
 		p.mem.Steps = p.mem.Steps[:0]
-		st = newParser(name, p.texts.Copy(src[len(h.text):]), &p.mem)
+		st = newParser(name, string(src[len(h.text):]), &p.mem)
 		st.line, st.notes = h.lines, p.notes[:h.notes]
 	} else {
 		p.mem.reset()
-		st = newParser(name, p.texts.Copy(src), &p.mem)
+		st = newParser(name, string(src), &p.mem)
 		st.notes = p.notes[:0]
 	}
 	st.lexed, st.args, st.expects = p.lexed, p.args[:0], p.expects[:0]
@@ -287,31 +285,31 @@ func (p *parser) header(word string, args []tok) error {
 		if err != nil {
 			return err
 		}
-		p.s.World.Clock = core.TickClock{Start: start, Step: step}
+		p.s.World.Clock = TickClock{Start: start, Step: step}
 	case "file":
 		if err := p.arity(word, args, "PATH DATA"); err != nil {
 			return err
 		}
-		p.s.World.Files = append(p.s.World.Files, core.File{Path: p.val(args[0]), Data: p.val(args[1])})
+		p.s.World.Files = append(p.s.World.Files, File{Path: p.val(args[0]), Data: p.val(args[1])})
 	case "route":
 		if err := p.arity(word, args, "HOST PATH BODY"); err != nil {
 			return err
 		}
 		p.s.World.Routes = append(p.s.World.Routes,
-			core.Route{Host: p.val(args[0]), Path: p.val(args[1]), Body: p.val(args[2])})
+			Route{Host: p.val(args[0]), Path: p.val(args[1]), Body: p.val(args[2])})
 	case "dns":
 		return p.dns(args)
 	case "link":
 		if err := p.arity(word, args, "PATH TARGET"); err != nil {
 			return err
 		}
-		p.s.World.Links = append(p.s.World.Links, core.Link{Path: p.val(args[0]), Target: p.val(args[1])})
+		p.s.World.Links = append(p.s.World.Links, Link{Path: p.val(args[0]), Target: p.val(args[1])})
 	case "toolout":
 		if err := p.arity(word, args, "NAME OUTPUT"); err != nil {
 			return err
 		}
 		p.s.World.ToolOutputs = append(p.s.World.ToolOutputs,
-			core.ToolOutput{Name: p.val(args[0]), Output: p.val(args[1])})
+			ToolOutput{Name: p.val(args[0]), Output: p.val(args[1])})
 	}
 	return nil
 }
@@ -365,9 +363,9 @@ func (p *parser) grant(args []tok) error {
 	return nil
 }
 
-// checkGrantItem returns core.CheckGrant's error for a grant of the one item
-// on the list what (a word grantList knows) names. The probe is built by
-// value, not through grantList's pointer, so that it stays on the stack.
+// checkGrantItem returns core.NewGrant's error for a grant of the one item
+// on the list what (a word grantList knows) names: the parser checks each
+// item as it reads it, so that the error names its line.
 func checkGrantItem(what, item string) error {
 	one := []string{item}
 	var probe core.GrantSpec
@@ -381,7 +379,8 @@ func checkGrantItem(what, item string) error {
 	case "tool":
 		probe.Tools = one
 	}
-	return core.CheckGrant(probe)
+	_, err := core.NewGrant(probe)
+	return err
 }
 
 func (p *parser) budget(args []tok) error {
@@ -412,7 +411,7 @@ func (p *parser) dns(args []tok) error {
 	if len(args) < 2 {
 		return p.errorf("dns", ErrArgs, "dns wants HOST ADDR..., got %d tokens", len(args))
 	}
-	rec := core.DNSRecord{Host: p.val(args[0])}
+	rec := DNSRecord{Host: p.val(args[0])}
 	for _, t := range args[1:] {
 		a, err := netip.ParseAddr(p.val(t))
 		if err != nil {
@@ -539,7 +538,7 @@ func (p *parser) expect(arrow tok, toks []tok) (*Expect, error) {
 	if len(toks) == 0 {
 		return nil, p.errorf(p.val(arrow), ErrMissingKind, "=> wants a result kind")
 	}
-	k, ok := core.ParseKind(p.val(toks[0]))
+	k, ok := ParseKind(p.val(toks[0]))
 	if !ok {
 		return nil, p.errorf(p.val(toks[0]), ErrUnknownKind, "want ok, fs_read_denied, max_ops, ...")
 	}

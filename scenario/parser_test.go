@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/chunk"
 )
 
 // parserSources are .sbx texts of every shape: the corpus, the golden
@@ -61,9 +60,8 @@ func TestParserIsParse(t *testing.T) {
 	}
 }
 
-// TestParserReusesMemory: parsing the same text again allocates nothing
-// when there are no DNS lines: the copy of the source goes into room kept
-// for many.
+// TestParserReusesMemory: parsing the same text again, when there are no
+// DNS lines, allocates only the copy of the source its strings point into.
 func TestParserReusesMemory(t *testing.T) {
 	src := []byte("grant fs_read /work/\ngrant fs_write /work/out/\nfile /work/a x\nroute h.example /p b\nlink /work/l /work/a\n" +
 		strings.Repeat("fs_read /work/a\nfs_write /work/out/b data\n", 10))
@@ -71,8 +69,8 @@ func TestParserReusesMemory(t *testing.T) {
 	if _, err := p.Parse("t.sbx", src); err != nil {
 		t.Fatal(err)
 	}
-	if n := testing.AllocsPerRun(100, func() { p.Parse("t.sbx", src) }); n != 0 {
-		t.Errorf("Parser.Parse made %v allocations, want 0", n)
+	if n := testing.AllocsPerRun(100, func() { p.Parse("t.sbx", src) }); n > 1 {
+		t.Errorf("Parser.Parse made %v allocations, want 1", n)
 	}
 }
 
@@ -81,7 +79,7 @@ func TestParserReusesMemory(t *testing.T) {
 // the room it copies sources into and with sources as large as that room.
 func TestParserKeepsStrings(t *testing.T) {
 	srcs := parserSources(t)
-	srcs = append(srcs, "# big\nfs_read \""+strings.Repeat("x", chunk.MaxChunk)+"\"\n")
+	srcs = append(srcs, "# big\nfs_read \""+strings.Repeat("x", 16<<10)+"\"\n")
 	var p Parser
 	type kept struct {
 		s    *Scenario

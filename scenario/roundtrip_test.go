@@ -176,7 +176,7 @@ toolout a 1
 	if diff := cmp.Diff(want, canon); diff != "" {
 		t.Errorf("Format(Parse(header order)) mismatch (-want +got):\n%s", diff)
 	}
-	wantDNS := []core.DNSRecord{{Host: "h", Addrs: []netip.Addr{
+	wantDNS := []DNSRecord{{Host: "h", Addrs: []netip.Addr{
 		netip.MustParseAddr("::ffff:127.0.0.1"), netip.MustParseAddr("fe80::1%eth0"), netip.MustParseAddr("10.0.0.1"),
 	}}}
 	if diff := cmp.Diff(wantDNS, s.World.DNS, addrEqual); diff != "" {

@@ -15,8 +15,8 @@ import (
 // not safe for concurrent mutation.
 type Scenario struct {
 	Comment []string       // the header comment, one entry a line, without "# "
-	Grant   core.GrantSpec // the grant, checked by Build (and, per item, by Parse)
-	World   core.WorldSpec // the world's initial state
+	Grant   core.GrantSpec // the grant, checked by core.NewGrant (and, per item, by Parse)
+	World   WorldSpec      // the world's initial state
 	Steps   []Step         // the ops, in order
 }
 
@@ -63,7 +63,7 @@ type Expect struct {
 // The SPEC §10 defaults.
 var (
 	defaultBudgets = core.Budgets{MaxOps: 1000, MaxWall: 1000000, MaxOutputBytes: 1048576}
-	defaultClock   = core.TickClock{Start: 0, Step: 1}
+	defaultClock   = TickClock{Start: 0, Step: 1}
 )
 
 // New returns an empty scenario with the SPEC §10 defaults: no grants,
@@ -72,19 +72,8 @@ var (
 func New() *Scenario {
 	return &Scenario{
 		Grant: core.GrantSpec{Budgets: defaultBudgets},
-		World: core.WorldSpec{Clock: defaultClock},
+		World: WorldSpec{Clock: defaultClock},
 	}
-}
-
-// Build checks the grant and builds a fresh world for one run. Worlds are
-// single-use (they keep a journal, DNS cursors and a clock), so call Build
-// once per run. The error unwraps to core.ErrInvalidGrant.
-func (s *Scenario) Build() (core.Grant, *core.RefWorld, error) {
-	g, err := core.NewGrant(s.Grant)
-	if err != nil {
-		return core.Grant{}, nil, err
-	}
-	return g, core.NewWorld(s.World), nil
 }
 
 // Equal reports whether s and t describe the same scenario: the same
@@ -106,9 +95,9 @@ func grantEqual(a, b core.GrantSpec) bool {
 		a.Budgets == b.Budgets
 }
 
-func worldEqual(a, b core.WorldSpec) bool {
+func worldEqual(a, b WorldSpec) bool {
 	return slices.Equal(a.Files, b.Files) && slices.Equal(a.Links, b.Links) && slices.Equal(a.Routes, b.Routes) &&
-		slices.EqualFunc(a.DNS, b.DNS, func(x, y core.DNSRecord) bool {
+		slices.EqualFunc(a.DNS, b.DNS, func(x, y DNSRecord) bool {
 			return x.Host == y.Host && slices.Equal(x.Addrs, y.Addrs)
 		}) &&
 		slices.Equal(a.ToolOutputs, b.ToolOutputs) && a.Clock == b.Clock

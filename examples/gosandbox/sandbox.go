@@ -8,6 +8,7 @@ package gosandbox
 
 import (
 	"math"
+	"net/netip"
 	"os"
 	"path"
 	"slices"
@@ -84,7 +85,7 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	}
 	// 3. Dispatch: the kind must be one of the four, with the right number
 	// of well-formed arguments.
-	want, known := core.Arity(op.Kind)
+	want, known := arity[op.Kind]
 	if !known {
 		return deny(core.UnknownOp)
 	}
@@ -99,7 +100,7 @@ func (s *sandbox) Run(op core.Op) core.Result {
 		return s.write(op.Args[0], op.Args[1])
 	case core.OpFetch:
 		return s.fetch(op.Args[0], op.Args[1])
-	default: // core.OpTool: Arity knows no other kind
+	default: // core.OpTool: arity knows no other kind
 		return s.tool(op.Args[0], op.Args[1])
 	}
 }
@@ -153,7 +154,7 @@ func (s *sandbox) fetch(host, p string) core.Result {
 	// again to connect is the DNS-rebinding hole: the second answer may be
 	// internal even when the first was not.
 	addr := s.world.Resolve(host)
-	if core.IsInternal(addr) {
+	if isInternal(addr) {
 		return deny(core.EgressInternal)
 	}
 	body, ok := s.world.Fetch(host, addr, p)
@@ -240,4 +241,41 @@ func cleanAll(roots []string) []string {
 		roots[i] = path.Clean(r)
 	}
 	return roots
+}
+
+// arity is the number of arguments each op kind takes (SPEC §2); a kind
+// it does not list is unknown.
+var arity = map[string]int{core.OpRead: 1, core.OpWrite: 2, core.OpFetch: 2, core.OpTool: 2}
+
+// alsoInternal are the internal ranges of SPEC §6 that netip has no
+// method for: "this network", carrier-grade NAT, IETF protocol
+// assignments, benchmarking, and reserved (with broadcast).
+var alsoInternal = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+}
+
+// nat64 is the well-known NAT64 prefix: its last 32 bits are an IPv4
+// address, which is where a fetch to it really goes.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// isInternal reports whether a fetch to a would stay inside the
+// infrastructure. An IPv4 address spelled as IPv6 (::ffff:a.b.c.d, or
+// NAT64's 64:ff9b::a.b.c.d) is judged as the IPv4 address it reaches; an
+// address nobody resolved (the zero Addr) is internal too.
+func isInternal(a netip.Addr) bool {
+	a = a.WithZone("")
+	if nat64.Contains(a) {
+		b := a.As16()
+		a = netip.AddrFrom4([4]byte(b[12:]))
+	}
+	a = a.Unmap()
+	if !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() ||
+		a.IsLinkLocalUnicast() || a.IsMulticast() {
+		return true
+	}
+	return slices.ContainsFunc(alsoInternal, func(r netip.Prefix) bool { return r.Contains(a) })
 }

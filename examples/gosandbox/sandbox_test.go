@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 func read(p string) core.Op        { return core.Op{Kind: core.OpRead, Args: []string{p}} }
@@ -29,7 +31,7 @@ func addr(s string) netip.Addr { return netip.MustParseAddr(s) }
 var cases = []struct {
 	name  string
 	grant core.GrantSpec
-	world core.WorldSpec
+	world scenario.WorldSpec
 	steps []step
 	usage core.Usage // after the last step
 }{{
@@ -39,10 +41,10 @@ var cases = []struct {
 		NetHosts: []string{"api.internal"}, Tools: []string{"summarize"},
 		Budgets: core.Budgets{MaxOps: 7, MaxWall: 1000000, MaxOutputBytes: 1048576},
 	},
-	world: core.WorldSpec{
-		Files:  []core.File{{Path: "/work/data.txt", Data: "hello"}},
-		Routes: []core.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
-		Clock:  core.TickClock{Start: 0, Step: 1},
+	world: scenario.WorldSpec{
+		Files:  []scenario.File{{Path: "/work/data.txt", Data: "hello"}},
+		Routes: []scenario.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
+		Clock:  scenario.TickClock{Start: 0, Step: 1},
 	},
 	steps: []step{
 		{read("/work/data.txt"), core.OK, "hello", 1},
@@ -58,7 +60,7 @@ var cases = []struct {
 }, {
 	name:  "traversal splits on backslash too; ..hidden is a name",
 	grant: core.GrantSpec{FSRead: []string{"/work"}, Budgets: budgets},
-	world: core.WorldSpec{Files: []core.File{
+	world: scenario.WorldSpec{Files: []scenario.File{
 		{Path: "/work/..hidden", Data: "dotfile"},
 		{Path: "/etc/passwd", Data: "root"},
 	}},
@@ -74,7 +76,7 @@ var cases = []struct {
 }, {
 	name:  "prefix sibling is not under the root",
 	grant: core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out"}, Budgets: budgets},
-	world: core.WorldSpec{Files: []core.File{
+	world: scenario.WorldSpec{Files: []scenario.File{
 		{Path: "/workshop/secret", Data: "LEAK"},
 		{Path: "/work", Data: "root key"},
 	}},
@@ -89,12 +91,12 @@ var cases = []struct {
 }, {
 	name:  "granted host resolving internal, and rebinding",
 	grant: core.GrantSpec{NetHosts: []string{"api.test", "flip.test"}, Budgets: budgets},
-	world: core.WorldSpec{
-		DNS: []core.DNSRecord{
+	world: scenario.WorldSpec{
+		DNS: []scenario.DNSRecord{
 			{Host: "api.test", Addrs: []netip.Addr{addr("10.0.0.5")}},
 			{Host: "flip.test", Addrs: []netip.Addr{addr("203.0.113.9"), addr("169.254.169.254")}},
 		},
-		Routes: []core.Route{
+		Routes: []scenario.Route{
 			{Host: "api.test", Path: "/", Body: "secret"},
 			{Host: "flip.test", Path: "/", Body: "public"},
 		},
@@ -111,7 +113,7 @@ var cases = []struct {
 	name: "max_ops latches",
 	grant: core.GrantSpec{Tools: []string{"echo"},
 		Budgets: core.Budgets{MaxOps: 2, MaxWall: 1000, MaxOutputBytes: 1000}},
-	world: core.WorldSpec{Clock: core.TickClock{Start: 100, Step: 5}},
+	world: scenario.WorldSpec{Clock: scenario.TickClock{Start: 100, Step: 5}},
 	steps: []step{
 		{tool("echo", "a"), core.OK, "a", 1},
 		{core.Op{Kind: "exec", Args: []string{"sh"}}, core.UnknownOp, "", 0}, // denied, still charged
@@ -123,7 +125,7 @@ var cases = []struct {
 	name: "max_wall",
 	grant: core.GrantSpec{Tools: []string{"echo"},
 		Budgets: core.Budgets{MaxOps: 100, MaxWall: 20, MaxOutputBytes: 1000}},
-	world: core.WorldSpec{Clock: core.TickClock{Start: 1 << 40, Step: 10}},
+	world: scenario.WorldSpec{Clock: scenario.TickClock{Start: 1 << 40, Step: 10}},
 	steps: []step{
 		{tool("echo", "a"), core.OK, "a", 1},
 		{tool("echo", "b"), core.OK, "b", 1}, // wall 20 == max_wall: not over
@@ -135,7 +137,7 @@ var cases = []struct {
 	name: "output budget halt returns no data",
 	grant: core.GrantSpec{FSRead: []string{"/work"}, Tools: []string{"echo"},
 		Budgets: core.Budgets{MaxOps: 100, MaxWall: 100, MaxOutputBytes: 5}},
-	world: core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "hello"}}},
+	world: scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "hello"}}},
 	steps: []step{
 		{read("/work/a"), core.OK, "hello", 1}, // exactly on the cap
 		{tool("echo", ""), core.OK, "", 1},     // zero bytes still fit
@@ -161,15 +163,15 @@ var cases = []struct {
 func TestRun(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w := core.NewWorld(c.world)
-			s, err := New(core.MustGrant(c.grant), w)
+			w := refworld.New(c.world)
+			s, err := New(newGrant(t, c.grant), w)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, st := range c.steps {
 				before := w.JournalLen()
 				got := s.Run(st.op)
-				want := core.Result{Kind: st.kind, Hard: st.kind.IsHard(), Data: st.data}
+				want := core.Result{Kind: st.kind, Hard: st.kind == core.MaxOps || st.kind == core.MaxWall || st.kind == core.MaxOutputBytes, Data: st.data}
 				if got != want {
 					t.Errorf("step %d %v: got %v %v %q, want %v %v %q",
 						i+1, st.op, got.Kind, got.Hard, got.Data, want.Kind, want.Hard, want.Data)
@@ -198,22 +200,22 @@ func TestRun(t *testing.T) {
 // TestEgressUsesResolvedAddress checks that the fetch goes to the address
 // the one resolve answered, not to a second lookup.
 func TestEgressUsesResolvedAddress(t *testing.T) {
-	w := core.NewWorld(core.WorldSpec{
-		DNS:    []core.DNSRecord{{Host: "a.test", Addrs: []netip.Addr{addr("203.0.113.7"), addr("127.0.0.1")}}},
-		Routes: []core.Route{{Host: "a.test", Path: "/", Body: "x"}},
+	w := refworld.New(scenario.WorldSpec{
+		DNS:    []scenario.DNSRecord{{Host: "a.test", Addrs: []netip.Addr{addr("203.0.113.7"), addr("127.0.0.1")}}},
+		Routes: []scenario.Route{{Host: "a.test", Path: "/", Body: "x"}},
 	})
-	s, _ := New(core.MustGrant(core.GrantSpec{NetHosts: []string{"a.test"}, Budgets: budgets}), w)
+	s, _ := New(newGrant(t, core.GrantSpec{NetHosts: []string{"a.test"}, Budgets: budgets}), w)
 	s.Run(fetch("a.test", "/"))
 	j := w.Journal()
-	if len(j) != 2 || j[0].Call != core.CallResolve || j[1].Call != core.CallFetch || j[1].Addr != j[0].Addr {
+	if len(j) != 2 || j[0].Call != refworld.CallResolve || j[1].Call != refworld.CallFetch || j[1].Addr != j[0].Addr {
 		t.Fatalf("journal %v: want one resolve and a fetch to its address", j)
 	}
 }
 
 // TestGrantIsACopy checks that what Grant hands out cannot widen the grant.
 func TestGrantIsACopy(t *testing.T) {
-	w := core.NewWorld(core.WorldSpec{Files: []core.File{{Path: "/etc/passwd", Data: "root"}}})
-	s, _ := New(core.MustGrant(core.GrantSpec{FSRead: []string{"/work"}, Budgets: budgets}), w)
+	w := refworld.New(scenario.WorldSpec{Files: []scenario.File{{Path: "/etc/passwd", Data: "root"}}})
+	s, _ := New(newGrant(t, core.GrantSpec{FSRead: []string{"/work"}, Budgets: budgets}), w)
 	s.Grant().FSRead()[0] = "/"
 	if got := s.Grant().FSRead()[0]; got != "/work" {
 		t.Fatalf("grant changed to %q", got)
@@ -227,8 +229,8 @@ func TestGrantIsACopy(t *testing.T) {
 // a sibling of the root leaks.
 func TestPrefixDefect(t *testing.T) {
 	t.Setenv(defectEnv, defectPrefix)
-	w := core.NewWorld(core.WorldSpec{Files: []core.File{{Path: "/workshop/secret", Data: "LEAK"}}})
-	s, _ := New(core.MustGrant(core.GrantSpec{FSRead: []string{"/work/"}, Budgets: budgets}), w)
+	w := refworld.New(scenario.WorldSpec{Files: []scenario.File{{Path: "/workshop/secret", Data: "LEAK"}}})
+	s, _ := New(newGrant(t, core.GrantSpec{FSRead: []string{"/work/"}, Budgets: budgets}), w)
 	if r := s.Run(read("/workshop/secret")); r.Kind != core.OK || r.Data != "LEAK" {
 		t.Fatalf("with the defect on, read /workshop/secret = %v %q, want the leak", r.Kind, r.Data)
 	}
@@ -236,4 +238,14 @@ func TestPrefixDefect(t *testing.T) {
 	if r := s.Run(read("/etc/passwd")); r.Kind != core.FSReadDenied {
 		t.Fatalf("read /etc/passwd: %v", r.Kind)
 	}
+}
+
+// newGrant is core.NewGrant for a grant a test states outright.
+func newGrant(t *testing.T, s core.GrantSpec) core.Grant {
+	t.Helper()
+	g, err := core.NewGrant(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -28,7 +30,7 @@ import (
 // account: a report calls a point or cell no check reached a gap, the
 // generators' fault, only when its campaign made at least this many checks
 // (reports.Report.Full); in a shorter one it was merely not hit.
-const DefaultChecks = 10000
+const DefaultChecks = reports.FullChecks
 
 // Config describes a campaign. Checks bounds it by count, Duration by time
 // (the first reached ends it; at least one must be set). The clock is read
@@ -194,13 +196,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			endOnce := onceEnd(end)
 			ends[w].Store(&endOnce)
-			checker := oracle.NewChecker(f, oracle.Options{Timeout: cfg.Timeout, StartTimeout: cfg.StartTimeout})
-			checker.CheckAll(&feed{
+			judge.CheckFeed(f, judge.Options{Timeout: cfg.Timeout, StartTimeout: cfg.StartTimeout}, &feed{
 				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
 				checked: new(dims.Counts), gen: generators.NewGenerator(),
 			}, &covs[w])
-			checker.Close()
 			over[w].Store(true)
 			checking.Done()
 			endOnce()
@@ -224,7 +224,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, errs[w])
 		}
 		res.Checks += int(counts[w].checks.Load())
-		res.Coverage.Add(&covs[w])
+		judge.Add(&res.Coverage, &covs[w])
 		if cfg.Dimensions {
 			addDimensions(res, &dcs[w], &drawn[w], cfg.Target.Adapt != nil)
 		}

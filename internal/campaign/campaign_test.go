@@ -14,7 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -25,7 +27,7 @@ import (
 // a sandbox that ignores its fs_read roots. Its known minimal reproducer is
 // one op, "fs_read /", with no grant and no world.
 func readsEverything(g core.Grant, w core.World) (core.Sandbox, error) {
-	wide := core.MustGrant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
+	wide := must.Grant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
 	return core.NewReference(wide, w), nil
 }
 

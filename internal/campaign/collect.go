@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -32,14 +33,14 @@ type raw struct {
 type collector struct {
 	mu       sync.Mutex
 	finished finishedSet // the checks finished: every one below its watermark, and some above it
-	pending  [oracle.NumInvariants][]raw
-	accepted [oracle.NumInvariants]int
-	full     [oracle.NumInvariants]atomic.Bool // accepted == MaxPerInvariant: workers need not offer
-	first    bool                              // StopAtFirst: only the lowest check with a finding is kept
-	firstBad atomic.Int64                      // the lowest check with a finding, for StopAtFirst
-	raws     atomic.Int64                      // raw findings offered, kept or not
-	closed   bool                              // flushed: the checks still running (given up on) offer nothing more
-	sink     func(raw)                         // called with mu held; it must not block
+	pending  [judge.NumInvariants][]raw
+	accepted [judge.NumInvariants]int
+	full     [judge.NumInvariants]atomic.Bool // accepted == MaxPerInvariant: workers need not offer
+	first    bool                             // StopAtFirst: only the lowest check with a finding is kept
+	firstBad atomic.Int64                     // the lowest check with a finding, for StopAtFirst
+	raws     atomic.Int64                     // raw findings offered, kept or not
+	closed   bool                             // flushed: the checks still running (given up on) offer nothing more
+	sink     func(raw)                        // called with mu held; it must not block
 }
 
 func newCollector(first bool, sink func(raw)) *collector {

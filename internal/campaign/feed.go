@@ -8,10 +8,11 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
-// feed is one worker of a campaign, as the oracle.Feed of its Checker:
+// feed is one worker of a campaign, as the judge.Feed of its checks:
 // Next draws the next check's scenario, Judged records its verdict. Both
 // run on the Checker's worker goroutine, scenario after scenario, with no
 // handoff between them (the Judged of a hung check runs on the campaign
@@ -49,16 +50,16 @@ type feed struct {
 // bound, its context's end, or (with StopAtFirst) a check past the first
 // finding. Scenarios the adapter can express nothing of are skipped, and
 // finished at once.
-func (f *feed) Next() (oracle.Case, core.Factory, bool) {
+func (f *feed) Next() (judge.Case, core.Factory, bool) {
 	cfg := f.cfg
 	for {
 		if f.started && f.ctx.Err() != nil {
-			return oracle.Case{}, nil, false
+			return judge.Case{}, nil, false
 		}
 		f.started = true
 		i := f.next.Add(1) - 1
 		if cfg.Checks > 0 && i >= int64(cfg.Checks) || cfg.StopAtFirst && i > f.col.firstBad.Load() {
-			return oracle.Case{}, nil, false
+			return judge.Case{}, nil, false
 		}
 		if cfg.Target.RootBlock > 0 {
 			f.gen.FixRoots(int((cfg.Seed + uint64(i)/uint64(cfg.Target.RootBlock)) % (1 << 20)))
@@ -74,7 +75,7 @@ func (f *feed) Next() (oracle.Case, core.Factory, bool) {
 				continue
 			}
 		}
-		c, err := oracle.NewCase(sc)
+		c, err := judge.NewCase(sc)
 		if err != nil {
 			panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
 		}
@@ -83,7 +84,7 @@ func (f *feed) Next() (oracle.Case, core.Factory, bool) {
 			return c, f.checked.Counting(sc), true
 		}
 		if cfg.Dimensions {
-			c.World = oracle.PrepareScenarioWorld(sc.World) // once, for the check and the count
+			c.World = judge.PrepareWorld(sc.World) // once, for the check and the count
 		}
 		return c, nil, true
 	}
@@ -91,7 +92,7 @@ func (f *feed) Next() (oracle.Case, core.Factory, bool) {
 
 // Judged records the verdict on the check Next handed out last: its ops
 // and dimension points, and its findings, offered to the collector.
-func (f *feed) Judged(c oracle.Case, fs []oracle.Finding) {
+func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
 	sc := c.Scenario
 	f.count.ops.Add(f.cov.Ops - f.ops)
 	if hung(fs) { // its goroutine may still read the scenario
@@ -106,9 +107,6 @@ func (f *feed) Judged(c oracle.Case, fs []oracle.Finding) {
 		dims.Count(sc, c.Grant, nil, f.dims)
 	case f.cfg.Dimensions:
 		dims.Count(sc, c.Grant, c.World.Template(), f.dims)
-		if !hung(fs) { // a hung sandbox may still read its world
-			c.World.Recycle()
-		}
 	}
 	if len(fs) > 0 {
 		f.col.offer(int(f.i), sc, fs)

@@ -8,21 +8,8 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 )
-
-// Kill is one row of the mutant kill table: whether a campaign from the
-// seed killed the mutant, which invariant caught it, how many checks and
-// seconds it took, and how small the minimized reproducer is.
-type Kill struct {
-	Mutant        string  `json:"mutant"`
-	RedFlag       string  `json:"red_flag"`
-	Killed        bool    `json:"killed"`
-	Invariant     string  `json:"invariant"`
-	Checks        int     `json:"checks"`
-	Seconds       float64 `json:"seconds"`
-	ReproducerOps int     `json:"reproducer_ops"`
-	Reproducer    string  `json:"reproducer"` // the minimized scenario, canonical text
-}
 
 // KillMutants runs, for each mutant, a campaign from seed that stops at
 // the first finding or after limit checks, on parallel workers (0: all
@@ -30,11 +17,11 @@ type Kill struct {
 // the campaigns under way stop (see Run) and the mutants not started are
 // left out of it: their rows say not killed, in no checks. Each campaign is
 // single-threaded, so its checks-to-kill is a function of the seed alone.
-func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, workers int) []Kill {
+func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, workers int) []reports.Kill {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	out := make([]Kill, len(ms))
+	out := make([]reports.Kill, len(ms))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, len(ms)) {
@@ -43,7 +30,7 @@ func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, w
 			defer wg.Done()
 			for i := range next {
 				if ctx.Err() != nil { // interrupted: the mutants not started yet are not run
-					out[i] = Kill{Mutant: ms[i].Name, RedFlag: ms[i].RedFlag}
+					out[i] = reports.Kill{Mutant: ms[i].Name, RedFlag: ms[i].RedFlag}
 					continue
 				}
 				out[i] = kill(ctx, ms[i], seed, limit)
@@ -58,10 +45,10 @@ func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, w
 	return out
 }
 
-func kill(ctx context.Context, m mutants.Mutant, seed uint64, limit int) Kill {
+func kill(ctx context.Context, m mutants.Mutant, seed uint64, limit int) reports.Kill {
 	start := time.Now()
 	res, err := Run(ctx, Config{Seed: seed, Checks: limit, Workers: 1, Target: sut.Static("mutant:"+m.Name, m.Factory), StopAtFirst: true})
-	k := Kill{Mutant: m.Name, RedFlag: m.RedFlag, Seconds: time.Since(start).Seconds()}
+	k := reports.Kill{Mutant: m.Name, RedFlag: m.RedFlag, Seconds: time.Since(start).Seconds()}
 	if err != nil || len(res.Findings) == 0 {
 		if res != nil {
 			k.Checks = res.Checks

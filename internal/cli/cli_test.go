@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
@@ -247,7 +249,7 @@ func TestRunBadFlagsExit2(t *testing.T) {
 // the built-in ones, and an unknown name lists it.
 func TestExtraTargets(t *testing.T) {
 	readsEverything := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		wide := core.MustGrant(core.GrantSpec{FSRead: []string{"/"}, Budgets: g.Budgets()})
+		wide := must.Grant(core.GrantSpec{FSRead: []string{"/"}, Budgets: g.Budgets()})
 		return core.NewReference(wide, w), nil
 	}
 	extra := sut.Static("wide-open", readsEverything)

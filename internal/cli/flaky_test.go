@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
 // onceTargets are two sandboxes that fail only the first time: "fails-first",
@@ -73,7 +73,7 @@ func TestFlakyFindingsExit0(t *testing.T) {
 		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
 	}
 	st, out, errs = runOnce(t, "run", "--sut", "fails-first", "--checks", "3", "--workers", "1", "--out", dir, "--format", "json")
-	var sum campaign.Summary
+	var sum reports.Summary
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("status %d, %v\n%s%s", st, err, out, errs)
 	}

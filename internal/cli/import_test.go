@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzdecode"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzfile"
 )
 
 // runEnv runs the command line with an environment.
@@ -21,7 +22,7 @@ func runEnv(t *testing.T, env map[string]string, args ...string) (int, string, s
 // rawPrefixInput is a FuzzScenario input (text mode) that the raw-prefix
 // mutant fails and the reference passes: a read of a /work prefix sibling
 // under the grant /work.
-var rawPrefixInput = fuzzinput.TextSeed("test", []byte("grant fs_read /work\nfile /workshop/secret LEAK\nfile /work/a ok\n\nfs_read /work/a\nfs_read /workshop/secret\nfs_read /etc/passwd\n"))
+var rawPrefixInput = fuzzdecode.TextSeed("test", []byte("grant fs_read /work\nfile /workshop/secret LEAK\nfile /work/a ok\n\nfs_read /work/a\nfs_read /workshop/secret\nfs_read /etc/passwd\n"))
 
 // importedFile returns the one .sbx file in dir.
 func importedFile(t *testing.T, dir string) string {
@@ -38,7 +39,7 @@ func importedFile(t *testing.T, dir string) string {
 // replay confirms it on the mutant and passes it on the reference.
 func TestImportGoFuzzFile(t *testing.T) {
 	dir, out := t.TempDir(), t.TempDir()
-	crasher := writeFile(t, dir, "0123456789abcdef", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
+	crasher := writeFile(t, dir, "0123456789abcdef", string(fuzzfile.EncodeGoFuzz(rawPrefixInput)))
 	st, stdout, stderr := run(t, "import", "--sut", "mutant:raw-prefix", "--out", out, crasher)
 	if st != ExitFinding {
 		t.Fatalf("status %d, want 1\nstdout %s\nstderr %s", st, stdout, stderr)
@@ -83,8 +84,8 @@ func TestImportGoFuzzFile(t *testing.T) {
 // sandbox defaults to $SBXFUZZ_SUT.
 func TestImportLibFuzzerFile(t *testing.T) {
 	dir, out1, out2 := t.TempDir(), t.TempDir(), t.TempDir()
-	goFile := writeFile(t, dir, "go", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
-	libFile := writeFile(t, dir, "crash-0123", string(fuzzinput.EncodeLibFuzzer(rawPrefixInput)))
+	goFile := writeFile(t, dir, "go", string(fuzzfile.EncodeGoFuzz(rawPrefixInput)))
+	libFile := writeFile(t, dir, "crash-0123", string(fuzzfile.EncodeLibFuzzer(rawPrefixInput)))
 	env := map[string]string{"SBXFUZZ_SUT": "mutant:raw-prefix"}
 	if st, _, stderr := runEnv(t, env, "import", "--out", out1, goFile); st != ExitFinding {
 		t.Fatalf("go file: status %d\n%s", st, stderr)
@@ -108,7 +109,7 @@ func TestImportLibFuzzerFile(t *testing.T) {
 // empty).
 func TestImportNothingToImport(t *testing.T) {
 	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "findings")
-	f := writeFile(t, dir, "input", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
+	f := writeFile(t, dir, "input", string(fuzzfile.EncodeGoFuzz(rawPrefixInput)))
 	st, stdout, stderr := run(t, "import", "--out", out, f)
 	if st != ExitOK || !strings.Contains(stderr, "reproduces nothing on reference") {
 		t.Fatalf("status %d, want 0\nstdout %s\nstderr %s", st, stdout, stderr)
@@ -124,7 +125,7 @@ func TestImportBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "bad", "go test fuzz v1\nint(3)\n")
 	short := writeFile(t, dir, "short", "abc")
-	good := writeFile(t, dir, "good", string(fuzzinput.EncodeGoFuzz(rawPrefixInput)))
+	good := writeFile(t, dir, "good", string(fuzzfile.EncodeGoFuzz(rawPrefixInput)))
 	out := t.TempDir() // --out is checked first, and made when missing: not in the source tree
 	for _, tt := range []struct {
 		args   []string

@@ -7,14 +7,15 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
-	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzdecode"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzfile"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
 // importLayouts maps --layout values to fuzz layouts; "auto" is 0.
-var importLayouts = map[string]fuzzinput.Layout{
-	"auto": 0, "go": fuzzinput.LayoutGoFuzz, "libfuzzer": fuzzinput.LayoutLibFuzzer, "raw": fuzzinput.LayoutRaw,
+var importLayouts = map[string]fuzzfile.Layout{
+	"auto": 0, "go": fuzzfile.LayoutGoFuzz, "libfuzzer": fuzzfile.LayoutLibFuzzer, "raw": fuzzfile.LayoutRaw,
 }
 
 func runImport(e *env, args []string) int {
@@ -98,7 +99,7 @@ type importer struct {
 	target sut.Target // what a decoded scenario is narrowed for, as a campaign narrows its own
 	p      *finding.Pipeline
 	out    string
-	layout fuzzinput.Layout
+	layout fuzzfile.Layout
 }
 
 // importFile imports one file and returns its exit status: ExitFinding
@@ -110,22 +111,21 @@ func (im *importer) importFile(name string) int {
 	if err != nil {
 		return errorf(im.e, "%v", err)
 	}
-	in, layout, err := fuzzinput.ReadInput(data, im.layout)
+	in, layout, err := fuzzfile.ReadInput(data, im.layout)
 	if err != nil {
 		return errorf(im.e, "%s: %v", name, err)
 	}
-	d := fuzzinput.DecodeLabelled(in)
+	d := fuzzdecode.DecodeLabelled(in)
 	n := im.target.Narrow(d.Scenario)
 	if n.Scenario == nil {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: reproduces nothing on %s, which can express none of it (%s input, %d bytes, decoded in %s mode to %d ops)\n",
 			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
 		return ExitOK
 	}
-	c, err := oracle.NewCase(n.Scenario)
+	findings, err := oracle.Check(im.p.Factory, n.Scenario, nil, oracle.Options{Timeout: im.p.Timeout, StartTimeout: im.p.StartTimeout})
 	if err != nil {
 		return errorf(im.e, "%s: %v", name, err) // Decode validates grants: not expected
 	}
-	findings := oracle.Check(im.p.Factory, c, new(oracle.Coverage), oracle.Options{Timeout: im.p.Timeout, StartTimeout: im.p.StartTimeout})
 	if len(findings) == 0 {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: reproduces nothing on %s (%s input, %d bytes, decoded in %s mode to %d ops)\n",
 			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))

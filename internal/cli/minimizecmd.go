@@ -6,6 +6,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
@@ -50,11 +51,11 @@ it: the ops its adapter cannot express are left out first.`)
 	if err != nil {
 		return printError(e, err)
 	}
-	if _, err := oracle.NewCase(sc); err != nil {
+	if _, err := judge.NewCase(sc); err != nil {
 		return errorf(e, "%s: %v", name, err)
 	}
 	if *inv != "" {
-		if _, ok := oracle.ParseID(*inv); !ok {
+		if _, ok := judge.ParseID(*inv); !ok {
 			return errorf(e, "--invariant: unknown invariant %q", *inv)
 		}
 	}
@@ -65,8 +66,7 @@ it: the ops its adapter cannot express are left out first.`)
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s can express none of it: nothing to minimize\n", name, *sutName)
 		return ExitOK
 	}
-	c, err := oracle.NewCase(n.Scenario)
-	if err != nil {
+	if _, err := judge.NewCase(n.Scenario); err != nil {
 		return errorf(e, "%s: narrowed for %s: %v", name, *sutName, err)
 	}
 	factory, end, err := startSession(e, target)
@@ -74,7 +74,7 @@ it: the ops its adapter cannot express are left out first.`)
 		return errorf(e, "--sut: %v", err)
 	}
 	defer end()
-	findings := oracle.Check(factory, c, new(oracle.Coverage), e.oracleOptions())
+	findings, _ := oracle.Check(factory, n.Scenario, nil, e.oracleOptions()) // the grant was validated above
 	var violated *oracle.Finding
 	for i := range findings {
 		if *inv == "" || findings[i].Invariant.String() == *inv {
@@ -88,9 +88,8 @@ it: the ops its adapter cannot express are left out first.`)
 	}
 	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
+	p.AnnotateInPlace(f, sc, len(n.Skipped))
 	min := f.Minimized
-	min.Comment = append(sc.Comment, fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
-		violated.Invariant, *sutName, len(sc.Steps), len(min.Steps), f.Stats.Calls, leftOut(len(n.Skipped), *sutName)))
 	if f.Flaky {
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s\n", name, f.Explanation())
 	} else {
@@ -111,13 +110,4 @@ it: the ops its adapter cannot express are left out first.`)
 		return ExitOK // it did not fail again: not a finding on its own
 	}
 	return ExitFinding
-}
-
-// leftOut says, in a header, how many ops were left out before minimizing
-// because the sandbox cannot express them; "" when none were.
-func leftOut(n int, sutName string) string {
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; %d ops %s cannot express left out first", n, sutName)
 }

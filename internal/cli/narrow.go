@@ -4,9 +4,11 @@ import (
 	"fmt"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -26,30 +28,18 @@ func loadFor(t sut.Target, name string) (*scenario.Scenario, error) {
 	return sc, nil
 }
 
-// narrowedOutcome is a replay of what the sandbox under test can be asked
-// of a scenario (sut.Target.Narrow), its steps and findings numbered as in
-// the file.
-type narrowedOutcome struct {
-	*replay.Outcome
-	sut     string
-	skipped []int // the file's steps the sandbox cannot express: not run
-	notHeld []int // the file's steps whose expectation was not held
-	nothing bool  // the sandbox can be asked nothing of the scenario: nothing ran
-}
-
 // replayNarrowed replays sc as a campaign would check it on target: narrowed by
 // its adapter, the ops it cannot express skipped and counted, each kept op
 // held to its expectation only where narrowing left SPEC §5's result for
-// it as the file has it.
-func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f core.Factory, opt oracle.Options) (*narrowedOutcome, error) {
-	if _, err := oracle.NewCase(sc); err != nil {
+// it as the file has it. Its steps and findings are numbered as in the
+// file.
+func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f core.Factory, opt oracle.Options) (*reports.Replay, error) {
+	if _, err := judge.NewCase(sc); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	n := target.Narrow(sc)
-	out := &narrowedOutcome{Outcome: &replay.Outcome{Name: name}, sut: target.Name, skipped: n.Skipped}
 	if n.Scenario == nil {
-		out.nothing = true
-		return out, nil
+		return &reports.Replay{File: name, SUT: target.Name, Skipped: n.Skipped, NotRun: true}, nil
 	}
 	run, notHeld := heldExpectations(sc, n)
 	res, err := replay.RunWith(name, run, f, nil, opt)
@@ -57,7 +47,8 @@ func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f cor
 		return nil, err
 	}
 	renumber(res, n.Of)
-	out.Outcome, out.notHeld = res, notHeld
+	out := res.Report()
+	out.SUT, out.Skipped, out.NotHeld = target.Name, n.Skipped, notHeld
 	return out, nil
 }
 
@@ -71,11 +62,11 @@ func heldExpectations(orig *scenario.Scenario, n sut.Narrowed) (*scenario.Scenar
 		return orig, nil
 	}
 	run := n.Scenario.Clone()
-	co, errO := oracle.NewCase(orig)
-	ca, errA := oracle.NewCase(run)
+	co, errO := judge.NewCase(orig)
+	ca, errA := judge.NewCase(run)
 	var want, got []core.Result
 	if errO == nil && errA == nil && n.Of != nil {
-		want, got = oracle.Expected(co), oracle.Expected(ca)
+		want, got = judge.Expected(co), judge.Expected(ca)
 	}
 	var dropped []int
 	for i := range run.Steps {

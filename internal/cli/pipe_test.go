@@ -17,6 +17,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
@@ -78,7 +79,7 @@ func TestPipeEquivalence(t *testing.T) {
 // the journal entries; and the findings' invariants.
 type pipeTrace struct {
 	Steps    []string
-	Journal  []core.Entry
+	Journal  []refworld.Entry
 	Findings []string
 }
 

@@ -103,7 +103,7 @@ func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants boo
 	if err != nil {
 		return nil, errorf(e, "%v", err)
 	}
-	rep := reports.New(res, sutName)
+	rep := campaign.NewReport(res, sutName)
 	rep.MarkNotApplicable(target.NotApplicable)
 	if withMutants && ctx.Err() == nil {
 		limit := cfg.Checks

@@ -10,6 +10,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
 func runCampaign(e *env, args []string) int {
@@ -111,7 +112,7 @@ that cannot start, 3 interrupted.`)
 }
 
 // shrunk says how much a finding was minimized.
-func shrunk(f campaign.FindingSummary) string {
+func shrunk(f reports.Finding) string {
 	if f.Flaky {
 		return fmt.Sprintf("%d ops, not minimized: flaky, it did not fail again", f.OriginalOps)
 	}
@@ -123,7 +124,7 @@ func shrunk(f campaign.FindingSummary) string {
 
 // unminimizedCount is the summary line's clause counting the findings
 // written as they were found.
-func unminimizedCount(fs []campaign.FindingSummary) string {
+func unminimizedCount(fs []reports.Finding) string {
 	n := 0
 	for _, f := range fs {
 		if f.Unminimized {
@@ -139,7 +140,7 @@ func unminimizedCount(fs []campaign.FindingSummary) string {
 // flakyCount is the summary line's clause counting the flaky findings,
 // which do not make the exit status 1: "(all 2 flaky: ...)" when no other
 // finding does.
-func flakyCount(sum campaign.Summary) string {
+func flakyCount(sum reports.Summary) string {
 	switch n := sum.FlakyFindings; {
 	case n == 0:
 		return ""

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzfile"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
@@ -268,7 +268,7 @@ func TestImportWritesUnderTheCache(t *testing.T) {
 	t.Setenv("LocalAppData", cache)
 	t.Chdir(work)
 	input := filepath.Join(dir, "crasher")
-	if err := os.WriteFile(input, fuzzinput.EncodeGoFuzz(rawPrefixInput), 0o644); err != nil {
+	if err := os.WriteFile(input, fuzzfile.EncodeGoFuzz(rawPrefixInput), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	base, err := os.UserCacheDir()

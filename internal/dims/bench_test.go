@@ -6,6 +6,8 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -29,9 +31,9 @@ func BenchmarkCount(b *testing.B) {
 // what counting adds to a campaign's check.
 func BenchmarkCountPrepared(b *testing.B) {
 	scs, gs, ops := sample(b)
-	ts := make([]*core.WorldTemplate, len(scs))
+	ts := make([]*refworld.Template, len(scs))
 	for i, sc := range scs {
-		ts[i] = core.PrepareWorld(sc.World)
+		ts[i] = refworld.Prepare(sc.World)
 	}
 	var c dims.Counts
 	b.ResetTimer()
@@ -44,14 +46,14 @@ func BenchmarkCountPrepared(b *testing.B) {
 
 func BenchmarkCheckSameOps(b *testing.B) {
 	scs, _, ops := sample(b)
-	cases := make([]oracle.Case, len(scs))
+	cases := make([]judge.Case, len(scs))
 	for i, sc := range scs {
-		cases[i], _ = oracle.NewCase(sc)
+		cases[i], _ = judge.NewCase(sc)
 	}
 	var cov oracle.Coverage
 	b.ResetTimer()
 	for i := range b.N {
-		oracle.CheckInline(core.ReferenceFactory, cases[i%len(cases)], &cov)
+		judge.CheckInline(core.ReferenceFactory, cases[i%len(cases)], &cov)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)*float64(len(scs))/float64(ops), "ns/op-in-scenario")
 }

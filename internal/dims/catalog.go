@@ -3,25 +3,12 @@ package dims
 import (
 	"math"
 	"net/netip"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
 )
 
-// Internal ranges of SPEC §6, IPv4 then IPv6. The IPv4-mapped and NAT64
-// forms are spellings of IPv4 addresses, not ranges of their own;
-// broadcast is the high edge of 240.0.0.0/4.
-var ranges = func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-		"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
-	} {
-		out = append(out, netip.MustParsePrefix(s))
-	}
-	return out
-}()
-
-// Ranges returns the internal ranges of SPEC §6 the table names.
-func Ranges() []netip.Prefix { return append([]netip.Prefix(nil), ranges...) }
+// ranges are the internal ranges of SPEC §6, a group each.
+var ranges = iprange.Ranges()
 
 // Positions of an address against a range.
 const (
@@ -35,30 +22,9 @@ const (
 
 var positionNames = [numPositions]string{"just below", "low edge", "interior", "high edge", "just above"}
 
-// Spellings of an address in a host: the IPv4 forms inet_aton accepts, the
-// IPv6 forms, and a name the world's resolver answered with the address.
-const (
-	Dotted     = iota // 10.1.2.3
-	Short             // 10.1 (fewer than four parts)
-	Integer           // 167837955 (one decimal part)
-	Hex               // 0xa.1.2.3, 0x0a010203 (a hexadecimal part)
-	Octal             // 012.1.2.3 (a part with a leading 0)
-	Mapped            // ::ffff:10.1.2.3
-	NAT64             // 64:ff9b::a01:203
-	Compressed        // fe80::1
-	Expanded          // fe80:0:0:0:0:0:0:1
-	Bracketed         // [fe80::1]
-	Name              // a name a dns line (or SPEC §6's table) resolves to it
-	numSpellings
-)
-
-var spellingNames = [numSpellings]string{"dotted", "short", "integer", "hex", "octal", "v4-mapped", "nat64",
+// spellingNames name the spellings of iprange, in its order.
+var spellingNames = [iprange.NumSpellings]string{"dotted", "short", "integer", "hex", "octal", "v4-mapped", "nat64",
 	"compressed", "expanded", "bracketed", "name"}
-
-var (
-	spellings4 = []int{Dotted, Short, Integer, Hex, Octal, Mapped, NAT64, Name}
-	spellings6 = []int{Compressed, Expanded, Bracketed, Name}
-)
 
 // Budget points of one budget.
 const (
@@ -204,11 +170,11 @@ func build() []Point {
 	add := func(p Point) { out = append(out, p) }
 	for _, r := range ranges {
 		rangeBase = append(rangeBase, len(out))
-		sp := SpellingsOf(r)
+		sp := iprange.SpellingsOf(r)
 		for pos := range numPositions {
 			for _, s := range sp {
 				why := unreachable(r, pos)
-				if why == "" && s == Compressed {
+				if why == "" && s == iprange.Compressed {
 					why = uncompressible(r, pos)
 				}
 				add(Point{Dim: InternalRange, Group: r.String(), Name: positionNames[pos] + ", " + spellingNames[s], Unreachable: why})
@@ -260,20 +226,9 @@ func build() []Point {
 	return out
 }
 
-// SpellingsOf returns the spellings of range r's family, in table order:
-// the IPv4 forms (v4-mapped and NAT64 included) for an IPv4 range, the
-// IPv6 forms for an IPv6 one, a name for both. The slice is the table's
-// own: do not modify it.
-func SpellingsOf(r netip.Prefix) []int {
-	if r.Addr().Is4() {
-		return spellings4
-	}
-	return spellings6
-}
-
 // unreachable says why range r has no address at position pos, or "".
 func unreachable(r netip.Prefix, pos int) string {
-	first, last := Edges(r)
+	first, last := iprange.Edges(r)
 	switch {
 	case pos == Below && !first.Prev().IsValid():
 		return "no address comes before " + first.String()
@@ -290,7 +245,7 @@ func unreachable(r netip.Prefix, pos int) string {
 var rangeEdges = func() [][4]netip.Addr {
 	out := make([][4]netip.Addr, len(ranges))
 	for i, r := range ranges {
-		first, last := Edges(r)
+		first, last := iprange.Edges(r)
 		out[i] = [4]netip.Addr{first.Prev(), first, last, last.Next()}
 	}
 	return out
@@ -301,7 +256,7 @@ var rangeEdges = func() [][4]netip.Addr {
 // one 16-bit group of zeros, and an address with none (fdff:ffff:…:ffff)
 // has no spelling with "::" that Go's parser, or inet_pton, accepts.
 func uncompressible(r netip.Prefix, pos int) string {
-	first, last := Edges(r)
+	first, last := iprange.Edges(r)
 	var a netip.Addr
 	switch pos {
 	case Below:
@@ -322,15 +277,4 @@ func uncompressible(r netip.Prefix, pos int) string {
 		}
 	}
 	return a.String() + " has no group of zeros for :: to stand for"
-}
-
-// Edges returns the first and last addresses of r.
-func Edges(r netip.Prefix) (first, last netip.Addr) {
-	first = r.Masked().Addr()
-	b := first.AsSlice()
-	for i := r.Bits(); i < len(b)*8; i++ {
-		b[i/8] |= 0x80 >> (i % 8)
-	}
-	last, _ = netip.AddrFromSlice(b)
-	return first, last
 }

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // Spelling returns how host, a literal the resolver reads as itself (the
@@ -16,42 +17,42 @@ import (
 // no white space, so the text inet_aton would ignore after it is never
 // there.
 func Spelling(host string) int {
-	if a, ok := core.ParseIPv6Literal(host); ok {
+	if a, ok := spec.ParseIPv6Literal(host); ok {
 		u := a.WithZone("")
 		switch {
 		case u.Is4In6():
-			return Mapped
-		case u != core.Unmap(u):
-			return NAT64
+			return iprange.Mapped
+		case u != spec.Unmap(u):
+			return iprange.NAT64
 		case host[0] == '[':
-			return Bracketed
+			return iprange.Bracketed
 		case strings.Contains(stripZone(host), "::"): // a zone ("%a::b") is no compression
-			return Compressed
+			return iprange.Compressed
 		}
-		return Expanded
+		return iprange.Expanded
 	}
-	if _, ok := core.ParseInetAton(host); !ok {
-		return Name
+	if _, ok := spec.ParseInetAton(host); !ok {
+		return iprange.Name
 	}
 	parts := strings.Split(host, ".")
 	octal := false
 	for _, p := range parts {
 		if len(p) > 1 && p[0] == '0' {
 			if p[1] == 'x' || p[1] == 'X' {
-				return Hex
+				return iprange.Hex
 			}
 			octal = true
 		}
 	}
 	switch {
 	case octal:
-		return Octal
+		return iprange.Octal
 	case len(parts) == 1:
-		return Integer
+		return iprange.Integer
 	case len(parts) < 4:
-		return Short
+		return iprange.Short
 	}
-	return Dotted
+	return iprange.Dotted
 }
 
 // stripZone drops an IPv6 literal's zone, from its '%' on.
@@ -66,7 +67,7 @@ func stripZone(host string) string {
 // Above, and false when it is none of them. A one-address range's only
 // address is both its Low and its High: Position says Low.
 func Position(a netip.Addr, r netip.Prefix) (int, bool) {
-	first, last := Edges(r)
+	first, last := iprange.Edges(r)
 	return position(a, r, [4]netip.Addr{first.Prev(), first, last, last.Next()})
 }
 
@@ -157,7 +158,7 @@ func newRootSet(rs rootSet, roots []string) rootSet {
 		if len(c) > 1 && c[len(c)-1] == '/' {
 			c = c[:len(c)-1] // Clean drops it anyway; without it, "/work/" is canonical and Canonical copies nothing
 		}
-		rs = append(rs, root{core.Canonical(c), strings.HasSuffix(r, "/")})
+		rs = append(rs, root{spec.Canonical(c), strings.HasSuffix(r, "/")})
 	}
 	return rs
 }
@@ -176,7 +177,7 @@ func (rs rootSet) classify(p string, class int) (shape int, slash, named bool) {
 		if pre == "" {
 			pre = "/"
 		}
-		if r, ok := rs.holding(core.Canonical(pre)); ok {
+		if r, ok := rs.holding(spec.Canonical(pre)); ok {
 			if sep == '\\' {
 				return PathBackslash, r.slash, true
 			}
@@ -184,7 +185,7 @@ func (rs rootSet) classify(p string, class int) (shape int, slash, named bool) {
 		}
 		return PathOutside, false, false
 	}
-	c := core.Canonical(p)
+	c := spec.Canonical(p)
 	if r, ok := rs.holding(c); ok {
 		return underShape(p, c, r.clean, class), r.slash, true
 	}
@@ -321,10 +322,10 @@ func ClassifyHost(h string, granted []string) int {
 			return HostTwoDots
 		}
 	}
-	if _, ok := core.ParseIPv6Literal(h); ok {
+	if _, ok := spec.ParseIPv6Literal(h); ok {
 		return HostIPv6
 	}
-	if _, ok := core.ParseInetAton(h); ok {
+	if _, ok := spec.ParseInetAton(h); ok {
 		return HostIPv4
 	}
 	if strings.IndexByte(h, ':') >= 0 {
@@ -338,7 +339,7 @@ func ClassifyHost(h string, granted []string) int {
 			return HostPrefix
 		}
 	}
-	switch n := core.NormalizeHost(h); {
+	switch n := spec.NormalizeHost(h); {
 	case n == "localhost" || strings.HasSuffix(n, ".localhost"):
 		return HostLocalhost
 	case n == "metadata.google.internal" || n == "metadata" || n == "instance-data":

@@ -6,6 +6,9 @@ import (
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -13,7 +16,7 @@ import (
 // produced: the data an op returns, or would have returned had the output
 // budget let it.
 type recorder struct {
-	*core.RefWorld
+	*refworld.World
 	data string
 	has  bool
 }
@@ -25,22 +28,22 @@ func (r *recorder) keep(d string, ok bool) (string, bool) {
 	return d, ok
 }
 
-func (r *recorder) Read(p string) (string, bool) { return r.keep(r.RefWorld.Read(p)) }
+func (r *recorder) Read(p string) (string, bool) { return r.keep(r.World.Read(p)) }
 func (r *recorder) Fetch(h string, a netip.Addr, p string) (string, bool) {
-	return r.keep(r.RefWorld.Fetch(h, a, p))
+	return r.keep(r.World.Fetch(h, a, p))
 }
-func (r *recorder) Call(n, in string) (string, bool) { return r.keep(r.RefWorld.Call(n, in)) }
+func (r *recorder) Call(n, in string) (string, bool) { return r.keep(r.World.Call(n, in)) }
 
 // Count counts the points sc hits into c: it runs sc's ops on the
 // reference sandbox over sc's world under g (sc's grant, built) and
 // classes what reached each step of the pipeline. t, when not nil, is
-// sc's world already prepared (core.PrepareWorld of it).
+// sc's world already prepared (refworld.Prepare of it).
 //
 // c keeps the memory Count uses for a scenario and reuses it for the
 // next: count a campaign's scenarios into one Counts per goroutine.
-func Count(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Counts) {
+func Count(sc *scenario.Scenario, g core.Grant, t *refworld.Template, c *Counts) {
 	if t == nil {
-		t = core.PrepareWorld(sc.World)
+		t = refworld.Prepare(sc.World)
 	}
 	s := c.counter()
 	s.start(sc, g)
@@ -48,10 +51,9 @@ func Count(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Counts
 	t.Renew(&s.refWorld) // in the memory of the scenario counted before
 	s.begin(sc, core.NewReference(g, &s.world))
 	for i := range sc.Steps {
-		if _, halted := s.ref.Halted(); halted {
+		if c.step(sc.Steps[i].Op).Hard {
 			return // every later op stops at the gate
 		}
-		c.step(sc.Steps[i].Op)
 	}
 }
 
@@ -106,7 +108,7 @@ func (c *Counts) step(op core.Op) core.Result {
 	}
 	c.args(op, s)
 	for _, e := range w.Journal()[j:] {
-		if e.Call == core.CallResolve {
+		if e.Call == refworld.CallResolve {
 			c.address(s.spelling(e.Name), e.Addr)
 		}
 	}
@@ -200,7 +202,7 @@ func (c *Counts) pairs(b core.Budgets, st edgeState, out int64, hasOut bool) {
 // wallAt returns the wall the clock's next answer gives, after reads
 // reads; past=true when int64 cannot hold it, top=true when the tick
 // itself is past 2^63−1 (SPEC §7).
-func wallAt(clock core.TickClock, reads, t0 int64) (wall int64, past, top bool) {
+func wallAt(clock scenario.TickClock, reads, t0 int64) (wall int64, past, top bool) {
 	now, ok := clock.At(reads)
 	if !ok {
 		return math.MaxInt64, true, true
@@ -209,7 +211,7 @@ func wallAt(clock core.TickClock, reads, t0 int64) (wall int64, past, top bool) 
 	return d, now >= t0 && d < 0 || now < t0 && d >= 0, false
 }
 
-func clockShape(c core.TickClock) int {
+func clockShape(c scenario.TickClock) int {
 	switch {
 	case c.Step == 0:
 		return ClockStep0
@@ -231,15 +233,15 @@ type counter struct {
 	c           *Counts
 	ref         *core.Reference
 	world       recorder
-	refWorld    core.RefWorld // the world the recorder wraps when Count runs the scenario, renewed for each
+	refWorld    refworld.World // the world the recorder wraps when Count runs the scenario, renewed for each
 	budgets     core.Budgets
-	clock       core.TickClock
+	clock       scenario.TickClock
 	t0          int64
 	clockShape  int // the clock's shape point, or -1
 	read, write rootSet
-	hosts       []string         // the granted hosts
-	spellings   []int            // spellings[i] is hosts[i]'s spelling, or -1 before it resolved
-	dns         []core.DNSRecord // the world's dns lines
+	hosts       []string             // the granted hosts
+	spellings   []int                // spellings[i] is hosts[i]'s spelling, or -1 before it resolved
+	dns         []scenario.DNSRecord // the world's dns lines
 }
 
 // start readies s for counting sc, run under g over a world started
@@ -255,7 +257,7 @@ func (s *counter) start(sc *scenario.Scenario, g core.Grant) {
 		s.spellings = append(s.spellings, -1)
 	}
 	s.dns = sc.World.DNS
-	s.world = recorder{RefWorld: &s.refWorld}
+	s.world = recorder{World: &s.refWorld}
 }
 
 // finish lets go of the scenario's world, data and grant, keeping the
@@ -267,7 +269,7 @@ func (s *counter) finish() {
 }
 
 // noWorld is the empty world a counter is left in between scenarios.
-var noWorld = core.PrepareWorld(core.WorldSpec{})
+var noWorld = refworld.Prepare(scenario.WorldSpec{})
 
 // spelling is the spelling of granted host h as resolved (see spelling),
 // found once a scenario: a scenario fetches from the same few hosts.
@@ -312,7 +314,7 @@ func argPositions(kind string) []int {
 func (c *Counts) args(op core.Op, s *counter) {
 	c.hit(baseBytes + ArgKind*numByteClasses + c.class(op.Kind))
 	pos := argPositions(op.Kind)
-	// The classes say whether the op is well formed (core.WellFormed,
+	// The classes say whether the op is well formed (spec.WellFormed,
 	// SPEC §5 step 3): an argument is when it is ASCII or multi-byte
 	// UTF-8, neither NUL nor invalid. Each argument is scanned once.
 	wellFormed := len(pos) > 0 && len(op.Args) == len(pos)
@@ -356,11 +358,11 @@ func (c *Counts) path(p string, class int, roots rootSet) {
 // dns line of the world answers it (it wins over a literal, SPEC §6),
 // else the spelling of the literal the resolver read, one trailing dot
 // and ASCII case ignored as it ignores them.
-func spelling(host string, dns []core.DNSRecord) int {
-	h := core.NormalizeHost(host)
+func spelling(host string, dns []scenario.DNSRecord) int {
+	h := spec.NormalizeHost(host)
 	for _, r := range dns {
-		if core.NormalizeHost(r.Host) == h {
-			return Name
+		if spec.NormalizeHost(r.Host) == h {
+			return iprange.Name
 		}
 	}
 	return Spelling(h)
@@ -369,7 +371,7 @@ func spelling(host string, dns []core.DNSRecord) int {
 // address counts the range points of an address a host spelled sp
 // resolved to.
 func (c *Counts) address(sp int, a netip.Addr) {
-	a = core.Unmap(a)
+	a = spec.Unmap(a)
 	for r, p := range ranges {
 		if p.Addr().Is4() != a.Is4() {
 			continue
@@ -378,7 +380,7 @@ func (c *Counts) address(sp int, a netip.Addr) {
 		if !ok {
 			continue
 		}
-		sps := SpellingsOf(p)
+		sps := iprange.SpellingsOf(p)
 		for k, s := range sps {
 			if s == sp {
 				c.hit(rangeBase[r] + pos*len(sps) + k)

@@ -10,6 +10,8 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/corpus"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -33,13 +35,13 @@ func TestCountMatchesSlow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		var tmpl *core.WorldTemplate
+		var tmpl *refworld.Template
 		if prepared {
-			tmpl = core.PrepareWorld(sc.World)
+			tmpl = refworld.Prepare(sc.World)
 		}
 		dims.Count(sc, g, tmpl, &fast)
 		dims.CountSlow(sc, g, nil, &slow)
-		if fs := oracle.CheckInline(viaCheck.Counting(sc), oracle.Case{Scenario: sc, Grant: g}, new(oracle.Coverage)); len(fs) > 0 {
+		if fs := judge.CheckInline(viaCheck.Counting(sc), judge.Case{Scenario: sc, Grant: g}, new(oracle.Coverage)); len(fs) > 0 {
 			t.Fatalf("%s: the counting reference has findings: %v", name, fs)
 		}
 		for how, counts := range map[string]*dims.Counts{"Count": &fast, "counting in a check": &viaCheck} {

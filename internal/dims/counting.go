@@ -2,6 +2,7 @@ package dims
 
 import (
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -10,7 +11,7 @@ import (
 // a campaign whose sandbox under test is the reference counts each
 // scenario from the run the oracle watches, instead of running it once
 // more. Only the first sandbox the factory builds counts (a check builds a
-// second for its replay), and only over a *core.RefWorld, the world the
+// second for its replay), and only over a *refworld.World, the world the
 // oracle builds sandboxes over; any other sandbox it builds is the plain
 // reference. Counting and Count share c's per-scenario state: a Counts
 // counts one scenario at a time. A check given up on (a hang) may go on
@@ -20,14 +21,14 @@ import (
 func (c *Counts) Counting(sc *scenario.Scenario) core.Factory {
 	counted := false
 	return func(g core.Grant, w core.World) (core.Sandbox, error) {
-		rw, ok := w.(*core.RefWorld)
+		rw, ok := w.(*refworld.World)
 		if counted || !ok {
 			return core.NewReference(g, w), nil
 		}
 		counted = true
 		s := c.counter()
 		s.start(sc, g)
-		s.world = recorder{RefWorld: rw}
+		s.world = recorder{World: rw}
 		ref := core.NewReference(g, &s.world)
 		s.begin(sc, ref)
 		return &countingSandbox{Reference: ref, c: c}, nil
@@ -38,15 +39,18 @@ func (c *Counts) Counting(sc *scenario.Scenario) core.Factory {
 // halts, as Count does.
 type countingSandbox struct {
 	*core.Reference
-	c *Counts
+	c      *Counts
+	halted bool // a hard result came back: the reference answers at its gate from now on
 }
 
 // Run runs op on the reference, counting the points it hits unless the
 // reference had halted (Count stops there: every later op stops at the
 // gate).
 func (s *countingSandbox) Run(op core.Op) core.Result {
-	if _, halted := s.Reference.Halted(); halted {
+	if s.halted {
 		return s.Reference.Run(op)
 	}
-	return s.c.step(op)
+	r := s.c.step(op)
+	s.halted = r.Hard
+	return r
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -15,8 +17,8 @@ import (
 // each range's edges are what its prefix says.
 func TestRangesAreSPECSection6(t *testing.T) {
 	for _, r := range ranges {
-		first, last := Edges(r)
-		if !core.IsInternal(first) || !core.IsInternal(last) {
+		first, last := iprange.Edges(r)
+		if !spec.IsInternal(first) || !spec.IsInternal(last) {
 			t.Errorf("%s: edges %s, %s are not all internal", r, first, last)
 		}
 		if !r.Contains(first) || !r.Contains(last) || first.Compare(last) > 0 {
@@ -27,7 +29,7 @@ func TestRangesAreSPECSection6(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"9.255.255.255", "11.0.0.0", "100.63.255.255", "100.128.0.0", "172.15.255.255", "172.32.0.0", "198.17.255.255", "198.20.0.0", "fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fec0::"} {
-		if core.IsInternal(netip.MustParseAddr(s)) {
+		if spec.IsInternal(netip.MustParseAddr(s)) {
 			t.Errorf("%s is internal: the range edges are off", s)
 		}
 	}
@@ -85,10 +87,10 @@ func TestPositions(t *testing.T) {
 
 func TestSpelling(t *testing.T) {
 	cases := map[string]int{
-		"10.1.2.3": Dotted, "10.1": Short, "10.1.2": Short, "167837955": Integer, "0xa010203": Hex, "0xa.1.2.3": Hex,
-		"012.1.2.3": Octal, "0": Integer, "0.0.0.0": Dotted, "::ffff:10.1.2.3": Mapped, "[::ffff:a01:203]": Mapped,
-		"64:ff9b::a01:203": NAT64, "fe80::1": Compressed, "fe80:0:0:0:0:0:0:1": Expanded, "[fe80::1]": Bracketed,
-		"metadata.google.internal": Name, "api.internal": Name, "10.1.2.3 x": Dotted,
+		"10.1.2.3": iprange.Dotted, "10.1": iprange.Short, "10.1.2": iprange.Short, "167837955": iprange.Integer, "0xa010203": iprange.Hex, "0xa.1.2.3": iprange.Hex,
+		"012.1.2.3": iprange.Octal, "0": iprange.Integer, "0.0.0.0": iprange.Dotted, "::ffff:10.1.2.3": iprange.Mapped, "[::ffff:a01:203]": iprange.Mapped,
+		"64:ff9b::a01:203": iprange.NAT64, "fe80::1": iprange.Compressed, "fe80:0:0:0:0:0:0:1": iprange.Expanded, "[fe80::1]": iprange.Bracketed,
+		"metadata.google.internal": iprange.Name, "api.internal": iprange.Name, "10.1.2.3 x": iprange.Dotted,
 	}
 	for h, want := range cases {
 		if got := Spelling(h); got != want {

@@ -6,6 +6,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -21,7 +24,7 @@ var CountSlow = countSlow
 // slowRecorder is the reference's world, keeping the bytes the latest
 // effect produced.
 type slowRecorder struct {
-	*core.RefWorld
+	*refworld.World
 	data string
 	has  bool
 }
@@ -33,25 +36,26 @@ func (r *slowRecorder) keep(d string, ok bool) (string, bool) {
 	return d, ok
 }
 
-func (r *slowRecorder) Read(p string) (string, bool) { return r.keep(r.RefWorld.Read(p)) }
+func (r *slowRecorder) Read(p string) (string, bool) { return r.keep(r.World.Read(p)) }
 func (r *slowRecorder) Fetch(h string, a netip.Addr, p string) (string, bool) {
-	return r.keep(r.RefWorld.Fetch(h, a, p))
+	return r.keep(r.World.Fetch(h, a, p))
 }
-func (r *slowRecorder) Call(n, in string) (string, bool) { return r.keep(r.RefWorld.Call(n, in)) }
+func (r *slowRecorder) Call(n, in string) (string, bool) { return r.keep(r.World.Call(n, in)) }
 
-func countSlow(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Counts) {
+func countSlow(sc *scenario.Scenario, g core.Grant, t *refworld.Template, c *Counts) {
 	if t == nil {
-		t = core.PrepareWorld(sc.World)
+		t = refworld.Prepare(sc.World)
 	}
-	w := &slowRecorder{RefWorld: t.New()}
+	w := &slowRecorder{World: t.New()}
 	ref := core.NewReference(g, w)
 	read, write, hosts := slowRootSet(g.FSRead()), slowRootSet(g.FSWrite()), g.NetHosts()
 	b := g.Budgets()
 	clock := sc.World.Clock
 	t0, _ := clock.At(0)
 	countClockShape := clockShape(clock)
+	halted := false // a hard result came back: every later op stops at the gate
 	for i := range sc.Steps {
-		if _, halted := ref.Halted(); halted {
+		if halted {
 			return
 		}
 		op := sc.Steps[i].Op
@@ -60,6 +64,7 @@ func countSlow(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Co
 		j := w.JournalLen()
 		w.has = false
 		res := ref.Run(op)
+		halted = res.Hard
 		st := edgeState{ops: before.Ops + 1}
 		var top bool
 		st.wall, st.wallPast, top = wallAt(clock, reads, t0)
@@ -81,7 +86,7 @@ func countSlow(sc *scenario.Scenario, g core.Grant, t *core.WorldTemplate, c *Co
 		}
 		argsSlow(c, op, read, write, hosts)
 		for _, e := range w.Journal()[j:] {
-			if e.Call == core.CallResolve {
+			if e.Call == refworld.CallResolve {
 				c.address(spellingSlow(e.Name, sc.World.DNS), e.Addr)
 			}
 		}
@@ -127,7 +132,7 @@ func argsSlow(c *Counts, op core.Op, read, write []slowRoot, hosts []string) {
 			c.hit(baseBytes + pos[i]*numByteClasses + byteClassSlow(a))
 		}
 	}
-	if !core.WellFormed(op.Args, len(pos)) || len(pos) == 0 {
+	if !spec.WellFormed(op.Args, len(pos)) || len(pos) == 0 {
 		return
 	}
 	switch op.Kind {
@@ -173,7 +178,7 @@ type slowRoot struct {
 func slowRootSet(roots []string) []slowRoot {
 	out := make([]slowRoot, len(roots))
 	for i, r := range roots {
-		out[i] = slowRoot{core.Canonical(r), strings.HasSuffix(r, "/")}
+		out[i] = slowRoot{spec.Canonical(r), strings.HasSuffix(r, "/")}
 	}
 	return out
 }
@@ -190,7 +195,7 @@ func classifySlow(p string, rs []slowRoot) (shape int, slash, named bool) {
 		if pre == "" {
 			pre = "/"
 		}
-		if r, ok := holdingSlow(rs, core.Canonical(pre)); ok {
+		if r, ok := holdingSlow(rs, spec.Canonical(pre)); ok {
 			if sep == '\\' {
 				return PathBackslash, r.slash, true
 			}
@@ -198,7 +203,7 @@ func classifySlow(p string, rs []slowRoot) (shape int, slash, named bool) {
 		}
 		return PathOutside, false, false
 	}
-	c := core.Canonical(p)
+	c := spec.Canonical(p)
 	if r, ok := holdingSlow(rs, c); ok {
 		return underShapeSlow(p, c, r.clean), r.slash, true
 	}
@@ -308,10 +313,10 @@ func classifyHostSlow(h string, granted []string) int {
 			return HostTwoDots
 		}
 	}
-	if _, ok := core.ParseIPv6Literal(h); ok {
+	if _, ok := spec.ParseIPv6Literal(h); ok {
 		return HostIPv6
 	}
-	if _, ok := core.ParseInetAton(h); ok {
+	if _, ok := spec.ParseInetAton(h); ok {
 		return HostIPv4
 	}
 	if strings.IndexByte(h, ':') >= 0 {
@@ -325,7 +330,7 @@ func classifyHostSlow(h string, granted []string) int {
 			return HostPrefix
 		}
 	}
-	switch n := core.NormalizeHost(h); {
+	switch n := spec.NormalizeHost(h); {
 	case n == "localhost" || strings.HasSuffix(n, ".localhost"):
 		return HostLocalhost
 	case n == "metadata.google.internal" || n == "metadata" || n == "instance-data":
@@ -334,11 +339,11 @@ func classifyHostSlow(h string, granted []string) int {
 	return HostOther
 }
 
-func spellingSlow(host string, dns []core.DNSRecord) int {
-	h := core.NormalizeHost(host)
+func spellingSlow(host string, dns []scenario.DNSRecord) int {
+	h := spec.NormalizeHost(host)
 	for _, r := range dns {
-		if core.NormalizeHost(r.Host) == h {
-			return Name
+		if spec.NormalizeHost(r.Host) == h {
+			return iprange.Name
 		}
 	}
 	return Spelling(h) // unchanged since it was first written: shared

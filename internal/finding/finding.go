@@ -13,12 +13,14 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -218,17 +220,16 @@ func stopped(stop <-chan struct{}) bool {
 // not fail there once more is judged on a fresh session, when the
 // Pipeline can start one; failing that, the words are those on the
 // original scenario, said so.
-func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, judge minimize.Judge) (string, int) {
-	c, err := oracle.NewCase(sc)
-	if err != nil {
+func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, on minimize.Judge) (string, int) {
+	if _, err := judge.NewCase(sc); err != nil {
 		return err.Error(), 0
 	}
-	judges := []minimize.Judge{judge}
+	judges := []minimize.Judge{on}
 	if p.Start != nil {
 		judges = append(judges, minimize.Fresh(p.Start, p.Limits.Stop))
 	}
 	for _, j := range judges {
-		for _, fd := range j(c, oracle.Options{Timeout: p.Timeout, StartTimeout: p.StartTimeout}) {
+		for _, fd := range j(sc, oracle.Options{Timeout: p.Timeout, StartTimeout: p.StartTimeout}) {
 			if fd.Invariant == f.Invariant {
 				return fd.Detail, fd.Step
 			}
@@ -241,11 +242,11 @@ func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, judge minimi
 // its ops by the oracle's independent model. A scenario whose grant is
 // invalid is left as it is.
 func Expect(sc *scenario.Scenario) {
-	c, err := oracle.NewCase(sc)
+	c, err := judge.NewCase(sc)
 	if err != nil {
 		return
 	}
-	for i, r := range oracle.Expected(c) {
+	for i, r := range judge.Expected(c) {
 		sc.Steps[i].Expect = &scenario.Expect{Kind: r.Kind, Data: r.Data, HasData: r.Data != ""}
 	}
 }
@@ -311,6 +312,20 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 		shrunk + "); expectations are the oracle model's results",
 		"reproduce: " + p.command(path),
 	}
+}
+
+// AnnotateInPlace writes the header of a finding minimized in the file it
+// was read from (sbxfuzz minimize): orig's own comment, kept, and a line
+// naming the invariant it was minimized for, the sandbox, how many ops of
+// orig it shrank to, and how many ops the sandbox's adapter left out of
+// orig first (leftOut; f.Original is orig narrowed by the adapter).
+func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut int) {
+	dropped := ""
+	if leftOut > 0 {
+		dropped = fmt.Sprintf("; %d ops %s cannot express left out first", leftOut, p.SUT)
+	}
+	f.Minimized.Comment = append(slices.Clone(orig.Comment), fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
+		f.Invariant, p.SUT, len(orig.Steps), len(f.Minimized.Steps), f.Stats.Calls, dropped))
 }
 
 // Write annotates f for its file in dir and writes it there atomically,

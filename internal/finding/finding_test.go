@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -29,11 +30,10 @@ func parse(t *testing.T, text string) *scenario.Scenario {
 
 func firstFinding(t *testing.T, f core.Factory, sc *scenario.Scenario, timeout time.Duration) oracle.Finding {
 	t.Helper()
-	c, err := oracle.NewCase(sc)
+	fs, err := oracle.Check(f, sc, nil, oracle.Options{Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: timeout})
 	if len(fs) == 0 {
 		t.Fatal("the scenario fails nothing")
 	}
@@ -293,5 +293,30 @@ func TestInterruptedFindingIsNotFlaky(t *testing.T) {
 	if f.Flaky || !f.Stats.Cut || f.Replays != 0 || len(f.Minimized.Steps) != 40 || f.MinDetail != found.Detail {
 		t.Errorf("flaky %v, cut %v, %d replays, %d ops, explained %q; want cut, not flaky, the original words",
 			f.Flaky, f.Stats.Cut, f.Replays, len(f.Minimized.Steps), f.Explanation())
+	}
+}
+
+// TestAnnotateInPlace: a finding minimized in its own file keeps the
+// file's comment and gains one line naming the invariant, the sandbox,
+// the sizes and, when the adapter left ops out first, how many.
+func TestAnnotateInPlace(t *testing.T) {
+	orig := parse(t, "# the file's own words\ngrant fs_read /work\nfs_read /works\nfs_read /work/a\nfs_read /work/b\n")
+	confinement, _ := judge.ParseID("confinement")
+	f := &Finding{Invariant: confinement, Minimized: parse(t, "grant fs_read /work\nfs_read /works\n"), Stats: minimize.Stats{Calls: 7}}
+	p := &Pipeline{SUT: "mutant:raw-prefix"}
+	for _, tc := range []struct {
+		leftOut int
+		want    []string
+	}{
+		{0, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried)"}},
+		{2, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried; 2 ops mutant:raw-prefix cannot express left out first)"}},
+	} {
+		p.AnnotateInPlace(f, orig, tc.leftOut)
+		if diff := cmp.Diff(tc.want, f.Minimized.Comment); diff != "" {
+			t.Errorf("%d left out: header (-want +got):\n%s", tc.leftOut, diff)
+		}
+	}
+	if len(orig.Comment) != 1 {
+		t.Errorf("the file's scenario was changed: its comment is %q", orig.Comment)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // Paths maps world paths into the materialized tree; realfs.Tree is one.
@@ -108,7 +109,7 @@ func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]an
 	if !p.Supports(op.Kind) {
 		return "", nil, "", "profile " + p.Name + " has no tool for " + op.Kind
 	}
-	if n, _ := core.Arity(op.Kind); len(op.Args) != n {
+	if n, _ := spec.Arity(op.Kind); len(op.Args) != n {
 		return "", nil, "", op.Kind + " with a wrong number of arguments"
 	}
 	w := op.Args[0]

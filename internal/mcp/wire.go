@@ -1,28 +1,14 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 )
-
-// message is one JSON-RPC 2.0 message of MCP. Its id stays raw: a
-// server's own requests may carry string ids, which must be echoed as
-// they came.
-type message struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *proto.Error    `json:"error,omitempty"`
-}
 
 // JSON-RPC error codes the client uses.
 const (
@@ -43,21 +29,12 @@ func (e *rpcError) Error() string {
 // errExited is the words for a server whose stdout closed.
 var errExited = errors.New("the MCP server exited")
 
-// send writes m as one line. encoding/json escapes every control
-// character inside strings, so the line holds no newline but its last.
-func (s *Server) send(m message) error {
-	m.JSONRPC = "2.0"
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	_, err = s.p.Stdin().Write(append(b, '\n'))
-	return err
-}
+// send writes m to the server.
+func (s *Server) send(m *proto.Message) error { return proto.Write(s.p.Stdin(), m) }
 
 // notify sends a notification.
 func (s *Server) notify(method string) error {
-	if err := s.send(message{Method: method}); err != nil {
+	if err := s.send(&proto.Message{Method: method}); err != nil {
 		return s.broken(fmt.Errorf("%s: writing to the MCP server: %v", method, err))
 	}
 	return nil
@@ -71,8 +48,8 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	want := strconv.AppendInt(nil, id, 10)
-	if err := s.send(message{ID: want, Method: method, Params: p}); err != nil {
+	want := proto.IntID(id)
+	if err := s.send(&proto.Message{ID: want, Method: method, Params: p}); err != nil {
 		return nil, fmt.Errorf("%s: writing to the MCP server: %v", method, err)
 	}
 	for {
@@ -82,14 +59,14 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 			return nil, fmt.Errorf("%s: %w", method, errExited)
 		case err != nil:
 			return nil, fmt.Errorf("%s: %v", method, err)
-		case m.Method != "" && isNull(m.ID):
+		case m.Method != "" && m.ID.None():
 			// A notification (a log line, progress): nothing to answer.
 		case m.Method != "":
 			if err := s.send(s.answer(m)); err != nil {
 				return nil, fmt.Errorf("%s: writing to the MCP server: %v", method, err)
 			}
-		case !bytes.Equal(bytes.TrimSpace(m.ID), want):
-			return nil, fmt.Errorf("%s: a response with id %s, want %s%s", method, idWords(m.ID), want, errWords(m.Error))
+		case !m.ID.Equal(want):
+			return nil, fmt.Errorf("%s: a response with id %s, want %s%s", method, m.ID, want, errWords(m.Error))
 		case m.Error != nil:
 			return nil, &rpcError{method, *m.Error}
 		case m.Result == nil:
@@ -104,21 +81,14 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 // counted (SkippedLines): servers print log lines on stdout, which stdio
 // transports tolerate. A JSON line that is not a JSON-RPC 2.0 message,
 // and a line that is not UTF-8, are errors quoting it.
-func (s *Server) read() (*message, error) {
+func (s *Server) read() (*proto.Message, error) {
 	for {
-		line, err := s.out.Line()
-		if err != nil {
-			return nil, err
-		}
-		if !json.Valid(line) {
+		m, err := s.out.Read()
+		if errors.Is(err, proto.ErrNotJSON) {
 			s.skipped.Add(1)
 			continue
 		}
-		var m message
-		if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
-			return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q", line)
-		}
-		return &m, nil
+		return m, err
 	}
 }
 
@@ -130,8 +100,8 @@ func (s *Server) SkippedLines() int64 { return s.skipped.Load() }
 // the allowed directories (the client declared no roots, so only a
 // server that asks anyway gets them), ping gets {}, anything else
 // method-not-found.
-func (s *Server) answer(m *message) message {
-	r := message{ID: m.ID}
+func (s *Server) answer(m *proto.Message) *proto.Message {
+	r := &proto.Message{ID: m.ID}
 	switch m.Method {
 	case "ping":
 		r.Result = json.RawMessage("{}")
@@ -149,18 +119,6 @@ func (s *Server) answer(m *message) message {
 		r.Error = &proto.Error{Code: methodNotFound, Message: "Method not found: " + m.Method}
 	}
 	return r
-}
-
-func isNull(id json.RawMessage) bool {
-	id = bytes.TrimSpace(id)
-	return len(id) == 0 || string(id) == "null"
-}
-
-func idWords(id json.RawMessage) string {
-	if isNull(id) {
-		return "none"
-	}
-	return string(id)
 }
 
 // errWords adds the error a response with the wrong id carried: a server

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -16,7 +18,7 @@ import (
 // readsEverything is the reference built over a grant that reads under "/":
 // a sandbox that ignores its fs_read roots.
 func readsEverything(g core.Grant, w core.World) (core.Sandbox, error) {
-	wide := core.MustGrant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
+	wide := must.Grant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
 	return core.NewReference(wide, w), nil
 }
 
@@ -104,7 +106,7 @@ func assertOneMinimal(t *testing.T, sc *scenario.Scenario, fails Predicate) {
 type loopbackFetcher struct{ core.World }
 
 func (w loopbackFetcher) Fetch(host string, _ netip.Addr, path string) (string, bool) {
-	return w.World.Fetch(host, core.LoopbackAddr, path)
+	return w.World.Fetch(host, netip.MustParseAddr("127.0.0.1"), path)
 }
 
 // TestMinimizeKeepsWhatTheFailureNeeds: an egress failure needs a granted

@@ -11,16 +11,16 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// A Judge runs the oracle on one case, with the options given, and returns
-// the findings.
-type Judge func(c oracle.Case, opt oracle.Options) []oracle.Finding
+// A Judge runs the oracle on one scenario, with the options given, and
+// returns the findings; a scenario whose grant is invalid has none.
+type Judge func(sc *scenario.Scenario, opt oracle.Options) []oracle.Finding
 
-// On returns the Judge that checks cases on the sandboxes f builds: one
-// session, kept from one case to the next.
+// On returns the Judge that checks scenarios on the sandboxes f builds:
+// one session, kept from one scenario to the next.
 func On(f core.Factory) Judge {
-	return func(c oracle.Case, opt oracle.Options) []oracle.Finding {
-		var cov oracle.Coverage
-		return oracle.Check(f, c, &cov, opt)
+	return func(sc *scenario.Scenario, opt oracle.Options) []oracle.Finding {
+		fs, _ := oracle.Check(f, sc, nil, opt) // an invalid grant: no finding
+		return fs
 	}
 }
 
@@ -33,7 +33,7 @@ func On(f core.Factory) Judge {
 // no session is started. A session that cannot start, or is not started,
 // gives no finding: it is not the sandbox failing the same way.
 func Fresh(start func() (core.Factory, func() error, error), stop <-chan struct{}) Judge {
-	return func(c oracle.Case, opt oracle.Options) []oracle.Finding {
+	return func(sc *scenario.Scenario, opt oracle.Options) []oracle.Finding {
 		select {
 		case <-stop:
 			return nil // stopped already: no session is started
@@ -63,7 +63,7 @@ func Fresh(start func() (core.Factory, func() error, error), stop <-chan struct{
 			}
 			return f(g, w)
 		}
-		return On(guarded)(c, opt)
+		return On(guarded)(sc, opt)
 	}
 }
 
@@ -92,11 +92,7 @@ func ViolatesLike(f core.Factory, target oracle.Finding, timeout, start time.Dur
 // JudgedLike is ViolatesLike with the cases judged by j.
 func JudgedLike(j Judge, target oracle.Finding, timeout, start time.Duration) Predicate {
 	return func(sc *scenario.Scenario) bool {
-		c, err := oracle.NewCase(sc)
-		if err != nil {
-			return false
-		}
-		for _, fd := range j(c, oracle.Options{Timeout: timeout, StartTimeout: start}) {
+		for _, fd := range j(sc, oracle.Options{Timeout: timeout, StartTimeout: start}) {
 			if Like(target, fd) {
 				return true
 			}

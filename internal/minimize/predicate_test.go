@@ -40,10 +40,7 @@ func TestFreshEndsItsSessionAtStop(t *testing.T) {
 		}
 		return f, func() error { ended.Add(1); close(done); return nil }, nil
 	}
-	c, err := oracle.NewCase(parse(t, noisy))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := parse(t, noisy)
 	stop := make(chan struct{})
 	judge := Fresh(start, stop)
 	returned := make(chan []oracle.Finding)

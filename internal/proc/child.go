@@ -1,13 +1,3 @@
-// Package proc is the client of sbxfuzz/1 (SPEC §12): a sandbox in another
-// process, in any language, driven over its stdin and stdout. The harness
-// keeps the world: the child makes every effect through world requests,
-// which the client answers from the core.World of the scenario, so the
-// journal stays the oracle's ground truth. Every failure of the child — it
-// exits, writes a line that is not JSON-RPC, answers with a wrong id or an
-// error, sends a world request out of turn, returns an unknown kind, writes
-// a line over the size cap, or hangs — becomes a total finding on that op,
-// with the tail of its stderr; its process group is killed and a fresh
-// child serves the next scenario.
 package proc
 
 import (

@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -58,12 +61,12 @@ const (
 	hangTimeout = 300 * time.Millisecond
 )
 
-func twoOps(t *testing.T) oracle.Case {
+func twoOps(t *testing.T) judge.Case {
 	sc, err := scenario.Parse("two.sbx", []byte("grant fs_read /work/\nfs_read /work/a\nfs_read /work/b\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := oracle.NewCase(sc)
+	c, err := judge.NewCase(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +102,7 @@ func TestMisbehavingChildren(t *testing.T) {
 			}
 			k := oracle.NewChecker(f, oracle.Options{Timeout: timeout})
 			defer k.Close()
-			got := k.Check(twoOps(t), new(oracle.Coverage))
+			got := checkOn(t, k, twoOps(t))
 			var total *oracle.Finding
 			for i := range got {
 				if got[i].Invariant == oracle.Total {
@@ -114,7 +117,7 @@ func TestMisbehavingChildren(t *testing.T) {
 			}
 			// The next scenario gets a fresh child, which misbehaves again
 			// on its own first op: the session recovered.
-			again := k.Check(twoOps(t), new(oracle.Coverage))
+			again := checkOn(t, k, twoOps(t))
 			if len(again) == 0 || again[0].Invariant != oracle.Total && tc.how != "outofturn" {
 				t.Errorf("the second scenario: %v", again)
 			}
@@ -159,7 +162,7 @@ func TestNoChildLeftBehind(t *testing.T) {
 		}
 		k := oracle.NewChecker(f, oracle.Options{Timeout: timeout})
 		for range 3 {
-			k.Check(twoOps(t), new(oracle.Coverage))
+			checkOn(t, k, twoOps(t))
 		}
 		k.Close()
 		end()
@@ -185,7 +188,7 @@ func TestFactoryErrorForACommandThatDoesNotRun(t *testing.T) {
 	}
 	f, end, _ := start()
 	defer end()
-	_, err = f(core.MustGrant(core.GrantSpec{}), core.NewWorld(core.WorldSpec{}))
+	_, err = f(must.Grant(core.GrantSpec{}), refworld.New(scenario.WorldSpec{}))
 	if err == nil || !strings.Contains(err.Error(), "/no/such/sandbox") {
 		t.Fatalf("factory error %v", err)
 	}
@@ -208,7 +211,7 @@ func TestHangWhileOpening(t *testing.T) {
 	k := oracle.NewChecker(f, oracle.Options{Timeout: hangTimeout, StartTimeout: 2 * time.Second})
 	defer k.Close()
 	for i := range 2 {
-		got := k.Check(twoOps(t), new(oracle.Coverage))
+		got := checkOn(t, k, twoOps(t))
 		if len(got) != 1 || !got[0].Hang || got[0].Step != 0 {
 			t.Fatalf("scenario %d: %v, want a hang while building", i, got)
 		}
@@ -216,4 +219,14 @@ func TestHangWhileOpening(t *testing.T) {
 	if b, _ := os.ReadFile(pids); strings.Count(string(b), "\n") != 2 {
 		t.Fatalf("children started: %q, want 2 (one per scenario: the hung one is not reused)", b)
 	}
+}
+
+// checkOn judges c on k.
+func checkOn(t *testing.T, k *oracle.Checker, c judge.Case) []oracle.Finding {
+	t.Helper()
+	fs, err := k.Check(c.Scenario, new(oracle.Coverage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
 }

@@ -6,7 +6,9 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Sessions returns how to start sessions of the sandbox COMMAND runs (the
@@ -112,7 +114,7 @@ type sandbox struct {
 }
 
 // Run implements core.Sandbox. A child that cannot answer makes Run panic
-// with a *core.Failure: a total finding in the oracle's words.
+// with a *door.Failure: a total finding in the oracle's words.
 func (s *sandbox) Run(op core.Op) core.Result {
 	args := make([]proto.Bytes, len(op.Args))
 	for i, a := range op.Args {
@@ -120,11 +122,11 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	}
 	var r proto.Result
 	if err := s.c.call(s.w, "sandbox/run", map[string]proto.Op{"op": {Kind: proto.Bytes(op.Kind), Args: args}}, &r); err != nil {
-		panic(&core.Failure{Err: err})
+		panic(&door.Failure{Err: err})
 	}
-	kind, ok := core.ParseKind(r.Kind)
+	kind, ok := scenario.ParseKind(r.Kind)
 	if !ok || kind == core.Invalid {
-		panic(&core.Failure{Err: s.c.broken(fmt.Errorf("sandbox/run: a result of kind %q, which SPEC §2 does not list", r.Kind))})
+		panic(&door.Failure{Err: s.c.broken(fmt.Errorf("sandbox/run: a result of kind %q, which SPEC §2 does not list", r.Kind))})
 	}
 	s.usage = core.Usage{Ops: int64(r.Usage.Ops), Wall: int64(r.Usage.Wall), Output: int64(r.Usage.Output)}
 	return core.Result{Kind: kind, Hard: r.Hard, Data: string(r.Data)}
@@ -139,7 +141,7 @@ func (s *sandbox) Usage() core.Usage { return s.usage }
 func (s *sandbox) Grant() core.GrantView {
 	var g proto.Grant
 	if err := s.c.call(nil, "sandbox/grant", struct{}{}, &g); err != nil {
-		panic(&core.Failure{Err: err})
+		panic(&door.Failure{Err: err})
 	}
 	return grantView{g}
 }

@@ -11,7 +11,12 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestEndWhileInitializeHangs: a child that never answers initialize is a
@@ -26,7 +31,7 @@ func TestEndWhileInitializeHangs(t *testing.T) {
 	}
 	f, end, _ := start()
 	k := oracle.NewChecker(f, oracle.Options{Timeout: hangTimeout, StartTimeout: hangTimeout})
-	got := k.Check(twoOps(t), new(oracle.Coverage))
+	got := checkOn(t, k, twoOps(t))
 	k.Close()
 	if len(got) != 1 || !got[0].Hang || !strings.Contains(got[0].Detail, "building the sandbox") {
 		t.Errorf("findings %v, want a hang while building", got)
@@ -41,7 +46,7 @@ func TestEndWhileInitializeHangs(t *testing.T) {
 	case <-time.After(patience):
 		t.Fatalf("the session did not end within %v of a child that never answered initialize", patience)
 	}
-	if _, err := f(core.MustGrant(core.GrantSpec{}), core.NewWorld(core.WorldSpec{})); !errors.Is(err, errEnded) {
+	if _, err := f(must.Grant(core.GrantSpec{}), refworld.New(scenario.WorldSpec{})); !errors.Is(err, errEnded) {
 		t.Errorf("the factory after end: %v, want %v", err, errEnded)
 	}
 }
@@ -57,7 +62,7 @@ func TestWorldRequestBetweenOps(t *testing.T) {
 	}
 	f, end, _ := start()
 	defer end()
-	got := oracle.Check(f, twoOps(t), new(oracle.Coverage), oracle.Options{Timeout: patience})
+	got := judge.Check(f, twoOps(t), nil, judge.Options{Timeout: patience})
 	if len(got) != 1 || got[0].Invariant != oracle.Total || got[0].Step != 1 ||
 		!strings.Contains(got[0].Detail, "a world request (world/read) after op 1 answered") {
 		t.Fatalf("findings %v, want one total finding on step 1 saying the world request came after op 1 answered", got)
@@ -76,8 +81,8 @@ func TestWorldRequestBetweenOpsLate(t *testing.T) {
 	}
 	f, end, _ := start()
 	defer end()
-	w := core.NewWorld(core.WorldSpec{Files: []core.File{{Path: "/etc/secret", Data: "s"}}})
-	sb, err := f(core.MustGrant(core.GrantSpec{FSRead: []string{"/work/"}}), w)
+	w := refworld.New(scenario.WorldSpec{Files: []scenario.File{{Path: "/etc/secret", Data: "s"}}})
+	sb, err := f(must.Grant(core.GrantSpec{FSRead: []string{"/work/"}}), w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +97,8 @@ func TestWorldRequestBetweenOpsLate(t *testing.T) {
 			t.Fatal("the child never sent its stray request")
 		}
 	}
-	failure := func() (f *core.Failure) {
-		defer func() { f, _ = recover().(*core.Failure) }()
+	failure := func() (f *door.Failure) {
+		defer func() { f, _ = recover().(*door.Failure) }()
 		sb.Run(op)
 		return nil
 	}()

@@ -9,8 +9,9 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
-	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -30,7 +31,7 @@ func TestLargeScenarioOverThePipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := oracle.NewCase(sc)
+	c, err := judge.NewCase(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestLargeScenarioOverThePipe(t *testing.T) {
 	}
 	f, end, _ := start()
 	defer end()
-	if got := oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: patience}); len(got) > 0 {
+	if got := judge.Check(f, c, nil, judge.Options{Timeout: patience}); len(got) > 0 {
 		t.Fatalf("findings on the reference through the pipe: %.300v", got)
 	}
 }
@@ -178,4 +179,4 @@ type panicSandbox struct{}
 
 func (panicSandbox) Run(core.Op) core.Result { panic("boom") }
 func (panicSandbox) Usage() core.Usage       { return core.Usage{} }
-func (panicSandbox) Grant() core.GrantView   { return core.MustGrant(core.GrantSpec{}) }
+func (panicSandbox) Grant() core.GrantView   { return must.Grant(core.GrantSpec{}) }

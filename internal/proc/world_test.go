@@ -5,15 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestWorldRequestOverTheOpCap: the world request that takes an op past
 // the per-op cap is refused at once, with an error naming the cap; the
 // requests before it are served.
 func TestWorldRequestOverTheOpCap(t *testing.T) {
-	w := core.NewWorld(core.WorldSpec{})
+	w := refworld.New(scenario.WorldSpec{})
 	w.LimitOp(1000)
 	s := world{w: w}
 	write := func(n int) error {

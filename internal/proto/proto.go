@@ -1,7 +1,15 @@
-// Package proto is the wire form of sbxfuzz/1 (SPEC §12): JSON-RPC 2.0, one
-// message a line, byte strings that cross intact whatever their bytes, and
-// integers beyond ±2^53 as decimal strings. The client (package proc) and
-// the server (sbxfuzz serve) share it.
+// Package proto is the JSON-RPC 2.0 codec of both doors to an external
+// sandbox: one message a line, of at most MaxLine bytes, valid UTF-8;
+// requests, notifications and responses (a result or an error) in one
+// Message; ids of either JSON type, kept as sent so that an answer echoes
+// them exactly, a number of any size included.
+//
+// sbxfuzz/1 (SPEC §12) is spoken over it by the client (package proc) and
+// the server (sbxfuzz serve), with its params and results here too: byte
+// strings that cross intact whatever their bytes, and integers beyond
+// ±2^53 as decimal strings. MCP over stdio (package mcp) is read with it
+// too; an MCP server may print log lines among its messages, which Read
+// tells apart (ErrNotJSON) so that the client can skip them.
 package proto
 
 import (
@@ -188,9 +196,14 @@ func (id ID) Equal(o ID) bool {
 	return json.Unmarshal(id, &a) == nil && json.Unmarshal(o, &b) == nil && a == b
 }
 
+// None reports whether id is no id: absent, or null. A request without
+// one is a notification; a response without one answers a request its
+// peer could not read.
+func (id ID) None() bool { return len(id) == 0 || string(id) == "null" }
+
 // String returns the id as JSON text, or "none".
 func (id ID) String() string {
-	if len(id) == 0 {
+	if id.None() {
 		return "none"
 	}
 	return string(id)
@@ -254,6 +267,12 @@ var ErrLineTooLong = errors.New("a line longer than the protocol's limit")
 // UTF-8 travel as {"b64": ...}.
 var ErrNotUTF8 = errors.New("a line that is not valid UTF-8")
 
+// ErrNotJSON is wrapped by Read's error for a line that is not JSON at
+// all. The line is consumed and the next Read reads the next one: a
+// dialect whose peers print log lines on the same stream (MCP over stdio)
+// skips such lines, where sbxfuzz/1 gives up.
+var ErrNotJSON = errors.New("not JSON")
+
 // Read returns the next message. A line that is not a JSON-RPC 2.0
 // message is an error that quotes its start.
 func (r *Reader) Read() (*Message, error) {
@@ -263,24 +282,24 @@ func (r *Reader) Read() (*Message, error) {
 	}
 	var m Message
 	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
-		if errors.Is(err, errBadID) {
+		switch {
+		case errors.Is(err, errBadID):
 			return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %w: %.80q", errBadID, line)
+		case err != nil && !json.Valid(line):
+			return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q (%w)", line, ErrNotJSON)
 		}
 		return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q", line)
 	}
 	return &m, nil
 }
 
-// Line returns the next line without its newline, bounded by MaxLine and
-// checked for UTF-8 like Read, for a JSON-RPC dialect whose messages
-// Message does not fit (MCP). The slice is the caller's.
-func (r *Reader) Line() ([]byte, error) { return r.line() }
-
 // Buffered returns how many bytes have been read from the stream but not
 // yet returned: more than zero after a message means the other side wrote
 // on without waiting for its turn.
 func (r *Reader) Buffered() int { return r.r.Buffered() }
 
+// line returns the next line without its newline, bounded by the limit
+// and checked for UTF-8.
 func (r *Reader) line() ([]byte, error) {
 	var buf []byte
 	for {
@@ -326,7 +345,9 @@ func validPrefix(b []byte) int {
 	return n
 }
 
-// Write writes m as one line.
+// Write writes m as one line, with jsonrpc set: encoding/json escapes
+// every control character inside strings, so the line holds no newline
+// but its last.
 func Write(w io.Writer, m *Message) error {
 	m.JSONRPC = "2.0"
 	b, err := json.Marshal(m)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
@@ -173,8 +174,8 @@ func TestReadRefusesInvalidUTF8(t *testing.T) {
 	if m, err := r.Read(); err != nil || string(m.ID) != "2" {
 		t.Fatalf("the next line: %v, %v", m, err)
 	}
-	if _, err := NewReader(strings.NewReader("\xc3\n")).Line(); !errors.Is(err, ErrNotUTF8) {
-		t.Fatalf("Line: %v, want %v", err, ErrNotUTF8)
+	if _, err := NewReader(strings.NewReader("\xc3\n")).line(); !errors.Is(err, ErrNotUTF8) {
+		t.Fatalf("line: %v, want %v", err, ErrNotUTF8)
 	}
 }
 
@@ -202,10 +203,10 @@ func TestLineLimit(t *testing.T) {
 	for _, limit := range []int{10, 64 << 10, 64<<10 + 1, 200 << 10} {
 		ok := strings.Repeat("x", limit)
 		r := &Reader{NewReader(strings.NewReader(ok + "\n" + ok + "y\n")).r, limit}
-		if got, err := r.Line(); err != nil || len(got) != limit {
+		if got, err := r.line(); err != nil || len(got) != limit {
 			t.Errorf("limit %d: a line of %d bytes: %d bytes, %v", limit, limit, len(got), err)
 		}
-		if _, err := r.Line(); err != ErrLineTooLong {
+		if _, err := r.line(); err != ErrLineTooLong {
 			t.Errorf("limit %d: a line of %d bytes: %v, want %v", limit, limit+1, err, ErrLineTooLong)
 		}
 	}
@@ -223,5 +224,85 @@ func TestBuffered(t *testing.T) {
 	}
 	if _, err := r.Read(); err != nil || r.Buffered() != 0 {
 		t.Fatalf("after the second: %v, %d buffered", err, r.Buffered())
+	}
+}
+
+// TestMessages: requests, notifications and responses with a result or an
+// error cross as written, ids of both types and of any size included
+// (a peer's id is echoed, never parsed into a number that would round it),
+// and read back as the same message.
+func TestMessages(t *testing.T) {
+	for _, tc := range []struct {
+		m    Message
+		line string
+	}{
+		{Message{ID: IntID(3), Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)},
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}`},
+		{Message{Method: "notifications/initialized"},
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`},
+		{Message{ID: ID(`"req-1"`), Result: json.RawMessage(`{"roots":[]}`)},
+			`{"jsonrpc":"2.0","id":"req-1","result":{"roots":[]}}`},
+		{Message{ID: ID(`123456789012345678901234567890`), Error: &Error{Code: -32601, Message: "Method not found: x"}},
+			`{"jsonrpc":"2.0","id":123456789012345678901234567890,"error":{"code":-32601,"message":"Method not found: x"}}`},
+		{Message{ID: IntID(9007199254740993), Result: json.RawMessage(`null`)},
+			`{"jsonrpc":"2.0","id":9007199254740993,"result":null}`},
+	} {
+		var out bytes.Buffer
+		m := tc.m
+		if err := Write(&out, &m); err != nil || out.String() != tc.line+"\n" {
+			t.Errorf("%+v is written %s, %v; want %s", tc.m, out.String(), err, tc.line)
+			continue
+		}
+		back, err := NewReader(&out).Read()
+		if err != nil {
+			t.Errorf("%s: %v", tc.line, err)
+			continue
+		}
+		back.JSONRPC = ""
+		if diff := cmp.Diff(&tc.m, back); diff != "" {
+			t.Errorf("%s reads back different (-want +got):\n%s", tc.line, diff)
+		}
+	}
+}
+
+// TestNoneIDs: an absent id and a null one are both no id (a
+// notification, or the answer to a request that could not be read), and
+// read "none"; every other id is one.
+func TestNoneIDs(t *testing.T) {
+	for _, tc := range []struct {
+		id   ID
+		none bool
+	}{
+		{nil, true}, {ID(`null`), true}, {ID(`0`), false}, {ID(`""`), false}, {ID(`"null"`), false},
+	} {
+		if tc.id.None() != tc.none || (tc.id.String() == "none") != tc.none {
+			t.Errorf("ID(%s): None %v, String %s; want None %v", []byte(tc.id), tc.id.None(), tc.id, tc.none)
+		}
+	}
+}
+
+// TestNotJSON: a line that is not JSON at all — a log line, a message cut
+// short — says so (ErrNotJSON), and the next line reads, so that a client
+// may skip a peer's log lines; JSON that is no JSON-RPC 2.0 message, or
+// has an id of another type, is another error, never skipped.
+func TestNotJSON(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		notJSON bool
+	}{
+		{"Secure MCP Filesystem Server running on stdio", true},
+		{`{"jsonrpc":"2.0","id":1,"result":{}`, true},
+		{`{"hello": "world"}`, false},
+		{`{"jsonrpc":"2.0","id":true,"result":{}}`, false},
+		{`"a string"`, false},
+	} {
+		r := NewReader(strings.NewReader(tc.line + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"))
+		_, err := r.Read()
+		if err == nil || errors.Is(err, ErrNotJSON) != tc.notJSON || !strings.Contains(err.Error(), "not a JSON-RPC 2.0 message") {
+			t.Errorf("%s: %v; want a protocol error, wrapping %v: %v", tc.line, err, ErrNotJSON, tc.notJSON)
+		}
+		if m, err := r.Read(); err != nil || string(m.ID) != "1" {
+			t.Errorf("the message after %s: %v, %v", tc.line, m, err)
+		}
 	}
 }

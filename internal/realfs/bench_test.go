@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // BenchmarkObserve is what judging one op costs the harness on a small
@@ -14,12 +15,12 @@ import (
 // world of 20 files (a third of them forbidden, with canaries) in 4
 // directories and 3 links. Reported as judged ops per second.
 func BenchmarkObserve(b *testing.B) {
-	var ws core.WorldSpec
+	var ws scenario.WorldSpec
 	for i := range 20 {
 		dir := []string{"/work", "/work/out", "/etc", "/home/u"}[i%4]
-		ws.Files = append(ws.Files, core.File{Path: fmt.Sprintf("%s/f%02d.txt", dir, i), Data: fmt.Sprintf("content of file %d", i)})
+		ws.Files = append(ws.Files, scenario.File{Path: fmt.Sprintf("%s/f%02d.txt", dir, i), Data: fmt.Sprintf("content of file %d", i)})
 	}
-	ws.Links = []core.Link{{Path: "/work/ln", Target: "/etc/f02.txt"}, {Path: "/work/up", Target: "../etc"}, {Path: "/work/loop", Target: "loop"}}
+	ws.Links = []scenario.Link{{Path: "/work/ln", Target: "/etc/f02.txt"}, {Path: "/work/up", Target: "../etc"}, {Path: "/work/loop", Target: "loop"}}
 	g := core.GrantSpec{FSRead: []string{"/work/", "/home"}, FSWrite: []string{"/work/out/"}}
 	tr, err := Materialize(b.TempDir()+"/base", ws, g, nil)
 	if err != nil {

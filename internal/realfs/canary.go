@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // minLeak is the shortest original content Leak looks for: shorter ones
@@ -37,20 +40,20 @@ func canary(p string) string {
 // minLeak bytes and no readable file and no op argument holds it: a read
 // of an allowed file, or of data an op wrote, may return those bytes
 // honestly. The canary is there for everything else.
-func canaries(ws core.WorldSpec, files map[string]string, g core.GrantSpec, ops []core.Op) ([]core.File, []secret) {
-	world := core.PrepareWorld(ws)
-	var out []core.File
+func canaries(ws scenario.WorldSpec, files map[string]string, g core.GrantSpec, ops []core.Op) ([]scenario.File, []secret) {
+	world := refworld.Prepare(ws)
+	var out []scenario.File
 	var secrets []secret
 	var innocent []string // readable contents and op arguments
 	for _, p := range sortedKeys(files) {
 		data := files[p]
-		if r, ok := world.Resolve(p); ok && core.UnderAllowlist(r, g.FSRead) {
-			out = append(out, core.File{Path: p, Data: data})
+		if r, ok := world.Resolve(p); ok && spec.UnderAllowlist(r, g.FSRead) {
+			out = append(out, scenario.File{Path: p, Data: data})
 			innocent = append(innocent, data)
 			continue
 		}
 		c := canary(p)
-		out = append(out, core.File{Path: p, Data: data + c})
+		out = append(out, scenario.File{Path: p, Data: data + c})
 		secrets = append(secrets, secret{path: p, canary: c, content: data})
 	}
 	for _, o := range ops {

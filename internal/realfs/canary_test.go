@@ -8,11 +8,13 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 var (
-	leakWorld = core.WorldSpec{
-		Files: []core.File{
+	leakWorld = scenario.WorldSpec{
+		Files: []scenario.File{
 			{Path: "/work/data.txt", Data: "public readable text"},
 			{Path: "/work/same.txt", Data: "shared-secret"},
 			{Path: "/work/out/report.txt", Data: "report"},
@@ -23,7 +25,7 @@ var (
 			{Path: "/etc/written", Data: "pwned-by-op"},
 			{Path: "/workshop/secret", Data: "sibling secret"},
 		},
-		Links: []core.Link{{Path: "/work/ln", Target: "/etc/shadow"}},
+		Links: []scenario.Link{{Path: "/work/ln", Target: "/etc/shadow"}},
 	}
 	leakGrant = core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"}}
 	leakOps   = []core.Op{{Kind: core.OpWrite, Args: []string{"/work/out/x", "a pwned-by-op b"}}}
@@ -44,7 +46,7 @@ func TestCanaries(t *testing.T) {
 		if !marked {
 			t.Fatalf("%s: content %q does not start with %q", f.Path, b, f.Data)
 		}
-		forbidden := !core.UnderAllowlist(f.Path, leakGrant.FSRead)
+		forbidden := !spec.UnderAllowlist(f.Path, leakGrant.FSRead)
 		switch {
 		case forbidden && !strings.HasPrefix(c, "\n#SBXFUZZ-CANARY-"):
 			t.Errorf("%s: forbidden, but no canary: %q", f.Path, b)

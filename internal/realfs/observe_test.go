@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 func observeT(t *testing.T, tr *Tree) Observation {
@@ -67,20 +69,20 @@ func TestChanges(t *testing.T) {
 // as deep as the largest single climb would not hold.
 func TestClimbLandsInMoat(t *testing.T) {
 	tests := []struct {
-		links      []core.Link
+		links      []scenario.Link
 		write      string // world path written through
 		want       string // the Change's path
 		wantInMoat string // where it lands, below base
 	}{
-		{[]core.Link{{Path: "/work/up", Target: "../../esc"}}, "/work/up",
+		{[]scenario.Link{{Path: "/work/up", Target: "../../esc"}}, "/work/up",
 			"/../esc", "m/m/m/esc"},
-		{[]core.Link{{Path: "/work/a/up", Target: "../../../../../esc"}}, "/work/a/up",
+		{[]scenario.Link{{Path: "/work/a/up", Target: "../../../../../esc"}}, "/work/a/up",
 			"/../../../esc", "m/m/m/m/esc"},
-		{[]core.Link{{Path: "/l1", Target: "l2/../../.."}, {Path: "/l2", Target: "../.."}}, "/l1/../../../esc",
+		{[]scenario.Link{{Path: "/l1", Target: "l2/../../.."}, {Path: "/l2", Target: "../.."}}, "/l1/../../../esc",
 			strings.Repeat("/..", 8) + "/esc", "m/m/esc"},
 	}
 	for _, tc := range tests {
-		ws := core.WorldSpec{Links: tc.links}
+		ws := scenario.WorldSpec{Links: tc.links}
 		ops := []core.Op{{Kind: core.OpWrite, Args: []string{tc.write, "x"}}}
 		tr := materialize(t, ws, core.GrantSpec{}, ops)
 		before := observeT(t, tr)
@@ -120,7 +122,7 @@ func TestMaterializeTwice(t *testing.T) {
 // TestObserveMoat: the base and every level of the moat are observed, with
 // paths that climb from T.
 func TestObserveMoat(t *testing.T) {
-	tr := materialize(t, core.WorldSpec{Files: []core.File{{Path: "/f", Data: "x"}}}, core.GrantSpec{}, nil)
+	tr := materialize(t, scenario.WorldSpec{Files: []scenario.File{{Path: "/f", Data: "x"}}}, core.GrantSpec{}, nil)
 	var got []string
 	for _, e := range observeT(t, tr).Entries {
 		got = append(got, e.Path)
@@ -135,7 +137,7 @@ func TestObserveMoat(t *testing.T) {
 // and hash, and a change past the head is still a change.
 func TestObserveLargeFile(t *testing.T) {
 	big := strings.Repeat("a", MaxInline+10)
-	tr := materialize(t, core.WorldSpec{Files: []core.File{{Path: "/work/big", Data: big}}},
+	tr := materialize(t, scenario.WorldSpec{Files: []scenario.File{{Path: "/work/big", Data: big}}},
 		core.GrantSpec{FSRead: []string{"/work"}}, nil)
 	before := observeT(t, tr)
 	must(t, os.WriteFile(real(t, tr, "/work/big"), []byte(big[:MaxInline+9]+"b"), 0o644))

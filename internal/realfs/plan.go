@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // ErrInexpressible is what Materialize and Expressible return, wrapped with
@@ -34,22 +37,22 @@ const (
 // plan is a world laid out for the disk, decided without touching it, so
 // that Expressible and Materialize cannot disagree.
 type plan struct {
-	depth   int         // the moat's depth D
-	dirs    []string    // world paths of the directories to make, parents first
-	files   []core.File // canonical paths in path order; Data as on disk, canary included
-	links   []core.Link // canonical paths in path order; targets as in the world
-	secrets []secret    // the files the grant forbids reading, in path order
+	depth   int             // the moat's depth D
+	dirs    []string        // world paths of the directories to make, parents first
+	files   []scenario.File // canonical paths in path order; Data as on disk, canary included
+	links   []scenario.Link // canonical paths in path order; targets as in the world
+	secrets []secret        // the files the grant forbids reading, in path order
 }
 
 // Expressible reports, without touching the disk, whether Materialize
 // would build ws for grant g and ops, and why not: nil, or an error that
 // wraps ErrInexpressible.
-func Expressible(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) error {
+func Expressible(ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op) error {
 	_, err := newPlan(ws, g, ops)
 	return err
 }
 
-func newPlan(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*plan, error) {
+func newPlan(ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op) (*plan, error) {
 	files, err := fileMap(ws.Files)
 	if err != nil {
 		return nil, err
@@ -67,7 +70,7 @@ func newPlan(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*plan, error) 
 	}
 	p := &plan{depth: depth, dirs: neededDirs(files, links, g, ops)}
 	for _, k := range sortedKeys(links) {
-		p.links = append(p.links, core.Link{Path: k, Target: links[k]})
+		p.links = append(p.links, scenario.Link{Path: k, Target: links[k]})
 	}
 	p.files, p.secrets = canaries(ws, files, g, ops)
 	return p, nil
@@ -78,8 +81,8 @@ func inexpressible(format string, args ...any) error {
 }
 
 // fileMap keys the files by canonical path, later entries replacing
-// earlier ones as in the world (core.WorldSpec).
-func fileMap(fs []core.File) (map[string]string, error) {
+// earlier ones as in the world (scenario.WorldSpec).
+func fileMap(fs []scenario.File) (map[string]string, error) {
 	m := make(map[string]string, len(fs))
 	for _, f := range fs {
 		p, err := worldPath("file", f.Path)
@@ -92,11 +95,11 @@ func fileMap(fs []core.File) (map[string]string, error) {
 }
 
 // linkMap keys the links by canonical path. A link with an empty target or
-// at "/" is no link (core.Link), so it is left out here too.
-func linkMap(ls []core.Link) (map[string]string, error) {
+// at "/" is no link (scenario.Link), so it is left out here too.
+func linkMap(ls []scenario.Link) (map[string]string, error) {
 	m := make(map[string]string, len(ls))
 	for _, l := range ls {
-		if l.Target == "" || core.Canonical(l.Path) == "/" {
+		if l.Target == "" || spec.Canonical(l.Path) == "/" {
 			continue
 		}
 		p, err := worldPath("link", l.Path)
@@ -120,7 +123,7 @@ func worldPath(what, p string) (string, error) {
 	if err := placeable(p); err != nil {
 		return "", inexpressible("%s %q: %s", what, p, err)
 	}
-	c := core.Canonical(p)
+	c := spec.Canonical(p)
 	if c == "/" {
 		return "", inexpressible("%s at /: / is the tree's root directory", what)
 	}
@@ -251,7 +254,7 @@ func neededDirs(files, links map[string]string, g core.GrantSpec, ops []core.Op)
 // fsPath reports whether o is a well-formed fs_read or fs_write, the only
 // ops whose first argument names a file.
 func fsPath(o core.Op) bool {
-	n, ok := core.Arity(o.Kind)
+	n, ok := spec.Arity(o.Kind)
 	if !ok || len(o.Args) != n || (o.Kind != core.OpRead && o.Kind != core.OpWrite) {
 		return false
 	}
@@ -266,10 +269,10 @@ func fsPath(o core.Op) bool {
 // clean returns the canonical form of p when directories may be made for
 // it: an absolute path without traversal that a disk can hold.
 func clean(p string) (string, bool) {
-	if core.HasTraversal(p) || placeable(p) != nil {
+	if spec.HasTraversal(p) || placeable(p) != nil {
 		return "", false
 	}
-	return core.Canonical(p), true
+	return spec.Canonical(p), true
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -293,7 +296,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // a disk holds makes a file where it really goes and, through a link, the
 // directory that file needs (the bridge creates it), so a write to that
 // directory, or under that file, is refused by a disk too.
-func Holds(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
+func Holds(ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
 	files, err := fileMap(ws.Files)
 	if err != nil {
 		return nil
@@ -306,7 +309,7 @@ func Holds(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
 	for _, d := range neededDirs(files, links, g, ops) {
 		dirs[d] = true
 	}
-	resolve := core.PrepareWorld(ws).Resolve
+	resolve := refworld.Prepare(ws).Resolve
 	made := map[string]bool{} // files the ops' writes make
 	underFile := func(p string) bool {
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
@@ -328,7 +331,7 @@ func Holds(ws core.WorldSpec, g core.GrantSpec, ops []core.Op) []bool {
 		if o.Kind != core.OpWrite {
 			continue
 		}
-		c := core.Canonical(o.Args[0])
+		c := spec.Canonical(o.Args[0])
 		r, ok := resolve(c)
 		if !ok {
 			r = c

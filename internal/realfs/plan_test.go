@@ -11,59 +11,60 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestExpressible: the worlds a disk cannot hold are refused, each for its
 // reason, before anything is made; the rest are built.
 func TestExpressible(t *testing.T) {
-	files := func(ps ...string) []core.File {
-		var fs []core.File
+	files := func(ps ...string) []scenario.File {
+		var fs []scenario.File
 		for _, p := range ps {
-			fs = append(fs, core.File{Path: p, Data: "x"})
+			fs = append(fs, scenario.File{Path: p, Data: "x"})
 		}
 		return fs
 	}
 	up := func(n int) string { return "/" + strings.Repeat("../", n) + "x" }
 	read := func(p string) []core.Op { return []core.Op{{Kind: core.OpRead, Args: []string{p}}} }
-	var manyLinks []core.Link
+	var manyLinks []scenario.Link
 	for i := range 21 {
-		manyLinks = append(manyLinks, core.Link{Path: "/l" + strings.Repeat("x", i), Target: "../../../y"})
+		manyLinks = append(manyLinks, scenario.Link{Path: "/l" + strings.Repeat("x", i), Target: "../../../y"})
 	}
 	tests := []struct {
 		reason string
-		ws     core.WorldSpec
+		ws     scenario.WorldSpec
 		g      core.GrantSpec
 		ops    []core.Op
 		ok     bool
 	}{
 		{reason: "an empty world", ok: true},
-		{reason: "a file and the parent of a file", ws: core.WorldSpec{Files: files("/a", "/a/b")}},
-		{reason: "the same, spelled uncleanly", ws: core.WorldSpec{Files: files("/a/", "/a/./b")}},
+		{reason: "a file and the parent of a file", ws: scenario.WorldSpec{Files: files("/a", "/a/b")}},
+		{reason: "the same, spelled uncleanly", ws: scenario.WorldSpec{Files: files("/a/", "/a/./b")}},
 		{reason: "a file and the parent of a link",
-			ws: core.WorldSpec{Files: files("/a"), Links: []core.Link{{Path: "/a/l", Target: "/b"}}}},
+			ws: scenario.WorldSpec{Files: files("/a"), Links: []scenario.Link{{Path: "/a/l", Target: "/b"}}}},
 		{reason: "a file and a link at one path",
-			ws: core.WorldSpec{Files: files("/a"), Links: []core.Link{{Path: "//a", Target: "/b"}}}},
+			ws: scenario.WorldSpec{Files: files("/a"), Links: []scenario.Link{{Path: "//a", Target: "/b"}}}},
 		{reason: "a link under a link",
-			ws: core.WorldSpec{Links: []core.Link{{Path: "/a", Target: "/b"}, {Path: "/a/l", Target: "/c"}}}},
+			ws: scenario.WorldSpec{Links: []scenario.Link{{Path: "/a", Target: "/b"}, {Path: "/a/l", Target: "/c"}}}},
 		{reason: "a file under a link",
-			ws: core.WorldSpec{Files: files("/a/f"), Links: []core.Link{{Path: "/a", Target: "/b"}}}},
-		{reason: "a file at /", ws: core.WorldSpec{Files: files("/")}},
-		{reason: "a relative file path", ws: core.WorldSpec{Files: files("work/a")}},
-		{reason: "a relative link path", ws: core.WorldSpec{Links: []core.Link{{Path: "l", Target: "/b"}}}},
-		{reason: "a NUL in a file path", ws: core.WorldSpec{Files: files("/a\x00b")}},
-		{reason: "a NUL in a link target", ws: core.WorldSpec{Links: []core.Link{{Path: "/l", Target: "a\x00"}}}},
-		{reason: "a name past NAME_MAX", ws: core.WorldSpec{Files: files("/" + strings.Repeat("n", 256))}},
-		{reason: "a name at NAME_MAX", ws: core.WorldSpec{Files: files("/" + strings.Repeat("n", 255))}, ok: true},
+			ws: scenario.WorldSpec{Files: files("/a/f"), Links: []scenario.Link{{Path: "/a", Target: "/b"}}}},
+		{reason: "a file at /", ws: scenario.WorldSpec{Files: files("/")}},
+		{reason: "a relative file path", ws: scenario.WorldSpec{Files: files("work/a")}},
+		{reason: "a relative link path", ws: scenario.WorldSpec{Links: []scenario.Link{{Path: "l", Target: "/b"}}}},
+		{reason: "a NUL in a file path", ws: scenario.WorldSpec{Files: files("/a\x00b")}},
+		{reason: "a NUL in a link target", ws: scenario.WorldSpec{Links: []scenario.Link{{Path: "/l", Target: "a\x00"}}}},
+		{reason: "a name past NAME_MAX", ws: scenario.WorldSpec{Files: files("/" + strings.Repeat("n", 256))}},
+		{reason: "a name at NAME_MAX", ws: scenario.WorldSpec{Files: files("/" + strings.Repeat("n", 255))}, ok: true},
 		{reason: "an op climbing 63 levels: a moat of 64", ops: read(up(63)), ok: true},
 		{reason: "an op climbing 64 levels", ops: read(up(64))},
 		{reason: "21 links climbing 3 each: 63 in all, a moat of 64",
-			ws: core.WorldSpec{Links: manyLinks[:21]}, ok: true},
+			ws: scenario.WorldSpec{Links: manyLinks[:21]}, ok: true},
 		{reason: "links and an op whose climbs add up past 63",
-			ws: core.WorldSpec{Links: manyLinks[:21]}, ops: read("/..")},
+			ws: scenario.WorldSpec{Links: manyLinks[:21]}, ops: read("/..")},
 		{reason: "a link with no target and a link at / are no links",
-			ws: core.WorldSpec{Files: files("/a"), Links: []core.Link{{Path: "/a", Target: ""}, {Path: "/", Target: "/x"}}}, ok: true},
+			ws: scenario.WorldSpec{Files: files("/a"), Links: []scenario.Link{{Path: "/a", Target: ""}, {Path: "/", Target: "/x"}}}, ok: true},
 		{reason: "a root and an op parent taken by a file are skipped",
-			ws: core.WorldSpec{Files: files("/work")}, g: core.GrantSpec{FSRead: []string{"/work/sub"}, FSWrite: []string{"/work"}},
+			ws: scenario.WorldSpec{Files: files("/work")}, g: core.GrantSpec{FSRead: []string{"/work/sub"}, FSWrite: []string{"/work"}},
 			ops: read("/work/x/y"), ok: true},
 		{reason: "ops that are malformed or hostile are skipped",
 			ops: []core.Op{{Kind: core.OpRead, Args: []string{"/a\x00/b"}}, {Kind: core.OpRead, Args: []string{"/" + strings.Repeat("n", 300) + "/x"}},
@@ -91,9 +92,9 @@ func TestExpressible(t *testing.T) {
 // directory of the tree (a root, a file's parent), under a file, or where
 // a link leads to one — and places no relative path.
 func TestHolds(t *testing.T) {
-	ws := core.WorldSpec{
-		Files: []core.File{{Path: "/work/a.txt", Data: "a"}, {Path: "/work/sub/b.txt", Data: "b"}},
-		Links: []core.Link{{Path: "/work/to-sub", Target: "/work/sub"}, {Path: "/work/ok", Target: "new.txt"}},
+	ws := scenario.WorldSpec{
+		Files: []scenario.File{{Path: "/work/a.txt", Data: "a"}, {Path: "/work/sub/b.txt", Data: "b"}},
+		Links: []scenario.Link{{Path: "/work/to-sub", Target: "/work/sub"}, {Path: "/work/ok", Target: "new.txt"}},
 	}
 	g := core.GrantSpec{FSRead: []string{"/work/"}, FSWrite: []string{"/work/out"}}
 	for _, tc := range []struct {
@@ -121,7 +122,7 @@ func TestHolds(t *testing.T) {
 // a write makes a file, so a write below it is refused too, whichever
 // comes first; a write a disk refuses anyway makes nothing.
 func TestHoldsAcrossWrites(t *testing.T) {
-	ws := core.WorldSpec{Links: []core.Link{{Path: "/work/out/d-sib", Target: "/work/out2"}}}
+	ws := scenario.WorldSpec{Links: []scenario.Link{{Path: "/work/out/d-sib", Target: "/work/out2"}}}
 	g := core.GrantSpec{FSRead: []string{"/work"}, FSWrite: []string{"/work"}}
 	w := func(p string) core.Op { return core.Op{Kind: core.OpWrite, Args: []string{p, ""}} }
 	for _, tc := range []struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestMaterializeUnsupported checks that a system without a POSIX disk is
@@ -14,7 +15,7 @@ func TestMaterializeUnsupported(t *testing.T) {
 	defer func(was bool) { supported = was }(supported)
 	supported = false
 	dir := t.TempDir() + "/base"
-	_, err := Materialize(dir, core.WorldSpec{Files: []core.File{{Path: "/work/a", Data: "x"}}}, core.GrantSpec{FSRead: []string{"/work/"}}, nil)
+	_, err := Materialize(dir, scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}}, core.GrantSpec{FSRead: []string{"/work/"}}, nil)
 	want := "not supported on " + runtime.GOOS
 	if err == nil || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("Materialize on an unsupported system: %v; want one line ending %q", err, want)

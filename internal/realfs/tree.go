@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Tree is a world materialized on the real disk (SPEC §13). Its base
@@ -38,7 +39,7 @@ type Tree struct {
 // same tree, byte for byte. An error wraps ErrInexpressible when the world
 // cannot be a real tree (see Expressible); any other is the disk's, or
 // Supported's on a system without a POSIX disk.
-func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
+func Materialize(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
 	return MaterializeWith(dir, ws, g, ops, Options{})
 }
 
@@ -46,7 +47,7 @@ func Materialize(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op)
 // written relative to the link's directory ("/etc/x" from /work/l is
 // "../etc/x"), which reaches the same place: for sandboxes, such as Go's
 // os.Root, that refuse every absolute link.
-func MaterializeRelative(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
+func MaterializeRelative(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op) (*Tree, error) {
 	return MaterializeWith(dir, ws, g, ops, Options{RelativeLinks: true})
 }
 
@@ -66,7 +67,7 @@ type Options struct {
 // tree of the same moat depth is restored in place: the moat's
 // directories and T stay, and only what lies beside them in the moat and
 // everything in T is removed before the world is written.
-func MaterializeWith(dir string, ws core.WorldSpec, g core.GrantSpec, ops []core.Op, o Options) (*Tree, error) {
+func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op, o Options) (*Tree, error) {
 	if err := Supported(); err != nil {
 		return nil, fmt.Errorf("materialize in %s: %w", dir, err)
 	}

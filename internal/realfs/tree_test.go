@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // newBase returns a base directory nested deep inside t.TempDir(), so
@@ -20,7 +21,7 @@ func newBase(t *testing.T) string {
 	return filepath.Join(t.TempDir(), strings.Repeat("pad/", 16)+"base")
 }
 
-func materialize(t *testing.T, ws core.WorldSpec, g core.GrantSpec, ops []core.Op) *Tree {
+func materialize(t *testing.T, ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op) *Tree {
 	t.Helper()
 	tr, err := Materialize(newBase(t), ws, g, ops)
 	if err != nil {
@@ -40,13 +41,13 @@ func real(t *testing.T, tr *Tree, p string) string {
 }
 
 var (
-	layoutWorld = core.WorldSpec{
-		Files: []core.File{
+	layoutWorld = scenario.WorldSpec{
+		Files: []scenario.File{
 			{Path: "/work/a.txt", Data: "alpha"},
 			{Path: "/work//sub/b.txt", Data: "beta"},
 			{Path: "/etc/passwd", Data: "root:x:0:0"},
 		},
-		Links: []core.Link{
+		Links: []scenario.Link{
 			{Path: "/work/ln-passwd", Target: "/etc/passwd"},     // absolute
 			{Path: "/work/ln-in", Target: "a.txt"},               // relative
 			{Path: "/work/ln-dangle", Target: "/etc/cron.d/sbx"}, // dangling
@@ -165,7 +166,7 @@ func TestRootAndPath(t *testing.T) {
 	if err := os.Symlink("real", filepath.Join(tmp, "via")); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := Materialize(filepath.Join(tmp, "via"), core.WorldSpec{}, core.GrantSpec{}, nil)
+	tr, err := Materialize(filepath.Join(tmp, "via"), scenario.WorldSpec{}, core.GrantSpec{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestRestoreInPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	other := core.WorldSpec{Files: []core.File{{Path: "/data/z", Data: "zed"}}}
+	other := scenario.WorldSpec{Files: []scenario.File{{Path: "/data/z", Data: "zed"}}}
 	g := core.GrantSpec{FSRead: []string{"/data/"}}
 	again, err := MaterializeWith(dir, other, g, nil, opt)
 	if err != nil {

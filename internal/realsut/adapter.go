@@ -21,6 +21,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -73,7 +74,7 @@ type Timeouts struct {
 type Session interface {
 	// Driver starts (or reuses) the sandbox over tree t, holding grant g;
 	// ws is the world t was materialized from.
-	Driver(t *realfs.Tree, g core.GrantSpec, ws core.WorldSpec) (realfs.Driver, error)
+	Driver(t *realfs.Tree, g core.GrantSpec, ws scenario.WorldSpec) (realfs.Driver, error)
 	// Close stops everything the session started.
 	Close() error
 }
@@ -168,9 +169,9 @@ func (s *session) give(i int) {
 }
 
 // factory is the session's core.Factory: the world handed in must be the
-// harness's *core.RefWorld, whose spec is materialized.
+// harness's *refworld.World, whose spec is materialized.
 func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
-	rw, ok := w.(*core.RefWorld)
+	rw, ok := w.(*refworld.World)
 	if !ok {
 		return nil, fmt.Errorf("a real sandbox needs the harness's own world, not a %T", w)
 	}

@@ -9,7 +9,11 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // MaxDots is the most ".." segments an op may climb with (Adapt drops the
@@ -39,11 +43,11 @@ var chargeOnly = core.Op{Kind: "sbxfuzz:charge"}
 // well-formed fs op goes to the real sandbox, and what it did to the tree
 // is journaled in the harness's world.
 type bridge struct {
-	ref            *core.Reference     // charges every op; answers the ops the real sandbox is not asked
-	shadow         *core.Reference     // answers, uncharged, the fs ops the real sandbox cannot express
-	links          *core.WorldTemplate // the world as materialized, for the directories writes need
+	ref            *core.Reference    // charges every op; answers the ops the real sandbox is not asked
+	shadow         *core.Reference    // answers, uncharged, the fs ops the real sandbox cannot express
+	links          *refworld.Template // the world as materialized, for the directories writes need
 	grant          core.Grant
-	world          *core.RefWorld
+	world          *refworld.World
 	tree           *realfs.Tree
 	drv            realfs.Driver
 	max            int64 // max_output_bytes
@@ -62,11 +66,11 @@ type bridge struct {
 	written []string   // the data of the writes seen, which a read may return without leaking
 }
 
-func newBridge(g core.Grant, w *core.RefWorld, t *realfs.Tree, drv realfs.Driver, release func()) *bridge {
+func newBridge(g core.Grant, w *refworld.World, t *realfs.Tree, drv realfs.Driver, release func()) *bridge {
 	unbounded := g.Spec()
 	unbounded.Budgets = core.Budgets{MaxOps: math.MaxInt64, MaxWall: math.MaxInt64, MaxOutputBytes: math.MaxInt64}
-	return &bridge{ref: core.NewReference(g, w), shadow: core.NewReference(core.MustGrant(unbounded), stoppedClock{w}),
-		links: core.PrepareWorld(w.Spec()), grant: g, world: w, tree: t, drv: drv,
+	return &bridge{ref: core.NewReference(g, w), shadow: core.NewReference(must.Grant(unbounded), stoppedClock{w}),
+		links: refworld.Prepare(w.Spec()), grant: g, world: w, tree: t, drv: drv,
 		max: g.Budgets().MaxOutputBytes, release: release}
 }
 
@@ -151,18 +155,18 @@ func (b *bridge) Run(op core.Op) core.Result {
 		// unless the harness changed it since.
 		var err error
 		if b.last, err = b.tree.Observe(); err != nil {
-			panic(&core.Failure{Err: fmt.Errorf("observing the tree before the op: %w", err)})
+			panic(&door.Failure{Err: fmt.Errorf("observing the tree before the op: %w", err)})
 		}
 		b.observed = true
 	}
 	before := b.last
 	out, err := b.drv.Do(op)
 	if err != nil {
-		panic(&core.Failure{Err: err})
+		panic(&door.Failure{Err: err})
 	}
 	after, err := b.tree.Observe()
 	if err != nil {
-		panic(&core.Failure{Err: fmt.Errorf("observing the tree after the op: %w", err)})
+		panic(&door.Failure{Err: fmt.Errorf("observing the tree after the op: %w", err)})
 	}
 	b.last = after
 	b.journal(b.tree.Changes(before, after), out.Data)
@@ -179,8 +183,8 @@ func (b *bridge) Run(op core.Op) core.Result {
 // realOp reports whether op goes to the real sandbox: a well-formed
 // fs_read or fs_write.
 func realOp(op core.Op) bool {
-	n, _ := core.Arity(op.Kind)
-	return (op.Kind == core.OpRead || op.Kind == core.OpWrite) && core.WellFormed(op.Args, n)
+	n, _ := spec.Arity(op.Kind)
+	return (op.Kind == core.OpRead || op.Kind == core.OpWrite) && spec.WellFormed(op.Args, n)
 }
 
 // journal writes what the real sandbox did into the harness's world, so
@@ -243,7 +247,7 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 		return b.refusal(op)
 	}
 	switch {
-	case core.HasTraversal(op.Args[0]):
+	case spec.HasTraversal(op.Args[0]):
 		return core.PathTraversal
 	case op.Kind == core.OpRead:
 		return core.FSReadDenied
@@ -254,10 +258,10 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 // danglingWrite reports whether v is a refused write through a link whose
 // target the world does not hold yet (Adapter.RefusesDanglingWrites).
 func (b *bridge) danglingWrite(op core.Op, v realfs.Verdict) bool {
-	if op.Kind != core.OpWrite || (v != realfs.Denied && v != realfs.Refused) || core.HasTraversal(op.Args[0]) {
+	if op.Kind != core.OpWrite || (v != realfs.Denied && v != realfs.Refused) || spec.HasTraversal(op.Args[0]) {
 		return false
 	}
-	c := core.Canonical(op.Args[0])
+	c := spec.Canonical(op.Args[0])
 	r, ok := b.links.Resolve(c)
 	if !ok || r == c {
 		return false
@@ -277,7 +281,7 @@ func (b *bridge) refusal(op core.Op) core.Kind {
 		may, denied = b.grant.MayWrite, core.FSWriteDenied
 	}
 	switch r, ok := b.links.Resolve(p); {
-	case core.HasTraversal(p):
+	case spec.HasTraversal(p):
 		return core.PathTraversal
 	case !may(p):
 		return denied
@@ -356,7 +360,7 @@ func (b *bridge) writeDisk(r, data string) {
 //
 // It reports whether it changed the tree.
 func (b *bridge) makeParent(p string) bool {
-	if !strings.HasPrefix(p, "/") || core.HasTraversal(p) {
+	if !strings.HasPrefix(p, "/") || spec.HasTraversal(p) {
 		return false
 	}
 	r, ok := b.links.Resolve(p) // a link in the last name leads the file elsewhere: its directory is needed

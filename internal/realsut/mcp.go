@@ -16,6 +16,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -148,10 +149,10 @@ const mcpRootBlock = 4096
 // machine holds those of every worker.
 const serversPerSession = 16
 
-func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ core.WorldSpec) (realfs.Driver, error) {
+func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSpec) (realfs.Driver, error) {
 	var allowed []string
 	for _, r := range g.FSRead {
-		p, ok := t.Path(core.Canonical(r))
+		p, ok := t.Path(spec.Canonical(r))
 		if !ok {
 			return nil, fmt.Errorf("the root %q has no place on the disk", r)
 		}
@@ -290,7 +291,7 @@ func AdaptOneList(sc *scenario.Scenario) *scenario.Scenario {
 	// links and prefix siblings, whose effects confinement judges.
 	steps := out.Steps[:0]
 	for _, st := range out.Steps {
-		if !core.HasTraversal(st.Op.Args[0]) {
+		if !spec.HasTraversal(st.Op.Args[0]) {
 			steps = append(steps, st)
 		}
 	}

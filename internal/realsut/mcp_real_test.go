@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -64,8 +65,8 @@ func TestRealMCPServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, _ := oracle.NewCase(sc)
-			got := oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: time.Minute, StartTimeout: time.Minute})
+			c, _ := judge.NewCase(sc)
+			got := judge.Check(f, c, nil, judge.Options{Timeout: time.Minute, StartTimeout: time.Minute})
 			switch {
 			case tc.broken && (len(got) == 0 || got[0].Invariant != oracle.Confinement):
 				t.Errorf("%s on %s: findings %v, want confinement first", filepath.Base(file), tc.version, got)

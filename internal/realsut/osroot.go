@@ -12,6 +12,8 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -38,13 +40,13 @@ type osRootSession struct{}
 
 func (osRootSession) Close() error { return nil }
 
-func (osRootSession) Driver(t *realfs.Tree, g core.GrantSpec, ws core.WorldSpec) (realfs.Driver, error) {
-	return &osRootDriver{tree: t, world: core.PrepareWorld(ws), read: g.FSRead, write: g.FSWrite}, nil
+func (osRootSession) Driver(t *realfs.Tree, g core.GrantSpec, ws scenario.WorldSpec) (realfs.Driver, error) {
+	return &osRootDriver{tree: t, world: refworld.Prepare(ws), read: g.FSRead, write: g.FSWrite}, nil
 }
 
 type osRootDriver struct {
 	tree        *realfs.Tree
-	world       *core.WorldTemplate // for telling os.Root's refusals that §13 would follow
+	world       *refworld.Template // for telling os.Root's refusals that §13 would follow
 	read, write []string
 }
 
@@ -60,14 +62,14 @@ func (d *osRootDriver) Do(op core.Op) (realfs.Outcome, error) {
 	if !strings.HasPrefix(p, "/") {
 		return realfs.Outcome{Verdict: realfs.Unsupported, Detail: "a relative path has no place on the disk"}, nil
 	}
-	if core.HasTraversal(p) {
+	if spec.HasTraversal(p) {
 		return realfs.Outcome{Verdict: realfs.Denied, Detail: "path has a .. segment"}, nil
 	}
-	c := core.Canonical(p)
+	c := spec.Canonical(p)
 	root := ""
 	for _, r := range roots {
-		if core.UnderAllowlist(c, []string{r}) && len(core.Canonical(r)) > len(root) {
-			root = core.Canonical(r)
+		if spec.UnderAllowlist(c, []string{r}) && len(spec.Canonical(r)) > len(root) {
+			root = spec.Canonical(r)
 		}
 	}
 	if root == "" {
@@ -113,7 +115,7 @@ func (d *osRootDriver) outcome(err error, c string, roots []string, data string)
 		switch r, ok := d.world.Resolve(c); {
 		case !ok:
 			return realfs.Outcome{Verdict: realfs.Unsupported, Detail: "os.Root refuses a link that leaves its root, where SPEC §13 finds a loop: " + err.Error()}
-		case core.UnderAllowlist(r, roots):
+		case spec.UnderAllowlist(r, roots):
 			return realfs.Outcome{Verdict: realfs.Unsupported, Detail: "os.Root refuses a link that leaves its root, which SPEC §13 follows to " + r + ": " + err.Error()}
 		}
 		return realfs.Outcome{Verdict: realfs.Denied, Detail: err.Error()}
@@ -134,7 +136,7 @@ const MaxTreeEntries = 4096
 
 // CheckSize refuses a world too large to be materialized as a real tree:
 // more than MaxTreeEntries files and links.
-func CheckSize(ws core.WorldSpec) error {
+func CheckSize(ws scenario.WorldSpec) error {
 	if n := len(ws.Files) + len(ws.Links); n > MaxTreeEntries {
 		return fmt.Errorf("the world has %d files and links; a real tree holds at most %d (the harness walks it after every op)", n, MaxTreeEntries)
 	}
@@ -187,9 +189,9 @@ func askable(op core.Op) bool {
 // climbsAboveRoot reports whether a link's target, read from the link's
 // directory, climbs above "/" with "..": the world stops at its root
 // (SPEC §13), a disk under T goes on into the moat, so the two would part.
-func climbsAboveRoot(l core.Link) bool {
+func climbsAboveRoot(l scenario.Link) bool {
 	depth := 0 // the names above the place the target is read from
-	if dir := path.Dir(core.Canonical(l.Path)); !strings.HasPrefix(l.Target, "/") && dir != "/" {
+	if dir := path.Dir(spec.Canonical(l.Path)); !strings.HasPrefix(l.Target, "/") && dir != "/" {
 		depth = strings.Count(dir, "/")
 	}
 	for _, name := range strings.Split(l.Target, "/") {

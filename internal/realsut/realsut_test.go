@@ -14,7 +14,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/corpus"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -31,11 +33,11 @@ func check(t *testing.T, a Adapter, src string) []oracle.Finding {
 		t.Fatal(err)
 	}
 	defer end()
-	c, err := oracle.NewCase(sc)
+	c, err := judge.NewCase(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: 2 * time.Second})
+	return judge.Check(f, c, nil, judge.Options{Timeout: 2 * time.Second})
 }
 
 func invariants(fs []oracle.Finding) []string {
@@ -72,12 +74,12 @@ func TestOSRootAgreesWithTheModel(t *testing.T) {
 		if sc = AdaptFS(sc); sc == nil {
 			return nil
 		}
-		c, err := oracle.NewCase(sc)
+		c, err := judge.NewCase(sc)
 		if err != nil {
 			return err
 		}
 		checked++
-		if got := oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: 5 * time.Second}); len(got) > 0 {
+		if got := judge.Check(f, c, nil, judge.Options{Timeout: 5 * time.Second}); len(got) > 0 {
 			t.Errorf("%s:\n%s\nfindings: %v", name, sc.Format(), got)
 		}
 		return nil
@@ -111,8 +113,8 @@ type defectSession struct {
 
 func (defectSession) Close() error { return nil }
 
-func (s defectSession) Driver(t *realfs.Tree, g core.GrantSpec, ws core.WorldSpec) (realfs.Driver, error) {
-	return &defective{osRootDriver{tree: t, world: core.PrepareWorld(ws), read: g.FSRead, write: g.FSWrite}, s.defect}, nil
+func (s defectSession) Driver(t *realfs.Tree, g core.GrantSpec, ws scenario.WorldSpec) (realfs.Driver, error) {
+	return &defective{osRootDriver{tree: t, world: refworld.Prepare(ws), read: g.FSRead, write: g.FSWrite}, s.defect}, nil
 }
 
 func withDefect(defect func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)) Adapter {
@@ -230,8 +232,8 @@ func TestSessionsLeaveNothing(t *testing.T) {
 			t.Errorf("%s: the run directory of a dead run is left", a.Name)
 		}
 		sc, _ := scenario.Parse("t.sbx", []byte(world+"fs_read /work/a.txt\n"))
-		c, _ := oracle.NewCase(sc)
-		if got := oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: time.Minute}); len(got) > 0 {
+		c, _ := judge.NewCase(sc)
+		if got := judge.Check(f, c, nil, judge.Options{Timeout: time.Minute}); len(got) > 0 {
 			t.Errorf("%s: findings %v", a.Name, got)
 		}
 		runs, _ := os.ReadDir(a.TreeDir)
@@ -283,7 +285,7 @@ type naiveSession struct{}
 
 func (naiveSession) Close() error { return nil }
 
-func (naiveSession) Driver(t *realfs.Tree, _ core.GrantSpec, _ core.WorldSpec) (realfs.Driver, error) {
+func (naiveSession) Driver(t *realfs.Tree, _ core.GrantSpec, _ scenario.WorldSpec) (realfs.Driver, error) {
 	return naive{t}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -128,8 +129,8 @@ func TestMCPOpTimeout(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer end()
-		c, _ := oracle.NewCase(sc)
-		return oracle.Check(f, c, new(oracle.Coverage), oracle.Options{Timeout: oracleTimeout, StartTimeout: setupPatience})
+		c, _ := judge.NewCase(sc)
+		return judge.Check(f, c, nil, judge.Options{Timeout: oracleTimeout, StartTimeout: setupPatience})
 	}
 	// A second is only waited for, never raced: the fake answers its other
 	// calls at once, and hangs on this one for an hour.

@@ -9,14 +9,17 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Step is one op of a replay: what the oracle observed, and the
 // expectation it was held to.
 type Step struct {
-	oracle.StepReport
+	judge.StepReport
 	Line   int              // source line of the op, 0 when unknown
 	Expect *scenario.Expect // nil when the scenario expects nothing
 	Unmet  string           // why the expectation failed, "" when met
@@ -45,12 +48,37 @@ func (o *Outcome) Unmet() []Step {
 func (o *Outcome) Failed() bool { return len(o.Findings) > 0 || len(o.Unmet()) > 0 }
 
 // Journal returns every journal entry of the run, in order.
-func (o *Outcome) Journal() []core.Entry {
-	var out []core.Entry
+func (o *Outcome) Journal() []refworld.Entry {
+	var out []refworld.Entry
 	for _, s := range o.Steps {
 		out = append(out, s.Entries...)
 	}
 	return out
+}
+
+// Report returns the outcome as package reports renders it (the step
+// table of sbxfuzz replay): each step's op and result in a scenario's
+// words, and the findings as violations.
+func (o *Outcome) Report() *reports.Replay {
+	r := &reports.Replay{File: o.Name, Steps: make([]reports.ReplayStep, 0, len(o.Steps))}
+	for _, s := range o.Steps {
+		r.Steps = append(r.Steps, reportStep(s))
+	}
+	for _, f := range o.Findings {
+		r.Violations = append(r.Violations, reports.Violation{Invariant: f.Invariant.String(), Step: f.Step, Detail: f.Detail})
+	}
+	return r
+}
+
+// reportStep is one step as package reports renders it.
+func reportStep(s Step) reports.ReplayStep {
+	rs := reports.ReplayStep{Step: s.Step, Line: s.Line, Op: judge.FormatOp(s.Op), Kind: s.Result.Kind.String(), Data: s.Result.Data,
+		Result: Describe(s.Result.Kind, s.Result.Data, s.Result.Data != ""), Hard: s.Result.Hard,
+		OpsUsed: s.Usage.Ops, WallUsed: s.Usage.Wall, OutputUsed: s.Usage.Output, Unmet: s.Unmet}
+	for _, en := range s.Entries {
+		rs.Journal = append(rs.Journal, en.String())
+	}
+	return rs
 }
 
 // Run replays sc on the sandbox f builds, watching every op with the oracle
@@ -69,10 +97,9 @@ func RunWithin(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.C
 	return RunWith(name, sc, f, cov, oracle.Options{Timeout: timeout})
 }
 
-// RunWith is Run with the oracle's timeouts of opt (its Observe is
-// replaced).
+// RunWith is Run with the oracle's timeouts of opt.
 func RunWith(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Coverage, opt oracle.Options) (*Outcome, error) {
-	c, err := oracle.NewCase(sc)
+	c, err := judge.NewCase(sc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -80,12 +107,12 @@ func RunWith(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Cov
 	if cov == nil {
 		cov = new(oracle.Coverage)
 	}
-	opt.Observe = func(r oracle.StepReport) {
+	observe := func(r judge.StepReport) {
 		src := sc.Steps[r.Step-1]
 		r.Entries = slices.Clone(r.Entries)
 		out.Steps = append(out.Steps, Step{StepReport: r, Line: src.Line, Expect: src.Expect, Unmet: unmet(src.Expect, r.Result)})
 	}
-	out.Findings = oracle.Check(f, c, cov, opt)
+	out.Findings = judge.Check(f, c, cov, judge.Options{Timeout: opt.Timeout, StartTimeout: opt.StartTimeout, Observe: observe})
 	return out, nil
 }
 
@@ -102,11 +129,11 @@ func unmet(e *scenario.Expect, res core.Result) string {
 
 // Describe writes a kind and, when there is any, its data as a scenario
 // would: `ok hello`, `ok ""`, `fs_read_denied`; data longer than
-// oracle.MaxQuoted bytes is cut there, followed by how long it was
-// (oracle.QuoteData).
+// judge.MaxQuoted bytes is cut there, followed by how long it was
+// (judge.QuoteData).
 func Describe(k core.Kind, data string, withData bool) string {
 	if !withData || (data == "" && k != core.OK) {
 		return k.String()
 	}
-	return k.String() + " " + oracle.QuoteData(data)
+	return k.String() + " " + judge.QuoteData(data)
 }

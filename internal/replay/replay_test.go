@@ -9,7 +9,7 @@ import (
 )
 
 // TestUnmetQuotesDataCut: an unmet expectation on megabytes of data says
-// so in a line, the data cut after oracle.MaxQuoted bytes with its length.
+// so in a line, the data cut after judge.MaxQuoted bytes with its length.
 func TestUnmetQuotesDataCut(t *testing.T) {
 	big := strings.Repeat("y", 3<<20)
 	src := "grant fs_read /work/\nbudget output 100000000\nfile /work/f " + big + "\nfs_read /work/f => ok " + strings.Repeat("z", 3<<20) + "\n"

@@ -14,12 +14,12 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
-	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Reference is the name of the reference sandbox.
@@ -36,53 +36,17 @@ const ExecPrefix = "exec:"
 // under test from.
 const EnvVar = "SBXFUZZ_SUT"
 
-// Target is a sandbox under test as the harness starts it. Each worker of a
-// campaign starts a session of its own, so that a sandbox behind a process
-// is started once per worker and reused across scenarios, never shared
-// between goroutines.
-type Target struct {
-	Name string // the --sut value that names it
-	// Start begins a session: a factory for one goroutine at a time, and a
-	// function that ends the session (stopping what it started). In-process
-	// sandboxes give every session the same factory.
-	Start func() (f core.Factory, end func() error, err error)
-	// Adapt, when set, rewrites each generated scenario into one the
-	// sandbox can express, or returns nil to skip it (SPEC §13: only
-	// what a real sandbox can be asked is drawn).
-	Adapt func(*scenario.Scenario) *scenario.Scenario
-	// NotApplicable lists the invariants that cannot be observed on the
-	// sandbox, by ID, with the reason; reports show them as n/a.
-	NotApplicable map[string]string
-	// Refuse, when set, says why the sandbox cannot be set up for a
-	// scenario at all (a world too large for a real tree), nil when it
-	// can: replay, minimize and import report such a scenario as bad
-	// input (exit 2) rather than blame the sandbox; Adapt leaves it out.
-	Refuse func(*scenario.Scenario) error
-	// ConfirmHangs says that an op the sandbox did not answer in time may
-	// be the machine's load rather than the sandbox's fault (a real
-	// sandbox, a server in a process of its own): a campaign judges the
-	// scenario once more on a fresh session before such a hang counts.
-	ConfirmHangs bool
-	// Flags are the command-line flags beyond --sut that a replay needs
-	// to judge the sandbox the same way (--profile NAME, a file's as an
-	// absolute path): every reproduce line of a finding carries them.
-	Flags []string
-	// RootBlock, when positive, has a campaign draw the read roots of
-	// RootBlock scenarios in a row from one base (generators'
-	// Generator.FixRoots), so that a sandbox started with its allowed
-	// directories serves the run of them without a restart; the base
-	// moves on from block to block.
-	RootBlock int
-}
+// Target is a sandbox under test as the harness starts it (see
+// door.Target). Its type lives in package door, below both this registry
+// and package realsut, so that the real-disk doors build it directly
+// (realsut.Adapter.Target).
+type Target = door.Target
+
+// Narrowed is a scenario as a Target can be asked it (see door.Narrowed).
+type Narrowed = door.Narrowed
 
 // OSRoot is the name of the os.Root sandbox for real files (SPEC §13).
 const OSRoot = realsut.OSRootName
-
-// Real is the Target of a sandbox that acts on the real disk.
-func Real(a realsut.Adapter) Target {
-	return Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable,
-		Refuse: func(sc *scenario.Scenario) error { return realsut.CheckSize(sc.World) }, ConfirmHangs: true, RootBlock: a.RootBlock}
-}
 
 // Static is the Target of an in-process factory f, which must be safe to
 // call from several goroutines at once (each call builds a new sandbox).
@@ -132,7 +96,7 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		}
 		a := realsut.OSRoot
 		a.TreeDir, a.Timeouts = o.TreeDir, o.Timeouts
-		return Real(a), nil
+		return a.Target(), nil
 	case strings.HasPrefix(name, realsut.MCPPrefix):
 		if err := supported(name, doorSupport.process, doorSupport.disk); err != nil {
 			return Target{}, err
@@ -153,7 +117,7 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		if err != nil {
 			return Target{}, err
 		}
-		t := Real(a)
+		t := a.Target()
 		t.Flags = flags
 		return t, nil
 	case strings.HasPrefix(name, ExecPrefix):

@@ -1,5 +1,5 @@
 // Command seedgen writes the committed seed corpora of sbxfuzz's fuzz
-// targets (fuzzinput.SeedFiles): every corpus scenario becomes a FuzzScenario
+// targets (seedFiles): every corpus scenario becomes a FuzzScenario
 // and a FuzzParse seed. Run it with go generate ./fuzz; with -libfuzzer DIR
 // it also writes the seeds of the []byte targets (FuzzScenario, FuzzParse)
 // in the libFuzzer layout of go-118-fuzz-build, to DIR/<Target>/, for
@@ -14,12 +14,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/fuzzinput"
+	"github.com/sbxfuzz/sbxfuzz/internal/fuzzfile"
 )
 
 func main() {
 	corpus := flag.String("corpus", "../corpus", "the directory of .sbx scenarios")
-	out := flag.String("out", ".", "the fuzz directory, below which the go test fuzz v1 seeds go (fuzzinput.SeedPath; empty: do not write them)")
+	out := flag.String("out", ".", "the fuzz directory, below which the go test fuzz v1 seeds go (seedPath; empty: do not write them)")
 	lib := flag.String("libfuzzer", "", "also write the []byte targets' seeds, in the go-118-fuzz-build libFuzzer layout, to DIR/<Target>/")
 	flag.Parse()
 	if err := run(*corpus, *out, *lib); err != nil {
@@ -29,12 +29,12 @@ func main() {
 }
 
 func run(corpus, out, lib string) error {
-	files, err := fuzzinput.SeedFiles(corpus)
+	files, err := seedFiles(corpus)
 	if err != nil {
 		return err
 	}
 	if out != "" {
-		if err := fuzzinput.WriteSeeds(out, files); err != nil {
+		if err := writeSeeds(out, files); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "seedgen: %d seed files below %s\n", len(files), out)
@@ -44,13 +44,13 @@ func run(corpus, out, lib string) error {
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {
-		if strings.HasPrefix(name, fuzzinput.SeedPath("FuzzScenario", "")+"/") || strings.HasPrefix(name, fuzzinput.SeedPath("FuzzParse", "")+"/") {
+		if strings.HasPrefix(name, seedPath("FuzzScenario", "")+"/") || strings.HasPrefix(name, seedPath("FuzzParse", "")+"/") {
 			names = append(names, name)
 		}
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		in, _, err := fuzzinput.ReadInput(files[name], fuzzinput.LayoutGoFuzz)
+		in, _, err := fuzzfile.ReadInput(files[name], fuzzfile.LayoutGoFuzz)
 		if err != nil {
 			return fmt.Errorf("%s: %v", name, err)
 		}
@@ -58,7 +58,7 @@ func run(corpus, out, lib string) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(p, fuzzinput.EncodeLibFuzzer(in), 0o644); err != nil {
+		if err := os.WriteFile(p, fuzzfile.EncodeLibFuzzer(in), 0o644); err != nil {
 			return err
 		}
 	}

@@ -83,7 +83,12 @@ def serverside_requests():
         print("roots: " + " ".join(r["uri"] for r in m["result"]["roots"]), file=sys.stderr, flush=True)
     if mode == "ping":
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+        # A null id is no id: a notification, which gets no answer (the
+        # next ask would read one and fail).
+        send({"jsonrpc": "2.0", "id": None, "method": "notifications/progress", "params": {}})
         ask({"jsonrpc": "2.0", "id": 5, "method": "ping"}, lambda m: m.get("result") == {})
+        # An id beyond 2^64 is echoed digit for digit.
+        ask({"jsonrpc": "2.0", "id": 2**70 + 1, "method": "ping"}, lambda m: m.get("result") == {})
         ask({"jsonrpc": "2.0", "id": 6, "method": "sampling/createMessage", "params": {}}, lambda m: m["error"]["code"] == -32601)
         print("ping answered", file=sys.stderr, flush=True)
 

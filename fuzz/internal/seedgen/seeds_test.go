@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSeedsUpToDate: the committed seed corpora are what go generate
+// ./fuzz writes from the corpus, so every corpus scenario is a FuzzScenario
+// and a FuzzParse seed.
+func TestSeedsUpToDate(t *testing.T) {
+	want, err := seedFiles("../../../corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range want {
+		got, err := os.ReadFile(filepath.Join("../..", filepath.FromSlash(name)))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("fuzz/%s is missing or stale (%v): run go generate ./fuzz", name, err)
+		}
+	}
+	committed, err := filepath.Glob("../../testdata/fuzz/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range committed {
+		name := filepath.ToSlash(strings.TrimPrefix(p, filepath.Join("..", "..")+string(filepath.Separator)))
+		base := filepath.Base(p)
+		generated := strings.HasPrefix(base, corpusSeedPrefix) || strings.HasPrefix(base, otherSeedPrefix)
+		if _, ok := want[name]; generated && !ok {
+			t.Errorf("fuzz/%s is no longer generated: run go generate ./fuzz", name)
+		}
+	}
+	scenarios, err := filepath.Glob("../../../corpus/*/*.sbx")
+	if err != nil || len(scenarios) == 0 {
+		t.Fatalf("no corpus scenarios: %v", err)
+	}
+	for _, s := range scenarios {
+		rel := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(s), "../../../corpus/"), ".sbx")
+		if _, ok := want[seedPath("FuzzScenario", corpusSeedPrefix+strings.ReplaceAll(rel, "/", "-"))]; !ok {
+			t.Errorf("%s is not a FuzzScenario seed", s)
+		}
+	}
+}
+
+// TestCorpusFilesSkipFindings: findings a user wrote into the corpus's
+// ignored findings directory are not corpus files, at any depth but the top.
+func TestCorpusFilesSkipFindings(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{"a.sbx", "classes/b.sbx", uncommittedDir + "/c.sbx", uncommittedDir + "/x/d.sbx"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("fs_read /x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := corpusFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a.sbx classes/b.sbx"; strings.Join(got, " ") != want {
+		t.Errorf("corpusFiles = %q, want %q", got, want)
+	}
+	// A corpus directory that is itself named findings is still read.
+	got, err = corpusFiles(filepath.Join(dir, uncommittedDir))
+	if err != nil || len(got) != 2 {
+		t.Errorf("corpusFiles(findings) = %q, %v; want its 2 files", got, err)
+	}
+}

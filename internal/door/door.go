@@ -1,0 +1,52 @@
+// Package door defines Target, the one shape in which every door to a
+// sandbox under test hands it to the harness: the reference and the
+// mutants in process, a process speaking sbxfuzz/1, and the real-disk
+// doors (osroot, an MCP server). It sits below the registry (package sut,
+// which names it sut.Target) and the doors that build one (package
+// realsut), so that a door builds the harness's type directly instead of
+// a look-alike the registry converts.
+package door
+
+import (
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Target is a sandbox under test as the harness starts it. Each worker of a
+// campaign starts a session of its own, so that a sandbox behind a process
+// is started once per worker and reused across scenarios, never shared
+// between goroutines.
+type Target struct {
+	Name string // the --sut value that names it
+	// Start begins a session: a factory for one goroutine at a time, and a
+	// function that ends the session (stopping what it started). In-process
+	// sandboxes give every session the same factory.
+	Start func() (f core.Factory, end func() error, err error)
+	// Adapt, when set, rewrites each generated scenario into one the
+	// sandbox can express, or returns nil to skip it (SPEC §13: only
+	// what a real sandbox can be asked is drawn).
+	Adapt func(*scenario.Scenario) *scenario.Scenario
+	// NotApplicable lists the invariants that cannot be observed on the
+	// sandbox, by ID, with the reason; reports show them as n/a.
+	NotApplicable map[string]string
+	// Refuse, when set, says why the sandbox cannot be set up for a
+	// scenario at all (a world too large for a real tree), nil when it
+	// can: replay, minimize and import report such a scenario as bad
+	// input (exit 2) rather than blame the sandbox; Adapt leaves it out.
+	Refuse func(*scenario.Scenario) error
+	// ConfirmHangs says that an op the sandbox did not answer in time may
+	// be the machine's load rather than the sandbox's fault (a real
+	// sandbox, a server in a process of its own): a campaign judges the
+	// scenario once more on a fresh session before such a hang counts.
+	ConfirmHangs bool
+	// Flags are the command-line flags beyond --sut that a replay needs
+	// to judge the sandbox the same way (--profile NAME, a file's as an
+	// absolute path): every reproduce line of a finding carries them.
+	Flags []string
+	// RootBlock, when positive, has a campaign draw the read roots of
+	// RootBlock scenarios in a row from one base (generators'
+	// Generator.FixRoots), so that a sandbox started with its allowed
+	// directories serves the run of them without a restart; the base
+	// moves on from block to block.
+	RootBlock int
+}

@@ -1,0 +1,52 @@
+package fuzzcheck
+
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+)
+
+// TestPathsSpecExamples: SPEC §4's examples, answered by hand, through both
+// formulations (CheckPaths compares them with core).
+func TestPathsSpecExamples(t *testing.T) {
+	tests := []struct {
+		p, roots  string
+		traversal bool
+		clean     string
+		under     bool
+		reason    string
+	}{
+		{"/work/../etc", "/work/", true, "/etc", false, "a .. segment"},
+		{`\work\..\etc`, "/work", true, `\work\..\etc`, false, "backslash separates segments for traversal, not for Clean"},
+		{"..", "/", true, "..", false, "a lone .."},
+		{"/work/..hidden", "/work/", false, "/work/..hidden", true, "..hidden is a name"},
+		{"/work/...", "/work", false, "/work/...", true, "... is a name"},
+		{"/work/te..st", "/work", false, "/work/te..st", true, ".. inside a name"},
+		{"/work/x", "/work/", false, "/work/x", true, "below the root"},
+		{"/work", "/work/", false, "/work", true, "the root itself"},
+		{"/workshop/x", "/work/", false, "/workshop/x", false, "a prefix sibling"},
+		{"/work2", "/work", false, "/work2", false, "a prefix sibling without slash"},
+		{"/etc/passwd", "/", false, "/etc/passwd", true, "/ holds every absolute path"},
+		{"/work/./x", "/data\n/work/", false, "/work/x", true, "dot segment, second root"},
+		{"//work//x/", "/work/.", false, "/work/x", true, "repeated and trailing slashes, a root with a dot"},
+		{"/work/%2e%2e", "/work", false, "/work/%2e%2e", true, "percent-encodings are literal"},
+		{"/work/\uff0e\uff0e/x", "/work", false, "/work/\uff0e\uff0e/x", true, "fullwidth dots are literal"},
+		{"work/x", "/work", false, "work/x", false, "relative path, absolute root"},
+		{"", "/work", false, ".", false, "empty path cleans to ."},
+		{"../a/..", ".", true, "..", false, "Clean keeps a leading .. of a relative path"},
+	}
+	for _, tt := range tests {
+		if got := spec.HasTraversal(tt.p); got != tt.traversal {
+			t.Errorf("HasTraversal(%q) = %v: %s", tt.p, got, tt.reason)
+		}
+		if got := slowClean(tt.p); got != tt.clean {
+			t.Errorf("slowClean(%q) = %q, want %q: %s", tt.p, got, tt.clean, tt.reason)
+		}
+		if got := slowUnder(tt.p, splitRoots(tt.roots)); got != tt.under {
+			t.Errorf("slowUnder(%q, %q) = %v: %s", tt.p, tt.roots, got, tt.reason)
+		}
+		if err := CheckPaths(tt.p, tt.roots); err != nil {
+			t.Errorf("%v: %s", err, tt.reason)
+		}
+	}
+}

@@ -1,0 +1,270 @@
+package refworld
+
+import (
+	"bytes"
+	"math"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+type routeKey struct{ host, path string }
+
+// prepared is a world's initial state, prepared once: paths canonical,
+// hosts normalized. Once prepared it is immutable, so any number of plain
+// worlds, on any goroutines, can start from it, and starting one copies
+// nothing.
+type prepared struct {
+	files   map[string]string       // spec.Canonical(path) → content
+	routes  map[routeKey]string     // (normalized host, path) → body
+	dns     map[string][]netip.Addr // normalized host → its answers, never empty: hosts without answers are left out
+	toolOut map[string]string       // tool name → its canned output
+	links   map[string]string       // spec.Canonical(link path) → target
+	clock   scenario.TickClock
+}
+
+// prepare prepares the world s describes, in the maps of old when it is
+// not nil (emptied first: a harness that judges scenario after scenario
+// refills the same maps). Later entries for the same key replace earlier
+// ones; a DNS line without addresses takes its host out of the table.
+func prepare(old *prepared, s scenario.WorldSpec) *prepared {
+	t := old
+	if t == nil {
+		t = &prepared{
+			files:   make(map[string]string, len(s.Files)),
+			routes:  make(map[routeKey]string, len(s.Routes)),
+			dns:     make(map[string][]netip.Addr, len(s.DNS)),
+			toolOut: make(map[string]string, len(s.ToolOutputs)),
+			links:   make(map[string]string, len(s.Links)),
+		}
+	} else {
+		clear(t.files)
+		clear(t.routes)
+		clear(t.dns)
+		clear(t.toolOut)
+		clear(t.links)
+	}
+	t.clock = s.Clock
+	for _, f := range s.Files {
+		t.files[spec.Canonical(f.Path)] = f.Data
+	}
+	for _, r := range s.Routes {
+		t.routes[routeKey{spec.NormalizeHost(r.Host), r.Path}] = r.Body
+	}
+	for _, d := range s.DNS {
+		h := spec.NormalizeHost(d.Host)
+		if len(d.Addrs) == 0 {
+			delete(t.dns, h)
+			continue
+		}
+		t.dns[h] = slices.Clone(d.Addrs) // a copy: the template must not change when the spec does
+	}
+	for _, o := range s.ToolOutputs {
+		t.toolOut[o.Name] = o.Output
+	}
+	for _, l := range s.Links {
+		if p := spec.Canonical(l.Path); l.Target != "" && p != "/" { // neither is a link a file system makes
+			t.links[p] = l.Target
+		}
+	}
+	return t
+}
+
+// start starts a world from t.
+func (t *prepared) start() *plainWorld { return &plainWorld{base: t, clockNext: t.clock.Start} }
+
+// plainWorld is the world itself, deterministic and in memory (SPEC §1):
+// the VFS with its links, the routes, the DNS table, the tools and the
+// clock. It keeps no journal: World journals every call on its way in. It
+// is not safe for concurrent use.
+type plainWorld struct {
+	base      *prepared         // the initial state; never written
+	written   map[string]string // files written since, by canonical path
+	dnsNext   map[string]int    // the index of the next answer for each host of base.dns resolved so far
+	clockNext int64             // the next answer, kept by saturating addition
+	clockPast bool              // the next answer would pass 2^63−1: this and every later read answer ok=false
+}
+
+// Read implements core.VFS: the content at p, links followed (SPEC §13).
+func (w *plainWorld) Read(p string) (string, bool) {
+	k, ok := w.base.resolve(p)
+	if !ok {
+		return "", false // the links loop: there is nothing to read
+	}
+	if d, ok := w.written[k]; ok {
+		return d, true
+	}
+	d, ok := w.base.files[k]
+	return d, ok
+}
+
+// Write implements core.VFS: data stored at p, links followed; through a loop
+// it reaches nothing.
+func (w *plainWorld) Write(p, data string) {
+	k, ok := w.base.resolve(p)
+	if !ok {
+		return
+	}
+	if w.written == nil {
+		w.written = make(map[string]string)
+	}
+	w.written[k] = data
+}
+
+// Realpath implements core.VFS: p resolved through the world's links, which in
+// a world without them is spec.Canonical(p).
+func (w *plainWorld) Realpath(p string) (string, bool) { return w.base.resolve(p) }
+
+// Resolve implements core.Net: the next answer of the host's DNS line, which
+// cycle (DNS rebinding), or SPEC §6's static answer.
+func (w *plainWorld) Resolve(host string) netip.Addr {
+	h := spec.NormalizeHost(host) // the table's key
+	addrs, ok := w.base.dns[h]
+	if !ok {
+		return spec.StaticResolve(host) // host, not h: it normalizes once, and SPEC §6 ignores exactly one trailing dot
+	}
+	if w.dnsNext == nil {
+		w.dnsNext = make(map[string]int)
+	}
+	a := addrs[w.dnsNext[h]]
+	w.dnsNext[h] = (w.dnsNext[h] + 1) % len(addrs)
+	return a
+}
+
+// Fetch implements core.Net: the body routed for host and path. The address is
+// where the fetch goes; the routes are keyed by name.
+func (w *plainWorld) Fetch(host string, _ netip.Addr, path string) (string, bool) {
+	body, ok := w.base.routes[routeKey{spec.NormalizeHost(host), path}]
+	return body, ok
+}
+
+// Call implements core.Tools: a canned output if the scenario set one, else the
+// built-in tools "echo" (the input) and "summarize" ("summary of N
+// bytes").
+func (w *plainWorld) Call(name, input string) (string, bool) {
+	if out, ok := w.base.toolOut[name]; ok {
+		return out, true
+	}
+	switch name {
+	case "echo":
+		return input, true
+	case "summarize":
+		return "summary of " + strconv.Itoa(len(input)) + " bytes", true
+	}
+	return "", false
+}
+
+// Now implements core.Clock.
+func (w *plainWorld) Now() (int64, bool) {
+	t, ok := w.clockNext, !w.clockPast
+	var over bool
+	w.clockNext, over = saturatingAdd(t, w.base.clock.Step)
+	w.clockPast = w.clockPast || over
+	return t, ok
+}
+
+// saturatingAdd is a+b, clamped to the int64 range instead of wrapping;
+// over reports a sum past math.MaxInt64. (A sum below math.MinInt64 is
+// clamped without a report: SPEC §7 halts only at the top.)
+func saturatingAdd(a, b int64) (sum int64, over bool) {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64, true
+	case b < 0 && s > a:
+		return math.MinInt64, false
+	}
+	return s, false
+}
+
+// resolve returns p resolved through the template's links, as VFS.Realpath
+// answers it (SPEC §13), and false when resolving would follow more than
+// spec.MaxLinks links. In a world without links it returns spec.Canonical(p).
+func (t *prepared) resolve(p string) (string, bool) {
+	if len(t.links) == 0 {
+		return spec.Canonical(p), true
+	}
+	return resolveLinks(t.links, p)
+}
+
+// resolveLinks walks p one component at a time, as SPEC §13 says: every
+// component is resolved, the last one included, whether or not anything
+// is stored there; a component that is a link is replaced by its target
+// (an absolute target restarting from "/", a relative one from the link's
+// directory), and the walk goes on with the target, then with the rest of
+// the path. Empty and "." components are skipped; a ".." leaves the
+// directory reached so far, links already followed, as a real file
+// system's does. Following more than MaxLinks links is a loop: false.
+//
+// The answer is a clean path, and each of its prefixes was found to be no
+// link on the way: resolving it again follows nothing.
+func resolveLinks(links map[string]string, p string) (string, bool) {
+	abs := strings.HasPrefix(p, "/")
+	var (
+		dir    = make([]byte, 0, 128) // the path reached so far: "/a/b", or "a/b" while relative
+		starts = make([]int, 0, 16)   // where each component of dir starts, its separator included
+		later  = make([]string, 0, 4) // what is left of the paths links interrupted, the latest last
+		hops   int
+	)
+	for rest := p; rest != "" || len(later) > 0; {
+		if rest == "" {
+			rest, later = later[len(later)-1], later[:len(later)-1]
+			continue
+		}
+		var name string
+		name, rest, _ = strings.Cut(rest, "/")
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if n := len(starts); n > 0 && !lastIsDotDot(dir, starts) {
+				dir, starts = dir[:starts[n-1]], starts[:n-1]
+				continue
+			}
+			if abs {
+				continue // the root's parent is the root
+			}
+			// A relative path may climb above its start, as Clean keeps it.
+		}
+		starts = append(starts, len(dir))
+		if abs || len(starts) > 1 {
+			dir = append(dir, '/')
+		}
+		dir = append(dir, name...)
+		if name == ".." {
+			continue
+		}
+		target, isLink := links[string(dir)] // a map lookup by string(bytes) copies nothing
+		if !isLink {
+			continue
+		}
+		if hops++; hops > spec.MaxLinks {
+			return "", false
+		}
+		n := len(starts) - 1
+		dir, starts = dir[:starts[n]], starts[:n] // the link's directory
+		if strings.HasPrefix(target, "/") {
+			dir, starts, abs = dir[:0], starts[:0], true
+		}
+		if rest != "" {
+			later = append(later, rest)
+		}
+		rest = target
+	}
+	switch {
+	case len(dir) > 0:
+		return string(dir), true
+	case abs:
+		return "/", true
+	}
+	return ".", true
+}
+
+// lastIsDotDot reports whether dir's last component is "..".
+func lastIsDotDot(dir []byte, starts []int) bool {
+	return string(bytes.TrimPrefix(dir[starts[len(starts)-1]:], []byte("/"))) == ".."
+}

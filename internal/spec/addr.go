@@ -1,0 +1,219 @@
+package spec
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// Addresses the world's resolver answers for names that are not literals
+// (SPEC §6). StaticResolve("localhost"), StaticResolve("metadata") and
+// StaticResolve of any other name answer them to other packages.
+var (
+	loopbackAddr = netip.AddrFrom4([4]byte{127, 0, 0, 1})       // "localhost" and every "*.localhost"
+	metadataAddr = netip.AddrFrom4([4]byte{169, 254, 169, 254}) // the cloud metadata names
+	publicAddr   = netip.AddrFrom4([4]byte{203, 0, 113, 1})     // every other name (TEST-NET-3, never internal)
+)
+
+// NormalizeHost returns the form of host the resolver and the router look
+// names up by: ASCII letters lowered and one trailing dot removed. Only
+// ASCII is folded, as DNS does: "K" (U+212A KELVIN SIGN) stays itself.
+func NormalizeHost(host string) string {
+	host = strings.TrimSuffix(host, ".")
+	if !hasUpperASCII(host) {
+		return host
+	}
+	b := []byte(host)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// StaticResolve answers host as SPEC §6 does when the scenario's DNS table
+// has no line for it. The host is normalized first (NormalizeHost).
+//
+//	StaticResolve("127.1")                  == 127.0.0.1
+//	StaticResolve("2130706433")             == 127.0.0.1
+//	StaticResolve("0x7f000001")             == 127.0.0.1
+//	StaticResolve("0177.0.0.1")             == 127.0.0.1
+//	StaticResolve("[::1]")                  == ::1
+//	StaticResolve("::ffff:127.0.0.1")       == ::ffff:127.0.0.1
+//	StaticResolve("LocalHost.")             == 127.0.0.1
+//	StaticResolve("localhost..")            == 203.0.113.1 (one dot is ignored, not two)
+//	StaticResolve("a.b.localhost")          == 127.0.0.1
+//	StaticResolve("metadata.google.internal") == 169.254.169.254
+//	StaticResolve("09.1.1.1")               == 203.0.113.1 (a name: 9 is no octal digit)
+//	StaticResolve("api.internal")           == 203.0.113.1
+func StaticResolve(host string) netip.Addr { return staticResolve(NormalizeHost(host)) }
+
+// staticResolve is StaticResolve of a host already normalized: normalizing
+// twice would drop a second trailing dot, and SPEC §6 ignores exactly one
+// ("a.test.." is "a.test.", not "a.test").
+func staticResolve(h string) netip.Addr {
+	if a, ok := ParseInetAton(h); ok {
+		return a
+	}
+	if a, ok := ParseIPv6Literal(h); ok {
+		return a
+	}
+	switch {
+	case h == "localhost" || strings.HasSuffix(h, ".localhost"):
+		return loopbackAddr
+	case h == "metadata.google.internal" || h == "metadata" || h == "instance-data":
+		return metadataAddr
+	}
+	return publicAddr
+}
+
+// ParseIPv6Literal parses an IPv6 address literal, with or without square
+// brackets, zone included ("[fe80::1%eth0]"). IPv4 dotted quads are not
+// IPv6 literals; ParseInetAton reads those.
+func ParseIPv6Literal(s string) (netip.Addr, bool) {
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		s = s[1 : len(s)-1]
+	}
+	if strings.IndexByte(s, ':') < 0 {
+		return netip.Addr{}, false
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a, true
+}
+
+// ParseInetAton parses s as glibc's inet_aton(3) does:
+//
+//   - ASCII white space (C's isspace) ends the address: what follows it is
+//     ignored;
+//
+//   - what is left is one to four parts separated by dots;
+//
+//   - every part starts with a digit; "0x" or "0X" followed by at least one
+//     more character makes it hexadecimal, any other leading "0" octal,
+//     anything else decimal, and all its characters must be digits of that
+//     base (so "0x" alone, "08" and "1a" are not parts);
+//
+//   - every part but the last is at most 255; the last fills the bits the
+//     others leave: 32, 24, 16 or 8 of them.
+//
+//     127.0.0.1, 127.1, 2130706433, 0x7f000001, 0x7f.1, 0177.0.0.1  -> 127.0.0.1
+//     09.1.1.1, 1.2.3.4.5, 256.1.1.1, 0x, 1..1, 1.2.3.             -> not an address
+func ParseInetAton(s string) (netip.Addr, bool) {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return netip.Addr{}, false // the first part starts with no digit: most names
+	}
+	if i := strings.IndexFunc(s, isCSpace); i >= 0 {
+		s = s[:i]
+	}
+	last := strings.Count(s, ".") // the index of the last part
+	if last > 3 {
+		return netip.Addr{}, false
+	}
+	var word uint64
+	i := 0
+	for p := range strings.SplitSeq(s, ".") {
+		v, ok := atonPart(p)
+		switch {
+		case !ok:
+			return netip.Addr{}, false
+		case i < last && v > 255: // every part but the last is a byte
+			return netip.Addr{}, false
+		case i < last:
+			word |= v << (24 - 8*i)
+		case v >= 1<<(32-8*i): // the last fills the bits the others leave
+			return netip.Addr{}, false
+		default:
+			word |= v
+		}
+		i++
+	}
+	return netip.AddrFrom4([4]byte{byte(word >> 24), byte(word >> 16), byte(word >> 8), byte(word)}), true
+}
+
+// isCSpace is C's isspace in the "C" locale.
+func isCSpace(r rune) bool { return r == ' ' || '\t' <= r && r <= '\r' }
+
+// atonPart reads one part of an inet_aton address: decimal, octal or
+// hexadecimal by its prefix.
+func atonPart(p string) (uint64, bool) {
+	if p == "" || p[0] < '0' || p[0] > '9' {
+		return 0, false
+	}
+	digits, base := p, 10
+	switch {
+	case len(p) > 2 && (strings.HasPrefix(p, "0x") || strings.HasPrefix(p, "0X")):
+		digits, base = p[2:], 16
+	case p[0] == '0':
+		base = 8
+	}
+	v, err := strconv.ParseUint(digits, base, 64)
+	return v, err == nil
+}
+
+// nat64 is the well-known NAT64 prefix 64:ff9b::/96; its last 32 bits are
+// an IPv4 address.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// Unmap returns the IPv4 address behind an IPv4-mapped (::ffff:a.b.c.d) or
+// NAT64 (64:ff9b::a.b.c.d) IPv6 address, and any other address as it is,
+// without its zone.
+func Unmap(a netip.Addr) netip.Addr {
+	a = a.WithZone("")
+	if a.Is6() && nat64.Contains(a) {
+		b := a.As16()
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	}
+	return a.Unmap()
+}
+
+// IsInternal reports whether a fetch to a would stay inside the
+// infrastructure (SPEC §6): after Unmap, unspecified, loopback, private
+// (RFC 1918, fc00::/7), link-local (169.254/16, fe80::/10), 0.0.0.0/8,
+// 100.64.0.0/10, 192.0.0.0/24, 198.18.0.0/15, multicast, 240.0.0.0/4 and
+// broadcast. The zero Addr is internal: an address nobody resolved must not
+// be fetched from.
+//
+//	IsInternal(169.254.169.254) == true    IsInternal(::ffff:10.0.0.1) == true
+//	IsInternal(64:ff9b::7f00:1) == true    IsInternal(fd00:ec2::254)   == true
+//	IsInternal(100.100.100.200) == true    IsInternal(203.0.113.1)     == false
+func IsInternal(a netip.Addr) bool {
+	a = Unmap(a)
+	if a.Is4() {
+		return internal4(a.As4())
+	}
+	return !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() ||
+		a.IsLinkLocalUnicast() || a.IsMulticast()
+}
+
+// internal4 is IsInternal for IPv4, as masks over the address's 32 bits.
+func internal4(b [4]byte) bool {
+	v := binary.BigEndian.Uint32(b[:])
+	switch {
+	case v>>24 == 0, // 0.0.0.0/8, unspecified included
+		v>>24 == 10,                // 10.0.0.0/8
+		v>>24 == 127,               // 127.0.0.0/8 loopback
+		v&0xffc00000 == 0x64400000, // 100.64.0.0/10
+		v>>16 == 0xa9fe,            // 169.254.0.0/16 link-local
+		v&0xfff00000 == 0xac100000, // 172.16.0.0/12
+		v>>8 == 0xc00000,           // 192.0.0.0/24
+		v>>16 == 0xc0a8,            // 192.168.0.0/16
+		v&0xfffe0000 == 0xc6120000, // 198.18.0.0/15
+		v >= 0xe0000000:            // 224/4 multicast, 240/4, broadcast
+		return true
+	}
+	return false
+}

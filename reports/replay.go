@@ -1,0 +1,246 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Replay is the replay of one scenario file on a sandbox with the oracle
+// watching every op (sbxfuzz replay): the step table, the invariants
+// violated, and the steps the sandbox could not be asked. The replay
+// fills it; WriteReplay renders it. The zero Replay is that of a file with
+// no steps.
+type Replay struct {
+	File       string       // the scenario file's name
+	SUT        string       // the sandbox's --sut name, which the lines on skipped steps name
+	Steps      []ReplayStep // in the order they ran
+	Violations []Violation  // the invariants violated, in the oracle's order
+	// Skipped lists the file's steps the sandbox cannot express (its
+	// adapter leaves them out, as a campaign does): not run, not judged.
+	Skipped []int
+	// NotHeld lists the file's steps whose expectation was not held: on
+	// what the sandbox can be asked, SPEC §5 gives another result.
+	NotHeld []int
+	// NotRun is set when the sandbox can express none of the steps: nothing
+	// ran, and Steps is empty.
+	NotRun bool
+}
+
+// ReplayStep is one op of a Replay, numbered as in the file.
+type ReplayStep struct {
+	Step int    // 1-based, as in the file
+	Line int    // the op's line in the file, 0 when unknown
+	Op   string // the op as a scenario writes it
+	Kind string // the result's kind (SPEC §2)
+	Data string // the result's data
+	// Result is the result as the table shows it: the kind and, when
+	// there is any, the data, quoted as a scenario writes an expectation.
+	Result string
+	Hard   bool
+	// OpsUsed, WallUsed and OutputUsed are the sandbox's usage of its
+	// budgets (SPEC §5) after the op.
+	OpsUsed, WallUsed, OutputUsed int64
+	Journal                       []string // the entries the op added to the journal
+	Unmet                         string   // why the op's expectation failed; "" when met, or when there is none
+}
+
+// Violation is an invariant a replay found violated, at a step (0 when the
+// violation is of the run as a whole).
+type Violation struct {
+	Invariant string
+	Step      int
+	Detail    string
+}
+
+// String returns "invariant: step N: detail", or "invariant: detail" for
+// a violation of the whole run.
+func (v Violation) String() string {
+	if v.Step == 0 {
+		return fmt.Sprintf("%s: %s", v.Invariant, v.Detail)
+	}
+	return fmt.Sprintf("%s: step %d: %s", v.Invariant, v.Step, v.Detail)
+}
+
+// Unmet returns the steps whose expectations failed.
+func (r *Replay) Unmet() []ReplayStep {
+	var out []ReplayStep
+	for _, s := range r.Steps {
+		if s.Unmet != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Failed reports whether the replay found anything: a violated invariant
+// or an unmet expectation.
+func (r *Replay) Failed() bool { return len(r.Violations) > 0 || len(r.Unmet()) > 0 }
+
+// WriteReplay renders a replay in format f, Text or JSON: the step table —
+// step, op, result, hard, ops/wall/output used, what the step added to the
+// journal — followed by the unmet expectations, the violations and the
+// verdict in plain words; or the JSON of SPEC §11 (steps, journal,
+// violations) with the unmet expectations, the skipped steps and the
+// expectations not held.
+func WriteReplay(w io.Writer, f Format, r *Replay) error {
+	switch f {
+	case Text:
+		return writeReplayText(w, r)
+	case JSON:
+		return writeReplayJSON(w, r)
+	}
+	return fmt.Errorf("a replay renders as %s or %s, not %q", Text, JSON, f)
+}
+
+func writeReplayText(w io.Writer, r *Replay) error {
+	fmt.Fprintf(w, "%s\n", r.File)
+	if r.NotRun {
+		_, err := fmt.Fprintf(w, "%s: skipped: %s can express none of its %d steps (not run, not judged)\n\n", r.File, r.SUT, len(r.Skipped))
+		return err
+	}
+	if err := writeStepTable(w, r.Steps); err != nil {
+		return err
+	}
+	unmet := r.Unmet()
+	for _, s := range unmet {
+		fmt.Fprintf(w, "%s:%d: step %d: %s: %s\n", r.File, s.Line, s.Step, s.Op, s.Unmet)
+	}
+	for _, v := range r.Violations {
+		fmt.Fprintf(w, "%s: %s\n", r.File, v)
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(w, "%s: %s skipped: %s cannot express %s (not run, not judged)\n", r.File, stepList(r.Skipped), r.SUT, them(len(r.Skipped)))
+	}
+	if len(r.NotHeld) > 0 {
+		fmt.Fprintf(w, "%s: expectation of %s not held: on what %s can be asked, SPEC §5 gives another result\n", r.File, stepList(r.NotHeld), r.SUT)
+	}
+	verdict := "ok"
+	if r.Failed() {
+		verdict = fmt.Sprintf("FAIL: %d unmet expectations, %d findings", len(unmet), len(r.Violations))
+	}
+	skipped := ""
+	if len(r.Skipped) > 0 {
+		skipped = fmt.Sprintf(" (%d skipped)", len(r.Skipped))
+	}
+	_, err := fmt.Fprintf(w, "%s: %d steps%s, %s\n\n", r.File, len(r.Steps), skipped, verdict)
+	return err
+}
+
+// writeStepTable writes the steps as a table aligned with spaces, each
+// cell clipped to stay on one line of a terminal.
+func writeStepTable(w io.Writer, steps []ReplayStep) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tOP\tRESULT\tHARD\tOPS\tWALL\tOUTPUT\tJOURNAL")
+	for _, s := range steps {
+		mark := ""
+		if s.Unmet != "" {
+			mark = "  ✗ " + s.Unmet
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s%s\n", s.Step, clip(s.Op, 48), clip(s.Result, 32), yesNo(s.Hard),
+			s.OpsUsed, s.WallUsed, s.OutputUsed, clip(journalText(s.Journal), 80), mark)
+	}
+	return tw.Flush()
+}
+
+// them is "it" or "them", for n things.
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// stepList writes 1-based step numbers as "step 3" or "steps 3, 7, 12".
+func stepList(steps []int) string {
+	words := make([]string, len(steps))
+	for i, s := range steps {
+		words[i] = strconv.Itoa(s)
+	}
+	if len(steps) == 1 {
+		return "step " + words[0]
+	}
+	return "steps " + strings.Join(words, ", ")
+}
+
+func journalText(entries []string) string {
+	if len(entries) == 0 {
+		return "-"
+	}
+	return strings.Join(entries, "; ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// clip shortens s to at most n runes for a table cell, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// replayJSON is the JSON form of a Replay.
+type replayJSON struct {
+	File       string          `json:"file"`
+	OK         bool            `json:"ok"`
+	Steps      []stepJSON      `json:"steps"`
+	Journal    []string        `json:"journal"`
+	Violations []violationJSON `json:"violations"`
+	Unmet      []unmetJSON     `json:"unmet"`
+	Skipped    []int           `json:"skipped,omitempty"`
+	NotHeld    []int           `json:"expectations_not_held,omitempty"`
+}
+
+type stepJSON struct {
+	Step       int      `json:"step"`
+	Op         string   `json:"op"`
+	Kind       string   `json:"kind"`
+	Hard       bool     `json:"hard"`
+	Data       string   `json:"data"`
+	OpsUsed    int64    `json:"ops_used"`
+	WallUsed   int64    `json:"wall_used"`
+	OutputUsed int64    `json:"output_used"`
+	Journal    []string `json:"journal"`
+}
+
+type violationJSON struct {
+	Invariant string `json:"invariant"`
+	Step      int    `json:"step"`
+	Detail    string `json:"detail"`
+}
+
+type unmetJSON struct {
+	Step   int    `json:"step"`
+	Line   int    `json:"line"`
+	Detail string `json:"detail"`
+}
+
+func writeReplayJSON(w io.Writer, r *Replay) error {
+	doc := replayJSON{File: r.File, OK: !r.Failed(), Steps: []stepJSON{}, Journal: []string{},
+		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld}
+	for _, s := range r.Steps {
+		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...)})
+		doc.Journal = append(doc.Journal, s.Journal...)
+		if s.Unmet != "" {
+			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})
+		}
+	}
+	for _, v := range r.Violations {
+		doc.Violations = append(doc.Violations, violationJSON(v))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,93 @@
+package reports_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/sbxfuzz/sbxfuzz/reports"
+)
+
+// handReplay is a replay with one step of each sort: met, unmet with a
+// long op, and a violation, on a sandbox that skipped one step and held
+// one expectation loosely.
+func handReplay() *reports.Replay {
+	return &reports.Replay{File: "x.sbx", SUT: "osroot", Skipped: []int{2}, NotHeld: []int{3},
+		Steps: []reports.ReplayStep{
+			{Step: 1, Line: 4, Op: "fs_read /work/a", Kind: "ok", Data: "hi", Result: "ok hi", OpsUsed: 1, Journal: []string{"read /work/a"}},
+			{Step: 3, Line: 6, Op: "fs_read /work/" + strings.Repeat("d", 60), Kind: "fs_read_denied", Result: "fs_read_denied", Hard: true,
+				OpsUsed: 2, WallUsed: 1, Unmet: "got fs_read_denied, want ok"},
+		},
+		Violations: []reports.Violation{{Invariant: "confinement", Step: 3, Detail: "it read outside"}, {Invariant: "halt-latched", Detail: "whole run"}},
+	}
+}
+
+// TestWriteReplayText: the step table, then the unmet expectations, the
+// violations, the skipped and loosely held steps, and the verdict, each
+// cell clipped to its width.
+func TestWriteReplayText(t *testing.T) {
+	var b bytes.Buffer
+	if err := reports.WriteReplay(&b, reports.Text, handReplay()); err != nil {
+		t.Fatal(err)
+	}
+	want := "x.sbx\n" +
+		"STEP  OP                                                RESULT          HARD  OPS  WALL  OUTPUT  JOURNAL\n" +
+		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a\n" +
+		"3     fs_read /work/" + strings.Repeat("d", 33) + "…  fs_read_denied  yes   2    1     0       -  ✗ got fs_read_denied, want ok\n" +
+		"x.sbx:6: step 3: fs_read /work/" + strings.Repeat("d", 60) + ": got fs_read_denied, want ok\n" +
+		"x.sbx: confinement: step 3: it read outside\n" +
+		"x.sbx: halt-latched: whole run\n" +
+		"x.sbx: step 2 skipped: osroot cannot express it (not run, not judged)\n" +
+		"x.sbx: expectation of step 3 not held: on what osroot can be asked, SPEC §5 gives another result\n" +
+		"x.sbx: 2 steps (1 skipped), FAIL: 1 unmet expectations, 2 findings\n\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+}
+
+// TestWriteReplayJSON: the steps with their journal, the journal of the
+// whole run, the violations, the unmet expectations with their lines, and
+// the skipped steps; a sandbox that can express nothing passes.
+func TestWriteReplayJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := reports.WriteReplay(&b, reports.JSON, handReplay()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		OK    bool `json:"ok"`
+		Steps []struct {
+			Step    int      `json:"step"`
+			Journal []string `json:"journal"`
+		} `json:"steps"`
+		Journal    []string         `json:"journal"`
+		Violations []map[string]any `json:"violations"`
+		Unmet      []map[string]any `json:"unmet"`
+		Skipped    []int            `json:"skipped"`
+		NotHeld    []int            `json:"expectations_not_held"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.OK || len(doc.Steps) != 2 || doc.Steps[1].Step != 3 || doc.Steps[1].Journal == nil || !cmp.Equal(doc.Journal, []string{"read /work/a"}) ||
+		len(doc.Violations) != 2 || len(doc.Unmet) != 1 || doc.Unmet[0]["line"] != 6.0 || !cmp.Equal(doc.Skipped, []int{2}) || !cmp.Equal(doc.NotHeld, []int{3}) {
+		t.Errorf("JSON:\n%s", b.String())
+	}
+	b.Reset()
+	nothing := &reports.Replay{File: "y.sbx", SUT: "osroot", Skipped: []int{1, 2}, NotRun: true}
+	if err := reports.WriteReplay(&b, reports.Text, nothing); err != nil || b.String() != "y.sbx\ny.sbx: skipped: osroot can express none of its 2 steps (not run, not judged)\n\n" {
+		t.Errorf("nothing to run: %v\n%s", err, b.String())
+	}
+}
+
+// TestWriteReplayFormats: a replay has no Markdown form, and says so
+// rather than writing one.
+func TestWriteReplayFormats(t *testing.T) {
+	var b bytes.Buffer
+	err := reports.WriteReplay(&b, reports.Markdown, handReplay())
+	if err == nil || !strings.Contains(err.Error(), `not "md"`) || b.Len() != 0 {
+		t.Errorf("Markdown: %v, wrote %q", err, b.String())
+	}
+}

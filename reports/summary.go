@@ -1,0 +1,122 @@
+package reports
+
+import "fmt"
+
+// FullChecks is the number of checks from which a report holds a cell or a
+// point no check reached, for no structural reason, against the generators
+// (Report.Full). The default campaign (sbxfuzz run without --checks or
+// --duration) makes exactly this many, so that its report is full.
+const FullChecks = 10000
+
+// Summary is the JSON form of a campaign (SPEC §11): counts, throughput,
+// findings, and the coverage tables. Everything but ElapsedSeconds and
+// OpsPerSecond is a function of the seed, the checks and the sandbox.
+// The campaign fills it; the zero Summary is empty.
+type Summary struct {
+	Seed           uint64    `json:"seed"`
+	SUT            string    `json:"sut"`
+	Checks         int       `json:"checks"`
+	Drawn          int       `json:"drawn,omitempty"` // scenarios drawn, when an adapter skipped some
+	Scenarios      uint64    `json:"scenarios"`
+	Ops            uint64    `json:"ops"`
+	Workers        int       `json:"workers"`
+	ElapsedSeconds float64   `json:"elapsed_seconds"`
+	OpsPerSecond   float64   `json:"ops_per_second"`
+	Interrupted    bool      `json:"interrupted"`
+	RawFindings    int64     `json:"raw_findings"` // violations the oracle reported, before deduplication
+	Findings       []Finding `json:"findings"`
+	// FlakyFindings counts the findings marked flaky: they did not fail
+	// again when judged again, and do not make the exit status 1.
+	FlakyFindings int `json:"flaky_findings,omitempty"`
+	// UnconfirmedHangs counts the hangs a fresh session of a real sandbox
+	// answered in time when judged again: not findings.
+	UnconfirmedHangs int               `json:"unconfirmed_hangs,omitempty"`
+	Invariants       []InvariantChecks `json:"invariants"`
+	Classes          []ClassRow        `json:"classes"`
+	// Dimensions is every point of the SPEC dimension table with its
+	// hits, in the table's order, when the campaign counted them.
+	Dimensions []DimensionPoint `json:"dimensions,omitempty"`
+}
+
+// DimensionPoint is one point of the SPEC dimension table — a group (a
+// range, a budget, an argument) of a dimension and a name within it — and
+// how often the campaign's scenarios hit it.
+type DimensionPoint struct {
+	Dim   string `json:"dimension"`
+	Group string `json:"group"`
+	Name  string `json:"point"`
+	// Unreachable says why no scenario can hit the point (there is no
+	// address below 0.0.0.0); "" for a point a campaign must hit.
+	Unreachable string `json:"unreachable,omitempty"`
+	Hits        uint64 `json:"hits"`
+	// Drawn, for a sandbox whose adapter narrows scenarios (a real one),
+	// is how often the scenarios as generated hit the point; nil for the
+	// others, whose checked scenarios are the generated ones.
+	Drawn *uint64 `json:"drawn,omitempty"`
+}
+
+// String returns "dimension group: point".
+func (p DimensionPoint) String() string { return p.Dim + " " + p.Group + ": " + p.Name }
+
+// Finding is one finding in a Summary.
+type Finding struct {
+	Invariant    string `json:"invariant"`
+	Check        int    `json:"check"`
+	Step         int    `json:"step"`
+	Class        string `json:"class"`
+	Detail       string `json:"detail"`
+	File         string `json:"file,omitempty"`
+	OriginalOps  int    `json:"original_ops"`
+	MinimizedOps int    `json:"minimized_ops"`
+	// Unminimized is set on a finding written as it was found: the
+	// campaign stopped before its minimization.
+	Unminimized bool `json:"unminimized,omitempty"`
+	// Flaky is set on a finding that did not fail again in any of the
+	// judgements after the one that found it: Detail is the oracle's
+	// words on that first run.
+	Flaky bool `json:"flaky,omitempty"`
+}
+
+// InvariantChecks is one invariant's coverage in a Summary: its checks
+// and violations, and its checks per attack class.
+type InvariantChecks struct {
+	ID         string            `json:"id"`
+	Checked    uint64            `json:"checked"`
+	Violations uint64            `json:"violations"`
+	ByClass    map[string]uint64 `json:"by_class"`
+}
+
+// ClassRow is one attack class: its ops and the result kinds they got.
+type ClassRow struct {
+	ID    string            `json:"id"`
+	Ops   uint64            `json:"ops"`
+	Kinds map[string]uint64 `json:"kinds"`
+}
+
+// Kill is one row of the mutant kill table: whether a campaign from the
+// seed killed the mutant, which invariant caught it, how many checks and
+// seconds it took, and how small the minimized reproducer is.
+type Kill struct {
+	Mutant        string  `json:"mutant"`
+	RedFlag       string  `json:"red_flag"`
+	Killed        bool    `json:"killed"`
+	Invariant     string  `json:"invariant"`
+	Checks        int     `json:"checks"`
+	Seconds       float64 `json:"seconds"`
+	ReproducerOps int     `json:"reproducer_ops"`
+	Reproducer    string  `json:"reproducer"` // the minimized scenario, canonical text
+}
+
+// Failed reports whether the campaign found a finding that counts for
+// the exit status: one that is not flaky.
+func (s *Summary) Failed() bool { return len(s.Findings) > s.FlakyFindings }
+
+// Expressible is the summary line's clause saying what fraction of the
+// drawn scenarios the sandbox's adapter could express ("; N of M drawn
+// scenarios expressible (P%)"), or "" when it expressed them all.
+func (s *Summary) Expressible() string {
+	if s.Drawn <= s.Checks {
+		return ""
+	}
+	return fmt.Sprintf("; %d of %d drawn scenarios expressible (%.0f%%)", s.Checks, s.Drawn, 100*float64(s.Checks)/float64(s.Drawn))
+}
