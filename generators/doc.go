@@ -50,11 +50,12 @@
 //     trailing dot), IP spellings, metadata endpoints, names whose dns lines
 //     rebind (public, then internal), and routes for granted and attacker
 //     hosts alike, so a leak returns a body;
-//   - probes of the internal-range table (ranges.go): in eight worlds in
-//     nine, one to three granted hosts (one more per 16 op slots), each
-//     drawn uniformly from every internal range of SPEC §6 × {just below,
-//     low edge, interior, high edge, just above} × spelling (IPv4 dotted,
-//     short, integer, hex, octal, IPv4-mapped, NAT64; IPv6 compressed,
+//   - probes of the internal-range table (ranges.go): in eleven worlds in
+//     twelve, one to four granted hosts (one more per 10 op slots), each
+//     drawn uniformly from every internal range of SPEC §6 and every
+//     prefix of its IPv6 embedding forms × {just below, low edge, interior,
+//     high edge, just above} × spelling (IPv4 dotted, short, integer, hex,
+//     octal, IPv4-mapped, NAT64, IPv4-compatible, 6to4; IPv6 compressed,
 //     expanded, bracketed), and in one world in three a granted name whose
 //     dns line answers such an address first; ip-spelling ops fetch the
 //     literals in turn, rebinding ops the names;

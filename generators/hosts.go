@@ -149,18 +149,18 @@ func hostVariantOp(src Source, sc *scenario.Scenario) core.Op {
 // spelling, otherwise one from the tables.
 func ipOp(src Source, sc *scenario.Scenario) core.Op {
 	var h string
-	switch r := src.Intn(10); {
-	case r < 7:
+	switch r := src.Intn(12); {
+	case r < 9:
 		h = nextProbe(src, sc)
-		if h == "" || r == 6 {
+		if h == "" || r == 8 {
 			h = grantedWhere(src, sc, ipSpelled)
 		}
 		if h == "" {
 			h = pick(src, ipHosts)
 		}
-	case r < 8:
+	case r < 10:
 		h = pick(src, ipHosts)
-	case r < 9:
+	case r < 11:
 		h = pick(src, ipOpOnly)
 	default:
 		h = pick(src, ipNearMisses)

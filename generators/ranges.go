@@ -13,8 +13,10 @@ import (
 // Range probes aim at every point of the internal-range table (SPEC §6,
 // internal/iprange): each internal range × {just below, low edge, interior,
 // high edge, just above} × each spelling of its family — IPv4 dotted,
-// short, integer, hex, octal, IPv4-mapped, NAT64, a name; IPv6 compressed,
-// expanded, bracketed, a name. The world gen draws a point uniformly and
+// short, integer, hex, octal, IPv4-mapped, NAT64, IPv4-compatible, 6to4, a
+// name; IPv6 compressed, expanded, bracketed, a name — and the same points
+// of each prefix of SPEC §6's embedding forms, internal and public
+// addresses inside it and the ones just outside, judged as themselves. The world gen draws a point uniformly and
 // grants a host that resolves to its address (a literal, or a name with a
 // dns line answering it first), and ip-spelling and rebinding ops fetch
 // it, so that a sandbox's internal check meets every edge of every range
@@ -145,6 +147,16 @@ func spell(a netip.Addr, sp int) []string {
 		case iprange.NAT64:
 			n := [16]byte{0, 0x64, 0xff, 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]}
 			return []string{netip.AddrFrom16(n).String()}
+		case iprange.Compatible:
+			if v <= 1 {
+				return nil // :: and ::1 are not IPv4-compatible (SPEC §6)
+			}
+			return []string{netip.AddrFrom16([16]byte{12: b[0], 13: b[1], 14: b[2], 15: b[3]}).String(), "::" + a.String()}
+		case iprange.SixToFour:
+			n := [16]byte{0x20, 0x02, b[0], b[1], b[2], b[3]}
+			host := n
+			host[15] = 1 // an interface in the 6to4 site: bits 48 on are not the address
+			return []string{netip.AddrFrom16(n).String(), netip.AddrFrom16(host).String()}
 		}
 		return nil
 	}
@@ -216,7 +228,7 @@ func compressed(a netip.Addr) string {
 }
 
 // rangeProbes grants hosts of points of the internal-range table: now and
-// then none, usually one to three literals and one more per 16 op slots
+// then none, usually one to four literals and one more per 10 op slots
 // (ip-spelling ops fetch them in turn, so that a long scenario spreads its
 // fetches over more points), and in one world in three a name, with a dns
 // line answering the point's address first, then a public one (a
@@ -224,7 +236,7 @@ func compressed(a netip.Addr) string {
 // an internal address, and a public neighbour's not_found is its verdict.
 func (b *builder) rangeProbes(slots int) {
 	src := b.src
-	for n := literalProbeWeights.draw(src) + slots/16; n > 0; n-- {
+	for n := literalProbeWeights.draw(src) + slots/10; n > 0; n-- {
 		pt := &rangePoints[pick(src, literalPoints)]
 		k := src.Intn(len(pt.hosts)) // pick's draw, and the index of the flags
 		b.grant(pt.hosts[k], pt.flags[k])

@@ -12,6 +12,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -30,22 +31,65 @@ var realShapes = []struct {
 	{`a directory beside a root named as the root and a backslash`, backslashSibling(true)},
 }
 
-// TestLinkedRootsNotDrawn: a grant root that is a link, or lies under one,
-// is not drawn yet. SPEC §13 denies every path below such a root (the path
-// resolved through the link is under no root as written), while os.Root,
-// and MCP servers that resolve their directories at start, open the root
-// through its link and act on what it leads to: the real-disk doors would
-// report every such scenario until the project decides how a real sandbox
-// is judged there. The generator (linkedRoot) is ready: give it a weight
-// in readRootWeights when that is decided, and move these shapes into
-// realShapes.
-func TestLinkedRootsNotDrawn(t *testing.T) {
-	for i := range 3000 {
+// TestLinkedRootsDrawn: grant roots that are links, and roots under a
+// linked parent, are drawn with ops under them, in the default campaign's
+// first streams; the real-disk adapters leave every such scenario out (a
+// real sandbox opens its root through the root's own link by design); and
+// roots-resolved-at-start, which holds paths to the roots as they
+// resolved at its start, is killed on them (a finding of confinement or
+// verdict-matches-model) while it passes the worlds whose roots are not
+// links.
+func TestLinkedRootsDrawn(t *testing.T) {
+	const n, want = 3000, 20
+	m, ok := mutants.Lookup("roots-resolved-at-start")
+	if !ok {
+		t.Fatal("no mutant roots-resolved-at-start")
+	}
+	at, above, killed := 0, 0, 0
+	for i := range n {
 		sc := seeded(i)
-		if rootLinked(true)(sc) || rootLinked(false)(sc) {
-			t.Fatalf("seeded scenario %d has a read root that is, or lies under, a link:\n%s", i, sc.Format())
+		isAt, isAbove := rootLinked(true)(sc), rootLinked(false)(sc)
+		if !isAt && !isAbove {
+			if i%10 == 0 { // a sample: the mutant is the reference there
+				if fs := checkFindings(t, m.Factory, sc); len(fs) > 0 {
+					t.Fatalf("seeded scenario %d has no linked root, but roots-resolved-at-start fails it: %s\n%s", i, fs[0], sc.Format())
+				}
+			}
+			continue
+		}
+		if isAt {
+			at++
+		}
+		if isAbove {
+			above++
+		}
+		if realsut.AdaptFS(sc) != nil || realsut.AdaptOneList(sc) != nil {
+			t.Errorf("seeded scenario %d has a linked root, and a real-disk adapter keeps it:\n%s", i, sc.Format())
+		}
+		for _, f := range checkFindings(t, m.Factory, sc) {
+			if f.Invariant == oracle.Confinement || f.Invariant == oracle.VerdictMatchesModel {
+				killed++
+				break
+			}
 		}
 	}
+	t.Logf("%d of %d seeded scenarios with a read root that is a link, %d with one under a linked parent; roots-resolved-at-start killed by %d", at, n, above, killed)
+	if at < want || above < want {
+		t.Errorf("roots that are links in %d, under a linked parent in %d of %d seeded scenarios, want at least %d each", at, above, n, want)
+	}
+	if killed < want {
+		t.Errorf("roots-resolved-at-start killed by %d of the linked-root scenarios, want at least %d", killed, want)
+	}
+}
+
+// checkFindings is oracle.Check's findings on sc for the sandbox f builds.
+func checkFindings(t *testing.T, f core.Factory, sc *scenario.Scenario) []oracle.Finding {
+	t.Helper()
+	fs, err := oracle.Check(f, sc, nil, oracle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
 }
 
 // TestRealServerShapes counts, over 3000 seeded scenarios, the scenarios

@@ -41,11 +41,11 @@ var (
 var (
 	lengthWeights       = weights(2, 17, 1)              // drawLength: short, usual, long
 	spellingWeights     = weights(45, 45, 4, 3, 3)       // rootSpelling: rootInfo.spellings
-	readRootWeights     = weights(62, 12, 8, 6, 4, 5, 0) // readRoots: one, two, nested, "/", none, a prefix pair, a linked root (not drawn: see TestLinkedRootsNotDrawn)
+	readRootWeights     = weights(62, 12, 8, 6, 4, 5, 4) // readRoots: one, two, nested, "/", none, a prefix pair, a linked root
 	writeRootWeights    = weights(55, 15, 10, 10, 7, 3)  // writeRoots: nested, none, the read root, separate, two, "/"
 	plainHostWeights    = weights(50, 30, 10, 10)        // hosts: 1, 2, 3 or no plain names
 	ipHostWeights       = weights(55, 25, 12, 8)         // hosts: 0 to 3 IP spellings
-	literalProbeWeights = weights(1, 3, 3, 2)            // rangeProbes: 0 to 3 literals, before the slots' share
+	literalProbeWeights = weights(1, 2, 3, 4, 2)         // rangeProbes: 0 to 4 literals, before the slots' share
 	metadataHostWeights = weights(70, 20, 10)            // hosts: 0 to 2 metadata endpoints
 	rebinderWeights     = weights(50, 35, 15)            // hosts: 0 to 2 granted rebinding names
 	toolWeights         = weights(40, 30, 15, 10, 5)     // tools: 1, 2, 3, 4 or no tools

@@ -45,10 +45,14 @@
 //	budget-plus-one-overflow every budget tested as used >= limit+1, which wraps for math.MaxInt64
 //	root-itself-denied       a root written "/work/" is a bare prefix: /work itself is denied
 //	host-case-fold           net_hosts matched with strings.EqualFold
+//	nat64-prefix-32          64:ff9b::/32 judged by its last 32 bits: the /48 local-use prefix and the /96's neighbours misjudged
+//	no-6to4-unmap            2002::/16 judged as itself, never by the IPv4 address in bits 16–47
+//	roots-resolved-at-start  roots resolved through the world's links at build; resolved paths held to those answers
 //
 // Mutant.Dimension names the SPEC dimension whose points expose a defect
-// (one of Dimensions()): the last nine mutants are each written to hide in
-// one dimension's points, edges included.
+// (one of Dimensions()): internal-string-prefixes to host-case-fold,
+// nat64-prefix-32 and no-6to4-unmap are each written to hide in one
+// dimension's points, edges included.
 //
 // Mutant.RedFlag says, in one sentence, which review red flag of the seed
 // notes each defect embodies.

@@ -151,7 +151,7 @@ func TestLookupAndNames(t *testing.T) {
 // TestEveryDefectHasAMutant guards the table against a defect switch that no
 // mutant uses, or two mutants sharing one.
 func TestEveryDefectHasAMutant(t *testing.T) {
-	if got, want := len(all), int(hostCaseFold); got != want {
+	if got, want := len(all), int(rootsResolvedAtStart); got != want {
 		t.Errorf("the table has %d mutants, pipeline.go %d defects", got, want)
 	}
 }
@@ -260,8 +260,13 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 		cases = append(cases, sc{g, ws, ops})
 	}
 	for _, m := range All() {
-		if m.Name == "leaky-grant" {
+		switch m.Name {
+		case "leaky-grant":
 			continue // differs only in what Grant() hands out: TestLeakyGrantWidens
+		case "nat64-prefix-32", "no-6to4-unmap":
+			continue // random hosts are never in 64:ff9b::/32 or 2002::/16: TestInternalMaskGaps
+		case "roots-resolved-at-start":
+			continue // random worlds put no link at or above a root: TestRootsResolvedAtStart
 		}
 		differs := false
 		for _, c := range cases {
@@ -578,6 +583,10 @@ func TestDimensionMutantsAtTheGoLevel(t *testing.T) {
 			[]core.Op{echo("x")}, []core.Kind{core.OK}, []core.Kind{core.MaxOutputBytes}, 1},
 		{"root-itself-denied", core.GrantSpec{FSRead: []string{"/work/"}, Budgets: roomy}, tick,
 			[]core.Op{read("/work/"), read("/work/a")}, []core.Kind{core.NotFound, core.OK}, []core.Kind{core.FSReadDenied, core.OK}, 5},
+		{"nat64-prefix-32", core.GrantSpec{NetHosts: []string{"64:ff9b:1::cb00:7101", "64:ff9b::1:0:0"}, Budgets: roomy}, tick,
+			[]core.Op{fetch("64:ff9b:1::cb00:7101"), fetch("64:ff9b::1:0:0")}, []core.Kind{core.EgressInternal, core.NotFound}, []core.Kind{core.NotFound, core.EgressInternal}, 0},
+		{"no-6to4-unmap", core.GrantSpec{NetHosts: []string{"2002:7f00:1::"}, Budgets: roomy}, tick,
+			[]core.Op{fetch("2002:7f00:1::")}, []core.Kind{core.EgressInternal}, []core.Kind{core.NotFound}, 0},
 		{"host-case-fold", core.GrantSpec{NetHosts: []string{"x.example"}, Budgets: roomy}, tick,
 			[]core.Op{fetch("X.Example")}, []core.Kind{core.EgressDenied}, []core.Kind{core.OK}, 0},
 	} {
@@ -658,7 +667,7 @@ func TestInternalMaskGaps(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range []string{"::", "::1", "fe80::%eth0", "ff02::1"} {
+	for _, s := range []string{"::", "::1", "fe80::%eth0", "ff02::1", "2001::1", "::2", "2002:a00::", "64:ff9b:1::1"} {
 		x := netip.MustParseAddr(s)
 		if strs.internal(x) != spec.IsInternal(x) || v6.internal(x) != spec.IsInternal(x) {
 			t.Errorf("%s judged otherwise than the reference", s)
@@ -666,6 +675,101 @@ func TestInternalMaskGaps(t *testing.T) {
 	}
 	if !strs.internal(netip.Addr{}) || !v6.internal(netip.Addr{}) {
 		t.Error("the zero Addr is not internal")
+	}
+}
+
+// TestEmbeddingGaps: the two embedding-form mutants misjudge exactly the
+// addresses their defect names, on a sweep of the 64 high bits around
+// each embedding prefix of SPEC §6 (every /48 of 64:ff9b::/32, the
+// addresses around the /96) with internal and public IPv4 tails:
+// nat64-prefix-32 judges 64:ff9b::/32 by its last 32 bits, no-6to4-unmap
+// judges 2002::/16 as itself (public).
+func TestEmbeddingGaps(t *testing.T) {
+	nat, six := &sandbox{d: nat64Prefix32}, &sandbox{d: noSixToFourUnmap}
+	tails := [][4]byte{{0, 0, 0, 0}, {127, 0, 0, 1}, {10, 1, 2, 3}, {203, 0, 113, 1}, {255, 255, 255, 255}}
+	var addrs []netip.Addr
+	for hi := 0; hi < 1<<16; hi += 0x101 {
+		for _, g := range [][2]uint16{{0x64, 0xff9b}, {0x64, 0xff9a}, {0x2002, uint16(hi)}, {0x2001, 0}, {0x2003, 0}, {0, 0}} {
+			for _, mid := range []uint16{0, 1, uint16(hi)} {
+				for _, tail := range tails {
+					b := [16]byte{byte(g[0] >> 8), byte(g[0]), byte(g[1] >> 8), byte(g[1]), byte(hi >> 8), byte(hi), 10: byte(mid >> 8), 11: byte(mid)}
+					copy(b[12:], tail[:])
+					addrs = append(addrs, netip.AddrFrom16(b))
+				}
+			}
+		}
+	}
+	wkp32, sixToFour := netip.MustParsePrefix("64:ff9b::/32"), netip.MustParsePrefix("2002::/16")
+	for _, x := range addrs {
+		want := spec.IsInternal(x)
+		if wkp32.Contains(x) {
+			b := x.As16()
+			want = spec.IsInternal(netip.AddrFrom4([4]byte(b[12:16])))
+		}
+		if got := nat.internal(x); got != want {
+			t.Fatalf("nat64-prefix-32: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
+		}
+		want = spec.IsInternal(x) && !sixToFour.Contains(x)
+		if got := six.internal(x); got != want {
+			t.Fatalf("no-6to4-unmap: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
+		}
+	}
+	// Each differs from the reference somewhere in the sweep.
+	for _, m := range []*sandbox{nat, six} {
+		if !slices.ContainsFunc(addrs, func(x netip.Addr) bool { return m.internal(x) != spec.IsInternal(x) }) {
+			t.Errorf("defect %d judges every swept address as the reference does", m.d)
+		}
+	}
+}
+
+// TestRootsResolvedAtStart: roots-resolved-at-start resolves its roots
+// while it is built and holds resolved paths to those answers: under a
+// root that is a link, or lies under one, it reads and writes what the
+// reference denies; in a world whose links are below the roots it agrees
+// with the reference op for op.
+func TestRootsResolvedAtStart(t *testing.T) {
+	read := func(p string) core.Op { return core.Op{Kind: core.OpRead, Args: []string{p}} }
+	write := func(p string) core.Op { return core.Op{Kind: core.OpWrite, Args: []string{p, "x"}} }
+	g := core.GrantSpec{FSRead: []string{"/srv/app/"}, FSWrite: []string{"/srv/app/"}, Budgets: roomy}
+	ops := []core.Op{read("/srv/app/a"), write("/srv/app/b"), read("/srv/app/ln"), read("/etc/passwd")}
+	files := []scenario.File{{Path: "/mnt/real/srv/app/a", Data: "real"}, {Path: "/mnt/up/srv/app/a", Data: "up"},
+		{Path: "/srv/app/a", Data: "shadowed"}, {Path: "/etc/passwd", Data: "root"}}
+	denied := []core.Kind{core.FSReadDenied, core.FSWriteDenied, core.FSReadDenied, core.FSReadDenied}
+	for _, tc := range []struct {
+		what     string
+		links    []scenario.Link
+		ref, got []core.Kind
+	}{
+		{"the root a link", []scenario.Link{{Path: "/srv/app", Target: "/mnt/real/srv/app"}},
+			denied, []core.Kind{core.OK, core.OK, core.NotFound, core.FSReadDenied}},
+		{"the root's parent a link", []scenario.Link{{Path: "/srv", Target: "/mnt/up/srv"}},
+			denied, []core.Kind{core.OK, core.OK, core.NotFound, core.FSReadDenied}},
+		{"a link below the root", []scenario.Link{{Path: "/srv/app/ln", Target: "/etc/passwd"}},
+			[]core.Kind{core.OK, core.OK, core.FSReadDenied, core.FSReadDenied},
+			[]core.Kind{core.OK, core.OK, core.FSReadDenied, core.FSReadDenied}},
+	} {
+		ws := scenario.WorldSpec{Files: files, Links: tc.links}
+		kinds := func(f core.Factory) []core.Kind {
+			sb, err := f(must.Grant(g), refworld.New(ws))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []core.Kind
+			for _, op := range ops {
+				out = append(out, sb.Run(op).Kind)
+			}
+			return out
+		}
+		if got := kinds(core.ReferenceFactory); !slices.Equal(got, tc.ref) {
+			t.Errorf("%s: reference kinds %v, want %v", tc.what, got, tc.ref)
+		}
+		if got := kinds(mustFactory(t, "roots-resolved-at-start")); !slices.Equal(got, tc.got) {
+			t.Errorf("%s: mutant kinds %v, want %v", tc.what, got, tc.got)
+		}
+	}
+	// The roots are resolved while the mutant is built, before any op.
+	if _, w := build(t, "roots-resolved-at-start", g, scenario.WorldSpec{Links: []scenario.Link{{Path: "/srv", Target: "/mnt/up/srv"}}}); w.JournalLen() != 2 {
+		t.Errorf("journal after the build holds %d entries, want 2 (a realpath per root)", w.JournalLen())
 	}
 }
 

@@ -57,6 +57,9 @@ const (
 	budgetPlusOneOverflow  // used >= limit+1, which wraps for math.MaxInt64
 	rootItselfDenied       // a root written with "/" is only a prefix: the root itself is out
 	hostCaseFold           // net_hosts matched case-insensitively
+	nat64Prefix32          // NAT64 unmapped from 64:ff9b::/32, not /96
+	noSixToFourUnmap       // 6to4 addresses judged as themselves, never unmapped
+	rootsResolvedAtStart   // grant roots resolved through the world's links at build, then trusted
 )
 
 // badHosts is deny-list-egress's idea of an egress policy: the hosts its
@@ -93,6 +96,9 @@ type sandbox struct {
 	start  time.Time // machine-clock only
 	usage  core.Usage
 	halted core.Kind // the hard kind that latched, or Invalid while running
+	// atStart holds roots-resolved-at-start's roots as resolved at build,
+	// by the kind that denies them (fs_read_denied, fs_write_denied).
+	atStart map[core.Kind][]string
 }
 
 func newSandbox(d defect, g core.Grant, w core.World) *sandbox {
@@ -110,7 +116,29 @@ func newSandbox(d defect, g core.Grant, w core.World) *sandbox {
 	} else {
 		s.t0, _ = w.Now()
 	}
+	if d == rootsResolvedAtStart {
+		// DEFECT roots-resolved-at-start: the roots are resolved once, as a
+		// server resolves its allowed directories when it starts, and the
+		// answers are what paths are held to from then on.
+		s.atStart = map[core.Kind][]string{
+			core.FSReadDenied:  resolveAll(w, s.auth.fsRead),
+			core.FSWriteDenied: resolveAll(w, s.auth.fsWrite),
+		}
+	}
 	return s
+}
+
+// resolveAll is roots resolved through w's links, each kept as written when
+// its links loop.
+func resolveAll(w core.World, roots []string) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = r
+		if real, ok := w.Realpath(r); ok {
+			out[i] = real
+		}
+	}
+	return out
 }
 
 func (d defect) factory() core.Factory {
@@ -427,6 +455,12 @@ func (s *sandbox) checkPath(p string, roots []string, denied core.Kind) (string,
 		}
 	}
 	r, ok := s.world.Realpath(p)
+	if s.d == rootsResolvedAtStart {
+		// DEFECT roots-resolved-at-start: r is held to the roots as they
+		// resolved at build, so a root that is a link (or lies under one)
+		// stands for the directory it leads to.
+		roots = s.atStart[denied]
+	}
 	if s.d == realpathUnchecked && ok {
 		// DEFECT realpath-unchecked: the path is resolved and r is used,
 		// but r is never held to the roots p was.
@@ -494,13 +528,28 @@ func (s *sandbox) internal(a netip.Addr) bool {
 		return spec.IsInternal(a)
 	case v6RangeMasks:
 		// DEFECT v6-range-masks: "ULA is fd00::/8" and link-local as
-		// fe80::/16: fc00::/8 and fe81::–febf:… are public. (IPv4, mapped
-		// and NAT64 forms included, is judged as the reference does.)
-		u := spec.Unmap(a)
-		if u.Is4() || !u.IsValid() {
-			return spec.IsInternal(a)
+		// fe80::/16: fc00::/8 and fe81::–febf:… are public. (Every other
+		// address, the embedding forms of SPEC §6 included, is judged as
+		// the reference does.)
+		if u := spec.Unmap(a); ula7.Contains(u) || linkLocal10.Contains(u) {
+			return ula8.Contains(u) || linkLocal16.Contains(u)
 		}
-		return u.IsUnspecified() || u.IsLoopback() || u.IsMulticast() || ula8.Contains(u) || linkLocal16.Contains(u)
+	case nat64Prefix32:
+		// DEFECT nat64-prefix-32: "NAT64 is 64:ff9b::" read as the /32 its
+		// first two groups name: every address there is judged by its last
+		// 32 bits, so the local-use 64:ff9b:1::/48 carrying a public address
+		// is fetched, and 64:ff9b::1:0:0, outside the /96, refused.
+		if z := a.WithZone(""); nat64Well32.Contains(z) {
+			b := z.As16()
+			return spec.IsInternal(netip.AddrFrom4([4]byte(b[12:16])))
+		}
+	case noSixToFourUnmap:
+		// DEFECT no-6to4-unmap: 2002::/16 is judged as the IPv6 address it is,
+		// which no internal range holds: 2002:7f00:1:: (127.0.0.1 in bits
+		// 16–47) is fetched.
+		if sixToFour.Contains(a.WithZone("")) {
+			return false
+		}
 	}
 	return spec.IsInternal(a)
 }
@@ -520,6 +569,14 @@ var internalPrefixes = func() []string {
 var (
 	ula8        = netip.MustParsePrefix("fd00::/8")  // fc00::/7 misread
 	linkLocal16 = netip.MustParsePrefix("fe80::/16") // fe80::/10 misread
+	ula7        = netip.MustParsePrefix("fc00::/7")
+	linkLocal10 = netip.MustParsePrefix("fe80::/10")
+)
+
+// nat64-prefix-32's NAT64 prefix, and the 6to4 prefix no-6to4-unmap ignores.
+var (
+	nat64Well32 = netip.MustParsePrefix("64:ff9b::/32") // 64:ff9b::/96 misread
+	sixToFour   = netip.MustParsePrefix("2002::/16")
 )
 
 func (s *sandbox) fetch(host, p string) core.Result {

@@ -155,8 +155,14 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 	}
 	ctl.built(sb)
 	r.replayed = sb
+	// What each build asked of its world belongs to the open, not to step
+	// 1: the two builds are compared with each other, and each run's steps
+	// from where its build ended.
 	first := r.world.Journal()
-	prev := 0
+	if was, now := first[:r.built], w.Journal(); !slices.Equal(was, now) {
+		return fmt.Sprintf("the two builds differ: the first %s, the second %s", journalWords(was), journalWords(now))
+	}
+	prev := r.built
 	for i, t := range r.trace {
 		if ctl.halted() {
 			return ""
@@ -201,9 +207,14 @@ func (r *watchedRun) closeAll(ctl *control) {
 const maxListed = 8
 
 func describeStep(res core.Result, u core.Usage, entries []refworld.Entry) string {
-	s := fmt.Sprintf("%s with usage ops=%d wall=%d output=%d", describeResult(res), u.Ops, u.Wall, u.Output)
+	return fmt.Sprintf("%s with usage ops=%d wall=%d output=%d and %s", describeResult(res), u.Ops, u.Wall, u.Output, journalWords(entries))
+}
+
+// journalWords lists entries, at most maxListed of them: "journal [read
+// /a; …]", or "no journal entry".
+func journalWords(entries []refworld.Entry) string {
 	if len(entries) == 0 {
-		return s + " and no journal entry"
+		return "no journal entry"
 	}
 	parts := make([]string, 0, min(len(entries), maxListed)+1)
 	for _, e := range entries[:min(len(entries), maxListed)] {
@@ -212,5 +223,5 @@ func describeStep(res core.Result, u core.Usage, entries []refworld.Entry) strin
 	if len(entries) > maxListed {
 		parts = append(parts, fmt.Sprintf("… and %d more", len(entries)-maxListed))
 	}
-	return s + " and journal [" + strings.Join(parts, "; ") + "]"
+	return "journal [" + strings.Join(parts, "; ") + "]"
 }

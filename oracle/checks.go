@@ -2,7 +2,9 @@ package oracle
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -222,33 +224,86 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 	if s.op.Kind == core.OpFetch {
 		r.cov.Classes[s.class].Checked[NoInternalEgress]++
 	}
+	if why := egressProblem(s.entries); why != "" {
+		r.violate(NoInternalEgress, s.class, formatOp(*s.op)+" "+why)
+	}
+}
+
+// egressProblem says what the fetches among entries did that
+// no-internal-egress forbids, starting with a verb ("fetched from …"), or
+// "" when nothing: entries are one op's, or the sandbox's build's.
+func egressProblem(entries []refworld.Entry) string {
 	resolves, fetches := 0, 0
-	for i := range s.entries {
-		switch e := &s.entries[i]; e.Call {
+	for i := range entries {
+		switch e := &entries[i]; e.Call {
 		case refworld.CallResolve:
 			resolves++
 		case refworld.CallFetch:
 			fetches++
-			var why string
 			switch {
 			case spec.IsInternal(e.Addr):
-				why = fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
-			case i == 0 || s.entries[i-1].Call != refworld.CallResolve:
-				why = fmt.Sprintf("fetched from %s without resolving %s just before, in the same op", e.Addr, quote(e.Name))
-			case s.entries[i-1].Addr != e.Addr:
-				why = fmt.Sprintf("fetched from %s, but the resolve just before it answered %s: the address checked is not the address used",
-					e.Addr, s.entries[i-1].Addr)
-			}
-			if why != "" {
-				r.violate(NoInternalEgress, s.class, formatOp(*s.op)+" "+why)
-				return
+				return fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
+			case i == 0 || entries[i-1].Call != refworld.CallResolve:
+				return fmt.Sprintf("fetched from %s without resolving %s just before, in the same op", e.Addr, quote(e.Name))
+			case entries[i-1].Addr != e.Addr:
+				return fmt.Sprintf("fetched from %s, but the resolve just before it answered %s: the address checked is not the address used",
+					e.Addr, entries[i-1].Addr)
 			}
 		}
 	}
 	if fetches > 0 && resolves != fetches {
-		r.violate(NoInternalEgress, s.class, fmt.Sprintf("%s resolved %d times for %d fetch: SPEC §5 resolves exactly once, so the address checked is the address used",
-			formatOp(*s.op), resolves, fetches))
+		return fmt.Sprintf("resolved %d times for %d fetch: SPEC §5 resolves exactly once, so the address checked is the address used",
+			resolves, fetches)
 	}
+	return ""
+}
+
+// checkBuild judges what the sandbox asked of its world while it was
+// built, before its first op. A sandbox may look at its world when it
+// opens (an MCP filesystem server resolves its roots at start), but what
+// it asks is held to the grant as an op's entries are: confinement, with
+// a realpath authorized under any fs_read or fs_write root, and
+// no-internal-egress. A violation is at step 0, of no attack class.
+func (r *watchedRun) checkBuild() {
+	entries := r.world.Journal()[:r.built]
+	if len(entries) == 0 {
+		return
+	}
+	cov := &r.cov.Classes[attack.Unlabelled]
+	cov.Checked[Confinement]++
+	for i := range entries {
+		if why := r.unauthorizedAtOpen(&entries[i]); why != "" {
+			r.violate(Confinement, attack.Unlabelled, fmt.Sprintf("while the sandbox was built, before any op, the journal shows %s, but %s",
+				entryText(entries[i]), why))
+			break
+		}
+	}
+	if !slices.ContainsFunc(entries, func(e refworld.Entry) bool { return e.Call == refworld.CallFetch }) {
+		return
+	}
+	cov.Checked[NoInternalEgress]++
+	if why := egressProblem(entries); why != "" {
+		r.violate(NoInternalEgress, attack.Unlabelled, "while the sandbox was built, before any op, it "+why)
+	}
+}
+
+// unauthorizedAtOpen is unauthorized for an entry the sandbox made while
+// it was built. No op asked for it, so a realpath is authorized when its
+// path passes either allow-list: resolving a root, or a path under one,
+// is how a sandbox learns where its roots really lead.
+func (r *watchedRun) unauthorizedAtOpen(e *refworld.Entry) string {
+	if e.Call != refworld.CallRealpath {
+		return r.unauthorized(e, "")
+	}
+	g := r.grant
+	if g.MayRead(e.Name) || g.MayWrite(e.Name) {
+		return ""
+	}
+	if spec.HasTraversal(e.Name) {
+		return fmt.Sprintf("%s has a .. segment", quote(e.Name))
+	}
+	return fmt.Sprintf("%s is under no fs_read root %s and no fs_write root %s", quote(spec.Canonical(e.Name)),
+		quoteList(g.FSRead()), quoteList(g.FSWrite()))
 }
 
 func (r *watchedRun) checkLatch(s *stepObs) {

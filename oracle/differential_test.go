@@ -10,7 +10,6 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
-	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -106,7 +105,7 @@ func worldDiff(ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op, m oracle.
 		var mok bool
 		if (op.Kind == core.OpRead || op.Kind == core.OpWrite) && len(a) > 0 {
 			rr, rok := ref.Realpath(a[0])
-			mr, mok = m.Realpath(spec.Canonical(a[0]))
+			mr, mok = m.Realpath(a[0])
 			if rr != mr || rok != mok {
 				return fmt.Sprintf("realpath %q: core %q (%v), model %q (%v)", a[0], rr, rok, mr, mok)
 			}

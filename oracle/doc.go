@@ -19,8 +19,9 @@
 //     and returns no data.
 //   - confinement: every journal entry is authorized by the grant: reads
 //     and writes of the path really reached, under their roots without
-//     traversal; realpaths of a path that passed its op's allow-list;
-//     resolves and fetches of granted hosts; calls of granted tools.
+//     traversal; realpaths of a path that passed its op's allow-list (or,
+//     while the sandbox is built, either allow-list); resolves and fetches
+//     of granted hosts; calls of granted tools.
 //   - no-internal-egress: no fetch goes to an internal address, and each
 //     fetch uses the address of the one resolve just before it, in the
 //     same op.
@@ -34,7 +35,9 @@
 //     after it (ops, wall, output) equal those of an independent model of
 //     SPEC §5.
 //   - replay-deterministic: replaying the scenario on a fresh world gives
-//     an identical trace: results, usage, journal.
+//     an identical trace: results, usage, journal. The two builds'
+//     entries are compared with each other, each step's with the same
+//     step's of the other run.
 //   - grant-immutable: the grant reads the same after the run as before,
 //     whatever was done to the values it handed out.
 //   - total: every op yields a result: no panic, no hang (an op that does
@@ -42,6 +45,12 @@
 //
 // Each invariant is proven by a test that feeds the oracle a sandbox
 // violating exactly that one.
+//
+// A sandbox may ask its world things while it is built, before its first
+// op (an MCP filesystem server resolves its allowed directories at start).
+// Those entries belong to the open, never to step 1: they are held to the
+// grant (confinement, no-internal-egress) as findings at step 0, and
+// replay-deterministic compares them with the replay's build.
 //
 // # What the oracle trusts
 //

@@ -42,6 +42,11 @@ type watchedRun struct {
 	trace     []traceStep // kept for the replay check, when asked
 	reported  [numInvariants]bool
 	findings  []Finding
+	// built is the journal's length once the sandbox was built: the
+	// entries before it are the sandbox's own requests at open (an MCP
+	// server resolving its roots), judged by checkBuild and compared with
+	// the replay's build, never counted as step 1's.
+	built int
 }
 
 // haltState is what must stand still after the first hard result.
@@ -146,6 +151,10 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	}
 	ctl.built(sb)
 	r.sb = sb
+	r.built = r.world.JournalLen()
+	if !ctl.halted() { // given up on while it was built: the world is the sandbox's own
+		r.checkBuild()
+	}
 	if r.snap, err = sandboxCall(func() grantSnapshot { return snapshotGrant(sb) }); err != nil {
 		r.dead = true
 		r.violate(Total, attack.Unlabelled, "reading the sandbox's grant "+err.Error())

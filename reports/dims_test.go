@@ -194,7 +194,7 @@ func TestDimensionTableMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"## SPEC dimensions", "### Dimension gaps",
 		"| `budget`         | max\\_ops ", "**GAP: 1**", "| max int64 ", "| **GAP** ",
-		"| just below: dotted, short, integer, hex, octal, v4-mapped, nat64, name | no address comes before 0.0.0.0 ",
+		"| just below: dotted, short, integer, hex, octal, v4-mapped, nat64, v4-compatible, 6to4, name | no address comes before 0.0.0.0 ",
 		"**1 unexplained**",
 	} {
 		if !strings.Contains(md, want) {

@@ -45,7 +45,8 @@ type Report struct {
 	// as held.
 	NotApplicable map[string]string `json:"not_applicable,omitempty"`
 
-	image string // the heat map's path for Markdown (SetImage)
+	image   string // the heat map's path for Markdown (SetImage)
+	command string // the words that run the command line (SetCommand)
 }
 
 // InvariantRow is an invariant's row of the report: its checks and

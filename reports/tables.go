@@ -49,6 +49,20 @@ func writeJSON(w io.Writer, v any) error {
 // relative to the report's file (as written by WriteSVG).
 func (r *Report) SetImage(path string) { r.image = path }
 
+// SetCommand makes the commands the report prints, that reproduce it or
+// write its findings, start with words, the way the program that made it
+// is run ("mysbx", "go run ./cmd/mysbx"); by default they start with
+// "sbxfuzz".
+func (r *Report) SetCommand(words string) { r.command = words }
+
+// invocation is the words that start the report's commands.
+func (r *Report) invocation() string {
+	if r.command == "" {
+		return "sbxfuzz"
+	}
+	return r.command
+}
+
 func (r *Report) writeHead(d *doc) {
 	d.heading(1, "sbxfuzz report: invariant coverage")
 	if d.md && r.image != "" {
@@ -69,7 +83,7 @@ func (r *Report) writeHead(d *doc) {
 	if r.Drawn > checks { // an adapter skipped scenarios it could express nothing of
 		checks = r.Drawn
 	}
-	cmd := fmt.Sprintf("sbxfuzz report --seed %d --checks %d --sut %s", r.Seed, checks, finding.QuoteArg(r.SUT))
+	cmd := fmt.Sprintf("%s report --seed %d --checks %d --sut %s", r.invocation(), r.Seed, checks, finding.QuoteArg(r.SUT))
 	if r.Mutants != nil {
 		cmd += " --mutants"
 	}
@@ -211,7 +225,7 @@ func (r *Report) writeFindings(d *doc) {
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
-		d.para(d.code(fmt.Sprintf("sbxfuzz run --seed %d --checks %d --sut %s", r.Seed, r.Checks, finding.QuoteArg(r.SUT))) + " writes their minimized reproducers to `sbxfuzz/findings/SUT` under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
+		d.para(d.code(fmt.Sprintf("%s run --seed %d --checks %d --sut %s", r.invocation(), r.Seed, r.Checks, finding.QuoteArg(r.SUT))) + " writes their minimized reproducers to `sbxfuzz/findings/SUT` under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
 		cols = cols[:len(cols)-1]
 		for i := range rows {
 			rows[i] = rows[i][:len(rows[i])-1]

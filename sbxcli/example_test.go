@@ -22,6 +22,15 @@ func ExampleMain() {
 	_ = main
 }
 
+// A program run from its module's root with go run says so: every
+// reproduce line it prints starts with these words.
+func ExampleCommand() {
+	main := func() {
+		sbxcli.Main(map[string]core.Factory{"mine": newSandbox}, sbxcli.Command("go run ./cmd/mysbx"))
+	}
+	_ = main
+}
+
 // Run is the command line without the exit: here it replays a reproducer
 // on the registered sandbox, which passes it (exit status 0).
 func ExampleRun() {

@@ -10,7 +10,7 @@
 //	// world and hostile ops, judged by every invariant of the oracle.
 //	func FuzzSandbox(f *testing.F) { sbxtest.Fuzz(f, sandbox) }
 //
-//	// A rapid property over the generators of every attack class.
+//	// The scenarios of a 1,000-check campaign, every attack class.
 //	func TestProperty(t *testing.T) { sbxtest.Property(t, sandbox) }
 //
 //	// Your committed reproducers, replayed as regression tests.

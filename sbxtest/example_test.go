@@ -34,7 +34,8 @@ func ExampleCheckInput() {
 	}
 }
 
-// A rapid property over the generators; -rapid.checks=N draws more.
+// The scenarios of a 1,000-check campaign, seed 1; -rapid.checks=N and
+// -rapid.seed=S draw others.
 func ExampleProperty() {
 	_ = func(t *testing.T) { sbxtest.Property(t, sandbox) } // func TestProperty(t *testing.T)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -24,10 +25,13 @@ type Sandbox struct {
 	// when the run ends or hangs.
 	Factory core.Factory
 	// Command, when set, runs the sbxfuzz command line with this sandbox
-	// registered under Name (see package sbxcli), for example
+	// registered under Name (see package sbxcli), written as it runs from
+	// the root of the module that holds the test, for example
 	// "go run ./cmd/sbxfuzz": failures print "Command replay --sut Name
-	// FILE" as the way to replay a reproducer. When empty they print the
-	// go test command that makes the Replay test replay that file.
+	// FILE" as the way to replay a reproducer, in words that work from any
+	// directory ("go -C ROOT run ./cmd/sbxfuzz ...", FILE absolute). When
+	// empty they print the go test command, run in the test's package
+	// directory, that makes the Replay test replay that file.
 	Command string
 	// ReplayTest is the name of the test that calls Replay, for that go
 	// test command; "" means "TestCorpus".
@@ -67,17 +71,71 @@ func (sb Sandbox) pipeline() *finding.Pipeline {
 		lim.Time = 10 * time.Second
 	}
 	p := &finding.Pipeline{Factory: sb.Factory, SUT: sb.name(), Timeout: sb.Timeout, Limits: lim}
-	p.Command = func(path string) string {
-		if sb.Command != "" {
-			return fmt.Sprintf("%s replay --sut %s %s", sb.Command, finding.QuoteArg(sb.name()), finding.QuoteArg(path))
-		}
-		test := sb.ReplayTest
-		if test == "" {
-			test = "TestCorpus"
-		}
-		return fmt.Sprintf("%s=%s go test -run %s .", ReplayEnv, finding.QuoteArg(path), finding.QuoteArg("^"+test+"$"))
-	}
+	p.Command = sb.replayCommand
 	return p
+}
+
+// replayCommand is the command that replays the reproducer at path. go
+// test runs in the package's directory, while whoever pastes the command
+// may be anywhere (the module root, after go test ./...), so its words
+// work from any directory: path absolute, Command run from the module
+// root, the go test form run in the package's directory.
+func (sb Sandbox) replayCommand(path string) string {
+	wd, _ := os.Getwd() // "" when unknown: the command then stays as written
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if sb.Command != "" {
+		return fmt.Sprintf("%s replay --sut %s %s", fromModuleRoot(sb.Command, wd), finding.QuoteArg(sb.name()), finding.QuoteArg(path))
+	}
+	test := sb.ReplayTest
+	if test == "" {
+		test = "TestCorpus"
+	}
+	return fmt.Sprintf("%s=%s %s test -run %s .", ReplayEnv, finding.QuoteArg(path), goIn(wd), finding.QuoteArg("^"+test+"$"))
+}
+
+// fromModuleRoot returns command, written to run from the root of the
+// module that holds dir, in words that run it from anywhere: "go ..."
+// runs in the root (go -C ROOT ...), and a first word that is a relative
+// path (./bin/mine-sbxfuzz) becomes absolute. Without a module root, or
+// with a command already given a directory, it returns command as it is.
+func fromModuleRoot(command, dir string) string {
+	root, ok := moduleRoot(dir)
+	first, rest, _ := strings.Cut(strings.TrimSpace(command), " ")
+	switch {
+	case !ok:
+		return command
+	case first == "go" && !strings.HasPrefix(rest, "-C"):
+		return strings.TrimSpace(goIn(root) + " " + rest)
+	case !filepath.IsAbs(first) && strings.ContainsAny(first, `/\`):
+		return strings.TrimSpace(finding.QuoteArg(filepath.Join(root, first)) + " " + rest)
+	}
+	return command
+}
+
+// goIn is the go command run in dir, or plain "go" when dir is "".
+func goIn(dir string) string {
+	if dir == "" {
+		return "go"
+	}
+	return "go -C " + finding.QuoteArg(dir)
+}
+
+// moduleRoot returns the nearest directory at or above dir that holds a
+// go.mod file.
+func moduleRoot(dir string) (string, bool) {
+	for dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", false
 }
 
 // check judges sc on sb, with the hang bound.

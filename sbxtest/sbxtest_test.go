@@ -72,7 +72,7 @@ func TestCheckInputReportsAMinimizedReproducer(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{"minimized reproducer for " + f.Invariant.String(), "fs_read /works", "=> fs_read_denied",
-		"replay it: go run ./cmd/x replay --sut mutant:raw-prefix " + f.File} {
+		"replay it: go -C " + moduleDir(t) + " run ./cmd/x replay --sut mutant:raw-prefix " + f.File} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, msg)
 		}

@@ -31,6 +31,10 @@ func TestIsInternal(t *testing.T) {
 		"223.255.255.255": false, "224.0.0.1": true, "255.255.255.255": true,
 		"::": true, "::1": true, "fe80::1%eth0": true, "ff02::1": true, "fbff::1": false,
 		"::ffff:203.0.113.1": false, "64:ff9b::cb00:7101": false, "64:ff9b::a9fe:a9fe": true,
+		"64:ff9b::1:0:0": false, "64:ff9b:1::cb00:7101": true, "64:ff9b:2::": false,
+		"::7f00:1": true, "::cb00:7101": false, "::2": true, "::1:0:0": false,
+		"2002:a9fe:a9fe::1": true, "2002:cb00:7101::1": false, "2003::1": false,
+		"2001::1": true, "2001:1::1": false,
 	} {
 		if got := isInternal(netip.MustParseAddr(s)); got != want {
 			t.Errorf("isInternal(%s) = %v, want %v", s, got, want)

@@ -258,21 +258,34 @@ var alsoInternal = []netip.Prefix{
 	netip.MustParsePrefix("240.0.0.0/4"),
 }
 
-// nat64 is the well-known NAT64 prefix: its last 32 bits are an IPv4
-// address, which is where a fetch to it really goes.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// The IPv6 prefixes of SPEC §6: four that embed an IPv4 address, where a
+// fetch to them really goes, and two internal whatever they carry.
+var (
+	compatible     = netip.MustParsePrefix("::/96") // ::a.b.c.d
+	nat64          = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour      = netip.MustParsePrefix("2002::/16") // the IPv4 address in bits 16-47
+	alwaysInternal = []netip.Prefix{netip.MustParsePrefix("64:ff9b:1::/48"), netip.MustParsePrefix("2001::/32")}
+)
 
 // isInternal reports whether a fetch to a would stay inside the
-// infrastructure. An IPv4 address spelled as IPv6 (::ffff:a.b.c.d, or
-// NAT64's 64:ff9b::a.b.c.d) is judged as the IPv4 address it reaches; an
-// address nobody resolved (the zero Addr) is internal too.
+// infrastructure. An IPv4 address spelled as IPv6 (IPv4-mapped,
+// IPv4-compatible, NAT64 or 6to4) is judged as the IPv4 address it
+// reaches; the NAT64 local-use prefix and Teredo are internal whatever
+// they carry; an address nobody resolved (the zero Addr) is internal too.
 func isInternal(a netip.Addr) bool {
 	a = a.WithZone("")
-	if nat64.Contains(a) {
-		b := a.As16()
-		a = netip.AddrFrom4([4]byte(b[12:]))
+	if slices.ContainsFunc(alwaysInternal, func(r netip.Prefix) bool { return r.Contains(a) }) {
+		return true
 	}
-	a = a.Unmap()
+	b := a.As16()
+	switch {
+	case a.Is4In6():
+		a = a.Unmap()
+	case compatible.Contains(a) && a != netip.IPv6Unspecified() && a != netip.IPv6Loopback(), nat64.Contains(a):
+		a = netip.AddrFrom4([4]byte(b[12:]))
+	case sixToFour.Contains(a):
+		a = netip.AddrFrom4([4]byte(b[2:6]))
+	}
 	if !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() ||
 		a.IsLinkLocalUnicast() || a.IsMulticast() {
 		return true

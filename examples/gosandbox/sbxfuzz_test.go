@@ -8,18 +8,19 @@ import (
 )
 
 // sandbox is the sandbox under test, described once for the three tests.
-// Command is how a reproducer is replayed with the sbxfuzz command line
-// (from this directory, where go test runs).
+// Command is how a reproducer is replayed with the sbxfuzz command line,
+// written as it runs from the module root (this repository's: a copy in a
+// module of its own writes ./cmd/gosandbox-sbxfuzz).
 var sandbox = sbxtest.Sandbox{
 	Name:    "gosandbox",
 	Factory: gosandbox.New,
-	Command: "go run ./cmd/gosandbox-sbxfuzz",
+	Command: "go run ./examples/gosandbox/cmd/gosandbox-sbxfuzz",
 }
 
 // FuzzSandbox is the native fuzz target: go test -fuzz FuzzSandbox.
 func FuzzSandbox(f *testing.F) { sbxtest.Fuzz(f, sandbox) }
 
-// TestProperty draws hostile scenarios of every attack class with rapid.
+// TestProperty judges the scenarios of a 1,000-check campaign, every attack class.
 func TestProperty(t *testing.T) { sbxtest.Property(t, sandbox) }
 
 // TestCorpus replays the committed reproducers in testdata/.

@@ -200,9 +200,15 @@ function isInternal(addr) {
   }
   const v = parse6(a);
   if (v === null) return true;
+  if (v >> 80n === 0x64ff9b0001n || v >> 96n === 0x20010000n) { // 64:ff9b:1::/48, Teredo 2001::/32
+    return true; // whatever they carry
+  }
   const top = v >> 32n;
-  if (top === 0xffffn || top === 0x64ff9bn << 64n) { // ::ffff:a.b.c.d, 64:ff9b::a.b.c.d
+  if (top === 0xffffn || top === 0x64ff9bn << 64n || (top === 0n && v > 1n)) { // mapped, NAT64, IPv4-compatible
     return internal4(Number(v & 0xffffffffn));
+  }
+  if (v >> 112n === 0x2002n) { // 6to4: the IPv4 address in bits 16-47
+    return internal4(Number((v >> 80n) & 0xffffffffn));
   }
   return v <= 1n // :: unspecified, ::1 loopback
     || v >> 121n === 0x7en // fc00::/7 unique local

@@ -141,6 +141,9 @@ def under(p, roots):
 
 NAT64 = 0x0064FF9B << 64  # 64:ff9b::/96, shifted right by 32 bits
 MAPPED = 0xFFFF           # ::ffff:0:0/96, shifted right by 32 bits
+SIX_TO_FOUR = 0x2002      # 2002::/16, shifted right by 112 bits
+NAT64_LOCAL = 0x0064FF9B0001  # 64:ff9b:1::/48, shifted right by 80 bits
+TEREDO = 0x20010000       # 2001::/32, shifted right by 96 bits
 
 
 def internal4(v):
@@ -163,8 +166,12 @@ def is_internal(addr):
         v = int.from_bytes(socket.inet_pton(socket.AF_INET6, a.partition("%")[0]), "big")
     except (OSError, ValueError):
         return True
-    if v >> 32 in (MAPPED, NAT64):  # ::ffff:a.b.c.d and 64:ff9b::a.b.c.d are IPv4
+    if v >> 80 == NAT64_LOCAL or v >> 96 == TEREDO:  # internal whatever they carry
+        return True
+    if v >> 32 in (MAPPED, NAT64) or (v >> 32 == 0 and v > 1):  # mapped, NAT64, IPv4-compatible
         return internal4(v & 0xFFFFFFFF)
+    if v >> 112 == SIX_TO_FOUR:  # 6to4: the IPv4 address in bits 16-47
+        return internal4((v >> 80) & 0xFFFFFFFF)
     return (v <= 1                      # :: unspecified, ::1 loopback
             or v >> 121 == 0x7E         # fc00::/7 unique local
             or v >> 118 == 0x3FA        # fe80::/10 link-local

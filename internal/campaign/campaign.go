@@ -58,6 +58,9 @@ type Config struct {
 	Out string
 	// StopAtFirst ends the campaign at the first finding (by check index).
 	StopAtFirst bool
+	// Program is the words that run the command line the findings'
+	// reproduce lines name (finding.Pipeline.Program); "" means "sbxfuzz".
+	Program string
 	// Dimensions counts the SPEC dimension points each checked scenario
 	// hits (package dims) into Result.Dimensions: on the reference, from
 	// the run the check watches (dims.Counts.Counting); on any other
@@ -158,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer stopEarly(ctx, cfg, cancel, stop)()
-	out := newSink(cfg.Target, cfg.Seed, cfg.Out, stop, cfg.Timeout, cfg.StartTimeout)
+	out := newSink(cfg.Target, cfg.Program, cfg.Seed, cfg.Out, stop, cfg.Timeout, cfg.StartTimeout)
 	col := newCollector(cfg.StopAtFirst, out.put)
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a

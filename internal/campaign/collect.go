@@ -36,7 +36,8 @@ type collector struct {
 	pending  [judge.NumInvariants][]raw
 	accepted [judge.NumInvariants]int
 	full     [judge.NumInvariants]atomic.Bool // accepted == MaxPerInvariant: workers need not offer
-	first    bool                             // StopAtFirst: only the lowest check with a finding is kept
+	first    bool                             // StopAtFirst: only the first finding of the lowest check with any is kept
+	handed   bool                             // StopAtFirst: that finding went to the sink
 	firstBad atomic.Int64                     // the lowest check with a finding, for StopAtFirst
 	raws     atomic.Int64                     // raw findings offered, kept or not
 	closed   bool                             // flushed: the checks still running (given up on) offer nothing more
@@ -109,8 +110,9 @@ func (k *collector) flush() {
 }
 
 // takeFinal removes and returns the pending findings below mark, in check
-// order then invariant order. Under StopAtFirst only those of the lowest
-// check with a finding are taken; the rest are dropped.
+// order then invariant order. Under StopAtFirst only the first of the
+// lowest check with a finding is taken, once: the rest are dropped, so
+// that the campaign writes one finding.
 func (k *collector) takeFinal(mark int) []raw {
 	var out []raw
 	for id := range k.pending {
@@ -132,7 +134,20 @@ func (k *collector) takeFinal(mark int) []raw {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b raw) int { return a.check - b.check })
+	if k.first {
+		out = k.firstOnly(out)
+	}
 	return out
+}
+
+// firstOnly keeps the first of final findings if none was handed to the
+// sink yet, else none (StopAtFirst).
+func (k *collector) firstOnly(final []raw) []raw {
+	if k.handed || len(final) == 0 {
+		return nil
+	}
+	k.handed = true
+	return final[:1]
 }
 
 // finishedSet is the set of finished checks as a campaign needs it: the

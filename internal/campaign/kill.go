@@ -18,26 +18,48 @@ import (
 // left out of it: their rows say not killed, in no checks. Each campaign is
 // single-threaded, so its checks-to-kill is a function of the seed alone.
 func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, workers int) []reports.Kill {
+	ts := make([]Graded, len(ms))
+	for i, m := range ms {
+		ts[i] = Graded{Row: m.Name, RedFlag: m.RedFlag, Target: sut.Static(sut.MutantPrefix+m.Name, m.Factory)}
+	}
+	return KillTargets(ctx, ts, Config{Seed: seed, Checks: limit}, workers)
+}
+
+// Graded is a sandbox KillTargets grades: its row's name in the kill
+// table, the red flag it stands for ("" when none is known), and how it
+// is started.
+type Graded struct {
+	Row     string
+	RedFlag string
+	Target  sut.Target
+}
+
+// KillTargets is KillMutants for any sandboxes (a team's own defect
+// variants, exec: commands): for each, a single-threaded campaign of cfg
+// (its Seed, Checks as the limit, Timeout, StartTimeout and Program; its
+// Target, Workers and StopAtFirst are set here) that stops at the first
+// finding, workers of them at once.
+func KillTargets(ctx context.Context, ts []Graded, cfg Config, workers int) []reports.Kill {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	out := make([]reports.Kill, len(ms))
+	out := make([]reports.Kill, len(ts))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(workers, len(ms)) {
+	for range min(workers, len(ts)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if ctx.Err() != nil { // interrupted: the mutants not started yet are not run
-					out[i] = reports.Kill{Mutant: ms[i].Name, RedFlag: ms[i].RedFlag}
+				if ctx.Err() != nil { // interrupted: the sandboxes not started yet are not run
+					out[i] = reports.Kill{Mutant: ts[i].Row, RedFlag: ts[i].RedFlag}
 					continue
 				}
-				out[i] = kill(ctx, ms[i], seed, limit)
+				out[i] = kill(ctx, ts[i], cfg)
 			}
 		}()
 	}
-	for i := range ms {
+	for i := range ts {
 		next <- i
 	}
 	close(next)
@@ -45,10 +67,11 @@ func KillMutants(ctx context.Context, ms []mutants.Mutant, seed uint64, limit, w
 	return out
 }
 
-func kill(ctx context.Context, m mutants.Mutant, seed uint64, limit int) reports.Kill {
+func kill(ctx context.Context, g Graded, cfg Config) reports.Kill {
 	start := time.Now()
-	res, err := Run(ctx, Config{Seed: seed, Checks: limit, Workers: 1, Target: sut.Static("mutant:"+m.Name, m.Factory), StopAtFirst: true})
-	k := reports.Kill{Mutant: m.Name, RedFlag: m.RedFlag, Seconds: time.Since(start).Seconds()}
+	cfg.Target, cfg.Workers, cfg.StopAtFirst = g.Target, 1, true
+	res, err := Run(ctx, cfg)
+	k := reports.Kill{Mutant: g.Row, RedFlag: g.RedFlag, Seconds: time.Since(start).Seconds()}
 	if err != nil || len(res.Findings) == 0 {
 		if res != nil {
 			k.Checks = res.Checks

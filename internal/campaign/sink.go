@@ -50,12 +50,12 @@ type sink struct {
 	end         func() error
 }
 
-func newSink(target sut.Target, seed uint64, out string, stop *stopper, timeout, start time.Duration) *sink {
+func newSink(target sut.Target, program string, seed uint64, out string, stop *stopper, timeout, start time.Duration) *sink {
 	s := &sink{
 		target: target, seed: seed, out: out, stop: stop,
-		p: &finding.Pipeline{SUT: target.Name, Flags: target.Flags, Timeout: timeout, StartTimeout: start, Adapt: target.Adapt, Start: target.Start,
+		p: &finding.Pipeline{SUT: target.Name, Flags: target.Flags, Program: program, Timeout: timeout, StartTimeout: start, Adapt: target.Adapt, Start: target.Start,
 			Limits: minimize.Limits{Stop: stop.minimize}},
-		as:   &finding.Pipeline{SUT: target.Name, Flags: target.Flags, Timeout: timeout, StartTimeout: start, Limits: minimize.Limits{Stop: closedChan}},
+		as:   &finding.Pipeline{SUT: target.Name, Flags: target.Flags, Program: program, Timeout: timeout, StartTimeout: start, Limits: minimize.Limits{Stop: closedChan}},
 		done: make(chan struct{}), seen: map[string]bool{}, hangs: map[string]bool{},
 	}
 	s.wake = sync.NewCond(&s.mu)
@@ -295,8 +295,8 @@ func (s *sink) write(f *finding.Finding, unminimized bool) (string, error) {
 	}
 	path := filepath.Join(s.out, f.FileName())
 	s.as.Annotate(f, path)
-	note := fmt.Sprintf("not minimized: the campaign stopped first (%d ops); minimize it with: sbxfuzz minimize %s -w %s",
-		len(f.Minimized.Steps), finding.SUTArgs(s.target.Name, s.target.Flags), finding.QuoteArg(filepath.ToSlash(path)))
+	note := fmt.Sprintf("not minimized: the campaign stopped first (%d ops); minimize it with: %s minimize %s -w %s",
+		len(f.Minimized.Steps), s.as.Invocation(), finding.SUTArgs(s.target.Name, s.target.Flags), finding.QuoteArg(filepath.ToSlash(path)))
 	c := f.Minimized.Comment
 	if i := slicesIndexPrefix(c, "minimized from "); i >= 0 {
 		c[i] = note

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
@@ -32,6 +33,7 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	extra          []sut.Target
+	program        string          // the words that run this command line, which every command it prints starts with
 	exit           func(int)       // os.Exit: a second interrupt stops at once
 	treeDir        string          // --tree-dir
 	profile        string          // --profile
@@ -123,7 +125,7 @@ func commands() []command {
 		{"minimize", "shrink a failing scenario while it fails the same invariant", runMinimize},
 		{"import", "turn FuzzScenario inputs (go test -fuzz, libFuzzer) into minimized .sbx findings", runImport},
 		{"fmt", "print scenarios in canonical form (-w rewrites them)", runFmt},
-		{"mutants", "run a campaign against every mutant and print the kill table", runMutants},
+		{"mutants", "run a campaign against every mutant, or each --sut sandbox, and print the kill table", runMutants},
 		{"report", "invariant coverage: invariants × classes, classes × kinds, gaps, heat map", runReport},
 		{"serve", "serve a Go sandbox over the sbxfuzz/1 process protocol on stdin and stdout", runServe},
 		{"version", "print the version of sbxfuzz", runVersion},
@@ -134,15 +136,24 @@ func commands() []command {
 // and returns the exit status. extra are sandboxes --sut may name besides
 // the reference and the mutants.
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...sut.Target) int {
-	e := &env{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv, extra: extra, exit: os.Exit}
+	return MainAs("sbxfuzz", args, stdout, stderr, getenv, extra...)
+}
+
+// MainAs is Main for a program that is run as program ("mysbx", "go run
+// ./cmd/mysbx"): every command it prints — the reproduce lines of
+// findings, a report's, those of the help — starts with those words, so
+// that it runs as printed with the sandboxes extra only that program
+// knows.
+func MainAs(program string, args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...sut.Target) int {
+	e := &env{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: getenv, extra: extra, exit: os.Exit, program: program}
 	if len(args) == 0 {
-		usage(stderr)
+		usage(e, stderr)
 		return ExitUsage
 	}
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help", "help":
-		usage(stdout)
+		usage(e, stdout)
 		return ExitOK
 	case "-version", "--version":
 		name = "version"
@@ -157,13 +168,13 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, e
 
 // usage writes the program's usage: the commands, how flags are read, the
 // --sut values and the exit statuses.
-func usage(w io.Writer) {
+func usage(e *env, w io.Writer) {
 	fmt.Fprintln(w, "sbxfuzz: an adversarial, property-based fuzzing harness for capability sandboxes")
-	fmt.Fprintln(w, "\nusage: sbxfuzz COMMAND [flags] [args]\n\ncommands:")
+	fmt.Fprintf(w, "\nusage: %s COMMAND [flags] [args]\n\ncommands:\n", e.invocation())
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprint(w, `
+	fmt.Fprint(w, e.asProgram(`
 Run 'sbxfuzz COMMAND -h' for a command's flags. Flags may come before or
 after the arguments; -- ends the flags.
 
@@ -173,7 +184,27 @@ Exit status:
 `+exitStatuses+`
 Errors are printed as "sbxfuzz: reason", or as "FILE:LINE: reason" for a
 scenario file that does not parse.
-`)
+`))
+}
+
+// asProgram rewrites the commands quoted in text, 'sbxfuzz ARGS', to start
+// with the words that run this program: help and errors name a command
+// that works in a program built with sbxcli, which the stock sbxfuzz
+// would not know the sandboxes of.
+func (e *env) asProgram(text string) string {
+	if e.invocation() == "sbxfuzz" {
+		return text
+	}
+	return strings.ReplaceAll(text, "'sbxfuzz ", "'"+e.program+" ")
+}
+
+// invocation is the words that run this program: "sbxfuzz" unless it was
+// started by MainAs.
+func (e *env) invocation() string {
+	if e.program == "" {
+		return "sbxfuzz"
+	}
+	return e.program
 }
 
 // printError prints err as every error of the command line is printed: a
@@ -189,6 +220,6 @@ func printError(e *env, err error) int {
 
 // errorf prints an error line and returns the usage status.
 func errorf(e *env, format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "sbxfuzz: "+format+"\n", args...)
+	fmt.Fprintf(e.stderr, "sbxfuzz: %s\n", e.asProgram(fmt.Sprintf(format, args...)))
 	return ExitUsage
 }

@@ -21,13 +21,15 @@ func newFlags(e *env, name, synopsis, description string) *flagSet {
 	fs.SetOutput(io.Discard) // parseFlags prints the error, with the prefix of every error
 	fs.Usage = func() {}
 	return &flagSet{FlagSet: fs, usage: func(w io.Writer) {
-		fmt.Fprintf(w, "usage: sbxfuzz %s %s\n\n%s\n", name, synopsis, strings.TrimSpace(description))
+		var b strings.Builder
+		fmt.Fprintf(&b, "usage: %s %s %s\n\n%s\n", e.invocation(), name, synopsis, strings.TrimSpace(description))
 		if hasFlags(fs) {
-			fmt.Fprintln(w, "\nflags:")
-			fs.SetOutput(w)
+			fmt.Fprintln(&b, "\nflags:")
+			fs.SetOutput(&b)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)
 		}
+		io.WriteString(w, e.asProgram(b.String()))
 	}}
 }
 
@@ -57,7 +59,8 @@ func parseFlags(e *env, fs *flagSet, args []string) (status int, ok bool) {
 		fs.usage(e.stdout)
 		return ExitOK, false
 	}
-	return errorf(e, "%s: %v (run '%s -h' for usage)", strings.TrimPrefix(fs.Name(), "sbxfuzz "), err, fs.Name()), false
+	name := strings.TrimPrefix(fs.Name(), "sbxfuzz ")
+	return errorf(e, "%s: %v (run '%s %s -h' for usage)", name, err, e.invocation(), name), false
 }
 
 // interspersed reorders args for the flag package, which stops at the first

@@ -77,7 +77,7 @@ or SIGHUP (the findings written so far are kept).`)
 	}
 	defer end()
 	im := &importer{e: e, target: target, out: *out, layout: layout,
-		p: &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}}
+		p: &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}}
 	status := ExitOK
 	for _, name := range fs.Args() {
 		status = max(status, im.importFile(name)) // 2 over 1 over 0

@@ -86,7 +86,7 @@ it: the ops its adapter cannot express are left out first.`)
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: no violation to minimize on %s\n", name, *sutName)
 		return ExitOK
 	}
-	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}
+	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
 	p.AnnotateInPlace(f, sc, len(n.Skipped))
 	min := f.Minimized

@@ -85,6 +85,7 @@ SIGTERM or SIGHUP cut it short.`)
 			return st
 		}
 	}
+	rep.SetCommand(e.invocation())
 	return writeReport(e, rep, reports.Format(*format), *output, *svg)
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 func runCampaign(e *env, args []string) int {
-	fs := newFlags(e, "run", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME] [--out DIR] [--format text|json]", `
+	fs := newFlags(e, "run", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME] [--out DIR] [--stop-at-first] [--format text|json]", `
 Run a campaign: generate hostile scenarios from the seed, judge every op of
 every one with the oracle on the sandbox under test, minimize each finding and
 write it as an annotated .sbx to --out (by default under the user's cache
@@ -38,7 +38,10 @@ report --from'. A finding that does not fail again when judged again is
 written marked flaky, with the words of the run that found it, and does not
 make the exit status 1 on its own. On a real sandbox (osroot, mcp:) an op
 that timed out is judged once more on a fresh sandbox before it counts; the
-summary says how many a fresh one answered in time (not findings). Exit 0
+summary says how many a fresh one answered in time (not findings).
+--stop-at-first ends the campaign once its first finding (the lowest check
+that fails, its first invariant) is minimized and written: one file, and
+the same one whatever the number of workers. Exit 0
 nothing found (or only flaky findings), 1 findings, 2 bad usage or a sandbox
 that cannot start, 3 interrupted.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
@@ -48,6 +51,7 @@ that cannot start, 3 interrupted.`)
 	out := outFlag(fs)
 	timeout := timeoutFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
+	stopAtFirst := fs.Bool("stop-at-first", false, "stop after the first finding is minimized and written (exit 1 with that one finding)")
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
@@ -75,7 +79,8 @@ that cannot start, 3 interrupted.`)
 	ctx, abort, stop := interruptible(e)
 	defer stop()
 	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,
-		Target: target, Timeout: *timeout, StartTimeout: e.startTimeout, Out: *out, Dimensions: *format == "json", Abort: abort})
+		Target: target, Timeout: *timeout, StartTimeout: e.startTimeout, Out: *out, Dimensions: *format == "json", Abort: abort,
+		StopAtFirst: *stopAtFirst, Program: e.program})
 	if res == nil {
 		return errorf(e, "%v", err)
 	}

@@ -7,7 +7,8 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
 )
 
-// ranges are the internal ranges of SPEC §6, a group each.
+// ranges are the internal ranges of SPEC §6 and the prefixes of its
+// embedding forms, a group each.
 var ranges = iprange.Ranges()
 
 // Positions of an address against a range.
@@ -24,7 +25,7 @@ var positionNames = [numPositions]string{"just below", "low edge", "interior", "
 
 // spellingNames name the spellings of iprange, in its order.
 var spellingNames = [iprange.NumSpellings]string{"dotted", "short", "integer", "hex", "octal", "v4-mapped", "nat64",
-	"compressed", "expanded", "bracketed", "name"}
+	"v4-compatible", "6to4", "compressed", "expanded", "bracketed", "name"}
 
 // Budget points of one budget.
 const (
@@ -177,6 +178,9 @@ func build() []Point {
 				if why == "" && s == iprange.Compressed {
 					why = uncompressible(r, pos)
 				}
+				if why == "" && s == iprange.Compatible {
+					why = incompatible(r, pos)
+				}
 				add(Point{Dim: InternalRange, Group: r.String(), Name: positionNames[pos] + ", " + spellingNames[s], Unreachable: why})
 			}
 		}
@@ -251,23 +255,47 @@ var rangeEdges = func() [][4]netip.Addr {
 	return out
 }()
 
+// incompatible says why the address of IPv4 range r at position pos (not
+// Interior) has no IPv4-compatible spelling, or "": ::0.0.0.0 is ::, the
+// unspecified address, and ::0.0.0.1 is ::1, loopback (SPEC §6 keeps both
+// out of the form).
+func incompatible(r netip.Prefix, pos int) string {
+	a := edgeAddr(r, pos)
+	switch {
+	case !a.IsValid():
+		return ""
+	case a == netip.IPv4Unspecified():
+		return "::" + a.String() + " is ::, the unspecified address, not an IPv4-compatible one"
+	case a == netip.AddrFrom4([4]byte{0, 0, 0, 1}):
+		return "::" + a.String() + " is ::1, loopback, not an IPv4-compatible address"
+	}
+	return ""
+}
+
+// edgeAddr is range r's address at position pos, or the zero Addr for
+// Interior (which has many).
+func edgeAddr(r netip.Prefix, pos int) netip.Addr {
+	first, last := iprange.Edges(r)
+	switch pos {
+	case Below:
+		return first.Prev()
+	case Low:
+		return first
+	case High:
+		return last
+	case Above:
+		return last.Next()
+	}
+	return netip.Addr{}
+}
+
 // uncompressible says why the address of range r at position pos (not
 // Interior) has no compressed spelling, or "": "::" stands for at least
 // one 16-bit group of zeros, and an address with none (fdff:ffff:…:ffff)
 // has no spelling with "::" that Go's parser, or inet_pton, accepts.
 func uncompressible(r netip.Prefix, pos int) string {
-	first, last := iprange.Edges(r)
-	var a netip.Addr
-	switch pos {
-	case Below:
-		a = first.Prev()
-	case Low:
-		a = first
-	case High:
-		a = last
-	case Above:
-		a = last.Next()
-	default:
+	a := edgeAddr(r, pos)
+	if !a.IsValid() {
 		return ""
 	}
 	b := a.As16()

@@ -12,18 +12,16 @@ import (
 
 // Spelling returns how host, a literal the resolver reads as itself (the
 // caller strips a trailing dot and rules out names a dns line answers),
-// spells its address: an IPv4 form inet_aton reads, an IPv6 form, or Name
-// for anything else (a name SPEC §6's table answers). Granted hosts hold
-// no white space, so the text inet_aton would ignore after it is never
-// there.
+// spells its address: an IPv4 form inet_aton reads, an IPv6 form (as
+// text: compressed, expanded or bracketed), or Name for anything else (a
+// name SPEC §6's table answers). Granted hosts hold no white space, so the
+// text inet_aton would ignore after it is never there. An IPv6 literal
+// that embeds an IPv4 address spells that address in its embedding form
+// as well (iprange.Form): the IPv4 ranges count it by that form, the IPv6
+// ones by its text.
 func Spelling(host string) int {
-	if a, ok := spec.ParseIPv6Literal(host); ok {
-		u := a.WithZone("")
+	if _, ok := spec.ParseIPv6Literal(host); ok {
 		switch {
-		case u.Is4In6():
-			return iprange.Mapped
-		case u != spec.Unmap(u):
-			return iprange.NAT64
 		case host[0] == '[':
 			return iprange.Bracketed
 		case strings.Contains(stripZone(host), "::"): // a zone ("%a::b") is no compression

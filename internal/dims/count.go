@@ -369,24 +369,41 @@ func spelling(host string, dns []scenario.DNSRecord) int {
 }
 
 // address counts the range points of an address a host spelled sp
-// resolved to.
+// resolved to: the IPv4 ranges' points of the IPv4 address it carries
+// (SPEC §6's Unmap), spelled in its embedding form when a literal spelled
+// it in IPv6, and the IPv6 ranges' and embedding prefixes' points of the
+// address itself.
 func (c *Counts) address(sp int, a netip.Addr) {
-	a = spec.Unmap(a)
+	a = a.WithZone("")
+	u, sp4 := spec.Unmap(a), sp
+	if form, ok := iprange.Form(a); ok && sp != iprange.Name {
+		sp4 = form
+	}
 	for r, p := range ranges {
-		if p.Addr().Is4() != a.Is4() {
+		x, s := a, sp
+		if p.Addr().Is4() {
+			x, s = u, sp4
+		}
+		if p.Addr().Is4() != x.Is4() {
 			continue
 		}
-		pos, ok := position(a, p, rangeEdges[r])
+		pos, ok := position(x, p, rangeEdges[r])
 		if !ok {
 			continue
 		}
-		sps := iprange.SpellingsOf(p)
-		for k, s := range sps {
-			if s == sp {
-				c.hit(rangeBase[r] + pos*len(sps) + k)
-				if pos == Low && p.Bits() == p.Addr().BitLen() {
-					c.hit(rangeBase[r] + High*len(sps) + k) // a one-address range: both edges
-				}
+		c.hitRange(r, p, pos, s)
+	}
+}
+
+// hitRange counts range r's point at position pos in spelling sp, if its
+// family has that spelling.
+func (c *Counts) hitRange(r int, p netip.Prefix, pos, sp int) {
+	sps := iprange.SpellingsOf(p)
+	for k, s := range sps {
+		if s == sp {
+			c.hit(rangeBase[r] + pos*len(sps) + k)
+			if pos == Low && p.Bits() == p.Addr().BitLen() {
+				c.hit(rangeBase[r] + High*len(sps) + k) // a one-address range: both edges
 			}
 		}
 	}

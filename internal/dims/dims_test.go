@@ -68,7 +68,7 @@ func TestPositions(t *testing.T) {
 			unreachable = append(unreachable, p.Group+" "+strings.TrimSuffix(strings.TrimSuffix(p.Name, ", dotted"), ", expanded"))
 		}
 	}
-	want := "0.0.0.0/8 just below|240.0.0.0/4 just above|::/128 just below|::/128 interior|::1/128 interior|ff00::/8 just above"
+	want := "0.0.0.0/8 just below|240.0.0.0/4 just above|::/128 just below|::/128 interior|::1/128 interior|ff00::/8 just above|::/96 just below"
 	if got := strings.Join(unreachable, "|"); got != want {
 		t.Errorf("unreachable range points:\n got %s\nwant %s", got, want)
 	}
@@ -79,7 +79,8 @@ func TestPositions(t *testing.T) {
 			uncompressed = append(uncompressed, p.Group+" "+strings.TrimSuffix(p.Name, ", compressed"))
 		}
 	}
-	want = "fc00::/7 just below|fc00::/7 high edge|fe80::/10 just below|fe80::/10 high edge|ff00::/8 just below|ff00::/8 high edge"
+	want = "fc00::/7 just below|fc00::/7 high edge|fe80::/10 just below|fe80::/10 high edge|ff00::/8 just below|ff00::/8 high edge|" +
+		"64:ff9b::/96 just below|2002::/16 just below|2002::/16 high edge|64:ff9b:1::/48 high edge|2001::/32 just below"
 	if got := strings.Join(uncompressed, "|"); got != want {
 		t.Errorf("uncompressible range points:\n got %s\nwant %s", got, want)
 	}
@@ -88,8 +89,8 @@ func TestPositions(t *testing.T) {
 func TestSpelling(t *testing.T) {
 	cases := map[string]int{
 		"10.1.2.3": iprange.Dotted, "10.1": iprange.Short, "10.1.2": iprange.Short, "167837955": iprange.Integer, "0xa010203": iprange.Hex, "0xa.1.2.3": iprange.Hex,
-		"012.1.2.3": iprange.Octal, "0": iprange.Integer, "0.0.0.0": iprange.Dotted, "::ffff:10.1.2.3": iprange.Mapped, "[::ffff:a01:203]": iprange.Mapped,
-		"64:ff9b::a01:203": iprange.NAT64, "fe80::1": iprange.Compressed, "fe80:0:0:0:0:0:0:1": iprange.Expanded, "[fe80::1]": iprange.Bracketed,
+		"012.1.2.3": iprange.Octal, "0": iprange.Integer, "0.0.0.0": iprange.Dotted, "::ffff:10.1.2.3": iprange.Compressed, "[::ffff:a01:203]": iprange.Bracketed,
+		"64:ff9b::a01:203": iprange.Compressed, "0:0:0:0:0:ffff:a01:203": iprange.Expanded, "fe80::1": iprange.Compressed, "fe80:0:0:0:0:0:0:1": iprange.Expanded, "[fe80::1]": iprange.Bracketed,
 		"metadata.google.internal": iprange.Name, "api.internal": iprange.Name, "10.1.2.3 x": iprange.Dotted,
 	}
 	for h, want := range cases {
@@ -247,6 +248,42 @@ net_fetch 172.20.1.1 /
 	mustMiss(t, got, "internal-range 10.0.0.0/8: low edge, short", "internal-range 127.0.0.0/8: interior, short")
 	got = hits(t, parse(t, "grant net ::\nnet_fetch :: /\n"))
 	mustHit(t, got, "internal-range ::/128: low edge, compressed", "internal-range ::/128: high edge, compressed", "internal-range ::1/128: just below, compressed")
+	// SPEC §6's embedding forms: the IPv4 ranges count the address carried,
+	// in its form; the prefixes count the address itself, as spelled.
+	got = hits(t, parse(t, `
+grant net 2002:a9fe:a9fe:: ::2 64:ff9b::1:0:0 [64:ff9b:1::] 2001:0:0:0:0:0:0:1 ::ffff:0.0.0.0
+net_fetch 2002:a9fe:a9fe:: /
+net_fetch ::2 /
+net_fetch 64:ff9b::1:0:0 /
+net_fetch [64:ff9b:1::] /
+net_fetch 2001:0:0:0:0:0:0:1 /
+net_fetch ::ffff:0.0.0.0 /
+`))
+	mustHit(t, got, "internal-range 169.254.0.0/16: interior, 6to4", "internal-range 2002::/16: interior, compressed",
+		"internal-range 0.0.0.0/8: interior, v4-compatible", "internal-range ::/96: interior, compressed", "internal-range ::1/128: just above, compressed",
+		"internal-range 64:ff9b::/96: just above, compressed", "internal-range 64:ff9b:1::/48: low edge, bracketed",
+		"internal-range 2001::/32: interior, expanded", "internal-range 0.0.0.0/8: low edge, v4-mapped", "internal-range ::ffff:0.0.0.0/96: low edge, compressed")
+	mustMiss(t, got, "internal-range 0.0.0.0/8: low edge, nat64", "internal-range 169.254.0.0/16: interior, compressed",
+		"internal-range 0.0.0.0/8: interior, compressed", "internal-range 64:ff9b::/96: high edge, compressed")
+}
+
+// TestForm: the embedding form of an IPv6 address is the prefix of SPEC
+// §6 it lies in; :: and ::1 and the addresses just outside are in none.
+func TestForm(t *testing.T) {
+	cases := map[string]int{
+		"::ffff:10.1.2.3": iprange.Mapped, "64:ff9b::a01:203": iprange.NAT64, "::a01:203": iprange.Compatible,
+		"::2": iprange.Compatible, "2002:a01:203::1": iprange.SixToFour, "::ffff:ffff": iprange.Compatible,
+		"::": -1, "::1": -1, "::1:0:0": -1, "64:ff9b::1:0:0": -1, "2003::": -1, "2001::1": -1, "64:ff9b:1::": -1, "10.1.2.3": -1,
+	}
+	for s, want := range cases {
+		got, ok := iprange.Form(netip.MustParseAddr(s))
+		if !ok {
+			got = -1
+		}
+		if got != want {
+			t.Errorf("Form(%s) = %d, want %d", s, got, want)
+		}
+	}
 }
 
 // TestCountBudgets: the budget points land where usage meets the budget,

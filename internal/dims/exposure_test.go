@@ -175,6 +175,10 @@ var pointOf = map[string]func(dims.Point) bool{
 	"malformed-passthrough":    func(p dims.Point) bool { return p.Name == "NUL" || p.Name == "invalid UTF-8" },
 	"host-case-fold":           func(p dims.Point) bool { return p.Name == "case variant" },
 	"ignores-clock-overflow":   func(p dims.Point) bool { return p.Name == "a tick past 2^63−1" },
+	// the NAT64 prefixes' points: the /96's edges and the /48 inside the /32
+	"nat64-prefix-32": func(p dims.Point) bool { return p.Group == "64:ff9b::/96" || p.Group == "64:ff9b:1::/48" },
+	// 6to4's prefix, and the IPv4 ranges' points spelled in it
+	"no-6to4-unmap": func(p dims.Point) bool { return p.Group == "2002::/16" || strings.HasSuffix(p.Name, ", 6to4") },
 	// the root, spelled bare, with a slash or with dot segments that Clean
 	// takes back to it
 	"root-itself-denied": func(p dims.Point) bool {

@@ -53,8 +53,13 @@ type Pipeline struct {
 	// Flags follow "--sut SUT" in the command that replays a finding: what
 	// else chose the sandbox (its sut.Target.Flags, --profile NAME).
 	Flags []string
+	// Program is the words that run the command line the reproduce lines
+	// name, as a user types them ("mysbx", "go run ./cmd/mysbx"): a
+	// program built with sbxcli, where the stock sbxfuzz would not know
+	// the sandbox. "" means "sbxfuzz".
+	Program string
 	// Command returns the command that replays the file at path; nil means
-	// "sbxfuzz replay --sut SUT FLAGS path".
+	// "PROGRAM replay --sut SUT FLAGS path".
 	Command func(path string) string
 	// Adapt, when set, is the sandbox's sut.Target.Adapt: a candidate it
 	// would narrow (a scenario the sandbox cannot express) is refused, so
@@ -281,7 +286,16 @@ func (p *Pipeline) command(path string) string {
 	if p.Command != nil {
 		return p.Command(path)
 	}
-	return fmt.Sprintf("sbxfuzz replay %s %s", SUTArgs(p.SUT, p.Flags), QuoteArg(filepath.ToSlash(path)))
+	return fmt.Sprintf("%s replay %s %s", p.Invocation(), SUTArgs(p.SUT, p.Flags), QuoteArg(filepath.ToSlash(path)))
+}
+
+// Invocation is the words that start every command the pipeline prints:
+// Program, or "sbxfuzz".
+func (p *Pipeline) Invocation() string {
+	if p.Program == "" {
+		return "sbxfuzz"
+	}
+	return p.Program
 }
 
 // SUTArgs are the words that choose the sandbox on a command line, quoted

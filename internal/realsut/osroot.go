@@ -147,7 +147,8 @@ func CheckSize(ws scenario.WorldSpec) error {
 // fs_read and fs_write ops of absolute, well-formed paths that climb at
 // most MaxDots levels, under a grant of file roots only, over a world a
 // real tree can hold (CheckSize too), each op held by the disk as by the
-// flat world (realfs.Holds). It returns nil when no op is left.
+// flat world (realfs.Holds). It returns nil when no op is left, and for a
+// world where a grant root is a link or lies under one (rootsLinked).
 func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 	if CheckSize(sc.World) != nil {
 		return nil
@@ -156,6 +157,9 @@ func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 	out.Grant.NetHosts, out.Grant.Tools = nil, nil
 	out.World.Routes, out.World.DNS, out.World.ToolOutputs = nil, nil, nil
 	out.World.Links = slices.DeleteFunc(out.World.Links, climbsAboveRoot)
+	if rootsLinked(out.World, out.Grant) {
+		return nil
+	}
 	out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return !askable(st.Op) })
 	holds := realfs.Holds(out.World, out.Grant, out.Ops())
 	kept := out.Steps[:0]
@@ -171,6 +175,27 @@ func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
 		return nil
 	}
 	return out
+}
+
+// rootsLinked reports whether some fs_read or fs_write root of g resolves,
+// through the links of w, to another path than its own (it is a link, or
+// lies under one), or not at all (a loop). SPEC §13 holds the resolved path
+// to the roots as written, so everything under such a root is denied; a
+// real sandbox is given the root as a directory on disk, and os.Root and
+// MCP servers open it through its link by design (a server resolves its
+// allowed directories when it starts): they would be judged for following
+// the one link they were told to trust.
+func rootsLinked(w scenario.WorldSpec, g core.GrantSpec) bool {
+	if len(w.Links) == 0 {
+		return false
+	}
+	t := refworld.Prepare(w)
+	for _, r := range slices.Concat(g.FSRead, g.FSWrite) {
+		if real, ok := t.Resolve(r); !ok || real != spec.Canonical(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // askable reports whether a file sandbox can be asked op: a well-formed

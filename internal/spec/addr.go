@@ -168,20 +168,40 @@ func atonPart(p string) (uint64, bool) {
 // an IPv4 address.
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
-// Unmap returns the IPv4 address behind an IPv4-mapped (::ffff:a.b.c.d) or
-// NAT64 (64:ff9b::a.b.c.d) IPv6 address, and any other address as it is,
-// without its zone.
+// Unmap returns the IPv4 address an IPv6 address embeds in one of the
+// forms of SPEC §6 — IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible
+// (::a.b.c.d, other than :: and ::1), NAT64 (64:ff9b::a.b.c.d) and 6to4
+// (2002:aabb:ccdd::, the IPv4 address in bits 16–47) — and any other
+// address as it is, without its zone. An address just outside one of
+// these prefixes is itself.
 func Unmap(a netip.Addr) netip.Addr {
 	a = a.WithZone("")
-	if a.Is6() && nat64.Contains(a) {
-		b := a.As16()
-		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	b := a.As16()
+	switch {
+	case !a.Is6():
+		return a
+	case a.Is4In6():
+		return a.Unmap()
+	case compatible.Contains(a) && a != netip.IPv6Unspecified() && a != netip.IPv6Loopback(), nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16]))
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6]))
 	}
-	return a.Unmap()
+	return a
 }
 
+// The prefixes of SPEC §6's embedding forms, and those internal whatever
+// they carry.
+var (
+	compatible = netip.MustParsePrefix("::/96")
+	sixToFour  = netip.MustParsePrefix("2002::/16")
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
+	teredo     = netip.MustParsePrefix("2001::/32")
+)
+
 // IsInternal reports whether a fetch to a would stay inside the
-// infrastructure (SPEC §6): after Unmap, unspecified, loopback, private
+// infrastructure (SPEC §6): the NAT64 local-use prefix 64:ff9b:1::/48 and
+// Teredo 2001::/32 whatever they carry; else, after Unmap, unspecified, loopback, private
 // (RFC 1918, fc00::/7), link-local (169.254/16, fe80::/10), 0.0.0.0/8,
 // 100.64.0.0/10, 192.0.0.0/24, 198.18.0.0/15, multicast, 240.0.0.0/4 and
 // broadcast. The zero Addr is internal: an address nobody resolved must not
@@ -191,6 +211,9 @@ func Unmap(a netip.Addr) netip.Addr {
 //	IsInternal(64:ff9b::7f00:1) == true    IsInternal(fd00:ec2::254)   == true
 //	IsInternal(100.100.100.200) == true    IsInternal(203.0.113.1)     == false
 func IsInternal(a netip.Addr) bool {
+	if z := a.WithZone(""); nat64Local.Contains(z) || teredo.Contains(z) {
+		return true
+	}
 	a = Unmap(a)
 	if a.Is4() {
 		return internal4(a.As4())
