@@ -24,9 +24,8 @@ type VFS interface {
 	// (SPEC §1, §13): every link in every component, the last one
 	// included, whether or not the target exists. The answer is a clean
 	// path. ok=false means the links loop (more than 40 of them), which
-	// the sandbox answers not_found. In a world without links, which every
-	// world is today, it returns Canonical(p), true. Journaled as
-	// "realpath p -> r".
+	// the sandbox answers not_found. In a world without links it returns
+	// Canonical(p), true. Journaled as "realpath p -> r".
 	//
 	// The fs pipeline (SPEC §5) calls it once per fs_read or fs_write op,
 	// after the lexical allow-list check passes and before the effect,
@@ -57,9 +56,11 @@ type Clock interface {
 	// Now returns the next tick, and ok=false when that tick would pass
 	// 2^63−1 (SPEC §7): ticks never wrap, so such a tick is answered as
 	// math.MaxInt64 with ok=false, it is past every wall budget, and the op
-	// that reads it halts max_wall. A tick below −2^63 is answered as
-	// math.MinInt64 with ok=true: the SPEC halts only at the top, and a
-	// clock run backwards charges a wall no budget refuses.
+	// that reads it halts max_wall. A .sbx clock never runs backwards (its
+	// step is not negative); a world built in Go may have one
+	// (scenario.TickClock with a negative Step), and a tick below −2^63 is
+	// then answered as math.MinInt64 with ok=true: the SPEC halts only at
+	// the top, and a clock run backwards charges a wall no budget refuses.
 	//
 	// The flag is needed because a tick can legitimately be exactly
 	// 2^63−1 (a clock started there, or one whose step lands on it): read
