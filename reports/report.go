@@ -163,6 +163,14 @@ func (r *Report) normalize() error {
 		r.Invariants = append(r.Invariants, row)
 	}
 	r.Summary.Invariants = nil
+	for _, reason := range r.stricterReasons() { // sorted: one error for one input
+		if n := r.Stricter[reason]; n < 0 {
+			return fmt.Errorf("stricter: %d ops for %q", n, reason)
+		}
+	}
+	if r.SkippedStdoutLines < 0 {
+		return fmt.Errorf("skipped_stdout_lines: %d", r.SkippedStdoutLines)
+	}
 	if err := r.normalizeClasses(); err != nil {
 		return err
 	}

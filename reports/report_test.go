@@ -364,6 +364,8 @@ func TestLoadRejectsWhatIsNotASummary(t *testing.T) {
 		{"unknown class", edit(func(s *reports.Summary) { s.Invariants[0].ByClass["zzz"] = 1 }), `unknown attack class "zzz"`},
 		{"unknown class row", edit(func(s *reports.Summary) { s.Classes[0].ID = "zzz" }), `unknown attack class "zzz"`},
 		{"unknown kind", edit(func(s *reports.Summary) { s.Classes[0].Kinds["boom"] = 1 }), `unknown result kind "boom"`},
+		{"negative stricter", edit(func(s *reports.Summary) { s.Stricter = map[string]int64{"other": -1} }), `-1 ops for "other"`},
+		{"negative skipped lines", edit(func(s *reports.Summary) { s.SkippedStdoutLines = -2 }), "skipped_stdout_lines: -2"},
 	} {
 		_, err := reports.Load(strings.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -398,4 +400,49 @@ func TestWriteKills(t *testing.T) {
 	if diff := cmp.Diff(kills, back); diff != "" {
 		t.Errorf("WriteKills JSON round trip mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// TestStricterInReport: the ops a real sandbox was stricter on are a row
+// of the summary table and a section of their own, per reason, the most
+// first; they survive the JSON round trip; a campaign with none shows
+// neither.
+func TestStricterInReport(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "mcp:srv")
+	plain := render(t, reports.New(sum, nil), reports.Markdown)
+	sum.Stricter = map[string]int64{"other": 3, "dangling-write": 9, "read-through-link": 3}
+	sum.SkippedStdoutLines = 5
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(sum); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := reports.Load(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*reports.Report{reports.New(sum, nil), loaded} {
+		md := squeezeSpaces(render(t, r, reports.Markdown))
+		for _, want := range []string{
+			"| ops stricter than the model | 15 (dangling-write 9, other 3, read-through-link 3) |",
+			"| non-JSON stdout lines skipped | 5 |",
+			"## Stricter than the model",
+			"| dangling-write | 9 |\n| other | 3 |\n| read-through-link | 3 |",
+		} {
+			if !strings.Contains(md, want) {
+				t.Errorf("the report lacks %q:\n%s", want, md)
+			}
+		}
+	}
+	for _, unwanted := range []string{"stricter", "stdout lines"} {
+		if strings.Contains(strings.ToLower(plain), unwanted) {
+			t.Errorf("a campaign with no stricter op mentions %q", unwanted)
+		}
+	}
+}
+
+// squeezeSpaces turns each run of spaces into one: table cells are padded.
+func squeezeSpaces(s string) string {
+	for strings.Contains(s, "  ") {
+		s = strings.ReplaceAll(s, "  ", " ")
+	}
+	return s
 }

@@ -1,6 +1,11 @@
 package reports
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // FullChecks is the number of checks from which a report holds a cell or a
 // point no check reached, for no structural reason, against the generators
@@ -36,6 +41,14 @@ type Summary struct {
 	// Dimensions is every point of the SPEC dimension table with its
 	// hits, in the table's order, when the campaign counted them.
 	Dimensions []DimensionPoint `json:"dimensions,omitempty"`
+	// Stricter counts, by reason ("dangling-write", "other", ...), the
+	// ops a real sandbox refused that the model allows and its profile
+	// does not promise to allow (SPEC §14): stricter, not broken, so not
+	// findings; the model's answer stood in for them.
+	Stricter map[string]int64 `json:"stricter,omitempty"`
+	// SkippedStdoutLines counts the lines an MCP server wrote on stdout
+	// that were not JSON-RPC (logs), which the client skipped.
+	SkippedStdoutLines int64 `json:"skipped_stdout_lines,omitempty"`
 }
 
 // DimensionPoint is one point of the SPEC dimension table — a group (a
@@ -119,4 +132,58 @@ func (s *Summary) Expressible() string {
 		return ""
 	}
 	return fmt.Sprintf("; %d of %d drawn scenarios expressible (%.0f%%)", s.Checks, s.Drawn, 100*float64(s.Checks)/float64(s.Drawn))
+}
+
+// stricterOps is how many ops were stricter than the model (Stricter),
+// over every reason.
+func (s *Summary) stricterOps() int64 {
+	var n int64
+	for _, v := range s.Stricter {
+		n += v
+	}
+	return n
+}
+
+// stricterReasons lists the reasons of Stricter, the most ops first, ties
+// by name.
+func (s *Summary) stricterReasons() []string {
+	var out []string
+	for r := range s.Stricter {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(s.Stricter[b], s.Stricter[a]), strings.Compare(a, b))
+	})
+	return out
+}
+
+// stricterCounts is Stricter in words: "dangling-write 9, other 3", in
+// the order of stricterReasons.
+func (s *Summary) stricterCounts() string {
+	var parts []string
+	for _, r := range s.stricterReasons() {
+		parts = append(parts, fmt.Sprintf("%s %d", r, s.Stricter[r]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// StricterClause is the summary line's clause for the ops stricter than
+// the model ("; 12 ops stricter than the model (dangling-write 9, other
+// 3)"), or "" when there were none.
+func (s *Summary) StricterClause() string {
+	n := s.stricterOps()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s stricter than the model (%s)", plural(int(n), "op"), s.stricterCounts())
+}
+
+// SkippedLinesClause is the summary line's clause for a server's skipped
+// stdout lines ("; 5 non-JSON stdout lines skipped"), or "" when there
+// were none.
+func (s *Summary) SkippedLinesClause() string {
+	if s.SkippedStdoutLines == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s skipped", plural(int(s.SkippedStdoutLines), "non-JSON stdout line"))
 }

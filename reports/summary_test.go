@@ -23,3 +23,27 @@ func TestExpressible(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryClauses: the summary line's clauses for the ops stricter than
+// the model (per reason, the most first, ties by name) and a server's
+// skipped stdout lines, and nothing when there were none.
+func TestSummaryClauses(t *testing.T) {
+	s := reports.Summary{Stricter: map[string]int64{"other": 3, "dangling-write": 9}, SkippedStdoutLines: 1}
+	if got, want := s.StricterClause(), "; 12 ops stricter than the model (dangling-write 9, other 3)"; got != want {
+		t.Errorf("StricterClause() = %q, want %q", got, want)
+	}
+	if got, want := s.SkippedLinesClause(), "; 1 non-JSON stdout line skipped"; got != want {
+		t.Errorf("SkippedLinesClause() = %q, want %q", got, want)
+	}
+	s = reports.Summary{Stricter: map[string]int64{"b": 1, "a": 1}, SkippedStdoutLines: 4}
+	if got, want := s.StricterClause(), "; 2 ops stricter than the model (a 1, b 1)"; got != want {
+		t.Errorf("StricterClause() = %q, want %q", got, want)
+	}
+	if got, want := s.SkippedLinesClause(), "; 4 non-JSON stdout lines skipped"; got != want {
+		t.Errorf("SkippedLinesClause() = %q, want %q", got, want)
+	}
+	var none reports.Summary
+	if none.StricterClause() != "" || none.SkippedLinesClause() != "" {
+		t.Errorf("an empty summary: %q %q, want nothing", none.StricterClause(), none.SkippedLinesClause())
+	}
+}

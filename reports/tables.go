@@ -25,6 +25,7 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	r.writeHead(d)
 	r.writeSummary(d)
 	r.writeFindings(d)
+	r.writeStricter(d)
 	r.writeInvariants(d)
 	r.writeMatrix(d)
 	r.writeGaps(d)
@@ -199,6 +200,12 @@ func (r *Report) writeSummary(d *doc) {
 		{"result kinds reached", fmt.Sprintf("%d of %d", int(core.NumKinds-core.OK)-len(r.UnreachedKinds), int(core.NumKinds-core.OK))},
 		{"SPEC dimension points hit", r.dimensionsCell(d)},
 	}
+	if n := r.stricterOps(); n > 0 {
+		rows = append(rows, []string{"ops stricter than the model", fmt.Sprintf("%d (%s)", n, r.stricterCounts())})
+	}
+	if r.SkippedStdoutLines > 0 {
+		rows = append(rows, []string{"non-JSON stdout lines skipped", fmt.Sprint(r.SkippedStdoutLines)})
+	}
 	if r.Mutants != nil {
 		rows = append(rows, []string{"mutants killed", fmt.Sprintf("%d of %d", len(r.Mutants)-len(r.Survivors()), len(r.Mutants))})
 	}
@@ -232,6 +239,21 @@ func (r *Report) writeFindings(d *doc) {
 		}
 	}
 	d.table(cols, rows)
+}
+
+// writeStricter lists the ops a real sandbox refused that the model
+// allows, per reason, when there were any.
+func (r *Report) writeStricter(d *doc) {
+	if r.stricterOps() == 0 {
+		return
+	}
+	d.heading(2, "Stricter than the model")
+	d.para("Ops the sandbox refused that the model allows, and that its profile does not promise to allow (SPEC §14): stricter, not broken, so not findings; the model's answer stood in for each, so the ops after it were judged on the same world.")
+	var rows [][]string
+	for _, reason := range r.stricterReasons() {
+		rows = append(rows, []string{reason, fmt.Sprint(r.Stricter[reason])})
+	}
+	d.table([]column{{"reason", false}, {"ops", true}}, rows)
 }
 
 func (r *Report) writeInvariants(d *doc) {

@@ -16,6 +16,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
@@ -124,7 +125,12 @@ type Result struct {
 	// confirmed (sut.Target.ConfirmHangs) that a fresh session answered
 	// in time when judged again: not findings, the machine was slow.
 	UnconfirmedHangs int
-	Interrupted      bool // stopped early by its context
+	// Tally sums what the workers' sessions of a real sandbox counted
+	// beside their checks (sut.Target.StartCounted): the ops it refused
+	// that the model allows, by reason, and the stdout lines its servers
+	// skipped. Zero for other sandboxes.
+	Tally       door.Tally
+	Interrupted bool // stopped early by its context
 }
 
 // OpsPerSecond is the throughput of checked ops.
@@ -181,7 +187,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// ends[w] ends worker w's session, once, whoever calls it first:
 		// the worker when its checks are over, or Run when it gives up
 		// on a worker whose check is stuck.
-		ends             = make([]atomic.Pointer[func() error], workers)
+		ends = make([]atomic.Pointer[func() error], workers)
+		// tallies[w] reads what worker w's session counted, when the
+		// target counts (sut.Target.StartCounted).
+		tallies          = make([]func() door.Tally, workers)
 		checking, ending sync.WaitGroup
 	)
 	for w := range workers {
@@ -189,7 +198,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		ending.Add(1)
 		go func() {
 			defer ending.Done()
-			f, end, err := cfg.Target.Start()
+			f, end, tally, err := startCounted(cfg.Target)
+			tallies[w] = tally
 			if err != nil {
 				errs[w] = err
 				cancel()
@@ -227,6 +237,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, errs[w])
 		}
 		res.Checks += int(counts[w].checks.Load())
+		if tallies[w] != nil {
+			res.Tally.Add(tallies[w]())
+		}
 		judge.Add(&res.Coverage, &covs[w])
 		if cfg.Dimensions {
 			addDimensions(res, &dcs[w], &drawn[w], cfg.Target.Adapt != nil)
@@ -236,6 +249,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Drawn = res.Checks + int(skipped.Load())
 	res.Elapsed = time.Since(start)
 	return res, werr
+}
+
+// startCounted starts a session of t, with the function that reads what
+// it counted when t counts (StartCounted), else nil.
+func startCounted(t sut.Target) (core.Factory, func() error, func() door.Tally, error) {
+	if t.StartCounted != nil {
+		return t.StartCounted()
+	}
+	f, end, err := t.Start()
+	return f, end, nil, err
 }
 
 // stopEarly arms the stopper for the ways a campaign ends early: ctx's

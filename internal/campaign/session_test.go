@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"encoding/json"
 	"path"
 	"slices"
 	"strings"
@@ -9,7 +10,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
@@ -95,5 +98,54 @@ func TestRootBlock(t *testing.T) {
 	fixed, drawn := count(1000), count(0)
 	if fixed > 12 || drawn <= 2*fixed {
 		t.Errorf("%d sets of read roots with a block of 1000 scenarios, %d without: want at most 12, and far fewer than without", fixed, drawn)
+	}
+}
+
+// TestTalliesSummed: what the workers' sessions of a counting target
+// counted (sut.Target.StartCounted) is summed into the result, read once
+// each session ended, and reaches the summary and its JSON; a target that
+// does not count leaves both empty.
+func TestTalliesSummed(t *testing.T) {
+	var started, endedFirst atomic.Int64
+	target := sut.Target{Name: "counting", Start: func() (core.Factory, func() error, error) {
+		t.Error("a counting target's sessions were started with Start")
+		return core.ReferenceFactory, func() error { return nil }, nil
+	}, StartCounted: func() (core.Factory, func() error, func() door.Tally, error) {
+		started.Add(1)
+		var ended atomic.Bool
+		tally := func() door.Tally {
+			if ended.Load() {
+				endedFirst.Add(1)
+			}
+			return door.Tally{Stricter: map[string]int64{"other": 2, "dangling-write": 1}, SkippedLines: 3}
+		}
+		return core.ReferenceFactory, func() error { ended.Store(true); return nil }, tally, nil
+	}}
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 50, Workers: 2, Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if started.Load() != 2 || endedFirst.Load() != 2 {
+		t.Fatalf("%d sessions started, %d tallies read after their end; want 2 and 2", started.Load(), endedFirst.Load())
+	}
+	want := door.Tally{Stricter: map[string]int64{"other": 4, "dangling-write": 2}, SkippedLines: 6}
+	if diff := cmp.Diff(want, res.Tally); diff != "" {
+		t.Errorf("tally (-want +got):\n%s", diff)
+	}
+	js, err := json.Marshal(Summarize(res, "counting"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{`"stricter":{"dangling-write":2,"other":4}`, `"skipped_stdout_lines":6`} {
+		if !strings.Contains(string(js), part) {
+			t.Errorf("the JSON summary lacks %s:\n%s", part, js)
+		}
+	}
+	plain, err := Run(context.Background(), Config{Seed: 1, Checks: 50, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := json.Marshal(Summarize(plain, "reference")); strings.Contains(string(js), "stricter") || strings.Contains(string(js), "skipped_stdout_lines") {
+		t.Errorf("a target that does not count: %s", js)
 	}
 }

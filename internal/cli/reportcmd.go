@@ -155,7 +155,7 @@ func reportStatus(e *env, rep *reports.Report) int {
 	if rep.Mutants != nil {
 		fmt.Fprintf(e.stderr, ", %d of %d mutants killed", len(rep.Mutants)-len(rep.Survivors()), len(rep.Mutants))
 	}
-	fmt.Fprintln(e.stderr, interrupted(rep.Interrupted))
+	fmt.Fprintln(e.stderr, rep.StricterClause()+rep.SkippedLinesClause()+interrupted(rep.Interrupted))
 	dun := rep.UnexplainedDimensionGaps()
 	if rep.Full() {
 		printGaps(e, un, dun)

@@ -12,13 +12,14 @@ import (
 )
 
 // bareProfile is a profile of the fake server's "custom" mode that forgets
-// its dir_flag: the server, given its directories bare, allows none, so
-// every allowed op is a finding. Without this profile the fake server is
-// exit 2 instead (it lists none of server-filesystem's tools): a replay
-// that forgets the profile does not reproduce the finding.
+// its dir_flag: the server, given its directories bare, allows none, and
+// the profile promises all the model allows, so every allowed op is a
+// finding, not a stricter op (SPEC §14). Without this profile the fake
+// server is exit 2 instead (it lists none of server-filesystem's tools): a
+// replay that forgets the profile does not reproduce the finding.
 const bareProfile = `{"name": "bare", "read": {"tool": "cat", "path": "file"},
  "write": {"tool": "put", "path": "file", "content": "text"},
- "denied": ["access denied"], "not_found": ["ENOENT"]}`
+ "denied": ["access denied"], "not_found": ["ENOENT"], "promises": ["all"]}`
 
 // TestReproduceNamesProfile: a campaign run under --profile FILE (given
 // relative) and an explicit --timeout writes findings whose reproduce line

@@ -49,4 +49,33 @@ type Target struct {
 	// directories serves the run of them without a restart; the base
 	// moves on from block to block.
 	RootBlock int
+	// StartCounted, when set, starts a session as Start does and also
+	// returns a function that reads what the session counted beside its
+	// checks (a real sandbox's, SPEC §14): a campaign starts its workers'
+	// sessions with it and sums their tallies in its summary. The
+	// function is safe to call from any goroutine, before or after end.
+	StartCounted func() (f core.Factory, end func() error, tally func() Tally, err error)
+}
+
+// Tally is what a session of a real sandbox counted beside its checks.
+// The zero Tally counted nothing.
+type Tally struct {
+	// Stricter counts the ops the sandbox refused that the model allows
+	// and its profile does not promise to allow (SPEC §14), by reason:
+	// not findings.
+	Stricter map[string]int64
+	// SkippedLines counts the lines a server wrote on stdout that were
+	// not JSON-RPC (logs), over every server of the session.
+	SkippedLines int64
+}
+
+// Add adds u's counts to t's.
+func (t *Tally) Add(u Tally) {
+	for k, v := range u.Stricter {
+		if t.Stricter == nil {
+			t.Stricter = map[string]int64{}
+		}
+		t.Stricter[k] += v
+	}
+	t.SkippedLines += u.SkippedLines
 }

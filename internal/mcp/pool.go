@@ -17,6 +17,12 @@ type Pool struct {
 
 	mu   sync.Mutex
 	live []pooled // the least recently used first
+
+	// counting guards started and gone apart from mu, so that a count
+	// read while Close stops the servers does not wait for it.
+	counting sync.Mutex
+	started  []*Server // servers started and not shut down yet
+	gone     int64     // the stdout lines skipped by the servers shut down
 }
 
 // pooled is a live server and what it was started with.
@@ -46,13 +52,16 @@ func (p *Pool) Get(cfg Config) (*Server, error) {
 		return e.s, nil
 	}
 	for len(p.live) >= max(p.Max, 1) {
-		p.live[0].s.Close()
+		p.shut(p.live[0].s)
 		p.live = slices.Delete(p.live, 0, 1)
 	}
 	s, err := Start(cfg)
 	if err != nil {
 		return nil, err
 	}
+	p.counting.Lock()
+	p.started = append(p.started, s)
+	p.counting.Unlock()
 	p.live = append(p.live, pooled{s, cfg})
 	return s, nil
 }
@@ -70,7 +79,7 @@ func (p *Pool) Len() int {
 func (p *Pool) dropFailed() {
 	p.live = slices.DeleteFunc(p.live, func(e pooled) bool {
 		if e.s.Err() != nil {
-			e.s.Close()
+			p.shut(e.s)
 			return true
 		}
 		return false
@@ -83,10 +92,34 @@ func (p *Pool) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, e := range p.live {
-		e.s.Close()
+		p.shut(e.s)
 	}
 	p.live = nil
 	return nil
+}
+
+// shut shuts s down and keeps the count of the lines it skipped.
+func (p *Pool) shut(s *Server) {
+	s.Close()
+	p.counting.Lock()
+	defer p.counting.Unlock()
+	if i := slices.Index(p.started, s); i >= 0 {
+		p.gone += s.SkippedLines()
+		p.started = slices.Delete(p.started, i, i+1)
+	}
+}
+
+// SkippedLines is how many stdout lines that were not JSON-RPC the
+// pool's servers skipped (Server.SkippedLines), those shut down included.
+// It does not wait for a Close under way.
+func (p *Pool) SkippedLines() int64 {
+	p.counting.Lock()
+	defer p.counting.Unlock()
+	n := p.gone
+	for _, s := range p.started {
+		n += s.SkippedLines()
+	}
+	return n
 }
 
 // sameProcess reports whether a server started for a serves b: the same

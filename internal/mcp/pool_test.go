@@ -112,3 +112,35 @@ func TestPoolKeepsSeveral(t *testing.T) {
 		t.Fatal("another State reused the server")
 	}
 }
+
+// TestPoolSkippedLines: the pool's count of skipped stdout lines holds
+// its live servers' and those it shut down, by replacing them or when it
+// closed.
+func TestPoolSkippedLines(t *testing.T) {
+	p := Pool{Max: 1}
+	tr := newTree(t)
+	cfg := fakeConfig(t, "logs", tr)
+	s, err := p.Get(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewDriver(s, tr).Do(read("/work/hello.txt")); err != nil {
+		t.Fatal(err)
+	}
+	first := s.SkippedLines() // two before each message: initialize, tools/list, a call
+	if first != 6 {
+		t.Fatalf("%d lines skipped, want 6", first)
+	}
+	moved := cfg
+	moved.Allowed = []string{string(tr) + "/work", string(tr) + "/outside"}
+	if _, err := p.Get(moved); err != nil { // shuts the first down: Max is 1
+		t.Fatal(err)
+	}
+	if n := p.SkippedLines(); n != first+4 {
+		t.Errorf("with one server replaced: %d lines skipped, want %d", n, first+4)
+	}
+	p.Close()
+	if n := p.SkippedLines(); n != first+4 {
+		t.Errorf("after Close: %d lines skipped, want %d", n, first+4)
+	}
+}

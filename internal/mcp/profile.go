@@ -57,6 +57,14 @@ type Profile struct {
 	// path than the one asked, a policy of its own, so paths with either
 	// at an end are not drawn for it (see Trimmed).
 	Trims bool `json:"trims,omitempty"`
+	// Promises lists what the server promises to allow of what the
+	// model allows, by the reason a refusal of it is counted under
+	// ("dangling-write", "read-through-link", ...; "all" for every
+	// reason): a refusal of such an op is a verdict-matches-model
+	// finding. Any other refusal of an op the model allows is stricter,
+	// not broken (SPEC §14): counted and listed, not judged. Empty: the
+	// server promises nothing.
+	Promises []string `json:"promises,omitempty"`
 }
 
 // Trimmed reports whether a server that trims paths (Profile.Trims) would

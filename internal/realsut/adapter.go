@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -53,11 +54,17 @@ type Adapter struct {
 	// directory (realfs.MaterializeRelative), for sandboxes that refuse
 	// absolute links.
 	RelativeLinks bool
-	// RefusesDanglingWrites declares a policy stricter than SPEC §13: the
-	// sandbox refuses a write through a link whose target does not exist
-	// yet, which §13 lets create the target. Such a refusal is counted as
-	// explained, not judged, and the harness makes the write itself.
-	RefusesDanglingWrites bool
+	// Promises lists the reasons (StricterReasons, or PromisesAll) for
+	// which the sandbox promises to allow what the model allows. A
+	// refusal of such an op for another reason is stricter, not broken
+	// (SPEC §14): counted under its reason (door.Tally), not judged, and
+	// answered as the model does, the harness making a write itself; one
+	// for a promised reason is a verdict-matches-model finding.
+	Promises []string
+	// SkippedLines, when set, reports how many stdout lines that were not
+	// protocol the servers of a session (Open's) skipped, closed ones
+	// included: the session's tally carries it.
+	SkippedLines func(Session) int64
 	// RootBlock is sut.Target's: how many scenarios in a row a campaign
 	// draws with read roots from one base, for a sandbox that restarts
 	// for each new set of roots; 0 draws the base for each.
@@ -94,7 +101,8 @@ var FSOnlyNA = map[string]string{
 	"grant-immutable":        "a real sandbox's grant cannot be read back: the harness answers with its own copy",
 }
 
-// Start begins a session of a: it is sut.Target's Start. The factory
+// Start begins a session of a: it is sut.Target's Start (StartCounted
+// without the tally). The factory
 // materializes each world in a run directory of the session's own under
 // a.TreeDir, in one of a few slots (the oracle holds the run's sandbox and
 // the replay's at once), restored in place scenario after scenario with a
@@ -103,27 +111,39 @@ var FSOnlyNA = map[string]string{
 // session's sandboxes and removes the run directory. Starting removes the run directories of dead runs
 // there (realfs.OpenRunDir).
 func (a Adapter) Start() (core.Factory, func() error, error) {
+	f, end, _, err := a.StartCounted()
+	return f, end, err
+}
+
+// StartCounted is Start, with a function that reads what the session
+// counted (door.Target's StartCounted): the stricter ops of its checks'
+// runs, by reason, and the stdout lines its servers skipped.
+func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, error) {
 	run, err := openRunDir(a.TreeDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	own := filepath.Join(run.Path(), "own")
 	if err := os.Mkdir(own, 0o700); err != nil {
 		run.Remove()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sess, err := a.Open(own, a.Timeouts)
 	if err != nil {
 		run.Remove()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth},
-		dangling: a.RefusesDanglingWrites}
+		promises: a.Promises, tally: &tally{}}
 	end := func() error {
 		err := sess.Close()
 		return errors.Join(err, run.Remove())
 	}
-	return s.factory, end, nil
+	var skipped func() int64
+	if a.SkippedLines != nil {
+		skipped = func() int64 { return a.SkippedLines(sess) }
+	}
+	return s.factory, end, func() door.Tally { return s.tally.read(skipped) }, nil
 }
 
 // openRunDir makes a run directory under treeDir, or under
@@ -144,7 +164,8 @@ type session struct {
 	dir      string
 	sess     Session
 	layout   realfs.Options
-	dangling bool       // Adapter.RefusesDanglingWrites
+	promises []string // Adapter.Promises
+	tally    *tally
 	mu       sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
 	busy     []bool
 }
@@ -187,6 +208,6 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, err
 	}
 	b := newBridge(g, rw, t, drv, func() { s.give(slot) })
-	b.danglingPolicy = s.dangling
+	b.promises, b.tally, b.counts = s.promises, s.tally, s.tally.opened()
 	return b, nil
 }

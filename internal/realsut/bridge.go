@@ -43,21 +43,23 @@ var chargeOnly = core.Op{Kind: "sbxfuzz:charge"}
 // well-formed fs op goes to the real sandbox, and what it did to the tree
 // is journaled in the harness's world.
 type bridge struct {
-	ref            *core.Reference    // charges every op; answers the ops the real sandbox is not asked
-	shadow         *core.Reference    // answers, uncharged, the fs ops the real sandbox cannot express
-	links          *refworld.Template // the world as materialized, for the directories writes need
-	grant          core.Grant
-	world          *refworld.World
-	tree           *realfs.Tree
-	drv            realfs.Driver
-	max            int64 // max_output_bytes
-	output         int64 // bytes returned by the real sandbox
-	halted         core.Kind
-	danglingPolicy bool               // Adapter.RefusesDanglingWrites
-	last           realfs.Observation // the tree after the last op
-	observed       bool               // last is set
-	release        func()
-	once           sync.Once
+	ref      *core.Reference    // charges every op; answers the ops the real sandbox is not asked
+	shadow   *core.Reference    // answers, uncharged, the fs ops the real sandbox cannot express
+	links    *refworld.Template // the world as materialized, for the directories writes need
+	grant    core.Grant
+	world    *refworld.World
+	tree     *realfs.Tree
+	drv      realfs.Driver
+	max      int64 // max_output_bytes
+	output   int64 // bytes returned by the real sandbox
+	halted   core.Kind
+	promises []string           // Adapter.Promises
+	tally    *tally             // the session's; nil outside a session
+	counts   bool               // the bridge counts into tally: a check's run, not its replay
+	last     realfs.Observation // the tree after the last op
+	observed bool               // last is set
+	release  func()
+	once     sync.Once
 
 	mu      sync.Mutex // Close comes from the oracle's watchdog while Run may still be going
 	running bool       // a Run is in progress
@@ -94,6 +96,9 @@ func (b *bridge) Close() error {
 	var err error
 	b.once.Do(func() {
 		err = b.drv.Close()
+		if b.tally != nil {
+			b.tally.closed()
+		}
 		b.mu.Lock()
 		b.closed = true
 		b.mu.Unlock()
@@ -169,8 +174,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 		panic(&door.Failure{Err: fmt.Errorf("observing the tree after the op: %w", err)})
 	}
 	b.last = after
-	b.journal(b.tree.Changes(before, after), out.Data)
-	if out.Verdict == realfs.Unsupported || b.danglingPolicy && b.danglingWrite(op, out.Verdict) {
+	changes := b.tree.Changes(before, after)
+	b.journal(changes, out.Data)
+	if out.Verdict == realfs.Unsupported || b.excuseStricter(op, out, len(changes) > 0) {
 		return b.unobserved(op)
 	}
 	k := b.kind(op, out.Verdict)
@@ -255,10 +261,29 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 	return core.FSWriteDenied
 }
 
-// danglingWrite reports whether v is a refused write through a link whose
-// target the world does not hold yet (Adapter.RefusesDanglingWrites).
-func (b *bridge) danglingWrite(op core.Op, v realfs.Verdict) bool {
-	if op.Kind != core.OpWrite || (v != realfs.Denied && v != realfs.Refused) || spec.HasTraversal(op.Args[0]) {
+// excuseStricter reports whether the real sandbox refused, without
+// touching the tree, an op the model allows (stricter) for a reason it
+// does not promise to allow (Adapter.Promises): such an op is counted
+// under its reason, not judged, and answered as the model does. A
+// stricter refusal it promises to allow is judged: verdict-matches-model.
+func (b *bridge) excuseStricter(op core.Op, out realfs.Outcome, changed bool) bool {
+	if !stricter(b.modelKind(op), out.Verdict, changed) {
+		return false
+	}
+	reason := b.stricterReason(op, out.Detail)
+	if promised(b.promises, reason) {
+		return false
+	}
+	if b.counts {
+		b.tally.count(reason)
+	}
+	return true
+}
+
+// danglingWrite reports whether op is a write through a link whose
+// target the world does not hold yet.
+func (b *bridge) danglingWrite(op core.Op) bool {
+	if op.Kind != core.OpWrite || spec.HasTraversal(op.Args[0]) {
 		return false
 	}
 	c := spec.Canonical(op.Args[0])
@@ -275,26 +300,13 @@ func (b *bridge) danglingWrite(op core.Op, v realfs.Verdict) bool {
 // (lexically or on the resolved path) or not_found. An op the SPEC allows
 // is denied: the sandbox refused it, which verdict-matches-model judges.
 func (b *bridge) refusal(op core.Op) core.Kind {
-	p := op.Args[0]
-	may, denied := b.grant.MayRead, core.FSReadDenied
+	if k := b.modelKind(op); k != core.OK {
+		return k
+	}
 	if op.Kind == core.OpWrite {
-		may, denied = b.grant.MayWrite, core.FSWriteDenied
+		return core.FSWriteDenied
 	}
-	switch r, ok := b.links.Resolve(p); {
-	case spec.HasTraversal(p):
-		return core.PathTraversal
-	case !may(p):
-		return denied
-	case !ok:
-		return core.NotFound
-	case !may(r):
-		return denied
-	case op.Kind == core.OpRead:
-		if _, there := b.world.Lookup(r); !there {
-			return core.NotFound
-		}
-	}
-	return denied
+	return core.FSReadDenied
 }
 
 // unobserved answers an op the real sandbox could not express with the

@@ -50,7 +50,21 @@ func MCPWith(command, profile string) (Adapter, error) {
 	if err != nil {
 		return Adapter{}, err
 	}
+	if err := checkPromises(p.Promises); err != nil {
+		return Adapter{}, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
 	return mcpAdapter(command, argv, p), nil
+}
+
+// checkPromises refuses a promise of a reason no refusal is counted
+// under: a typo would otherwise promise nothing, silently.
+func checkPromises(promises []string) error {
+	for _, r := range promises {
+		if r != PromisesAll && !slices.Contains(StricterReasons(), r) {
+			return fmt.Errorf("%w: promises: unknown reason %q (want %s or %s)", mcp.ErrProfile, r, strings.Join(StricterReasons(), ", "), PromisesAll)
+		}
+	}
+	return nil
 }
 
 // LoadProfile reads the profile a --profile value names: a built-in one by
@@ -90,10 +104,13 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 		},
 		Adapt:         adaptTo(profile),
 		NotApplicable: FSOnlyNA,
-		// Releases since 2025.7.1 refuse a write through a dangling link
-		// (the fix of CVE-2025-53109): stricter than §13, never unsafe.
-		RefusesDanglingWrites: true,
-		RootBlock:             mcpRootBlock,
+		// A server promises to allow only what its profile says: releases
+		// of server-filesystem since 2025.7.1 refuse a write through a
+		// dangling link (the fix of CVE-2025-53109), stricter than §13,
+		// never unsafe.
+		Promises:     profile.Promises,
+		SkippedLines: func(s Session) int64 { return s.(*mcpSession).pool.SkippedLines() },
+		RootBlock:    mcpRootBlock,
 	}
 }
 

@@ -34,6 +34,10 @@ var OSRoot = Adapter{
 	Adapt:         AdaptFS,
 	NotApplicable: FSOnlyNA,
 	RelativeLinks: true, // os.Root refuses every absolute link
+	// The harness's own sandbox promises all it can express: what it
+	// cannot, it answers Unsupported; any other refusal of an op the
+	// model allows is a finding.
+	Promises: []string{PromisesAll},
 }
 
 type osRootSession struct{}

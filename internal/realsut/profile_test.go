@@ -1,8 +1,10 @@
 package realsut
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,5 +65,35 @@ func TestTrimmedPathsNotDrawn(t *testing.T) {
 		if mcp.Trimmed(p) != want {
 			t.Errorf("Trimmed(%q) = %v, want %v", p, !want, want)
 		}
+	}
+}
+
+// TestProfilePromises: a profile's promises become the adapter's, so that
+// a refusal of a promised reason is judged; an unknown reason is a
+// profile error, not a promise of nothing; the built-in profiles promise
+// nothing, and os.Root everything it can express.
+func TestProfilePromises(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, promises string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(`{"name": "mine", "read": {"tool": "cat"}, "promises": `+promises+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	a, err := MCPWith("srv", write("good.json", `["dangling-write", "all"]`))
+	if err != nil || !slices.Equal(a.Promises, []string{ReasonDanglingWrite, PromisesAll}) {
+		t.Errorf("promises %v %v, want [dangling-write all]", a.Promises, err)
+	}
+	if _, err := MCPWith("srv", write("bad.json", `["dangling-writes"]`)); !errors.Is(err, mcp.ErrProfile) || !strings.Contains(err.Error(), `"dangling-writes"`) {
+		t.Errorf("an unknown reason: %v, want a profile error naming it", err)
+	}
+	for _, p := range mcp.BuiltinProfiles() {
+		if a, err := MCPWith("srv", p.Name); err != nil || len(a.Promises) != 0 {
+			t.Errorf("%s promises %v %v, want nothing", p.Name, a.Promises, err)
+		}
+	}
+	if !promised(OSRoot.Promises, ReasonOther) {
+		t.Errorf("os.Root promises %v, want all", OSRoot.Promises)
 	}
 }

@@ -149,3 +149,21 @@ func TestMCPOpTimeout(t *testing.T) {
 		t.Errorf("a call past --timeout, the oracle patient: %+v; want the server's timeout", got)
 	}
 }
+
+// TestSkippedLinesCounted: the stdout lines an MCP server writes that are
+// not JSON-RPC reach the session's tally, counted over every server of
+// the session (the run's and the replay's, each in a slot of its own),
+// after the session ended and its servers were shut down.
+func TestSkippedLinesCounted(t *testing.T) {
+	a, err := MCPWith(fakeMCP(t, "logs"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.TreeDir = t.TempDir()
+	_, tally := checkCounted(t, a, "grant fs_read /work/\ngrant fs_write /work/\nfile /work/a.txt hello\n\nfs_read /work/a.txt\n")
+	// Two servers, each with two lines before initialize's answer,
+	// tools/list's and one call's.
+	if got := tally.SkippedLines; got != 12 {
+		t.Errorf("%d lines skipped, want 12", got)
+	}
+}

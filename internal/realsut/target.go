@@ -12,5 +12,6 @@ import (
 // process of its own, on a busy machine, may be late without being wrong.
 func (a Adapter) Target() door.Target {
 	return door.Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable,
-		Refuse: func(sc *scenario.Scenario) error { return CheckSize(sc.World) }, ConfirmHangs: true, RootBlock: a.RootBlock}
+		Refuse: func(sc *scenario.Scenario) error { return CheckSize(sc.World) }, ConfirmHangs: true, RootBlock: a.RootBlock,
+		StartCounted: a.StartCounted}
 }

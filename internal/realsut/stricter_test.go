@@ -1,0 +1,169 @@
+//go:build unix
+
+package realsut
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// checkCounted runs src against a and returns the findings and what the
+// session counted once it ended.
+func checkCounted(t *testing.T, a Adapter, src string) ([]oracle.Finding, door.Tally) {
+	t.Helper()
+	f, end, tally, err := a.StartCounted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := judge.NewCase(parse(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := judge.Check(f, c, nil, judge.Options{Timeout: 2 * time.Second})
+	if err := end(); err != nil {
+		t.Fatal(err)
+	}
+	return found, tally()
+}
+
+// refuses is the os.Root sandbox refusing, before it acts and so
+// touching nothing, every op on the paths given, with verdict v and the
+// words detail.
+func refuses(v realfs.Verdict, detail string, paths ...string) Adapter {
+	a := OSRoot
+	a.Open = func(string, Timeouts) (Session, error) { return refusingSession{v, detail, paths}, nil }
+	return a
+}
+
+type refusingSession struct {
+	verdict realfs.Verdict
+	detail  string
+	paths   []string
+}
+
+func (refusingSession) Close() error { return nil }
+
+func (s refusingSession) Driver(t *realfs.Tree, g core.GrantSpec, ws scenario.WorldSpec) (realfs.Driver, error) {
+	d, err := osRootSession{}.Driver(t, g, ws)
+	return &refusing{d, s}, err
+}
+
+type refusing struct {
+	realfs.Driver
+	s refusingSession
+}
+
+func (d *refusing) Do(op core.Op) (realfs.Outcome, error) {
+	if slices.Contains(d.s.paths, op.Args[0]) {
+		return realfs.Outcome{Verdict: d.s.verdict, Detail: d.s.detail}, nil
+	}
+	return d.Driver.Do(op)
+}
+
+const stricterWorld = `grant fs_read /work/
+grant fs_write /work/out/
+file /work/a.txt hello
+file /etc/secret "top secret"
+link /work/al a.txt
+link /work/out/dl new
+`
+
+// TestStricterIsCountedNotJudged: a sandbox that refuses, touching
+// nothing, an op the model allows is stricter, not broken (SPEC §14):
+// without a promise it has no finding and the op is counted under the
+// reason observed, the model's answer standing in for it (the write the
+// sandbox refused is made by the harness, so the read after it agrees);
+// with a promise of that reason, or of all, it is a verdict-matches-model
+// finding. os.Root's own adapter promises all.
+func TestStricterIsCountedNotJudged(t *testing.T) {
+	for _, tc := range []struct {
+		name, ops  string
+		sandbox    Adapter
+		wantReason string
+	}{
+		{"a read refused", "fs_read /work/a.txt\n", refuses(realfs.Denied, "Access denied", "/work/a.txt"), ReasonOther},
+		{"a read said missing", "fs_read /work/a.txt\n", refuses(realfs.NotFound, "ENOENT", "/work/a.txt"), ReasonOther},
+		{"a read through a link", "fs_read /work/al\n", refuses(realfs.Denied, "Access denied", "/work/al"), ReasonReadThroughLink},
+		{"a denial of a read the model finds nothing for", "fs_read /work/none\n", refuses(realfs.Denied, "Access denied", "/work/none"), ReasonOther},
+		{"a write through a dangling link", "fs_write /work/out/dl x\nfs_read /work/out/new\n",
+			refuses(realfs.Refused, "Access denied", "/work/out/dl"), ReasonDanglingWrite},
+		{"a write whose parent is said missing", "fs_write /work/out/d/x y\n",
+			refuses(realfs.Refused, "Parent directory does not exist", "/work/out/d/x"), ReasonParentMissing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := tc.sandbox
+			a.Promises = nil
+			found, got := checkCounted(t, a, stricterWorld+tc.ops)
+			if len(found) != 0 {
+				t.Fatalf("promising nothing: findings %v, want none", invariants(found))
+			}
+			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("tally (-want +got):\n%s", diff)
+			}
+			for _, promises := range [][]string{{tc.wantReason}, {PromisesAll}} {
+				a.Promises = promises
+				found, got := checkCounted(t, a, stricterWorld+tc.ops)
+				if inv := invariants(found); len(inv) == 0 || inv[0] != "verdict-matches-model" {
+					t.Errorf("promising %v: findings %v, want verdict-matches-model first", promises, inv)
+				}
+				if len(got.Stricter) != 0 {
+					t.Errorf("promising %v: counted %v, want nothing", promises, got.Stricter)
+				}
+			}
+			if found, _ := checkCounted(t, tc.sandbox, stricterWorld+tc.ops); len(found) == 0 {
+				t.Errorf("os.Root's adapter (promises all): no finding")
+			}
+		})
+	}
+}
+
+// TestNotStricter: a refusal where the model refuses too, a looser answer
+// (not found where the model denies), and a refusal that changed the tree
+// are judged as ever, promises or not.
+func TestNotStricter(t *testing.T) {
+	for _, tc := range []struct {
+		name, ops, want string
+		sandbox         Adapter
+	}{
+		{"not found where the model denies", "fs_read /etc/secret\n", "verdict-matches-model", refuses(realfs.NotFound, "ENOENT", "/etc/secret")},
+		{"a refusal that wrote", "fs_write /work/out/x y\n", "no-effect-on-denial",
+			withDefect(func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+				out.Verdict = realfs.Denied // after os.Root wrote
+				return out, nil
+			})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := tc.sandbox
+			a.Promises = nil
+			found, got := checkCounted(t, a, stricterWorld+tc.ops)
+			if inv := invariants(found); len(inv) == 0 || inv[0] != tc.want {
+				t.Errorf("findings %v, want %s first", inv, tc.want)
+			}
+			if len(got.Stricter) != 0 {
+				t.Errorf("counted %v, want nothing", got.Stricter)
+			}
+		})
+	}
+}
+
+// TestStricterCountsRunsOnly: the replay of a check meets the same ops as
+// its run; a stricter op is counted once per check, not twice.
+func TestStricterCountsRunsOnly(t *testing.T) {
+	a := refuses(realfs.Denied, "no", "/work/a.txt")
+	a.Promises = nil
+	_, got := checkCounted(t, a, stricterWorld+"fs_read /work/a.txt\nfs_read /work/a.txt\nfs_read /work/al\n")
+	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("tally (-want +got):\n%s", diff)
+	}
+}

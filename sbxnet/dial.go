@@ -1,0 +1,60 @@
+package sbxnet
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+)
+
+// errClosed is the error of a dial after Close.
+var errClosed = errors.New("sbxnet: network closed")
+
+// DialContext has the shape of net.Dialer.DialContext, for
+// http.Transport.DialContext: it connects to address, "host:port", over
+// network "tcp", "tcp4" or "tcp6". A host that is an IP address is dialled
+// as it is, asking the world nothing; any other host is a name, resolved
+// first (journaled). The connection reaches the in-memory HTTP endpoint of
+// that address, whatever the port; each request on it is journaled as
+// "fetch h a path". A cancelled ctx answers its error and asks nothing.
+func (n *Network) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	a, err := n.target(ctx, network, address)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	client, server := net.Pipe()
+	if !n.track(server) {
+		client.Close()
+		server.Close()
+		return nil, &net.OpError{Op: "dial", Net: network, Err: errClosed}
+	}
+	go n.serve(server, a)
+	return client, nil
+}
+
+// target is the address a dial connects to: address's host parsed, or
+// resolved when it is a name.
+func (n *Network) target(ctx context.Context, network, address string) (netip.Addr, error) {
+	if err := ctx.Err(); err != nil {
+		return netip.Addr{}, err
+	}
+	if network != "tcp" && network != "tcp4" && network != "tcp6" {
+		return netip.Addr{}, net.UnknownNetworkError(network)
+	}
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return netip.Addr{}, &net.AddrError{Err: "invalid port", Addr: address}
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		a = n.resolve(host)
+	}
+	if !a.IsValid() || !familyFits(network, a) {
+		return netip.Addr{}, &net.AddrError{Err: "no suitable address", Addr: address}
+	}
+	return a, nil
+}

@@ -1,0 +1,37 @@
+// Package sbxnet hands a Go sandbox a world's network in memory (SPEC §14,
+// "In memory, for Go code"): a resolver with the shapes of net.Resolver's
+// LookupIP, LookupNetIP and LookupHost, and a DialContext for
+// http.Transport, so that an egress guard built on net/http runs over the
+// world unchanged and is judged on the connections it really opens, with
+// no socket.
+//
+//	n := sbxnet.New(world)
+//	defer n.Close()
+//	client := &http.Client{Transport: &http.Transport{DialContext: n.DialContext, DisableKeepAlives: true}}
+//
+// Every lookup asks the world once (core.Net.Resolve, journaled as
+// "resolve h -> a"; SPEC §6: dns lines cycling, IP literals, built-in
+// names). A dial to an address ("203.0.113.1:80", "[2001:db8::1]:443")
+// asks nothing; a dial to a name resolves it first, journaled. The
+// connection is one end of a net.Pipe whose other end is an HTTP/1.1
+// endpoint for the dialled address: each request is answered from the
+// world's routes, selected by the Host the request names and its path, and
+// journaled as "fetch h a path" (core.Net.Fetch) with a the address
+// dialled; no route answers 404 Not Found.
+//
+// The endpoint reads requests as a Go server does (http.ReadRequest): the
+// Host is the request-target's authority when the target is absolute
+// ("GET http://h/p"), else the Host header, byte for byte; the path is the
+// target's path percent-decoded, followed by "?" and the raw query when
+// there is one. A client that writes url.URL{Path: p} is thus fetched at p
+// exactly; a CONNECT, or a request the parser refuses, is answered 405 or
+// 400 and journals nothing. Requests are bounded: 64 KiB of request line
+// and headers (else 431), 1 MiB of body, read and discarded (else 413);
+// the response is the route's body, written as the world holds it.
+//
+// World calls made by a Network are serialized by it, and happen on the
+// goroutine that drives the connection (http.Transport's own): a sandbox
+// that waits for its request, as http.Client.Do does, sees them in order.
+// A Network is safe for concurrent use. Close closes every connection and
+// waits until the goroutines that served them have returned.
+package sbxnet

@@ -1,0 +1,86 @@
+package sbxnet
+
+import (
+	"net"
+	"net/netip"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// Bounds of what one request may send the endpoint.
+const (
+	maxHeaderBytes = 64 << 10 // request line and headers
+	maxBodyBytes   = 1 << 20  // a request body, read and discarded
+)
+
+// Network is a world's network as a Go program sees a real one: a
+// resolver and a dialer whose connections reach in-memory HTTP endpoints.
+// The zero Network is not usable: build one with New.
+type Network struct {
+	world core.Net
+
+	worldMu sync.Mutex // serializes the calls into world: a core.World is not safe for concurrent use
+
+	mu     sync.Mutex
+	open   map[net.Conn]struct{} // the endpoints' ends of the connections still served
+	closed bool
+	served sync.WaitGroup // one per connection being served
+}
+
+// New returns the network of w: its resolver and its dialer answer from w
+// and journal into it.
+func New(w core.Net) *Network {
+	return &Network{world: w, open: make(map[net.Conn]struct{})}
+}
+
+// Close closes every connection the network still serves and waits until
+// the goroutines that served them have returned. Dials after Close fail.
+// It always returns nil.
+func (n *Network) Close() error {
+	n.mu.Lock()
+	n.closed = true
+	for c := range n.open {
+		c.Close()
+	}
+	n.mu.Unlock()
+	n.served.Wait()
+	return nil
+}
+
+// resolve asks the world for host, journaled.
+func (n *Network) resolve(host string) (a netip.Addr) {
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	return n.world.Resolve(host)
+}
+
+// fetch asks the world for the route of host and path, journaled with the
+// address the connection was dialled to.
+func (n *Network) fetch(host string, a netip.Addr, path string) (string, bool) {
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	return n.world.Fetch(host, a, path)
+}
+
+// track registers the endpoint's end of a new connection, or reports false
+// after Close.
+func (n *Network) track(c net.Conn) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false
+	}
+	n.open[c] = struct{}{}
+	n.served.Add(1)
+	return true
+}
+
+// untrack forgets a connection whose serving goroutine returns.
+func (n *Network) untrack(c net.Conn) {
+	c.Close()
+	n.mu.Lock()
+	delete(n.open, c)
+	n.mu.Unlock()
+	n.served.Done()
+}

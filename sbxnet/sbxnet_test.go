@@ -1,0 +1,245 @@
+package sbxnet
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// testWorld routes a.test /data, and rebinds r.test: public, then internal.
+func testWorld() *refworld.World {
+	return refworld.New(scenario.WorldSpec{
+		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "a.test", Path: "/a b?c", Body: "odd"}},
+		DNS:    []scenario.DNSRecord{{Host: "r.test", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("10.0.0.5")}}},
+	})
+}
+
+// journal is the world's journal as SPEC §1 writes it.
+func journal(w *refworld.World) []string {
+	var out []string
+	for _, e := range w.Journal() {
+		out = append(out, e.String())
+	}
+	return out
+}
+
+func wantJournal(t *testing.T, w *refworld.World, want ...string) {
+	t.Helper()
+	if got := journal(w); !slices.Equal(got, want) {
+		t.Errorf("journal:\n  got  %q\n  want %q", got, want)
+	}
+}
+
+// client is an http.Client over n, as a guard would build it.
+func client(n *Network) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: n.DialContext, DisableKeepAlives: true}}
+}
+
+// get fetches path from the endpoint at address with Host host, and
+// returns the status and body.
+func get(t *testing.T, c *http.Client, address, host, path string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://"+address, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host, req.URL.Path = host, path
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+func TestLookupsJournalOneResolveEach(t *testing.T) {
+	w := testWorld()
+	n := New(w)
+	defer n.Close()
+	ctx := context.Background()
+	addrs, err := n.LookupNetIP(ctx, "ip", "r.test")
+	if err != nil || len(addrs) != 1 || addrs[0] != netip.MustParseAddr("203.0.113.9") {
+		t.Fatalf("LookupNetIP r.test = %v, %v; want [203.0.113.9]", addrs, err)
+	}
+	ips, err := n.LookupIP(ctx, "ip", "r.test") // the dns line cycles
+	if err != nil || len(ips) != 1 || !ips[0].Equal(net.ParseIP("10.0.0.5")) {
+		t.Fatalf("LookupIP r.test = %v, %v; want [10.0.0.5]", ips, err)
+	}
+	hosts, err := n.LookupHost(ctx, "METADATA.google.internal.")
+	if err != nil || !slices.Equal(hosts, []string{"169.254.169.254"}) {
+		t.Fatalf("LookupHost metadata = %v, %v", hosts, err)
+	}
+	if _, err := n.LookupNetIP(ctx, "ip6", "127.1"); !isNotFound(err) {
+		t.Errorf("LookupNetIP ip6 127.1: err = %v, want not found", err)
+	}
+	wantJournal(t, w,
+		"resolve r.test -> 203.0.113.9",
+		"resolve r.test -> 10.0.0.5",
+		"resolve METADATA.google.internal. -> 169.254.169.254",
+		"resolve 127.1 -> 127.0.0.1", // asked, then refused for its family
+	)
+}
+
+func isNotFound(err error) bool {
+	var d *net.DNSError
+	return errors.As(err, &d) && d.IsNotFound
+}
+
+func TestCancelledContextAsksNothing(t *testing.T) {
+	w := testWorld()
+	n := New(w)
+	defer n.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := n.LookupNetIP(ctx, "ip", "a.test"); err == nil {
+		t.Error("LookupNetIP with a cancelled context succeeded")
+	}
+	if _, err := n.DialContext(ctx, "tcp", "a.test:80"); err == nil {
+		t.Error("DialContext with a cancelled context succeeded")
+	}
+	wantJournal(t, w)
+}
+
+func TestClientGetsTheRoute(t *testing.T) {
+	w := testWorld()
+	n := New(w)
+	defer n.Close()
+	c := client(n)
+	if status, body := get(t, c, "203.0.113.1:80", "a.test", "/data"); status != 200 || body != "hello" {
+		t.Errorf("GET a.test /data = %d %q, want 200 \"hello\"", status, body)
+	}
+	if status, body := get(t, c, "[2001:db8::1]:8080", "A.TEST.", "/a b?c"); status != 200 || body != "odd" {
+		t.Errorf("GET A.TEST. /a b?c = %d %q, want 200 \"odd\"", status, body)
+	}
+	if status, _ := get(t, c, "203.0.113.1:80", "a.test", "/nope"); status != http.StatusNotFound {
+		t.Errorf("GET a.test /nope = %d, want 404", status)
+	}
+	wantJournal(t, w, // a dial to an address asks nothing; the Host is the request's, byte for byte
+		"fetch a.test 203.0.113.1 /data",
+		`fetch A.TEST. 2001:db8::1 "/a b?c"`,
+		"fetch a.test 203.0.113.1 /nope",
+	)
+}
+
+func TestDialByNameResolvesFirst(t *testing.T) {
+	w := testWorld()
+	n := New(w)
+	defer n.Close()
+	resp, err := client(n).Get("http://r.test/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET r.test /data: %d, want 404 (no route)", resp.StatusCode)
+	}
+	wantJournal(t, w, "resolve r.test -> 203.0.113.9", "fetch r.test 203.0.113.9 /data")
+}
+
+func TestAbsoluteTargetNamesTheHost(t *testing.T) {
+	w := testWorld()
+	n := New(w)
+	defer n.Close()
+	status, body := rawRequest(t, n, "GET http://a.test/data HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n")
+	if status != "HTTP/1.1 200 OK" || body != "hello" {
+		t.Errorf("absolute-form GET = %q %q, want 200 hello", status, body)
+	}
+	wantJournal(t, w, "fetch a.test 203.0.113.1 /data")
+}
+
+func TestRequestsAreBounded(t *testing.T) {
+	tests := []struct{ name, request, status string }{
+		{"header", "GET / HTTP/1.1\r\nHost: a.test\r\nX: " + strings.Repeat("x", maxHeaderBytes) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"},
+		{"body", "POST /data HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2000000\r\n\r\n", "HTTP/1.1 413 Request Entity Too Large"},
+		{"chunked", "POST /data HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n" + strings.Repeat("10000\r\n"+strings.Repeat("y", 0x10000)+"\r\n", 17), "HTTP/1.1 413 Request Entity Too Large"},
+		{"connect", "CONNECT a.test:80 HTTP/1.1\r\nHost: a.test:80\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"},
+		{"garbage", "hello\r\n\r\n", "HTTP/1.1 400 Bad Request"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := testWorld()
+			n := New(w)
+			defer n.Close()
+			if status, _ := rawRequest(t, n, tc.request); status != tc.status {
+				t.Errorf("status %q, want %q", status, tc.status)
+			}
+			wantJournal(t, w)
+		})
+	}
+}
+
+// rawRequest writes request on a connection dialled to 203.0.113.1 and
+// returns the response's status line and body.
+func rawRequest(t *testing.T, n *Network, request string) (status, body string) {
+	t.Helper()
+	c, err := n.DialContext(context.Background(), "tcp", "203.0.113.1:80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() { io.WriteString(c, request) }() // may stop half-way: the endpoint answers and closes
+	resp, err := io.ReadAll(c)
+	if err != nil && !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatal(err)
+	}
+	head, body, _ := strings.Cut(string(resp), "\r\n\r\n")
+	status, _, _ = strings.Cut(head, "\r\n")
+	return status, body
+}
+
+func TestNoGoroutineLeftBehind(t *testing.T) {
+	before := runtime.NumGoroutine()
+	n := New(testWorld())
+	c := client(n)
+	for range 5 {
+		get(t, c, "203.0.113.1:80", "a.test", "/data")
+	}
+	// A connection the client leaves open, half a request sent.
+	conn, err := n.DialContext(context.Background(), "tcp", "203.0.113.1:80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.WriteString(conn, "GET /data HTTP/1.1\r\n")
+	c.CloseIdleConnections()
+	closed := make(chan struct{})
+	go func() { n.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second): // far above what closing takes
+		t.Fatal("Close did not return: a connection is still served")
+	}
+	if _, err := n.DialContext(context.Background(), "tcp", "203.0.113.1:80"); err == nil {
+		t.Error("a dial after Close succeeded")
+	}
+	waitGoroutines(t, before)
+}
+
+// waitGoroutines waits, up to a bound far above what winding down takes,
+// for the goroutine count to fall back to want.
+func waitGoroutines(t *testing.T, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > want {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, want %d:\n%s", runtime.NumGoroutine(), want, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
