@@ -1,0 +1,130 @@
+package netns
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// query builds a DNS query for name of type t, with id 0x1234 and RD.
+func query(name string, t uint16) []byte {
+	b := []byte{0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0}
+	for _, label := range splitLabels(name) {
+		b = append(b, byte(len(label)))
+		b = append(b, label...)
+	}
+	b = append(b, 0)
+	b = binary.BigEndian.AppendUint16(b, t)
+	return binary.BigEndian.AppendUint16(b, classIN)
+}
+
+func splitLabels(name string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		if i == len(name) || name[i] == '.' {
+			out = append(out, name[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// answers reads the addresses of a reply's answers.
+func answers(t *testing.T, reply []byte, q []byte) []netip.Addr {
+	t.Helper()
+	if reply[0] != 0x12 || reply[1] != 0x34 || reply[2]&0x80 == 0 || reply[3]&0x0f != 0 {
+		t.Fatalf("header % x: want id 1234, a response, NOERROR", reply[:4])
+	}
+	n := int(binary.BigEndian.Uint16(reply[6:]))
+	i := len(q)
+	var out []netip.Addr
+	for range n {
+		rdlen := int(binary.BigEndian.Uint16(reply[i+10:]))
+		a, _ := netip.AddrFromSlice(reply[i+12 : i+12+rdlen])
+		out = append(out, a)
+		i += 12 + rdlen
+	}
+	if i != len(reply) {
+		t.Fatalf("reply has %d bytes after its answers", len(reply)-i)
+	}
+	return out
+}
+
+func TestAnswer(t *testing.T) {
+	table := func(name string, fam Family) []netip.Addr {
+		if name != "a.test" {
+			return nil
+		}
+		return []netip.Addr{
+			netip.MustParseAddr("10.0.0.1"),
+			netip.MustParseAddr("::ffff:10.0.0.2"),
+			netip.MustParseAddr("2001:db8::1"),
+		}
+	}
+	for _, tc := range []struct {
+		reason string
+		name   string
+		qtype  uint16
+		want   []netip.Addr
+	}{
+		{"A answers the IPv4 addresses only", "A.Test", typeA, []netip.Addr{netip.MustParseAddr("10.0.0.1")}},
+		{"AAAA answers IPv6, the IPv4-mapped form included", "a.test", typeAAAA,
+			[]netip.Addr{netip.MustParseAddr("::ffff:10.0.0.2"), netip.MustParseAddr("2001:db8::1")}},
+		{"another type is answered with no address", "a.test", 16, nil},
+		{"an unknown name is answered with no address", "b.test", typeA, nil},
+	} {
+		q := query(tc.name, tc.qtype)
+		reply, err := answer(q, table)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.reason, err)
+		}
+		if diff := cmp.Diff(tc.want, answers(t, reply, q), cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tc.reason, diff)
+		}
+	}
+}
+
+func TestAnswerAsksOncePerQuery(t *testing.T) {
+	var asked []string
+	table := func(name string, fam Family) []netip.Addr {
+		asked = append(asked, name)
+		return nil
+	}
+	answer(query("x.test", typeA), table)
+	answer(query("x.test", typeAAAA), table)
+	answer(query("x.test", 16), table) // not an address: not asked
+	if diff := cmp.Diff([]string{"x.test", "x.test"}, asked); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+func TestAnswerRefusesMalformed(t *testing.T) {
+	good := query("a.test", typeA)
+	reply := append([]byte(nil), good...)
+	reply[2] |= 0x80
+	for _, tc := range []struct {
+		reason string
+		msg    []byte
+	}{
+		{"shorter than a header", good[:11]},
+		{"a question cut short", good[:len(good)-2]},
+		{"a response, not a query", reply},
+		{"a label longer than the message", append(append([]byte(nil), good[:12]...), 40, 'a')},
+	} {
+		if _, err := answer(tc.msg, nil); err == nil {
+			t.Errorf("%s: answered", tc.reason)
+		}
+	}
+}
+
+func TestHeadKeepsTheFirstBytes(t *testing.T) {
+	h := &head{n: 5}
+	h.Write([]byte("abc"))
+	h.Write([]byte("defg"))
+	if h.String() != "abcde" || !h.cut() {
+		t.Errorf("head = %q, cut %v; want \"abcde\", true", h.String(), h.cut())
+	}
+}

@@ -1,0 +1,163 @@
+package netns
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// helperEnv, set in its environment, makes a program that links this
+// package the namespace's helper (see helper) instead of itself; its value
+// is a job in JSON. helperName is the helper's only argument, what ps
+// shows until it becomes the command.
+const (
+	helperEnv  = "SBXFUZZ_NETNS_HELPER"
+	helperName = "sbxfuzz-netns"
+	probeEnv   = "SBXFUZZ_NETNS_PROBE" // makes the program exit 0 at once: Supported's command
+)
+
+// job is what the helper is asked to do.
+type job struct {
+	Path  string   `json:"path"` // the command's program, resolved
+	Argv  []string `json:"argv"`
+	Env   []string `json:"env"`
+	Dir   string   `json:"dir"`
+	Ports []uint16 `json:"ports"`
+	Etc   string   `json:"etc"` // holds resolv.conf, hosts and nsswitch.conf
+}
+
+// etcFiles are the files the helper mounts over /etc, from job.Etc.
+var etcFiles = []string{"resolv.conf", "hosts", "nsswitch.conf"}
+
+// The helper is the harness's own program, re-executed in the new
+// namespaces, so that nothing (ip, unshare) needs installing; it runs
+// before the program's own main, or its tests, do anything.
+func init() {
+	if j, ok := os.LookupEnv(helperEnv); ok {
+		os.Exit(helper(j))
+	}
+	if _, ok := os.LookupEnv(probeEnv); ok {
+		os.Exit(0)
+	}
+}
+
+// helper sets the namespace up, sends the harness its sockets over fd 3
+// (one message: "ok" and the descriptors, or why not), then executes the
+// command in its place. fd 3 closes on exec, so the harness reads the end
+// of it once the command runs, or why the exec failed.
+func helper(spec string) int {
+	report := os.NewFile(3, "report")
+	var j job
+	if err := json.Unmarshal([]byte(spec), &j); err != nil || len(j.Argv) == 0 {
+		report.WriteString(fmt.Sprintf("no command: %.80q", spec))
+		return 127
+	}
+	files, err := setUp(j)
+	if err != nil {
+		report.WriteString(err.Error())
+		return 127
+	}
+	if err := sendFiles(report, files); err != nil {
+		return 127
+	}
+	for _, f := range files {
+		f.Close()
+	}
+	if j.Dir != "" {
+		if err := os.Chdir(j.Dir); err != nil {
+			report.WriteString(err.Error())
+			return 127
+		}
+	}
+	syscall.CloseOnExec(3)
+	err = syscall.Exec(j.Path, j.Argv, j.Env)
+	report.WriteString((&os.PathError{Op: "exec", Path: j.Path, Err: err}).Error())
+	return 127
+}
+
+// setUp makes the network and the files of the namespace and returns the
+// sockets, in the order the harness expects: per port its IPv4 and IPv6
+// listener, then DNS over UDP on IPv4 and IPv6.
+func setUp(j job) ([]*os.File, error) {
+	if err := makeEveryAddressLocal(); err != nil {
+		return nil, err
+	}
+	if err := mountEtc(j.Etc); err != nil {
+		return nil, err
+	}
+	var files []*os.File
+	for _, p := range j.Ports {
+		for _, network := range []string{"tcp4", "tcp6"} {
+			f, err := listenFile(network, p)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+		}
+	}
+	for _, network := range []string{"udp4", "udp6"} {
+		f, err := listenFile(network, 53)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// mountEtc makes every mount of the namespace private, so that nothing
+// mounted here shows on the host, and mounts the files of dir over
+// /etc's; a file /etc does not have is left alone.
+func mountEtc(dir string) error {
+	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	for _, name := range etcFiles {
+		target := filepath.Join("/etc", name)
+		if _, err := os.Stat(target); err != nil {
+			continue
+		}
+		if err := syscall.Mount(filepath.Join(dir, name), target, "", syscall.MS_BIND, ""); err != nil {
+			return fmt.Errorf("mounting over %s: %w", target, err)
+		}
+	}
+	return nil
+}
+
+// listenFile binds network on port of every address and returns its
+// socket. A "tcp6" or "udp6" socket is IPv6 only (Go sets IPV6_V6ONLY on
+// a wildcard of those networks), so an IPv4 socket can share the port.
+func listenFile(network string, port uint16) (*os.File, error) {
+	wildcard := "0.0.0.0"
+	if network[len(network)-1] == '6' {
+		wildcard = "::"
+	}
+	addr := net.JoinHostPort(wildcard, strconv.Itoa(int(port)))
+	if network[0] == 'u' {
+		c, err := net.ListenPacket(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		return c.(*net.UDPConn).File()
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	return l.(*net.TCPListener).File()
+}
+
+// sendFiles sends "ok" and the descriptors of files in one message.
+func sendFiles(report *os.File, files []*os.File) error {
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fds[i] = int(f.Fd())
+	}
+	return syscall.Sendmsg(int(report.Fd()), []byte("ok"), syscall.UnixRights(fds...), nil, 0)
+}

@@ -1,0 +1,99 @@
+package netns
+
+import (
+	"errors"
+	"net/http"
+	"net/netip"
+	"time"
+)
+
+// ErrUnavailable is wrapped by the error Start returns when this machine
+// cannot make the namespaces: "network namespaces unavailable: why".
+var ErrUnavailable = errors.New("network namespaces unavailable")
+
+// Family is the address family a DNS query asks for.
+type Family int
+
+// The families of A and AAAA queries.
+const (
+	IPv4 Family = 4
+	IPv6 Family = 6
+)
+
+// Network is what the namespace answers. Resolve and Handler are called
+// from several goroutines at once; Resolve is called once per DNS query,
+// in the order the queries arrive.
+type Network struct {
+	// Ports are the TCP ports listened on, on every address, IPv4 and
+	// IPv6; a connection to another port is refused.
+	Ports []uint16
+	// Resolve answers a query for name (lower case, no trailing dot) of
+	// family; nil or empty is an answer with no address. A nil Resolve
+	// answers nothing.
+	Resolve func(name string, family Family) []netip.Addr
+	// Handler answers every HTTP request, CONNECT included; a nil Handler
+	// answers 404. LocalAddr gives the address a request was aimed at.
+	Handler http.Handler
+}
+
+// Command is a program to run in the namespace, bounded.
+type Command struct {
+	// Argv is the program (looked up in PATH if it has no slash) and its
+	// arguments.
+	Argv []string
+	// Env is its environment; nil is the harness's own.
+	Env []string
+	// Dir is its working directory; empty is the harness's own.
+	Dir string
+	// Timeout bounds how long it runs; zero is one minute.
+	Timeout time.Duration
+	// MaxOutput bounds how much of its stdout and of its stderr is kept
+	// (the first bytes); zero is 1 MiB.
+	MaxOutput int
+}
+
+// Record is one connection accepted in the namespace, or one request read
+// from it.
+type Record struct {
+	// Conn numbers connections from 1 in the order they were accepted.
+	Conn int
+	// Local is the address and port the connection was aimed at, unmapped.
+	Local netip.AddrPort
+	// Method, Host and Target are the request's (Target as the request
+	// line spells it: a path, an absolute URL, or CONNECT's host:port);
+	// all are empty in the record of the connection itself, which comes
+	// before those of its requests.
+	Method, Host, Target string
+}
+
+// Result is how a command ended.
+type Result struct {
+	// ExitCode is its exit status, 128+N if a signal N killed it, -1 if
+	// it could not be waited for.
+	ExitCode int
+	// TimedOut says it was killed for running past its Timeout.
+	TimedOut bool
+	// Stdout and Stderr are the first MaxOutput bytes of each.
+	Stdout, Stderr string
+	// Truncated says output was cut at MaxOutput.
+	Truncated bool
+}
+
+const (
+	defaultTimeout   = time.Minute
+	defaultMaxOutput = 1 << 20
+)
+
+func (c Command) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return defaultTimeout
+	}
+	return c.Timeout
+}
+
+func (c Command) maxOutput() int {
+	if c.MaxOutput <= 0 {
+		return defaultMaxOutput
+	}
+	return c.MaxOutput
+}

@@ -1,0 +1,313 @@
+package netns
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Sandbox is a command running in a namespace of its own, and the
+// listeners that answer it. Its methods are safe for concurrent use.
+type Sandbox struct {
+	cmd            *exec.Cmd
+	stdout, stderr *head
+	etc            string
+	net            *listeners
+	done           chan struct{} // closed once the command was waited for
+	result         Result
+	closeOnce      sync.Once
+	timer          *time.Timer
+	timedOut       atomic.Bool
+}
+
+// Start runs c in new user, network, mount and PID namespaces answered by
+// n. The error wraps ErrUnavailable if this machine cannot make them. The
+// caller must Close the Sandbox.
+func Start(c Command, n Network) (*Sandbox, error) {
+	if len(c.Argv) == 0 {
+		return nil, errors.New("netns: no command")
+	}
+	path, err := exec.LookPath(c.Argv[0])
+	if err != nil {
+		return nil, err
+	}
+	etc, err := writeEtc()
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{etc: etc, done: make(chan struct{})}
+	if err := s.start(path, c, n); err != nil {
+		os.RemoveAll(etc)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run runs c to its end (or its Timeout) in a namespace answered by n,
+// and returns how it ended and what it connected to.
+func Run(c Command, n Network) (Result, []Record, error) {
+	s, err := Start(c, n)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	r := s.Wait()
+	s.Close()
+	return r, s.Records(), nil
+}
+
+// Supported says whether this machine can make the namespaces: nil, or an
+// error that wraps ErrUnavailable with the reason.
+func Supported() error {
+	_, _, err := Run(Command{Argv: []string{"/proc/self/exe"}, Env: []string{probeEnv + "=1"}}, Network{})
+	if errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	return nil
+}
+
+// writeEtc writes, in a new directory, the files mounted over /etc's:
+// every name is asked of the namespace's DNS server, and of nothing else.
+func writeEtc() (string, error) {
+	dir, err := os.MkdirTemp("", "sbxfuzz-netns-")
+	if err != nil {
+		return "", err
+	}
+	files := map[string]string{
+		"resolv.conf":   "nameserver 127.0.0.1\n",
+		"hosts":         "# every name is asked of the harness's DNS server\n",
+		"nsswitch.conf": "hosts: dns\n",
+	}
+	for _, name := range etcFiles {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(files[name]), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+func (s *Sandbox) start(path string, c Command, n Network) error {
+	parent, child, err := socketPair()
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	s.cmd = s.command(path, c, n)
+	s.cmd.ExtraFiles = []*os.File{child}
+	err = s.cmd.Start()
+	child.Close()
+	if err != nil {
+		return fmt.Errorf("%w: %v%s", ErrUnavailable, err, why(err))
+	}
+	s.timer = time.AfterFunc(c.timeout(), s.timeOut)
+	go s.wait()
+	files, err := receiveFiles(parent, s.stderr)
+	if err == nil {
+		err = execDone(parent)
+	}
+	if err != nil {
+		s.kill()
+		<-s.done
+		return err
+	}
+	s.net, err = serve(files, n)
+	if err != nil {
+		s.kill()
+		<-s.done
+	}
+	return err
+}
+
+// command is the helper that sets the namespaces up and becomes c. It is
+// root in its user namespace (so that it may configure the network and
+// mount), which is the host's user running it, and nobody else.
+func (s *Sandbox) command(path string, c Command, n Network) *exec.Cmd {
+	env := c.Env
+	if env == nil {
+		env = environWithout(helperEnv)
+	}
+	spec, _ := json.Marshal(job{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Ports: n.Ports, Etc: s.etc})
+	s.stdout, s.stderr = &head{n: c.maxOutput()}, &head{n: c.maxOutput()}
+	return &exec.Cmd{
+		Path:   "/proc/self/exe",
+		Args:   []string{helperName},
+		Env:    append(environWithout(helperEnv), helperEnv+"="+string(spec)),
+		Stdout: s.stdout,
+		Stderr: s.stderr,
+		// The command's output pipes close when the namespace dies; this
+		// only bounds a kernel that is slow to tear it down.
+		WaitDelay: 5 * time.Second,
+		SysProcAttr: &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+			Setpgid:     true,
+			Pdeathsig:   syscall.SIGKILL,
+		},
+	}
+}
+
+// socketPair returns the two ends of a Unix socket that keeps message
+// boundaries, the harness's and the helper's.
+func socketPair() (parent, child *os.File, err error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), "netns"), os.NewFile(uintptr(fds[1]), "netns-helper"), nil
+}
+
+// receiveFiles reads the helper's first message: "ok" and its sockets, or
+// why it could not set the namespace up (then namespaces are what is
+// unavailable: a sandboxed container may refuse mounts or netlink).
+func receiveFiles(parent *os.File, stderr *head) ([]*os.File, error) {
+	buf, oob := make([]byte, 4096), make([]byte, 4096)
+	n, oobn, _, _, err := syscall.Recvmsg(int(parent.Fd()), buf, oob, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: its helper exited: %s", ErrUnavailable, oneLine(stderr.String()))
+	}
+	if string(buf[:n]) != "ok" {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, oneLine(string(buf[:n])))
+	}
+	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil, fmt.Errorf("netns: the helper sent no sockets")
+	}
+	fds, err := syscall.ParseUnixRights(&msgs[0])
+	if err != nil {
+		return nil, err
+	}
+	files := make([]*os.File, len(fds))
+	for i, fd := range fds {
+		syscall.CloseOnExec(fd)
+		files[i] = os.NewFile(uintptr(fd), "netns-socket")
+	}
+	return files, nil
+}
+
+// execDone waits for the helper to become the command: its end of the
+// socket closes on exec, or it says why the exec failed.
+func execDone(parent *os.File) error {
+	buf := make([]byte, 4096)
+	n, _, _, _, err := syscall.Recvmsg(int(parent.Fd()), buf, nil, 0)
+	if err != nil || n == 0 {
+		return nil
+	}
+	return errors.New(oneLine(string(buf[:n])))
+}
+
+// wait waits for the command and keeps how it ended.
+func (s *Sandbox) wait() {
+	err := s.cmd.Wait()
+	s.timer.Stop()
+	r := Result{ExitCode: exitCode(s.cmd.ProcessState, err), TimedOut: s.timedOut.Load()}
+	r.Stdout, r.Stderr = s.stdout.String(), s.stderr.String()
+	r.Truncated = s.stdout.cut() || s.stderr.cut()
+	s.result = r
+	close(s.done)
+}
+
+// timeOut kills the command for running past its Timeout.
+func (s *Sandbox) timeOut() {
+	s.timedOut.Store(true)
+	s.kill()
+}
+
+// kill kills the command's process group; the command is the init of
+// its PID namespace, so the kernel kills every process in the namespace
+// with it, whatever group or session they moved to.
+func (s *Sandbox) kill() {
+	select {
+	case <-s.done:
+		return // reaped: its pid may be another's by now
+	default:
+	}
+	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// Wait waits for the command to end, or to be killed at its Timeout, and
+// returns how it ended.
+func (s *Sandbox) Wait() Result {
+	<-s.done
+	return s.result
+}
+
+// Records returns the connections and requests so far, in the order they
+// were accepted and read: every connection the command completed before
+// the call is among them, even one it never wrote to (its requests may
+// not be, if it is still sending them). Connections that waited at the
+// same time on different listening sockets (another port or family) are
+// in the order of the sockets, for the kernel does not tell which came
+// first; on one socket, and for a command that waits for each answer,
+// the order is the command's.
+func (s *Sandbox) Records() []Record {
+	if s.net == nil {
+		return nil
+	}
+	s.net.sync()
+	return s.net.snapshot()
+}
+
+// Close kills the command and everything it started, waits for them,
+// closes the listeners and removes the files it mounted. It returns nil;
+// calling it again does nothing.
+func (s *Sandbox) Close() error {
+	s.closeOnce.Do(func() {
+		s.kill()
+		<-s.done
+		if s.net != nil {
+			s.net.close()
+		}
+		os.RemoveAll(s.etc)
+	})
+	return nil
+}
+
+// why explains the errors the kernel gives for a user namespace it will
+// not make, whose words mislead.
+func why(err error) string {
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return " (the limit of user namespaces is reached: user.max_user_namespaces)"
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		return " (unprivileged user namespaces are disabled: kernel.unprivileged_userns_clone, " +
+			"kernel.apparmor_restrict_unprivileged_userns, or a container's seccomp profile)"
+	}
+	return ""
+}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func environWithout(name string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, name+"=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// oneLine is s on one line, as an error quotes a child's words.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

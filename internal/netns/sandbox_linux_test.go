@@ -1,0 +1,458 @@
+package netns
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// clientEnv makes the test binary the command run in the namespace: a
+// client that runs the steps of its value (see client).
+const clientEnv = "NETNS_TEST_CLIENT"
+
+func TestMain(m *testing.M) {
+	if steps, ok := os.LookupEnv(clientEnv); ok {
+		os.Exit(client(steps))
+	}
+	os.Exit(m.Run())
+}
+
+// client runs steps separated by ";", printing one line each:
+//
+//	lookup NAME ip4|ip6|ip PATH   resolve NAME, GET PATH from its first address, Host NAME
+//	lookupat SERVER NAME PATH     the same, asking the DNS server at SERVER:53, over IPv4
+//	dial6 ADDR PATH               GET PATH from ADDR:80 over an IPv6 socket (ADDR may be IPv4-mapped)
+//	connect ADDR HOST:PORT        send CONNECT HOST:PORT to ADDR:80
+//	touch ADDR:PORT               connect to ADDR:PORT and close at once, sending nothing
+//	orphan MARKER                 start `sleep MARKER` in a session of its own, left running
+//	hang                          block forever
+func client(steps string) int {
+	for _, step := range strings.Split(steps, ";") {
+		f := strings.Fields(step)
+		out, err := runStep(f)
+		if err != nil {
+			fmt.Printf("%s: %v\n", step, err)
+			return 1
+		}
+		fmt.Println(out)
+	}
+	return 0
+}
+
+func runStep(f []string) (string, error) {
+	switch f[0] {
+	case "lookup":
+		addrs, err := net.DefaultResolver.LookupNetIP(context.Background(), f[2], f[1])
+		if err != nil {
+			return "", err
+		}
+		c, err := net.Dial("tcp", netip.AddrPortFrom(addrs[0], 80).String())
+		if err != nil {
+			return "", err
+		}
+		return get(c, f[1], f[3])
+	case "lookupat":
+		r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, network, net.JoinHostPort(f[1], "53"))
+		}}
+		addrs, err := r.LookupNetIP(context.Background(), "ip4", f[2])
+		if err != nil {
+			return "", err
+		}
+		c, err := net.Dial("tcp", netip.AddrPortFrom(addrs[0], 80).String())
+		if err != nil {
+			return "", err
+		}
+		return get(c, f[2], f[3])
+	case "dial6":
+		c, err := dial6(netip.MustParseAddr(f[1]))
+		if err != nil {
+			return "", err
+		}
+		return get(c, f[1], f[2])
+	case "connect":
+		c, err := net.Dial("tcp", netip.AddrPortFrom(netip.MustParseAddr(f[1]), 80).String())
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", f[2], f[2])
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return "", err
+		}
+		return resp.Status, nil
+	case "touch":
+		c, err := net.Dial("tcp", f[1])
+		if err != nil {
+			return "", err
+		}
+		return "touched", c.Close()
+	case "orphan":
+		cmd := exec.Command("sleep", f[1])
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		return "started", cmd.Start()
+	case "hang":
+		select {}
+	}
+	return "", fmt.Errorf("no step %q", f[0])
+}
+
+// dial6 connects to addr port 80 from an AF_INET6 socket, as a client
+// that spells an IPv4 address IPv4-mapped does (Go's Dial would refuse).
+func dial6(addr netip.Addr) (net.Conn, error) {
+	fd, err := syscall.Socket(syscall.AF_INET6, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), "dial6")
+	defer f.Close()
+	if err := syscall.Connect(fd, &syscall.SockaddrInet6{Port: 80, Addr: addr.As16()}); err != nil {
+		return nil, err
+	}
+	return net.FileConn(f)
+}
+
+func get(c net.Conn, host, path string) (string, error) {
+	defer c.Close()
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, host)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return "", err
+	}
+	body, err := io.ReadAll(resp.Body)
+	return resp.Status + " " + string(body), err
+}
+
+// requireNamespaces skips the test, with the reason, where this machine
+// cannot make the namespaces.
+func requireNamespaces(t *testing.T) {
+	t.Helper()
+	if err := Supported(); err != nil {
+		t.Skip(err)
+	}
+}
+
+// runClient runs the test binary as a client of steps in a namespace
+// answered by n.
+func runClient(t *testing.T, steps string, n Network) (Result, []Record) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, recs, err := Run(Command{
+		Argv:    []string{self},
+		Env:     append(os.Environ(), clientEnv+"="+steps),
+		Timeout: 2 * time.Minute,
+	}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitCode != 0 {
+		t.Fatalf("client exited %d: %s%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	return r, recs
+}
+
+// echoAddr answers every request with the address it was aimed at.
+var echoAddr = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	fmt.Fprint(w, LocalAddr(r))
+})
+
+func table(m map[string][]string) func(string, Family) []netip.Addr {
+	return func(name string, fam Family) []netip.Addr {
+		var out []netip.Addr
+		for _, s := range m[name+"/"+strconv.Itoa(int(fam))] {
+			out = append(out, netip.MustParseAddr(s))
+		}
+		return out
+	}
+}
+
+// requests are the records of requests, in order.
+func requests(recs []Record) []Record {
+	var out []Record
+	for _, r := range recs {
+		if r.Method != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+var ap = netip.MustParseAddrPort
+
+func TestConnectionsRecordTheAddressAimedAt(t *testing.T) {
+	requireNamespaces(t)
+	n := Network{
+		Ports: []uint16{80, 443},
+		Resolve: table(map[string][]string{
+			"a.test/4":      {"203.0.113.7"},
+			"a.test/6":      {"2001:db8::7"},
+			"mapped.test/6": {"::ffff:10.1.2.3"},
+		}),
+		Handler: echoAddr,
+	}
+	steps := "lookup a.test ip4 /four; lookup a.test ip6 /six?q=1; lookup mapped.test ip /mapped; dial6 ::ffff:192.168.1.1 /raw; connect 198.51.100.1 b.test:443; lookupat 192.0.2.53 a.test /via"
+	r, recs := runClient(t, steps, n)
+	want := []Record{
+		{Local: ap("203.0.113.7:80"), Method: "GET", Host: "a.test", Target: "/four"},
+		{Local: ap("[2001:db8::7]:80"), Method: "GET", Host: "a.test", Target: "/six?q=1"},
+		{Local: ap("10.1.2.3:80"), Method: "GET", Host: "mapped.test", Target: "/mapped"},
+		{Local: ap("192.168.1.1:80"), Method: "GET", Host: "::ffff:192.168.1.1", Target: "/raw"},
+		{Local: ap("198.51.100.1:80"), Method: "CONNECT", Host: "b.test:443", Target: "b.test:443"},
+		{Local: ap("203.0.113.7:80"), Method: "GET", Host: "a.test", Target: "/via"}, // any nameserver is ours
+	}
+	got := requests(recs)
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.AddrPort) bool { return a == b }), ignoreConn); diff != "" {
+		t.Errorf("requests (-want +got)\n%s\nstdout:\n%s", diff, r.Stdout)
+	}
+	if !strings.Contains(r.Stdout, "200 OK 10.1.2.3:80") {
+		t.Errorf("the handler was not answered the unmapped address: %s", r.Stdout)
+	}
+	checkConnectionsFirst(t, recs)
+}
+
+var ignoreConn = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Conn" }, cmp.Ignore())
+
+// checkConnectionsFirst checks that each connection is recorded once, at
+// the address of its requests, before them.
+func checkConnectionsFirst(t *testing.T, recs []Record) {
+	t.Helper()
+	seen := map[int]netip.AddrPort{}
+	for _, r := range recs {
+		local, ok := seen[r.Conn]
+		switch {
+		case r.Method == "" && ok:
+			t.Errorf("connection %d recorded twice", r.Conn)
+		case r.Method == "":
+			seen[r.Conn] = r.Local
+		case !ok:
+			t.Errorf("request %+v before its connection", r)
+		case local != r.Local:
+			t.Errorf("request %+v on connection aimed at %v", r, local)
+		}
+	}
+}
+
+func TestRebindingAnswersEachQueryInTurn(t *testing.T) {
+	requireNamespaces(t)
+	var mu sync.Mutex
+	next := 0
+	cycle := []netip.Addr{netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("169.254.169.254")}
+	n := Network{
+		Ports: []uint16{80},
+		Resolve: func(name string, fam Family) []netip.Addr {
+			mu.Lock()
+			defer mu.Unlock()
+			if name != "rebind.test" || fam != IPv4 {
+				return nil
+			}
+			a := cycle[next%len(cycle)]
+			next++
+			return []netip.Addr{a}
+		},
+		Handler: echoAddr,
+	}
+	_, recs := runClient(t, "lookup rebind.test ip4 /1; lookup rebind.test ip4 /2", n)
+	var got []netip.AddrPort
+	for _, r := range requests(recs) {
+		got = append(got, r.Local)
+	}
+	want := []netip.AddrPort{ap("93.184.216.34:80"), ap("169.254.169.254:80")}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.AddrPort) bool { return a == b })); diff != "" {
+		t.Errorf("addresses connected to (-want +got)\n%s", diff)
+	}
+}
+
+func TestCloseLeavesNothingBehind(t *testing.T) {
+	requireNamespaces(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("%d.%d", 1000+os.Getpid()%1000, os.Getpid())
+	s, err := Start(Command{
+		Argv: []string{self},
+		Env:  append(os.Environ(), clientEnv+"=orphan "+marker+"; hang"),
+	}, Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(processesWith(marker)) > 0 }, "the orphan to start")
+	s.Close()
+	if pids := processesWith(marker); len(pids) > 0 {
+		t.Errorf("processes %v survived Close", pids)
+	}
+	if _, err := os.Stat(s.etc); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the files mounted over /etc survived Close: %v", err)
+	}
+	if r := s.Wait(); r.ExitCode != 128+int(syscall.SIGKILL) {
+		t.Errorf("exit code %d, want %d", r.ExitCode, 128+int(syscall.SIGKILL))
+	}
+}
+
+func TestTimeoutKillsAHungCommand(t *testing.T) {
+	requireNamespaces(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := Run(Command{Argv: []string{self}, Env: append(os.Environ(), clientEnv+"=hang"), Timeout: 200 * time.Millisecond}, Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.TimedOut || r.ExitCode != 128+int(syscall.SIGKILL) {
+		t.Errorf("result %+v; want timed out, killed", r)
+	}
+}
+
+func TestOutputIsBounded(t *testing.T) {
+	requireNamespaces(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := Run(Command{Argv: []string{self}, Env: append(os.Environ(), clientEnv+"=nostep"), MaxOutput: 4}, Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stdout != "nost" || !r.Truncated {
+		t.Errorf("stdout %q, truncated %v; want \"nost\", true", r.Stdout, r.Truncated)
+	}
+}
+
+func TestStartSaysWhyACommandCannotRun(t *testing.T) {
+	_, err := Start(Command{Argv: []string{"/nonexistent/program"}}, Network{})
+	if err == nil || errors.Is(err, ErrUnavailable) {
+		t.Errorf("err = %v; want a missing program, not unavailable namespaces", err)
+	}
+}
+
+// processesWith returns the pids whose command line holds marker.
+func processesWith(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if strings.Contains(string(cmdline), marker) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitFor polls cond until it holds, failing after a minute: a bound for
+// a broken test, not a measurement.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for range 6000 {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("gave up waiting for %s", what)
+}
+
+// fakeConn is a connection aimed at local.
+type fakeConn struct {
+	net.Conn
+	local net.Addr
+}
+
+func (c fakeConn) LocalAddr() net.Addr { return c.local }
+
+func TestLocalOfUnmaps(t *testing.T) {
+	// The kernel delivers a connection to an IPv4-mapped address on the
+	// IPv4 socket, so the namespace tests cannot show this: a socket that
+	// is not IPv6-only would report the mapped form.
+	c := fakeConn{local: net.TCPAddrFromAddrPort(ap("[::ffff:10.0.0.1]:443"))}
+	if got := localOf(c); got != ap("10.0.0.1:443") {
+		t.Errorf("localOf = %v, want 10.0.0.1:443", got)
+	}
+}
+
+// TestTheSystemResolverAsksOnlyTheNamespace runs Python, whose resolver is
+// the C library's: with the machine's hosts file, localhost would be
+// 127.0.0.1 and never reach the DNS server.
+func TestTheSystemResolverAsksOnlyTheNamespace(t *testing.T) {
+	requireNamespaces(t)
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed:", err)
+	}
+	script := `import socket, urllib.request
+print(socket.getaddrinfo("localhost", 80, socket.AF_INET, socket.SOCK_STREAM)[0][4][0])
+print(urllib.request.urlopen("http://localhost/py").read().decode())`
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.Contains(strings.ToLower(strings.SplitN(kv, "=", 2)[0]), "proxy") {
+			env = append(env, kv)
+		}
+	}
+	n := Network{Ports: []uint16{80}, Resolve: table(map[string][]string{"localhost/4": {"10.9.9.9"}}), Handler: echoAddr}
+	r, recs, err := Run(Command{Argv: []string{python, "-c", script}, Env: env, Timeout: 2 * time.Minute}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stdout != "10.9.9.9\n10.9.9.9:80\n" {
+		t.Errorf("stdout %q (exit %d, stderr %s); want localhost at 10.9.9.9", r.Stdout, r.ExitCode, r.Stderr)
+	}
+	want := []Record{{Local: ap("10.9.9.9:80"), Method: "GET", Host: "localhost", Target: "/py"}}
+	if diff := cmp.Diff(want, requests(recs), cmp.Comparer(func(a, b netip.AddrPort) bool { return a == b }), ignoreConn); diff != "" {
+		t.Errorf("requests (-want +got)\n%s", diff)
+	}
+}
+
+func TestRecordsHoldEveryConnectionMade(t *testing.T) {
+	requireNamespaces(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(Command{
+		Argv: []string{self},
+		Env:  append(os.Environ(), clientEnv+"=touch 10.0.0.5:80; touch [2001:db8::5]:443; touch 10.0.0.6:80"),
+	}, Network{Ports: []uint16{80, 443}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if r := s.Wait(); r.ExitCode != 0 {
+		t.Fatalf("client exited %d: %s%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	var got []netip.AddrPort
+	for _, r := range s.Records() {
+		got = append(got, r.Local)
+	}
+	// Connections waiting on different sockets have no order the kernel
+	// tells: compare them as a set.
+	slices.SortFunc(got, netip.AddrPort.Compare)
+	want := []netip.AddrPort{ap("10.0.0.5:80"), ap("10.0.0.6:80"), ap("[2001:db8::5]:443")}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.AddrPort) bool { return a == b })); diff != "" {
+		t.Errorf("connections recorded once the command ended (-want +got)\n%s", diff)
+	}
+}

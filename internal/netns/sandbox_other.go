@@ -1,0 +1,40 @@
+//go:build !linux
+
+package netns
+
+import (
+	"fmt"
+	"net/http"
+	"net/netip"
+	"runtime"
+)
+
+var errNotLinux = fmt.Errorf("%w: %s has no Linux user and network namespaces", ErrUnavailable, runtime.GOOS)
+
+// Sandbox is a command running in a namespace of its own; on this system
+// there is none.
+type Sandbox struct{}
+
+// Start returns an error that wraps ErrUnavailable: only Linux has the
+// namespaces.
+func Start(Command, Network) (*Sandbox, error) { return nil, errNotLinux }
+
+// Run returns an error that wraps ErrUnavailable: only Linux has the
+// namespaces.
+func Run(Command, Network) (Result, []Record, error) { return Result{}, nil, errNotLinux }
+
+// Supported returns an error that wraps ErrUnavailable: only Linux has the
+// namespaces.
+func Supported() error { return errNotLinux }
+
+// Wait returns the zero Result.
+func (*Sandbox) Wait() Result { return Result{} }
+
+// Records returns nil.
+func (*Sandbox) Records() []Record { return nil }
+
+// Close does nothing.
+func (*Sandbox) Close() error { return nil }
+
+// LocalAddr returns the zero AddrPort: no request is served here.
+func LocalAddr(*http.Request) netip.AddrPort { return netip.AddrPort{} }
