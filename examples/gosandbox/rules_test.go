@@ -36,11 +36,11 @@ func TestIsInternal(t *testing.T) {
 		"2002:a9fe:a9fe::1": true, "2002:cb00:7101::1": false, "2003::1": false,
 		"2001::1": true, "2001:1::1": false,
 	} {
-		if got := isInternal(netip.MustParseAddr(s)); got != want {
-			t.Errorf("isInternal(%s) = %v, want %v", s, got, want)
+		if got := IsInternal(netip.MustParseAddr(s)); got != want {
+			t.Errorf("IsInternal(%s) = %v, want %v", s, got, want)
 		}
 	}
-	if !isInternal(netip.Addr{}) {
-		t.Error("isInternal(the zero Addr) = false: an address nobody resolved must not be fetched from")
+	if !IsInternal(netip.Addr{}) {
+		t.Error("IsInternal(the zero Addr) = false: an address nobody resolved must not be fetched from")
 	}
 }

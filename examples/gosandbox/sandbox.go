@@ -33,15 +33,31 @@ type sandbox struct {
 	used   core.Usage
 	halted core.Kind // the hard kind that stopped us, or core.Invalid while running
 
+	egress Egress // net_fetch's way out: the world's resolver and router, unless NewWithEgress says otherwise
+
 	prefixDefect bool // GOSANDBOX_DEFECT=prefix: see defect.go
 }
+
+// Egress is the way out of net_fetch, called for a host the grant lists
+// (the grant is checked first): the body fetched for host and path, or
+// the refusal — core.EgressInternal when host leads to an internal
+// address, core.NotFound when nothing answers — with core.OK for a body.
+// room is what the output budget has left: a body longer than room is
+// refused by the sandbox whatever its length, so reading room+1 bytes of
+// it is enough.
+type Egress func(host, path string, room int64) (body string, kind core.Kind)
 
 // New builds a sandbox over w that enforces g. It reads the clock once, for
 // t0, and GOSANDBOX_DEFECT once. It never fails; the error is there for
 // sandboxes that check more at construction.
-func New(g core.Grant, w core.World) (core.Sandbox, error) {
+func New(g core.Grant, w core.World) (core.Sandbox, error) { return NewWithEgress(g, w, nil), nil }
+
+// NewWithEgress is New with net_fetch going out through egress (a real
+// HTTP client, say); nil is New's: the world's resolver and router,
+// resolving once and refusing an internal address.
+func NewWithEgress(g core.Grant, w core.World, egress Egress) core.Sandbox {
 	t0, _ := w.Now() // the first tick is the clock's start: it always fits
-	return &sandbox{
+	s := &sandbox{
 		grant:        g,
 		world:        w,
 		readRoots:    cleanAll(g.FSRead()),
@@ -50,8 +66,13 @@ func New(g core.Grant, w core.World) (core.Sandbox, error) {
 		tools:        g.Tools(),
 		limits:       g.Budgets(),
 		t0:           t0,
+		egress:       egress,
 		prefixDefect: os.Getenv(defectEnv) == defectPrefix,
-	}, nil
+	}
+	if s.egress == nil {
+		s.egress = s.worldEgress
+	}
+	return s
 }
 
 // Usage returns what has been charged so far.
@@ -150,15 +171,27 @@ func (s *sandbox) fetch(host, p string) core.Result {
 	if !slices.Contains(s.hosts, host) {
 		return deny(core.EgressDenied)
 	}
+	body, kind := s.egress(host, p, s.limits.MaxOutputBytes-s.used.Output)
+	if kind != core.OK {
+		return deny(kind)
+	}
+	return s.produced(body, true)
+}
+
+// worldEgress is the Egress of New: through the world's resolver and router.
+func (s *sandbox) worldEgress(host, p string, _ int64) (string, core.Kind) {
 	// Resolve exactly once and connect to that very address. Resolving
 	// again to connect is the DNS-rebinding hole: the second answer may be
 	// internal even when the first was not.
 	addr := s.world.Resolve(host)
-	if isInternal(addr) {
-		return deny(core.EgressInternal)
+	if IsInternal(addr) {
+		return "", core.EgressInternal
 	}
 	body, ok := s.world.Fetch(host, addr, p)
-	return s.produced(body, ok)
+	if !ok {
+		return "", core.NotFound
+	}
+	return body, core.OK
 }
 
 func (s *sandbox) tool(name, input string) core.Result {
@@ -267,12 +300,12 @@ var (
 	alwaysInternal = []netip.Prefix{netip.MustParsePrefix("64:ff9b:1::/48"), netip.MustParsePrefix("2001::/32")}
 )
 
-// isInternal reports whether a fetch to a would stay inside the
+// IsInternal reports whether a fetch to a would stay inside the
 // infrastructure. An IPv4 address spelled as IPv6 (IPv4-mapped,
 // IPv4-compatible, NAT64 or 6to4) is judged as the IPv4 address it
 // reaches; the NAT64 local-use prefix and Teredo are internal whatever
 // they carry; an address nobody resolved (the zero Addr) is internal too.
-func isInternal(a netip.Addr) bool {
+func IsInternal(a netip.Addr) bool {
 	a = a.WithZone("")
 	if slices.ContainsFunc(alwaysInternal, func(r netip.Prefix) bool { return r.Contains(a) }) {
 		return true

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/examples/gosandbox"
 )
 
 // The deliberate defects, for showing what sbxfuzz finds in an egress
@@ -29,13 +31,13 @@ const (
 
 // dialByName is the name defect's dial: a check of the name alone, then a
 // dial by name. Do not copy it.
-func (s *sandbox) dialByName(ctx context.Context, network, host, port string) (net.Conn, error) {
-	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && isInternal(a) {
+func (gd *guard) dialByName(ctx context.Context, network, host, port string) (net.Conn, error) {
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && gosandbox.IsInternal(a) {
 		return nil, errInternal
 	}
 	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") ||
 		h == "metadata.google.internal" || h == "metadata" || h == "instance-data" {
 		return nil, errInternal
 	}
-	return s.net.DialContext(ctx, network, net.JoinHostPort(host, port))
+	return gd.net.DialContext(ctx, network, net.JoinHostPort(host, port))
 }

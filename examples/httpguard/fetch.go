@@ -8,10 +8,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/examples/gosandbox"
 )
 
 // grantedHost is the context key under which a request carries its
@@ -38,80 +38,73 @@ var (
 	errNotCarried = errors.New("httpguard: host or path not expressible in HTTP")
 )
 
-// fetch is net_fetch (SPEC §5): a GET with the real HTTP client, whose
-// dialer is the guard. The grant is checked here, the address in the
-// dialer, where it is known.
-func (s *sandbox) fetch(host, p string) core.Result {
-	// Byte-for-byte: "API.internal" or "api.internal." is another host,
-	// however the resolver would treat it.
-	if !slices.Contains(s.hosts, host) {
-		return deny(core.EgressDenied)
-	}
+// egress is net_fetch's way out (gosandbox.Egress), for a granted host: a
+// GET with the real HTTP client, whose dialer is the guard, which checks
+// the address where it is known. It reads at most room+1 bytes of the
+// body: enough for the sandbox to refuse a body past its output budget.
+func (gd *guard) egress(host, p string, room int64) (string, core.Kind) {
 	carried := hostCarried(host) && strings.HasPrefix(p, "/")
-	ctx := context.WithValue(s.ctx, grantedHost{}, target{host, carried})
+	ctx := context.WithValue(gd.ctx, grantedHost{}, target{host, carried})
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://granted.invalid/", nil)
 	if err != nil {
-		return deny(core.NotFound)
+		return "", core.NotFound
 	}
 	req.Host = host // the Host header names the granted host, not the address dialled
 	req.URL.Path = p
-	resp, err := s.client.Do(req)
+	resp, err := gd.client.Do(req)
 	switch {
 	case errors.Is(err, errInternal):
-		return deny(core.EgressInternal)
+		return "", core.EgressInternal
 	case err != nil:
-		return deny(core.NotFound) // not carried, or cancelled by Close: nothing was fetched
+		return "", core.NotFound // not carried, or cancelled by Close: nothing was fetched
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return deny(core.NotFound)
+		return "", core.NotFound
 	}
-	// Read no more than the output budget has room for, and one byte to
-	// tell that the body is larger.
-	limit := s.limits.MaxOutputBytes - s.used.Output
-	if limit < math.MaxInt64 {
-		limit++
+	if room < math.MaxInt64 {
+		room++
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, room))
 	if err != nil {
-		return deny(core.NotFound)
+		return "", core.NotFound
 	}
-	return s.produced(string(body), true)
+	return string(body), core.OK
 }
 
 // guardedDial is the transport's dialer and the egress guard: it resolves
 // the granted host once, refuses an internal address, and dials that very
 // address. The address the transport asks for is ignored but for its
 // port: the host comes with the request (grantedHost).
-func (s *sandbox) guardedDial(ctx context.Context, network, address string) (net.Conn, error) {
+func (gd *guard) guardedDial(ctx context.Context, network, address string) (net.Conn, error) {
 	t, ok := ctx.Value(grantedHost{}).(target)
 	host := t.host
 	_, port, err := net.SplitHostPort(address)
 	if !ok || err != nil {
 		return nil, errInternal // a dial nobody checked goes nowhere
 	}
-	if s.defect == defectName { // DELIBERATE DEFECT: see defect.go
-		return s.dialByName(ctx, network, host, port)
+	if gd.defect == defectName { // DELIBERATE DEFECT: see defect.go
+		return gd.dialByName(ctx, network, host, port)
 	}
 	// Resolve exactly once and connect to that very address. Resolving
 	// again to connect is the DNS-rebinding hole: the second answer may be
 	// internal even when the first was not.
-	a, err := s.resolveOnce(ctx, host)
-	if err != nil || isInternal(a) {
+	a, err := gd.resolveOnce(ctx, host)
+	if err != nil || gosandbox.IsInternal(a) {
 		return nil, errInternal
 	}
 	if !t.carried {
 		return nil, errNotCarried
 	}
-	if s.defect == defectRebind { // DELIBERATE DEFECT: see defect.go
-		a, _ = s.resolveOnce(ctx, host)
+	if gd.defect == defectRebind { // DELIBERATE DEFECT: see defect.go
+		a, _ = gd.resolveOnce(ctx, host)
 	}
-	return s.net.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+	return gd.net.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
 }
 
 // resolveOnce asks the world's resolver for host's address.
-func (s *sandbox) resolveOnce(ctx context.Context, host string) (netip.Addr, error) {
-	addrs, err := s.net.LookupNetIP(ctx, "ip", host)
+func (gd *guard) resolveOnce(ctx context.Context, host string) (netip.Addr, error) {
+	addrs, err := gd.net.LookupNetIP(ctx, "ip", host)
 	if err != nil {
 		return netip.Addr{}, err
 	}
@@ -120,13 +113,13 @@ func (s *sandbox) resolveOnce(ctx context.Context, host string) (netip.Addr, err
 
 // hostCarried reports whether net/http sends host as the Host header byte
 // for byte. It does not when host has a non-ASCII byte (sent in punycode:
-// "ü.test" becomes "xn--tda.test"), a byte outside RFC 3986's host
-// grammar (the header is sent empty), or a zone in brackets (dropped:
-// "[fe80::1%eth0]" becomes "[fe80::1]"). Such a request would ask for
-// another host than the one the grant lists, so it is not sent; nor is a
-// path that does not start with "/", which is no request-target ("x") or
-// one that names a host of its own ("http://evil/x"). Such ops are
-// answered not_found: stricter than SPEC §5, which fetches any string.
+// a name becomes "xn--…"), a byte outside RFC 3986's host grammar (the
+// header is sent empty), or a zone in brackets (dropped with its "%").
+// Such a request would ask for another host than the one the grant lists,
+// so it is not sent; nor is a path that does not start with "/", which is
+// no request-target ("x") or one that names a host of its own
+// ("http://evil/x"). Such ops are answered not_found: stricter than SPEC
+// §5, which fetches any string.
 func hostCarried(host string) bool {
 	for i := 0; i < len(host); i++ {
 		if c := host[i]; c >= 0x80 || !('a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || strings.IndexByte(hostPunct, c) >= 0) {
