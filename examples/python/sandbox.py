@@ -12,11 +12,21 @@ Copy this file to start an adapter of your own. It has two halves:
 Run it under the harness with:
     sbxfuzz run --sut "exec:python3 examples/python/sandbox.py" --checks 10000
 
+With --own-http, net_fetch resolves and connects by itself, with its own
+HTTP client and address guard, instead of asking the harness with
+world/fetch; the harness then watches its real connections from the network
+namespace it runs the child in (SPEC §14), and the child refuses to start
+anywhere else:
+    sbxfuzz run --sut "exec:python3 examples/python/sandbox.py --own-http"
+
 Python 3.11, standard library only. stdout is the protocol: log to stderr.
 """
 import base64
+import http.client
 import json
+import os
 import posixpath
+import re
 import socket
 import sys
 
@@ -178,6 +188,87 @@ def is_internal(addr):
             or v >> 120 == 0xFF)        # ff00::/8 multicast
 
 
+# --- Fetching with our own HTTP client (--own-http, SPEC §14) ---------------
+# net_fetch resolves the name with the system resolver, judges the address
+# and opens the connection itself, as an agent's fetch tool does. The
+# harness sees all of it only because it runs us in a network namespace of
+# its own, where its DNS server answers from the world and its listeners
+# record every connection. Anywhere else these would be real requests on the
+# machine's network: main refuses to start there.
+
+# Seconds a connect or a read may take: under the harness's op timeout (2 s
+# by default), so that a stuck fetch is our answer rather than a hang.
+FETCH_TIMEOUT = 1.0
+# From an output budget this large, the body is read whole rather than
+# budget+1 bytes (enough to see it is over): a buffer that size is not made.
+READ_ALL_FROM = 1 << 24
+
+# What an HTTP/1.1 request carries byte for byte. Host: the bytes RFC 3986
+# allows in a host (unreserved, sub-delims, "%", ":" and the brackets of an
+# IPv6 literal), the set Go's HTTP server, the harness's, accepts. Request
+# target: an absolute path of visible ASCII. Anything else would change on
+# the way (IDNA, percent-encoding, "" sent as "/", a space ending the
+# target) or be refused by the server; such an op is not sent (README.md).
+SENDABLE_HOST = re.compile(rb"[A-Za-z0-9\-._~!$&'()*+,;=%:\[\]]+\Z")
+SENDABLE_PATH = re.compile(rb"/[\x21-\x7e]*\Z")
+
+
+def sendable(host, path):
+    """Whether an HTTP request can name host and path exactly as given."""
+    return SENDABLE_HOST.match(host) is not None and SENDABLE_PATH.match(path) is not None
+
+
+def resolve_once(host):
+    """The system resolver's first answer for host, as (family, sockaddr)
+    for port 80, or None when it has none. "[x]" is the IPv6 literal x, as
+    a URL writes it (§6: brackets allowed), and is never asked of DNS."""
+    flags = 0
+    if host.startswith(b"[") and host.endswith(b"]"):
+        host, flags = host[1:-1], socket.AI_NUMERICHOST
+    try:  # bytes: a str would be IDNA-encoded first, and that is another name
+        infos = socket.getaddrinfo(host, 80, proto=socket.IPPROTO_TCP, flags=flags)
+    except (OSError, UnicodeError, ValueError):
+        return None
+    return (infos[0][0], infos[0][4]) if infos else None
+
+
+class PinnedConnection(http.client.HTTPConnection):
+    """An HTTP connection to one socket address, never to a name: connect()
+    cannot resolve again, so the address judged is the address dialled."""
+
+    def __init__(self, family, sockaddr):
+        super().__init__("pinned.invalid", sockaddr[1], timeout=FETCH_TIMEOUT)
+        self.family, self.sockaddr = family, sockaddr
+
+    def connect(self):
+        self.sock = socket.socket(self.family, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.sockaddr)
+
+
+def http_get(family, sockaddr, host, path, limit):
+    """GET path from sockaddr with Host: host. The body of a 200 (limit+1
+    bytes at most, enough to see it is over the budget); None for a 404,
+    for any other answer and for a failure, the last two logged."""
+    conn = PinnedConnection(family, sockaddr)
+    try:
+        conn.putrequest("GET", path.decode("ascii"), skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", host.decode("ascii"))
+        conn.putheader("Connection", "close")
+        conn.endheaders()
+        resp = conn.getresponse()
+        if resp.status == 200:
+            return resp.read() if limit >= READ_ALL_FROM else resp.read(limit + 1)
+        if resp.status != 404:
+            log(f"GET {path!r} Host {host!r} from {sockaddr[0]}: HTTP {resp.status}")
+        return None
+    except (OSError, http.client.HTTPException) as e:
+        log(f"GET {path!r} Host {host!r} from {sockaddr[0]}: {type(e).__name__}: {e}")
+        return None
+    finally:
+        conn.close()
+
+
 # --- The sandbox (SPEC §3, §5) ---------------------------------------------
 ARITY = {b"fs_read": 1, b"fs_write": 2, b"net_fetch": 2, b"tool": 2}
 BAD_NAME = frozenset(b"/@?#")
@@ -203,7 +294,7 @@ class Refused(Exception):
 
 
 class Sandbox:
-    def __init__(self, grant):
+    def __init__(self, grant, own_http=False):
         # §3: the grant is read and checked once, and never changes after.
         # Keep the lists as given (sandbox/grant echoes them) and the roots
         # cleaned once for the checks.
@@ -227,6 +318,7 @@ class Sandbox:
         self.halted = None  # the hard kind that latched, once one has
         self.handlers = {b"fs_read": self.fs_read, b"fs_write": self.fs_write,
                          b"net_fetch": self.net_fetch, b"tool": self.tool}
+        self.fetch = self.fetch_own if own_http else self.fetch_world
         # t0: the clock is read once, here; wall is measured from it.
         t = self.now()
         self.t0 = MAX_I64 if t is None else t
@@ -310,6 +402,9 @@ class Sandbox:
         # however the resolver would treat it.
         if host not in self.hosts:
             raise Refused("egress_denied")
+        return self.fetch(host, path)
+
+    def fetch_world(self, host, path):
         # Resolve exactly once and fetch from that very address: resolving
         # again to connect is the DNS-rebinding hole.
         w_host = to_wire(host)
@@ -319,6 +414,20 @@ class Sandbox:
         ans = world("world/fetch", {"host": w_host, "addr": addr, "path": to_wire(path)})
         return self.produced(ans, "body")
 
+    def fetch_own(self, host, path):
+        # The same steps with our own resolver and HTTP client: resolve
+        # once, judge that address, connect to it by number (handing the
+        # name to an HTTP client would resolve it again).
+        found = resolve_once(host)
+        if found is None or is_internal(found[1][0]):
+            raise Refused("egress_internal")  # no address we can vouch for: fail closed
+        if not sendable(host, path):
+            raise Refused("not_found")  # nothing HTTP can ask for there
+        body = http_get(*found, host, path, self.max_output - self.output)
+        if body is None:
+            raise Refused("not_found")
+        return self.charge(body)
+
     def tool(self, name, inp):
         if name not in self.tools:
             raise Refused("tool_denied")
@@ -326,10 +435,12 @@ class Sandbox:
         return self.produced(ans, "output")
 
     def produced(self, ans, field):
-        # 5. Output charge: bytes past the budget halt, and are not returned.
         if ans.get("absent"):
             raise Refused("not_found")
-        data = from_wire(ans[field])
+        return self.charge(from_wire(ans[field]))
+
+    def charge(self, data):
+        # 5. Output charge: bytes past the budget halt, and are not returned.
         if self.output + len(data) > self.max_output:
             return self.halt("max_output_bytes")
         self.output += len(data)
@@ -344,7 +455,17 @@ def reply(mid, result=None, error=None):
              else {"jsonrpc": "2.0", "id": mid, "result": result})
 
 
-def main():
+def main(argv):
+    own_http = argv == ["--own-http"]
+    if argv and not own_http:
+        log("usage: sandbox.py [--own-http]")
+        return 2
+    if own_http and os.environ.get("SBXFUZZ_NETNS") != "1":
+        log("--own-http fetches over the real network, so it runs only in sbxfuzz's"
+            " network namespace (SBXFUZZ_NETNS=1 is not set): see README.md")
+        return 2
+    if own_http:  # bound each lookup (glibc reads this when it first resolves)
+        os.environ.setdefault("RES_OPTIONS", "timeout:1 attempts:1")
     sandbox = None
     while True:
         try:
@@ -364,7 +485,7 @@ def main():
                             "usage": sandbox.usage()})
             elif method == "sandbox/open":
                 sandbox = None  # drop the previous one first, even if this fails
-                sandbox = Sandbox(params["grant"])
+                sandbox = Sandbox(params["grant"], own_http)
                 reply(mid, {})
             elif method == "sandbox/grant":
                 reply(mid, sandbox.given)  # as given: we never change it
@@ -385,4 +506,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/proxysut"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
@@ -50,7 +51,11 @@ func (e *env) target(name string) (sut.Target, error) {
 		dir = e.getenv(realfs.TreeDirEnv)
 	}
 	profile := e.profile
-	if profile == "" {
+	switch {
+	case profile != "":
+	case strings.HasPrefix(name, proxysut.Prefix):
+		profile = e.getenv(proxysut.ProfileEnv)
+	default:
 		profile = e.getenv(realsut.ProfileEnv)
 	}
 	t, err := sut.LookupWith(name, sut.Options{TreeDir: dir, Profile: profile, Timeouts: realsut.Timeouts{Op: e.timeout, Start: e.startTimeout}}, e.extra...)
@@ -79,16 +84,26 @@ func (e *env) timeoutFlags() []string {
 	return flags
 }
 
-// treeDirFlag registers --tree-dir, and --profile for the mcp: door, on
-// a command that takes --sut.
+// treeDirFlag registers --tree-dir, and --profile for the mcp: and
+// proxy: doors, on a command that takes --sut.
 func treeDirFlag(e *env, fs *flagSet) {
-	fs.StringVar(&e.profile, "profile", "", "the mcp: door's profile: a built-in one by name (server-filesystem, fast-filesystem-mcp, desktop-commander) or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem)")
+	fs.StringVar(&e.profile, "profile", "", "the mcp: or proxy: door's profile: a built-in one by name (mcp: server-filesystem, fast-filesystem-mcp, desktop-commander; proxy: "+strings.Join(proxyProfileNames(), ", ")+") or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem, for mcp:; $"+proxysut.ProfileEnv+" if set, else "+proxysut.DefaultProfile+", for proxy:)")
 	fs.StringVar(&e.treeDir, "tree-dir", "", "directory the real-disk doors (osroot, mcp:) build their trees under, one locked directory a run, removed at its end, and those of dead runs at the next start (default: $"+realfs.TreeDirEnv+" if set, else sbxfuzz/trees under the user's cache directory; never the temporary directory)")
+}
+
+// proxyProfileNames are the names of the proxy: door's built-in
+// profiles.
+func proxyProfileNames() []string {
+	var names []string
+	for _, p := range proxysut.BuiltinProfiles() {
+		names = append(names, p.Name)
+	}
+	return names
 }
 
 // sutHelp is the --sut flag's help: every door a sandbox comes in by
 // (package sut), and what the program registered.
-const sutHelp = `sandbox under test: "reference", "mutant:NAME", "exec:COMMAND", "mcp:COMMAND", "osroot", or a name the program registered (see 'sbxfuzz help')`
+const sutHelp = `sandbox under test: "reference", "mutant:NAME", "exec:COMMAND", "mcp:COMMAND", "osroot", "proxy:COMMAND", or a name the program registered (see 'sbxfuzz help')`
 
 // sutDoors is the usage's list of --sut values, one a line.
 const sutDoors = `  reference      the reference sandbox, docs/SPEC.md §5 (the default)
@@ -100,6 +115,9 @@ const sutDoors = `  reference      the reference sandbox, docs/SPEC.md §5 (the 
                  on a world materialized under --tree-dir (docs/SPEC.md §13)
   osroot         Go's os.Root on a world materialized under --tree-dir
                  (docs/SPEC.md §13)
+  proxy:COMMAND  an HTTP forward proxy started with COMMAND in a network
+                 namespace answered by the world; each net_fetch goes
+                 through it (docs/SPEC.md §14; Linux)
   NAME           a sandbox the program registered (package sbxcli)
 `
 

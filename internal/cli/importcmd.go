@@ -40,7 +40,7 @@ Three layouts are read (--layout auto tells go from libfuzzer by the first line)
   raw        the bytes the target received, as they are.
 
 --sut defaults to $SBXFUZZ_SUT, the variable the fuzz targets read, else the
-reference; a real sandbox (osroot, mcp:) is asked what run would ask it,
+reference; a real sandbox (osroot, mcp:, proxy:) is asked what run would ask it,
 the ops its adapter cannot express left out. Exit 1 when a finding was
 imported, 0 when no input reproduces anything on the sandbox (each such input
 is named on stderr), 2 for a file that is not an input, 3 on SIGINT, SIGTERM

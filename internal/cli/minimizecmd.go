@@ -21,7 +21,7 @@ entries, shorten arguments, within 20,000 candidates and 60 s. The result is
 of docs/SPEC.md §5 written in as expectations. It is printed in canonical
 form, or written back atomically with -w. Exit 1 when the scenario fails (and
 so was minimized), 0 when it passes and there is nothing to do, 3 on SIGINT,
-SIGTERM or SIGHUP. A real sandbox (osroot, mcp:) is asked what run would ask
+SIGTERM or SIGHUP. A real sandbox (osroot, mcp:, proxy:) is asked what run would ask
 it: the ops its adapter cannot express are left out first.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)

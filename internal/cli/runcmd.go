@@ -36,7 +36,7 @@ SPEC dimension points the scenarios hit (on a sandbox other than the
 reference, a second, reference run of each scenario: slower), for 'sbxfuzz
 report --from'. A finding that does not fail again when judged again is
 written marked flaky, with the words of the run that found it, and does not
-make the exit status 1 on its own. On a real sandbox (osroot, mcp:) an op
+make the exit status 1 on its own. On a real sandbox (osroot, mcp:, proxy:) an op
 that timed out is judged once more on a fresh sandbox before it counts; the
 summary says how many a fresh one answered in time (not findings).
 --stop-at-first ends the campaign once its first finding (the lowest check

@@ -20,9 +20,12 @@
 //
 // The namespaces are set up by the harness's own program, re-executed
 // (see helper_linux.go), which binds the sockets, passes them to the
-// harness over a Unix socket, and then becomes the command: the harness
-// accepts and answers from its own process, and the command is the init of
-// its PID namespace, so that killing it kills everything it started.
+// harness over a Unix socket, starts the command and stays as the init of
+// the PID namespace: the harness accepts and answers from its own
+// process; the init reaps, exits with the command's status, and killing it
+// kills everything the command started. Over the same Unix socket the
+// init hands the harness sockets made in the namespace, which is how
+// Sandbox.Dial reaches a server the command listens with.
 //
 // Where namespaces are not available (not Linux, unprivileged user
 // namespaces disabled), Start returns an error that wraps ErrUnavailable

@@ -13,7 +13,7 @@ import (
 // helperEnv, set in its environment, makes a program that links this
 // package the namespace's helper (see helper) instead of itself; its value
 // is a job in JSON. helperName is the helper's only argument, what ps
-// shows until it becomes the command.
+// shows for the namespace's init.
 const (
 	helperEnv  = "SBXFUZZ_NETNS_HELPER"
 	helperName = "sbxfuzz-netns"
@@ -46,11 +46,15 @@ func init() {
 }
 
 // helper sets the namespace up, sends the harness its sockets over fd 3
-// (one message: "ok" and the descriptors, or why not), then executes the
-// command in its place. fd 3 closes on exec, so the harness reads the end
-// of it once the command runs, or why the exec failed.
+// (one message: "ok" and the descriptors, or why not), starts the command
+// (its stdin, stdout and stderr are the helper's) and says so ("+", or why
+// it could not), then stays as the init of the PID namespace: it reaps
+// whatever is orphaned there, makes sockets in the namespace for the
+// harness's Dial (see serveControl), and exits with the command's status,
+// at which the kernel kills everything left in the namespace.
 func helper(spec string) int {
 	report := os.NewFile(3, "report")
+	syscall.CloseOnExec(3)
 	var j job
 	if err := json.Unmarshal([]byte(spec), &j); err != nil || len(j.Argv) == 0 {
 		report.WriteString(fmt.Sprintf("no command: %.80q", spec))
@@ -67,16 +71,41 @@ func helper(spec string) int {
 	for _, f := range files {
 		f.Close()
 	}
-	if j.Dir != "" {
-		if err := os.Chdir(j.Dir); err != nil {
-			report.WriteString(err.Error())
-			return 127
-		}
+	child, err := syscall.ForkExec(j.Path, j.Argv, &syscall.ProcAttr{Dir: j.Dir, Env: j.Env, Files: []uintptr{0, 1, 2}})
+	if err != nil {
+		report.WriteString((&os.PathError{Op: "fork/exec", Path: j.Path, Err: err}).Error())
+		return 127
 	}
-	syscall.CloseOnExec(3)
-	err = syscall.Exec(j.Path, j.Argv, j.Env)
-	report.WriteString((&os.PathError{Op: "exec", Path: j.Path, Err: err}).Error())
-	return 127
+	// Our copies of the command's stdin and stdout would keep the harness
+	// from seeing the command close them.
+	syscall.Close(0)
+	syscall.Close(1)
+	if _, err := report.WriteString("+"); err != nil {
+		return 1 // the harness is gone: so goes the namespace
+	}
+	go serveControl(report)
+	return reapUntil(child)
+}
+
+// reapUntil reaps every process of the namespace that ends (the init's
+// duty: orphans become its children) until child does, and returns
+// child's status: its exit status, or 128+N for a signal N.
+func reapUntil(child int) int {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return 127 // no child left: only a broken kernel gets here
+		case pid != child:
+			continue
+		case ws.Signaled():
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
 }
 
 // setUp makes the network and the files of the namespace and returns the

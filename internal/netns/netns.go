@@ -2,8 +2,10 @@ package netns
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/netip"
+	"os"
 	"time"
 )
 
@@ -45,11 +47,22 @@ type Command struct {
 	Env []string
 	// Dir is its working directory; empty is the harness's own.
 	Dir string
-	// Timeout bounds how long it runs; zero is one minute.
+	// Timeout bounds how long it runs; zero is one minute; negative is no
+	// bound, for a caller that bounds each exchange itself and kills the
+	// command when one runs over (a supervised child serving many
+	// scenarios).
 	Timeout time.Duration
 	// MaxOutput bounds how much of its stdout and of its stderr is kept
 	// (the first bytes); zero is 1 MiB.
 	MaxOutput int
+	// Stdin is its stdin; nil reads nothing (the null device).
+	Stdin *os.File
+	// Stdout, if not nil, is its stdout, handed to it as it is (a pipe a
+	// client reads a protocol from, say): then Result.Stdout is empty.
+	Stdout *os.File
+	// Stderr, if not nil, receives its stderr: then Result.Stderr is
+	// empty.
+	Stderr io.Writer
 }
 
 // Record is one connection accepted in the namespace, or one request read
@@ -84,9 +97,13 @@ const (
 	defaultMaxOutput = 1 << 20
 )
 
+// timeout is how long c may run; zero if it has no bound.
 func (c Command) timeout() time.Duration {
-	if c.Timeout <= 0 {
+	switch {
+	case c.Timeout == 0:
 		return defaultTimeout
+	case c.Timeout < 0:
+		return 0
 	}
 	return c.Timeout
 }

@@ -26,6 +26,8 @@ type Sandbox struct {
 	closeOnce      sync.Once
 	timer          *time.Timer
 	timedOut       atomic.Bool
+	ctl            *control // asks the namespace's init for sockets (Dial)
+	closed         atomic.Bool
 }
 
 // Start runs c in new user, network, mount and PID namespaces answered by
@@ -107,26 +109,34 @@ func (s *Sandbox) start(path string, c Command, n Network) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v%s", ErrUnavailable, err, why(err))
 	}
-	s.timer = time.AfterFunc(c.timeout(), s.timeOut)
+	if d := c.timeout(); d > 0 {
+		s.timer = time.AfterFunc(d, s.timeOut)
+	}
 	go s.wait()
 	files, err := receiveFiles(parent, s.stderr)
 	if err == nil {
-		err = execDone(parent)
+		err = commandStarted(parent, s.stderr)
+	}
+	if err == nil {
+		s.ctl, err = newControl(parent)
 	}
 	if err != nil {
+		closeAll(files)
 		s.kill()
 		<-s.done
 		return err
 	}
 	s.net, err = serve(files, n)
 	if err != nil {
+		s.ctl.close()
 		s.kill()
 		<-s.done
 	}
 	return err
 }
 
-// command is the helper that sets the namespaces up and becomes c. It is
+// command is the helper that sets the namespaces up and runs c as the
+// init of its PID namespace. It is
 // root in its user namespace (so that it may configure the network and
 // mount), which is the host's user running it, and nobody else.
 func (s *Sandbox) command(path string, c Command, n Network) *exec.Cmd {
@@ -136,7 +146,7 @@ func (s *Sandbox) command(path string, c Command, n Network) *exec.Cmd {
 	}
 	spec, _ := json.Marshal(job{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Ports: n.Ports, Etc: s.etc})
 	s.stdout, s.stderr = &head{n: c.maxOutput()}, &head{n: c.maxOutput()}
-	return &exec.Cmd{
+	cmd := &exec.Cmd{
 		Path:   "/proc/self/exe",
 		Args:   []string{helperName},
 		Env:    append(environWithout(helperEnv), helperEnv+"="+string(spec)),
@@ -153,6 +163,16 @@ func (s *Sandbox) command(path string, c Command, n Network) *exec.Cmd {
 			Pdeathsig:   syscall.SIGKILL,
 		},
 	}
+	if c.Stdin != nil {
+		cmd.Stdin = c.Stdin
+	}
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
+	if c.Stderr != nil {
+		cmd.Stderr = c.Stderr
+	}
+	return cmd
 }
 
 // socketPair returns the two ends of a Unix socket that keeps message
@@ -196,21 +216,28 @@ func receiveFiles(parent *os.File, stderr *head) ([]*os.File, error) {
 	return files, nil
 }
 
-// execDone waits for the helper to become the command: its end of the
-// socket closes on exec, or it says why the exec failed.
-func execDone(parent *os.File) error {
+// commandStarted waits for the helper to say it started the command
+// ("+"), or why it could not.
+func commandStarted(parent *os.File, stderr *head) error {
 	buf := make([]byte, 4096)
 	n, _, _, _, err := syscall.Recvmsg(int(parent.Fd()), buf, nil, 0)
-	if err != nil || n == 0 {
-		return nil
+	switch {
+	case err != nil:
+		return err
+	case n == 0:
+		return fmt.Errorf("netns: its helper exited before starting the command: %s", oneLine(stderr.String()))
+	case string(buf[:n]) != "+":
+		return errors.New(oneLine(string(buf[:n])))
 	}
-	return errors.New(oneLine(string(buf[:n])))
+	return nil
 }
 
 // wait waits for the command and keeps how it ended.
 func (s *Sandbox) wait() {
 	err := s.cmd.Wait()
-	s.timer.Stop()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 	r := Result{ExitCode: exitCode(s.cmd.ProcessState, err), TimedOut: s.timedOut.Load()}
 	r.Stdout, r.Stderr = s.stdout.String(), s.stderr.String()
 	r.Truncated = s.stdout.cut() || s.stderr.cut()
@@ -224,9 +251,9 @@ func (s *Sandbox) timeOut() {
 	s.kill()
 }
 
-// kill kills the command's process group; the command is the init of
-// its PID namespace, so the kernel kills every process in the namespace
-// with it, whatever group or session they moved to.
+// kill kills the helper's process group; the helper is the init of its
+// PID namespace, so the kernel kills every process in the namespace with
+// it, whatever group or session they moved to.
 func (s *Sandbox) kill() {
 	select {
 	case <-s.done:
@@ -243,14 +270,20 @@ func (s *Sandbox) Wait() Result {
 	return s.result
 }
 
-// Records returns the connections and requests so far, in the order they
-// were accepted and read: every connection the command completed before
+// Pid is the process id, in the harness's PID namespace, of the
+// namespace's init (the command's parent), which is also the id of its
+// process group.
+func (s *Sandbox) Pid() int { return s.cmd.Process.Pid }
+
+// Records returns the connections and requests so far (since the last
+// TakeRecords), in the order they were accepted and read: every connection the command completed before
 // the call is among them, even one it never wrote to (its requests may
 // not be, if it is still sending them). Connections that waited at the
 // same time on different listening sockets (another port or family) are
 // in the order of the sockets, for the kernel does not tell which came
 // first; on one socket, and for a command that waits for each answer,
-// the order is the command's.
+// the order is the command's. The slice is shared with later calls, which
+// never change its elements: the caller must not change them either.
 func (s *Sandbox) Records() []Record {
 	if s.net == nil {
 		return nil
@@ -259,13 +292,29 @@ func (s *Sandbox) Records() []Record {
 	return s.net.snapshot()
 }
 
+// TakeRecords returns the records Records would return, and forgets
+// them: a later Records or TakeRecords returns only what came after. A
+// door that reads the records after every op takes them, so that a
+// namespace serving a whole campaign holds only one op's.
+func (s *Sandbox) TakeRecords() []Record {
+	if s.net == nil {
+		return nil
+	}
+	s.net.sync()
+	return s.net.take()
+}
+
 // Close kills the command and everything it started, waits for them,
 // closes the listeners and removes the files it mounted. It returns nil;
 // calling it again does nothing.
 func (s *Sandbox) Close() error {
 	s.closeOnce.Do(func() {
+		s.closed.Store(true)
 		s.kill()
 		<-s.done
+		if s.ctl != nil {
+			s.ctl.close() // after the kill: the init exits on its end closing
+		}
 		if s.net != nil {
 			s.net.close()
 		}

@@ -41,6 +41,13 @@ func TestMain(m *testing.M) {
 //	connect ADDR HOST:PORT        send CONNECT HOST:PORT to ADDR:80
 //	touch ADDR:PORT               connect to ADDR:PORT and close at once, sending nothing
 //	orphan MARKER                 start `sleep MARKER` in a session of its own, left running
+//	shortorphan                   leave an orphan that exits at once, for the init to reap
+//	listen ADDR:PORT              serve on ADDR:PORT: say "pid P ppid Q", then echo each line
+//	pids                          print "pid P ppid Q", the command's in the namespace
+//	exit N                        exit with status N
+//	echoin                        copy stdin to stdout until stdin ends
+//	closeout                      close stdout
+//	stderr WORD                   write WORD to stderr
 //	hang                          block forever
 func client(steps string) int {
 	for _, step := range strings.Split(steps, ";") {
@@ -109,10 +116,48 @@ func runStep(f []string) (string, error) {
 		cmd := exec.Command("sleep", f[1])
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		return "started", cmd.Start()
+	case "shortorphan":
+		return "left", exec.Command("sh", "-c", "sleep 0.01 &").Run()
+	case "listen":
+		l, err := net.Listen("tcp", f[1])
+		if err != nil {
+			return "", err
+		}
+		go echoEach(l)
+		return "listening", nil
+	case "pids":
+		return fmt.Sprintf("pid %d ppid %d", os.Getpid(), os.Getppid()), nil
+	case "echoin":
+		_, err := io.Copy(os.Stdout, os.Stdin)
+		return "copied", err
+	case "closeout":
+		return "", os.Stdout.Close()
+	case "stderr":
+		_, err := fmt.Fprintln(os.Stderr, f[1])
+		return "said", err
+	case "exit":
+		code, _ := strconv.Atoi(f[1])
+		os.Exit(code)
 	case "hang":
 		select {}
 	}
 	return "", fmt.Errorf("no step %q", f[0])
+}
+
+// echoEach serves every connection l accepts: it says who serves it, then
+// echoes each line.
+func echoEach(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer c.Close()
+			fmt.Fprintf(c, "pid %d ppid %d\n", os.Getpid(), os.Getppid())
+			io.Copy(c, c)
+		}()
+	}
 }
 
 // dial6 connects to addr port 80 from an AF_INET6 socket, as a client
@@ -445,8 +490,11 @@ func TestRecordsHoldEveryConnectionMade(t *testing.T) {
 		t.Fatalf("client exited %d: %s%s", r.ExitCode, r.Stdout, r.Stderr)
 	}
 	var got []netip.AddrPort
-	for _, r := range s.Records() {
+	for _, r := range s.TakeRecords() {
 		got = append(got, r.Local)
+	}
+	if again := s.Records(); len(again) != 0 {
+		t.Errorf("Records after TakeRecords = %v; want none: taken records are forgotten", again)
 	}
 	// Connections waiting on different sockets have no order the kernel
 	// tells: compare them as a set.

@@ -3,7 +3,9 @@
 package netns
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"runtime"
@@ -32,6 +34,16 @@ func (*Sandbox) Wait() Result { return Result{} }
 
 // Records returns nil.
 func (*Sandbox) Records() []Record { return nil }
+
+// TakeRecords returns nil.
+func (*Sandbox) TakeRecords() []Record { return nil }
+
+// Dial returns an error that wraps ErrUnavailable: there is no namespace
+// to dial from.
+func (*Sandbox) Dial(context.Context, string, string) (net.Conn, error) { return nil, errNotLinux }
+
+// Pid returns 0: there is no namespace.
+func (*Sandbox) Pid() int { return 0 }
 
 // Close does nothing.
 func (*Sandbox) Close() error { return nil }

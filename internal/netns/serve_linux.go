@@ -21,6 +21,7 @@ type listeners struct {
 	dns       []net.PacketConn
 	wg        sync.WaitGroup
 	accepting sync.Mutex // held while connections are taken and recorded
+	stopped   bool       // the listening sockets are closed; under accepting
 	wake      *os.File   // closed to stop acceptLoop
 	wakeRead  *os.File
 
@@ -106,9 +107,12 @@ func (l *listeners) close() {
 		c.Close()
 	}
 	l.wg.Wait()
+	l.accepting.Lock() // a Records after Close must not accept on closed descriptors
+	l.stopped = true
 	for _, r := range l.raw {
 		r.file.Close()
 	}
+	l.accepting.Unlock()
 	if l.wakeRead != nil {
 		l.wakeRead.Close()
 	}
@@ -125,10 +129,24 @@ func (l *listeners) add(r Record) Record {
 	return r
 }
 
+// snapshot returns the records so far without copying them: records are
+// only ever appended, and the slice's capacity ends at its length, so that
+// neither side's appends reach the other's elements. A harness calls it
+// after every op of a long campaign; a copy would grow with the campaign.
 func (l *listeners) snapshot() []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Record(nil), l.records...)
+	return l.records[:len(l.records):len(l.records)]
+}
+
+// take returns the records and forgets them; the slice returned is the
+// caller's, for later records go in a new one.
+func (l *listeners) take() []Record {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	recs := l.records
+	l.records = nil
+	return recs
 }
 
 // listen serves HTTP over the listening socket f: acceptLoop and sync
@@ -204,6 +222,9 @@ func (l *listeners) admit(nfd int, q *queue) {
 func (l *listeners) sync() {
 	l.accepting.Lock()
 	defer l.accepting.Unlock()
+	if l.stopped {
+		return
+	}
 	for _, r := range l.raw {
 		for {
 			nfd, _, err := syscall.Accept4(r.fd, syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 )
 
@@ -21,9 +22,10 @@ const shutdownWait = time.Second
 
 // child is one running child process and its protocol state.
 type child struct {
-	p   *Process
-	out *proto.Reader
-	id  int64
+	p    *Process
+	out  *proto.Reader
+	id   int64
+	bind *networld.Binding // answers its network namespace; nil: it has none
 
 	mu   sync.Mutex
 	dead error // why the child can no longer be used; nil while it can
@@ -58,6 +60,21 @@ func start(argv []string) (*child, error) {
 		return nil, err
 	}
 	return &child{p: p, out: proto.NewReader(p.Stdout())}, nil
+}
+
+// startInNet is start in a network namespace of its own (SPEC §14),
+// answered by a binding to the world of the scenario under way, with
+// SBXFUZZ_NETNS=1 in its environment so that it knows its connections
+// reach the world, not the machine's network. The error wraps
+// netns.ErrUnavailable where this machine cannot make the namespace.
+func startInNet(argv []string) (*child, error) {
+	b := networld.New()
+	p, ns, err := StartNet(argv, "", []string{netnsEnv + "=1"}, b.Network(netPorts...))
+	if err != nil {
+		return nil, err
+	}
+	b.Attach(ns.TakeRecords)
+	return &child{p: p, out: proto.NewReader(p.Stdout()), bind: b}, nil
 }
 
 // initialize says initialize: the first call to every child.

@@ -33,4 +33,18 @@
 // tail of its stderr; its process group is killed and a fresh child
 // serves the next scenario. Serve is the other side, for a sandbox written
 // in Go (sbxfuzz serve).
+//
+// # In a network of its own
+//
+// StartNet starts a Process in new user, network, mount and PID namespaces
+// (package netns) answered by a netns.Network: every connection it opens
+// reaches the harness's listeners. Once a scenario's world has routes,
+// Sessions runs its children that way (SPEC §14), each answered by a
+// binding to the world of the scenario under way (package networld), with
+// SBXFUZZ_NETNS=1 in their environment: a sandbox that fetches with its
+// own HTTP client rather than world/fetch is judged on what it really
+// connected to. Such a child goes on serving worlds without routes. Where
+// the machine cannot make the namespaces, children run as before and one
+// line on stderr says, once per run, that their own connections are not
+// observed.
 package proc

@@ -29,6 +29,10 @@ const (
 	// themselves, so the command runs as the same user, with the same
 	// access to files.
 	userNamespace
+	// netNamespace is the init of new user, network, mount and PID
+	// namespaces (package netns), for StartNet: as userNamespace, and
+	// the process's network is the harness's.
+	netNamespace
 )
 
 // String names the isolation as the documentation does.
@@ -40,6 +44,8 @@ func (m isolation) String() string {
 		return "supervisor in a PID namespace"
 	case userNamespace:
 		return "supervisor in a PID namespace in a user namespace"
+	case netNamespace:
+		return "init of a network namespace"
 	}
 	return "process group"
 }

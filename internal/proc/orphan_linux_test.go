@@ -66,6 +66,8 @@ func TestNoOrphanAfterTheHarnessDies(t *testing.T) {
 		{"userns", syscall.SIGKILL},
 		{"reaper", syscall.SIGKILL},
 		{"reaper", syscall.SIGHUP},
+		{"netns", syscall.SIGKILL},
+		{"netns", syscall.SIGHUP},
 	} {
 		t.Run(tc.isolation+" "+tc.sig.String(), func(t *testing.T) {
 			marker := t.TempDir()

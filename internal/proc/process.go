@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 )
 
 // stderrWait bounds how long a process's stderr is read after it exited,
@@ -28,7 +30,8 @@ const superviseWait = 10 * time.Second
 // mcp). Its methods are safe for concurrent use: a watchdog may kill it
 // while a call reads.
 type Process struct {
-	cmd    *exec.Cmd
+	cmd    *exec.Cmd      // nil for one in a network namespace (ns)
+	ns     *netns.Sandbox // its namespace, for one StartNet started
 	mode   isolation
 	stdin  io.WriteCloser
 	stdout *os.File
@@ -190,7 +193,12 @@ func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // Pid is the id of the process the harness started, which is also its
 // process group's: the command's, or its supervisor's.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+func (p *Process) Pid() int {
+	if p.ns != nil {
+		return p.ns.Pid()
+	}
+	return p.cmd.Process.Pid
+}
 
 // Stderr returns the tail of what the process wrote to its stderr.
 func (p *Process) Stderr() string { return p.stderr.String() }
@@ -207,8 +215,16 @@ func (p *Process) WithStderr(err error) error {
 // Kill kills the process group and waits for the process. Killing the
 // group, not the process, also takes the children it started, which
 // would otherwise keep its stdout open and the harness waiting; under a
-// supervisor it takes the whole tree (see isolation).
+// supervisor it takes the whole tree (see isolation); in a network
+// namespace (StartNet), the namespace and everything in it, and it closes
+// the namespace's Sandbox.
 func (p *Process) Kill() {
+	if p.ns != nil {
+		p.ns.Close() // kills its init, and with it the namespace
+		p.stdin.Close()
+		<-p.exited
+		return
+	}
 	if p.mode == reaper {
 		// A SIGKILL would take the supervisor before it could kill the
 		// descendants that left the group: SIGTERM has it kill them all

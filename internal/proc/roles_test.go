@@ -4,10 +4,14 @@ package proc
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -15,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 )
 
@@ -75,6 +80,10 @@ func playRole(role string, args []string) int {
 			return 1
 		}
 		return 0
+	case "fetcher":
+		return fetcher()
+	case "ownhttp": // sbxfuzz/1 over the reference, fetching for real: args[0] "checked" or "byname"
+		return ownHTTP(args[0] == "byname")
 	case "leaf":
 		for {
 			time.Sleep(time.Hour)
@@ -131,7 +140,7 @@ func strayChild(late bool, args []string) int {
 }
 
 // harness plays the harness: it starts a tree (under the isolation args[0]
-// names, "default" for Start's own choice), says "ready" and its
+// names, "default" for Start's own choice, "netns" for StartNet's), says "ready" and its
 // isolation once the tree has grown, and waits to be killed.
 func harness(args []string) int {
 	switch args[0] {
@@ -140,9 +149,15 @@ func harness(args []string) int {
 	case "userns":
 		isolationOverride = []isolation{userNamespace}
 	}
-	p, err := Start(roleArgv("tree"), "")
+	var p *Process
+	var err error
+	if args[0] == "netns" {
+		p, _, err = StartNet(roleArgv("tree"), "", nil, netns.Network{})
+	} else {
+		p, err = Start(roleArgv("tree"), "")
+	}
 	if err != nil {
-		if errors.Is(err, errUnavailable) {
+		if errors.Is(err, errUnavailable) || errors.Is(err, netns.ErrUnavailable) {
 			fmt.Println("unavailable", err)
 			return 0
 		}
@@ -179,4 +194,99 @@ func tree() int {
 	for {
 		time.Sleep(time.Hour)
 	}
+}
+
+// fetcher reads lines "ADDR:PORT HOST PATH" on stdin and, for each, GETs
+// PATH from ADDR:PORT with Host HOST and says the status and the body on
+// one line; it exits 0 when stdin ends.
+func fetcher() int {
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		f := strings.Fields(in.Text())
+		if len(f) != 3 {
+			fmt.Println("bad request line")
+			continue
+		}
+		c, err := net.Dial("tcp", f[0])
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", f[2], f[1])
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			fmt.Println(err)
+			c.Close()
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		c.Close()
+		fmt.Println(resp.Status, string(body))
+	}
+	return 0
+}
+
+// ownHTTP serves sbxfuzz/1 with the reference sandbox over a world whose
+// network is the real one: a net_fetch resolves with the system's
+// resolver and opens its own HTTP connection, as a sandbox with its own
+// HTTP client does. byName is a defect: the guard checks a fixed public
+// address and the fetch dials the host by name, resolving it again. It
+// refuses to run outside the harness's network namespace.
+func ownHTTP(byName bool) int {
+	if os.Getenv(netnsEnv) != "1" {
+		fmt.Fprintln(os.Stderr, "ownhttp: refusing to fetch for real outside the harness's network namespace ("+netnsEnv+"=1 is not set)")
+		return 2
+	}
+	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return core.ReferenceFactory(g, ownNet{World: w, byName: byName})
+	}
+	if err := Serve(os.Stdin, os.Stdout, "ownhttp", f); err != nil {
+		fmt.Fprintln(os.Stderr, "ownhttp:", err)
+		return 2
+	}
+	return 0
+}
+
+// ownNet is a served sandbox's world with its network made real: every
+// call but Resolve and Fetch is a world request.
+type ownNet struct {
+	core.World
+	byName bool
+}
+
+// netWait bounds a lookup or a fetch of ownNet: the harness's op timeout
+// comes first in a test that passes.
+const netWait = time.Minute
+
+func (o ownNet) Resolve(host string) netip.Addr {
+	if o.byName {
+		return netip.MustParseAddr("203.0.113.1")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), netWait)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return netip.IPv4Unspecified() // internal: the fetch is refused
+	}
+	return addrs[0]
+}
+
+func (o ownNet) Fetch(host string, addr netip.Addr, path string) (string, bool) {
+	to := netip.AddrPortFrom(addr, 80).String()
+	if o.byName {
+		to = net.JoinHostPort(host, "80")
+	}
+	c, err := net.DialTimeout("tcp", to, netWait)
+	if err != nil {
+		return "", false
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(netWait))
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, host)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return "", false
+	}
+	body, err := io.ReadAll(resp.Body)
+	return string(body), err == nil
 }

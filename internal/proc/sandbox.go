@@ -7,7 +7,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -41,6 +43,10 @@ type session struct {
 	mu    sync.Mutex
 	c     *child
 	ended bool
+	// inNet says a world with routes came: from then on the session's
+	// children run in a network namespace (SPEC §14), which serves worlds
+	// without routes as well; noNet, that the machine cannot make one.
+	inNet, noNet bool
 }
 
 // errEnded is the words for a factory called after its session ended.
@@ -50,7 +56,8 @@ var errEnded = errors.New("the session has ended")
 // child, started (and initialized) first if there is none or the last one
 // broke.
 func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
-	c, fresh, err := s.child()
+	rw, _ := w.(*refworld.World)
+	c, fresh, err := s.child(hasRoutes(rw))
 	if err != nil {
 		return nil, err
 	}
@@ -60,29 +67,51 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 			return nil, err
 		}
 	}
-	if err := c.call(world{w}, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil); err != nil {
+	ws := world{w}
+	if c.bind != nil {
+		// The namespace answers from this scenario's world from now on,
+		// its building included; the child's world requests take the
+		// same lock as the namespace's answers.
+		c.bind.Use(rw)
+		if rw != nil {
+			ws = world{c.bind.World()}
+		}
+	}
+	if err := c.call(ws, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil); err != nil {
 		return nil, err
 	}
-	return &sandbox{c: c, w: world{w}}, nil
+	return &sandbox{c: c, w: ws, bind: c.bind}, nil
 }
 
 // child returns the session's child, counted as opening, and whether it is
 // fresh (not yet initialized): a new one if there is none, the last one
 // broke, or a call of an abandoned scenario is still in flight on it.
-func (s *session) child() (c *child, fresh bool, err error) {
+//
+// routes says the scenario's world has routes: a child outside a network
+// namespace is then replaced by one in a namespace, where the machine can
+// make it.
+func (s *session) child(routes bool) (c *child, fresh bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
 		return nil, false, errEnded
 	}
+	s.inNet = s.inNet || routes
 	c = s.c
 	if c != nil && c.usable() == nil && (c.busy() || c.opening.Load() > 0) {
 		// A call of an abandoned scenario (a hang while opening, say) is
 		// still in flight: that child cannot serve another.
 		c.broken(fmt.Errorf("the sandbox hung"))
 	}
+	if c != nil && c.usable() == nil && s.inNet && !s.noNet && c.bind == nil {
+		c.shutdown() // its connections would not be observed
+		c = nil
+	}
 	if c == nil || c.usable() != nil {
-		if c, err = start(s.argv); err != nil {
+		var unavailable bool
+		c, unavailable, err = startFor(s.argv, s.inNet && !s.noNet)
+		s.noNet = s.noNet || unavailable
+		if err != nil {
 			return nil, false, err
 		}
 		s.c, fresh = c, true
@@ -110,12 +139,20 @@ func (s *session) end() error {
 type sandbox struct {
 	c     *child
 	w     world
+	bind  *networld.Binding // the child's namespace's; nil: it has none
 	usage core.Usage
 }
 
 // Run implements core.Sandbox. A child that cannot answer makes Run panic
 // with a *door.Failure: a total finding in the oracle's words.
+//
+// In a network namespace, what the child connects to during the op is
+// journaled in the world as the op's (package networld).
 func (s *sandbox) Run(op core.Op) core.Result {
+	if s.bind != nil {
+		s.bind.BeginOp(op)
+		defer s.bind.EndOp()
+	}
 	args := make([]proto.Bytes, len(op.Args))
 	for i, a := range op.Args {
 		args[i] = proto.Bytes(a)

@@ -134,7 +134,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		return nil, nil, nil, err
 	}
 	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth},
-		promises: a.Promises, tally: &tally{}}
+		promises: a.Promises, tally: &door.Counter{}}
 	end := func() error {
 		err := sess.Close()
 		return errors.Join(err, run.Remove())
@@ -143,7 +143,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 	if a.SkippedLines != nil {
 		skipped = func() int64 { return a.SkippedLines(sess) }
 	}
-	return s.factory, end, func() door.Tally { return s.tally.read(skipped) }, nil
+	return s.factory, end, func() door.Tally { return s.tally.Read(skipped) }, nil
 }
 
 // openRunDir makes a run directory under treeDir, or under
@@ -165,7 +165,7 @@ type session struct {
 	sess     Session
 	layout   realfs.Options
 	promises []string // Adapter.Promises
-	tally    *tally
+	tally    *door.Counter
 	mu       sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
 	busy     []bool
 }
@@ -208,6 +208,6 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, err
 	}
 	b := newBridge(g, rw, t, drv, func() { s.give(slot) })
-	b.promises, b.tally, b.counts = s.promises, s.tally, s.tally.opened()
+	b.promises, b.tally, b.counts = s.promises, s.tally, s.tally.Opened()
 	return b, nil
 }

@@ -54,7 +54,7 @@ type bridge struct {
 	output   int64 // bytes returned by the real sandbox
 	halted   core.Kind
 	promises []string           // Adapter.Promises
-	tally    *tally             // the session's; nil outside a session
+	tally    *door.Counter      // the session's; nil outside a session
 	counts   bool               // the bridge counts into tally: a check's run, not its replay
 	last     realfs.Observation // the tree after the last op
 	observed bool               // last is set
@@ -97,7 +97,7 @@ func (b *bridge) Close() error {
 	b.once.Do(func() {
 		err = b.drv.Close()
 		if b.tally != nil {
-			b.tally.closed()
+			b.tally.Closed()
 		}
 		b.mu.Lock()
 		b.closed = true
@@ -271,11 +271,11 @@ func (b *bridge) excuseStricter(op core.Op, out realfs.Outcome, changed bool) bo
 		return false
 	}
 	reason := b.stricterReason(op, out.Detail)
-	if promised(b.promises, reason) {
+	if door.Promised(b.promises, reason) {
 		return false
 	}
 	if b.counts {
-		b.tally.count(reason)
+		b.tally.Stricter(reason)
 	}
 	return true
 }

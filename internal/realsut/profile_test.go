@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -93,7 +94,7 @@ func TestProfilePromises(t *testing.T) {
 			t.Errorf("%s promises %v %v, want nothing", p.Name, a.Promises, err)
 		}
 	}
-	if !promised(OSRoot.Promises, ReasonOther) {
+	if !door.Promised(OSRoot.Promises, ReasonOther) {
 		t.Errorf("os.Root promises %v, want all", OSRoot.Promises)
 	}
 }

@@ -1,9 +1,7 @@
 package realsut
 
 import (
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
@@ -32,8 +30,6 @@ const (
 	ReasonWriteThroughLink = "write-through-link"
 	// ReasonOther: none of the above.
 	ReasonOther = "other"
-	// PromisesAll, in Adapter.Promises, stands for every reason.
-	PromisesAll = "all"
 )
 
 // StricterReasons lists every reason, in the order they are tried.
@@ -109,60 +105,5 @@ func (b *bridge) stricterReason(op core.Op, detail string) string {
 	return ReasonOther
 }
 
-// promised reports whether the sandbox promises to allow what it refused
-// for reason: then the refusal is judged, a verdict-matches-model finding.
-func promised(promises []string, reason string) bool {
-	return slices.Contains(promises, PromisesAll) || slices.Contains(promises, reason)
-}
-
-// tally is what one session counted (door.Tally), safe for concurrent
-// use: the oracle's watchdog may close a sandbox while another runs.
-type tally struct {
-	mu       sync.Mutex
-	stricter map[string]int64
-	open     int // bridges built and not closed yet
-}
-
-// opened notes a bridge built, and reports whether it counts: the first
-// of the session's open bridges is a check's run; one built while it is
-// open is the replay's, which meets the same ops and is not counted
-// again.
-func (t *tally) opened() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.open++
-	return t.open == 1
-}
-
-func (t *tally) closed() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.open--
-}
-
-func (t *tally) count(reason string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stricter == nil {
-		t.stricter = map[string]int64{}
-	}
-	t.stricter[reason]++
-}
-
-// read returns what was counted, and the lines skipped that skipped
-// reports.
-func (t *tally) read(skipped func() int64) door.Tally {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := door.Tally{}
-	if len(t.stricter) > 0 {
-		out.Stricter = map[string]int64{}
-		for k, v := range t.stricter {
-			out.Stricter[k] = v
-		}
-	}
-	if skipped != nil {
-		out.SkippedLines = skipped()
-	}
-	return out
-}
+// PromisesAll, in a profile's promises, stands for every reason.
+const PromisesAll = door.PromisesAll

@@ -135,6 +135,17 @@ func (w *plainWorld) Resolve(host string) netip.Addr {
 	return a
 }
 
+// peekResolve is what Resolve would answer for host now, without moving
+// the host's DNS line on.
+func (w *plainWorld) peekResolve(host string) netip.Addr {
+	h := spec.NormalizeHost(host)
+	addrs, ok := w.base.dns[h]
+	if !ok {
+		return spec.StaticResolve(host)
+	}
+	return addrs[w.dnsNext[h]] // a nil map reads 0: the line's first answer
+}
+
 // Fetch implements core.Net: the body routed for host and path. The address is
 // where the fetch goes; the routes are keyed by name.
 func (w *plainWorld) Fetch(host string, _ netip.Addr, path string) (string, bool) {

@@ -176,6 +176,13 @@ func (w *World) Now() (int64, bool) {
 // for observers, never for sandboxes.
 func (w *World) Lookup(p string) (string, bool) { return w.inner.Read(p) }
 
+// PeekResolve returns what Resolve would answer for host now, without
+// journaling and without moving the host's DNS line on: for a harness
+// that must know the family of the next answer before it gives it (a DNS
+// server answering an A and an AAAA query of one lookup with one answer,
+// SPEC §14), never for sandboxes.
+func (w *World) PeekResolve(host string) netip.Addr { return w.inner.peekResolve(host) }
+
 // Route returns the body routed for host and path, without journaling.
 func (w *World) Route(host, path string) (string, bool) {
 	return w.inner.Fetch(host, netip.Addr{}, path)

@@ -16,7 +16,9 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+	"github.com/sbxfuzz/sbxfuzz/internal/proxysut"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
@@ -74,8 +76,10 @@ type Options struct {
 	// doors talk to (the command's --timeout and --start-timeout); zero
 	// fields are the door's defaults.
 	Timeouts realsut.Timeouts
-	// Profile is the mcp: door's profile, a built-in name or a JSON file
-	// (--profile); empty is $SBXFUZZ_MCP_PROFILE, else server-filesystem's.
+	// Profile is the mcp: or proxy: door's profile, a built-in name or a
+	// JSON file (--profile); empty is $SBXFUZZ_MCP_PROFILE, else
+	// server-filesystem's, for mcp:, and $SBXFUZZ_PROXY_PROFILE, else
+	// egressproxy's, for proxy:.
 	Profile string
 }
 
@@ -120,6 +124,8 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		t := a.Target()
 		t.Flags = flags
 		return t, nil
+	case strings.HasPrefix(name, proxysut.Prefix):
+		return lookupProxy(name, o)
 	case strings.HasPrefix(name, ExecPrefix):
 		if err := supported(name, doorSupport.process); err != nil {
 			return Target{}, err
@@ -138,11 +144,34 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 			return t, nil
 		}
 	}
-	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix), fmt.Sprintf("%q followed by a command", ExecPrefix), fmt.Sprintf("%q", OSRoot), fmt.Sprintf("%q followed by an MCP server's command", realsut.MCPPrefix)}
+	known := []string{fmt.Sprintf("%q", Reference), fmt.Sprintf("%q followed by a mutant name", MutantPrefix), fmt.Sprintf("%q followed by a command", ExecPrefix), fmt.Sprintf("%q", OSRoot), fmt.Sprintf("%q followed by an MCP server's command", realsut.MCPPrefix), fmt.Sprintf("%q followed by an HTTP proxy's command", proxysut.Prefix)}
 	for _, t := range extra {
 		known = append(known, fmt.Sprintf("%q", t.Name))
 	}
 	return Target{}, fmt.Errorf("unknown sandbox %q: want %s", name, strings.Join(known, ", or "))
+}
+
+// lookupProxy is the Target of "proxy:COMMAND" (SPEC §14): an HTTP
+// forward proxy in a network namespace of its own, configured by
+// o.Profile, else $SBXFUZZ_PROXY_PROFILE, else the egressproxy profile.
+// Where namespaces are unavailable the error says so in one line.
+func lookupProxy(name string, o Options) (Target, error) {
+	command := strings.TrimPrefix(name, proxysut.Prefix)
+	if err := supported(name, doorSupport.process, doorSupport.network); err != nil {
+		return Target{}, err
+	}
+	profile := o.Profile
+	if profile == "" {
+		profile = os.Getenv(proxysut.ProfileEnv)
+	}
+	if err := startable(name, command); err != nil {
+		return Target{}, err
+	}
+	t, err := proxysut.Target(command, profile, proxysut.Timeouts{Op: o.Timeouts.Op, Start: o.Timeouts.Start})
+	if err != nil {
+		return Target{}, fmt.Errorf("%s: %v", name, err)
+	}
+	return t, nil
 }
 
 // profileFlags are the flags that choose profile again in a replay: none
@@ -164,9 +193,10 @@ func profileFlags(profile string) ([]string, error) {
 }
 
 // doorSupport holds what the doors beyond Go's reach need of the system:
-// process groups (exec:, mcp:) and a POSIX disk (osroot, mcp:). A variable
-// so that a test sees the refusals on any system.
-var doorSupport = struct{ process, disk func() error }{proc.Supported, realfs.Supported}
+// process groups (exec:, mcp:, proxy:), a POSIX disk (osroot, mcp:) and
+// network namespaces (proxy:). A variable so that a test sees the
+// refusals on any system.
+var doorSupport = struct{ process, disk, network func() error }{proc.Supported, realfs.Supported, netns.Supported}
 
 // supported returns the first refusal of checks, prefixed with the --sut
 // value name: "exec:python3 sb.py: not supported on windows".

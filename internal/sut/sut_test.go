@@ -18,7 +18,7 @@ func TestLookup(t *testing.T) {
 		{"mutant:raw-prefix", "mutant:raw-prefix", ""},
 		{"mine", "mine", ""},
 		{"mutant:nope", "", `unknown mutant "nope" (known: act-then-check-write,`},
-		{"theirs", "", `unknown sandbox "theirs": want "reference", or "mutant:" followed by a mutant name, or "exec:" followed by a command, or "osroot", or "mcp:" followed by an MCP server's command, or "mine"`},
+		{"theirs", "", `unknown sandbox "theirs": want "reference", or "mutant:" followed by a mutant name, or "exec:" followed by a command, or "osroot", or "mcp:" followed by an MCP server's command, or "proxy:" followed by an HTTP proxy's command, or "mine"`},
 	} {
 		got, err := Lookup(tc.name, mine)
 		if tc.err != "" {
@@ -42,26 +42,30 @@ func TestLookup(t *testing.T) {
 // refused by Lookup, in one line naming the --sut value and the reason,
 // and that the doors in process are not.
 func TestLookupUnsupported(t *testing.T) {
-	defer func(was struct{ process, disk func() error }) { doorSupport = was }(doorSupport)
+	defer func(was struct{ process, disk, network func() error }) { doorSupport = was }(doorSupport)
 	noGroups := errors.New("not supported on plan9")
 	noDisk := errors.New("not supported on js")
+	noNet := errors.New("network namespaces unavailable: unprivileged user namespaces are disabled")
 	for _, tc := range []struct {
-		reason        string
-		name          string
-		process, disk error
-		want          string
+		reason                 string
+		name                   string
+		process, disk, network error
+		want                   string
 	}{
-		{"exec: needs process groups", "exec:python3 sb.py", noGroups, nil, "exec:python3 sb.py: not supported on plan9"},
-		{"exec: needs no disk", "exec:python3 sb.py", nil, noDisk, ""},
-		{"mcp: needs process groups", "mcp:node server.js", noGroups, nil, "mcp:node server.js: not supported on plan9"},
-		{"mcp: needs a POSIX disk", "mcp:node server.js", nil, noDisk, "mcp:node server.js: not supported on js"},
-		{"osroot needs a POSIX disk", "osroot", nil, noDisk, "osroot: not supported on js"},
-		{"osroot needs no process groups", "osroot", noGroups, nil, ""},
-		{"the reference runs everywhere", "reference", noGroups, noDisk, ""},
-		{"a mutant runs everywhere", "mutant:raw-prefix", noGroups, noDisk, ""},
+		{"exec: needs process groups", "exec:python3 sb.py", noGroups, nil, nil, "exec:python3 sb.py: not supported on plan9"},
+		{"exec: needs no disk", "exec:python3 sb.py", nil, noDisk, noNet, ""},
+		{"mcp: needs process groups", "mcp:node server.js", noGroups, nil, nil, "mcp:node server.js: not supported on plan9"},
+		{"mcp: needs a POSIX disk", "mcp:node server.js", nil, noDisk, nil, "mcp:node server.js: not supported on js"},
+		{"osroot needs a POSIX disk", "osroot", nil, noDisk, nil, "osroot: not supported on js"},
+		{"osroot needs no process groups", "osroot", noGroups, nil, noNet, ""},
+		{"proxy: needs process groups", "proxy:egressproxy", noGroups, nil, nil, "proxy:egressproxy: not supported on plan9"},
+		{"proxy: needs network namespaces", "proxy:egressproxy", nil, nil, noNet, "proxy:egressproxy: " + noNet.Error()},
+		{"the reference runs everywhere", "reference", noGroups, noDisk, noNet, ""},
+		{"a mutant runs everywhere", "mutant:raw-prefix", noGroups, noDisk, noNet, ""},
 	} {
 		doorSupport.process = func() error { return tc.process }
 		doorSupport.disk = func() error { return tc.disk }
+		doorSupport.network = func() error { return tc.network }
 		_, err := Lookup(tc.name)
 		if tc.want == "" {
 			if err != nil {

@@ -1,0 +1,70 @@
+package door
+
+import (
+	"maps"
+	"slices"
+	"sync"
+)
+
+// PromisesAll, in a real sandbox's promises, promises to allow every op
+// the model allows: any refusal of one is judged.
+const PromisesAll = "all"
+
+// Promised reports whether a sandbox whose profile promises promises
+// promises to allow what it refused for reason: then the refusal is
+// judged, a verdict-matches-model finding, and not counted stricter.
+func Promised(promises []string, reason string) bool {
+	return slices.Contains(promises, PromisesAll) || slices.Contains(promises, reason)
+}
+
+// Counter is what one session of a real sandbox counts as its Tally,
+// safe for concurrent use: the oracle's watchdog may close a sandbox
+// while another runs. The zero Counter counted nothing.
+type Counter struct {
+	mu       sync.Mutex
+	stricter map[string]int64
+	open     int // sandboxes opened and not closed yet
+}
+
+// Opened notes a sandbox built, and reports whether its ops count: the
+// first of the session's open sandboxes is a check's run; one built while
+// it is open is the replay's, which meets the same ops and is not counted
+// again.
+func (c *Counter) Opened() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open++
+	return c.open == 1
+}
+
+// Closed notes a sandbox closed.
+func (c *Counter) Closed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open--
+}
+
+// Stricter counts one op refused for reason that the model allows.
+func (c *Counter) Stricter(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stricter == nil {
+		c.stricter = map[string]int64{}
+	}
+	c.stricter[reason]++
+}
+
+// Read returns what was counted, with skipped (nil: none) as the count of
+// a server's skipped stdout lines.
+func (c *Counter) Read(skipped func() int64) Tally {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out Tally
+	if len(c.stricter) > 0 {
+		out.Stricter = maps.Clone(c.stricter)
+	}
+	if skipped != nil {
+		out.SkippedLines = skipped()
+	}
+	return out
+}

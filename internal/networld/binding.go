@@ -1,0 +1,282 @@
+package networld
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+)
+
+// Header is the header every answer of the world carries, with the value
+// "1": an answer without it is not the world's (a proxy's own refusal,
+// say).
+const Header = "X-Sbxfuzz-World"
+
+// Binding answers a namespace from the world of the scenario under way.
+// The zero Binding is not usable: build one with New. It is safe for
+// concurrent use.
+type Binding struct {
+	mu      sync.Mutex
+	world   *refworld.World // nil: no scenario under way
+	open    bool            // journaling: from Use or BeginOp to EndOp
+	op      opState
+	lookups map[string]lookup // the DNS lookups of the op under way, by name
+
+	take func() []netns.Record // takes the namespace's new records (Attach); nil: none
+
+	// localAddr is the address a request was aimed at: netns.LocalAddr,
+	// which tests replace, having no namespace to serve from.
+	localAddr func(*http.Request) netip.AddrPort
+}
+
+// opState is what the binding knows of the op under way.
+type opState struct {
+	host, path string     // a net_fetch's; empty for another op
+	resolved   bool       // a resolve of host was journaled in the op
+	addr       netip.Addr // what the last of them answered
+}
+
+// New returns a binding with no world: until Use, its DNS server answers
+// nothing and its listeners 503.
+func New() *Binding {
+	return &Binding{localAddr: netns.LocalAddr, lookups: map[string]lookup{}}
+}
+
+// Network is what a namespace answered by b needs: TCP listeners on
+// ports, the DNS server's Resolve and the listeners' Handler.
+func (b *Binding) Network(ports ...uint16) netns.Network {
+	return netns.Network{Ports: ports, Resolve: b.Resolve, Handler: b}
+}
+
+// Attach gives b the records of the namespace it answers, as take
+// (netns.Sandbox's TakeRecords) hands them over, each once, so that EndOp
+// journals the connections that sent no request. Until it is called, no
+// such connection is seen; what take holds already is dropped.
+func (b *Binding) Attach(take func() []netns.Record) {
+	if take != nil {
+		take()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.take = take
+}
+
+// Use binds w, the world of the scenario now under way, and opens its
+// journal to what the namespace does (until the first EndOp: a sandbox
+// may connect while it is built, which the oracle judges too); nil
+// unbinds the world, and nothing is journaled until the next Use.
+// Connections recorded before the call are never journaled in w.
+func (b *Binding) Use(w *refworld.World) {
+	b.newRecords()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.world, b.open = w, w != nil
+	b.op = opState{}
+	clear(b.lookups)
+}
+
+// BeginOp opens the journal to what the namespace does for op: the
+// op's host and path (a net_fetch's) name the connections that send no
+// request.
+func (b *Binding) BeginOp(op core.Op) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.open = b.world != nil
+	b.op = opState{}
+	if op.Kind == core.OpFetch && len(op.Args) == 2 {
+		b.op.host, b.op.path = op.Args[0], op.Args[1]
+	}
+	clear(b.lookups)
+}
+
+// EndOp journals the connections the op made that sent no request, as
+// fetches of its host and path, and closes the journal until the next
+// BeginOp. It reports whether a resolve of the op's host was journaled
+// during the op, and the address the last one answered.
+func (b *Binding) EndOp() (addr netip.Addr, resolved bool) {
+	recs := b.newRecords()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open {
+		b.journalBare(recs)
+	}
+	b.open = false
+	clear(b.lookups)
+	return b.op.addr, b.op.resolved
+}
+
+// newRecords takes the namespace's records since the last call, without
+// b's lock: taking them accepts the connections that wait, which the
+// handler then serves, and it must not wait for b.
+func (b *Binding) newRecords() []netns.Record {
+	b.mu.Lock()
+	take := b.take
+	b.mu.Unlock()
+	if take == nil {
+		return nil
+	}
+	return take()
+}
+
+// journalBare journals each connection among recs with no request among
+// them as a fetch of the op's host and path from the address it was
+// aimed at.
+func (b *Binding) journalBare(recs []netns.Record) {
+	asked := map[int]bool{}
+	for _, r := range recs {
+		if r.Method != "" {
+			asked[r.Conn] = true
+		}
+	}
+	for _, r := range recs {
+		if r.Method == "" && !asked[r.Conn] {
+			b.resolveForFetch()
+			b.world.Fetch(b.op.host, b.spelled(r.Local.Addr()), b.op.path)
+		}
+	}
+}
+
+// resolveForFetch journals the world's resolve of the op's host before a
+// fetch of it, unless one was journaled in the op already: a program that
+// dials an IP literal asks no DNS server, and SPEC §5 resolves once
+// before each fetch.
+func (b *Binding) resolveForFetch() {
+	if !b.op.resolved {
+		b.op.addr, b.op.resolved = b.world.Resolve(b.op.host), true
+	}
+}
+
+// spelled is addr, the address a connection was aimed at (unmapped), as
+// the op's resolve spelled it: a connection to an IPv4-mapped address
+// reaches the IPv4 address it carries, and cannot be told from one made
+// to that address; the fetch is journaled with the address resolved.
+func (b *Binding) spelled(addr netip.Addr) netip.Addr {
+	if b.op.resolved && b.op.addr.Unmap() == addr {
+		return b.op.addr
+	}
+	return addr
+}
+
+// With calls f with the world under way, under the binding's lock: the
+// harness's own calls into the world, which must not interleave with the
+// namespace's. f must not call b. w is nil when no world is bound.
+func (b *Binding) With(f func(w *refworld.World)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f(b.world)
+}
+
+// isOpHost reports whether host (a DNS name, or a request's Host without
+// its port) names the op's host as SPEC §6 compares names: ASCII case
+// folded, one trailing dot ignored, an IPv6 literal with or without its
+// brackets.
+func (b *Binding) isOpHost(host string) bool {
+	return b.op.host != "" && unbracket(spec.NormalizeHost(b.op.host)) == unbracket(spec.NormalizeHost(host))
+}
+
+// unbracket is h without the square brackets around an IPv6 literal.
+func unbracket(h string) string {
+	if len(h) >= 2 && h[0] == '[' && h[len(h)-1] == ']' {
+		return h[1 : len(h)-1]
+	}
+	return h
+}
+
+// hostOf is a request's Host without its port.
+func hostOf(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return unbracket(hostport)
+}
+
+// World returns the world under way as a core.World whose every call
+// holds the binding's lock, for a door whose client answers world
+// requests while the namespace answers connections (exec:). A resolve of
+// the op's host through it counts as the op's resolve. Between scenarios
+// (no world bound) it reads nothing and writes nothing.
+func (b *Binding) World() core.World { return lockedWorld{b} }
+
+// lockedWorld is Binding.World.
+type lockedWorld struct{ b *Binding }
+
+func (l lockedWorld) Read(p string) (data string, ok bool) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			data, ok = w.Read(p)
+		}
+	})
+	return data, ok
+}
+
+func (l lockedWorld) Write(p, data string) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			w.Write(p, data)
+		}
+	})
+}
+
+func (l lockedWorld) Realpath(p string) (r string, ok bool) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			r, ok = w.Realpath(p)
+		}
+	})
+	return r, ok
+}
+
+func (l lockedWorld) Resolve(host string) (a netip.Addr) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			a = w.Resolve(host)
+			if l.b.isOpHost(host) {
+				l.b.op.addr, l.b.op.resolved = a, true
+			}
+		}
+	})
+	return a
+}
+
+func (l lockedWorld) Fetch(host string, addr netip.Addr, path string) (body string, ok bool) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			body, ok = w.Fetch(host, addr, path)
+		}
+	})
+	return body, ok
+}
+
+func (l lockedWorld) Call(name, input string) (out string, ok bool) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			out, ok = w.Call(name, input)
+		}
+	})
+	return out, ok
+}
+
+func (l lockedWorld) Now() (tick int64, ok bool) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			tick, ok = w.Now()
+		}
+	})
+	return tick, ok
+}
+
+// OpOverCap is the world's (refworld.World.OpOverCap), so that a client
+// that stops a child past the per-op cap sees it through the wrapper.
+func (l lockedWorld) OpOverCap() (err error) {
+	l.b.With(func(w *refworld.World) {
+		if w != nil {
+			err = w.OpOverCap()
+		}
+	})
+	return err
+}

@@ -1,0 +1,74 @@
+package networld
+
+import (
+	"net/netip"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+)
+
+// lookup is a name's DNS lookup under way: the family of its first
+// query, and whether that query consumed the world's answer. A lookup
+// asks A and AAAA at once (Go's resolver, glibc's getaddrinfo), in either
+// order; the query of the other family that follows is its second, and
+// ends it.
+type lookup struct {
+	family   netns.Family
+	consumed bool
+}
+
+// Resolve answers a DNS query for name (lower case, no trailing dot) of
+// family, as netns.Network.Resolve: the world's next answer for name when
+// it is of family, consumed and journaled ("resolve h -> a", h spelled as
+// the op spells it when it is the op's host); else nothing, consuming
+// nothing. The second query of a lookup whose first consumed the answer
+// answers nothing: one lookup, one answer. Outside an op it answers
+// nothing.
+func (b *Binding) Resolve(name string, family netns.Family) []netip.Addr {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.open {
+		return nil
+	}
+	first, pending := b.lookups[name]
+	second := pending && first.family != family
+	if second {
+		delete(b.lookups, name)
+		if first.consumed {
+			return nil
+		}
+	}
+	a, ok := b.consume(name, family)
+	if !second {
+		b.lookups[name] = lookup{family: family, consumed: ok}
+	}
+	if !ok {
+		return nil
+	}
+	return []netip.Addr{a}
+}
+
+// consume resolves name in the world, journaled, when its next answer is
+// of family, and reports whether it did.
+func (b *Binding) consume(name string, family netns.Family) (netip.Addr, bool) {
+	host := name
+	if b.isOpHost(name) {
+		host = b.op.host
+	}
+	if familyOf(b.world.PeekResolve(host)) != family {
+		return netip.Addr{}, false
+	}
+	a := b.world.Resolve(host)
+	if host == b.op.host {
+		b.op.addr, b.op.resolved = a, true
+	}
+	return a, true
+}
+
+// familyOf is the family of the DNS record that carries a: an
+// IPv4-mapped IPv6 address is an AAAA record, as it is written.
+func familyOf(a netip.Addr) netns.Family {
+	if a.Is4() {
+		return netns.IPv4
+	}
+	return netns.IPv6
+}

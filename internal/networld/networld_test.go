@@ -1,0 +1,254 @@
+package networld
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+var (
+	public  = netip.MustParseAddr("203.0.113.9")
+	private = netip.MustParseAddr("10.0.0.5")
+	six     = netip.MustParseAddr("2001:db8::7")
+	mapped  = netip.MustParseAddr("::ffff:10.0.0.5")
+	spec203 = netip.MustParseAddr("203.0.113.1") // SPEC §6's answer for a name without a dns line
+)
+
+// testWorld routes a.test /data, rebinds r.test over both families
+// (public IPv4, IPv6, private IPv4) and answers m.test IPv4-mapped.
+func testWorld() *refworld.World {
+	return refworld.New(scenario.WorldSpec{
+		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "127.1", Path: "/", Body: "local"}},
+		DNS: []scenario.DNSRecord{
+			{Host: "r.test", Addrs: []netip.Addr{public, six, private}},
+			{Host: "m.test", Addrs: []netip.Addr{mapped}},
+		},
+	})
+}
+
+// bound is a binding serving w, with requests aimed at aimed.
+func bound(w *refworld.World, aimed netip.Addr) *Binding {
+	b := New()
+	b.localAddr = func(*http.Request) netip.AddrPort { return netip.AddrPortFrom(aimed, 80) }
+	b.Use(w)
+	return b
+}
+
+func fetchOp(host, path string) core.Op {
+	return core.Op{Kind: core.OpFetch, Args: []string{host, path}}
+}
+
+func journal(w *refworld.World) []string {
+	var out []string
+	for _, e := range w.Journal() {
+		out = append(out, e.String())
+	}
+	return out
+}
+
+func wantJournal(t *testing.T, w *refworld.World, want ...string) {
+	t.Helper()
+	if got := journal(w); !slices.Equal(got, want) {
+		t.Errorf("journal:\n  got  %q\n  want %q", got, want)
+	}
+}
+
+// lookupBoth is one lookup of name as a resolver makes it: an A and an
+// AAAA query, AAAA first when sixFirst; it returns every address answered.
+func lookupBoth(b *Binding, name string, sixFirst bool) []netip.Addr {
+	order := []netns.Family{netns.IPv4, netns.IPv6}
+	if sixFirst {
+		order = []netns.Family{netns.IPv6, netns.IPv4}
+	}
+	var got []netip.Addr
+	for _, f := range order {
+		got = append(got, b.Resolve(name, f)...)
+	}
+	return got
+}
+
+// TestLookupConsumesOneAnswer: a rebinding line whose answers alternate
+// families is consumed one answer per lookup, whichever query of the
+// lookup comes first, and cycles; each answer is journaled once. A
+// binding that answered every query whose family fits would give two
+// addresses to the first lookup.
+func TestLookupConsumesOneAnswer(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("r.test", "/"))
+	var got [][]netip.Addr
+	for i, sixFirst := range []bool{false, true, false, true} {
+		got = append(got, lookupBoth(b, "r.test", sixFirst))
+		if i == 1 {
+			b.EndOp()
+			b.BeginOp(fetchOp("r.test", "/"))
+		}
+	}
+	want := [][]netip.Addr{{public}, {six}, {private}, {public}}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("lookups answered %v, want %v", got, want)
+	}
+	wantJournal(t, w, "resolve r.test -> 203.0.113.9", "resolve r.test -> 2001:db8::7",
+		"resolve r.test -> 10.0.0.5", "resolve r.test -> 203.0.113.9")
+}
+
+// TestQueryOfTheOtherFamily: a query whose family is not that of the
+// world's next answer answers nothing and consumes nothing, so a lookup
+// of one family alone never moves the line on; an IPv4-mapped answer is
+// an AAAA record.
+func TestQueryOfTheOtherFamily(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("m.test", "/"))
+	for range 2 {
+		if got := b.Resolve("m.test", netns.IPv4); got != nil {
+			t.Fatalf("A query of an IPv4-mapped answer: %v, want nothing", got)
+		}
+	}
+	wantJournal(t, w)
+	if got := b.Resolve("m.test", netns.IPv6); !slices.Equal(got, []netip.Addr{mapped}) {
+		t.Errorf("AAAA query: %v, want %v", got, mapped)
+	}
+	wantJournal(t, w, "resolve m.test -> ::ffff:10.0.0.5")
+}
+
+// serve sends req to b and returns the recorded answer.
+func serve(b *Binding, method, target, host string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
+	req.Host = host
+	rec := httptest.NewRecorder()
+	b.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestHandlerAnswersRoutes: a request is answered from the world's route
+// for its Host (port dropped) and path, journaled as a fetch from the
+// address aimed at after the op's resolve; no route is 404; both carry
+// the world's header; a CONNECT is 405 and journals nothing.
+func TestHandlerAnswersRoutes(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("a.test", "/data"))
+	lookupBoth(b, "a.test", false)
+	ok := serve(b, "GET", "/data", "a.test:80")
+	missing := serve(b, "GET", "/nothing", "a.test")
+	connect := serve(b, "CONNECT", "a.test:80", "a.test:80")
+	for _, c := range []struct {
+		name   string
+		rec    *httptest.ResponseRecorder
+		status int
+		body   string
+	}{{"route", ok, 200, "hello"}, {"no route", missing, 404, ""}, {"CONNECT", connect, 405, ""}} {
+		if c.rec.Code != c.status || c.rec.Body.String() != c.body || c.rec.Header().Get(Header) != "1" {
+			t.Errorf("%s: %d %q, %s %q; want %d %q with %s: 1", c.name, c.rec.Code, c.rec.Body, Header, c.rec.Header().Get(Header), c.status, c.body, Header)
+		}
+	}
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.9 /data", "fetch a.test 203.0.113.9 /nothing")
+}
+
+// TestOpSpelling: the resolve and the fetch of the op's host are
+// journaled as the op spells it, whatever case the DNS query and the
+// Host header carry, so the grant judges the name the op asked.
+func TestOpSpelling(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("A.Test.", "/data"))
+	lookupBoth(b, "a.test", false)
+	if rec := serve(b, "GET", "/data", "a.test"); rec.Code != 200 {
+		t.Errorf("status %d, want 200", rec.Code)
+	}
+	wantJournal(t, w, "resolve A.Test. -> 203.0.113.1", "fetch A.Test. 203.0.113.9 /data")
+}
+
+// TestFetchWithoutLookup: a request for the op's host that no DNS query
+// preceded (an IP literal, dialled as it is) journals the world's
+// resolve of the host first, once per op; a request for another host
+// journals its fetch alone.
+func TestFetchWithoutLookup(t *testing.T) {
+	w := testWorld()
+	b := bound(w, netip.MustParseAddr("127.0.0.1"))
+	b.BeginOp(fetchOp("127.1", "/"))
+	serve(b, "GET", "/", "127.1")
+	serve(b, "GET", "/", "127.1")
+	serve(b, "GET", "/x", "b.test")
+	wantJournal(t, w, "resolve 127.1 -> 127.0.0.1", "fetch 127.1 127.0.0.1 /", "fetch 127.1 127.0.0.1 /", "fetch b.test 127.0.0.1 /x")
+}
+
+// TestBareConnection: a connection recorded during the op that sent no
+// request is journaled at EndOp as a fetch of the op's host and path from
+// the address it was aimed at, after the op's resolve; one that sent a
+// request, and one recorded before the op, are not.
+func TestBareConnection(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	recs := []netns.Record{{Conn: 1, Local: netip.MustParseAddrPort("198.51.100.1:80")}}
+	take := func() []netns.Record { r := recs; recs = nil; return r }
+	b.Attach(take)
+	if recs != nil {
+		t.Fatal("Attach did not take the records made before it")
+	}
+	b.BeginOp(fetchOp("a.test", "/data"))
+	lookupBoth(b, "a.test", false)
+	recs = append(recs,
+		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("203.0.113.1:80")},
+		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("203.0.113.1:80"), Method: "GET", Host: "a.test", Target: "/data"},
+		netns.Record{Conn: 3, Local: netip.MustParseAddrPort("10.0.0.9:80")})
+	if a, ok := b.EndOp(); !ok || a != spec203 {
+		t.Errorf("EndOp = %v, %v; want %v, true: the op's host was resolved", a, ok, spec203)
+	}
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 10.0.0.9 /data")
+}
+
+// TestClosedBetweenOps: after EndOp, and before any world is bound, a
+// query answers nothing and a request 503, and nothing is journaled.
+func TestClosedBetweenOps(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("a.test", "/data"))
+	b.EndOp()
+	if got := lookupBoth(b, "a.test", false); got != nil {
+		t.Errorf("lookup between ops: %v, want nothing", got)
+	}
+	if rec := serve(b, "GET", "/data", "a.test"); rec.Code != 503 || rec.Header().Get(Header) != "1" {
+		t.Errorf("request between ops: %d, want 503 with the world's header", rec.Code)
+	}
+	wantJournal(t, w)
+	if got := lookupBoth(New(), "a.test", false); got != nil {
+		t.Errorf("lookup with no world: %v, want nothing", got)
+	}
+}
+
+// TestLockedWorld: a resolve of the op's host through World counts as
+// the op's, so a request that follows journals no second resolve.
+func TestLockedWorld(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("r.test", "/data"))
+	if a := b.World().Resolve("r.test"); a != public {
+		t.Fatalf("World().Resolve = %v, want %v", a, public)
+	}
+	serve(b, "GET", "/data", "r.test")
+	wantJournal(t, w, "resolve r.test -> 203.0.113.9", "fetch r.test 203.0.113.9 /data")
+	if a, ok := b.EndOp(); !ok || a != public {
+		t.Errorf("EndOp = %v, %v; want %v, true: the op's host was resolved through World", a, ok, public)
+	}
+}
+
+// TestMappedConnection: a connection to the IPv4-mapped address the op's
+// resolve answered arrives as the IPv4 address it carries; its fetch is
+// journaled with the address resolved, which it cannot be told from.
+func TestMappedConnection(t *testing.T) {
+	w := testWorld()
+	b := bound(w, netip.MustParseAddr("10.0.0.5"))
+	b.BeginOp(fetchOp("m.test", "/"))
+	lookupBoth(b, "m.test", true)
+	serve(b, "GET", "/", "m.test")
+	wantJournal(t, w, "resolve m.test -> ::ffff:10.0.0.5", "fetch m.test ::ffff:10.0.0.5 /")
+}

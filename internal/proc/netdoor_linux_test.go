@@ -1,0 +1,194 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// requireNamespaces skips the test, with the reason, where this machine
+// cannot make network namespaces.
+func requireNamespaces(t *testing.T) {
+	t.Helper()
+	if err := namespaces(); err != nil {
+		t.Skip(err)
+	}
+}
+
+// ownFetch is a world with routes: b.test is public, a.test resolves to
+// an internal address.
+const ownFetch = `grant net a.test b.test
+route a.test /x secret
+route b.test /y hello
+dns a.test 10.0.0.7
+
+net_fetch b.test /y => ok hello
+net_fetch a.test /x => egress_internal
+`
+
+func caseOf(t *testing.T, text string) judge.Case {
+	t.Helper()
+	sc, err := scenario.Parse("own.sbx", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := judge.NewCase(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func checkExec(t *testing.T, command string, text string) []oracle.Finding {
+	t.Helper()
+	start, err := Sessions(command)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, end, _ := start()
+	defer end()
+	return judge.Check(f, caseOf(t, text), nil, judge.Options{Timeout: patience})
+}
+
+func TestExecChildFetchingForItselfIsJudged(t *testing.T) {
+	requireNamespaces(t)
+	if fs := checkExec(t, roleCommand("ownhttp", "checked"), ownFetch); len(fs) != 0 {
+		t.Errorf("a child that checks the address it connects to: findings %v, want none", fs)
+	}
+	fs := checkExec(t, roleCommand("ownhttp", "byname"), ownFetch)
+	var egress *oracle.Finding
+	for i := range fs {
+		if fs[i].Invariant == oracle.NoInternalEgress {
+			egress = &fs[i]
+		}
+	}
+	if egress == nil || !strings.Contains(egress.Detail, "10.0.0.7") {
+		t.Errorf("a child that dials a second resolution: findings %v, want no-internal-egress to 10.0.0.7", fs)
+	}
+}
+
+// opened opens a sandbox over a fresh world of spec and returns the
+// session's child.
+func opened(t *testing.T, s *session, spec scenario.WorldSpec) *child {
+	t.Helper()
+	sb, err := s.open(must.Grant(core.GrantSpec{}), refworld.New(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb.(*sandbox).c
+}
+
+func TestANamespacedChildServesWorldsWithoutRoutes(t *testing.T) {
+	requireNamespaces(t)
+	argv, _ := SplitWords(roleCommand("serve"))
+	s := &session{argv: argv}
+	defer s.end()
+	routes := scenario.WorldSpec{Routes: []scenario.Route{{Host: "a.test", Path: "/", Body: "x"}}}
+	plain := opened(t, s, scenario.WorldSpec{})
+	if plain.bind != nil {
+		t.Fatal("a world without routes got a child in a namespace")
+	}
+	inNet := opened(t, s, routes)
+	if inNet == plain || inNet.bind == nil {
+		t.Fatal("a world with routes kept the child outside a namespace")
+	}
+	select {
+	case <-plain.p.Exited():
+	default:
+		t.Error("the child outside a namespace was left running")
+	}
+	if again := opened(t, s, scenario.WorldSpec{}); again != inNet {
+		t.Error("a world without routes replaced the child in a namespace")
+	}
+}
+
+func TestWithoutNamespacesTheDoorSaysSoOnce(t *testing.T) {
+	defer func(n func() error, w io.Writer) { namespaces, warnings, warnOnce = n, w, sync.Once{} }(namespaces, warnings)
+	namespaces = func() error { return fmt.Errorf("%w: not here (test)", netns.ErrUnavailable) }
+	var said bytes.Buffer
+	warnings, warnOnce = &said, sync.Once{}
+	for range 2 {
+		fs := checkExec(t, roleCommand("ownhttp", "checked"), ownFetch)
+		// Outside a namespace the child is not told it may fetch for real.
+		if len(fs) == 0 || !strings.Contains(fs[0].Detail, netnsEnv+"=1 is not set") {
+			t.Errorf("findings %v, want the child's refusal to fetch outside a namespace", fs)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(said.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "not observed") || !strings.Contains(lines[0], "not here (test)") {
+		t.Errorf("warnings %q, want one line saying why connections are not observed", said.String())
+	}
+	if !errors.Is(namespaces(), netns.ErrUnavailable) {
+		t.Fatal("the override did not hold")
+	}
+}
+
+// BenchmarkExecOp is one op of a Go child (role serve) through the exec:
+// door, outside a network namespace (a world without routes) and inside
+// one (with routes): the second adds what the binding does per op.
+//
+//	go test -run '^$' -bench ExecOp ./internal/proc
+func BenchmarkExecOp(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		world scenario.WorldSpec
+	}{
+		{"plain", scenario.WorldSpec{}},
+		{"netns", scenario.WorldSpec{Routes: []scenario.Route{{Host: "a.test", Path: "/", Body: "x"}}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			if tc.name == "netns" && namespaces() != nil {
+				b.Skip(namespaces())
+			}
+			argv, _ := SplitWords(roleCommand("serve"))
+			s := &session{argv: argv}
+			defer s.end()
+			sb, err := s.open(must.Grant(core.GrantSpec{FSRead: []string{"/work/"}}), refworld.New(tc.world))
+			if err != nil {
+				b.Fatal(err)
+			}
+			op := core.Op{Kind: "fs_read", Args: []string{"/work/a"}}
+			for b.Loop() {
+				sb.Run(op)
+			}
+		})
+	}
+}
+
+// BenchmarkExecStart is a session's first scenario: its child started,
+// initialized and its sandbox opened, outside and inside a namespace.
+func BenchmarkExecStart(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		world scenario.WorldSpec
+	}{
+		{"plain", scenario.WorldSpec{}},
+		{"netns", scenario.WorldSpec{Routes: []scenario.Route{{Host: "a.test", Path: "/", Body: "x"}}}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			if tc.name == "netns" && namespaces() != nil {
+				b.Skip(namespaces())
+			}
+			argv, _ := SplitWords(roleCommand("serve"))
+			for b.Loop() {
+				s := &session{argv: argv}
+				if _, err := s.open(must.Grant(core.GrantSpec{}), refworld.New(tc.world)); err != nil {
+					b.Fatal(err)
+				}
+				s.end()
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package proxysut
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// Adapt rewrites a generated scenario into one a proxy can be asked: its
+// net_fetch ops whose host and path a URL carries unchanged (carried),
+// but for those of a host a URL cannot tell from a granted one (aliased),
+// under a grant of net hosts only, over the world's routes and dns lines.
+// A proxy has no budgets: the scenario gets SPEC §10's default budgets
+// and clock, which the harness charges and which a reproducer does not
+// print. It returns nil when no op is left.
+func Adapt(sc *scenario.Scenario) *scenario.Scenario {
+	out := sc.Clone()
+	out.Grant.FSRead, out.Grant.FSWrite, out.Grant.Tools = nil, nil, nil
+	defaults := scenario.New()
+	out.Grant.Budgets, out.World.Clock = defaults.Grant.Budgets, defaults.World.Clock
+	out.World.Files, out.World.Links, out.World.ToolOutputs = nil, nil, nil
+	out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool {
+		return !carried(st.Op, out.World) || aliased(st.Op.Args[0], out.Grant.NetHosts)
+	})
+	if len(out.Steps) == 0 {
+		return nil
+	}
+	return out
+}
+
+// carried reports whether op is a net_fetch a proxy can be asked as the
+// model asks it, in world w: its host is a name of letters, digits and
+// the characters a URL's host holds unescaped, an IPv4 spelling, or an
+// IPv6 literal without a zone (sent in brackets), with no port and no
+// user; its path starts with "/", holds only characters a URL's path and
+// query carry unescaped (no "%", which a server decodes), and has no "."
+// or ".." segment (which clients and proxies remove). A host that is an
+// IP spelling with a dns line of its own is left out too: the model's
+// resolver asks the line, a real one takes the literal as it is.
+func carried(op core.Op, w scenario.WorldSpec) bool {
+	if op.Kind != core.OpFetch || !spec.WellFormed(op.Args, 2) {
+		return false
+	}
+	host, path := op.Args[0], op.Args[1]
+	return hostCarried(host) && pathCarried(path) && !(isIPSpelling(host) && hasDNS(w, host))
+}
+
+// hostCarried reports whether a URL carries host unchanged.
+func hostCarried(host string) bool {
+	if a, ok := spec.ParseIPv6Literal(host); ok {
+		return a.Zone() == "" && (host[0] == '[') == (host[len(host)-1] == ']')
+	}
+	if host == "" {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if !isRegNameByte(host[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isRegNameByte reports whether c stands for itself in a URL's host (RFC
+// 3986 reg-name: unreserved and sub-delims; no percent-encoding).
+func isRegNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0
+}
+
+// pathCarried reports whether a URL carries path, and its query,
+// unchanged to the server that answers it.
+func pathCarried(path string) bool {
+	if !strings.HasPrefix(path, "/") {
+		return false
+	}
+	p, _, _ := strings.Cut(path, "?")
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; !isRegNameByte(c) && strings.IndexByte(":@/?", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// aliased reports whether host is not granted but a URL carries it as it
+// carries a granted host ("[::1]" and "::1" are both "http://[::1]/"):
+// the model tells them apart, no proxy can.
+func aliased(host string, granted []string) bool {
+	return !slices.Contains(granted, host) && slices.ContainsFunc(granted, func(g string) bool { return urlHost(g) == urlHost(host) })
+}
+
+func isIPSpelling(host string) bool {
+	h := spec.NormalizeHost(host)
+	return isIPv4Spelling(h) || isIPv6Literal(h)
+}
+
+func hasDNS(w scenario.WorldSpec, host string) bool {
+	h := spec.NormalizeHost(host)
+	return slices.ContainsFunc(w.DNS, func(d scenario.DNSRecord) bool { return spec.NormalizeHost(d.Host) == h })
+}

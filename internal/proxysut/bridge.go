@@ -1,0 +1,299 @@
+package proxysut
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/networld"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+)
+
+// chargeOnly is an op of no kind the SPEC knows: the reference charges it
+// (ops and wall, SPEC §5 step 2) and refuses it unknown_op, touching
+// nothing. The bridge uses it to charge the budgets a proxy does not
+// have.
+var chargeOnly = core.Op{Kind: "sbxfuzz:charge"}
+
+// closeWaits is how many op timeouts a fetch waits for the proxy: far
+// more than the oracle's watchdog waits before it gives up on the op and
+// closes the sandbox, so that a proxy that does not answer is a hang the
+// campaign confirms, not a failure it takes as it is.
+const closeWaits = 4
+
+// exitGrace is how long a fetch whose connection the proxy closed waits
+// to see whether the proxy exited: a crash is a failure, not a refusal.
+const exitGrace = 20 * time.Millisecond
+
+// bridge is a proxy seen as a core.Sandbox. The harness charges the
+// budgets with the reference and answers the ops a proxy is not asked;
+// every net_fetch a URL carries goes through the proxy, and the
+// namespace's binding journals what the proxy did in the harness's world.
+type bridge struct {
+	ref     *core.Reference // charges every op; answers the ops the proxy is not asked
+	grant   core.Grant
+	world   *refworld.World
+	px      *proxy
+	s       *session
+	counts  bool // the bridge counts into the session's tally: a check's run, not its replay
+	max     int64
+	output  int64
+	halted  core.Kind
+	timeout time.Duration // one op (Timeouts.Op)
+
+	mu      sync.Mutex // Close comes from the oracle's watchdog while Run may still be going
+	conn    net.Conn   // the connection of the fetch under way
+	closed  bool
+	running bool
+}
+
+func newBridge(g core.Grant, w *refworld.World, px *proxy, s *session) *bridge {
+	return &bridge{ref: core.NewReference(g, w), grant: g, world: w, px: px, s: s, counts: s.tally.Opened(),
+		max: g.Budgets().MaxOutputBytes, timeout: s.timeouts.op()}
+}
+
+// Grant implements core.Sandbox: the harness's own copy (a proxy's
+// grant cannot be read back).
+func (b *bridge) Grant() core.GrantView { return b.grant }
+
+// Usage implements core.Sandbox.
+func (b *bridge) Usage() core.Usage {
+	u := b.ref.Usage()
+	u.Output += b.output
+	return u
+}
+
+// Close implements io.Closer: the proxy goes back to the session, or,
+// closed while a fetch is under way (a hang), is stopped, which ends the
+// fetch.
+func (b *bridge) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	if b.running {
+		b.px.failed.Store(true)
+	}
+	if b.conn != nil {
+		b.conn.Close()
+	}
+	b.mu.Unlock()
+	b.s.tally.Closed()
+	b.s.release(b.px)
+	return nil
+}
+
+func (b *bridge) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// Run implements core.Sandbox.
+func (b *bridge) Run(op core.Op) core.Result {
+	if b.halted != core.Invalid {
+		return core.Result{Kind: b.halted, Hard: true}
+	}
+	if !carried(op, b.world.Spec()) {
+		return b.latch(b.ref.Run(op))
+	}
+	if r := b.ref.Run(chargeOnly); r.Hard {
+		return b.latch(r)
+	}
+	if !b.enter() {
+		return core.Result{Kind: core.EgressDenied} // closed already: no one reads this
+	}
+	defer b.leave()
+	host, path := op.Args[0], op.Args[1]
+	b.px.bindTo(b.world)
+	model := b.modelKind(host, path)
+	ans, err := b.send(op)
+	addr, resolved := b.px.bind.EndOp()
+	switch {
+	case b.isClosed():
+		return core.Result{Kind: core.EgressDenied} // the watchdog gave up on the op: no one reads this
+	case err != nil:
+		b.px.failed.Store(true)
+		panic(&door.Failure{Err: fmt.Errorf("proxy %s: %s %s: %w", b.s.profile.Name, core.OpFetch, host+" "+path, err)})
+	case ans.world && ans.status == 200:
+		return b.deliver(ans.body)
+	case ans.world && ans.status == 404:
+		return core.Result{Kind: core.NotFound}
+	case ans.world:
+		panic(&door.Failure{Err: fmt.Errorf("proxy %s: the world answered %d through it: no answer a fetch gets", b.s.profile.Name, ans.status)})
+	case !ans.closed && ans.status < 300:
+		panic(&door.Failure{Err: fmt.Errorf("proxy %s: answered %d without %s: an answer the world did not give", b.s.profile.Name, ans.status, networld.Header)})
+	}
+	return b.refused(host, path, model, addr, resolved)
+}
+
+func (b *bridge) latch(r core.Result) core.Result {
+	if r.Hard {
+		b.halted = r.Kind
+	}
+	return r
+}
+
+// send asks the proxy for op's fetch on a connection of its own, while
+// the binding journals what the proxy does.
+func (b *bridge) send(op core.Op) (answer, error) {
+	deadline := time.Now().Add(closeWaits * b.timeout)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	b.px.bind.BeginOp(op)
+	b.px.ops++
+	conn, err := b.px.sb.Dial(ctx, "tcp", b.px.listen.String())
+	if err != nil {
+		return answer{}, b.unreachable(err)
+	}
+	if !b.hold(conn) {
+		return answer{}, nil
+	}
+	defer b.hold(nil)
+	ans, err := b.px.fetch(conn, op.Args[0], op.Args[1], deadline)
+	if err == nil && ans.closed && b.px.exitedWithin(exitGrace) {
+		return answer{}, b.px.exitError()
+	}
+	return ans, err
+}
+
+// enter notes a fetch under way, so that a Close meanwhile (the
+// watchdog's, on a hang) stops the proxy rather than hand it to the next
+// sandbox; it reports false when the bridge is closed already.
+func (b *bridge) enter() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.running = !b.closed
+	return b.running
+}
+
+func (b *bridge) leave() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.running = false
+}
+
+// hold makes conn the connection Close closes, or forgets it (nil),
+// closing it; it reports false, having closed conn, when the bridge is
+// closed already.
+func (b *bridge) hold(conn net.Conn) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if conn == nil {
+		if b.conn != nil {
+			b.conn.Close()
+		}
+		b.conn = nil
+		return true
+	}
+	if b.closed {
+		conn.Close()
+		return false
+	}
+	b.conn = conn
+	return true
+}
+
+// unreachable is the error of a proxy that could not be connected to.
+func (b *bridge) unreachable(err error) error {
+	if b.px.exitedWithin(exitGrace) {
+		return b.px.exitError()
+	}
+	return fmt.Errorf("connecting to it at %s: %v", b.px.listen, err)
+}
+
+// modelKind is the kind SPEC §5 gives a fetch of host and path in the
+// world as it is now, without its effect and without a journal entry:
+// egress_denied, egress_internal, not_found or ok.
+func (b *bridge) modelKind(host, path string) (k core.Kind) {
+	if !b.grant.MayFetch(host) {
+		return core.EgressDenied
+	}
+	b.withWorld(func(w *refworld.World) {
+		switch _, routed := w.Route(host, path); {
+		case spec.IsInternal(w.PeekResolve(host)):
+			k = core.EgressInternal
+		case !routed:
+			k = core.NotFound
+		default:
+			k = core.OK
+		}
+	})
+	return k
+}
+
+// refused answers a fetch the proxy refused. Where the model refuses it
+// too, the model's kind (and, when the model resolved and the proxy did
+// not, the model's resolve, so the world's dns lines move on as the
+// model's do). Where the model allows it, the proxy is stricter (SPEC
+// §14): counted under its reason and answered as the model does, unless
+// the profile promises to let it through, then denied and judged.
+func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, resolved bool) core.Result {
+	if model == core.OK || model == core.NotFound {
+		reason := stricterReason(host)
+		if door.Promised(b.s.profile.Promises, reason) {
+			return core.Result{Kind: core.EgressDenied}
+		}
+		if b.counts {
+			b.s.tally.Stricter(reason)
+		}
+		return b.asModel(host, path, addr, resolved)
+	}
+	if model == core.EgressInternal && !resolved {
+		b.withWorld(func(w *refworld.World) { w.Resolve(host) })
+	}
+	return core.Result{Kind: model}
+}
+
+// asModel answers a fetch the proxy could not be judged on as the
+// model's pipeline does, from the address the proxy resolved if it did:
+// resolve once, egress_internal, or the route's body or not_found,
+// journaled as the model journals them.
+func (b *bridge) asModel(host, path string, addr netip.Addr, resolved bool) core.Result {
+	var (
+		body  string
+		found bool
+	)
+	b.withWorld(func(w *refworld.World) {
+		if !resolved {
+			addr = w.Resolve(host)
+		}
+		if !spec.IsInternal(addr) {
+			body, found = w.Fetch(host, addr, path)
+		}
+	})
+	switch {
+	case spec.IsInternal(addr):
+		return core.Result{Kind: core.EgressInternal}
+	case !found:
+		return core.Result{Kind: core.NotFound}
+	}
+	return b.deliver(body)
+}
+
+// withWorld calls f with the bridge's world under the lock of the
+// proxy's binding, so that the harness's own calls never interleave with
+// the namespace's.
+func (b *bridge) withWorld(f func(w *refworld.World)) {
+	b.px.bind.With(func(*refworld.World) { f(b.world) })
+}
+
+// deliver is SPEC §5 step 5 for a body the proxy returned: charged
+// against max_output_bytes, or the halt.
+func (b *bridge) deliver(data string) core.Result {
+	n := int64(len(data))
+	if b.Usage().Output+n > b.max {
+		b.halted = core.MaxOutputBytes
+		return core.Result{Kind: core.MaxOutputBytes, Hard: true}
+	}
+	b.output += n
+	return core.Result{Kind: core.OK, Data: data}
+}

@@ -1,0 +1,144 @@
+// Package proxysut is the door of HTTP forward proxies (SPEC §14,
+// "Doors"): --sut proxy:COMMAND starts the proxy in a network namespace
+// of its own (package netns) where every address answers and the world of
+// the scenario under way answers its DNS queries and connections (package
+// networld), with the grant's net hosts rendered into its configuration
+// by a profile, and sends each net_fetch through it, as an absolute-form
+// GET or a CONNECT followed by the GET. What the proxy really resolved
+// and connected to is journaled in the harness's world, and the oracle
+// judges it as any sandbox's journal: a connection to an internal
+// address is no-internal-egress, one for a host the grant does not list
+// is confinement, one made for an op the model denies is
+// no-effect-on-denial, a verdict that differs from the model's is
+// verdict-matches-model, a crash or a hang is total.
+//
+// The answer decides the verdict: the world's answer relayed (it carries
+// the header X-Sbxfuzz-World: 1) is ok with its body, or not_found; the
+// proxy's own 3xx, 4xx or 5xx, or a connection closed without an answer,
+// is a refusal. A refusal of an op the model allows is stricter, not
+// broken: counted under its reason, and a finding only for the reasons
+// the profile promises.
+package proxysut
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+)
+
+// Prefix starts the --sut name of a proxy: "proxy:./egressproxy".
+const Prefix = "proxy:"
+
+// ProfileEnv names the environment variable that names the proxy
+// profile (a built-in one, or a JSON file) when --profile is not given.
+const ProfileEnv = "SBXFUZZ_PROXY_PROFILE"
+
+// budgetsNA is why the budget invariants are not applicable to a proxy.
+const budgetsNA = "a proxy has no budgets: the harness charges ops, wall and output itself, so these checks would test the harness"
+
+// notApplicable lists the invariants a proxy cannot show, with the
+// reason; files and tools are never asked of it (Adapt), which the
+// reports show per attack class and dimension.
+func notApplicable() map[string]string {
+	return map[string]string{
+		"halt-latched":           budgetsNA,
+		"charge-before-dispatch": budgetsNA,
+		"output-bounded":         budgetsNA,
+		"grant-immutable":        "a proxy's grant cannot be read back: the harness answers with its own copy",
+	}
+}
+
+// Target returns the harness's Target of the proxy command starts,
+// configured by the profile a --profile value names (LoadProfile),
+// bounded by t. It fails for a command or profile that does not read.
+// Where network namespaces are unavailable its sessions fail to start,
+// with an error that wraps netns.ErrUnavailable: check netns.Supported
+// first to say so before anything else.
+func Target(command, profile string, t Timeouts) (door.Target, error) {
+	argv, err := proc.SplitWords(command)
+	if err != nil {
+		return door.Target{}, fmt.Errorf("%q: %v", command, err)
+	}
+	if len(argv) == 0 {
+		return door.Target{}, fmt.Errorf("no command after %s", Prefix)
+	}
+	p, err := LoadProfile(profile)
+	if err != nil {
+		return door.Target{}, err
+	}
+	flags, err := profileFlags(profile)
+	if err != nil {
+		return door.Target{}, err
+	}
+	a := &adapter{argv: append(slices.Clone(p.Command), argv...), profile: p, timeouts: t}
+	return door.Target{Name: Prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
+		NotApplicable: notApplicable(), ConfirmHangs: true, Flags: flags}, nil
+}
+
+// profileFlags are the flags that choose profile again in a replay: none
+// for the default, a built-in profile by its name, a file by its
+// absolute path (a replay may run from another directory).
+func profileFlags(profile string) ([]string, error) {
+	if profile == "" || profile == DefaultProfile {
+		return nil, nil
+	}
+	if slices.ContainsFunc(BuiltinProfiles(), func(p Profile) bool { return p.Name == profile }) {
+		return []string{"--profile", profile}, nil
+	}
+	abs, err := filepath.Abs(profile)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %v", profile, err)
+	}
+	return []string{"--profile", abs}, nil
+}
+
+// adapter starts sessions of one proxy command.
+type adapter struct {
+	argv     []string
+	profile  Profile
+	timeouts Timeouts
+
+	probed   sync.Once
+	probeErr error
+}
+
+func (a *adapter) start() (core.Factory, func() error, error) {
+	f, end, _, err := a.startCounted()
+	return f, end, err
+}
+
+// startCounted begins a session (door.Target's StartCounted): its
+// proxies live in a directory of its own under the temporary directory,
+// removed at its end. The first session starts the proxy once with no
+// host granted and stops it: a command that does not start or never
+// listens is a setup error before any check, not a total finding on
+// every scenario.
+func (a *adapter) startCounted() (core.Factory, func() error, func() door.Tally, error) {
+	dir, err := os.MkdirTemp("", "sbxfuzz-proxy-")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a.probed.Do(func() { a.probeErr = a.probe(dir) })
+	if a.probeErr != nil {
+		os.RemoveAll(dir)
+		return nil, nil, nil, a.probeErr
+	}
+	s := &session{argv: a.argv, profile: a.profile, timeouts: a.timeouts, dir: dir, tally: &door.Counter{}}
+	return s.factory, s.end, func() door.Tally { return s.tally.Read(nil) }, nil
+}
+
+// probe starts the proxy once in dir, for no host, and stops it.
+func (a *adapter) probe(dir string) error {
+	px, err := startProxy(a.argv, a.profile, nil, dir, a.timeouts.start())
+	if err != nil {
+		return err
+	}
+	px.close()
+	return nil
+}

@@ -1,0 +1,327 @@
+package proxysut
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// fakeEnv makes the test binary a fake proxy (fakeProxy) of the mode it
+// names, taking the example proxy's flags.
+const fakeEnv = "PROXYSUT_FAKE_PROXY"
+
+func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv(fakeEnv); ok {
+		os.Exit(fakeProxy(mode, os.Args[1:]))
+	}
+	code := m.Run()
+	if exampleBuild.dir != "" {
+		os.RemoveAll(exampleBuild.dir)
+	}
+	os.Exit(code)
+}
+
+// fakeProxy is an HTTP forward proxy that answers every request as mode
+// says:
+//
+//	open     fetch it, whatever the host and wherever it resolves
+//	deny     403
+//	exit     exit 3 at once
+//	hang     never answer
+//	madeup   200 of its own, not the world's
+func fakeProxy(mode string, args []string) int {
+	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
+	listen := fs.String("listen", "", "")
+	fs.String("allow-file", "", "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode {
+		case "open":
+			relay(w, r)
+		case "deny":
+			http.Error(w, "fake: denied", http.StatusForbidden)
+		case "exit":
+			os.Exit(3)
+		case "hang":
+			select {}
+		case "madeup":
+			io.WriteString(w, "made up")
+		}
+	}))
+	return 1
+}
+
+// relay fetches r's URL from the first address its host resolves to,
+// and copies the answer back.
+func relay(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", r.URL.Hostname())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", netip.AddrPortFrom(addrs[0], 80).String())
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}).Get(r.URL.String())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// needNamespaces skips the test where network namespaces are
+// unavailable, saying why.
+func needNamespaces(t testing.TB) {
+	t.Helper()
+	if err := netns.Supported(); err != nil {
+		t.Skip(err)
+	}
+}
+
+// fakeTarget is the door to the fake proxy of mode, with profile.
+func fakeTarget(t *testing.T, mode, profile string, op time.Duration) door.Target {
+	t.Helper()
+	needNamespaces(t)
+	t.Setenv(fakeEnv, mode)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Target(exe, profile, Timeouts{Op: op})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// checkOn judges the scenario src on target tg, narrowed as a campaign
+// narrows it, and returns the findings' invariants and what the session
+// counted.
+func checkOn(t *testing.T, tg door.Target, src string, timeout time.Duration) ([]oracle.Finding, door.Tally) {
+	t.Helper()
+	sc, err := scenario.Parse("t.sbx", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := tg.Narrow(sc)
+	if n.Scenario == nil || len(n.Skipped) > 0 {
+		t.Fatalf("the door cannot be asked all of the scenario: skipped steps %v", n.Skipped)
+	}
+	f, end, tally, err := tg.StartCounted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	fs, err := oracle.Check(f, n.Scenario, nil, oracle.Options{Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs, tally()
+}
+
+func invariants(fs []oracle.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Invariant.String())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestOpenProxy: a proxy that fetches whatever it is asked is caught on
+// what it really connected to: an ungranted host (confinement), an
+// address a granted name resolves to that is internal
+// (no-internal-egress), each a verdict the model does not give. A fetch
+// it is allowed to make is ok with the world's body.
+func TestOpenProxy(t *testing.T) {
+	tg := fakeTarget(t, "open", "", 0)
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"allowed", "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s => ok \"hello\"\n", nil},
+		{"ungranted", "grant net a.test\nroute b.test /s hello\n\nnet_fetch b.test /s\n", []string{"confinement", "verdict-matches-model"}},
+		{"internal", "grant net a.test\ndns a.test 10.0.0.7\nroute a.test /s hello\n\nnet_fetch a.test /s\n", []string{"no-internal-egress", "verdict-matches-model"}},
+	} {
+		fs, _ := checkOn(t, tg, tc.src, 0)
+		if got := invariants(fs); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: findings %q, want %q\n%v", tc.name, got, tc.want, fs)
+		}
+	}
+}
+
+// TestDenyingProxy: a proxy that refuses what the model allows is
+// stricter: no finding, counted under its reason; one whose profile
+// promises to let such fetches through is a verdict-matches-model
+// finding.
+func TestDenyingProxy(t *testing.T) {
+	src := "grant net a.test\ngrant net 3221225728\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch 3221225728 /\nnet_fetch b.test /\n"
+	fs, tally := checkOn(t, fakeTarget(t, "deny", "", 0), src, 0)
+	if len(fs) > 0 {
+		t.Errorf("findings %v, want none", fs)
+	}
+	if want := map[string]int64{ReasonRefusedAllowed: 1, ReasonIPv4Spelling: 1}; !mapsEqual(tally.Stricter, want) {
+		t.Errorf("stricter %v, want %v", tally.Stricter, want)
+	}
+	file := t.TempDir() + "/promising.json"
+	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}"], "promises": ["refused-allowed"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs, _ = checkOn(t, fakeTarget(t, "deny", file, 0), src, 0)
+	if got := invariants(fs); !slices.Equal(got, []string{"verdict-matches-model"}) || fs[0].Step != 1 {
+		t.Errorf("promising profile: findings %v, want verdict-matches-model at step 1", fs)
+	}
+}
+
+func mapsEqual(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestBrokenProxies: a proxy that exits, one that never answers, and one
+// that makes up an answer of its own are each a total finding at the op.
+func TestBrokenProxies(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	for _, tc := range []struct {
+		mode, words string
+		hang        bool
+		timeout     time.Duration // short only where the proxy never answers
+	}{{"exit", "exited with status 3", false, 10 * time.Second}, {"hang", "did not return", true, 200 * time.Millisecond}, {"madeup", "without X-Sbxfuzz-World", false, 10 * time.Second}} {
+		fs, _ := checkOn(t, fakeTarget(t, tc.mode, "", tc.timeout), src, tc.timeout)
+		if len(fs) == 0 || fs[0].Invariant.String() != "total" || fs[0].Step != 1 || fs[0].Hang != tc.hang || !strings.Contains(fs[0].Detail, tc.words) {
+			t.Errorf("%s: findings %v; want total at step 1 saying %q, hang %v", tc.mode, fs, tc.words, tc.hang)
+		}
+	}
+}
+
+// exampleBuild is the example proxy, built once for the test binary
+// (BuiltExample); TestMain removes its directory at the end.
+var exampleBuild struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+// BuiltExample is the path of examples/egressproxy built for the tests,
+// once: a binary, so that each start does not build it again. It skips
+// the test where namespaces are unavailable or no go command is on PATH.
+func BuiltExample(t testing.TB) string {
+	t.Helper()
+	needNamespaces(t)
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("building the example proxy needs the go command: %v", err)
+	}
+	b := &exampleBuild
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "proxysut-example-"); b.err != nil {
+			return
+		}
+		b.bin = filepath.Join(b.dir, "egressproxy")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, goCmd, "build", "-o", b.bin, "github.com/sbxfuzz/sbxfuzz/examples/egressproxy/cmd/egressproxy").CombinedOutput()
+		if err != nil {
+			b.err = fmt.Errorf("building the example proxy: %v\n%s", err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.bin
+}
+
+// NeedNamespaces is needNamespaces, for the external tests.
+func NeedNamespaces(t *testing.T) { needNamespaces(t) }
+
+// TestSessionPool: the sandboxes of one grant share a proxy, held or not
+// (a check's run and its replay); another grant gets another; past
+// maxLive the least recently used one no sandbox holds is stopped; a
+// failed proxy is never handed out again.
+func TestSessionPool(t *testing.T) {
+	needNamespaces(t)
+	t.Setenv(fakeEnv, "deny")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProfile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{argv: []string{exe}, profile: p, dir: t.TempDir(), tally: &door.Counter{}}
+	defer s.end()
+	get := func(hosts ...string) *proxy {
+		t.Helper()
+		px, err := s.get(hosts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return px
+	}
+	run, replay := get("a.test"), get("a.test")
+	if run != replay {
+		t.Error("a run and its replay of one grant got two proxies")
+	}
+	s.release(run)
+	s.release(replay)
+	other := get("b.test", "a.test")
+	if other == run {
+		t.Error("another grant got the same proxy")
+	}
+	s.release(other)
+	if again := get("a.test"); again != run {
+		t.Error("a proxy no sandbox holds was not kept for its grant")
+	} else {
+		s.release(again)
+	}
+	get("c.test") // a third grant: the least recently used, b.test's, goes
+	if n := len(s.live); n != maxLive {
+		t.Errorf("%d proxies live, want %d", n, maxLive)
+	}
+	run.failed.Store(true)
+	if fresh := get("a.test"); fresh == run {
+		t.Error("a failed proxy was handed out again")
+	}
+}

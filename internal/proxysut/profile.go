@@ -1,0 +1,249 @@
+package proxysut
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/template"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+)
+
+// Profile says how one HTTP forward proxy is started for a grant and
+// asked for a fetch (SPEC §14, "Doors"). A Profile is a plain value once
+// parsed; its templates are checked by ParseProfile.
+//
+// Args, the values of Env and Config's template are text/template
+// templates, with these functions: {{listen}} the address the proxy must
+// listen on ("127.0.0.1:3128"), {{listen_host}} and {{listen_port}} its
+// two halves, {{hosts_file}} a file of the grant's net hosts, one a line,
+// byte for byte, {{hosts}} those hosts as a list ({{range hosts}}), {{dir}}
+// a directory of the proxy's own, {{config}} the rendered config file's
+// path.
+type Profile struct {
+	// Name names the proxy in messages and reproduce lines.
+	Name string `json:"name"`
+	// Command is put before the --sut command: ["python3"] runs a script.
+	Command []string `json:"command,omitempty"`
+	// Args are put after the --sut command.
+	Args []string `json:"args,omitempty"`
+	// Env is set in the proxy's environment, over the harness's own
+	// (which the proxy inherits: EGRESSPROXY_DEFECT, say).
+	Env map[string]string `json:"env,omitempty"`
+	// Listen is the address the proxy is told to listen on, in its own
+	// network namespace; empty is DefaultListen.
+	Listen string `json:"listen,omitempty"`
+	// Config, when set, is a file rendered in the proxy's directory
+	// before it starts.
+	Config *ConfigFile `json:"config,omitempty"`
+	// Mode is how a fetch is asked: ModeAbsolute ("GET http://host/path",
+	// the default) or ModeConnect ("CONNECT host:80", then the GET
+	// through the tunnel).
+	Mode string `json:"mode,omitempty"`
+	// Promises lists the reasons (StricterReasons, or PromisesAll) for
+	// which the proxy promises to let through what the model allows: a
+	// refusal of such an op is a verdict-matches-model finding. Any other
+	// refusal of an op the model allows is stricter (SPEC §14): counted,
+	// not judged. Empty: the proxy promises nothing.
+	Promises []string `json:"promises,omitempty"`
+}
+
+// ConfigFile is a file rendered from a template into the proxy's
+// directory.
+type ConfigFile struct {
+	// File is the file's path relative to the proxy's directory.
+	File string `json:"file"`
+	// Template is its text, a text/template (see Profile).
+	Template string `json:"template"`
+}
+
+// The ways a fetch is asked of a proxy (Profile.Mode).
+const (
+	ModeAbsolute = "absolute"
+	ModeConnect  = "connect"
+)
+
+// DefaultListen is where a proxy listens when its profile does not say:
+// in a network namespace of its own, no port is taken.
+const DefaultListen = "127.0.0.1:3128"
+
+// ErrProfile is what every profile error unwraps to.
+var ErrProfile = errors.New("bad proxy profile")
+
+//go:embed profiles/*.json
+var builtin embed.FS
+
+// BuiltinProfiles are the profiles a --profile value may name instead of
+// a file, by Name, sorted by it; the first, egressproxy, is the default.
+func BuiltinProfiles() []Profile {
+	entries, _ := builtin.ReadDir("profiles")
+	var out []Profile
+	for _, e := range entries {
+		data, _ := builtin.ReadFile(path.Join("profiles", e.Name()))
+		p, err := ParseProfile(data)
+		if err != nil {
+			panic(fmt.Sprintf("proxysut: built-in profile %s: %v", e.Name(), err)) // a build mistake, caught by the tests
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b Profile) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// DefaultProfile is the name of the profile used when none is given.
+const DefaultProfile = "egressproxy"
+
+// LoadProfile reads the profile a --profile value names: a built-in one
+// by name, else a JSON file; "" is DefaultProfile.
+func LoadProfile(name string) (Profile, error) {
+	if name == "" {
+		name = DefaultProfile
+	}
+	for _, p := range BuiltinProfiles() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	// ReadInput refuses a named pipe or a device at once rather than
+	// wait for a writer, and bounds the size.
+	data, err := fsutil.ReadInput(name)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile: %v", err)
+	}
+	p, err := ParseProfile(data)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// ParseProfile reads a profile written as JSON: the fields of Profile
+// under their JSON names, unknown fields refused. Errors unwrap to
+// ErrProfile and say what is wrong.
+func ParseProfile(data []byte) (Profile, error) {
+	var p Profile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Profile{}, fmt.Errorf("%w: data after the profile object", ErrProfile)
+	}
+	if p.Mode == "" {
+		p.Mode = ModeAbsolute
+	}
+	if p.Listen == "" {
+		p.Listen = DefaultListen
+	}
+	if err := p.check(); err != nil {
+		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, err)
+	}
+	return p, nil
+}
+
+// check reports what makes p unusable.
+func (p Profile) check() error {
+	switch {
+	case p.Name == "":
+		return errors.New("no name")
+	case p.Mode != ModeAbsolute && p.Mode != ModeConnect:
+		return fmt.Errorf("mode %q: want %q or %q", p.Mode, ModeAbsolute, ModeConnect)
+	}
+	if _, err := netip.ParseAddrPort(p.Listen); err != nil {
+		return fmt.Errorf("listen %q: an IP address and a port, such as %s: %v", p.Listen, DefaultListen, err)
+	}
+	if c := p.Config; c != nil {
+		f := filepath.Clean(filepath.FromSlash(c.File))
+		if c.File == "" || filepath.IsAbs(f) || f == "." || f == ".." || strings.HasPrefix(f, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("config: file %q is not a path inside the proxy's directory", c.File)
+		}
+	}
+	for k := range p.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("env: %q is not a variable name", k)
+		}
+	}
+	for _, r := range p.Promises {
+		if r != PromisesAll && !slices.Contains(StricterReasons(), r) {
+			return fmt.Errorf("promises: unknown reason %q (want %s or %s)", r, strings.Join(StricterReasons(), ", "), PromisesAll)
+		}
+	}
+	_, err := p.render(launchVars{listen: p.Listen, dir: "/dir", hostsFile: "/dir/hosts", config: "/dir/config", hosts: []string{"a.test"}})
+	return err
+}
+
+// launchVars are what a profile's templates are rendered with.
+type launchVars struct {
+	listen, dir, hostsFile, config string
+	hosts                          []string
+}
+
+// launch is a profile rendered for one proxy.
+type launch struct {
+	args   []string
+	env    []string // sorted, "K=V"
+	config string   // the config file's text; "" with no Config
+}
+
+// render renders p's templates with v.
+func (p Profile) render(v launchVars) (launch, error) {
+	var l launch
+	for i, a := range p.Args {
+		s, err := execute(fmt.Sprintf("args[%d]", i), a, v)
+		if err != nil {
+			return launch{}, err
+		}
+		l.args = append(l.args, s)
+	}
+	for k, val := range p.Env {
+		s, err := execute("env "+k, val, v)
+		if err != nil {
+			return launch{}, err
+		}
+		l.env = append(l.env, k+"="+s)
+	}
+	slices.Sort(l.env)
+	if p.Config != nil {
+		s, err := execute("config", p.Config.Template, v)
+		if err != nil {
+			return launch{}, err
+		}
+		l.config = s
+	}
+	return l, nil
+}
+
+// execute renders the template text, named name in errors, with v.
+func execute(name, text string, v launchVars) (string, error) {
+	host, port, _ := strings.Cut(v.listen, ":")
+	if ap, err := netip.ParseAddrPort(v.listen); err == nil {
+		host, port = ap.Addr().String(), fmt.Sprint(ap.Port())
+	}
+	funcs := template.FuncMap{
+		"listen":      func() string { return v.listen },
+		"listen_host": func() string { return host },
+		"listen_port": func() string { return port },
+		"dir":         func() string { return v.dir },
+		"hosts_file":  func() string { return v.hostsFile },
+		"config":      func() string { return v.config },
+		"hosts":       func() []string { return v.hosts },
+	}
+	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, nil); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,211 @@
+package proxysut
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// TestBuiltinProfiles: every built-in profile parses, the default is
+// among them, and it runs the example proxy with the grant's hosts file
+// and the listen address.
+func TestBuiltinProfiles(t *testing.T) {
+	p, err := LoadProfile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != DefaultProfile || p.Mode != ModeAbsolute {
+		t.Errorf("default profile %q mode %q, want %q %q", p.Name, p.Mode, DefaultProfile, ModeAbsolute)
+	}
+	l, err := p.render(launchVars{listen: "127.0.0.1:3128", hostsFile: "/d/hosts.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"-listen", "127.0.0.1:3128", "-allow-file", "/d/hosts.txt"}; !slices.Equal(l.args, want) {
+		t.Errorf("args %q, want %q", l.args, want)
+	}
+	c, err := LoadProfile("egressproxy-connect")
+	if err != nil || c.Mode != ModeConnect {
+		t.Errorf("egressproxy-connect: mode %q, %v; want %q", c.Mode, err, ModeConnect)
+	}
+}
+
+// TestProfileTemplates: arguments, environment and the config file are
+// rendered with every function a profile may use.
+func TestProfileTemplates(t *testing.T) {
+	p, err := ParseProfile([]byte(`{"name": "x", "listen": "[::1]:8080",
+		"args": ["--config={{config}}", "{{listen_host}}", "{{listen_port}}"],
+		"env": {"PROXY_DIR": "{{dir}}"},
+		"config": {"file": "etc/x.conf", "template": "{{range hosts}}allow {{.}}\n{{end}}listen {{listen}}\n"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := p.render(launchVars{listen: p.Listen, dir: "/d", config: "/d/etc/x.conf", hosts: []string{"a.test", "[::1]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"--config=/d/etc/x.conf", "::1", "8080"}; !slices.Equal(l.args, want) {
+		t.Errorf("args %q, want %q", l.args, want)
+	}
+	if want := []string{"PROXY_DIR=/d"}; !slices.Equal(l.env, want) {
+		t.Errorf("env %q, want %q", l.env, want)
+	}
+	if want := "allow a.test\nallow [::1]\nlisten [::1]:8080\n"; l.config != want {
+		t.Errorf("config %q, want %q", l.config, want)
+	}
+}
+
+// TestProfileErrors: a profile that cannot be used is refused with
+// ErrProfile and words that say what is wrong.
+func TestProfileErrors(t *testing.T) {
+	for _, tc := range []struct{ json, want string }{
+		{`{"name": "x", "mode": "socks"}`, `mode "socks"`},
+		{`{"name": "x", "listen": "localhost:3128"}`, `listen "localhost:3128"`},
+		{`{"name": "x", "promises": ["refused"]}`, `unknown reason "refused"`},
+		{`{"name": "x", "args": ["{{listen"]}`, `args[0]`},
+		{`{"name": "x", "args": ["{{nosuch}}"]}`, `"nosuch" not defined`},
+		{`{"name": "x", "config": {"file": "../x", "template": ""}}`, `not a path inside`},
+		{`{"name": "x", "env": {"A=B": "c"}}`, `not a variable name`},
+		{`{"name": "x", "proxy": "y"}`, `unknown field "proxy"`},
+		{`{"mode": "absolute"}`, `no name`},
+		{`{"name": "x"} {}`, `data after`},
+	} {
+		_, err := ParseProfile([]byte(tc.json))
+		if !errors.Is(err, ErrProfile) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrProfile saying %q", tc.json, err, tc.want)
+		}
+	}
+}
+
+// TestLoadProfileFile: a --profile value that names no built-in profile
+// is a JSON file; its replay flags name it by its absolute path, a
+// built-in one by its name, the default none.
+func TestLoadProfileFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(file, []byte(`{"name": "mine", "mode": "connect"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	p, err := LoadProfile("p.json")
+	if err != nil || p.Name != "mine" || p.Listen != DefaultListen {
+		t.Fatalf("LoadProfile: %+v, %v", p, err)
+	}
+	for _, tc := range []struct {
+		profile string
+		want    []string
+	}{{"", nil}, {DefaultProfile, nil}, {"egressproxy-connect", []string{"--profile", "egressproxy-connect"}}, {"p.json", []string{"--profile", file}}} {
+		got, err := profileFlags(tc.profile)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("profileFlags(%q) = %q, %v; want %q", tc.profile, got, err, tc.want)
+		}
+	}
+	if _, err := LoadProfile(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("LoadProfile of a missing file: no error")
+	}
+}
+
+// TestAdapt: only net_fetch ops a URL carries as the model asks them are
+// kept, each for its own reason; the grant keeps its hosts only, with the
+// SPEC's default budgets.
+func TestAdapt(t *testing.T) {
+	sc, err := scenario.Parse("t.sbx", []byte(`grant fs_read /work
+grant net a.test
+grant net ::1
+grant tool echo
+budget ops 3
+file /work/a x
+dns 127.0.0.1 10.0.0.1
+
+net_fetch a.test /status?x=1
+net_fetch a.test:80 /status
+net_fetch user@a.test /status
+net_fetch a.test /a%2fb
+net_fetch a.test /a/../b
+net_fetch a.test status
+net_fetch [::1] /
+net_fetch ::1 /
+net_fetch 127.1 /
+net_fetch 127.0.0.1 /
+net_fetch fe80::1%25eth0 /
+net_fetch A.TEST /status
+fs_read /work/a
+tool echo hi
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := Adapt(sc)
+	var kept []string
+	for _, st := range out.Steps {
+		kept = append(kept, st.Op.Args[0]+" "+st.Op.Args[1])
+	}
+	want := []string{"a.test /status?x=1", "::1 /", "127.1 /", "A.TEST /status"}
+	if !slices.Equal(kept, want) {
+		t.Errorf("kept %q, want %q", kept, want)
+	}
+	g := out.Grant
+	if g.FSRead != nil || g.Tools != nil || !slices.Equal(g.NetHosts, []string{"a.test", "::1"}) || g.Budgets != scenario.New().Grant.Budgets {
+		t.Errorf("grant %+v: want net hosts only, default budgets", g)
+	}
+	if out.World.Files != nil || len(out.World.DNS) != 1 {
+		t.Errorf("world %+v: want no files, the dns line kept", out.World)
+	}
+	if Adapt(&scenario.Scenario{Steps: []scenario.Step{{Op: core.Op{Kind: core.OpRead, Args: []string{"/a"}}}}}) != nil {
+		t.Error("a scenario of no fetch: adapted, want nil")
+	}
+}
+
+// TestStricterReason: a refusal is counted under the first reason its
+// host fits.
+func TestStricterReason(t *testing.T) {
+	for host, want := range map[string]string{
+		"2001:db8::1":   ReasonIPv6Literal,
+		"[2001:db8::1]": ReasonIPv6Literal,
+		"3221225728":    ReasonIPv4Spelling,
+		"0xcb.0.113.1":  ReasonIPv4Spelling,
+		"a.test..":      ReasonUnresolvable,
+		"*.a.test":      ReasonUnresolvable,
+		"1.2.3.4.5":     ReasonUnresolvable,
+		"a.test.":       ReasonRefusedAllowed,
+		"203.0.113.1":   ReasonRefusedAllowed,
+		"xn--e1a.test":  ReasonRefusedAllowed,
+	} {
+		if got := stricterReason(host); got != want {
+			t.Errorf("stricterReason(%q) = %q, want %q", host, got, want)
+		}
+	}
+}
+
+// TestWireHosts: a proxy is given the grant's hosts as a URL carries
+// them, and its pool tells grants apart by them, order and repeats aside.
+func TestWireHosts(t *testing.T) {
+	if got, want := wireHosts([]string{"a.test", "::1", "[::2]"}), []string{"a.test", "[::1]", "[::2]"}; !slices.Equal(got, want) {
+		t.Errorf("wireHosts = %q, want %q", got, want)
+	}
+	if hostsKey([]string{"b", "a", "b"}) != hostsKey([]string{"a", "b"}) || hostsKey([]string{"a"}) == hostsKey([]string{"a", "b"}) {
+		t.Error("hostsKey: the same hosts differ, or other hosts agree")
+	}
+}
+
+// TestDocumentedProfile: the profile file docs/real-sandboxes.md shows
+// parses, and renders its config file from the grant.
+func TestDocumentedProfile(t *testing.T) {
+	p, err := LoadProfile(filepath.Join("..", "..", "docs", "examples", "proxy-profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := p.render(launchVars{listen: p.Listen, config: "/d/proxy.conf", hosts: []string{"a.test", "[::1]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "listen 8080\nallow a.test\nallow [::1]\ndeny all\n"; l.config != want || p.Mode != ModeConnect {
+		t.Errorf("config %q, mode %q; want %q, %q", l.config, p.Mode, want, ModeConnect)
+	}
+}

@@ -1,0 +1,298 @@
+package proxysut
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/internal/networld"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+)
+
+// worldPort is the one port the world answers on: a fetch is of port 80
+// (SPEC §14), and a proxy that connects elsewhere is refused by the
+// namespace, which it reports as its own failure.
+const worldPort = 80
+
+// maxAnswerBytes bounds the body of an answer read from a proxy.
+const maxAnswerBytes = 64 << 20
+
+// proxy is one proxy running in a network namespace of its own, for one
+// list of granted hosts, answered by the world its binding is given.
+type proxy struct {
+	key    string // the granted hosts, sorted, one a line
+	sb     *netns.Sandbox
+	bind   *networld.Binding
+	listen netip.AddrPort
+	mode   string
+	dir    string        // its own directory: hosts file, config file
+	exited chan struct{} // closed when the command has ended
+	result netns.Result  // how it ended, once exited is closed
+	ops    int           // fetches sent to it
+	failed atomic.Bool   // it hung, crashed or could not be reached: never reused
+
+	// world is the world its binding answers from: the sandbox that
+	// runs an op binds its own (bindTo); the session unbinds it when no
+	// sandbox holds the proxy, maybe from the watchdog's goroutine.
+	worldMu sync.Mutex
+	world   *refworld.World
+}
+
+// bindTo makes w the world the proxy's namespace answers from, opening
+// its journal, unless it is already.
+func (px *proxy) bindTo(w *refworld.World) {
+	px.worldMu.Lock()
+	defer px.worldMu.Unlock()
+	if px.world != w {
+		px.bind.Use(w)
+		px.world = w
+	}
+}
+
+// unbind answers the proxy's namespace from no world.
+func (px *proxy) unbind() {
+	px.worldMu.Lock()
+	defer px.worldMu.Unlock()
+	px.bind.Use(nil)
+	px.world = nil
+}
+
+// startProxy starts argv, with p's arguments, for hosts, in a new
+// directory under parent, and waits until it accepts connections on its
+// listen address, at most start.
+func startProxy(argv []string, p Profile, hosts []string, parent string, start time.Duration) (*proxy, error) {
+	dir, err := os.MkdirTemp(parent, "proxy-")
+	if err != nil {
+		return nil, err
+	}
+	l, err := prepareDir(dir, p, hosts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	bind := networld.New()
+	cmd := netns.Command{Argv: append(slices.Clone(argv), l.args...), Env: environ(l.env), Timeout: -1}
+	sb, err := netns.Start(cmd, bind.Network(worldPort))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting the proxy: %w", err)
+	}
+	bind.Attach(sb.TakeRecords)
+	px := &proxy{key: hostsKey(hosts), sb: sb, bind: bind, listen: netip.MustParseAddrPort(p.Listen), mode: p.Mode, dir: dir, exited: make(chan struct{})}
+	go func() {
+		px.result = sb.Wait()
+		close(px.exited)
+	}()
+	if err := px.waitReady(start); err != nil {
+		px.close()
+		return nil, err
+	}
+	return px, nil
+}
+
+// prepareDir writes the hosts file, and the config file if p has one, in
+// dir, and renders p's launch there.
+func prepareDir(dir string, p Profile, hosts []string) (launch, error) {
+	v := launchVars{listen: p.Listen, dir: dir, hostsFile: filepath.Join(dir, "hosts.txt"), hosts: hosts}
+	if p.Config != nil {
+		v.config = filepath.Join(dir, filepath.FromSlash(p.Config.File))
+	}
+	l, err := p.render(v)
+	if err != nil {
+		return launch{}, fmt.Errorf("profile %s: %w", p.Name, err)
+	}
+	text := strings.Join(hosts, "\n")
+	if text != "" {
+		text += "\n"
+	}
+	if err := os.WriteFile(v.hostsFile, []byte(text), 0o600); err != nil {
+		return launch{}, err
+	}
+	if p.Config != nil {
+		if err := os.MkdirAll(filepath.Dir(v.config), 0o700); err != nil {
+			return launch{}, err
+		}
+		if err := os.WriteFile(v.config, []byte(l.config), 0o600); err != nil {
+			return launch{}, err
+		}
+	}
+	return l, nil
+}
+
+// environ is the harness's environment with extra ("K=V") set over it:
+// the proxy inherits the harness's (a defect switch, a PATH), and the
+// profile's wins.
+func environ(extra []string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(extra, func(e string) bool { return strings.HasPrefix(e, k+"=") }) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+// hostsKey is what tells two grants' proxies apart: their hosts, sorted,
+// repeats dropped.
+func hostsKey(hosts []string) string {
+	h := slices.Clone(hosts)
+	slices.Sort(h)
+	return strings.Join(slices.Compact(h), "\n")
+}
+
+// waitReady waits until the proxy accepts a connection on its listen
+// address, at most start; it fails at once if the proxy exits.
+func (px *proxy) waitReady(start time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), start)
+	defer cancel()
+	pause := time.Millisecond
+	for {
+		c, err := px.sb.Dial(ctx, "tcp", px.listen.String())
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-px.exited:
+			return fmt.Errorf("the proxy exited with status %d before it listened on %s%s", px.result.ExitCode, px.listen, stderrTail(px.result.Stderr))
+		case <-ctx.Done():
+			return fmt.Errorf("the proxy did not listen on %s within %v (--start-timeout): %v", px.listen, start, err)
+		case <-time.After(pause):
+		}
+		pause = min(pause+pause/4, 20*time.Millisecond)
+	}
+}
+
+// stderrTail is the last line a proxy wrote on stderr, for an error.
+func stderrTail(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return ": " + s
+}
+
+// exitedWithin reports whether the proxy has exited, waiting at most d.
+func (px *proxy) exitedWithin(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-px.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// exitError says how the proxy ended, once it has.
+func (px *proxy) exitError() error {
+	return fmt.Errorf("the proxy exited with status %d%s", px.result.ExitCode, stderrTail(px.result.Stderr))
+}
+
+// close stops the proxy and everything it started, and removes its
+// directory.
+func (px *proxy) close() {
+	px.sb.Close()
+	os.RemoveAll(px.dir)
+}
+
+// answer is what a proxy answered to a fetch.
+type answer struct {
+	status int
+	world  bool // the answer carries networld.Header: the world's, relayed
+	body   string
+	closed bool // the proxy closed the connection without an answer
+}
+
+// errNoAnswer is a fetch the proxy did not answer in time.
+var errNoAnswer = errors.New("no answer in time")
+
+// fetch asks the proxy for http://host/path over conn, a connection to
+// it, as its mode says, and reads its answer until deadline.
+func (px *proxy) fetch(conn net.Conn, host, path string, deadline time.Time) (answer, error) {
+	conn.SetDeadline(deadline)
+	br := bufio.NewReader(conn)
+	h := urlHost(host)
+	if px.mode == ModeConnect {
+		a, err := exchange(conn, br, "CONNECT "+h+":80 HTTP/1.1\r\nHost: "+h+":80\r\n\r\n", http.MethodConnect)
+		if err != nil || a.closed || a.status/100 != 2 || a.world {
+			return a, err
+		}
+		return exchange(conn, br, "GET "+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
+	}
+	return exchange(conn, br, "GET http://"+h+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
+}
+
+// exchange writes req on conn and reads the answer to it from br.
+func exchange(conn net.Conn, br *bufio.Reader, req, method string) (answer, error) {
+	if _, err := io.WriteString(conn, req); err != nil {
+		if closedByPeer(err) {
+			return answer{closed: true}, nil
+		}
+		return answer{}, readError(err)
+	}
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		if closedByPeer(err) {
+			return answer{closed: true}, nil
+		}
+		return answer{}, readError(err)
+	}
+	defer resp.Body.Close()
+	a := answer{status: resp.StatusCode, world: resp.Header.Get(networld.Header) == "1"}
+	if method == http.MethodConnect && a.status/100 == 2 {
+		return a, nil // the tunnel: what follows is the world's
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
+	switch {
+	case err != nil && !a.world:
+		return a, nil // a refusal whose body broke off is a refusal all the same
+	case err != nil:
+		return answer{}, fmt.Errorf("the world's answer broke off: %w", readError(err))
+	case len(body) > maxAnswerBytes:
+		return answer{}, fmt.Errorf("an answer of more than %d bytes", maxAnswerBytes)
+	}
+	a.body = string(body)
+	return a, nil
+}
+
+// closedByPeer reports whether err is the proxy closing or resetting the
+// connection, before any answer: its refusal.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// readError is err in a fetch's words: errNoAnswer for a deadline.
+func readError(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return errNoAnswer
+	}
+	return fmt.Errorf("a malformed answer: %w", err)
+}
+
+// urlHost is host as a URL's authority carries it: an IPv6 literal in
+// brackets.
+func urlHost(host string) string {
+	if isIPv6Literal(host) && !strings.HasPrefix(host, "[") {
+		return "[" + host + "]"
+	}
+	return host
+}
