@@ -206,12 +206,7 @@ func childrenOf(ppid int) []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(ppid) {
+		if fields := statFields(e.Name()); len(fields) > 1 && fields[1] == strconv.Itoa(ppid) {
 			out = append(out, pid)
 		}
 	}
@@ -381,15 +376,21 @@ func TestCommandTimeout(t *testing.T) {
 func waitStopped(t *testing.T, pid int) {
 	t.Helper()
 	for range 1000 {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// "pid (comm) state ...": comm may hold anything, ")" too.
-		if f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:]); len(f) > 0 && string(f[0]) == "T" {
+		if f := statFields(strconv.Itoa(pid)); len(f) > 0 && f[0] == "T" {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("process %d did not stop in 10 s", pid)
+}
+
+// statFields returns the fields of /proc/PID/stat after the command's
+// name (state, ppid, …), nil if pid is gone. The name may hold anything,
+// ")" too: the fields start after its last ")".
+func statFields(pid string) []string {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 }

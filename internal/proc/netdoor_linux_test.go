@@ -135,19 +135,23 @@ func TestWithoutNamespacesTheDoorSaysSoOnce(t *testing.T) {
 	}
 }
 
+// benchWorlds are a world without routes, whose child runs as ever, and
+// one with routes, whose child runs in a network namespace.
+var benchWorlds = []struct {
+	name  string
+	world scenario.WorldSpec
+}{
+	{"plain", scenario.WorldSpec{}},
+	{"netns", scenario.WorldSpec{Routes: []scenario.Route{{Host: "a.test", Path: "/", Body: "x"}}}},
+}
+
 // BenchmarkExecOp is one op of a Go child (role serve) through the exec:
 // door, outside a network namespace (a world without routes) and inside
 // one (with routes): the second adds what the binding does per op.
 //
 //	go test -run '^$' -bench ExecOp ./internal/proc
 func BenchmarkExecOp(b *testing.B) {
-	for _, tc := range []struct {
-		name  string
-		world scenario.WorldSpec
-	}{
-		{"plain", scenario.WorldSpec{}},
-		{"netns", scenario.WorldSpec{Routes: []scenario.Route{{Host: "a.test", Path: "/", Body: "x"}}}},
-	} {
+	for _, tc := range benchWorlds {
 		b.Run(tc.name, func(b *testing.B) {
 			if tc.name == "netns" && namespaces() != nil {
 				b.Skip(namespaces())
@@ -170,13 +174,7 @@ func BenchmarkExecOp(b *testing.B) {
 // BenchmarkExecStart is a session's first scenario: its child started,
 // initialized and its sandbox opened, outside and inside a namespace.
 func BenchmarkExecStart(b *testing.B) {
-	for _, tc := range []struct {
-		name  string
-		world scenario.WorldSpec
-	}{
-		{"plain", scenario.WorldSpec{}},
-		{"netns", scenario.WorldSpec{Routes: []scenario.Route{{Host: "a.test", Path: "/", Body: "x"}}}},
-	} {
+	for _, tc := range benchWorlds {
 		b.Run(tc.name, func(b *testing.B) {
 			if tc.name == "netns" && namespaces() != nil {
 				b.Skip(namespaces())
