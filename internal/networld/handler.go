@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // maxBodyBytes bounds the request body the world reads and throws away.
@@ -50,14 +51,19 @@ func (b *Binding) fetch(r *http.Request) (body string, found, open bool) {
 	return body, found, true
 }
 
-// routePath is the path a request asks for: the target's path
-// percent-decoded, with "?" and the raw query when it has one.
+// routePath is the path and query a request asks for, byte for byte as
+// its request line spells them (SPEC §4: an encoding is bytes like any
+// other, so "/a%2fb" is not "/a/b"): an origin-form target as it is, the
+// part of an absolute-form one from the "/" after its authority.
 func routePath(r *http.Request) string {
-	p := r.URL.Path
-	if r.URL.RawQuery != "" || r.URL.ForceQuery {
-		p += "?" + r.URL.RawQuery
+	t := r.RequestURI
+	if _, rest, absolute := strings.Cut(t, "://"); absolute && !strings.HasPrefix(t, "/") {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			return rest[i:]
+		}
+		return "/"
 	}
-	return p
+	return t
 }
 
 // answer writes status and body, with the length, so that a proxy

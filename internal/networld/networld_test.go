@@ -252,3 +252,27 @@ func TestMappedConnection(t *testing.T) {
 	serve(b, "GET", "/", "m.test")
 	wantJournal(t, w, "resolve m.test -> ::ffff:10.0.0.5", "fetch m.test ::ffff:10.0.0.5 /")
 }
+
+// TestRoutePathIsAsSent: a request's path is looked up byte for byte as
+// its request line spells it, in origin and absolute form: an encoded
+// slash is not a slash (SPEC §4), and the query is part of the path.
+func TestRoutePathIsAsSent(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{
+		{Host: "a.test", Path: "/a%2fb", Body: "encoded"},
+		{Host: "a.test", Path: "/a/b", Body: "decoded"},
+		{Host: "a.test", Path: "/q?x=%41", Body: "query"},
+	}})
+	b := bound(w, public)
+	b.BeginOp(fetchOp("a.test", "/a%2fb"))
+	for _, c := range []struct{ target, body string }{
+		{"/a%2fb", "encoded"},
+		{"http://a.test/a%2fb", "encoded"},
+		{"/a/b", "decoded"},
+		{"/q?x=%41", "query"},
+		{"http://a.test:80/q?x=%41", "query"},
+	} {
+		if rec := serve(b, "GET", c.target, "a.test"); rec.Code != 200 || rec.Body.String() != c.body {
+			t.Errorf("GET %s: %d %q; want 200 %q", c.target, rec.Code, rec.Body, c.body)
+		}
+	}
+}
