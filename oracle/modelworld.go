@@ -102,7 +102,7 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 	if !strings.HasPrefix(p, "/") {
 		return relativeRealpath(p, w.base.links)
 	}
-	var reached []byte
+	reached := make([]byte, 0, 64) // most paths fit: no allocation while walking
 	todo := strings.Split(p, "/")
 	for followed := 0; len(todo) > 0; {
 		name := todo[0]
@@ -129,8 +129,11 @@ func (w *modelWorld) realpath(p string) (string, bool) {
 		}
 		todo = append(strings.Split(target, "/"), todo...)
 	}
-	if len(reached) == 0 {
+	switch {
+	case len(reached) == 0:
 		return "/", true
+	case string(reached) == p:
+		return p, true // resolved to itself: no copy
 	}
 	return string(reached), true
 }

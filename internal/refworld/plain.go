@@ -75,7 +75,15 @@ func prepare(old *prepared, s scenario.WorldSpec) *prepared {
 }
 
 // start starts a world from t.
-func (t *prepared) start() *plainWorld { return &plainWorld{base: t, clockNext: t.clock.Start} }
+func (t *prepared) start() *plainWorld { return t.restart(new(plainWorld)) }
+
+// restart makes w a world just started from t, keeping the memory of the
+// maps it held: a harness that judges scenario after scenario starts each
+// run in the world of a run judged before.
+func (t *prepared) restart(w *plainWorld) *plainWorld {
+	*w = plainWorld{base: t, written: emptied(w.written), dnsNext: emptied(w.dnsNext), clockNext: t.clock.Start}
+	return w
+}
 
 // plainWorld is the world itself, deterministic and in memory (SPEC §1):
 // the VFS with its links, the routes, the DNS table, the tools and the
@@ -95,6 +103,11 @@ func (w *plainWorld) Read(p string) (string, bool) {
 	if !ok {
 		return "", false // the links loop: there is nothing to read
 	}
+	return w.at(k)
+}
+
+// at returns the content stored at k, a path resolved already.
+func (w *plainWorld) at(k string) (string, bool) {
 	if d, ok := w.written[k]; ok {
 		return d, true
 	}
@@ -105,15 +118,13 @@ func (w *plainWorld) Read(p string) (string, bool) {
 // Write implements core.VFS: data stored at p, links followed; through a loop
 // it reaches nothing.
 func (w *plainWorld) Write(p, data string) {
-	k, ok := w.base.resolve(p)
-	if !ok {
-		return
+	if k, ok := w.base.resolve(p); ok {
+		w.store(k, data)
 	}
-	if w.written == nil {
-		w.written = make(map[string]string)
-	}
-	w.written[k] = data
 }
+
+// store stores data at k, a path resolved already.
+func (w *plainWorld) store(k, data string) { w.written[k] = data }
 
 // Realpath implements core.VFS: p resolved through the world's links, which in
 // a world without them is spec.Canonical(p).
@@ -126,9 +137,6 @@ func (w *plainWorld) Resolve(host string) netip.Addr {
 	addrs, ok := w.base.dns[h]
 	if !ok {
 		return spec.StaticResolve(host) // host, not h: it normalizes once, and SPEC §6 ignores exactly one trailing dot
-	}
-	if w.dnsNext == nil {
-		w.dnsNext = make(map[string]int)
 	}
 	a := addrs[w.dnsNext[h]]
 	w.dnsNext[h] = (w.dnsNext[h] + 1) % len(addrs)
@@ -267,12 +275,14 @@ func resolveLinks(links map[string]string, p string) (string, bool) {
 		rest = target
 	}
 	switch {
-	case len(dir) > 0:
-		return string(dir), true
-	case abs:
+	case len(dir) == 0 && abs:
 		return "/", true
+	case len(dir) == 0:
+		return ".", true
+	case string(dir) == p:
+		return p, true // resolved to itself, as most paths are: no copy
 	}
-	return ".", true
+	return string(dir), true
 }
 
 // lastIsDotDot reports whether dir's last component is "..".

@@ -46,7 +46,10 @@ func Prepare(s scenario.WorldSpec) *Template {
 // no world in use started from.
 func (t *Template) Prepare(s scenario.WorldSpec) {
 	t.base, t.spec = prepare(t.base, s), s
-	t.pristine = t.base.start()
+	if t.pristine == nil {
+		t.pristine = new(plainWorld)
+	}
+	t.base.restart(t.pristine)
 }
 
 // New starts a world from the template.
@@ -62,7 +65,11 @@ func (t *Template) New() *World {
 // only on a world nothing uses any more.
 func (t *Template) Renew(w *World) {
 	clear(w.journal)
-	*w = World{tmpl: t, inner: t.base.start(), written: emptied(w.written), journal: w.journal[:0]}
+	inner := w.inner
+	if inner == nil {
+		inner = new(plainWorld)
+	}
+	*w = World{tmpl: t, inner: t.base.restart(inner), journal: w.journal[:0]}
 }
 
 // Resolve returns p resolved through the template's links, as Realpath
@@ -87,10 +94,9 @@ func emptied[K comparable, V any](m map[K]V) map[K]V {
 // not safe for concurrent use.
 type World struct {
 	tmpl       *Template
-	inner      *plainWorld       // the world the calls act on
-	written    map[string]string // what the writes stored, by the path they reached: for Fingerprint and Files
-	fp         uint64            // the VFS fingerprint, once fpOn: XOR of what the writes took out and put in
-	fpOn       bool              // Fingerprint has been read: writes keep fp current
+	inner      *plainWorld // the world the calls act on
+	fp         uint64      // the VFS fingerprint, once fpOn: XOR of what the writes took out and put in
+	fpOn       bool        // Fingerprint has been read: writes keep fp current
 	clockReads int64
 	journal    []Entry
 	op         opBytes // what the op under way has sent, against its cap (LimitOp)
@@ -122,13 +128,12 @@ func (w *World) Write(p, data string) {
 		return // through a loop a write reaches nothing
 	}
 	if w.fpOn {
-		if old, ok := w.inner.Read(k); ok {
+		if old, ok := w.inner.at(k); ok {
 			w.fp ^= fileHash(k, old)
 		}
 		w.fp ^= fileHash(k, data)
 	}
-	w.inner.Write(k, data)
-	w.written[k] = data
+	w.inner.store(k, data)
 }
 
 // Realpath implements core.VFS. Journaled as "realpath p -> r", a loop
@@ -223,8 +228,8 @@ func (w *World) ClockReads() int64 { return w.clockReads }
 // replay, never hash.
 func (w *World) Fingerprint() uint64 {
 	if !w.fpOn {
-		for k, v := range w.written { // XOR is order-free: the map's order cannot show
-			if old, ok := w.tmpl.pristine.Read(k); ok {
+		for k, v := range w.inner.written { // XOR is order-free: the map's order cannot show
+			if old, ok := w.tmpl.pristine.at(k); ok {
 				w.fp ^= fileHash(k, old)
 			}
 			w.fp ^= fileHash(k, v)
@@ -241,7 +246,7 @@ func (w *World) Files() map[string]string {
 	for _, f := range w.tmpl.spec.Files {
 		out[spec.Canonical(f.Path)] = f.Data
 	}
-	maps.Copy(out, w.written)
+	maps.Copy(out, w.inner.written)
 	return out
 }
 

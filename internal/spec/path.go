@@ -22,25 +22,28 @@ func Canonical(p string) string {
 }
 
 // isClean reports whether p is absolute and path.Clean would return it as
-// it is: no empty, "." or ".." element, no trailing slash.
+// it is: "/", or a path that does not end in '/' and in which no '/' is
+// followed by an empty element (another '/'), "." or "..".
 func isClean(p string) bool {
 	if p == "/" {
 		return true
 	}
-	if !strings.HasPrefix(p, "/") {
+	if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
 		return false
 	}
-	start := 1 // where the element under way starts
-	for i := 1; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
-			continue
+	for i := range len(p) - 1 { // the last byte is no '/'
+		if p[i] == '/' && (p[i+1] == '/' || p[i+1] == '.' && isDotElem(p[i+1:])) {
+			return false
 		}
-		if elem := p[start:i]; elem == "" || elem == "." || elem == ".." {
-			return false // a trailing slash ends an empty element
-		}
-		start = i + 1
 	}
 	return true
+}
+
+// isDotElem reports whether e, a path from one of its elements on, starts
+// with the element "." or "..".
+func isDotElem(e string) bool {
+	elem, _, _ := strings.Cut(e, "/")
+	return elem == "." || elem == ".."
 }
 
 // HasTraversal reports whether p, split on both '/' and '\', has a segment

@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"path"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -156,4 +157,24 @@ func TestCanonical(t *testing.T) {
 			t.Errorf("Canonical(%q) = %q, want %q: %s", tt.p, got, tt.want, tt.reason)
 		}
 	}
+}
+
+// TestCanonicalIsPathClean compares Canonical with path.Clean on every
+// string of up to seven bytes over '/', '.' and 'a': every way a slash, a
+// dot element and a name can sit next to each other, the shortcut for
+// paths that are clean already included.
+func TestCanonicalIsPathClean(t *testing.T) {
+	var walk func(p string)
+	walk = func(p string) {
+		if got, want := spec.Canonical(p), path.Clean(p); got != want {
+			t.Errorf("Canonical(%q) = %q, want %q (path.Clean)", p, got, want)
+		}
+		if len(p) == 7 {
+			return
+		}
+		for _, c := range "/.a" {
+			walk(p + string(c))
+		}
+	}
+	walk("")
 }
