@@ -77,7 +77,7 @@ type Finding struct {
 	Check        int    `json:"check"`
 	Step         int    `json:"step"`
 	Class        string `json:"class"`
-	Detail       string `json:"detail"`
+	Detail       string `json:"detail"` // the oracle's words on the scenario File holds
 	File         string `json:"file,omitempty"`
 	OriginalOps  int    `json:"original_ops"`
 	MinimizedOps int    `json:"minimized_ops"`

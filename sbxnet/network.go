@@ -55,6 +55,24 @@ func (n *Network) resolve(host string) (a netip.Addr) {
 	return n.world.Resolve(host)
 }
 
+// peeker is a world that can tell its next answer for a host without
+// giving it, as the harness's world can.
+type peeker interface {
+	PeekResolve(host string) netip.Addr
+}
+
+// resolveFamily asks the world for host, journaled, unless network names
+// one family ("ip4", "ip6") and the world's next answer for host is of the
+// other: then it asks nothing and answers the zero Addr.
+func (n *Network) resolveFamily(network, host string) netip.Addr {
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	if p, ok := n.world.(peeker); ok && network != "ip" && !familyFits(network, p.PeekResolve(host)) {
+		return netip.Addr{}
+	}
+	return n.world.Resolve(host)
+}
+
 // fetch asks the world for the route of host and path, journaled with the
 // address the connection was dialled to.
 func (n *Network) fetch(host string, a netip.Addr, path string) (string, bool) {

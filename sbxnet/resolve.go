@@ -8,9 +8,14 @@ import (
 
 // LookupNetIP has the shape of net.Resolver.LookupNetIP: it asks the world
 // once for host (journaled "resolve host -> a", SPEC §6) and answers that
-// one address. network is "ip", "ip4" or "ip6"; an answer of the other
-// family is a not-found *net.DNSError, journaled all the same. A cancelled
-// ctx answers its error and asks nothing.
+// one address. network is "ip", "ip4" or "ip6". A lookup of one family
+// whose next answer is of the other answers a not-found *net.DNSError and
+// moves nothing, as the DNS server of SPEC §14 answers an A or an AAAA
+// query: a resolver that asks "ip4" and, finding nothing, "ip6" (or the
+// reverse) makes one resolution, as the model's one resolution an op. (Over a world that
+// cannot tell its next answer without giving it, the answer is taken and
+// journaled all the same.) A cancelled ctx answers its error and asks
+// nothing.
 func (n *Network) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &net.DNSError{Err: err.Error(), Name: host}
@@ -18,7 +23,7 @@ func (n *Network) LookupNetIP(ctx context.Context, network, host string) ([]neti
 	if network != "ip" && network != "ip4" && network != "ip6" {
 		return nil, net.UnknownNetworkError(network)
 	}
-	a := n.resolve(host)
+	a := n.resolveFamily(network, host)
 	if !a.IsValid() || !familyFits(network, a) {
 		return nil, &net.DNSError{Err: "no suitable address", Name: host, IsNotFound: true}
 	}

@@ -91,8 +91,40 @@ func TestLookupsJournalOneResolveEach(t *testing.T) {
 		"resolve r.test -> 203.0.113.9",
 		"resolve r.test -> 10.0.0.5",
 		"resolve METADATA.google.internal. -> 169.254.169.254",
-		"resolve 127.1 -> 127.0.0.1", // asked, then refused for its family
 	)
+}
+
+// TestOneLookupOfEachFamilyTakesOneAnswer: a resolver that asks for one
+// family and, finding nothing, for the other makes one resolution,
+// whichever family the next answer is, in either order; a rebinding line
+// moves on once a lookup; an IP literal is resolved once too.
+func TestOneLookupOfEachFamilyTakesOneAnswer(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{DNS: []scenario.DNSRecord{
+		{Host: "r.test", Addrs: []netip.Addr{netip.MustParseAddr("2001:db8::5"), netip.MustParseAddr("10.0.0.5")}},
+	}})
+	n := New(w)
+	defer n.Close()
+	ctx := context.Background()
+	var got []string
+	for _, order := range [][2]string{{"ip4", "ip6"}, {"ip6", "ip4"}} {
+		for _, host := range []string{"r.test", "r.test", "2002:a9fd:ffff::1"} {
+			addrs, err := n.LookupNetIP(ctx, order[0], host)
+			if err != nil {
+				addrs, err = n.LookupNetIP(ctx, order[1], host)
+			}
+			if err != nil {
+				t.Fatalf("%s then %s of %s: %v", order[0], order[1], host, err)
+			}
+			got = append(got, addrs[0].String())
+		}
+	}
+	want := []string{"2001:db8::5", "10.0.0.5", "2002:a9fd:ffff::1", "2001:db8::5", "10.0.0.5", "2002:a9fd:ffff::1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+	if len(w.Journal()) != len(want) {
+		t.Errorf("journal %q: want one resolve a lookup", journal(w))
+	}
 }
 
 func isNotFound(err error) bool {

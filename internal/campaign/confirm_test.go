@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,8 +11,10 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // hangsOnce is the reference, except that the first op any sandbox of its
@@ -111,5 +114,28 @@ func TestFlakyFindingInTheSummary(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the JSON summary lacks %s: %s", want, b)
 		}
+	}
+}
+
+// TestSummaryDetailIsTheFilesWords: a finding's summary line (and its
+// JSON) gives the oracle's words on the minimized scenario its file holds,
+// which minimizing may have moved to another cause than the one found
+// first; a finding not minimized keeps the words it was found with.
+func TestSummaryDetailIsTheFilesWords(t *testing.T) {
+	sc := &scenario.Scenario{}
+	found := func(detail, minDetail string) Finding {
+		return Finding{Finding: &finding.Finding{Invariant: oracle.Confinement, Detail: detail, MinDetail: minDetail, Original: sc, Minimized: sc}}
+	}
+	res := &Result{Findings: []Finding{
+		found("net_fetch r.example /data returned not_found", "net_fetch R.EXAMPLE / gives egress_denied"),
+		found("as found", ""),
+	}}
+	sum := Summarize(res, "test")
+	var got []string
+	for _, f := range sum.Findings {
+		got = append(got, f.Detail)
+	}
+	if want := []string{"net_fetch R.EXAMPLE / gives egress_denied", "as found"}; !slices.Equal(got, want) {
+		t.Errorf("summary details %q, want %q", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
@@ -21,13 +22,24 @@ func Summarize(res *Result, sut string) reports.Summary {
 	}
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
-			Class: f.Class.String(), Detail: f.Detail, File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
+			Class: f.Class.String(), Detail: fileDetail(f.Finding), File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
 			Unminimized: f.Unminimized, Flaky: f.Flaky})
 		if f.Flaky {
 			s.FlakyFindings++
 		}
 	}
 	return s
+}
+
+// fileDetail is the oracle's words on the scenario a finding's file
+// holds: the minimized one, whose failure may be another than the one
+// the campaign found first (minimizing keeps the invariant, not its
+// cause); the original's when it was not minimized.
+func fileDetail(f *finding.Finding) string {
+	if f.MinDetail != "" {
+		return f.MinDetail
+	}
+	return f.Detail
 }
 
 // NewReport builds the coverage report of res against the sandbox named

@@ -121,6 +121,7 @@ func TestBadInputExits2(t *testing.T) {
 		{"unknown flag", []string{"replay", "--nope", trace}, "not defined"},
 		{"bad format", []string{"replay", "--format", "xml", trace}, "--format"},
 		{"unknown sut", []string{"replay", "--sut", "mutant:nope", trace}, "unknown mutant"},
+		{"a profile for a door without one", []string{"run", "--checks", "1", "--profile", "egressproxy"}, "only the mcp: and proxy: doors take a profile"},
 		{"no files", []string{"replay"}, "no files"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
 		{"fmt of a broken file", []string{"fmt", filepath.Join(dir, "bad.sbx")}, "bad.sbx:2:"},

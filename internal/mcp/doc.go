@@ -19,7 +19,9 @@
 // # Profiles
 //
 // A Profile maps ops onto one server's tools. Filesystem is the built-in
-// one for @modelcontextprotocol/server-filesystem. For another server,
+// one for @modelcontextprotocol/server-filesystem; BuiltinProfiles lists
+// it and those of the other servers proven on their pinned releases
+// (releases.go). For another server,
 // write a JSON file and read it with ParseProfile; the command line reads
 // the file the environment variable SBXFUZZ_MCP_PROFILE names
 // (realsut.ProfileEnv; docs/real-sandboxes.md):

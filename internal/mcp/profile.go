@@ -312,9 +312,37 @@ var DesktopCommander = Profile{
 	NotFound: []string{"ENOENT", "no such file"},
 }
 
+// AgentInfraFilesystem is the built-in profile of
+// @agent-infra/mcp-server-filesystem, a bundled fork of an early
+// server-filesystem: the same tools and words, the whole text of a read
+// its content, its directories each after --allowed-directories. It logs
+// every path it checks on stdout (console.log), which the client skips.
+var AgentInfraFilesystem = Profile{
+	Name:     "agent-infra-filesystem",
+	Read:     Tool{Name: "read_file", Path: "path"},
+	Write:    Tool{Name: "write_file", Path: "path", Content: "content"},
+	DirFlag:  "--allowed-directories",
+	Denied:   []string{"Access denied", "outside allowed directories"},
+	NotFound: []string{"ENOENT", "no such file"},
+}
+
+// MCPServerFilesystem is the built-in profile of the npm package
+// mcp-server-filesystem, a fork of an early server-filesystem: the same
+// tools, its directories bare arguments, its error texts prefixed with
+// "Error: ". It compares paths in lower case.
+var MCPServerFilesystem = Profile{
+	Name:     "mcp-server-filesystem",
+	Read:     Tool{Name: "read_file", Path: "path"},
+	Write:    Tool{Name: "write_file", Path: "path", Content: "content"},
+	Denied:   []string{"Access denied", "outside allowed directories"},
+	NotFound: []string{"ENOENT", "no such file"},
+}
+
 // BuiltinProfiles are the profiles a --profile value may name instead of
 // a file, by Name.
-func BuiltinProfiles() []Profile { return []Profile{Filesystem, FastFilesystem, DesktopCommander} }
+func BuiltinProfiles() []Profile {
+	return []Profile{Filesystem, FastFilesystem, DesktopCommander, AgentInfraFilesystem, MCPServerFilesystem}
+}
 
 // LookupProfile returns the built-in profile named name.
 func LookupProfile(name string) (Profile, bool) {

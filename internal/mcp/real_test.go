@@ -141,43 +141,64 @@ func realTreeOutside(t *testing.T, avoid ...string) tree {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for p, data := range map[string]string{
+	writeFiles(t, root, map[string]string{
 		"/work/hello.txt":  "hello from work\nsecond line",
 		"/work/lines.txt":  "windows\r\nline ends\r\n",
 		"/work/sub/a":      "a",
 		"/outside/secret":  "OUTSIDE SECRET\n",
 		"/workshop/secret": "WORKSHOP SECRET\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(root+p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(root+p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	return tree(root)
 }
 
-// TestRealProfiles drives the two other servers with a built-in profile,
-// at their pinned releases, through their profiles: a read of an allowed
+// TestRealProfiles drives the other servers with a built-in profile, at
+// their pinned releases, through their profiles: a read of an allowed
 // file gives its content as the profile extracts it (out of a JSON object,
-// after a header line, by lines), a write lands, a read outside the
-// allowed directory is denied, a missing file is not found. A file with
-// "\r\n" line ends and a final newline reads back byte for byte, which
-// desktop-commander, reading by lines, gives only through its profile.
+// after a header line, by lines, or whole), a write lands, a read outside
+// the allowed directory is denied, a missing file is not found. A file
+// with "\r\n" line ends and a final newline reads back byte for byte,
+// which desktop-commander, reading by lines, gives only through its
+// profile. Each server's own escapes are driven too (escapes): what it
+// lets through outside its directory, read from the disk, so that a door
+// that took an answer for a refusal, or the reverse, fails here. A server
+// that logs on stdout (logs) has its log lines skipped, and counted.
 func TestRealProfiles(t *testing.T) {
 	skipUnlessAsked(t)
 	for _, tc := range []struct {
 		pin     string
 		profile Profile
 		avoid   []string
+		files   map[string]string // more files in the tree
+		escapes []opWant          // ops outside /work it lets through
+		logs    bool              // it writes log lines on stdout
 	}{
-		{FastFilesystemPin, FastFilesystem, []string{"/tmp", "/home", "/Users"}},
-		{DesktopCommanderPin, DesktopCommander, nil},
+		{pin: FastFilesystemPin, profile: FastFilesystem, avoid: []string{"/tmp", "/home", "/Users"}},
+		{pin: DesktopCommanderPin, profile: DesktopCommander},
+		{
+			// A string prefix of the unresolved path lets the sibling
+			// through.
+			pin: AgentInfraFilesystemPin, profile: AgentInfraFilesystem, logs: true,
+			escapes: []opWant{
+				{read("/workshop/secret"), realfs.Outcome{Verdict: realfs.Allowed, Data: "WORKSHOP SECRET\n"}},
+				{write("/workshop/new", "escaped"), realfs.Outcome{Verdict: realfs.Allowed}},
+			},
+		},
+		{
+			// It compares paths in lower case: /WORK is not /work on
+			// this disk, but it lets it through.
+			pin: MCPServerFilesystemPin, profile: MCPServerFilesystem,
+			files: map[string]string{"/WORK/secret": "UPPER SECRET\n"},
+			escapes: []opWant{
+				{read("/WORK/secret"), realfs.Outcome{Verdict: realfs.Allowed, Data: "UPPER SECRET\n"}},
+				{read("/workshop/secret"), realfs.Outcome{Verdict: realfs.Allowed, Data: "WORKSHOP SECRET\n"}},
+				{write("/workshop/new", "escaped"), realfs.Outcome{Verdict: realfs.Allowed}},
+			},
+		},
 	} {
 		t.Run(tc.profile.Name, func(t *testing.T) {
 			command := realServer(t, tc.pin)
 			tr := realTreeOutside(t, tc.avoid...)
+			writeFiles(t, string(tr), tc.files)
 			var p Pool
 			defer func() {
 				p.Close()
@@ -191,10 +212,7 @@ func TestRealProfiles(t *testing.T) {
 			}
 			started := time.Since(start)
 			d := NewDriver(s, tr)
-			for _, c := range []struct {
-				op   core.Op
-				want realfs.Outcome
-			}{
+			ops := []opWant{
 				{read("/work/hello.txt"), realfs.Outcome{Verdict: realfs.Allowed, Data: "hello from work\nsecond line"}},
 				{read("/work/sub/a"), realfs.Outcome{Verdict: realfs.Allowed, Data: "a"}},
 				{read("/work/lines.txt"), realfs.Outcome{Verdict: realfs.Allowed, Data: "windows\r\nline ends\r\n"}},
@@ -203,7 +221,8 @@ func TestRealProfiles(t *testing.T) {
 				{read("/outside/secret"), realfs.Outcome{Verdict: realfs.Denied}},
 				{write("/outside/new", "escaped"), realfs.Outcome{Verdict: realfs.Denied}},
 				{read("/work/missing"), realfs.Outcome{Verdict: realfs.NotFound}},
-			} {
+			}
+			for _, c := range append(ops, tc.escapes...) {
 				got, err := d.Do(c.op)
 				if err != nil {
 					t.Fatalf("%v: %v", c.op, err)
@@ -212,14 +231,40 @@ func TestRealProfiles(t *testing.T) {
 					t.Errorf("%v: %v %q (%s), want %v %q", c.op, got.Verdict, got.Data, got.Detail, c.want.Verdict, c.want.Data)
 				}
 			}
-			if data, err := os.ReadFile(string(tr) + "/work/new"); err != nil || string(data) != "new\nfile" {
-				t.Errorf("the write to /work/new: %q, %v; want it on the disk", data, err)
+			for _, c := range append(ops, tc.escapes...) {
+				if c.op.Kind == core.OpWrite && c.want.Verdict == realfs.Allowed {
+					if data, err := os.ReadFile(string(tr) + c.op.Args[0]); err != nil || string(data) != c.op.Args[1] {
+						t.Errorf("the write to %s: %q, %v; want it on the disk", c.op.Args[0], data, err)
+					}
+				}
 			}
 			if _, err := os.Stat(string(tr) + "/outside/new"); err == nil {
 				t.Error("the write outside the allowed directory landed")
 			}
+			if got := s.SkippedLines(); (got > 0) != tc.logs {
+				t.Errorf("%d lines of its stdout skipped, want some: %v", got, tc.logs)
+			}
 			info := s.Info()
 			t.Logf("%s (serverInfo %s %s, protocol %s): start to ready %v", tc.pin, info.Name, info.Version, info.Protocol, started.Round(time.Millisecond))
 		})
+	}
+}
+
+// opWant is an op and the outcome a test wants of it.
+type opWant struct {
+	op   core.Op
+	want realfs.Outcome
+}
+
+// writeFiles writes files (world path -> content) under root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, data := range files {
+		if err := os.MkdirAll(filepath.Dir(root+p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(root+p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

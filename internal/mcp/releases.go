@@ -7,10 +7,12 @@ package mcp
 // line (TestInstallScriptReadsThePins).
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -27,12 +29,15 @@ const (
 )
 
 // The pinned releases of the other servers with a built-in profile
-// (FastFilesystem, DesktopCommander), each package@version as npm takes
-// it: the releases their profiles were written from and are tested on.
+// (FastFilesystem, DesktopCommander, AgentInfraFilesystem,
+// MCPServerFilesystem), each package@version as npm takes it: the
+// releases their profiles were written from and are tested on.
 // .ci/mcp-install reads these lines: one constant a line, ending in "Pin".
 const (
-	FastFilesystemPin   = "fast-filesystem-mcp@3.5.2"
-	DesktopCommanderPin = "@wonderwhy-er/desktop-commander@0.2.52"
+	FastFilesystemPin       = "fast-filesystem-mcp@3.5.2"
+	DesktopCommanderPin     = "@wonderwhy-er/desktop-commander@0.2.52"
+	AgentInfraFilesystemPin = "@agent-infra/mcp-server-filesystem@1.2.29"
+	MCPServerFilesystemPin  = "mcp-server-filesystem@0.6.2"
 )
 
 // CacheEnv names the environment variable that overrides DefaultCacheDir.
@@ -65,13 +70,70 @@ func Entry(cacheDir, version string) string {
 	return filepath.Join(cacheDir, version, "node_modules", filepath.FromSlash(Package), "dist", "index.js")
 }
 
-// PinEntry is the path of the server's script in an install of pin
-// (package@version) under cacheDir, in an npm prefix of its own named
-// after pin with the scope's slash made "+" (both pinned packages have
-// their bin at dist/index.js): run it as node ENTRY.
-func PinEntry(cacheDir, pin string) string {
+// PinDir is the directory of the package of pin (package@version) in
+// its install under cacheDir: an npm prefix of its own named after pin,
+// the scope's slash made "+".
+func PinDir(cacheDir, pin string) string {
 	pkg := pin[:strings.LastIndexByte(pin, '@')]
-	return filepath.Join(cacheDir, strings.ReplaceAll(pin, "/", "+"), "node_modules", filepath.FromSlash(pkg), "dist", "index.js")
+	return filepath.Join(cacheDir, strings.ReplaceAll(pin, "/", "+"), "node_modules", filepath.FromSlash(pkg))
+}
+
+// PinEntry is the path of the server's script in the install of pin
+// under cacheDir, as its package.json's bin names it (packages put it
+// where their bundler does: dist/index.js, dist/index.cjs, ...): run it
+// as node ENTRY. A bin that maps several commands must have one named
+// after the package (its name without the scope); a bin that leads
+// out of the package is an error.
+func PinEntry(cacheDir, pin string) (string, error) {
+	dir := PinDir(cacheDir, pin)
+	data, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return "", err
+	}
+	var meta struct {
+		Name string          `json:"name"`
+		Bin  json.RawMessage `json:"bin"`
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		return "", fmt.Errorf("%s: package.json: %v", pin, err)
+	}
+	bin, err := binPath(meta.Name, meta.Bin)
+	if err != nil {
+		return "", fmt.Errorf("%s: package.json: %v", pin, err)
+	}
+	if !filepath.IsLocal(filepath.FromSlash(bin)) {
+		return "", fmt.Errorf("%s: package.json: bin %q is not a path inside the package", pin, bin)
+	}
+	return filepath.Join(dir, filepath.FromSlash(bin)), nil
+}
+
+// binPath is the script a package.json's bin names: the string itself,
+// or the only command of the object, or the command named after the
+// package.
+func binPath(name string, raw json.RawMessage) (string, error) {
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil && one != "" {
+		return one, nil
+	}
+	var many map[string]string
+	if err := json.Unmarshal(raw, &many); err != nil || len(many) == 0 {
+		return "", fmt.Errorf("no bin names the server's script")
+	}
+	if len(many) == 1 {
+		for _, p := range many {
+			return p, nil
+		}
+	}
+	unscoped := name[strings.LastIndexByte(name, '/')+1:]
+	if p, ok := many[unscoped]; ok {
+		return p, nil
+	}
+	cmds := make([]string, 0, len(many))
+	for c := range many {
+		cmds = append(cmds, c)
+	}
+	slices.Sort(cmds)
+	return "", fmt.Errorf("bin has several commands (%s), none named %q", strings.Join(cmds, ", "), unscoped)
 }
 
 // isPin reports whether s is package@version with a package name npm
@@ -118,8 +180,11 @@ func installedPin(cacheDir, pin string) (string, error) {
 	if !isPin(pin) {
 		return "", fmt.Errorf("%q is not an npm package@version", pin)
 	}
-	entry := PinEntry(cacheDir, pin)
-	if _, err := os.Stat(entry); err != nil {
+	entry, err := PinEntry(cacheDir, pin)
+	if err == nil {
+		_, err = os.Stat(entry)
+	}
+	if err != nil {
 		return "", fmt.Errorf("%s is not installed in %s (.ci/mcp-install %s installs it): %w", pin, cacheDir, pin, err)
 	}
 	return entry, nil

@@ -72,37 +72,82 @@ func TestDefaultCacheDir(t *testing.T) {
 
 // TestInstalledPin: a pin (package@version) is found in its own npm prefix
 // under the cache, named as .ci/mcp-install names it (a scope's slash made
-// "+"); one not installed says how to install it; a pin that could name
-// another directory is refused.
+// "+"), at the script its package.json's bin names; one not installed
+// says how to install it; a pin that could name another directory is
+// refused.
 func TestInstalledPin(t *testing.T) {
 	cache := t.TempDir()
-	for _, pin := range []string{FastFilesystemPin, DesktopCommanderPin} {
-		entry := PinEntry(cache, pin)
-		dir := filepath.Join(cache, strings.ReplaceAll(pin, "/", "+"))
-		if rel, err := filepath.Rel(dir, entry); err != nil || strings.HasPrefix(rel, "..") || !strings.HasSuffix(entry, filepath.Join("dist", "index.js")) {
-			t.Errorf("PinEntry(%q) = %s, want dist/index.js under %s", pin, entry, dir)
+	for _, pin := range []string{FastFilesystemPin, DesktopCommanderPin, AgentInfraFilesystemPin, MCPServerFilesystemPin} {
+		dir := PinDir(cache, pin)
+		if rel, err := filepath.Rel(filepath.Join(cache, strings.ReplaceAll(pin, "/", "+")), dir); err != nil || strings.HasPrefix(rel, "..") {
+			t.Errorf("PinDir(%q) = %s, want it under the pin's own prefix", pin, dir)
 		}
 		if _, err := Installed(cache, pin); err == nil || !strings.Contains(err.Error(), ".ci/mcp-install "+pin) {
 			t.Errorf("%s not installed: %v, want an error naming .ci/mcp-install", pin, err)
 		}
-		if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(entry, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		entry := installFake(t, dir, `{"name": "x", "bin": {"x": "dist/index.js"}}`, "dist/index.js")
 		if got, err := Installed(cache, pin); err != nil || got != entry {
 			t.Errorf("Installed(%q) = %q, %v; want %q", pin, got, err, entry)
 		}
 	}
-	if want := filepath.Join(cache, "@wonderwhy-er+desktop-commander@0.2.52", "node_modules", "@wonderwhy-er", "desktop-commander", "dist", "index.js"); PinEntry(cache, DesktopCommanderPin) != want {
-		t.Errorf("PinEntry(%q) = %s, want %s", DesktopCommanderPin, PinEntry(cache, DesktopCommanderPin), want)
+	if want := filepath.Join(cache, "@wonderwhy-er+desktop-commander@0.2.52", "node_modules", "@wonderwhy-er", "desktop-commander"); PinDir(cache, DesktopCommanderPin) != want {
+		t.Errorf("PinDir(%q) = %s, want %s", DesktopCommanderPin, PinDir(cache, DesktopCommanderPin), want)
 	}
 	for _, pin := range []string{"@1.0", "x@", "../x@1", "@s/../x@1", "x@../1", "@/x@1", "@s/x/y@1", `x\y@1`, "@s@1"} {
 		if _, err := Installed(cache, pin); err == nil || !strings.Contains(err.Error(), "is not an npm package@version") {
 			t.Errorf("pin %q: %v, want it refused", pin, err)
 		}
 	}
+}
+
+// TestPinEntryFollowsBin: the script of a pinned package is the one its
+// package.json's bin names, wherever its bundler put it
+// (@agent-infra/mcp-server-filesystem's is dist/index.cjs, beside an ES
+// module dist/index.js that is not the command), whether bin is a string,
+// one command, or several with one named after the package; a bin that
+// leads out of the package, or names no script, is an error.
+func TestPinEntryFollowsBin(t *testing.T) {
+	for _, tc := range []struct {
+		name, pkg, bin string
+		want           string // "" for an error
+	}{
+		{"a .cjs bin", `{"name": "@agent-infra/mcp-server-filesystem", "bin": {"mcp-server-filesystem": "dist/index.cjs"}}`, "dist/index.cjs", "dist/index.cjs"},
+		{"a string", `{"name": "s", "bin": "./bin/s.js"}`, "bin/s.js", "bin/s.js"},
+		{"several, one the package's", `{"name": "@x/srv", "bin": {"srv-setup": "setup.js", "srv": "dist/srv.mjs"}}`, "dist/srv.mjs", "dist/srv.mjs"},
+		{"several, none the package's", `{"name": "srv", "bin": {"a": "a.js", "b": "b.js"}}`, "a.js", ""},
+		{"out of the package", `{"name": "srv", "bin": "../../evil.js"}`, "dist/index.js", ""},
+		{"no bin", `{"name": "srv"}`, "dist/index.js", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := t.TempDir()
+			const pin = "@s/srv@1.0.0"
+			entry := installFake(t, PinDir(cache, pin), tc.pkg, tc.bin)
+			got, err := Installed(cache, pin)
+			switch {
+			case tc.want == "" && err == nil:
+				t.Errorf("Installed = %q, want an error", got)
+			case tc.want != "" && (err != nil || got != entry):
+				t.Errorf("Installed = %q, %v; want %q", got, err, entry)
+			}
+		})
+	}
+}
+
+// installFake writes a package's package.json and an empty file at bin
+// (slash-separated, under dir) and returns that file's path.
+func installFake(t *testing.T, dir, pkg, bin string) string {
+	t.Helper()
+	entry := filepath.Join(dir, filepath.FromSlash(bin))
+	if err := os.MkdirAll(filepath.Dir(entry), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(entry, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return entry
 }
 
 // TestInstallScriptReadsThePins: .ci/mcp-install, which alone installs
@@ -129,7 +174,7 @@ func TestInstallScriptReadsThePins(t *testing.T) {
 		want    []string
 	}{
 		{`(?m)^\t(?:Current|Vulnerable)Version *= *"(.*)"$`, []string{CurrentVersion, VulnerableVersion}},
-		{`(?m)^\t[A-Za-z]*Pin *= *"(.*@.*)"$`, []string{FastFilesystemPin, DesktopCommanderPin}},
+		{`(?m)^\t[A-Za-z]*Pin *= *"(.*@.*)"$`, []string{FastFilesystemPin, DesktopCommanderPin, AgentInfraFilesystemPin, MCPServerFilesystemPin}},
 	} {
 		var got []string
 		for _, m := range regexp.MustCompile(tc.pattern).FindAllSubmatch(text, -1) {

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
-	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 )
 
 // netnsEnv is set to "1" in the environment of a child that runs in a
@@ -22,13 +21,6 @@ const netnsEnv = "SBXFUZZ_NETNS"
 // that a connection a child opens for TLS is seen (and journaled as a
 // fetch of the op's host) rather than refused unseen.
 var netPorts = []uint16{80, 443}
-
-// hasRoutes reports whether w is the harness's world and has routes: a
-// scenario whose child should run in a network namespace, where the
-// connections it opens itself are observed.
-func hasRoutes(w *refworld.World) bool {
-	return w != nil && len(w.Spec().Routes) > 0
-}
 
 // namespaces says, once per run, whether this machine can make network
 // namespaces: nil, or why not (wrapping netns.ErrUnavailable).

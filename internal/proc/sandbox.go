@@ -43,10 +43,12 @@ type session struct {
 	mu    sync.Mutex
 	c     *child
 	ended bool
-	// inNet says a world with routes came: from then on the session's
-	// children run in a network namespace (SPEC §14), which serves worlds
-	// without routes as well; noNet, that the machine cannot make one.
-	inNet, noNet bool
+	// noNet says the session's children run outside a network namespace:
+	// the machine cannot make one. Everywhere else they run in one (SPEC
+	// §14), whatever the world: a child that opens a connection itself
+	// must never reach the machine's network, in a replay of a minimized
+	// scenario (whose routes may all be gone) no more than in a campaign.
+	noNet bool
 }
 
 // errEnded is the words for a factory called after its session ended.
@@ -57,7 +59,7 @@ var errEnded = errors.New("the session has ended")
 // broke.
 func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	rw, _ := w.(*refworld.World)
-	c, fresh, err := s.child(hasRoutes(rw))
+	c, fresh, err := s.child()
 	if err != nil {
 		return nil, err
 	}
@@ -86,30 +88,21 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 // child returns the session's child, counted as opening, and whether it is
 // fresh (not yet initialized): a new one if there is none, the last one
 // broke, or a call of an abandoned scenario is still in flight on it.
-//
-// routes says the scenario's world has routes: a child outside a network
-// namespace is then replaced by one in a namespace, where the machine can
-// make it.
-func (s *session) child(routes bool) (c *child, fresh bool, err error) {
+func (s *session) child() (c *child, fresh bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
 		return nil, false, errEnded
 	}
-	s.inNet = s.inNet || routes
 	c = s.c
 	if c != nil && c.usable() == nil && (c.busy() || c.opening.Load() > 0) {
 		// A call of an abandoned scenario (a hang while opening, say) is
 		// still in flight: that child cannot serve another.
 		c.broken(fmt.Errorf("the sandbox hung"))
 	}
-	if c != nil && c.usable() == nil && s.inNet && !s.noNet && c.bind == nil {
-		c.shutdown() // its connections would not be observed
-		c = nil
-	}
 	if c == nil || c.usable() != nil {
 		var unavailable bool
-		c, unavailable, err = startFor(s.argv, s.inNet && !s.noNet)
+		c, unavailable, err = startFor(s.argv, !s.noNet)
 		s.noNet = s.noNet || unavailable
 		if err != nil {
 			return nil, false, err

@@ -325,3 +325,44 @@ func TestSessionPool(t *testing.T) {
 		t.Error("a failed proxy was handed out again")
 	}
 }
+
+// TestFreshProfile: under a Fresh profile no two sandboxes share a
+// proxy, not even a check's run and its replay of one grant, and a proxy
+// no sandbox holds any more is stopped, not kept for the next.
+func TestFreshProfile(t *testing.T) {
+	needNamespaces(t)
+	t.Setenv(fakeEnv, "deny")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseProfile([]byte(`{"name": "fresh", "args": ["-listen", "{{listen}}"], "fresh": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session{argv: []string{exe}, profile: p, dir: t.TempDir(), tally: &door.Counter{}}
+	defer s.end()
+	run, err := s.get([]string{"a.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := s.get([]string{"a.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run == replay {
+		t.Error("a run and its replay share a proxy under a fresh profile")
+	}
+	s.release(run)
+	s.release(replay)
+	if n := len(s.live); n != 0 {
+		t.Errorf("%d proxies kept after their sandboxes were closed, want 0", n)
+	}
+	next, err := s.get([]string{"a.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next == run || next == replay {
+		t.Error("a released proxy was handed out again under a fresh profile")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"text/template"
@@ -27,7 +28,9 @@ import (
 // two halves, {{hosts_file}} a file of the grant's net hosts, one a line,
 // byte for byte, {{hosts}} those hosts as a list ({{range hosts}}), {{dir}}
 // a directory of the proxy's own, {{config}} the rendered config file's
-// path.
+// path; and, to write a host as a proxy's configuration wants it,
+// {{canonical HOST}}, {{unbracket HOST}} and {{regexp_quote TEXT}}
+// (canonicalHost, unbracket, regexp.QuoteMeta).
 type Profile struct {
 	// Name names the proxy in messages and reproduce lines.
 	Name string `json:"name"`
@@ -44,10 +47,25 @@ type Profile struct {
 	// Config, when set, is a file rendered in the proxy's directory
 	// before it starts.
 	Config *ConfigFile `json:"config,omitempty"`
+	// Files are more files rendered in the proxy's directory before it
+	// starts, for a proxy that reads more than one (an ACL or a filter
+	// file beside its configuration): a template names one as
+	// {{dir}}/FILE.
+	Files []ConfigFile `json:"files,omitempty"`
 	// Mode is how a fetch is asked: ModeAbsolute ("GET http://host/path",
 	// the default) or ModeConnect ("CONNECT host:80", then the GET
 	// through the tunnel).
 	Mode string `json:"mode,omitempty"`
+	// Fresh says the proxy keeps what it learnt from one fetch for the
+	// next (a DNS cache, pooled connections to servers): then every
+	// sandbox — a check's run, its replay, each scenario the minimizer
+	// tries — gets a proxy started for it alone, so that a finding, its
+	// replay and its reproducer do not hang on fetches made before them.
+	// It costs a proxy start per sandbox. Otherwise a proxy serves every
+	// sandbox of its grant, a few thousand fetches (SPEC §14 judges each
+	// op on what it made the proxy do, which a proxy that keeps nothing
+	// does the same however many fetches came before).
+	Fresh bool `json:"fresh,omitempty"`
 	// Promises lists the reasons (StricterReasons, or PromisesAll) for
 	// which the proxy promises to let through what the model allows: a
 	// refusal of such an op is a verdict-matches-model finding. Any other
@@ -161,10 +179,12 @@ func (p Profile) check() error {
 	if _, err := netip.ParseAddrPort(p.Listen); err != nil {
 		return fmt.Errorf("listen %q: an IP address and a port, such as %s: %v", p.Listen, DefaultListen, err)
 	}
-	if c := p.Config; c != nil {
-		f := filepath.Clean(filepath.FromSlash(c.File))
-		if c.File == "" || filepath.IsAbs(f) || f == "." || f == ".." || strings.HasPrefix(f, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("config: file %q is not a path inside the proxy's directory", c.File)
+	if c := p.Config; c != nil && !insideDir(c.File) {
+		return fmt.Errorf("config: file %q is not a path inside the proxy's directory", c.File)
+	}
+	for i, c := range p.Files {
+		if !insideDir(c.File) {
+			return fmt.Errorf("files[%d]: file %q is not a path inside the proxy's directory", i, c.File)
 		}
 	}
 	for k := range p.Env {
@@ -181,6 +201,13 @@ func (p Profile) check() error {
 	return err
 }
 
+// insideDir reports whether file, a slash-separated relative path, names
+// a file inside the proxy's directory.
+func insideDir(file string) bool {
+	f := filepath.Clean(filepath.FromSlash(file))
+	return file != "" && !filepath.IsAbs(f) && f != "." && f != ".." && !strings.HasPrefix(f, ".."+string(filepath.Separator))
+}
+
 // launchVars are what a profile's templates are rendered with.
 type launchVars struct {
 	listen, dir, hostsFile, config string
@@ -192,6 +219,7 @@ type launch struct {
 	args   []string
 	env    []string // sorted, "K=V"
 	config string   // the config file's text; "" with no Config
+	files  []string // the text of each of Files, in their order
 }
 
 // render renders p's templates with v.
@@ -219,6 +247,13 @@ func (p Profile) render(v launchVars) (launch, error) {
 		}
 		l.config = s
 	}
+	for i, f := range p.Files {
+		s, err := execute(fmt.Sprintf("files[%d]", i), f.Template, v)
+		if err != nil {
+			return launch{}, err
+		}
+		l.files = append(l.files, s)
+	}
 	return l, nil
 }
 
@@ -229,13 +264,16 @@ func execute(name, text string, v launchVars) (string, error) {
 		host, port = ap.Addr().String(), fmt.Sprint(ap.Port())
 	}
 	funcs := template.FuncMap{
-		"listen":      func() string { return v.listen },
-		"listen_host": func() string { return host },
-		"listen_port": func() string { return port },
-		"dir":         func() string { return v.dir },
-		"hosts_file":  func() string { return v.hostsFile },
-		"config":      func() string { return v.config },
-		"hosts":       func() []string { return v.hosts },
+		"listen":       func() string { return v.listen },
+		"listen_host":  func() string { return host },
+		"listen_port":  func() string { return port },
+		"dir":          func() string { return v.dir },
+		"hosts_file":   func() string { return v.hostsFile },
+		"config":       func() string { return v.config },
+		"hosts":        func() []string { return v.hosts },
+		"canonical":    canonicalHost,
+		"unbracket":    unbracket,
+		"regexp_quote": regexp.QuoteMeta,
 	}
 	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
 	if err != nil {

@@ -71,6 +71,8 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x", "args": ["{{listen"]}`, `args[0]`},
 		{`{"name": "x", "args": ["{{nosuch}}"]}`, `"nosuch" not defined`},
 		{`{"name": "x", "config": {"file": "../x", "template": ""}}`, `not a path inside`},
+		{`{"name": "x", "files": [{"file": "/etc/x", "template": ""}]}`, `files[0]: file "/etc/x" is not a path inside`},
+		{`{"name": "x", "files": [{"file": "f", "template": "{{canonical}}"}]}`, `files[0]`},
 		{`{"name": "x", "env": {"A=B": "c"}}`, `not a variable name`},
 		{`{"name": "x", "proxy": "y"}`, `unknown field "proxy"`},
 		{`{"mode": "absolute"}`, `no name`},
@@ -207,5 +209,104 @@ func TestDocumentedProfile(t *testing.T) {
 	}
 	if want := "listen 8080\nallow a.test\nallow [::1]\ndeny all\n"; l.config != want || p.Mode != ModeConnect {
 		t.Errorf("config %q, mode %q; want %q, %q", l.config, p.Mode, want, ModeConnect)
+	}
+}
+
+// TestProfileFiles: a profile's other files are rendered and written in
+// the proxy's directory beside its config file, where the templates name
+// them by {{dir}}.
+func TestProfileFiles(t *testing.T) {
+	p, err := ParseProfile([]byte(`{"name": "x", "args": ["--acl", "{{dir}}/etc/acl"],
+		"config": {"file": "x.conf", "template": "acl {{dir}}/etc/acl\n"},
+		"files": [{"file": "etc/acl", "template": "{{range hosts}}^{{regexp_quote .}}$\n{{end}}"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	l, err := prepareDir(dir, p, []string{"a.test", "b+c.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"--acl", dir + "/etc/acl"}; !slices.Equal(l.args, want) {
+		t.Errorf("args %q, want %q", l.args, want)
+	}
+	for file, want := range map[string]string{"x.conf": "acl " + dir + "/etc/acl\n", "etc/acl": "^a\\.test$\n^b\\+c\\.test$\n"} {
+		got, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want %q", file, got, err, want)
+		}
+	}
+}
+
+// TestHostForms: the template functions write a granted host as a
+// proxy's configuration wants it.
+func TestHostForms(t *testing.T) {
+	for _, tc := range []struct{ host, canonical, unbracketed, reason string }{
+		{"a.test", "a.test", "a.test", "a name in lower case is its own form"},
+		{"API.Example.ORG", "api.example.org", "API.Example.ORG", "an ACL checked by IDNA lookup wants lower case"},
+		{"dotted.example.", "dotted.example.", "dotted.example.", "one final dot is kept: IDNA keeps it"},
+		{"[::1]", "::1", "::1", "an IPv6 literal without its URL brackets"},
+		{"[0:0:0:0:0:0:0:1]", "::1", "0:0:0:0:0:0:0:1", "net.IP prints an address compressed"},
+		{"[::ffff:7f00:1]", "127.0.0.1", "::ffff:7f00:1", "net.IP prints an IPv4-mapped address as its IPv4 address"},
+		{"[64:FF9B::1]", "64:ff9b::1", "64:FF9B::1", "net.IP prints lower case"},
+		{"127.0.0.1", "127.0.0.1", "127.0.0.1", "a dotted quad is an address"},
+		{"127.1", "127.1", "127.1", "an inet_aton spelling is a name to Go's net package"},
+		{"0X7F000001", "0x7f000001", "0X7F000001", "so is a hexadecimal one"},
+		{"[fe80::1%eth0]", "", "fe80::1%eth0", "no ACL entry holds a zone"},
+		{"a.test..", "", "a.test..", "an empty label"},
+		{"", "", "", "no host"},
+		{"-a.test", "", "-a.test", "a label that starts with a hyphen fails IDNA's check"},
+		{"ab--c.test", "", "ab--c.test", "hyphens as third and fourth bytes fail IDNA's check"},
+		{"xn--e1a.test", "", "xn--e1a.test", "an A-label is left out rather than decoded"},
+		{"*.a.test", "", "*.a.test", "a glob would grant every subdomain"},
+		{"a!b.test", "", "a!b.test", "a byte no DNS label holds"},
+		{"r_1.test", "r_1.test", "r_1.test", "an underscore is a byte names hold"},
+	} {
+		if got := canonicalHost(tc.host); got != tc.canonical {
+			t.Errorf("canonicalHost(%q) = %q, want %q: %s", tc.host, got, tc.canonical, tc.reason)
+		}
+		if got := unbracket(tc.host); got != tc.unbracketed {
+			t.Errorf("unbracket(%q) = %q, want %q", tc.host, got, tc.unbracketed)
+		}
+	}
+}
+
+// TestRealProxyProfiles: the built-in profiles of real proxies render the
+// grant as each proxy reads it: smokescreen's ACL lists each host in its
+// canonical form and leaves out what it cannot hold, tinyproxy's filter
+// anchors each host, quoted, without brackets, squid's ACL lists the
+// hosts without brackets, but for those smokescreen's would leave out;
+// squid, which keeps a DNS cache, gets a proxy per sandbox.
+func TestRealProxyProfiles(t *testing.T) {
+	hosts := []string{"API.Example.ORG", "[::1]", "a+b.test", "127.1"}
+	for _, tc := range []struct {
+		name, file string
+		fresh      bool
+		want       []string
+	}{
+		{"smokescreen", "acl.yaml", false, []string{"\n    - \"api.example.org\"\n    - \"::1\"\n    - \"127.1\"\n"}},
+		{"tinyproxy", "filter", false, []string{"^API\\.Example\\.ORG$\n^::1$\n^a\\+b\\.test$\n^127\\.1$\n"}},
+		{"squid", "squid.conf", true, []string{"acl granted dstdomain -n API.Example.ORG ::1 127.1 .sbxfuzz-none.invalid\n"}},
+	} {
+		p, err := LoadProfile(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if _, err := prepareDir(dir, p, hosts); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(got), w) {
+				t.Errorf("%s: %s is\n%s\nwant it to hold %q", tc.name, tc.file, got, w)
+			}
+		}
+		if p.Fresh != tc.fresh {
+			t.Errorf("%s: fresh %v, want %v", tc.name, p.Fresh, tc.fresh)
+		}
 	}
 }

@@ -104,8 +104,8 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 	return px, nil
 }
 
-// prepareDir writes the hosts file, and the config file if p has one, in
-// dir, and renders p's launch there.
+// prepareDir writes the hosts file, the config file if p has one and its
+// other files in dir, and renders p's launch there.
 func prepareDir(dir string, p Profile, hosts []string) (launch, error) {
 	v := launchVars{listen: p.Listen, dir: dir, hostsFile: filepath.Join(dir, "hosts.txt"), hosts: hosts}
 	if p.Config != nil {
@@ -123,14 +123,24 @@ func prepareDir(dir string, p Profile, hosts []string) (launch, error) {
 		return launch{}, err
 	}
 	if p.Config != nil {
-		if err := os.MkdirAll(filepath.Dir(v.config), 0o700); err != nil {
+		if err := writeIn(v.config, l.config); err != nil {
 			return launch{}, err
 		}
-		if err := os.WriteFile(v.config, []byte(l.config), 0o600); err != nil {
+	}
+	for i, f := range p.Files {
+		if err := writeIn(filepath.Join(dir, filepath.FromSlash(f.File)), l.files[i]); err != nil {
 			return launch{}, err
 		}
 	}
 	return l, nil
+}
+
+// writeIn writes text to file, making its directory first.
+func writeIn(file, text string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(file, []byte(text), 0o600)
 }
 
 // environ is the harness's environment with extra ("K=V") set over it:

@@ -24,13 +24,14 @@ const recycleOps = 2048
 
 // session is one campaign worker's proxies: at most maxLive running, each
 // for one list of granted hosts. A proxy serves every sandbox of its
-// hosts the session builds, a check's run and its replay among them: the
-// sandboxes of a session run their ops one at a time (a session is one
-// goroutine's), and each op binds the proxy's namespace to the world of
-// the sandbox that runs it. Starting a proxy costs far more than an op,
-// so one proxy for both halves of a check halves the cost of the door.
-// A session is safe for concurrent use: the oracle's watchdog closes a
-// hung sandbox from another goroutine.
+// hosts the session builds (but for a Fresh profile's: one sandbox), a
+// check's run and its replay among them: the sandboxes of a session run
+// their ops one at a time (a session is one goroutine's), and each op
+// binds the proxy's namespace to the world of the sandbox that runs it.
+// Starting a proxy costs far more than an op, so one proxy for both
+// halves of a check halves the cost of the door. A session is safe for
+// concurrent use: the oracle's watchdog closes a hung sandbox from
+// another goroutine.
 type session struct {
 	argv     []string
 	profile  Profile
@@ -54,7 +55,8 @@ type pooled struct {
 var errEnded = errors.New("the session has ended")
 
 // get returns a proxy for hosts, started if the session has none that
-// can serve more, and counts the caller among its holders.
+// can serve more (always, for a Fresh profile), and counts the caller
+// among its holders.
 func (s *session) get(hosts []string) (*proxy, error) {
 	key := hostsKey(hosts)
 	s.mu.Lock()
@@ -63,7 +65,7 @@ func (s *session) get(hosts []string) (*proxy, error) {
 		return nil, errEnded
 	}
 	for i, e := range s.live {
-		if e.px.key == key && !e.px.failed.Load() && (e.holders > 0 || e.px.ops < recycleOps) {
+		if e.px.key == key && !e.px.failed.Load() && !s.profile.Fresh && (e.holders > 0 || e.px.ops < recycleOps) {
 			e.holders++
 			s.live = append(slices.Delete(s.live, i, i+1), e) // now the most recently used
 			s.mu.Unlock()
@@ -110,9 +112,10 @@ func (s *session) evict() {
 }
 
 // release hands px back: once no sandbox holds it, it is unbound from
-// every world, and stopped if it failed or has served its share, else
-// kept for the next sandboxes of its hosts. A failed proxy is stopped at
-// once, held or not: a hung fetch is ended that way.
+// every world, and stopped if it failed, has served its share or is a
+// Fresh profile's, else kept for the next sandboxes of its hosts. A
+// failed proxy is stopped at once, held or not: a hung fetch is ended
+// that way.
 func (s *session) release(px *proxy) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -125,7 +128,7 @@ func (s *session) release(px *proxy) {
 	if e.holders == 0 {
 		px.unbind()
 	}
-	if px.failed.Load() || e.holders == 0 && px.ops >= recycleOps {
+	if px.failed.Load() || e.holders == 0 && (px.ops >= recycleOps || s.profile.Fresh) {
 		s.stop(px)
 		s.live = slices.Delete(s.live, i, i+1)
 	}

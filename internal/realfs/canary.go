@@ -77,10 +77,17 @@ func anyHolds(hay []string, needle string) bool {
 // Leak reports whether data betrays a file the grant forbids reading: it
 // holds that file's canary, or its whole original content when that is at
 // least 8 bytes long and no readable file or op argument holds it too. The
-// answer is the world path of the first such file in path order.
+// answer is the world path of the first such file in path order, a
+// canary's first: two forbidden files may hold the same content, and only
+// the canary says which of them was read.
 func (t *Tree) Leak(data string) (worldPath string, ok bool) {
 	for _, s := range t.secrets {
-		if strings.Contains(data, s.canary) || s.byContent && strings.Contains(data, s.content) {
+		if strings.Contains(data, s.canary) {
+			return s.path, true
+		}
+	}
+	for _, s := range t.secrets {
+		if s.byContent && strings.Contains(data, s.content) {
 			return s.path, true
 		}
 	}

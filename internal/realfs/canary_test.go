@@ -24,6 +24,8 @@ var (
 			{Path: "/etc/copy", Data: "shared-secret"},
 			{Path: "/etc/written", Data: "pwned-by-op"},
 			{Path: "/workshop/secret", Data: "sibling secret"},
+			{Path: "/etc/twin-a", Data: "twin secret"},
+			{Path: "/etc/twin-b", Data: "twin secret"},
 		},
 		Links: []scenario.Link{{Path: "/work/ln", Target: "/etc/shadow"}},
 	}
@@ -82,6 +84,8 @@ func TestLeak(t *testing.T) {
 		{"x root:$6$salt$hash y", "/etc/shadow", "the original content, without its canary"},
 		{disk("/etc/shadow") + disk("/etc/passwd"), "/etc/passwd", "two files: the first in path order"},
 		{"sibling secret", "/workshop/secret", "a prefix sibling is outside /work/"},
+		{disk("/etc/twin-b"), "/etc/twin-b", "its canary, though an earlier file holds the same content"},
+		{"a twin secret", "/etc/twin-a", "a content two files hold, without a canary: the first"},
 		{disk("/work/data.txt"), "", "a readable file"},
 		{disk("/work/same.txt"), "", "a readable file holding a forbidden file's content"},
 		{"a pwned-by-op b", "", "data an op wrote, which holds a forbidden file's content"},

@@ -1,0 +1,67 @@
+package proxysut
+
+import (
+	"net"
+	"net/netip"
+	"strings"
+)
+
+// The template functions that write a granted host the way a proxy's
+// configuration wants it. Hosts reach a profile as a URL carries them
+// (wireHosts): an IPv6 literal in brackets.
+
+// unbracket is host without the brackets of an IPv6 literal ("[::1]" is
+// "::1"), any other host unchanged: the form a proxy that parses the URL
+// matches its filter on.
+func unbracket(host string) string {
+	if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
+		return host[1 : len(host)-1]
+	}
+	return host
+}
+
+// canonicalHost is host in the one form Go's net package and IDNA lookup
+// leave unchanged, which is the only form an ACL checked that way accepts
+// (smokescreen refuses to start on any other): an IP address, in
+// brackets or not, as net.IP prints it (compressed, lower case, an
+// IPv4-mapped address as the IPv4 address it carries); a name in lower
+// case. It is "" for a host no such ACL can hold: an address with a
+// zone, a name with an empty label (but for one final dot), a label that
+// starts or ends with "-", has "--" as its third and fourth bytes (an
+// IDNA A-label, "xn--", among them), or a byte other than a letter, a
+// digit, "-" or "_". A profile leaves such a host out, so that the proxy
+// refuses it: stricter, never a proxy that cannot start.
+func canonicalHost(host string) string {
+	if a, err := netip.ParseAddr(unbracket(host)); err == nil {
+		if a.Zone() != "" {
+			return ""
+		}
+		return net.IP(a.AsSlice()).String()
+	}
+	name := strings.ToLower(strings.TrimSuffix(host, "."))
+	if name == "" {
+		return ""
+	}
+	for label := range strings.SplitSeq(name, ".") {
+		if !plainLabel(label) {
+			return ""
+		}
+	}
+	return strings.ToLower(host)
+}
+
+// plainLabel reports whether label, in lower case, is a DNS label IDNA
+// lookup leaves as it is.
+func plainLabel(label string) bool {
+	n := len(label)
+	if n == 0 || n > 63 || label[0] == '-' || label[n-1] == '-' || n > 4 && label[2:4] == "--" {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		c := label[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

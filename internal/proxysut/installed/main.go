@@ -1,0 +1,26 @@
+// Command installed prints the path of the pinned release of the real
+// proxy its argument names (smokescreen, tinyproxy or squid) where
+// .ci/proxy-install installed it, for scripts: .ci/run drives it with
+// --sut proxy:PATH --profile NAME. It installs nothing: a proxy that is
+// not there, or not at its pinned release, is an error, exit status 1.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/proxysut"
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: installed smokescreen|tinyproxy|squid")
+		os.Exit(2)
+	}
+	path, err := proxysut.InstalledProxy(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "installed:", err)
+		os.Exit(1)
+	}
+	fmt.Println(path)
+}
