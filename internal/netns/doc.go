@@ -13,6 +13,8 @@
 //   - /etc/resolv.conf, /etc/hosts and /etc/nsswitch.conf are replaced by
 //     bind mounts that send every lookup to that server, so the machine's
 //     own files answer nothing (not even localhost);
+//   - /dev/shm is an empty tmpfs of the namespace's own, so programs that
+//     name their shared memory never meet another namespace's;
 //   - TCP listeners on the caller's ports, on 0.0.0.0 and [::], hand every
 //     connection to the caller's http.Handler, and every connection and
 //     request is recorded with the local address it was aimed at, unmapped

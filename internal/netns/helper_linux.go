@@ -139,11 +139,20 @@ func setUp(j job) ([]*os.File, error) {
 }
 
 // mountEtc makes every mount of the namespace private, so that nothing
-// mounted here shows on the host, and mounts the files of dir over
-// /etc's; a file /etc does not have is left alone.
+// mounted here shows on the host, mounts the files of dir over /etc's (a
+// file /etc does not have is left alone), and an empty tmpfs of the
+// namespace's own over /dev/shm: a program that names its shared memory
+// (squid does) would otherwise meet, in the machine's /dev/shm, the
+// segments of the same program in another namespace, started at the same
+// time by another worker, or left by one killed before.
 func mountEtc(dir string) error {
 	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
+	}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if err := syscall.Mount("shm", "/dev/shm", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"); err != nil {
+			return fmt.Errorf("mounting a private /dev/shm: %w", err)
+		}
 	}
 	for _, name := range etcFiles {
 		target := filepath.Join("/etc", name)

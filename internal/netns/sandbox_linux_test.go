@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,8 @@ func runStep(f []string) (string, error) {
 	case "stderr":
 		_, err := fmt.Fprintln(os.Stderr, f[1])
 		return "said", err
+	case "shm":
+		return "shm", os.WriteFile(filepath.Join("/dev/shm", f[1]), []byte("x"), 0o600)
 	case "exit":
 		code, _ := strconv.Atoi(f[1])
 		os.Exit(code)
@@ -352,6 +355,32 @@ func TestCloseLeavesNothingBehind(t *testing.T) {
 	}
 	if r := s.Wait(); r.ExitCode != 128+int(syscall.SIGKILL) {
 		t.Errorf("exit code %d, want %d", r.ExitCode, 128+int(syscall.SIGKILL))
+	}
+}
+
+// TestSharedMemoryIsTheNamespacesOwn: what a command puts in /dev/shm
+// stays in its namespace, so two of one program, in two namespaces, never
+// meet there.
+func TestSharedMemoryIsTheNamespacesOwn(t *testing.T) {
+	requireNamespaces(t)
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		t.Skip("this machine has no /dev/shm")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("sbxfuzz-netns-test-%d", os.Getpid())
+	defer os.Remove(filepath.Join("/dev/shm", name))
+	r, _, err := Run(Command{Argv: []string{self}, Env: append(os.Environ(), clientEnv+"=shm "+name), Timeout: time.Minute}, Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "shm") {
+		t.Fatalf("the command failed: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join("/dev/shm", name)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("/dev/shm/%s, made in the namespace, shows on the host (%v)", name, err)
 	}
 }
 
