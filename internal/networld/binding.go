@@ -174,9 +174,31 @@ func (b *Binding) With(f func(w *refworld.World)) {
 // isOpHost reports whether host (a DNS name, or a request's Host without
 // its port) names the op's host as SPEC §6 compares names: ASCII case
 // folded, one trailing dot ignored, an IPv6 literal with or without its
-// brackets.
+// brackets; or, the op's host being an IP literal, whether host is a
+// literal of the same address in another spelling: a proxy may write the
+// literal it was asked for as it likes ("::ffff:203.0.113.9" as
+// "203.0.113.9", "0177.1" as "127.0.0.1") and still connect to exactly it.
 func (b *Binding) isOpHost(host string) bool {
-	return b.op.host != "" && unbracket(spec.NormalizeHost(b.op.host)) == unbracket(spec.NormalizeHost(host))
+	if b.op.host == "" {
+		return false
+	}
+	if unbracket(spec.NormalizeHost(b.op.host)) == unbracket(spec.NormalizeHost(host)) {
+		return true
+	}
+	op, opLiteral := literal(b.op.host)
+	a, isLiteral := literal(host)
+	return opLiteral && isLiteral && op.Unmap() == a.Unmap()
+}
+
+// literal is the address host spells as an IP literal (SPEC §6: any
+// inet_aton spelling, or an IPv6 literal, brackets allowed), and whether
+// it is one.
+func literal(host string) (netip.Addr, bool) {
+	h := spec.NormalizeHost(host)
+	if a, ok := spec.ParseInetAton(h); ok {
+		return a, true
+	}
+	return spec.ParseIPv6Literal(h)
 }
 
 // unbracket is h without the square brackets around an IPv6 literal.

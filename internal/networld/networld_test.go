@@ -10,6 +10,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -179,6 +180,29 @@ func TestFetchWithoutLookup(t *testing.T) {
 	serve(b, "GET", "/", "127.1")
 	serve(b, "GET", "/x", "b.test")
 	wantJournal(t, w, "resolve 127.1 -> 127.0.0.1", "fetch 127.1 127.0.0.1 /", "fetch 127.1 127.0.0.1 /", "fetch b.test 127.0.0.1 /x")
+}
+
+// TestLiteralRespelled: a request for an IP literal the op spells
+// another way (a proxy writing "::ffff:203.0.113.9" as "203.0.113.9", or
+// "0xcb.0.113.9" in dotted decimal) is the op's host: the literal's
+// resolve is journaled before its fetch, both as the op spells it.
+func TestLiteralRespelled(t *testing.T) {
+	for _, c := range []struct{ op, sent string }{
+		{"::ffff:203.0.113.9", "203.0.113.9"},
+		{"[::ffff:203.0.113.9]", "203.0.113.9"},
+		{"0xcb.0.113.9", "203.0.113.9"},
+		{"203.0.113.9", "[::ffff:203.0.113.9]"},
+	} {
+		w := testWorld()
+		b := bound(w, public)
+		b.BeginOp(fetchOp(c.op, "/"))
+		serve(b, "GET", "/", c.sent)
+		a := spec.StaticResolve(c.op).String() // a mapped connection is journaled with the address resolved
+		want := []string{"resolve " + c.op + " -> " + a, "fetch " + c.op + " " + a + " /"}
+		if got := journal(w); !slices.Equal(got, want) {
+			t.Errorf("op %s, Host %s: journal %q, want %q", c.op, c.sent, got, want)
+		}
+	}
 }
 
 // TestBareConnection: a connection recorded during the op that sent no
