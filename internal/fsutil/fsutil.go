@@ -359,3 +359,18 @@ func cutEllipsis(a string) (string, bool) {
 	}
 	return "", false
 }
+
+// CacheDir is the directory of sbxfuzz's own that holds what the .ci/
+// install scripts install for the doors (npm releases of MCP servers,
+// proxies): $env when set, else sbxfuzz/name under the user's cache
+// directory. what names its contents in the error.
+func CacheDir(env, name, what string) (string, error) {
+	if d := os.Getenv(env); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory for %s (set %s): %w", what, env, err)
+	}
+	return filepath.Join(d, "sbxfuzz", name), nil
+}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 )
 
 // Package is the npm package of the reference MCP filesystem server.
@@ -53,16 +55,7 @@ const TestEnv = "SBXFUZZ_TEST_NPM"
 // DefaultCacheDir is where .ci/mcp-install puts the releases, and where
 // the harness looks for them: $SBXFUZZ_NPM_CACHE, else sbxfuzz/npm under
 // the user's cache directory.
-func DefaultCacheDir() (string, error) {
-	if d := os.Getenv(CacheEnv); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory for the npm installs (set %s): %w", CacheEnv, err)
-	}
-	return filepath.Join(d, "sbxfuzz", "npm"), nil
-}
+func DefaultCacheDir() (string, error) { return fsutil.CacheDir(CacheEnv, "npm", "the npm installs") }
 
 // Entry is the path of the server's script in an install of version
 // under cacheDir: run it as node ENTRY DIR...

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,16 +68,17 @@ func TestExecChildFetchingForItselfIsJudged(t *testing.T) {
 	if fs := checkExec(t, roleCommand("ownhttp", "checked"), ownFetch); len(fs) != 0 {
 		t.Errorf("a child that checks the address it connects to: findings %v, want none", fs)
 	}
-	fs := checkExec(t, roleCommand("ownhttp", "byname"), ownFetch)
-	var egress *oracle.Finding
-	for i := range fs {
-		if fs[i].Invariant == oracle.NoInternalEgress {
-			egress = &fs[i]
-		}
-	}
-	if egress == nil || !strings.Contains(egress.Detail, "10.0.0.7") {
+	if fs := checkExec(t, roleCommand("ownhttp", "byname"), ownFetch); !egressTo(fs, "10.0.0.7") {
 		t.Errorf("a child that dials a second resolution: findings %v, want no-internal-egress to 10.0.0.7", fs)
 	}
+}
+
+// egressTo reports whether fs holds a no-internal-egress finding that
+// names addr.
+func egressTo(fs []oracle.Finding, addr string) bool {
+	return slices.ContainsFunc(fs, func(f oracle.Finding) bool {
+		return f.Invariant == oracle.NoInternalEgress && strings.Contains(f.Detail, addr)
+	})
 }
 
 // opened opens a sandbox over a fresh world of spec and returns the
@@ -104,14 +106,7 @@ net_fetch 127.0.0.2 /latest/meta-data => egress_internal
 // worlds with routes and without.
 func TestAChildFetchesInANamespaceWhateverTheWorld(t *testing.T) {
 	requireNamespaces(t)
-	fs := checkExec(t, roleCommand("ownhttp", "byname"), routeless)
-	var egress *oracle.Finding
-	for i := range fs {
-		if fs[i].Invariant == oracle.NoInternalEgress {
-			egress = &fs[i]
-		}
-	}
-	if egress == nil || !strings.Contains(egress.Detail, "127.0.0.2") {
+	if fs := checkExec(t, roleCommand("ownhttp", "byname"), routeless); !egressTo(fs, "127.0.0.2") {
 		t.Errorf("a child that dials an internal address in a world without routes: findings %v, want no-internal-egress to 127.0.0.2", fs)
 	}
 	argv, _ := SplitWords(roleCommand("serve"))

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 )
 
 // The releases the built-in profiles of real proxies were written from
@@ -41,16 +43,7 @@ const CacheEnv = "SBXFUZZ_PROXY_CACHE"
 // defaultCacheDir is where .ci/proxy-install puts the proxies it builds
 // (smokescreen): $SBXFUZZ_PROXY_CACHE, else sbxfuzz/proxies under the
 // user's cache directory.
-func defaultCacheDir() (string, error) {
-	if d := os.Getenv(CacheEnv); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory for the proxies (set %s): %w", CacheEnv, err)
-	}
-	return filepath.Join(d, "sbxfuzz", "proxies"), nil
-}
+func defaultCacheDir() (string, error) { return fsutil.CacheDir(CacheEnv, "proxies", "the proxies") }
 
 // smokescreenPath is where .ci/proxy-install builds SmokescreenPin under
 // cacheDir: a directory named after the pin's last element.
