@@ -446,3 +446,42 @@ func squeezeSpaces(s string) string {
 	}
 	return s
 }
+
+// TestNothingPassedInReport: a door that counts what it lets through and
+// let none of the ops the model allows through, refusing some, is a
+// warning of the report (a run that judged refusals only is no pass) and
+// a row of its summary table, through the JSON round trip; one that let
+// one through, or counts nothing, is no warning.
+func TestNothingPassedInReport(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "proxy:denyall")
+	sum.Stricter = map[string]int64{"refused-allowed": 7}
+	sum.AllowedPassed = new(int64(0))
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(sum); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := reports.Load(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*reports.Report{reports.New(sum, nil), loaded} {
+		text := render(t, r, reports.Text)
+		for _, want := range []string{"WARNING: proxy:denyall let none of the 7 ops the model allows through", "ops the model allows let through"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the report lacks %q:\n%s", want, text)
+			}
+		}
+	}
+	sum.StaleOps = 2
+	if w := sum.StaleWarning(); !strings.Contains(w, "proxy:denyall fetched from a DNS answer of an earlier scenario 2 times") || !strings.Contains(w, `"fresh": true`) {
+		t.Errorf("StaleWarning() = %q, want the count and the fresh profile", w)
+	}
+	sum.AllowedPassed = new(int64(1))
+	if w := sum.NothingPassedWarning(); w != "" {
+		t.Errorf("one op let through: warning %q, want none", w)
+	}
+	sum.AllowedPassed = nil
+	if w := sum.NothingPassedWarning(); w != "" {
+		t.Errorf("a door that counts nothing: warning %q, want none", w)
+	}
+}

@@ -49,6 +49,16 @@ type Summary struct {
 	// SkippedStdoutLines counts the lines an MCP server wrote on stdout
 	// that were not JSON-RPC (logs), which the client skipped.
 	SkippedStdoutLines int64 `json:"skipped_stdout_lines,omitempty"`
+	// AllowedPassed counts the ops the model allows that the sandbox let
+	// through (a proxy relayed the world's answer), on a door that counts
+	// them (the proxy door); nil on the others. Zero with Stricter ops
+	// is NothingPassed.
+	AllowedPassed *int64 `json:"allowed_passed,omitempty"`
+	// StaleOps counts the ops whose effect came from an earlier
+	// scenario's world (a proxy that fetched from a DNS answer it cached
+	// across scenarios): from the first, the door gave every sandbox a
+	// fresh start, and the findings before were judged again there.
+	StaleOps int64 `json:"stale_ops,omitempty"`
 }
 
 // DimensionPoint is one point of the SPEC dimension table — a group (a
@@ -176,6 +186,34 @@ func (s *Summary) StricterClause() string {
 		return ""
 	}
 	return fmt.Sprintf("; %s stricter than the model (%s)", plural(int(n), "op"), s.stricterCounts())
+}
+
+// NothingPassed reports whether the sandbox let none of the ops the
+// model allows through while it refused some (Stricter), on a door that
+// counts them: only its refusals were judged, so a run without findings
+// is no pass.
+func (s *Summary) NothingPassed() bool {
+	return s.AllowedPassed != nil && *s.AllowedPassed == 0 && s.stricterOps() > 0
+}
+
+// NothingPassedWarning is the one line that says NothingPassed, or ""
+// when it does not hold.
+func (s *Summary) NothingPassedWarning() string {
+	if !s.NothingPassed() {
+		return ""
+	}
+	return fmt.Sprintf("%s let none of the %s the model allows through (all refused: %s), so only its refusals were judged: check that its profile fits it (the mode: connect to a proxy without CONNECT; the hosts its ACL allows)",
+		s.SUT, plural(int(s.stricterOps()), "op"), s.stricterCounts())
+}
+
+// StaleWarning is the one line that says StaleOps, or "" when there
+// were none.
+func (s *Summary) StaleWarning() string {
+	if s.StaleOps == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s fetched from a DNS answer of an earlier scenario %s: it caches DNS, so from then on every sandbox got a proxy of its own (a finding it caused before is flaky if a fresh proxy passes it); give its profile \"fresh\": true",
+		s.SUT, plural(int(s.StaleOps), "time"))
 }
 
 // SkippedLinesClause is the summary line's clause for a server's skipped

@@ -140,6 +140,11 @@ func (r *Report) warnings() []string {
 	if gs := r.UnexplainedDimensionGaps(); len(gs) > 0 && r.Full() {
 		out = append(out, dimensionsWarning(gs))
 	}
+	for _, w := range []string{r.NothingPassedWarning(), r.StaleWarning()} {
+		if w != "" {
+			out = append(out, w+".")
+		}
+	}
 	if len(r.UnreachedKinds) > 0 {
 		out = append(out, "Result kinds never reached: "+strings.Join(r.UnreachedKinds, ", ")+".")
 	}
@@ -202,6 +207,9 @@ func (r *Report) writeSummary(d *doc) {
 	}
 	if n := r.stricterOps(); n > 0 {
 		rows = append(rows, []string{"ops stricter than the model", fmt.Sprintf("%d (%s)", n, r.stricterCounts())})
+	}
+	if r.AllowedPassed != nil {
+		rows = append(rows, []string{"ops the model allows let through", fmt.Sprint(*r.AllowedPassed)})
 	}
 	if r.SkippedStdoutLines > 0 {
 		rows = append(rows, []string{"non-JSON stdout lines skipped", fmt.Sprint(r.SkippedStdoutLines)})

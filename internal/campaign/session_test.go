@@ -117,7 +117,7 @@ func TestTalliesSummed(t *testing.T) {
 			if ended.Load() {
 				endedFirst.Add(1)
 			}
-			return door.Tally{Stricter: map[string]int64{"other": 2, "dangling-write": 1}, SkippedLines: 3}
+			return door.Tally{Stricter: map[string]int64{"other": 2, "dangling-write": 1}, SkippedLines: 3, Passed: 4, CountsPassed: true}
 		}
 		return core.ReferenceFactory, func() error { ended.Store(true); return nil }, tally, nil
 	}}
@@ -128,7 +128,7 @@ func TestTalliesSummed(t *testing.T) {
 	if started.Load() != 2 || endedFirst.Load() != 2 {
 		t.Fatalf("%d sessions started, %d tallies read after their end; want 2 and 2", started.Load(), endedFirst.Load())
 	}
-	want := door.Tally{Stricter: map[string]int64{"other": 4, "dangling-write": 2}, SkippedLines: 6}
+	want := door.Tally{Stricter: map[string]int64{"other": 4, "dangling-write": 2}, SkippedLines: 6, Passed: 8, CountsPassed: true}
 	if diff := cmp.Diff(want, res.Tally); diff != "" {
 		t.Errorf("tally (-want +got):\n%s", diff)
 	}
@@ -136,7 +136,7 @@ func TestTalliesSummed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, part := range []string{`"stricter":{"dangling-write":2,"other":4}`, `"skipped_stdout_lines":6`} {
+	for _, part := range []string{`"stricter":{"dangling-write":2,"other":4}`, `"skipped_stdout_lines":6`, `"allowed_passed":8`} {
 		if !strings.Contains(string(js), part) {
 			t.Errorf("the JSON summary lacks %s:\n%s", part, js)
 		}
@@ -145,7 +145,7 @@ func TestTalliesSummed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if js, _ := json.Marshal(Summarize(plain, "reference")); strings.Contains(string(js), "stricter") || strings.Contains(string(js), "skipped_stdout_lines") {
+	if js, _ := json.Marshal(Summarize(plain, "reference")); strings.Contains(string(js), "stricter") || strings.Contains(string(js), "skipped_stdout_lines") || strings.Contains(string(js), "allowed_passed") {
 		t.Errorf("a target that does not count: %s", js)
 	}
 }

@@ -18,7 +18,10 @@ func Summarize(res *Result, sut string) reports.Summary {
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), OpsPerSecond: res.OpsPerSecond(),
 		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs,
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),
-		Stricter: res.Tally.Stricter, SkippedStdoutLines: res.Tally.SkippedLines,
+		Stricter: res.Tally.Stricter, SkippedStdoutLines: res.Tally.SkippedLines, StaleOps: res.Tally.Stale,
+	}
+	if res.Tally.CountsPassed {
+		s.AllowedPassed = new(res.Tally.Passed)
 	}
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,

@@ -151,9 +151,9 @@ func startSession(e *env, t sut.Target) (f core.Factory, stop func(), err error)
 // --timeout takes --sut, and e.target hands both to the doors.
 func timeoutFlag(e *env, fs *flagSet) *time.Duration {
 	fs.DurationVar(&e.startTimeout, "start-timeout", DefaultStartTimeout,
-		"how long starting a sandbox may take — an exec: child or an mcp: server started and through its handshake, a sandbox built — before it is a hang; an mcp: server that does not start within it is a setup error (exit 2)")
+		"how long starting a sandbox may take — an exec: child or an mcp: server started and through its handshake, a proxy: proxy started and listening, a sandbox built — before it is a hang; an mcp: server or a proxy: proxy that does not start within it is a setup error (exit 2)")
 	fs.DurationVar(&e.timeout, "timeout", oracle.DefaultTimeout,
-		"how long one op may take before it is a hang, a total finding (on mcp:, each call of the server; a hang there is judged once more on a fresh server before it counts)")
+		"how long one op may take before it is a hang, a total finding (on mcp:, each call of the server; on proxy:, each fetch through the proxy; a hang there is judged once more on a fresh server or proxy before it counts)")
 	return &e.timeout
 }
 

@@ -298,3 +298,17 @@ func TestFindingsDirInHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutHelpNamesTheProxyDoor: --timeout and --start-timeout bound
+// what the proxy: door does too, and their help says so on every command
+// that takes them.
+func TestTimeoutHelpNamesTheProxyDoor(t *testing.T) {
+	for _, cmd := range []string{"run", "replay", "minimize", "import", "report"} {
+		_, out, _ := run(t, cmd, "-h")
+		for _, want := range []string{"a proxy: proxy started and listening", "on proxy:, each fetch through the proxy"} {
+			if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+				t.Errorf("%s -h lacks %q:\n%s", cmd, want, out)
+			}
+		}
+	}
+}

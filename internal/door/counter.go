@@ -21,8 +21,15 @@ func Promised(promises []string, reason string) bool {
 // safe for concurrent use: the oracle's watchdog may close a sandbox
 // while another runs. The zero Counter counted nothing.
 type Counter struct {
+	// CountsPassed says the door counts the ops the model allows that the
+	// sandbox let through (Passed), so that a session that let none
+	// through reads so (Tally.CountsPassed) rather than as a door that
+	// does not count them. Set it before the Counter is used.
+	CountsPassed bool
+
 	mu       sync.Mutex
 	stricter map[string]int64
+	passed   int64
 	open     int // sandboxes opened and not closed yet
 }
 
@@ -54,12 +61,19 @@ func (c *Counter) Stricter(reason string) {
 	c.stricter[reason]++
 }
 
+// Passed counts one op the model allows that the sandbox let through.
+func (c *Counter) Passed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.passed++
+}
+
 // Read returns what was counted, with skipped (nil: none) as the count of
 // a server's skipped stdout lines.
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out Tally
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed}
 	if len(c.stricter) > 0 {
 		out.Stricter = maps.Clone(c.stricter)
 	}

@@ -67,6 +67,21 @@ type Tally struct {
 	// SkippedLines counts the lines a server wrote on stdout that were
 	// not JSON-RPC (logs), over every server of the session.
 	SkippedLines int64
+	// Passed counts the ops the model allows that the sandbox let through
+	// (the world's answer came back), when CountsPassed: with Stricter
+	// ops and none passed, the sandbox refused all it was asked that the
+	// model allows, and only its refusals were judged (a profile that
+	// does not fit it, say).
+	Passed int64
+	// CountsPassed says the door counts Passed (Counter.CountsPassed).
+	CountsPassed bool
+	// Stale counts the ops whose effect came from an earlier scenario's
+	// world: a proxy that fetched from a DNS answer it kept from a
+	// scenario before (a DNS cache). From the first, the door gave every
+	// sandbox a fresh start, so the findings they caused were judged
+	// again there. The door counts them over all its sessions, those
+	// that judge findings again included, and one session reports them.
+	Stale int64
 }
 
 // Add adds u's counts to t's.
@@ -78,4 +93,7 @@ func (t *Tally) Add(u Tally) {
 		t.Stricter[k] += v
 	}
 	t.SkippedLines += u.SkippedLines
+	t.Passed += u.Passed
+	t.CountsPassed = t.CountsPassed || u.CountsPassed
+	t.Stale += u.Stale
 }

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 )
 
 // Profile says how one MCP server maps the harness's file ops onto its
@@ -181,18 +182,7 @@ func ParseProfile(data []byte) (Profile, error) {
 // byte of a syntax error, the name of an unknown field, else where the
 // decoder stopped.
 func profileError(data []byte, off int64, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset - 1 // Offset counts the offending byte
-	} else if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		if i := bytes.Index(data, []byte(f)); i >= 0 {
-			off = int64(i)
-		}
-	}
-	before := data[:max(0, min(int(off), len(data)))]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := len(before) - bytes.LastIndexByte(before, '\n')
-	return fmt.Errorf("%w: line %d column %d: %v", ErrProfile, line, col, err)
+	return fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, off, err))
 }
 
 // defaulted fills the argument names a profile may leave out.

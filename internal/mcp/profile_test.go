@@ -39,7 +39,7 @@ func TestParseProfile(t *testing.T) {
 		{in: `{"read": {"tool": "cat"}, "reed": 1}`, err: `line 1 column 27: json: unknown field "reed"`, reason: "a misspelt field"},
 		{in: "{\n  \"read\": {\"tool\": \"cat\"},\n  \"denied\": [\"x\",]\n}", err: "line 3 column 18: invalid character ']'", reason: "a syntax error, placed"},
 		{in: `{"read": {"tool": "cat"}} {}`, err: "data after the profile object", reason: "two objects"},
-		{in: ``, err: "line 1 column 1: EOF", reason: "nothing"},
+		{in: ``, err: "no JSON object: the file is empty", reason: "nothing"},
 	} {
 		got, err := ParseProfile([]byte(tc.in))
 		if tc.err != "" {

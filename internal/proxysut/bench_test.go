@@ -18,7 +18,7 @@ func benchSession(b *testing.B) *session {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &session{argv: []string{bin}, profile: p, dir: b.TempDir(), tally: &door.Counter{}}
+	s := &session{argv: []string{bin}, profile: p, dir: b.TempDir(), tally: &door.Counter{}, run: &runState{}}
 	b.Cleanup(func() { s.end() })
 	return s
 }

@@ -47,6 +47,9 @@ type bridge struct {
 	halted  core.Kind
 	timeout time.Duration // one op (Timeouts.Op)
 
+	answers map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
+	scanned int                // the journal entries staleFetch has read
+
 	mu      sync.Mutex // Close comes from the oracle's watchdog while Run may still be going
 	conn    net.Conn   // the connection of the fetch under way
 	closed  bool
@@ -55,7 +58,7 @@ type bridge struct {
 
 func newBridge(g core.Grant, w *refworld.World, px *proxy, s *session) *bridge {
 	return &bridge{ref: core.NewReference(g, w), grant: g, world: w, px: px, s: s, counts: s.tally.Opened(),
-		max: g.Budgets().MaxOutputBytes, timeout: s.timeouts.op()}
+		max: g.Budgets().MaxOutputBytes, timeout: s.timeouts.op(), answers: map[dnsAnswer]bool{}}
 }
 
 // Grant implements core.Sandbox: the harness's own copy (a proxy's
@@ -117,22 +120,35 @@ func (b *bridge) Run(op core.Op) core.Result {
 	model := b.modelKind(host, path)
 	ans, err := b.send(op)
 	addr, resolved := b.px.bind.EndOp()
+	if b.staleFetch() {
+		b.s.cachesDNS()
+	}
 	switch {
 	case b.isClosed():
 		return core.Result{Kind: core.EgressDenied} // the watchdog gave up on the op: no one reads this
 	case err != nil:
 		b.px.failed.Store(true)
-		panic(&door.Failure{Err: fmt.Errorf("proxy %s: %s %s: %w", b.s.profile.Name, core.OpFetch, host+" "+path, err)})
+		panic(&door.Failure{Err: fmt.Errorf("proxy %s: %s %s: %w", b.s.id.name, core.OpFetch, host+" "+path, err)})
 	case ans.world && ans.status == 200:
+		b.passed(model)
 		return b.deliver(ans.body)
 	case ans.world && ans.status == 404:
+		b.passed(model)
 		return core.Result{Kind: core.NotFound}
 	case ans.world:
-		panic(&door.Failure{Err: fmt.Errorf("proxy %s: the world answered %d through it: no answer a fetch gets", b.s.profile.Name, ans.status)})
+		panic(&door.Failure{Err: fmt.Errorf("proxy %s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
 	case !ans.closed && ans.status < 300:
-		panic(&door.Failure{Err: fmt.Errorf("proxy %s: answered %d without %s: an answer the world did not give", b.s.profile.Name, ans.status, networld.Header)})
+		panic(&door.Failure{Err: fmt.Errorf("proxy %s: answered %d without %s: an answer the world did not give", b.s.id.name, ans.status, networld.Header)})
 	}
 	return b.refused(host, path, model, addr, resolved)
+}
+
+// passed counts a fetch the proxy let through, when the model allows
+// it: a run where none was is one that judged refusals only.
+func (b *bridge) passed(model core.Kind) {
+	if b.counts && (model == core.OK || model == core.NotFound) {
+		b.s.tally.Passed()
+	}
 }
 
 func (b *bridge) latch(r core.Result) core.Result {

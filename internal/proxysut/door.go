@@ -30,6 +30,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 )
 
 // Prefix starts the --sut name of a proxy: "proxy:./egressproxy".
@@ -76,9 +77,26 @@ func Target(command, profile string, t Timeouts) (door.Target, error) {
 	if err != nil {
 		return door.Target{}, err
 	}
-	a := &adapter{argv: append(slices.Clone(p.Command), argv...), profile: p, timeouts: t}
+	a := &adapter{argv: append(slices.Clone(p.Command), argv...), profile: p, id: identify(command, profile, p), timeouts: t}
 	return door.Target{Name: Prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
 		NotApplicable: notApplicable(), ConfirmHangs: true, Flags: flags}, nil
+}
+
+// identity is how messages name a proxy.
+type identity struct {
+	name string // in a finding's words: "proxy NAME: ..."
+	note string // after the command line of a proxy that did not start
+}
+
+// identify names the proxy command runs with p, which the --profile
+// value profile chose: by its profile's name, or, with none given (the
+// default profile, written for the example proxy), by its command, and
+// then a proxy that does not start says that no profile was given.
+func identify(command, profile string, p Profile) identity {
+	if profile != "" {
+		return identity{name: p.Name, note: "profile " + p.Name}
+	}
+	return identity{name: command, note: "profile " + p.Name + ", the default: give --profile for your proxy"}
 }
 
 // profileFlags are the flags that choose profile again in a replay: none
@@ -102,15 +120,20 @@ func profileFlags(profile string) ([]string, error) {
 type adapter struct {
 	argv     []string
 	profile  Profile
+	id       identity
 	timeouts Timeouts
 
 	probed   sync.Once
 	probeErr error
+	run      runState
 }
 
 func (a *adapter) start() (core.Factory, func() error, error) {
-	f, end, _, err := a.startCounted()
-	return f, end, err
+	s, err := a.newSession()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.factory, s.end, nil
 }
 
 // startCounted begins a session (door.Target's StartCounted): its
@@ -120,22 +143,50 @@ func (a *adapter) start() (core.Factory, func() error, error) {
 // listens is a setup error before any check, not a total finding on
 // every scenario.
 func (a *adapter) startCounted() (core.Factory, func() error, func() door.Tally, error) {
-	dir, err := os.MkdirTemp("", "sbxfuzz-proxy-")
+	s, err := a.newSession()
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	a.probed.Do(func() { a.probeErr = a.probe(dir) })
-	if a.probeErr != nil {
-		os.RemoveAll(dir)
-		return nil, nil, nil, a.probeErr
+	reports := a.run.reporter.CompareAndSwap(false, true)
+	tally := func() door.Tally {
+		t := s.tally.Read(nil)
+		if reports {
+			t.Stale = a.run.stale.Load()
+		}
+		return t
 	}
-	s := &session{argv: a.argv, profile: a.profile, timeouts: a.timeouts, dir: dir, tally: &door.Counter{}}
-	return s.factory, s.end, func() door.Tally { return s.tally.Read(nil) }, nil
+	return s.factory, s.end, tally, nil
+}
+
+// newSession begins a session (startCounted, start). Its proxies live
+// in a run directory of its own under proxiesDir (package realfs), locked
+// while the session lives and removed at its end; one a session killed
+// with the harness left is removed when the next session starts.
+func (a *adapter) newSession() (*session, error) {
+	rd, err := realfs.OpenRunDir(proxiesDir())
+	if err != nil {
+		return nil, fmt.Errorf("the proxies' directory: %w", err)
+	}
+	a.probed.Do(func() { a.probeErr = a.probe(rd.Path()) })
+	if a.probeErr != nil {
+		rd.Remove()
+		return nil, a.probeErr
+	}
+	return &session{argv: a.argv, profile: a.profile, id: a.id, timeouts: a.timeouts, dir: rd.Path(), runDir: rd,
+		tally: &door.Counter{CountsPassed: true}, run: &a.run}, nil
+}
+
+// proxiesDir is the directory the proxy door's sessions make their run
+// directories in, one per user under the temporary directory: a proxy's
+// directory holds only what its profile rendered (its configuration, the
+// grant's hosts), never a tree a sandbox is judged on.
+func proxiesDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("sbxfuzz-proxies-%d", os.Getuid()))
 }
 
 // probe starts the proxy once in dir, for no host, and stops it.
 func (a *adapter) probe(dir string) error {
-	px, err := startProxy(a.argv, a.profile, nil, dir, a.timeouts.start())
+	px, err := startProxy(a.argv, a.profile, nil, dir, a.timeouts.start(), a.id.note)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,14 @@ func TestMain(m *testing.M) {
 //	exit     exit 3 at once
 //	hang     never answer
 //	madeup   200 of its own, not the world's
+//	cache    as open, but a name is looked up once for the proxy's life
+//	usage    exit 2 at once, saying how it is used, as a proxy given
+//	         flags it does not take does
 func fakeProxy(mode string, args []string) int {
+	if mode == "usage" {
+		fmt.Fprintln(os.Stderr, "usage: fake -c CONFIG")
+		return 2
+	}
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
 	listen := fs.String("listen", "", "")
 	fs.String("allow-file", "", "")
@@ -60,8 +67,8 @@ func fakeProxy(mode string, args []string) int {
 	}
 	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch mode {
-		case "open":
-			relay(w, r)
+		case "open", "cache":
+			relay(w, r, mode == "cache")
 		case "deny":
 			http.Error(w, "fake: denied", http.StatusForbidden)
 		case "exit":
@@ -75,15 +82,24 @@ func fakeProxy(mode string, args []string) int {
 	return 1
 }
 
-// relay fetches r's URL from the first address its host resolves to,
-// and copies the answer back.
-func relay(w http.ResponseWriter, r *http.Request) {
+// fakeCache is the cache proxy's DNS cache: a name's first answer.
+var fakeCache sync.Map
+
+// relay fetches r's URL from the first address its host resolves to (or
+// resolved to once, when cached), and copies the answer back.
+func relay(w http.ResponseWriter, r *http.Request, cached bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", r.URL.Hostname())
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
+	var addrs []netip.Addr
+	if a, ok := fakeCache.Load(r.URL.Hostname()); ok && cached {
+		addrs = []netip.Addr{a.(netip.Addr)}
+	} else {
+		var err error
+		if addrs, err = net.DefaultResolver.LookupNetIP(ctx, "ip", r.URL.Hostname()); err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		fakeCache.Store(r.URL.Hostname(), addrs[0])
 	}
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -165,7 +181,8 @@ func invariants(fs []oracle.Finding) []string {
 // what it really connected to: an ungranted host (confinement), an
 // address a granted name resolves to that is internal
 // (no-internal-egress), each a verdict the model does not give. A fetch
-// it is allowed to make is ok with the world's body.
+// it is allowed to make is ok with the world's body, counted as let
+// through (what a run that let none through warns of).
 func TestOpenProxy(t *testing.T) {
 	tg := fakeTarget(t, "open", "", 0)
 	for _, tc := range []struct {
@@ -176,9 +193,12 @@ func TestOpenProxy(t *testing.T) {
 		{"ungranted", "grant net a.test\nroute b.test /s hello\n\nnet_fetch b.test /s\n", []string{"confinement", "verdict-matches-model"}},
 		{"internal", "grant net a.test\ndns a.test 10.0.0.7\nroute a.test /s hello\n\nnet_fetch a.test /s\n", []string{"no-internal-egress", "verdict-matches-model"}},
 	} {
-		fs, _ := checkOn(t, tg, tc.src, 0)
+		fs, tally := checkOn(t, tg, tc.src, 0)
 		if got := invariants(fs); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: findings %q, want %q\n%v", tc.name, got, tc.want, fs)
+		}
+		if want := int64(btoi(tc.want == nil)); !tally.CountsPassed || tally.Passed != want {
+			t.Errorf("%s: %d fetches the model allows let through (counted: %v), want %d", tc.name, tally.Passed, tally.CountsPassed, want)
 		}
 	}
 }
@@ -196,6 +216,9 @@ func TestDenyingProxy(t *testing.T) {
 	if want := map[string]int64{ReasonRefusedAllowed: 1, ReasonIPv4Spelling: 1}; !mapsEqual(tally.Stricter, want) {
 		t.Errorf("stricter %v, want %v", tally.Stricter, want)
 	}
+	if !tally.CountsPassed || tally.Passed != 0 {
+		t.Errorf("a proxy that refuses all: %d fetches let through (counted: %v), want 0, counted", tally.Passed, tally.CountsPassed)
+	}
 	file := t.TempDir() + "/promising.json"
 	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}"], "promises": ["refused-allowed"]}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -204,6 +227,13 @@ func TestDenyingProxy(t *testing.T) {
 	if got := invariants(fs); !slices.Equal(got, []string{"verdict-matches-model"}) || fs[0].Step != 1 {
 		t.Errorf("promising profile: findings %v, want verdict-matches-model at step 1", fs)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func mapsEqual(a, b map[string]int64) bool {
@@ -290,7 +320,7 @@ func TestSessionPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &session{argv: []string{exe}, profile: p, dir: t.TempDir(), tally: &door.Counter{}}
+	s := &session{argv: []string{exe}, profile: p, dir: t.TempDir(), tally: &door.Counter{}, run: &runState{}}
 	defer s.end()
 	get := func(hosts ...string) *proxy {
 		t.Helper()
@@ -340,7 +370,7 @@ func TestFreshProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &session{argv: []string{exe}, profile: p, dir: t.TempDir(), tally: &door.Counter{}}
+	s := &session{argv: []string{exe}, profile: p, dir: t.TempDir(), tally: &door.Counter{}, run: &runState{}}
 	defer s.end()
 	run, err := s.get([]string{"a.test"})
 	if err != nil {
@@ -364,5 +394,98 @@ func TestFreshProfile(t *testing.T) {
 	}
 	if next == run || next == replay {
 		t.Error("a released proxy was handed out again under a fresh profile")
+	}
+}
+
+// TestDNSCachedAcrossScenarios: a proxy that keeps a DNS answer of one
+// scenario's world and fetches from it in the next scenario's is not
+// judged on it twice: the door sees the fetch from an earlier world's
+// answer, counts it, and from then on gives every sandbox a proxy of its
+// own, so the same scenario judged again passes.
+func TestDNSCachedAcrossScenarios(t *testing.T) {
+	tg := fakeTarget(t, "cache", "", 0)
+	f, end, tally, err := tg.StartCounted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	check := func(src string) []oracle.Finding {
+		t.Helper()
+		sc, err := scenario.Parse("t.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := oracle.Check(f, sc, nil, oracle.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs
+	}
+	first := "grant net a.test\ndns a.test 203.0.113.7\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	second := "grant net a.test\ndns a.test 203.0.113.1\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	if fs := check(first); len(fs) > 0 {
+		t.Fatalf("the first scenario: %v", fs)
+	}
+	check(second) // fetched from the first world's 203.0.113.7
+	if n := tally().Stale; n == 0 {
+		t.Error("a fetch from an earlier world's DNS answer was not counted")
+	}
+	if fs := check(second); len(fs) > 0 {
+		t.Errorf("judged again after the door saw the cache: %v, want no finding (a proxy of its own)", fs)
+	}
+}
+
+// TestStartFailureNamesCommand: a proxy that exits before it listens is
+// a setup error that quotes its last words and the command line run, and
+// says which profile rendered it: with none given, that the default is
+// the example proxy's and --profile is wanted. A finding on a proxy run
+// without a profile names it by its command.
+func TestStartFailureNamesCommand(t *testing.T) {
+	exe := fakeTarget(t, "usage", "", 0).Name[len(Prefix):]
+	for _, tc := range []struct{ profile, want string }{
+		{"", " -listen 127.0.0.1:3128 -allow-file "},
+		{"", "hosts.txt; profile egressproxy, the default: give --profile for your proxy)"},
+		{"egressproxy", "hosts.txt; profile egressproxy)"},
+	} {
+		tg := fakeTarget(t, "usage", tc.profile, 0)
+		_, _, _, err := tg.StartCounted()
+		if err == nil || !strings.Contains(err.Error(), "exited with status 2 before it listened on 127.0.0.1:3128: usage: fake -c CONFIG (ran: "+exe) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("profile %q: %v; want the status, the usage line, the command line run and %q", tc.profile, err, tc.want)
+		}
+	}
+	fs, _ := checkOn(t, fakeTarget(t, "madeup", "", 0), "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0)
+	if len(fs) == 0 || !strings.Contains(fs[0].Detail, "failed: proxy "+exe+": answered 200") {
+		t.Errorf("a finding on a proxy run without a profile: %v; want it named by its command %s", fs, exe)
+	}
+}
+
+// TestDeadSessionsSwept: a session's proxies live in a run directory of
+// its own under proxiesDir, removed at its end; the run directory a
+// killed harness left (its lock free, or none and its process gone) is
+// removed when the next session starts.
+func TestDeadSessionsSwept(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(proxiesDir(), fmt.Sprintf("%d-0123456789abcdef", cmd.Process.Pid))
+	if err := os.MkdirAll(filepath.Join(dead, "proxy-1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, end, _, err := fakeTarget(t, "deny", "", 0).StartCounted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); err == nil {
+		t.Errorf("%s, a dead session's, was left", dead)
+	}
+	entries, err := os.ReadDir(proxiesDir())
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("the proxies' directory holds %v, %v; want the session's", entries, err)
+	}
+	end()
+	if entries, _ := os.ReadDir(proxiesDir()); len(entries) > 0 {
+		t.Errorf("%v left after the session ended", entries)
 	}
 }

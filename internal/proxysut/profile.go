@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/netip"
 	"path"
 	"path/filepath"
@@ -15,7 +16,9 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 )
 
 // Profile says how one HTTP forward proxy is started for a grant and
@@ -133,7 +136,10 @@ func LoadProfile(name string) (Profile, error) {
 	// ReadInput refuses a named pipe or a device at once rather than
 	// wait for a writer, and bounds the size.
 	data, err := fsutil.ReadInput(name)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Profile{}, fmt.Errorf("profile %s: %s", name, notAProfile(name))
+	case err != nil:
 		return Profile{}, fmt.Errorf("profile: %v", err)
 	}
 	p, err := ParseProfile(data)
@@ -141,6 +147,21 @@ func LoadProfile(name string) (Profile, error) {
 		return Profile{}, fmt.Errorf("profile %s: %w", name, err)
 	}
 	return p, nil
+}
+
+// notAProfile says why name, which is no file, names no proxy profile:
+// an MCP server's profile, or no built-in one; either way it lists the
+// built-in ones.
+func notAProfile(name string) string {
+	var names []string
+	for _, p := range BuiltinProfiles() {
+		names = append(names, p.Name)
+	}
+	builtins := strings.Join(names, ", ")
+	if _, ok := mcp.LookupProfile(name); ok {
+		return fmt.Sprintf("an mcp: door's profile, not a proxy's; the proxy profiles are %s, or a JSON file", builtins)
+	}
+	return fmt.Sprintf("no such file, nor a built-in proxy profile (%s)", builtins)
 }
 
 // ParseProfile reads a profile written as JSON: the fields of Profile
@@ -151,10 +172,12 @@ func ParseProfile(data []byte) (Profile, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, err)
+		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, dec.InputOffset(), err))
 	}
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return Profile{}, fmt.Errorf("%w: data after the profile object", ErrProfile)
+		after := end + int64(len(data[end:])-len(bytes.TrimLeft(data[end:], " \t\r\n")))
+		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, after, errors.New("data after the profile object")))
 	}
 	if p.Mode == "" {
 		p.Mode = ModeAbsolute

@@ -62,7 +62,8 @@ func TestProfileTemplates(t *testing.T) {
 }
 
 // TestProfileErrors: a profile that cannot be used is refused with
-// ErrProfile and words that say what is wrong.
+// ErrProfile and words that say what is wrong, and where in the file
+// when it does not parse.
 func TestProfileErrors(t *testing.T) {
 	for _, tc := range []struct{ json, want string }{
 		{`{"name": "x", "mode": "socks"}`, `mode "socks"`},
@@ -74,9 +75,11 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x", "files": [{"file": "/etc/x", "template": ""}]}`, `files[0]: file "/etc/x" is not a path inside`},
 		{`{"name": "x", "files": [{"file": "f", "template": "{{canonical}}"}]}`, `files[0]`},
 		{`{"name": "x", "env": {"A=B": "c"}}`, `not a variable name`},
-		{`{"name": "x", "proxy": "y"}`, `unknown field "proxy"`},
+		{"{\"name\": \"x\",\n  \"proxy\": \"y\"}", `line 2 column 3: json: unknown field "proxy"`},
 		{`{"mode": "absolute"}`, `no name`},
-		{`{"name": "x"} {}`, `data after`},
+		{`{"name": "x"} {}`, `line 1 column 15: data after`},
+		{"{\n  \"name\": \"x\"\n  \"mode\": \"connect\"\n}", `line 3 column 3: invalid character`},
+		{"", `no JSON object: the file is empty`},
 	} {
 		_, err := ParseProfile([]byte(tc.json))
 		if !errors.Is(err, ErrProfile) || !strings.Contains(err.Error(), tc.want) {
@@ -87,7 +90,8 @@ func TestProfileErrors(t *testing.T) {
 
 // TestLoadProfileFile: a --profile value that names no built-in profile
 // is a JSON file; its replay flags name it by its absolute path, a
-// built-in one by its name, the default none.
+// built-in one by its name, the default none. A value that is neither
+// lists the built-in profiles, and says so of an MCP server's.
 func TestLoadProfileFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "p.json")
@@ -108,8 +112,13 @@ func TestLoadProfileFile(t *testing.T) {
 			t.Errorf("profileFlags(%q) = %q, %v; want %q", tc.profile, got, err, tc.want)
 		}
 	}
-	if _, err := LoadProfile(filepath.Join(dir, "missing.json")); err == nil {
-		t.Error("LoadProfile of a missing file: no error")
+	for _, tc := range []struct{ name, want string }{
+		{filepath.Join(dir, "missing.json"), "no such file, nor a built-in proxy profile (egressproxy, egressproxy-connect, "},
+		{"server-filesystem", "an mcp: door's profile, not a proxy's; the proxy profiles are egressproxy, "},
+	} {
+		if _, err := LoadProfile(tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("LoadProfile(%q): %v, want an error saying %q", tc.name, err, tc.want)
+		}
 	}
 }
 

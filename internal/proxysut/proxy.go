@@ -50,6 +50,10 @@ type proxy struct {
 	// sandbox holds the proxy, maybe from the watchdog's goroutine.
 	worldMu sync.Mutex
 	world   *refworld.World
+
+	// answers are the DNS answers the worlds it served gave (staleFetch).
+	answersMu sync.Mutex
+	answers   map[dnsAnswer]bool
 }
 
 // bindTo makes w the world the proxy's namespace answers from, opening
@@ -73,8 +77,10 @@ func (px *proxy) unbind() {
 
 // startProxy starts argv, with p's arguments, for hosts, in a new
 // directory under parent, and waits until it accepts connections on its
-// listen address, at most start.
-func startProxy(argv []string, p Profile, hosts []string, parent string, start time.Duration) (*proxy, error) {
+// listen address, at most start. A proxy that does not get there is an
+// error naming the command line run, followed by note (which profile
+// rendered it).
+func startProxy(argv []string, p Profile, hosts []string, parent string, start time.Duration, note string) (*proxy, error) {
 	dir, err := os.MkdirTemp(parent, "proxy-")
 	if err != nil {
 		return nil, err
@@ -99,7 +105,7 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 	}()
 	if err := px.waitReady(start); err != nil {
 		px.close()
-		return nil, err
+		return nil, fmt.Errorf("%w (ran: %s; %s)", err, shellLine(cmd.Argv), note)
 	}
 	return px, nil
 }
@@ -186,6 +192,19 @@ func (px *proxy) waitReady(start time.Duration) error {
 		}
 		pause = min(pause+pause/4, 20*time.Millisecond)
 	}
+}
+
+// shellLine is argv as a shell would read it back: a word that holds
+// anything but letters, digits and "-_./:=,@+" quoted.
+func shellLine(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = w
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@+") != "" {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // stderrTail is the last line a proxy wrote on stderr, for an error.

@@ -91,11 +91,11 @@ func TestRealProxies(t *testing.T) {
 	}
 }
 
-// TestRealSquidSharedMemory: squid makes its shared memory in a /dev/shm
-// of its own, not the machine's, which the namespace leaves shared: there
-// two squids starting at once (a campaign's two workers') create the same
-// segments and one exits (it names them after its service name, squid),
-// and a squid killed at its end leaves them behind.
+// TestRealSquidSharedMemory: squid makes its shared memory in the
+// namespace's own /dev/shm, not the machine's, where two squids starting
+// at once (a campaign's two workers') would create the same segments and
+// one exit (it names them after its service name, squid), and a squid
+// killed at its end would leave them behind.
 func TestRealSquidSharedMemory(t *testing.T) {
 	bin := needReal(t, "squid")
 	p, err := LoadProfile("squid")
@@ -103,7 +103,7 @@ func TestRealSquidSharedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := shmFiles(t)
-	px, err := startProxy(append(slices.Clone(p.Command), bin), p, []string{"a.test"}, t.TempDir(), DefaultStartTimeout)
+	px, err := startProxy(append(slices.Clone(p.Command), bin), p, []string{"a.test"}, t.TempDir(), DefaultStartTimeout, "profile "+p.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

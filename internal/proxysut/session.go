@@ -6,10 +6,12 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 )
 
@@ -35,9 +37,12 @@ const recycleOps = 2048
 type session struct {
 	argv     []string
 	profile  Profile
+	id       identity
 	timeouts Timeouts
-	dir      string // the proxies' directories go here
+	dir      string         // the proxies' directories go here
+	runDir   *realfs.RunDir // dir, when the session made it: removed at its end
 	tally    *door.Counter
+	run      *runState // shared by the sessions of one Target
 
 	mu       sync.Mutex
 	live     []*pooled // the least recently used first
@@ -49,6 +54,35 @@ type session struct {
 type pooled struct {
 	px      *proxy
 	holders int
+}
+
+// fresh reports whether every sandbox gets a proxy of its own: under a
+// Fresh profile, or once a proxy was seen to keep DNS answers across
+// worlds.
+func (s *session) fresh() bool {
+	return s.profile.Fresh || s.run.cached.Load()
+}
+
+// cachesDNS notes a fetch from an earlier world's DNS answer: counted,
+// and every sandbox of the run gets a proxy of its own from now on.
+func (s *session) cachesDNS() {
+	s.run.cached.Store(true)
+	s.run.stale.Add(1)
+}
+
+// runState is what the sessions of one Target share.
+type runState struct {
+	// cached is set once a proxy fetched from an earlier world's DNS
+	// answer (staleFetch): from then on every session starts a proxy for
+	// every sandbox, as for a Fresh profile.
+	cached atomic.Bool
+	// stale counts those fetches, over every session: the campaign's
+	// and those of the pipeline that judges findings again, whose
+	// tallies no one reads.
+	stale atomic.Int64
+	// reporter is set once a session reports stale in its tally: one
+	// does, so that the sum over the sessions counts each fetch once.
+	reporter atomic.Bool
 }
 
 // errEnded is the words for a factory called after its session ended.
@@ -65,7 +99,7 @@ func (s *session) get(hosts []string) (*proxy, error) {
 		return nil, errEnded
 	}
 	for i, e := range s.live {
-		if e.px.key == key && !e.px.failed.Load() && !s.profile.Fresh && (e.holders > 0 || e.px.ops < recycleOps) {
+		if e.px.key == key && !e.px.failed.Load() && !s.fresh() && (e.holders > 0 || e.px.ops < recycleOps) {
 			e.holders++
 			s.live = append(slices.Delete(s.live, i, i+1), e) // now the most recently used
 			s.mu.Unlock()
@@ -76,7 +110,7 @@ func (s *session) get(hosts []string) (*proxy, error) {
 	s.mu.Unlock()
 	// Started without the lock: a start takes a while, and the watchdog
 	// may need the session meanwhile to close a hung sandbox.
-	px, err := startProxy(s.argv, s.profile, hosts, s.dir, s.timeouts.start())
+	px, err := startProxy(s.argv, s.profile, hosts, s.dir, s.timeouts.start(), s.id.note)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +162,7 @@ func (s *session) release(px *proxy) {
 	if e.holders == 0 {
 		px.unbind()
 	}
-	if px.failed.Load() || e.holders == 0 && (px.ops >= recycleOps || s.profile.Fresh) {
+	if px.failed.Load() || e.holders == 0 && (px.ops >= recycleOps || s.fresh()) {
 		s.stop(px)
 		s.live = slices.Delete(s.live, i, i+1)
 	}
@@ -156,6 +190,9 @@ func (s *session) end() error {
 	s.live = nil
 	s.mu.Unlock()
 	s.stopping.Wait()
+	if s.runDir != nil {
+		return s.runDir.Remove()
+	}
 	return os.RemoveAll(s.dir)
 }
 
