@@ -411,15 +411,7 @@ func TestStricterInReport(t *testing.T) {
 	plain := render(t, reports.New(sum, nil), reports.Markdown)
 	sum.Stricter = map[string]int64{"other": 3, "dangling-write": 9, "read-through-link": 3}
 	sum.SkippedStdoutLines = 5
-	var b bytes.Buffer
-	if err := json.NewEncoder(&b).Encode(sum); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := reports.Load(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []*reports.Report{reports.New(sum, nil), loaded} {
+	for _, r := range builtAndLoaded(t, sum) {
 		md := squeezeSpaces(render(t, r, reports.Markdown))
 		for _, want := range []string{
 			"| ops stricter than the model | 15 (dangling-write 9, other 3, read-through-link 3) |",
@@ -439,6 +431,21 @@ func TestStricterInReport(t *testing.T) {
 	}
 }
 
+// builtAndLoaded is the report of sum as built, and as loaded back from
+// sum's JSON.
+func builtAndLoaded(t *testing.T, sum reports.Summary) []*reports.Report {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(sum); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := reports.Load(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*reports.Report{reports.New(sum, nil), loaded}
+}
+
 // squeezeSpaces turns each run of spaces into one: table cells are padded.
 func squeezeSpaces(s string) string {
 	for strings.Contains(s, "  ") {
@@ -456,15 +463,7 @@ func TestNothingPassedInReport(t *testing.T) {
 	sum := campaign.Summarize(campaignResult(t, 1), "proxy:denyall")
 	sum.Stricter = map[string]int64{"refused-allowed": 7}
 	sum.AllowedPassed = new(int64(0))
-	var b bytes.Buffer
-	if err := json.NewEncoder(&b).Encode(sum); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := reports.Load(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []*reports.Report{reports.New(sum, nil), loaded} {
+	for _, r := range builtAndLoaded(t, sum) {
 		text := render(t, r, reports.Text)
 		for _, want := range []string{"WARNING: proxy:denyall let none of the 7 ops the model allows through", "ops the model allows let through"} {
 			if !strings.Contains(text, want) {
