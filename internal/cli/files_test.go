@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,5 +194,26 @@ func TestWriteIgnoresPlantedLinks(t *testing.T) {
 				t.Errorf("%s with a %s planted: x.sbx was not rewritten", c.reason, plant.kind)
 			}
 		}
+	}
+}
+
+// TestOutNotLeftByARunThatNeverStarted: a run whose sandbox cannot start
+// exits 2 and leaves no --out directory it made for itself; one that was
+// there stays.
+func TestOutNotLeftByARunThatNeverStarted(t *testing.T) {
+	dir := t.TempDir()
+	made := filepath.Join(dir, "new", "findings")
+	sutArg := "exec:" + filepath.Join(dir, "no-such-program")
+	if st, _, errs := run(t, "run", "--sut", sutArg, "--checks", "5", "--out", made); st != ExitUsage {
+		t.Fatalf("status %d, want 2 (%s)", st, errs)
+	}
+	if _, err := os.Stat(filepath.Dir(made)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the directories of --out %s, made by a run that never started, are still there (%v)", made, err)
+	}
+	if st, _, errs := run(t, "run", "--sut", sutArg, "--checks", "5", "--out", dir); st != ExitUsage {
+		t.Fatalf("status %d, want 2 (%s)", st, errs)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("--out %s, there before the run, was removed: %v", dir, err)
 	}
 }

@@ -3,7 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
@@ -72,6 +75,7 @@ that cannot start, 3 interrupted.`)
 		return errorf(e, "--sut: %v", err)
 	}
 	*out = e.outDir(*out, *sutName)
+	made := missingDirs(*out)
 	if err := fsutil.CheckOutDir(*out); err != nil {
 		return errorf(e, "--out: %v", err)
 	}
@@ -82,6 +86,9 @@ that cannot start, 3 interrupted.`)
 		Target: target, Timeout: *timeout, StartTimeout: e.startTimeout, Out: *out, Dimensions: *format == "json", Abort: abort,
 		StopAtFirst: *stopAtFirst, Program: e.program})
 	if res == nil {
+		for _, d := range made {
+			os.Remove(d) // made for this run, which never started: nothing is left of it (a directory with files stays)
+		}
 		return errorf(e, "%v", err)
 	}
 	if err != nil {
@@ -225,4 +232,16 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 		fmt.Fprintln(e.stderr)
 	}
 	return res, err
+}
+
+// missingDirs are dir and those of its parents that do not exist yet,
+// dir first: what making dir will make.
+func missingDirs(dir string) []string {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) || d == filepath.Dir(d) {
+			return missing
+		}
+		missing = append(missing, d)
+	}
 }

@@ -153,10 +153,17 @@ func (b *Binding) resolveForFetch() {
 
 // spelled is addr, the address a connection was aimed at (unmapped), as
 // the op's resolve spelled it: a connection to an IPv4-mapped address
-// reaches the IPv4 address it carries, and cannot be told from one made
-// to that address; the fetch is journaled with the address resolved.
+// reaches the IPv4 address it carries, and one to an unspecified address
+// (0.0.0.0, ::) reaches the loopback address of its family (Linux
+// connects it to the machine itself), and neither can be told from one
+// made to the address reached; the fetch is journaled with the address
+// resolved, so that a finding names the address the sandbox was given.
 func (b *Binding) spelled(addr netip.Addr) netip.Addr {
-	if b.op.resolved && b.op.addr.Unmap() == addr {
+	if !b.op.resolved {
+		return addr
+	}
+	r := b.op.addr.Unmap()
+	if r == addr || r.IsUnspecified() && addr.IsLoopback() && r.Is4() == addr.Is4() {
 		return b.op.addr
 	}
 	return addr

@@ -205,6 +205,29 @@ func TestLiteralRespelled(t *testing.T) {
 	}
 }
 
+// TestUnspecifiedConnection: a connection to 0.0.0.0, which Linux
+// delivers to 127.0.0.1, is journaled with the address the op resolved,
+// mapped or not; one to 127.0.0.1 for an op that resolved elsewhere is
+// journaled as it is.
+func TestUnspecifiedConnection(t *testing.T) {
+	for _, c := range []struct{ op, local, want string }{
+		{"0.0.0.0", "127.0.0.1", "0.0.0.0"},
+		{"::ffff:0.0.0.0", "127.0.0.1", "::ffff:0.0.0.0"},
+		{"::", "::1", "::"},
+		{"203.0.113.9", "127.0.0.1", "127.0.0.1"},
+		{"0.0.0.0", "::1", "::1"},
+	} {
+		w := testWorld()
+		b := bound(w, netip.MustParseAddr(c.local))
+		b.BeginOp(fetchOp(c.op, "/"))
+		serve(b, "GET", "/", c.op)
+		j := journal(w)
+		if want := "fetch " + c.op + " " + c.want + " /"; len(j) != 2 || j[1] != want {
+			t.Errorf("op %s, connection to %s: journal %q, want its fetch %q", c.op, c.local, j, want)
+		}
+	}
+}
+
 // TestBareConnection: a connection recorded during the op that sent no
 // request is journaled at EndOp as a fetch of the op's host and path from
 // the address it was aimed at, after the op's resolve; one that sent a
