@@ -50,3 +50,6 @@ func (*Sandbox) Close() error { return nil }
 
 // LocalAddr returns the zero AddrPort: no request is served here.
 func LocalAddr(*http.Request) netip.AddrPort { return netip.AddrPort{} }
+
+// Listening returns an error that wraps ErrUnavailable.
+func (*Sandbox) Listening() ([]netip.AddrPort, error) { return nil, errNotLinux }

@@ -49,10 +49,17 @@ func TestMain(m *testing.M) {
 //	cache    as open, but a name is looked up once for the proxy's life
 //	usage    exit 2 at once, saying how it is used, as a proxy given
 //	         flags it does not take does
+//	elsewhere  listen on 127.0.0.1:9999, whatever it is told, and hang
 func fakeProxy(mode string, args []string) int {
-	if mode == "usage" {
+	switch mode {
+	case "usage":
 		fmt.Fprintln(os.Stderr, "usage: fake -c CONFIG")
 		return 2
+	case "elsewhere":
+		if _, err := net.Listen("tcp", "127.0.0.1:9999"); err != nil {
+			return 1
+		}
+		select {}
 	}
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
 	listen := fs.String("listen", "", "")
@@ -456,6 +463,20 @@ func TestStartFailureNamesCommand(t *testing.T) {
 	fs, _ := checkOn(t, fakeTarget(t, "madeup", "", 0), "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0)
 	if len(fs) == 0 || !strings.Contains(fs[0].Detail, "failed: proxy "+exe+": answered 200") {
 		t.Errorf("a finding on a proxy run without a profile: %v; want it named by its command %s", fs, exe)
+	}
+}
+
+// TestStartListeningElsewhere: a proxy that listens where it was not told
+// (a profile that does not say {{listen}}) is given up on after
+// elsewhereGrace, not --start-timeout, and the error says where it
+// listens.
+func TestStartListeningElsewhere(t *testing.T) {
+	defer func(g time.Duration) { elsewhereGrace = g }(elsewhereGrace)
+	elsewhereGrace = 300 * time.Millisecond
+	tg := fakeTarget(t, "elsewhere", "", 0)
+	_, _, _, err := tg.StartCounted()
+	if err == nil || !strings.Contains(err.Error(), "did not listen on 127.0.0.1:3128 within 300ms; it listens on 127.0.0.1:9999 instead") {
+		t.Errorf("a proxy listening on 127.0.0.1:9999: %v; want it said, before --start-timeout", err)
 	}
 }
 

@@ -171,11 +171,19 @@ func hostsKey(hosts []string) string {
 	return strings.Join(slices.Compact(h), "\n")
 }
 
+// elsewhereGrace is how long a proxy may listen only on addresses it was
+// not told to before the door gives up on it: long past any start, and
+// short of --start-timeout's default. A test shortens it.
+var elsewhereGrace = 10 * time.Second
+
 // waitReady waits until the proxy accepts a connection on its listen
-// address, at most start; it fails at once if the proxy exits.
+// address, at most start; it fails at once if the proxy exits, and after
+// elsewhereGrace if it listens only elsewhere (a profile that does not
+// tell it where), saying where.
 func (px *proxy) waitReady(start time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), start)
 	defer cancel()
+	grace := time.After(elsewhereGrace)
 	pause := time.Millisecond
 	for {
 		c, err := px.sb.Dial(ctx, "tcp", px.listen.String())
@@ -187,11 +195,34 @@ func (px *proxy) waitReady(start time.Duration) error {
 		case <-px.exited:
 			return fmt.Errorf("the proxy exited with status %d before it listened on %s%s", px.result.ExitCode, px.listen, stderrTail(px.result.Stderr))
 		case <-ctx.Done():
-			return fmt.Errorf("the proxy did not listen on %s within %v (--start-timeout): %v", px.listen, start, err)
+			return fmt.Errorf("the proxy did not listen on %s within %v (--start-timeout): %v%s", px.listen, start, err, px.listensElsewhere())
+		case <-grace:
+			if where := px.listensElsewhere(); where != "" {
+				return fmt.Errorf("the proxy did not listen on %s within %v%s", px.listen, elsewhereGrace, where)
+			}
 		case <-time.After(pause):
 		}
 		pause = min(pause+pause/4, 20*time.Millisecond)
 	}
+}
+
+// listensElsewhere says where in its namespace the proxy listens, but for
+// the world's own port, or "" when nowhere.
+func (px *proxy) listensElsewhere() string {
+	all, err := px.sb.Listening()
+	if err != nil {
+		return ""
+	}
+	var where []string
+	for _, ap := range all {
+		if ap.Port() != worldPort {
+			where = append(where, ap.String())
+		}
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	return "; it listens on " + strings.Join(where, ", ") + " instead: does its profile tell it where ({{listen}})?"
 }
 
 // shellLine is argv as a shell would read it back: a word that holds
