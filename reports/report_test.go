@@ -472,7 +472,7 @@ func TestNothingPassedInReport(t *testing.T) {
 		}
 	}
 	sum.StaleOps = 2
-	if w := sum.StaleWarning(); !strings.Contains(w, "proxy:denyall fetched from a DNS answer of an earlier scenario 2 times") || !strings.Contains(w, `"fresh": true`) {
+	if w := sum.StaleWarning(); !strings.Contains(w, "proxy:denyall fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) 2 times") || !strings.Contains(w, `"fresh": true`) {
 		t.Errorf("StaleWarning() = %q, want the count and the fresh profile", w)
 	}
 	sum.AllowedPassed = new(int64(1))

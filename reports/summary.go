@@ -87,7 +87,7 @@ type Finding struct {
 	Check        int    `json:"check"`
 	Step         int    `json:"step"`
 	Class        string `json:"class"`
-	Detail       string `json:"detail"` // the oracle's words on the scenario File holds
+	Detail       string `json:"detail"` // the oracle's words on the scenario File holds (Check, Step and Class say where the campaign found it)
 	File         string `json:"file,omitempty"`
 	OriginalOps  int    `json:"original_ops"`
 	MinimizedOps int    `json:"minimized_ops"`
@@ -212,7 +212,7 @@ func (s *Summary) StaleWarning() string {
 	if s.StaleOps == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s fetched from a DNS answer of an earlier scenario %s: it caches DNS, so from then on every sandbox got a proxy of its own (a finding it caused before is flaky if a fresh proxy passes it); give its profile \"fresh\": true",
+	return fmt.Sprintf("%s fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) %s: it caches DNS, so from then on every sandbox got a proxy of its own (a finding it caused before is flaky if a fresh proxy passes it); give its profile \"fresh\": true",
 		s.SUT, plural(int(s.StaleOps), "time"))
 }
 

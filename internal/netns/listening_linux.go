@@ -2,6 +2,7 @@ package netns
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"net/netip"
@@ -57,8 +58,8 @@ func listeningIn(f *os.File) ([]netip.AddrPort, error) {
 }
 
 // parseProcAddr parses a local address as /proc/net/tcp writes it: the
-// address in hex, 32-bit words in the machine's byte order (little-endian
-// on every machine this runs on), then ':' and the port in hex.
+// address in hex, 32-bit words in the machine's byte order, then ':' and
+// the port in hex.
 func parseProcAddr(s string) (netip.AddrPort, error) {
 	h, p, ok := strings.Cut(s, ":")
 	if !ok {
@@ -72,8 +73,8 @@ func parseProcAddr(s string) (netip.AddrPort, error) {
 	if err != nil {
 		return netip.AddrPort{}, fmt.Errorf("bad port in %q", s)
 	}
-	for w := 0; w < len(raw); w += 4 {
-		slices.Reverse(raw[w : w+4])
+	for w := 0; w < len(raw); w += 4 { // each word as the kernel holds it, written in network order
+		binary.BigEndian.PutUint32(raw[w:], binary.NativeEndian.Uint32(raw[w:]))
 	}
 	a, _ := netip.AddrFromSlice(raw)
 	return netip.AddrPortFrom(a.Unmap(), uint16(port)), nil

@@ -162,8 +162,10 @@ func (b *Binding) spelled(addr netip.Addr) netip.Addr {
 	if !b.op.resolved {
 		return addr
 	}
-	r := b.op.addr.Unmap()
-	if r == addr || r.IsUnspecified() && addr.IsLoopback() && r.Is4() == addr.Is4() {
+	switch r := b.op.addr.Unmap(); {
+	case r == addr,
+		r == netip.IPv4Unspecified() && addr == netip.AddrFrom4([4]byte{127, 0, 0, 1}),
+		r == netip.IPv6Unspecified() && addr == netip.IPv6Loopback():
 		return b.op.addr
 	}
 	return addr

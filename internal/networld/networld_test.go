@@ -216,6 +216,7 @@ func TestUnspecifiedConnection(t *testing.T) {
 		{"::", "::1", "::"},
 		{"203.0.113.9", "127.0.0.1", "127.0.0.1"},
 		{"0.0.0.0", "::1", "::1"},
+		{"0.0.0.0", "127.0.0.5", "127.0.0.5"}, // not where 0.0.0.0 arrives: a connection of the proxy's own choosing
 	} {
 		w := testWorld()
 		b := bound(w, netip.MustParseAddr(c.local))

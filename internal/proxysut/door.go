@@ -147,10 +147,9 @@ func (a *adapter) startCounted() (core.Factory, func() error, func() door.Tally,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	reports := a.run.reporter.CompareAndSwap(false, true)
 	tally := func() door.Tally {
 		t := s.tally.Read(nil)
-		if reports {
+		if a.run.reporter.CompareAndSwap(false, true) { // the first tally read: a session given up on is never read
 			t.Stale = a.run.stale.Load()
 		}
 		return t
@@ -163,7 +162,11 @@ func (a *adapter) startCounted() (core.Factory, func() error, func() door.Tally,
 // while the session lives and removed at its end; one a session killed
 // with the harness left is removed when the next session starts.
 func (a *adapter) newSession() (*session, error) {
-	rd, err := realfs.OpenRunDir(proxiesDir())
+	dir, err := proxiesDir()
+	if err != nil {
+		return nil, err
+	}
+	rd, err := realfs.OpenRunDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the proxies' directory: %w", err)
 	}
@@ -177,11 +180,15 @@ func (a *adapter) newSession() (*session, error) {
 }
 
 // proxiesDir is the directory the proxy door's sessions make their run
-// directories in, one per user under the temporary directory: a proxy's
-// directory holds only what its profile rendered (its configuration, the
-// grant's hosts), never a tree a sandbox is judged on.
-func proxiesDir() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("sbxfuzz-proxies-%d", os.Getuid()))
+// directories in: sbxfuzz/proxy-runs under the user's cache directory,
+// never the shared temporary directory, where another user could make
+// the directory first and swap the files a proxy reads.
+func proxiesDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory for the proxies' files: %w", err)
+	}
+	return filepath.Join(base, "sbxfuzz", "proxy-runs"), nil
 }
 
 // probe starts the proxy once in dir, for no host, and stops it.

@@ -485,12 +485,16 @@ func TestStartListeningElsewhere(t *testing.T) {
 // killed harness left (its lock free, or none and its process gone) is
 // removed when the next session starts.
 func TestDeadSessionsSwept(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	runs, err := proxiesDir()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	dead := filepath.Join(proxiesDir(), fmt.Sprintf("%d-0123456789abcdef", cmd.Process.Pid))
+	dead := filepath.Join(runs, fmt.Sprintf("%d-0123456789abcdef", cmd.Process.Pid))
 	if err := os.MkdirAll(filepath.Join(dead, "proxy-1"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -501,12 +505,12 @@ func TestDeadSessionsSwept(t *testing.T) {
 	if _, err := os.Stat(dead); err == nil {
 		t.Errorf("%s, a dead session's, was left", dead)
 	}
-	entries, err := os.ReadDir(proxiesDir())
+	entries, err := os.ReadDir(runs)
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("the proxies' directory holds %v, %v; want the session's", entries, err)
 	}
 	end()
-	if entries, _ := os.ReadDir(proxiesDir()); len(entries) > 0 {
+	if entries, _ := os.ReadDir(runs); len(entries) > 0 {
 		t.Errorf("%v left after the session ended", entries)
 	}
 }

@@ -172,8 +172,9 @@ func hostsKey(hosts []string) string {
 }
 
 // elsewhereGrace is how long a proxy may listen only on addresses it was
-// not told to before the door gives up on it: long past any start, and
-// short of --start-timeout's default. A test shortens it.
+// not told to before the door gives up on it, when its start may take
+// three times as long or more (--start-timeout's default): long past any
+// start. A shorter start is waited for whole. A test shortens it.
 var elsewhereGrace = 10 * time.Second
 
 // waitReady waits until the proxy accepts a connection on its listen
@@ -183,7 +184,10 @@ var elsewhereGrace = 10 * time.Second
 func (px *proxy) waitReady(start time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), start)
 	defer cancel()
-	grace := time.After(elsewhereGrace)
+	var grace <-chan time.Time // nil: never
+	if start >= 3*elsewhereGrace {
+		grace = time.After(elsewhereGrace)
+	}
 	pause := time.Millisecond
 	for {
 		c, err := px.sb.Dial(ctx, "tcp", px.listen.String())
@@ -209,6 +213,11 @@ func (px *proxy) waitReady(start time.Duration) error {
 // listensElsewhere says where in its namespace the proxy listens, but for
 // the world's own port, or "" when nowhere.
 func (px *proxy) listensElsewhere() string {
+	select {
+	case <-px.exited: // its process, and its namespace's /proc/PID, are gone
+		return ""
+	default:
+	}
 	all, err := px.sb.Listening()
 	if err != nil {
 		return ""
