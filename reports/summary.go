@@ -196,6 +196,18 @@ func (s *Summary) NothingPassed() bool {
 	return s.AllowedPassed != nil && *s.AllowedPassed == 0 && s.stricterOps() > 0
 }
 
+// SandboxWarnings are the lines a run must say loudly about its sandbox: what
+// NothingPassedWarning and StaleWarning say, those that hold.
+func (s *Summary) SandboxWarnings() []string {
+	var out []string
+	for _, w := range []string{s.NothingPassedWarning(), s.StaleWarning()} {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // NothingPassedWarning is the one line that says NothingPassed, or ""
 // when it does not hold.
 func (s *Summary) NothingPassedWarning() string {

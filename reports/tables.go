@@ -140,10 +140,8 @@ func (r *Report) warnings() []string {
 	if gs := r.UnexplainedDimensionGaps(); len(gs) > 0 && r.Full() {
 		out = append(out, dimensionsWarning(gs))
 	}
-	for _, w := range []string{r.NothingPassedWarning(), r.StaleWarning()} {
-		if w != "" {
-			out = append(out, w+".")
-		}
+	for _, w := range r.SandboxWarnings() {
+		out = append(out, w+".")
 	}
 	if len(r.UnreachedKinds) > 0 {
 		out = append(out, "Result kinds never reached: "+strings.Join(r.UnreachedKinds, ", ")+".")

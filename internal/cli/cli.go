@@ -91,27 +91,8 @@ func (e *env) timeoutFlags() []string {
 // treeDirFlag registers --tree-dir, and --profile for the mcp: and
 // proxy: doors, on a command that takes --sut.
 func treeDirFlag(e *env, fs *flagSet) {
-	fs.StringVar(&e.profile, "profile", "", "the mcp: or proxy: door's profile: a built-in one by name (mcp: "+strings.Join(mcpProfileNames(), ", ")+"; proxy: "+strings.Join(proxyProfileNames(), ", ")+") or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem, for mcp:; $"+proxysut.ProfileEnv+" if set, else "+proxysut.DefaultProfile+", for proxy:)")
+	fs.StringVar(&e.profile, "profile", "", "the mcp: or proxy: door's profile: a built-in one by name (mcp: "+strings.Join(mcp.BuiltinNames(), ", ")+"; proxy: "+strings.Join(proxysut.BuiltinNames(), ", ")+") or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem, for mcp:; $"+proxysut.ProfileEnv+" if set, else "+proxysut.DefaultProfile+", for proxy:)")
 	fs.StringVar(&e.treeDir, "tree-dir", "", "directory the real-disk doors (osroot, mcp:) build their trees under, one locked directory a run, removed at its end, and those of dead runs at the next start (default: $"+realfs.TreeDirEnv+" if set, else sbxfuzz/trees under the user's cache directory; never the temporary directory)")
-}
-
-// mcpProfileNames are the names of the mcp: door's built-in profiles.
-func mcpProfileNames() []string {
-	var names []string
-	for _, p := range mcp.BuiltinProfiles() {
-		names = append(names, p.Name)
-	}
-	return names
-}
-
-// proxyProfileNames are the names of the proxy: door's built-in
-// profiles.
-func proxyProfileNames() []string {
-	var names []string
-	for _, p := range proxysut.BuiltinProfiles() {
-		names = append(names, p.Name)
-	}
-	return names
 }
 
 // sutHelp is the --sut flag's help: every door a sandbox comes in by

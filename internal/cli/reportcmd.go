@@ -156,10 +156,8 @@ func reportStatus(e *env, rep *reports.Report) int {
 		fmt.Fprintf(e.stderr, ", %d of %d mutants killed", len(rep.Mutants)-len(rep.Survivors()), len(rep.Mutants))
 	}
 	fmt.Fprintln(e.stderr, rep.StricterClause()+rep.SkippedLinesClause()+interrupted(rep.Interrupted))
-	for _, w := range []string{rep.NothingPassedWarning(), rep.StaleWarning()} {
-		if w != "" {
-			fmt.Fprintf(e.stderr, "sbxfuzz report: WARNING: %s\n", w)
-		}
+	for _, w := range rep.SandboxWarnings() {
+		fmt.Fprintf(e.stderr, "sbxfuzz report: WARNING: %s\n", w)
 	}
 	dun := rep.UnexplainedDimensionGaps()
 	if rep.Full() {

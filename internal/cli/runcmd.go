@@ -99,10 +99,8 @@ that cannot start, 3 interrupted.`)
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
 		len(sum.Findings), flakyCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
 		unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
-	for _, w := range []string{sum.NothingPassedWarning(), sum.StaleWarning()} {
-		if w != "" {
-			fmt.Fprintf(e.stderr, "sbxfuzz run: WARNING: %s\n", w)
-		}
+	for _, w := range sum.SandboxWarnings() {
+		fmt.Fprintf(e.stderr, "sbxfuzz run: WARNING: %s\n", w)
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)

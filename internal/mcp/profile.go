@@ -334,6 +334,15 @@ func BuiltinProfiles() []Profile {
 	return []Profile{Filesystem, FastFilesystem, DesktopCommander, AgentInfraFilesystem, MCPServerFilesystem}
 }
 
+// BuiltinNames are the names of BuiltinProfiles, in their order.
+func BuiltinNames() []string {
+	var names []string
+	for _, p := range BuiltinProfiles() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
 // LookupProfile returns the built-in profile named name.
 func LookupProfile(name string) (Profile, bool) {
 	for _, p := range BuiltinProfiles() {

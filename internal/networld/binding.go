@@ -191,31 +191,13 @@ func (b *Binding) isOpHost(host string) bool {
 	if b.op.host == "" {
 		return false
 	}
-	if unbracket(spec.NormalizeHost(b.op.host)) == unbracket(spec.NormalizeHost(host)) {
+	opHost, h := spec.NormalizeHost(b.op.host), spec.NormalizeHost(host)
+	if spec.Unbracket(opHost) == spec.Unbracket(h) {
 		return true
 	}
-	op, opLiteral := literal(b.op.host)
-	a, isLiteral := literal(host)
+	op, opLiteral := spec.ParseIPLiteral(opHost)
+	a, isLiteral := spec.ParseIPLiteral(h)
 	return opLiteral && isLiteral && op.Unmap() == a.Unmap()
-}
-
-// literal is the address host spells as an IP literal (SPEC §6: any
-// inet_aton spelling, or an IPv6 literal, brackets allowed), and whether
-// it is one.
-func literal(host string) (netip.Addr, bool) {
-	h := spec.NormalizeHost(host)
-	if a, ok := spec.ParseInetAton(h); ok {
-		return a, true
-	}
-	return spec.ParseIPv6Literal(h)
-}
-
-// unbracket is h without the square brackets around an IPv6 literal.
-func unbracket(h string) string {
-	if len(h) >= 2 && h[0] == '[' && h[len(h)-1] == ']' {
-		return h[1 : len(h)-1]
-	}
-	return h
 }
 
 // hostOf is a request's Host without its port.
@@ -223,7 +205,7 @@ func hostOf(hostport string) string {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		return h
 	}
-	return unbracket(hostport)
+	return spec.Unbracket(hostport)
 }
 
 // World returns the world under way as a core.World whose every call

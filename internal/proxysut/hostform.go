@@ -4,21 +4,13 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // The template functions that write a granted host the way a proxy's
 // configuration wants it. Hosts reach a profile as a URL carries them
 // (wireHosts): an IPv6 literal in brackets.
-
-// unbracket is host without the brackets of an IPv6 literal ("[::1]" is
-// "::1"), any other host unchanged: the form a proxy that parses the URL
-// matches its filter on.
-func unbracket(host string) string {
-	if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
-		return host[1 : len(host)-1]
-	}
-	return host
-}
 
 // canonicalHost is host in the one form Go's net package and IDNA lookup
 // leave unchanged, which is the only form an ACL checked that way accepts
@@ -32,7 +24,7 @@ func unbracket(host string) string {
 // digit, "-" or "_". A profile leaves such a host out, so that the proxy
 // refuses it: stricter, never a proxy that cannot start.
 func canonicalHost(host string) string {
-	if a, err := netip.ParseAddr(unbracket(host)); err == nil {
+	if a, err := netip.ParseAddr(spec.Unbracket(host)); err == nil {
 		if a.Zone() != "" {
 			return ""
 		}

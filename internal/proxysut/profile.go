@@ -19,6 +19,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // Profile says how one HTTP forward proxy is started for a grant and
@@ -33,7 +34,7 @@ import (
 // a directory of the proxy's own, {{config}} the rendered config file's
 // path; and, to write a host as a proxy's configuration wants it,
 // {{canonical HOST}}, {{unbracket HOST}} and {{regexp_quote TEXT}}
-// (canonicalHost, unbracket, regexp.QuoteMeta).
+// (canonicalHost, spec.Unbracket, regexp.QuoteMeta).
 type Profile struct {
 	// Name names the proxy in messages and reproduce lines.
 	Name string `json:"name"`
@@ -119,6 +120,15 @@ func BuiltinProfiles() []Profile {
 	return out
 }
 
+// BuiltinNames are the names of BuiltinProfiles, in their order.
+func BuiltinNames() []string {
+	var names []string
+	for _, p := range BuiltinProfiles() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
 // DefaultProfile is the name of the profile used when none is given.
 const DefaultProfile = "egressproxy"
 
@@ -153,11 +163,7 @@ func LoadProfile(name string) (Profile, error) {
 // an MCP server's profile, or no built-in one; either way it lists the
 // built-in ones.
 func notAProfile(name string) string {
-	var names []string
-	for _, p := range BuiltinProfiles() {
-		names = append(names, p.Name)
-	}
-	builtins := strings.Join(names, ", ")
+	builtins := strings.Join(BuiltinNames(), ", ")
 	if _, ok := mcp.LookupProfile(name); ok {
 		return fmt.Sprintf("an mcp: door's profile, not a proxy's; the proxy profiles are %s, or a JSON file", builtins)
 	}
@@ -295,7 +301,7 @@ func execute(name, text string, v launchVars) (string, error) {
 		"config":       func() string { return v.config },
 		"hosts":        func() []string { return v.hosts },
 		"canonical":    canonicalHost,
-		"unbracket":    unbracket,
+		"unbracket":    spec.Unbracket,
 		"regexp_quote": regexp.QuoteMeta,
 	}
 	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)

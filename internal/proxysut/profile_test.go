@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -274,8 +275,8 @@ func TestHostForms(t *testing.T) {
 		if got := canonicalHost(tc.host); got != tc.canonical {
 			t.Errorf("canonicalHost(%q) = %q, want %q: %s", tc.host, got, tc.canonical, tc.reason)
 		}
-		if got := unbracket(tc.host); got != tc.unbracketed {
-			t.Errorf("unbracket(%q) = %q, want %q", tc.host, got, tc.unbracketed)
+		if got := spec.Unbracket(tc.host); got != tc.unbracketed {
+			t.Errorf("Unbracket(%q) = %q, want %q", tc.host, got, tc.unbracketed)
 		}
 	}
 }

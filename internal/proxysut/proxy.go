@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
@@ -234,15 +235,12 @@ func (px *proxy) listensElsewhere() string {
 	return "; it listens on " + strings.Join(where, ", ") + " instead: does its profile tell it where ({{listen}})?"
 }
 
-// shellLine is argv as a shell would read it back: a word that holds
-// anything but letters, digits and "-_./:=,@+" quoted.
+// shellLine is argv as a shell would read it back (finding.QuoteArg, as
+// reproduce lines quote words).
 func shellLine(argv []string) string {
 	words := make([]string, len(argv))
 	for i, w := range argv {
-		words[i] = w
-		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@+") != "" {
-			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
+		words[i] = finding.QuoteArg(w)
 	}
 	return strings.Join(words, " ")
 }

@@ -2,7 +2,6 @@ package proxysut
 
 import (
 	"net/netip"
-	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -20,15 +19,15 @@ import (
 // again on a fresh proxy (and marked flaky when it does not fail there),
 // and the summary says so.
 
-// dnsAnswer is one DNS answer a world gave: a host, normalized and in lower
-// case, and the address, unmapped.
+// dnsAnswer is one DNS answer a world gave: a host, normalized (lower
+// case, no brackets), and the address, unmapped.
 type dnsAnswer struct {
 	host string
 	addr netip.Addr
 }
 
 func answerOf(host string, addr netip.Addr) dnsAnswer {
-	return dnsAnswer{strings.ToLower(unbracket(spec.NormalizeHost(host))), addr.Unmap()}
+	return dnsAnswer{spec.Unbracket(spec.NormalizeHost(host)), addr.Unmap()}
 }
 
 // staleFetch reads the journal entries of the bridge's world since the

@@ -63,10 +63,7 @@ func StaticResolve(host string) netip.Addr { return staticResolve(NormalizeHost(
 // twice would drop a second trailing dot, and SPEC §6 ignores exactly one
 // ("a.test.." is "a.test.", not "a.test").
 func staticResolve(h string) netip.Addr {
-	if a, ok := ParseInetAton(h); ok {
-		return a
-	}
-	if a, ok := ParseIPv6Literal(h); ok {
+	if a, ok := ParseIPLiteral(h); ok {
 		return a
 	}
 	switch {
@@ -78,13 +75,30 @@ func staticResolve(h string) netip.Addr {
 	return publicAddr
 }
 
+// Unbracket is host without the square brackets of an IPv6 literal
+// ("[::1]" is "::1"), any other host as it is.
+func Unbracket(host string) string {
+	if len(host) >= 2 && host[0] == '[' && host[len(host)-1] == ']' {
+		return host[1 : len(host)-1]
+	}
+	return host
+}
+
+// ParseIPLiteral parses host, normalized, as an IP literal of SPEC §6: an
+// inet_aton spelling (ParseInetAton) or an IPv6 literal
+// (ParseIPv6Literal).
+func ParseIPLiteral(host string) (netip.Addr, bool) {
+	if a, ok := ParseInetAton(host); ok {
+		return a, true
+	}
+	return ParseIPv6Literal(host)
+}
+
 // ParseIPv6Literal parses an IPv6 address literal, with or without square
 // brackets, zone included ("[fe80::1%eth0]"). IPv4 dotted quads are not
 // IPv6 literals; ParseInetAton reads those.
 func ParseIPv6Literal(s string) (netip.Addr, bool) {
-	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
-		s = s[1 : len(s)-1]
-	}
+	s = Unbracket(s)
 	if strings.IndexByte(s, ':') < 0 {
 		return netip.Addr{}, false
 	}
