@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,12 +171,19 @@ func exitCode(err error) int {
 	return -1
 }
 
-// procsWith lists the processes whose command line holds marker.
-func procsWith(marker string) []string {
+// procsRunning lists the processes whose program is path: their first
+// argument is path. A match anywhere in the command line would count the
+// harness itself (its --sut names the child) and, for an instant, each of
+// its forks that has not yet run its new program.
+func procsRunning(path string) []string {
 	var out []string
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), marker) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if argv0, _, _ := strings.Cut(string(b), "\x00"); argv0 == path {
 			out = append(out, p)
 		}
 	}
@@ -194,24 +202,30 @@ func TestNoChildOutlivesTheHarness(t *testing.T) {
 	if err := os.Link(bin, child); err != nil {
 		t.Fatal(err)
 	}
+	const workers = 2
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		cmd := exec.Command(bin, "run", "--sut", "exec:"+child+" serve", "--duration", "10m", "--out", t.TempDir())
+		cmd := exec.Command(bin, "run", "--sut", "exec:"+child+" serve", "--workers", strconv.Itoa(workers), "--duration", "10m", "--out", t.TempDir())
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(patience); len(procsWith(child)) < 2 && time.Now().Before(deadline); {
-			time.Sleep(20 * time.Millisecond)
+		n := 0
+		for deadline := time.Now().Add(patience); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if n = len(procsRunning(child)); n >= workers {
+				break
+			}
 		}
-		if n := len(procsWith(child)); n < 2 {
-			t.Fatalf("%v: %d children running, want one per worker", sig, n)
+		if n < workers {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%v: %d children running, want one per worker (%d)", sig, n, workers)
 		}
 		cmd.Process.Signal(sig)
 		cmd.Wait()
 		deadline := time.Now().Add(patience)
-		for len(procsWith(child)) > 0 && time.Now().Before(deadline) {
+		for len(procsRunning(child)) > 0 && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		if left := procsWith(child); len(left) > 0 {
+		if left := procsRunning(child); len(left) > 0 {
 			t.Fatalf("after %v to the harness, %d children are left", sig, len(left))
 		}
 	}
