@@ -44,6 +44,10 @@ type Report struct {
 	// sandbox (a real one, SPEC §13), each with the reason: never counted
 	// as held.
 	NotApplicable map[string]string `json:"not_applicable,omitempty"`
+	// KindsNotApplicable names the result kinds the sandbox's door never
+	// asks for (a proxy is asked no file op: no fs_read_denied), each
+	// with the reason: not counted among those never reached.
+	KindsNotApplicable map[string]string `json:"kinds_not_applicable,omitempty"`
 
 	image   string // the heat map's path for Markdown (SetImage)
 	command string // the words that run the command line (SetCommand)
@@ -218,6 +222,23 @@ func (r *Report) normalizeClasses() error {
 	return nil
 }
 
+// MarkKindsNotApplicable declares the result kinds of na (kind → reason)
+// beyond what the sandbox's door asks: a campaign that never reached them
+// is not warned of it.
+func (r *Report) MarkKindsNotApplicable(na map[string]string) {
+	if len(na) == 0 {
+		return
+	}
+	r.KindsNotApplicable = maps.Clone(na)
+	r.derive()
+}
+
+// reachableKinds is how many result kinds a campaign of the sandbox can
+// reach: every kind but ok, less those not applicable.
+func (r *Report) reachableKinds() int {
+	return int(core.NumKinds-core.OK) - len(r.KindsNotApplicable)
+}
+
 // MarkNotApplicable declares the invariants of na (ID → reason) not
 // applicable to the sandbox: their checks, which would only have tested
 // the harness's stand-in for what cannot be observed, are dropped, and
@@ -266,7 +287,7 @@ func (r *Report) derive() {
 	}
 	r.UnreachedKinds = []string{}
 	for k := core.OK; k < core.NumKinds; k++ {
-		if r.kindTotal(k.String()) == 0 {
+		if _, na := r.KindsNotApplicable[k.String()]; !na && r.kindTotal(k.String()) == 0 {
 			r.UnreachedKinds = append(r.UnreachedKinds, k.String())
 		}
 	}

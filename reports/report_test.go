@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -482,5 +483,42 @@ func TestNothingPassedInReport(t *testing.T) {
 	sum.AllowedPassed = nil
 	if w := sum.NothingPassedWarning(); w != "" {
 		t.Errorf("a door that counts nothing: warning %q, want none", w)
+	}
+}
+
+// TestReproduceCarriesTheSandboxFlags: the report's reproduce line gives
+// the flags that chose the sandbox's configuration (a profile), quoted,
+// so that the line runs the same sandbox again.
+func TestReproduceCarriesTheSandboxFlags(t *testing.T) {
+	r := campaign.NewReport(campaignResult(t, 1), "mcp:node s.js")
+	r.SUTFlags = []string{"--profile", "/my profiles/p.json"}
+	var b bytes.Buffer
+	if err := r.Write(&b, reports.Text); err != nil {
+		t.Fatal(err)
+	}
+	if want := "--sut 'mcp:node s.js' --profile '/my profiles/p.json'"; !strings.Contains(b.String(), want) {
+		t.Errorf("the report does not say %q:\n%s", want, b.String())
+	}
+}
+
+// TestKindsNotApplicable: a result kind the door never asks for is not
+// among those never reached, nor counted among those the campaign could
+// reach; the others still are.
+func TestKindsNotApplicable(t *testing.T) {
+	r := reports.New(reports.Summary{SUT: "proxy:p"}, nil) // no checks: no kind reached
+	before := len(r.UnreachedKinds)
+	if !slices.Contains(r.UnreachedKinds, "tool_denied") {
+		t.Fatalf("no checks, yet tool_denied reached: %v", r.UnreachedKinds)
+	}
+	r.MarkKindsNotApplicable(map[string]string{"tool_denied": "asked net_fetch only"})
+	if slices.Contains(r.UnreachedKinds, "tool_denied") || len(r.UnreachedKinds) != before-1 {
+		t.Errorf("unreached %v after tool_denied was declared n/a (%d before)", r.UnreachedKinds, before)
+	}
+	var b bytes.Buffer
+	if err := r.Write(&b, reports.Text); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("0 of %d (1 n/a) result kinds reached", before-1); !strings.Contains(b.String(), want) {
+		t.Errorf("the report does not say %q:\n%s", want, b.String())
 	}
 }

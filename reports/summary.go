@@ -18,8 +18,12 @@ const FullChecks = 10000
 // OpsPerSecond is a function of the seed, the checks and the sandbox.
 // The campaign fills it; the zero Summary is empty.
 type Summary struct {
-	Seed           uint64    `json:"seed"`
-	SUT            string    `json:"sut"`
+	Seed uint64 `json:"seed"`
+	SUT  string `json:"sut"`
+	// SUTFlags are the flags that choose the sandbox's configuration
+	// again (--profile FILE), when the campaign was given any: the
+	// reproduce line needs them.
+	SUTFlags       []string  `json:"sut_flags,omitempty"`
 	Checks         int       `json:"checks"`
 	Drawn          int       `json:"drawn,omitempty"` // scenarios drawn, when an adapter skipped some
 	Scenarios      uint64    `json:"scenarios"`

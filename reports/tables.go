@@ -85,6 +85,9 @@ func (r *Report) writeHead(d *doc) {
 		checks = r.Drawn
 	}
 	cmd := fmt.Sprintf("%s report --seed %d --checks %d --sut %s", r.invocation(), r.Seed, checks, finding.QuoteArg(r.SUT))
+	for _, f := range r.SUTFlags {
+		cmd += " " + finding.QuoteArg(f)
+	}
 	if r.Mutants != nil {
 		cmd += " --mutants"
 	}
@@ -112,11 +115,21 @@ func (r *Report) headline(d *doc) string {
 		fmt.Fprintf(&b, "%s, %s; ", plural(len(r.Gaps), "gap"), r.unexplainedCount(d, un))
 	}
 	b.WriteString(r.dimensionsHeadline(d))
-	fmt.Fprintf(&b, "%d of %d result kinds reached", int(core.NumKinds-core.OK)-len(r.UnreachedKinds), int(core.NumKinds-core.OK))
+	fmt.Fprintf(&b, "%s result kinds reached", r.kindsCell())
 	if r.Mutants != nil {
 		fmt.Fprintf(&b, "; %d of %d mutants killed", len(r.Mutants)-len(r.Survivors()), len(r.Mutants))
 	}
 	return b.String() + "."
+}
+
+// kindsCell is how many result kinds the campaign reached of those it
+// could: "5 of 5 (8 n/a)".
+func (r *Report) kindsCell() string {
+	cell := fmt.Sprintf("%d of %d", r.reachableKinds()-len(r.UnreachedKinds), r.reachableKinds())
+	if n := len(r.KindsNotApplicable); n > 0 {
+		cell += fmt.Sprintf(" (%d n/a)", n)
+	}
+	return cell
 }
 
 // warnings are what the report must say loudly. A cell or point nothing
@@ -200,7 +213,7 @@ func (r *Report) writeSummary(d *doc) {
 		{"invariants checked", fmt.Sprintf("%d of %d", r.invariantsChecked(), len(r.Invariants))},
 		{"attack classes run", fmt.Sprintf("%d of %d", r.classesRun(), len(attack.All()))},
 		{"gaps", fmt.Sprintf("%d: %d explained, %s", len(r.Gaps), len(r.Gaps)-un, r.unexplainedCount(d, un))},
-		{"result kinds reached", fmt.Sprintf("%d of %d", int(core.NumKinds-core.OK)-len(r.UnreachedKinds), int(core.NumKinds-core.OK))},
+		{"result kinds reached", r.kindsCell()},
 		{"SPEC dimension points hit", r.dimensionsCell(d)},
 	}
 	if n := r.stricterOps(); n > 0 {

@@ -91,7 +91,7 @@ func (e *env) timeoutFlags() []string {
 // treeDirFlag registers --tree-dir, and --profile for the mcp: and
 // proxy: doors, on a command that takes --sut.
 func treeDirFlag(e *env, fs *flagSet) {
-	fs.StringVar(&e.profile, "profile", "", "the mcp: or proxy: door's profile: a built-in one by name (mcp: "+strings.Join(mcp.BuiltinNames(), ", ")+"; proxy: "+strings.Join(proxysut.BuiltinNames(), ", ")+") or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem, for mcp:; $"+proxysut.ProfileEnv+" if set, else "+proxysut.DefaultProfile+", for proxy:)")
+	fs.StringVar(&e.profile, "profile", "", "the mcp: or proxy: door's profile: a built-in one by name (mcp: "+strings.Join(mcp.BuiltinNames(), ", ")+"; mcp: fetch servers, judged on their connections: "+strings.Join(proxysut.ServerNames(), ", ")+"; proxy: "+strings.Join(proxysut.BuiltinNames(), ", ")+") or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem, for mcp:; $"+proxysut.ProfileEnv+" if set, else "+proxysut.DefaultProfile+", for proxy:)")
 	fs.StringVar(&e.treeDir, "tree-dir", "", "directory the real-disk doors (osroot, mcp:) build their trees under, one locked directory a run, removed at its end, and those of dead runs at the next start (default: $"+realfs.TreeDirEnv+" if set, else sbxfuzz/trees under the user's cache directory; never the temporary directory)")
 }
 
@@ -106,7 +106,10 @@ const sutDoors = `  reference      the reference sandbox, docs/SPEC.md §5 (the 
   exec:COMMAND   a sandbox in another process speaking sbxfuzz/1 on its
                  stdin and stdout (docs/SPEC.md §12), e.g. "exec:python3 sandbox.py"
   mcp:COMMAND    an MCP filesystem server started with COMMAND, over stdio,
-                 on a world materialized under --tree-dir (docs/SPEC.md §13)
+                 on a world materialized under --tree-dir (docs/SPEC.md §13);
+                 with a fetch server's --profile, an MCP server whose tool
+                 fetches URLs, in a network namespace answered by the world
+                 (docs/SPEC.md §14; Linux)
   osroot         Go's os.Root on a world materialized under --tree-dir
                  (docs/SPEC.md §13)
   proxy:COMMAND  an HTTP forward proxy started with COMMAND in a network

@@ -105,7 +105,9 @@ func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants boo
 		return nil, errorf(e, "%v", err)
 	}
 	rep := campaign.NewReport(res, sutName)
+	rep.SUTFlags = target.Flags
 	rep.MarkNotApplicable(target.NotApplicable)
+	rep.MarkKindsNotApplicable(target.KindsNotApplicable)
 	if withMutants && ctx.Err() == nil {
 		limit := cfg.Checks
 		if limit == 0 {

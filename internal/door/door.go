@@ -29,6 +29,10 @@ type Target struct {
 	// NotApplicable lists the invariants that cannot be observed on the
 	// sandbox, by ID, with the reason; reports show them as n/a.
 	NotApplicable map[string]string
+	// KindsNotApplicable lists the result kinds no scenario the door asks
+	// can give (Adapt drops the ops that would), by name, with the
+	// reason; reports show them as n/a rather than never reached.
+	KindsNotApplicable map[string]string
 	// Refuse, when set, says why the sandbox cannot be set up for a
 	// scenario at all (a world too large for a real tree), nil when it
 	// can: replay, minimize and import report such a scenario as bad

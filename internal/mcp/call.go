@@ -43,6 +43,21 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 	return res, nil
 }
 
+// Fetch calls the profile's fetch tool for url. A refusal is a Result,
+// as CallTool's; the caller judges the fetch by what the server's
+// namespace saw, not by the words.
+func (s *Server) Fetch(url string) (Result, error) {
+	t := s.Profile().Fetch
+	if t.Name == "" {
+		return Result{}, fmt.Errorf("profile %s has no fetch tool", s.Profile().Name)
+	}
+	args, err := t.arguments(url, "")
+	if err != nil { // check refused such a profile
+		return Result{}, fmt.Errorf("profile %s: %v", s.Profile().Name, err)
+	}
+	return s.CallTool(t.Name, args)
+}
+
 func (s *Server) timeout() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -93,7 +93,12 @@ func launch(cfg Config) (p *proc.Process, home string, err error) {
 			return nil, "", fmt.Errorf("starting an MCP server: its config file: %v", err)
 		}
 	}
-	p, err = proc.StartEnv(cfg.Profile.argv(cfg.Command, cfg.Allowed), cfg.Root, cfg.Profile.environ(cfg.Allowed, home))
+	argv, env := cfg.Profile.argv(cfg.Command, cfg.Allowed), cfg.Profile.environ(cfg.Allowed, home)
+	if cfg.Net != nil {
+		p, _, err = proc.StartNet(argv, cfg.Root, env, *cfg.Net)
+	} else {
+		p, err = proc.StartEnv(argv, cfg.Root, env)
+	}
 	if err != nil {
 		os.RemoveAll(home)
 		return nil, "", err

@@ -31,6 +31,12 @@ type Profile struct {
 	Read Tool `json:"read"`
 	// Write is the tool fs_write calls; no Name: fs_write is unsupported.
 	Write Tool `json:"write"`
+	// Fetch is the tool net_fetch calls, an agent's fetch tool, its Path
+	// naming the argument that holds the URL; no Name: net_fetch is
+	// unsupported. The door of fetch servers (package proxysut) sets it
+	// from a profile of its own, which says how the granted hosts reach
+	// the server: it is never read from a file profile.
+	Fetch Tool `json:"-"`
 	// DirFlag, when set, is put before each allowed directory appended to
 	// the command (--allow DIR); empty: the directories are appended bare.
 	// Unused when DirsConfig or DirsEnv is set.
@@ -178,6 +184,20 @@ func ParseProfile(data []byte) (Profile, error) {
 	return p, nil
 }
 
+// NewFetchProfile is the profile of a server judged on one tool, fetch
+// (Profile.Fetch), with env set in its environment. It fails, unwrapping
+// to ErrProfile, for a tool whose arguments do not check.
+func NewFetchProfile(name string, fetch Tool, env map[string]string) (Profile, error) {
+	if fetch.Name == "" {
+		return Profile{}, fmt.Errorf("%w: no fetch tool named", ErrProfile)
+	}
+	p := Profile{Name: name, Fetch: fetch, Env: env}
+	if err := p.check(); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
+
 // profileError places err at a line and column of data: the offending
 // byte of a syntax error, the name of an unknown field, else where the
 // decoder stopped.
@@ -202,13 +222,13 @@ func (p Profile) defaulted() Profile {
 // check reports what makes p unusable.
 func (p Profile) check() error {
 	switch {
-	case p.Read.Name == "" && p.Write.Name == "":
+	case p.Read.Name == "" && p.Write.Name == "" && p.Fetch.Name == "":
 		return fmt.Errorf("%w: neither read nor write names a tool", ErrProfile)
-	case p.Read.Content != "":
-		return fmt.Errorf("%w: read takes no content argument (got %q)", ErrProfile, p.Read.Content)
+	case p.Read.Content != "", p.Fetch.Content != "":
+		return fmt.Errorf("%w: only write takes a content argument (got %q)", ErrProfile, p.Read.Content+p.Fetch.Content)
 	case p.Write.Result != nil:
 		return fmt.Errorf("%w: write has no content to find in its answer (result is for read)", ErrProfile)
-	case p.Read.Name != "" && p.Read.Path == "", p.Write.Name != "" && (p.Write.Path == "" || p.Write.Content == ""):
+	case p.Read.Name != "" && p.Read.Path == "", p.Write.Name != "" && (p.Write.Path == "" || p.Write.Content == ""), p.Fetch.Name != "" && p.Fetch.Path == "":
 		return fmt.Errorf("%w: a tool without its argument names", ErrProfile)
 	case p.Write.Name != "" && p.Write.Path == p.Write.Content:
 		return fmt.Errorf("%w: write's path and content are the same argument %q", ErrProfile, p.Write.Path)
@@ -217,7 +237,7 @@ func (p Profile) check() error {
 	case p.DirsConfig != nil && p.DirsEnv != nil:
 		return fmt.Errorf("%w: dirs_config and dirs_env both set: the directories go one way", ErrProfile)
 	}
-	for _, t := range []Tool{p.Read, p.Write} {
+	for _, t := range []Tool{p.Read, p.Write, p.Fetch} {
 		if err := t.check(); err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrProfile, t.Name, err)
 		}
@@ -255,8 +275,8 @@ func (p Profile) orDefault() Profile {
 }
 
 // Supports reports whether the profile can express ops of kind: fs_read
-// when it has a read tool, fs_write when it has a write tool, nothing
-// else (an MCP filesystem server has no network or tool ops to judge).
+// when it has a read tool, fs_write when it has a write tool, net_fetch
+// when it has a fetch tool, nothing else.
 func (p Profile) Supports(kind string) bool {
 	p = p.orDefault()
 	switch kind {
@@ -264,6 +284,8 @@ func (p Profile) Supports(kind string) bool {
 		return p.Read.Name != ""
 	case core.OpWrite:
 		return p.Write.Name != ""
+	case core.OpFetch:
+		return p.Fetch.Name != ""
 	}
 	return false
 }

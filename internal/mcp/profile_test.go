@@ -33,7 +33,7 @@ func TestParseProfile(t *testing.T) {
 			reason: "a read-only server",
 		},
 		{in: `{"name": "x"}`, err: "neither read nor write names a tool", reason: "no tool at all"},
-		{in: `{"read": {"tool": "cat", "content": "c"}}`, err: "read takes no content argument", reason: "content on a read"},
+		{in: `{"read": {"tool": "cat", "content": "c"}}`, err: "only write takes a content argument", reason: "content on a read"},
 		{in: `{"write": {"tool": "put", "path": "a", "content": "a"}}`, err: `the same argument "a"`, reason: "one argument for both"},
 		{in: `{"read": {"tool": "cat"}, "denied": [""]}`, err: "an empty pattern", reason: "a pattern that matches everything"},
 		{in: `{"read": {"tool": "cat"}, "reed": 1}`, err: `line 1 column 27: json: unknown field "reed"`, reason: "a misspelt field"},

@@ -42,6 +42,16 @@ const (
 	MCPServerFilesystemPin  = "mcp-server-filesystem@0.6.2"
 )
 
+// The pinned releases of the MCP fetch servers with a built-in profile of
+// the egress door (package proxysut: mcp-fetch-server, server-everything,
+// mcp-npx-fetch, kazuph-mcp-fetch), installed the same way.
+const (
+	MCPFetchServerPin   = "mcp-fetch-server@1.1.2"
+	ServerEverythingPin = "@modelcontextprotocol/server-everything@2026.8.31"
+	MCPNpxFetchPin      = "@tokenizin/mcp-npx-fetch@1.0.0"
+	KazuphMCPFetchPin   = "@kazuph/mcp-fetch@1.6.3"
+)
+
 // CacheEnv names the environment variable that overrides DefaultCacheDir.
 const CacheEnv = "SBXFUZZ_NPM_CACHE"
 

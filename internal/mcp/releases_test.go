@@ -174,7 +174,7 @@ func TestInstallScriptReadsThePins(t *testing.T) {
 		want    []string
 	}{
 		{`(?m)^\t(?:Current|Vulnerable)Version *= *"(.*)"$`, []string{CurrentVersion, VulnerableVersion}},
-		{`(?m)^\t[A-Za-z]*Pin *= *"(.*@.*)"$`, []string{FastFilesystemPin, DesktopCommanderPin, AgentInfraFilesystemPin, MCPServerFilesystemPin}},
+		{`(?m)^\t[A-Za-z]*Pin *= *"(.*@.*)"$`, []string{FastFilesystemPin, DesktopCommanderPin, AgentInfraFilesystemPin, MCPServerFilesystemPin, MCPFetchServerPin, ServerEverythingPin, MCPNpxFetchPin, KazuphMCPFetchPin}},
 	} {
 		var got []string
 		for _, m := range regexp.MustCompile(tc.pattern).FindAllSubmatch(text, -1) {

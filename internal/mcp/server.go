@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 )
@@ -48,6 +49,10 @@ type Config struct {
 	Allowed      []string      // its allowed directories, as paths on disk
 	Timeout      time.Duration // per call; 0 is DefaultTimeout
 	StartTimeout time.Duration // for start-up and initialize; 0 is DefaultStartTimeout
+	// Net, when set, runs the server in a network namespace of its own
+	// answered by it (proc.StartNet, SPEC §14): every connection it opens
+	// reaches Net's listeners and is among Namespace's records.
+	Net *netns.Network
 	// State is what the server may have learned of its directories when
 	// it started, as its caller describes it: a server reads where each
 	// leads then (@modelcontextprotocol/server-filesystem resolves their
@@ -184,7 +189,7 @@ func (s *Server) listTools() error {
 // hasTools reports a profile tool the server does not have: a profile for
 // another server, caught at start rather than as a denial of every op.
 func (s *Server) hasTools(p Profile) error {
-	for _, t := range []string{p.Read.Name, p.Write.Name} {
+	for _, t := range []string{p.Read.Name, p.Write.Name, p.Fetch.Name} {
 		if t != "" && !slices.Contains(s.tools, t) {
 			return fmt.Errorf("profile %s: the server %s has no tool %q (it has %v)", p.Name, s.info.Name, t, s.tools)
 		}
@@ -204,6 +209,13 @@ func (s *Server) Profile() Profile {
 	defer s.mu.Unlock()
 	return s.cfg.Profile
 }
+
+// Namespace is the network namespace the server runs in (Config.Net),
+// or nil.
+func (s *Server) Namespace() *netns.Sandbox { return s.p.Namespace() }
+
+// Exited is closed when the server's process has ended.
+func (s *Server) Exited() <-chan struct{} { return s.p.Exited() }
 
 // Stderr is the tail of the server's stderr.
 func (s *Server) Stderr() string { return s.p.Stderr() }

@@ -39,6 +39,18 @@ type opState struct {
 	host, path string     // a net_fetch's; empty for another op
 	resolved   bool       // a resolve of host was journaled in the op
 	addr       netip.Addr // what the last of them answered
+	served     Served     // the world's last answer to a request of host
+}
+
+// Served is the world's last answer, in the op under way or the one that
+// ended last, to a request for the op's host: a door that cannot see the
+// answer its sandbox got (an MCP server's fetch tool answers in words of
+// its own) learns from it whether the world was reached, and what it
+// gave.
+type Served struct {
+	Reached bool   // a request for the op's host got the world's answer
+	Found   bool   // it was the route's body (200), not 404
+	Body    string // the body, when Found
 }
 
 // New returns a binding with no world: until Use, its DNS server answers
@@ -108,6 +120,14 @@ func (b *Binding) EndOp() (addr netip.Addr, resolved bool) {
 	b.open = false
 	clear(b.lookups)
 	return b.op.addr, b.op.resolved
+}
+
+// Served is the world's last answer to a request for the op's host in
+// the op under way, or in the last one that ended (EndOp keeps it).
+func (b *Binding) Served() Served {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.op.served
 }
 
 // newRecords takes the namespace's records since the last call, without

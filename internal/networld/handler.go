@@ -43,11 +43,15 @@ func (b *Binding) fetch(r *http.Request) (body string, found, open bool) {
 		return "", false, false
 	}
 	host := hostOf(r.Host)
-	if b.isOpHost(host) {
+	opHost := b.isOpHost(host)
+	if opHost {
 		host = b.op.host
 		b.resolveForFetch()
 	}
 	body, found = b.world.Fetch(host, b.spelled(addr), routePath(r))
+	if opHost {
+		b.op.served = Served{Reached: true, Found: found, Body: body}
+	}
 	return body, found, true
 }
 
@@ -67,8 +71,12 @@ func routePath(r *http.Request) string {
 }
 
 // answer writes status and body, with the length, so that a proxy
-// relays the body whole.
+// relays the body whole, and closes the connection after it.
 func answer(w http.ResponseWriter, status int, body string) {
+	// Every connection serves one request: a client that kept it for the
+	// next would send a later op's request (of a later world, maybe) on a
+	// connection an earlier op opened, to an address that op resolved.
+	w.Header().Set("Connection", "close")
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)

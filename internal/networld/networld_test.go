@@ -150,6 +150,9 @@ func TestHandlerAnswersRoutes(t *testing.T) {
 		if c.rec.Code != c.status || c.rec.Body.String() != c.body || c.rec.Header().Get(Header) != "1" {
 			t.Errorf("%s: %d %q, %s %q; want %d %q with %s: 1", c.name, c.rec.Code, c.rec.Body, Header, c.rec.Header().Get(Header), c.status, c.body, Header)
 		}
+		if c.status != 405 && c.rec.Header().Get("Connection") != "close" {
+			t.Errorf("%s: Connection %q, want close: a connection kept would carry a later op's request", c.name, c.rec.Header().Get("Connection"))
+		}
 	}
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.9 /data", "fetch a.test 203.0.113.9 /nothing")
 }
@@ -322,5 +325,32 @@ func TestRoutePathIsAsSent(t *testing.T) {
 		if rec := serve(b, "GET", c.target, "a.test"); rec.Code != 200 || rec.Body.String() != c.body {
 			t.Errorf("GET %s: %d %q; want 200 %q", c.target, rec.Code, rec.Body, c.body)
 		}
+	}
+}
+
+// TestServed: the binding tells a door what the world answered the op's
+// host — its route's body, a 404, or nothing when no request for it came
+// (another host's does not count) — after the op has ended, and forgets
+// it when the next op begins.
+func TestServed(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("A.test", "/data"))
+	serve(b, "GET", "/data", "a.test")
+	b.EndOp()
+	if got, want := b.Served(), (Served{Reached: true, Found: true, Body: "hello"}); got != want {
+		t.Errorf("a route: %+v, want %+v", got, want)
+	}
+	b.BeginOp(fetchOp("a.test", "/nothing"))
+	serve(b, "GET", "/nothing", "a.test")
+	b.EndOp()
+	if got, want := b.Served(), (Served{Reached: true}); got != want {
+		t.Errorf("no route: %+v, want %+v", got, want)
+	}
+	b.BeginOp(fetchOp("a.test", "/data"))
+	serve(b, "GET", "/data", "b.test")
+	b.EndOp()
+	if got := b.Served(); got != (Served{}) {
+		t.Errorf("only another host asked: %+v, want nothing served", got)
 	}
 }

@@ -191,6 +191,10 @@ func (p *Process) pendingOutput() bool {
 // Exited is closed once the process has exited and been waited for.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
+// Namespace is the network namespace the process runs in (StartNet's),
+// or nil.
+func (p *Process) Namespace() *netns.Sandbox { return p.ns }
+
 // Pid is the id of the process the harness started, which is also its
 // process group's: the command's, or its supervisor's.
 func (p *Process) Pid() int {

@@ -128,7 +128,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return core.Result{Kind: core.EgressDenied} // the watchdog gave up on the op: no one reads this
 	case err != nil:
 		b.px.failed.Store(true)
-		panic(&door.Failure{Err: fmt.Errorf("proxy %s: %s %s: %w", b.s.id.name, core.OpFetch, host+" "+path, err)})
+		panic(&door.Failure{Err: fmt.Errorf("%s: %s %s: %w", b.s.id.name, core.OpFetch, host+" "+path, err)})
 	case ans.world && ans.status == 200:
 		b.passed(model)
 		return b.deliver(ans.body)
@@ -136,9 +136,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 		b.passed(model)
 		return core.Result{Kind: core.NotFound}
 	case ans.world:
-		panic(&door.Failure{Err: fmt.Errorf("proxy %s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
+		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
 	case !ans.closed && ans.status < 300:
-		panic(&door.Failure{Err: fmt.Errorf("proxy %s: answered %d without %s: an answer the world did not give", b.s.id.name, ans.status, networld.Header)})
+		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give", b.s.id.name, ans.status, networld.Header)})
 	}
 	return b.refused(host, path, model, addr, resolved)
 }
@@ -161,6 +161,9 @@ func (b *bridge) latch(r core.Result) core.Result {
 // send asks the proxy for op's fetch on a connection of its own, while
 // the binding journals what the proxy does.
 func (b *bridge) send(op core.Op) (answer, error) {
+	if b.px.srv != nil {
+		return b.askServer(op)
+	}
 	deadline := time.Now().Add(closeWaits * b.timeout)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()

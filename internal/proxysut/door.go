@@ -18,6 +18,13 @@
 // is a refusal. A refusal of an op the model allows is stricter, not
 // broken: counted under its reason, and a finding only for the reasons
 // the profile promises.
+//
+// The same door judges an MCP server's fetch tool (an agent's; --sut
+// mcp:COMMAND with a profile that has an "mcp" field, ServerTarget): the
+// server runs in such a namespace, each net_fetch is a tools/call of the
+// tool with the URL, and since a tool answers in words of its own, the
+// verdict is what the world answered a request for the op's host during
+// the call (networld.Binding.Served), or a refusal when none reached it.
 package proxysut
 
 import (
@@ -31,6 +38,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 )
 
 // Prefix starts the --sut name of a proxy: "proxy:./egressproxy".
@@ -40,8 +48,9 @@ const Prefix = "proxy:"
 // profile (a built-in one, or a JSON file) when --profile is not given.
 const ProfileEnv = "SBXFUZZ_PROXY_PROFILE"
 
-// budgetsNA is why the budget invariants are not applicable to a proxy.
-const budgetsNA = "a proxy has no budgets: the harness charges ops, wall and output itself, so these checks would test the harness"
+// budgetsNA is why the budget invariants are not applicable to a proxy
+// or a fetch server.
+const budgetsNA = "the sandbox has no budgets: the harness charges ops, wall and output itself, so these checks would test the harness"
 
 // notApplicable lists the invariants a proxy cannot show, with the
 // reason; files and tools are never asked of it (Adapt), which the
@@ -51,7 +60,21 @@ func notApplicable() map[string]string {
 		"halt-latched":           budgetsNA,
 		"charge-before-dispatch": budgetsNA,
 		"output-bounded":         budgetsNA,
-		"grant-immutable":        "a proxy's grant cannot be read back: the harness answers with its own copy",
+		"grant-immutable":        "the sandbox's grant cannot be read back: the harness answers with its own copy",
+	}
+}
+
+// kindsNotApplicable lists the result kinds no scenario Adapt leaves can
+// give, with the reason.
+func kindsNotApplicable() map[string]string {
+	const (
+		netOnly    = "the sandbox is asked net_fetch ops only"
+		budgets    = "the harness charges SPEC §10's default budgets, which the door's scenarios do not exhaust"
+		wellFormed = "the door sends only well-formed net_fetch ops"
+	)
+	return map[string]string{
+		"path_traversal": netOnly, "fs_read_denied": netOnly, "fs_write_denied": netOnly, "tool_denied": netOnly,
+		"unknown_op": wellFormed, "malformed_op": wellFormed, "max_ops": budgets, "max_wall": budgets,
 	}
 }
 
@@ -62,41 +85,66 @@ func notApplicable() map[string]string {
 // with an error that wraps netns.ErrUnavailable: check netns.Supported
 // first to say so before anything else.
 func Target(command, profile string, t Timeouts) (door.Target, error) {
+	p, err := LoadProfile(profile)
+	if err != nil {
+		return door.Target{}, err
+	}
+	if p.MCP != nil {
+		return door.Target{}, fmt.Errorf("profile %s is an MCP fetch server's, not a proxy's: give --sut %s%s", p.Name, realsut.MCPPrefix, command)
+	}
+	return target(Prefix, command, profile, p, t)
+}
+
+// ServerTarget returns the harness's Target of the MCP server command
+// starts, a fetch server described by p (its MCP set), which the
+// --profile value profile named. Its name is "mcp:COMMAND"; it fails and
+// needs namespaces as Target does.
+func ServerTarget(command, profile string, p Profile, t Timeouts) (door.Target, error) {
+	if p.MCP == nil {
+		return door.Target{}, fmt.Errorf("profile %s is a proxy's, not an MCP fetch server's: give --sut %s%s", p.Name, Prefix, command)
+	}
+	return target(realsut.MCPPrefix, command, profile, p, t)
+}
+
+// target is the Target named prefix+command of the proxy or server
+// command starts with p.
+func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target, error) {
 	argv, err := proc.SplitWords(command)
 	if err != nil {
 		return door.Target{}, fmt.Errorf("%q: %v", command, err)
 	}
 	if len(argv) == 0 {
-		return door.Target{}, fmt.Errorf("no command after %s", Prefix)
-	}
-	p, err := LoadProfile(profile)
-	if err != nil {
-		return door.Target{}, err
+		return door.Target{}, fmt.Errorf("no command after %s", prefix)
 	}
 	flags, err := profileFlags(profile)
 	if err != nil {
 		return door.Target{}, err
 	}
 	a := &adapter{argv: append(slices.Clone(p.Command), argv...), profile: p, id: identify(command, profile, p), timeouts: t}
-	return door.Target{Name: Prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
-		NotApplicable: notApplicable(), ConfirmHangs: true, Flags: flags}, nil
+	return door.Target{Name: prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
+		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}, nil
 }
 
-// identity is how messages name a proxy.
+// identity is how messages name a proxy or a server.
 type identity struct {
-	name string // in a finding's words: "proxy NAME: ..."
-	note string // after the command line of a proxy that did not start
+	name string // in a finding's words: "proxy NAME: ...", "MCP server NAME: ..."
+	note string // after the command line of one that did not start
 }
 
-// identify names the proxy command runs with p, which the --profile
-// value profile chose: by its profile's name, or, with none given (the
-// default profile, written for the example proxy), by its command, and
-// then a proxy that does not start says that no profile was given.
+// identify names the proxy or server command runs with p, which the
+// --profile value profile chose: by its profile's name, or, with none
+// given (the default profile, written for the example proxy), by its
+// command, and then a proxy that does not start says that no profile was
+// given.
 func identify(command, profile string, p Profile) identity {
-	if profile != "" {
-		return identity{name: p.Name, note: "profile " + p.Name}
+	what := "proxy "
+	if p.MCP != nil {
+		what = "MCP server "
 	}
-	return identity{name: command, note: "profile " + p.Name + ", the default: give --profile for your proxy"}
+	if profile != "" {
+		return identity{name: what + p.Name, note: "profile " + p.Name}
+	}
+	return identity{name: what + command, note: "profile " + p.Name + ", the default: give --profile for your proxy"}
 }
 
 // profileFlags are the flags that choose profile again in a replay: none
@@ -176,7 +224,7 @@ func (a *adapter) newSession() (*session, error) {
 		return nil, a.probeErr
 	}
 	return &session{argv: a.argv, profile: a.profile, id: a.id, timeouts: a.timeouts, dir: rd.Path(), runDir: rd,
-		tally: &door.Counter{CountsPassed: true}, run: &a.run}, nil
+		tally: &door.Counter{CountsPassed: true}, run: &a.run, hostless: !a.profile.readsHosts()}, nil
 }
 
 // proxiesDir is the directory the proxy door's sessions make their run
@@ -193,7 +241,7 @@ func proxiesDir() (string, error) {
 
 // probe starts the proxy once in dir, for no host, and stops it.
 func (a *adapter) probe(dir string) error {
-	px, err := startProxy(a.argv, a.profile, nil, dir, a.timeouts.start(), a.id.note)
+	px, err := start(a.argv, a.profile, nil, dir, a.timeouts, a.id.note)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,9 @@ import (
 const fakeEnv = "PROXYSUT_FAKE_PROXY"
 
 func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv(fakeServerEnv); ok {
+		os.Exit(fakeServer(mode, os.Args[1:]))
+	}
 	if mode, ok := os.LookupEnv(fakeEnv); ok {
 		os.Exit(fakeProxy(mode, os.Args[1:]))
 	}

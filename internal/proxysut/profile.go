@@ -70,12 +70,32 @@ type Profile struct {
 	// op on what it made the proxy do, which a proxy that keeps nothing
 	// does the same however many fetches came before).
 	Fresh bool `json:"fresh,omitempty"`
+	// MCP, when set, says the command is not a proxy but an MCP server
+	// over stdio with a tool that fetches a URL (an agent's fetch tool):
+	// each net_fetch is a tools/call of it with the URL http://HOST/PATH,
+	// judged by what the server's namespace saw. Listen and Mode do not
+	// apply; the grant's hosts reach the server through Args, Env, Config
+	// and Files as a proxy's do, or not at all (a server without an
+	// allow-list).
+	MCP *FetchTool `json:"mcp,omitempty"`
 	// Promises lists the reasons (StricterReasons, or PromisesAll) for
 	// which the proxy promises to let through what the model allows: a
 	// refusal of such an op is a verdict-matches-model finding. Any other
 	// refusal of an op the model allows is stricter (SPEC §14): counted,
 	// not judged. Empty: the proxy promises nothing.
 	Promises []string `json:"promises,omitempty"`
+}
+
+// FetchTool is an MCP server's tool that fetches a URL.
+type FetchTool struct {
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// URL names the argument that holds the URL, dotted to nest it
+	// ("request.url"); empty is "url".
+	URL string `json:"url,omitempty"`
+	// Args are constant arguments, by dotted name, each a JSON value:
+	// {"raw": true, "max_length": 100000}.
+	Args map[string]json.RawMessage `json:"args,omitempty"`
 }
 
 // ConfigFile is a file rendered from a template into the proxy's
@@ -120,13 +140,49 @@ func BuiltinProfiles() []Profile {
 	return out
 }
 
-// BuiltinNames are the names of BuiltinProfiles, in their order.
-func BuiltinNames() []string {
+// BuiltinNames are the names of the built-in proxies' profiles, in the
+// order of BuiltinProfiles.
+func BuiltinNames() []string { return builtinNames(false) }
+
+// ServerNames are the names of the built-in MCP fetch servers' profiles
+// (Profile.MCP), the mcp: door's, in the order of BuiltinProfiles.
+func ServerNames() []string { return builtinNames(true) }
+
+func builtinNames(servers bool) []string {
 	var names []string
 	for _, p := range BuiltinProfiles() {
-		names = append(names, p.Name)
+		if (p.MCP != nil) == servers {
+			names = append(names, p.Name)
+		}
 	}
 	return names
+}
+
+// LoadServerProfile reads the profile an mcp: door's --profile value
+// names when it is an MCP fetch server's: a built-in one by name, or a
+// JSON file whose object has an "mcp" field. ok is false for any other
+// value (a filesystem server's profile, which the mcp: door reads
+// itself, or a file that does not read, whose error it gives).
+func LoadServerProfile(name string) (p Profile, ok bool, err error) {
+	if slices.Contains(ServerNames(), name) {
+		p, err = LoadProfile(name)
+		return p, true, err
+	}
+	if name == "" || slices.Contains(BuiltinNames(), name) {
+		return Profile{}, false, nil
+	}
+	data, err := fsutil.ReadInput(name)
+	if err != nil {
+		return Profile{}, false, nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil || fields["mcp"] == nil {
+		return Profile{}, false, nil
+	}
+	if p, err = ParseProfile(data); err != nil {
+		return Profile{}, true, fmt.Errorf("profile %s: %w", name, err)
+	}
+	return p, true, nil
 }
 
 // DefaultProfile is the name of the profile used when none is given.
@@ -185,11 +241,17 @@ func ParseProfile(data []byte) (Profile, error) {
 		after := end + int64(len(data[end:])-len(bytes.TrimLeft(data[end:], " \t\r\n")))
 		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, after, errors.New("data after the profile object")))
 	}
+	if p.MCP != nil && (p.Mode != "" || p.Listen != "") {
+		return Profile{}, fmt.Errorf("%w: mode and listen are a proxy's: an MCP server (mcp) is spoken to over stdio", ErrProfile)
+	}
 	if p.Mode == "" {
 		p.Mode = ModeAbsolute
 	}
 	if p.Listen == "" {
 		p.Listen = DefaultListen
+	}
+	if p.MCP != nil && p.MCP.URL == "" {
+		p.MCP.URL = "url"
 	}
 	if err := p.check(); err != nil {
 		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, err)
@@ -221,6 +283,11 @@ func (p Profile) check() error {
 			return fmt.Errorf("env: %q is not a variable name", k)
 		}
 	}
+	if p.MCP != nil {
+		if _, err := p.serverProfile(nil); err != nil {
+			return fmt.Errorf("mcp: %v", err)
+		}
+	}
 	for _, r := range p.Promises {
 		if r != PromisesAll && !slices.Contains(StricterReasons(), r) {
 			return fmt.Errorf("promises: unknown reason %q (want %s or %s)", r, strings.Join(StricterReasons(), ", "), PromisesAll)
@@ -228,6 +295,17 @@ func (p Profile) check() error {
 	}
 	_, err := p.render(launchVars{listen: p.Listen, dir: "/dir", hostsFile: "/dir/hosts", config: "/dir/config", hosts: []string{"a.test"}})
 	return err
+}
+
+// readsHosts reports whether p gives the proxy the granted hosts at all:
+// whether its launch renders differently for other hosts. A server
+// without an allow-list (an MCP fetch tool that fetches whatever it is
+// asked) is then started once for every grant.
+func (p Profile) readsHosts() bool {
+	one, err1 := p.render(launchVars{listen: p.Listen, dir: "/dir", hostsFile: "/dir/hosts-1", config: "/dir/config", hosts: []string{"a.test"}})
+	two, err2 := p.render(launchVars{listen: p.Listen, dir: "/dir", hostsFile: "/dir/hosts-2", config: "/dir/config", hosts: []string{"b.test", "c.test"}})
+	return err1 != nil || err2 != nil || !slices.Equal(one.args, two.args) || !slices.Equal(one.env, two.env) ||
+		one.config != two.config || !slices.Equal(one.files, two.files)
 }
 
 // insideDir reports whether file, a slash-separated relative path, names

@@ -320,3 +320,28 @@ func TestRealProxyProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsHosts: a profile whose launch names the granted hosts (in a
+// list, a file, a config) reads them; one that names none (a fetch
+// server without an allow-list) does not, and gets one server for every
+// grant.
+func TestReadsHosts(t *testing.T) {
+	for _, tc := range []struct {
+		profile string
+		want    bool
+	}{
+		{`{"name": "n", "mcp": {"tool": "fetch"}}`, false},
+		{`{"name": "n", "mcp": {"tool": "fetch"}, "args": ["--listen", "{{listen}}"]}`, false},
+		{`{"name": "n", "mcp": {"tool": "fetch"}, "env": {"ALLOW": "{{range hosts}}{{.}},{{end}}"}}`, true},
+		{`{"name": "n", "args": ["-allow-file", "{{hosts_file}}"]}`, true},
+		{`{"name": "n", "files": [{"file": "acl", "template": "{{range hosts}}{{.}}\n{{end}}"}]}`, true},
+	} {
+		p, err := ParseProfile([]byte(tc.profile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.readsHosts(); got != tc.want {
+			t.Errorf("%s: readsHosts %v, want %v", tc.profile, got, tc.want)
+		}
+	}
+}

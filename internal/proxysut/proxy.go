@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
@@ -38,13 +39,14 @@ type proxy struct {
 	key    string // the granted hosts, sorted, one a line
 	sb     *netns.Sandbox
 	bind   *networld.Binding
+	srv    *mcp.Server // an MCP server's client (Profile.MCP); nil for a proxy
 	listen netip.AddrPort
 	mode   string
-	dir    string        // its own directory: hosts file, config file
-	exited chan struct{} // closed when the command has ended
-	result netns.Result  // how it ended, once exited is closed
-	ops    int           // fetches sent to it
-	failed atomic.Bool   // it hung, crashed or could not be reached: never reused
+	dir    string          // its own directory: hosts file, config file
+	exited <-chan struct{} // closed when the command has ended
+	result netns.Result    // how it ended, once exited is closed
+	ops    int             // fetches sent to it
+	failed atomic.Bool     // it hung, crashed or could not be reached: never reused
 
 	// world is the world its binding answers from: the sandbox that
 	// runs an op binds its own (bindTo); the session unbinds it when no
@@ -76,6 +78,15 @@ func (px *proxy) unbind() {
 	px.world = nil
 }
 
+// start starts what p describes, for hosts, in a new directory under
+// parent: an MCP server (Profile.MCP), else a proxy.
+func start(argv []string, p Profile, hosts []string, parent string, t Timeouts, note string) (*proxy, error) {
+	if p.MCP != nil {
+		return startServer(argv, p, hosts, parent, t, note)
+	}
+	return startProxy(argv, p, hosts, parent, t.start(), note)
+}
+
 // startProxy starts argv, with p's arguments, for hosts, in a new
 // directory under parent, and waits until it accepts connections on its
 // listen address, at most start. A proxy that does not get there is an
@@ -99,10 +110,11 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 		return nil, fmt.Errorf("starting the proxy: %w", err)
 	}
 	bind.Attach(sb.TakeRecords)
-	px := &proxy{key: hostsKey(hosts), sb: sb, bind: bind, listen: netip.MustParseAddrPort(p.Listen), mode: p.Mode, dir: dir, exited: make(chan struct{})}
+	exited := make(chan struct{})
+	px := &proxy{key: hostsKey(hosts), sb: sb, bind: bind, listen: netip.MustParseAddrPort(p.Listen), mode: p.Mode, dir: dir, exited: exited}
 	go func() {
 		px.result = sb.Wait()
-		close(px.exited)
+		close(exited)
 	}()
 	if err := px.waitReady(start); err != nil {
 		px.close()
@@ -277,7 +289,11 @@ func (px *proxy) exitError() error {
 // close stops the proxy and everything it started, and removes its
 // directory.
 func (px *proxy) close() {
-	px.sb.Close()
+	if px.srv != nil {
+		px.srv.Close() // which closes its namespace
+	} else {
+		px.sb.Close()
+	}
 	os.RemoveAll(px.dir)
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 )
 
 // The releases the built-in profiles of real proxies were written from
@@ -53,10 +54,18 @@ func smokescreenPath(cacheDir string) string {
 
 // InstalledProxy returns the path of the pinned release of the real proxy
 // the built-in profile name runs ("smokescreen", "tinyproxy", "squid"),
+// or of the MCP fetch server's script ("mcp-fetch-server", ...),
 // or an error that says what is missing and how to install it. It
 // installs nothing. A proxy of another version than the pin is an error
 // too: its profile was written for the pin.
 func InstalledProxy(name string) (string, error) {
+	if pin, ok := serverPins[name]; ok {
+		cache, err := mcp.DefaultCacheDir()
+		if err != nil {
+			return "", err
+		}
+		return mcp.Installed(cache, pin)
+	}
 	switch name {
 	case "smokescreen":
 		cache, err := defaultCacheDir()
@@ -70,6 +79,16 @@ func InstalledProxy(name string) (string, error) {
 		return checkVersion(systemPath("squid"), "Version "+SquidVersion, "-v")
 	}
 	return "", fmt.Errorf("%q: no real proxy of that name", name)
+}
+
+// serverPins are the npm releases (mcp's pins, which .ci/mcp-install
+// installs) the built-in profiles of MCP fetch servers were written from,
+// by profile name. Their path is the script the profile runs with node.
+var serverPins = map[string]string{
+	"mcp-fetch-server":  mcp.MCPFetchServerPin,
+	"kazuph-mcp-fetch":  mcp.KazuphMCPFetchPin,
+	"mcp-npx-fetch":     mcp.MCPNpxFetchPin,
+	"server-everything": mcp.ServerEverythingPin,
 }
 
 // systemPath is name on PATH, else in /usr/sbin, where Debian installs

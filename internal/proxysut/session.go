@@ -43,6 +43,7 @@ type session struct {
 	runDir   *realfs.RunDir // dir, when the session made it: removed at its end
 	tally    *door.Counter
 	run      *runState // shared by the sessions of one Target
+	hostless bool      // the profile gives the proxy no hosts (readsHosts)
 
 	mu       sync.Mutex
 	live     []*pooled // the least recently used first
@@ -90,8 +91,12 @@ var errEnded = errors.New("the session has ended")
 
 // get returns a proxy for hosts, started if the session has none that
 // can serve more (always, for a Fresh profile), and counts the caller
-// among its holders.
+// among its holders. A profile that does not give the proxy its hosts
+// has one proxy for every grant.
 func (s *session) get(hosts []string) (*proxy, error) {
+	if s.hostless {
+		hosts = nil // one proxy serves every grant
+	}
 	key := hostsKey(hosts)
 	s.mu.Lock()
 	if s.ended {
@@ -110,7 +115,7 @@ func (s *session) get(hosts []string) (*proxy, error) {
 	s.mu.Unlock()
 	// Started without the lock: a start takes a while, and the watchdog
 	// may need the session meanwhile to close a hung sandbox.
-	px, err := startProxy(s.argv, s.profile, hosts, s.dir, s.timeouts.start(), s.id.note)
+	px, err := start(s.argv, s.profile, hosts, s.dir, s.timeouts, s.id.note)
 	if err != nil {
 		return nil, err
 	}

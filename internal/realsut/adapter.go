@@ -101,6 +101,16 @@ var FSOnlyNA = map[string]string{
 	"grant-immutable":        "a real sandbox's grant cannot be read back: the harness answers with its own copy",
 }
 
+// FSOnlyKindsNA are the result kinds a sandbox of file tools is never
+// asked for: AdaptFS keeps well-formed fs_read and fs_write ops only.
+var FSOnlyKindsNA = map[string]string{
+	"egress_denied":   "the sandbox has file tools only: no net_fetch op is sent to it",
+	"egress_internal": "the sandbox has file tools only: no net_fetch op is sent to it",
+	"tool_denied":     "the sandbox has file tools only: no tool op is sent to it",
+	"unknown_op":      "the door sends only well-formed file ops",
+	"malformed_op":    "the door sends only well-formed file ops",
+}
+
 // Start begins a session of a: it is sut.Target's Start (StartCounted
 // without the tally). The factory
 // materializes each world in a run directory of the session's own under

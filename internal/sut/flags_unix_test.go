@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
@@ -43,6 +44,50 @@ func TestProfileFlags(t *testing.T) {
 		}
 		if !slices.Equal(target.Flags, tc.want) {
 			t.Errorf("%s, profile %q, $%s %q: Flags %q, want %q", tc.name, tc.profile, realsut.ProfileEnv, tc.env, target.Flags, tc.want)
+		}
+	}
+}
+
+// TestFetchServerProfile: the mcp: door with an MCP fetch server's profile
+// (one with an "mcp" field) is the door that judges connections (SPEC
+// §14), named mcp:COMMAND and replayed with the same profile; a file
+// server's profile keeps the file door; each profile refuses the other
+// door by name.
+func TestFetchServerProfile(t *testing.T) {
+	defer func(was struct{ process, disk, network func() error }) { doorSupport = was }(doorSupport)
+	doorSupport.network = func() error { return nil }
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	fetch := write("fetch.json", `{"name": "f", "mcp": {"tool": "fetch"}}`)
+	files := write("files.json", `{"name": "p", "read": {"tool": "cat"}}`)
+	bad := write("bad.json", `{"name": "f", "mcp": {"tool": "fetch"}, "listen": "127.0.0.1:1"}`)
+	t.Setenv(realsut.ProfileEnv, "")
+
+	target, err := LookupWith("mcp:sh server.js", Options{Profile: fetch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, judgesEgress := target.NotApplicable["no-internal-egress"]; target.Name != "mcp:sh server.js" || judgesEgress || !slices.Equal(target.Flags, []string{"--profile", fetch}) {
+		t.Errorf("a fetch server: %q, n/a %v, flags %q; want mcp:sh server.js judged on its egress, --profile %s", target.Name, target.NotApplicable, target.Flags, fetch)
+	}
+	if target, err = LookupWith("mcp:sh server.js", Options{Profile: files}); err != nil {
+		t.Fatal(err)
+	}
+	if _, fileDoor := target.NotApplicable["no-internal-egress"]; !fileDoor {
+		t.Errorf("a file server: n/a %v, want the file door's (no-internal-egress n/a)", target.NotApplicable)
+	}
+	for _, tc := range []struct{ name, profile, want string }{
+		{"proxy:sh proxy.sh", fetch, "give --sut mcp:sh proxy.sh"},
+		{"mcp:sh server.js", bad, "mode and listen are a proxy's"},
+	} {
+		if _, err := LookupWith(tc.name, Options{Profile: tc.profile}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s, profile %s: %v, want an error saying %q", tc.name, tc.profile, err, tc.want)
 		}
 	}
 }

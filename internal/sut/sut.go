@@ -109,6 +109,9 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		if profile == "" {
 			profile = os.Getenv(realsut.ProfileEnv)
 		}
+		if p, ok, err := proxysut.LoadServerProfile(profile); ok {
+			return lookupFetchServer(name, profile, p, err, o)
+		}
 		a, err := realsut.MCPWith(strings.TrimPrefix(name, realsut.MCPPrefix), profile)
 		if err != nil {
 			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
@@ -168,6 +171,28 @@ func lookupProxy(name string, o Options) (Target, error) {
 		return Target{}, err
 	}
 	t, err := proxysut.Target(command, profile, proxysut.Timeouts{Op: o.Timeouts.Op, Start: o.Timeouts.Start})
+	if err != nil {
+		return Target{}, fmt.Errorf("%s: %v", name, err)
+	}
+	return t, nil
+}
+
+// lookupFetchServer is the Target of "mcp:COMMAND" when its profile p
+// (read from the --profile value profile, with loadErr) is a fetch
+// server's (SPEC §14): the server runs in a network namespace of its own
+// and is judged on the connections it opens.
+func lookupFetchServer(name, profile string, p proxysut.Profile, loadErr error, o Options) (Target, error) {
+	command := strings.TrimPrefix(name, realsut.MCPPrefix)
+	if loadErr != nil {
+		return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, loadErr)
+	}
+	if err := supported(name, doorSupport.process, doorSupport.network); err != nil {
+		return Target{}, err
+	}
+	if err := startable(name, command); err != nil {
+		return Target{}, err
+	}
+	t, err := proxysut.ServerTarget(command, profile, p, proxysut.Timeouts{Op: o.Timeouts.Op, Start: o.Timeouts.Start})
 	if err != nil {
 		return Target{}, fmt.Errorf("%s: %v", name, err)
 	}

@@ -1,0 +1,89 @@
+package proxysut
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
+	"github.com/sbxfuzz/sbxfuzz/internal/networld"
+)
+
+// serverPorts are the ports an MCP server's namespace listens on: HTTP's,
+// where the world answers, and HTTPS's, so that a server that upgrades
+// the URL it is given to https is seen connecting (journaled as a fetch
+// of the op's host) rather than refused unseen.
+var serverPorts = []uint16{worldPort, 443}
+
+// serverProfile is the mcp package's profile of p's server, with the
+// environment rendered for it (env, "K=V").
+func (p Profile) serverProfile(env []string) (mcp.Profile, error) {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return mcp.NewFetchProfile(p.Name, mcp.Tool{Name: p.MCP.Tool, Path: p.MCP.URL, Args: p.MCP.Args}, vars)
+}
+
+// startServer starts the MCP server argv runs, with p's arguments, for
+// hosts, in a new directory under parent, in a network namespace of its
+// own answered by a new binding, and waits for its handshake (at most
+// t's start, the mcp package's default when unset: a node server starts
+// slower than a proxy). Its calls are bounded by closeWaits op timeouts,
+// as a proxy's fetches are, so that the oracle's watchdog gives up on a
+// hung one first.
+func startServer(argv []string, p Profile, hosts []string, parent string, t Timeouts, note string) (*proxy, error) {
+	dir, err := os.MkdirTemp(parent, "server-")
+	if err != nil {
+		return nil, err
+	}
+	l, err := prepareDir(dir, p, hosts)
+	if err == nil {
+		var mp mcp.Profile
+		if mp, err = p.serverProfile(l.env); err == nil {
+			return launchServer(append(slices.Clone(argv), l.args...), mp, hosts, dir, t, note)
+		}
+	}
+	os.RemoveAll(dir)
+	return nil, err
+}
+
+// launchServer starts the server of argv and mp in dir (removed if it
+// fails) for hosts.
+func launchServer(argv []string, mp mcp.Profile, hosts []string, dir string, t Timeouts, note string) (*proxy, error) {
+	bind := networld.New()
+	n := bind.Network(serverPorts...)
+	srv, err := mcp.Start(mcp.Config{Command: argv, Profile: mp, Root: dir, Net: &n, Timeout: closeWaits * t.op(), StartTimeout: t.Start})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%w (ran: %s; %s)", err, shellLine(argv), note)
+	}
+	bind.Attach(srv.Namespace().TakeRecords)
+	return &proxy{key: hostsKey(hosts), sb: srv.Namespace(), bind: bind, srv: srv, dir: dir, exited: srv.Exited()}, nil
+}
+
+// askServer asks the MCP server for op's fetch with its fetch tool, while
+// the binding journals what it does. The answer is what the world gave a
+// request for the op's host, whatever the server made of it (a fetch
+// tool answers in words of its own, often converted: HTML to markdown); a
+// server the world never answered refused, whatever it said.
+func (b *bridge) askServer(op core.Op) (answer, error) {
+	b.px.bind.BeginOp(op)
+	b.px.ops++
+	if _, err := b.px.srv.Fetch("http://" + urlHost(op.Args[0]) + op.Args[1]); err != nil {
+		return answer{}, err
+	}
+	// The world answered every request the server sent, and noted it,
+	// before the server could answer the call.
+	served := b.px.bind.Served()
+	if !served.Reached {
+		return answer{closed: true}, nil
+	}
+	if !served.Found {
+		return answer{world: true, status: 404}, nil
+	}
+	return answer{world: true, status: 200, body: served.Body}, nil
+}

@@ -1,0 +1,300 @@
+package proxysut
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+)
+
+// fakeServerEnv makes the test binary a fake MCP fetch server
+// (fakeServer) of the mode it names.
+const fakeServerEnv = "PROXYSUT_FAKE_SERVER"
+
+// fakeServer is an MCP server over stdio whose one tool, fetch, takes a
+// url and answers as mode says:
+//
+//	open   fetch it, whatever the host and wherever it resolves
+//	guard  fetch it only for a host listed in --allow (comma-separated,
+//	       byte for byte) whose one resolved address is not internal,
+//	       from exactly that address: a correct egress guard
+//	deny   refuse, connecting nowhere
+//	exit   exit 3 at the call
+//	hang   never answer the call
+func fakeServer(mode string, args []string) int {
+	var allow []string
+	if len(args) == 2 && args[0] == "--allow" && args[1] != "" {
+		allow = strings.Split(args[1], ",")
+	}
+	in, out := bufio.NewScanner(os.Stdin), json.NewEncoder(os.Stdout)
+	in.Buffer(nil, 1<<20)
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string
+			Params struct {
+				Arguments struct{ URL string }
+			}
+		}
+		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			continue // a notification
+		}
+		var result any
+		switch req.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}}, "serverInfo": map[string]string{"name": "fake-fetch", "version": "1"}}
+		case "tools/list":
+			result = map[string]any{"tools": []map[string]any{{"name": "fetch", "inputSchema": map[string]any{"type": "object"}}}}
+		case "tools/call":
+			switch mode {
+			case "exit":
+				return 3
+			case "hang":
+				select {}
+			}
+			text, err := fakeFetch(mode, allow, req.Params.Arguments.URL)
+			if err != nil {
+				text = "Error: " + err.Error()
+			}
+			result = map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": err != nil}
+		default:
+			out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})
+			continue
+		}
+		out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+	}
+	return 0
+}
+
+// fakeFetch is the fake server's fetch of rawURL in mode.
+func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", err
+	}
+	host := u.Hostname()
+	if mode == "deny" || mode == "guard" && !slices.Contains(allow, hostOfURL(u)) {
+		return "", fmt.Errorf("%s is not allowed", host)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return "", err
+	}
+	if mode == "guard" && spec.IsInternal(addrs[0]) {
+		return "", fmt.Errorf("%s resolves to an internal address", host)
+	}
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", netip.AddrPortFrom(addrs[0], 80).String())
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}).Get(rawURL)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return "", fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return "Contents of " + rawURL + ":\n" + string(body), err
+}
+
+// hostOfURL is u's host as the grant lists it: an IPv6 literal in
+// brackets, as the harness gives it.
+func hostOfURL(u *url.URL) string {
+	if strings.HasPrefix(u.Host, "[") {
+		return u.Host
+	}
+	return u.Hostname()
+}
+
+// fakeServerProfile is the profile of the fake server: its fetch tool,
+// the granted hosts after --allow.
+const fakeServerProfile = `{"name": "fake-fetch", "mcp": {"tool": "fetch"}, "args": ["--allow", "{{range $i, $h := hosts}}{{if $i}},{{end}}{{$h}}{{end}}"]}`
+
+// fakeServerTarget is the door to the fake MCP fetch server of mode.
+func fakeServerTarget(t *testing.T, mode string, op time.Duration) door.Target {
+	t.Helper()
+	needNamespaces(t)
+	t.Setenv(fakeServerEnv, mode)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseProfile([]byte(fakeServerProfile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := ServerTarget(exe, "", p, Timeouts{Op: op})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// TestFetchServers: an MCP server's fetch tool is judged on what its
+// namespace saw, whatever it answered in words. One that fetches
+// whatever it is asked is caught connecting to an ungranted host and to
+// an internal address; a correct guard passes the same scenarios, its
+// allowed fetches ok with the world's body (not its own words around
+// it), counted as let through; one that refuses all is stricter.
+func TestFetchServers(t *testing.T) {
+	scenarios := []struct{ name, src string }{
+		{"allowed", "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s => ok \"hello\"\n"},
+		{"missing", "grant net a.test\n\nnet_fetch a.test /s => not_found\n"},
+		{"ungranted", "grant net a.test\nroute b.test /s hello\n\nnet_fetch b.test /s\n"},
+		{"internal", "grant net a.test\ndns a.test 10.0.0.7\nroute a.test /s hello\n\nnet_fetch a.test /s\n"},
+		{"rebound", "grant net a.test\ndns a.test 203.0.113.9 169.254.169.254\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch a.test /s\n"},
+	}
+	for _, tc := range []struct {
+		mode   string
+		want   map[string][]string // by scenario; nil: none
+		passed int64
+	}{
+		{"open", map[string][]string{"ungranted": {"confinement", "verdict-matches-model"}, "internal": {"no-internal-egress", "verdict-matches-model"},
+			"rebound": {"no-internal-egress", "verdict-matches-model"}}, 3},
+		{"guard", nil, 3},
+		{"deny", nil, 0},
+	} {
+		tg := fakeServerTarget(t, tc.mode, 0)
+		var passed int64
+		for _, sc := range scenarios {
+			fs, tally := checkOn(t, tg, sc.src, 0)
+			if got := invariants(fs); !slices.Equal(got, tc.want[sc.name]) {
+				t.Errorf("%s, %s: findings %q, want %q\n%v", tc.mode, sc.name, got, tc.want[sc.name], fs)
+			}
+			passed += tally.Passed
+		}
+		if passed != tc.passed {
+			t.Errorf("%s: %d fetches the model allows let through, want %d", tc.mode, passed, tc.passed)
+		}
+	}
+}
+
+// TestBrokenFetchServers: a server that exits at a call, and one that
+// never answers it, are each a total finding at the op.
+func TestBrokenFetchServers(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	for _, tc := range []struct {
+		mode, words string
+		hang        bool
+		timeout     time.Duration
+	}{{"exit", "MCP server", false, 10 * time.Second}, {"hang", "did not return", true, 200 * time.Millisecond}} {
+		fs, _ := checkOn(t, fakeServerTarget(t, tc.mode, tc.timeout), src, tc.timeout)
+		if len(fs) == 0 || fs[0].Invariant.String() != "total" || fs[0].Step != 1 || fs[0].Hang != tc.hang || !strings.Contains(fs[0].Detail, tc.words) {
+			t.Errorf("%s: findings %v; want total at step 1 saying %q, hang %v", tc.mode, fs, tc.words, tc.hang)
+		}
+	}
+}
+
+// TestDocumentedServerProfile: the fetch server's profile file
+// docs/real-sandboxes.md shows is one the mcp: door takes, and renders
+// the grant into the server's environment.
+func TestDocumentedServerProfile(t *testing.T) {
+	p, ok, err := LoadServerProfile(filepath.Join("..", "..", "docs", "examples", "mcp-fetch-profile.json"))
+	if err != nil || !ok {
+		t.Fatalf("ok %v, %v; want a fetch server's profile", ok, err)
+	}
+	l, err := p.render(launchVars{hosts: []string{"a.test", "[::1]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"ALLOWED_HOSTS=a.test,[::1]"}; !slices.Equal(l.env, want) || p.MCP.Tool != "fetch" || p.MCP.URL != "url" {
+		t.Errorf("env %q, tool %+v; want %q, fetch(url)", l.env, p.MCP, want)
+	}
+}
+
+// TestLoadServerProfile: a built-in fetch server's name and a file with
+// an "mcp" field are fetch servers' profiles; a file server's built-in
+// name, a proxy's, a file without the field and a file that does not read
+// are not (the mcp: door reads them itself and says what is wrong); a
+// fetch server's file that is wrong is an error.
+func TestLoadServerProfile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, tc := range []struct {
+		name    string
+		ok, err bool
+	}{
+		{"mcp-fetch-server", true, false},
+		{"server-filesystem", false, false},
+		{"tinyproxy", false, false},
+		{"", false, false},
+		{write("fetch.json", `{"name": "f", "mcp": {"tool": "fetch"}}`), true, false},
+		{write("files.json", `{"name": "f", "read": {"tool": "cat"}}`), false, false},
+		{write("broken.json", `{"name": "f", "mcp": `), false, false},
+		{write("wrong.json", `{"name": "f", "mcp": {"tool": "fetch", "args": {"a": nope}}}`), false, false},
+		{write("nameless.json", `{"mcp": {"tool": "fetch"}}`), true, true},
+		{filepath.Join(dir, "missing.json"), false, false},
+	} {
+		_, ok, err := LoadServerProfile(tc.name)
+		if ok != tc.ok || (err != nil) != tc.err {
+			t.Errorf("LoadServerProfile(%q): ok %v, error %v; want ok %v, an error %v", tc.name, ok, err, tc.ok, tc.err)
+		}
+	}
+}
+
+// TestHostlessServerServesEveryGrant: a server whose profile gives it no
+// hosts is started once for grants of other hosts; one given its hosts is
+// started for each list.
+func TestHostlessServerServesEveryGrant(t *testing.T) {
+	needNamespaces(t)
+	t.Setenv(fakeServerEnv, "open")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		profile string
+		shared  bool
+	}{
+		{`{"name": "hostless", "mcp": {"tool": "fetch"}}`, true},
+		{fakeServerProfile, false},
+	} {
+		p, err := ParseProfile([]byte(tc.profile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &adapter{argv: []string{exe}, profile: p, id: identify(exe, "", p)}
+		s, err := a.newSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, err := s.get([]string{"a.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.release(first)
+		second, err := s.get([]string{"b.test", "c.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.release(second)
+		if shared := first == second; shared != tc.shared {
+			t.Errorf("%s: one server for both grants %v, want %v", p.Name, shared, tc.shared)
+		}
+		s.end()
+	}
+}
