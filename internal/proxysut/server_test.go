@@ -295,6 +295,30 @@ func TestHostlessServerServesEveryGrant(t *testing.T) {
 		if shared := first == second; shared != tc.shared {
 			t.Errorf("%s: one server for both grants %v, want %v", p.Name, shared, tc.shared)
 		}
+		if n := len(fakeServers()); n == 0 {
+			t.Fatalf("%s: no fake server found running: the count below proves nothing", p.Name)
+		}
 		s.end()
+		for deadline := time.Now().Add(time.Minute); len(fakeServers()) > 0 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond) // a bound for a broken test, not a measurement
+		}
+		if left := fakeServers(); len(left) > 0 {
+			t.Errorf("%s: %d servers left after the session ended: %v", p.Name, len(left), left)
+		}
 	}
+}
+
+// fakeServers lists the live processes, other than this one, that are
+// fake fetch servers: their environment holds fakeServerEnv.
+func fakeServers() []string {
+	var out []string
+	self := fmt.Sprintf("/proc/%d/environ", os.Getpid())
+	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, e := range envs {
+		b, err := os.ReadFile(e)
+		if e != self && err == nil && strings.Contains("\x00"+string(b), "\x00"+fakeServerEnv+"=") {
+			out = append(out, e)
+		}
+	}
+	return out
 }
