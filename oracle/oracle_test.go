@@ -489,3 +489,38 @@ func TestPermittedEffectOfARead(t *testing.T) {
 		}
 	}
 }
+
+// TestEgressProblem: a fetch must use the address the last resolve of its
+// host answered in the op, and an op may not resolve more often than it
+// fetches; asking twice from the one address resolved (HEAD then GET,
+// robots.txt then the page) is neither.
+func TestEgressProblem(t *testing.T) {
+	a, b := netip.MustParseAddr("203.0.113.10"), netip.MustParseAddr("203.0.113.11")
+	res := func(h string, x netip.Addr) refworld.Entry {
+		return refworld.Entry{Call: refworld.CallResolve, Name: h, Addr: x}
+	}
+	fetch := func(h string, x netip.Addr, p string) refworld.Entry {
+		return refworld.Entry{Call: refworld.CallFetch, Name: h, Addr: x, Arg: p}
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []refworld.Entry
+		want    string // a part of the problem; "" for none
+	}{
+		{"one resolve, one fetch", []refworld.Entry{res("h", a), fetch("h", a, "/")}, ""},
+		{"one resolve, two fetches from it", []refworld.Entry{res("h", a), fetch("h", a, "/robots.txt"), fetch("h", a, "/")}, ""},
+		{"a resolve for each fetch", []refworld.Entry{res("h", a), fetch("h", a, "/"), res("h", b), fetch("h", b, "/")}, ""},
+		{"no resolve", []refworld.Entry{fetch("h", a, "/")}, "without resolving"},
+		{"another host's resolve", []refworld.Entry{res("g", a), fetch("h", a, "/")}, "without resolving"},
+		{"another answer", []refworld.Entry{res("h", a), fetch("h", b, "/")}, "the last resolve of \"h\" answered 203.0.113.10"},
+		{"a second fetch after a new answer", []refworld.Entry{res("h", a), fetch("h", a, "/"), res("h", b), fetch("h", a, "/")}, "answered 203.0.113.11"},
+		{"checked one answer, fetched the next", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/")}, "resolved 2 times for 1 fetch"},
+		{"internal", []refworld.Entry{res("h", netip.MustParseAddr("10.0.0.1")), fetch("h", netip.MustParseAddr("10.0.0.1"), "/")}, "an internal address"},
+		{"a resolve and no fetch", []refworld.Entry{res("h", a)}, ""},
+	} {
+		got := egressProblem(tc.entries)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -197,8 +197,13 @@ func (s *Summary) StricterClause() string {
 // counts them: only its refusals were judged, so a run without findings
 // is no pass.
 func (s *Summary) NothingPassed() bool {
-	return s.AllowedPassed != nil && *s.AllowedPassed == 0 && s.stricterOps() > 0
+	return s.AllowedPassed != nil && *s.AllowedPassed == 0 && s.stricterOps() >= minRefusedToWarn
 }
+
+// minRefusedToWarn is how many refusals of ops the model allows, and none
+// let through, make NothingPassed: fewer (a run stopped at its first
+// finding) say little of the profile.
+const minRefusedToWarn = 20
 
 // SandboxWarnings are the lines a run must say loudly about its sandbox: what
 // NothingPassedWarning and StaleWarning say, those that hold.
@@ -218,7 +223,7 @@ func (s *Summary) NothingPassedWarning() string {
 	if !s.NothingPassed() {
 		return ""
 	}
-	return fmt.Sprintf("%s let none of the %s the model allows through (all refused: %s), so only its refusals were judged: check that its profile fits it (the mode: connect to a proxy without CONNECT; the hosts its ACL allows)",
+	return fmt.Sprintf("%s let none of the %s the model allows through (all refused: %s), so only its refusals were judged: check that its profile fits it (a proxy's mode and the hosts its ACL allows; a fetch server's tool, its URL argument and the hosts it is given)",
 		s.SUT, plural(int(s.stricterOps()), "op"), s.stricterCounts())
 }
 
@@ -228,7 +233,7 @@ func (s *Summary) StaleWarning() string {
 	if s.StaleOps == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) %s: it caches DNS, so from then on every sandbox got a proxy of its own (a finding it caused before is flaky if a fresh proxy passes it); give its profile \"fresh\": true",
+	return fmt.Sprintf("%s fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) %s: it caches DNS, so from then on every sandbox got a fresh one of its own (a finding it caused before is flaky if a fresh one passes it); give its profile \"fresh\": true",
 		s.SUT, plural(int(s.StaleOps), "time"))
 }
 

@@ -19,7 +19,7 @@ var importLayouts = map[string]fuzzfile.Layout{
 }
 
 func runImport(e *env, args []string) int {
-	fs := newFlags(e, "import", "[--sut NAME] [--out DIR] [--layout auto|go|libfuzzer|raw] FILE...", `
+	fs := newFlags(e, "import", "[--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--out DIR] [--layout auto|go|libfuzzer|raw] FILE...", `
 Turn inputs of the FuzzScenario fuzz target into minimized, canonical .sbx
 files. Each FILE is decoded as FuzzScenario decodes it, judged by the oracle on
 the sandbox under test, and, when it violates an invariant, minimized for the

@@ -12,7 +12,7 @@ import (
 )
 
 func runMinimize(e *env, args []string) int {
-	fs := newFlags(e, "minimize", "[--sut NAME] [--invariant ID] [-w] FILE", `
+	fs := newFlags(e, "minimize", "[--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--invariant ID] [-w] FILE", `
 Shrink a failing scenario while the oracle still finds the same invariant
 violated on the sandbox under test (the first one found, or --invariant): drop
 the ops after the failure, remove ops from the back, remove grant and world

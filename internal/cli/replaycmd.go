@@ -8,7 +8,7 @@ import (
 )
 
 func runReplay(e *env, args []string) int {
-	fs := newFlags(e, "replay", "[--sut NAME] [--format text|json] FILE...", `
+	fs := newFlags(e, "replay", "[--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--format text|json] FILE...", `
 Replay each scenario on the sandbox under test with the oracle watching every
 op, hold each op to its expectation, and print the step table — step, op,
 result, hard, ops/wall/output used, what the step added to the journal —

@@ -17,7 +17,7 @@ import (
 )
 
 func runCampaign(e *env, args []string) int {
-	fs := newFlags(e, "run", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME] [--out DIR] [--stop-at-first] [--format text|json]", `
+	fs := newFlags(e, "run", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--out DIR] [--stop-at-first] [--format text|json]", `
 Run a campaign: generate hostile scenarios from the seed, judge every op of
 every one with the oracle on the sandbox under test, minimize each finding and
 write it as an annotated .sbx to --out (by default under the user's cache

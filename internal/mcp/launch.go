@@ -75,11 +75,15 @@ func (p Profile) config(allowed []string) string {
 }
 
 // launch starts the process of cfg in a HOME of its own, made under
-// cfg.Root (else the temporary directory) and holding the config file,
+// cfg.Home or cfg.Root (else the temporary directory) and holding the config file,
 // if any: a server that allows or reads $HOME then sees only that. The
 // caller removes home when the server is done.
 func launch(cfg Config) (p *proc.Process, home string, err error) {
-	if home, err = os.MkdirTemp(cfg.Root, "home-"); err != nil {
+	parent := cfg.Home
+	if parent == "" {
+		parent = cfg.Root
+	}
+	if home, err = os.MkdirTemp(parent, "home-"); err != nil {
 		return nil, "", fmt.Errorf("starting an MCP server: a HOME for it: %v", err)
 	}
 	if c := cfg.Profile.DirsConfig; c != nil {

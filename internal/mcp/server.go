@@ -43,9 +43,12 @@ var closeWait = time.Second
 
 // Config says which server to start and how to talk to it.
 type Config struct {
-	Command      []string      // the server's command, split into words; the allowed directories are appended
-	Profile      Profile       // how ops map onto its tools; the zero Profile is Filesystem
-	Root         string        // its working directory: the tree root
+	Command []string // the server's command, split into words; the allowed directories are appended
+	Profile Profile  // how ops map onto its tools; the zero Profile is Filesystem
+	Root    string   // its working directory: the tree root; empty: the harness's
+	// Home is the directory its own HOME is made in; empty: Root, else
+	// the temporary directory.
+	Home         string
 	Allowed      []string      // its allowed directories, as paths on disk
 	Timeout      time.Duration // per call; 0 is DefaultTimeout
 	StartTimeout time.Duration // for start-up and initialize; 0 is DefaultStartTimeout

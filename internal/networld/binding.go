@@ -51,6 +51,9 @@ type Served struct {
 	Reached bool   // a request for the op's host got the world's answer
 	Found   bool   // it was the route's body (200), not 404
 	Body    string // the body, when Found
+	// Bare says a connection of the op sent no request (a TLS hello, a
+	// connect and close): EndOp journaled it as a fetch of the op's host.
+	Bare bool
 }
 
 // New returns a binding with no world: until Use, its DNS server answers
@@ -157,6 +160,7 @@ func (b *Binding) journalBare(recs []netns.Record) {
 		if r.Method == "" && !asked[r.Conn] {
 			b.resolveForFetch()
 			b.world.Fetch(b.op.host, b.spelled(r.Local.Addr()), b.op.path)
+			b.op.served.Bare = true
 		}
 	}
 }

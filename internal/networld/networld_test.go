@@ -255,6 +255,14 @@ func TestBareConnection(t *testing.T) {
 		t.Errorf("EndOp = %v, %v; want %v, true: the op's host was resolved", a, ok, spec203)
 	}
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 10.0.0.9 /data")
+	if !b.Served().Bare {
+		t.Error("Served: a connection without a request was journaled, but Bare is false")
+	}
+	b.BeginOp(fetchOp("a.test", "/data"))
+	b.EndOp()
+	if b.Served().Bare {
+		t.Error("Served: an op that connected nowhere is Bare")
+	}
 }
 
 // TestClosedBetweenOps: after EndOp, and before any world is bound, a

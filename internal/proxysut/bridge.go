@@ -139,8 +139,26 @@ func (b *bridge) Run(op core.Op) core.Result {
 		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
 	case !ans.closed && ans.status < 300:
 		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give", b.s.id.name, ans.status, networld.Header)})
+	case b.px.bind.Served().Bare:
+		return b.connected(host, path, model)
 	}
 	return b.refused(host, path, model, addr, resolved)
+}
+
+// connected answers a fetch for which the sandbox connected but sent no
+// request (a TLS hello to port 443, a connect and close), and then
+// refused: the connection is journaled as the op's fetch already, so the
+// fetch left, whatever the sandbox said. It is answered as the model
+// answers, the model's fetch not journaled again.
+func (b *bridge) connected(host, path string, model core.Kind) core.Result {
+	b.passed(model)
+	switch model {
+	case core.OK:
+		var body string
+		b.withWorld(func(w *refworld.World) { body, _ = w.Route(host, path) })
+		return b.deliver(body)
+	}
+	return core.Result{Kind: model}
 }
 
 // passed counts a fetch the proxy let through, when the model allows

@@ -196,7 +196,7 @@ func (a *adapter) startCounted() (core.Factory, func() error, func() door.Tally,
 		return nil, nil, nil, err
 	}
 	tally := func() door.Tally {
-		t := s.tally.Read(nil)
+		t := s.tally.Read(s.skippedLines)
 		if a.run.reporter.CompareAndSwap(false, true) { // the first tally read: a session given up on is never read
 			t.Stale = a.run.stale.Load()
 		}

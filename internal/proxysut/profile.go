@@ -117,8 +117,9 @@ const (
 // in a network namespace of its own, no port is taken.
 const DefaultListen = "127.0.0.1:3128"
 
-// ErrProfile is what every profile error unwraps to.
-var ErrProfile = errors.New("bad proxy profile")
+// ErrProfile is what every profile error unwraps to, a proxy's or a
+// fetch server's.
+var ErrProfile = errors.New("bad profile")
 
 //go:embed profiles/*.json
 var builtin embed.FS
@@ -284,8 +285,11 @@ func (p Profile) check() error {
 		}
 	}
 	if p.MCP != nil {
+		if p.MCP.Tool == "" {
+			return errors.New("mcp: no tool named")
+		}
 		if _, err := p.serverProfile(nil); err != nil {
-			return fmt.Errorf("mcp: %v", err)
+			return fmt.Errorf("mcp: %s", strings.TrimPrefix(err.Error(), mcp.ErrProfile.Error()+": "))
 		}
 	}
 	for _, r := range p.Promises {

@@ -81,6 +81,9 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x"} {}`, `line 1 column 15: data after`},
 		{"{\n  \"name\": \"x\"\n  \"mode\": \"connect\"\n}", `line 3 column 3: invalid character`},
 		{"", `no JSON object: the file is empty`},
+		{`{"name": "x", "mcp": {"tool": ""}}`, `bad profile: mcp: no tool named`},
+		{`{"name": "x", "mcp": {"tool": "f", "url": "a..b"}}`, `bad profile: mcp: f: argument "a..b" has an empty part`},
+		{`{"name": "x", "mcp": {"tool": "f"}, "mode": "connect"}`, `mode and listen are a proxy's`},
 	} {
 		_, err := ParseProfile([]byte(tc.json))
 		if !errors.Is(err, ErrProfile) || !strings.Contains(err.Error(), tc.want) {

@@ -286,6 +286,15 @@ func (px *proxy) exitError() error {
 	return fmt.Errorf("the proxy exited with status %d%s", px.result.ExitCode, stderrTail(px.result.Stderr))
 }
 
+// skippedLines is how many lines of its stdout an MCP server skipped
+// (not JSON: logs); 0 for a proxy.
+func (px *proxy) skippedLines() int64 {
+	if px.srv == nil {
+		return 0
+	}
+	return px.srv.SkippedLines()
+}
+
 // close stops the proxy and everything it started, and removes its
 // directory.
 func (px *proxy) close() {

@@ -56,7 +56,9 @@ func startServer(argv []string, p Profile, hosts []string, parent string, t Time
 func launchServer(argv []string, mp mcp.Profile, hosts []string, dir string, t Timeouts, note string) (*proxy, error) {
 	bind := networld.New()
 	n := bind.Network(serverPorts...)
-	srv, err := mcp.Start(mcp.Config{Command: argv, Profile: mp, Root: dir, Net: &n, Timeout: closeWaits * t.op(), StartTimeout: t.Start})
+	// It runs in the harness's working directory, as a proxy does (a
+	// relative command names a file there), its HOME in its own dir.
+	srv, err := mcp.Start(mcp.Config{Command: argv, Profile: mp, Home: dir, Net: &n, Timeout: closeWaits * t.op(), StartTimeout: t.Start})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w (ran: %s; %s)", err, shellLine(argv), note)

@@ -33,6 +33,9 @@ const fakeServerEnv = "PROXYSUT_FAKE_SERVER"
 //	       byte for byte) whose one resolved address is not internal,
 //	       from exactly that address: a correct egress guard
 //	deny   refuse, connecting nowhere
+//	logs   as open, writing a log line on stdout before each answer
+//	bare   connect to the host's address on port 443 and close, as a
+//	       client whose TLS hello goes unanswered, then fail
 //	exit   exit 3 at the call
 //	hang   never answer the call
 func fakeServer(mode string, args []string) int {
@@ -66,6 +69,9 @@ func fakeServer(mode string, args []string) int {
 			case "hang":
 				select {}
 			}
+			if mode == "logs" {
+				fmt.Println("fetching", req.Params.Arguments.URL) // a log line on the protocol's stream
+			}
 			text, err := fakeFetch(mode, allow, req.Params.Arguments.URL)
 			if err != nil {
 				text = "Error: " + err.Error()
@@ -98,6 +104,13 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 	}
 	if mode == "guard" && spec.IsInternal(addrs[0]) {
 		return "", fmt.Errorf("%s resolves to an internal address", host)
+	}
+	if mode == "bare" {
+		var d net.Dialer
+		if c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(addrs[0], 443).String()); err == nil {
+			c.Close()
+		}
+		return "", fmt.Errorf("https://%s: no TLS answer", host)
 	}
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -321,4 +334,60 @@ func fakeServers() []string {
 		}
 	}
 	return out
+}
+
+// TestConnectedWithoutARequest: a server that connects for a fetch but
+// sends no request (its TLS hello unanswered) and then fails has let the
+// fetch out: the connection is the op's one fetch, judged where it went
+// (an internal address is no-internal-egress), and an allowed fetch it
+// made is let through, not a stricter refusal answered by the model with
+// a second fetch.
+func TestConnectedWithoutARequest(t *testing.T) {
+	tg := fakeServerTarget(t, "bare", 0)
+	fs, tally := checkOn(t, tg, "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0)
+	if len(fs) > 0 || tally.Passed != 1 || len(tally.Stricter) > 0 {
+		t.Errorf("allowed: findings %v, %d let through, stricter %v; want none, 1, none", fs, tally.Passed, tally.Stricter)
+	}
+	fs, _ = checkOn(t, tg, "grant net a.test\ndns a.test 10.0.0.7\n\nnet_fetch a.test /s\n", 0)
+	if got := invariants(fs); !slices.Equal(got, []string{"no-internal-egress"}) {
+		t.Errorf("internal: findings %q, want no-internal-egress", got)
+	}
+}
+
+// TestServerLogLinesCounted: the lines a fetch server writes on stdout
+// that are not JSON-RPC are skipped and counted in the session's tally,
+// as the file door counts them.
+func TestServerLogLinesCounted(t *testing.T) {
+	fs, tally := checkOn(t, fakeServerTarget(t, "logs", 0), "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch a.test /t\n", 0)
+	if len(fs) > 0 || tally.SkippedLines != 4 { // two fetches, in the run and in its replay
+		t.Errorf("findings %v, %d lines skipped; want none, 4", fs, tally.SkippedLines)
+	}
+}
+
+// TestServerRunsWhereTheHarnessRuns: a fetch server runs in the
+// harness's working directory, as a proxy does, so a command relative to
+// it starts.
+func TestServerRunsWhereTheHarnessRuns(t *testing.T) {
+	needNamespaces(t)
+	t.Setenv(fakeServerEnv, "open")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(dir, "fake")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	p, err := ParseProfile([]byte(fakeServerProfile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := ServerTarget("./fake", "", p, Timeouts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs, tally := checkOn(t, tg, "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0); len(fs) > 0 || tally.Passed != 1 {
+		t.Errorf("findings %v, %d let through; want none, 1", fs, tally.Passed)
+	}
 }

@@ -42,8 +42,9 @@ type session struct {
 	dir      string         // the proxies' directories go here
 	runDir   *realfs.RunDir // dir, when the session made it: removed at its end
 	tally    *door.Counter
-	run      *runState // shared by the sessions of one Target
-	hostless bool      // the profile gives the proxy no hosts (readsHosts)
+	run      *runState    // shared by the sessions of one Target
+	hostless bool         // the profile gives the proxy no hosts (readsHosts)
+	gone     atomic.Int64 // the stdout lines the MCP servers stopped had skipped
 
 	mu       sync.Mutex
 	live     []*pooled // the least recently used first
@@ -177,11 +178,24 @@ func (s *session) release(px *proxy) {
 // it takes a few milliseconds the next check need not wait for. end
 // waits for it.
 func (s *session) stop(px *proxy) {
+	s.gone.Add(px.skippedLines())
 	s.stopping.Add(1)
 	go func() {
 		defer s.stopping.Done()
 		px.close()
 	}()
+}
+
+// skippedLines counts the lines on stdout that were not protocol the
+// session's MCP servers skipped (logs), those stopped included.
+func (s *session) skippedLines() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.gone.Load()
+	for _, e := range s.live {
+		n += e.px.skippedLines()
+	}
+	return n
 }
 
 // end stops every proxy of the session, waits until they are gone, and

@@ -83,6 +83,11 @@ func LoadProfile(name string) (mcp.Profile, error) {
 		return mcp.Profile{}, fmt.Errorf("profile: %v", err)
 	}
 	p, err := mcp.ParseProfile(data)
+	if err != nil && strings.Contains(err.Error(), "unknown field") {
+		// A fetch server's profile misspelt ("mpc") reads as a file
+		// server's: say which fields those are.
+		return mcp.Profile{}, fmt.Errorf("profile %s: %v (a file server's profile has read, write, dir_flag, ...; a fetch server's has an \"mcp\" field: docs/real-sandboxes.md)", name, err)
+	}
 	if err != nil {
 		return mcp.Profile{}, fmt.Errorf("profile %s: %v", name, err)
 	}

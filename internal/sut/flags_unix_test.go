@@ -91,3 +91,35 @@ func TestFetchServerProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPProfileErrors: an mcp: door's --profile that is neither a file
+// nor a built-in profile lists the built-in ones (a proxy's is named as
+// such); a misspelt fetch server's profile says which fields are whose;
+// the command a profile puts first is the one that must be on PATH.
+func TestMCPProfileErrors(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo.json")
+	if err := os.WriteFile(typo, []byte(`{"name": "f", "args": ["--allow"], "mpc": {"tool": "fetch"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	py := filepath.Join(dir, "py.json")
+	if err := os.WriteFile(py, []byte(`{"name": "f", "command": ["sh"], "mcp": {"tool": "fetch"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(realsut.ProfileEnv, "")
+	defer func(was struct{ process, disk, network func() error }) { doorSupport = was }(doorSupport)
+	doorSupport.network = func() error { return nil }
+	for _, tc := range []struct{ name, profile, want string }{
+		{"mcp:sh s.js", "nosuch", "nor a built-in profile of the mcp: door (file servers: server-filesystem"},
+		{"mcp:sh s.js", "nosuch", "fetch servers: kazuph-mcp-fetch"},
+		{"mcp:sh s.js", "tinyproxy", "is a proxy's: give --sut proxy:"},
+		{"mcp:sh s.js", typo, `a fetch server's has an "mcp" field`},
+		{"mcp:no-such-program-here", py, ""}, // sh, the profile's command, runs it
+		{"mcp:no-such-program-here", "", "cannot start no-such-program-here"},
+	} {
+		_, err := LookupWith(tc.name, Options{Profile: tc.profile})
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s, profile %q: %v, want %q", tc.name, tc.profile, err, tc.want)
+		}
+	}
+}

@@ -8,9 +8,11 @@ package sut
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -109,14 +111,21 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		if profile == "" {
 			profile = os.Getenv(realsut.ProfileEnv)
 		}
+		if err := knownMCPProfile(profile); err != nil {
+			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
+		}
 		if p, ok, err := proxysut.LoadServerProfile(profile); ok {
 			return lookupFetchServer(name, profile, p, err, o)
+		}
+		p, err := realsut.LoadProfile(profile)
+		if err != nil {
+			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
 		}
 		a, err := realsut.MCPWith(strings.TrimPrefix(name, realsut.MCPPrefix), profile)
 		if err != nil {
 			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
 		}
-		if err := startable(name, strings.TrimPrefix(name, realsut.MCPPrefix)); err != nil {
+		if err := startable(name, strings.TrimPrefix(name, realsut.MCPPrefix), p.Command...); err != nil {
 			return Target{}, err
 		}
 		a.TreeDir, a.Timeouts = o.TreeDir, o.Timeouts
@@ -177,6 +186,23 @@ func lookupProxy(name string, o Options) (Target, error) {
 	return t, nil
 }
 
+// knownMCPProfile says what is wrong with an mcp: door's --profile value
+// that names neither a file nor one of the door's built-in profiles,
+// listing them, or nil.
+func knownMCPProfile(profile string) error {
+	if _, ok := mcp.LookupProfile(profile); ok || profile == "" || slices.Contains(proxysut.ServerNames(), profile) {
+		return nil
+	}
+	if _, err := os.Stat(profile); !errors.Is(err, fs.ErrNotExist) {
+		return nil // a file, or one whose trouble reading it says
+	}
+	if slices.Contains(proxysut.BuiltinNames(), profile) {
+		return fmt.Errorf("profile %s is a proxy's: give --sut %s...", profile, proxysut.Prefix)
+	}
+	return fmt.Errorf("profile %s: no such file, nor a built-in profile of the mcp: door (file servers: %s; fetch servers: %s)",
+		profile, strings.Join(mcp.BuiltinNames(), ", "), strings.Join(proxysut.ServerNames(), ", "))
+}
+
 // lookupFetchServer is the Target of "mcp:COMMAND" when its profile p
 // (read from the --profile value profile, with loadErr) is a fetch
 // server's (SPEC §14): the server runs in a network namespace of its own
@@ -189,7 +215,7 @@ func lookupFetchServer(name, profile string, p proxysut.Profile, loadErr error, 
 	if err := supported(name, doorSupport.process, doorSupport.network); err != nil {
 		return Target{}, err
 	}
-	if err := startable(name, command); err != nil {
+	if err := startable(name, command, p.Command...); err != nil {
 		return Target{}, err
 	}
 	t, err := proxysut.ServerTarget(command, profile, p, proxysut.Timeouts{Op: o.Timeouts.Op, Start: o.Timeouts.Start})
@@ -238,11 +264,12 @@ func supported(name string, checks ...func() error) error {
 // such file, not executable, not on $PATH), as exec would find it: the
 // sandbox could not be set up, a mistake of the command line (exit 2), not
 // a sandbox that failed a check. The --sut value name leads the error.
-func startable(name, command string) error {
+func startable(name, command string, prefix ...string) error {
 	argv, err := proc.SplitWords(command)
 	if err != nil || len(argv) == 0 {
 		return nil // the door's own parse says what is wrong
 	}
+	argv = append(prefix, argv...) // a profile's command words come first: ["node"]
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		var ee *exec.Error
 		if errors.As(err, &ee) {
