@@ -31,6 +31,24 @@ func Adapt(sc *scenario.Scenario) *scenario.Scenario {
 	return out
 }
 
+// AdaptOpen is Adapt for a proxy or server given no hosts (its profile
+// renders none: an MCP fetch tool without an allow-list): the one grant it
+// can express is every host, so each host a scenario's ops ask is
+// granted, and what it is judged on is where it connects (SPEC §6), not
+// which hosts.
+func AdaptOpen(sc *scenario.Scenario) *scenario.Scenario {
+	out := Adapt(sc)
+	if out == nil {
+		return nil
+	}
+	for _, st := range out.Steps {
+		if h := st.Op.Args[0]; !slices.Contains(out.Grant.NetHosts, h) {
+			out.Grant.NetHosts = append(out.Grant.NetHosts, h)
+		}
+	}
+	return out
+}
+
 // carried reports whether op is a net_fetch a proxy can be asked as the
 // model asks it, in world w: its host is a name of letters, digits and
 // the characters a URL's host holds unescaped, an IPv4 spelling, or an

@@ -121,8 +121,13 @@ func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target
 		return door.Target{}, err
 	}
 	a := &adapter{argv: append(slices.Clone(p.Command), argv...), profile: p, id: identify(command, profile, p), timeouts: t}
-	return door.Target{Name: prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
-		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}, nil
+	tg := door.Target{Name: prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
+		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}
+	if !p.readsHosts() {
+		tg.Adapt = AdaptOpen
+		tg.NotApplicable["confinement"] = "the sandbox is given no hosts (its profile renders none), so every host a scenario asks is granted: it is judged on the addresses it reaches"
+	}
+	return tg, nil
 }
 
 // identity is how messages name a proxy or a server.

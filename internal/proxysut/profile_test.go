@@ -348,3 +348,37 @@ func TestReadsHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptOpen: a sandbox given no hosts is granted every host its
+// scenario asks, and confinement is n/a on it; one given its hosts keeps
+// the scenario's grant.
+func TestAdaptOpen(t *testing.T) {
+	sc, err := scenario.Parse("t.sbx", []byte("grant net a.test\n\nnet_fetch b.test /x\nnet_fetch a.test /\nfs_read /etc/passwd\nnet_fetch b.test /y\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := AdaptOpen(sc)
+	if want := []string{"a.test", "b.test"}; out == nil || !slices.Equal(out.Grant.NetHosts, want) || len(out.Steps) != 3 {
+		t.Fatalf("AdaptOpen: %v", out)
+	}
+	for _, tc := range []struct {
+		profile string
+		open    bool
+	}{
+		{`{"name": "open", "mcp": {"tool": "fetch"}}`, true},
+		{`{"name": "listed", "mcp": {"tool": "fetch"}, "args": ["{{hosts_file}}"]}`, false},
+	} {
+		p, err := ParseProfile([]byte(tc.profile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := ServerTarget("server", "", p, Timeouts{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, na := tg.NotApplicable["confinement"]
+		if grant := tg.Adapt(sc).Grant.NetHosts; na != tc.open || (len(grant) == 2) != tc.open {
+			t.Errorf("%s: confinement n/a %v, grant %q; want n/a and every host asked only for a sandbox given no hosts (%v)", p.Name, na, grant, tc.open)
+		}
+	}
+}

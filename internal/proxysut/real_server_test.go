@@ -47,7 +47,9 @@ func realServerTarget(t *testing.T, profile string) door.Target {
 // IPv6 literal for a name it cannot look up and lets it through.
 // server-everything checks its allow-list (lower-cased, so A.TEST passes
 // under a.test; an IPv6 literal, which its URL parser respells, never
-// matches) and no address; mcp-npx-fetch checks nothing.
+// matches) and no address; mcp-npx-fetch checks nothing. The other three
+// are given no hosts, so every host a scenario asks is granted to them
+// (AdaptOpen): A.TEST is judged only on where it leads.
 func TestRealFetchServers(t *testing.T) {
 	const (
 		allowed  = "grant net a.test\ndns a.test 93.184.216.34\nroute a.test /s hello\n\nnet_fetch a.test /s => ok \"hello\"\n"
@@ -57,19 +59,18 @@ func TestRealFetchServers(t *testing.T) {
 		upper    = "grant net a.test\ndns a.test 93.184.216.34\n\nnet_fetch A.TEST /\n"
 	)
 	var (
-		escaped        = []string{"no-internal-egress", "verdict-matches-model"}
-		twice          = []string{"no-internal-egress"}
-		ungranted      = []string{"confinement", "verdict-matches-model"}
-		ungrantedTwice = []string{"confinement", "no-internal-egress", "verdict-matches-model"}
+		escaped   = []string{"no-internal-egress", "verdict-matches-model"}
+		twice     = []string{"no-internal-egress"}
+		ungranted = []string{"confinement", "verdict-matches-model"}
 	)
 	for _, tc := range []struct {
 		profile string
 		want    map[string][]string // findings by scenario; none where absent
 	}{
-		{"mcp-fetch-server", map[string][]string{"allowed": twice, "mapped": escaped, "upper": ungrantedTwice}},
-		{"kazuph-mcp-fetch", map[string][]string{"allowed": twice, "mapped": escaped, "upper": ungrantedTwice}},
+		{"mcp-fetch-server", map[string][]string{"allowed": twice, "mapped": escaped, "upper": twice}},
+		{"kazuph-mcp-fetch", map[string][]string{"allowed": twice, "mapped": escaped, "upper": twice}},
 		{"server-everything", map[string][]string{"metadata": escaped, "literal": escaped, "upper": ungranted}},
-		{"mcp-npx-fetch", map[string][]string{"metadata": escaped, "literal": escaped, "mapped": escaped, "upper": ungranted}},
+		{"mcp-npx-fetch", map[string][]string{"metadata": escaped, "literal": escaped, "mapped": escaped}},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
 			tg := realServerTarget(t, tc.profile)

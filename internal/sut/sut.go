@@ -197,7 +197,7 @@ func knownMCPProfile(profile string) error {
 		return nil // a file, or one whose trouble reading it says
 	}
 	if slices.Contains(proxysut.BuiltinNames(), profile) {
-		return fmt.Errorf("profile %s is a proxy's: give --sut %s...", profile, proxysut.Prefix)
+		return fmt.Errorf("profile %s is a proxy's: give --sut %sCOMMAND", profile, proxysut.Prefix)
 	}
 	return fmt.Errorf("profile %s: no such file, nor a built-in profile of the mcp: door (file servers: %s; fetch servers: %s)",
 		profile, strings.Join(mcp.BuiltinNames(), ", "), strings.Join(proxysut.ServerNames(), ", "))
