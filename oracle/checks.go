@@ -235,19 +235,28 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 // "" when nothing: entries are one op's, or the sandbox's build's. Each
 // fetch must use the address the last resolve of its host answered; a
 // sandbox that asks twice for one answer (HEAD then GET, robots.txt then
-// the page) uses the address it checked, but one that resolves more often
-// than it fetches may have checked another answer than it used.
+// the page) uses the address it checked, but one that looks a host up
+// again before fetching from the first answer, or resolves more often
+// than it fetches, may have checked another answer than it used. Hosts
+// are compared as SPEC §6 compares names: a DNS query and a request's
+// Host spell a name as they like.
 func egressProblem(entries []refworld.Entry) string {
 	resolves, fetches := 0, 0
-	last := map[string]netip.Addr{} // the last answer for each host, as the op spells it
+	last := map[string]netip.Addr{} // the last answer for each host
+	unused := map[string]bool{}     // a host whose last answer no fetch has used yet
+	again := false                  // a host was looked up again before a fetch used its answer
 	for i := range entries {
-		switch e := &entries[i]; e.Call {
+		e := &entries[i]
+		host := spec.NormalizeHost(e.Name)
+		switch e.Call {
 		case refworld.CallResolve:
 			resolves++
-			last[e.Name] = e.Addr
+			again = again || unused[host]
+			last[host], unused[host] = e.Addr, true
 		case refworld.CallFetch:
 			fetches++
-			resolved, ok := last[e.Name]
+			unused[host] = false
+			resolved, ok := last[host]
 			switch {
 			case spec.IsInternal(e.Addr):
 				return fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
@@ -259,7 +268,7 @@ func egressProblem(entries []refworld.Entry) string {
 			}
 		}
 	}
-	if fetches > 0 && resolves > fetches {
+	if fetches > 0 && (again || resolves > fetches) {
 		return fmt.Sprintf("resolved %d times for %d fetch: SPEC §5 resolves exactly once, so the address checked is the address used",
 			resolves, fetches)
 	}

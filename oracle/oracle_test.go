@@ -515,6 +515,8 @@ func TestEgressProblem(t *testing.T) {
 		{"another answer", []refworld.Entry{res("h", a), fetch("h", b, "/")}, "the last resolve of \"h\" answered 203.0.113.10"},
 		{"a second fetch after a new answer", []refworld.Entry{res("h", a), fetch("h", a, "/"), res("h", b), fetch("h", a, "/")}, "answered 203.0.113.11"},
 		{"checked one answer, fetched the next", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/")}, "resolved 2 times for 1 fetch"},
+		{"checked one answer, fetched the next twice", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/"), fetch("h", b, "/")}, "resolved 2 times for 2 fetch"},
+		{"names compared as SPEC §6 does", []refworld.Entry{res("b.test", a), fetch("B.test.", a, "/")}, ""},
 		{"internal", []refworld.Entry{res("h", netip.MustParseAddr("10.0.0.1")), fetch("h", netip.MustParseAddr("10.0.0.1"), "/")}, "an internal address"},
 		{"a resolve and no fetch", []refworld.Entry{res("h", a)}, ""},
 	} {

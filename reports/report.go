@@ -234,7 +234,7 @@ func (r *Report) MarkKindsNotApplicable(na map[string]string) {
 }
 
 // reachableKinds is how many result kinds a campaign of the sandbox can
-// reach: every kind but ok, less those not applicable.
+// reach: every kind of SPEC §2 from ok on, less those not applicable.
 func (r *Report) reachableKinds() int {
 	return int(core.NumKinds-core.OK) - len(r.KindsNotApplicable)
 }

@@ -95,6 +95,7 @@ that cannot start, 3 interrupted.`)
 		errorf(e, "%v", err) // a finding could not be written: say so, and still summarize
 	}
 	sum := campaign.Summarize(res, *sutName)
+	sum.SUTFlags = target.Flags
 	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
 		len(sum.Findings), flakyCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),

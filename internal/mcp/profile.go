@@ -224,8 +224,10 @@ func (p Profile) check() error {
 	switch {
 	case p.Read.Name == "" && p.Write.Name == "" && p.Fetch.Name == "":
 		return fmt.Errorf("%w: neither read nor write names a tool", ErrProfile)
-	case p.Read.Content != "", p.Fetch.Content != "":
-		return fmt.Errorf("%w: only write takes a content argument (got %q)", ErrProfile, p.Read.Content+p.Fetch.Content)
+	case p.Read.Content != "":
+		return fmt.Errorf("%w: only write takes a content argument (read has %q)", ErrProfile, p.Read.Content)
+	case p.Fetch.Content != "":
+		return fmt.Errorf("%w: only write takes a content argument (fetch has %q)", ErrProfile, p.Fetch.Content)
 	case p.Write.Result != nil:
 		return fmt.Errorf("%w: write has no content to find in its answer (result is for read)", ErrProfile)
 	case p.Read.Name != "" && p.Read.Path == "", p.Write.Name != "" && (p.Write.Path == "" || p.Write.Content == ""), p.Fetch.Name != "" && p.Fetch.Path == "":

@@ -39,11 +39,13 @@ type opState struct {
 	host, path string     // a net_fetch's; empty for another op
 	resolved   bool       // a resolve of host was journaled in the op
 	addr       netip.Addr // what the last of them answered
-	served     Served     // the world's last answer to a request of host
+	served     Served     // the world's answer to a request of host (Served)
+	servedPath bool       // served answered the op's own path
 }
 
-// Served is the world's last answer, in the op under way or the one that
-// ended last, to a request for the op's host: a door that cannot see the
+// Served is the world's answer, in the op under way or the one that ended
+// last, to a request for the op's host and path (else to the last request
+// for its host): a door that cannot see the
 // answer its sandbox got (an MCP server's fetch tool answers in words of
 // its own) learns from it whether the world was reached, and what it
 // gave.
@@ -125,8 +127,9 @@ func (b *Binding) EndOp() (addr netip.Addr, resolved bool) {
 	return b.op.addr, b.op.resolved
 }
 
-// Served is the world's last answer to a request for the op's host in
-// the op under way, or in the last one that ended (EndOp keeps it).
+// Served is the world's answer to a request for the op's host and path
+// (else to the last request for its host) in the op under way, or in the
+// last one that ended (EndOp keeps it).
 func (b *Binding) Served() Served {
 	b.mu.Lock()
 	defer b.mu.Unlock()

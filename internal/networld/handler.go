@@ -48,9 +48,12 @@ func (b *Binding) fetch(r *http.Request) (body string, found, open bool) {
 		host = b.op.host
 		b.resolveForFetch()
 	}
-	body, found = b.world.Fetch(host, b.spelled(addr), routePath(r))
-	if opHost {
-		b.op.served = Served{Reached: true, Found: found, Body: body}
+	path := routePath(r)
+	body, found = b.world.Fetch(host, b.spelled(addr), path)
+	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath) {
+		// The answer to the op's own path stands, whatever the sandbox
+		// asked after it (robots.txt, an image of the page).
+		b.op.served, b.op.servedPath = Served{Reached: true, Found: found, Body: body}, exact
 	}
 	return body, found, true
 }

@@ -120,6 +120,10 @@ func (b *bridge) Run(op core.Op) core.Result {
 	model := b.modelKind(host, path)
 	ans, err := b.send(op)
 	addr, resolved := b.px.bind.EndOp()
+	served := b.px.bind.Served()
+	if b.px.srv != nil && err == nil {
+		ans = servedAnswer(served)
+	}
 	if b.staleFetch() {
 		b.s.cachesDNS()
 	}
@@ -139,26 +143,16 @@ func (b *bridge) Run(op core.Op) core.Result {
 		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
 	case !ans.closed && ans.status < 300:
 		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give", b.s.id.name, ans.status, networld.Header)})
-	case b.px.bind.Served().Bare:
-		return b.connected(host, path, model)
+	case b.px.srv != nil && served.Bare:
+		// A fetch server connected and sent no request (a TLS hello to
+		// port 443), then failed: the fetch left, whatever it said.
+		b.passed(model)
+		if model == core.EgressDenied {
+			return core.Result{Kind: model}
+		}
+		return b.asModel(host, path, addr, resolved, true)
 	}
-	return b.refused(host, path, model, addr, resolved)
-}
-
-// connected answers a fetch for which the sandbox connected but sent no
-// request (a TLS hello to port 443, a connect and close), and then
-// refused: the connection is journaled as the op's fetch already, so the
-// fetch left, whatever the sandbox said. It is answered as the model
-// answers, the model's fetch not journaled again.
-func (b *bridge) connected(host, path string, model core.Kind) core.Result {
-	b.passed(model)
-	switch model {
-	case core.OK:
-		var body string
-		b.withWorld(func(w *refworld.World) { body, _ = w.Route(host, path) })
-		return b.deliver(body)
-	}
-	return core.Result{Kind: model}
+	return b.refused(host, path, model, addr, resolved, served.Bare)
 }
 
 // passed counts a fetch the proxy let through, when the model allows
@@ -180,7 +174,7 @@ func (b *bridge) latch(r core.Result) core.Result {
 // the binding journals what the proxy does.
 func (b *bridge) send(op core.Op) (answer, error) {
 	if b.px.srv != nil {
-		return b.askServer(op)
+		return answer{}, b.askServer(op)
 	}
 	deadline := time.Now().Add(closeWaits * b.timeout)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
@@ -273,7 +267,7 @@ func (b *bridge) modelKind(host, path string) (k core.Kind) {
 // model's do). Where the model allows it, the proxy is stricter (SPEC
 // §14): counted under its reason and answered as the model does, unless
 // the profile promises to let it through, then denied and judged.
-func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, resolved bool) core.Result {
+func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, resolved, connected bool) core.Result {
 	if model == core.OK || model == core.NotFound {
 		reason := stricterReason(host)
 		if door.Promised(b.s.profile.Promises, reason) {
@@ -282,7 +276,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 		if b.counts {
 			b.s.tally.Stricter(reason)
 		}
-		return b.asModel(host, path, addr, resolved)
+		return b.asModel(host, path, addr, resolved, connected)
 	}
 	if model == core.EgressInternal && !resolved {
 		b.withWorld(func(w *refworld.World) { w.Resolve(host) })
@@ -293,14 +287,20 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 // asModel answers a fetch the proxy could not be judged on as the
 // model's pipeline does, from the address the proxy resolved if it did:
 // resolve once, egress_internal, or the route's body or not_found,
-// journaled as the model journals them.
-func (b *bridge) asModel(host, path string, addr netip.Addr, resolved bool) core.Result {
+// journaled as the model journals them. Where the proxy connected for the
+// op without a request (connected), that connection is journaled as the
+// op's fetch already, and is not journaled again.
+func (b *bridge) asModel(host, path string, addr netip.Addr, resolved, connected bool) core.Result {
 	var (
 		body  string
 		found bool
 	)
 	b.withWorld(func(w *refworld.World) {
-		if !resolved {
+		switch {
+		case connected:
+			body, found = w.Route(host, path)
+			return
+		case !resolved:
 			addr = w.Resolve(host)
 		}
 		if !spec.IsInternal(addr) {

@@ -24,7 +24,9 @@
 // server runs in such a namespace, each net_fetch is a tools/call of the
 // tool with the URL, and since a tool answers in words of its own, the
 // verdict is what the world answered a request for the op's host during
-// the call (networld.Binding.Served), or a refusal when none reached it.
+// the call (networld.Binding.Served); a connection that sent no request
+// (TLS to port 443) is the op's fetch, answered as the model answers; a
+// call that did neither is a refusal.
 package proxysut
 
 import (
@@ -125,7 +127,7 @@ func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target
 		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}
 	if !p.readsHosts() {
 		tg.Adapt = AdaptOpen
-		tg.NotApplicable["confinement"] = "the sandbox is given no hosts (its profile renders none), so every host a scenario asks is granted: it is judged on the addresses it reaches"
+		tg.KindsNotApplicable["egress_denied"] = "the sandbox is given no hosts, so every host a scenario asks is granted"
 	}
 	return tg, nil
 }

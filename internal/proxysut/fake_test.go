@@ -53,6 +53,7 @@ func TestMain(m *testing.M) {
 //	usage    exit 2 at once, saying how it is used, as a proxy given
 //	         flags it does not take does
 //	elsewhere  listen on 127.0.0.1:9999, whatever it is told, and hang
+//	peek   look the host up, connect to its address and close, then 403
 func fakeProxy(mode string, args []string) int {
 	switch mode {
 	case "usage":
@@ -81,6 +82,9 @@ func fakeProxy(mode string, args []string) int {
 			relay(w, r, mode == "cache")
 		case "deny":
 			http.Error(w, "fake: denied", http.StatusForbidden)
+		case "peek":
+			peek(r.URL.Hostname())
+			http.Error(w, "fake: looked, and denied", http.StatusForbidden)
 		case "exit":
 			os.Exit(3)
 		case "hang":
@@ -90,6 +94,21 @@ func fakeProxy(mode string, args []string) int {
 		}
 	}))
 	return 1
+}
+
+// peek looks host up and connects to its first address on port 80,
+// sending nothing.
+func peek(host string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return
+	}
+	var d net.Dialer
+	if c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(addrs[0], 80).String()); err == nil {
+		c.Close()
+	}
 }
 
 // fakeCache is the cache proxy's DNS cache: a name's first answer.
@@ -256,6 +275,26 @@ func mapsEqual(a, b map[string]int64) bool {
 		}
 	}
 	return true
+}
+
+// TestPeekingProxy: a proxy that connects for a fetch it then refuses is
+// a refusal all the same (stricter where the model allows the fetch), not
+// a fetch let through; where its profile promises the fetch, the refusal
+// is a finding, and so is the connection it made for it.
+func TestPeekingProxy(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	fs, tally := checkOn(t, fakeTarget(t, "peek", "", 0), src, 0)
+	if want := map[string]int64{ReasonRefusedAllowed: 1}; len(fs) > 0 || tally.Passed != 0 || !mapsEqual(tally.Stricter, want) {
+		t.Errorf("findings %v, %d let through, stricter %v; want none, 0, %v", fs, tally.Passed, tally.Stricter, want)
+	}
+	file := t.TempDir() + "/promising.json"
+	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}", "-allow-file", "{{hosts_file}}"], "promises": ["all"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs, _ = checkOn(t, fakeTarget(t, "peek", file, 0), src, 0)
+	if got := invariants(fs); !slices.Equal(got, []string{"no-effect-on-denial", "verdict-matches-model"}) {
+		t.Errorf("promising profile: findings %q, want no-effect-on-denial (it connected for the fetch it refused) and verdict-matches-model", got)
+	}
 }
 
 // TestBrokenProxies: a proxy that exits, one that never answers, and one

@@ -350,8 +350,8 @@ func TestReadsHosts(t *testing.T) {
 }
 
 // TestAdaptOpen: a sandbox given no hosts is granted every host its
-// scenario asks, and confinement is n/a on it; one given its hosts keeps
-// the scenario's grant.
+// scenario asks, and egress_denied is a kind it never gives; one given
+// its hosts keeps the scenario's grant.
 func TestAdaptOpen(t *testing.T) {
 	sc, err := scenario.Parse("t.sbx", []byte("grant net a.test\n\nnet_fetch b.test /x\nnet_fetch a.test /\nfs_read /etc/passwd\nnet_fetch b.test /y\n"))
 	if err != nil {
@@ -376,9 +376,9 @@ func TestAdaptOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, na := tg.NotApplicable["confinement"]
+		_, na := tg.KindsNotApplicable["egress_denied"]
 		if grant := tg.Adapt(sc).Grant.NetHosts; na != tc.open || (len(grant) == 2) != tc.open {
-			t.Errorf("%s: confinement n/a %v, grant %q; want n/a and every host asked only for a sandbox given no hosts (%v)", p.Name, na, grant, tc.open)
+			t.Errorf("%s: egress_denied n/a %v, grant %q; want n/a and every host asked only for a sandbox given no hosts (%v)", p.Name, na, grant, tc.open)
 		}
 	}
 }

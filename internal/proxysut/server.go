@@ -68,24 +68,25 @@ func launchServer(argv []string, mp mcp.Profile, hosts []string, dir string, t T
 }
 
 // askServer asks the MCP server for op's fetch with its fetch tool, while
-// the binding journals what it does. The answer is what the world gave a
-// request for the op's host, whatever the server made of it (a fetch
-// tool answers in words of its own, often converted: HTML to markdown); a
-// server the world never answered refused, whatever it said.
-func (b *bridge) askServer(op core.Op) (answer, error) {
+// the binding journals what it does. Its answer is read from the binding
+// once the op has ended (servedAnswer): a fetch tool answers in words of
+// its own, often converted (HTML to markdown).
+func (b *bridge) askServer(op core.Op) error {
 	b.px.bind.BeginOp(op)
 	b.px.ops++
-	if _, err := b.px.srv.Fetch("http://" + urlHost(op.Args[0]) + op.Args[1]); err != nil {
-		return answer{}, err
+	_, err := b.px.srv.Fetch("http://" + urlHost(op.Args[0]) + op.Args[1])
+	return err
+}
+
+// servedAnswer is a fetch server's answer: what the world gave a request
+// for the op's host, whatever the server made of it; a server the world
+// never answered refused, whatever it said.
+func servedAnswer(served networld.Served) answer {
+	switch {
+	case !served.Reached:
+		return answer{closed: true}
+	case !served.Found:
+		return answer{world: true, status: 404}
 	}
-	// The world answered every request the server sent, and noted it,
-	// before the server could answer the call.
-	served := b.px.bind.Served()
-	if !served.Reached {
-		return answer{closed: true}, nil
-	}
-	if !served.Found {
-		return answer{world: true, status: 404}, nil
-	}
-	return answer{world: true, status: 200, body: served.Body}, nil
+	return answer{world: true, status: 200, body: served.Body}
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // fakeServerEnv makes the test binary a fake MCP fetch server
@@ -311,7 +313,9 @@ func TestHostlessServerServesEveryGrant(t *testing.T) {
 		if n := len(fakeServers()); n == 0 {
 			t.Fatalf("%s: no fake server found running: the count below proves nothing", p.Name)
 		}
-		s.end()
+		if err := s.end(); err != nil {
+			t.Errorf("%s: ending the session: %v", p.Name, err)
+		}
 		for deadline := time.Now().Add(time.Minute); len(fakeServers()) > 0 && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond) // a bound for a broken test, not a measurement
 		}
@@ -358,9 +362,27 @@ func TestConnectedWithoutARequest(t *testing.T) {
 // that are not JSON-RPC are skipped and counted in the session's tally,
 // as the file door counts them.
 func TestServerLogLinesCounted(t *testing.T) {
-	fs, tally := checkOn(t, fakeServerTarget(t, "logs", 0), "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch a.test /t\n", 0)
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch a.test /t\n"
+	tg := fakeServerTarget(t, "logs", 0)
+	fs, tally := checkOn(t, tg, src, 0)
 	if len(fs) > 0 || tally.SkippedLines != 4 { // two fetches, in the run and in its replay
 		t.Errorf("findings %v, %d lines skipped; want none, 4", fs, tally.SkippedLines)
+	}
+	// Read after the session ended, its servers stopped, the count stays.
+	sc, err := scenario.Parse("t.sbx", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, end, read, err := tg.StartCounted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := oracle.Check(f, tg.Narrow(sc).Scenario, nil, oracle.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	end()
+	if n := read().SkippedLines; n != 4 {
+		t.Errorf("after the session ended: %d lines skipped, want 4", n)
 	}
 }
 

@@ -178,11 +178,11 @@ func (s *session) release(px *proxy) {
 // it takes a few milliseconds the next check need not wait for. end
 // waits for it.
 func (s *session) stop(px *proxy) {
-	s.gone.Add(px.skippedLines())
 	s.stopping.Add(1)
 	go func() {
 		defer s.stopping.Done()
 		px.close()
+		s.gone.Add(px.skippedLines()) // every line it wrote, now that it is gone
 	}()
 }
 

@@ -39,16 +39,21 @@ func MCP(command string) (Adapter, error) { return MCPWith(command, os.Getenv(Pr
 // of a built-in one (mcp.BuiltinProfiles), else a JSON file; empty is
 // the built-in profile of @modelcontextprotocol/server-filesystem.
 func MCPWith(command, profile string) (Adapter, error) {
+	p, err := LoadProfile(profile)
+	if err != nil {
+		return Adapter{}, err
+	}
+	return MCPWithProfile(command, p)
+}
+
+// MCPWithProfile is MCPWith with the profile read already (LoadProfile).
+func MCPWithProfile(command string, p mcp.Profile) (Adapter, error) {
 	argv, err := proc.SplitWords(command)
 	if err != nil {
 		return Adapter{}, fmt.Errorf("%q: %v", command, err)
 	}
 	if len(argv) == 0 {
 		return Adapter{}, fmt.Errorf("no command after %s", MCPPrefix)
-	}
-	p, err := LoadProfile(profile)
-	if err != nil {
-		return Adapter{}, err
 	}
 	if err := checkPromises(p.Promises); err != nil {
 		return Adapter{}, fmt.Errorf("profile %s: %w", p.Name, err)
@@ -85,7 +90,8 @@ func LoadProfile(name string) (mcp.Profile, error) {
 	p, err := mcp.ParseProfile(data)
 	if err != nil && strings.Contains(err.Error(), "unknown field") {
 		// A fetch server's profile misspelt ("mpc") reads as a file
-		// server's: say which fields those are.
+		// server's: say which fields those are. (encoding/json's
+		// unknown-field error has no type of its own to test for.)
 		return mcp.Profile{}, fmt.Errorf("profile %s: %v (a file server's profile has read, write, dir_flag, ...; a fetch server's has an \"mcp\" field: docs/real-sandboxes.md)", name, err)
 	}
 	if err != nil {

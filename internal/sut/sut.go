@@ -121,7 +121,7 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		if err != nil {
 			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
 		}
-		a, err := realsut.MCPWith(strings.TrimPrefix(name, realsut.MCPPrefix), profile)
+		a, err := realsut.MCPWithProfile(strings.TrimPrefix(name, realsut.MCPPrefix), p)
 		if err != nil {
 			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
 		}
@@ -269,7 +269,7 @@ func startable(name, command string, prefix ...string) error {
 	if err != nil || len(argv) == 0 {
 		return nil // the door's own parse says what is wrong
 	}
-	argv = append(prefix, argv...) // a profile's command words come first: ["node"]
+	argv = slices.Concat(prefix, argv) // a profile's command words come first: ["node"]
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		var ee *exec.Error
 		if errors.As(err, &ee) {
