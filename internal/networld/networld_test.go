@@ -343,29 +343,26 @@ func TestRoutePathIsAsSent(t *testing.T) {
 func TestServed(t *testing.T) {
 	w := testWorld()
 	b := bound(w, public)
-	b.BeginOp(fetchOp("A.test", "/data"))
-	serve(b, "GET", "/data", "a.test")
-	b.EndOp()
-	if got, want := b.Served(), (Served{Reached: true, Found: true, Body: "hello"}); got != want {
-		t.Errorf("a route: %+v, want %+v", got, want)
-	}
-	b.BeginOp(fetchOp("a.test", "/nothing"))
-	serve(b, "GET", "/nothing", "a.test")
-	b.EndOp()
-	if got, want := b.Served(), (Served{Reached: true}); got != want {
-		t.Errorf("no route: %+v, want %+v", got, want)
-	}
-	b.BeginOp(fetchOp("a.test", "/data"))
-	serve(b, "GET", "/data", "a.test")
-	serve(b, "GET", "/robots.txt", "a.test")
-	b.EndOp()
-	if got, want := b.Served(), (Served{Reached: true, Found: true, Body: "hello"}); got != want {
-		t.Errorf("the op's path, then another: %+v, want the op's path's answer %+v", got, want)
-	}
-	b.BeginOp(fetchOp("a.test", "/data"))
-	serve(b, "GET", "/data", "b.test")
-	b.EndOp()
-	if got := b.Served(); got != (Served{}) {
-		t.Errorf("only another host asked: %+v, want nothing served", got)
+	type request struct{ path, host string }
+	for _, tc := range []struct {
+		name     string
+		op       core.Op
+		requests []request
+		want     Served
+	}{
+		{"a route", fetchOp("A.test", "/data"), []request{{"/data", "a.test"}}, Served{Reached: true, Found: true, Body: "hello"}},
+		{"no route", fetchOp("a.test", "/nothing"), []request{{"/nothing", "a.test"}}, Served{Reached: true}},
+		{"the op's path, then another", fetchOp("a.test", "/data"), []request{{"/data", "a.test"}, {"/robots.txt", "a.test"}}, Served{Reached: true, Found: true, Body: "hello"}},
+		{"another path only", fetchOp("a.test", "/data"), []request{{"/robots.txt", "a.test"}}, Served{Reached: true}},
+		{"only another host asked", fetchOp("a.test", "/data"), []request{{"/data", "b.test"}}, Served{}},
+	} {
+		b.BeginOp(tc.op)
+		for _, r := range tc.requests {
+			serve(b, "GET", r.path, r.host)
+		}
+		b.EndOp()
+		if got := b.Served(); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -143,8 +143,10 @@ func hostOfURL(u *url.URL) string {
 // the granted hosts after --allow.
 const fakeServerProfile = `{"name": "fake-fetch", "mcp": {"tool": "fetch"}, "args": ["--allow", "{{range $i, $h := hosts}}{{if $i}},{{end}}{{$h}}{{end}}"]}`
 
-// fakeServerTarget is the door to the fake MCP fetch server of mode.
-func fakeServerTarget(t *testing.T, mode string, op time.Duration) door.Target {
+// fakeServerCommand is the command of the fake MCP fetch server of mode:
+// this test binary, told so by its environment. It skips the test where
+// namespaces are unavailable.
+func fakeServerCommand(t *testing.T, mode string) string {
 	t.Helper()
 	needNamespaces(t)
 	t.Setenv(fakeServerEnv, mode)
@@ -152,6 +154,13 @@ func fakeServerTarget(t *testing.T, mode string, op time.Duration) door.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return exe
+}
+
+// fakeServerTarget is the door to the fake MCP fetch server of mode.
+func fakeServerTarget(t *testing.T, mode string, op time.Duration) door.Target {
+	t.Helper()
+	exe := fakeServerCommand(t, mode)
 	p, err := ParseProfile([]byte(fakeServerProfile))
 	if err != nil {
 		t.Fatal(err)
@@ -275,12 +284,7 @@ func TestLoadServerProfile(t *testing.T) {
 // hosts is started once for grants of other hosts; one given its hosts is
 // started for each list.
 func TestHostlessServerServesEveryGrant(t *testing.T) {
-	needNamespaces(t)
-	t.Setenv(fakeServerEnv, "open")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := fakeServerCommand(t, "open")
 	for _, tc := range []struct {
 		profile string
 		shared  bool
@@ -390,12 +394,7 @@ func TestServerLogLinesCounted(t *testing.T) {
 // harness's working directory, as a proxy does, so a command relative to
 // it starts.
 func TestServerRunsWhereTheHarnessRuns(t *testing.T) {
-	needNamespaces(t)
-	t.Setenv(fakeServerEnv, "open")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := fakeServerCommand(t, "open")
 	dir := t.TempDir()
 	if err := os.Symlink(exe, filepath.Join(dir, "fake")); err != nil {
 		t.Fatal(err)
