@@ -269,7 +269,7 @@ func TestLoadServerProfile(t *testing.T) {
 		{write("fetch.json", `{"name": "f", "mcp": {"tool": "fetch"}}`), true, false},
 		{write("files.json", `{"name": "f", "read": {"tool": "cat"}}`), false, false},
 		{write("broken.json", `{"name": "f", "mcp": `), false, false},
-		{write("wrong.json", `{"name": "f", "mcp": {"tool": "fetch", "args": {"a": nope}}}`), false, false},
+		{write("wrong.json", `{"name": "f", "mcp": {"tool": "fetch", "url": "a..b"}}`), true, true},
 		{write("nameless.json", `{"mcp": {"tool": "fetch"}}`), true, true},
 		{filepath.Join(dir, "missing.json"), false, false},
 	} {

@@ -115,7 +115,10 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 			return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
 		}
 		if p, ok, err := proxysut.LoadServerProfile(profile); ok {
-			return lookupFetchServer(name, profile, p, err, o)
+			if err != nil {
+				return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, err)
+			}
+			return lookupFetchServer(name, profile, p, o)
 		}
 		p, err := realsut.LoadProfile(profile)
 		if err != nil {
@@ -204,14 +207,11 @@ func knownMCPProfile(profile string) error {
 }
 
 // lookupFetchServer is the Target of "mcp:COMMAND" when its profile p
-// (read from the --profile value profile, with loadErr) is a fetch
-// server's (SPEC §14): the server runs in a network namespace of its own
-// and is judged on the connections it opens.
-func lookupFetchServer(name, profile string, p proxysut.Profile, loadErr error, o Options) (Target, error) {
+// (read from the --profile value profile) is a fetch server's (SPEC §14):
+// the server runs in a network namespace of its own and is judged on the
+// connections it opens.
+func lookupFetchServer(name, profile string, p proxysut.Profile, o Options) (Target, error) {
 	command := strings.TrimPrefix(name, realsut.MCPPrefix)
-	if loadErr != nil {
-		return Target{}, fmt.Errorf("%s %v", realsut.MCPPrefix, loadErr)
-	}
 	if err := supported(name, doorSupport.process, doorSupport.network); err != nil {
 		return Target{}, err
 	}
