@@ -36,6 +36,10 @@ const (
 	SymlinkEscape
 	SymlinkParent
 	SymlinkLoop
+	// Redirect comes last, after the classes it was added beside, so
+	// that the classes before it keep their numbers (fuzz inputs name
+	// classes by number).
+	Redirect
 
 	// NumClasses is one past the last Class; arrays indexed by Class use it.
 	NumClasses
@@ -69,6 +73,7 @@ var names = [NumClasses]string{
 	SymlinkEscape:   "symlink-escape",
 	SymlinkParent:   "symlink-parent",
 	SymlinkLoop:     "symlink-loop",
+	Redirect:        "redirect",
 }
 
 // String returns the SPEC's ID of c, such as "prefix-sibling".

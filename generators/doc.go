@@ -49,7 +49,10 @@
 //   - granted hosts: ordinary names (one spelled API.Example.ORG, one with a
 //     trailing dot), IP spellings, metadata endpoints, names whose dns lines
 //     rebind (public, then internal), and routes for granted and attacker
-//     hosts alike, so a leak returns a body;
+//     hosts alike, so a leak returns a body; on half the ordinary names a
+//     redirect route (/go) whose Location is an internal address in one of
+//     several spellings, a metadata endpoint, an ungranted host, a
+//     rebinding name or a relative path;
 //   - probes of the internal-range table (ranges.go): in eleven worlds in
 //     twelve, one to four granted hosts (one more per 10 op slots), each
 //     drawn uniformly from every internal range of SPEC §6 and every
@@ -85,8 +88,8 @@
 // three times in a row.
 //
 //	class             weight   class             weight
-//	benign                10   rebinding              5
-//	traversal              8   op-flood               1 (runs)
+//	benign                 7   rebinding              5
+//	traversal              7   op-flood               1 (runs)
 //	prefix-sibling         7   wall-jump              3
 //	dot-segments           4   output-flood           4
 //	encoded                3   budget-boundary        4
@@ -97,8 +100,8 @@
 //	long-path              3   symlink-escape         4
 //	unknown-host           3   symlink-parent         3
 //	host-variant           5   symlink-loop           2
-//	ip-spelling            5
-//	metadata               5
+//	ip-spelling            6
+//	metadata               5   redirect               3
 //
 // Path classes put their path in a read or a write (against the matching
 // roots), sometimes in the URL path of a fetch from a granted host or a

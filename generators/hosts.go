@@ -226,6 +226,22 @@ func rebindOp(src Source, sc *scenario.Scenario) core.Op {
 	return fetch(src, h, []string{"/data", "/status", "/missing"}[src.Intn(3)])
 }
 
+// redirectOp fetches a redirect route of a granted host: the fetch is
+// allowed, and its answer names a Location (an internal address, a
+// metadata endpoint, an ungranted host) that a sandbox that follows
+// redirects must check as it checked the first. With no such route, a
+// granted host's redirect path, which no route answers.
+func redirectOp(src Source, sc *scenario.Scenario) core.Op {
+	routes := sc.World.Routes
+	for i, j := 0, src.Intn(len(routes)+1); i < len(routes); i++ {
+		r := routes[(i+j)%len(routes)]
+		if r.Redirect && slices.Contains(sc.Grant.NetHosts, r.Host) {
+			return fetch(src, r.Host, r.Path)
+		}
+	}
+	return fetch(src, anyHost(src, sc), redirectPath)
+}
+
 // grantedOr is a safe granted host when there is one, else any host.
 func grantedOr(src Source, sc *scenario.Scenario) string {
 	if h, ok := safeHost(src, sc); ok {

@@ -250,10 +250,12 @@ func fileAt(sc *scenario.Scenario, p string) (string, bool) {
 
 // TestEveryRecipeReadAndWritten: every link recipe is planted, and ops of
 // its class both read and write through it, so a sandbox that resolves
-// only reads, or only writes, meets each shape.
+// only reads, or only writes, meets each shape. The rarest recipe, the
+// chain of 41 links, is read or written through about once in 800
+// scenarios each way: 6,000 expect seven of each.
 func TestEveryRecipeReadAndWritten(t *testing.T) {
 	var planted, reads, writes [64]int
-	for i := range 3000 {
+	for i := range 6000 {
 		sc := seeded(i)
 		links := linkTable(sc)
 		for _, l := range sc.World.Links {

@@ -69,6 +69,8 @@ func Op(src Source, class attack.Class, sc *scenario.Scenario) core.Op {
 		return malformedOp(src, sc)
 	case attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop:
 		return linkOp(src, sc, class)
+	case attack.Redirect:
+		return redirectOp(src, sc)
 	}
 	return benignOp(src, sc)
 }

@@ -104,8 +104,8 @@ func step(src Source, sc *scenario.Scenario, p plan) {
 // They sum to 100. op-flood is drawn rarely but emits runs; under a tight
 // profile its theme class gets themeWeight more.
 var classWeights = [attack.NumClasses]int{
-	attack.Benign:          10,
-	attack.Traversal:       8,
+	attack.Benign:          7,
+	attack.Traversal:       7,
 	attack.PrefixSibling:   7,
 	attack.DotSegments:     4,
 	attack.Encoded:         3,
@@ -116,7 +116,7 @@ var classWeights = [attack.NumClasses]int{
 	attack.LongPath:        3,
 	attack.UnknownHost:     3,
 	attack.HostVariant:     5,
-	attack.IPSpelling:      5,
+	attack.IPSpelling:      6,
 	attack.Metadata:        5,
 	attack.Rebinding:       5,
 	attack.OpFlood:         1,
@@ -130,6 +130,7 @@ var classWeights = [attack.NumClasses]int{
 	attack.SymlinkEscape:   4,
 	attack.SymlinkParent:   3,
 	attack.SymlinkLoop:     2,
+	attack.Redirect:        3,
 }
 
 const themeWeight = 15

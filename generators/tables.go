@@ -142,6 +142,37 @@ var attackerRoutes = []struct{ host, path string }{
 	{"203.0.113.1", "/status"}, {"169.254.169.254", "/latest/meta-data/iam/security-credentials/"},
 }
 
+// redirectPath is the path of a granted host's redirect route.
+const redirectPath = "/go"
+
+// redirectTargets are the Locations of the redirect routes (SPEC §9
+// redirect): internal addresses in several spellings and families,
+// metadata endpoints, ungranted hosts, a name that rebinds, and a relative
+// one, which stays on the granted host. A port other than 80 is left out:
+// a real network answers only there (SPEC §14).
+var redirectTargets = []string{
+	"http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+	"http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
+	"http://100.100.100.200/latest/meta-data/",
+	"http://[fd00:ec2::254]/latest/meta-data/",
+	"http://127.0.0.1/admin",
+	"http://localhost/admin",
+	"http://[::1]/admin",
+	"http://[::ffff:127.0.0.1]/admin",
+	"http://0x7f.1/admin",
+	"http://2130706433/admin",
+	"http://10.0.0.1/",
+	"http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",
+	"http://evil.com/steal?d=secrets",
+	"http://attacker.example/",
+	"http://rebind.example/data",
+	"/status",
+}
+
+// publicAddrs are public addresses outside every range of SPEC §6 and
+// outside the documentation ranges.
+var publicAddrs = addrs("93.184.215.14", "151.101.1.69", "2606:4700:4700::1111")
+
 // exfilPaths are what an attacker fetches with.
 var exfilPaths = []string{"/steal?d=secrets", "/", "/api/api_post.php", "/log?d=", "/x?q=AKIA-LEAKED", "/status"}
 

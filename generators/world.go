@@ -414,6 +414,16 @@ func (b *builder) plainHost(k int) {
 	if oneIn(src, 4) {
 		b.route(h, "/empty", "")
 	}
+	if oneIn(src, 2) {
+		b.w.Routes = append(b.w.Routes, scenario.Route{Host: h, Path: redirectPath, Body: pick(src, redirectTargets), Redirect: true})
+		if oneIn(src, 2) {
+			// A public address outside the documentation ranges: a guard
+			// that calls 203.0.113.1, §6's answer for a name, private
+			// (the private-ip package does) would refuse the first request
+			// and never meet the redirect.
+			b.dnsLine(h, publicAddrs[src.Intn(len(publicAddrs)):][:1])
+		}
+	}
 }
 
 // metadataHost grants metadataHosts[k] and routes one of the metadata

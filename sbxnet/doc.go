@@ -17,7 +17,19 @@
 // endpoint for the dialled address: each request is answered from the
 // world's routes, selected by the Host the request names and its path, and
 // journaled as "fetch h a path" (core.Net.Fetch) with a the address
-// dialled; no route answers 404 Not Found.
+// dialled; no route answers 404 Not Found. A redirect route (a "redirect"
+// line) is answered 302 Found with its URL as body and as Location (there
+// with the bytes a header value cannot hold, controls and white space,
+// escaped %XX), when the world can tell one: a world with a method
+// Location(host, path string) (url string, ok bool), as the harness's
+// has; over any other world no route is a redirect. The client decides
+// whether to follow: http.Client does by default, and its next request is
+// one more lookup and fetch, journaled and judged as any other. (Told not
+// to, with CheckRedirect, http.Client still parses the Location, and fails
+// on one that is no URL; a sandbox that never follows can ask its
+// http.Transport directly, as examples/httpguard does.) Every answer
+// carries the world's header X-Sbxfuzz-World: 1, as the answers of the
+// network namespace do (SPEC §14).
 //
 // The endpoint reads requests as a Go server does (http.ReadRequest): the
 // Host is the request-target's authority when the target is absolute

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // serve answers the requests of one connection, dialled to a, until the
@@ -24,12 +26,12 @@ func (n *Network) serve(c net.Conn, a netip.Addr) {
 		}
 		limit.N = maxBodyBytes + 1
 		if status := refusal(req); status != 0 {
-			writeResponse(c, status, "", req.Method, true)
+			writeResponse(c, reply{status: status}, req.Method, true)
 			return
 		}
-		status, body := n.answer(req, a)
+		rp := n.answer(req, a)
 		done := req.Close || !req.ProtoAtLeast(1, 1)
-		if writeResponse(c, status, body, req.Method, done) != nil || done {
+		if writeResponse(c, rp, req.Method, done) != nil || done {
 			return
 		}
 	}
@@ -41,9 +43,9 @@ func (n *Network) serve(c net.Conn, a netip.Addr) {
 func refuseUnread(c net.Conn, limit *io.LimitedReader, err error) {
 	switch {
 	case limit.N <= 0:
-		writeResponse(c, http.StatusRequestHeaderFieldsTooLarge, "", "", true)
+		writeResponse(c, reply{status: http.StatusRequestHeaderFieldsTooLarge}, "", true)
 	case err != io.EOF && err != io.ErrUnexpectedEOF && !isClosed(err):
-		writeResponse(c, http.StatusBadRequest, "", "", true)
+		writeResponse(c, reply{status: http.StatusBadRequest}, "", true)
 	}
 }
 
@@ -71,15 +73,28 @@ func refusal(req *http.Request) int {
 	return 0
 }
 
+// reply is a response the endpoint writes.
+type reply struct {
+	status   int
+	body     string
+	location string // a 302's Location
+}
+
 // answer is the world's answer to req on a connection dialled to a: the
 // route of the Host the request names and its path (journaled as a
-// fetch), or 404.
-func (n *Network) answer(req *http.Request, a netip.Addr) (status int, body string) {
-	body, ok := n.fetch(req.Host, a, routePath(req))
+// fetch), 302 Found for a redirect route (its URL as Location and as
+// body: the client decides whether to follow, and a request that follows
+// is one more fetch), or 404.
+func (n *Network) answer(req *http.Request, a netip.Addr) reply {
+	path := routePath(req)
+	body, ok := n.fetch(req.Host, a, path)
 	if !ok {
-		return http.StatusNotFound, "404 page not found\n"
+		return reply{status: http.StatusNotFound, body: "404 page not found\n"}
 	}
-	return http.StatusOK, body
+	if url, redirect := n.location(req.Host, path); redirect {
+		return reply{status: http.StatusFound, body: body, location: url}
+	}
+	return reply{status: http.StatusOK, body: body}
 }
 
 // routePath is the path a request asks for: the target's path
@@ -92,19 +107,27 @@ func routePath(req *http.Request) string {
 	return p
 }
 
-// writeResponse writes an HTTP/1.1 response with body (none for HEAD),
+// worldHeader is the header every answer of the world carries, as the
+// namespace's do (networld.Header, SPEC §14).
+const worldHeader = "X-Sbxfuzz-World: 1\r\n"
+
+// writeResponse writes an HTTP/1.1 response of r (no body for HEAD),
 // saying "Connection: close" when the endpoint closes after it.
-func writeResponse(w io.Writer, status int, body, method string, closing bool) error {
+func writeResponse(w io.Writer, r reply, method string, closing bool) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString("HTTP/1.1 " + strconv.Itoa(status) + " " + http.StatusText(status) + "\r\n")
+	bw.WriteString("HTTP/1.1 " + strconv.Itoa(r.status) + " " + http.StatusText(r.status) + "\r\n")
+	bw.WriteString(worldHeader)
 	bw.WriteString("Content-Type: application/octet-stream\r\n")
-	bw.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\r\n")
+	bw.WriteString("Content-Length: " + strconv.Itoa(len(r.body)) + "\r\n")
+	if r.status == http.StatusFound {
+		bw.WriteString("Location: " + spec.Location(r.location) + "\r\n")
+	}
 	if closing {
 		bw.WriteString("Connection: close\r\n")
 	}
 	bw.WriteString("\r\n")
 	if method != http.MethodHead {
-		bw.WriteString(body)
+		bw.WriteString(r.body)
 	}
 	return bw.Flush()
 }

@@ -81,6 +81,26 @@ func (n *Network) fetch(host string, a netip.Addr, path string) (string, bool) {
 	return n.world.Fetch(host, a, path)
 }
 
+// locator is a world that can tell whether a route is a redirect, and
+// its URL, without journaling, as the harness's world can
+// (refworld.World.Location). Over a world without it no route is a
+// redirect.
+type locator interface {
+	Location(host, path string) (url string, ok bool)
+}
+
+// location is the URL the route of host and path redirects to, if it is
+// a redirect.
+func (n *Network) location(host, path string) (string, bool) {
+	l, ok := n.world.(locator)
+	if !ok {
+		return "", false
+	}
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	return l.Location(host, path)
+}
+
 // track registers the endpoint's end of a new connection, or reports false
 // after Close.
 func (n *Network) track(c net.Conn) bool {

@@ -275,3 +275,90 @@ func waitGoroutines(t *testing.T, want int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// redirectWorld redirects a.test /r to http://b.test/landing, which is
+// routed, and a.test /odd to a URL with bytes no header value may hold.
+func redirectWorld() *refworld.World {
+	return refworld.New(scenario.WorldSpec{Routes: []scenario.Route{
+		{Host: "a.test", Path: "/r", Body: "http://b.test/landing", Redirect: true},
+		{Host: "b.test", Path: "/landing", Body: "landed"},
+		{Host: "a.test", Path: "/odd", Body: "http://b.test/a b\r\nX-Evil: 1\x00", Redirect: true},
+	}})
+}
+
+// do GETs url with c and returns the last answer's status, Location,
+// world header and body.
+func do(t *testing.T, c *http.Client, url string) (status int, location, marker, body string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("X-Sbxfuzz-World"), string(b)
+}
+
+// TestRedirectFollowedByTheClient: a redirect route is answered 302
+// Found with its URL as Location and body, and the world's header; Go's
+// client with its default policy follows it to another host itself, so
+// both fetches are journaled, each after its own resolve.
+func TestRedirectFollowedByTheClient(t *testing.T) {
+	w := redirectWorld()
+	n := New(w)
+	defer n.Close()
+	status, location, marker, body := do(t, client(n), "http://a.test/r")
+	if status != 200 || location != "" || marker != "1" || body != "landed" {
+		t.Errorf("followed: %d, Location %q, marker %q, body %q; want 200 \"landed\" with the world's header", status, location, marker, body)
+	}
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r",
+		"resolve b.test -> 203.0.113.1", "fetch b.test 203.0.113.1 /landing")
+}
+
+// TestRedirectNotFollowed: a client that does not follow sees the 302
+// itself, its Location and its body the URL, and one fetch is journaled;
+// a Location with bytes no header value may hold is written escaped %XX,
+// so that Go's client reads the answer, and the body holds the URL
+// exactly.
+func TestRedirectNotFollowed(t *testing.T) {
+	w := redirectWorld()
+	n := New(w)
+	defer n.Close()
+	c := client(n)
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	status, location, marker, body := do(t, c, "http://a.test/r")
+	if status != http.StatusFound || location != "http://b.test/landing" || marker != "1" || body != "http://b.test/landing" {
+		t.Errorf("not followed: %d, Location %q, marker %q, body %q; want 302 with the URL as Location and body, and the world's header",
+			status, location, marker, body)
+	}
+	status, location, _, body = do(t, c, "http://a.test/odd")
+	if want := "http://b.test/a%20b%0D%0AX-Evil:%201%00"; status != http.StatusFound || location != want || body != "http://b.test/a b\r\nX-Evil: 1\x00" {
+		t.Errorf("odd URL: %d, Location %q, body %q; want 302, Location %q, the URL as body", status, location, body, want)
+	}
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r",
+		"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /odd")
+}
+
+// plainNet is a core.Net with no Location: a world that cannot tell a
+// redirect.
+type plainNet struct{ w *refworld.World }
+
+func (p plainNet) Resolve(host string) netip.Addr { return p.w.Resolve(host) }
+func (p plainNet) Fetch(host string, a netip.Addr, path string) (string, bool) {
+	return p.w.Fetch(host, a, path)
+}
+
+// TestNoRedirectsWithoutLocation: over a world without Location, a
+// redirect route is answered 200 with its body, as any route.
+func TestNoRedirectsWithoutLocation(t *testing.T) {
+	w := redirectWorld()
+	n := New(plainNet{w})
+	defer n.Close()
+	if status, location, _, body := do(t, client(n), "http://a.test/r"); status != 200 || location != "" || body != "http://b.test/landing" {
+		t.Errorf("%d, Location %q, body %q; want 200 with the URL as body", status, location, body)
+	}
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r")
+}

@@ -21,6 +21,7 @@
 //	budget ops N            budget wall N            budget output N
 //	clock START STEP        file PATH DATA           route HOST PATH BODY
 //	dns HOST ADDR...        toolout NAME OUTPUT      link PATH TARGET
+//	redirect HOST PATH URL
 //
 // Grant lines accumulate; a later budget or clock line replaces an earlier
 // one. Numbers are non-negative decimal int64. Every later line is an op:
@@ -47,8 +48,8 @@
 //  2. the grant lines in the order fs_read, fs_write, net, tool, one line per
 //     list with all its items; budget lines that differ from the defaults,
 //     in the order ops, wall, output; a clock line unless it is "clock 0 1";
-//     then the file, link, route, dns and toolout lines, each kind in its given
-//     order;
+//     then the file, link, route (or redirect), dns and toolout lines, each
+//     kind in its given order;
 //  3. the ops, one a line, each preceded by its comment lines, and by a blank
 //     line when it has comments and is not the first op.
 //

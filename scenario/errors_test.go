@@ -40,6 +40,7 @@ func TestParseErrors(t *testing.T) {
 		{"an op line starting with the arrow", "=> ok\n", ErrArgs, "t.sbx:1: ", "=>"},
 		{"file with one token", "file /a\n", ErrArgs, "t.sbx:1: ", "file"},
 		{"route with four tokens", "route h /p b extra\n", ErrArgs, "t.sbx:1: ", "extra"},
+		{"redirect without its URL", "redirect h /p\n", ErrArgs, "t.sbx:1: ", "redirect"},
 		{"clock with one number", "clock 5\n", ErrArgs, "t.sbx:1: ", "clock"},
 		{"toolout with none", "toolout\n", ErrArgs, "t.sbx:1: ", "toolout"},
 		{"budget with three tokens", "budget ops 1 2\n", ErrArgs, "t.sbx:1: ", "2"},

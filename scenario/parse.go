@@ -20,7 +20,7 @@ var utf8BOM = []byte("\ufeff")
 // every line.)
 func isHeaderWord(w string) bool {
 	switch w {
-	case "grant", "budget", "clock", "file", "route", "dns", "toolout", "link":
+	case "grant", "budget", "clock", "file", "route", "redirect", "dns", "toolout", "link":
 		return true
 	}
 	return false
@@ -297,6 +297,12 @@ func (p *parser) header(word string, args []tok) error {
 		}
 		p.s.World.Routes = append(p.s.World.Routes,
 			Route{Host: p.val(args[0]), Path: p.val(args[1]), Body: p.val(args[2])})
+	case "redirect":
+		if err := p.arity(word, args, "HOST PATH URL"); err != nil {
+			return err
+		}
+		p.s.World.Routes = append(p.s.World.Routes,
+			Route{Host: p.val(args[0]), Path: p.val(args[1]), Body: p.val(args[2]), Redirect: true})
 	case "dns":
 		return p.dns(args)
 	case "link":

@@ -83,7 +83,11 @@ func (s *Scenario) appendHeader(b []byte) []byte {
 		b = appendLine(b, "link", l.Path, l.Target)
 	}
 	for _, r := range w.Routes {
-		b = appendLine(b, "route", r.Host, r.Path, r.Body)
+		word := "route"
+		if r.Redirect {
+			word = "redirect"
+		}
+		b = appendLine(b, word, r.Host, r.Path, r.Body)
 	}
 	for _, d := range w.DNS {
 		addrs := make([]string, len(d.Addrs))

@@ -109,16 +109,16 @@ func TestRoundTripExpectations(t *testing.T) {
 }
 
 func TestHeaderWordKinds(t *testing.T) {
-	src := "grant tool echo\n\n\"grant\" tool x\n\"dns\" => unknown_op\n\"toolout\" a b\nGRANT x\n"
+	src := "grant tool echo\n\n\"grant\" tool x\n\"dns\" => unknown_op\n\"toolout\" a b\nGRANT x\n\"redirect\" a\n"
 	s, canon := checkRoundTrip(t, "header words as kinds", src)
 	var kinds []string
 	for _, st := range s.Steps {
 		kinds = append(kinds, st.Op.Kind)
 	}
-	if diff := cmp.Diff([]string{"grant", "dns", "toolout", "GRANT"}, kinds); diff != "" {
+	if diff := cmp.Diff([]string{"grant", "dns", "toolout", "GRANT", "redirect"}, kinds); diff != "" {
 		t.Errorf("Parse(%q) op kinds mismatch (-want +got):\n%s", src, diff)
 	}
-	want := "grant tool echo\n\n\"grant\" tool x\n\"dns\"                                         => unknown_op\n\"toolout\" a b\nGRANT x\n"
+	want := "grant tool echo\n\n\"grant\" tool x\n\"dns\"                                         => unknown_op\n\"toolout\" a b\nGRANT x\n\"redirect\" a\n"
 	if diff := cmp.Diff(want, canon); diff != "" {
 		t.Errorf("Format(Parse(%q)) mismatch (-want +got):\n%s", src, diff)
 	}
@@ -151,6 +151,7 @@ func TestHeaderOrder(t *testing.T) {
 dns h ::ffff:127.0.0.1 fe80::1%eth0 10.0.0.1
 grant tool t1
 route h /p body
+redirect h /r "http://169.254.169.254/latest/meta-data/"
 grant net h
 file /z z
 clock 7 3
@@ -168,6 +169,7 @@ clock 7 3
 file /z z
 file /a a
 route h /p body
+redirect h /r http://169.254.169.254/latest/meta-data/
 dns h ::ffff:127.0.0.1 fe80::1%eth0 10.0.0.1
 toolout b 2
 toolout a 1
@@ -175,6 +177,11 @@ toolout a 1
 	s, canon := checkRoundTrip(t, "header order", src)
 	if diff := cmp.Diff(want, canon); diff != "" {
 		t.Errorf("Format(Parse(header order)) mismatch (-want +got):\n%s", diff)
+	}
+	wantRoutes := []Route{{Host: "h", Path: "/p", Body: "body"},
+		{Host: "h", Path: "/r", Body: "http://169.254.169.254/latest/meta-data/", Redirect: true}}
+	if diff := cmp.Diff(wantRoutes, s.World.Routes); diff != "" {
+		t.Errorf("Parse(header order) routes mismatch (-want +got):\n%s", diff)
 	}
 	wantDNS := []DNSRecord{{Host: "h", Addrs: []netip.Addr{
 		netip.MustParseAddr("::ffff:127.0.0.1"), netip.MustParseAddr("fe80::1%eth0"), netip.MustParseAddr("10.0.0.1"),

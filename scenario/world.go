@@ -25,7 +25,15 @@ type File struct{ Path, Data string }
 
 // Route is a body the network answers for a host and path. Hosts are
 // matched with ASCII case and one trailing dot ignored (SPEC §6).
-type Route struct{ Host, Path, Body string }
+//
+// A Redirect route (a "redirect HOST PATH URL" line) has the URL as its
+// Body: a fetch returns it as any route's body, and a world that speaks
+// HTTP answers it "302 Found" with "Location: URL", so that a sandbox that
+// follows redirects makes the next request itself, judged as any other.
+type Route struct {
+	Host, Path, Body string
+	Redirect         bool
+}
 
 // DNSRecord makes the resolver answer Addrs for Host in turn, cycling: this
 // is how DNS rebinding is modelled. Hosts are matched with ASCII case and

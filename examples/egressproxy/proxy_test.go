@@ -69,18 +69,25 @@ func TestForwardsNoProxyHeaders(t *testing.T) {
 }
 
 // TestDoesNotFollowRedirects: a redirect to the metadata address goes
-// back to the client, which would have to ask the proxy for it.
+// back to the client as the upstream gave it (as sbxfuzz's world answers
+// a redirect route: Location, the URL as body, its marker header), which
+// would have to ask the proxy for it.
 func TestDoesNotFollowRedirects(t *testing.T) {
+	const loc = "http://169.254.169.254/latest/meta-data/"
 	n := &fakeNet{dns: map[string][]string{"a.test": {"203.0.113.9"}}}
 	n.upstream = func(c net.Conn, _ netip.Addr) {
 		if _, err := n.readRequest(c); err == nil {
-			fmt.Fprint(c, "HTTP/1.1 302 Found\r\nLocation: http://169.254.169.254/latest/meta-data/\r\nContent-Length: 0\r\n\r\n")
+			fmt.Fprintf(c, "HTTP/1.1 302 Found\r\nLocation: %s\r\nX-Sbxfuzz-World: 1\r\nContent-Length: %d\r\n\r\n%s", loc, len(loc), loc)
 		}
 	}
 	w := get(t, proxyOver(n, "", "a.test"), "http://a.test/")
 	n.drain()
 	if w.Code != http.StatusFound || len(n.state().Dials) != 1 {
 		t.Errorf("answer %d, dials %v: want the 302 itself and one connection", w.Code, n.state().Dials)
+	}
+	if w.Header().Get("Location") != loc || w.Header().Get("X-Sbxfuzz-World") != "1" || w.Body.String() != loc {
+		t.Errorf("Location %q, X-Sbxfuzz-World %q, body %q: want the upstream's, %q, 1, %q",
+			w.Header().Get("Location"), w.Header().Get("X-Sbxfuzz-World"), w.Body, loc, loc)
 	}
 }
 

@@ -39,9 +39,13 @@ var (
 )
 
 // egress is net_fetch's way out (gosandbox.Egress), for a granted host: a
-// GET with the real HTTP client, whose dialer is the guard, which checks
-// the address where it is known. It reads at most room+1 bytes of the
-// body: enough for the sandbox to refuse a body past its output budget.
+// GET with the real HTTP transport, whose dialer is the guard, which
+// checks the address where it is known. A 200 is ok with its body; so is
+// a 302 Found: a redirect is never followed (its Location is another
+// fetch, of a host nobody checked), and its body, the URL, is the
+// answer, as SPEC §5's one request per fetch gives it. It reads at most
+// room+1 bytes of the body: enough for the sandbox to refuse a body past
+// its output budget.
 func (gd *guard) egress(host, p string, room int64) (string, core.Kind) {
 	carried := hostCarried(host) && strings.HasPrefix(p, "/")
 	ctx := context.WithValue(gd.ctx, grantedHost{}, target{host, carried})
@@ -51,7 +55,7 @@ func (gd *guard) egress(host, p string, room int64) (string, core.Kind) {
 	}
 	req.Host = host // the Host header names the granted host, not the address dialled
 	req.URL.Path = p
-	resp, err := gd.client.Do(req)
+	resp, err := gd.transport.RoundTrip(req)
 	switch {
 	case errors.Is(err, errInternal):
 		return "", core.EgressInternal
@@ -59,7 +63,7 @@ func (gd *guard) egress(host, p string, room int64) (string, core.Kind) {
 		return "", core.NotFound // not carried, or cancelled by Close: nothing was fetched
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusFound {
 		return "", core.NotFound
 	}
 	if room < math.MaxInt64 {

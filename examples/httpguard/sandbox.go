@@ -24,13 +24,18 @@ type sandbox struct {
 	*guard
 }
 
-// guard is net_fetch's way out: a real HTTP client over the world's
+// guard is net_fetch's way out: a real HTTP transport over the world's
 // network, whose dialer checks the address it dials.
 type guard struct {
-	net    *sbxnet.Network // the world's network: the guard resolves and dials through it
-	client *http.Client    // a real HTTP client whose dialer is the guard
-	ctx    context.Context // cancelled by Close, so that a request in flight returns
-	cancel context.CancelFunc
+	net *sbxnet.Network // the world's network: the guard resolves and dials through it
+	// transport is a real HTTP transport whose dialer is the guard. It is
+	// asked directly, not through an http.Client: a client follows a
+	// redirect (a fetch nobody checked against the grant), and even told
+	// not to (CheckRedirect) it parses the Location and fails on one that
+	// is no URL, when the redirect's answer is this fetch's whole answer.
+	transport *http.Transport
+	ctx       context.Context // cancelled by Close, so that a request in flight returns
+	cancel    context.CancelFunc
 
 	defect string // HTTPGUARD_DEFECT: see defect.go
 }
@@ -46,17 +51,13 @@ func New(g core.Grant, w core.World) (core.Sandbox, error) {
 func newSandbox(g core.Grant, w core.World, defect string) *sandbox {
 	gd := &guard{net: sbxnet.New(w), defect: defect}
 	gd.ctx, gd.cancel = context.WithCancel(context.Background())
-	gd.client = &http.Client{
-		Transport: &http.Transport{
-			Proxy:       nil, // the guard must see every connection: no proxy from the environment
-			DialContext: gd.guardedDial,
-			// A connection per request: a pooled one would carry the next
-			// request to an address checked for another host.
-			DisableKeepAlives:  true,
-			DisableCompression: true, // the body as the world holds it
-		},
-		// A redirect is a fetch nobody checked against the grant.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	gd.transport = &http.Transport{
+		Proxy:       nil, // the guard must see every connection: no proxy from the environment
+		DialContext: gd.guardedDial,
+		// A connection per request: a pooled one would carry the next
+		// request to an address checked for another host.
+		DisableKeepAlives:  true,
+		DisableCompression: true, // the body as the world holds it
 	}
 	return &sandbox{Sandbox: gosandbox.NewWithEgress(g, w, gd.egress), guard: gd}
 }
@@ -65,6 +66,6 @@ func newSandbox(g core.Grant, w core.World, defect string) *sandbox {
 // returns once nothing the client started is left running.
 func (gd *guard) Close() error {
 	gd.cancel()
-	gd.client.CloseIdleConnections()
+	gd.transport.CloseIdleConnections()
 	return gd.net.Close()
 }

@@ -247,9 +247,14 @@ class PinnedConnection(http.client.HTTPConnection):
 
 
 def http_get(family, sockaddr, host, path, limit):
-    """GET path from sockaddr with Host: host. The body of a 200 (limit+1
-    bytes at most, enough to see it is over the budget); None for a 404,
-    for any other answer and for a failure, the last two logged."""
+    """GET path from sockaddr with Host: host. The body of a 200 or a 302
+    (limit+1 bytes at most, enough to see it is over the budget); None for
+    a 404, for any other answer and for a failure, the last two logged.
+
+    A 302 is never followed: its Location is another fetch, of a host and
+    an address nobody checked. Its body is the answer (the world answers a
+    redirect route with its URL there, as SPEC §5's one request a fetch
+    returns it)."""
     conn = PinnedConnection(family, sockaddr)
     try:
         conn.putrequest("GET", path.decode("ascii"), skip_host=True, skip_accept_encoding=True)
@@ -257,7 +262,7 @@ def http_get(family, sockaddr, host, path, limit):
         conn.putheader("Connection", "close")
         conn.endheaders()
         resp = conn.getresponse()
-        if resp.status == 200:
+        if resp.status in (200, 302):
             return resp.read() if limit >= READ_ALL_FROM else resp.read(limit + 1)
         if resp.status != 404:
             log(f"GET {path!r} Host {host!r} from {sockaddr[0]}: HTTP {resp.status}")

@@ -311,6 +311,9 @@ func TestOwnFetchDecisions(t *testing.T) {
 	}
 }
 
+// metaURL is the Location of the redirects the test servers answer.
+const metaURL = "http://169.254.169.254/latest/meta-data/"
+
 // seen is a request as a server received it.
 type seen struct{ Method, Host, Target, Connection string }
 
@@ -331,8 +334,12 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, strings.Repeat("x", 100))
 	case "/err":
 		http.Error(w, "boom", http.StatusInternalServerError)
-	case "/moved":
-		http.Redirect(w, r, "/ok", http.StatusFound)
+	case "/moved": // as the world answers a redirect route
+		w.Header().Set("Location", metaURL)
+		w.WriteHeader(http.StatusFound)
+		fmt.Fprint(w, metaURL)
+	case "/moved-permanently":
+		http.Redirect(w, r, metaURL, http.StatusMovedPermanently)
 	default:
 		http.NotFound(w, r)
 	}
@@ -362,7 +369,8 @@ func TestHTTPGetAnswers(t *testing.T) {
 		{"/q?d=%2e&x=..%2f", 100, body("hello")},
 		{"/missing", 100, nil},
 		{"/err", 100, nil},
-		{"/moved", 100, nil},                              // never followed: the Location is another fetch
+		{"/moved", 100, body(metaURL)},                    // the 302's body, its URL; never followed: one request
+		{"/moved-permanently", 100, nil},                  // no answer the world gives
 		{"/big", 10, body(strings.Repeat("x", 11))},       // the budget and one byte: enough to halt
 		{"/big", 1 << 30, body(strings.Repeat("x", 100))}, // a large budget: the whole body
 	}
@@ -564,30 +572,7 @@ func TestOwnHTTPInTheNamespace(t *testing.T) {
 	}
 	j := job{Grant: grant{[]string{"api.test", "rebind.test", "v6.test", "mapped.test", "127.1",
 		"::ffff:203.0.113.1", "[2606:4700::2222]"}, budgets(1000)}, Ops: ops}
-	arg, err := json.Marshal(j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drivePy, err := filepath.Abs("testdata/drive.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := netns.Network{Ports: []uint16{80}, Resolve: w.resolve, Handler: w}
-	res, recs, err := netns.Run(netns.Command{
-		Argv:    []string{py, drivePy, string(arg)},
-		Env:     append(envWithout("SBXFUZZ_NETNS"), "SBXFUZZ_NETNS=1", "PYTHONDONTWRITEBYTECODE=1"),
-		Timeout: childTimeout,
-	}, n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.ExitCode != 0 || res.TimedOut {
-		t.Fatalf("drive.py: exit %d (timed out %v): %s%s", res.ExitCode, res.TimedOut, res.Stdout, res.Stderr)
-	}
-	var got drove
-	if err := json.Unmarshal([]byte(res.Stdout), &got); err != nil {
-		t.Fatalf("drive.py printed %q: %v", res.Stdout, err)
-	}
+	got, recs := driveInNamespace(t, py, j, netns.Network{Ports: []uint16{80}, Resolve: w.resolve, Handler: w})
 	want := []string{"ok ok", "not_found", "ok public-data", "egress_internal", "ok public-data", "ok six",
 		"egress_internal", "egress_denied", "egress_internal", "ok by-ip", "ok bracketed", "not_found", "ok q", "ok fragment"}
 	if diff := cmp.Diff(want, got.Results); diff != "" {
@@ -657,4 +642,35 @@ func TestOwnHTTPCampaignIsClean(t *testing.T) {
 	if len(res.Findings) == 0 && res.Checks != checks {
 		t.Errorf("%d checks made; want %d", res.Checks, checks)
 	}
+}
+
+// driveInNamespace runs testdata/drive.py with py on j in a network
+// namespace answered by n, with SBXFUZZ_NETNS=1 (the --own-http mode's
+// condition), and returns what it printed and the connections n saw.
+func driveInNamespace(t *testing.T, py string, j job, n netns.Network) (drove, []netns.Record) {
+	t.Helper()
+	arg, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drivePy, err := filepath.Abs("testdata/drive.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, recs, err := netns.Run(netns.Command{
+		Argv:    []string{py, drivePy, string(arg)},
+		Env:     append(envWithout("SBXFUZZ_NETNS"), "SBXFUZZ_NETNS=1", "PYTHONDONTWRITEBYTECODE=1"),
+		Timeout: childTimeout,
+	}, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || res.TimedOut {
+		t.Fatalf("drive.py: exit %d (timed out %v): %s%s", res.ExitCode, res.TimedOut, res.Stdout, res.Stderr)
+	}
+	var got drove
+	if err := json.Unmarshal([]byte(res.Stdout), &got); err != nil {
+		t.Fatalf("drive.py printed %q: %v", res.Stdout, err)
+	}
+	return got, recs
 }

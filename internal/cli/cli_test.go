@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
@@ -193,7 +194,7 @@ func TestRunReferenceJSON(t *testing.T) {
 	if doc.Seed != 1 || doc.Checks != 500 || doc.Ops == 0 || doc.OpsPerSecond <= 0 || doc.Findings == nil || len(doc.Findings) != 0 {
 		t.Fatalf("summary %+v", doc)
 	}
-	if len(doc.Invariants) != 10 || len(doc.Classes) != 26 {
+	if len(doc.Invariants) != 10 || len(doc.Classes) != len(attack.All()) {
 		t.Fatalf("%d invariants, %d classes", len(doc.Invariants), len(doc.Classes))
 	}
 	if !strings.Contains(errs, "sbxfuzz run: seed 1, 500 checks") {

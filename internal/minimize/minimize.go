@@ -7,6 +7,7 @@ package minimize
 
 import (
 	"crypto/sha256"
+	"math"
 	"slices"
 	"time"
 
@@ -168,13 +169,15 @@ func (m *minimizer) removeOps(cur *scenario.Scenario) *scenario.Scenario {
 // An op whose only part in a failure is to bring the last op to a cap
 // cannot go alone (the last op would then fall short of the cap), nor can
 // the cap be lowered alone (an earlier op would meet it); together, the
-// last op meets the caps as before, one op and one tick earlier.
+// last op meets the caps as before, one op and one tick earlier. Where
+// the tick itself matters (one past 2^63−1, SPEC §7), the clock also
+// starts one step later, so that every later op reads the tick it read.
 func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenario {
 	for i := len(cur.Steps) - 2; i >= 0; i-- {
 		if i >= len(cur.Steps)-1 {
 			continue
 		}
-		cur = m.keep(cur, func(c *scenario.Scenario) {
+		burnt := func(c *scenario.Scenario) {
 			c.Steps = slices.Delete(c.Steps, i, i+1)
 			if c.Grant.MaxOps > 0 {
 				c.Grant.MaxOps--
@@ -182,7 +185,15 @@ func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenar
 			if step := c.World.Clock.Step; step > 0 && c.Grant.MaxWall >= step {
 				c.Grant.MaxWall -= step
 			}
-		})
+		}
+		before := len(cur.Steps)
+		cur = m.keep(cur, burnt)
+		if clk := cur.World.Clock; len(cur.Steps) == before && clk.Step > 0 && clk.Start <= math.MaxInt64-clk.Step {
+			cur = m.keep(cur, func(c *scenario.Scenario) {
+				burnt(c)
+				c.World.Clock.Start += c.World.Clock.Step
+			})
+		}
 	}
 	return cur
 }

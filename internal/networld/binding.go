@@ -51,8 +51,12 @@ type opState struct {
 // gave.
 type Served struct {
 	Reached bool   // a request for the op's host got the world's answer
-	Found   bool   // it was the route's body (200), not 404
-	Body    string // the body, when Found
+	Found   bool   // it was the route's body (200 or 302), not 404
+	Body    string // the body, when Found: a redirect's URL
+	// Redirect says the route was a redirect, answered "302 Found" with
+	// the URL as Location and body: the fetch got the URL, as the model's
+	// fetch does, whether or not the sandbox followed it.
+	Redirect bool
 	// Bare says a connection of the op sent no request (a TLS hello, a
 	// connect and close): EndOp journaled it as a fetch of the op's host.
 	Bare bool

@@ -17,10 +17,14 @@
 //     op does, and a rebinding line cycles lookup by lookup;
 //   - a request is answered by the world's route for its Host (port
 //     dropped) and path, journaled "fetch h a path" with a the address the
-//     connection was aimed at (unmapped); 404 when there is no route.
-//     Every answer of the world carries the header X-Sbxfuzz-World: 1, so
-//     that a door tells it from a proxy's own answer. A CONNECT is
-//     answered 405 and journals nothing;
+//     connection was aimed at (unmapped); 404 when there is no route. A
+//     redirect route is answered 302 Found with its URL as body and as
+//     Location (there with the bytes a header cannot hold, controls and
+//     white space, escaped %XX), journaled as any route: a sandbox that
+//     follows it makes the next request itself, journaled and judged as
+//     any other. Every answer of the world carries the header
+//     X-Sbxfuzz-World: 1, so that a door tells it from a proxy's own
+//     answer. A CONNECT is answered 405 and journals nothing;
 //   - a request for the op's host that no resolve of it preceded in the
 //     op (a program dialling an IP literal asks no DNS server) journals
 //     the world's resolve of it first, as the model's pipeline does;

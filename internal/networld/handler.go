@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // maxBodyBytes bounds the request body the world reads and throws away.
@@ -13,8 +15,10 @@ const maxBodyBytes = 1 << 20
 // ServeHTTP answers a request that reached the namespace's listeners
 // (netns.Network.Handler): the world's route for its Host and path,
 // journaled as a fetch from the address the connection was aimed at, 200
-// with the body or 404; a CONNECT 405, journaling nothing; outside an op
-// 503, journaling nothing. Every answer carries Header.
+// with the body, 302 for a redirect route (its URL as body and as
+// Location, there with the bytes a header cannot hold escaped %XX), or
+// 404; a CONNECT 405, journaling nothing; outside an op 503, journaling
+// nothing. Every answer carries Header.
 func (b *Binding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, io.LimitReader(r.Body, maxBodyBytes))
 	w.Header().Set(Header, "1")
@@ -22,25 +26,31 @@ func (b *Binding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusMethodNotAllowed, "")
 		return
 	}
-	body, found, open := b.fetch(r)
+	s, open := b.fetch(r)
 	switch {
 	case !open:
 		answer(w, http.StatusServiceUnavailable, "")
-	case !found:
+	case !s.Found:
 		answer(w, http.StatusNotFound, "")
+	case s.Redirect:
+		// The sandbox, not the world, decides whether to follow: if it
+		// does, its next request is one more fetch, journaled and judged
+		// as any other.
+		w.Header().Set("Location", spec.Location(s.Body))
+		answer(w, http.StatusFound, s.Body)
 	default:
-		answer(w, http.StatusOK, body)
+		answer(w, http.StatusOK, s.Body)
 	}
 }
 
 // fetch asks the world for r's route, journaled, and reports whether the
 // journal was open.
-func (b *Binding) fetch(r *http.Request) (body string, found, open bool) {
+func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	addr := b.localAddr(r).Addr()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.open {
-		return "", false, false
+		return Served{}, false
 	}
 	host := hostOf(r.Host)
 	opHost := b.isOpHost(host)
@@ -49,13 +59,16 @@ func (b *Binding) fetch(r *http.Request) (body string, found, open bool) {
 		b.resolveForFetch()
 	}
 	path := routePath(r)
-	body, found = b.world.Fetch(host, b.spelled(addr), path)
+	s.Reached = true
+	s.Body, s.Found = b.world.Fetch(host, b.spelled(addr), path)
+	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned
 	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath) {
 		// The answer to the op's own path stands, whatever the sandbox
-		// asked after it (robots.txt, an image of the page).
-		b.op.served, b.op.servedPath = Served{Reached: true, Found: found, Body: body}, exact
+		// asked after it (robots.txt, an image of the page, the Location
+		// of a redirect on the same host).
+		b.op.served, b.op.servedPath = s, exact
 	}
-	return body, found, true
+	return s, true
 }
 
 // routePath is the path and query a request asks for, byte for byte as

@@ -22,11 +22,13 @@ var (
 	spec203 = netip.MustParseAddr("203.0.113.1") // SPEC §6's answer for a name without a dns line
 )
 
-// testWorld routes a.test /data, rebinds r.test over both families
-// (public IPv4, IPv6, private IPv4) and answers m.test IPv4-mapped.
+// testWorld routes a.test /data, redirects a.test /go to b.test /data,
+// rebinds r.test over both families (public IPv4, IPv6, private IPv4)
+// and answers m.test IPv4-mapped.
 func testWorld() *refworld.World {
 	return refworld.New(scenario.WorldSpec{
-		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "127.1", Path: "/", Body: "local"}},
+		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "127.1", Path: "/", Body: "local"},
+			{Host: "a.test", Path: "/go", Body: "http://b.test/data", Redirect: true}},
 		DNS: []scenario.DNSRecord{
 			{Host: "r.test", Addrs: []netip.Addr{public, six, private}},
 			{Host: "m.test", Addrs: []netip.Addr{mapped}},
@@ -355,6 +357,10 @@ func TestServed(t *testing.T) {
 		{"the op's path, then another", fetchOp("a.test", "/data"), []request{{"/data", "a.test"}, {"/robots.txt", "a.test"}}, Served{Reached: true, Found: true, Body: "hello"}},
 		{"another path only", fetchOp("a.test", "/data"), []request{{"/robots.txt", "a.test"}}, Served{Reached: true}},
 		{"only another host asked", fetchOp("a.test", "/data"), []request{{"/data", "b.test"}}, Served{}},
+		{"a redirect, followed to another host", fetchOp("a.test", "/go"), []request{{"/go", "a.test"}, {"/data", "b.test"}},
+			Served{Reached: true, Found: true, Body: "http://b.test/data", Redirect: true}},
+		{"a redirect, followed on the same host", fetchOp("a.test", "/go"), []request{{"/go", "a.test"}, {"/data", "a.test"}},
+			Served{Reached: true, Found: true, Body: "http://b.test/data", Redirect: true}},
 	} {
 		b.BeginOp(tc.op)
 		for _, r := range tc.requests {

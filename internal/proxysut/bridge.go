@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 	"time"
@@ -133,7 +134,11 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case err != nil:
 		b.px.failed.Store(true)
 		panic(&door.Failure{Err: fmt.Errorf("%s: %s %s: %w", b.s.id.name, core.OpFetch, host+" "+path, err)})
-	case ans.world && ans.status == 200:
+	case ans.world && (ans.status == http.StatusOK || ans.status == http.StatusFound):
+		// A 302 of the world's is a redirect route's answer, its body the
+		// URL: the fetch's whole answer, as the model's (one request a
+		// fetch). A proxy that followed it relays the next answer
+		// instead, and the requests it made for it are journaled.
 		b.passed(model)
 		return b.deliver(ans.body)
 	case ans.world && ans.status == 404:

@@ -13,9 +13,14 @@
 // verdict-matches-model, a crash or a hang is total.
 //
 // The answer decides the verdict: the world's answer relayed (it carries
-// the header X-Sbxfuzz-World: 1) is ok with its body, or not_found; the
-// proxy's own 3xx, 4xx or 5xx, or a connection closed without an answer,
-// is a refusal. A refusal of an op the model allows is stricter, not
+// the header X-Sbxfuzz-World: 1) is ok with its body, or not_found; a 302
+// of the world's (a redirect route) is ok with its body, the URL, as the
+// model's one request a fetch gives it; the proxy's own 3xx, 4xx or 5xx,
+// or a connection closed without an answer, is a refusal. The door never
+// follows a redirect itself: a proxy that does makes the next request
+// from its namespace, journaled and judged as any other (a Location at an
+// internal address is no-internal-egress, at a host the grant does not
+// list confinement). A refusal of an op the model allows is stricter, not
 // broken: counted under its reason, and a finding only for the reasons
 // the profile promises.
 //
@@ -24,9 +29,11 @@
 // server runs in such a namespace, each net_fetch is a tools/call of the
 // tool with the URL, and since a tool answers in words of its own, the
 // verdict is what the world answered a request for the op's host during
-// the call (networld.Binding.Served); a connection that sent no request
-// (TLS to port 443) is the op's fetch, answered as the model answers; a
-// call that did neither is a refusal.
+// the call (networld.Binding.Served: for a redirect route, the URL, as
+// the model answers, whether or not the tool followed it; the requests
+// it made following it are judged as a proxy's); a connection that sent
+// no request (TLS to port 443) is the op's fetch, answered as the model
+// answers; a call that did neither is a refusal.
 package proxysut
 
 import (

@@ -44,7 +44,10 @@ func TestMain(m *testing.M) {
 // fakeProxy is an HTTP forward proxy that answers every request as mode
 // says:
 //
-//	open     fetch it, whatever the host and wherever it resolves
+//	open     fetch it, whatever the host and wherever it resolves, and
+//	         relay the answer, a redirect included
+//	follow   as open, but follow redirects naively: each Location is
+//	         looked up and connected to by the proxy's HTTP client itself
 //	deny     403
 //	exit     exit 3 at once
 //	hang     never answer
@@ -80,6 +83,8 @@ func fakeProxy(mode string, args []string) int {
 		switch mode {
 		case "open", "cache":
 			relay(w, r, mode == "cache")
+		case "follow":
+			follow(w, r)
 		case "deny":
 			http.Error(w, "fake: denied", http.StatusForbidden)
 		case "peek":
@@ -134,7 +139,35 @@ func relay(w http.ResponseWriter, r *http.Request, cached bool) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", netip.AddrPortFrom(addrs[0], 80).String())
 	}
-	resp, err := (&http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}).Get(r.URL.String())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL.String(), nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	// The transport alone: it never follows a redirect, which goes back
+	// to the client as it came.
+	resp, err := (&http.Transport{DialContext: dial, DisableKeepAlives: true}).RoundTrip(req)
+	copyAnswer(w, resp, err)
+}
+
+// follow fetches r's URL with Go's HTTP client, its default policy
+// following redirects, each hop resolved and dialled by the client: a
+// naive proxy that checks nothing after the first request.
+func follow(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL.String(), nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}).Do(req)
+	copyAnswer(w, resp, err)
+}
+
+// copyAnswer copies resp, the answer a fake proxy got, to its client; a
+// failure err is 502.
+func copyAnswer(w http.ResponseWriter, resp *http.Response, err error) {
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -481,6 +514,38 @@ func TestDNSCachedAcrossScenarios(t *testing.T) {
 	}
 	if fs := check(second); len(fs) > 0 {
 		t.Errorf("judged again after the door saw the cache: %v, want no finding (a proxy of its own)", fs)
+	}
+}
+
+// TestLiteralFetchIsNoCachedAnswer: a proxy that follows a redirect to
+// an address literal fetches it with no resolve in its world; an earlier
+// world that resolved the same literal for an op of its own does not make
+// that fetch a cached DNS answer: no stale fetch is counted, and the
+// proxy is not replaced for every sandbox.
+func TestLiteralFetchIsNoCachedAnswer(t *testing.T) {
+	tg := fakeTarget(t, "follow", "", 0)
+	f, end, tally, err := tg.StartCounted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	for _, src := range []string{
+		// One grant, so one proxy serves both worlds: the first
+		// resolves the literal for its op, the second fetches it for a
+		// redirect with no resolve.
+		"grant net a.test 127.0.0.1\n\nnet_fetch 127.0.0.1 /\n",
+		"grant net a.test 127.0.0.1\nredirect a.test /r http://127.0.0.1/\n\nnet_fetch a.test /r\n",
+	} {
+		sc, err := scenario.Parse("t.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := oracle.Check(f, sc, nil, oracle.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := tally().Stale; n != 0 {
+		t.Errorf("%d fetches counted as from an earlier world's DNS answer, want 0: a literal is resolved by nobody", n)
 	}
 }
 

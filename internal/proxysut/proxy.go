@@ -333,7 +333,10 @@ func (px *proxy) fetch(conn net.Conn, host, path string, deadline time.Time) (an
 	return exchange(conn, br, "GET http://"+h+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
 }
 
-// exchange writes req on conn and reads the answer to it from br.
+// exchange writes req on conn and reads the answer to it from br. It
+// never follows a redirect, nor parses a Location: a 302 is the answer
+// (the world's redirect route, or the proxy's own refusal), and whatever
+// a proxy requested for it is judged from its namespace.
 func exchange(conn net.Conn, br *bufio.Reader, req, method string) (answer, error) {
 	if _, err := io.WriteString(conn, req); err != nil {
 		if closedByPeer(err) {

@@ -2,6 +2,7 @@ package proxysut
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -79,14 +80,17 @@ func (b *bridge) askServer(op core.Op) error {
 }
 
 // servedAnswer is a fetch server's answer: what the world gave a request
-// for the op's host, whatever the server made of it; a server the world
-// never answered refused, whatever it said.
+// for the op's host, whatever the server made of it (a redirect's URL,
+// whether or not the server followed it); a server the world never
+// answered refused, whatever it said.
 func servedAnswer(served networld.Served) answer {
 	switch {
 	case !served.Reached:
 		return answer{closed: true}
 	case !served.Found:
-		return answer{world: true, status: 404}
+		return answer{world: true, status: http.StatusNotFound}
+	case served.Redirect:
+		return answer{world: true, status: http.StatusFound, body: served.Body}
 	}
-	return answer{world: true, status: 200, body: served.Body}
+	return answer{world: true, status: http.StatusOK, body: served.Body}
 }

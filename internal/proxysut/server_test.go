@@ -30,10 +30,14 @@ const fakeServerEnv = "PROXYSUT_FAKE_SERVER"
 // fakeServer is an MCP server over stdio whose one tool, fetch, takes a
 // url and answers as mode says:
 //
-//	open   fetch it, whatever the host and wherever it resolves
+//	open   fetch it, whatever the host and wherever it resolves; a
+//	       redirect is not followed
+//	follow as open, but follow redirects naively: each Location is
+//	       looked up and connected to by the server's HTTP client itself
 //	guard  fetch it only for a host listed in --allow (comma-separated,
 //	       byte for byte) whose one resolved address is not internal,
-//	       from exactly that address: a correct egress guard
+//	       from exactly that address, not following a redirect: a
+//	       correct egress guard
 //	deny   refuse, connecting nowhere
 //	logs   as open, writing a log line on stdout before each answer
 //	bare   connect to the host's address on port 443 and close, as a
@@ -100,6 +104,14 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if mode == "follow" { // every hop looked up and dialled by the client
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+		if err != nil {
+			return "", err
+		}
+		resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}).Do(req)
+		return answerText(rawURL, resp, err)
+	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
 		return "", err
@@ -118,13 +130,25 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", netip.AddrPortFrom(addrs[0], 80).String())
 	}
-	resp, err := (&http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}).Get(rawURL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return "", err
+	}
+	// The transport alone: a redirect is not followed.
+	resp, err := (&http.Transport{DialContext: dial, DisableKeepAlives: true}).RoundTrip(req)
+	return answerText(rawURL, resp, err)
+}
+
+// answerText is what the fake server says of resp, its answer for
+// rawURL: the body of a 200 or a 302 (a redirect's URL) in words of its
+// own, else an error.
+func answerText(rawURL string, resp *http.Response, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusFound {
 		return "", fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	return "Contents of " + rawURL + ":\n" + string(body), err

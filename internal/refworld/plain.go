@@ -14,13 +14,20 @@ import (
 
 type routeKey struct{ host, path string }
 
+// route is what the network answers for a routeKey: a body, or, for a
+// redirect, the URL a 302 names (SPEC §10).
+type route struct {
+	body     string
+	redirect bool
+}
+
 // prepared is a world's initial state, prepared once: paths canonical,
 // hosts normalized. Once prepared it is immutable, so any number of plain
 // worlds, on any goroutines, can start from it, and starting one copies
 // nothing.
 type prepared struct {
 	files   map[string]string       // spec.Canonical(path) → content
-	routes  map[routeKey]string     // (normalized host, path) → body
+	routes  map[routeKey]route      // (normalized host, path) → its answer
 	dns     map[string][]netip.Addr // normalized host → its answers, never empty: hosts without answers are left out
 	toolOut map[string]string       // tool name → its canned output
 	links   map[string]string       // spec.Canonical(link path) → target
@@ -36,7 +43,7 @@ func prepare(old *prepared, s scenario.WorldSpec) *prepared {
 	if t == nil {
 		t = &prepared{
 			files:   make(map[string]string, len(s.Files)),
-			routes:  make(map[routeKey]string, len(s.Routes)),
+			routes:  make(map[routeKey]route, len(s.Routes)),
 			dns:     make(map[string][]netip.Addr, len(s.DNS)),
 			toolOut: make(map[string]string, len(s.ToolOutputs)),
 			links:   make(map[string]string, len(s.Links)),
@@ -53,7 +60,7 @@ func prepare(old *prepared, s scenario.WorldSpec) *prepared {
 		t.files[spec.Canonical(f.Path)] = f.Data
 	}
 	for _, r := range s.Routes {
-		t.routes[routeKey{spec.NormalizeHost(r.Host), r.Path}] = r.Body
+		t.routes[routeKey{spec.NormalizeHost(r.Host), r.Path}] = route{r.Body, r.Redirect}
 	}
 	for _, d := range s.DNS {
 		h := spec.NormalizeHost(d.Host)
@@ -154,11 +161,19 @@ func (w *plainWorld) peekResolve(host string) netip.Addr {
 	return addrs[w.dnsNext[h]] // a nil map reads 0: the line's first answer
 }
 
-// Fetch implements core.Net: the body routed for host and path. The address is
-// where the fetch goes; the routes are keyed by name.
+// Fetch implements core.Net: the body routed for host and path (a
+// redirect's URL: a fetch is one request). The address is where the fetch
+// goes; the routes are keyed by name.
 func (w *plainWorld) Fetch(host string, _ netip.Addr, path string) (string, bool) {
-	body, ok := w.base.routes[routeKey{spec.NormalizeHost(host), path}]
-	return body, ok
+	r, ok := w.base.routes[routeKey{spec.NormalizeHost(host), path}]
+	return r.body, ok
+}
+
+// location is the URL the route of host and path redirects to, if it is a
+// redirect.
+func (w *plainWorld) location(host, path string) (string, bool) {
+	r := w.base.routes[routeKey{spec.NormalizeHost(host), path}]
+	return r.body, r.redirect
 }
 
 // Call implements core.Tools: a canned output if the scenario set one, else the

@@ -193,6 +193,12 @@ func (w *World) Route(host, path string) (string, bool) {
 	return w.inner.Fetch(host, netip.Addr{}, path)
 }
 
+// Location returns the URL the route of host and path redirects to, and
+// whether it is a redirect (a "redirect" line, SPEC §10), without
+// journaling: for a world that speaks HTTP, which answers such a route
+// "302 Found" with that Location.
+func (w *World) Location(host, path string) (string, bool) { return w.inner.location(host, path) }
+
 // ToolOutput returns what tool name answers for input, without journaling.
 func (w *World) ToolOutput(name, input string) (string, bool) { return w.inner.Call(name, input) }
 

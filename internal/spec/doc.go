@@ -8,7 +8,8 @@
 //   - addresses (SPEC §6): NormalizeHost, StaticResolve, ParseInetAton,
 //     ParseIPv6Literal, Unmap, IsInternal;
 //   - ops (SPEC §2, §5): Arity, WellFormed;
-//   - links (SPEC §13): MaxLinks.
+//   - links (SPEC §13): MaxLinks;
+//   - redirects (SPEC §10, §14): Location.
 //
 // Each documents the SPEC's examples and is table-tested against them. It
 // imports only the standard library. A sandbox under test must not use it:

@@ -1,0 +1,24 @@
+package spec
+
+import "strings"
+
+// Location is the Location header of a world's answer to a redirect route
+// whose URL is url (SPEC §10, §14): url byte for byte, but for the bytes a
+// header value cannot carry — a control byte, which Go's HTTP reader
+// refuses, so that a proxy or a door reading the answer would fail on it;
+// CR and LF, which would end the header; DEL — and those it would lose at
+// its ends (space, tab), each written %XX as a URL escapes it. A client
+// that follows asks for the URL a browser would; the answer's body
+// carries url exactly.
+func Location(url string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(url); i++ {
+		if c := url[i]; c <= ' ' || c == 0x7f {
+			b.Write([]byte{'%', hex[c>>4], hex[c&0xf]})
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
