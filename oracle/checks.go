@@ -235,42 +235,60 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 // "" when nothing: entries are one op's, or the sandbox's build's. Each
 // fetch must use the address the last resolve of its host answered; a
 // sandbox that asks twice for one answer (HEAD then GET, robots.txt then
-// the page) uses the address it checked, but one that looks a host up
-// again before fetching from the first answer, or resolves more often
-// than it fetches, may have checked another answer than it used. Hosts
-// are compared as SPEC §6 compares names: a DNS query and a request's
-// Host spell a name as they like.
+// the page) uses the address it checked, but one that looks a host it
+// fetches up again before fetching from the first answer, or more often
+// than it fetches it, may have checked another answer than it used. A
+// host looked up and never fetched (a redirect's Location, checked and
+// refused) opens no such window. Hosts are compared as SPEC §6 compares
+// names: a DNS query and a request's Host spell a name as they like.
 func egressProblem(entries []refworld.Entry) string {
-	resolves, fetches := 0, 0
-	last := map[string]netip.Addr{} // the last answer for each host
-	unused := map[string]bool{}     // a host whose last answer no fetch has used yet
-	again := false                  // a host was looked up again before a fetch used its answer
+	type lookups struct {
+		resolves, fetches int
+		last              netip.Addr // the last answer
+		resolved          bool       // some resolve answered
+		unused            bool       // no fetch has used the last answer yet
+		again             bool       // looked up again before a fetch used its answer
+	}
+	hosts := map[string]*lookups{}
+	var order []string // the hosts in the order the entries name them: the report names the first
+	of := func(name string) *lookups {
+		h := spec.NormalizeHost(name)
+		l, ok := hosts[h]
+		if !ok {
+			l = new(lookups)
+			hosts[h] = l
+			order = append(order, h)
+		}
+		return l
+	}
 	for i := range entries {
 		e := &entries[i]
-		host := spec.NormalizeHost(e.Name)
 		switch e.Call {
 		case refworld.CallResolve:
-			resolves++
-			again = again || unused[host]
-			last[host], unused[host] = e.Addr, true
+			l := of(e.Name)
+			l.resolves++
+			l.again = l.again || l.unused
+			l.last, l.resolved, l.unused = e.Addr, true, true
 		case refworld.CallFetch:
-			fetches++
-			unused[host] = false
-			resolved, ok := last[host]
+			l := of(e.Name)
+			l.fetches++
+			l.unused = false
 			switch {
 			case spec.IsInternal(e.Addr):
 				return fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
-			case !ok:
+			case !l.resolved:
 				return fmt.Sprintf("fetched from %s without resolving %s before, in the same op", e.Addr, quote(e.Name))
-			case resolved != e.Addr:
+			case l.last != e.Addr:
 				return fmt.Sprintf("fetched from %s, but the last resolve of %s answered %s: the address checked is not the address used",
-					e.Addr, quote(e.Name), resolved)
+					e.Addr, quote(e.Name), l.last)
 			}
 		}
 	}
-	if fetches > 0 && (again || resolves > fetches) {
-		return fmt.Sprintf("resolved %d times for %d fetch: SPEC §5 resolves exactly once, so the address checked is the address used",
-			resolves, fetches)
+	for _, h := range order {
+		if l := hosts[h]; l.fetches > 0 && (l.again || l.resolves > l.fetches) {
+			return fmt.Sprintf("resolved %d times for %d fetch of %s: SPEC §5 resolves exactly once, so the address checked is the address used",
+				l.resolves, l.fetches, quote(h))
+		}
 	}
 	return ""
 }

@@ -519,6 +519,13 @@ func TestEgressProblem(t *testing.T) {
 		{"names compared as SPEC §6 does", []refworld.Entry{res("b.test", a), fetch("B.test.", a, "/")}, ""},
 		{"internal", []refworld.Entry{res("h", netip.MustParseAddr("10.0.0.1")), fetch("h", netip.MustParseAddr("10.0.0.1"), "/")}, "an internal address"},
 		{"a resolve and no fetch", []refworld.Entry{res("h", a)}, ""},
+		// A follower checks a redirect's Location and refuses it: the host
+		// it looked up is never fetched, so no answer went unchecked.
+		{"a redirect's host looked up and refused", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("g", b)}, ""},
+		{"looked up twice and refused", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("g", b), res("g", b)}, ""},
+		{"a redirect followed, each host once", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("g", b), fetch("g", b, "/x")}, ""},
+		{"a second lookup of the host fetched, after it", []refworld.Entry{res("h", a), fetch("h", a, "/"), res("h", a)}, "resolved 2 times for 1 fetch of \"h\""},
+		{"the followed host looked up twice", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("g", b), res("g", b), fetch("g", b, "/x")}, "resolved 2 times for 1 fetch of \"g\""},
 	} {
 		got := egressProblem(tc.entries)
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {

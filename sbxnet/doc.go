@@ -22,7 +22,9 @@
 // with the bytes a header value cannot hold, controls and white space,
 // escaped %XX), when the world can tell one: a world with a method
 // Location(host, path string) (url string, ok bool), as the harness's
-// has; over any other world no route is a redirect. The client decides
+// has; over any other world (one a child reaches over sbxfuzz/1, SPEC
+// §12, which carries no such call) no route is a redirect, and a redirect
+// route answers 200 with its URL, as world/fetch does. The client decides
 // whether to follow: http.Client does by default, and its next request is
 // one more lookup and fetch, journaled and judged as any other. (Told not
 // to, with CheckRedirect, http.Client still parses the Location, and fails

@@ -188,7 +188,9 @@ func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenar
 		}
 		before := len(cur.Steps)
 		cur = m.keep(cur, burnt)
-		if clk := cur.World.Clock; len(cur.Steps) == before && clk.Step > 0 && clk.Start <= math.MaxInt64-clk.Step {
+		clk := cur.World.Clock
+		_, inRange := clk.At(int64(before) + 1) // the read after t0's and one per op
+		if len(cur.Steps) == before && !inRange && clk.Start <= math.MaxInt64-clk.Step {
 			cur = m.keep(cur, func(c *scenario.Scenario) {
 				burnt(c)
 				c.World.Clock.Start += c.World.Clock.Step

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -41,6 +42,36 @@ type opState struct {
 	addr       netip.Addr // what the last of them answered
 	served     Served     // the world's answer to a request of host (Served)
 	servedPath bool       // served answered the op's own path
+	// answers holds, for every host a resolve in the op answered (the
+	// op's, a redirect's Location), normalized, the last answer: a
+	// literal already resolved is not resolved again, and a connection
+	// without a request is told apart by the host whose answer it went to.
+	answers map[string]netip.Addr
+}
+
+// answered notes that a resolve of host answered a in the op.
+func (o *opState) answered(host string, a netip.Addr) {
+	if o.answers == nil {
+		o.answers = map[string]netip.Addr{}
+	}
+	o.answers[spec.NormalizeHost(host)] = a
+}
+
+// answeredBy returns a host, other than the op's, whose last answer in
+// the op was a (unmapped), the first in name order: the host a
+// connection to a was for. The op's own host comes first in the callers.
+func (o *opState) answeredBy(a netip.Addr) (string, bool) {
+	var hosts []string
+	for h, x := range o.answers {
+		if x.Unmap() == a.Unmap() {
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) == 0 {
+		return "", false
+	}
+	slices.Sort(hosts)
+	return hosts[0], true
 }
 
 // Served is the world's answer, in the op under way or the one that ended
@@ -164,11 +195,19 @@ func (b *Binding) journalBare(recs []netns.Record) {
 		}
 	}
 	for _, r := range recs {
-		if r.Method == "" && !asked[r.Conn] {
-			b.resolveForFetch()
-			b.world.Fetch(b.op.host, b.spelled(r.Local.Addr()), b.op.path)
-			b.op.served.Bare = true
+		if r.Method != "" || asked[r.Conn] {
+			continue
 		}
+		a := r.Local.Addr()
+		if h, ok := b.op.answeredBy(a); ok && !b.isOpHost(h) && !(b.op.resolved && b.op.addr.Unmap() == a.Unmap()) {
+			// A connection to where another host's answer pointed (a
+			// redirect's Location, over TLS): that host's, not the op's.
+			b.world.Fetch(h, a, "/")
+			continue
+		}
+		b.resolveForFetch()
+		b.world.Fetch(b.op.host, b.spelled(a), b.op.path)
+		b.op.served.Bare = true
 	}
 }
 
@@ -179,6 +218,23 @@ func (b *Binding) journalBare(recs []netns.Record) {
 func (b *Binding) resolveForFetch() {
 	if !b.op.resolved {
 		b.op.addr, b.op.resolved = b.world.Resolve(b.op.host), true
+		b.op.answered(b.op.host, b.op.addr)
+	}
+}
+
+// resolveLiteral journals the world's resolve of host, another host than
+// the op's, before a fetch of it, when host is an IP literal no resolve in
+// the op answered: a program asks no DNS server for a literal (a
+// redirect's Location at 127.0.0.1), and SPEC §5 resolves once before
+// each fetch. A name is looked up by the program itself, through the
+// namespace's DNS server, or not at all.
+func (b *Binding) resolveLiteral(host string) {
+	h := spec.NormalizeHost(host)
+	if _, literal := spec.ParseIPLiteral(h); !literal {
+		return
+	}
+	if _, ok := b.op.answers[h]; !ok {
+		b.op.answered(host, b.world.Resolve(host))
 	}
 }
 
@@ -279,6 +335,7 @@ func (l lockedWorld) Resolve(host string) (a netip.Addr) {
 	l.b.With(func(w *refworld.World) {
 		if w != nil {
 			a = w.Resolve(host)
+			l.b.op.answered(host, a)
 			if l.b.isOpHost(host) {
 				l.b.op.addr, l.b.op.resolved = a, true
 			}

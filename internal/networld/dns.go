@@ -58,6 +58,7 @@ func (b *Binding) consume(name string, family netns.Family) (netip.Addr, bool) {
 		return netip.Addr{}, false
 	}
 	a := b.world.Resolve(host)
+	b.op.answered(host, a)
 	if host == b.op.host {
 		b.op.addr, b.op.resolved = a, true
 	}

@@ -57,6 +57,8 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	if opHost {
 		host = b.op.host
 		b.resolveForFetch()
+	} else {
+		b.resolveLiteral(host)
 	}
 	path := routePath(r)
 	s.Reached = true

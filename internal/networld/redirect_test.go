@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
@@ -161,4 +162,52 @@ func TestRedirectLocationReadable(t *testing.T) {
 		t.Errorf("answer %d, Location %q, X-Evil %q, body %q; want 302, Location %q, no X-Evil, the URL as body",
 			resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("X-Evil"), body, want)
 	}
+}
+
+// TestRedirectToALiteral: a follower's request for a redirect's Location
+// at an IP literal asks no DNS server; the world's resolve of the literal
+// is journaled before its fetch, once in the op, as for the op's own
+// literal host, so the hop is judged on its address, not as a fetch
+// without a resolve. A name is not resolved for the program.
+func TestRedirectToALiteral(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{
+		{Host: "a.test", Path: "/r", Body: "http://93.184.215.14/x", Redirect: true}}})
+	b := bound(w, netip.MustParseAddr("93.184.215.14"))
+	b.BeginOp(fetchOp("a.test", "/r"))
+	b.localAddr = func(*http.Request) netip.AddrPort { return netip.MustParseAddrPort("203.0.113.1:80") }
+	serve(b, "GET", "/r", "a.test")
+	b.localAddr = func(*http.Request) netip.AddrPort { return netip.MustParseAddrPort("93.184.215.14:80") }
+	serve(b, "GET", "/x", "93.184.215.14")
+	serve(b, "GET", "/y", "93.184.215.14")
+	b.localAddr = func(*http.Request) netip.AddrPort { return netip.MustParseAddrPort("203.0.113.1:80") }
+	serve(b, "GET", "/z", "c.test")
+	b.EndOp()
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r",
+		"resolve 93.184.215.14 -> 93.184.215.14", "fetch 93.184.215.14 93.184.215.14 /x", "fetch 93.184.215.14 93.184.215.14 /y",
+		"fetch c.test 203.0.113.1 /z")
+}
+
+// TestBareConnectionOfARedirect: a connection without a request (a TLS
+// hello) to where another host's answer in the op pointed, a redirect's
+// Location over https, is that host's fetch, not the op's; one to the
+// op's own answer is still the op's.
+func TestBareConnectionOfARedirect(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{
+		Routes: []scenario.Route{{Host: "a.test", Path: "/r", Body: "https://b.test/x", Redirect: true}},
+		DNS:    []scenario.DNSRecord{{Host: "b.test", Addrs: []netip.Addr{netip.MustParseAddr("151.101.1.69")}}},
+	})
+	b := bound(w, spec203)
+	var recs []netns.Record
+	b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
+	b.BeginOp(fetchOp("a.test", "/r"))
+	lookupBoth(b, "a.test", false)
+	serve(b, "GET", "/r", "a.test")
+	lookupBoth(b, "b.test", false)
+	recs = append(recs,
+		netns.Record{Conn: 1, Local: netip.MustParseAddrPort("203.0.113.1:80"), Method: "GET", Host: "a.test", Target: "/r"},
+		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("151.101.1.69:443")},
+		netns.Record{Conn: 3, Local: netip.MustParseAddrPort("203.0.113.1:443")})
+	b.EndOp()
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r",
+		"resolve b.test -> 151.101.1.69", "fetch b.test 151.101.1.69 /", "fetch a.test 203.0.113.1 /r")
 }

@@ -1,6 +1,7 @@
 package proxysut
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 
@@ -33,20 +34,45 @@ func Adapt(sc *scenario.Scenario) *scenario.Scenario {
 
 // AdaptOpen is Adapt for a proxy or server given no hosts (its profile
 // renders none: an MCP fetch tool without an allow-list): the one grant it
-// can express is every host, so each host a scenario's ops ask is
-// granted, and what it is judged on is where it connects (SPEC §6), not
-// which hosts.
+// can express is every host, so each host a scenario names is granted —
+// those its ops ask, and those its redirects' Locations name, which a
+// server that follows redirects asks next — and what it is judged on is
+// where it connects (SPEC §6), not which hosts.
 func AdaptOpen(sc *scenario.Scenario) *scenario.Scenario {
 	out := Adapt(sc)
 	if out == nil {
 		return nil
 	}
-	for _, st := range out.Steps {
-		if h := st.Op.Args[0]; !slices.Contains(out.Grant.NetHosts, h) {
+	grant := func(h string) {
+		if !slices.Contains(out.Grant.NetHosts, h) {
 			out.Grant.NetHosts = append(out.Grant.NetHosts, h)
 		}
 	}
+	for _, st := range out.Steps {
+		grant(st.Op.Args[0])
+	}
+	for _, r := range out.World.Routes {
+		if h, ok := locationHost(r); ok {
+			grant(h)
+		}
+	}
 	return out
+}
+
+// locationHost is the host a redirect route's Location names, as a
+// request for it names it (no brackets, no port), when r is a redirect
+// whose Location names one a URL carries unchanged (not a relative one,
+// which stays on r's host).
+func locationHost(r scenario.Route) (string, bool) {
+	if !r.Redirect {
+		return "", false
+	}
+	u, err := url.Parse(r.Body)
+	if err != nil {
+		return "", false
+	}
+	h := u.Hostname()
+	return h, h != "" && hostCarried(h)
 }
 
 // carried reports whether op is a net_fetch a proxy can be asked as the

@@ -134,11 +134,15 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case err != nil:
 		b.px.failed.Store(true)
 		panic(&door.Failure{Err: fmt.Errorf("%s: %s %s: %w", b.s.id.name, core.OpFetch, host+" "+path, err)})
-	case ans.world && (ans.status == http.StatusOK || ans.status == http.StatusFound):
-		// A 302 of the world's is a redirect route's answer, its body the
-		// URL: the fetch's whole answer, as the model's (one request a
-		// fetch). A proxy that followed it relays the next answer
-		// instead, and the requests it made for it are journaled.
+	case ans.world && served.Redirect:
+		// The world answered the op's own request with a redirect route's
+		// 302, its body the URL: the fetch's whole answer, as the model's
+		// (one request a fetch), whether the proxy relayed the 302 or
+		// followed it and relayed the next answer. A proxy that followed
+		// is judged on the requests it made for it, journaled.
+		b.passed(model)
+		return b.deliver(served.Body)
+	case ans.world && ans.status == http.StatusOK:
 		b.passed(model)
 		return b.deliver(ans.body)
 	case ans.world && ans.status == 404:

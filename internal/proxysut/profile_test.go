@@ -361,6 +361,24 @@ func TestAdaptOpen(t *testing.T) {
 	if want := []string{"a.test", "b.test"}; out == nil || !slices.Equal(out.Grant.NetHosts, want) || len(out.Steps) != 3 {
 		t.Fatalf("AdaptOpen: %v", out)
 	}
+	// The hosts a redirect's Location names are granted too: a server
+	// that follows asks them next. A relative Location names none, nor
+	// does one a URL cannot carry.
+	redirects, err := scenario.Parse("t.sbx", []byte(`redirect a.test /1 http://evil.test:8080/x
+redirect a.test /2 http://[::1]/
+redirect a.test /3 //m
+redirect a.test /4 /status
+redirect a.test /5 "http://a b/"
+route a.test /6 http://c.test/
+
+net_fetch a.test /1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, want := AdaptOpen(redirects), []string{"a.test", "evil.test", "::1", "m"}; out == nil || !slices.Equal(out.Grant.NetHosts, want) {
+		t.Errorf("AdaptOpen of redirects: grant %v, want %q", out, want)
+	}
 	for _, tc := range []struct {
 		profile string
 		open    bool

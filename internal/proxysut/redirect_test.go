@@ -52,13 +52,19 @@ func checkRedirects(t *testing.T, tg door.Target, name string, wantIn, wantOut [
 // clean; one that follows the redirect itself is caught on the request it
 // made for it: an internal Location is no-internal-egress (and, its host
 // not granted, confinement), a Location at a host the grant does not list
-// is confinement; either way it answered what the Location gave, not the
-// URL (verdict-matches-model).
+// is confinement. Its verdict is the URL, the world's answer to the op's
+// own request, as a fetch server's is: following is judged on where it
+// goes, not on what it relays.
 func TestRedirectThroughProxy(t *testing.T) {
 	checkRedirects(t, fakeTarget(t, "open", "", 0), "relaying proxy", nil, nil)
 	checkRedirects(t, fakeTarget(t, "follow", "", 0), "following proxy",
-		[]string{"confinement", "no-internal-egress", "verdict-matches-model"},
-		[]string{"confinement", "verdict-matches-model"})
+		[]string{"confinement", "no-internal-egress"}, []string{"confinement"})
+	// A redirect on the granted host itself, followed: the proxy relays
+	// the page it lands on, the fetch's answer is still the URL.
+	if fs, _ := checkOn(t, fakeTarget(t, "follow", "", 0),
+		"grant net a.test\nredirect a.test /r /s\nroute a.test /s landed\n\nnet_fetch a.test /r => ok /s\n", 0); len(fs) > 0 {
+		t.Errorf("following proxy, a redirect on its own host: %v, want no finding", fs)
+	}
 }
 
 // TestRedirectThroughFetchServer: an MCP fetch tool's verdict for a
@@ -72,6 +78,23 @@ func TestRedirectThroughFetchServer(t *testing.T) {
 	}
 	checkRedirects(t, fakeServerTarget(t, "follow", 0), "following server",
 		[]string{"confinement", "no-internal-egress"}, []string{"confinement"})
+}
+
+// TestRedirectThroughHostlessServer: a server given no hosts can
+// express one grant only, every host, so one that follows a redirect is
+// judged on where it connects, not on which host: a Location at an
+// internal address is no-internal-egress alone, one at a public host the
+// ops never named is clean (AdaptOpen grants the hosts a Location names).
+func TestRedirectThroughHostlessServer(t *testing.T) {
+	p, err := ParseProfile([]byte(`{"name": "hostless", "mcp": {"tool": "fetch"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := ServerTarget(fakeServerCommand(t, "follow"), "", p, Timeouts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRedirects(t, tg, "following hostless server", []string{"no-internal-egress"}, nil)
 }
 
 // TestExampleRelaysRedirects: the example proxy, asked by absolute-form

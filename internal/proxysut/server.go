@@ -80,8 +80,8 @@ func (b *bridge) askServer(op core.Op) error {
 }
 
 // servedAnswer is a fetch server's answer: what the world gave a request
-// for the op's host, whatever the server made of it (a redirect's URL,
-// whether or not the server followed it); a server the world never
+// for the op's host, whatever the server made of it (for a redirect,
+// the URL, which Run takes from served); a server the world never
 // answered refused, whatever it said.
 func servedAnswer(served networld.Served) answer {
 	switch {
@@ -89,8 +89,6 @@ func servedAnswer(served networld.Served) answer {
 		return answer{closed: true}
 	case !served.Found:
 		return answer{world: true, status: http.StatusNotFound}
-	case served.Redirect:
-		return answer{world: true, status: http.StatusFound, body: served.Body}
 	}
 	return answer{world: true, status: http.StatusOK, body: served.Body}
 }

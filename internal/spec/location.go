@@ -3,13 +3,14 @@ package spec
 import "strings"
 
 // Location is the Location header of a world's answer to a redirect route
-// whose URL is url (SPEC §10, §14): url byte for byte, but for the bytes a
+// whose URL is url (SPEC §10, §14): url byte for byte, but for each byte a
 // header value cannot carry — a control byte, which Go's HTTP reader
 // refuses, so that a proxy or a door reading the answer would fail on it;
-// CR and LF, which would end the header; DEL — and those it would lose at
-// its ends (space, tab), each written %XX as a URL escapes it. A client
-// that follows asks for the URL a browser would; the answer's body
-// carries url exactly.
+// CR and LF, which would end the header; DEL; space and tab, which a
+// reader trims at its ends — written %XX, wherever it is, as a URL
+// escapes it. Every client then reads the answer; the answer's body
+// carries url exactly. (A browser would strip such bytes from a Location
+// instead: a URL the generators draw has none.)
 func Location(url string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
