@@ -249,11 +249,27 @@ func (b *Binding) spelled(addr netip.Addr) netip.Addr {
 	if !b.op.resolved {
 		return addr
 	}
-	switch r := b.op.addr.Unmap(); {
-	case r == addr,
-		r == netip.IPv4Unspecified() && addr == netip.AddrFrom4([4]byte{127, 0, 0, 1}),
-		r == netip.IPv6Unspecified() && addr == netip.IPv6Loopback():
-		return b.op.addr
+	return spelledAs(b.op.addr, addr)
+}
+
+// spelledFor is spelled for a request of host, another host than the
+// op's (a redirect's Location): addr as the last resolve of host in the
+// op spelled it, if it reaches the same place.
+func (b *Binding) spelledFor(host string, addr netip.Addr) netip.Addr {
+	if r, ok := b.op.answers[spec.NormalizeHost(host)]; ok {
+		return spelledAs(r, addr)
+	}
+	return addr
+}
+
+// spelledAs is r, a resolve's answer, when a connection aimed at r
+// arrives at addr; else addr.
+func spelledAs(r, addr netip.Addr) netip.Addr {
+	switch u := r.Unmap(); {
+	case u == addr,
+		u == netip.IPv4Unspecified() && addr == netip.AddrFrom4([4]byte{127, 0, 0, 1}),
+		u == netip.IPv6Unspecified() && addr == netip.IPv6Loopback():
+		return r
 	}
 	return addr
 }

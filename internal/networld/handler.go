@@ -3,6 +3,7 @@ package networld
 import (
 	"io"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -54,15 +55,18 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	}
 	host := hostOf(r.Host)
 	opHost := b.isOpHost(host)
+	var aimed netip.Addr // addr as the resolve the connection followed spelled it
 	if opHost {
 		host = b.op.host
 		b.resolveForFetch()
+		aimed = b.spelled(addr)
 	} else {
 		b.resolveLiteral(host)
+		aimed = b.spelledFor(host, addr)
 	}
 	path := routePath(r)
 	s.Reached = true
-	s.Body, s.Found = b.world.Fetch(host, b.spelled(addr), path)
+	s.Body, s.Found = b.world.Fetch(host, aimed, path)
 	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned
 	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath) {
 		// The answer to the op's own path stands, whatever the sandbox

@@ -211,3 +211,20 @@ func TestBareConnectionOfARedirect(t *testing.T) {
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r",
 		"resolve b.test -> 151.101.1.69", "fetch b.test 151.101.1.69 /", "fetch a.test 203.0.113.1 /r")
 }
+
+// TestRedirectToAMappedLiteral: a Location at an IPv4-mapped literal is
+// reached at the IPv4 address it carries; its fetch is journaled with
+// the address its resolve answered, as the op's own is, so the hop is
+// not "another address than the one checked".
+func TestRedirectToAMappedLiteral(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{
+		{Host: "a.test", Path: "/r", Body: "http://[::ffff:93.184.215.14]/x", Redirect: true}}})
+	b := bound(w, spec203)
+	b.BeginOp(fetchOp("a.test", "/r"))
+	serve(b, "GET", "/r", "a.test")
+	b.localAddr = func(*http.Request) netip.AddrPort { return netip.MustParseAddrPort("93.184.215.14:80") }
+	serve(b, "GET", "/x", "[::ffff:93.184.215.14]")
+	b.EndOp()
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r",
+		"resolve ::ffff:93.184.215.14 -> ::ffff:93.184.215.14", "fetch ::ffff:93.184.215.14 ::ffff:93.184.215.14 /x")
+}
