@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,11 @@ import (
 // fakeServerEnv makes the test binary a fake MCP fetch server
 // (fakeServer) of the mode it names.
 const fakeServerEnv = "PROXYSUT_FAKE_SERVER"
+
+// fakeOwnerEnv names the test process that started a fake server, so
+// that fakeServers counts this run's only, not another test binary's
+// running beside it on the machine.
+const fakeOwnerEnv = "PROXYSUT_FAKE_OWNER"
 
 // fakeServer is an MCP server over stdio whose one tool, fetch, takes a
 // url and answers as mode says:
@@ -174,6 +180,7 @@ func fakeServerCommand(t *testing.T, mode string) string {
 	t.Helper()
 	needNamespaces(t)
 	t.Setenv(fakeServerEnv, mode)
+	t.Setenv(fakeOwnerEnv, strconv.Itoa(os.Getpid()))
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -354,14 +361,17 @@ func TestHostlessServerServesEveryGrant(t *testing.T) {
 }
 
 // fakeServers lists the live processes, other than this one, that are
-// fake fetch servers: their environment holds fakeServerEnv.
+// fake fetch servers this test process started: their environment holds
+// fakeServerEnv, and fakeOwnerEnv naming this process.
 func fakeServers() []string {
 	var out []string
 	self := fmt.Sprintf("/proc/%d/environ", os.Getpid())
+	owner := "\x00" + fakeOwnerEnv + "=" + strconv.Itoa(os.Getpid()) + "\x00"
 	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, e := range envs {
 		b, err := os.ReadFile(e)
-		if e != self && err == nil && strings.Contains("\x00"+string(b), "\x00"+fakeServerEnv+"=") {
+		env := "\x00" + string(b)
+		if e != self && err == nil && strings.Contains(env, "\x00"+fakeServerEnv+"=") && strings.Contains(env, owner) {
 			out = append(out, e)
 		}
 	}
