@@ -169,7 +169,7 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 		}
 		ctl.at(phaseReplay, i+1)
 		j := w.JournalLen()
-		w.LimitOp(opWorldCap(r.capBase, c.op(i)))
+		w.BeginOp(c.op(i), opWorldCap(r.capBase, c.op(i)))
 		res := sb.Run(c.op(i))
 		if err := w.OpOverCap(); err != nil {
 			return fmt.Sprintf("in the replay, step %d: %s %v", i+1, formatOp(c.op(i)), err)

@@ -183,7 +183,7 @@ func (r *watchedRun) unauthorized(e *refworld.Entry, opKind string) string {
 			return fmt.Sprintf("only fs_read and fs_write resolve paths, and the op is %s", quote(opKind))
 		}
 	case refworld.CallResolve, refworld.CallFetch:
-		if !g.MayFetch(e.Name) {
+		if !grantedOnTheWire(g, e.Name) {
 			return fmt.Sprintf("%s is not a granted host %s", quote(e.Name), quoteList(g.NetHosts()))
 		}
 	case refworld.CallTool:
@@ -212,6 +212,25 @@ func (r *watchedRun) reached(p, what string, roots func() []string, may func(str
 			quote(p), quote(real), what, quoteList(roots()))
 	}
 	return ""
+}
+
+// grantedOnTheWire reports whether the grant lists host, a host the
+// journal names: byte for byte, or, for an IPv6 literal, with or without
+// the brackets a URL and a Host header must write it in (SPEC §14: a
+// request for "[::1]" is a connection for the host ::1, whichever way the
+// grant spells it). An op is still judged on its host byte for byte, by
+// the model.
+func grantedOnTheWire(g core.Grant, host string) bool {
+	if g.MayFetch(host) {
+		return true
+	}
+	if _, ok := spec.ParseIPv6Literal(host); !ok {
+		return false
+	}
+	if bare := spec.Unbracket(host); bare != host {
+		return g.MayFetch(bare)
+	}
+	return g.MayFetch("[" + host + "]")
 }
 
 func pathProblem(p, what string, roots []string) string {
@@ -252,7 +271,7 @@ func egressProblem(entries []refworld.Entry) string {
 	hosts := map[string]*lookups{}
 	var order []string // the hosts in the order the entries name them: the report names the first
 	of := func(name string) *lookups {
-		h := spec.NormalizeHost(name)
+		h := spec.NormalizeHost(spec.Unbracket(name))
 		l, ok := hosts[h]
 		if !ok {
 			l = new(lookups)

@@ -494,6 +494,21 @@ func TestPermittedEffectOfARead(t *testing.T) {
 // host answered in the op, and an op may not resolve more often than it
 // fetches; asking twice from the one address resolved (HEAD then GET,
 // robots.txt then the page) is neither.
+// TestGrantedOnTheWire: a host the journal names is granted byte for
+// byte, or, an IPv6 literal, with or without the brackets HTTP writes it
+// in; brackets make nothing else a granted host.
+func TestGrantedOnTheWire(t *testing.T) {
+	g := must.Grant(core.GrantSpec{NetHosts: []string{"2001:db8::1", "[2001:db8::2]", "a.test"}})
+	for host, want := range map[string]bool{
+		"2001:db8::1": true, "[2001:db8::1]": true, "2001:db8::2": true, "[2001:db8::2]": true, "a.test": true,
+		"[a.test]": false, "2001:db8::3": false, "[2001:db8::3]": false, "[2001:db8::1": false, "A.test": false,
+	} {
+		if got := grantedOnTheWire(g, host); got != want {
+			t.Errorf("grantedOnTheWire(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
 func TestEgressProblem(t *testing.T) {
 	a, b := netip.MustParseAddr("203.0.113.10"), netip.MustParseAddr("203.0.113.11")
 	res := func(h string, x netip.Addr) refworld.Entry {
@@ -517,6 +532,8 @@ func TestEgressProblem(t *testing.T) {
 		{"checked one answer, fetched the next", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/")}, "resolved 2 times for 1 fetch"},
 		{"checked one answer, fetched the next twice", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/"), fetch("h", b, "/")}, "resolved 2 times for 2 fetch"},
 		{"names compared as SPEC §6 does", []refworld.Entry{res("b.test", a), fetch("B.test.", a, "/")}, ""},
+		{"an IPv6 literal with and without brackets", []refworld.Entry{res("2001:db8::7", a), fetch("[2001:db8::7]", a, "/")}, ""},
+		{"an IPv6 literal not resolved", []refworld.Entry{res("2001:db8::7", a), fetch("[2001:db8::8]", a, "/")}, "without resolving"},
 		{"internal", []refworld.Entry{res("h", netip.MustParseAddr("10.0.0.1")), fetch("h", netip.MustParseAddr("10.0.0.1"), "/")}, "an internal address"},
 		{"a resolve and no fetch", []refworld.Entry{res("h", a)}, ""},
 		// A follower checks a redirect's Location and refuses it: the host

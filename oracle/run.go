@@ -200,7 +200,7 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 	r.cov.Ops++
 	r.cov.Classes[class].Checked[Total]++
 	r.inSandbox = true
-	r.world.LimitOp(opWorldCap(r.capBase, op))
+	r.world.BeginOp(op, opWorldCap(r.capBase, op))
 	res := r.sb.Run(op) // a panic here is caught by Check, which owns the run
 	if r.ctl.halted() {
 		r.inSandbox = false

@@ -15,9 +15,16 @@
 // asks nothing; a dial to a name resolves it first, journaled. The
 // connection is one end of a net.Pipe whose other end is an HTTP/1.1
 // endpoint for the dialled address: each request is answered from the
-// world's routes, selected by the Host the request names and its path, and
+// world's routes, selected by the host the request names (its Host
+// without the port and an IPv6 literal's brackets) and its path, and
 // journaled as "fetch h a path" (core.Net.Fetch) with a the address
-// dialled; no route answers 404 Not Found. A redirect route (a "redirect"
+// dialled; no route answers 404 Not Found. Over the harness's world, which
+// can tell the op under way, the network does what the network namespace
+// does (SPEC §14): a request that names the op's host is for the op's host
+// as the op spells it (a Go client must write the op's host ::1 as
+// "[::1]"), and a request for an IP literal the op has not resolved,
+// dialled as it is, journals the world's resolve of it first, as SPEC §5
+// resolves once before each fetch. A redirect route (a "redirect"
 // line) is answered 302 Found with its URL as body and as Location (there
 // with the bytes a header value cannot hold, controls and white space,
 // escaped %XX), when the world can tell one: a world with a method
@@ -35,7 +42,7 @@
 //
 // The endpoint reads requests as a Go server does (http.ReadRequest): the
 // Host is the request-target's authority when the target is absolute
-// ("GET http://h/p"), else the Host header, byte for byte; the path is the
+// ("GET http://h/p"), else the Host header; the path is the
 // target's path percent-decoded, followed by "?" and the raw query when
 // there is one. A client that writes url.URL{Path: p} is thus fetched at p
 // exactly; a CONNECT, or a request the parser refuses, is answered 405 or

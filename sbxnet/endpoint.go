@@ -87,11 +87,13 @@ type reply struct {
 // is one more fetch), or 404.
 func (n *Network) answer(req *http.Request, a netip.Addr) reply {
 	path := routePath(req)
-	body, ok := n.fetch(req.Host, a, path)
+	host := n.requestHost(req.Host)
+	n.resolveLiteral(host)
+	body, ok := n.fetch(host, a, path)
 	if !ok {
 		return reply{status: http.StatusNotFound, body: "404 page not found\n"}
 	}
-	if url, redirect := n.location(req.Host, path); redirect {
+	if url, redirect := n.location(host, path); redirect {
 		return reply{status: http.StatusFound, body: body, location: url}
 	}
 	return reply{status: http.StatusOK, body: body}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // Bounds of what one request may send the endpoint.
@@ -79,6 +80,54 @@ func (n *Network) fetch(host string, a netip.Addr, path string) (string, bool) {
 	n.worldMu.Lock()
 	defer n.worldMu.Unlock()
 	return n.world.Fetch(host, a, path)
+}
+
+// opWorld is a world that can tell the op under way, as the harness's
+// world can (refworld.World.BeginOp): its host, and whether it resolved a
+// host already.
+type opWorld interface {
+	OpHost() string
+	ResolvedInOp(host string) bool
+}
+
+// requestHost is the host a request is answered and journaled for, as
+// the network namespace has it (SPEC §14): the request's Host without its
+// port and an IPv6 literal's brackets (spec.HostOfRequest), and, when
+// that names the op's host (spec.SpellsHost: a Go client must write the
+// op's host ::1 as "[::1]"), the op's host as the op spells it. Over a
+// world that cannot tell its op, the former.
+func (n *Network) requestHost(hostport string) string {
+	h := spec.HostOfRequest(hostport)
+	o, ok := n.world.(opWorld)
+	if !ok {
+		return h
+	}
+	n.worldMu.Lock()
+	op := o.OpHost()
+	n.worldMu.Unlock()
+	if op != "" && spec.SpellsHost(op, h) {
+		return op
+	}
+	return h
+}
+
+// resolveLiteral journals the world's resolve of a request's host
+// (requestHost) when it is an IP literal the op under way has not
+// resolved: a client dials a literal as it is, asking no one (Go's dialer
+// does, and so does a guard that reads the address out of a URL and
+// checks it), while SPEC §5 resolves once before each fetch; the network
+// namespace journals a literal's resolve the same way (SPEC §14). Over a
+// world that cannot tell its op, nothing.
+func (n *Network) resolveLiteral(host string) {
+	o, ok := n.world.(opWorld)
+	if _, literal := spec.ParseIPLiteral(spec.NormalizeHost(host)); !ok || !literal {
+		return
+	}
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	if !o.ResolvedInOp(host) {
+		n.world.Resolve(host)
+	}
 }
 
 // locator is a world that can tell whether a route is a redirect, and

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -361,4 +362,64 @@ func TestNoRedirectsWithoutLocation(t *testing.T) {
 		t.Errorf("%d, Location %q, body %q; want 200 with the URL as body", status, location, body)
 	}
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r")
+}
+
+// TestLiteralHostResolvedOnce: a request whose Host is an IP literal the
+// op has not resolved (Go's dialer dials a literal as it is) journals the
+// world's resolve of it before its fetch, once in the op, as SPEC §5
+// resolves once before each fetch and the network namespace journals it;
+// a literal the sandbox looked up itself is not resolved again. Over a
+// world that cannot tell its op, nothing is added.
+func TestLiteralHostResolvedOnce(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{{Host: "198.51.100.7", Path: "/", Body: "lit"}}})
+	n := New(w)
+	defer n.Close()
+	c := client(n)
+	op := core.Op{Kind: core.OpFetch, Args: []string{"198.51.100.7", "/"}}
+	w.BeginOp(op, 0) // dialled as it is, twice
+	if status, body := get(t, c, "198.51.100.7:80", "198.51.100.7", "/"); status != 200 || body != "lit" {
+		t.Errorf("GET 198.51.100.7 / = %d %q, want 200 \"lit\"", status, body)
+	}
+	get(t, c, "198.51.100.7:80", "198.51.100.7:80", "/")
+	w.BeginOp(op, 0) // looked up by the sandbox first
+	if _, err := n.LookupNetIP(context.Background(), "ip", "198.51.100.7"); err != nil {
+		t.Fatal(err)
+	}
+	get(t, c, "198.51.100.7:80", "198.51.100.7", "/")
+	w.BeginOp(op, 0) // another op: resolved again
+	get(t, c, "198.51.100.7:80", "198.51.100.7", "/")
+	wantJournal(t, w,
+		"resolve 198.51.100.7 -> 198.51.100.7", "fetch 198.51.100.7 198.51.100.7 /", "fetch 198.51.100.7 198.51.100.7 /",
+		"resolve 198.51.100.7 -> 198.51.100.7", "fetch 198.51.100.7 198.51.100.7 /",
+		"resolve 198.51.100.7 -> 198.51.100.7", "fetch 198.51.100.7 198.51.100.7 /",
+	)
+
+	w = refworld.New(scenario.WorldSpec{})
+	n2 := New(plainNet{w})
+	defer n2.Close()
+	get(t, client(n2), "198.51.100.7:80", "198.51.100.7", "/")
+	wantJournal(t, w, "fetch 198.51.100.7 198.51.100.7 /")
+}
+
+// TestRequestForTheOpHost: a request whose Host names the op's host as
+// HTTP must write it (an IPv6 literal in brackets) is answered from the
+// op's host's routes and journaled as the op spells it, as the network
+// namespace does; a request for another host is journaled without its
+// port and brackets.
+func TestRequestForTheOpHost(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{{Host: "2001:db8::7", Path: "/", Body: "six"}}})
+	w.BeginOp(core.Op{Kind: core.OpFetch, Args: []string{"2001:db8::7", "/"}}, 0)
+	n := New(w)
+	defer n.Close()
+	c := client(n)
+	if status, body := get(t, c, "[2001:db8::7]:80", "[2001:db8::7]", "/"); status != 200 || body != "six" {
+		t.Errorf("GET [2001:db8::7] / = %d %q, want 200 \"six\"", status, body)
+	}
+	if status, _ := get(t, c, "[2001:db8::8]:80", "[2001:db8::8]:8080", "/"); status != http.StatusNotFound {
+		t.Errorf("GET [2001:db8::8]:8080 / = %d, want 404", status)
+	}
+	wantJournal(t, w,
+		"resolve 2001:db8::7 -> 2001:db8::7", "fetch 2001:db8::7 2001:db8::7 /",
+		"resolve 2001:db8::8 -> 2001:db8::8", "fetch 2001:db8::8 2001:db8::8 /",
+	)
 }

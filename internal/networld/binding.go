@@ -1,7 +1,6 @@
 package networld
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -284,31 +283,9 @@ func (b *Binding) With(f func(w *refworld.World)) {
 }
 
 // isOpHost reports whether host (a DNS name, or a request's Host without
-// its port) names the op's host as SPEC §6 compares names: ASCII case
-// folded, one trailing dot ignored, an IPv6 literal with or without its
-// brackets; or, the op's host being an IP literal, whether host is a
-// literal of the same address in another spelling: a proxy may write the
-// literal it was asked for as it likes ("::ffff:203.0.113.9" as
-// "203.0.113.9", "0177.1" as "127.0.0.1") and still connect to exactly it.
+// its port) names the op's host (spec.SpellsHost).
 func (b *Binding) isOpHost(host string) bool {
-	if b.op.host == "" {
-		return false
-	}
-	opHost, h := spec.NormalizeHost(b.op.host), spec.NormalizeHost(host)
-	if spec.Unbracket(opHost) == spec.Unbracket(h) {
-		return true
-	}
-	op, opLiteral := spec.ParseIPLiteral(opHost)
-	a, isLiteral := spec.ParseIPLiteral(h)
-	return opLiteral && isLiteral && op.Unmap() == a.Unmap()
-}
-
-// hostOf is a request's Host without its port.
-func hostOf(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return spec.Unbracket(hostport)
+	return b.op.host != "" && spec.SpellsHost(b.op.host, host)
 }
 
 // World returns the world under way as a core.World whose every call

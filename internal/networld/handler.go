@@ -53,7 +53,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	if !b.open {
 		return Served{}, false
 	}
-	host := hostOf(r.Host)
+	host := spec.HostOfRequest(r.Host)
 	opHost := b.isOpHost(host)
 	var aimed netip.Addr // addr as the resolve the connection followed spelled it
 	if opHost {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -15,7 +16,7 @@ import (
 // requests before it are served.
 func TestWorldRequestOverTheOpCap(t *testing.T) {
 	w := refworld.New(scenario.WorldSpec{})
-	w.LimitOp(1000)
+	w.BeginOp(core.Op{}, 1000)
 	s := world{w: w}
 	write := func(n int) error {
 		params, _ := json.Marshal(map[string]string{"path": "/work/x", "data": strings.Repeat("a", n)})

@@ -1,17 +1,25 @@
 package refworld
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+)
 
 // entryBytes is what one journaled call costs against an op's cap besides
 // the bytes of its arguments: an Entry's own memory, so that a flood of
 // empty calls is bounded too.
 const entryBytes = 64
 
-// opBytes counts what the op under way has sent into a world. The zero
-// opBytes counts nothing: a world no harness limits keeps everything.
+// opBytes counts what the op under way has sent into a world, and keeps
+// what else the world knows of it (BeginOp). The zero opBytes counts
+// nothing: a world no harness limits keeps everything.
 type opBytes struct {
 	limit int64 // 0: no cap
 	sent  int64
+	start int    // the journal's length when the op began
+	host  string // the op's host, a net_fetch's
 }
 
 // charge counts a journaled call whose arguments (and, for a realpath,
@@ -24,14 +32,42 @@ func (o *opBytes) charge(n int) bool {
 	return o.sent <= o.limit
 }
 
-// LimitOp starts counting what the next op sends into the world — the
-// bytes of every journaled call's arguments and of a realpath's answer,
-// and entryBytes a call — against limit bytes; 0 turns the counting off.
-// Once an op has sent more, the world keeps nothing more of it: its calls
-// are answered as before but neither journaled nor stored, so that a
-// sandbox that floods its world cannot exhaust the harness's memory. The
-// harness calls it before each op and OpOverCap after.
-func (w *World) LimitOp(limit int64) { w.op = opBytes{limit: max(limit, 0)} }
+// BeginOp tells the world that op is the next op to run. It starts
+// counting what op sends into the world — the bytes of every journaled
+// call's arguments and of a realpath's answer, and entryBytes a call —
+// against limit bytes; 0 turns the counting off. Once an op has sent
+// more, the world keeps nothing more of it: its calls are answered as
+// before but neither journaled nor stored, so that a sandbox that floods
+// its world cannot exhaust the harness's memory. It also keeps the host of
+// a net_fetch, for OpHost. The harness calls it before each op and
+// OpOverCap after.
+func (w *World) BeginOp(op core.Op, limit int64) {
+	w.op = opBytes{limit: max(limit, 0), start: len(w.journal)}
+	if op.Kind == core.OpFetch && len(op.Args) > 0 {
+		w.op.host = op.Args[0]
+	}
+}
+
+// OpHost is the host of the op under way when it is a net_fetch, else "":
+// an in-memory network (package sbxnet) tells a request for the op's host,
+// which an HTTP client may have had to spell otherwise ("[::1]" for ::1),
+// from a request for another host.
+func (w *World) OpHost() string { return w.op.host }
+
+// ResolvedInOp reports whether the op under way has journaled a resolve
+// of host, names compared as SPEC §6 compares them, an IPv6 literal with
+// or without its brackets: an in-memory network journals the resolve of
+// an IP literal a client dialled as it is, unless the sandbox asked for
+// one, as the network namespace does (SPEC §14).
+func (w *World) ResolvedInOp(host string) bool {
+	h := spec.NormalizeHost(spec.Unbracket(host))
+	for _, e := range w.journal[min(w.op.start, len(w.journal)):] {
+		if e.Call == CallResolve && spec.NormalizeHost(spec.Unbracket(e.Name)) == h {
+			return true
+		}
+	}
+	return false
+}
 
 // OpOverCap returns nil while the op under way is within the cap LimitOp
 // set, else an error that says how much it sent and the cap:
@@ -44,7 +80,7 @@ func (w *World) OpOverCap() error {
 }
 
 // opCapError is an op that sent more into its world than the cap the
-// harness set (World.LimitOp).
+// harness set (World.BeginOp).
 type opCapError struct {
 	Sent int64 // bytes counted when the op ended, or when it was asked
 	Cap  int64

@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// TestLimitOp: within its cap an op's calls are journaled and stored; past
+// TestBeginOp: within its cap an op's calls are journaled and stored; past
 // it they are neither, while still answered, and OpOverCap says how much
-// was sent against what cap. Without LimitOp, or after Renew, nothing is
+// was sent against what cap. Without BeginOp, or after Renew, nothing is
 // counted.
-func TestLimitOp(t *testing.T) {
+func TestBeginOp(t *testing.T) {
 	tmpl := Prepare(scenario.WorldSpec{Files: []scenario.File{{Path: "/a", Data: "A"}}})
 	w := tmpl.New()
 	data := strings.Repeat("x", 1000)
@@ -22,7 +23,7 @@ func TestLimitOp(t *testing.T) {
 	if w.JournalLen() != 5 || w.OpOverCap() != nil {
 		t.Fatalf("without a cap: %d entries, %v; want 5, nil", w.JournalLen(), w.OpOverCap())
 	}
-	w.LimitOp(2500)
+	w.BeginOp(core.Op{}, 2500)
 	w.Write("/g", data) // 1002 + 64
 	w.Write("/g", data) // 2132
 	if w.JournalLen() != 7 || w.OpOverCap() != nil {
@@ -40,11 +41,11 @@ func TestLimitOp(t *testing.T) {
 	if _, ok := w.Lookup("/h"); ok || w.JournalLen() != 7 {
 		t.Errorf("past the cap: /h stored %v, %d entries; want neither kept", ok, w.JournalLen())
 	}
-	w.LimitOp(0)
+	w.BeginOp(core.Op{}, 0)
 	if w.OpOverCap() != nil {
-		t.Errorf("LimitOp(0) left %v", w.OpOverCap())
+		t.Errorf("BeginOp with no cap left %v", w.OpOverCap())
 	}
-	w.LimitOp(10)
+	w.BeginOp(core.Op{}, 10)
 	w.Read("/a")
 	tmpl.Renew(w)
 	if w.OpOverCap() != nil {

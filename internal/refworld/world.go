@@ -99,7 +99,7 @@ type World struct {
 	fpOn       bool        // Fingerprint has been read: writes keep fp current
 	clockReads int64
 	journal    []Entry
-	op         opBytes // what the op under way has sent, against its cap (LimitOp)
+	op         opBytes // the op under way: what it has sent, against its cap (BeginOp)
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/binary"
+	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -82,6 +83,34 @@ func Unbracket(host string) string {
 		return host[1 : len(host)-1]
 	}
 	return host
+}
+
+// HostOfRequest is the host a request's Host header names: its port
+// dropped ("a.test:8080" is "a.test") and an IPv6 literal's brackets
+// ("[::1]:80" and "[::1]" are "::1"); a Host that is no host:port (an
+// IPv6 literal a client wrote bare) as it is, brackets dropped.
+func HostOfRequest(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return Unbracket(hostport)
+}
+
+// SpellsHost reports whether host (a DNS name, or a request's Host without
+// its port) names want as SPEC §6 compares names: ASCII case folded, one
+// trailing dot ignored, an IPv6 literal with or without its brackets; or,
+// want being an IP literal, whether host is a literal of the same address
+// in another spelling: an HTTP client or a proxy may write the literal it
+// was asked for as it likes ("::ffff:203.0.113.9" as "203.0.113.9",
+// "0177.1" as "127.0.0.1") and still connect to exactly it.
+func SpellsHost(want, host string) bool {
+	want, host = NormalizeHost(want), NormalizeHost(host)
+	if Unbracket(want) == Unbracket(host) {
+		return true
+	}
+	w, wantLiteral := ParseIPLiteral(want)
+	a, isLiteral := ParseIPLiteral(host)
+	return wantLiteral && isLiteral && w.Unmap() == a.Unmap()
 }
 
 // ParseIPLiteral parses host, normalized, as an IP literal of SPEC §6: an
