@@ -40,14 +40,6 @@ type Report struct {
 	DimensionGaps []DimensionGap `json:"dimension_gaps"`
 	// Mutants is the kill table, when the report ran the mutants.
 	Mutants []Kill `json:"mutants,omitempty"`
-	// NotApplicable names the invariants that cannot be observed on the
-	// sandbox (a real one, SPEC §13), each with the reason: never counted
-	// as held.
-	NotApplicable map[string]string `json:"not_applicable,omitempty"`
-	// KindsNotApplicable names the result kinds the sandbox's door never
-	// asks for (a proxy is asked no file op: no fs_read_denied), each
-	// with the reason: not counted among those never reached.
-	KindsNotApplicable map[string]string `json:"kinds_not_applicable,omitempty"`
 
 	image   string // the heat map's path for Markdown (SetImage)
 	command string // the words that run the command line (SetCommand)
@@ -229,7 +221,7 @@ func (r *Report) MarkKindsNotApplicable(na map[string]string) {
 	if len(na) == 0 {
 		return
 	}
-	r.KindsNotApplicable = maps.Clone(na)
+	r.Summary.MarkKindsNotApplicable(na)
 	r.derive()
 }
 
@@ -249,10 +241,10 @@ func (r *Report) MarkNotApplicable(na map[string]string) {
 	if len(na) == 0 {
 		return
 	}
-	r.NotApplicable = maps.Clone(na)
+	r.Summary.MarkNotApplicable(na)
 	for i := range r.Invariants {
 		if _, ok := na[r.Invariants[i].ID]; ok {
-			r.Invariants[i].Checked, r.Invariants[i].ByClass = 0, map[string]uint64{}
+			r.Invariants[i].InvariantChecks.notApplicable()
 		}
 	}
 	r.derive()

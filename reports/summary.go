@@ -3,6 +3,7 @@ package reports
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -58,6 +59,14 @@ type Summary struct {
 	// them (the proxy door); nil on the others. Zero with Stricter ops
 	// is NothingPassed.
 	AllowedPassed *int64 `json:"allowed_passed,omitempty"`
+	// NotApplicable names the invariants that cannot be observed on the
+	// sandbox (a real one, SPEC §13), each with the reason: never counted
+	// as held, so their rows count no checks (MarkNotApplicable).
+	NotApplicable map[string]string `json:"not_applicable,omitempty"`
+	// KindsNotApplicable names the result kinds the sandbox's door never
+	// asks for (a proxy is asked no file op: no fs_read_denied), each
+	// with the reason: not counted among those never reached.
+	KindsNotApplicable map[string]string `json:"kinds_not_applicable,omitempty"`
 	// StaleOps counts the ops whose effect came from an earlier
 	// scenario's world (a proxy that fetched from a DNS answer it cached
 	// across scenarios): from the first, the door gave every sandbox a
@@ -111,6 +120,34 @@ type InvariantChecks struct {
 	Checked    uint64            `json:"checked"`
 	Violations uint64            `json:"violations"`
 	ByClass    map[string]uint64 `json:"by_class"`
+}
+
+// notApplicable drops the row's checks: they would only have tested the
+// harness's stand-in for what the sandbox does not show.
+func (c *InvariantChecks) notApplicable() { c.Checked, c.ByClass = 0, map[string]uint64{} }
+
+// MarkNotApplicable declares the invariants of na (ID → reason) not
+// applicable to the sandbox (Summary.NotApplicable): their rows count no
+// checks, which would only have tested the harness's stand-in for what
+// cannot be observed.
+func (s *Summary) MarkNotApplicable(na map[string]string) {
+	if len(na) == 0 {
+		return
+	}
+	s.NotApplicable = maps.Clone(na)
+	for i := range s.Invariants {
+		if _, ok := na[s.Invariants[i].ID]; ok {
+			s.Invariants[i].notApplicable()
+		}
+	}
+}
+
+// MarkKindsNotApplicable declares the result kinds of na (kind → reason)
+// never asked for by the sandbox's door (Summary.KindsNotApplicable).
+func (s *Summary) MarkKindsNotApplicable(na map[string]string) {
+	if len(na) > 0 {
+		s.KindsNotApplicable = maps.Clone(na)
+	}
 }
 
 // ClassRow is one attack class: its ops and the result kinds they got.

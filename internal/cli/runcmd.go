@@ -96,6 +96,8 @@ that cannot start, 3 interrupted.`)
 	}
 	sum := campaign.Summarize(res, *sutName)
 	sum.SUTFlags = target.Flags
+	sum.MarkNotApplicable(target.NotApplicable)
+	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
 	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
 		len(sum.Findings), flakyCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
