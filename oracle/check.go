@@ -139,7 +139,7 @@ func (r *watchedRun) checkReplay(f core.Factory, c checkCase, t *refworld.Templa
 func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, ctl *control) (detail string) {
 	defer func() {
 		if p := recover(); p != nil {
-			detail = fmt.Sprintf("the replay panicked where the first run did not: %v", p)
+			detail = "the replay " + panicWords(p) + ", where the first run did not"
 		}
 	}()
 	ctl.at(phaseReplay, 0)

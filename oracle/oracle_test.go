@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"errors"
 	"net/netip"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
@@ -320,6 +322,45 @@ func TestReplayDeterministicCanFail(t *testing.T) {
 	})
 	got := canFail(t, flakyFactory(), c, 0, ReplayDeterministic)
 	mustContain(t, got[0], "step 2", "read /work/data.txt")
+}
+
+// TestReplayFailureWords: a replay whose sandbox fails says how, in the
+// words of the failure: a door's Failure (its process exited, say) is no
+// panic of the sandbox's.
+func TestReplayFailureWords(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	for _, tc := range []struct {
+		name  string
+		p     any
+		words string
+	}{
+		{"a door's failure", &door.Failure{Err: errors.New("the proxy exited with status 137")}, "the replay failed: the proxy exited with status 137, where the first run did not"},
+		{"a panic", "boom", "the replay panicked: boom, where the first run did not"},
+	} {
+		built := 0
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			built++
+			return diesOnReplay{wrap(g, w), built > 1, tc.p}, nil
+		}
+		got := check(f, c, new(Coverage), Options{Timeout: time.Second})
+		if len(got) != 1 || got[0].Invariant != ReplayDeterministic || !strings.Contains(got[0].Detail, tc.words) {
+			t.Errorf("%s: %s\nwant one %s saying %q", tc.name, lines(got), ReplayDeterministic, tc.words)
+		}
+	}
+}
+
+// diesOnReplay panics with p on every op of the replay.
+type diesOnReplay struct {
+	wrapped
+	replay bool
+	p      any
+}
+
+func (s diesOnReplay) Run(op core.Op) core.Result {
+	if s.replay {
+		panic(s.p)
+	}
+	return s.Reference.Run(op)
 }
 
 func TestGrantImmutableCanFail(t *testing.T) {
