@@ -215,22 +215,23 @@ func (r *watchedRun) reached(p, what string, roots func() []string, may func(str
 }
 
 // grantedOnTheWire reports whether the grant lists host, a host the
-// journal names: byte for byte, or, for an IPv6 literal, with or without
-// the brackets a URL and a Host header must write it in (SPEC §14: a
-// request for "[::1]" is a connection for the host ::1, whichever way the
-// grant spells it). An op is still judged on its host byte for byte, by
-// the model.
+// journal names: byte for byte, or, host being an IP literal, as a literal
+// of the same address in any spelling (SPEC §14: a URL must write ::1 as
+// "[::1]", and a client or a proxy may write the literal it was given as
+// it likes, "0x7f.1" as "127.0.0.1": the connection is for the same
+// host). An op is still judged on its host byte for byte, by the model.
 func grantedOnTheWire(g core.Grant, host string) bool {
 	if g.MayFetch(host) {
 		return true
 	}
-	if _, ok := spec.ParseIPv6Literal(host); !ok {
+	a, ok := spec.ParseIPLiteral(spec.NormalizeHost(host))
+	if !ok {
 		return false
 	}
-	if bare := spec.Unbracket(host); bare != host {
-		return g.MayFetch(bare)
-	}
-	return g.MayFetch("[" + host + "]")
+	return slices.ContainsFunc(g.NetHosts(), func(h string) bool {
+		b, ok := spec.ParseIPLiteral(spec.NormalizeHost(h))
+		return ok && b.Unmap() == a.Unmap()
+	})
 }
 
 func pathProblem(p, what string, roots []string) string {

@@ -536,13 +536,16 @@ func TestPermittedEffectOfARead(t *testing.T) {
 // fetches; asking twice from the one address resolved (HEAD then GET,
 // robots.txt then the page) is neither.
 // TestGrantedOnTheWire: a host the journal names is granted byte for
-// byte, or, an IPv6 literal, with or without the brackets HTTP writes it
-// in; brackets make nothing else a granted host.
+// byte, or, an IP literal, as a literal of the same address in any
+// spelling (an IPv6 literal with or without the brackets HTTP writes it
+// in); nothing else makes a name granted.
 func TestGrantedOnTheWire(t *testing.T) {
-	g := must.Grant(core.GrantSpec{NetHosts: []string{"2001:db8::1", "[2001:db8::2]", "a.test"}})
+	g := must.Grant(core.GrantSpec{NetHosts: []string{"2001:db8::1", "[2001:db8::2]", "a.test", "0x7f.1", "::ffff:203.0.113.9"}})
 	for host, want := range map[string]bool{
 		"2001:db8::1": true, "[2001:db8::1]": true, "2001:db8::2": true, "[2001:db8::2]": true, "a.test": true,
+		"127.0.0.1": true, "[::ffff:7f00:1]": true, "2130706433": true, "203.0.113.9": true, "[::ffff:cb00:7109]": true,
 		"[a.test]": false, "2001:db8::3": false, "[2001:db8::3]": false, "[2001:db8::1": false, "A.test": false,
+		"127.0.0.2": false, "203.0.113.1": false, "a.test.": false,
 	} {
 		if got := grantedOnTheWire(g, host); got != want {
 			t.Errorf("grantedOnTheWire(%q) = %v, want %v", host, got, want)
