@@ -164,6 +164,9 @@ func (r *Report) normalize() error {
 			return fmt.Errorf("stricter: %d ops for %q", n, reason)
 		}
 	}
+	if r.WholeReads < 0 {
+		return fmt.Errorf("whole_reads: %d", r.WholeReads)
+	}
 	if r.SkippedStdoutLines < 0 {
 		return fmt.Errorf("skipped_stdout_lines: %d", r.SkippedStdoutLines)
 	}

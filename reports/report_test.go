@@ -480,6 +480,16 @@ func TestNothingPassedInReport(t *testing.T) {
 	if w := sum.StaleWarning(); !strings.Contains(w, "proxy:denyall fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) 2 times") || !strings.Contains(w, `"fresh": true`) {
 		t.Errorf("StaleWarning() = %q, want the count and the fresh profile", w)
 	}
+	if w := sum.WholeWarning(); w != "" {
+		t.Errorf("no read taken whole: warning %q, want none", w)
+	}
+	sum.WholeReads, sum.WholeExample = 3, "Error: Path must be within allowed directories"
+	for _, r := range builtAndLoaded(t, sum) {
+		text := render(t, r, reports.Text)
+		if want := `WARNING: 3 reads were answered with text the profile's read result finds no content in, taken whole as the file's bytes (the least: "Error: Path must be within allowed directories")`; !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
 	sum.AllowedPassed = new(int64(1))
 	if w := sum.NothingPassedWarning(); w != "" {
 		t.Errorf("one op let through: warning %q, want none", w)

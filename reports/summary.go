@@ -54,6 +54,11 @@ type Summary struct {
 	// SkippedStdoutLines counts the lines an MCP server wrote on stdout
 	// that were not JSON-RPC (logs), which the client skipped.
 	SkippedStdoutLines int64 `json:"skipped_stdout_lines,omitempty"`
+	// WholeReads counts the reads a real sandbox allowed whose answer its
+	// door could not find the content in, taken whole as the file's bytes
+	// (WholeWarning); WholeExample is the least such answer, cut short.
+	WholeReads   int64  `json:"whole_reads,omitempty"`
+	WholeExample string `json:"whole_example,omitempty"`
 	// AllowedPassed counts the ops the model allows that the sandbox let
 	// through (a proxy relayed the world's answer), on a door that counts
 	// them (the proxy door); nil on the others. Zero with Stricter ops
@@ -246,12 +251,30 @@ const minRefusedToWarn = 20
 // NothingPassedWarning and StaleWarning say, those that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.NothingPassedWarning(), s.StaleWarning()} {
+	for _, w := range []string{s.NothingPassedWarning(), s.StaleWarning(), s.WholeWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// WholeWarning is the one line that says some reads were answered with
+// text the door could not find the content in, or "" when none were: a
+// profile whose result does not fit the server reads every answer as a
+// file's bytes, and one whose refusals miss a refusal reads the refusal
+// as a file, the verdict-matches-model findings that follow being the
+// profile's fault, not the server's.
+func (s *Summary) WholeWarning() string {
+	if s.WholeReads == 0 {
+		return ""
+	}
+	reads := fmt.Sprintf("%d reads were", s.WholeReads)
+	if s.WholeReads == 1 {
+		reads = "1 read was"
+	}
+	return fmt.Sprintf("%s answered with text the profile's read result finds no content in, taken whole as the file's bytes (the least: %q): a refusal the profile's refusals do not match reads as a file (docs/real-sandboxes.md#a-server-with-other-tools-profiles)",
+		reads, s.WholeExample)
 }
 
 // NothingPassedWarning is the one line that says NothingPassed, or ""

@@ -30,7 +30,9 @@ type Counter struct {
 	mu       sync.Mutex
 	stricter map[string]int64
 	passed   int64
-	open     int // sandboxes opened and not closed yet
+	whole    int64
+	example  string // the least of the answers taken whole
+	open     int    // sandboxes opened and not closed yet
 }
 
 // Opened notes a sandbox built, and reports whether its ops count: the
@@ -61,6 +63,29 @@ func (c *Counter) Stricter(reason string) {
 	c.stricter[reason]++
 }
 
+// Whole counts one read whose answer, text, was taken whole as the
+// file's bytes (realfs.Outcome.Whole).
+func (c *Counter) Whole(text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.whole++
+	c.example = leastExample(c.example, text)
+}
+
+// leastExample is the lesser of two example answers, "" being none: the
+// least, not the first, so that the one a campaign shows does not depend
+// on which worker met it first.
+func leastExample(a, b string) string {
+	const most = 120 // bytes of an answer kept: enough to recognize it
+	if len(b) > most {
+		b = b[:most]
+	}
+	if a == "" || b != "" && b < a {
+		return b
+	}
+	return a
+}
+
 // Passed counts one op the model allows that the sandbox let through.
 func (c *Counter) Passed() {
 	c.mu.Lock()
@@ -73,7 +98,7 @@ func (c *Counter) Passed() {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example}
 	if len(c.stricter) > 0 {
 		out.Stricter = maps.Clone(c.stricter)
 	}

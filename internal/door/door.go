@@ -79,6 +79,12 @@ type Tally struct {
 	Passed int64
 	// CountsPassed says the door counts Passed (Counter.CountsPassed).
 	CountsPassed bool
+	// Whole counts the reads whose answer the door could not find the
+	// content in, taken whole as the file's bytes (an MCP profile whose
+	// result does not fit the server, or whose refusals miss one of its
+	// refusals); WholeExample is the least such answer, cut short.
+	Whole        int64
+	WholeExample string
 	// Stale counts the ops whose effect came from an earlier scenario's
 	// world: a proxy that fetched from a DNS answer it kept from a
 	// scenario before (a DNS cache). From the first, the door gave every
@@ -98,6 +104,8 @@ func (t *Tally) Add(u Tally) {
 	}
 	t.SkippedLines += u.SkippedLines
 	t.Passed += u.Passed
+	t.Whole += u.Whole
+	t.WholeExample = leastExample(t.WholeExample, u.WholeExample)
 	t.CountsPassed = t.CountsPassed || u.CountsPassed
 	t.Stale += u.Stale
 }

@@ -62,11 +62,7 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		case x != nil && x.Lines:
 			data = asFile(data, path)
 		}
-		out := realfs.Outcome{Verdict: realfs.Allowed, Data: withoutRoot(data, root)}
-		if !ok {
-			out.Detail = "the content is not where the profile says: the whole text is taken"
-		}
-		return out, nil
+		return realfs.Outcome{Verdict: realfs.Allowed, Data: withoutRoot(data, root), Whole: !ok}, nil
 	}
 	return realfs.Outcome{Verdict: realfs.Allowed, Detail: withoutRoot(r.Text, root)}, nil
 }

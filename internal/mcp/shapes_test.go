@@ -87,8 +87,14 @@ func TestReadContentShapes(t *testing.T) {
 	// The whole text of the JSON answer: the echoed path is the world's.
 	s, tr := startWith(t, "wrapjson", mustProfile(t, `{"read": {"tool": "read_file"}, `+fakeWords+`}`))
 	got, err := NewDriver(s, tr).Do(read("/work/hello.txt"))
-	if err != nil || strings.Contains(got.Data, string(tr)) || !strings.Contains(got.Data, `"path": "/work/hello.txt"`) {
-		t.Errorf("the whole JSON answer: %+v %v, want the tree's root %q cut out of it", got, err, tr)
+	if err != nil || strings.Contains(got.Data, string(tr)) || !strings.Contains(got.Data, `"path": "/work/hello.txt"`) || got.Whole {
+		t.Errorf("the whole JSON answer: %+v %v, want the tree's root %q cut out of it, and no content missed", got, err, tr)
+	}
+	// A result that does not fit the answer: the whole text, said so.
+	s, tr = startWith(t, "wrapjson", mustProfile(t, `{"read": {"tool": "read_file", "result": {"json": "nope"}}, `+fakeWords+`}`))
+	got, err = NewDriver(s, tr).Do(read("/work/hello.txt"))
+	if err != nil || !got.Whole || !strings.Contains(got.Data, `"content"`) {
+		t.Errorf("a result that does not fit: %+v %v, want the whole answer, marked Whole", got, err)
 	}
 }
 

@@ -39,7 +39,11 @@ func (v Verdict) String() string {
 type Outcome struct {
 	Verdict Verdict
 	Data    string // for an allowed fs_read: the content it returned
-	Detail  string // the sandbox's own words (an error text), shown in findings
+	Detail  string // the sandbox's own words (an error text): why it refused, for the stricter counts
+	// Whole is set on an allowed fs_read whose answer the driver could not
+	// find the content in (an MCP profile's result does not fit it): the
+	// whole answer was taken as the file's bytes.
+	Whole bool
 }
 
 // Driver drives one real sandbox over one materialized Tree. The harness

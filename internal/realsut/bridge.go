@@ -181,6 +181,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	}
 	k := b.kind(op, out.Verdict)
 	if k == core.OK && op.Kind == core.OpRead {
+		if out.Whole && b.counts {
+			b.tally.Whole(out.Data)
+		}
 		return b.deliver(out.Data)
 	}
 	return core.Result{Kind: k}

@@ -167,3 +167,36 @@ func TestStricterCountsRunsOnly(t *testing.T) {
 		t.Errorf("tally (-want +got):\n%s", diff)
 	}
 }
+
+// TestWholeReadsAreCounted: a read the driver answered with text it found
+// no content in (a profile whose result or refusals do not fit the
+// server) is counted, with the least such answer, so that the run can say
+// why the findings that follow may be the profile's; the replay's reads
+// are not counted again.
+func TestWholeReadsAreCounted(t *testing.T) {
+	a := OSRoot
+	a.Open = func(string, Timeouts) (Session, error) { return wholeSession{}, nil }
+	_, got := checkCounted(t, a, stricterWorld+"fs_read /work/a.txt\nfs_read /etc/secret\n")
+	if got.Whole != 2 || got.WholeExample != "Error: /etc/secret is outside" {
+		t.Errorf("counted %d whole reads, the least %q; want 2, \"Error: /etc/secret is outside\"", got.Whole, got.WholeExample)
+	}
+}
+
+type wholeSession struct{}
+
+func (wholeSession) Close() error { return nil }
+
+func (wholeSession) Driver(t *realfs.Tree, g core.GrantSpec, ws scenario.WorldSpec) (realfs.Driver, error) {
+	d, err := osRootSession{}.Driver(t, g, ws)
+	return wholeReads{d}, err
+}
+
+// wholeReads answers every read with an error text it took for content.
+type wholeReads struct{ realfs.Driver }
+
+func (d wholeReads) Do(op core.Op) (realfs.Outcome, error) {
+	if op.Kind != core.OpRead {
+		return d.Driver.Do(op)
+	}
+	return realfs.Outcome{Verdict: realfs.Allowed, Data: "Error: " + op.Args[0] + " is outside", Whole: true}, nil
+}
