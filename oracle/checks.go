@@ -183,7 +183,7 @@ func (r *watchedRun) unauthorized(e *refworld.Entry, opKind string) string {
 			return fmt.Sprintf("only fs_read and fs_write resolve paths, and the op is %s", quote(opKind))
 		}
 	case refworld.CallResolve, refworld.CallFetch:
-		if !grantedOnTheWire(g, e.Name) {
+		if !grantedOnTheWire(g, e.Name, r.model.world.hasDNSLine) {
 			return fmt.Sprintf("%s is not a granted host %s", quote(e.Name), quoteList(g.NetHosts()))
 		}
 	case refworld.CallTool:
@@ -219,18 +219,20 @@ func (r *watchedRun) reached(p, what string, roots func() []string, may func(str
 // of the same address in any spelling (SPEC §14: a URL must write ::1 as
 // "[::1]", and a client or a proxy may write the literal it was given as
 // it likes, "0x7f.1" as "127.0.0.1": the connection is for the same
-// host). An op is still judged on its host byte for byte, by the model.
-func grantedOnTheWire(g core.Grant, host string) bool {
+// host). A spelling with a dns line of its own (named) is a name, which
+// may resolve anywhere: it is granted byte for byte only. An op is still
+// judged on its host byte for byte, by the model.
+func grantedOnTheWire(g core.Grant, host string, named func(string) bool) bool {
 	if g.MayFetch(host) {
 		return true
 	}
 	a, ok := spec.ParseIPLiteral(spec.NormalizeHost(host))
-	if !ok {
+	if !ok || named(host) {
 		return false
 	}
 	return slices.ContainsFunc(g.NetHosts(), func(h string) bool {
 		b, ok := spec.ParseIPLiteral(spec.NormalizeHost(h))
-		return ok && b.Unmap() == a.Unmap()
+		return ok && !named(h) && b.Unmap() == a.Unmap()
 	})
 }
 
@@ -272,7 +274,7 @@ func egressProblem(entries []refworld.Entry) string {
 	hosts := map[string]*lookups{}
 	var order []string // the hosts in the order the entries name them: the report names the first
 	of := func(name string) *lookups {
-		h := spec.NormalizeHost(spec.Unbracket(name))
+		h := spec.NormalizeHost(name)
 		l, ok := hosts[h]
 		if !ok {
 			l = new(lookups)

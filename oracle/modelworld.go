@@ -171,6 +171,14 @@ func relativeRealpath(p string, links map[string]string) (string, bool) {
 // links a path resolves to its Clean (SPEC §13).
 func (w *modelWorld) hasLinks() bool { return len(w.base.links) > 0 }
 
+// hasDNSLine reports whether the scenario has a dns line for host, names
+// compared as SPEC §6 compares them: then host is a name of its own, even
+// when it is spelled as an IP literal.
+func (w *modelWorld) hasDNSLine(host string) bool {
+	_, ok := w.base.dns[hostKey(host)]
+	return ok
+}
+
 // read is VFS.Read of a path already cleaned.
 func (w *modelWorld) read(clean string) (string, bool) {
 	if d, ok := w.written[clean]; ok {

@@ -538,16 +538,22 @@ func TestPermittedEffectOfARead(t *testing.T) {
 // TestGrantedOnTheWire: a host the journal names is granted byte for
 // byte, or, an IP literal, as a literal of the same address in any
 // spelling (an IPv6 literal with or without the brackets HTTP writes it
-// in); nothing else makes a name granted.
+// in), unless either spelling has a dns line of its own, which makes it a
+// name; nothing else makes a name granted.
 func TestGrantedOnTheWire(t *testing.T) {
-	g := must.Grant(core.GrantSpec{NetHosts: []string{"2001:db8::1", "[2001:db8::2]", "a.test", "0x7f.1", "::ffff:203.0.113.9"}})
+	g := must.Grant(core.GrantSpec{NetHosts: []string{"2001:db8::1", "[2001:db8::2]", "a.test", "0x7f.1", "::ffff:203.0.113.9", "198.51.100.5"}})
+	named := func(h string) bool { return h == "0xcb.0.113.9" || h == "198.51.100.5" || h == "[2001:db8::1]" }
 	for host, want := range map[string]bool{
-		"2001:db8::1": true, "[2001:db8::1]": true, "2001:db8::2": true, "[2001:db8::2]": true, "a.test": true,
+		"2001:db8::1": true, "2001:db8::2": true, "[2001:db8::2]": true, "a.test": true,
 		"127.0.0.1": true, "[::ffff:7f00:1]": true, "2130706433": true, "203.0.113.9": true, "[::ffff:cb00:7109]": true,
-		"[a.test]": false, "2001:db8::3": false, "[2001:db8::3]": false, "[2001:db8::1": false, "A.test": false,
+		"198.51.100.5": true, // granted byte for byte, line or not
+		"[a.test]":     false, "2001:db8::3": false, "[2001:db8::3]": false, "[2001:db8::1": false, "A.test": false,
 		"127.0.0.2": false, "203.0.113.1": false, "a.test.": false,
+		"0xcb.0.113.9":  false, // a dns line of its own: a name, whatever its address
+		"[2001:db8::1]": false, // likewise
+		"0xc6.51.100.5": false, // the granted spelling has a line: its address is not the literal's
 	} {
-		if got := grantedOnTheWire(g, host); got != want {
+		if got := grantedOnTheWire(g, host, named); got != want {
 			t.Errorf("grantedOnTheWire(%q) = %v, want %v", host, got, want)
 		}
 	}
@@ -576,8 +582,9 @@ func TestEgressProblem(t *testing.T) {
 		{"checked one answer, fetched the next", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/")}, "resolved 2 times for 1 fetch"},
 		{"checked one answer, fetched the next twice", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/"), fetch("h", b, "/")}, "resolved 2 times for 2 fetch"},
 		{"names compared as SPEC §6 does", []refworld.Entry{res("b.test", a), fetch("B.test.", a, "/")}, ""},
-		{"an IPv6 literal with and without brackets", []refworld.Entry{res("2001:db8::7", a), fetch("[2001:db8::7]", a, "/")}, ""},
-		{"an IPv6 literal not resolved", []refworld.Entry{res("2001:db8::7", a), fetch("[2001:db8::8]", a, "/")}, "without resolving"},
+		// A bracketed literal is another name to the resolver: it may have
+		// a dns line of its own.
+		{"a literal resolved in brackets, fetched without", []refworld.Entry{res("[2001:db8::7]", a), fetch("2001:db8::7", a, "/")}, "without resolving"},
 		{"internal", []refworld.Entry{res("h", netip.MustParseAddr("10.0.0.1")), fetch("h", netip.MustParseAddr("10.0.0.1"), "/")}, "an internal address"},
 		{"a resolve and no fetch", []refworld.Entry{res("h", a)}, ""},
 		// A follower checks a redirect's Location and refuses it: the host

@@ -105,8 +105,8 @@ func (n *Network) requestHost(hostport string) string {
 	n.worldMu.Lock()
 	op := o.OpHost()
 	n.worldMu.Unlock()
-	if op != "" && spec.SpellsHost(op, h) {
-		return op
+	if op != "" && (spec.SpellsHost(op, hostport) || spec.SpellsHost(op, h)) {
+		return op // the raw Host first: an op's host may hold a port ("api.test:8080")
 	}
 	return h
 }

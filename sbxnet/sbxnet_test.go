@@ -402,24 +402,46 @@ func TestLiteralHostResolvedOnce(t *testing.T) {
 }
 
 // TestRequestForTheOpHost: a request whose Host names the op's host as
-// HTTP must write it (an IPv6 literal in brackets) is answered from the
-// op's host's routes and journaled as the op spells it, as the network
-// namespace does; a request for another host is journaled without its
-// port and brackets.
+// HTTP must write it (an IPv6 literal in brackets, a port the op's host
+// holds or not) is answered from the op's host's routes and journaled as
+// the op spells it, as the network namespace does; a request for another
+// host is journaled without its port and brackets. A lookup of the
+// bracketed spelling is another name's, so the op's literal is still
+// resolved before its fetch.
 func TestRequestForTheOpHost(t *testing.T) {
-	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{{Host: "2001:db8::7", Path: "/", Body: "six"}}})
-	w.BeginOp(core.Op{Kind: core.OpFetch, Args: []string{"2001:db8::7", "/"}}, 0)
-	n := New(w)
-	defer n.Close()
-	c := client(n)
-	if status, body := get(t, c, "[2001:db8::7]:80", "[2001:db8::7]", "/"); status != 200 || body != "six" {
-		t.Errorf("GET [2001:db8::7] / = %d %q, want 200 \"six\"", status, body)
+	for _, tc := range []struct {
+		name, opHost, dial, host string
+		lookup                   string // a lookup the sandbox makes first, if any
+		want                     []string
+	}{
+		{"brackets a URL adds", "2001:db8::7", "[2001:db8::7]:80", "[2001:db8::7]", "",
+			[]string{"resolve 2001:db8::7 -> 2001:db8::7", "fetch 2001:db8::7 2001:db8::7 /"}},
+		{"an op's host in brackets", "[2001:db8::7]", "[2001:db8::7]:80", "[2001:db8::7]", "",
+			[]string{"resolve [2001:db8::7] -> 2001:db8::7", "fetch [2001:db8::7] 2001:db8::7 /"}},
+		{"an op's host with a port", "api.test:8080", "203.0.113.1:80", "api.test:8080", "api.test:8080",
+			[]string{"resolve api.test:8080 -> 203.0.113.1", "fetch api.test:8080 203.0.113.1 /"}},
+		{"a port the op's host has not", "2001:db8::7", "[2001:db8::7]:80", "[2001:db8::7]:8080", "",
+			[]string{"resolve 2001:db8::7 -> 2001:db8::7", "fetch 2001:db8::7 2001:db8::7 /"}},
+		{"looked up in brackets", "2001:db8::7", "[2001:db8::7]:80", "[2001:db8::7]", "[2001:db8::7]",
+			[]string{"resolve [2001:db8::7] -> 2001:db8::7", "resolve 2001:db8::7 -> 2001:db8::7", "fetch 2001:db8::7 2001:db8::7 /"}},
+		{"another host", "2001:db8::7", "[2001:db8::8]:80", "[2001:db8::8]:8080", "",
+			[]string{"resolve 2001:db8::8 -> 2001:db8::8", "fetch 2001:db8::8 2001:db8::8 /"}},
+	} {
+		w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{{Host: tc.opHost, Path: "/", Body: "six"}}})
+		w.BeginOp(core.Op{Kind: core.OpFetch, Args: []string{tc.opHost, "/"}}, 0)
+		n := New(w)
+		if tc.lookup != "" {
+			if _, err := n.LookupNetIP(context.Background(), "ip", tc.lookup); err != nil {
+				t.Fatal(err)
+			}
+		}
+		status, body := get(t, client(n), tc.dial, tc.host, "/")
+		n.Close()
+		if opHost := tc.name != "another host"; opHost && (status != 200 || body != "six") || !opHost && status != http.StatusNotFound {
+			t.Errorf("%s: GET %s / = %d %q", tc.name, tc.host, status, body)
+		}
+		if got := journal(w); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: journal\n  got  %q\n  want %q", tc.name, got, tc.want)
+		}
 	}
-	if status, _ := get(t, c, "[2001:db8::8]:80", "[2001:db8::8]:8080", "/"); status != http.StatusNotFound {
-		t.Errorf("GET [2001:db8::8]:8080 / = %d, want 404", status)
-	}
-	wantJournal(t, w,
-		"resolve 2001:db8::7 -> 2001:db8::7", "fetch 2001:db8::7 2001:db8::7 /",
-		"resolve 2001:db8::8 -> 2001:db8::8", "fetch 2001:db8::8 2001:db8::8 /",
-	)
 }

@@ -55,14 +55,15 @@ func (w *World) BeginOp(op core.Op, limit int64) {
 func (w *World) OpHost() string { return w.op.host }
 
 // ResolvedInOp reports whether the op under way has journaled a resolve
-// of host, names compared as SPEC §6 compares them, an IPv6 literal with
-// or without its brackets: an in-memory network journals the resolve of
-// an IP literal a client dialled as it is, unless the sandbox asked for
-// one, as the network namespace does (SPEC §14).
+// of host, names compared as SPEC §6 compares them (a bracketed literal
+// is another name, which may have a dns line of its own): an in-memory
+// network journals the resolve of an IP literal a client dialled as it
+// is, unless the sandbox asked for it, as the network namespace does
+// (SPEC §14).
 func (w *World) ResolvedInOp(host string) bool {
-	h := spec.NormalizeHost(spec.Unbracket(host))
+	h := spec.NormalizeHost(host)
 	for _, e := range w.journal[min(w.op.start, len(w.journal)):] {
-		if e.Call == CallResolve && spec.NormalizeHost(spec.Unbracket(e.Name)) == h {
+		if e.Call == CallResolve && spec.NormalizeHost(e.Name) == h {
 			return true
 		}
 	}
