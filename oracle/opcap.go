@@ -7,7 +7,7 @@ import (
 
 // maxOpWorldBytes is the least cap on what one op of a sandbox may send
 // into its world: the bytes of the paths, data, hosts and inputs of its
-// calls, and of the realpath answers it is given (refworld.World.LimitOp).
+// calls, and of the realpath answers it is given (refworld.World.BeginOp).
 // An op over its cap is a total finding that names the cap: the world
 // keeps nothing more of it, so a sandbox that floods its world cannot
 // exhaust the harness's memory.

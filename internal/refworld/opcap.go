@@ -70,7 +70,7 @@ func (w *World) ResolvedInOp(host string) bool {
 	return false
 }
 
-// OpOverCap returns nil while the op under way is within the cap LimitOp
+// OpOverCap returns nil while the op under way is within the cap BeginOp
 // set, else an error that says how much it sent and the cap:
 // "wrote N bytes to the world, over the per-op cap of M bytes".
 func (w *World) OpOverCap() error {
