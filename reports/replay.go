@@ -28,6 +28,10 @@ type Replay struct {
 	// NotRun is set when the sandbox can express none of the steps: nothing
 	// ran, and Steps is empty.
 	NotRun bool
+	// Stricter counts, by reason, the ops the sandbox refused that the
+	// model allows (SPEC §14): not judged, their steps showing the
+	// model's answer, so that the run goes on as the model's does.
+	Stricter map[string]int64
 }
 
 // ReplayStep is one op of a Replay, numbered as in the file.
@@ -118,6 +122,10 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	if len(r.NotHeld) > 0 {
 		fmt.Fprintf(w, "%s: expectation of %s not held: on what %s can be asked, SPEC §5 gives another result\n", r.File, stepList(r.NotHeld), r.SUT)
 	}
+	if n := countsTotal(r.Stricter); n > 0 {
+		fmt.Fprintf(w, "%s: %s refused %s the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for %s): %s\n",
+			r.File, r.SUT, plural(int(n), "op"), them(int(n)), countList(r.Stricter))
+	}
 	verdict := "ok"
 	if r.Failed() {
 		verdict = fmt.Sprintf("FAIL: %d unmet expectations, %d findings", len(unmet), len(r.Violations))
@@ -191,14 +199,15 @@ func clip(s string, n int) string {
 
 // replayJSON is the JSON form of a Replay.
 type replayJSON struct {
-	File       string          `json:"file"`
-	OK         bool            `json:"ok"`
-	Steps      []stepJSON      `json:"steps"`
-	Journal    []string        `json:"journal"`
-	Violations []violationJSON `json:"violations"`
-	Unmet      []unmetJSON     `json:"unmet"`
-	Skipped    []int           `json:"skipped,omitempty"`
-	NotHeld    []int           `json:"expectations_not_held,omitempty"`
+	File       string           `json:"file"`
+	OK         bool             `json:"ok"`
+	Steps      []stepJSON       `json:"steps"`
+	Journal    []string         `json:"journal"`
+	Violations []violationJSON  `json:"violations"`
+	Unmet      []unmetJSON      `json:"unmet"`
+	Skipped    []int            `json:"skipped,omitempty"`
+	NotHeld    []int            `json:"expectations_not_held,omitempty"`
+	Stricter   map[string]int64 `json:"stricter,omitempty"`
 }
 
 type stepJSON struct {
@@ -227,7 +236,7 @@ type unmetJSON struct {
 
 func writeReplayJSON(w io.Writer, r *Replay) error {
 	doc := replayJSON{File: r.File, OK: !r.Failed(), Steps: []stepJSON{}, Journal: []string{},
-		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld}
+		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
 			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...)})

@@ -22,6 +22,7 @@ func handReplay() *reports.Replay {
 				OpsUsed: 2, WallUsed: 1, Unmet: "got fs_read_denied, want ok"},
 		},
 		Violations: []reports.Violation{{Invariant: "confinement", Step: 3, Detail: "it read outside"}, {Invariant: "halt-latched", Detail: "whole run"}},
+		Stricter:   map[string]int64{"other": 1, "dangling-write": 2},
 	}
 }
 
@@ -42,6 +43,7 @@ func TestWriteReplayText(t *testing.T) {
 		"x.sbx: halt-latched: whole run\n" +
 		"x.sbx: step 2 skipped: osroot cannot express it (not run, not judged)\n" +
 		"x.sbx: expectation of step 3 not held: on what osroot can be asked, SPEC §5 gives another result\n" +
+		"x.sbx: osroot refused 3 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them): dangling-write 2, other 1\n" +
 		"x.sbx: 2 steps (1 skipped), FAIL: 1 unmet expectations, 2 findings\n\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("text (-want +got):\n%s", diff)
@@ -67,12 +69,14 @@ func TestWriteReplayJSON(t *testing.T) {
 		Unmet      []map[string]any `json:"unmet"`
 		Skipped    []int            `json:"skipped"`
 		NotHeld    []int            `json:"expectations_not_held"`
+		Stricter   map[string]int64 `json:"stricter"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.OK || len(doc.Steps) != 2 || doc.Steps[1].Step != 3 || doc.Steps[1].Journal == nil || !cmp.Equal(doc.Journal, []string{"read /work/a"}) ||
-		len(doc.Violations) != 2 || len(doc.Unmet) != 1 || doc.Unmet[0]["line"] != 6.0 || !cmp.Equal(doc.Skipped, []int{2}) || !cmp.Equal(doc.NotHeld, []int{3}) {
+		len(doc.Violations) != 2 || len(doc.Unmet) != 1 || doc.Unmet[0]["line"] != 6.0 || !cmp.Equal(doc.Skipped, []int{2}) || !cmp.Equal(doc.NotHeld, []int{3}) ||
+		!cmp.Equal(doc.Stricter, map[string]int64{"other": 1, "dangling-write": 2}) {
 		t.Errorf("JSON:\n%s", b.String())
 	}
 	b.Reset()

@@ -506,12 +506,26 @@ func TestNothingPassedInReport(t *testing.T) {
 func TestReproduceCarriesTheSandboxFlags(t *testing.T) {
 	r := campaign.NewReport(campaignResult(t, 1), "mcp:node s.js")
 	r.SUTFlags = []string{"--profile", "/my profiles/p.json"}
+	// The adapter skipped 7 scenarios, which a command draws again; the
+	// finding was not written to a file.
+	r.Drawn = r.Checks + 7
+	r.Findings = []reports.Finding{{Invariant: "confinement", Class: "benign", Check: 3, Step: 1}}
 	var b bytes.Buffer
 	if err := r.Write(&b, reports.Text); err != nil {
 		t.Fatal(err)
 	}
-	if want := "--sut 'mcp:node s.js' --profile '/my profiles/p.json'"; !strings.Contains(b.String(), want) {
-		t.Errorf("the report does not say %q:\n%s", want, b.String())
+	want := fmt.Sprintf("--checks %d --sut 'mcp:node s.js' --profile '/my profiles/p.json'", r.Drawn)
+	lines := 0
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.Contains(line, "--sut") {
+			lines++
+			if !strings.Contains(line, want) {
+				t.Errorf("a command line without %q: %s", want, line)
+			}
+		}
+	}
+	if lines != 2 {
+		t.Errorf("%d command lines, want the reproduce line and the findings' run line:\n%s", lines, b.String())
 	}
 }
 

@@ -192,33 +192,43 @@ func (s *Summary) Expressible() string {
 
 // stricterOps is how many ops were stricter than the model (Stricter),
 // over every reason.
-func (s *Summary) stricterOps() int64 {
+func (s *Summary) stricterOps() int64 { return countsTotal(s.Stricter) }
+
+// stricterReasons lists the reasons of Stricter, the most ops first, ties
+// by name.
+func (s *Summary) stricterReasons() []string { return byCount(s.Stricter) }
+
+// stricterCounts is Stricter in words: "dangling-write 9, other 3", in
+// the order of stricterReasons.
+func (s *Summary) stricterCounts() string { return countList(s.Stricter) }
+
+// countsTotal is the sum of m's counts.
+func countsTotal(m map[string]int64) int64 {
 	var n int64
-	for _, v := range s.Stricter {
+	for _, v := range m {
 		n += v
 	}
 	return n
 }
 
-// stricterReasons lists the reasons of Stricter, the most ops first, ties
-// by name.
-func (s *Summary) stricterReasons() []string {
+// byCount lists m's keys, the greatest count first, ties by name.
+func byCount(m map[string]int64) []string {
 	var out []string
-	for r := range s.Stricter {
-		out = append(out, r)
+	for k := range m {
+		out = append(out, k)
 	}
 	slices.SortFunc(out, func(a, b string) int {
-		return cmp.Or(cmp.Compare(s.Stricter[b], s.Stricter[a]), strings.Compare(a, b))
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
 	})
 	return out
 }
 
-// stricterCounts is Stricter in words: "dangling-write 9, other 3", in
-// the order of stricterReasons.
-func (s *Summary) stricterCounts() string {
+// countList is m in words, in the order of byCount: "dangling-write 9,
+// other 3".
+func countList(m map[string]int64) string {
 	var parts []string
-	for _, r := range s.stricterReasons() {
-		parts = append(parts, fmt.Sprintf("%s %d", r, s.Stricter[r]))
+	for _, k := range byCount(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -80,18 +80,26 @@ func (r *Report) writeHead(d *doc) {
 	if s := r.shortNote(); s != "" {
 		d.para(s)
 	}
-	checks := r.Checks
-	if r.Drawn > checks { // an adapter skipped scenarios it could express nothing of
-		checks = r.Drawn
-	}
-	cmd := fmt.Sprintf("%s report --seed %d --checks %d --sut %s", r.invocation(), r.Seed, checks, finding.QuoteArg(r.SUT))
-	for _, f := range r.SUTFlags {
-		cmd += " " + finding.QuoteArg(f)
-	}
+	cmd := r.campaignCommand("report")
 	if r.Mutants != nil {
 		cmd += " --mutants"
 	}
 	d.para("Reproduce with " + d.code(cmd) + ".")
+}
+
+// campaignCommand is the command line of sbxfuzz verb (run, report) that
+// draws this campaign again: its seed, its drawn scenarios, its sandbox
+// and the flags that configure it (--profile).
+func (r *Report) campaignCommand(verb string) string {
+	checks := r.Checks
+	if r.Drawn > checks { // an adapter skipped scenarios it could express nothing of
+		checks = r.Drawn
+	}
+	cmd := fmt.Sprintf("%s %s --seed %d --checks %d --sut %s", r.invocation(), verb, r.Seed, checks, finding.QuoteArg(r.SUT))
+	for _, f := range r.SUTFlags {
+		cmd += " " + finding.QuoteArg(f)
+	}
+	return cmd
 }
 
 // headline is the report in one sentence.
@@ -251,7 +259,7 @@ func (r *Report) writeFindings(d *doc) {
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
-		d.para(d.code(fmt.Sprintf("%s run --seed %d --checks %d --sut %s", r.invocation(), r.Seed, r.Checks, finding.QuoteArg(r.SUT))) + " writes their minimized reproducers to `sbxfuzz/findings/SUT` under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
+		d.para(d.code(r.campaignCommand("run")) + " writes their minimized reproducers to `sbxfuzz/findings/SUT` under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
 		cols = cols[:len(cols)-1]
 		for i := range rows {
 			rows[i] = rows[i][:len(rows[i])-1]

@@ -17,7 +17,9 @@ the latch is checked. A FILE of the form DIR/... stands for every .sbx below
 DIR. A real sandbox (osroot, mcp:, proxy:) is asked what run would ask it: the ops
 its adapter cannot express are skipped and counted, not judged, and an
 expectation is held only where SPEC §5 gives the same result on what is
-asked. Exit 1 if any expectation is unmet or any invariant violated; 3 on
+asked. An op it refuses that the model allows (stricter, SPEC §14) is not
+judged either: its step shows the model's answer, and a line after the
+table counts such ops by reason. Exit 1 if any expectation is unmet or any invariant violated; 3 on
 SIGINT, SIGTERM or SIGHUP.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
@@ -48,17 +50,19 @@ SIGINT, SIGTERM or SIGHUP.`)
 			return printError(e, err)
 		}
 	}
-	factory, end, err := startSession(e, target)
+	factory, end, tally, err := startCountedSession(e, target)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
 	defer end()
 	status := ExitOK
 	for i, name := range files {
+		before := tally().Stricter
 		out, err := replayNarrowed(target, name, scs[i], factory, e.oracleOptions())
 		if err != nil {
 			return printError(e, err)
 		}
+		out.Stricter = newCounts(before, tally().Stricter)
 		if out.Failed() {
 			status = ExitFinding
 		}
@@ -67,6 +71,20 @@ SIGINT, SIGTERM or SIGHUP.`)
 		}
 	}
 	return status
+}
+
+// newCounts is what after counts beyond before, by key; nil when nothing.
+func newCounts(before, after map[string]int64) map[string]int64 {
+	var out map[string]int64
+	for k, n := range after {
+		if d := n - before[k]; d > 0 {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[k] = d
+		}
+	}
+	return out
 }
 
 // load reads and parses one scenario file.

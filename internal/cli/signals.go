@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
@@ -133,16 +134,30 @@ func exitOnSignal(e *env, end func() error) (stop func()) {
 // at a time, stopped as exitOnSignal says: call stop when done, which ends
 // the session too.
 func startSession(e *env, t sut.Target) (f core.Factory, stop func(), err error) {
-	f, end, err := t.Start()
+	f, stop, _, err = startCountedSession(e, t)
+	return f, stop, err
+}
+
+// startCountedSession is startSession, with a function that reads what
+// the session counted beside its checks (the zero Tally for a door that
+// counts nothing).
+func startCountedSession(e *env, t sut.Target) (f core.Factory, stop func(), tally func() door.Tally, err error) {
+	var end func() error
+	if t.StartCounted != nil {
+		f, end, tally, err = t.StartCounted()
+	} else {
+		f, end, err = t.Start()
+		tally = func() door.Tally { return door.Tally{} }
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	endOnce := sync.OnceValue(end)
 	unwatch := exitOnSignal(e, endOnce)
 	return f, func() {
 		unwatch()
 		endOnce()
-	}, nil
+	}, tally, nil
 }
 
 // timeoutFlag registers --timeout, the op timeout of SPEC §12.

@@ -317,7 +317,7 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 	case f.Flaky:
 		shrunk = fmt.Sprintf("not minimized: flaky (%d judgements again, none failed", f.Replays)
 	case f.Stats.Cut:
-		shrunk += ", cut short by the minimizer's limits"
+		shrunk += ", cut short by the minimizer's limits: sbxfuzz minimize -w FILE goes on"
 	}
 	f.Minimized.Comment = []string{
 		"finding: " + f.Invariant.String(),

@@ -55,11 +55,21 @@ func (e *Extract) content(text string) (string, bool) {
 			return text, false
 		}
 		for _, k := range strings.Split(e.JSON, ".") {
-			obj, ok := v.(map[string]any)
-			if !ok {
-				return text, false
+			k, list := strings.CutSuffix(k, "[]")
+			if k != "" {
+				obj, ok := v.(map[string]any)
+				if !ok {
+					return text, false
+				}
+				v = obj[k]
 			}
-			v = obj[k]
+			if list {
+				l, ok := v.([]any)
+				if !ok || len(l) == 0 {
+					return text, false
+				}
+				v = l[0]
+			}
 		}
 		s, ok := v.(string)
 		if !ok {

@@ -73,26 +73,42 @@ func (t Tool) arguments(path, data string) (map[string]any, error) {
 }
 
 // setDotted sets m's value at a dotted name ("a.b" is m["a"]["b"]),
-// making the objects on the way; a name that is already set, or runs
-// through a value that is not an object, is an error.
+// making the objects on the way; a part ending in "[]" is a list of one
+// ("items[].path" is m["items"][0]["path"], "paths[]" is m["paths"][0]).
+// A name that is already set, or runs through a value of another shape,
+// is an error.
 func setDotted(m map[string]any, name string, v any) error {
 	parts := strings.Split(name, ".")
-	if slices.Contains(parts, "") {
-		return fmt.Errorf("argument %q has an empty part", name)
+	for _, k := range parts {
+		if k, _ := strings.CutSuffix(k, "[]"); k == "" {
+			return fmt.Errorf("argument %q has an empty part", name)
+		}
 	}
 	for _, k := range parts[:len(parts)-1] {
+		k, list := strings.CutSuffix(k, "[]")
 		next, ok := m[k]
 		if !ok {
 			next = map[string]any{}
+			if list {
+				next = []any{next}
+			}
 			m[k] = next
+		}
+		if l, isList := next.([]any); list && isList {
+			next = l[0]
+		} else if list || isList {
+			return fmt.Errorf("argument %q runs through %q, which is a list of one where another name has an object, or the other way", name, k)
 		}
 		if m, ok = next.(map[string]any); !ok {
 			return fmt.Errorf("argument %q runs through %q, which is not an object", name, k)
 		}
 	}
-	last := parts[len(parts)-1]
+	last, list := strings.CutSuffix(parts[len(parts)-1], "[]")
 	if _, taken := m[last]; taken {
 		return fmt.Errorf("argument %q is given twice", name)
+	}
+	if list {
+		v = []any{v}
 	}
 	m[last] = v
 	return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 		IsError bool `json:"isError"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return Result{}, s.broken(fmt.Errorf("tools/call: a result that does not read: %v", err))
+		return Result{}, s.broken(fmt.Errorf("tools/call: a result that does not read: %v", unreadable(err)))
 	}
 	res := Result{IsError: r.IsError}
 	for _, c := range r.Content {
@@ -110,8 +111,20 @@ func (s *Server) call(method string, params, result any, timeout time.Duration) 
 		return s.broken(err)
 	case result != nil:
 		if err := json.Unmarshal(raw, result); err != nil {
-			return s.broken(fmt.Errorf("%s: a result that does not read: %v", method, err))
+			return s.broken(fmt.Errorf("%s: a result that does not read: %v", method, unreadable(err)))
 		}
 	}
 	return nil
+}
+
+// unreadable says why a result did not decode in MCP's words where it
+// can: a field of another JSON type than the protocol's ("content.text
+// is a JSON object, not a string": a server that put a fetched JSON
+// body there as it was parsed).
+func unreadable(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("its %s is a JSON %s, not a %s", strings.ToLower(te.Field), te.Value, te.Type)
+	}
+	return err
 }

@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"os"
+	pathpkg "path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -41,7 +43,7 @@ type driver struct {
 // paths, alike on every tree.
 func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	p := d.s.Profile()
-	tool, args, path, why := d.request(p, op)
+	tool, args, path, sent, why := d.request(p, op)
 	if why != "" {
 		return realfs.Outcome{Verdict: realfs.Unsupported, Detail: why}, nil
 	}
@@ -51,7 +53,7 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	}
 	root := d.paths.Root()
 	if r.IsError || p.refused(r.Text) {
-		hide := append([]string{path, filepath.Clean(path)}, d.s.cfg.Allowed...)
+		hide := append([]string{path, filepath.Clean(path), sent}, d.s.cfg.Allowed...)
 		return realfs.Outcome{Verdict: p.verdict(r.Text, hide), Detail: withoutRoot(r.Text, root)}, nil
 	}
 	if op.Kind == core.OpRead {
@@ -98,37 +100,75 @@ func byLines(s string) string {
 // Close implements realfs.Driver; the server stays with its owner.
 func (d *driver) Close() error { return nil }
 
-// request is the tool call for op, or why there is none. MCP carries
-// paths and file contents as JSON strings, so bytes that are not UTF-8
-// cannot cross intact, and a NUL cannot be in a path on disk.
-func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]any, path, why string) {
+// request is the tool call for op, or why there is none, with the op's
+// path in the tree and as it is sent (relative to the server's directory
+// when it works on its working directory). MCP carries paths and file
+// contents as JSON strings, so bytes that are not UTF-8 cannot cross
+// intact, and a NUL cannot be in a path on disk.
+func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]any, path, sent, why string) {
+	no := func(why string) (string, map[string]any, string, string, string) { return "", nil, "", "", why }
 	if !p.Supports(op.Kind) {
-		return "", nil, "", "profile " + p.Name + " has no tool for " + op.Kind
+		return no("profile " + p.Name + " has no tool for " + op.Kind)
 	}
 	if n, _ := spec.Arity(op.Kind); len(op.Args) != n {
-		return "", nil, "", op.Kind + " with a wrong number of arguments"
+		return no(op.Kind + " with a wrong number of arguments")
 	}
 	w := op.Args[0]
 	switch {
 	case !utf8.ValidString(w):
-		return "", nil, "", "a path that is not UTF-8"
+		return no("a path that is not UTF-8")
 	case strings.IndexByte(w, 0) >= 0:
-		return "", nil, "", "a path with a NUL byte"
+		return no("a path with a NUL byte")
 	}
 	path, ok := d.paths.Path(w)
 	if !ok {
-		return "", nil, "", "a relative path"
+		return no("a relative path")
+	}
+	sent = path
+	if p.Cwd {
+		sent = relative(filepath.ToSlash(d.s.cfg.Allowed[0]), filepath.ToSlash(path))
 	}
 	t, data := p.Read, ""
 	if op.Kind == core.OpWrite {
 		if !utf8.ValidString(op.Args[1]) {
-			return "", nil, "", "data that is not UTF-8"
+			return no("data that is not UTF-8")
 		}
 		t, data = p.Write, op.Args[1]
 	}
-	args, err := t.arguments(path, data)
+	args, err := t.arguments(sent, data)
 	if err != nil { // check refused such a profile
-		return "", nil, "", "profile " + p.Name + ": " + err.Error()
+		return no("profile " + p.Name + ": " + err.Error())
 	}
-	return t.Name, args, path, ""
+	return t.Name, args, path, sent, ""
+}
+
+// relative is the absolute path p spelled from the directory base, for a
+// server that works on its working directory: what follows base in p, as
+// p writes it, else a ".." for each level up from base to the deepest
+// directory that holds p, then the rest of p ("../appshop/x" for
+// /srv/appshop/x from /srv/app). Nothing is cleaned: "." and "//" are the
+// op's spelling, the server's to resolve. A base it cannot climb
+// (another volume) leaves p as it is.
+func relative(base, p string) string {
+	for ups := 0; ; ups++ {
+		rest, under := strings.CutPrefix(p, strings.TrimSuffix(base, "/")+"/")
+		if p == base {
+			rest, under = "", true
+		}
+		if under {
+			parts := slices.Repeat([]string{".."}, ups)
+			if rest = strings.TrimLeft(rest, "/"); rest != "" {
+				parts = append(parts, rest)
+			}
+			if len(parts) == 0 {
+				return "."
+			}
+			return strings.Join(parts, "/")
+		}
+		up := pathpkg.Dir(base)
+		if up == base {
+			return p
+		}
+		base = up
+	}
 }

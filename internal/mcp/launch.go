@@ -38,7 +38,7 @@ func (p Profile) checkLaunch() error {
 // allowed directories when p passes them as arguments.
 func (p Profile) argv(command, allowed []string) []string {
 	argv := append(slices.Clone(p.Command), command...)
-	if p.DirsConfig != nil || p.DirsEnv != nil {
+	if p.DirsConfig != nil || p.DirsEnv != nil || p.Cwd {
 		return argv
 	}
 	for _, d := range allowed {
@@ -77,8 +77,17 @@ func (p Profile) config(allowed []string) string {
 // launch starts the process of cfg in a HOME of its own, made under
 // cfg.Home or cfg.Root (else the temporary directory) and holding the config file,
 // if any: a server that allows or reads $HOME then sees only that. The
-// caller removes home when the server is done.
+// caller removes home when the server is done. It runs in cfg.Root, or in
+// its allowed directory when its profile says it works on its working
+// directory (Profile.Cwd).
 func launch(cfg Config) (p *proc.Process, home string, err error) {
+	dir := cfg.Root
+	if cfg.Profile.Cwd {
+		if len(cfg.Allowed) != 1 {
+			return nil, "", fmt.Errorf("starting an MCP server: profile %s has it work on its working directory, one allowed directory, not %d", cfg.Profile.Name, len(cfg.Allowed))
+		}
+		dir = cfg.Allowed[0]
+	}
 	parent := cfg.Home
 	if parent == "" {
 		parent = cfg.Root
@@ -99,9 +108,9 @@ func launch(cfg Config) (p *proc.Process, home string, err error) {
 	}
 	argv, env := cfg.Profile.argv(cfg.Command, cfg.Allowed), cfg.Profile.environ(cfg.Allowed, home)
 	if cfg.Net != nil {
-		p, _, err = proc.StartNet(argv, cfg.Root, env, *cfg.Net)
+		p, _, err = proc.StartNet(argv, dir, env, *cfg.Net)
 	} else {
-		p, err = proc.StartEnv(argv, cfg.Root, env)
+		p, err = proc.StartEnv(argv, dir, env)
 	}
 	if err != nil {
 		os.RemoveAll(home)

@@ -66,6 +66,20 @@ func (p *Pool) Get(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// DropIf shuts down the servers started for a Config stale reports, so
+// that none is handed out again.
+func (p *Pool) DropIf(stale func(Config) bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live = slices.DeleteFunc(p.live, func(e pooled) bool {
+		if stale(e.cfg) {
+			p.shut(e.s)
+			return true
+		}
+		return false
+	})
+}
+
 // Len is how many servers the pool holds that have not failed.
 func (p *Pool) Len() int {
 	p.mu.Lock()
@@ -123,7 +137,9 @@ func (p *Pool) SkippedLines() int64 {
 }
 
 // sameProcess reports whether a server started for a serves b: the same
-// command line, working directory, environment and State.
+// command line, working directory, allowed directories, environment and
+// State.
 func sameProcess(a, b Config) bool {
-	return a.Root == b.Root && a.State == b.State && slices.Equal(a.Profile.argv(a.Command, a.Allowed), b.Profile.argv(b.Command, b.Allowed)) && sameEnviron(a, b)
+	return a.Root == b.Root && a.State == b.State && slices.Equal(a.Allowed, b.Allowed) &&
+		slices.Equal(a.Profile.argv(a.Command, a.Allowed), b.Profile.argv(b.Command, b.Allowed)) && sameEnviron(a, b)
 }

@@ -47,6 +47,11 @@ type Profile struct {
 	// DirsEnv, when set, gives the allowed directories in an environment
 	// variable instead of the arguments.
 	DirsEnv *DirsEnv `json:"dirs_env,omitempty"`
+	// Cwd says that the server works on its working directory: it is
+	// started in its one allowed directory, given no other way, and sent
+	// each path relative to it ("notes/a.txt", "../appshop/x"). A grant
+	// of more than one directory keeps its first.
+	Cwd bool `json:"cwd,omitempty"`
 	// Env is set in the server's environment, over the harness's own.
 	Env map[string]string `json:"env,omitempty"`
 	// Denied lists substrings (matched ignoring case) of the error text of
@@ -86,7 +91,8 @@ func Trimmed(p string) bool {
 type Tool struct {
 	Name string `json:"tool"`
 	// Path and Content name the arguments holding the path and the data
-	// (writes); a dotted name ("file.path") nests them in objects.
+	// (writes); a dotted name ("file.path") nests them in objects, a
+	// part ending in "[]" in a list of one ("paths[]", "items[].path").
 	Path    string `json:"path,omitempty"`
 	Content string `json:"content,omitempty"`
 	// Args are constant arguments, by dotted name, each a JSON value:
@@ -102,6 +108,8 @@ type Tool struct {
 type Extract struct {
 	// JSON is the dotted name of the string field holding the content
 	// when the text is a JSON object: {"content": "...", "path": "/abs"}.
+	// A part ending in "[]" takes the first item of a list: "[].content"
+	// for [{"path": "a", "content": "..."}].
 	JSON string `json:"json,omitempty"`
 	// Header is a regular expression (RE2) matched at the start of the
 	// text; the content is what follows the match ("[Reading 3 lines]" and
@@ -236,8 +244,8 @@ func (p Profile) check() error {
 		return fmt.Errorf("%w: write's path and content are the same argument %q", ErrProfile, p.Write.Path)
 	case slices.Contains(p.Denied, "") || slices.Contains(p.NotFound, ""):
 		return fmt.Errorf("%w: an empty pattern matches every text", ErrProfile)
-	case p.DirsConfig != nil && p.DirsEnv != nil:
-		return fmt.Errorf("%w: dirs_config and dirs_env both set: the directories go one way", ErrProfile)
+	case p.DirsConfig != nil && p.DirsEnv != nil, p.Cwd && (p.DirsConfig != nil || p.DirsEnv != nil || p.DirFlag != ""):
+		return fmt.Errorf("%w: %s set: the directories go one way", ErrProfile, strings.Join(p.dirWays(), " and "))
 	}
 	for _, t := range []Tool{p.Read, p.Write, p.Fetch} {
 		if err := t.check(); err != nil {
@@ -253,6 +261,21 @@ func (p Profile) check() error {
 		return fmt.Errorf("%w: %v", ErrProfile, err)
 	}
 	return nil
+}
+
+// dirWays names the fields of p that say how the allowed directories
+// reach the server.
+func (p Profile) dirWays() []string {
+	var ways []string
+	for _, w := range []struct {
+		name string
+		set  bool
+	}{{"dir_flag", p.DirFlag != ""}, {"dirs_config", p.DirsConfig != nil}, {"dirs_env", p.DirsEnv != nil}, {"cwd", p.Cwd}} {
+		if w.set {
+			ways = append(ways, w.name)
+		}
+	}
+	return ways
 }
 
 // checkRegexp reports a pattern that does not compile or matches every

@@ -105,8 +105,12 @@ func TestParseProfileShapes(t *testing.T) {
 	good := `{"name": "g", "command": ["node"], "read": {"tool": "r", "result": {"json": "a.content"}},
 		"write": {"tool": "w", "args": {"mode": "rewrite", "opts.create": false}},
 		"dirs_config": {"file": ".cfg/c.json", "template": "{\"dirs\": {{dirs}}}"}, "env": {"A": "1"}, "refusals": ["^Error"]}`
+	cwd := `{"read": {"tool": "r", "path": "paths[]", "result": {"json": "[].content"}}, "write": {"tool": "w", "path": "items[].path", "content": "items[].content"}, "cwd": true}`
 	if _, err := ParseProfile([]byte(good)); err != nil {
 		t.Errorf("a profile with every new field: %v", err)
+	}
+	if p, err := ParseProfile([]byte(cwd)); err != nil || !p.Cwd {
+		t.Errorf("a profile of a server on its working directory, taking lists: %+v, %v", p, err)
 	}
 	for _, tc := range []struct{ in, err string }{
 		{`{"read": {"tool": "r", "args": {"path": 1}}}`, `argument "path" is given twice`},
@@ -119,7 +123,10 @@ func TestParseProfileShapes(t *testing.T) {
 		{`{"read": {"tool": "r"}, "refusals": [".*"]}`, "matches every text"},
 		{`{"read": {"tool": "r"}, "dirs_config": {"file": "../x", "template": "{{dirs}}"}}`, "not a path inside HOME"},
 		{`{"read": {"tool": "r"}, "dirs_config": {"file": "x", "template": "{}"}}`, "has no {{dirs}}"},
-		{`{"read": {"tool": "r"}, "dirs_config": {"file": "x", "template": "{{dirs}}"}, "dirs_env": {"name": "D"}}`, "both set"},
+		{`{"read": {"tool": "r"}, "dirs_config": {"file": "x", "template": "{{dirs}}"}, "dirs_env": {"name": "D"}}`, "dirs_config and dirs_env set"},
+		{`{"read": {"tool": "r"}, "cwd": true, "dir_flag": "--allow"}`, "dir_flag and cwd set"},
+		{`{"write": {"tool": "w", "path": "items[].path", "content": "items.content"}}`, `runs through "items", which is a list of one where another name has an object`},
+		{`{"read": {"tool": "r", "path": "[].path"}}`, "has an empty part"},
 		{`{"read": {"tool": "r"}, "env": {"A=B": "1"}}`, "not a variable name"},
 	} {
 		_, err := ParseProfile([]byte(tc.in))

@@ -45,7 +45,7 @@ var closeWait = time.Second
 type Config struct {
 	Command []string // the server's command, split into words; the allowed directories are appended
 	Profile Profile  // how ops map onto its tools; the zero Profile is Filesystem
-	Root    string   // its working directory: the tree root; empty: the harness's
+	Root    string   // its working directory, unless it works on its allowed directory (Profile.Cwd); empty: the harness's
 	// Home is the directory its own HOME is made in; empty: Root, else
 	// the temporary directory.
 	Home         string

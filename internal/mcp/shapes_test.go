@@ -225,6 +225,38 @@ func TestArguments(t *testing.T) {
 	if want := `{"a":{"mode":"x","path":"/p"},"data":"d","n":[1,{"b":null}]}`; string(b) != want {
 		t.Errorf("%s, want %s", b, want)
 	}
+	lists := Tool{Name: "w", Path: "items[].path", Content: "items[].content", Args: map[string]json.RawMessage{"items[].append": json.RawMessage(`false`), "tags[]": json.RawMessage(`"t"`)}}
+	got, err = lists.arguments("p", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(got)
+	if want := `{"items":[{"append":false,"content":"d","path":"p"}],"tags":["t"]}`; string(b) != want {
+		t.Errorf("%s, want %s", b, want)
+	}
+}
+
+// TestRelative: a path is spelled from the server's directory as the op
+// wrote it, climbing with ".." to the deepest directory that holds it.
+func TestRelative(t *testing.T) {
+	for _, tc := range []struct{ base, p, want string }{
+		{"/t/srv/app", "/t/srv/app/a.txt", "a.txt"},
+		{"/t/srv/app", "/t/srv/app/d/./b", "d/./b"},
+		{"/t/srv/app", "/t/srv/app//x", "x"},
+		{"/t/srv/app", "/t/srv/app", "."},
+		{"/t/srv/app", "/t/srv/app/", "."},
+		{"/t/srv/app", "/t/srv/appshop/x", "../appshop/x"},
+		{"/t/srv/app", "/t/srv//app/x", "../app/x"},
+		{"/t/srv/app", "/t/etc/passwd", "../../etc/passwd"},
+		{"/t/srv/app", "/t/srv", ".."},
+		{"/", "/etc/passwd", "etc/passwd"},
+		{"/t/srv/app/", "/t/srv/app/a", "a"},
+		{"C:/t/app", "D:/x", "D:/x"},
+	} {
+		if got := relative(tc.base, tc.p); got != tc.want {
+			t.Errorf("relative(%q, %q) = %q, want %q", tc.base, tc.p, got, tc.want)
+		}
+	}
 }
 
 // TestAsFile: content read by lines is taken as the file's only when it
@@ -247,5 +279,15 @@ func TestAsFile(t *testing.T) {
 	}
 	if got := asFile("x", p+"-missing"); got != "x" {
 		t.Errorf("asFile of a missing file = %q, want the data as it came", got)
+	}
+}
+
+// TestUnreadableSaysWhichField: a result whose text is no string (a
+// server that put a parsed JSON body there) is named by its field.
+func TestUnreadableSaysWhichField(t *testing.T) {
+	var r struct{ Content []struct{ Type, Text string } }
+	err := unreadable(json.Unmarshal([]byte(`{"content": [{"type": "text", "text": {"items": [1]}}]}`), &r))
+	if err == nil || err.Error() != "its content.text is a JSON object, not a string" {
+		t.Errorf("%v", err)
 	}
 }

@@ -42,6 +42,23 @@ type plan struct {
 	files   []scenario.File // canonical paths in path order; Data as on disk, canary included
 	links   []scenario.Link // canonical paths in path order; targets as in the world
 	secrets []secret        // the files the grant forbids reading, in path order
+	kept    map[string]bool // dirs that may stand from the last world (keptDirs)
+}
+
+// keptDirs lists the names of the directories from T down to root, a
+// grant root, when the world has it as a directory, and marks them kept:
+// a tree restored in place keeps them (Options.KeepRoot). Nil when root
+// is "/" or no directory of the world.
+func (p *plan) keptDirs(root string) []string {
+	dir, ok := clean(root)
+	if !ok || dir == "/" || !slices.Contains(p.dirs, dir) {
+		return nil
+	}
+	p.kept = map[string]bool{}
+	for d := dir; d != "/"; d = path.Dir(d) {
+		p.kept[d] = true
+	}
+	return strings.Split(dir[1:], "/")
 }
 
 // Expressible reports, without touching the disk, whether Materialize

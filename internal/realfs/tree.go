@@ -1,6 +1,7 @@
 package realfs
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -61,6 +62,11 @@ type Options struct {
 	// same dir, so a sandbox told of their directories once (a server's
 	// arguments) serves one world after another.
 	MinDepth int
+	// KeepRoot keeps the directory of the grant's first fs_read root,
+	// and those above it, when a tree is restored in place for a world
+	// that has that directory too: emptied, not made anew, so that a
+	// server working in it (its working directory) keeps working there.
+	KeepRoot bool
 }
 
 // MaterializeWith is Materialize laid out as o says. A dir that holds a
@@ -76,7 +82,11 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 		return nil, err
 	}
 	p.depth = max(p.depth, min(o.MinDepth, MaxMoat))
-	base, err := emptyDir(dir, p.depth)
+	var keep []string
+	if o.KeepRoot && len(g.FSRead) > 0 {
+		keep = p.keptDirs(g.FSRead[0])
+	}
+	base, err := emptyDir(dir, p.depth, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -93,10 +103,11 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 }
 
 // emptyDir makes dir a directory of mode 0755 that holds at most the
-// moat of a tree of depth d and its empty T (see emptyChain), and returns
-// its absolute path with every link in it resolved, so that T's path names
-// no link a sandbox's own path checks could trip on.
-func emptyDir(dir string, d int) (string, error) {
+// moat of a tree of depth d and T, empty but for the directories named by
+// keep (see emptyChain), and returns its absolute path with every link in
+// it resolved, so that T's path names no link a sandbox's own path checks
+// could trip on.
+func emptyDir(dir string, d int, keep []string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -110,24 +121,27 @@ func emptyDir(dir string, d int) (string, error) {
 	if err := os.Chmod(base, 0o755); err != nil {
 		return "", err
 	}
-	return base, emptyChain(base, d)
+	return base, emptyChain(base, d, keep)
 }
 
 // emptyChain removes from base everything but the chain of a tree of
-// moat depth d, base/m/…/m/t, and empties t: a sandbox may have written
-// anywhere in the moat, but the chain's own directories stay, so the
-// tree's T keeps its path and its directory. Whatever stands where the
-// chain goes and is no directory (a link, a file) is removed too. It never
-// follows a link.
-func emptyChain(base string, d int) error {
+// moat depth d, base/m/…/m/t, followed by the directories named by keep
+// in T (t/srv/app for ["srv", "app"]), and empties the last: a sandbox
+// may have written anywhere in the moat, but the chain's own directories
+// stay, so the tree's T keeps its path and its directory. Whatever stands
+// where the chain goes and is no directory (a link, a file) is removed
+// too. It never follows a link.
+func emptyChain(base string, d int, kept []string) error {
 	dir := base
-	for level := 0; level <= d+1; level++ {
+	for level := 0; level <= d+1+len(kept); level++ {
 		keep := "m"
 		switch {
 		case level == d:
 			keep = "t"
+		case level > d && level-d-1 < len(kept):
+			keep = kept[level-d-1]
 		case level > d:
-			keep = "" // T itself: nothing in it stays
+			keep = "" // the last: nothing in it stays
 		}
 		if err := os.Chmod(dir, 0o755); err != nil { // a sandbox may have shut it
 			return err
@@ -172,7 +186,7 @@ func (t *Tree) build(p *plan) error {
 	}
 	defer r.Close()
 	for _, d := range p.dirs {
-		if err := r.Mkdir(rel(d), 0o755); err != nil {
+		if err := r.Mkdir(rel(d), 0o755); err != nil && !(errors.Is(err, fs.ErrExist) && p.kept[d]) {
 			return err
 		}
 		if err := r.Chmod(rel(d), 0o755); err != nil {
@@ -224,6 +238,10 @@ func (t *Tree) linkTarget(at, target string) string {
 	}
 	return t.root + target
 }
+
+// Base returns the tree's base directory, the one Materialize was given,
+// absolute, with no link in it: it holds the moat and T.
+func (t *Tree) Base() string { return t.base }
 
 // Root returns T, the directory world path "/" maps to: absolute, with
 // no link in it.

@@ -257,3 +257,53 @@ func TestRestoreInPlace(t *testing.T) {
 		t.Errorf("the tree restored in place differs from a fresh one: %v", ch)
 	}
 }
+
+// TestRestoreKeepsRoot: with KeepRoot, a tree restored in place for a
+// world with the same first read root keeps that directory (a server's
+// working directory), emptied of what the sandbox left there, and is
+// observed exactly as a fresh tree; a world that has a file where it
+// stood builds all the same.
+func TestRestoreKeepsRoot(t *testing.T) {
+	dir := newBase(t)
+	opt := Options{MinDepth: 3, KeepRoot: true}
+	g := core.GrantSpec{FSRead: []string{"/srv/app/"}}
+	first, err := MaterializeWith(dir, scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/a", Data: "1"}, {Path: "/srv/x", Data: "2"}}}, g, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(first.Root() + "/srv/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(first.Root()+"/srv/app/stray", []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/b/c", Data: "3"}}}
+	again, err := MaterializeWith(dir, second, g, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(again.Root() + "/srv/app")
+	if err != nil || !os.SameFile(before, after) {
+		t.Fatalf("the root was made anew (%v)", err)
+	}
+	fresh, err := MaterializeWith(newBase(t), second, g, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := again.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := fresh.Observe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := again.Changes(want, got); len(ch) != 0 {
+		t.Errorf("the tree restored with its root kept differs from a fresh one: %v", ch)
+	}
+	taken := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app", Data: "a file"}}}
+	if _, err := MaterializeWith(dir, taken, g, nil, opt); err != nil {
+		t.Errorf("a world with a file where the kept root stood: %v", err)
+	}
+}

@@ -114,6 +114,7 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 			return &mcpSession{argv: argv, profile: profile, cwd: dir, timeouts: t, pool: mcp.Pool{Max: serversPerSession}}, nil
 		},
 		Adapt:         adaptTo(profile),
+		WorksInRoot:   profile.Cwd,
 		NotApplicable: FSOnlyNA,
 		// A server promises to allow only what its profile says: releases
 		// of server-filesystem since 2025.7.1 refuse a write through a
@@ -190,8 +191,20 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSp
 	// of one list: one command line for each set keeps it in the pool.
 	slices.Sort(allowed)
 	allowed = slices.Compact(allowed)
-	srv, err := s.pool.Get(mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
-		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start, State: dirState(allowed)})
+	cfg := mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
+		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start, State: dirState(allowed)}
+	if s.profile.Cwd {
+		// A server works in the directory it was started in. The tree
+		// keeps its root directory from one world to the next that has it
+		// (Adapter.WorksInRoot), and makes every other anew: a server this
+		// slot started in another directory works in one no longer on the
+		// disk.
+		slot := t.Base() + string(filepath.Separator)
+		s.pool.DropIf(func(c mcp.Config) bool {
+			return strings.HasPrefix(c.Allowed[0], slot) && !slices.Equal(c.Allowed, allowed)
+		})
+	}
+	srv, err := s.pool.Get(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -285,9 +298,11 @@ func (s *mcpSession) Close() error {
 }
 
 // adaptTo is AdaptOneList for a server with profile p: when p trims paths,
-// ops on a path it would trim are left out too.
+// ops on a path it would trim are left out too; when p has the server
+// work on its working directory, the grant keeps its first root, which
+// must be a directory the tree can make (no file there or above it).
 func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
-	if !p.Trims {
+	if !p.Trims && !p.Cwd {
 		return AdaptOneList
 	}
 	return func(sc *scenario.Scenario) *scenario.Scenario {
@@ -295,12 +310,31 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		if out == nil {
 			return nil
 		}
-		out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return mcp.Trimmed(st.Op.Args[0]) })
+		if p.Trims {
+			out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return mcp.Trimmed(st.Op.Args[0]) })
+		}
+		if p.Cwd {
+			root := out.Grant.FSRead[:1]
+			out.Grant.FSRead, out.Grant.FSWrite = root, slices.Clone(root)
+			if fileAtOrAbove(out.World, spec.Canonical(out.Grant.FSRead[0])) {
+				return nil
+			}
+		}
 		if len(out.Steps) == 0 {
 			return nil
 		}
 		return out
 	}
+}
+
+// fileAtOrAbove reports whether a file of w stands at dir or at one of
+// its parents, where the tree cannot make dir a directory to start a
+// server in.
+func fileAtOrAbove(w scenario.WorldSpec, dir string) bool {
+	return slices.ContainsFunc(w.Files, func(f scenario.File) bool {
+		p := spec.Canonical(f.Path)
+		return dir == p || strings.HasPrefix(dir, strings.TrimSuffix(p, "/")+"/")
+	})
 }
 
 // AdaptOneList is AdaptFS for a server with one list of directories for

@@ -23,6 +23,10 @@ type Step struct {
 	Line   int              // source line of the op, 0 when unknown
 	Expect *scenario.Expect // nil when the scenario expects nothing
 	Unmet  string           // why the expectation failed, "" when met
+	// Failed says that the op gave no result: it panicked, hung, or its
+	// sandbox failed (a total finding says how). Result and Usage are
+	// then zero, and Entries empty.
+	Failed bool
 }
 
 // Outcome is a whole replay.
@@ -75,6 +79,9 @@ func reportStep(s Step) reports.ReplayStep {
 	rs := reports.ReplayStep{Step: s.Step, Line: s.Line, Op: judge.FormatOp(s.Op), Kind: s.Result.Kind.String(), Data: s.Result.Data,
 		Result: Describe(s.Result.Kind, s.Result.Data, s.Result.Data != ""), Hard: s.Result.Hard,
 		OpsUsed: s.Usage.Ops, WallUsed: s.Usage.Wall, OutputUsed: s.Usage.Output, Unmet: s.Unmet}
+	if s.Failed {
+		rs.Kind, rs.Result = "", "no result (total)"
+	}
 	for _, en := range s.Entries {
 		rs.Journal = append(rs.Journal, en.String())
 	}
@@ -113,6 +120,19 @@ func RunWith(name string, sc *scenario.Scenario, f core.Factory, cov *oracle.Cov
 		out.Steps = append(out.Steps, Step{StepReport: r, Line: src.Line, Expect: src.Expect, Unmet: unmet(src.Expect, r.Result)})
 	}
 	out.Findings = judge.Check(f, c, cov, judge.Options{Timeout: opt.Timeout, StartTimeout: opt.StartTimeout, Observe: observe})
+	// The op that gave no result ends the steps observed: it is shown
+	// too, so that the table names the op the total finding is of.
+	for _, fd := range out.Findings {
+		if fd.Invariant != oracle.Total || fd.Step != len(out.Steps)+1 || fd.Step > len(sc.Steps) {
+			continue
+		}
+		src := sc.Steps[fd.Step-1]
+		failed := Step{StepReport: judge.StepReport{Step: fd.Step, Op: src.Op}, Line: src.Line, Expect: src.Expect, Failed: true}
+		if src.Expect != nil {
+			failed.Unmet = "the op gave no result"
+		}
+		out.Steps = append(out.Steps, failed)
+	}
 	return out, nil
 }
 

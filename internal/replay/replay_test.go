@@ -32,3 +32,35 @@ func TestUnmetQuotesDataCut(t *testing.T) {
 		t.Errorf("Describe of empty data = %s", got)
 	}
 }
+
+// failing panics on a read of /work/boom: an op that gives no result.
+type failing struct{ *core.Reference }
+
+func (f failing) Run(op core.Op) core.Result {
+	if op.Kind == core.OpRead && op.Args[0] == "/work/boom" {
+		panic("boom")
+	}
+	return f.Reference.Run(op)
+}
+
+// TestFailedStepShown: the op of a total finding, which gives no result,
+// is the last step of the outcome, marked failed and its expectation
+// unmet, so that the step table names it.
+func TestFailedStepShown(t *testing.T) {
+	src := "grant fs_read /work/\nfile /work/a x\nfs_read /work/a => ok x\nfs_read /work/boom => not_found\nfs_read /work/a\n"
+	sc, err := scenario.Parse("t.sbx", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := func(g core.Grant, w core.World) (core.Sandbox, error) { return failing{core.NewReference(g, w)}, nil }
+	out, err := Run("t.sbx", sc, factory, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Steps) != 2 || out.Steps[0].Failed || !out.Steps[1].Failed || out.Steps[1].Line != 4 || out.Steps[1].Unmet == "" {
+		t.Fatalf("steps %+v, want the read of /work/a, then the failed read of /work/boom with its expectation unmet", out.Steps)
+	}
+	if rs := out.Report().Steps[1]; rs.Op != "fs_read /work/boom" || rs.Result != "no result (total)" || rs.Kind != "" {
+		t.Errorf("the failed step reads %+v", rs)
+	}
+}

@@ -20,6 +20,10 @@ elif mode == "envdirs":  # from FAKE_DIRS, joined by ","; FAKE_EXTRA must be set
     allowed = os.environ["FAKE_DIRS"].split(",")
     if rest or os.environ.get("FAKE_EXTRA") != "yes":
         sys.exit("fakemcp envdirs: arguments %r or no FAKE_EXTRA" % rest)
+elif mode in ("cwd", "cwdprefix"):  # its working directory, paths relative to it
+    allowed = [os.getcwd()]
+    if rest:
+        sys.exit("fakemcp %s: arguments %r" % (mode, rest))
 else:
     allowed = rest
 print("fakemcp %s cwd: %s" % (mode, os.getcwd()), file=sys.stderr, flush=True)
@@ -108,6 +112,33 @@ if recv().get("method") != "notifications/initialized":
 read_tool, write_tool, path_arg, content_arg = "read_file", "write_file", "path", "content"
 if mode == "custom":
     read_tool, write_tool, path_arg, content_arg = "cat", "put", "file", "text"
+elif mode in ("cwd", "cwdprefix"):
+    read_tool, write_tool = "read_content", "write_content"
+
+def on_cwd(mid, name, args):
+    """Lists of relative paths, answered with a JSON list in a successful
+    result, as @shtse8/filesystem-mcp does. "cwd" checks the resolved path;
+    "cwdprefix" checks the joined one with a string prefix, as that server
+    does (a prefix sibling and a link pass)."""
+    item = args["items"][0] if name == write_tool else {"path": args["paths"][0]}
+    rel, cwd = item["path"], os.getcwd()
+    def answer(**kw):
+        text(mid, json.dumps([dict(path=rel, **kw)], indent=2))
+    if os.path.isabs(rel):
+        return answer(error="Absolute paths are not allowed. Received: '%s'" % rel)
+    joined = os.path.normpath(os.path.join(cwd, rel))
+    ok = joined.startswith(cwd) if mode == "cwdprefix" else os.path.commonpath([os.path.realpath(joined), os.path.realpath(cwd)]) == os.path.realpath(cwd)
+    if not ok:
+        return answer(error="Path traversal detected: '%s' is outside the project root. Access denied." % rel)
+    try:
+        if name == write_tool:
+            with open(joined, "w", encoding="utf-8") as f:
+                f.write(item["content"])
+            return answer(success=True, operation="written")
+        with open(joined, encoding="utf-8") as f:
+            return answer(content=f.read())
+    except FileNotFoundError:
+        return answer(error="File not found at resolved path '%s'" % joined)
 calls = 0
 while True:
     m = recv()
@@ -144,6 +175,9 @@ while True:
                 sys.stdout.write("x" * (1 << 20))
             sys.stdout.write('"}]}}\n'); sys.stdout.flush(); continue
     name, args = m["params"]["name"], m["params"]["arguments"]
+    if mode in ("cwd", "cwdprefix"):
+        on_cwd(mid, name, args)
+        continue
     path = args.get(path_arg)
     if mode == "nested":  # write takes {"target": {"file": P}, "body": D, "mode": "overwrite", "opts": {"mkdir": false}}
         if name == write_tool:
