@@ -411,6 +411,7 @@ func TestStricterInReport(t *testing.T) {
 	sum := campaign.Summarize(campaignResult(t, 1), "mcp:srv")
 	plain := render(t, reports.New(sum, nil), reports.Markdown)
 	sum.Stricter = map[string]int64{"other": 3, "dangling-write": 9, "read-through-link": 3}
+	sum.StricterExamples = map[string]string{"other": "fs_read /data/..hidden", "dangling-write": "fs_write /data/dl x"} // none kept for one
 	sum.SkippedStdoutLines = 5
 	for _, r := range builtAndLoaded(t, sum) {
 		md := squeezeSpaces(render(t, r, reports.Markdown))
@@ -418,7 +419,7 @@ func TestStricterInReport(t *testing.T) {
 			"| ops stricter than the model | 15 (dangling-write 9, other 3, read-through-link 3) |",
 			"| non-JSON stdout lines skipped | 5 |",
 			"## Stricter than the model",
-			"| dangling-write | 9 |\n| other | 3 |\n| read-through-link | 3 |",
+			"| dangling-write | 9 | `fs_write /data/dl x` |\n| other | 3 | `fs_read /data/..hidden` |\n| read-through-link | 3 | - |",
 		} {
 			if !strings.Contains(md, want) {
 				t.Errorf("the report lacks %q:\n%s", want, md)

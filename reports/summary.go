@@ -51,6 +51,9 @@ type Summary struct {
 	// does not promise to allow (SPEC §14): stricter, not broken, so not
 	// findings; the model's answer stood in for them.
 	Stricter map[string]int64 `json:"stricter,omitempty"`
+	// StricterExamples holds, by reason of Stricter, the least op counted
+	// under it, as a scenario writes it: one to replay.
+	StricterExamples map[string]string `json:"stricter_examples,omitempty"`
 	// SkippedStdoutLines counts the lines an MCP server wrote on stdout
 	// that were not JSON-RPC (logs), which the client skipped.
 	SkippedStdoutLines int64 `json:"skipped_stdout_lines,omitempty"`
@@ -231,6 +234,20 @@ func countList(m map[string]int64) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// StricterExampleLines says, for each reason of Stricter that has an
+// example, how many ops it counts and one of them, the most counted
+// first: "stricter than the model (other, 20 ops), one of them: fs_read
+// /data/..hidden".
+func (s *Summary) StricterExampleLines() []string {
+	var out []string
+	for _, r := range s.stricterReasons() {
+		if ex := s.StricterExamples[r]; ex != "" {
+			out = append(out, fmt.Sprintf("stricter than the model (%s, %s), one of them: %s", r, plural(int(s.Stricter[r]), "op"), ex))
+		}
+	}
+	return out
 }
 
 // StricterClause is the summary line's clause for the ops stricter than

@@ -3,6 +3,7 @@ package reports_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
@@ -28,9 +29,16 @@ func TestExpressible(t *testing.T) {
 // the model (per reason, the most first, ties by name) and a server's
 // skipped stdout lines, and nothing when there were none.
 func TestSummaryClauses(t *testing.T) {
-	s := reports.Summary{Stricter: map[string]int64{"other": 3, "dangling-write": 9}, SkippedStdoutLines: 1}
+	s := reports.Summary{Stricter: map[string]int64{"other": 3, "dangling-write": 9}, SkippedStdoutLines: 1,
+		StricterExamples: map[string]string{"other": "fs_read /data/..hidden", "dangling-write": "fs_write /data/dl x"}}
 	if got, want := s.StricterClause(), "; 12 ops stricter than the model (dangling-write 9, other 3)"; got != want {
 		t.Errorf("StricterClause() = %q, want %q", got, want)
+	}
+	if diff := cmp.Diff([]string{
+		"stricter than the model (dangling-write, 9 ops), one of them: fs_write /data/dl x",
+		"stricter than the model (other, 3 ops), one of them: fs_read /data/..hidden",
+	}, s.StricterExampleLines()); diff != "" {
+		t.Errorf("StricterExampleLines (-want +got):\n%s", diff)
 	}
 	if got, want := s.SkippedLinesClause(), "; 1 non-JSON stdout line skipped"; got != want {
 		t.Errorf("SkippedLinesClause() = %q, want %q", got, want)

@@ -278,9 +278,13 @@ func (r *Report) writeStricter(d *doc) {
 	d.para("Ops the sandbox refused that the model allows, and that its profile does not promise to allow (SPEC §14): stricter, not broken, so not findings; the model's answer stood in for each, so the ops after it were judged on the same world.")
 	var rows [][]string
 	for _, reason := range r.stricterReasons() {
-		rows = append(rows, []string{reason, fmt.Sprint(r.Stricter[reason])})
+		example := "-" // a summary saved before examples were kept
+		if ex := r.StricterExamples[reason]; ex != "" {
+			example = d.code(ex)
+		}
+		rows = append(rows, []string{reason, fmt.Sprint(r.Stricter[reason]), example})
 	}
-	d.table([]column{{"reason", false}, {"ops", true}}, rows)
+	d.table([]column{{"reason", false}, {"ops", true}, {"one of them", false}}, rows)
 }
 
 func (r *Report) writeInvariants(d *doc) {

@@ -102,6 +102,9 @@ that cannot start, 3 interrupted.`)
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
 		len(sum.Findings), flakyCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
 		unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
+	for _, l := range sum.StricterExampleLines() {
+		fmt.Fprintf(e.stderr, "sbxfuzz run: %s\n", l)
+	}
 	for _, w := range sum.SandboxWarnings() {
 		fmt.Fprintf(e.stderr, "sbxfuzz run: WARNING: %s\n", w)
 	}

@@ -29,6 +29,7 @@ type Counter struct {
 
 	mu       sync.Mutex
 	stricter map[string]int64
+	examples map[string]string // the least op of each stricter reason
 	passed   int64
 	whole    int64
 	example  string // the least of the answers taken whole
@@ -53,14 +54,16 @@ func (c *Counter) Closed() {
 	c.open--
 }
 
-// Stricter counts one op refused for reason that the model allows.
-func (c *Counter) Stricter(reason string) {
+// Stricter counts one op refused for reason that the model allows; op is
+// the op as a scenario writes it, kept as an example of its reason.
+func (c *Counter) Stricter(reason, op string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stricter == nil {
-		c.stricter = map[string]int64{}
+		c.stricter, c.examples = map[string]int64{}, map[string]string{}
 	}
 	c.stricter[reason]++
+	c.examples[reason] = leastExample(c.examples[reason], op)
 }
 
 // Whole counts one read whose answer, text, was taken whole as the
@@ -100,7 +103,7 @@ func (c *Counter) Read(skipped func() int64) Tally {
 	defer c.mu.Unlock()
 	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example}
 	if len(c.stricter) > 0 {
-		out.Stricter = maps.Clone(c.stricter)
+		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}
 	if skipped != nil {
 		out.SkippedLines = skipped()

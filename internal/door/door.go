@@ -68,6 +68,10 @@ type Tally struct {
 	// and its profile does not promise to allow (SPEC §14), by reason:
 	// not findings.
 	Stricter map[string]int64
+	// StricterExamples holds, by reason, the least of the ops counted
+	// under it (as a scenario writes them, cut short): one to replay
+	// when a reason does not say enough.
+	StricterExamples map[string]string
 	// SkippedLines counts the lines a server wrote on stdout that were
 	// not JSON-RPC (logs), over every server of the session.
 	SkippedLines int64
@@ -101,6 +105,12 @@ func (t *Tally) Add(u Tally) {
 			t.Stricter = map[string]int64{}
 		}
 		t.Stricter[k] += v
+	}
+	for k, ex := range u.StricterExamples {
+		if t.StricterExamples == nil {
+			t.StricterExamples = map[string]string{}
+		}
+		t.StricterExamples[k] = leastExample(t.StricterExamples[k], ex)
 	}
 	t.SkippedLines += u.SkippedLines
 	t.Passed += u.Passed

@@ -94,8 +94,10 @@ func setDotted(m map[string]any, name string, v any) error {
 			}
 			m[k] = next
 		}
-		if l, isList := next.([]any); list && isList {
+		if l, isList := next.([]any); list && isList && len(l) == 1 {
 			next = l[0]
+		} else if list && isList {
+			return fmt.Errorf("argument %q runs through %q, a list of %d items where it names one", name, k, len(l))
 		} else if list || isList {
 			return fmt.Errorf("argument %q runs through %q, which is a list of one where another name has an object, or the other way", name, k)
 		}

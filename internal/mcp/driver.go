@@ -53,8 +53,12 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	}
 	root := d.paths.Root()
 	if r.IsError || p.refused(r.Text) {
-		hide := append([]string{path, filepath.Clean(path), sent}, d.s.cfg.Allowed...)
-		return realfs.Outcome{Verdict: p.verdict(r.Text, hide), Detail: withoutRoot(r.Text, root)}, nil
+		hide := append([]string{path, filepath.Clean(path)}, d.s.cfg.Allowed...)
+		text := r.Text
+		if sent != path {
+			text = cutWord(text, sent)
+		}
+		return realfs.Outcome{Verdict: p.verdict(text, hide), Detail: withoutRoot(r.Text, root)}, nil
 	}
 	if op.Kind == core.OpRead {
 		data, ok := p.Read.Result.content(r.Text)
@@ -67,6 +71,37 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		return realfs.Outcome{Verdict: realfs.Allowed, Data: withoutRoot(data, root), Whole: !ok}, nil
 	}
 	return realfs.Outcome{Verdict: realfs.Allowed, Detail: withoutRoot(r.Text, root)}, nil
+}
+
+// cutWord is text with each occurrence of p that stands as a word of its
+// own cut out: a relative path the server echoes ("from relative path
+// 'ENOENT'"), which may be as short as "e", is not cut out of the words
+// around it ("File not found").
+func cutWord(text, p string) string {
+	if p == "" {
+		return text
+	}
+	inPath := func(s string, i int) bool {
+		if i < 0 || i >= len(s) {
+			return false
+		}
+		c := s[i]
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-/~", c) >= 0 || c >= 0x80
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, p)
+		if i < 0 {
+			return b.String() + text
+		}
+		end := i + len(p)
+		if inPath(text, i-1) || inPath(text, end) {
+			b.WriteString(text[:end])
+		} else {
+			b.WriteString(text[:i])
+		}
+		text = text[end:]
+	}
 }
 
 // asFile is data, which a server that reads by lines (Extract.Lines)
@@ -150,6 +185,9 @@ func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]an
 // op's spelling, the server's to resolve. A base it cannot climb
 // (another volume) leaves p as it is.
 func relative(base, p string) string {
+	if base != "/" {
+		base = strings.TrimSuffix(base, "/")
+	}
 	for ups := 0; ; ups++ {
 		rest, under := strings.CutPrefix(p, strings.TrimSuffix(base, "/")+"/")
 		if p == base {

@@ -127,6 +127,7 @@ func TestParseProfileShapes(t *testing.T) {
 		{`{"read": {"tool": "r"}, "cwd": true, "dir_flag": "--allow"}`, "dir_flag and cwd set"},
 		{`{"write": {"tool": "w", "path": "items[].path", "content": "items.content"}}`, `runs through "items", which is a list of one where another name has an object`},
 		{`{"read": {"tool": "r", "path": "[].path"}}`, "has an empty part"},
+		{`{"write": {"tool": "w", "path": "items[].path", "content": "items[].content", "args": {"items": []}}}`, `runs through "items", a list of 0 items where it names one`},
 		{`{"read": {"tool": "r"}, "env": {"A=B": "1"}}`, "not a variable name"},
 	} {
 		_, err := ParseProfile([]byte(tc.in))

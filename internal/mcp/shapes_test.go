@@ -251,6 +251,11 @@ func TestRelative(t *testing.T) {
 		{"/t/srv/app", "/t/srv", ".."},
 		{"/", "/etc/passwd", "etc/passwd"},
 		{"/t/srv/app/", "/t/srv/app/a", "a"},
+		{"/t/srv/app/", "/t/srv/app", "."},
+		{"/t/srv/app/", "/t/srv/x", "../x"},
+		{"/t/srv/app", "/t/srv/app/./", "./"},
+		{"/t/srv/app", "/t//srv/app/a", "../../srv/app/a"},
+		{"/t/srv/app", "/t/srv/./app/a", ".././app/a"},
 		{"C:/t/app", "D:/x", "D:/x"},
 	} {
 		if got := relative(tc.base, tc.p); got != tc.want {
@@ -289,5 +294,33 @@ func TestUnreadableSaysWhichField(t *testing.T) {
 	err := unreadable(json.Unmarshal([]byte(`{"content": [{"type": "text", "text": {"items": [1]}}]}`), &r))
 	if err == nil || err.Error() != "its content.text is a JSON object, not a string" {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestCutWord: a relative path is cut out of an error text where it
+// stands as a word, never out of the words around it.
+func TestCutWord(t *testing.T) {
+	for _, tc := range []struct{ text, p, want string }{
+		{"File not found at 'e' (from relative path 'e')", "e", "File not found at '' (from relative path '')"},
+		// A path that is one of the server's words takes it too: the
+		// profile's other words ("no such file") still read.
+		{"ENOENT: no such file, open 'ENOENT'", "ENOENT", ": no such file, open ''"},
+		{"Access denied: ../appshop/x is outside", "../appshop/x", "Access denied:  is outside"},
+		{"see /t/srv/app/d and d/e", "d", "see /t/srv/app/d and d/e"},
+		{"d", "d", ""},
+	} {
+		if got := cutWord(tc.text, tc.p); got != tc.want {
+			t.Errorf("cutWord(%q, %q) = %q, want %q", tc.text, tc.p, got, tc.want)
+		}
+	}
+}
+
+// TestListResultEmpty: a list with no item holds no content.
+func TestListResultEmpty(t *testing.T) {
+	if _, ok := (&Extract{JSON: "[].content"}).content(`[]`); ok {
+		t.Error("content found in an empty list")
+	}
+	if got, ok := (&Extract{JSON: "[].content"}).content(`[{"content": "c"}, {"content": "d"}]`); !ok || got != "c" {
+		t.Errorf("content of a list: %q %v, want the first item's", got, ok)
 	}
 }

@@ -59,6 +59,99 @@ func AdaptOpen(sc *scenario.Scenario) *scenario.Scenario {
 	return out
 }
 
+// AdaptFixed is Adapt for a server that allows hosts of its own, whatever
+// it is given (Profile.Hosts: a fetch tool for one site). The scenario's
+// first granted hosts become those it does not grant yet, one for one,
+// wherever it names them: its ops (byte for byte, as the grant matches
+// them), its dns lines, its routes and the Locations its redirects name
+// (as the world matches them, case and a trailing dot aside); the grant is
+// the server's hosts, so that the scenario's rebinding, redirects and
+// internal answers reach what the server allows. A scenario that names a
+// host to be renamed to already is left out: renaming would make two
+// hosts one. A scenario so adapted is adapted again as it is (the
+// minimizer's candidates are).
+func AdaptFixed(sc *scenario.Scenario, hosts []string) *scenario.Scenario {
+	out := Adapt(sc)
+	if out == nil {
+		return nil
+	}
+	var targets []string
+	taken := map[string]bool{}
+	for _, h := range hosts {
+		if !slices.Contains(out.Grant.NetHosts, h) {
+			targets = append(targets, h)
+			taken[spec.NormalizeHost(h)] = true
+		}
+	}
+	named := func(h string) bool { return taken[spec.NormalizeHost(h)] }
+	for _, st := range out.Steps {
+		if named(st.Op.Args[0]) {
+			return nil
+		}
+	}
+	for _, d := range out.World.DNS {
+		if named(d.Host) {
+			return nil
+		}
+	}
+	for _, r := range out.World.Routes {
+		if h, ok := locationHost(r); named(r.Host) || ok && named(h) {
+			return nil
+		}
+	}
+	byGrant, byWorld := map[string]string{}, map[string]string{}
+	for _, g := range out.Grant.NetHosts {
+		if _, done := byGrant[g]; done || len(byGrant) == len(targets) || !hostCarried(g) || slices.Contains(hosts, g) {
+			continue
+		}
+		byGrant[g] = targets[len(byGrant)]
+		if _, ok := byWorld[spec.NormalizeHost(g)]; !ok {
+			byWorld[spec.NormalizeHost(g)] = byGrant[g]
+		}
+	}
+	for i, st := range out.Steps {
+		if to, ok := byGrant[st.Op.Args[0]]; ok {
+			out.Steps[i].Op.Args = []string{to, st.Op.Args[1]}
+		}
+	}
+	for i, d := range out.World.DNS {
+		if to, ok := byWorld[spec.NormalizeHost(d.Host)]; ok {
+			out.World.DNS[i].Host = to
+		}
+	}
+	for i, r := range out.World.Routes {
+		if to, ok := byWorld[spec.NormalizeHost(r.Host)]; ok {
+			out.World.Routes[i].Host = to
+		}
+		if h, ok := locationHost(r); ok {
+			if to, ok := byWorld[spec.NormalizeHost(h)]; ok {
+				out.World.Routes[i].Body = withHost(r.Body, to)
+			}
+		}
+	}
+	out.Grant.NetHosts = slices.Clone(hosts)
+	return out
+}
+
+// withHost is the URL loc with its host replaced by host, its port and
+// the rest of its spelling kept.
+func withHost(loc, host string) string {
+	u, err := url.Parse(loc)
+	i := strings.Index(loc, "//")
+	if err != nil || i < 0 || u.Host == "" {
+		return loc
+	}
+	at := strings.Index(loc[i+2:], u.Host)
+	if at < 0 {
+		return loc
+	}
+	if p := u.Port(); p != "" {
+		host += ":" + p
+	}
+	at += i + 2
+	return loc[:at] + host + loc[at+len(u.Host):]
+}
+
 // locationHost is the host a redirect route's Location names, as a
 // request for it names it (no brackets, no port), when r is a redirect
 // whose Location names one a URL carries unchanged (not a relative one,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -283,7 +284,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 			return core.Result{Kind: core.EgressDenied}
 		}
 		if b.counts {
-			b.s.tally.Stricter(reason)
+			b.s.tally.Stricter(reason, judge.FormatOp(core.Op{Kind: core.OpFetch, Args: []string{host, path}}))
 		}
 		return b.asModel(host, path, addr, resolved, connected)
 	}

@@ -48,6 +48,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // Prefix starts the --sut name of a proxy: "proxy:./egressproxy".
@@ -132,7 +133,10 @@ func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target
 	a := &adapter{argv: append(slices.Clone(p.Command), argv...), profile: p, id: identify(command, profile, p), timeouts: t}
 	tg := door.Target{Name: prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
 		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}
-	if !p.readsHosts() {
+	switch {
+	case len(p.Hosts) > 0:
+		tg.Adapt = func(sc *scenario.Scenario) *scenario.Scenario { return AdaptFixed(sc, p.Hosts) }
+	case !p.readsHosts():
 		tg.Adapt = AdaptOpen
 		tg.KindsNotApplicable["egress_denied"] = "the sandbox is given no hosts, so every host a scenario asks is granted"
 	}

@@ -78,6 +78,12 @@ type Profile struct {
 	// and Files as a proxy's do, or not at all (a server without an
 	// allow-list).
 	MCP *FetchTool `json:"mcp,omitempty"`
+	// Hosts, when set, are the hosts the proxy or server allows by
+	// itself, whatever it is given (a fetch tool for one site:
+	// ["deepwiki.com"]): each scenario's first granted hosts become
+	// these (AdaptFixed), so that what it asks reaches them, and the
+	// grant is these hosts.
+	Hosts []string `json:"hosts,omitempty"`
 	// Promises lists the reasons (StricterReasons, or PromisesAll) for
 	// which the proxy promises to let through what the model allows: a
 	// refusal of such an op is a verdict-matches-model finding. Any other
@@ -291,6 +297,16 @@ func (p Profile) check() error {
 		if _, err := p.serverProfile(nil); err != nil {
 			return fmt.Errorf("mcp: %s", strings.TrimPrefix(err.Error(), mcp.ErrProfile.Error()+": "))
 		}
+	}
+	seen := map[string]bool{}
+	for _, h := range p.Hosts {
+		switch {
+		case !hostCarried(h) || isIPSpelling(h):
+			return fmt.Errorf("hosts: %q is not a host name a URL carries as it is", h)
+		case seen[spec.NormalizeHost(h)]:
+			return fmt.Errorf("hosts: %q is named twice", h)
+		}
+		seen[spec.NormalizeHost(h)] = true
 	}
 	for _, r := range p.Promises {
 		if r != PromisesAll && !slices.Contains(StricterReasons(), r) {

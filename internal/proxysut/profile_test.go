@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -84,6 +85,9 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x", "mcp": {"tool": ""}}`, `bad profile: mcp: no tool named`},
 		{`{"name": "x", "mcp": {"tool": "f", "url": "a..b"}}`, `bad profile: mcp: f: argument "a..b" has an empty part`},
 		{`{"name": "x", "mcp": {"tool": "f"}, "mode": "connect"}`, `mode and listen are a proxy's`},
+		{`{"name": "x", "hosts": ["a.test:8080"]}`, `hosts: "a.test:8080" is not a host name`},
+		{`{"name": "x", "hosts": ["127.0.0.1"]}`, `hosts: "127.0.0.1" is not a host name`},
+		{`{"name": "x", "hosts": ["a.test", "A.test."]}`, `hosts: "A.test." is named twice`},
 	} {
 		_, err := ParseProfile([]byte(tc.json))
 		if !errors.Is(err, ErrProfile) || !strings.Contains(err.Error(), tc.want) {
@@ -398,5 +402,56 @@ net_fetch a.test /1
 		if grant := tg.Adapt(sc).Grant.NetHosts; na != tc.open || (len(grant) == 2) != tc.open {
 			t.Errorf("%s: egress_denied n/a %v, grant %q; want n/a and every host asked only for a sandbox given no hosts (%v)", p.Name, na, grant, tc.open)
 		}
+	}
+}
+
+// TestAdaptFixed: for a server with hosts of its own, the scenario's first
+// granted hosts become those wherever it names them — its ops byte for
+// byte, its dns lines, routes and redirect Locations as the world matches
+// them — the grant is the server's hosts, a scenario that names one of
+// them already is left out, and an adapted scenario adapts to itself.
+func TestAdaptFixed(t *testing.T) {
+	sc, err := scenario.Parse("t.sbx", []byte(`grant net api.test
+grant net b.test
+dns API.test. 10.0.0.1
+route api.test /x hello
+redirect b.test /go http://API.TEST:8080/x
+redirect api.test /up http://elsewhere.test/
+
+net_fetch api.test /x
+net_fetch API.test /x
+net_fetch b.test /go
+net_fetch api.test /up
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := AdaptFixed(sc, []string{"site.test"})
+	want := `grant net site.test
+route site.test /x hello
+redirect b.test /go http://site.test:8080/x
+redirect site.test /up http://elsewhere.test/
+dns site.test 10.0.0.1
+
+net_fetch site.test /x
+net_fetch API.test /x
+net_fetch b.test /go
+net_fetch site.test /up
+`
+	if out == nil {
+		t.Fatal("AdaptFixed left the scenario out")
+	}
+	if diff := cmp.Diff(want, string(out.Format())); diff != "" {
+		t.Errorf("AdaptFixed (-want +got):\n%s", diff)
+	}
+	if again := AdaptFixed(out, []string{"site.test"}); again == nil || string(again.Format()) != string(out.Format()) {
+		t.Errorf("adapted again: %v, want it as it was", again)
+	}
+	named, err := scenario.Parse("t.sbx", []byte("grant net api.test\nroute SITE.test / x\n\nnet_fetch api.test /\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := AdaptFixed(named, []string{"site.test"}); out != nil {
+		t.Errorf("a scenario naming the server's host already: %v, want it left out", out)
 	}
 }

@@ -31,6 +31,7 @@ type Tree struct {
 	chain    string // T's path below base: "/m" D times, then "/t"
 	secrets  []secret
 	relLinks bool // absolute link targets are written relative to the link's directory
+	keptRoot bool // KeptRoot
 }
 
 // Materialize builds world ws, for a sandbox holding grant g that will run
@@ -86,11 +87,11 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 	if o.KeepRoot && len(g.FSRead) > 0 {
 		keep = p.keptDirs(g.FSRead[0])
 	}
-	base, err := emptyDir(dir, p.depth, keep)
+	base, stood, err := emptyDir(dir, p.depth, keep)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, keptRoot: len(keep) > 0 && stood}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
@@ -107,21 +108,22 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 // keep (see emptyChain), and returns its absolute path with every link in
 // it resolved, so that T's path names no link a sandbox's own path checks
 // could trip on.
-func emptyDir(dir string, d int, keep []string) (string, error) {
+func emptyDir(dir string, d int, keep []string) (base string, stood bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", false, err
 	}
-	base, err := filepath.Abs(dir)
+	base, err = filepath.Abs(dir)
 	if err == nil {
 		base, err = filepath.EvalSymlinks(base)
 	}
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if err := os.Chmod(base, 0o755); err != nil {
-		return "", err
+		return "", false, err
 	}
-	return base, emptyChain(base, d, keep)
+	stood, err = emptyChain(base, d, keep)
+	return base, stood, err
 }
 
 // emptyChain removes from base everything but the chain of a tree of
@@ -130,8 +132,9 @@ func emptyDir(dir string, d int, keep []string) (string, error) {
 // may have written anywhere in the moat, but the chain's own directories
 // stay, so the tree's T keeps its path and its directory. Whatever stands
 // where the chain goes and is no directory (a link, a file) is removed
-// too. It never follows a link.
-func emptyChain(base string, d int, kept []string) error {
+// too. It never follows a link. It reports whether the whole chain stood,
+// kept directories included.
+func emptyChain(base string, d int, kept []string) (stood bool, err error) {
 	dir := base
 	for level := 0; level <= d+1+len(kept); level++ {
 		keep := "m"
@@ -144,11 +147,11 @@ func emptyChain(base string, d int, kept []string) error {
 			keep = "" // the last: nothing in it stays
 		}
 		if err := os.Chmod(dir, 0o755); err != nil { // a sandbox may have shut it
-			return err
+			return false, err
 		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			return err
+			return false, err
 		}
 		found := false
 		for _, e := range entries {
@@ -157,15 +160,15 @@ func emptyChain(base string, d int, kept []string) error {
 				continue
 			}
 			if err := removeAll(filepath.Join(dir, e.Name())); err != nil {
-				return err
+				return false, err
 			}
 		}
 		if !found {
-			return nil // build makes the rest of the chain
+			return keep == "", nil // build makes the rest of the chain
 		}
 		dir = filepath.Join(dir, keep)
 	}
-	return nil
+	return true, nil
 }
 
 // build makes the moat, then the directories and files through an os.Root
@@ -238,6 +241,11 @@ func (t *Tree) linkTarget(at, target string) string {
 	}
 	return t.root + target
 }
+
+// KeptRoot reports whether the directory Options.KeepRoot names stood
+// from the tree before and was kept, rather than made anew (or not asked
+// for): a sandbox working in it since then works in it still.
+func (t *Tree) KeptRoot() bool { return t.keptRoot }
 
 // Base returns the tree's base directory, the one Materialize was given,
 // absolute, with no link in it: it holds the moat and T.

@@ -287,6 +287,9 @@ func TestRestoreKeepsRoot(t *testing.T) {
 	if err != nil || !os.SameFile(before, after) {
 		t.Fatalf("the root was made anew (%v)", err)
 	}
+	if first.KeptRoot() || !again.KeptRoot() {
+		t.Errorf("KeptRoot: %v for the first tree, %v for the second; want false, true", first.KeptRoot(), again.KeptRoot())
+	}
 	fresh, err := MaterializeWith(newBase(t), second, g, nil, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +306,10 @@ func TestRestoreKeepsRoot(t *testing.T) {
 		t.Errorf("the tree restored with its root kept differs from a fresh one: %v", ch)
 	}
 	taken := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app", Data: "a file"}}}
-	if _, err := MaterializeWith(dir, taken, g, nil, opt); err != nil {
-		t.Errorf("a world with a file where the kept root stood: %v", err)
+	if tr, err := MaterializeWith(dir, taken, g, nil, opt); err != nil || tr.KeptRoot() {
+		t.Errorf("a world with a file where the kept root stood: %v, root kept: %v", err, err == nil && tr.KeptRoot())
+	}
+	if tr, err := MaterializeWith(dir, second, g, nil, opt); err != nil || tr.KeptRoot() {
+		t.Errorf("the root made anew after a world without it: %v, said kept: %v", err, err == nil && tr.KeptRoot())
 	}
 }

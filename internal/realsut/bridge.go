@@ -10,6 +10,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
@@ -278,7 +279,7 @@ func (b *bridge) excuseStricter(op core.Op, out realfs.Outcome, changed bool) bo
 		return false
 	}
 	if b.counts {
-		b.tally.Stricter(reason)
+		b.tally.Stricter(reason, judge.FormatOp(op))
 	}
 	return true
 }

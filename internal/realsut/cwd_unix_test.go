@@ -3,9 +3,11 @@
 package realsut
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,11 +41,6 @@ link /srv/app/ln /etc/secret
 // @shtse8/filesystem-mcp 0.5.8 does, a string prefix of the joined path,
 // reads a prefix sibling and a file outside through a link.
 func TestServerOnItsWorkingDirectory(t *testing.T) {
-	profile := filepath.Join(t.TempDir(), "cwd.json")
-	if err := os.WriteFile(profile, []byte(cwdProfile), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(ProfileEnv, profile)
 	cases := []struct {
 		ops       string
 		prefixBug string // the first finding's invariant under the prefix check
@@ -58,15 +55,7 @@ func TestServerOnItsWorkingDirectory(t *testing.T) {
 		{"fs_read /srv/app/a.txt\n", ""},
 	}
 	for _, mode := range []string{"cwd", "cwdprefix"} {
-		a, err := MCP(fakeMCP(t, mode))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.TreeDir = filepath.Join(t.TempDir(), "trees")
-		f, end, err := a.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, check := cwdSession(t, mode, "")
 		for _, tc := range cases {
 			src := cwdWorld + tc.ops
 			if tc.ops == "" {
@@ -83,11 +72,7 @@ func TestServerOnItsWorkingDirectory(t *testing.T) {
 			if len(adapted.Grant.FSRead) != 1 || !slices.Equal(adapted.Grant.FSRead, adapted.Grant.FSWrite) {
 				t.Errorf("%s: the adapted grant %+v, want one root for reads and writes", mode, adapted.Grant)
 			}
-			c, err := judge.NewCase(adapted)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := invariants(judge.Check(f, c, nil, judge.Options{Timeout: time.Minute}))
+			got := check(src)
 			want := tc.prefixBug
 			if mode == "cwd" {
 				want = ""
@@ -95,9 +80,6 @@ func TestServerOnItsWorkingDirectory(t *testing.T) {
 			if len(got) > 0 && got[0] != want || len(got) == 0 && want != "" {
 				t.Errorf("%s: %q: findings %v, want %q first", mode, tc.ops, got, want)
 			}
-		}
-		if err := end(); err != nil {
-			t.Error(err)
 		}
 	}
 }
@@ -126,6 +108,102 @@ func TestCwdRootMustBeADirectory(t *testing.T) {
 		}
 		if got := a.Adapt(sc) != nil; got != sent {
 			t.Errorf("%q sent: %v, want %v", src, got, sent)
+		}
+	}
+}
+
+// cwdSession starts a session of the fake server in mode under cwdProfile
+// with env added to it, and returns a function that checks a scenario,
+// adapted as a campaign adapts it, and returns its findings' invariants.
+func cwdSession(t *testing.T, mode, env string) (Adapter, func(src string) []string) {
+	t.Helper()
+	profile := filepath.Join(t.TempDir(), "cwd.json")
+	text := strings.Replace(cwdProfile, `"cwd": true,`, `"cwd": true, "env": {`+env+`},`, 1)
+	if err := os.WriteFile(profile, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ProfileEnv, profile)
+	a, err := MCP(fakeMCP(t, mode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.TreeDir = filepath.Join(t.TempDir(), "trees")
+	f, end, err := a.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { end() })
+	return a, func(src string) []string {
+		sc, err := scenario.Parse("t.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		adapted := a.Adapt(sc)
+		if adapted == nil {
+			t.Fatalf("%q is not sent", src)
+		}
+		c, err := judge.NewCase(adapted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return invariants(judge.Check(f, c, nil, judge.Options{Timeout: time.Minute}))
+	}
+}
+
+// TestCwdServerKeptAndReplaced: a server on its working directory serves
+// scenario after scenario while the tree keeps its directory (one start
+// per slot, the run's and the replay's), and is started afresh when a
+// sandbox replaced that directory between two scenarios (mv, mkdir: the
+// fake asks getcwd at every call, which fails in the directory gone).
+func TestCwdServerKeptAndReplaced(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
+	a, check := cwdSession(t, "cwd", `"FAKE_STARTS": "`+starts+`"`)
+	src := cwdWorld + "fs_read /srv/app/a.txt\n"
+	for range 4 {
+		if got := check(src); len(got) != 0 {
+			t.Fatalf("findings %v", got)
+		}
+	}
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "\n")
+	}
+	if n := count(); n > 3 { // the probe, then one server per slot
+		t.Errorf("%d servers started for 4 scenarios on one directory, want at most 3", n)
+	}
+	var roots []string
+	filepath.WalkDir(a.TreeDir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && strings.HasSuffix(p, "/t/srv/app") {
+			roots = append(roots, p)
+		}
+		return nil
+	})
+	if len(roots) == 0 {
+		t.Fatal("no root directory found in the trees")
+	}
+	for _, r := range roots {
+		if err := os.Rename(r, r+".old"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(r, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := check(src); len(got) != 0 {
+		t.Errorf("after the directory was replaced: findings %v, want none", got)
+	}
+}
+
+// TestCwdVerdictWhateverTheName: the relative path a server echoes is cut
+// out of its error text only where it stands as a word, so a link named
+// "e" is judged as one named "x" (a dangling link out of the root that
+// the prefix-checking fake follows, answering "File not found").
+func TestCwdVerdictWhateverTheName(t *testing.T) {
+	_, check := cwdSession(t, "cwdprefix", "")
+	for _, name := range []string{"x", "e", "d"} {
+		src := "grant fs_read /srv/app/\nfile /srv/app/a.txt hello\nlink /srv/app/" + name + " /etc/missing\nfs_read /srv/app/" + name + "\n"
+		if got := check(src); len(got) == 0 || got[0] != "verdict-matches-model" {
+			t.Errorf("a link named %q: findings %v, want verdict-matches-model", name, got)
 		}
 	}
 }

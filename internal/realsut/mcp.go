@@ -163,6 +163,10 @@ type mcpSession struct {
 	cwd      string // the servers' working directory: the session's own
 	timeouts Timeouts
 	pool     mcp.Pool
+	// roots holds, for a profile whose server works on its directory
+	// (mcp.Profile.Cwd), the directory each slot's server was last given,
+	// by path: one found replaced since is another directory.
+	roots map[string]os.FileInfo
 }
 
 // mcpRootBlock is how many drawn scenarios in a row have their read roots
@@ -197,12 +201,22 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSp
 		// A server works in the directory it was started in. The tree
 		// keeps its root directory from one world to the next that has it
 		// (Adapter.WorksInRoot), and makes every other anew: a server this
-		// slot started in another directory works in one no longer on the
-		// disk.
+		// slot started in another directory, or in this one before it was
+		// made anew or replaced, works in one no longer on the disk.
 		slot := t.Base() + string(filepath.Separator)
+		fi, err := os.Stat(allowed[0])
+		if err != nil {
+			return nil, err
+		}
+		prev, seen := s.roots[allowed[0]]
+		same := t.KeptRoot() && (!seen || os.SameFile(prev, fi))
 		s.pool.DropIf(func(c mcp.Config) bool {
-			return strings.HasPrefix(c.Allowed[0], slot) && !slices.Equal(c.Allowed, allowed)
+			return strings.HasPrefix(c.Allowed[0], slot) && (!slices.Equal(c.Allowed, allowed) || !same)
 		})
+		if s.roots == nil {
+			s.roots = map[string]os.FileInfo{}
+		}
+		s.roots[allowed[0]] = fi
 	}
 	srv, err := s.pool.Get(cfg)
 	if err != nil {

@@ -4,6 +4,7 @@ package realsut
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,7 +107,8 @@ func TestStricterIsCountedNotJudged(t *testing.T) {
 			if len(found) != 0 {
 				t.Fatalf("promising nothing: findings %v, want none", invariants(found))
 			}
-			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}}
+			op, _, _ := strings.Cut(tc.ops, "\n") // the first op is the one refused
+			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}, StricterExamples: map[string]string{tc.wantReason: op}}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("tally (-want +got):\n%s", diff)
 			}
@@ -162,7 +164,7 @@ func TestStricterCountsRunsOnly(t *testing.T) {
 	a := refuses(realfs.Denied, "no", "/work/a.txt")
 	a.Promises = nil
 	_, got := checkCounted(t, a, stricterWorld+"fs_read /work/a.txt\nfs_read /work/a.txt\nfs_read /work/al\n")
-	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}}
+	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}, StricterExamples: map[string]string{ReasonOther: "fs_read /work/a.txt"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tally (-want +got):\n%s", diff)
 	}

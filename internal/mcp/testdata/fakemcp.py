@@ -27,6 +27,9 @@ elif mode in ("cwd", "cwdprefix"):  # its working directory, paths relative to i
 else:
     allowed = rest
 print("fakemcp %s cwd: %s" % (mode, os.getcwd()), file=sys.stderr, flush=True)
+if os.environ.get("FAKE_STARTS"):  # a line for each start, for the tests that count them
+    with open(os.environ["FAKE_STARTS"], "a") as f:
+        f.write(os.getcwd() + "\n")
 if mode == "child":
     # The allowed directories in its arguments let the tests find it.
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", "fakemcp-grandchild"] + allowed)
@@ -188,7 +191,7 @@ while True:
             text(mid, "bad arguments: " + json.dumps(args), True); continue
     if name not in (read_tool, write_tool) or not isinstance(path, str):
         text(mid, "Unknown tool or arguments: " + json.dumps(m["params"]), True)
-    elif not os.path.isabs(path) or not inside(path):
+    elif mode == "refuseall" or not os.path.isabs(path) or not inside(path):
         deny(mid, path)
     elif name == read_tool:
         try:
