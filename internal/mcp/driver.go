@@ -189,7 +189,11 @@ func relative(base, p string) string {
 		base = strings.TrimSuffix(base, "/")
 	}
 	for ups := 0; ; ups++ {
-		rest, under := strings.CutPrefix(p, strings.TrimSuffix(base, "/")+"/")
+		prefix := base + "/"
+		if base == "/" {
+			prefix = base
+		}
+		rest, under := strings.CutPrefix(p, prefix)
 		if p == base {
 			rest, under = "", true
 		}

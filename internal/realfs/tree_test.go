@@ -241,11 +241,20 @@ func TestRestoreInPlace(t *testing.T) {
 	if again.Root() != first.Root() || !os.SameFile(before, after) {
 		t.Fatalf("T moved or was made anew: %s, then %s", first.Root(), again.Root())
 	}
-	fresh, err := MaterializeWith(newBase(t), other, g, nil, opt)
+	if ch := changesFromFresh(t, again, other, g, opt); len(ch) != 0 {
+		t.Errorf("the tree restored in place differs from a fresh one: %v", ch)
+	}
+}
+
+// changesFromFresh is how tr, restored in place, differs from a tree of
+// ws and g built in a fresh directory.
+func changesFromFresh(t *testing.T, tr *Tree, ws scenario.WorldSpec, g core.GrantSpec, opt Options) []Change {
+	t.Helper()
+	fresh, err := MaterializeWith(newBase(t), ws, g, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := again.Observe()
+	got, err := tr.Observe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,9 +262,7 @@ func TestRestoreInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch := again.Changes(want, got); len(ch) != 0 {
-		t.Errorf("the tree restored in place differs from a fresh one: %v", ch)
-	}
+	return tr.Changes(want, got)
 }
 
 // TestRestoreKeepsRoot: with KeepRoot, a tree restored in place for a
@@ -290,19 +297,7 @@ func TestRestoreKeepsRoot(t *testing.T) {
 	if first.KeptRoot() || !again.KeptRoot() {
 		t.Errorf("KeptRoot: %v for the first tree, %v for the second; want false, true", first.KeptRoot(), again.KeptRoot())
 	}
-	fresh, err := MaterializeWith(newBase(t), second, g, nil, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := again.Observe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := fresh.Observe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ch := again.Changes(want, got); len(ch) != 0 {
+	if ch := changesFromFresh(t, again, second, g, opt); len(ch) != 0 {
 		t.Errorf("the tree restored with its root kept differs from a fresh one: %v", ch)
 	}
 	taken := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app", Data: "a file"}}}
