@@ -1,7 +1,6 @@
 package oracle_test
 
 import (
-	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -135,8 +134,7 @@ func TestCheckAllGoesOnAfterAHang(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cases := generatedCases(t, 8)
 		hangs := map[int]core.Factory{2: blocking, 5: blocking, 6: blocking}
-		runtime.GC()
-		before := runtime.NumGoroutine()
+		before := oracle.BubbleGoroutines()
 		var cov oracle.Coverage
 		feed := &sliceFeed{cases: cases, factories: hangs}
 		judge.CheckFeed(core.ReferenceFactory, judge.Options{Timeout: 80 * time.Millisecond}, feed, &cov)
@@ -156,7 +154,7 @@ func TestCheckAllGoesOnAfterAHang(t *testing.T) {
 				cov.Scenarios, judge.Violations(&cov, oracle.Total), len(cases), len(hangs))
 		}
 		synctest.Wait() // every worker that is done has ended
-		if after := runtime.NumGoroutine(); after > before {
+		if after := oracle.BubbleGoroutines(); after > before {
 			t.Fatalf("the goroutines went from %d to %d", before, after)
 		}
 	})

@@ -33,3 +33,8 @@ func (e exportedWorld) Resolve(h string) netip.Addr      { return e.w.resolve(h)
 func (e exportedWorld) Fetch(h, p string) (string, bool) { return e.w.fetch(h, p) }
 func (e exportedWorld) Call(n, in string) (string, bool) { return e.w.call(n, in) }
 func (e exportedWorld) Now() (int64, bool)               { t, past := e.w.clock.now(); return t, !past }
+
+// BubbleGoroutines counts the goroutines of the calling synctest bubble,
+// the caller among them. runtime.NumGoroutine counts the whole process,
+// where another test's goroutines, or the runtime's, come and go.
+func BubbleGoroutines() int { return bubbleGoroutines() }

@@ -3,6 +3,7 @@ package oracle
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -83,29 +84,32 @@ func TestHangNamesTheOpThatHung(t *testing.T) {
 }
 
 // TestHangsLeakNoGoroutines: 200 hangs of a sandbox that returns once
-// closed leave the goroutine count where it was.
+// closed leave the bubble's goroutines as the first hang left them (the
+// checker keeps a worker from then on).
 func TestHangsLeakNoGoroutines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var closes atomic.Int64
 		f := newClosableHang(2, &closes)
 		k := NewChecker(f, Options{Timeout: 5 * time.Millisecond})
 		defer k.Close()
-		runtime.GC()
-		before := runtime.NumGoroutine()
+		var before int
 		for i := range 200 {
 			if got := k.checkOn(k.f, hangCase(), new(Coverage)); len(got) != 1 || !got[0].Hang {
 				t.Fatalf("hang %d: %v", i, got)
 			}
+			if i == 0 {
+				synctest.Wait()
+				before = bubbleGoroutines()
+			}
 		}
 		synctest.Wait() // the abandoned workers end once their Run returns
-		after := runtime.NumGoroutine()
-		if after > before+10 {
-			t.Fatalf("200 hangs took the goroutines from %d to %d", before, after)
+		after := bubbleGoroutines()
+		if after != before {
+			t.Fatalf("199 hangs took the bubble's goroutines from %d to %d", before, after)
 		}
 		if n := closes.Load(); n < 200 {
 			t.Errorf("200 hangs closed %d sandboxes", n)
 		}
-		t.Logf("200 hangs: %d goroutines before, %d after, %d sandboxes closed", before, after, closes.Load())
 	})
 }
 
@@ -364,4 +368,36 @@ func TestAHungCheckKeepsItsMemory(t *testing.T) {
 		<-wrote
 		judge()
 	})
+}
+
+// bubbleGoroutines counts the goroutines of the calling synctest bubble:
+// a traceback names the bubble of each goroutine in one, and begins with
+// the calling goroutine.
+func bubbleGoroutines() int {
+	buf := make([]byte, 1<<16)
+	n := runtime.Stack(buf, true)
+	for n == len(buf) {
+		buf = make([]byte, 2*len(buf))
+		n = runtime.Stack(buf, true)
+	}
+	bubbleOf := func(header string) string {
+		_, b, _ := strings.Cut(strings.TrimSuffix(header, "]:"), ", synctest bubble ")
+		return b
+	}
+	var bubble string
+	count := 0
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		if !strings.HasPrefix(line, "goroutine ") {
+			continue
+		}
+		if bubble == "" {
+			if bubble = bubbleOf(line); bubble == "" {
+				panic("bubbleGoroutines called outside a synctest bubble")
+			}
+		}
+		if bubbleOf(line) == bubble {
+			count++
+		}
+	}
+	return count
 }
