@@ -46,8 +46,12 @@ func (r *watchedRun) checkNoEffect(s *stepObs) {
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes but still returned %d bytes",
 				formatOp(*s.op), len(s.res.Data)))
 		} else if bad := outsidePermittedEffect(*s.op, s.entries); bad >= 0 || s.fpAfter != s.fpBefore {
+			what := describeEffects(s)
+			if bad >= 0 {
+				what = fmt.Sprintf("the journal gained %d entries, entry %d %q outside that effect", len(s.entries), bad+1, entryText(s.entries[bad]))
+			}
 			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s halted with max_output_bytes, which permits only the effect that produced the bytes, but the world changed: %s",
-				formatOp(*s.op), describeEffects(s)))
+				formatOp(*s.op), what))
 		}
 	}
 }
@@ -78,11 +82,26 @@ func (r *watchedRun) resolvedDenial(s *stepObs) bool {
 // outsidePermittedEffect returns the index of the first entry that is not
 // part of the effect op may have, in order, or -1 when all are: for
 // fs_read, the realpath of its path, then the read of the path that
-// answered; for net_fetch, resolve h then fetch h a path; for tool, call n
-// in. The realpath may be missing, the read then naming the path asked: in
-// a world without links the two reach the same file, so only a world with
-// links could tell a sandbox that skips the step (SPEC §13).
+// answered; for tool, call n in; for net_fetch, resolves and fetches of
+// its host (names compared as SPEC §6 does), as many as an allowed fetch
+// may make: a client may ask twice for one answer (robots.txt then the
+// page, HEAD then GET), and no-internal-egress judges which addresses it
+// used. The realpath may be missing, the read then naming the path
+// asked: in a world without links the two reach the same file, so only a
+// world with links could tell a sandbox that skips the step (SPEC §13).
 func outsidePermittedEffect(op core.Op, entries []refworld.Entry) int {
+	if len(op.Args) == 0 { // a malformed op may have no effect at all
+		if len(entries) > 0 {
+			return 0
+		}
+		return -1
+	}
+	if op.Kind == core.OpFetch {
+		host := spec.NormalizeHost(op.Args[0])
+		return slices.IndexFunc(entries, func(e refworld.Entry) bool {
+			return e.Call != refworld.CallResolve && e.Call != refworld.CallFetch || spec.NormalizeHost(e.Name) != host
+		})
+	}
 	var want []refworld.Call
 	switch op.Kind {
 	case core.OpRead:
@@ -90,17 +109,12 @@ func outsidePermittedEffect(op core.Op, entries []refworld.Entry) int {
 		if len(entries) > 0 && entries[0].Call != refworld.CallRealpath {
 			want = want[1:]
 		}
-	case core.OpFetch:
-		want = []refworld.Call{refworld.CallResolve, refworld.CallFetch}
 	case core.OpTool:
 		want = []refworld.Call{refworld.CallTool}
 	}
-	var name string // the argument each entry must name
-	if len(op.Args) > 0 {
-		name = op.Args[0]
-	}
+	name := op.Args[0] // the argument each entry must name
 	for i, e := range entries {
-		if i >= len(want) || e.Call != want[i] || len(op.Args) == 0 || !samePath(e, name) {
+		if i >= len(want) || e.Call != want[i] || !samePath(e, name) {
 			return i
 		}
 		if e.Call == refworld.CallRealpath {

@@ -531,6 +531,73 @@ func TestPermittedEffectOfARead(t *testing.T) {
 	}
 }
 
+// TestPermittedEffectOfAFetch: a max_output_bytes halt on net_fetch may
+// keep what an allowed fetch of its host may do, resolves and fetches of
+// that host (a client asks twice for one answer: robots.txt then the
+// page), and nothing else: no other host, no file, no tool.
+func TestPermittedEffectOfAFetch(t *testing.T) {
+	a := netip.MustParseAddr("203.0.113.10")
+	res := func(h string) refworld.Entry { return refworld.Entry{Call: refworld.CallResolve, Name: h, Addr: a} }
+	fetch := func(h, p string) refworld.Entry {
+		return refworld.Entry{Call: refworld.CallFetch, Name: h, Addr: a, Arg: p}
+	}
+	big := op("net_fetch", "a.test", "/big")
+	for _, tt := range []struct {
+		entries []refworld.Entry
+		want    int
+		reason  string
+	}{
+		{nil, -1, "no effect at all"},
+		{[]refworld.Entry{res("a.test"), fetch("a.test", "/big")}, -1, "the resolve, then the fetch"},
+		{[]refworld.Entry{res("a.test"), fetch("a.test", "/robots.txt"), fetch("a.test", "/big")}, -1, "robots.txt, then the page"},
+		{[]refworld.Entry{res("A.test."), fetch("a.test", "/big")}, -1, "the host as SPEC §6 compares names"},
+		{[]refworld.Entry{res("a.test"), fetch("a.test", "/big"), res("b.test"), fetch("b.test", "/")}, 2, "another host"},
+		{[]refworld.Entry{res("a.test"), fetch("a.test", "/big"), {Call: refworld.CallWrite, Name: "/work/a"}}, 2, "a write"},
+		{[]refworld.Entry{{Call: refworld.CallTool, Name: "a.test"}}, 0, "a tool call named as the host"},
+	} {
+		if got := outsidePermittedEffect(big, tt.entries); got != tt.want {
+			t.Errorf("%s: outsidePermittedEffect(%s, %v) = %d, want %d", tt.reason, formatOp(big), tt.entries, got, tt.want)
+		}
+	}
+}
+
+// asksTwice is a world whose sandbox asks each fetched host for
+// /robots.txt before the page, from the one address it resolved.
+type asksTwice struct{ core.World }
+
+func (w asksTwice) Fetch(host string, a netip.Addr, path string) (string, bool) {
+	w.World.Fetch(host, a, "/robots.txt")
+	return w.World.Fetch(host, a, path)
+}
+
+// logsFetches is a world whose sandbox writes a log line, under its write
+// root, for each fetch.
+type logsFetches struct{ core.World }
+
+func (w logsFetches) Fetch(host string, a netip.Addr, path string) (string, bool) {
+	w.World.Write("/work/out/log", host+path)
+	return w.World.Fetch(host, a, path)
+}
+
+// TestOutputHaltKeepsOnlyTheFetch: a fetch halted by max_output_bytes
+// may have asked its host twice, as an allowed one may; one that also
+// wrote to the world, which an allowed fetch may do unjudged, is a
+// no-effect-on-denial finding at the halt.
+func TestOutputHaltKeepsOnlyTheFetch(t *testing.T) {
+	c := testCase(testGrant(core.Budgets{MaxOps: 100, MaxWall: 1000, MaxOutputBytes: 3}), testWorld, []core.Op{
+		op("net_fetch", "api.internal", "/status"),
+		op("net_fetch", "api.internal", "/status"),
+	})
+	world := func(wrap func(core.World) core.World) core.Factory {
+		return infallible(func(g core.Grant, w core.World) core.Sandbox { return core.NewReference(g, wrap(w)) })
+	}
+	if got := check(world(func(w core.World) core.World { return asksTwice{w} }), c, new(Coverage), Options{}); len(got) != 0 {
+		t.Errorf("asking for robots.txt first: findings %v, want none", lines(got))
+	}
+	got := canFail(t, world(func(w core.World) core.World { return logsFetches{w} }), c, 2, NoEffectOnDenial)
+	mustContain(t, got[0], "halted with max_output_bytes", "/work/out/log")
+}
+
 // TestEgressProblem: a fetch must use the address the last resolve of its
 // host answered in the op, and an op may not resolve more often than it
 // fetches; asking twice from the one address resolved (HEAD then GET,
