@@ -501,6 +501,30 @@ func TestNothingPassedInReport(t *testing.T) {
 	}
 }
 
+// TestNoAllowListInReport: a sandbox that let through more than half of
+// the ops the model refuses for the grant, at least 20, is a warning of
+// the report and a row of its summary table, through the JSON round trip;
+// 19, or half, is no warning.
+func TestNoAllowListInReport(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "mcp:open")
+	for _, tc := range []struct{ through, refused int64 }{{19, 19}, {20, 40}, {0, 500}} {
+		sum.RefusedLetThrough, sum.RefusedOps = tc.through, tc.refused
+		if w := sum.NoAllowListWarning(); w != "" {
+			t.Errorf("%d of %d let through: warning %q, want none", tc.through, tc.refused, w)
+		}
+	}
+	sum.RefusedLetThrough, sum.RefusedOps = 21, 40
+	for _, r := range builtAndLoaded(t, sum) {
+		text := render(t, r, reports.Text)
+		for _, want := range []string{"WARNING: mcp:open let through 21 of the 40 ops the model refuses for the grant", "it keeps no allow-list of its own, or its profile does not give it the grant",
+			"ops the model refuses let through", "21 of 40"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the report lacks %q:\n%s", want, text)
+			}
+		}
+	}
+}
+
 // TestReproduceCarriesTheSandboxFlags: the report's reproduce line gives
 // the flags that chose the sandbox's configuration (a profile), quoted,
 // so that the line runs the same sandbox again.

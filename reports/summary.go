@@ -67,6 +67,13 @@ type Summary struct {
 	// them (the proxy door); nil on the others. Zero with Stricter ops
 	// is NothingPassed.
 	AllowedPassed *int64 `json:"allowed_passed,omitempty"`
+	// RefusedOps counts the ops the model refuses for the grant or SPEC §6
+	// (a traversal, a path or host outside the allow-list, an internal
+	// address) on a door that counts them (the real ones);
+	// RefusedLetThrough those of them the sandbox let through. Most let
+	// through is NoAllowListWarning.
+	RefusedOps        int64 `json:"refused_ops,omitempty"`
+	RefusedLetThrough int64 `json:"refused_let_through,omitempty"`
 	// NotApplicable names the invariants that cannot be observed on the
 	// sandbox (a real one, SPEC §13), each with the reason: never counted
 	// as held, so their rows count no checks (MarkNotApplicable).
@@ -274,11 +281,12 @@ func (s *Summary) NothingPassed() bool {
 // finding) say little of the profile.
 const minRefusedToWarn = 20
 
-// SandboxWarnings are the lines a run must say loudly about its sandbox: what
-// NothingPassedWarning and StaleWarning say, those that hold.
+// SandboxWarnings are the lines a run must say loudly about its sandbox:
+// those of NothingPassedWarning, NoAllowListWarning, StaleWarning and
+// WholeWarning that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.NothingPassedWarning(), s.StaleWarning(), s.WholeWarning()} {
+	for _, w := range []string{s.NothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
@@ -312,6 +320,19 @@ func (s *Summary) NothingPassedWarning() string {
 	}
 	return fmt.Sprintf("%s let none of the %s the model allows through (all refused: %s), so only its refusals were judged: check that its profile fits it (a proxy's mode and the hosts its ACL allows; a fetch server's tool, its URL argument and the hosts it is given)",
 		s.SUT, plural(int(s.stricterOps()), "op"), s.stricterCounts())
+}
+
+// NoAllowListWarning is the one line that says the sandbox let through
+// more than half of the ops the model refuses for the grant or SPEC §6
+// (at least minRefusedToWarn of them), or "" when it did not: the
+// findings that follow are many and alike, and the first question is
+// whether the sandbox keeps an allow-list at all, or was given the grant.
+func (s *Summary) NoAllowListWarning() string {
+	if s.RefusedLetThrough < minRefusedToWarn || 2*s.RefusedLetThrough <= s.RefusedOps {
+		return ""
+	}
+	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant (a traversal, a path or host outside it, an internal address): it keeps no allow-list of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts), and its findings will say so many times over",
+		s.SUT, s.RefusedLetThrough, plural(int(s.RefusedOps), "op"))
 }
 
 // StaleWarning is the one line that says StaleOps, or "" when there

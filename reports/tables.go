@@ -230,6 +230,9 @@ func (r *Report) writeSummary(d *doc) {
 	if r.AllowedPassed != nil {
 		rows = append(rows, []string{"ops the model allows let through", fmt.Sprint(*r.AllowedPassed)})
 	}
+	if r.RefusedOps > 0 {
+		rows = append(rows, []string{"ops the model refuses let through", fmt.Sprintf("%d of %d", r.RefusedLetThrough, r.RefusedOps)})
+	}
 	if r.SkippedStdoutLines > 0 {
 		rows = append(rows, []string{"non-JSON stdout lines skipped", fmt.Sprint(r.SkippedStdoutLines)})
 	}

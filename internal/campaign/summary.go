@@ -20,6 +20,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),
 		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, SkippedStdoutLines: res.Tally.SkippedLines,
 		WholeReads: res.Tally.Whole, WholeExample: res.Tally.WholeExample, StaleOps: res.Tally.Stale,
+		RefusedOps: res.Tally.Refused, RefusedLetThrough: res.Tally.LetThrough,
 	}
 	if res.Tally.CountsPassed {
 		s.AllowedPassed = new(res.Tally.Passed)

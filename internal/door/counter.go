@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
 // PromisesAll, in a real sandbox's promises, promises to allow every op
@@ -31,6 +33,8 @@ type Counter struct {
 	stricter map[string]int64
 	examples map[string]string // the least op of each stricter reason
 	passed   int64
+	refused  int64 // ops the model refuses (Refused)
+	through  int64 // of them, those the sandbox let through
 	whole    int64
 	example  string // the least of the answers taken whole
 	open     int    // sandboxes opened and not closed yet
@@ -96,12 +100,36 @@ func (c *Counter) Passed() {
 	c.passed++
 }
 
+// Refused counts one op the model refuses for the grant or SPEC §6 (a
+// GrantRefusal), and whether the sandbox let it through: a sandbox that
+// lets most of them through keeps no allow-list, or was not given the
+// grant.
+func (c *Counter) Refused(letThrough bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refused++
+	if letThrough {
+		c.through++
+	}
+}
+
+// GrantRefusal reports whether the model gives k for what the grant or
+// SPEC §6 forbids (Counter.Refused): a path's traversal, a path or host
+// outside the allow-list, an internal address.
+func GrantRefusal(k core.Kind) bool {
+	switch k {
+	case core.PathTraversal, core.FSReadDenied, core.FSWriteDenied, core.EgressDenied, core.EgressInternal:
+		return true
+	}
+	return false
+}
+
 // Read returns what was counted, with skipped (nil: none) as the count of
 // a server's skipped stdout lines.
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
 // TestStricterExamples: each reason keeps the least of its ops, in a
@@ -24,6 +26,28 @@ func TestStricterExamples(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, sum); diff != "" {
 			t.Errorf("summed tally (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// TestRefusedCounted: the ops the model refuses are counted with those
+// the sandbox let through, summed over sessions; GrantRefusal names the
+// kinds the grant and SPEC §6 give, not a budget's halt or a missing file.
+func TestRefusedCounted(t *testing.T) {
+	var a, b Counter
+	a.Refused(true)
+	a.Refused(false)
+	b.Refused(true)
+	var sum Tally
+	sum.Add(a.Read(nil))
+	sum.Add(b.Read(nil))
+	if sum.Refused != 3 || sum.LetThrough != 2 {
+		t.Errorf("%d refused, %d let through; want 3 and 2", sum.Refused, sum.LetThrough)
+	}
+	for k := core.Kind(0); k < core.NumKinds; k++ {
+		want := k == core.PathTraversal || k == core.FSReadDenied || k == core.FSWriteDenied || k == core.EgressDenied || k == core.EgressInternal
+		if got := GrantRefusal(k); got != want {
+			t.Errorf("GrantRefusal(%s) = %v, want %v", k, got, want)
 		}
 	}
 }

@@ -83,6 +83,11 @@ type Tally struct {
 	Passed int64
 	// CountsPassed says the door counts Passed (Counter.CountsPassed).
 	CountsPassed bool
+	// Refused counts the ops the model refuses for the grant or SPEC §6
+	// (GrantRefusal) on a door that counts them, LetThrough those of them
+	// the sandbox let through: most let through, and the sandbox keeps no
+	// allow-list of its own, or its profile does not give it the grant.
+	Refused, LetThrough int64
 	// Whole counts the reads whose answer the door could not find the
 	// content in, taken whole as the file's bytes (an MCP profile whose
 	// result does not fit the server, or whose refusals miss one of its
@@ -114,6 +119,8 @@ func (t *Tally) Add(u Tally) {
 	}
 	t.SkippedLines += u.SkippedLines
 	t.Passed += u.Passed
+	t.Refused += u.Refused
+	t.LetThrough += u.LetThrough
 	t.Whole += u.Whole
 	t.WholeExample = leastExample(t.WholeExample, u.WholeExample)
 	t.CountsPassed = t.CountsPassed || u.CountsPassed

@@ -165,11 +165,17 @@ func (b *bridge) Run(op core.Op) core.Result {
 	return b.refused(host, path, model, addr, resolved, served.Bare)
 }
 
-// passed counts a fetch the proxy let through, when the model allows
-// it: a run where none was is one that judged refusals only.
+// passed counts a fetch the proxy let through: one the model allows
+// (a run where none was is one that judged refusals only), or one the
+// model refuses (a run where most were is one of a proxy that keeps no
+// allow-list, or was not given the grant).
 func (b *bridge) passed(model core.Kind) {
-	if b.counts && (model == core.OK || model == core.NotFound) {
+	switch {
+	case !b.counts:
+	case model == core.OK || model == core.NotFound:
 		b.s.tally.Passed()
+	case door.GrantRefusal(model):
+		b.s.tally.Refused(true)
 	}
 }
 
@@ -287,6 +293,9 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 			b.s.tally.Stricter(reason, judge.FormatOp(core.Op{Kind: core.OpFetch, Args: []string{host, path}}))
 		}
 		return b.asModel(host, path, addr, resolved, connected)
+	}
+	if b.counts {
+		b.s.tally.Refused(false)
 	}
 	if model == core.EgressInternal && !resolved {
 		b.withWorld(func(w *refworld.World) { w.Resolve(host) })

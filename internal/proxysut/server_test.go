@@ -239,26 +239,27 @@ func TestFetchServers(t *testing.T) {
 	open := map[string][]string{"ungranted": {"confinement", "verdict-matches-model"}, "internal": {"no-internal-egress", "verdict-matches-model"},
 		"rebound": {"no-internal-egress", "verdict-matches-model"}}
 	for _, tc := range []struct {
-		mode   string
-		want   map[string][]string // by scenario; nil: none
-		passed int64
+		mode            string
+		want            map[string][]string // by scenario; nil: none
+		passed, through int64               // of the 4 fetches the model allows, and of the 3 it refuses
 	}{
-		{"open", open, 4},
-		{"robots", open, 4},
-		{"guard", nil, 4},
-		{"deny", nil, 0},
+		{"open", open, 4, 3},
+		{"robots", open, 4, 3},
+		{"guard", nil, 4, 0},
+		{"deny", nil, 0, 0},
 	} {
 		tg := fakeServerTarget(t, tc.mode, 0)
-		var passed int64
+		var sum door.Tally
 		for _, sc := range scenarios {
 			fs, tally := checkOn(t, tg, sc.src, 0)
 			if got := invariants(fs); !slices.Equal(got, tc.want[sc.name]) {
 				t.Errorf("%s, %s: findings %q, want %q\n%v", tc.mode, sc.name, got, tc.want[sc.name], fs)
 			}
-			passed += tally.Passed
+			sum.Add(tally)
 		}
-		if passed != tc.passed {
-			t.Errorf("%s: %d fetches the model allows let through, want %d", tc.mode, passed, tc.passed)
+		if sum.Passed != tc.passed || sum.Refused != 3 || sum.LetThrough != tc.through {
+			t.Errorf("%s: let through %d fetches the model allows and %d of the %d it refuses, want %d and %d of 3",
+				tc.mode, sum.Passed, sum.LetThrough, sum.Refused, tc.passed, tc.through)
 		}
 	}
 }

@@ -181,6 +181,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return b.unobserved(op)
 	}
 	k := b.kind(op, out.Verdict)
+	if b.counts && door.GrantRefusal(b.modelKind(op)) {
+		b.tally.Refused(k == core.OK || k == core.NotFound) // it looked: no allow-list refused it
+	}
 	if k == core.OK && op.Kind == core.OpRead {
 		if out.Whole && b.counts {
 			b.tally.Whole(out.Data)

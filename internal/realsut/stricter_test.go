@@ -158,6 +158,33 @@ func TestNotStricter(t *testing.T) {
 	}
 }
 
+// TestRefusalsLetThroughCounted: the ops the model refuses for the grant
+// are counted, and those of them the sandbox let through: none for
+// os.Root's sandbox, each for one that answers every op it refuses as
+// allowed, or as not found (it looked); an op the model allows is
+// neither.
+func TestRefusalsLetThroughCounted(t *testing.T) {
+	const ops = "fs_read /etc/secret\nfs_read /work/../etc/secret\nfs_write /etc/x y\nfs_read /work/a.txt\n"
+	answers := func(v realfs.Verdict) Adapter {
+		return withDefect(func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+			if out.Verdict == realfs.Denied {
+				out.Verdict, out.Data = v, ""
+			}
+			return out, nil
+		})
+	}
+	for _, tc := range []struct {
+		name    string
+		sandbox Adapter
+		through int64
+	}{{"os.Root", OSRoot, 0}, {"one that allows all", answers(realfs.Allowed), 3}, {"one that looks for all", answers(realfs.NotFound), 3}} {
+		_, got := checkCounted(t, tc.sandbox, stricterWorld+ops)
+		if got.Refused != 3 || got.LetThrough != tc.through {
+			t.Errorf("%s: %d refused, %d of them let through; want 3 and %d", tc.name, got.Refused, got.LetThrough, tc.through)
+		}
+	}
+}
+
 // TestStricterCountsRunsOnly: the replay of a check meets the same ops as
 // its run; a stricter op is counted once per check, not twice.
 func TestStricterCountsRunsOnly(t *testing.T) {
