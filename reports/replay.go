@@ -50,6 +50,10 @@ type ReplayStep struct {
 	OpsUsed, WallUsed, OutputUsed int64
 	Journal                       []string // the entries the op added to the journal
 	Unmet                         string   // why the op's expectation failed; "" when met, or when there is none
+	// Stricter is the reason the sandbox refused the op where the model
+	// allows it (SPEC §14: not judged; the step shows the model's
+	// answer), or "".
+	Stricter string
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -123,7 +127,7 @@ func writeReplayText(w io.Writer, r *Replay) error {
 		fmt.Fprintf(w, "%s: expectation of %s not held: on what %s can be asked, SPEC §5 gives another result\n", r.File, stepList(r.NotHeld), r.SUT)
 	}
 	if n := countsTotal(r.Stricter); n > 0 {
-		fmt.Fprintf(w, "%s: %s refused %s the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for %s): %s\n",
+		fmt.Fprintf(w, "%s: %s refused %s the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for %s, marked): %s\n",
 			r.File, r.SUT, plural(int(n), "op"), them(int(n)), countList(r.Stricter))
 	}
 	verdict := "ok"
@@ -145,8 +149,11 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 	fmt.Fprintln(tw, "STEP\tOP\tRESULT\tHARD\tOPS\tWALL\tOUTPUT\tJOURNAL")
 	for _, s := range steps {
 		mark := ""
+		if s.Stricter != "" {
+			mark = "  refused by the sandbox (stricter: " + s.Stricter + "), the model's answer shown"
+		}
 		if s.Unmet != "" {
-			mark = "  ✗ " + s.Unmet
+			mark += "  ✗ " + s.Unmet
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s%s\n", s.Step, clip(s.Op, 48), clip(s.Result, 32), yesNo(s.Hard),
 			s.OpsUsed, s.WallUsed, s.OutputUsed, clip(journalText(s.Journal), 80), mark)
@@ -220,6 +227,7 @@ type stepJSON struct {
 	WallUsed   int64    `json:"wall_used"`
 	OutputUsed int64    `json:"output_used"`
 	Journal    []string `json:"journal"`
+	Stricter   string   `json:"stricter,omitempty"`
 }
 
 type violationJSON struct {
@@ -239,7 +247,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...)})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Stricter: s.Stricter})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

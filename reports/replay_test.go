@@ -11,13 +11,13 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
-// handReplay is a replay with one step of each sort: met, unmet with a
-// long op, and a violation, on a sandbox that skipped one step and held
+// handReplay is a replay with one step of each sort: met (a stricter
+// one), unmet with a long op, and a violation, on a sandbox that skipped one step and held
 // one expectation loosely.
 func handReplay() *reports.Replay {
 	return &reports.Replay{File: "x.sbx", SUT: "osroot", Skipped: []int{2}, NotHeld: []int{3},
 		Steps: []reports.ReplayStep{
-			{Step: 1, Line: 4, Op: "fs_read /work/a", Kind: "ok", Data: "hi", Result: "ok hi", OpsUsed: 1, Journal: []string{"read /work/a"}},
+			{Step: 1, Line: 4, Op: "fs_read /work/a", Kind: "ok", Data: "hi", Result: "ok hi", OpsUsed: 1, Journal: []string{"read /work/a"}, Stricter: "other"},
 			{Step: 3, Line: 6, Op: "fs_read /work/" + strings.Repeat("d", 60), Kind: "fs_read_denied", Result: "fs_read_denied", Hard: true,
 				OpsUsed: 2, WallUsed: 1, Unmet: "got fs_read_denied, want ok"},
 		},
@@ -36,14 +36,14 @@ func TestWriteReplayText(t *testing.T) {
 	}
 	want := "x.sbx\n" +
 		"STEP  OP                                                RESULT          HARD  OPS  WALL  OUTPUT  JOURNAL\n" +
-		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a\n" +
+		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other), the model's answer shown\n" +
 		"3     fs_read /work/" + strings.Repeat("d", 33) + "…  fs_read_denied  yes   2    1     0       -  ✗ got fs_read_denied, want ok\n" +
 		"x.sbx:6: step 3: fs_read /work/" + strings.Repeat("d", 60) + ": got fs_read_denied, want ok\n" +
 		"x.sbx: confinement: step 3: it read outside\n" +
 		"x.sbx: halt-latched: whole run\n" +
 		"x.sbx: step 2 skipped: osroot cannot express it (not run, not judged)\n" +
 		"x.sbx: expectation of step 3 not held: on what osroot can be asked, SPEC §5 gives another result\n" +
-		"x.sbx: osroot refused 3 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them): dangling-write 2, other 1\n" +
+		"x.sbx: osroot refused 3 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them, marked): dangling-write 2, other 1\n" +
 		"x.sbx: 2 steps (1 skipped), FAIL: 1 unmet expectations, 2 findings\n\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("text (-want +got):\n%s", diff)
@@ -61,8 +61,9 @@ func TestWriteReplayJSON(t *testing.T) {
 	var doc struct {
 		OK    bool `json:"ok"`
 		Steps []struct {
-			Step    int      `json:"step"`
-			Journal []string `json:"journal"`
+			Step     int      `json:"step"`
+			Journal  []string `json:"journal"`
+			Stricter string   `json:"stricter"`
 		} `json:"steps"`
 		Journal    []string         `json:"journal"`
 		Violations []map[string]any `json:"violations"`
@@ -74,7 +75,7 @@ func TestWriteReplayJSON(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.OK || len(doc.Steps) != 2 || doc.Steps[1].Step != 3 || doc.Steps[1].Journal == nil || !cmp.Equal(doc.Journal, []string{"read /work/a"}) ||
+	if doc.OK || len(doc.Steps) != 2 || doc.Steps[1].Step != 3 || doc.Steps[1].Journal == nil || doc.Steps[0].Stricter != "other" || doc.Steps[1].Stricter != "" || !cmp.Equal(doc.Journal, []string{"read /work/a"}) ||
 		len(doc.Violations) != 2 || len(doc.Unmet) != 1 || doc.Unmet[0]["line"] != 6.0 || !cmp.Equal(doc.Skipped, []int{2}) || !cmp.Equal(doc.NotHeld, []int{3}) ||
 		!cmp.Equal(doc.Stricter, map[string]int64{"other": 1, "dangling-write": 2}) {
 		t.Errorf("JSON:\n%s", b.String())

@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"io"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
@@ -18,8 +23,8 @@ DIR. A real sandbox (osroot, mcp:, proxy:) is asked what run would ask it: the o
 its adapter cannot express are skipped and counted, not judged, and an
 expectation is held only where SPEC §5 gives the same result on what is
 asked. An op it refuses that the model allows (stricter, SPEC §14) is not
-judged either: its step shows the model's answer, and a line after the
-table counts such ops by reason. Exit 1 if any expectation is unmet or any invariant violated; 3 on
+judged either: its step shows the model's answer, marked with the reason, and
+a line after the table counts such ops by reason. Exit 1 if any expectation is unmet or any invariant violated; 3 on
 SIGINT, SIGTERM or SIGHUP.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
@@ -58,11 +63,13 @@ SIGINT, SIGTERM or SIGHUP.`)
 	status := ExitOK
 	for i, name := range files {
 		before := tally().Stricter
-		out, err := replayNarrowed(target, name, scs[i], factory, e.oracleOptions())
+		marks := &stricterSteps{tally: tally}
+		out, err := replayNarrowed(target, name, scs[i], marks.factory(factory), e.oracleOptions())
 		if err != nil {
 			return printError(e, err)
 		}
 		out.Stricter = newCounts(before, tally().Stricter)
+		marks.mark(out.Steps)
 		if out.Failed() {
 			status = ExitFinding
 		}
@@ -71,6 +78,69 @@ SIGINT, SIGTERM or SIGHUP.`)
 		}
 	}
 	return status
+}
+
+// stricterSteps notes which ops of one replay the sandbox refused where
+// the model allows them: those during which its door's stricter count
+// grew. Only the run of a check counts (door.Counter.Opened), not the
+// oracle's second run, so the marks are the run's ops, by their place.
+type stricterSteps struct {
+	tally func() door.Tally
+	mu    sync.Mutex
+	marks map[int]string // the op's index in the run, 0-based: its reason
+}
+
+// factory wraps f so that each sandbox it builds notes its stricter ops.
+func (m *stricterSteps) factory(f core.Factory) core.Factory {
+	return func(g core.Grant, w core.World) (core.Sandbox, error) {
+		sb, err := f(g, w)
+		if err != nil {
+			return nil, err
+		}
+		return &markedSandbox{Sandbox: sb, m: m}, nil
+	}
+}
+
+// mark sets the Stricter reason of the steps noted, steps being the
+// replay's in the order they ran.
+func (m *stricterSteps) mark(steps []reports.ReplayStep) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range steps {
+		steps[i].Stricter = m.marks[i]
+	}
+}
+
+// markedSandbox is a sandbox whose ops stricterSteps watches.
+type markedSandbox struct {
+	core.Sandbox
+	m *stricterSteps
+	n int // ops run
+}
+
+func (s *markedSandbox) Run(op core.Op) core.Result {
+	before := s.m.tally().Stricter
+	r := s.Sandbox.Run(op)
+	for reason, n := range s.m.tally().Stricter {
+		if n > before[reason] {
+			s.m.mu.Lock()
+			if s.m.marks == nil {
+				s.m.marks = map[int]string{}
+			}
+			s.m.marks[s.n] = reason
+			s.m.mu.Unlock()
+		}
+	}
+	s.n++
+	return r
+}
+
+// Close closes the sandbox wrapped, when it has a Close.
+func (s *markedSandbox) Close() error {
+	if c, ok := s.Sandbox.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // newCounts is what after counts beyond before, by key; nil when nothing.

@@ -5,6 +5,7 @@ package cli
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,20 +36,35 @@ func jsonNumber(n int64) string {
 }
 
 // TestReplayCountsStricter: a replay on a sandbox that refuses what the
-// model allows shows those steps with the model's answer and says, after
-// the table, how many it refused, by reason, in text and in JSON.
+// model allows shows those steps with the model's answer, each marked
+// with its reason, and says, after the table, how many it refused, by
+// reason, in text and in JSON; a refusal the model gives too is no mark.
 func TestReplayCountsStricter(t *testing.T) {
 	sut := fakeMCP(t, "refuseall")
-	sbx := writeFile(t, t.TempDir(), "s.sbx", "grant fs_read /work/\nfile /work/a x\nfs_read /work/a => ok x\nfs_read /work/a => ok x\n")
+	sbx := writeFile(t, t.TempDir(), "s.sbx", "grant fs_read /work/\nfile /work/a x\nfile /etc/x y\nfs_read /etc/x => fs_read_denied\nfs_read /work/a => ok x\nfs_read /work/a => ok x\n")
 	_, out, errs := run(t, "replay", "--sut", sut, "--tree-dir", t.TempDir(), sbx)
-	if want := "refused 2 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them): other 2"; !strings.Contains(out, want) {
+	if want := "refused 2 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them, marked): other 2"; !strings.Contains(out, want) {
 		t.Errorf("replay says:\n%s%s\nwant %q", out, errs, want)
+	}
+	const mark = "refused by the sandbox (stricter: other), the model's answer shown"
+	var marked []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, mark) {
+			marked = append(marked, strings.Fields(line)[0])
+		}
+	}
+	if !slices.Equal(marked, []string{"2", "3"}) {
+		t.Errorf("steps marked %q, want 2 and 3:\n%s", marked, out)
 	}
 	_, out, _ = run(t, "replay", "--sut", sut, "--tree-dir", t.TempDir(), "--format", "json", sbx)
 	var doc struct {
 		Stricter map[string]int64 `json:"stricter"`
+		Steps    []struct {
+			Stricter string `json:"stricter"`
+		} `json:"steps"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Stricter["other"] != 2 {
-		t.Errorf("JSON stricter %v (%v):\n%s", doc.Stricter, err, out)
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Stricter["other"] != 2 || len(doc.Steps) != 3 ||
+		doc.Steps[0].Stricter != "" || doc.Steps[1].Stricter != "other" || doc.Steps[2].Stricter != "other" {
+		t.Errorf("JSON stricter %v, steps %+v (%v):\n%s", doc.Stricter, doc.Steps, err, out)
 	}
 }
