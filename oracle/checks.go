@@ -82,11 +82,11 @@ func (r *watchedRun) resolvedDenial(s *stepObs) bool {
 // outsidePermittedEffect returns the index of the first entry that is not
 // part of the effect op may have, in order, or -1 when all are: for
 // fs_read, the realpath of its path, then the read of the path that
-// answered; for tool, call n in; for net_fetch, resolves and fetches of
-// its host (names compared as SPEC §6 does), as many as an allowed fetch
-// may make: a client may ask twice for one answer (robots.txt then the
-// page, HEAD then GET), and no-internal-egress judges which addresses it
-// used. The realpath may be missing, the read then naming the path
+// answered; for tool, call n in; for net_fetch, resolves and fetches,
+// as many as an allowed fetch may make: a client may ask twice for one
+// answer (robots.txt then the page, HEAD then GET), follow a redirect, or
+// ask a host of its own (a relay), and confinement and no-internal-egress
+// judge where they went. The realpath may be missing, the read then naming the path
 // asked: in a world without links the two reach the same file, so only a
 // world with links could tell a sandbox that skips the step (SPEC §13).
 func outsidePermittedEffect(op core.Op, entries []refworld.Entry) int {
@@ -97,9 +97,8 @@ func outsidePermittedEffect(op core.Op, entries []refworld.Entry) int {
 		return -1
 	}
 	if op.Kind == core.OpFetch {
-		host := spec.NormalizeHost(op.Args[0])
 		return slices.IndexFunc(entries, func(e refworld.Entry) bool {
-			return e.Call != refworld.CallResolve && e.Call != refworld.CallFetch || spec.NormalizeHost(e.Name) != host
+			return e.Call != refworld.CallResolve && e.Call != refworld.CallFetch
 		})
 	}
 	var want []refworld.Call

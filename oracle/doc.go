@@ -16,8 +16,8 @@
 //     or max_wall halt adds nothing to the journal (a denial on the
 //     resolved path keeps its realpath entry) and changes no VFS content; a
 //     max_output_bytes halt adds only the effect that produced the bytes
-//     (a fetch's: resolves and fetches of its host, asked once or more, as
-//     an allowed fetch may), and returns no data.
+//     (a fetch's: resolves and fetches, as an allowed fetch may make them,
+//     judged by confinement and no-internal-egress), and returns no data.
 //   - confinement: every journal entry is authorized by the grant: reads
 //     and writes of the path really reached, under their roots without
 //     traversal; realpaths of a path that passed its op's allow-list (or,

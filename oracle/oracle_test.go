@@ -532,9 +532,10 @@ func TestPermittedEffectOfARead(t *testing.T) {
 }
 
 // TestPermittedEffectOfAFetch: a max_output_bytes halt on net_fetch may
-// keep what an allowed fetch of its host may do, resolves and fetches of
-// that host (a client asks twice for one answer: robots.txt then the
-// page), and nothing else: no other host, no file, no tool.
+// keep what an allowed fetch may do, resolves and fetches (a client asks
+// twice for one answer, robots.txt then the page; follows a redirect;
+// asks a relay of its own), which confinement and no-internal-egress
+// judge, and nothing else: no file, no tool.
 func TestPermittedEffectOfAFetch(t *testing.T) {
 	a := netip.MustParseAddr("203.0.113.10")
 	res := func(h string) refworld.Entry { return refworld.Entry{Call: refworld.CallResolve, Name: h, Addr: a} }
@@ -550,8 +551,7 @@ func TestPermittedEffectOfAFetch(t *testing.T) {
 		{nil, -1, "no effect at all"},
 		{[]refworld.Entry{res("a.test"), fetch("a.test", "/big")}, -1, "the resolve, then the fetch"},
 		{[]refworld.Entry{res("a.test"), fetch("a.test", "/robots.txt"), fetch("a.test", "/big")}, -1, "robots.txt, then the page"},
-		{[]refworld.Entry{res("A.test."), fetch("a.test", "/big")}, -1, "the host as SPEC §6 compares names"},
-		{[]refworld.Entry{res("a.test"), fetch("a.test", "/big"), res("b.test"), fetch("b.test", "/")}, 2, "another host"},
+		{[]refworld.Entry{res("a.test"), fetch("a.test", "/big"), res("b.test"), fetch("b.test", "/")}, -1, "another host: a redirect followed, or a relay"},
 		{[]refworld.Entry{res("a.test"), fetch("a.test", "/big"), {Call: refworld.CallWrite, Name: "/work/a"}}, 2, "a write"},
 		{[]refworld.Entry{{Call: refworld.CallTool, Name: "a.test"}}, 0, "a tool call named as the host"},
 	} {

@@ -150,7 +150,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 	for _, s := range steps {
 		mark := ""
 		if s.Stricter != "" {
-			mark = "  refused by the sandbox (stricter: " + s.Stricter + "), the model's answer shown"
+			mark = "  refused by the sandbox (stricter: " + s.Stricter + "), the model's answer and journal shown"
 		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet

@@ -36,7 +36,7 @@ func TestWriteReplayText(t *testing.T) {
 	}
 	want := "x.sbx\n" +
 		"STEP  OP                                                RESULT          HARD  OPS  WALL  OUTPUT  JOURNAL\n" +
-		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other), the model's answer shown\n" +
+		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other), the model's answer and journal shown\n" +
 		"3     fs_read /work/" + strings.Repeat("d", 33) + "…  fs_read_denied  yes   2    1     0       -  ✗ got fs_read_denied, want ok\n" +
 		"x.sbx:6: step 3: fs_read /work/" + strings.Repeat("d", 60) + ": got fs_read_denied, want ok\n" +
 		"x.sbx: confinement: step 3: it read outside\n" +

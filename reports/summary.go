@@ -331,7 +331,7 @@ func (s *Summary) NoAllowListWarning() string {
 	if s.RefusedLetThrough < minRefusedToWarn || 2*s.RefusedLetThrough <= s.RefusedOps {
 		return ""
 	}
-	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant (a traversal, a path or host outside it, an internal address): it keeps no allow-list of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts), and its findings will say so many times over",
+	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant or SPEC §6 (a path or host the grant does not list, a traversal, an internal address): it keeps no allow-list or address check of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts), and its findings will say so many times over",
 		s.SUT, s.RefusedLetThrough, plural(int(s.RefusedOps), "op"))
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -77,15 +78,17 @@ type Info struct {
 // something that is not a JSON-RPC message — kills its process group and
 // leaves the Server unusable: every later call returns that failure.
 type Server struct {
-	cfg     Config // Profile and timeouts may change under mu (Pool.Get)
-	p       *proc.Process
-	out     *proto.Reader
-	info    Info
-	tools   []string
-	home    string       // its HOME, removed by Close
-	skipped atomic.Int64 // lines of its stdout that were not JSON
-	calling sync.Mutex   // held for a call
-	id      int64        // last request id, under calling
+	cfg   Config // Profile and timeouts may change under mu (Pool.Get)
+	p     *proc.Process
+	out   *proto.Reader
+	info  Info
+	tools []string
+	// required holds, by tool, the arguments its input schema requires.
+	required map[string][]string
+	home     string       // its HOME, removed by Close
+	skipped  atomic.Int64 // lines of its stdout that were not JSON
+	calling  sync.Mutex   // held for a call
+	id       int64        // last request id, under calling
 
 	mu   sync.Mutex
 	dead error
@@ -173,7 +176,10 @@ func (s *Server) listTools() error {
 			params["cursor"] = cursor
 		}
 		var page struct {
-			Tools      []struct{ Name string }
+			Tools []struct {
+				Name        string
+				InputSchema json.RawMessage `json:"inputSchema"`
+			}
 			NextCursor string `json:"nextCursor"`
 		}
 		if err := s.call("tools/list", params, &page, s.cfg.StartTimeout); err != nil {
@@ -181,6 +187,12 @@ func (s *Server) listTools() error {
 		}
 		for _, t := range page.Tools {
 			s.tools = append(s.tools, t.Name)
+			if req := requiredArguments(t.InputSchema); len(req) > 0 {
+				if s.required == nil {
+					s.required = map[string][]string{}
+				}
+				s.required[t.Name] = req
+			}
 		}
 		if cursor = page.NextCursor; cursor == "" {
 			return nil
@@ -189,12 +201,44 @@ func (s *Server) listTools() error {
 	return s.broken(fmt.Errorf("tools/list: more than %d pages", maxToolPages))
 }
 
-// hasTools reports a profile tool the server does not have: a profile for
-// another server, caught at start rather than as a denial of every op.
+// requiredArguments is the "required" list of a tool's input schema, the
+// arguments it must be called with; nil for a schema that has none or
+// does not read.
+func requiredArguments(schema json.RawMessage) []string {
+	var sch struct {
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &sch) != nil {
+		return nil
+	}
+	return sch.Required
+}
+
+// hasTools reports a profile tool the server does not have, or that the
+// profile calls without an argument the tool's input schema requires: a
+// profile for another server, or one that names its arguments wrong,
+// caught at start rather than as a refusal of every op.
 func (s *Server) hasTools(p Profile) error {
-	for _, t := range []string{p.Read.Name, p.Write.Name, p.Fetch.Name} {
-		if t != "" && !slices.Contains(s.tools, t) {
-			return fmt.Errorf("profile %s: the server %s has no tool %q (it has %v)", p.Name, s.info.Name, t, s.tools)
+	for _, t := range []Tool{p.Read, p.Write, p.Fetch} {
+		if t.Name == "" {
+			continue
+		}
+		if !slices.Contains(s.tools, t.Name) {
+			return fmt.Errorf("profile %s: the server %s has no tool %q (it has %v)", p.Name, s.info.Name, t.Name, s.tools)
+		}
+		args, err := t.arguments("p", "c")
+		if err != nil {
+			continue // Profile.check says so
+		}
+		var missing []string
+		for _, r := range s.required[t.Name] {
+			if _, ok := args[r]; !ok {
+				missing = append(missing, r)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("profile %s: the tool %q of the server %s requires the arguments %q (its input schema), and the profile gives %q: name them in the profile (path, content, url, or args)",
+				p.Name, t.Name, s.info.Name, missing, slices.Sorted(maps.Keys(args)))
 		}
 	}
 	return nil

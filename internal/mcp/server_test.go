@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -160,8 +161,8 @@ func TestServerRequests(t *testing.T) {
 }
 
 // TestStartFailures: a server that hangs in initialize, offers no tools,
-// lacks the profile's tools, or cannot start is an error from Start, and
-// no process is left.
+// lacks the profile's tools or an argument their schemas require, or
+// cannot start is an error from Start, and no process is left.
 func TestStartFailures(t *testing.T) {
 	tr := newTree(t)
 	hang := fakeConfig(t, "hanginit", tr)
@@ -169,6 +170,12 @@ func TestStartFailures(t *testing.T) {
 	noTools := fakeConfig(t, "notools", tr)
 	wrongProfile := fakeConfig(t, "fs", tr)
 	wrongProfile.Profile = Profile{Name: "other", Read: Tool{Name: "cat", Path: "file"}}
+	wrongArgs := fakeConfig(t, "fs", tr)
+	wrongArgs.Profile = Profile{Name: "args", Read: Tool{Name: "read_file", Path: "file"},
+		Write: Tool{Name: "write_file", Path: "path", Content: "text", Args: map[string]json.RawMessage{"mode": json.RawMessage(`"w"`)}}}
+	wrongWrite := fakeConfig(t, "fs", tr)
+	wrongWrite.Profile = Profile{Name: "args", Read: Tool{Name: "read_file", Path: "path"},
+		Write: Tool{Name: "write_file", Path: "path", Content: "text", Args: map[string]json.RawMessage{"mode": json.RawMessage(`"w"`)}}}
 	for _, tc := range []struct {
 		cfg  Config
 		says string
@@ -176,6 +183,8 @@ func TestStartFailures(t *testing.T) {
 		{hang, "initialize: the MCP server did not answer within " + hangTimeout.String()},
 		{noTools, "the server offers no tools"},
 		{wrongProfile, `the server fakemcp-fs has no tool "cat"`},
+		{wrongArgs, `the tool "read_file" of the server fakemcp-fs requires the arguments ["path"] (its input schema), and the profile gives ["file"]`},
+		{wrongWrite, `the tool "write_file" of the server fakemcp-fs requires the arguments ["content"] (its input schema), and the profile gives ["mode" "path" "text"]`},
 		{Config{Command: []string{"/no/such/server"}}, "/no/such/server"},
 		{Config{}, "an empty command"},
 		{Config{Command: []string{"x"}, Profile: Profile{Name: "nothing"}}, "neither read nor write"},

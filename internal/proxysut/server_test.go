@@ -105,6 +105,9 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 		return "", err
 	}
 	host := u.Hostname()
+	if mode == "relay" { // asks a service of its own for every page, as a reader API does
+		host, rawURL = "relay.test", "http://relay.test/read"
+	}
 	if mode == "deny" || mode == "guard" && !slices.Contains(allow, hostOfURL(u)) {
 		return "", fmt.Errorf("%s is not allowed", host)
 	}
@@ -261,6 +264,23 @@ func TestFetchServers(t *testing.T) {
 			t.Errorf("%s: let through %d fetches the model allows and %d of the %d it refuses, want %d and %d of 3",
 				tc.mode, sum.Passed, sum.LetThrough, sum.Refused, tc.passed, tc.through)
 		}
+	}
+}
+
+// TestRelayingFetchServer: a server that fetches every page from a relay
+// of its own (a reader API) connects to a host the grant does not list,
+// confinement, and never to the op's host, a refusal the model does not
+// give (stricter); when the model's answer then halts on the harness's
+// output budget, the relay's connection is the fetch's effect, judged by
+// confinement alone, not a denial's.
+func TestRelayingFetchServer(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s " + strings.Repeat("x", 1<<20+1) + "\n\nnet_fetch a.test /s => max_output_bytes\n"
+	fs, tally := checkOn(t, fakeServerTarget(t, "relay", 0), src, 0)
+	if got := invariants(fs); !slices.Equal(got, []string{"confinement"}) || !strings.Contains(fs[0].Detail, "relay.test") {
+		t.Errorf("findings %v, want confinement for relay.test only", fs)
+	}
+	if tally.Stricter["refused-allowed"] != 1 {
+		t.Errorf("stricter %v, want the op refused-allowed", tally.Stricter)
 	}
 }
 

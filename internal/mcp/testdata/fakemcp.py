@@ -117,6 +117,13 @@ if mode == "custom":
     read_tool, write_tool, path_arg, content_arg = "cat", "put", "file", "text"
 elif mode in ("cwd", "cwdprefix"):
     read_tool, write_tool = "read_content", "write_content"
+# The arguments each tool's input schema requires, as a server's schema
+# says them: a profile that gives none of them is refused at start.
+read_required, write_required = [path_arg], [path_arg, content_arg]
+if mode in ("cwd", "cwdprefix"):
+    read_required, write_required = ["paths"], ["items"]
+elif mode == "nested":
+    write_required = ["target", "body"]
 
 def on_cwd(mid, name, args):
     """Lists of relative paths, answered with a JSON list in a successful
@@ -147,7 +154,8 @@ while True:
     m = recv()
     mid, method = m.get("id"), m.get("method")
     if method == "tools/list":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [{"name": read_tool, "inputSchema": {"type": "object"}}, {"name": write_tool, "inputSchema": {"type": "object"}}]}})
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [{"name": read_tool, "inputSchema": {"type": "object", "required": read_required}},
+                                                                {"name": write_tool, "inputSchema": {"type": "object", "required": write_required}}]}})
         continue
     if method != "tools/call":
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
