@@ -63,9 +63,9 @@ type Summary struct {
 	WholeReads   int64  `json:"whole_reads,omitempty"`
 	WholeExample string `json:"whole_example,omitempty"`
 	// AllowedPassed counts the ops the model allows that the sandbox let
-	// through (a proxy relayed the world's answer), on a door that counts
-	// them (the proxy door); nil on the others. Zero with Stricter ops
-	// is NothingPassed.
+	// through (a proxy relayed the world's answer, a file server read or
+	// wrote), on a door that counts them (the real ones); nil on the
+	// others. Zero with Stricter ops is NothingPassed.
 	AllowedPassed *int64 `json:"allowed_passed,omitempty"`
 	// RefusedOps counts the ops the model refuses for the grant or SPEC §6
 	// (a traversal, a path or host outside the allow-list, an internal
@@ -318,7 +318,7 @@ func (s *Summary) NothingPassedWarning() string {
 	if !s.NothingPassed() {
 		return ""
 	}
-	return fmt.Sprintf("%s let none of the %s the model allows through (all refused: %s), so only its refusals were judged: check that its profile fits it (a proxy's mode and the hosts its ACL allows; a fetch server's tool, its URL argument and the hosts it is given)",
+	return fmt.Sprintf("%s let none of the %s the model allows through (all refused: %s), so only its refusals were judged: check that its profile fits it (a proxy's mode and the hosts its ACL allows; a fetch server's tool, its URL argument and the hosts it is given; a file server's tools, their arguments and the roots it is given)",
 		s.SUT, plural(int(s.stricterOps()), "op"), s.stricterCounts())
 }
 

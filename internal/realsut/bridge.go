@@ -181,8 +181,14 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return b.unobserved(op)
 	}
 	k := b.kind(op, out.Verdict)
-	if b.counts && door.GrantRefusal(b.modelKind(op)) {
-		b.tally.Refused(k == core.OK || k == core.NotFound) // it looked: no allow-list refused it
+	if b.counts {
+		looked := k == core.OK || k == core.NotFound // no allow-list refused it
+		switch model := b.modelKind(op); {
+		case door.GrantRefusal(model):
+			b.tally.Refused(looked)
+		case looked:
+			b.tally.Passed()
+		}
 	}
 	if k == core.OK && op.Kind == core.OpRead {
 		if out.Whole && b.counts {

@@ -90,15 +90,16 @@ func TestStricterIsCountedNotJudged(t *testing.T) {
 		name, ops  string
 		sandbox    Adapter
 		wantReason string
+		passed     int64 // the ops after it, which the sandbox let through
 	}{
-		{"a read refused", "fs_read /work/a.txt\n", refuses(realfs.Denied, "Access denied", "/work/a.txt"), ReasonOther},
-		{"a read said missing", "fs_read /work/a.txt\n", refuses(realfs.NotFound, "ENOENT", "/work/a.txt"), ReasonOther},
-		{"a read through a link", "fs_read /work/al\n", refuses(realfs.Denied, "Access denied", "/work/al"), ReasonReadThroughLink},
-		{"a denial of a read the model finds nothing for", "fs_read /work/none\n", refuses(realfs.Denied, "Access denied", "/work/none"), ReasonOther},
+		{"a read refused", "fs_read /work/a.txt\n", refuses(realfs.Denied, "Access denied", "/work/a.txt"), ReasonOther, 0},
+		{"a read said missing", "fs_read /work/a.txt\n", refuses(realfs.NotFound, "ENOENT", "/work/a.txt"), ReasonOther, 0},
+		{"a read through a link", "fs_read /work/al\n", refuses(realfs.Denied, "Access denied", "/work/al"), ReasonReadThroughLink, 0},
+		{"a denial of a read the model finds nothing for", "fs_read /work/none\n", refuses(realfs.Denied, "Access denied", "/work/none"), ReasonOther, 0},
 		{"a write through a dangling link", "fs_write /work/out/dl x\nfs_read /work/out/new\n",
-			refuses(realfs.Refused, "Access denied", "/work/out/dl"), ReasonDanglingWrite},
+			refuses(realfs.Refused, "Access denied", "/work/out/dl"), ReasonDanglingWrite, 1},
 		{"a write whose parent is said missing", "fs_write /work/out/d/x y\n",
-			refuses(realfs.Refused, "Parent directory does not exist", "/work/out/d/x"), ReasonParentMissing},
+			refuses(realfs.Refused, "Parent directory does not exist", "/work/out/d/x"), ReasonParentMissing, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tc.sandbox
@@ -108,7 +109,7 @@ func TestStricterIsCountedNotJudged(t *testing.T) {
 				t.Fatalf("promising nothing: findings %v, want none", invariants(found))
 			}
 			op, _, _ := strings.Cut(tc.ops, "\n") // the first op is the one refused
-			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}, StricterExamples: map[string]string{tc.wantReason: op}}
+			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}, StricterExamples: map[string]string{tc.wantReason: op}, Passed: tc.passed, CountsPassed: true}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("tally (-want +got):\n%s", diff)
 			}
@@ -161,8 +162,8 @@ func TestNotStricter(t *testing.T) {
 // TestRefusalsLetThroughCounted: the ops the model refuses for the grant
 // are counted, and those of them the sandbox let through: none for
 // os.Root's sandbox, each for one that answers every op it refuses as
-// allowed, or as not found (it looked); an op the model allows is
-// neither.
+// allowed, or as not found (it looked); an op the model allows and the
+// sandbox let through is counted apart (Passed).
 func TestRefusalsLetThroughCounted(t *testing.T) {
 	const ops = "fs_read /etc/secret\nfs_read /work/../etc/secret\nfs_write /etc/x y\nfs_read /work/a.txt\n"
 	answers := func(v realfs.Verdict) Adapter {
@@ -179,8 +180,8 @@ func TestRefusalsLetThroughCounted(t *testing.T) {
 		through int64
 	}{{"os.Root", OSRoot, 0}, {"one that allows all", answers(realfs.Allowed), 3}, {"one that looks for all", answers(realfs.NotFound), 3}} {
 		_, got := checkCounted(t, tc.sandbox, stricterWorld+ops)
-		if got.Refused != 3 || got.LetThrough != tc.through {
-			t.Errorf("%s: %d refused, %d of them let through; want 3 and %d", tc.name, got.Refused, got.LetThrough, tc.through)
+		if got.Refused != 3 || got.LetThrough != tc.through || got.Passed != 1 {
+			t.Errorf("%s: %d refused, %d of them let through, %d allowed let through; want 3, %d and 1", tc.name, got.Refused, got.LetThrough, got.Passed, tc.through)
 		}
 	}
 }
@@ -191,7 +192,7 @@ func TestStricterCountsRunsOnly(t *testing.T) {
 	a := refuses(realfs.Denied, "no", "/work/a.txt")
 	a.Promises = nil
 	_, got := checkCounted(t, a, stricterWorld+"fs_read /work/a.txt\nfs_read /work/a.txt\nfs_read /work/al\n")
-	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}, StricterExamples: map[string]string{ReasonOther: "fs_read /work/a.txt"}}
+	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}, StricterExamples: map[string]string{ReasonOther: "fs_read /work/a.txt"}, Passed: 1, CountsPassed: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tally (-want +got):\n%s", diff)
 	}
