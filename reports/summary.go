@@ -35,8 +35,9 @@ type Summary struct {
 	Interrupted    bool      `json:"interrupted"`
 	RawFindings    int64     `json:"raw_findings"` // violations the oracle reported, before deduplication
 	Findings       []Finding `json:"findings"`
-	// FlakyFindings counts the findings marked flaky: they did not fail
-	// again when judged again, and do not make the exit status 1.
+	// FlakyFindings counts the findings marked flaky or stateful: they did
+	// not fail again when judged again (alone, on a fresh sandbox), and do
+	// not make the exit status 1.
 	FlakyFindings int `json:"flaky_findings,omitempty"`
 	// UnconfirmedHangs counts the hangs a fresh session of a real sandbox
 	// answered in time when judged again: not findings.
@@ -126,6 +127,11 @@ type Finding struct {
 	// judgements after the one that found it: Detail is the oracle's
 	// words on that first run.
 	Flaky bool `json:"flaky,omitempty"`
+	// Stateful is set on a finding minimized on a sandbox that had judged
+	// other scenarios first, whose file does not fail alone on a fresh
+	// one: the sandbox keeps state from one scenario to the next.
+	// Counted among the flaky ones.
+	Stateful bool `json:"stateful,omitempty"`
 }
 
 // InvariantChecks is one invariant's coverage in a Summary: its checks

@@ -140,6 +140,9 @@ func shrunk(f reports.Finding) string {
 	if f.Unminimized {
 		return fmt.Sprintf("%d ops, not minimized: the campaign stopped first", f.OriginalOps)
 	}
+	if f.Stateful {
+		return fmt.Sprintf("%d ops minimized to %d; flaky: it fails only after other scenarios on the same sandbox, not alone", f.OriginalOps, f.MinimizedOps)
+	}
 	return fmt.Sprintf("%d ops minimized to %d", f.OriginalOps, f.MinimizedOps)
 }
 

@@ -91,6 +91,12 @@ type Finding struct {
 	// minimized, and MinDetail and MinStep are the oracle's words on the
 	// run that found it.
 	Flaky bool
+	// Stateful is set when the minimized scenario failed on the session
+	// that had judged the scenarios before it, and not on a fresh one: the
+	// sandbox keeps something from one scenario to the next (a cache of
+	// paths it checked, say), so the file alone does not fail. Counted as
+	// flaky.
+	Stateful bool
 	// Replays is how many times the scenario was judged again before it
 	// was minimized, or called flaky.
 	Replays int
@@ -117,13 +123,19 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 	clean := minimize.Clean(sc)
 	out := &Finding{Invariant: f.Invariant, Step: f.Step, Class: sc.ClassAt(f.Step - 1), Detail: f.Detail,
 		Origin: origin, Original: sc, Minimized: clean, MinDetail: f.Detail, MinStep: f.Step}
-	judge, replays := p.confirm(clean, f, timeout, start, lim.Stop)
+	judge, fresh, replays := p.confirm(clean, f, timeout, start, lim.Stop)
 	out.Replays = replays
 	switch {
 	case judge != nil:
 		pred := p.adapted(minimize.JudgedLike(judge, f, timeout, start))
 		out.Minimized, out.Stats = minimize.Minimize(clean, f.Step, knownToFail(clean, pred), lim)
 		out.MinDetail, out.MinStep = p.explain(out.Minimized, f, judge)
+		if !fresh && p.Start != nil && !stopped(lim.Stop) {
+			// Minimized on a session that judged other scenarios first:
+			// whether the file fails alone, as a replay runs it, is seen
+			// on a fresh one.
+			out.Stateful = !minimize.JudgedLike(minimize.Fresh(p.Start, lim.Stop), f, timeout, start)(out.Minimized) && !stopped(lim.Stop)
+		}
 	case stopped(lim.Stop):
 		out.Stats.Cut = true
 	default:
@@ -155,14 +167,14 @@ func (p *Pipeline) bounds(f oracle.Finding) (timeout, start time.Duration, lim m
 }
 
 // confirm judges sc again until it fails as f did, and returns the Judge
-// it failed on and how many judgements that took: the pipeline's session
+// it failed on, whether that Judge starts a fresh session for each
+// scenario, and how many judgements that took: the pipeline's session
 // when sc fails there twice running (so the failure does not depend on the
 // session being fresh the first time), else a fresh session for each
 // case when sc fails on one (or the session again, when the Pipeline
 // cannot start one), else the session when sc failed there once. It
 // returns nil when sc failed in none, or when stop closed first.
-func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) (minimize.Judge, int) {
-	replays := 0
+func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) (j minimize.Judge, fresh bool, replays int) {
 	fails := func(j minimize.Judge) bool {
 		if stopped(stop) {
 			return false
@@ -177,13 +189,13 @@ func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, sta
 	first, second := fails(warm), fails(warm)
 	switch {
 	case first && second:
-		return warm, replays
+		return warm, false, replays
 	case fails(third):
-		return third, replays
+		return third, p.Start != nil, replays
 	case first || second:
-		return warm, replays
+		return warm, false, replays
 	}
-	return nil, replays
+	return nil, false, replays
 }
 
 // adapted is pred, refusing a candidate the sandbox's adapter would narrow.
@@ -269,14 +281,17 @@ func (f *Finding) FileName() string {
 
 // Explanation is the oracle's words on the minimized scenario, on one line,
 // led by its step; for a flaky finding, the words on the run that found
-// it, led by "flaky".
+// it, led by "flaky"; for a stateful one, led by what it needs.
 func (f *Finding) Explanation() string {
 	s := strings.ReplaceAll(f.MinDetail, "\n", " ")
 	if f.MinStep > 0 {
 		s = fmt.Sprintf("step %d: %s", f.MinStep, s)
 	}
-	if f.Flaky {
+	switch {
+	case f.Flaky:
 		s = fmt.Sprintf("flaky: it did not fail again in %d judgements; when found, %s", f.Replays, s)
+	case f.Stateful:
+		s = "flaky: it fails only on a sandbox that judged other scenarios first (it keeps state from one to the next), not alone on a fresh one; there, " + s
 	}
 	return s
 }
@@ -319,6 +334,9 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 	case f.Stats.Cut:
 		shrunk += ", cut short by the minimizer's limits: sbxfuzz minimize -w FILE goes on"
 	}
+	if f.Stateful {
+		shrunk += ", on a sandbox that had judged other scenarios: alone, on a fresh one, this file passes"
+	}
 	f.Minimized.Comment = []string{
 		"finding: " + f.Invariant.String(),
 		f.Explanation(),
@@ -337,6 +355,9 @@ func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut 
 	dropped := ""
 	if leftOut > 0 {
 		dropped = fmt.Sprintf("; %d ops %s cannot express left out first", leftOut, p.SUT)
+	}
+	if f.Stats.Cut {
+		dropped += "; cut short by the minimizer's limits: minimizing the file again goes on"
 	}
 	f.Minimized.Comment = append(slices.Clone(orig.Comment), fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
 		f.Invariant, p.SUT, len(orig.Steps), len(f.Minimized.Steps), f.Stats.Calls, dropped))

@@ -202,6 +202,29 @@ func coldStart(ends *int) func() (core.Factory, func() error, error) {
 	}
 }
 
+// warmOnly starts sessions of a sandbox in a process that is right in
+// the first scenario it judges once started and wrong after it (the
+// raw-prefix mutant: a cache that answers for what it checked before,
+// say): a replay, which starts it afresh, passes.
+func warmOnly() func() (core.Factory, func() error, error) {
+	m, _ := mutants.Lookup("raw-prefix")
+	return func() (core.Factory, func() error, error) {
+		var mu sync.Mutex
+		built := 0
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			mu.Lock()
+			built++
+			first := built <= 2 // the first scenario's run and its replay
+			mu.Unlock()
+			if first {
+				return core.ReferenceFactory(g, w)
+			}
+			return m.Factory(g, w)
+		}
+		return f, func() error { return nil }, nil
+	}
+}
+
 // longPrefixSibling is a scenario of 40 ops whose 21st reads a prefix
 // sibling of the root: the raw-prefix mutant lets it through.
 func longPrefixSibling(t *testing.T) *scenario.Scenario {
@@ -279,6 +302,41 @@ func TestFlakyFindingKeepsItsWords(t *testing.T) {
 	}
 }
 
+// TestStatefulFinding: a finding that fails on the session that judged
+// other scenarios first, every time, but not on a fresh one is minimized
+// there and then called stateful, its header saying that the file alone
+// passes; one that fails on a fresh session too is not.
+func TestStatefulFinding(t *testing.T) {
+	sc := longPrefixSibling(t)
+	for _, tc := range []struct {
+		name     string
+		start    func() (core.Factory, func() error, error)
+		stateful bool
+	}{{"warm only", warmOnly(), true}, {"always", func() (core.Factory, func() error, error) {
+		m, _ := mutants.Lookup("raw-prefix")
+		return m.Factory, func() error { return nil }, nil
+	}, false}} {
+		session, _, _ := tc.start()
+		if _, err := oracle.Check(session, sc, nil, oracle.Options{}); err != nil { // the session's first scenario
+			t.Fatal(err)
+		}
+		found := firstFinding(t, session, sc, 0)
+		p := &Pipeline{Factory: session, SUT: "warm", Start: tc.start}
+		f := p.Process(sc, found, "test")
+		if f.Flaky || f.Stateful != tc.stateful || len(f.Minimized.Steps) != 1 {
+			t.Errorf("%s: flaky %v, stateful %v, %d ops; want stateful %v and 1 op", tc.name, f.Flaky, f.Stateful, len(f.Minimized.Steps), tc.stateful)
+			continue
+		}
+		p.Annotate(f, "x.sbx")
+		header := strings.Join(f.Minimized.Comment, "\n")
+		for _, want := range []string{"flaky: it fails only on a sandbox that judged other scenarios first", "alone, on a fresh one, this file passes"} {
+			if strings.Contains(header, want) != tc.stateful {
+				t.Errorf("%s: the header says %q: %v, want %v:\n%s", tc.name, want, !tc.stateful, tc.stateful, header)
+			}
+		}
+	}
+}
+
 // TestInterruptedFindingIsNotFlaky: a finding processed once the
 // campaign's stop has closed is written as it is, cut short, and not
 // called flaky: it was never judged again.
@@ -298,7 +356,8 @@ func TestInterruptedFindingIsNotFlaky(t *testing.T) {
 
 // TestAnnotateInPlace: a finding minimized in its own file keeps the
 // file's comment and gains one line naming the invariant, the sandbox,
-// the sizes and, when the adapter left ops out first, how many.
+// the sizes, whether a limit cut it short and, when the adapter left ops
+// out first, how many.
 func TestAnnotateInPlace(t *testing.T) {
 	orig := parse(t, "# the file's own words\ngrant fs_read /work\nfs_read /works\nfs_read /work/a\nfs_read /work/b\n")
 	confinement, _ := judge.ParseID("confinement")
@@ -306,11 +365,14 @@ func TestAnnotateInPlace(t *testing.T) {
 	p := &Pipeline{SUT: "mutant:raw-prefix"}
 	for _, tc := range []struct {
 		leftOut int
+		cut     bool
 		want    []string
 	}{
-		{0, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried)"}},
-		{2, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried; 2 ops mutant:raw-prefix cannot express left out first)"}},
+		{0, false, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried)"}},
+		{2, false, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried; 2 ops mutant:raw-prefix cannot express left out first)"}},
+		{0, true, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried; cut short by the minimizer's limits: minimizing the file again goes on)"}},
 	} {
+		f.Stats.Cut = tc.cut
 		p.AnnotateInPlace(f, orig, tc.leftOut)
 		if diff := cmp.Diff(tc.want, f.Minimized.Comment); diff != "" {
 			t.Errorf("%d left out: header (-want +got):\n%s", tc.leftOut, diff)
