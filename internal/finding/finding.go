@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
@@ -72,6 +73,9 @@ type Pipeline struct {
 	// replay' makes one. A finding that does not fail again on Factory is
 	// then judged, and minimized, on a fresh session for each candidate.
 	Start func() (core.Factory, func() error, error)
+
+	aloneMu sync.Mutex
+	alone   map[string]bool // failsAlone's answers, by minimized text
 }
 
 // Finding is one violation, minimized.
@@ -130,11 +134,8 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 		pred := p.adapted(minimize.JudgedLike(judge, f, timeout, start))
 		out.Minimized, out.Stats = minimize.Minimize(clean, f.Step, knownToFail(clean, pred), lim)
 		out.MinDetail, out.MinStep = p.explain(out.Minimized, f, judge)
-		if !fresh && p.Start != nil && !stopped(lim.Stop) {
-			// Minimized on a session that judged other scenarios first:
-			// whether the file fails alone, as a replay runs it, is seen
-			// on a fresh one.
-			out.Stateful = !minimize.JudgedLike(minimize.Fresh(p.Start, lim.Stop), f, timeout, start)(out.Minimized) && !stopped(lim.Stop)
+		if !fresh && p.Start != nil {
+			out.Stateful = !p.failsAlone(out.Minimized, f, timeout, start, lim.Stop)
 		}
 	case stopped(lim.Stop):
 		out.Stats.Cut = true
@@ -143,6 +144,27 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 	}
 	Expect(out.Minimized)
 	return out
+}
+
+// failsAlone reports whether sc, minimized for f on a session that judged
+// other scenarios first, fails as f did on a fresh session too, as a
+// replay of its file runs it: once for each text (the raw findings of one
+// cause minimize to one), and true when stop closed first (not known).
+func (p *Pipeline) failsAlone(sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) bool {
+	key := f.Invariant.String() + "\n" + string(sc.Format())
+	p.aloneMu.Lock()
+	defer p.aloneMu.Unlock()
+	if ok, known := p.alone[key]; known {
+		return ok
+	}
+	ok := minimize.JudgedLike(minimize.Fresh(p.Start, stop), f, timeout, start)(sc) || stopped(stop)
+	if !stopped(stop) {
+		if p.alone == nil {
+			p.alone = map[string]bool{}
+		}
+		p.alone[key] = ok
+	}
+	return ok
 }
 
 // bounds returns the op timeout, the factory's timeout and the limits of

@@ -1,7 +1,7 @@
 // Package minimize shrinks a failing scenario while it keeps failing, the
 // way syzkaller minimizes programs: drop the ops after the failure, remove
-// ops from the back, point links past the links they name, remove grant
-// and world entries, then shorten and
+// ops from the back, remove each of the world's lists whole, point links
+// past the links they name, remove grant and world entries, then shorten and
 // simplify arguments, memoizing every candidate on (a hash of) its canonical text. The
 // result is 1-minimal: removing any single op or entry makes it pass.
 package minimize
@@ -85,6 +85,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		before := string(cur.Format())
 		cur = m.removeOps(cur)
 		cur = m.removeBudgetBurners(cur)
+		cur = m.removeWorldLists(cur)
 		cur = m.shortcutLinks(cur)
 		cur = m.removeEntries(cur)
 		cur = m.simplifyBudgets(cur)
@@ -234,6 +235,28 @@ func linkTarget(l scenario.Link) string {
 		return path.Clean(l.Target)
 	}
 	return path.Join(path.Dir(l.Path), l.Target)
+}
+
+// removeWorldLists removes parts of the world's lists of links and files
+// whole, halves first, then quarters, down to pairs: a failure that needs
+// few of a list's entries then costs a few candidates for each half it
+// does not need, not one for each entry and each hop of its chains of
+// links, which on a slow sandbox spend the minimizer's time before
+// removeEntries comes to them.
+func (m *minimizer) removeWorldLists(cur *scenario.Scenario) *scenario.Scenario {
+	cur = removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.Link { return &c.World.Links })
+	return removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.File { return &c.World.Files })
+}
+
+// removeChunks removes runs of the list list picks out, from the whole
+// list down to runs of two, each run that can go, from the back.
+func removeChunks[T any](m *minimizer, cur *scenario.Scenario, list func(*scenario.Scenario) *[]T) *scenario.Scenario {
+	for size := len(*list(cur)); size >= 2; size /= 2 {
+		for end := len(*list(cur)); end-size >= 0; end -= size {
+			cur = m.keep(cur, func(c *scenario.Scenario) { l := list(c); *l = slices.Delete(*l, end-size, end) })
+		}
+	}
+	return cur
 }
 
 // removeEntries removes grant items and world entries one at a time.
