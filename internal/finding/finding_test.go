@@ -184,29 +184,19 @@ func TestHangOnASlowStarter(t *testing.T) {
 // replay, which starts it afresh, fails; a session that judged a scenario
 // before passes. ends counts the sessions ended.
 func coldStart(ends *int) func() (core.Factory, func() error, error) {
-	m, _ := mutants.Lookup("raw-prefix")
-	return func() (core.Factory, func() error, error) {
-		var mu sync.Mutex
-		built := 0
-		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
-			mu.Lock()
-			built++
-			first := built <= 2 // the first scenario's run and its replay
-			mu.Unlock()
-			if first {
-				return m.Factory(g, w)
-			}
-			return core.ReferenceFactory(g, w)
-		}
-		return f, func() error { *ends++; return nil }, nil
-	}
+	return firstScenario(true, ends)
 }
 
 // warmOnly starts sessions of a sandbox in a process that is right in
 // the first scenario it judges once started and wrong after it (the
 // raw-prefix mutant: a cache that answers for what it checked before,
 // say): a replay, which starts it afresh, passes.
-func warmOnly() func() (core.Factory, func() error, error) {
+func warmOnly() func() (core.Factory, func() error, error) { return firstScenario(false, new(int)) }
+
+// firstScenario starts sessions of a sandbox that is the raw-prefix
+// mutant in the first scenario a session judges and the reference after
+// it (wrongFirst), or the other way round; ends counts the sessions ended.
+func firstScenario(wrongFirst bool, ends *int) func() (core.Factory, func() error, error) {
 	m, _ := mutants.Lookup("raw-prefix")
 	return func() (core.Factory, func() error, error) {
 		var mu sync.Mutex
@@ -216,12 +206,12 @@ func warmOnly() func() (core.Factory, func() error, error) {
 			built++
 			first := built <= 2 // the first scenario's run and its replay
 			mu.Unlock()
-			if first {
-				return core.ReferenceFactory(g, w)
+			if first == wrongFirst {
+				return m.Factory(g, w)
 			}
-			return m.Factory(g, w)
+			return core.ReferenceFactory(g, w)
 		}
-		return f, func() error { return nil }, nil
+		return f, func() error { *ends++; return nil }, nil
 	}
 }
 

@@ -277,12 +277,7 @@ func TestMinimizeShortensLinkChains(t *testing.T) {
 		fmt.Fprintf(&src, "link /work/l%d %s\n", i, target)
 	}
 	src.WriteString("\nfs_read /work/l0/passwd\n")
-	m, ok := mutants.Lookup("no-realpath")
-	if !ok {
-		t.Fatal("no no-realpath mutant")
-	}
-	sc := parse(t, src.String())
-	fails := Violates(m.Factory, oracle.Confinement, 0)
+	sc, fails := readsThroughLinks(t, src.String())
 	if !fails(sc) {
 		t.Fatal("the chain does not fail on the mutant")
 	}
@@ -304,12 +299,7 @@ func TestMinimizeRemovesLinksInRuns(t *testing.T) {
 		fmt.Fprintf(&src, "link /work/x%d /tmp/x%d\n", i, i)
 	}
 	src.WriteString("\nfs_read /work/l/passwd\n")
-	m, ok := mutants.Lookup("no-realpath")
-	if !ok {
-		t.Fatal("no no-realpath mutant")
-	}
-	sc := parse(t, src.String())
-	fails := Violates(m.Factory, oracle.Confinement, 0)
+	sc, fails := readsThroughLinks(t, src.String())
 	min, stats := Minimize(sc, 1, fails, Limits{})
 	if len(min.World.Links) != 1 || min.World.Links[0].Path != "/work/l" {
 		t.Fatalf("minimized to %d links, want /work/l alone:\n%s", len(min.World.Links), min.Format())
@@ -318,4 +308,16 @@ func TestMinimizeRemovesLinksInRuns(t *testing.T) {
 		t.Errorf("%d candidates judged, want fewer than one for each link that goes", stats.Calls)
 	}
 	assertOneMinimal(t, min, fails)
+}
+
+// readsThroughLinks parses src and returns it with the predicate of a
+// confinement finding on the no-realpath mutant, which follows links
+// without checking where they lead.
+func readsThroughLinks(t *testing.T, src string) (*scenario.Scenario, Predicate) {
+	t.Helper()
+	m, ok := mutants.Lookup("no-realpath")
+	if !ok {
+		t.Fatal("no no-realpath mutant")
+	}
+	return parse(t, src), Violates(m.Factory, oracle.Confinement, 0)
 }
