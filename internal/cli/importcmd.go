@@ -146,7 +146,7 @@ func (im *importer) importFile(name string) int {
 	if others := otherInvariants(findings); others != "" {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: also violates %s (imported for %s only)\n", name, others, f.Invariant)
 	}
-	if f.Flaky {
+	if f.Flaky || f.Stateful {
 		return ExitOK // written, marked flaky: not a finding on its own
 	}
 	return ExitFinding

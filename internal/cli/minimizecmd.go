@@ -90,7 +90,7 @@ it: the ops its adapter cannot express are left out first.`)
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
 	p.AnnotateInPlace(f, sc, len(n.Skipped))
 	min := f.Minimized
-	if f.Flaky {
+	if f.Flaky || f.Stateful {
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s\n", name, f.Explanation())
 	} else {
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s: %d ops minimized to %d\n", name, violated.Invariant, len(sc.Steps), len(min.Steps))
@@ -106,8 +106,8 @@ it: the ops its adapter cannot express are left out first.`)
 	} else {
 		e.stdout.Write(min.Format())
 	}
-	if f.Flaky {
-		return ExitOK // it did not fail again: not a finding on its own
+	if f.Flaky || f.Stateful {
+		return ExitOK // it did not fail again (alone): not a finding on its own
 	}
 	return ExitFinding
 }

@@ -381,6 +381,9 @@ func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut 
 	if f.Stats.Cut {
 		dropped += "; cut short by the minimizer's limits: minimizing the file again goes on"
 	}
+	if f.Stateful {
+		dropped += "; on a sandbox that had judged it before: alone, on a fresh one, this file passes"
+	}
 	f.Minimized.Comment = append(slices.Clone(orig.Comment), fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
 		f.Invariant, p.SUT, len(orig.Steps), len(f.Minimized.Steps), f.Stats.Calls, dropped))
 }

@@ -319,7 +319,9 @@ func TestStatefulFinding(t *testing.T) {
 		}
 		p.Annotate(f, "x.sbx")
 		header := strings.Join(f.Minimized.Comment, "\n")
-		for _, want := range []string{"flaky: it fails only on a sandbox that judged other scenarios first", "alone, on a fresh one, this file passes"} {
+		p.AnnotateInPlace(f, sc, 0)
+		header += "\n" + strings.Join(f.Minimized.Comment, "\n")
+		for _, want := range []string{"flaky: it fails only on a sandbox that judged other scenarios first", "alone, on a fresh one, this file passes", "on a sandbox that had judged it before"} {
 			if strings.Contains(header, want) != tc.stateful {
 				t.Errorf("%s: the header says %q: %v, want %v:\n%s", tc.name, want, !tc.stateful, tc.stateful, header)
 			}
