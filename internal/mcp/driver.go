@@ -174,7 +174,38 @@ func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]an
 	if err != nil { // check refused such a profile
 		return no("profile " + p.Name + ": " + err.Error())
 	}
+	if len(d.s.cfg.Allowed) > 0 {
+		withRoot(args, d.s.cfg.Allowed[0])
+	}
 	return t.Name, args, path, sent, ""
+}
+
+// RootArg is the constant argument a profile writes for the server's
+// first allowed directory, as a path on disk: a tool that takes its root,
+// or a working directory, in every call.
+const RootArg = "{{root}}"
+
+// withRoot replaces, in v (an arguments object and what it holds), every
+// string that is RootArg with root.
+func withRoot(v any, root string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e == RootArg {
+				v[k] = root
+			} else {
+				withRoot(e, root)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if e == RootArg {
+				v[i] = root
+			} else {
+				withRoot(e, root)
+			}
+		}
+	}
 }
 
 // relative is the absolute path p spelled from the directory base, for a

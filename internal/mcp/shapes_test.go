@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 )
 
@@ -116,6 +118,32 @@ func TestNestedConstantArguments(t *testing.T) {
 	}
 	if got, err := d.Do(read("/work/new.txt")); err != nil || got.Data != "fresh" {
 		t.Errorf("read: %+v %v", got, err)
+	}
+}
+
+// TestRootArgument: a constant argument "{{root}}" is the server's first
+// allowed directory, in every call, nested or not; a server that wants
+// its root named refuses a profile that names another.
+func TestRootArgument(t *testing.T) {
+	for _, tc := range []struct {
+		root string
+		want realfs.Verdict
+	}{{`"{{root}}"`, realfs.Allowed}, {`"/"`, realfs.Denied}} {
+		p := mustProfile(t, `{"name": "rootarg", "read": {"tool": "read_file", "args": {"root": `+tc.root+`}},
+			"write": {"tool": "write_file", "args": {"root": `+tc.root+`}}, "denied": ["Access denied", "bad root"], "not_found": ["ENOENT"]}`)
+		s, tr := startWith(t, "rootarg", p)
+		d := NewDriver(s, tr)
+		if got, err := d.Do(write("/work/new.txt", "fresh")); err != nil || got.Verdict != tc.want {
+			t.Errorf("root %s: write %+v %v, want %v", tc.root, got, err, tc.want)
+		}
+		if got, err := d.Do(read("/work/hello.txt")); err != nil || got.Verdict != tc.want {
+			t.Errorf("root %s: read %+v %v, want %v", tc.root, got, err, tc.want)
+		}
+	}
+	nested := map[string]any{"a": RootArg, "b": []any{RootArg, "x", map[string]any{"c": RootArg}}}
+	withRoot(nested, "/r")
+	if want := map[string]any{"a": "/r", "b": []any{"/r", "x", map[string]any{"c": "/r"}}}; !cmp.Equal(nested, want) {
+		t.Errorf("withRoot: %v, want %v", nested, want)
 	}
 }
 

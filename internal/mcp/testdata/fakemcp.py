@@ -124,6 +124,8 @@ if mode in ("cwd", "cwdprefix"):
     read_required, write_required = ["paths"], ["items"]
 elif mode == "nested":
     write_required = ["target", "body"]
+elif mode == "rootarg":  # each call names its root, which must be its first allowed directory
+    read_required, write_required = [path_arg, "root"], [path_arg, content_arg, "root"]
 
 def on_cwd(mid, name, args):
     """Lists of relative paths, answered with a JSON list in a successful
@@ -190,6 +192,8 @@ while True:
         on_cwd(mid, name, args)
         continue
     path = args.get(path_arg)
+    if mode == "rootarg" and args.get("root") != allowed[0]:
+        text(mid, "bad root: " + json.dumps(args.get("root")), True); continue
     if mode == "nested":  # write takes {"target": {"file": P}, "body": D, "mode": "overwrite", "opts": {"mkdir": false}}
         if name == write_tool:
             if args.get("mode") != "overwrite" or args.get("opts") != {"mkdir": False} or set(args) != {"target", "body", "mode", "opts"}:
