@@ -185,27 +185,24 @@ func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]an
 // or a working directory, in every call.
 const RootArg = "{{root}}"
 
-// withRoot replaces, in v (an arguments object and what it holds), every
-// string that is RootArg with root.
-func withRoot(v any, root string) {
+// withRoot returns v (an arguments object, or what it holds) with every
+// string that is RootArg replaced by root, objects and lists in place.
+func withRoot(v any, root string) any {
 	switch v := v.(type) {
+	case string:
+		if v == RootArg {
+			return root
+		}
 	case map[string]any:
 		for k, e := range v {
-			if e == RootArg {
-				v[k] = root
-			} else {
-				withRoot(e, root)
-			}
+			v[k] = withRoot(e, root)
 		}
 	case []any:
 		for i, e := range v {
-			if e == RootArg {
-				v[i] = root
-			} else {
-				withRoot(e, root)
-			}
+			v[i] = withRoot(e, root)
 		}
 	}
+	return v
 }
 
 // relative is the absolute path p spelled from the directory base, for a
