@@ -113,6 +113,7 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	if err := writeStepTable(w, r.Steps); err != nil {
 		return err
 	}
+	writeLongJournals(w, r)
 	unmet := r.Unmet()
 	for _, s := range unmet {
 		fmt.Fprintf(w, "%s:%d: step %d: %s: %s\n", r.File, s.Line, s.Step, s.Op, s.Unmet)
@@ -156,9 +157,27 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 			mark += "  ✗ " + s.Unmet
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s%s\n", s.Step, clip(s.Op, 48), clip(s.Result, 32), yesNo(s.Hard),
-			s.OpsUsed, s.WallUsed, s.OutputUsed, clip(journalText(s.Journal), 80), mark)
+			s.OpsUsed, s.WallUsed, s.OutputUsed, clip(journalText(s.Journal), journalCell), mark)
 	}
 	return tw.Flush()
+}
+
+// journalCell is the width of the table's journal cell.
+const journalCell = 80
+
+// writeLongJournals writes in full the journal the table clipped of each
+// step that a violation or an unmet expectation names: the entry a finding
+// is about is often past the cut.
+func writeLongJournals(w io.Writer, r *Replay) {
+	named := map[int]bool{}
+	for _, v := range r.Violations {
+		named[v.Step] = true
+	}
+	for _, s := range r.Steps {
+		if j := journalText(s.Journal); (named[s.Step] || s.Unmet != "") && j != clip(j, journalCell) {
+			fmt.Fprintf(w, "%s:%d: step %d journal: %s\n", r.File, s.Line, s.Step, j)
+		}
+	}
 }
 
 // them is "it" or "them", for n things.

@@ -26,18 +26,23 @@ func handReplay() *reports.Replay {
 	}
 }
 
-// TestWriteReplayText: the step table, then the unmet expectations, the
-// violations, the skipped and loosely held steps, and the verdict, each
-// cell clipped to its width.
+// TestWriteReplayText: the step table, each cell clipped to its width,
+// then the whole journal of a step a finding names where the table clipped
+// it, the unmet expectations, the violations, the skipped and loosely held
+// steps, and the verdict.
 func TestWriteReplayText(t *testing.T) {
 	var b bytes.Buffer
-	if err := reports.WriteReplay(&b, reports.Text, handReplay()); err != nil {
+	r := handReplay()
+	long := []string{"resolve api.internal -> 151.101.1.69", "resolve api.internal -> 151.101.1.69", "fetch api.internal 151.101.1.69 /big"}
+	r.Steps[1].Journal = long
+	if err := reports.WriteReplay(&b, reports.Text, r); err != nil {
 		t.Fatal(err)
 	}
 	want := "x.sbx\n" +
 		"STEP  OP                                                RESULT          HARD  OPS  WALL  OUTPUT  JOURNAL\n" +
 		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other), the model's answer and journal shown\n" +
-		"3     fs_read /work/" + strings.Repeat("d", 33) + "…  fs_read_denied  yes   2    1     0       -  ✗ got fs_read_denied, want ok\n" +
+		"3     fs_read /work/" + strings.Repeat("d", 33) + "…  fs_read_denied  yes   2    1     0       " + strings.Join(long, "; ")[:79] + "…  ✗ got fs_read_denied, want ok\n" +
+		"x.sbx:6: step 3 journal: " + strings.Join(long, "; ") + "\n" +
 		"x.sbx:6: step 3: fs_read /work/" + strings.Repeat("d", 60) + ": got fs_read_denied, want ok\n" +
 		"x.sbx: confinement: step 3: it read outside\n" +
 		"x.sbx: halt-latched: whole run\n" +

@@ -74,7 +74,7 @@ func (s *Server) setClient(cfg Config) {
 }
 
 // broken marks the server unusable for err, kills its process group, and
-// returns err with the tail of its stderr.
+// returns err with the lines it skipped and the tail of its stderr.
 func (s *Server) broken(err error) error {
 	s.mu.Lock()
 	if s.dead == nil {
@@ -82,7 +82,7 @@ func (s *Server) broken(err error) error {
 	}
 	s.mu.Unlock()
 	s.p.Kill()
-	return s.p.WithStderr(err)
+	return s.p.WithStderr(s.withSkipped(err))
 }
 
 // call sends a request and reads until its response, answering the

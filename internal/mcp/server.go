@@ -87,8 +87,10 @@ type Server struct {
 	required map[string][]string
 	home     string       // its HOME, removed by Close
 	skipped  atomic.Int64 // lines of its stdout that were not JSON
-	calling  sync.Mutex   // held for a call
-	id       int64        // last request id, under calling
+	// firstSkipped is the start of the first of them.
+	firstSkipped atomic.Pointer[string]
+	calling      sync.Mutex // held for a call
+	id           int64      // last request id, under calling
 
 	mu   sync.Mutex
 	dead error

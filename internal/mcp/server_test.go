@@ -160,7 +160,8 @@ func TestServerRequests(t *testing.T) {
 	}
 }
 
-// TestStartFailures: a server that hangs in initialize, offers no tools,
+// TestStartFailures: a server that hangs in initialize (saying what it
+// wrote on stdout instead of an answer), offers no tools,
 // lacks the profile's tools or an argument their schemas require, or
 // cannot start is an error from Start, and no process is left.
 func TestStartFailures(t *testing.T) {
@@ -180,7 +181,7 @@ func TestStartFailures(t *testing.T) {
 		cfg  Config
 		says string
 	}{
-		{hang, "initialize: the MCP server did not answer within " + hangTimeout.String()},
+		{hang, "initialize: the MCP server did not answer within " + hangTimeout.String() + `; it wrote 1 line on stdout that is not JSON: "usage: fakemcp DIR..."`},
 		{noTools, "the server offers no tools"},
 		{wrongProfile, `the server fakemcp-fs has no tool "cat"`},
 		{wrongArgs, `the tool "read_file" of the server fakemcp-fs requires the arguments ["path"] (its input schema), and the profile gives ["file"]`},

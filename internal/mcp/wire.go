@@ -84,8 +84,11 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 func (s *Server) read() (*proto.Message, error) {
 	for {
 		m, err := s.out.Read()
-		if errors.Is(err, proto.ErrNotJSON) {
-			s.skipped.Add(1)
+		var nj *proto.NotJSONError
+		if errors.As(err, &nj) {
+			if s.skipped.Add(1) == 1 {
+				s.firstSkipped.Store(&nj.Start)
+			}
 			continue
 		}
 		return m, err
@@ -95,6 +98,21 @@ func (s *Server) read() (*proto.Message, error) {
 // SkippedLines is how many lines of its stdout the server wrote that were
 // not JSON (log lines), skipped rather than read as messages.
 func (s *Server) SkippedLines() int64 { return s.skipped.Load() }
+
+// withSkipped adds to err the count of the lines skipped and the start of
+// the first: a server that answers in another framing, or prints its usage
+// on stdout, only ever writes such lines, and a timeout alone would not
+// say so.
+func (s *Server) withSkipped(err error) error {
+	n, first := s.skipped.Load(), s.firstSkipped.Load()
+	if n == 0 || first == nil {
+		return err
+	}
+	if n == 1 {
+		return fmt.Errorf("%w; it wrote 1 line on stdout that is not JSON: %q", err, *first)
+	}
+	return fmt.Errorf("%w; it wrote %d lines on stdout that are not JSON, the first: %q", err, n, *first)
+}
 
 // answer is the response to a request of the server's: roots/list gets
 // the allowed directories (the client declared no roots, so only a

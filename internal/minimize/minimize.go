@@ -89,6 +89,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		cur = m.shortcutLinks(cur)
 		cur = m.removeEntries(cur)
 		cur = m.simplifyBudgets(cur)
+		cur = m.shrinkOverflows(cur)
 		cur = m.shortenStrings(cur)
 		changed = string(cur.Format()) != before
 	}
@@ -350,6 +351,45 @@ func (m *minimizer) shrinkNumber(cur *scenario.Scenario, field func(*scenario.Sc
 	return cur
 }
 
+// overflowBudget is the output budget shrinkOverflows tries.
+const overflowBudget = 16
+
+// shrinkOverflows tries a small output budget together with the world's
+// strings that overflow the budget cut to one byte over it: a halt on
+// max_output_bytes needs no more, but shrinking the budget alone or the
+// string alone makes it pass, so each pass by itself would keep the
+// default budget and a body of a megabyte in the file.
+func (m *minimizer) shrinkOverflows(cur *scenario.Scenario) *scenario.Scenario {
+	budget := cur.Grant.MaxOutputBytes
+	if budget <= overflowBudget || !slices.ContainsFunc(worldStrings(cur), func(s *string) bool { return int64(len(*s)) > budget }) {
+		return cur
+	}
+	return m.keep(cur, func(c *scenario.Scenario) {
+		c.Grant.MaxOutputBytes = overflowBudget
+		for _, s := range worldStrings(c) {
+			if int64(len(*s)) > budget {
+				*s = (*s)[:overflowBudget+1]
+			}
+		}
+	})
+}
+
+// worldStrings returns pointers to the data, bodies and outputs of sc's
+// world, the strings an op's output is made of.
+func worldStrings(sc *scenario.Scenario) []*string {
+	var out []*string
+	for i := range sc.World.Files {
+		out = append(out, &sc.World.Files[i].Data)
+	}
+	for i := range sc.World.Routes {
+		out = append(out, &sc.World.Routes[i].Body)
+	}
+	for i := range sc.World.ToolOutputs {
+		out = append(out, &sc.World.ToolOutputs[i].Output)
+	}
+	return out
+}
+
 // shortenStrings tries shorter forms of every op argument and every data,
 // body and output in the world.
 func (m *minimizer) shortenStrings(cur *scenario.Scenario) *scenario.Scenario {
@@ -358,14 +398,8 @@ func (m *minimizer) shortenStrings(cur *scenario.Scenario) *scenario.Scenario {
 			cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.Steps[i].Op.Args[j] })
 		}
 	}
-	for i := range cur.World.Files {
-		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.World.Files[i].Data })
-	}
-	for i := range cur.World.Routes {
-		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.World.Routes[i].Body })
-	}
-	for i := range cur.World.ToolOutputs {
-		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.World.ToolOutputs[i].Output })
+	for i := range worldStrings(cur) {
+		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return worldStrings(c)[i] })
 	}
 	return cur
 }

@@ -321,3 +321,29 @@ func readsThroughLinks(t *testing.T, src string) (*scenario.Scenario, Predicate)
 	}
 	return parse(t, src), Violates(m.Factory, oracle.Confinement, 0)
 }
+
+// TestMinimizeShrinksAnOverflow: a finding that needs a fetch halted on
+// max_output_bytes (as the harness charges a real fetch server) is written
+// with a small budget and a body one byte over it, not the default budget
+// and the megabyte body drawn to pass it.
+func TestMinimizeShrinksAnOverflow(t *testing.T) {
+	body := strings.Repeat("x", 1<<20+1)
+	sc := parse(t, "grant net api.example.com\nroute api.example.com /big "+body+"\nroute api.example.com /status ok\n\nnet_fetch api.example.com /status\nnet_fetch api.example.com /big\n")
+	halts := func(c *scenario.Scenario) bool { // a fetch of a body over the budget
+		for _, st := range c.Steps {
+			for _, r := range c.World.Routes {
+				if st.Op.Kind == core.OpFetch && st.Op.Args[1] == r.Path && int64(len(r.Body)) > c.Grant.MaxOutputBytes {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	min, _ := Minimize(sc, 2, halts, Limits{})
+	if n := len(min.Format()); n > 200 {
+		t.Fatalf("minimized to %d bytes, want under 200:\n%.400s", n, min.Format())
+	}
+	if !halts(min) {
+		t.Fatalf("the minimized scenario passes:\n%s", min.Format())
+	}
+}

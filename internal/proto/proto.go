@@ -273,6 +273,23 @@ var ErrNotUTF8 = errors.New("a line that is not valid UTF-8")
 // skips such lines, where sbxfuzz/1 gives up.
 var ErrNotJSON = errors.New("not JSON")
 
+// NotJSONError is Read's error for a line that is not JSON at all; it is
+// ErrNotJSON (errors.Is), and it keeps the line's start, for a client that
+// skips such lines to show one.
+type NotJSONError struct {
+	Start string // the line's first bytes, at most notJSONStart of them
+}
+
+// notJSONStart bounds NotJSONError.Start: a log line, not a megabyte.
+const notJSONStart = 80
+
+func (e *NotJSONError) Error() string {
+	return fmt.Sprintf("not a JSON-RPC 2.0 message: %q (%v)", e.Start, ErrNotJSON)
+}
+
+// Is makes a NotJSONError ErrNotJSON.
+func (e *NotJSONError) Is(target error) bool { return target == ErrNotJSON }
+
 // Read returns the next message. A line that is not a JSON-RPC 2.0
 // message is an error that quotes its start.
 func (r *Reader) Read() (*Message, error) {
@@ -286,7 +303,7 @@ func (r *Reader) Read() (*Message, error) {
 		case errors.Is(err, errBadID):
 			return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %w: %.80q", errBadID, line)
 		case err != nil && !json.Valid(line):
-			return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q (%w)", line, ErrNotJSON)
+			return nil, &NotJSONError{Start: string(line[:min(len(line), notJSONStart)])}
 		}
 		return nil, fmt.Errorf("not a JSON-RPC 2.0 message: %.80q", line)
 	}

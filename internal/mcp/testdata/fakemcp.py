@@ -103,7 +103,8 @@ m = recv()
 p = m.get("params", {})
 if m.get("method") != "initialize" or p.get("protocolVersion") != "2025-06-18" or p.get("capabilities") != {}:
     fail("a bad initialize: " + json.dumps(m))
-if mode == "hanginit":
+if mode == "hanginit":  # after a usage line on stdout, as a server started wrongly prints
+    print("usage: fakemcp DIR...", flush=True)
     time.sleep(3600)
 if mode == "slowinit":  # a server slow to start, as some are on a busy machine
     time.sleep(3)
