@@ -38,3 +38,5 @@ func (e exportedWorld) Now() (int64, bool)               { t, past := e.w.clock.
 // the caller among them. runtime.NumGoroutine counts the whole process,
 // where another test's goroutines, or the runtime's, come and go.
 func BubbleGoroutines() int { return bubbleGoroutines() }
+
+func InternalRange(a netip.Addr) string { return internalRange(a) }

@@ -2,12 +2,10 @@ package oracle
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
 // grantSnapshot is a deep copy of what a sandbox's GrantView read when the
@@ -122,27 +120,4 @@ func (s *classSet) violated(cov *Coverage, id ID) {
 			cov.Classes[c].Violations[id]++
 		}
 	}
-}
-
-// internalRange names the range that makes a internal, for findings.
-func internalRange(a netip.Addr) string {
-	u := spec.Unmap(a)
-	switch {
-	case !u.IsValid():
-		return "no address at all"
-	case u.IsUnspecified():
-		return "unspecified"
-	case u.IsLoopback():
-		return "loopback"
-	case u.IsPrivate():
-		return "private"
-	case u.IsLinkLocalUnicast():
-		if u == modelMetadata {
-			return "link-local: the cloud metadata endpoint"
-		}
-		return "link-local"
-	case u.IsMulticast():
-		return "multicast"
-	}
-	return "reserved for internal use"
 }

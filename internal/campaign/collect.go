@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -16,6 +17,12 @@ import (
 // earliest few, minimized, already name its defect.
 const MaxPerInvariant = 4
 
+// MaxPerClass bounds how many of an invariant's raw findings come from
+// ops of one attack class: the others are left to other classes, since
+// one defect (a host matched in any case, an address spelled many ways)
+// would otherwise fill every slot and hide a second one.
+const MaxPerClass = 2
+
 // raw is a finding before minimization.
 type raw struct {
 	check int
@@ -25,7 +32,8 @@ type raw struct {
 
 // collector takes the raw findings of a campaign as its workers make them
 // and keeps, per invariant, only the MaxPerInvariant of the lowest check
-// indices: memory stays flat however broken the sandbox. A raw finding is
+// indices, at most MaxPerClass of them for ops of one attack class:
+// memory stays flat however broken the sandbox. A raw finding is
 // final once every check before it has finished (the watermark has passed
 // it), since no lower one can come any more; final findings go to the
 // sink in check order, as they become final. So what is minimized depends
@@ -35,13 +43,17 @@ type collector struct {
 	finished finishedSet // the checks finished: every one below its watermark, and some above it
 	pending  [judge.NumInvariants][]raw
 	accepted [judge.NumInvariants]int
-	full     [judge.NumInvariants]atomic.Bool // accepted == MaxPerInvariant: workers need not offer
-	first    bool                             // StopAtFirst: only the first finding of the lowest check with any is kept
-	handed   bool                             // StopAtFirst: that finding went to the sink
-	firstBad atomic.Int64                     // the lowest check with a finding, for StopAtFirst
-	raws     atomic.Int64                     // raw findings offered, kept or not
-	closed   bool                             // flushed: the checks still running (given up on) offer nothing more
-	sink     func(raw)                        // called with mu held; it must not block
+	byClass  [judge.NumInvariants][attack.NumClasses]int // accepted, by the class of the violating op
+	full     [judge.NumInvariants]atomic.Bool            // accepted == MaxPerInvariant: workers need not offer
+	// classFull is set for an invariant and a class once MaxPerClass
+	// findings of them were accepted.
+	classFull [judge.NumInvariants][attack.NumClasses]atomic.Bool
+	first     bool         // StopAtFirst: only the first finding of the lowest check with any is kept
+	handed    bool         // StopAtFirst: that finding went to the sink
+	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
+	raws      atomic.Int64 // raw findings offered, kept or not
+	closed    bool         // flushed: the checks still running (given up on) offer nothing more
+	sink      func(raw)    // called with mu held; it must not block
 }
 
 func newCollector(first bool, sink func(raw)) *collector {
@@ -57,7 +69,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	k.raws.Add(int64(len(fs)))
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
 	}
-	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return !k.full[f.Invariant].Load() }) {
+	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(raw{i, sc, f}) }) {
 		return // the common case against a broken sandbox: nothing more of these is kept
 	}
 	k.mu.Lock()
@@ -68,20 +80,55 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	var kept *scenario.Scenario // one copy for all the findings of the check
 	for _, f := range fs {
 		id := f.Invariant
-		if k.full[id].Load() {
+		if !k.wants(raw{i, sc, f}) {
 			continue
 		}
-		if kept == nil {
-			kept = sc.Clone()
-		}
-		p := append(k.pending[id], raw{i, kept, f})
+		p := append(k.pending[id], raw{i, sc, f})
 		slices.SortFunc(p, func(a, b raw) int { return a.check - b.check })
-		if room := MaxPerInvariant - k.accepted[id]; len(p) > room {
-			clear(p[room:]) // let the scenarios go
-			p = p[:room]
+		p = k.room(id, p)
+		for j := range p {
+			if p[j].sc == sc { // this check's: keep a copy, not the worker's memory
+				if kept == nil {
+					kept = sc.Clone()
+				}
+				p[j].sc = kept
+			}
 		}
 		k.pending[id] = p
 	}
+}
+
+// wants reports whether r's invariant and class still have a slot, for a
+// look without the lock.
+func (k *collector) wants(r raw) bool {
+	return !k.full[r.f.Invariant].Load() && !k.classFull[r.f.Invariant][classOf(r)].Load()
+}
+
+// room returns the raw findings of p (sorted by check) that can still be
+// accepted for invariant id, in order: the earliest, as many as the slots
+// left for the invariant and for each class allow. A finding left out
+// now never comes back: what took its place came before it.
+func (k *collector) room(id oracle.ID, p []raw) []raw {
+	classes := k.byClass[id]
+	kept := p[:0]
+	for _, r := range p {
+		c := classOf(r)
+		if k.accepted[id]+len(kept) < MaxPerInvariant && classes[c] < MaxPerClass {
+			classes[c]++
+			kept = append(kept, r)
+		}
+	}
+	clear(p[len(kept):]) // let the scenarios go
+	return kept
+}
+
+// classOf is the attack class of the op r's finding is at: Unlabelled for
+// a finding of the run as a whole.
+func classOf(r raw) attack.Class {
+	if s := r.f.Step; s > 0 && s <= len(r.sc.Steps) {
+		return r.sc.Steps[s-1].Class
+	}
+	return attack.Unlabelled
 }
 
 // finish marks check i finished, moves the watermark, and hands the raw
@@ -127,6 +174,11 @@ func (k *collector) takeFinal(mark int) []raw {
 			}
 			out = append(out, r)
 			k.accepted[id]++
+			c := classOf(r)
+			k.byClass[id][c]++
+			if k.byClass[id][c] >= MaxPerClass {
+				k.classFull[id][c].Store(true)
+			}
 		}
 		k.pending[id] = slices.Delete(p, 0, n)
 		if k.accepted[id] >= MaxPerInvariant {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
@@ -19,27 +20,35 @@ import (
 
 // TestCollectorKeepsTheLowestFew: whatever order checks finish in, the
 // collector keeps at most MaxPerInvariant raw findings per invariant, the
-// ones of the lowest checks, and hands each to the sink only once every
-// check before it has finished.
+// ones of the lowest checks, at most MaxPerClass of them for ops of one
+// attack class, and hands each to the sink only once every check before
+// it has finished.
 func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	var got []int
 	k := newCollector(false, func(r raw) {
 		got = append(got, r.check)
 	})
 	// Checks 0..99 finish in a scrambled order; every odd one finds a
-	// confinement violation, every third one a total.
+	// confinement violation, at an op of the traversal class below check
+	// 60 and of the rebinding class from it on; every third one a total,
+	// always at a traversal.
 	order := make([]int, 100)
 	for i := range order {
 		order[i] = (i*37 + 11) % 100
 	}
-	sc := new(scenario.Scenario)
+	traversal := &scenario.Scenario{Steps: []scenario.Step{{Class: attack.Traversal}}}
+	rebinding := &scenario.Scenario{Steps: []scenario.Step{{Class: attack.Rebinding}, {Class: attack.Traversal}}}
 	for _, i := range order {
 		var fs []oracle.Finding
+		sc := traversal
+		if i >= 60 {
+			sc = rebinding
+		}
 		if i%2 == 1 {
-			fs = append(fs, oracle.Finding{Invariant: oracle.Confinement})
+			fs = append(fs, oracle.Finding{Invariant: oracle.Confinement, Step: 1})
 		}
 		if i%3 == 0 {
-			fs = append(fs, oracle.Finding{Invariant: oracle.Total})
+			fs = append(fs, oracle.Finding{Invariant: oracle.Total, Step: len(sc.Steps)})
 		}
 		if len(fs) > 0 {
 			k.offer(i, sc, fs)
@@ -52,10 +61,10 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 		k.finish(i)
 	}
 	k.flush()
-	if diff := cmp.Diff([]int{0, 1, 3, 3, 5, 6, 7, 9}, got); diff != "" {
+	if diff := cmp.Diff([]int{0, 1, 3, 3, 61, 63}, got); diff != "" {
 		t.Fatalf("checks handed to the sink mismatch (-want +got):\n%s", diff)
 	}
-	if !k.full[oracle.Confinement].Load() || !k.full[oracle.Total].Load() || k.full[oracle.NoInternalEgress].Load() {
+	if !k.full[oracle.Confinement].Load() || k.full[oracle.Total].Load() || !k.classFull[oracle.Total][attack.Traversal].Load() || k.full[oracle.NoInternalEgress].Load() {
 		t.Fatal("saturation flags wrong")
 	}
 }
