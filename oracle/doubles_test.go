@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"net/netip"
+	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
@@ -249,4 +250,19 @@ func checkObserved(f core.Factory, c checkCase, cov *Coverage, opt Options, obse
 	k := newChecker(f, opt, observe)
 	defer k.Close()
 	return k.checkOn(f, c, cov)
+}
+
+// refusesDocumentation refuses a fetch whose host resolves into
+// 203.0.113.0/24 as internal, as a guard that refuses every special-purpose
+// range does, after resolving it as a correct one would.
+type refusesDocumentation struct{ wrapped }
+
+func (s refusesDocumentation) Run(op core.Op) core.Result {
+	if op.Kind == core.OpFetch && len(op.Args) == 2 && slices.Contains(s.grant.NetHosts(), op.Args[0]) {
+		if a := s.world.Resolve(op.Args[0]); netip.MustParsePrefix("203.0.113.0/24").Contains(a) {
+			s.Reference.Run(core.Op{Kind: core.OpRead, Args: []string{"/"}}) // charged as the op, and refused without an effect
+			return core.Result{Kind: core.EgressInternal}
+		}
+	}
+	return s.Reference.Run(op)
 }

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"math"
+	"net/netip"
 	"path"
 	"slices"
 	"strings"
@@ -40,6 +41,9 @@ type model struct {
 	// wallUnpinned is set once a clock read gave a wall int64 cannot hold.
 	wallUnpinned bool
 	halt         core.Kind
+	// fetchAddr is the address the latest net_fetch past its rules
+	// resolved its host to, for the words of a finding.
+	fetchAddr netip.Addr
 }
 
 // rule refuses an op with kind when refuses holds. why explains the
@@ -96,7 +100,8 @@ var table = [...]opRow{
 			}},
 		},
 		effect: func(m *model, a []string) (core.Kind, string) {
-			if spec.IsInternal(m.world.resolve(a[0])) {
+			m.fetchAddr = m.world.resolve(a[0])
+			if spec.IsInternal(m.fetchAddr) {
 				return core.EgressInternal, ""
 			}
 			body, ok := m.world.fetch(a[0], a[1])
@@ -214,10 +219,41 @@ var reasonText = [...]string{
 }
 
 func (m *model) explain(r verdictReason, op core.Op) string {
-	if r.rule != nil {
+	switch {
+	case r.rule != nil:
 		return r.rule.why(m, op.Args)
+	case op.Kind == core.OpFetch && r.code == becauseInternal:
+		return m.addressWhy(op.Args[0])
+	case op.Kind == core.OpFetch && slices.Contains(afterResolve, r.code):
+		return reasonText[r.code] + "; " + m.addressWhy(op.Args[0])
 	}
 	return reasonText[r.code]
+}
+
+// afterResolve are the reasons a net_fetch gets once its host resolved
+// to an address that is not internal.
+var afterResolve = []reasonCode{becauseNothingThere, becauseOutput, becauseAllowed}
+
+// documentation holds the ranges set aside for documentation (RFC 5737,
+// RFC 3849): public by SPEC §6, where the world's names resolve, but
+// refused by a guard that refuses every special-purpose range of IANA's.
+var documentation = []netip.Prefix{
+	netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// addressWhy says where the latest fetch's host resolved, in the model:
+// a sandbox whose verdict on a fetch differs often judged another address.
+func (m *model) addressWhy(host string) string {
+	a := m.fetchAddr
+	if spec.IsInternal(a) {
+		return fmt.Sprintf("the granted host %s resolves to %s, an internal address (%s)", quote(host), a, internalRange(a))
+	}
+	why := fmt.Sprintf("%s resolves to %s, not internal by SPEC §6", quote(host), a)
+	if slices.ContainsFunc(documentation, func(p netip.Prefix) bool { return p.Contains(spec.Unmap(a)) }) {
+		why += " (a documentation address: a guard that refuses every special-purpose range, as IANA lists them, is stricter than SPEC §6 here)"
+	}
+	return why
 }
 
 // predict returns the result SPEC §5 gives for op and why, advancing the

@@ -315,6 +315,15 @@ func TestVerdictMatchesModelCanFail(t *testing.T) {
 	mustContain(t, got[0], "returned not_found", "gives fs_read_denied", "under no fs_read root")
 }
 
+// TestVerdictOnAFetchSaysTheAddress: a fetch's verdict names the address
+// the model resolved, and says when it is a documentation address, which
+// a guard stricter than SPEC §6 refuses.
+func TestVerdictOnAFetchSaysTheAddress(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("net_fetch", "api.internal", "/status")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return refusesDocumentation{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+	mustContain(t, got[0], "returned egress_internal", "gives ok", `"api.internal" resolves to 203.0.113.1, not internal by SPEC §6 (a documentation address`)
+}
+
 func TestReplayDeterministicCanFail(t *testing.T) {
 	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_write", "/work/out/a", "x"),

@@ -18,13 +18,13 @@ func internalRange(a netip.Addr) string {
 	case prefixNAT64Local.Contains(a):
 		return "the NAT64 local-use prefix 64:ff9b:1::/48"
 	case prefixTeredo.Contains(a):
-		return "Teredo, 2001::/32"
+		return "Teredo 2001::/32"
 	}
 	u := spec.Unmap(a)
 	if u == a || !u.IsValid() {
 		return rangeName(a)
 	}
-	return fmt.Sprintf("%s: %s, carried in %s", rangeName(u), u, embeddingForm(a))
+	return fmt.Sprintf("the %s form of %s: %s", embeddingForm(a), u, rangeName(u))
 }
 
 // The two prefixes internal whatever they carry, and those whose forms
@@ -40,13 +40,13 @@ var (
 func embeddingForm(a netip.Addr) string {
 	switch {
 	case a.Is4In6():
-		return "an IPv4-mapped address (::ffff:0:0/96)"
+		return "IPv4-mapped"
 	case prefixNAT64.Contains(a):
-		return "a NAT64 address (64:ff9b::/96)"
+		return "NAT64"
 	case prefixSixToFour.Contains(a):
-		return "a 6to4 address (2002::/16)"
+		return "6to4"
 	}
-	return "an IPv4-compatible address (::/96)"
+	return "IPv4-compatible"
 }
 
 // rangeName names the internal range a lies in, a not embedding another.
@@ -57,32 +57,32 @@ func rangeName(a netip.Addr) string {
 	case a.IsUnspecified():
 		return "unspecified"
 	case a == modelMetadata:
-		return "link-local: the cloud metadata endpoint"
+		return "link-local, the cloud metadata endpoint"
 	case a.Is6():
 		return rangeName6(a)
 	}
 	v := binary.BigEndian.Uint32(a.AsSlice())
 	switch {
 	case v>>24 == 0:
-		return "this network, 0.0.0.0/8"
+		return "this network 0.0.0.0/8"
 	case v>>24 == 127:
 		return "loopback"
 	case a.IsPrivate():
 		return "private"
 	case v&0xffc00000 == 0x64400000:
-		return "shared address space (carrier-grade NAT), 100.64.0.0/10"
+		return "shared address space 100.64.0.0/10 (carrier-grade NAT)"
 	case a.IsLinkLocalUnicast():
 		return "link-local"
 	case v>>8 == 0xc00000:
-		return "IETF protocol assignments, 192.0.0.0/24"
+		return "IETF protocol assignments 192.0.0.0/24"
 	case v&0xfffe0000 == 0xc6120000:
-		return "benchmarking, 198.18.0.0/15"
+		return "benchmarking 198.18.0.0/15"
 	case a.IsMulticast():
 		return "multicast"
 	case v == 0xffffffff:
 		return "broadcast"
 	case v>>28 == 0xf:
-		return "reserved, 240.0.0.0/4"
+		return "reserved 240.0.0.0/4"
 	}
 	return "not internal by SPEC §6"
 }
@@ -93,7 +93,7 @@ func rangeName6(a netip.Addr) string {
 	case a.IsLoopback():
 		return "loopback"
 	case a.IsPrivate():
-		return "unique local, fc00::/7"
+		return "unique local fc00::/7"
 	case a.IsLinkLocalUnicast():
 		return "link-local"
 	case a.IsMulticast():

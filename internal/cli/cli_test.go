@@ -114,7 +114,8 @@ func TestBadInputExits2(t *testing.T) {
 		want   string
 	}{
 		{"missing file", []string{"replay", filepath.Join(dir, "nope.sbx")}, "no such file"},
-		{"directory", []string{"replay", dir}, "is a directory"},
+		{"directory", []string{"replay", dir}, "is a directory (use " + filepath.Join(dir, "...")},
+		{"directory named with a slash", []string{"replay", dir + "/"}, "is a directory (use " + filepath.Join(dir, "...")},
 		{"binary file", []string{"replay", writeFile(t, dir, "bin.sbx", "\x00\x01\xffjunk")}, "bin.sbx:1: not a text file"},
 		{"100 MB file", []string{"replay", big}, "file too large"},
 		{"parse error", []string{"replay", writeFile(t, dir, "bad.sbx", "fs_read /w\ngrant fs_read /x\n")}, "bad.sbx:2:"},

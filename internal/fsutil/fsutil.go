@@ -70,7 +70,7 @@ func ReadInput(name string) ([]byte, error) {
 func checkInput(name string, st fs.FileInfo) error {
 	switch {
 	case st.IsDir():
-		return fmt.Errorf("%s: is a directory (use %s/... for the scenarios below it)", name, name)
+		return fmt.Errorf("%s: is a directory (use %s for the scenarios below it)", name, filepath.Join(name, "..."))
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, describeMode(st.Mode()))
 	case st.Size() > MaxInput:
