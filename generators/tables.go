@@ -115,17 +115,20 @@ var (
 	metadataBodies = []string{"AKIA-LEAKED-CREDENTIALS", "ya29.LEAKED-TOKEN", "LEAK-meta-data", "LEAK-ecs-task-role", "LEAK-azure-instance"}
 )
 
-// rebinders are names whose DNS lines alternate public and internal answers.
+// rebinders are names whose DNS lines alternate public and internal
+// answers. Their public answers are outside the documentation ranges, as
+// publicAddrs are: a guard that refuses those would refuse the first
+// answer and never meet the internal one.
 var rebinders = []struct {
 	host  string
 	addrs []netip.Addr
 }{
-	{"rebind.example", addrs("203.0.113.7", "127.0.0.1")},
+	{"rebind.example", addrs("93.184.215.7", "127.0.0.1")},
 	{"flip6.example", addrs("169.254.169.254", "2606:4700::1111")},
-	{"mapped.example", addrs("203.0.113.11", "::ffff:10.0.0.5")},
-	{"nat64.example", addrs("203.0.113.12", "64:ff9b::a9fe:a9fe")},
-	{"slow.example", addrs("203.0.113.13", "203.0.113.13", "100.100.100.200")},
-	{"Rebind.Upper.example", addrs("203.0.113.14", "10.0.0.1")},
+	{"mapped.example", addrs("151.101.1.11", "::ffff:10.0.0.5")},
+	{"nat64.example", addrs("151.101.65.12", "64:ff9b::a9fe:a9fe")},
+	{"slow.example", addrs("151.101.129.13", "151.101.129.13", "100.100.100.200")},
+	{"Rebind.Upper.example", addrs("93.184.215.14", "10.0.0.1")},
 }
 
 // dnsMetadata is a harmless-looking name whose DNS line points at the
