@@ -39,6 +39,10 @@ type Summary struct {
 	// not fail again when judged again (alone, on a fresh sandbox), and do
 	// not make the exit status 1.
 	FlakyFindings int `json:"flaky_findings,omitempty"`
+	// UnconfirmedFindings counts the op timeouts of a real sandbox written
+	// when the campaign stopped before a fresh one judged them again:
+	// they do not make the exit status 1 either.
+	UnconfirmedFindings int `json:"unconfirmed_findings,omitempty"`
 	// UnconfirmedHangs counts the hangs a fresh session of a real sandbox
 	// answered in time when judged again: not findings.
 	UnconfirmedHangs int               `json:"unconfirmed_hangs,omitempty"`
@@ -132,6 +136,9 @@ type Finding struct {
 	// one: the sandbox keeps state from one scenario to the next.
 	// Counted among the flaky ones.
 	Stateful bool `json:"stateful,omitempty"`
+	// Unconfirmed is set on an op's timeout on a real sandbox, written
+	// when the campaign stopped before a fresh one judged it again.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 // InvariantChecks is one invariant's coverage in a Summary: its checks
@@ -193,8 +200,8 @@ type Kill struct {
 }
 
 // Failed reports whether the campaign found a finding that counts for
-// the exit status: one that is not flaky.
-func (s *Summary) Failed() bool { return len(s.Findings) > s.FlakyFindings }
+// the exit status: one that is neither flaky nor an unconfirmed timeout.
+func (s *Summary) Failed() bool { return len(s.Findings) > s.FlakyFindings+s.UnconfirmedFindings }
 
 // Expressible is the summary line's clause saying what fraction of the
 // drawn scenarios the sandbox's adapter could express ("; N of M drawn

@@ -96,6 +96,12 @@ type Finding struct {
 	// campaign stopped before its minimization could try anything. Its
 	// file's header says so.
 	Unminimized bool
+	// Unconfirmed is set on an op's timeout on a sandbox whose timeouts
+	// are judged again on a fresh one (door.Target.ConfirmHangs), written
+	// because the campaign stopped before that judgement: on a busy
+	// machine a slow server misses --timeout, so it does not count for
+	// the exit status. Its file's header says so.
+	Unconfirmed bool
 	*finding.Finding
 }
 

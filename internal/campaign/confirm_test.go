@@ -3,6 +3,8 @@ package campaign
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -137,5 +139,64 @@ func TestSummaryDetailIsTheFilesWords(t *testing.T) {
 	}
 	if want := []string{"net_fetch R.EXAMPLE / gives egress_denied", "as found"}; !slices.Equal(got, want) {
 		t.Errorf("summary details %q, want %q", got, want)
+	}
+}
+
+// TestHangLeftUnconfirmedAtStop: a hang on a sandbox whose hangs are
+// confirmed, written because the campaign stopped while a fresh session
+// was judging it again, is marked unconfirmed, its header says so, and it
+// does not fail the campaign: on a busy machine a slow server misses the
+// op timeout.
+func TestHangLeftUnconfirmedAtStop(t *testing.T) {
+	first := new(atomic.Bool)
+	blocked := make(chan struct{}) // closed when the fresh session's sandbox is being built
+	var starts atomic.Int64
+	target := sut.Target{Name: "hangs-then-slow", ConfirmHangs: true, Start: func() (core.Factory, func() error, error) {
+		if starts.Add(1) == 1 {
+			return func(g core.Grant, w core.World) (core.Sandbox, error) {
+				return &hangsOnce{Reference: core.NewReference(g, w), first: first, closed: make(chan struct{})}, nil
+			}, func() error { return nil }, nil
+		}
+		ended := make(chan struct{})
+		end := sync.OnceFunc(func() { close(ended) })
+		var once sync.Once
+		return func(core.Grant, core.World) (core.Sandbox, error) { // a server slow to start: until its session ends
+			once.Do(func() { close(blocked) })
+			<-ended
+			return nil, errors.New("ended before it started")
+		}, func() error { end(); return nil }, nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := Run(ctx, Config{Seed: 1, Checks: 5, Workers: 1, Target: target, Timeout: 100 * time.Millisecond, Out: t.TempDir()})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case <-blocked: // the fresh session judging the hang again is still starting
+	case <-time.After(stopPatience):
+		t.Fatalf("the hang was not judged again within %v", stopPatience)
+	}
+	cancel()
+	res := <-done
+	if res == nil {
+		return
+	}
+	if len(res.Findings) != 1 || !res.Findings[0].Unconfirmed || !res.Findings[0].Unminimized || res.Findings[0].Invariant != oracle.Total {
+		t.Fatalf("findings %+v; want the one hang, not minimized and unconfirmed", res.Findings)
+	}
+	src, err := os.ReadFile(res.Findings[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "not confirmed: the campaign stopped before a fresh sandbox judged this timeout again") {
+		t.Errorf("the header does not say the hang is unconfirmed:\n%s", src)
+	}
+	if sum := Summarize(res, "hangs-then-slow"); sum.UnconfirmedFindings != 1 || sum.Failed() || !sum.Findings[0].Unconfirmed {
+		t.Errorf("summary: %d unconfirmed findings, failed %v; want 1, not failed", sum.UnconfirmedFindings, sum.Failed())
 	}
 }

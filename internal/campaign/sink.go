@@ -46,8 +46,11 @@ type sink struct {
 	// unconfirmed counts the hangs a fresh session answered in time
 	// (confirmHang): not findings.
 	unconfirmed int
-	err         error // the first failure to start the minimizing session or to write
-	end         func() error
+	// currentConfirmed says the hang being minimized (current) was
+	// confirmed; under mu.
+	currentConfirmed bool
+	err              error // the first failure to start the minimizing session or to write
+	end              func() error
 }
 
 func newSink(target sut.Target, program string, seed uint64, out string, stop *stopper, timeout, start time.Duration) *sink {
@@ -112,9 +115,12 @@ func (s *sink) run() {
 		if !ok {
 			return
 		}
-		confirmed := s.confirmHang(r)
+		counts, confirmed := s.confirmHang(r)
+		s.mu.Lock()
+		s.currentConfirmed = confirmed
+		s.mu.Unlock()
 		var f *finding.Finding
-		if confirmed {
+		if counts {
 			f = s.minimize(r)
 		}
 		s.mu.Lock()
@@ -123,8 +129,8 @@ func (s *sink) run() {
 			s.mu.Unlock()
 			return
 		}
-		if confirmed {
-			s.record(r, f)
+		if counts {
+			s.record(r, f, !confirmed)
 		} else {
 			s.unconfirmed++
 			delete(s.hangs, r.sc.Steps[r.f.Step-1].Op.Kind) // a later hang on that kind may be real
@@ -133,17 +139,21 @@ func (s *sink) run() {
 	}
 }
 
-// confirmHang reports whether r counts: any finding but a hang on an op
-// of a sandbox whose hangs are confirmed (sut.Target.ConfirmHangs), and
-// such a hang when its scenario, judged once more on a fresh session with
-// the campaign's full timeouts, hangs on an op again. A real server on a
-// busy machine may miss the op timeout once; if a fresh one answers every
-// op in time, the machine was slow, not the server hung. When no fresh
-// session can be started, or the campaign is stopping, the hang counts:
-// it could not be ruled out.
-func (s *sink) confirmHang(r raw) bool {
-	if !s.target.ConfirmHangs || !r.f.Hang || r.f.Step <= 0 || s.stop.stopping() {
-		return true
+// confirmHang reports whether r is written (counts), and whether it is
+// confirmed: any finding but a hang on an op of a sandbox whose hangs are
+// confirmed (sut.Target.ConfirmHangs) is both; such a hang is both when
+// its scenario, judged once more on a fresh session with the campaign's
+// full timeouts, hangs on an op again. A real server on a busy machine may
+// miss the op timeout once; if a fresh one answers every op in time, the
+// machine was slow, not the server hung: neither. When no fresh session
+// can be started, the hang is both: it could not be ruled out; when the
+// campaign is stopping, it is written but not confirmed.
+func (s *sink) confirmHang(r raw) (counts, confirmed bool) {
+	if !s.subjectToConfirm(r) {
+		return true, true
+	}
+	if s.stop.stopping() {
+		return true, false
 	}
 	started := true
 	start := func() (core.Factory, func() error, error) {
@@ -152,7 +162,20 @@ func (s *sink) confirmHang(r raw) bool {
 		return f, end, err
 	}
 	judge := minimize.Fresh(start, s.stop.minimize)
-	return minimize.JudgedLike(judge, r.f, s.p.Timeout, s.p.StartTimeout)(r.sc) || !started || s.stop.stopping()
+	judged := minimize.JudgedLike(judge, r.f, s.p.Timeout, s.p.StartTimeout)(r.sc)
+	switch {
+	case s.stop.stopping():
+		return true, false
+	case judged || !started:
+		return true, true
+	}
+	return false, false
+}
+
+// subjectToConfirm reports whether r is a hang on an op of a sandbox whose
+// hangs are confirmed (confirmHang).
+func (s *sink) subjectToConfirm(r raw) bool {
+	return s.target.ConfirmHangs && r.f.Hang && r.f.Step > 0
 }
 
 // next waits for the next raw finding to minimize and marks it current;
@@ -173,7 +196,7 @@ func (s *sink) next() (r raw, ok bool) {
 		s.queue[0] = raw{} // let the scenario go once done
 		s.queue = s.queue[1:]
 		if !s.knownHang(r) {
-			s.current = &r
+			s.current, s.currentConfirmed = &r, false
 			return r, true
 		}
 	}
@@ -257,23 +280,25 @@ func (s *sink) giveUp() {
 	s.queue = nil
 	s.wake.Broadcast()
 	for i, r := range left {
-		if i == 0 && s.current != nil || !s.knownHang(r) { // the current one passed knownHang already
-			s.record(r, s.asFound(r))
+		current := i == 0 && s.current != nil
+		if current || !s.knownHang(r) { // the current one passed knownHang already
+			s.record(r, s.asFound(r), s.subjectToConfirm(r) && !(current && s.currentConfirmed))
 		}
 	}
 }
 
-// record deduplicates f, the finding of r, writes it and keeps it. Call
-// with mu held.
-func (s *sink) record(r raw, f *finding.Finding) {
+// record deduplicates f, the finding of r, writes it and keeps it, marked
+// unconfirmed when it is a timeout a fresh sandbox did not judge again.
+// Call with mu held.
+func (s *sink) record(r raw, f *finding.Finding, unconfirmed bool) {
 	key := f.FileName()
 	if s.seen[key] {
 		return
 	}
 	s.seen[key] = true
-	out := Finding{Check: r.check, Finding: f, Unminimized: unminimized(f)}
+	out := Finding{Check: r.check, Finding: f, Unminimized: unminimized(f), Unconfirmed: unconfirmed}
 	if s.out != "" {
-		path, err := s.write(f, out.Unminimized)
+		path, err := s.write(f, out.Unminimized, out.Unconfirmed)
 		if err != nil && s.err == nil {
 			s.err = fmt.Errorf("writing a finding: %w", err)
 		}
@@ -288,26 +313,36 @@ func unminimized(f *finding.Finding) bool { return f.Stats.Cut && f.Stats.Calls 
 
 // write writes f to the output directory; the header of a finding that
 // was not minimized says so, and how to minimize it, where the pipeline's
-// header would say it was minimized from N ops to N.
-func (s *sink) write(f *finding.Finding, unminimized bool) (string, error) {
-	if !unminimized {
+// header would say it was minimized from N ops to N, and that of a
+// timeout not confirmed, that it was not.
+func (s *sink) write(f *finding.Finding, unminimized, unconfirmed bool) (string, error) {
+	if !unminimized && !unconfirmed {
 		return s.as.Write(s.out, f)
 	}
 	path := filepath.Join(s.out, f.FileName())
 	s.as.Annotate(f, path)
-	note := fmt.Sprintf("not minimized: the campaign stopped first (%d ops); minimize it with: %s minimize %s -w %s",
-		len(f.Minimized.Steps), s.as.Invocation(), finding.SUTArgs(s.target.Name, s.target.Flags), finding.QuoteArg(filepath.ToSlash(path)))
-	c := f.Minimized.Comment
-	if i := slicesIndexPrefix(c, "minimized from "); i >= 0 {
-		c[i] = note
-	} else {
-		f.Minimized.Comment = append(c, note)
+	if unminimized {
+		note := fmt.Sprintf("not minimized: the campaign stopped first (%d ops); minimize it with: %s minimize %s -w %s",
+			len(f.Minimized.Steps), s.as.Invocation(), finding.SUTArgs(s.target.Name, s.target.Flags), finding.QuoteArg(filepath.ToSlash(path)))
+		c := f.Minimized.Comment
+		if i := slicesIndexPrefix(c, "minimized from "); i >= 0 {
+			c[i] = note
+		} else {
+			f.Minimized.Comment = append(c, note)
+		}
+	}
+	if unconfirmed {
+		f.Minimized.Comment = append(f.Minimized.Comment, unconfirmedNote)
 	}
 	if err := os.MkdirAll(s.out, 0o755); err != nil {
 		return "", err
 	}
 	return path, fsutil.WriteAtomic(path, f.Minimized.Format(), 0o644)
 }
+
+// unconfirmedNote is the header line of a timeout the campaign stopped
+// before it was judged again on a fresh sandbox.
+const unconfirmedNote = "not confirmed: the campaign stopped before a fresh sandbox judged this timeout again (a slow machine misses --timeout), so it does not count; replay it, with a longer --timeout if need be"
 
 // slicesIndexPrefix returns the index of the first line of lines that
 // starts with prefix, or -1.

@@ -28,8 +28,11 @@ func Summarize(res *Result, sut string) reports.Summary {
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
 			Class: f.Class.String(), Detail: fileDetail(f.Finding), File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
-			Unminimized: f.Unminimized, Flaky: f.Flaky, Stateful: f.Stateful})
-		if f.Flaky || f.Stateful {
+			Unminimized: f.Unminimized, Flaky: f.Flaky, Stateful: f.Stateful, Unconfirmed: f.Unconfirmed})
+		switch {
+		case f.Unconfirmed:
+			s.UnconfirmedFindings++
+		case f.Flaky || f.Stateful:
 			s.FlakyFindings++
 		}
 	}

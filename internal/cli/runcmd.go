@@ -98,9 +98,9 @@ that cannot start, 3 interrupted.`)
 	sum.SUTFlags = target.Flags
 	sum.MarkNotApplicable(target.NotApplicable)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s%s%s%s\n",
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
-		len(sum.Findings), flakyCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
+		len(sum.Findings), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
 		unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
 		fmt.Fprintf(e.stderr, "sbxfuzz run: %s\n", l)
@@ -137,6 +137,9 @@ func shrunk(f reports.Finding) string {
 	if f.Flaky {
 		return fmt.Sprintf("%d ops, not minimized: flaky, it did not fail again", f.OriginalOps)
 	}
+	if f.Unconfirmed {
+		return fmt.Sprintf("%d ops, not minimized nor confirmed on a fresh sandbox: the campaign stopped first", f.OriginalOps)
+	}
 	if f.Unminimized {
 		return fmt.Sprintf("%d ops, not minimized: the campaign stopped first", f.OriginalOps)
 	}
@@ -168,11 +171,21 @@ func flakyCount(sum reports.Summary) string {
 	switch n := sum.FlakyFindings; {
 	case n == 0:
 		return ""
-	case !sum.Failed():
+	case !sum.Failed() && sum.UnconfirmedFindings == 0:
 		return fmt.Sprintf(" (%s flaky: none failed again when judged again, so the exit status is 0)", allOf(n))
 	default:
 		return fmt.Sprintf(" (%d flaky: they did not fail again when judged again)", n)
 	}
+}
+
+// unconfirmedCount is the summary line's clause counting the op timeouts
+// written when the campaign stopped before a fresh sandbox judged them,
+// which do not make the exit status 1.
+func unconfirmedCount(sum reports.Summary) string {
+	if sum.UnconfirmedFindings == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d op timeouts not confirmed: the campaign stopped before a fresh sandbox judged them again, so they do not count)", sum.UnconfirmedFindings)
 }
 
 // allOf words n things that are all there are: "the 1", "all 3".

@@ -2,8 +2,11 @@ package networld
 
 import (
 	"net/netip"
+	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // lookup is a name's DNS lookup under way: the family of its first
@@ -21,12 +24,14 @@ type lookup struct {
 // it is of family, consumed and journaled ("resolve h -> a", h spelled as
 // the op spells it when it is the op's host); else nothing, consuming
 // nothing. The second query of a lookup whose first consumed the answer
-// answers nothing: one lookup, one answer. Outside an op it answers
-// nothing.
+// answers nothing: one lookup, one answer. A query for an IP spelling
+// without a dns line of its own answers nothing, as a real DNS server
+// does (a resolver that parses numbers, as getaddrinfo does, never asks).
+// Outside an op it answers nothing.
 func (b *Binding) Resolve(name string, family netns.Family) []netip.Addr {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.open {
+	if !b.open || b.numeric(name) {
 		return nil
 	}
 	first, pending := b.lookups[name]
@@ -45,6 +50,18 @@ func (b *Binding) Resolve(name string, family netns.Family) []netip.Addr {
 		return nil
 	}
 	return []netip.Addr{a}
+}
+
+// numeric reports whether name is an IP spelling (SPEC §6) that no dns
+// line of the world names: the world resolves such a host to itself when
+// a connection is made to it, but it is no name a DNS server knows, and a
+// proxy that asks DNS for "2130706433" rather than reading the number
+// must not be answered 127.0.0.1.
+func (b *Binding) numeric(name string) bool {
+	if _, ok := spec.ParseIPLiteral(name); !ok {
+		return false
+	}
+	return !slices.ContainsFunc(b.world.Spec().DNS, func(d scenario.DNSRecord) bool { return spec.NormalizeHost(d.Host) == name })
 }
 
 // consume resolves name in the world, journaled, when its next answer is

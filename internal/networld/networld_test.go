@@ -122,6 +122,28 @@ func TestQueryOfTheOtherFamily(t *testing.T) {
 	wantJournal(t, w, "resolve m.test -> ::ffff:10.0.0.5")
 }
 
+// TestNumericNameNotAnswered: a DNS query for an IP spelling is answered
+// nothing and journals nothing, as a real DNS server answers a proxy that
+// asks for "2130706433" instead of reading it (nginx); one with a dns
+// line of its own is a name, answered from the line.
+func TestNumericNameNotAnswered(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{DNS: []scenario.DNSRecord{{Host: "0x7F.1.", Addrs: []netip.Addr{public}}}})
+	b := bound(w, public)
+	for _, name := range []string{"2130706433", "127.0.0.1", "0177.0.0.1", "014420000000"} {
+		b.BeginOp(fetchOp(name, "/"))
+		if got := lookupBoth(b, name, false); got != nil {
+			t.Errorf("lookup of %s: %v, want nothing", name, got)
+		}
+		b.EndOp()
+	}
+	wantJournal(t, w)
+	b.BeginOp(fetchOp("0x7F.1.", "/"))
+	if got := lookupBoth(b, "0x7f.1", false); !slices.Equal(got, []netip.Addr{public}) {
+		t.Errorf("lookup of a spelling with a dns line: %v, want %v", got, public)
+	}
+	wantJournal(t, w, "resolve 0x7F.1. -> 203.0.113.9")
+}
+
 // serve sends req to b and returns the recorded answer.
 func serve(b *Binding, method, target, host string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, target, nil)
