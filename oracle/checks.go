@@ -434,8 +434,12 @@ func (r *watchedRun) checkOutput(s *stepObs) {
 func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	r.cov.Classes[s.class].Checked[VerdictMatchesModel]++
 	if s.res != want {
+		describe := describeResult
+		if s.res.Kind == want.Kind && s.res.Hard == want.Hard {
+			describe = describeData // the data alone differs: show it
+		}
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
-			formatOp(*s.op), describeResult(s.res), describeResult(want), r.model.explain(why, *s.op)))
+			formatOp(*s.op), describe(s.res), describe(want), r.model.explain(why, *s.op)))
 		return
 	}
 	if r.halt != core.Invalid && r.haltStep != r.step || s.after.Ops != int64(r.step) {

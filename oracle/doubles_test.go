@@ -266,3 +266,15 @@ func (s refusesDocumentation) Run(op core.Op) core.Result {
 	}
 	return s.Reference.Run(op)
 }
+
+// emptyReads returns a successful read with no data: the verdict is the
+// model's, the data is not.
+type emptyReads struct{ wrapped }
+
+func (s emptyReads) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if op.Kind == core.OpRead && r.Kind == core.OK {
+		r.Data = ""
+	}
+	return r
+}

@@ -141,3 +141,12 @@ func describeResult(r core.Result) string {
 	}
 	return b.String()
 }
+
+// describeData is describeResult with the data quoted (cut as quote cuts),
+// for two results that differ in their data alone.
+func describeData(r core.Result) string {
+	if r.Data == "" {
+		return describeResult(r) + " with no data"
+	}
+	return describeResult(core.Result{Kind: r.Kind, Hard: r.Hard}) + " with " + quote(r.Data)
+}

@@ -324,6 +324,14 @@ func TestVerdictOnAFetchSaysTheAddress(t *testing.T) {
 	mustContain(t, got[0], "returned egress_internal", "gives ok", `"api.internal" resolves to 203.0.113.1, not internal by SPEC §6 (a documentation address`)
 }
 
+// TestVerdictOnDataAloneQuotesIt: a result whose kind is the model's and
+// whose data is not quotes both data, so that "ok" is not read as a match.
+func TestVerdictOnDataAloneQuotesIt(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return emptyReads{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+	mustContain(t, got[0], `returned ok with no data, but the model of SPEC §5 gives ok with "hello"`)
+}
+
 func TestReplayDeterministicCanFail(t *testing.T) {
 	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_write", "/work/out/a", "x"),

@@ -108,7 +108,7 @@ func cutWord(text, p string) string {
 // returned for the file at tree path p, replaced with the file's bytes when
 // the two differ only as reading by lines makes them differ.
 func asFile(data, p string) string {
-	file, err := os.ReadFile(p)
+	file, err := os.ReadFile(named(p))
 	if err != nil || byLines(string(file)) != byLines(data) {
 		return data
 	}
@@ -118,17 +118,28 @@ func asFile(data, p string) string {
 // fileOr is the bytes of the file at tree path p, or text when it cannot
 // be read.
 func fileOr(text, p string) string {
-	file, err := os.ReadFile(p)
+	file, err := os.ReadFile(named(p))
 	if err != nil {
 		return text
 	}
 	return string(file)
 }
 
+// named is tree path p without the slashes that may end it: the file an
+// op's "f/" names, as SPEC §5 cleans it and a server resolves it, where
+// the system refuses to open "f/" when f is a file.
+func named(p string) string {
+	if t := strings.TrimRight(p, "/"); t != "" {
+		return t
+	}
+	return p
+}
+
 // byLines is s as a server that reads line by line returns it: "\r\n"
-// read as "\n", a final newline dropped.
+// and a lone "\r" read as "\n", a final newline dropped.
 func byLines(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
 	return strings.TrimSuffix(s, "\n")
 }
 

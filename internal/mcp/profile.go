@@ -334,19 +334,23 @@ var FastFilesystem = Profile{
 // @wonderwhy-er/desktop-commander: its allowed directories are read from
 // ~/.claude-server-commander/config.json, a read's text starts with a
 // header line ("[Reading 3 lines from start (total: 3 lines, 0
-// remaining)]") and a blank line, then the file's lines (Extract.Lines);
-// an image or a PDF is described rather than given; a write takes a mode.
+// remaining)]") and a blank line, then the file's lines (Extract.Lines),
+// at most 1,000 of them unless a length is given; an image, a PDF or a
+// Word document is described rather than given; a directory read is
+// refused in a successful result; a write takes a mode.
 var DesktopCommander = Profile{
 	Name: "desktop-commander",
-	Read: Tool{Name: "read_file", Path: "path", Result: &Extract{Header: `\[Reading [^\]\n]*\]\r?\n(?:\r?\n)?`, Lines: true,
-		Described: []string{`\AImage file: `, `\APDF file: `}}},
+	Read: Tool{Name: "read_file", Path: "path", Args: map[string]json.RawMessage{"length": json.RawMessage("100000000")},
+		Result: &Extract{Header: `\[Reading [^\]\n]*\]\r?\n(?:\r?\n)?`, Lines: true,
+			Described: []string{`\AImage file: `, `\APDF file: `, `\ADOCX `}}},
 	Write: Tool{Name: "write_file", Path: "path", Content: "content", Args: map[string]json.RawMessage{"mode": json.RawMessage(`"rewrite"`)}},
 	DirsConfig: &DirsConfig{
 		File:     ".claude-server-commander/config.json",
 		Template: `{"allowedDirectories": {{dirs}}, "blockedCommands": [], "telemetryEnabled": false}`,
 	},
+	Refusals: []string{`\AThis is a directory, not a file`},
 	Denied:   []string{"Path not allowed", "Access denied"},
-	NotFound: []string{"ENOENT", "no such file"},
+	NotFound: []string{"ENOENT", "no such file", "This is a directory, not a file"},
 }
 
 // AgentInfraFilesystem is the built-in profile of

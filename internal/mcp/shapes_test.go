@@ -293,21 +293,24 @@ func TestRelative(t *testing.T) {
 }
 
 // TestAsFile: content read by lines is taken as the file's only when it
-// differs from it by a final newline and line endings, never when it is
-// another file's.
+// differs from it by a final newline and line endings (a lone "\r" one of
+// them), never when it is another file's; the file a path ending in "/"
+// names is the file.
 func TestAsFile(t *testing.T) {
 	p := t.TempDir() + "/f"
-	if err := os.WriteFile(p, []byte("one\r\ntwo\n"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("one\r\ntwo\rthree\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for data, want := range map[string]string{
-		"one\ntwo":       "one\r\ntwo\n",
-		"one\r\ntwo\n":   "one\r\ntwo\n",
-		"one\ntwo\nmore": "one\ntwo\nmore",
-		"SECRET":         "SECRET",
+		"one\ntwo\nthree":       "one\r\ntwo\rthree\n",
+		"one\r\ntwo\rthree\n":   "one\r\ntwo\rthree\n",
+		"one\ntwo\nthree\nmore": "one\ntwo\nthree\nmore",
+		"SECRET":                "SECRET",
 	} {
-		if got := asFile(data, p); got != want {
-			t.Errorf("asFile(%q) = %q, want %q", data, got, want)
+		for _, at := range []string{p, p + "/"} {
+			if got := asFile(data, at); got != want {
+				t.Errorf("asFile(%q, %s) = %q, want %q", data, at, got, want)
+			}
 		}
 	}
 	if got := asFile("x", p+"-missing"); got != "x" {
