@@ -314,7 +314,7 @@ func egressProblem(entries []refworld.Entry) string {
 			case !l.resolved:
 				return fmt.Sprintf("fetched from %s without resolving %s before, in the same op", e.Addr, quote(e.Name))
 			case l.last != e.Addr:
-				return fmt.Sprintf("fetched from %s, but the last resolve of %s answered %s: the address checked is not the address used",
+				return fmt.Sprintf("fetched from %s, but the last resolve of %s answered %s: the address checked is not the address used (this time the address used is not internal, but an answer kept from before, or asked again, is what a rebinding name turns inside)",
 					e.Addr, quote(e.Name), l.last)
 			}
 		}

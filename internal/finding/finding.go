@@ -372,8 +372,16 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 // was read from (sbxfuzz minimize): orig's own comment, kept, and a line
 // naming the invariant it was minimized for, the sandbox, how many ops of
 // orig it shrank to, and how many ops the sandbox's adapter left out of
-// orig first (leftOut; f.Original is orig narrowed by the adapter).
+// orig first (leftOut; f.Original is orig narrowed by the adapter). When
+// orig is a finding sbxfuzz wrote, the lines of its header that the
+// minimization made stale (the invariant and the oracle's words, how it
+// was minimized) are written anew; where it was found and how to
+// reproduce it are kept.
 func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut int) {
+	comment := slices.Clone(orig.Comment)
+	if len(comment) > 0 && strings.HasPrefix(comment[0], "finding: ") {
+		comment = freshHeader(comment, f)
+	}
 	dropped := ""
 	if leftOut > 0 {
 		dropped = fmt.Sprintf("; %d ops %s cannot express left out first", leftOut, p.SUT)
@@ -384,8 +392,32 @@ func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut 
 	if f.Stateful {
 		dropped += "; on a sandbox that had judged it before: alone, on a fresh one, this file passes"
 	}
-	f.Minimized.Comment = append(slices.Clone(orig.Comment), fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
-		f.Invariant, p.SUT, len(orig.Steps), len(f.Minimized.Steps), f.Stats.Calls, dropped))
+	line := fmt.Sprintf("minimized for %s on %s: %d ops to %d (%d candidates tried%s)",
+		f.Invariant, p.SUT, len(orig.Steps), len(f.Minimized.Steps), f.Stats.Calls, dropped)
+	if i := slices.IndexFunc(comment, func(l string) bool { return strings.HasPrefix(l, "reproduce: ") }); i >= 0 {
+		comment = slices.Insert(comment, i, line) // before the command, as Annotate writes it
+	} else {
+		comment = append(comment, line)
+	}
+	f.Minimized.Comment = comment
+}
+
+// staleHeader are the starts of the lines of a finding's header (Annotate,
+// and the campaign's notes) that a new minimization makes stale.
+var staleHeader = []string{"finding: ", "step ", "flaky: ", "minimized from ", "not minimized", "minimized for ", "not confirmed: "}
+
+// freshHeader is the header comment of a finding file, its stale lines
+// (staleHeader) left out and the invariant and f's explanation written
+// first; the other lines (where it was found, how to reproduce it, the
+// user's own) are kept in their order.
+func freshHeader(comment []string, f *Finding) []string {
+	out := []string{"finding: " + f.Invariant.String(), f.Explanation()}
+	for _, l := range comment {
+		if !slices.ContainsFunc(staleHeader, func(p string) bool { return strings.HasPrefix(l, p) }) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Write annotates f for its file in dir and writes it there atomically,

@@ -374,3 +374,36 @@ func TestAnnotateInPlace(t *testing.T) {
 		t.Errorf("the file's scenario was changed: its comment is %q", orig.Comment)
 	}
 }
+
+// TestAnnotateInPlaceOfAFinding: minimizing a finding file sbxfuzz wrote
+// writes its invariant and the oracle's words on the new scenario anew,
+// drops the lines on how it was minimized before, and keeps where it was
+// found, the command that reproduces it and the user's own lines.
+func TestAnnotateInPlaceOfAFinding(t *testing.T) {
+	orig := parse(t, `# finding: confinement
+# step 3: fs_read /workshop/x returned ok with "résumé ✓", old words
+# sandbox: mutant:raw-prefix; seed 1, check 4; class of the violating op: prefix-sibling
+# minimized from 9 ops to 3 (40 candidates tried, cut short by the minimizer's limits: sbxfuzz minimize -w FILE goes on); expectations are the oracle model's results
+# reproduce: sbxfuzz replay --sut mutant:raw-prefix f.sbx
+# seen on Tuesday
+grant fs_read /work
+fs_read /works
+fs_read /work/a
+fs_read /work/b
+`)
+	confinement, _ := judge.ParseID("confinement")
+	f := &Finding{Invariant: confinement, Minimized: parse(t, "grant fs_read /work\nfs_read /works\n"), Stats: minimize.Stats{Calls: 7},
+		MinStep: 1, MinDetail: "fs_read /works returned ok, new words"}
+	(&Pipeline{SUT: "mutant:raw-prefix"}).AnnotateInPlace(f, orig, 0)
+	want := []string{
+		"finding: confinement",
+		"step 1: fs_read /works returned ok, new words",
+		"sandbox: mutant:raw-prefix; seed 1, check 4; class of the violating op: prefix-sibling",
+		"minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried)",
+		"reproduce: sbxfuzz replay --sut mutant:raw-prefix f.sbx",
+		"seen on Tuesday",
+	}
+	if diff := cmp.Diff(want, f.Minimized.Comment); diff != "" {
+		t.Errorf("header (-want +got):\n%s", diff)
+	}
+}

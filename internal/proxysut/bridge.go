@@ -151,7 +151,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return core.Result{Kind: core.NotFound}
 	case ans.world:
 		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
-	case !ans.closed && ans.status < 300:
+	case !ans.closed && ans.status < 300 && !b.s.profile.refusal(ans.body):
 		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give", b.s.id.name, ans.status, networld.Header)})
 	case b.px.srv != nil && served.Bare:
 		// A fetch server connected and sent no request (a TLS hello to

@@ -346,6 +346,22 @@ func TestBrokenProxies(t *testing.T) {
 	}
 }
 
+// TestBlockPageProfile: a proxy that answers a refusal with a page of its
+// own and 200 (e2guardian's default) is a total finding, unless its
+// profile's refusals match the page: then it is a refusal, judged as one
+// (the model allows the fetch: stricter, no finding).
+func TestBlockPageProfile(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	file := t.TempDir() + "/blockpage.json"
+	if err := os.WriteFile(file, []byte(`{"name": "blockpage", "args": ["-listen", "{{listen}}"], "refusals": ["\\Amade up\\z"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs, tally := checkOn(t, fakeTarget(t, "madeup", file, 10*time.Second), src, 10*time.Second)
+	if len(fs) > 0 || tally.Stricter[ReasonRefusedAllowed] != 1 {
+		t.Errorf("findings %v, stricter %v; want none, the fetch counted stricter", fs, tally.Stricter)
+	}
+}
+
 // exampleBuild is the example proxy, built once for the test binary
 // (BuiltExample); TestMain removes its directory at the end.
 var exampleBuild struct {

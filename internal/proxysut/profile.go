@@ -90,6 +90,18 @@ type Profile struct {
 	// refusal of an op the model allows is stricter (SPEC §14): counted,
 	// not judged. Empty: the proxy promises nothing.
 	Promises []string `json:"promises,omitempty"`
+	// Refusals lists regular expressions (RE2) of the body of an answer
+	// of the proxy's own (no world header) with a 1xx or 2xx status that
+	// is a refusal all the same: a block page served with 200
+	// (e2guardian's default). Such an answer matching none is a total
+	// finding, as an answer the world did not give.
+	Refusals []string `json:"refusals,omitempty"`
+}
+
+// refusal reports whether body, of an answer of the proxy's own, is a
+// refusal by the profile's Refusals.
+func (p Profile) refusal(body string) bool {
+	return slices.ContainsFunc(p.Refusals, func(re string) bool { return regexp.MustCompile(re).MatchString(body) })
 }
 
 // FetchTool is an MCP server's tool that fetches a URL.
@@ -288,6 +300,11 @@ func (p Profile) check() error {
 	for k := range p.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fmt.Errorf("env: %q is not a variable name", k)
+		}
+	}
+	for _, re := range p.Refusals {
+		if _, err := regexp.Compile(re); err != nil {
+			return fmt.Errorf("refusals: %v", err)
 		}
 	}
 	if p.MCP != nil {

@@ -84,6 +84,7 @@ func TestProfileErrors(t *testing.T) {
 		{"", `no JSON object: the file is empty`},
 		{`{"name": "x", "mcp": {"tool": ""}}`, `bad profile: mcp: no tool named`},
 		{`{"name": "x", "mcp": {"tool": "f", "url": "a..b"}}`, `bad profile: mcp: f: argument "a..b" has an empty part`},
+		{`{"name": "x", "refusals": ["(blocked"]}`, `bad profile: refusals: error parsing regexp`},
 		{`{"name": "x", "mcp": {"tool": "f"}, "mode": "connect"}`, `mode and listen are a proxy's`},
 		{`{"name": "x", "hosts": ["a.test:8080"]}`, `hosts: "a.test:8080" is not a host name`},
 		{`{"name": "x", "hosts": ["127.0.0.1"]}`, `hosts: "127.0.0.1" is not a host name`},
