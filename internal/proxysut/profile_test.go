@@ -230,6 +230,25 @@ func TestDocumentedProfile(t *testing.T) {
 	}
 }
 
+// TestNginxProfile: the nginx profile docs/real-sandboxes.md shows parses
+// and renders an allow-list map of the grant's hosts, each once, quoted
+// as regular expressions.
+func TestNginxProfile(t *testing.T) {
+	p, err := LoadProfile(filepath.Join("..", "..", "docs", "examples", "nginx-profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := p.render(launchVars{listen: p.Listen, dir: "/d", config: "/d/nginx.conf", hosts: []string{"a.test", "b+c.test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"resolver 127.0.0.1 valid=1s;", `"~*^a\.test$" 1;`, `"~*^b\+c\.test$" 1;`, "listen 127.0.0.1:3128;", "pid /d/nginx.pid;"} {
+		if !strings.Contains(l.config, want) {
+			t.Errorf("nginx.conf lacks %s:\n%s", want, l.config)
+		}
+	}
+}
+
 // TestProfileFiles: a profile's other files are rendered and written in
 // the proxy's directory beside its config file, where the templates name
 // them by {{dir}}.
