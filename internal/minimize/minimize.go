@@ -11,6 +11,7 @@ import (
 	"math"
 	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -88,6 +89,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		cur = m.removeWorldLists(cur)
 		cur = m.shortcutLinks(cur)
 		cur = m.removeEntries(cur)
+		cur = m.plainRoots(cur)
 		cur = m.simplifyBudgets(cur)
 		cur = m.shrinkOverflows(cur)
 		cur = m.shortenStrings(cur)
@@ -294,6 +296,23 @@ func (m *minimizer) removeEntries(cur *scenario.Scenario) *scenario.Scenario {
 			cur = m.keep(cur, func(c *scenario.Scenario) {
 				c.World.DNS[i].Addrs = slices.Delete(c.World.DNS[i].Addrs, j, j+1)
 			})
+		}
+	}
+	return cur
+}
+
+// plainRoots tries each fs root written with a trailing slash without
+// it: one failure found under both spellings of a root is then one
+// minimized text, and one finding.
+func (m *minimizer) plainRoots(cur *scenario.Scenario) *scenario.Scenario {
+	for _, list := range []func(*scenario.Scenario) []string{
+		func(c *scenario.Scenario) []string { return c.Grant.FSRead },
+		func(c *scenario.Scenario) []string { return c.Grant.FSWrite },
+	} {
+		for i, r := range list(cur) {
+			if len(r) > 1 && strings.HasSuffix(r, "/") {
+				cur = m.keep(cur, func(c *scenario.Scenario) { list(c)[i] = strings.TrimSuffix(r, "/") })
+			}
 		}
 	}
 	return cur

@@ -347,3 +347,26 @@ func TestMinimizeShrinksAnOverflow(t *testing.T) {
 		t.Fatalf("the minimized scenario passes:\n%s", min.Format())
 	}
 }
+
+// TestMinimizeWritesRootsPlainly: a root written with a trailing slash
+// loses it where the failure does not need it, so that one failure found
+// under both spellings is one text; where it needs it (the mutant that
+// denies a root's own directory when written with one), it keeps it.
+func TestMinimizeWritesRootsPlainly(t *testing.T) {
+	sc, fails := readsThroughLinks(t, "grant fs_read /work/\nfile /etc/passwd root\nlink /work/l /etc\n\nfs_read /work/l/passwd\n")
+	if min, _ := Minimize(sc, 1, fails, Limits{}); len(min.Grant.FSRead) != 1 || min.Grant.FSRead[0] != "/work" {
+		t.Errorf("roots %q, want /work:\n%s", min.Grant.FSRead, min.Format())
+	}
+	m, ok := mutants.Lookup("root-itself-denied")
+	if !ok {
+		t.Fatal("no root-itself-denied mutant")
+	}
+	needs := parse(t, "grant fs_read /work/\nfile /work x\n\nfs_read /work\n")
+	fails = Violates(m.Factory, oracle.VerdictMatchesModel, 0)
+	if !fails(needs) {
+		t.Fatal("the scenario does not fail on root-itself-denied")
+	}
+	if min, _ := Minimize(needs, 1, fails, Limits{}); len(min.Grant.FSRead) != 1 || min.Grant.FSRead[0] != "/work/" {
+		t.Errorf("roots %q, want /work/ kept:\n%s", min.Grant.FSRead, min.Format())
+	}
+}

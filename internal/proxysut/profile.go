@@ -402,6 +402,14 @@ func (p Profile) render(v launchVars) (launch, error) {
 }
 
 // execute renders the template text, named name in errors, with v.
+// isIP reports whether host is an IP literal as SPEC §6 reads one (an
+// inet_aton spelling, an IPv6 literal with or without brackets), for a
+// proxy that lists addresses apart from names.
+func isIP(host string) bool {
+	_, ok := spec.ParseIPLiteral(spec.NormalizeHost(host))
+	return ok
+}
+
 func execute(name, text string, v launchVars) (string, error) {
 	host, port, _ := strings.Cut(v.listen, ":")
 	if ap, err := netip.ParseAddrPort(v.listen); err == nil {
@@ -418,6 +426,7 @@ func execute(name, text string, v launchVars) (string, error) {
 		"canonical":    canonicalHost,
 		"unbracket":    spec.Unbracket,
 		"regexp_quote": regexp.QuoteMeta,
+		"is_ip":        isIP,
 	}
 	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
 	if err != nil {

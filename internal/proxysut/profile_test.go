@@ -306,6 +306,12 @@ func TestHostForms(t *testing.T) {
 			t.Errorf("Unbracket(%q) = %q, want %q", tc.host, got, tc.unbracketed)
 		}
 	}
+	for host, want := range map[string]bool{"127.1": true, "2130706433": true, "[::1]": true, "::1": true, "10.0.0.1.": true,
+		"a.test": false, "1.2.3.4.5": false, "0x": false, "": false} {
+		if got := isIP(host); got != want {
+			t.Errorf("isIP(%q) = %v, want %v", host, got, want)
+		}
+	}
 }
 
 // TestRealProxyProfiles: the built-in profiles of real proxies render the
