@@ -152,7 +152,8 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case ans.world:
 		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
 	case !ans.closed && ans.status < 300 && !b.s.profile.refusal(ans.body):
-		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give", b.s.id.name, ans.status, networld.Header)})
+		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give (its body begins %.120q; a page of the proxy's own that refuses goes in its profile's refusals)",
+			b.s.id.name, ans.status, networld.Header, ans.body)})
 	case b.px.srv != nil && served.Bare:
 		// A fetch server connected and sent no request (a TLS hello to
 		// port 443), then failed: the fetch left, whatever it said.

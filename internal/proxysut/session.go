@@ -231,11 +231,15 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 
 // wireHosts are hosts as a URL carries them, which is how a proxy is
 // given them: an IPv6 literal in brackets (Adapt leaves out the ops that
-// would tell "::1" from "[::1]").
+// would tell "::1" from "[::1]"), each once ("::1" and "[::1]" are one:
+// a configuration naming it twice is one many proxies refuse to start
+// with).
 func wireHosts(hosts []string) []string {
-	out := make([]string, len(hosts))
-	for i, h := range hosts {
-		out[i] = urlHost(h)
+	var out []string
+	for _, h := range hosts {
+		if w := urlHost(h); !slices.Contains(out, w) {
+			out = append(out, w)
+		}
 	}
 	return out
 }

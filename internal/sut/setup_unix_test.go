@@ -34,3 +34,27 @@ func TestLookupRefusesWhatCannotStart(t *testing.T) {
 		t.Errorf("Lookup of a program on $PATH: %v", err)
 	}
 }
+
+// TestProxyStartedByItsProfilesCommand: a proxy script a profile starts
+// with an interpreter ("command": ["python3"]) need not be executable
+// itself, as an mcp: server's need not; without that profile it must.
+func TestProxyStartedByItsProfilesCommand(t *testing.T) {
+	if err := supported("proxy:", doorSupport.process, doorSupport.network); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "proxy.py")
+	profile := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(script, []byte("print('hi')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(profile, []byte(`{"name": "py", "command": ["sh"], "args": ["{{listen}}"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LookupWith("proxy:"+script, Options{Profile: profile}); err != nil {
+		t.Errorf("a script its profile starts with sh: %v", err)
+	}
+	if _, err := LookupWith("proxy:"+script, Options{}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("the same script, by itself: %v, want permission denied", err)
+	}
+}

@@ -179,7 +179,11 @@ func lookupProxy(name string, o Options) (Target, error) {
 	if profile == "" {
 		profile = os.Getenv(proxysut.ProfileEnv)
 	}
-	if err := startable(name, command); err != nil {
+	var prefix []string // the profile's command words ("python3"), which start the proxy
+	if p, err := proxysut.LoadProfile(profile); err == nil {
+		prefix = p.Command
+	}
+	if err := startable(name, command, prefix...); err != nil {
 		return Target{}, err
 	}
 	t, err := proxysut.Target(command, profile, proxysut.Timeouts{Op: o.Timeouts.Op, Start: o.Timeouts.Start})
