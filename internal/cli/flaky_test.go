@@ -91,3 +91,23 @@ func TestUnconfirmedHangsInTheSummary(t *testing.T) {
 		t.Errorf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
 	}
 }
+
+// TestViolationsSeen: the summary line counts the violations seen when
+// more than the findings written, and not when a campaign stopped at its
+// first on purpose.
+func TestViolationsSeen(t *testing.T) {
+	two := []reports.Finding{{}, {}}
+	for _, tc := range []struct {
+		raw   int64
+		first bool
+		want  string
+	}{
+		{2, false, ""},
+		{111, false, "; 111 violations seen in all, the earliest of each invariant minimized (at most 4, 2 of one attack class)"},
+		{111, true, ""},
+	} {
+		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, Findings: two}, tc.first); got != tc.want {
+			t.Errorf("%d raw, stop at first %v: %q, want %q", tc.raw, tc.first, got, tc.want)
+		}
+	}
+}

@@ -98,10 +98,10 @@ that cannot start, 3 interrupted.`)
 	sum.SUTFlags = target.Flags
 	sum.MarkNotApplicable(target.NotApplicable)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s%s%s%s%s\n",
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
 		len(sum.Findings), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
-		unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
+		violationsSeen(sum, *stopAtFirst), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
 		fmt.Fprintf(e.stderr, "sbxfuzz run: %s\n", l)
 	}
@@ -186,6 +186,19 @@ func unconfirmedCount(sum reports.Summary) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%d op timeouts not confirmed: the campaign stopped before a fresh sandbox judged them again, so they do not count)", sum.UnconfirmedFindings)
+}
+
+// violationsSeen is the summary line's clause counting the violations the
+// oracle reported, when more than the findings written: a sandbox that
+// fails many checks shows only the earliest few of each invariant, and its
+// user should know the rest exist. A campaign that stops at its first
+// finding asked for one.
+func violationsSeen(sum reports.Summary, stopAtFirst bool) string {
+	if stopAtFirst || sum.RawFindings <= int64(len(sum.Findings)) {
+		return ""
+	}
+	return fmt.Sprintf("; %d violations seen in all, the earliest of each invariant minimized (at most %d, %d of one attack class)",
+		sum.RawFindings, campaign.MaxPerInvariant, campaign.MaxPerClass)
 }
 
 // allOf words n things that are all there are: "the 1", "all 3".
