@@ -193,7 +193,7 @@ func TestHangLeftUnconfirmedAtStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(src), "not confirmed: the campaign stopped before a fresh sandbox judged this timeout again") {
+	if !strings.Contains(string(src), "not judged again: the campaign stopped before a fresh sandbox judged this timeout") {
 		t.Errorf("the header does not say the hang is unconfirmed:\n%s", src)
 	}
 	if sum := Summarize(res, "hangs-then-slow"); sum.UnconfirmedFindings != 1 || sum.Failed() || !sum.Findings[0].Unconfirmed {

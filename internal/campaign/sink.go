@@ -342,7 +342,7 @@ func (s *sink) write(f *finding.Finding, unminimized, unconfirmed bool) (string,
 
 // unconfirmedNote is the header line of a timeout the campaign stopped
 // before it was judged again on a fresh sandbox.
-const unconfirmedNote = "not confirmed: the campaign stopped before a fresh sandbox judged this timeout again (a slow machine misses --timeout), so it does not count; replay it, with a longer --timeout if need be"
+const unconfirmedNote = "not judged again: the campaign stopped before a fresh sandbox judged this timeout (a slow machine misses --timeout), so it does not count; replay it, with a longer --timeout if need be"
 
 // slicesIndexPrefix returns the index of the first line of lines that
 // starts with prefix, or -1.

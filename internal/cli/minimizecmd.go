@@ -88,7 +88,11 @@ it: the ops its adapter cannot express are left out first.`)
 	}
 	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
-	p.AnnotateInPlace(f, sc, len(n.Skipped))
+	written := ""
+	if *write {
+		written = name
+	}
+	p.AnnotateInPlace(f, sc, len(n.Skipped), written)
 	min := f.Minimized
 	if f.Flaky || f.Stateful {
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s\n", name, f.Explanation())

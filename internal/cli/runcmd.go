@@ -194,7 +194,7 @@ func unconfirmedCount(sum reports.Summary) string {
 // user should know the rest exist. A campaign that stops at its first
 // finding asked for one.
 func violationsSeen(sum reports.Summary, stopAtFirst bool) string {
-	if stopAtFirst || sum.RawFindings <= int64(len(sum.Findings)) {
+	if stopAtFirst || sum.RawFindings <= int64(len(sum.Findings)+sum.UnconfirmedHangs) { // a hang ruled out is counted apart
 		return ""
 	}
 	return fmt.Sprintf("; %d violations seen in all, the earliest of each invariant minimized (at most %d, %d of one attack class)",

@@ -9,6 +9,7 @@ package finding
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -188,6 +189,10 @@ func (p *Pipeline) bounds(f oracle.Finding) (timeout, start time.Duration, lim m
 	return timeout, start, lim
 }
 
+// slowTimeouts is how many op timeouts a judgement that timed out gets
+// when it is made again (confirm).
+const slowTimeouts = 4
+
 // confirm judges sc again until it fails as f did, and returns the Judge
 // it failed on, whether that Judge starts a fresh session for each
 // scenario, and how many judgements that took: the pipeline's session
@@ -195,14 +200,27 @@ func (p *Pipeline) bounds(f oracle.Finding) (timeout, start time.Duration, lim m
 // session being fresh the first time), else a fresh session for each
 // case when sc fails on one (or the session again, when the Pipeline
 // cannot start one), else the session when sc failed there once. It
-// returns nil when sc failed in none, or when stop closed first.
+// returns nil when sc failed in none, or when stop closed first. A
+// judgement that timed out on an op, where f is no hang, says nothing of
+// f (a slow machine, not the sandbox): it is made once more with
+// slowTimeouts times the timeout before it counts as passing.
 func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) (j minimize.Judge, fresh bool, replays int) {
 	fails := func(j minimize.Judge) bool {
-		if stopped(stop) {
-			return false
+		t := timeout
+		for again := true; ; again = false {
+			if stopped(stop) {
+				return false
+			}
+			replays++
+			fs := j(sc, oracle.Options{Timeout: t, StartTimeout: start})
+			if slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return minimize.Like(f, fd) }) {
+				return true
+			}
+			if f.Hang || !again || !slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return fd.Hang }) {
+				return false
+			}
+			t = slowTimeouts * cmp.Or(timeout, oracle.DefaultTimeout)
 		}
-		replays++
-		return minimize.JudgedLike(j, f, timeout, start)(sc)
 	}
 	warm, third := minimize.On(p.Factory), minimize.On(p.Factory)
 	if p.Start != nil {
@@ -375,12 +393,15 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 // orig first (leftOut; f.Original is orig narrowed by the adapter). When
 // orig is a finding sbxfuzz wrote, the lines of its header that the
 // minimization made stale (the invariant and the oracle's words, how it
-// was minimized) are written anew; where it was found and how to
-// reproduce it are kept.
-func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut int) {
+// was minimized) are written anew, and its reproduce line names path
+// when path is not "" (the file written); where it was found is kept.
+func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut int, path string) {
 	comment := slices.Clone(orig.Comment)
 	if len(comment) > 0 && strings.HasPrefix(comment[0], "finding: ") {
 		comment = freshHeader(comment, f)
+		if i := slices.IndexFunc(comment, func(l string) bool { return strings.HasPrefix(l, "reproduce: ") }); i >= 0 && path != "" {
+			comment[i] = "reproduce: " + p.command(path)
+		}
 	}
 	dropped := ""
 	if leftOut > 0 {
@@ -404,7 +425,7 @@ func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut 
 
 // staleHeader are the starts of the lines of a finding's header (Annotate,
 // and the campaign's notes) that a new minimization makes stale.
-var staleHeader = []string{"finding: ", "step ", "flaky: ", "minimized from ", "not minimized", "minimized for ", "not confirmed: "}
+var staleHeader = []string{"finding: ", "step ", "flaky: ", "minimized from ", "not minimized", "minimized for ", "not judged again: "}
 
 // freshHeader is the header comment of a finding file, its stale lines
 // (staleHeader) left out and the invariant and f's explanation written

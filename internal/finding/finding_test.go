@@ -319,7 +319,7 @@ func TestStatefulFinding(t *testing.T) {
 		}
 		p.Annotate(f, "x.sbx")
 		header := strings.Join(f.Minimized.Comment, "\n")
-		p.AnnotateInPlace(f, sc, 0)
+		p.AnnotateInPlace(f, sc, 0, "")
 		header += "\n" + strings.Join(f.Minimized.Comment, "\n")
 		for _, want := range []string{"flaky: it fails only on a sandbox that judged other scenarios first", "alone, on a fresh one, this file passes", "on a sandbox that had judged it before"} {
 			if strings.Contains(header, want) != tc.stateful {
@@ -365,7 +365,7 @@ func TestAnnotateInPlace(t *testing.T) {
 		{0, true, []string{"the file's own words", "minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried; cut short by the minimizer's limits: minimizing the file again goes on)"}},
 	} {
 		f.Stats.Cut = tc.cut
-		p.AnnotateInPlace(f, orig, tc.leftOut)
+		p.AnnotateInPlace(f, orig, tc.leftOut, "")
 		if diff := cmp.Diff(tc.want, f.Minimized.Comment); diff != "" {
 			t.Errorf("%d left out: header (-want +got):\n%s", tc.leftOut, diff)
 		}
@@ -377,8 +377,9 @@ func TestAnnotateInPlace(t *testing.T) {
 
 // TestAnnotateInPlaceOfAFinding: minimizing a finding file sbxfuzz wrote
 // writes its invariant and the oracle's words on the new scenario anew,
-// drops the lines on how it was minimized before, and keeps where it was
-// found, the command that reproduces it and the user's own lines.
+// drops the lines on how it was minimized before, names the file written
+// in the command that reproduces it, and keeps where it was found and the
+// user's own lines.
 func TestAnnotateInPlaceOfAFinding(t *testing.T) {
 	orig := parse(t, `# finding: confinement
 # step 3: fs_read /workshop/x returned ok with "résumé ✓", old words
@@ -394,16 +395,48 @@ fs_read /work/b
 	confinement, _ := judge.ParseID("confinement")
 	f := &Finding{Invariant: confinement, Minimized: parse(t, "grant fs_read /work\nfs_read /works\n"), Stats: minimize.Stats{Calls: 7},
 		MinStep: 1, MinDetail: "fs_read /works returned ok, new words"}
-	(&Pipeline{SUT: "mutant:raw-prefix"}).AnnotateInPlace(f, orig, 0)
+	(&Pipeline{SUT: "mutant:raw-prefix"}).AnnotateInPlace(f, orig, 0, "copy.sbx")
 	want := []string{
 		"finding: confinement",
 		"step 1: fs_read /works returned ok, new words",
 		"sandbox: mutant:raw-prefix; seed 1, check 4; class of the violating op: prefix-sibling",
 		"minimized for confinement on mutant:raw-prefix: 3 ops to 1 (7 candidates tried)",
-		"reproduce: sbxfuzz replay --sut mutant:raw-prefix f.sbx",
+		"reproduce: sbxfuzz replay --sut mutant:raw-prefix copy.sbx",
 		"seen on Tuesday",
 	}
 	if diff := cmp.Diff(want, f.Minimized.Comment); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
+	}
+}
+
+// slowFirstOp is a sandbox whose first op takes a while before it runs:
+// a real server on a loaded machine.
+type slowFirstOp struct {
+	core.Sandbox
+	once sync.Once
+	wait time.Duration
+}
+
+func (s *slowFirstOp) Run(op core.Op) core.Result {
+	s.once.Do(func() { time.Sleep(s.wait) })
+	return s.Sandbox.Run(op)
+}
+
+// TestSlowJudgementIsNotAPass: a finding judged again on a machine so
+// slow that the judgement times out on an op is judged once more with a
+// longer timeout, and confirmed, rather than called flaky: a timeout says
+// nothing of a confinement finding.
+func TestSlowJudgementIsNotAPass(t *testing.T) {
+	m, _ := mutants.Lookup("raw-prefix")
+	slow := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		sb, err := m.Factory(g, w)
+		return &slowFirstOp{Sandbox: sb, wait: 300 * time.Millisecond}, err
+	}
+	sc := parse(t, "grant fs_read /work\nfile /workshop/secret LEAK\n\nfs_read /workshop/secret\n")
+	found := firstFinding(t, slow, sc, 0)
+	p := &Pipeline{Factory: slow, SUT: "slow", Timeout: 100 * time.Millisecond, Limits: minimize.Limits{Calls: 2}}
+	f := p.Process(sc, found, "test")
+	if f.Flaky || f.Invariant != found.Invariant {
+		t.Fatalf("flaky %v, %s after %d judgements; want the %s finding confirmed", f.Flaky, f.Invariant, f.Replays, found.Invariant)
 	}
 }

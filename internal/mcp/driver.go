@@ -109,10 +109,13 @@ func cutWord(text, p string) string {
 // the two differ only as reading by lines makes them differ.
 func asFile(data, p string) string {
 	file, err := os.ReadFile(named(p))
-	if err != nil || byLines(string(file)) != byLines(data) {
+	if err != nil {
 		return data
 	}
-	return string(file)
+	if f := string(file); lineEnds(data) == lineEnds(f) || lineEnds(data) == byLines(f) {
+		return f
+	}
+	return data
 }
 
 // fileOr is the bytes of the file at tree path p, or text when it cannot
@@ -135,13 +138,16 @@ func named(p string) string {
 	return p
 }
 
-// byLines is s as a server that reads line by line returns it: "\r\n"
-// and a lone "\r" read as "\n", a final newline dropped.
-func byLines(s string) string {
+// lineEnds is s with "\r\n" and a lone "\r" read as "\n".
+func lineEnds(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	return strings.TrimSuffix(s, "\n")
+	return strings.ReplaceAll(s, "\r", "\n")
 }
+
+// byLines is s as a server that reads line by line returns it: its line
+// ends read as "\n", the final newline dropped (the lines joined by
+// "\n": "a\n\n" is the lines "a" and "", "a\n").
+func byLines(s string) string { return strings.TrimSuffix(lineEnds(s), "\n") }
 
 // Close implements realfs.Driver; the server stays with its owner.
 func (d *driver) Close() error { return nil }

@@ -336,8 +336,9 @@ var FastFilesystem = Profile{
 // header line ("[Reading 3 lines from start (total: 3 lines, 0
 // remaining)]") and a blank line, then the file's lines (Extract.Lines),
 // at most 1,000 of them unless a length is given; an image, a PDF or a
-// Word document is described rather than given; a directory read is
-// refused in a successful result; a write takes a mode.
+// Word document is described rather than given; a directory read, and a
+// PDF it cannot parse, are refused in a successful result; a write takes
+// a mode.
 var DesktopCommander = Profile{
 	Name: "desktop-commander",
 	Read: Tool{Name: "read_file", Path: "path", Args: map[string]json.RawMessage{"length": json.RawMessage("100000000")},
@@ -348,7 +349,7 @@ var DesktopCommander = Profile{
 		File:     ".claude-server-commander/config.json",
 		Template: `{"allowedDirectories": {{dirs}}, "blockedCommands": [], "telemetryEnabled": false}`,
 	},
-	Refusals: []string{`\AThis is a directory, not a file`},
+	Refusals: []string{`\AThis is a directory, not a file`, `\AError reading PDF: `},
 	Denied:   []string{"Path not allowed", "Access denied"},
 	NotFound: []string{"ENOENT", "no such file", "This is a directory, not a file"},
 }

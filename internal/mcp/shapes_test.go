@@ -313,6 +313,16 @@ func TestAsFile(t *testing.T) {
 			}
 		}
 	}
+	blank := t.TempDir() + "/blank"
+	for _, c := range []struct{ file, data string }{{"line one\n\n", "line one\n"}, {"\n\n", "\n"}, {"a\r\r", "a\n"}, {"a\n", "a"}, {"a\n", "a\n"}} {
+		file, data := c.file, c.data
+		if err := os.WriteFile(blank, []byte(file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := asFile(data, blank); got != file {
+			t.Errorf("asFile(%q) of a file %q = %q, want the file", data, file, got)
+		}
+	}
 	if got := asFile("x", p+"-missing"); got != "x" {
 		t.Errorf("asFile of a missing file = %q, want the data as it came", got)
 	}
