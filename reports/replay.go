@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -62,6 +63,9 @@ type Violation struct {
 	Invariant string
 	Step      int
 	Detail    string
+	// Hang is set on a total violation of an op (or a build) that did not
+	// return in time: on a loaded machine, a slow one may.
+	Hang bool
 }
 
 // String returns "invariant: step N: detail", or "invariant: detail" for
@@ -120,6 +124,9 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "%s: %s\n", r.File, v)
+	}
+	if slices.ContainsFunc(r.Violations, func(v Violation) bool { return v.Hang }) {
+		fmt.Fprintf(w, "%s: a timeout may be a loaded machine's, not the sandbox's: replay it again, or with a longer --timeout (a campaign judges a real sandbox's again on a fresh one before it counts)\n", r.File)
 	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(w, "%s: %s skipped: %s cannot express %s (not run, not judged)\n", r.File, stepList(r.Skipped), r.SUT, them(len(r.Skipped)))
@@ -253,6 +260,7 @@ type violationJSON struct {
 	Invariant string `json:"invariant"`
 	Step      int    `json:"step"`
 	Detail    string `json:"detail"`
+	Hang      bool   `json:"hang,omitempty"`
 }
 
 type unmetJSON struct {

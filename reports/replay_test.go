@@ -86,6 +86,12 @@ func TestWriteReplayJSON(t *testing.T) {
 		t.Errorf("JSON:\n%s", b.String())
 	}
 	b.Reset()
+	hung := &reports.Replay{File: "h.sbx", SUT: "osroot", Steps: []reports.ReplayStep{{Step: 1, Op: "fs_read /a", Result: "ok"}},
+		Violations: []reports.Violation{{Invariant: "total", Step: 1, Detail: "fs_read /a did not return within 2s (a hang)", Hang: true}}}
+	if err := reports.WriteReplay(&b, reports.Text, hung); err != nil || !strings.Contains(b.String(), "h.sbx: a timeout may be a loaded machine's") {
+		t.Errorf("a hang: %v\n%s", err, b.String())
+	}
+	b.Reset()
 	nothing := &reports.Replay{File: "y.sbx", SUT: "osroot", Skipped: []int{1, 2}, NotRun: true}
 	if err := reports.WriteReplay(&b, reports.Text, nothing); err != nil || b.String() != "y.sbx\ny.sbx: skipped: osroot can express none of its 2 steps (not run, not judged)\n\n" {
 		t.Errorf("nothing to run: %v\n%s", err, b.String())

@@ -69,7 +69,7 @@ func (o *Outcome) Report() *reports.Replay {
 		r.Steps = append(r.Steps, reportStep(s))
 	}
 	for _, f := range o.Findings {
-		r.Violations = append(r.Violations, reports.Violation{Invariant: f.Invariant.String(), Step: f.Step, Detail: f.Detail})
+		r.Violations = append(r.Violations, reports.Violation{Invariant: f.Invariant.String(), Step: f.Step, Detail: f.Detail, Hang: f.Hang})
 	}
 	return r
 }
