@@ -14,39 +14,14 @@ import (
 // work out that it is 127.0.0.1.
 func internalRange(a netip.Addr) string {
 	a = a.WithZone("")
-	switch {
-	case prefixNAT64Local.Contains(a):
-		return "the NAT64 local-use prefix 64:ff9b:1::/48"
-	case prefixTeredo.Contains(a):
-		return "Teredo 2001::/32"
+	if p := spec.InternalPrefix(a); p != "" {
+		return p
 	}
-	u := spec.Unmap(a)
-	if u == a || !u.IsValid() {
-		return rangeName(a)
+	if form := spec.EmbeddingForm(a); form != "" {
+		u := spec.Unmap(a)
+		return fmt.Sprintf("the %s form of %s: %s", form, u, rangeName(u))
 	}
-	return fmt.Sprintf("the %s form of %s: %s", embeddingForm(a), u, rangeName(u))
-}
-
-// The two prefixes internal whatever they carry, and those whose forms
-// embed an IPv4 address (SPEC §6).
-var (
-	prefixNAT64Local = netip.MustParsePrefix("64:ff9b:1::/48")
-	prefixTeredo     = netip.MustParsePrefix("2001::/32")
-	prefixNAT64      = netip.MustParsePrefix("64:ff9b::/96")
-	prefixSixToFour  = netip.MustParsePrefix("2002::/16")
-)
-
-// embeddingForm names the IPv6 form a, which spec.Unmap unmapped, has.
-func embeddingForm(a netip.Addr) string {
-	switch {
-	case a.Is4In6():
-		return "IPv4-mapped"
-	case prefixNAT64.Contains(a):
-		return "NAT64"
-	case prefixSixToFour.Contains(a):
-		return "6to4"
-	}
-	return "IPv4-compatible"
+	return rangeName(a)
 }
 
 // rangeName names the internal range a lies in, a not embedding another.

@@ -242,6 +242,37 @@ var (
 	teredo     = netip.MustParsePrefix("2001::/32")
 )
 
+// EmbeddingForm names the form of SPEC §6 in which a, an IPv6 address,
+// embeds the IPv4 address Unmap finds in it ("IPv4-mapped",
+// "IPv4-compatible", "NAT64", "6to4"), or is "" when it embeds none.
+func EmbeddingForm(a netip.Addr) string {
+	a = a.WithZone("")
+	switch {
+	case !a.Is6() || Unmap(a) == a:
+		return ""
+	case a.Is4In6():
+		return "IPv4-mapped"
+	case nat64.Contains(a):
+		return "NAT64"
+	case sixToFour.Contains(a):
+		return "6to4"
+	}
+	return "IPv4-compatible"
+}
+
+// InternalPrefix names the prefix of SPEC §6 that makes a internal
+// whatever it carries ("the NAT64 local-use prefix 64:ff9b:1::/48",
+// "Teredo 2001::/32"), or is "" when a is in neither.
+func InternalPrefix(a netip.Addr) string {
+	switch a = a.WithZone(""); {
+	case nat64Local.Contains(a):
+		return "the NAT64 local-use prefix 64:ff9b:1::/48"
+	case teredo.Contains(a):
+		return "Teredo 2001::/32"
+	}
+	return ""
+}
+
 // IsInternal reports whether a fetch to a would stay inside the
 // infrastructure (SPEC §6): the NAT64 local-use prefix 64:ff9b:1::/48 and
 // Teredo 2001::/32 whatever they carry; else, after Unmap, unspecified, loopback, private
@@ -254,7 +285,7 @@ var (
 //	IsInternal(64:ff9b::7f00:1) == true    IsInternal(fd00:ec2::254)   == true
 //	IsInternal(100.100.100.200) == true    IsInternal(203.0.113.1)     == false
 func IsInternal(a netip.Addr) bool {
-	if z := a.WithZone(""); nat64Local.Contains(z) || teredo.Contains(z) {
+	if InternalPrefix(a) != "" {
 		return true
 	}
 	a = Unmap(a)
