@@ -185,7 +185,7 @@ func unconfirmedCount(sum reports.Summary) string {
 	if sum.UnconfirmedFindings == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d op timeouts not confirmed: the campaign stopped before a fresh sandbox judged them again, so they do not count)", sum.UnconfirmedFindings)
+	return fmt.Sprintf(" (%d op timeouts not judged again: the campaign stopped first, so they do not count)", sum.UnconfirmedFindings)
 }
 
 // violationsSeen is the summary line's clause counting the violations the
