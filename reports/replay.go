@@ -55,6 +55,10 @@ type ReplayStep struct {
 	// allows it (SPEC §14: not judged; the step shows the model's
 	// answer), or "".
 	Stricter string
+	// ModelJournal is set on a refusal whose journal the door wrote as the
+	// model's, the sandbox having made none (a proxy that refused an
+	// internal host without looking it up).
+	ModelJournal bool
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -160,6 +164,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 		if s.Stricter != "" {
 			mark = "  refused by the sandbox (stricter: " + s.Stricter + "), the model's answer and journal shown"
 		}
+		if s.ModelJournal {
+			mark = "  refused by the sandbox, which looked nothing up: the model's journal shown"
+		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet
 		}
@@ -254,6 +261,9 @@ type stepJSON struct {
 	OutputUsed int64    `json:"output_used"`
 	Journal    []string `json:"journal"`
 	Stricter   string   `json:"stricter,omitempty"`
+	// ModelJournal: the journal is the model's, the sandbox having made
+	// none (ReplayStep.ModelJournal).
+	ModelJournal bool `json:"model_journal,omitempty"`
 }
 
 type violationJSON struct {
@@ -274,7 +284,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Stricter: s.Stricter})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Stricter: s.Stricter, ModelJournal: s.ModelJournal})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -85,9 +85,10 @@ SIGINT, SIGTERM or SIGHUP.`)
 // grew. Only the run of a check counts (door.Counter.Opened), not the
 // oracle's second run, so the marks are the run's ops, by their place.
 type stricterSteps struct {
-	tally func() door.Tally
-	mu    sync.Mutex
-	marks map[int]string // the op's index in the run, 0-based: its reason
+	tally  func() door.Tally
+	mu     sync.Mutex
+	marks  map[int]string // the op's index in the run, 0-based: its reason
+	filled map[int]bool   // the ops whose journal the door filled (door.Counter.Filled)
 }
 
 // factory wraps f so that each sandbox it builds notes its stricter ops.
@@ -107,7 +108,7 @@ func (m *stricterSteps) mark(steps []reports.ReplayStep) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := range steps {
-		steps[i].Stricter = m.marks[i]
+		steps[i].Stricter, steps[i].ModelJournal = m.marks[i], m.filled[i]
 	}
 }
 
@@ -119,8 +120,17 @@ type markedSandbox struct {
 }
 
 func (s *markedSandbox) Run(op core.Op) core.Result {
-	before := s.m.tally().Stricter
+	was := s.m.tally()
+	before := was.Stricter
 	r := s.Sandbox.Run(op)
+	if s.m.tally().Filled > was.Filled {
+		s.m.mu.Lock()
+		if s.m.filled == nil {
+			s.m.filled = map[int]bool{}
+		}
+		s.m.filled[s.n] = true
+		s.m.mu.Unlock()
+	}
 	for reason, n := range s.m.tally().Stricter {
 		if n > before[reason] {
 			s.m.mu.Lock()

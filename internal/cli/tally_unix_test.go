@@ -4,10 +4,14 @@ package cli
 
 import (
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 )
 
 // TestRunSummarizesSkippedLines: the stdout lines an MCP server wrote
@@ -66,5 +70,36 @@ func TestReplayCountsStricter(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Stricter["other"] != 2 || len(doc.Steps) != 3 ||
 		doc.Steps[0].Stricter != "" || doc.Steps[1].Stricter != "other" || doc.Steps[2].Stricter != "other" {
 		t.Errorf("JSON stricter %v, steps %+v (%v):\n%s", doc.Stricter, doc.Steps, err, out)
+	}
+}
+
+// TestReplayMarksTheModelsJournal: a proxy that refuses an internal host
+// without looking it up is journaled as the model looks it up, and replay
+// marks that step so that the lookup is not read as the proxy's; a host
+// the model refuses by the grant alone, journaling nothing, is no mark.
+func TestReplayMarksTheModelsJournal(t *testing.T) {
+	if err := netns.Supported(); err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH: the deny proxy is a Python script")
+	}
+	dir := t.TempDir()
+	profile := writeFile(t, dir, "deny.json", `{"name": "deny", "command": ["python3"], "args": ["{{listen}}"]}`)
+	proxy, err := filepath.Abs("testdata/denyproxy.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbx := writeFile(t, dir, "s.sbx", "grant net 2130706433 a.test\n\nnet_fetch 2130706433 / => egress_internal\nnet_fetch b.test / => egress_denied\n")
+	_, out, errs := run(t, "replay", "--sut", "proxy:"+proxy, "--profile", profile, sbx)
+	const mark = "refused by the sandbox, which looked nothing up: the model's journal shown"
+	var marked []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, mark) {
+			marked = append(marked, strings.Fields(line)[0])
+		}
+	}
+	if !slices.Equal(marked, []string{"1"}) || !strings.Contains(out, "resolve 2130706433 -> 127.0.0.1") {
+		t.Errorf("steps marked %q, want 1, its journal the model's resolve:\n%s%s", marked, out, errs)
 	}
 }

@@ -37,6 +37,7 @@ type Counter struct {
 	through  int64 // of them, those the sandbox let through
 	whole    int64
 	example  string // the least of the answers taken whole
+	filled   int64  // refusals whose journal the door filled (Filled)
 	open     int    // sandboxes opened and not closed yet
 }
 
@@ -68,6 +69,16 @@ func (c *Counter) Stricter(reason, op string) {
 	}
 	c.stricter[reason]++
 	c.examples[reason] = leastExample(c.examples[reason], op)
+}
+
+// Filled counts one refusal whose journal the door filled with the
+// model's entries (a proxy that refused an internal host without looking
+// it up is journaled as the model looks it up), so that a replay can say
+// the journal shown is not the sandbox's.
+func (c *Counter) Filled() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.filled++
 }
 
 // Whole counts one read whose answer, text, was taken whole as the
@@ -129,7 +140,7 @@ func GrantRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

@@ -101,6 +101,9 @@ type Tally struct {
 	// again there. The door counts them over all its sessions, those
 	// that judge findings again included, and one session reports them.
 	Stale int64
+	// Filled counts the refusals whose journal the door filled with the
+	// model's entries, the sandbox having made none (Counter.Filled).
+	Filled int64
 }
 
 // Add adds u's counts to t's.
@@ -122,6 +125,7 @@ func (t *Tally) Add(u Tally) {
 	t.Refused += u.Refused
 	t.LetThrough += u.LetThrough
 	t.Whole += u.Whole
+	t.Filled += u.Filled
 	t.WholeExample = leastExample(t.WholeExample, u.WholeExample)
 	t.CountsPassed = t.CountsPassed || u.CountsPassed
 	t.Stale += u.Stale

@@ -300,6 +300,9 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 	}
 	if model == core.EgressInternal && !resolved {
 		b.withWorld(func(w *refworld.World) { w.Resolve(host) })
+		if b.counts {
+			b.s.tally.Filled()
+		}
 	}
 	return core.Result{Kind: model}
 }
