@@ -575,3 +575,18 @@ func TestKindsNotApplicable(t *testing.T) {
 		t.Errorf("the report does not say %q:\n%s", want, b.String())
 	}
 }
+
+// TestGivenUpWarning: a campaign that gave up checks when it stopped
+// says so, with what to change; an interrupted one, which gives up what
+// runs by design, does not.
+func TestGivenUpWarning(t *testing.T) {
+	if w := (&reports.Summary{GivenUpChecks: 1}).GivenUpWarning(); !strings.Contains(w, "1 checks were still running when the campaign stopped") {
+		t.Errorf("given up 1: %q", w)
+	}
+	if w := (&reports.Summary{GivenUpChecks: 1, Interrupted: true}).GivenUpWarning(); w != "" {
+		t.Errorf("interrupted: %q, want none", w)
+	}
+	if w := (&reports.Summary{}).GivenUpWarning(); w != "" {
+		t.Errorf("none given up: %q, want none", w)
+	}
+}

@@ -45,9 +45,13 @@ type Summary struct {
 	UnconfirmedFindings int `json:"unconfirmed_findings,omitempty"`
 	// UnconfirmedHangs counts the hangs a fresh session of a real sandbox
 	// answered in time when judged again: not findings.
-	UnconfirmedHangs int               `json:"unconfirmed_hangs,omitempty"`
-	Invariants       []InvariantChecks `json:"invariants"`
-	Classes          []ClassRow        `json:"classes"`
+	UnconfirmedHangs int `json:"unconfirmed_hangs,omitempty"`
+	// GivenUpChecks counts the checks still running when a campaign
+	// stopped, given up on and not judged (not in Checks): an op or a
+	// start longer than what was left of its duration.
+	GivenUpChecks int               `json:"given_up_checks,omitempty"`
+	Invariants    []InvariantChecks `json:"invariants"`
+	Classes       []ClassRow        `json:"classes"`
 	// Dimensions is every point of the SPEC dimension table with its
 	// hits, in the table's order, when the campaign counted them.
 	Dimensions []DimensionPoint `json:"dimensions,omitempty"`
@@ -299,12 +303,24 @@ const minRefusedToWarn = 20
 // WholeWarning that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.NothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
+	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// GivenUpWarning is the one line that says some checks were given up
+// when the campaign stopped, or "" when none were: a sandbox whose ops (or
+// start) take longer than what is left of a campaign's duration is never
+// judged, and a run that judged nothing must not read as a clean one.
+func (s *Summary) GivenUpWarning() string {
+	if s.GivenUpChecks == 0 || s.Interrupted { // an interrupt gives up what runs: no advice to give
+		return ""
+	}
+	return fmt.Sprintf("%d checks were still running when the campaign stopped, given up on and not judged: an op or a start that takes longer than what was left of --duration (give --timeout and --start-timeout less than --duration, or a longer --duration)",
+		s.GivenUpChecks)
 }
 
 // WholeWarning is the one line that says some reads were answered with

@@ -131,6 +131,10 @@ type Result struct {
 	// confirmed (sut.Target.ConfirmHangs) that a fresh session answered
 	// in time when judged again: not findings, the machine was slow.
 	UnconfirmedHangs int
+	// GivenUp counts the checks still running when the campaign stopped,
+	// given up on and not judged: an op or a start longer than what was
+	// left of its Duration. Checks does not count them.
+	GivenUp int
 	// Tally sums what the workers' sessions of a real sandbox counted
 	// beside their checks (sut.Target.StartCounted): the ops it refused
 	// that the model allows, by reason, and the stdout lines its servers
@@ -226,14 +230,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}()
 	}
 	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load)
+	givenUp := 0
 	if !waitOr(&checking, stop.hard) {
-		giveUpOn(over, ends) // their checks were not found to fail: nothing found is lost
+		givenUp = giveUpOn(over, ends) // their checks were not found to fail: nothing found is lost
 	}
 	col.flush()
 	out.close()
 	waitOr(&ending, stop.last)
 	stopProgress()
-	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load()}
+	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load(), GivenUp: givenUp}
 	var werr error
 	for w := range workers {
 		if !over[w].Load() {
@@ -319,15 +324,18 @@ func onceEnd(end func() error) func() error { return sync.OnceValue(end) }
 // giveUpOn ends the sessions of the workers whose checks are not over, in
 // the background: a check stuck in a sandbox of another process returns
 // once the process is stopped, and the worker then ends.
-func giveUpOn(over []atomic.Bool, ends []atomic.Pointer[func() error]) {
+func giveUpOn(over []atomic.Bool, ends []atomic.Pointer[func() error]) int {
+	n := 0
 	for w := range over {
 		if over[w].Load() {
 			continue
 		}
+		n++
 		if end := ends[w].Load(); end != nil {
 			go (*end)()
 		}
 	}
+	return n
 }
 
 // addDimensions adds a worker's dimension counts to res.

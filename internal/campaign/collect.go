@@ -53,6 +53,7 @@ type collector struct {
 	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
 	raws      atomic.Int64 // raw findings offered, kept or not
 	closed    bool         // flushed: the checks still running (given up on) offer nothing more
+	over      atomic.Bool  // closed, read without the lock: a check given up on is not counted either
 	sink      func(raw)    // called with mu held; it must not block
 }
 
@@ -66,6 +67,9 @@ func newCollector(first bool, sink func(raw)) *collector {
 // keeps a Clone of sc, if any, since the worker draws its next scenario
 // into sc's memory.
 func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
+	if k.over.Load() {
+		return // a check given up on: its findings are not judged
+	}
 	k.raws.Add(int64(len(fs)))
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
 	}
@@ -154,6 +158,7 @@ func (k *collector) flush() {
 		k.sink(r)
 	}
 	k.closed = true
+	k.over.Store(true)
 }
 
 // takeFinal removes and returns the pending findings below mark, in check

@@ -93,11 +93,14 @@ func (f *feed) Next() (judge.Case, core.Factory, bool) {
 // Judged records the verdict on the check Next handed out last: its ops
 // and dimension points, and its findings, offered to the collector.
 func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
-	sc := c.Scenario
-	f.count.ops.Add(f.cov.Ops - f.ops)
 	if hung(fs) { // its goroutine may still read the scenario
 		f.gen.Abandon()
 	}
+	if f.col.over.Load() {
+		return // given up on when the campaign stopped: not a check it made
+	}
+	sc := c.Scenario
+	f.count.ops.Add(f.cov.Ops - f.ops)
 	switch {
 	case f.countInCheck && !hung(fs):
 		f.dims.Add(f.checked)

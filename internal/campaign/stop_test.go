@@ -177,3 +177,28 @@ func TestDurationEndsInBoundedTime(t *testing.T) {
 	}
 	checkWrittenAsFound(t, res)
 }
+
+// TestGivenUpCheckIsNotAPass: a check whose op outlasts the campaign's
+// Duration (an op timeout longer than it) is given up on when the
+// campaign stops, and counted so, not as a check made: the campaign
+// judged nothing, and its result must not read as a clean run.
+func TestGivenUpCheckIsNotAPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out DurationStopTime")
+	}
+	blocks := sut.Target{Name: "blocks", Start: func() (core.Factory, func() error, error) {
+		ended := make(chan struct{})
+		end := sync.OnceFunc(func() { close(ended) })
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return blockingSandbox{core.NewReference(g, w), ended, func() {}}, nil
+		}
+		return f, func() error { end(); return nil }, nil
+	}}
+	res, err := Run(context.Background(), Config{Seed: 1, Workers: 1, Duration: time.Second, Target: blocks, Timeout: hangTimeout, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.GivenUp != 1 || res.Checks != 0 || res.Raw != 0 || len(res.Findings) != 0 {
+		t.Errorf("given up %d, checks %d, raw %d, findings %d; want 1 given up and nothing else", res.GivenUp, res.Checks, res.Raw, len(res.Findings))
+	}
+}

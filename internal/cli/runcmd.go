@@ -128,6 +128,8 @@ that cannot start, 3 interrupted.`)
 		return ExitUsage
 	case sum.Failed():
 		return ExitFinding
+	case sum.Checks == 0 && sum.GivenUpChecks > 0:
+		return ExitUsage // it judged nothing: its timeouts do not fit its duration (the warning says so)
 	}
 	return ExitOK
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -168,7 +169,9 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 	for {
 		m, err := c.out.Read()
 		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed):
+			// os.ErrClosed: the process exited and its pipe was closed
+			// before this read began, which a crash makes a race.
 			return c.broken(fmt.Errorf("%s: %w", method, errExited))
 		case err != nil:
 			return c.broken(fmt.Errorf("%s: %v", method, err))
