@@ -205,22 +205,22 @@ const slowTimeouts = 4
 // f (a slow machine, not the sandbox): it is made once more with
 // slowTimeouts times the timeout before it counts as passing.
 func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) (j minimize.Judge, fresh bool, replays int) {
+	judge := func(j minimize.Judge, t time.Duration) (like, hung bool) {
+		replays++
+		fs := j(sc, oracle.Options{Timeout: t, StartTimeout: start})
+		return slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return minimize.Like(f, fd) }),
+			slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return fd.Hang })
+	}
 	fails := func(j minimize.Judge) bool {
-		t := timeout
-		for again := true; ; again = false {
-			if stopped(stop) {
-				return false
-			}
-			replays++
-			fs := j(sc, oracle.Options{Timeout: t, StartTimeout: start})
-			if slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return minimize.Like(f, fd) }) {
-				return true
-			}
-			if f.Hang || !again || !slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return fd.Hang }) {
-				return false
-			}
-			t = slowTimeouts * cmp.Or(timeout, oracle.DefaultTimeout)
+		if stopped(stop) {
+			return false
 		}
+		like, hung := judge(j, timeout)
+		if like || f.Hang || !hung || stopped(stop) {
+			return like
+		}
+		like, _ = judge(j, slowTimeouts*cmp.Or(timeout, oracle.DefaultTimeout))
+		return like
 	}
 	warm, third := minimize.On(p.Factory), minimize.On(p.Factory)
 	if p.Start != nil {

@@ -16,13 +16,10 @@ import (
 // under a grant of net hosts only, over the world's routes and dns lines.
 // A proxy has no budgets: the scenario gets SPEC §10's default budgets
 // and clock, which the harness charges and which a reproducer does not
-// print. A host granted twice is granted once: a configuration that lists
-// it twice is one many proxies refuse to start with (nginx's map, Traffic
-// Server's remap rules). It returns nil when no op is left.
+// print. It returns nil when no op is left.
 func Adapt(sc *scenario.Scenario) *scenario.Scenario {
 	out := sc.Clone()
 	out.Grant.FSRead, out.Grant.FSWrite, out.Grant.Tools = nil, nil, nil
-	out.Grant.NetHosts = unique(out.Grant.NetHosts)
 	defaults := scenario.New()
 	out.Grant.Budgets, out.World.Clock = defaults.Grant.Budgets, defaults.World.Clock
 	out.World.Files, out.World.Links, out.World.ToolOutputs = nil, nil, nil
@@ -31,18 +28,6 @@ func Adapt(sc *scenario.Scenario) *scenario.Scenario {
 	})
 	if len(out.Steps) == 0 {
 		return nil
-	}
-	return out
-}
-
-// unique returns hosts without their repeats, in the order of their
-// first appearance.
-func unique(hosts []string) []string {
-	var out []string
-	for _, h := range hosts {
-		if !slices.Contains(out, h) {
-			out = append(out, h)
-		}
 	}
 	return out
 }
