@@ -1,7 +1,6 @@
 package oracle
 
 import (
-	"encoding/binary"
 	"fmt"
 	"net/netip"
 
@@ -24,55 +23,21 @@ func internalRange(a netip.Addr) string {
 	return rangeName(a)
 }
 
-// rangeName names the internal range a lies in, a not embedding another.
+// rangeName names the internal range a lies in, a not embedding another;
+// the three addresses a reader knows by their own names are called so.
 func rangeName(a netip.Addr) string {
+	r, in := spec.InternalRangeOf(a)
 	switch {
 	case !a.IsValid():
 		return "no address at all"
-	case a.IsUnspecified():
-		return "unspecified"
+	case !in:
+		return "not internal by SPEC §6"
 	case a == modelMetadata:
-		return "link-local, the cloud metadata endpoint"
-	case a.Is6():
-		return rangeName6(a)
+		return "the cloud metadata endpoint, in " + r.Name
+	case a == netip.IPv4Unspecified():
+		return "unspecified, in " + r.Name
+	case a == netip.AddrFrom4([4]byte{255, 255, 255, 255}):
+		return "broadcast, in " + r.Name
 	}
-	v := binary.BigEndian.Uint32(a.AsSlice())
-	switch {
-	case v>>24 == 0:
-		return "this network 0.0.0.0/8"
-	case v>>24 == 127:
-		return "loopback"
-	case a.IsPrivate():
-		return "private"
-	case v&0xffc00000 == 0x64400000:
-		return "shared address space 100.64.0.0/10 (carrier-grade NAT)"
-	case a.IsLinkLocalUnicast():
-		return "link-local"
-	case v>>8 == 0xc00000:
-		return "IETF protocol assignments 192.0.0.0/24"
-	case v&0xfffe0000 == 0xc6120000:
-		return "benchmarking 198.18.0.0/15"
-	case a.IsMulticast():
-		return "multicast"
-	case v == 0xffffffff:
-		return "broadcast"
-	case v>>28 == 0xf:
-		return "reserved 240.0.0.0/4"
-	}
-	return "not internal by SPEC §6"
-}
-
-// rangeName6 is rangeName for an IPv6 address.
-func rangeName6(a netip.Addr) string {
-	switch {
-	case a.IsLoopback():
-		return "loopback"
-	case a.IsPrivate():
-		return "unique local fc00::/7"
-	case a.IsLinkLocalUnicast():
-		return "link-local"
-	case a.IsMulticast():
-		return "multicast"
-	}
-	return "not internal by SPEC §6"
+	return r.Name
 }

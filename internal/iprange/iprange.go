@@ -1,33 +1,29 @@
-// Package iprange lists the internal address ranges of SPEC §6 and the
-// prefixes of its IPv6 embedding forms, with their edges, and the ways a
-// host can spell an address. The generators aim
+// Package iprange gives the internal address ranges of SPEC §6 and the
+// prefixes of its IPv6 embedding forms (package spec's table) their edges,
+// and lists the ways a host can spell an address. The generators aim
 // their range probes at every edge of every range in every spelling, and
 // the SPEC dimension table (package dims) counts which of those points a
 // campaign's scenarios hit: both read this one table, so that what is
 // drawn and what is counted cannot drift apart.
 package iprange
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+)
 
 // ranges are the internal ranges of SPEC §6, IPv4 then IPv6, and then the
-// prefixes of its IPv6 embedding forms: IPv4-mapped, IPv4-compatible,
-// NAT64 and 6to4, whose addresses are judged by the IPv4 address they
-// carry (each is also a spelling of IPv4 addresses, below), and the NAT64
-// local-use prefix and Teredo, internal whatever they carry. An address
-// just outside an embedding prefix is judged as itself, so each prefix's
-// edges are a line SPEC §6 draws, as a range's are. Broadcast is the high
-// edge of 240.0.0.0/4.
+// prefixes of its IPv6 embedding forms (spec.EmbeddingPrefixes): an
+// address just outside an embedding prefix is judged as itself, so each
+// prefix's edges are a line SPEC §6 draws, as a range's are. Broadcast is
+// the high edge of 240.0.0.0/4.
 var ranges = func() []netip.Prefix {
 	var out []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-		"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8",
-		"::ffff:0:0/96", "::/96", "64:ff9b::/96", "2002::/16", "64:ff9b:1::/48", "2001::/32",
-	} {
-		out = append(out, netip.MustParsePrefix(s))
+	for _, r := range spec.InternalRanges() {
+		out = append(out, r.Prefix)
 	}
-	return out
+	return append(out, spec.EmbeddingPrefixes()...)
 }()
 
 // Ranges returns the internal ranges of SPEC §6, IPv4 then IPv6, then the
@@ -80,29 +76,20 @@ func SpellingsOf(r netip.Prefix) []int {
 	return spellings6
 }
 
-// The prefixes of SPEC §6's embedding forms, by the spelling each is.
-var embeddings = [...]struct {
-	p  netip.Prefix
-	sp int
-}{
-	{netip.MustParsePrefix("::ffff:0:0/96"), Mapped},
-	{netip.MustParsePrefix("64:ff9b::/96"), NAT64},
-	{netip.MustParsePrefix("2002::/16"), SixToFour},
-	{netip.MustParsePrefix("::/96"), Compatible},
-}
-
 // Form returns the embedding form an IPv6 address a is in — Mapped,
-// NAT64, Compatible or SixToFour — and false for an address in none
-// (IPv4 addresses, :: and ::1, the rest of IPv6). Its zone is ignored.
+// NAT64, Compatible or SixToFour (spec.EmbeddingForm) — and false for an
+// address in none (IPv4 addresses, :: and ::1, the rest of IPv6). Its zone
+// is ignored.
 func Form(a netip.Addr) (int, bool) {
-	a = a.WithZone("")
-	if !a.Is6() || a == netip.IPv6Unspecified() || a == netip.IPv6Loopback() {
-		return 0, false
-	}
-	for _, e := range embeddings {
-		if e.p.Contains(a) {
-			return e.sp, true
-		}
+	switch spec.EmbeddingForm(a) {
+	case "IPv4-mapped":
+		return Mapped, true
+	case "NAT64":
+		return NAT64, true
+	case "6to4":
+		return SixToFour, true
+	case "IPv4-compatible":
+		return Compatible, true
 	}
 	return 0, false
 }

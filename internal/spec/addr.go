@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"encoding/binary"
 	"net"
 	"net/netip"
 	"strconv"
@@ -236,6 +235,7 @@ func Unmap(a netip.Addr) netip.Addr {
 // The prefixes of SPEC §6's embedding forms, and those internal whatever
 // they carry.
 var (
+	mapped     = netip.MustParsePrefix("::ffff:0:0/96")
 	compatible = netip.MustParsePrefix("::/96")
 	sixToFour  = netip.MustParsePrefix("2002::/16")
 	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
@@ -275,11 +275,9 @@ func InternalPrefix(a netip.Addr) string {
 
 // IsInternal reports whether a fetch to a would stay inside the
 // infrastructure (SPEC §6): the NAT64 local-use prefix 64:ff9b:1::/48 and
-// Teredo 2001::/32 whatever they carry; else, after Unmap, unspecified, loopback, private
-// (RFC 1918, fc00::/7), link-local (169.254/16, fe80::/10), 0.0.0.0/8,
-// 100.64.0.0/10, 192.0.0.0/24, 198.18.0.0/15, multicast, 240.0.0.0/4 and
-// broadcast. The zero Addr is internal: an address nobody resolved must not
-// be fetched from.
+// Teredo 2001::/32 whatever they carry; else, after Unmap, an address in
+// one of InternalRanges. The zero Addr is internal: an address nobody
+// resolved must not be fetched from.
 //
 //	IsInternal(169.254.169.254) == true    IsInternal(::ffff:10.0.0.1) == true
 //	IsInternal(64:ff9b::7f00:1) == true    IsInternal(fd00:ec2::254)   == true
@@ -289,28 +287,60 @@ func IsInternal(a netip.Addr) bool {
 		return true
 	}
 	a = Unmap(a)
-	if a.Is4() {
-		return internal4(a.As4())
-	}
-	return !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() ||
-		a.IsLinkLocalUnicast() || a.IsMulticast()
+	_, in := InternalRangeOf(a)
+	return in || !a.IsValid()
 }
 
-// internal4 is IsInternal for IPv4, as masks over the address's 32 bits.
-func internal4(b [4]byte) bool {
-	v := binary.BigEndian.Uint32(b[:])
-	switch {
-	case v>>24 == 0, // 0.0.0.0/8, unspecified included
-		v>>24 == 10,                // 10.0.0.0/8
-		v>>24 == 127,               // 127.0.0.0/8 loopback
-		v&0xffc00000 == 0x64400000, // 100.64.0.0/10
-		v>>16 == 0xa9fe,            // 169.254.0.0/16 link-local
-		v&0xfff00000 == 0xac100000, // 172.16.0.0/12
-		v>>8 == 0xc00000,           // 192.0.0.0/24
-		v>>16 == 0xc0a8,            // 192.168.0.0/16
-		v&0xfffe0000 == 0xc6120000, // 198.18.0.0/15
-		v >= 0xe0000000:            // 224/4 multicast, 240/4, broadcast
-		return true
+// Range is an internal range of SPEC §6 and the name a finding gives it.
+type Range struct {
+	Prefix netip.Prefix
+	Name   string
+}
+
+// internalRanges are SPEC §6's internal ranges, IPv4 then IPv6. Every
+// part of sbxfuzz that judges, draws, counts or names them reads this one
+// table.
+var internalRanges = []Range{
+	{netip.MustParsePrefix("0.0.0.0/8"), "this network 0.0.0.0/8"},
+	{netip.MustParsePrefix("10.0.0.0/8"), "private 10.0.0.0/8"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "shared address space 100.64.0.0/10 (carrier-grade NAT)"},
+	{netip.MustParsePrefix("127.0.0.0/8"), "loopback 127.0.0.0/8"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "link-local 169.254.0.0/16"},
+	{netip.MustParsePrefix("172.16.0.0/12"), "private 172.16.0.0/12"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "IETF protocol assignments 192.0.0.0/24"},
+	{netip.MustParsePrefix("192.168.0.0/16"), "private 192.168.0.0/16"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "benchmarking 198.18.0.0/15"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "multicast 224.0.0.0/4"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved 240.0.0.0/4"},
+	{netip.MustParsePrefix("::/128"), "unspecified ::"},
+	{netip.MustParsePrefix("::1/128"), "loopback ::1"},
+	{netip.MustParsePrefix("fc00::/7"), "unique local fc00::/7"},
+	{netip.MustParsePrefix("fe80::/10"), "link-local fe80::/10"},
+	{netip.MustParsePrefix("ff00::/8"), "multicast ff00::/8"},
+}
+
+// InternalRanges returns SPEC §6's internal ranges, IPv4 then IPv6, as a
+// copy the caller may keep.
+func InternalRanges() []Range { return append([]Range(nil), internalRanges...) }
+
+// InternalRangeOf returns the internal range a lies in, a itself (its zone
+// ignored, an IPv6 form not unmapped: IsInternal does that), and false
+// when it lies in none.
+func InternalRangeOf(a netip.Addr) (Range, bool) {
+	a = a.WithZone("")
+	for _, r := range internalRanges {
+		if r.Prefix.Contains(a) {
+			return r, true
+		}
 	}
-	return false
+	return Range{}, false
+}
+
+// EmbeddingPrefixes returns the prefixes of SPEC §6's IPv6 embedding
+// forms — IPv4-mapped, IPv4-compatible, NAT64 and 6to4, whose addresses
+// are judged by the IPv4 address they carry (Unmap) — and then the two
+// internal whatever they carry (InternalPrefix): the NAT64 local-use
+// prefix and Teredo.
+func EmbeddingPrefixes() []netip.Prefix {
+	return []netip.Prefix{mapped, compatible, nat64, sixToFour, nat64Local, teredo}
 }

@@ -6,7 +6,8 @@
 //
 //   - paths (SPEC §4): Canonical, HasTraversal, UnderAllowlist;
 //   - addresses (SPEC §6): NormalizeHost, StaticResolve, ParseInetAton,
-//     ParseIPv6Literal, Unmap, IsInternal;
+//     ParseIPv6Literal, Unmap, IsInternal and its one table of ranges
+//     (InternalRanges, EmbeddingPrefixes);
 //   - ops (SPEC §2, §5): Arity, WellFormed;
 //   - links (SPEC §13): MaxLinks;
 //   - redirects (SPEC §10, §14): Location.
