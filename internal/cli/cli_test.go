@@ -124,6 +124,8 @@ func TestBadInputExits2(t *testing.T) {
 		{"bad format", []string{"replay", "--format", "xml", trace}, "--format"},
 		{"unknown sut", []string{"replay", "--sut", "mutant:nope", trace}, "unknown mutant"},
 		{"a profile for a door without one", []string{"run", "--checks", "1", "--profile", "egressproxy"}, "only the mcp: and proxy: doors take a profile"},
+		{"an empty --out", []string{"run", "--checks", "1", "--out", ""}, "--out: an empty directory name"},
+		{"an empty --out to import", []string{"import", "--out", "", trace}, "--out: an empty directory name"},
 		{"no files", []string{"replay"}, "no files"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
 		{"fmt of a broken file", []string{"fmt", filepath.Join(dir, "bad.sbx")}, "bad.sbx:2:"},

@@ -152,16 +152,20 @@ func outFlag(fs *flagSet) *string {
 }
 
 // outDir returns --out, or the default directory of the findings of
-// sandbox sutName when it is "": never the working directory, so that a
-// campaign run in a checkout leaves it clean.
-func (e *env) outDir(out, sutName string) string {
+// sandbox sutName when it is not given: never the working directory, so
+// that a campaign run in a checkout leaves it clean. An --out given empty
+// is an error, not the default: it is most often a variable left unset
+// (--out "$DIR"), and its findings would land where nobody looks.
+func (e *env) outDir(fs *flagSet, out, sutName string) (string, error) {
 	switch {
 	case out != "":
-		return out
+		return out, nil
+	case len(setFlags(fs.FlagSet, []string{"out"})) > 0:
+		return "", errors.New("--out: an empty directory name (a variable left unset?); leave --out out for the default directory")
 	case e.getenv(finding.OutEnv) != "":
-		return e.getenv(finding.OutEnv)
+		return e.getenv(finding.OutEnv), nil
 	}
-	return finding.DefaultDir(sutName)
+	return finding.DefaultDir(sutName), nil
 }
 
 // checkCampaign checks the flags that size a campaign, as run and report

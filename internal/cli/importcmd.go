@@ -63,7 +63,10 @@ or SIGHUP (the findings written so far are kept).`)
 	if fs.NArg() == 0 {
 		return errorf(e, "import: want at least one FILE (try 'sbxfuzz import -h')")
 	}
-	*out = e.outDir(*out, *sutName)
+	var err error
+	if *out, err = e.outDir(fs, *out, *sutName); err != nil {
+		return errorf(e, "%v", err)
+	}
 	if err := fsutil.CheckOutDir(*out); err != nil {
 		return errorf(e, "--out: %v", err)
 	}

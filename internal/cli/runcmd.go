@@ -74,7 +74,9 @@ that cannot start, 3 interrupted.`)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
-	*out = e.outDir(*out, *sutName)
+	if *out, err = e.outDir(fs, *out, *sutName); err != nil {
+		return errorf(e, "%v", err)
+	}
 	made := missingDirs(*out)
 	if err := fsutil.CheckOutDir(*out); err != nil {
 		return errorf(e, "--out: %v", err)
