@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -410,31 +412,55 @@ func worldStrings(sc *scenario.Scenario) []*string {
 }
 
 // shortenStrings tries shorter forms of every op argument and every data,
-// body and output in the world.
+// body and output in the world. A net_fetch that a URL carries stays
+// carried (SPEC §14, "What HTTP carries"): a door that sends it over HTTP
+// judges it there, and a sandbox that fetches for itself answers one a URL
+// cannot carry apart, so a shorter form that HTTP cannot carry, a path
+// of "" rather than "/", would judge other code than the failure met.
 func (m *minimizer) shortenStrings(cur *scenario.Scenario) *scenario.Scenario {
 	for i := range cur.Steps {
+		carried := urlCarried(cur.Steps[i].Op)
 		for j := range cur.Steps[i].Op.Args {
-			cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.Steps[i].Op.Args[j] })
+			var keeps func(string) bool
+			switch {
+			case carried && j == 0:
+				keeps = spec.URLCarriesHost
+			case carried && j == 1:
+				keeps = spec.URLCarriesPath
+			}
+			cur = m.shorten(cur, func(c *scenario.Scenario) *string { return &c.Steps[i].Op.Args[j] }, keeps)
 		}
 	}
 	for i := range worldStrings(cur) {
-		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return worldStrings(c)[i] })
+		cur = m.shorten(cur, func(c *scenario.Scenario) *string { return worldStrings(c)[i] }, nil)
 	}
 	return cur
 }
 
+// urlCarried reports whether op is a net_fetch whose host and path a URL
+// carries unchanged.
+func urlCarried(op core.Op) bool {
+	return op.Kind == core.OpFetch && spec.WellFormed(op.Args, 2) && spec.URLCarriesHost(op.Args[0]) && spec.URLCarriesPath(op.Args[1])
+}
+
 // shorten tries "", then halves, then dropping one byte at the end, on the
-// string field picks out, keeping each that still fails.
-func (m *minimizer) shorten(cur *scenario.Scenario, field func(*scenario.Scenario) *string) *scenario.Scenario {
-	set := func(v string) func(*scenario.Scenario) { return func(c *scenario.Scenario) { *field(c) = v } }
+// string field picks out, keeping each that still fails and that keeps
+// accepts (nil: any).
+func (m *minimizer) shorten(cur *scenario.Scenario, field func(*scenario.Scenario) *string, keeps func(string) bool) *scenario.Scenario {
+	try := func(v string) *scenario.Scenario {
+		if keeps != nil && !keeps(v) {
+			return cur
+		}
+		return m.keep(cur, func(c *scenario.Scenario) { *field(c) = v })
+	}
 	if *field(cur) == "" {
 		return cur
 	}
-	cur = m.keep(cur, set(""))
+	cur = try("")
 	for s := *field(cur); len(s) > 1; s = *field(cur) {
-		next := m.keep(cur, set(s[:len(s)/2]))
+		next := try(s[:len(s)/2])
 		if next == cur {
-			next = m.keep(cur, set(s[len(s)/2:]))
+			next = try(s[len(s)/2:])
 		}
 		if next == cur {
 			break
@@ -442,7 +468,7 @@ func (m *minimizer) shorten(cur *scenario.Scenario, field func(*scenario.Scenari
 		cur = next
 	}
 	if s := *field(cur); len(s) > 1 {
-		cur = m.keep(cur, set(s[:len(s)-1]))
+		cur = try(s[:len(s)-1])
 	}
 	return cur
 }

@@ -112,7 +112,9 @@ func (w loopbackFetcher) Fetch(host string, _ netip.Addr, path string) (string, 
 }
 
 // TestMinimizeKeepsWhatTheFailureNeeds: an egress failure needs a granted
-// host and a fetch of it, and nothing else.
+// host and a fetch of it, and nothing else; the fetch's path stays one a
+// URL carries ("/", not ""), as the original's was, so that a door that
+// sends it over HTTP still does.
 func TestMinimizeKeepsWhatTheFailureNeeds(t *testing.T) {
 	sc := parse(t, noisy)
 	loopback := func(g core.Grant, w core.World) (core.Sandbox, error) {
@@ -120,7 +122,7 @@ func TestMinimizeKeepsWhatTheFailureNeeds(t *testing.T) {
 	}
 	fails := Violates(loopback, oracle.NoInternalEgress, 0)
 	min, _ := Minimize(sc, 0, fails, Limits{})
-	want := "grant net api.internal\n\nnet_fetch api.internal \"\"\n"
+	want := "grant net api.internal\n\nnet_fetch api.internal /\n"
 	if diff := cmp.Diff(want, string(min.Format())); diff != "" {
 		t.Fatalf("minimized scenario mismatch (-want +got):\n%s", diff)
 	}

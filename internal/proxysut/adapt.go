@@ -101,7 +101,7 @@ func AdaptFixed(sc *scenario.Scenario, hosts []string) *scenario.Scenario {
 	}
 	byGrant, byWorld := map[string]string{}, map[string]string{}
 	for _, g := range out.Grant.NetHosts {
-		if _, done := byGrant[g]; done || len(byGrant) == len(targets) || !hostCarried(g) || slices.Contains(hosts, g) {
+		if _, done := byGrant[g]; done || len(byGrant) == len(targets) || !spec.URLCarriesHost(g) || slices.Contains(hosts, g) {
 			continue
 		}
 		byGrant[g] = targets[len(byGrant)]
@@ -165,7 +165,7 @@ func locationHost(r scenario.Route) (string, bool) {
 		return "", false
 	}
 	h := u.Hostname()
-	return h, h != "" && hostCarried(h)
+	return h, h != "" && spec.URLCarriesHost(h)
 }
 
 // carried reports whether op is a net_fetch a proxy can be asked as the
@@ -182,49 +182,7 @@ func carried(op core.Op, w scenario.WorldSpec) bool {
 		return false
 	}
 	host, path := op.Args[0], op.Args[1]
-	return hostCarried(host) && pathCarried(path) && !(isIPSpelling(host) && hasDNS(w, host))
-}
-
-// hostCarried reports whether a URL carries host unchanged.
-func hostCarried(host string) bool {
-	if a, ok := spec.ParseIPv6Literal(host); ok {
-		return a.Zone() == "" && (host[0] == '[') == (host[len(host)-1] == ']')
-	}
-	if host == "" {
-		return false
-	}
-	for i := 0; i < len(host); i++ {
-		if !isRegNameByte(host[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isRegNameByte reports whether c stands for itself in a URL's host (RFC
-// 3986 reg-name: unreserved and sub-delims; no percent-encoding).
-func isRegNameByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0
-}
-
-// pathCarried reports whether a URL carries path, and its query,
-// unchanged to the server that answers it.
-func pathCarried(path string) bool {
-	if !strings.HasPrefix(path, "/") {
-		return false
-	}
-	p, _, _ := strings.Cut(path, "?")
-	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "." || seg == ".." {
-			return false
-		}
-	}
-	for i := 0; i < len(path); i++ {
-		if c := path[i]; !isRegNameByte(c) && strings.IndexByte(":@/?", c) < 0 {
-			return false
-		}
-	}
-	return true
+	return spec.URLCarriesHost(host) && spec.URLCarriesPath(path) && !(isIPSpelling(host) && hasDNS(w, host))
 }
 
 // aliased reports whether host is not granted but a URL carries it as it

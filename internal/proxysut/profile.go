@@ -318,7 +318,7 @@ func (p Profile) check() error {
 	seen := map[string]bool{}
 	for _, h := range p.Hosts {
 		switch {
-		case !hostCarried(h) || isIPSpelling(h):
+		case !spec.URLCarriesHost(h) || isIPSpelling(h):
 			return fmt.Errorf("hosts: %q is not a host name a URL carries as it is", h)
 		case seen[spec.NormalizeHost(h)]:
 			return fmt.Errorf("hosts: %q is named twice", h)

@@ -10,7 +10,8 @@
 //     (InternalRanges, EmbeddingPrefixes);
 //   - ops (SPEC §2, §5): Arity, WellFormed;
 //   - links (SPEC §13): MaxLinks;
-//   - redirects (SPEC §10, §14): Location.
+//   - redirects (SPEC §10, §14): Location;
+//   - what a URL carries unchanged (SPEC §14): URLCarriesHost, URLCarriesPath.
 //
 // Each documents the SPEC's examples and is table-tested against them. It
 // imports only the standard library. A sandbox under test must not use it:
