@@ -57,3 +57,8 @@ func plainLabel(label string) bool {
 	}
 	return true
 }
+
+// trimDot is host without one trailing dot, which SPEC §6 ignores
+// ("a.test." is the host "a.test"), for a proxy that will not take a name
+// ending in one.
+func trimDot(host string) string { return strings.TrimSuffix(host, ".") }

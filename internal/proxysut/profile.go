@@ -427,6 +427,7 @@ func execute(name, text string, v launchVars) (string, error) {
 		"unbracket":    spec.Unbracket,
 		"regexp_quote": regexp.QuoteMeta,
 		"is_ip":        isIP,
+		"trim_dot":     trimDot,
 	}
 	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
 	if err != nil {

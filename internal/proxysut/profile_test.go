@@ -312,6 +312,31 @@ func TestHostForms(t *testing.T) {
 			t.Errorf("isIP(%q) = %v, want %v", host, got, want)
 		}
 	}
+	for host, want := range map[string]string{"dotted.example.": "dotted.example", "a.test..": "a.test.", "a.test": "a.test", "10.0.0.1.": "10.0.0.1"} {
+		if got := trimDot(host); got != want {
+			t.Errorf("trimDot(%q) = %q, want %q: SPEC §6 ignores one final dot", host, got, want)
+		}
+	}
+}
+
+// TestExitNamesRenderedHosts: a proxy that exited before it listened is
+// told apart from a crash by the hosts its configuration was rendered for
+// (a host it cannot hold is the profile's doing); one still running, or
+// rendered for none, adds nothing.
+func TestExitNamesRenderedHosts(t *testing.T) {
+	exited := make(chan struct{})
+	px := &proxy{exited: exited}
+	if got := renderedFor(px, []string{"a.test."}); got != "" {
+		t.Errorf("a proxy still running: %q, want nothing", got)
+	}
+	close(exited)
+	if got := renderedFor(px, nil); got != "" {
+		t.Errorf("no hosts: %q, want nothing", got)
+	}
+	got := renderedFor(px, []string{"dotted.example.", "b", "c", "d", "e", "f", "g", "h", "i", "j"})
+	if !strings.Contains(got, `hosts "dotted.example.", "b", "c", "d", "e", "f", "g", "h" and 2 more: `) || !strings.Contains(got, "{{trim_dot .}}") {
+		t.Errorf("%q: want the first 8 hosts quoted, the rest counted, and how a template leaves such a host out", got)
+	}
 }
 
 // TestRealProxyProfiles: the built-in profiles of real proxies render the

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -118,9 +119,41 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 	}()
 	if err := px.waitReady(start); err != nil {
 		px.close()
-		return nil, fmt.Errorf("%w (ran: %s; %s)", err, shellLine(cmd.Argv), note)
+		return nil, fmt.Errorf("%w (ran: %s; %s)%s", err, shellLine(cmd.Argv), note, renderedFor(px, hosts))
 	}
 	return px, nil
+}
+
+// renderedFor names, for a proxy that exited before it listened, the
+// hosts its configuration was rendered for: a proxy that refuses to start
+// on a host it cannot hold ("a.test." with its trailing dot, an address
+// where it takes names) looks like a crash of the proxy, when the profile
+// is what wrote it.
+func renderedFor(px *proxy, hosts []string) string {
+	select {
+	case <-px.exited:
+	default:
+		return ""
+	}
+	if len(hosts) == 0 {
+		return ""
+	}
+	const most = 8
+	shown := hosts[:min(len(hosts), most)]
+	more := ""
+	if len(hosts) > most {
+		more = fmt.Sprintf(" and %d more", len(hosts)-most)
+	}
+	return fmt.Sprintf("; its configuration was rendered for the hosts %s%s: if it refused one of them, a template can leave such hosts out ({{with canonical .}}) or write them as it takes them ({{trim_dot .}}, {{unbracket .}})", quoteAll(shown), more)
+}
+
+// quoteAll is ss quoted and joined by ", ".
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // prepareDir writes the hosts file, the config file if p has one and its
