@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // run runs the command line and returns its status and outputs.
@@ -286,5 +288,32 @@ func TestCommittedCorpusIsCanonical(t *testing.T) {
 	files, err := filepath.Glob("../../corpus/*/*.sbx")
 	if err != nil || len(files) < 50 {
 		t.Fatalf("the corpus has %d scenarios below it (%v): the glob no longer finds it", len(files), err)
+	}
+}
+
+// TestReplayNotesWhereAFindingWasFound: a finding file replayed without
+// --sut runs on the reference, and stderr says on which sandbox it was
+// found and that its reproduce line replays it there; with --sut, or on
+// the sandbox it was found on, nothing is said. A name holding "; " (a
+// shell line) is read whole.
+func TestReplayNotesWhereAFindingWasFound(t *testing.T) {
+	dir := t.TempDir()
+	header := "# finding: no-internal-egress\n# sandbox: %s; seed 1, check 3; class of the violating op: lookalike\n# reproduce: sbxfuzz replay F\ngrant net a.test\n\nnet_fetch a.test /\n"
+	found := writeFile(t, dir, "f.sbx", fmt.Sprintf(header, "mutant:raw-prefix"))
+	_, _, errs := run(t, "replay", found)
+	if want := "note: " + found + " was found on mutant:raw-prefix; this replays it on reference"; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
+	for _, args := range [][]string{{"replay", "--sut", "reference", found}, {"replay", writeFile(t, dir, "r.sbx", fmt.Sprintf(header, "reference"))}, {"replay", trace}} {
+		if _, _, errs := run(t, args...); strings.Contains(errs, "note:") {
+			t.Errorf("%v: stderr %q, want no note", args, errs)
+		}
+	}
+	sc, err := scenario.Parse("s.sbx", []byte(fmt.Sprintf(header, "exec:sh -c 'a; b'")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := foundOn(sc); got != "exec:sh -c 'a; b'" {
+		t.Errorf("foundOn = %q, want the whole command line", got)
 	}
 }

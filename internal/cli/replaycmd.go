@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -53,6 +55,13 @@ SIGINT, SIGTERM or SIGHUP.`)
 	for i, name := range files {
 		if scs[i], err = loadFor(target, name); err != nil {
 			return printError(e, err)
+		}
+	}
+	if len(setFlags(fs.FlagSet, []string{"sut"})) == 0 {
+		for i, name := range files {
+			if on := foundOn(scs[i]); on != "" && on != target.Name {
+				fmt.Fprintf(e.stderr, "sbxfuzz replay: note: %s was found on %s; this replays it on %s (its header's reproduce line replays it on %s)\n", name, on, target.Name, on)
+			}
 		}
 	}
 	factory, end, tally, err := startCountedSession(e, target)
@@ -174,4 +183,27 @@ func load(name string) (*scenario.Scenario, error) {
 		return nil, err
 	}
 	return scenario.Parse(name, src)
+}
+
+// foundOn is the sandbox a finding file's header says it was found on
+// (its line "sandbox: NAME; ORIGIN; class of the violating op: C", ORIGIN
+// being "seed ..." or "imported from ..."), "" for a file with no such
+// header. NAME may hold "; " itself (a shell command line).
+func foundOn(sc *scenario.Scenario) string {
+	for _, l := range sc.Comment {
+		rest, ok := strings.CutPrefix(l, "sandbox: ")
+		if !ok {
+			continue
+		}
+		if i := strings.LastIndex(rest, "; class of the violating op: "); i >= 0 {
+			rest = rest[:i]
+		}
+		for _, origin := range []string{"; seed ", "; imported from "} {
+			if i := strings.LastIndex(rest, origin); i >= 0 {
+				return rest[:i]
+			}
+		}
+		return ""
+	}
+	return ""
 }
