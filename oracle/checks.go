@@ -148,11 +148,27 @@ func (r *watchedRun) checkConfinement(s *stepObs) {
 			continue // authorized already, by the same test of the same path
 		}
 		if why := r.unauthorized(e, s.op.Kind); why != "" {
-			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s, but %s",
-				formatOp(*s.op), describeResult(s.res), entryText(*e), why))
+			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s%s, but %s",
+				formatOp(*s.op), describeResult(s.res), entryText(*e), r.fetchedAfter(s, i), why))
 			return
 		}
 	}
+}
+
+// fetchedAfter names, for a confinement violation at entry i that is no
+// fetch (a lookup of a host the grant does not list), the first later
+// fetch of the step that the grant does not authorize either: a
+// connection made, which the words must not leave to the replay's journal.
+func (r *watchedRun) fetchedAfter(s *stepObs, i int) string {
+	if s.entries[i].Call == refworld.CallFetch {
+		return ""
+	}
+	for j := i + 1; j < len(s.entries); j++ {
+		if e := &s.entries[j]; e.Call == refworld.CallFetch && r.unauthorized(e, s.op.Kind) != "" {
+			return ", and then " + entryText(*e)
+		}
+	}
+	return ""
 }
 
 // sameJudgement reports whether unauthorized judges b, made by an op of

@@ -267,6 +267,30 @@ func (s refusesDocumentation) Run(op core.Op) core.Result {
 	return s.Reference.Run(op)
 }
 
+// alsoFetches fetches another host after each fetch, as a client that
+// follows a redirect it was not asked to.
+type alsoFetches struct{ wrapped }
+
+func (s alsoFetches) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if op.Kind == core.OpFetch {
+		s.world.Fetch("evil.test", s.world.Resolve("evil.test"), "/")
+	}
+	return r
+}
+
+// refusesFetches refuses every granted fetch as internal, as a guard
+// stricter than SPEC §6 everywhere would.
+type refusesFetches struct{ wrapped }
+
+func (s refusesFetches) Run(op core.Op) core.Result {
+	if op.Kind == core.OpFetch && len(op.Args) == 2 && slices.Contains(s.grant.NetHosts(), op.Args[0]) {
+		s.Reference.Run(core.Op{Kind: core.OpRead, Args: []string{"/"}}) // charged as the op, and refused without an effect
+		return core.Result{Kind: core.EgressInternal}
+	}
+	return s.Reference.Run(op)
+}
+
 // emptyReads returns a successful read with no data: the verdict is the
 // model's, the data is not.
 type emptyReads struct{ wrapped }

@@ -253,7 +253,21 @@ func (m *model) addressWhy(host string) string {
 	if slices.ContainsFunc(documentation, func(p netip.Prefix) bool { return p.Contains(spec.Unmap(a)) }) {
 		why += " (a documentation address: a guard that refuses every special-purpose range, as IANA lists them, is stricter than SPEC §6 here)"
 	}
+	h := spec.NormalizeHost(host)
+	if _, literal := spec.ParseInetAton(h); literal && !isDottedQuad(h) {
+		why += " (an IPv4 spelling only inet_aton reads: a resolver that does not read it asks DNS for it as a name, and the namespace's DNS, as a real one, answers nothing; such a sandbox is stricter than SPEC §6 here)"
+	}
+	if form := spec.EmbeddingForm(a); form != "" {
+		why += fmt.Sprintf(" (the %s form of %s, a public address: a guard that refuses every %s address is stricter than SPEC §6 here)", form, spec.Unmap(a), form)
+	}
 	return why
+}
+
+// isDottedQuad reports whether h is an IPv4 address in the form every
+// resolver reads as it is.
+func isDottedQuad(h string) bool {
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Is4()
 }
 
 // predict returns the result SPEC §5 gives for op and why, advancing the

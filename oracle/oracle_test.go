@@ -105,6 +105,15 @@ func TestConfinementCanFail(t *testing.T) {
 	mustContain(t, got[0], `"/workshop/secret" is under no fs_read root ("/work/")`, "ok with 5 bytes")
 }
 
+// TestConfinementNamesTheConnection: a lookup of a host the grant does
+// not list is the first entry judged, and the connection that followed it
+// is named too, not left to the replay's journal.
+func TestConfinementNamesTheConnection(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("net_fetch", "api.internal", "/status")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return alsoFetches{wrap(g, w)} }), c, 1, Confinement)
+	mustContain(t, got[0], "the journal shows resolve evil.test -> 203.0.113.1, and then fetch evil.test 203.0.113.1 /, but")
+}
+
 // TestNoEffectOnDenialCatchesResolvingFirst: a path the allow-list refuses
 // must not reach the world, not even to be resolved; the realpath is also
 // of a path outside the roots.
@@ -322,6 +331,26 @@ func TestVerdictOnAFetchSaysTheAddress(t *testing.T) {
 	c := testCase(testGrant(roomy), testWorld, []core.Op{op("net_fetch", "api.internal", "/status")})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return refusesDocumentation{wrap(g, w)} }), c, 1, VerdictMatchesModel)
 	mustContain(t, got[0], "returned egress_internal", "gives ok", `"api.internal" resolves to 203.0.113.1, not internal by SPEC §6 (a documentation address`)
+}
+
+// TestVerdictOnASpellingSaysWhoReadsIt: a fetch's verdict on an IPv4
+// spelling only inet_aton reads says that a resolver that does not read
+// it gets no answer, and on an IPv6 form carrying a public IPv4 address
+// names the form and the address; a dotted quad gets neither note.
+func TestVerdictOnASpellingSaysWhoReadsIt(t *testing.T) {
+	for host, note := range map[string]string{
+		"1.0":                "(an IPv4 spelling only inet_aton reads: a resolver that does not read it asks DNS",
+		"64:ff9b::5db8:d707": "(the NAT64 form of 93.184.215.7, a public address: a guard that refuses every NAT64 address",
+		"93.184.215.7":       "",
+	} {
+		g := must.Grant(core.GrantSpec{NetHosts: []string{host}, Budgets: roomy})
+		c := testCase(g, scenario.WorldSpec{}, []core.Op{op("net_fetch", host, "/")})
+		got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return refusesFetches{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+		mustContain(t, got[0], "returned egress_internal", "gives not_found", "not internal by SPEC §6", note)
+		if note == "" && strings.Contains(got[0].String(), "stricter") {
+			t.Errorf("%s: %q calls a dotted quad's refusal stricter", host, got[0])
+		}
+	}
 }
 
 // TestVerdictOnDataAloneQuotesIt: a result whose kind is the model's and
