@@ -31,7 +31,7 @@ type Summary struct {
 	Ops            uint64    `json:"ops"`
 	Workers        int       `json:"workers"`
 	ElapsedSeconds float64   `json:"elapsed_seconds"`
-	OpsPerSecond   float64   `json:"ops_per_second"`
+	OpsPerSecond   float64   `json:"ops_per_second"` // over the time the checks took, minimizing after them left out
 	Interrupted    bool      `json:"interrupted"`
 	RawFindings    int64     `json:"raw_findings"` // violations the oracle reported, before deduplication
 	Findings       []Finding `json:"findings"`

@@ -85,6 +85,10 @@ type Progress struct {
 	Findings int64 // minimized (and written) so far
 	Raw      int64 // raw findings, kept or not
 	Elapsed  time.Duration
+	// Checked is the time the checks took, once they are over (Elapsed
+	// until then): what is left is minimizing the findings.
+	Checked    time.Duration
+	ChecksOver bool
 }
 
 // Finding is one violation, minimized by the finding pipeline, the check
@@ -141,14 +145,19 @@ type Result struct {
 	// skipped. Zero for other sandboxes.
 	Tally       door.Tally
 	Interrupted bool // stopped early by its context
+	// Checked is the part of Elapsed the checks took; the rest went to
+	// minimizing the findings found, and to ending the sessions.
+	Checked time.Duration
 }
 
-// OpsPerSecond is the throughput of checked ops.
+// OpsPerSecond is the throughput of checked ops, over the time the checks
+// took: a sandbox with findings to minimize is not made to look slow by
+// the minimizing.
 func (r *Result) OpsPerSecond() float64 {
-	if r.Elapsed <= 0 {
+	if r.Checked <= 0 {
 		return 0
 	}
-	return float64(r.Coverage.Ops) / r.Elapsed.Seconds()
+	return float64(r.Coverage.Ops) / r.Checked.Seconds()
 }
 
 // Run runs a campaign until its bound, ctx's end, or (with StopAtFirst) the
@@ -229,11 +238,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			endOnce()
 		}()
 	}
-	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load)
+	var checked atomic.Int64 // the time the checks took, once they are over
+	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load, &checked)
 	givenUp := 0
 	if !waitOr(&checking, stop.hard) {
 		givenUp = giveUpOn(over, ends) // their checks were not found to fail: nothing found is lost
 	}
+	checked.Store(int64(max(time.Since(start), 1)))
 	col.flush()
 	out.close()
 	waitOr(&ending, stop.last)
@@ -258,7 +269,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Findings, res.UnconfirmedHangs, werr = out.result()
 	res.Drawn = res.Checks + int(skipped.Load())
-	res.Elapsed = time.Since(start)
+	res.Elapsed, res.Checked = time.Since(start), time.Duration(checked.Load())
 	return res, werr
 }
 
@@ -375,8 +386,9 @@ func sumCounts(counts []workerCount) Progress {
 }
 
 // reportProgress calls report about once a second until the returned stop
-// is called.
-func reportProgress(report func(Progress), start time.Time, counts []workerCount, findings, raws func() int64) (stop func()) {
+// is called; checked holds the time the checks took once they are over,
+// 0 until then.
+func reportProgress(report func(Progress), start time.Time, counts []workerCount, findings, raws func() int64, checked *atomic.Int64) (stop func()) {
 	if report == nil {
 		return func() {}
 	}
@@ -394,6 +406,10 @@ func reportProgress(report func(Progress), start time.Time, counts []workerCount
 			case <-t.C:
 				p := sumCounts(counts)
 				p.Findings, p.Raw, p.Elapsed = findings(), raws(), time.Since(start)
+				p.Checked, p.ChecksOver = p.Elapsed, checked.Load() > 0
+				if p.ChecksOver {
+					p.Checked = time.Duration(checked.Load())
+				}
 				report(p)
 			}
 		}

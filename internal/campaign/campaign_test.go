@@ -230,3 +230,22 @@ func TestProgressCountsEveryWorker(t *testing.T) {
 		t.Errorf("progress %+v is past the result: %d checks, %d ops", last, res.Checks, res.Coverage.Ops)
 	}
 }
+
+// TestThroughputIsTheChecks: a campaign's ops per second are over the time
+// its checks took, not the minimizing of their findings after them, which
+// Elapsed counts too.
+func TestThroughputIsTheChecks(t *testing.T) {
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 50, Workers: 1, Target: broken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) == 0 {
+		t.Fatal("no findings to minimize")
+	}
+	if res.Checked <= 0 || res.Checked >= res.Elapsed {
+		t.Fatalf("checks took %v of %v: want some, and less than the whole, which minimized findings after them", res.Checked, res.Elapsed)
+	}
+	if got, want := res.OpsPerSecond(), float64(res.Coverage.Ops)/res.Checked.Seconds(); got != want {
+		t.Errorf("OpsPerSecond %.0f, want %.0f (ops over the checks' time)", got, want)
+	}
+}

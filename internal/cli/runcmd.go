@@ -100,8 +100,8 @@ that cannot start, 3 interrupted.`)
 	sum.SUTFlags = target.Flags
 	sum.MarkNotApplicable(target.NotApplicable)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s\n",
-		sum.Seed, sum.Checks, sum.Ops, res.Elapsed.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, sum.SUT,
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s\n",
+		sum.Seed, sum.Checks, sum.Ops, res.Checked.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, minimizingTime(res), sum.SUT,
 		len(sum.Findings), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
 		violationsSeen(sum, *stopAtFirst), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
@@ -205,6 +205,16 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool) string {
 		sum.RawFindings, campaign.MaxPerInvariant, campaign.MaxPerClass)
 }
 
+// minimizingTime is the summary line's clause for the time spent after the
+// checks, minimizing their findings, when it is a second or more: the ops
+// per second are the checks' alone.
+func minimizingTime(res *campaign.Result) string {
+	if after := res.Elapsed - res.Checked; after >= time.Second {
+		return fmt.Sprintf("; then %s minimizing", after.Round(100*time.Millisecond))
+	}
+	return ""
+}
+
 // allOf words n things that are all there are: "the 1", "all 3".
 func allOf(n int) string {
 	if n == 1 {
@@ -260,6 +270,11 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 	}
 	if isTerminal(e.stderr) {
 		cfg.Progress = func(p campaign.Progress) {
+			if p.ChecksOver {
+				fmt.Fprintf(e.stderr, "\rchecks %d done in %s (%.0f ops/s); minimizing: findings %d written  elapsed %s   ",
+					p.Checks, p.Checked.Truncate(time.Second), float64(p.Ops)/p.Checked.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
+				return
+			}
 			fmt.Fprintf(e.stderr, "\rchecks %d  ops %d  %.0f ops/s  findings %d  elapsed %s   ",
 				p.Checks, p.Ops, float64(p.Ops)/p.Elapsed.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
 		}

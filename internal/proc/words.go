@@ -2,6 +2,9 @@ package proc
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -66,3 +69,29 @@ func splitWords(s string) ([]string, error) {
 // SplitWords splits a command into words as a shell would, without a
 // shell: what --sut exec:COMMAND and mcp:COMMAND do with COMMAND.
 func SplitWords(s string) ([]string, error) { return splitWords(s) }
+
+// Anchored returns argv with the words that name files relative to the
+// current directory made absolute: the program, when it is a relative path
+// ("bin/server", found where a shell run here would find it), and every
+// later word naming an existing regular file ("node build/index.js"). A
+// door that runs its process in a directory of its own (an MCP server in
+// its session's) would otherwise have it look for them there; a word
+// naming nothing here, or a directory, is left as it is.
+func Anchored(argv []string) []string {
+	out := slices.Clone(argv)
+	for i, w := range out {
+		if w == "" || filepath.IsAbs(w) {
+			continue
+		}
+		if i == 0 && !strings.ContainsRune(w, filepath.Separator) && !strings.ContainsRune(w, '/') {
+			continue // a name looked up on $PATH
+		}
+		if fi, err := os.Stat(w); i > 0 && (err != nil || !fi.Mode().IsRegular()) {
+			continue
+		}
+		if abs, err := filepath.Abs(w); err == nil {
+			out[i] = abs
+		}
+	}
+	return out
+}

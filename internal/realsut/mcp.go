@@ -58,7 +58,7 @@ func MCPWithProfile(command string, p mcp.Profile) (Adapter, error) {
 	if err := checkPromises(p.Promises); err != nil {
 		return Adapter{}, fmt.Errorf("profile %s: %w", p.Name, err)
 	}
-	return mcpAdapter(command, argv, p), nil
+	return mcpAdapter(command, proc.Anchored(argv), p), nil
 }
 
 // checkPromises refuses a promise of a reason no refusal is counted

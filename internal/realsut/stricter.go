@@ -24,6 +24,10 @@ const (
 	// ReasonParentMissing: the sandbox's own words name a missing parent
 	// directory.
 	ReasonParentMissing = "parent-missing"
+	// ReasonLinkLoop: the path's links loop, or pass SPEC §13's 40, which
+	// the model answers not_found and a sandbox may deny: where it ends is
+	// no place the grant was asked about.
+	ReasonLinkLoop = "link-loop"
 	// ReasonReadThroughLink and ReasonWriteThroughLink: the path leads
 	// through a link to a place the grant allows.
 	ReasonReadThroughLink  = "read-through-link"
@@ -34,7 +38,7 @@ const (
 
 // StricterReasons lists every reason, in the order they are tried.
 func StricterReasons() []string {
-	return []string{ReasonTrimmedPath, ReasonDanglingWrite, ReasonParentMissing, ReasonReadThroughLink, ReasonWriteThroughLink, ReasonOther}
+	return []string{ReasonTrimmedPath, ReasonDanglingWrite, ReasonParentMissing, ReasonLinkLoop, ReasonReadThroughLink, ReasonWriteThroughLink, ReasonOther}
 }
 
 // stricter reports whether the real sandbox denied what the model allows
@@ -89,7 +93,7 @@ func (b *bridge) modelKind(op core.Op) core.Kind {
 func (b *bridge) stricterReason(op core.Op, detail string) string {
 	p := op.Args[0]
 	c := spec.Canonical(p)
-	r, _ := b.links.Resolve(c)
+	r, ok := b.links.Resolve(c)
 	switch {
 	case mcp.Trimmed(p):
 		return ReasonTrimmedPath
@@ -97,6 +101,8 @@ func (b *bridge) stricterReason(op core.Op, detail string) string {
 		return ReasonDanglingWrite
 	case strings.Contains(strings.ToLower(detail), "parent"):
 		return ReasonParentMissing
+	case !ok:
+		return ReasonLinkLoop
 	case r != c && op.Kind == core.OpRead:
 		return ReasonReadThroughLink
 	case r != c:
