@@ -14,6 +14,8 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -315,5 +317,30 @@ func TestReplayNotesWhereAFindingWasFound(t *testing.T) {
 	}
 	if got := foundOn(sc); got != "exec:sh -c 'a; b'" {
 		t.Errorf("foundOn = %q, want the whole command line", got)
+	}
+}
+
+// TestDistinctScenarios: findings whose minimized scenarios differ only
+// in their headers (the invariant each names) are one scenario; the clause
+// is left out when every finding has its own.
+func TestDistinctScenarios(t *testing.T) {
+	parse := func(src string) *scenario.Scenario {
+		sc, err := scenario.Parse("m.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	one := func(src string) campaign.Finding {
+		return campaign.Finding{Finding: &finding.Finding{Minimized: parse(src)}}
+	}
+	a := one("# finding: confinement\ngrant fs_read /work/\n\nfs_read /workshop/s\n")
+	b := one("# finding: verdict-matches-model\ngrant fs_read /work/\n\nfs_read /workshop/s\n")
+	c := one("# finding: confinement\ngrant fs_read /work/\n\nfs_read /workx\n")
+	if got := distinctScenarios([]campaign.Finding{a, b, c}); got != " (2 distinct scenarios)" {
+		t.Errorf("%q, want 2 distinct scenarios of 3 findings", got)
+	}
+	if got := distinctScenarios([]campaign.Finding{a, c}); got != "" {
+		t.Errorf("%q, want nothing: each finding has its own scenario", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -100,9 +101,9 @@ that cannot start, 3 interrupted.`)
 	sum.SUTFlags = target.Flags
 	sum.MarkNotApplicable(target.NotApplicable)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s\n",
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Checked.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, minimizingTime(res), sum.SUT,
-		len(sum.Findings), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
+		len(sum.Findings), distinctScenarios(res.Findings), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
 		violationsSeen(sum, *stopAtFirst), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
 		fmt.Fprintf(e.stderr, "sbxfuzz run: %s\n", l)
@@ -230,6 +231,22 @@ func unconfirmedHangs(n int) string {
 		return ""
 	}
 	return fmt.Sprintf("; %d op timeouts not confirmed by a fresh sandbox (not findings: it answered in time)", n)
+}
+
+// distinctScenarios is the summary line's clause counting the findings'
+// distinct minimized scenarios, when fewer than the findings: one op that
+// reads a file outside the grant is a confinement finding and a
+// verdict-matches-model one, two files of one scenario, and a user
+// counting defects should know.
+func distinctScenarios(fs []campaign.Finding) string {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		seen[string(minimize.Clean(f.Minimized).Format())] = true // without its header, which names the invariant
+	}
+	if len(seen) == len(fs) {
+		return ""
+	}
+	return fmt.Sprintf(" (%d distinct scenarios)", len(seen))
 }
 
 // writtenTo is the summary line's clause saying where the findings are.
