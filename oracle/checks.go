@@ -290,8 +290,11 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 // fetches up again before fetching from the first answer, or more often
 // than it fetches it, may have checked another answer than it used. A
 // host looked up and never fetched (a redirect's Location, checked and
-// refused) opens no such window. Hosts are compared as SPEC §6 compares
-// names: a DNS query and a request's Host spell a name as they like.
+// refused) opens no such window, and nor do lookups that all answered one
+// address: whichever the sandbox checked is the one it used (a guard that
+// checks every answer and pins the last looks its host up several
+// times). Hosts are compared as SPEC §6 compares names: a DNS query and a
+// request's Host spell a name as they like.
 func egressProblem(entries []refworld.Entry) string {
 	type lookups struct {
 		resolves, fetches int
@@ -299,6 +302,7 @@ func egressProblem(entries []refworld.Entry) string {
 		resolved          bool       // some resolve answered
 		unused            bool       // no fetch has used the last answer yet
 		again             bool       // looked up again before a fetch used its answer
+		varied            bool       // some resolve answered another address than one before
 	}
 	hosts := map[string]*lookups{}
 	var order []string // the hosts in the order the entries name them: the report names the first
@@ -319,6 +323,7 @@ func egressProblem(entries []refworld.Entry) string {
 			l := of(e.Name)
 			l.resolves++
 			l.again = l.again || l.unused
+			l.varied = l.varied || l.resolved && l.last != e.Addr
 			l.last, l.resolved, l.unused = e.Addr, true, true
 		case refworld.CallFetch:
 			l := of(e.Name)
@@ -336,8 +341,8 @@ func egressProblem(entries []refworld.Entry) string {
 		}
 	}
 	for _, h := range order {
-		if l := hosts[h]; l.fetches > 0 && (l.again || l.resolves > l.fetches) {
-			return fmt.Sprintf("resolved %d times for %d fetch of %s: SPEC §5 resolves exactly once, so the address checked is the address used",
+		if l := hosts[h]; l.fetches > 0 && l.varied && (l.again || l.resolves > l.fetches) {
+			return fmt.Sprintf("resolved %d times for %d fetch of %s, the answers differing: SPEC §5 resolves exactly once, so the address checked is the address used",
 				l.resolves, l.fetches, quote(h))
 		}
 	}
