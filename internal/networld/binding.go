@@ -39,6 +39,8 @@ type opState struct {
 	host, path string     // a net_fetch's; empty for another op
 	resolved   bool       // a resolve of host was journaled in the op
 	addr       netip.Addr // what the last of them answered
+	first      netip.Addr // what the first of them answered: the model's one resolve
+	lookups    int        // how many of them there were
 	served     Served     // the world's answer to a request of host (Served)
 	servedPath bool       // served answered the op's own path
 	// answers holds, for every host a resolve in the op answered (the
@@ -46,6 +48,15 @@ type opState struct {
 	// literal already resolved is not resolved again, and a connection
 	// without a request is told apart by the host whose answer it went to.
 	answers map[string]netip.Addr
+}
+
+// resolvedTo notes that a resolve of the op's own host answered a.
+func (o *opState) resolvedTo(a netip.Addr) {
+	if !o.resolved {
+		o.first = a
+	}
+	o.addr, o.resolved = a, true
+	o.lookups++
 }
 
 // answered notes that a resolve of host answered a in the op.
@@ -147,9 +158,11 @@ func (b *Binding) BeginOp(op core.Op) {
 
 // EndOp journals the connections the op made that sent no request, as
 // fetches of its host and path, and closes the journal until the next
-// BeginOp. It reports whether a resolve of the op's host was journaled
-// during the op, and the address the last one answered.
-func (b *Binding) EndOp() (addr netip.Addr, resolved bool) {
+// BeginOp. It reports how many resolves of the op's host were journaled
+// during the op, and the address the first one answered: the answer the
+// model's one resolve of the op gets, where a sandbox may look the host
+// up again (a guard that checks every answer).
+func (b *Binding) EndOp() (first netip.Addr, lookups int) {
 	recs := b.newRecords()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -158,7 +171,7 @@ func (b *Binding) EndOp() (addr netip.Addr, resolved bool) {
 	}
 	b.open = false
 	clear(b.lookups)
-	return b.op.addr, b.op.resolved
+	return b.op.first, b.op.lookups
 }
 
 // Served is the world's answer to a request for the op's host and path
@@ -216,7 +229,7 @@ func (b *Binding) journalBare(recs []netns.Record) {
 // before each fetch.
 func (b *Binding) resolveForFetch() {
 	if !b.op.resolved {
-		b.op.addr, b.op.resolved = b.world.Resolve(b.op.host), true
+		b.op.resolvedTo(b.world.Resolve(b.op.host))
 		b.op.answered(b.op.host, b.op.addr)
 	}
 }
@@ -330,7 +343,7 @@ func (l lockedWorld) Resolve(host string) (a netip.Addr) {
 			a = w.Resolve(host)
 			l.b.op.answered(host, a)
 			if l.b.isOpHost(host) {
-				l.b.op.addr, l.b.op.resolved = a, true
+				l.b.op.resolvedTo(a)
 			}
 		}
 	})

@@ -77,7 +77,7 @@ func (b *Binding) consume(name string, family netns.Family) (netip.Addr, bool) {
 	a := b.world.Resolve(host)
 	b.op.answered(host, a)
 	if host == b.op.host {
-		b.op.addr, b.op.resolved = a, true
+		b.op.resolvedTo(a)
 	}
 	return a, true
 }

@@ -275,8 +275,8 @@ func TestBareConnection(t *testing.T) {
 		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("203.0.113.1:80")},
 		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("203.0.113.1:80"), Method: "GET", Host: "a.test", Target: "/data"},
 		netns.Record{Conn: 3, Local: netip.MustParseAddrPort("10.0.0.9:80")})
-	if a, ok := b.EndOp(); !ok || a != spec203 {
-		t.Errorf("EndOp = %v, %v; want %v, true: the op's host was resolved", a, ok, spec203)
+	if a, n := b.EndOp(); n != 1 || a != spec203 {
+		t.Errorf("EndOp = %v, %d; want %v, 1: the op's host was resolved once", a, n, spec203)
 	}
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 10.0.0.9 /data")
 	if !b.Served().Bare {
@@ -319,8 +319,24 @@ func TestLockedWorld(t *testing.T) {
 	}
 	serve(b, "GET", "/data", "r.test")
 	wantJournal(t, w, "resolve r.test -> 203.0.113.9", "fetch r.test 203.0.113.9 /data")
-	if a, ok := b.EndOp(); !ok || a != public {
-		t.Errorf("EndOp = %v, %v; want %v, true: the op's host was resolved through World", a, ok, public)
+	if a, n := b.EndOp(); n != 1 || a != public {
+		t.Errorf("EndOp = %v, %d; want %v, 1: the op's host was resolved through World", a, n, public)
+	}
+}
+
+// TestEndOpTellsTheFirstAnswer: a sandbox that looks the op's host up
+// more than once (a guard that checks every answer) gets the answers in
+// turn; EndOp tells the first, which the model's one lookup gets, and how
+// many lookups there were.
+func TestEndOpTellsTheFirstAnswer(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("r.test", "/data"))
+	for range 3 {
+		lookupBoth(b, "r.test", false)
+	}
+	if a, n := b.EndOp(); n != 3 || a != public {
+		t.Errorf("EndOp = %v, %d; want %v, 3: the first answer of three lookups", a, n, public)
 	}
 }
 

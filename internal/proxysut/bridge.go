@@ -121,7 +121,8 @@ func (b *bridge) Run(op core.Op) core.Result {
 	b.px.bindTo(b.world)
 	model := b.modelKind(host, path)
 	ans, err := b.send(op)
-	addr, resolved := b.px.bind.EndOp()
+	addr, lookups := b.px.bind.EndOp()
+	resolved := lookups > 0
 	served := b.px.bind.Served()
 	if b.px.srv != nil && err == nil {
 		ans = servedAnswer(served)
@@ -163,7 +164,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		}
 		return b.asModel(host, path, addr, resolved, true)
 	}
-	return b.refused(host, path, model, addr, resolved, served.Bare)
+	return b.refused(host, path, model, addr, resolved, served.Bare || lookups > 1)
 }
 
 // passed counts a fetch the proxy let through: one the model allows
@@ -283,8 +284,13 @@ func (b *bridge) modelKind(host, path string) (k core.Kind) {
 // not, the model's resolve, so the world's dns lines move on as the
 // model's do). Where the model allows it, the proxy is stricter (SPEC
 // §14): counted under its reason and answered as the model does, unless
-// the profile promises to let it through, then denied and judged.
-func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, resolved, connected bool) core.Result {
+// the profile promises to let it through, then denied and judged. addr
+// is the first answer the proxy got for host, as the model's one lookup;
+// journaled says the op's journal holds what would make a fetch the
+// model's answer adds wrong (a connection that sent no request, a second
+// lookup after which a fetch from the first answer reads as one from an
+// answer not the last).
+func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, resolved, journaled bool) core.Result {
 	if model == core.OK || model == core.NotFound {
 		reason := stricterReason(host)
 		if door.Promised(b.s.profile.Promises, reason) {
@@ -293,7 +299,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 		if b.counts {
 			b.s.tally.Stricter(reason, judge.FormatOp(core.Op{Kind: core.OpFetch, Args: []string{host, path}}))
 		}
-		return b.asModel(host, path, addr, resolved, connected)
+		return b.asModel(host, path, addr, resolved, journaled)
 	}
 	if b.counts {
 		b.s.tally.Refused(false)
@@ -311,16 +317,18 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 // model's pipeline does, from the address the proxy resolved if it did:
 // resolve once, egress_internal, or the route's body or not_found,
 // journaled as the model journals them. Where the proxy connected for the
-// op without a request (connected), that connection is journaled as the
-// op's fetch already, and is not journaled again.
-func (b *bridge) asModel(host, path string, addr netip.Addr, resolved, connected bool) core.Result {
+// op without a request, that connection is journaled as the op's fetch
+// already, and where it looked the host up more than once, a fetch from
+// the first answer would read as one from an answer not the last: then
+// (journaled) no fetch is journaled.
+func (b *bridge) asModel(host, path string, addr netip.Addr, resolved, journaled bool) core.Result {
 	var (
 		body  string
 		found bool
 	)
 	b.withWorld(func(w *refworld.World) {
 		switch {
-		case connected:
+		case journaled:
 			body, found = w.Route(host, path)
 			return
 		case !resolved:

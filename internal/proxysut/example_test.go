@@ -40,7 +40,10 @@ func TestExampleClean(t *testing.T) {
 }
 
 // TestExampleDefects: each defect of the example proxy is found within
-// 2,000 checks, with a reproducer minimized to one op.
+// 2,000 checks, with a reproducer minimized to one op; two for "twice",
+// which is caught fetching the internal answer of a rebinding name that
+// an op before it moved on (its lookups that all answer one address are
+// no finding).
 func TestExampleDefects(t *testing.T) {
 	if testing.Short() {
 		t.Skip("campaigns against five proxies: not in -short")
@@ -56,8 +59,12 @@ func TestExampleDefects(t *testing.T) {
 				t.Fatalf("no finding in %d checks", res.Checks)
 			}
 			f := res.Findings[0]
-			if n := len(f.Minimized.Steps); n != 1 {
-				t.Errorf("check %d: %s minimized to %d ops, want 1", f.Check, f.Invariant, n)
+			most := 1
+			if defect == "twice" {
+				most = 2
+			}
+			if n := len(f.Minimized.Steps); n > most {
+				t.Errorf("check %d: %s minimized to %d ops, want at most %d", f.Check, f.Invariant, n, most)
 			}
 			t.Logf("check %d: %s: %s", f.Check, f.Invariant, f.MinDetail)
 		})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -87,6 +88,8 @@ func fakeProxy(mode string, args []string) int {
 			follow(w, r)
 		case "deny":
 			http.Error(w, "fake: denied", http.StatusForbidden)
+		case "wary":
+			wary(w, r)
 		case "peek":
 			peek(r.URL.Hostname())
 			http.Error(w, "fake: looked, and denied", http.StatusForbidden)
@@ -114,6 +117,22 @@ func peek(host string) {
 	if c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(addrs[0], 80).String()); err == nil {
 		c.Close()
 	}
+}
+
+// wary looks r's host up twice and refuses it when either answer is
+// internal, as a guard that checks every answer would: a rebinding name's
+// second answer is what it refuses.
+func wary(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	for range 2 {
+		addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", r.URL.Hostname())
+		if err != nil || spec.IsInternal(addrs[0]) {
+			http.Error(w, "fake: an internal answer", http.StatusForbidden)
+			return
+		}
+	}
+	http.Error(w, "fake: both answers public, and fetched nothing", http.StatusForbidden)
 }
 
 // fakeCache is the cache proxy's DNS cache: a name's first answer.
@@ -636,5 +655,21 @@ func TestDeadSessionsSwept(t *testing.T) {
 	end()
 	if entries, _ := os.ReadDir(runs); len(entries) > 0 {
 		t.Errorf("%v left after the session ended", entries)
+	}
+}
+
+// TestStricterAnswersTheModelsLookup: a proxy that looks a rebinding name
+// up twice and refuses its second, internal answer is stricter than the
+// model, whose one lookup gets the first, public answer and finds nothing
+// there: the door answers as the model does from that first answer, not
+// from the internal one the proxy saw last (egress_internal, a false
+// verdict-matches-model finding).
+func TestStricterAnswersTheModelsLookup(t *testing.T) {
+	fs, tally := checkOn(t, fakeTarget(t, "wary", "", 0), "grant net rebind.example\ndns rebind.example 203.0.113.9 127.0.0.1\n\nnet_fetch rebind.example /\n", 0)
+	if len(fs) != 0 {
+		t.Errorf("findings %v, want none: the refusal is stricter", fs)
+	}
+	if n := tally.Stricter[ReasonRefusedAllowed]; n != 1 {
+		t.Errorf("stricter %v, want 1 op refused-allowed", tally.Stricter)
 	}
 }
