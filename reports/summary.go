@@ -15,8 +15,9 @@ import (
 const FullChecks = 10000
 
 // Summary is the JSON form of a campaign (SPEC §11): counts, throughput,
-// findings, and the coverage tables. Everything but ElapsedSeconds and
-// OpsPerSecond is a function of the seed, the checks and the sandbox.
+// findings, and the coverage tables. Everything but ElapsedSeconds,
+// CheckedSeconds and OpsPerSecond is a function of the seed, the checks
+// and the sandbox.
 // The campaign fills it; the zero Summary is empty.
 type Summary struct {
 	Seed uint64 `json:"seed"`
@@ -31,7 +32,8 @@ type Summary struct {
 	Ops            uint64    `json:"ops"`
 	Workers        int       `json:"workers"`
 	ElapsedSeconds float64   `json:"elapsed_seconds"`
-	OpsPerSecond   float64   `json:"ops_per_second"` // over the time the checks took, minimizing after them left out
+	CheckedSeconds float64   `json:"checked_seconds"` // the part of ElapsedSeconds the checks took; the rest minimized their findings
+	OpsPerSecond   float64   `json:"ops_per_second"`  // over CheckedSeconds
 	Interrupted    bool      `json:"interrupted"`
 	RawFindings    int64     `json:"raw_findings"` // violations the oracle reported, before deduplication
 	Findings       []Finding `json:"findings"`
@@ -140,6 +142,10 @@ type Finding struct {
 	// one: the sandbox keeps state from one scenario to the next.
 	// Counted among the flaky ones.
 	Stateful bool `json:"stateful,omitempty"`
+	// Unreproduced, when not zero, is the number of ops of the minimized
+	// candidate that did not fail once more when judged again: the
+	// original scenario, which did, was written instead.
+	Unreproduced int `json:"unreproduced,omitempty"`
 	// Unconfirmed is set on an op's timeout on a real sandbox, written
 	// when the campaign stopped before a fresh one judged it again.
 	Unconfirmed bool `json:"unconfirmed,omitempty"`

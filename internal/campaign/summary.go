@@ -15,7 +15,7 @@ import (
 func Summarize(res *Result, sut string) reports.Summary {
 	s := reports.Summary{
 		Seed: res.Seed, SUT: sut, Checks: res.Checks, Drawn: drawnIfSkipped(res), Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
-		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), OpsPerSecond: res.OpsPerSecond(),
+		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), CheckedSeconds: res.Checked.Seconds(), OpsPerSecond: res.OpsPerSecond(),
 		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs, GivenUpChecks: res.GivenUp,
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),
 		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, SkippedStdoutLines: res.Tally.SkippedLines,
@@ -28,7 +28,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
 			Class: f.Class.String(), Detail: fileDetail(f.Finding), File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
-			Unminimized: f.Unminimized, Flaky: f.Flaky, Stateful: f.Stateful, Unconfirmed: f.Unconfirmed})
+			Unminimized: f.Unminimized, Flaky: f.Flaky, Stateful: f.Stateful, Unconfirmed: f.Unconfirmed, Unreproduced: f.Unreproduced})
 		switch {
 		case f.Unconfirmed:
 			s.UnconfirmedFindings++

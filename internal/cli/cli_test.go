@@ -340,6 +340,9 @@ func TestDistinctScenarios(t *testing.T) {
 	if got := distinctScenarios([]campaign.Finding{a, b, c}); got != " (2 distinct scenarios)" {
 		t.Errorf("%q, want 2 distinct scenarios of 3 findings", got)
 	}
+	if got := distinctScenarios([]campaign.Finding{a, b}); got != " (1 distinct scenario)" {
+		t.Errorf("%q, want 1 distinct scenario of 2 findings", got)
+	}
 	if got := distinctScenarios([]campaign.Finding{a, c}); got != "" {
 		t.Errorf("%q, want nothing: each finding has its own scenario", got)
 	}

@@ -151,6 +151,9 @@ func shrunk(f reports.Finding) string {
 	if f.Stateful {
 		return fmt.Sprintf("%d ops minimized to %d; flaky: it fails only after other scenarios on the same sandbox, not alone", f.OriginalOps, f.MinimizedOps)
 	}
+	if f.Unreproduced > 0 {
+		return fmt.Sprintf("%d ops, not minimized: its %d-op candidate did not fail again", f.OriginalOps, f.Unreproduced)
+	}
 	return fmt.Sprintf("%d ops minimized to %d", f.OriginalOps, f.MinimizedOps)
 }
 
@@ -245,6 +248,9 @@ func distinctScenarios(fs []campaign.Finding) string {
 	}
 	if len(seen) == len(fs) {
 		return ""
+	}
+	if len(seen) == 1 {
+		return " (1 distinct scenario)"
 	}
 	return fmt.Sprintf(" (%d distinct scenarios)", len(seen))
 }

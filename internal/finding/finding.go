@@ -105,6 +105,11 @@ type Finding struct {
 	// Replays is how many times the scenario was judged again before it
 	// was minimized, or called flaky.
 	Replays int
+	// Unreproduced is the number of ops of the minimized candidate that
+	// did not fail once more when explained (a hang the machine's load
+	// made, say), where the original did: the original is kept, not a
+	// file that passes on replay. Zero when none was.
+	Unreproduced int
 }
 
 // MaxReplays is how many times at most Process judges a finding's
@@ -134,7 +139,14 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 	case judge != nil:
 		pred := p.adapted(minimize.JudgedLike(judge, f, timeout, start))
 		out.Minimized, out.Stats = minimize.Minimize(clean, f.Step, knownToFail(clean, pred), lim)
-		out.MinDetail, out.MinStep = p.explain(out.Minimized, f, judge)
+		var again bool
+		out.MinDetail, out.MinStep, again = p.explain(out.Minimized, f, judge)
+		if !again && len(out.Minimized.Steps) < len(clean.Steps) && !stopped(lim.Stop) {
+			// The minimizer took a candidate that failed once, and not
+			// again: keep the scenario that was confirmed to fail.
+			out.Unreproduced = len(out.Minimized.Steps)
+			out.Minimized, out.MinDetail, out.MinStep = clean, f.Detail, f.Step
+		}
 		if !fresh && p.Start != nil {
 			out.Stateful = !p.failsAlone(out.Minimized, f, timeout, start, lim.Stop)
 		}
@@ -276,10 +288,10 @@ func stopped(stop <-chan struct{}) bool {
 // minimized on, for the oracle's words and the step. A scenario that does
 // not fail there once more is judged on a fresh session, when the
 // Pipeline can start one; failing that, the words are those on the
-// original scenario, said so.
-func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, on minimize.Judge) (string, int) {
+// original scenario, said so, and again is false.
+func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, on minimize.Judge) (detail string, step int, again bool) {
 	if _, err := judge.NewCase(sc); err != nil {
-		return err.Error(), 0
+		return err.Error(), 0, true // no scenario to judge: nothing better is known
 	}
 	judges := []minimize.Judge{on}
 	if p.Start != nil {
@@ -288,11 +300,11 @@ func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, on minimize.
 	for _, j := range judges {
 		for _, fd := range j(sc, oracle.Options{Timeout: p.Timeout, StartTimeout: p.StartTimeout}) {
 			if fd.Invariant == f.Invariant {
-				return fd.Detail, fd.Step
+				return fd.Detail, fd.Step, true
 			}
 		}
 	}
-	return fmt.Sprintf("%s (the oracle's words at step %d of the original scenario: the minimized one did not fail once more when explained)", f.Detail, f.Step), 0
+	return fmt.Sprintf("%s (the oracle's words at step %d of the original scenario: the minimized one did not fail once more when explained)", f.Detail, f.Step), 0, false
 }
 
 // Expect writes into sc, as expectations, the results SPEC §5 gives for
@@ -371,6 +383,8 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 	switch {
 	case f.Flaky:
 		shrunk = fmt.Sprintf("not minimized: flaky (%d judgements again, none failed", f.Replays)
+	case f.Unreproduced > 0:
+		shrunk = fmt.Sprintf("not minimized: its %d-op candidate did not fail once more when judged again, so the %d ops that did are kept (%d candidates tried", f.Unreproduced, len(f.Minimized.Steps), f.Stats.Calls)
 	case f.Stats.Cut:
 		shrunk += ", cut short by the minimizer's limits: sbxfuzz minimize -w FILE goes on"
 	}

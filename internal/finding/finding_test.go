@@ -1,6 +1,7 @@
 package finding
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -438,5 +439,52 @@ func TestSlowJudgementIsNotAPass(t *testing.T) {
 	f := p.Process(sc, found, "test")
 	if f.Flaky || f.Invariant != found.Invariant {
 		t.Fatalf("flaky %v, %s after %d judgements; want the %s finding confirmed", f.Flaky, f.Invariant, f.Replays, found.Invariant)
+	}
+}
+
+// TestUnreproducedCandidateKeepsTheOriginal: a candidate the minimizer
+// took because it failed once (a hang the machine's load made, say), and
+// that fails neither on the session nor on a fresh one when explained, is
+// not written: the original, confirmed to fail, is kept, its header saying
+// why, so that the file fails on replay.
+func TestUnreproducedCandidateKeepsTheOriginal(t *testing.T) {
+	sc := longPrefixSibling(t)
+	m, _ := mutants.Lookup("raw-prefix")
+	var (
+		mu     sync.Mutex
+		onceOK int // builds of a world without /work/a that were wrong: its run and its replay
+	)
+	// The sandbox is wrong wherever /work/a is in the world, and in the
+	// first world without it only: every later one is right.
+	start := func() (core.Factory, func() error, error) {
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			if _, full := w.(interface{ Lookup(string) (string, bool) }).Lookup("/work/a"); full {
+				return m.Factory(g, w)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if onceOK < 2 {
+				onceOK++
+				return m.Factory(g, w)
+			}
+			return core.ReferenceFactory(g, w)
+		}
+		return f, func() error { return nil }, nil
+	}
+	session, _, _ := start()
+	found := firstFinding(t, session, sc, 0)
+	p := &Pipeline{Factory: session, SUT: "fickle", Start: start}
+	f := p.Process(sc, found, "test")
+	if f.Flaky || f.Unreproduced == 0 || len(f.Minimized.Steps) != len(sc.Steps) || f.MinStep != found.Step {
+		t.Fatalf("flaky %v, unreproduced %d, %d ops, step %d; want the %d-op original kept at step %d after an unreproduced candidate",
+			f.Flaky, f.Unreproduced, len(f.Minimized.Steps), f.MinStep, len(sc.Steps), found.Step)
+	}
+	p.Annotate(f, "x.sbx")
+	header := strings.Join(f.Minimized.Comment, "\n")
+	if want := fmt.Sprintf("not minimized: its %d-op candidate did not fail once more when judged again, so the 40 ops that did are kept", f.Unreproduced); !strings.Contains(header, want) {
+		t.Errorf("the header lacks %q:\n%s", want, header)
+	}
+	if fd := firstFinding(t, m.Factory, f.Minimized, 0); fd.Invariant != found.Invariant {
+		t.Errorf("the file kept fails %s, want %s", fd.Invariant, found.Invariant)
 	}
 }
