@@ -65,6 +65,10 @@ type Summary struct {
 	// StricterExamples holds, by reason of Stricter, the least op counted
 	// under it, as a scenario writes it: one to replay.
 	StricterExamples map[string]string `json:"stricter_examples,omitempty"`
+	// StricterFiles holds, by reason of Stricter, the file written with
+	// the scenario of the lowest check that had an op counted under it,
+	// to replay (a campaign with an output directory writes them).
+	StricterFiles map[string]string `json:"stricter_files,omitempty"`
 	// SkippedStdoutLines counts the lines an MCP server wrote on stdout
 	// that were not JSON-RPC (logs), which the client skipped.
 	SkippedStdoutLines int64 `json:"skipped_stdout_lines,omitempty"`
@@ -274,7 +278,11 @@ func (s *Summary) StricterExampleLines() []string {
 	var out []string
 	for _, r := range s.stricterReasons() {
 		if ex := s.StricterExamples[r]; ex != "" {
-			out = append(out, fmt.Sprintf("stricter than the model (%s, %s), one of them: %s", r, plural(int(s.Stricter[r]), "op"), ex))
+			line := fmt.Sprintf("stricter than the model (%s, %s), one of them: %s", r, plural(int(s.Stricter[r]), "op"), ex)
+			if f := s.StricterFiles[r]; f != "" {
+				line += "; a scenario with one, to replay: " + f
+			}
+			out = append(out, line)
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -145,6 +146,11 @@ type Result struct {
 	// skipped. Zero for other sandboxes.
 	Tally       door.Tally
 	Interrupted bool // stopped early by its context
+	// StricterFiles holds, by reason of Tally.Stricter, the file written
+	// with the scenario of the lowest check that had an op counted under
+	// it (finding.WriteStricter), when the campaign has an output
+	// directory.
+	StricterFiles map[string]string
 	// Checked is the part of Elapsed the checks took; the rest went to
 	// minimizing the findings found, and to ending the sessions.
 	Checked time.Duration
@@ -210,6 +216,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		// tallies[w] reads what worker w's session counted, when the
 		// target counts (sut.Target.StartCounted).
 		tallies          = make([]func() door.Tally, workers)
+		stricters        stricterScenarios // a scenario of each stricter reason, to write
 		checking, ending sync.WaitGroup
 	)
 	for w := range workers {
@@ -232,6 +239,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
 				checked: new(dims.Counts), gen: generators.NewGenerator(),
+				tally: tally, stricter: &stricters,
 			}, &covs[w])
 			over[w].Store(true)
 			checking.Done()
@@ -268,6 +276,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Findings, res.UnconfirmedHangs, werr = out.result()
+	var serr error
+	res.StricterFiles, serr = out.writeStricter(&stricters, res.Tally.Stricter)
+	werr = errors.Join(werr, serr)
 	res.Drawn = res.Checks + int(skipped.Load())
 	res.Elapsed, res.Checked = time.Since(start), time.Duration(checked.Load())
 	return res, werr

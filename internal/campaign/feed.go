@@ -8,6 +8,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
@@ -40,6 +41,14 @@ type feed struct {
 	// collector keeps a copy of the few it keeps, and a check given up on
 	// abandons that memory to its goroutine.
 	gen *generators.Generator
+
+	// tally reads what the worker's session counted (a real sandbox's,
+	// door.Target.StartCounted), nil for a target that counts nothing;
+	// seenStricter is its stricter counts after the check before, and
+	// stricter keeps a scenario of each reason.
+	tally        func() door.Tally
+	seenStricter map[string]int64
+	stricter     *stricterScenarios
 
 	started bool   // a check was handed out: the first is made whatever the context says
 	i       int64  // the index of the check Next handed out last
@@ -110,6 +119,9 @@ func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
 		dims.Count(sc, c.Grant, nil, f.dims)
 	case f.cfg.Dimensions:
 		dims.Count(sc, c.Grant, c.World.Template(), f.dims)
+	}
+	if f.tally != nil && !hung(fs) { // a check given up on may still count
+		f.noteStricter(sc)
 	}
 	if len(fs) > 0 {
 		f.col.offer(int(f.i), sc, fs)

@@ -18,7 +18,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), CheckedSeconds: res.Checked.Seconds(), OpsPerSecond: res.OpsPerSecond(),
 		Interrupted: res.Interrupted, RawFindings: res.Raw, Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs, GivenUpChecks: res.GivenUp,
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),
-		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, SkippedStdoutLines: res.Tally.SkippedLines,
+		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, StricterFiles: res.StricterFiles, SkippedStdoutLines: res.Tally.SkippedLines,
 		WholeReads: res.Tally.Whole, WholeExample: res.Tally.WholeExample, StaleOps: res.Tally.Stale,
 		RefusedOps: res.Tally.Refused, RefusedLetThrough: res.Tally.LetThrough,
 	}

@@ -471,6 +471,40 @@ func (p *Pipeline) Write(dir string, f *Finding) (string, error) {
 	return path, nil
 }
 
+// StricterFileName is the name of the file WriteStricter writes for
+// reason: a reason is a short label of letters and dashes.
+func StricterFileName(reason string) string { return "stricter-" + reason + ".sbx" }
+
+// WriteStricter writes sc, the scenario of a check in which the sandbox
+// refused ops that the model allows (SPEC §14: stricter, counted under
+// reason, n ops in the campaign), to dir atomically, creating dir, and
+// returns the file's path. Its header says it is no finding and how to
+// replay it; replay marks the step refused. It has no expectations: there
+// the sandbox's answer differs from the model's, and is meant to.
+func (p *Pipeline) WriteStricter(dir, reason, origin string, n int64, sc *scenario.Scenario) (string, error) {
+	path := filepath.Join(dir, StricterFileName(reason))
+	c := sc.Clone()
+	for i := range c.Steps {
+		c.Steps[i].Expect, c.Steps[i].Comment, c.Steps[i].Line = nil, nil, 0
+	}
+	ops := "ops"
+	if n == 1 {
+		ops = "op"
+	}
+	c.Comment = []string{
+		fmt.Sprintf("stricter than the model, not a finding: the sandbox refused an op of this scenario that the model allows (SPEC §14), counted under %s (%d %s in all)", reason, n, ops),
+		fmt.Sprintf("sandbox: %s; %s", p.SUT, origin),
+		"reproduce: " + p.command(path),
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := fsutil.WriteAtomic(path, c.Format(), 0o644); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
 // QuoteArg quotes a command-line word for a POSIX shell when it needs it.
 func QuoteArg(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>*?()[]{}#~!") {
