@@ -501,6 +501,37 @@ func TestNothingPassedInReport(t *testing.T) {
 	}
 }
 
+// TestMostlyStricterWarning: a sandbox that refused more of the ops the
+// model allows than it let through, 20 or more, some let through, is a
+// warning, which names the documentation range the world's names resolve
+// into when its refusals are of fetches; as many let through, none, or
+// fewer than 20 refused, is none.
+func TestMostlyStricterWarning(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "mcp:guard")
+	sum.Stricter = map[string]int64{"refused-allowed": 30}
+	sum.StricterExamples = map[string]string{"refused-allowed": "net_fetch api.internal /"}
+	sum.AllowedPassed = new(int64(10))
+	w := sum.MostlyStricterWarning()
+	for _, want := range []string{"mcp:guard refused 30 ops the model allows and let 10 through", "203.0.113.0/24"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+	if !slices.Contains(sum.SandboxWarnings(), w) {
+		t.Errorf("SandboxWarnings %q lacks it", sum.SandboxWarnings())
+	}
+	sum.StricterExamples = map[string]string{"refused-allowed": "fs_read /data/a"}
+	if w := sum.MostlyStricterWarning(); w == "" || strings.Contains(w, "203.0.113.0/24") {
+		t.Errorf("file ops refused: warning %q, want one without the fetch hint", w)
+	}
+	for _, tc := range []struct{ stricter, passed int64 }{{30, 30}, {30, 0}, {19, 1}} {
+		sum.Stricter, sum.AllowedPassed = map[string]int64{"refused-allowed": tc.stricter}, new(tc.passed)
+		if w := sum.MostlyStricterWarning(); w != "" {
+			t.Errorf("%d refused, %d let through: warning %q, want none", tc.stricter, tc.passed, w)
+		}
+	}
+}
+
 // TestNoAllowListInReport: a sandbox that let through more than half of
 // the ops the model refuses for the grant, at least 20, is a warning of
 // the report and a row of its summary table, through the JSON round trip;

@@ -317,7 +317,7 @@ const minRefusedToWarn = 20
 // WholeWarning that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
+	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
@@ -353,6 +353,26 @@ func (s *Summary) WholeWarning() string {
 	}
 	return fmt.Sprintf("%s answered with text the profile's read result finds no content in, taken whole as the file's bytes (the least: %q): a refusal the profile's refusals do not match reads as a file (docs/real-sandboxes.md#a-server-with-other-tools-profiles)",
 		reads, s.WholeExample)
+}
+
+// MostlyStricterWarning is the one line that says the sandbox refused
+// more of the ops the model allows than it let through (but let some
+// through: else NothingPassedWarning), or "" when it did not: most of the
+// campaign judged its refusals only, which a run with few findings must
+// not hide. A fetch guard that refuses the documentation ranges refuses
+// every name of the world (SPEC §6 resolves them into 203.0.113.0/24),
+// so the line says so when its refusals are of fetches.
+func (s *Summary) MostlyStricterWarning() string {
+	n := s.stricterOps()
+	if s.AllowedPassed == nil || *s.AllowedPassed == 0 || n < minRefusedToWarn || n <= *s.AllowedPassed {
+		return ""
+	}
+	hint := "the stricter lines say which"
+	if ex := s.StricterExamples[s.stricterReasons()[0]]; strings.HasPrefix(ex, "net_fetch ") {
+		hint += "; the world's names resolve into 203.0.113.0/24 (SPEC §6), a documentation range that a guard refusing every special-purpose range refuses, so such a guard meets an internal address only where a name's dns line gives one"
+	}
+	return fmt.Sprintf("%s refused %s the model allows and let %d through, so most of what it was asked was judged by its refusals alone (%s)",
+		s.SUT, plural(int(n), "op"), *s.AllowedPassed, hint)
 }
 
 // NothingPassedWarning is the one line that says NothingPassed, or ""
