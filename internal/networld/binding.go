@@ -39,7 +39,6 @@ type opState struct {
 	host, path string     // a net_fetch's; empty for another op
 	resolved   bool       // a resolve of host was journaled in the op
 	addr       netip.Addr // what the last of them answered
-	first      netip.Addr // what the first of them answered: the model's one resolve
 	lookups    int        // how many of them there were
 	served     Served     // the world's answer to a request of host (Served)
 	servedPath bool       // served answered the op's own path
@@ -52,9 +51,6 @@ type opState struct {
 
 // resolvedTo notes that a resolve of the op's own host answered a.
 func (o *opState) resolvedTo(a netip.Addr) {
-	if !o.resolved {
-		o.first = a
-	}
 	o.addr, o.resolved = a, true
 	o.lookups++
 }
@@ -159,10 +155,9 @@ func (b *Binding) BeginOp(op core.Op) {
 // EndOp journals the connections the op made that sent no request, as
 // fetches of its host and path, and closes the journal until the next
 // BeginOp. It reports how many resolves of the op's host were journaled
-// during the op, and the address the first one answered: the answer the
-// model's one resolve of the op gets, where a sandbox may look the host
-// up again (a guard that checks every answer).
-func (b *Binding) EndOp() (first netip.Addr, lookups int) {
+// during the op (a guard that checks every answer makes several), and the
+// address the last one answered.
+func (b *Binding) EndOp() (last netip.Addr, lookups int) {
 	recs := b.newRecords()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -171,7 +166,7 @@ func (b *Binding) EndOp() (first netip.Addr, lookups int) {
 	}
 	b.open = false
 	clear(b.lookups)
-	return b.op.first, b.op.lookups
+	return b.op.addr, b.op.lookups
 }
 
 // Served is the world's answer to a request for the op's host and path

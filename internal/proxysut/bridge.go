@@ -50,6 +50,7 @@ type bridge struct {
 	timeout time.Duration // one op (Timeouts.Op)
 
 	answers map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
+	lookups map[string]int     // the model's lookups of each host so far, by name as SPEC §6 compares them (modelFetch)
 	scanned int                // the journal entries staleFetch has read
 
 	mu      sync.Mutex // Close comes from the oracle's watchdog while Run may still be going
@@ -60,7 +61,7 @@ type bridge struct {
 
 func newBridge(g core.Grant, w *refworld.World, px *proxy, s *session) *bridge {
 	return &bridge{ref: core.NewReference(g, w), grant: g, world: w, px: px, s: s, counts: s.tally.Opened(),
-		max: g.Budgets().MaxOutputBytes, timeout: s.timeouts.op(), answers: map[dnsAnswer]bool{}}
+		max: g.Budgets().MaxOutputBytes, timeout: s.timeouts.op(), answers: map[dnsAnswer]bool{}, lookups: map[string]int{}}
 }
 
 // Grant implements core.Sandbox: the harness's own copy (a proxy's
@@ -119,9 +120,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	defer b.leave()
 	host, path := op.Args[0], op.Args[1]
 	b.px.bindTo(b.world)
-	model := b.modelKind(host, path)
+	model, addr := b.modelFetch(host, path)
 	ans, err := b.send(op)
-	addr, lookups := b.px.bind.EndOp()
+	last, lookups := b.px.bind.EndOp()
 	resolved := lookups > 0
 	served := b.px.bind.Served()
 	if b.px.srv != nil && err == nil {
@@ -164,7 +165,10 @@ func (b *bridge) Run(op core.Op) core.Result {
 		}
 		return b.asModel(host, path, addr, resolved, true)
 	}
-	return b.refused(host, path, model, addr, resolved, served.Bare || lookups > 1)
+	// A fetch journaled from the model's address must follow a lookup
+	// that answered it: not after several, nor after one of a line the
+	// proxy moved on in an op before.
+	return b.refused(host, path, model, addr, resolved, served.Bare || lookups > 1 || resolved && last != addr)
 }
 
 // passed counts a fetch the proxy let through: one the model allows
@@ -259,16 +263,23 @@ func (b *bridge) unreachable(err error) error {
 	return fmt.Errorf("connecting to it at %s: %v", b.px.listen, err)
 }
 
-// modelKind is the kind SPEC §5 gives a fetch of host and path in the
-// world as it is now, without its effect and without a journal entry:
-// egress_denied, egress_internal, not_found or ok.
-func (b *bridge) modelKind(host, path string) (k core.Kind) {
+// modelFetch is the kind SPEC §5 gives a fetch of host and path in the
+// world as it is now, without its effect and without a journal entry
+// (egress_denied, egress_internal, not_found or ok), and the address the
+// model's one lookup of the fetch answers, which it takes: the model
+// resolves a host once a fetch, so its answer is its count of lookups
+// along the host's DNS line, whatever the proxy looked up (a guard that
+// checks every answer looks a host up more often, and moves the world's
+// line on further).
+func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 	if !b.grant.MayFetch(host) {
-		return core.EgressDenied
+		return core.EgressDenied, netip.Addr{}
 	}
+	h := spec.NormalizeHost(host)
 	b.withWorld(func(w *refworld.World) {
+		addr = w.ResolveAt(host, b.lookups[h])
 		switch _, routed := w.Route(host, path); {
-		case spec.IsInternal(w.PeekResolve(host)):
+		case spec.IsInternal(addr):
 			k = core.EgressInternal
 		case !routed:
 			k = core.NotFound
@@ -276,7 +287,8 @@ func (b *bridge) modelKind(host, path string) (k core.Kind) {
 			k = core.OK
 		}
 	})
-	return k
+	b.lookups[h]++
+	return k, addr
 }
 
 // refused answers a fetch the proxy refused. Where the model refuses it
@@ -285,11 +297,10 @@ func (b *bridge) modelKind(host, path string) (k core.Kind) {
 // model's do). Where the model allows it, the proxy is stricter (SPEC
 // §14): counted under its reason and answered as the model does, unless
 // the profile promises to let it through, then denied and judged. addr
-// is the first answer the proxy got for host, as the model's one lookup;
-// journaled says the op's journal holds what would make a fetch the
-// model's answer adds wrong (a connection that sent no request, a second
-// lookup after which a fetch from the first answer reads as one from an
-// answer not the last).
+// is the model's answer for host (modelFetch); journaled says the op's
+// journal holds what would make a fetch the model's answer adds wrong (a
+// connection that sent no request, a lookup that answered another
+// address).
 func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, resolved, journaled bool) core.Result {
 	if model == core.OK || model == core.NotFound {
 		reason := stricterReason(host)
@@ -314,13 +325,13 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, re
 }
 
 // asModel answers a fetch the proxy could not be judged on as the
-// model's pipeline does, from the address the proxy resolved if it did:
-// resolve once, egress_internal, or the route's body or not_found,
-// journaled as the model journals them. Where the proxy connected for the
-// op without a request, that connection is journaled as the op's fetch
-// already, and where it looked the host up more than once, a fetch from
-// the first answer would read as one from an answer not the last: then
-// (journaled) no fetch is journaled.
+// model's pipeline does, from addr, the model's answer for host: resolve
+// once (when the proxy did not), egress_internal, or the route's body or
+// not_found, journaled as the model journals them. Where the proxy
+// connected for the op without a request, that connection is journaled
+// as the op's fetch already, and where a lookup answered it another
+// address than addr, a fetch from addr would read as one from an answer
+// not the last: then (journaled) no fetch is journaled.
 func (b *bridge) asModel(host, path string, addr netip.Addr, resolved, journaled bool) core.Result {
 	var (
 		body  string
@@ -332,9 +343,13 @@ func (b *bridge) asModel(host, path string, addr netip.Addr, resolved, journaled
 			body, found = w.Route(host, path)
 			return
 		case !resolved:
-			addr = w.Resolve(host)
+			journaled = w.Resolve(host) != addr // the world's line ahead of the model's
 		}
-		if !spec.IsInternal(addr) {
+		switch {
+		case spec.IsInternal(addr):
+		case journaled:
+			body, found = w.Route(host, path)
+		default:
 			body, found = w.Fetch(host, addr, path)
 		}
 	})

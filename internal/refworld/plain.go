@@ -150,6 +150,16 @@ func (w *plainWorld) Resolve(host string) netip.Addr {
 	return a
 }
 
+// resolveAt is what the n-th Resolve of host (0 the first) answers,
+// counted from the world's start, whatever has been resolved since.
+func (w *plainWorld) resolveAt(host string, n int) netip.Addr {
+	addrs, ok := w.base.dns[spec.NormalizeHost(host)]
+	if !ok {
+		return spec.StaticResolve(host)
+	}
+	return addrs[n%len(addrs)]
+}
+
 // peekResolve is what Resolve would answer for host now, without moving
 // the host's DNS line on.
 func (w *plainWorld) peekResolve(host string) netip.Addr {

@@ -188,6 +188,13 @@ func (w *World) Lookup(p string) (string, bool) { return w.inner.Read(p) }
 // SPEC §14), never for sandboxes.
 func (w *World) PeekResolve(host string) netip.Addr { return w.inner.peekResolve(host) }
 
+// ResolveAt returns what the n-th resolve of host (0 the first, names
+// compared as SPEC §6 does) answers, counted from the world's start, without
+// journaling and whatever the host's DNS line has done since: for a door
+// that must know the model's answer, the model resolving once per fetch,
+// when its sandbox looked a host up more often; never for sandboxes.
+func (w *World) ResolveAt(host string, n int) netip.Addr { return w.inner.resolveAt(host, n) }
+
 // Route returns the body routed for host and path, without journaling.
 func (w *World) Route(host, path string) (string, bool) {
 	return w.inner.Fetch(host, netip.Addr{}, path)
