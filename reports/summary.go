@@ -280,7 +280,7 @@ func (s *Summary) StricterExampleLines() []string {
 		if ex := s.StricterExamples[r]; ex != "" {
 			line := fmt.Sprintf("stricter than the model (%s, %s), one of them: %s", r, plural(int(s.Stricter[r]), "op"), ex)
 			if f := s.StricterFiles[r]; f != "" {
-				line += "; a scenario with one, to replay: " + f
+				line += "; its scenario, to replay: " + f
 			}
 			out = append(out, line)
 		}

@@ -239,7 +239,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
 				checked: new(dims.Counts), gen: generators.NewGenerator(),
-				tally: tally, stricter: &stricters,
+				tally: tally, base: f, stricterOps: &stricterOps{tally: tally}, stricter: &stricters,
 			}, &covs[w])
 			over[w].Store(true)
 			checking.Done()
@@ -276,9 +276,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Findings, res.UnconfirmedHangs, werr = out.result()
-	var serr error
-	res.StricterFiles, serr = out.writeStricter(&stricters, res.Tally.Stricter)
-	werr = errors.Join(werr, serr)
+	files, ops, serr := out.writeStricter(&stricters, res.Tally.Stricter)
+	res.StricterFiles, werr = files, errors.Join(werr, serr)
+	for reason, op := range ops { // the example shown is the op of the file written
+		if res.Tally.StricterExamples == nil {
+			res.Tally.StricterExamples = map[string]string{}
+		}
+		res.Tally.StricterExamples[reason] = op
+	}
 	res.Drawn = res.Checks + int(skipped.Load())
 	res.Elapsed, res.Checked = time.Since(start), time.Duration(checked.Load())
 	return res, werr

@@ -44,11 +44,13 @@ type feed struct {
 
 	// tally reads what the worker's session counted (a real sandbox's,
 	// door.Target.StartCounted), nil for a target that counts nothing;
-	// seenStricter is its stricter counts after the check before, and
-	// stricter keeps a scenario of each reason.
-	tally        func() door.Tally
-	seenStricter map[string]int64
-	stricter     *stricterScenarios
+	// then each check's sandboxes, of the worker's factory base, note
+	// their stricter ops in stricterOps, and stricter keeps a scenario of
+	// each reason.
+	tally       func() door.Tally
+	base        core.Factory // the worker's
+	stricterOps *stricterOps
+	stricter    *stricterScenarios
 
 	started bool   // a check was handed out: the first is made whatever the context says
 	i       int64  // the index of the check Next handed out last
@@ -95,6 +97,10 @@ func (f *feed) Next() (judge.Case, core.Factory, bool) {
 		if cfg.Dimensions {
 			c.World = judge.PrepareWorld(sc.World) // once, for the check and the count
 		}
+		if f.tally != nil {
+			f.stricterOps.reset()
+			return c, f.stricterOps.factory(f.base), true
+		}
 		return c, nil, true
 	}
 }
@@ -121,7 +127,7 @@ func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
 		dims.Count(sc, c.Grant, c.World.Template(), f.dims)
 	}
 	if f.tally != nil && !hung(fs) { // a check given up on may still count
-		f.noteStricter(sc)
+		f.noteStricter(sc, fs)
 	}
 	if len(fs) > 0 {
 		f.col.offer(int(f.i), sc, fs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,18 +12,23 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // countsFetches is the reference as a counting target whose every fetch
 // in a check's run is counted stricter, under "other": a real sandbox
 // refusing them, its door answering as the model does.
-func countsFetches() sut.Target {
-	tg := sut.Static("counts-fetches", core.ReferenceFactory)
+func countsFetches() sut.Target { return countsFetchesOf(core.ReferenceFactory) }
+
+// countsFetchesOf is countsFetches of the sandboxes of f.
+func countsFetchesOf(f core.Factory) sut.Target {
+	tg := sut.Static("counts-fetches", f)
 	tg.StartCounted = func() (core.Factory, func() error, func() door.Tally, error) {
 		c := new(door.Counter)
 		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
-			return &counted{Sandbox: core.NewReference(g, w), c: c, run: c.Opened()}, nil
+			sb, err := f(g, w)
+			return &counted{Sandbox: sb, c: c, run: c.Opened()}, err
 		}
 		return f, func() error { return nil }, func() door.Tally { return c.Read(nil) }, nil
 	}
@@ -46,8 +52,9 @@ func (s *counted) Close() error { s.c.Closed(); return nil }
 
 // TestStricterScenarioWritten: a campaign writes, for each stricter
 // reason, the scenario of the lowest check that had an op counted under
-// it, whatever the number of workers, headed as no finding with the line
-// that replays it; the summary names it.
+// it, cut after that op, whatever the number of workers, headed as no
+// finding with the line that replays it; the summary names it and shows
+// its op.
 func TestStricterScenarioWritten(t *testing.T) {
 	var first string
 	for _, workers := range []int{1, 2} {
@@ -77,8 +84,9 @@ func TestStricterScenarioWritten(t *testing.T) {
 				t.Errorf("%d workers: the header lacks %q:\n%s", workers, want, header)
 			}
 		}
-		if !strings.Contains(string(text), "\nnet_fetch ") {
-			t.Errorf("%d workers: the scenario has no fetch:\n%s", workers, text)
+		last := sc.Steps[len(sc.Steps)-1].Op
+		if last.Kind != core.OpFetch || slices.ContainsFunc(sc.Steps[:len(sc.Steps)-1], func(st scenario.Step) bool { return st.Op.Kind == core.OpFetch }) {
+			t.Errorf("%d workers: the scenario does not end at its first fetch:\n%s", workers, text)
 		}
 		body := string(text[strings.Index(string(text), "\n\n"):])
 		if first == "" {
@@ -87,8 +95,53 @@ func TestStricterScenarioWritten(t *testing.T) {
 			t.Errorf("the scenario written depends on the workers:\n%s\nagainst\n%s", body, first)
 		}
 		sum := Summarize(res, "counts-fetches")
-		if lines := sum.StricterExampleLines(); len(lines) != 1 || !strings.HasSuffix(lines[0], "a scenario with one, to replay: "+path) {
-			t.Errorf("summary lines %q: want one naming %s", lines, path)
+		if lines := sum.StricterExampleLines(); len(lines) != 1 || !strings.Contains(lines[0], "one of them: "+judge.FormatOp(last)+"; ") || !strings.HasSuffix(lines[0], "to replay: "+path) {
+			t.Errorf("summary lines %q: want one showing %s and naming %s", lines, judge.FormatOp(last), path)
 		}
+	}
+}
+
+// wrongFirst is the reference but for the first op of a scenario, which
+// it answers otherwise than the model unless it is a fetch: a
+// verdict-matches-model finding at step 1 of every other scenario.
+func wrongFirst(g core.Grant, w core.World) (core.Sandbox, error) {
+	return &firstWrong{Sandbox: core.NewReference(g, w)}, nil
+}
+
+type firstWrong struct {
+	core.Sandbox
+	ran bool
+}
+
+func (s *firstWrong) Run(op core.Op) core.Result {
+	r := s.Sandbox.Run(op)
+	if !s.ran && op.Kind != core.OpFetch {
+		r = core.Result{Kind: core.OK, Data: r.Data + "x"}
+	}
+	s.ran = true
+	return r
+}
+
+// TestStricterScenarioHasNoFinding: on a sandbox that also fails checks,
+// the scenario written for a stricter reason is one whose refused op came
+// before any finding of its check: cut after it, it fails nothing.
+func TestStricterScenarioHasNoFinding(t *testing.T) {
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 300, Workers: 1, Target: countsFetchesOf(wrongFirst), Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) == 0 || res.StricterFiles["other"] == "" {
+		t.Fatalf("%d findings, stricter files %v: want both", len(res.Findings), res.StricterFiles)
+	}
+	text, err := os.ReadFile(res.StricterFiles["other"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse("s.sbx", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := oracle.Check(wrongFirst, sc, nil, oracle.Options{}); err != nil || len(fs) != 0 {
+		t.Errorf("the stricter scenario fails: %v %v\n%s", fs, err, text)
 	}
 }
