@@ -162,7 +162,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 	for _, s := range steps {
 		mark := ""
 		if s.Stricter != "" {
-			mark = "  refused by the sandbox (stricter: " + s.Stricter + "), the model's answer and journal shown"
+			mark = "  refused by the sandbox (stricter: " + s.Stricter + "): the model's answer stands in, the journal adding what the harness did for it"
 		}
 		if s.ModelJournal {
 			mark = "  refused by the sandbox, which looked nothing up: the model's journal shown"

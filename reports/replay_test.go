@@ -40,7 +40,7 @@ func TestWriteReplayText(t *testing.T) {
 	}
 	want := "x.sbx\n" +
 		"STEP  OP                                                RESULT          HARD  OPS  WALL  OUTPUT  JOURNAL\n" +
-		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other), the model's answer and journal shown\n" +
+		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other): the model's answer stands in, the journal adding what the harness did for it\n" +
 		"3     fs_read /work/" + strings.Repeat("d", 33) + "…  fs_read_denied  yes   2    1     0       " + strings.Join(long, "; ")[:79] + "…  ✗ got fs_read_denied, want ok\n" +
 		"x.sbx:6: step 3 journal: " + strings.Join(long, "; ") + "\n" +
 		"x.sbx:6: step 3: fs_read /work/" + strings.Repeat("d", 60) + ": got fs_read_denied, want ok\n" +

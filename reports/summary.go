@@ -25,18 +25,21 @@ type Summary struct {
 	// SUTFlags are the flags that choose the sandbox's configuration
 	// again (--profile FILE), when the campaign was given any: the
 	// reproduce line needs them.
-	SUTFlags       []string  `json:"sut_flags,omitempty"`
-	Checks         int       `json:"checks"`
-	Drawn          int       `json:"drawn,omitempty"` // scenarios drawn, when an adapter skipped some
-	Scenarios      uint64    `json:"scenarios"`
-	Ops            uint64    `json:"ops"`
-	Workers        int       `json:"workers"`
-	ElapsedSeconds float64   `json:"elapsed_seconds"`
-	CheckedSeconds float64   `json:"checked_seconds"` // the part of ElapsedSeconds the checks took; the rest minimized their findings
-	OpsPerSecond   float64   `json:"ops_per_second"`  // over CheckedSeconds
-	Interrupted    bool      `json:"interrupted"`
-	RawFindings    int64     `json:"raw_findings"` // violations the oracle reported, before deduplication
-	Findings       []Finding `json:"findings"`
+	SUTFlags       []string `json:"sut_flags,omitempty"`
+	Checks         int      `json:"checks"`
+	Drawn          int      `json:"drawn,omitempty"` // scenarios drawn, when an adapter skipped some
+	Scenarios      uint64   `json:"scenarios"`
+	Ops            uint64   `json:"ops"`
+	Workers        int      `json:"workers"`
+	ElapsedSeconds float64  `json:"elapsed_seconds"`
+	CheckedSeconds float64  `json:"checked_seconds"` // the part of ElapsedSeconds the checks took; the rest minimized their findings
+	OpsPerSecond   float64  `json:"ops_per_second"`  // over CheckedSeconds
+	Interrupted    bool     `json:"interrupted"`
+	RawFindings    int64    `json:"raw_findings"` // violations the oracle reported, before deduplication
+	// DistinctScenarios counts the findings' distinct minimized
+	// scenarios: findings of several invariants may share one.
+	DistinctScenarios int       `json:"distinct_scenarios"`
+	Findings          []Finding `json:"findings"`
 	// FlakyFindings counts the findings marked flaky or stateful: they did
 	// not fail again when judged again (alone, on a fresh sandbox), and do
 	// not make the exit status 1.

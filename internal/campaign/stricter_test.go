@@ -10,6 +10,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -143,5 +144,24 @@ func TestStricterScenarioHasNoFinding(t *testing.T) {
 	}
 	if fs, err := oracle.Check(wrongFirst, sc, nil, oracle.Options{}); err != nil || len(fs) != 0 {
 		t.Errorf("the stricter scenario fails: %v %v\n%s", fs, err, text)
+	}
+}
+
+// TestDistinctScenarios: findings whose minimized scenarios differ only
+// in their headers (the invariant each names) are one scenario.
+func TestDistinctScenarios(t *testing.T) {
+	parse := func(src string) *scenario.Scenario {
+		sc, err := scenario.Parse("m.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	one := func(src string) Finding { return Finding{Finding: &finding.Finding{Minimized: parse(src)}} }
+	a := one("# finding: confinement\ngrant fs_read /work/\n\nfs_read /workshop/s\n")
+	b := one("# finding: verdict-matches-model\ngrant fs_read /work/\n\nfs_read /workshop/s\n")
+	c := one("# finding: confinement\ngrant fs_read /work/\n\nfs_read /workx\n")
+	if got := distinctScenarios([]Finding{a, b, c}); got != 2 {
+		t.Errorf("%d distinct scenarios of 3 findings, two of one scenario; want 2", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -25,6 +26,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 	if res.Tally.CountsPassed {
 		s.AllowedPassed = new(res.Tally.Passed)
 	}
+	s.DistinctScenarios = distinctScenarios(res.Findings)
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
 			Class: f.Class.String(), Detail: fileDetail(f.Finding), File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
@@ -133,4 +135,16 @@ func drawnIfSkipped(res *Result) int {
 		return res.Drawn
 	}
 	return 0
+}
+
+// distinctScenarios counts the findings' distinct minimized scenarios,
+// their headers (which name the invariant) left out: one op that reads a
+// file outside the grant is a confinement finding and a
+// verdict-matches-model one, two files of one scenario.
+func distinctScenarios(fs []Finding) int {
+	seen := map[string]bool{}
+	for _, f := range fs {
+		seen[string(minimize.Clean(f.Minimized).Format())] = true
+	}
+	return len(seen)
 }

@@ -14,10 +14,9 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
-	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/reports"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -320,30 +319,17 @@ func TestReplayNotesWhereAFindingWasFound(t *testing.T) {
 	}
 }
 
-// TestDistinctScenarios: findings whose minimized scenarios differ only
-// in their headers (the invariant each names) are one scenario; the clause
-// is left out when every finding has its own.
-func TestDistinctScenarios(t *testing.T) {
-	parse := func(src string) *scenario.Scenario {
-		sc, err := scenario.Parse("m.sbx", []byte(src))
-		if err != nil {
-			t.Fatal(err)
+// TestDistinctScenariosClause: the summary line counts the findings'
+// distinct scenarios when fewer than the findings, in the singular for
+// one.
+func TestDistinctScenariosClause(t *testing.T) {
+	three := []reports.Finding{{}, {}, {}}
+	for _, tc := range []struct {
+		distinct int
+		want     string
+	}{{3, ""}, {2, " (2 distinct scenarios)"}, {1, " (1 distinct scenario)"}} {
+		if got := distinctScenarios(reports.Summary{Findings: three, DistinctScenarios: tc.distinct}); got != tc.want {
+			t.Errorf("%d of 3: %q, want %q", tc.distinct, got, tc.want)
 		}
-		return sc
-	}
-	one := func(src string) campaign.Finding {
-		return campaign.Finding{Finding: &finding.Finding{Minimized: parse(src)}}
-	}
-	a := one("# finding: confinement\ngrant fs_read /work/\n\nfs_read /workshop/s\n")
-	b := one("# finding: verdict-matches-model\ngrant fs_read /work/\n\nfs_read /workshop/s\n")
-	c := one("# finding: confinement\ngrant fs_read /work/\n\nfs_read /workx\n")
-	if got := distinctScenarios([]campaign.Finding{a, b, c}); got != " (2 distinct scenarios)" {
-		t.Errorf("%q, want 2 distinct scenarios of 3 findings", got)
-	}
-	if got := distinctScenarios([]campaign.Finding{a, b}); got != " (1 distinct scenario)" {
-		t.Errorf("%q, want 1 distinct scenario of 2 findings", got)
-	}
-	if got := distinctScenarios([]campaign.Finding{a, c}); got != "" {
-		t.Errorf("%q, want nothing: each finding has its own scenario", got)
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
-	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -103,7 +102,7 @@ that cannot start, 3 interrupted.`)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
 	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Checked.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, minimizingTime(res), sum.SUT,
-		len(sum.Findings), distinctScenarios(res.Findings), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
+		len(sum.Findings), distinctScenarios(sum), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
 		violationsSeen(sum, *stopAtFirst), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
 		fmt.Fprintf(e.stderr, "sbxfuzz run: %s\n", l)
@@ -237,22 +236,17 @@ func unconfirmedHangs(n int) string {
 }
 
 // distinctScenarios is the summary line's clause counting the findings'
-// distinct minimized scenarios, when fewer than the findings: one op that
-// reads a file outside the grant is a confinement finding and a
-// verdict-matches-model one, two files of one scenario, and a user
-// counting defects should know.
-func distinctScenarios(fs []campaign.Finding) string {
-	seen := map[string]bool{}
-	for _, f := range fs {
-		seen[string(minimize.Clean(f.Minimized).Format())] = true // without its header, which names the invariant
-	}
-	if len(seen) == len(fs) {
+// distinct minimized scenarios, when fewer than the findings: a user
+// counting defects should know that two findings are one op.
+func distinctScenarios(sum reports.Summary) string {
+	switch n := sum.DistinctScenarios; {
+	case n == len(sum.Findings):
 		return ""
-	}
-	if len(seen) == 1 {
+	case n == 1:
 		return " (1 distinct scenario)"
+	default:
+		return fmt.Sprintf(" (%d distinct scenarios)", n)
 	}
-	return fmt.Sprintf(" (%d distinct scenarios)", len(seen))
 }
 
 // writtenTo is the summary line's clause saying where the findings are.

@@ -50,7 +50,7 @@ func TestReplayCountsStricter(t *testing.T) {
 	if want := "refused 2 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them, marked): other 2"; !strings.Contains(out, want) {
 		t.Errorf("replay says:\n%s%s\nwant %q", out, errs, want)
 	}
-	const mark = "refused by the sandbox (stricter: other), the model's answer and journal shown"
+	const mark = "refused by the sandbox (stricter: other): the model's answer stands in, the journal adding what the harness did for it"
 	var marked []string
 	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, mark) {
