@@ -239,7 +239,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
 				checked: new(dims.Counts), gen: generators.NewGenerator(),
-				tally: tally, base: f, stricterOps: &stricterOps{tally: tally}, stricter: &stricters,
+				tally: tally, base: f, watch: door.NewWatch(tally), stricter: &stricters,
 			}, &covs[w])
 			over[w].Store(true)
 			checking.Done()

@@ -44,13 +44,13 @@ type feed struct {
 
 	// tally reads what the worker's session counted (a real sandbox's,
 	// door.Target.StartCounted), nil for a target that counts nothing;
-	// then each check's sandboxes, of the worker's factory base, note
-	// their stricter ops in stricterOps, and stricter keeps a scenario of
+	// then each check's sandboxes, of the worker's factory base, are
+	// watched for their stricter ops, and stricter keeps a scenario of
 	// each reason.
-	tally       func() door.Tally
-	base        core.Factory // the worker's
-	stricterOps *stricterOps
-	stricter    *stricterScenarios
+	tally    func() door.Tally
+	base     core.Factory // the worker's
+	watch    *door.Watch
+	stricter *stricterScenarios
 
 	started bool   // a check was handed out: the first is made whatever the context says
 	i       int64  // the index of the check Next handed out last
@@ -98,8 +98,8 @@ func (f *feed) Next() (judge.Case, core.Factory, bool) {
 			c.World = judge.PrepareWorld(sc.World) // once, for the check and the count
 		}
 		if f.tally != nil {
-			f.stricterOps.reset()
-			return c, f.stricterOps.factory(f.base), true
+			f.watch.Reset()
+			return c, f.watch.Factory(f.base), true
 		}
 		return c, nil, true
 	}

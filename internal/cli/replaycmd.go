@@ -2,11 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 
-	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
@@ -72,13 +69,13 @@ SIGINT, SIGTERM or SIGHUP.`)
 	status := ExitOK
 	for i, name := range files {
 		before := tally().Stricter
-		marks := &stricterSteps{tally: tally}
-		out, err := replayNarrowed(target, name, scs[i], marks.factory(factory), e.oracleOptions())
+		watch := door.NewWatch(tally)
+		out, err := replayNarrowed(target, name, scs[i], watch.Factory(factory), e.oracleOptions())
 		if err != nil {
 			return printError(e, err)
 		}
 		out.Stricter = newCounts(before, tally().Stricter)
-		marks.mark(out.Steps)
+		markSteps(watch, out.Steps)
 		if out.Failed() {
 			status = ExitFinding
 		}
@@ -89,77 +86,13 @@ SIGINT, SIGTERM or SIGHUP.`)
 	return status
 }
 
-// stricterSteps notes which ops of one replay the sandbox refused where
-// the model allows them: those during which its door's stricter count
-// grew. Only the run of a check counts (door.Counter.Opened), not the
-// oracle's second run, so the marks are the run's ops, by their place.
-type stricterSteps struct {
-	tally  func() door.Tally
-	mu     sync.Mutex
-	marks  map[int]string // the op's index in the run, 0-based: its reason
-	filled map[int]bool   // the ops whose journal the door filled (door.Counter.Filled)
-}
-
-// factory wraps f so that each sandbox it builds notes its stricter ops.
-func (m *stricterSteps) factory(f core.Factory) core.Factory {
-	return func(g core.Grant, w core.World) (core.Sandbox, error) {
-		sb, err := f(g, w)
-		if err != nil {
-			return nil, err
-		}
-		return &markedSandbox{Sandbox: sb, m: m}, nil
-	}
-}
-
-// mark sets the Stricter reason of the steps noted, steps being the
-// replay's in the order they ran.
-func (m *stricterSteps) mark(steps []reports.ReplayStep) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// markSteps sets the Stricter reason and the ModelJournal of the steps
+// w noted, steps being the replay's in the order they ran.
+func markSteps(w *door.Watch, steps []reports.ReplayStep) {
+	stricter, filled := w.Marks()
 	for i := range steps {
-		steps[i].Stricter, steps[i].ModelJournal = m.marks[i], m.filled[i]
+		steps[i].Stricter, steps[i].ModelJournal = stricter[i], filled[i]
 	}
-}
-
-// markedSandbox is a sandbox whose ops stricterSteps watches.
-type markedSandbox struct {
-	core.Sandbox
-	m *stricterSteps
-	n int // ops run
-}
-
-func (s *markedSandbox) Run(op core.Op) core.Result {
-	was := s.m.tally()
-	before := was.Stricter
-	r := s.Sandbox.Run(op)
-	if s.m.tally().Filled > was.Filled {
-		s.m.mu.Lock()
-		if s.m.filled == nil {
-			s.m.filled = map[int]bool{}
-		}
-		s.m.filled[s.n] = true
-		s.m.mu.Unlock()
-	}
-	for reason, n := range s.m.tally().Stricter {
-		if n > before[reason] {
-			s.m.mu.Lock()
-			if s.m.marks == nil {
-				s.m.marks = map[int]string{}
-			}
-			s.m.marks[s.n] = reason
-			s.m.mu.Unlock()
-		}
-	}
-	s.n++
-	return r
-}
-
-// Close closes the sandbox wrapped, when it has a Close.
-func (s *markedSandbox) Close() error {
-	if c, ok := s.Sandbox.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
 }
 
 // newCounts is what after counts beyond before, by key; nil when nothing.

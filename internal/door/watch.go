@@ -1,0 +1,97 @@
+package door
+
+import (
+	"io"
+	"maps"
+	"sync"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+)
+
+// Watch notes, op by op, what a real sandbox's session counted beside its
+// checks: the ops it refused that the model allows (Tally.Stricter), by
+// reason, and the refusals whose journal its door filled (Tally.Filled),
+// each by its place in the check's run (0 the first op). Only the run of
+// a check counts (Counter.Opened), not the oracle's second run, so the
+// places are the run's. replay marks its steps with them; a campaign keeps
+// a scenario of each reason. Safe for concurrent use.
+type Watch struct {
+	tally  func() Tally
+	mu     sync.Mutex
+	marks  map[int]string // the op's place: the reason counted during it
+	filled map[int]bool
+}
+
+// NewWatch returns a Watch over the session whose counts tally reads.
+func NewWatch(tally func() Tally) *Watch { return &Watch{tally: tally} }
+
+// Factory wraps f so that each sandbox it builds is watched.
+func (w *Watch) Factory(f core.Factory) core.Factory {
+	return func(g core.Grant, wd core.World) (core.Sandbox, error) {
+		sb, err := f(g, wd)
+		if err != nil {
+			return nil, err
+		}
+		return &watched{Sandbox: sb, w: w}, nil
+	}
+}
+
+// Reset forgets what was noted: before the next check.
+func (w *Watch) Reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	clear(w.marks)
+	clear(w.filled)
+}
+
+// Marks returns, by the place of the op, the stricter reason counted
+// during it, and whether its journal was filled.
+func (w *Watch) Marks() (stricter map[int]string, filled map[int]bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.marks), maps.Clone(w.filled)
+}
+
+// note notes what the op at place n made the session count, after was.
+func (w *Watch) note(n int, was, now Tally) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if now.Filled > was.Filled {
+		if w.filled == nil {
+			w.filled = map[int]bool{}
+		}
+		w.filled[n] = true
+	}
+	for reason, k := range now.Stricter {
+		if k > was.Stricter[reason] {
+			if w.marks == nil {
+				w.marks = map[int]string{}
+			}
+			w.marks[n] = reason
+		}
+	}
+}
+
+// watched is a sandbox whose ops a Watch notes.
+type watched struct {
+	core.Sandbox
+	w *Watch
+	n int // ops run
+}
+
+func (s *watched) Run(op core.Op) core.Result {
+	was := s.w.tally()
+	r := s.Sandbox.Run(op)
+	s.w.note(s.n, was, s.w.tally())
+	s.n++
+	return r
+}
+
+// Close closes the sandbox watched, when it has a Close: the oracle
+// closes what it built.
+func (s *watched) Close() error {
+	if c, ok := s.Sandbox.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
