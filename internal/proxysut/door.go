@@ -131,7 +131,7 @@ func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target
 		return door.Target{}, err
 	}
 	a := &adapter{argv: proc.Anchored(append(slices.Clone(p.Command), argv...)), profile: p, id: identify(command, profile, p), timeouts: t}
-	tg := door.Target{Name: prefix + command, Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
+	tg := door.Target{Name: prefix + proc.AnchoredCommand(command), Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
 		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}
 	switch {
 	case len(p.Hosts) > 0:

@@ -103,7 +103,7 @@ func LoadProfile(name string) (mcp.Profile, error) {
 func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 	probe := probeOnce(argv, profile)
 	return Adapter{
-		Name: MCPPrefix + command,
+		Name: MCPPrefix + proc.AnchoredCommand(command), // a finding's reproduce line works from any directory
 		Open: func(dir string, t Timeouts) (Session, error) {
 			if err := probe(dir, t); err != nil {
 				return nil, err

@@ -17,6 +17,11 @@ const (
 	// ReasonTrimmedPath: the path begins or ends with white space or a
 	// quote, which some servers strip before they look (mcp.Trimmed).
 	ReasonTrimmedPath = "trimmed-path"
+	// ReasonTrailingSlash: the path ends in "/" or "/.", which the model
+	// cleans away (SPEC §4) and a file system reads as naming a
+	// directory: a file, or a link to one, so named is not found
+	// (ENOTDIR, EISDIR).
+	ReasonTrailingSlash = "trailing-slash"
 	// ReasonDanglingWrite: a write through a link whose target does not
 	// exist yet, which SPEC §13 lets create it (refused since the fix of
 	// CVE-2025-53109 by @modelcontextprotocol/server-filesystem).
@@ -38,7 +43,7 @@ const (
 
 // StricterReasons lists every reason, in the order they are tried.
 func StricterReasons() []string {
-	return []string{ReasonTrimmedPath, ReasonDanglingWrite, ReasonParentMissing, ReasonLinkLoop, ReasonReadThroughLink, ReasonWriteThroughLink, ReasonOther}
+	return []string{ReasonTrimmedPath, ReasonTrailingSlash, ReasonDanglingWrite, ReasonParentMissing, ReasonLinkLoop, ReasonReadThroughLink, ReasonWriteThroughLink, ReasonOther}
 }
 
 // stricter reports whether the real sandbox denied what the model allows
@@ -97,6 +102,8 @@ func (b *bridge) stricterReason(op core.Op, detail string) string {
 	switch {
 	case mcp.Trimmed(p):
 		return ReasonTrimmedPath
+	case strings.HasSuffix(p, "/") || strings.HasSuffix(p, "/."):
+		return ReasonTrailingSlash
 	case b.danglingWrite(op):
 		return ReasonDanglingWrite
 	case strings.Contains(strings.ToLower(detail), "parent"):
