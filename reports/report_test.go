@@ -621,3 +621,16 @@ func TestGivenUpWarning(t *testing.T) {
 		t.Errorf("none given up: %q, want none", w)
 	}
 }
+
+// TestWarningsInJSON: the lines a run says loudly about its sandbox are
+// in its JSON too, for a user who reads only that.
+func TestWarningsInJSON(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "proxy:denyall")
+	sum.Stricter = map[string]int64{"refused-allowed": 27}
+	sum.AllowedPassed = new(int64(0))
+	for _, r := range builtAndLoaded(t, sum) {
+		if text := render(t, r, reports.JSON); !strings.Contains(text, `"warnings": [`) || !strings.Contains(text, "let none of the 27 ops the model allows through") {
+			t.Errorf("the JSON lacks the warning:\n%s", text)
+		}
+	}
+}

@@ -36,6 +36,9 @@ type Summary struct {
 	OpsPerSecond   float64  `json:"ops_per_second"`  // over CheckedSeconds
 	Interrupted    bool     `json:"interrupted"`
 	RawFindings    int64    `json:"raw_findings"` // violations the oracle reported, before deduplication
+	// Warnings are the lines the run says loudly about its sandbox
+	// (SandboxWarnings), filled when the summary is written as JSON.
+	Warnings []string `json:"warnings,omitempty"`
 	// DistinctScenarios counts the findings' distinct minimized
 	// scenarios: findings of several invariants may share one.
 	DistinctScenarios int       `json:"distinct_scenarios"`
@@ -374,7 +377,7 @@ func (s *Summary) MostlyStricterWarning() string {
 	if ex := s.StricterExamples[s.stricterReasons()[0]]; strings.HasPrefix(ex, "net_fetch ") {
 		hint += "; the world's names resolve into 203.0.113.0/24 (SPEC §6), a documentation range that a guard refusing every special-purpose range refuses, so such a guard meets an internal address only where a name's dns line gives one"
 	}
-	return fmt.Sprintf("%s refused %s the model allows and let %d through, so most of what it was asked was judged by its refusals alone (%s)",
+	return fmt.Sprintf("%s refused %s the model allows and let %d through, so most of the ops it was asked that the model allows were judged by its refusals alone (%s)",
 		s.SUT, plural(int(n), "op"), *s.AllowedPassed, hint)
 }
 

@@ -16,7 +16,9 @@ import (
 // dimension table with its gaps and the kill table added. The same report always renders the same bytes.
 func (r *Report) Write(w io.Writer, f Format) error {
 	if f == JSON {
-		return writeJSON(w, r)
+		c := *r
+		c.Warnings = r.SandboxWarnings()
+		return writeJSON(w, &c)
 	}
 	d, err := newDoc(w, f)
 	if err != nil {

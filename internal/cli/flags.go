@@ -136,7 +136,7 @@ const MinDuration = time.Millisecond
 // sizeFlags registers --checks, --duration and --workers, the flags that
 // size a campaign (checked by checkCampaign).
 func sizeFlags(fs *flagSet) (checks *int, duration *time.Duration, workers *int) {
-	checks = fs.Int("checks", 0, fmt.Sprintf("number of scenarios to check, at least 1 (default %d when --duration is not set)", campaign.DefaultChecks))
+	checks = fs.Int("checks", 0, fmt.Sprintf("number of scenarios to draw and check, at least 1 (default %d when --duration is not set); a real sandbox is asked those it can express, which the summary counts", campaign.DefaultChecks))
 	duration = fs.Duration("duration", 0, "run for this long (e.g. 10s, at least 1ms); with --checks, whichever ends first")
 	workers = fs.Int("workers", 0, "parallel workers (default: all cores)")
 	return checks, duration, workers

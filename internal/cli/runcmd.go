@@ -111,6 +111,7 @@ that cannot start, 3 interrupted.`)
 		fmt.Fprintf(e.stderr, "sbxfuzz run: WARNING: %s\n", w)
 	}
 	if *format == "json" {
+		sum.Warnings = sum.SandboxWarnings()
 		enc := json.NewEncoder(e.stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
@@ -139,21 +140,29 @@ that cannot start, 3 interrupted.`)
 // shrunk says how much a finding was minimized.
 func shrunk(f reports.Finding) string {
 	if f.Flaky {
-		return fmt.Sprintf("%d ops, not minimized: flaky, it did not fail again", f.OriginalOps)
+		return fmt.Sprintf("%s, not minimized: flaky, it did not fail again", opsCount(f.OriginalOps))
 	}
 	if f.Unconfirmed {
-		return fmt.Sprintf("%d ops, not minimized nor confirmed on a fresh sandbox: the campaign stopped first", f.OriginalOps)
+		return fmt.Sprintf("%s, not minimized nor confirmed on a fresh sandbox: the campaign stopped first", opsCount(f.OriginalOps))
 	}
 	if f.Unminimized {
-		return fmt.Sprintf("%d ops, not minimized: the campaign stopped first", f.OriginalOps)
+		return fmt.Sprintf("%s, not minimized: the campaign stopped first", opsCount(f.OriginalOps))
 	}
 	if f.Stateful {
-		return fmt.Sprintf("%d ops minimized to %d; flaky: it fails only after other scenarios on the same sandbox, not alone", f.OriginalOps, f.MinimizedOps)
+		return fmt.Sprintf("%s minimized to %d; flaky: it fails only after other scenarios on the same sandbox, not alone", opsCount(f.OriginalOps), f.MinimizedOps)
 	}
 	if f.Unreproduced > 0 {
-		return fmt.Sprintf("%d ops, not minimized: its %d-op candidate did not fail again", f.OriginalOps, f.Unreproduced)
+		return fmt.Sprintf("%s, not minimized: its %d-op candidate did not fail again", opsCount(f.OriginalOps), f.Unreproduced)
 	}
-	return fmt.Sprintf("%d ops minimized to %d", f.OriginalOps, f.MinimizedOps)
+	return fmt.Sprintf("%s minimized to %d", opsCount(f.OriginalOps), f.MinimizedOps)
+}
+
+// opsCount is n ops in words: "1 op", "40 ops".
+func opsCount(n int) string {
+	if n == 1 {
+		return "1 op"
+	}
+	return fmt.Sprintf("%d ops", n)
 }
 
 // unminimizedCount is the summary line's clause counting the findings

@@ -40,6 +40,7 @@ type opState struct {
 	resolved   bool       // a resolve of host was journaled in the op
 	addr       netip.Addr // what the last of them answered
 	lookups    int        // how many of them there were
+	internal   bool       // one of them answered an internal address
 	served     Served     // the world's answer to a request of host (Served)
 	servedPath bool       // served answered the op's own path
 	// answers holds, for every host a resolve in the op answered (the
@@ -53,6 +54,7 @@ type opState struct {
 func (o *opState) resolvedTo(a netip.Addr) {
 	o.addr, o.resolved = a, true
 	o.lookups++
+	o.internal = o.internal || spec.IsInternal(a)
 }
 
 // answered notes that a resolve of host answered a in the op.
@@ -152,12 +154,18 @@ func (b *Binding) BeginOp(op core.Op) {
 	clear(b.lookups)
 }
 
+// Lookups is what the resolves of an op's host during the op answered.
+type Lookups struct {
+	Count    int        // how many there were: a guard that checks every answer makes several
+	Last     netip.Addr // what the last one answered
+	Internal bool       // one of them answered an internal address (SPEC §6)
+}
+
 // EndOp journals the connections the op made that sent no request, as
 // fetches of its host and path, and closes the journal until the next
-// BeginOp. It reports how many resolves of the op's host were journaled
-// during the op (a guard that checks every answer makes several), and the
-// address the last one answered.
-func (b *Binding) EndOp() (last netip.Addr, lookups int) {
+// BeginOp. It reports what the resolves of the op's host during the op
+// answered.
+func (b *Binding) EndOp() Lookups {
 	recs := b.newRecords()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -166,7 +174,7 @@ func (b *Binding) EndOp() (last netip.Addr, lookups int) {
 	}
 	b.open = false
 	clear(b.lookups)
-	return b.op.addr, b.op.lookups
+	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal}
 }
 
 // Served is the world's answer to a request for the op's host and path

@@ -275,8 +275,8 @@ func TestBareConnection(t *testing.T) {
 		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("203.0.113.1:80")},
 		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("203.0.113.1:80"), Method: "GET", Host: "a.test", Target: "/data"},
 		netns.Record{Conn: 3, Local: netip.MustParseAddrPort("10.0.0.9:80")})
-	if a, n := b.EndOp(); n != 1 || a != spec203 {
-		t.Errorf("EndOp = %v, %d; want %v, 1: the op's host was resolved once", a, n, spec203)
+	if l := b.EndOp(); l.Count != 1 || l.Last != spec203 || l.Internal {
+		t.Errorf("EndOp = %+v; want %v once, public: the op's host was resolved once", l, spec203)
 	}
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 10.0.0.9 /data")
 	if !b.Served().Bare {
@@ -319,14 +319,15 @@ func TestLockedWorld(t *testing.T) {
 	}
 	serve(b, "GET", "/data", "r.test")
 	wantJournal(t, w, "resolve r.test -> 203.0.113.9", "fetch r.test 203.0.113.9 /data")
-	if a, n := b.EndOp(); n != 1 || a != public {
-		t.Errorf("EndOp = %v, %d; want %v, 1: the op's host was resolved through World", a, n, public)
+	if l := b.EndOp(); l.Count != 1 || l.Last != public {
+		t.Errorf("EndOp = %+v; want %v once: the op's host was resolved through World", l, public)
 	}
 }
 
 // TestEndOpCountsLookups: a sandbox that looks the op's host up more
 // than once (a guard that checks every answer) gets the answers in turn;
-// EndOp tells the last and how many lookups there were.
+// EndOp tells the last, how many lookups there were, and that one
+// answered an internal address.
 func TestEndOpCountsLookups(t *testing.T) {
 	w := testWorld()
 	b := bound(w, public)
@@ -334,8 +335,8 @@ func TestEndOpCountsLookups(t *testing.T) {
 	for range 3 {
 		lookupBoth(b, "r.test", false)
 	}
-	if a, n := b.EndOp(); n != 3 || a != private {
-		t.Errorf("EndOp = %v, %d; want %v, 3: the last answer of three lookups", a, n, private)
+	if l := b.EndOp(); l.Count != 3 || l.Last != private || !l.Internal {
+		t.Errorf("EndOp = %+v; want %v last of 3, one internal", l, private)
 	}
 }
 

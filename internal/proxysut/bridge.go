@@ -122,8 +122,8 @@ func (b *bridge) Run(op core.Op) core.Result {
 	b.px.bindTo(b.world)
 	model, addr := b.modelFetch(host, path)
 	ans, err := b.send(op)
-	last, lookups := b.px.bind.EndOp()
-	resolved := lookups > 0
+	lookups := b.px.bind.EndOp()
+	resolved := lookups.Count > 0
 	served := b.px.bind.Served()
 	if b.px.srv != nil && err == nil {
 		ans = servedAnswer(served)
@@ -168,7 +168,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	// A fetch journaled from the model's address must follow a lookup
 	// that answered it: not after several, nor after one of a line the
 	// proxy moved on in an op before.
-	return b.refused(host, path, model, addr, resolved, served.Bare || lookups > 1 || resolved && last != addr)
+	return b.refused(host, path, model, addr, lookups, served.Bare || lookups.Count > 1 || resolved && lookups.Last != addr)
 }
 
 // passed counts a fetch the proxy let through: one the model allows
@@ -301,9 +301,13 @@ func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 // journal holds what would make a fetch the model's answer adds wrong (a
 // connection that sent no request, a lookup that answered another
 // address).
-func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, resolved, journaled bool) core.Result {
+func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled bool) core.Result {
+	resolved := lookups.Count > 0
 	if model == core.OK || model == core.NotFound {
 		reason := stricterReason(host)
+		if lookups.Internal {
+			reason = ReasonInternalAnswer // it saw an answer the model's one lookup did not get
+		}
 		if door.Promised(b.s.profile.Promises, reason) {
 			return core.Result{Kind: core.EgressDenied}
 		}

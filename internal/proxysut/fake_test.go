@@ -670,7 +670,7 @@ func TestStricterAnswersTheModelsLookup(t *testing.T) {
 	if len(fs) != 0 {
 		t.Errorf("findings %v, want none: the first refusal is stricter, the second the model's", fs)
 	}
-	if n := tally.Stricter[ReasonRefusedAllowed]; n != 1 {
-		t.Errorf("stricter %v, want 1 op refused-allowed", tally.Stricter)
+	if n := tally.Stricter[ReasonInternalAnswer]; n != 1 || len(tally.Stricter) != 1 {
+		t.Errorf("stricter %v, want 1 op internal-answer: the proxy refused the internal answer it saw", tally.Stricter)
 	}
 }

@@ -27,11 +27,17 @@ const (
 	ReasonUnresolvable = "unresolvable-name"
 	// ReasonRefusedAllowed: none of the above.
 	ReasonRefusedAllowed = "refused-allowed"
+	// ReasonInternalAnswer: the proxy looked the host up and got an
+	// internal answer the model's one lookup of the fetch did not (it
+	// looks a name up more than once a fetch, and a rebinding name's next
+	// answer is internal): it refused what it saw. Taken before the
+	// others.
+	ReasonInternalAnswer = "internal-answer"
 )
 
 // StricterReasons lists every reason, in the order they are tried.
 func StricterReasons() []string {
-	return []string{ReasonIPv6Literal, ReasonIPv4Spelling, ReasonUnresolvable, ReasonRefusedAllowed}
+	return []string{ReasonInternalAnswer, ReasonIPv6Literal, ReasonIPv4Spelling, ReasonUnresolvable, ReasonRefusedAllowed}
 }
 
 // stricterReason labels a refusal of a fetch from host that the model
