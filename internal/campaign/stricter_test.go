@@ -27,11 +27,11 @@ func countsFetchesOf(f core.Factory) sut.Target {
 	tg := sut.Static("counts-fetches", f)
 	tg.StartCounted = func() (core.Factory, func() error, func() door.Tally, error) {
 		c := new(door.Counter)
-		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		counting := func(g core.Grant, w core.World) (core.Sandbox, error) {
 			sb, err := f(g, w)
 			return &counted{Sandbox: sb, c: c, run: c.Opened()}, err
 		}
-		return f, func() error { return nil }, func() door.Tally { return c.Read(nil) }, nil
+		return counting, func() error { return nil }, func() door.Tally { return c.Read(nil) }, nil
 	}
 	return tg
 }
