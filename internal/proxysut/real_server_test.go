@@ -41,10 +41,12 @@ func realServerTarget(t *testing.T, profile string) door.Target {
 // world's body whatever its own words around it; what each lets through
 // is judged on the connections it opened. mcp-fetch-server and kazuph's
 // mcp-fetch check the address a name resolves to, then let their HTTP
-// client resolve it again to connect (two resolutions for one fetch: a
-// rebinding window, no-internal-egress even when both answers are
-// public); the first misses an IPv4-mapped literal, the second takes any
-// IPv6 literal for a name it cannot look up and lets it through.
+// client resolve it again to connect: a rebinding name whose second
+// answer is internal is fetched from there (no-internal-egress; two
+// lookups that answer one public address are no finding, the address used
+// being the one checked); the first misses an IPv4-mapped literal, the
+// second takes any IPv6 literal for a name it cannot look up and lets it
+// through.
 // server-everything checks its allow-list (lower-cased, so A.TEST passes
 // under a.test; an IPv6 literal, which its URL parser respells, never
 // matches) and no address; mcp-npx-fetch checks nothing. The other three
@@ -57,6 +59,7 @@ func TestRealFetchServers(t *testing.T) {
 		literal  = "grant net 169.254.169.254\n\nnet_fetch 169.254.169.254 / => egress_internal\n"
 		mapped   = "grant net ::ffff:127.0.0.1\n\nnet_fetch ::ffff:127.0.0.1 /\n"
 		upper    = "grant net a.test\ndns a.test 93.184.216.34\n\nnet_fetch A.TEST /\n"
+		rebind   = "grant net r.test\ndns r.test 93.184.216.34 10.0.0.1\n\nnet_fetch r.test /\n"
 	)
 	var (
 		escaped   = []string{"no-internal-egress", "verdict-matches-model"}
@@ -67,14 +70,14 @@ func TestRealFetchServers(t *testing.T) {
 		profile string
 		want    map[string][]string // findings by scenario; none where absent
 	}{
-		{"mcp-fetch-server", map[string][]string{"allowed": twice, "mapped": escaped, "upper": twice}},
-		{"kazuph-mcp-fetch", map[string][]string{"allowed": twice, "mapped": escaped, "upper": twice}},
+		{"mcp-fetch-server", map[string][]string{"mapped": escaped, "rebind": twice}},
+		{"kazuph-mcp-fetch", map[string][]string{"mapped": escaped, "rebind": twice}},
 		{"server-everything", map[string][]string{"metadata": escaped, "literal": escaped, "upper": ungranted}},
 		{"mcp-npx-fetch", map[string][]string{"metadata": escaped, "literal": escaped, "mapped": escaped}},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
 			tg := realServerTarget(t, tc.profile)
-			for _, sc := range []struct{ name, src string }{{"allowed", allowed}, {"metadata", metadata}, {"literal", literal}, {"mapped", mapped}, {"upper", upper}} {
+			for _, sc := range []struct{ name, src string }{{"allowed", allowed}, {"metadata", metadata}, {"literal", literal}, {"mapped", mapped}, {"upper", upper}, {"rebind", rebind}} {
 				fs, tally := checkOn(t, tg, sc.src, 0)
 				if got := invariants(fs); !slices.Equal(got, tc.want[sc.name]) {
 					t.Errorf("%s: findings %q, want %q\n%v", sc.name, got, tc.want[sc.name], fs)
