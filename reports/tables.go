@@ -245,7 +245,7 @@ func (r *Report) writeSummary(d *doc) {
 }
 
 // secondsCell is the campaign's time, and the part of it spent
-// minimizing after the checks when that is a second or more: ops/s are
+// minimizing after the checks when that is long enough to show: ops/s are
 // over the checks' time alone.
 func (r *Report) secondsCell() string {
 	if after := r.ElapsedSeconds - r.CheckedSeconds; r.CheckedSeconds > 0 && after >= 1 {

@@ -218,7 +218,7 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool) string {
 }
 
 // minimizingTime is the summary line's clause for the time spent after the
-// checks, minimizing their findings, when it is a second or more: the ops
+// checks, minimizing their findings, when it is long enough to show: the ops
 // per second are the checks' alone.
 func minimizingTime(res *campaign.Result) string {
 	if after := res.Elapsed - res.Checked; after >= time.Second {

@@ -505,6 +505,27 @@ func (p *Pipeline) WriteStricter(dir, reason, origin string, n int64, sc *scenar
 	return path, nil
 }
 
+// CommandName is command, the words argv, as a finding's sandbox names it:
+// as given, or, when anchored differs from argv (its relative program or
+// script made absolute, proc.Anchored), anchored as a shell reads it back,
+// so that a reproduce line works from any directory.
+func CommandName(command string, argv, anchored []string) string {
+	if slices.Equal(argv, anchored) {
+		return command
+	}
+	return CommandLine(anchored)
+}
+
+// CommandLine is argv as a POSIX shell reads it back, each word quoted
+// where it needs it (QuoteArg).
+func CommandLine(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		words[i] = QuoteArg(w)
+	}
+	return strings.Join(words, " ")
+}
+
 // QuoteArg quotes a command-line word for a POSIX shell when it needs it.
 func QuoteArg(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>*?()[]{}#~!") {

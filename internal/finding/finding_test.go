@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -486,5 +488,24 @@ func TestUnreproducedCandidateKeepsTheOriginal(t *testing.T) {
 	}
 	if fd := firstFinding(t, m.Factory, f.Minimized, 0); fd.Invariant != found.Invariant {
 		t.Errorf("the file kept fails %s, want %s", fd.Invariant, found.Invariant)
+	}
+}
+
+// TestCommandName: a sandbox's command whose words were anchored (made
+// absolute) is named by them, each quoted as a shell reads it back, so
+// that it splits back into them; one whose words were not is named as
+// given, quoting and all.
+func TestCommandName(t *testing.T) {
+	argv := []string{"node", "my srv.js", "--root", "it's"}
+	anchored := []string{"node", "/abs/my srv.js", "--root", "it's"}
+	got := CommandName(`node 'my srv.js' --root "it's"`, argv, anchored)
+	if want := `node '/abs/my srv.js' --root 'it'\''s'`; got != want {
+		t.Errorf("CommandName = %q, want %q", got, want)
+	}
+	if words, err := proc.SplitWords(got); err != nil || !slices.Equal(words, anchored) {
+		t.Errorf("%q splits into %q (%v), want %q", got, words, err, anchored)
+	}
+	if got := CommandName(`node "a.js"`, []string{"node", "a.js"}, []string{"node", "a.js"}); got != `node "a.js"` {
+		t.Errorf("CommandName of words not anchored = %q, want the command as given", got)
 	}
 }

@@ -95,33 +95,3 @@ func Anchored(argv []string) []string {
 	}
 	return out
 }
-
-// AnchoredCommand is command with the words Anchored makes absolute so
-// made, written back as a shell reads words (each quoted where it needs
-// it): the name of a sandbox whose process runs in a directory of its own,
-// so that the line that replays a finding works from any directory.
-// command is returned as it is when no word changes, or when it does not
-// split.
-func AnchoredCommand(command string) string {
-	argv, err := splitWords(command)
-	if err != nil {
-		return command
-	}
-	anchored := Anchored(argv)
-	if slices.Equal(argv, anchored) {
-		return command
-	}
-	for i, w := range anchored {
-		anchored[i] = shellWord(w)
-	}
-	return strings.Join(anchored, " ")
-}
-
-// shellWord is w as a POSIX shell reads it back: bare when it holds no
-// byte the shell treats apart, else in single quotes.
-func shellWord(w string) string {
-	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_") == "" {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-}

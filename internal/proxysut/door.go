@@ -45,6 +45,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
@@ -130,8 +131,9 @@ func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target
 	if err != nil {
 		return door.Target{}, err
 	}
-	a := &adapter{argv: proc.Anchored(append(slices.Clone(p.Command), argv...)), profile: p, id: identify(command, profile, p), timeouts: t}
-	tg := door.Target{Name: prefix + proc.AnchoredCommand(command), Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
+	anchored := proc.Anchored(argv)
+	a := &adapter{argv: append(slices.Clone(p.Command), anchored...), profile: p, id: identify(command, profile, p), timeouts: t}
+	tg := door.Target{Name: prefix + finding.CommandName(command, argv, anchored), Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
 		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}
 	switch {
 	case len(p.Hosts) > 0:

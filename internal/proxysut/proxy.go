@@ -119,7 +119,7 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 	}()
 	if err := px.waitReady(start); err != nil {
 		px.close()
-		return nil, fmt.Errorf("%w (ran: %s; %s)%s", err, shellLine(cmd.Argv), note, renderedFor(px, hosts))
+		return nil, fmt.Errorf("%w (ran: %s; %s)%s", err, finding.CommandLine(cmd.Argv), note, renderedFor(px, hosts))
 	}
 	return px, nil
 }
@@ -278,16 +278,6 @@ func (px *proxy) listensElsewhere() string {
 		return ""
 	}
 	return "; it listens on " + strings.Join(where, ", ") + " instead: does its profile tell it where ({{listen}})?"
-}
-
-// shellLine is argv as a shell would read it back (finding.QuoteArg, as
-// reproduce lines quote words).
-func shellLine(argv []string) string {
-	words := make([]string, len(argv))
-	for i, w := range argv {
-		words[i] = finding.QuoteArg(w)
-	}
-	return strings.Join(words, " ")
 }
 
 // stderrTail is the last line a proxy wrote on stderr, for an error.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 )
@@ -62,7 +63,7 @@ func launchServer(argv []string, mp mcp.Profile, hosts []string, dir string, t T
 	srv, err := mcp.Start(mcp.Config{Command: argv, Profile: mp, Home: dir, Net: &n, Timeout: closeWaits * t.op(), StartTimeout: t.Start})
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("%w (ran: %s; %s)", err, shellLine(argv), note)
+		return nil, fmt.Errorf("%w (ran: %s; %s)", err, finding.CommandLine(argv), note)
 	}
 	bind.Attach(srv.Namespace().TakeRecords)
 	return &proxy{key: hostsKey(hosts), sb: srv.Namespace(), bind: bind, srv: srv, dir: dir, exited: srv.Exited()}, nil

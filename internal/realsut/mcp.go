@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
@@ -58,7 +59,8 @@ func MCPWithProfile(command string, p mcp.Profile) (Adapter, error) {
 	if err := checkPromises(p.Promises); err != nil {
 		return Adapter{}, fmt.Errorf("profile %s: %w", p.Name, err)
 	}
-	return mcpAdapter(command, proc.Anchored(argv), p), nil
+	anchored := proc.Anchored(argv)
+	return mcpAdapter(finding.CommandName(command, argv, anchored), anchored, p), nil
 }
 
 // checkPromises refuses a promise of a reason no refusal is counted
@@ -103,7 +105,7 @@ func LoadProfile(name string) (mcp.Profile, error) {
 func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 	probe := probeOnce(argv, profile)
 	return Adapter{
-		Name: MCPPrefix + proc.AnchoredCommand(command), // a finding's reproduce line works from any directory
+		Name: MCPPrefix + command,
 		Open: func(dir string, t Timeouts) (Session, error) {
 			if err := probe(dir, t); err != nil {
 				return nil, err
