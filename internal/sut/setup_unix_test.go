@@ -58,3 +58,30 @@ func TestProxyStartedByItsProfilesCommand(t *testing.T) {
 		t.Errorf("the same script, by itself: %v, want permission denied", err)
 	}
 }
+
+// TestExecNamedFromAnywhere: an exec: child's relative script is named by
+// its absolute path, so that a finding's reproduce line replays it from
+// any directory; a command with nothing relative keeps its words.
+func TestExecNamedFromAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("child.sh", []byte("exit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("child.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"exec:sh child.sh", "exec:sh " + script},
+		{"exec:sh -c true", "exec:sh -c true"},
+	} {
+		got, err := Lookup(tc.name)
+		if err != nil {
+			t.Fatalf("Lookup(%q): %v", tc.name, err)
+		}
+		if got.Name != tc.want {
+			t.Errorf("Lookup(%q).Name = %q, want %q", tc.name, got.Name, tc.want)
+		}
+	}
+}

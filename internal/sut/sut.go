@@ -17,6 +17,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
@@ -145,14 +146,21 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		if err := supported(name, doorSupport.process); err != nil {
 			return Target{}, err
 		}
-		start, err := proc.Sessions(strings.TrimPrefix(name, ExecPrefix))
+		command := strings.TrimPrefix(name, ExecPrefix)
+		if argv, err := proc.SplitWords(command); err == nil {
+			// The child runs here, but a finding's reproduce line is run
+			// from anywhere: its relative program and script are named
+			// by their absolute paths, as an mcp: server's are.
+			command = finding.CommandName(command, argv, proc.Anchored(argv))
+		}
+		start, err := proc.Sessions(command)
 		if err != nil {
 			return Target{}, fmt.Errorf("%s: %v", ExecPrefix, err)
 		}
-		if err := startable(name, strings.TrimPrefix(name, ExecPrefix)); err != nil {
+		if err := startable(name, command); err != nil {
 			return Target{}, err
 		}
-		return Target{Name: name, Start: start}, nil
+		return Target{Name: ExecPrefix + command, Start: start}, nil
 	}
 	for _, t := range extra {
 		if t.Name == name {
