@@ -22,22 +22,19 @@ func pattern(p string) *regexp.Regexp {
 	return re.(*regexp.Regexp)
 }
 
+// MatchesAny reports whether text matches any of a profile's patterns
+// (RE2, checked when the profile was loaded), each compiled once.
+func MatchesAny(patterns []string, text string) bool {
+	return slices.ContainsFunc(patterns, func(re string) bool { return pattern(re).MatchString(text) })
+}
+
 // refused reports whether the text of a successful call is a failure by
 // the profile's refusal patterns.
-func (p Profile) refused(text string) bool {
-	return slices.ContainsFunc(p.Refusals, func(re string) bool { return pattern(re).MatchString(text) })
-}
+func (p Profile) refused(text string) bool { return MatchesAny(p.Refusals, text) }
 
 // describes reports whether the text of a successful read describes the
 // file instead of giving its content (Extract.Described).
-func (e *Extract) describes(text string) bool {
-	for _, re := range e.Described {
-		if pattern(re).MatchString(text) {
-			return true
-		}
-	}
-	return false
-}
+func (e *Extract) describes(text string) bool { return MatchesAny(e.Described, text) }
 
 // content is the file content in the text of a successful read, as e
 // says, and whether it was where e says: a text that is not the JSON

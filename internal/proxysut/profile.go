@@ -101,7 +101,7 @@ type Profile struct {
 // refusal reports whether body, of an answer of the proxy's own, is a
 // refusal by the profile's Refusals.
 func (p Profile) refusal(body string) bool {
-	return slices.ContainsFunc(p.Refusals, func(re string) bool { return regexp.MustCompile(re).MatchString(body) })
+	return mcp.MatchesAny(p.Refusals, body)
 }
 
 // FetchTool is an MCP server's tool that fetches a URL.
