@@ -127,7 +127,7 @@ func (c *control) read() (words []string, fds []int, err error) {
 		return nil, nil, err
 	}
 	if n == 0 {
-		return nil, nil, errGone
+		return nil, nil, ErrGone
 	}
 	if oobn > 0 {
 		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
@@ -140,9 +140,6 @@ func (c *control) read() (words []string, fds []int, err error) {
 	return strings.SplitN(string(buf[:n]), " ", 3), fds, nil
 }
 
-// errGone is the words for a namespace whose init has exited.
-var errGone = errors.New("netns: the namespace is gone (its command exited or was killed)")
-
 // failed is err in the words of Dial: the context's error if it ended the
 // wait, the namespace's end if its init exited.
 func (c *control) failed(ctx context.Context, err error) error {
@@ -153,7 +150,7 @@ func (c *control) failed(ctx context.Context, err error) error {
 		return context.DeadlineExceeded // ctx's deadline, a moment before ctx says so
 	}
 	if errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
-		return errGone
+		return ErrGone
 	}
 	return err
 }
@@ -196,7 +193,7 @@ func (s *Sandbox) Dial(ctx context.Context, network, address string) (net.Conn, 
 		return nil, err
 	}
 	if s.ctl == nil || s.closed.Load() {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errGone}
+		return nil, &net.OpError{Op: "dial", Net: network, Err: ErrGone}
 	}
 	f, err := s.ctl.socket(ctx, family)
 	if err != nil {

@@ -13,6 +13,10 @@ import (
 // cannot make the namespaces: "network namespaces unavailable: why".
 var ErrUnavailable = errors.New("network namespaces unavailable")
 
+// ErrGone is the error of a dial into a namespace whose command has
+// exited (or was stopped): its init is gone with it.
+var ErrGone = errors.New("netns: the namespace is gone (its command exited or was killed)")
+
 // Family is the address family a DNS query asks for.
 type Family int
 

@@ -2,6 +2,7 @@ package proxysut
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -257,7 +259,13 @@ func (b *bridge) hold(conn net.Conn) bool {
 
 // unreachable is the error of a proxy that could not be connected to.
 func (b *bridge) unreachable(err error) error {
-	if b.px.exitedWithin(exitGrace) {
+	grace := exitGrace
+	if errors.Is(err, netns.ErrGone) {
+		// The proxy has exited, or is being stopped: its status is
+		// certain to come, however late a busy machine reaps it.
+		grace = b.timeout
+	}
+	if b.px.exitedWithin(grace) {
 		return b.px.exitError()
 	}
 	return fmt.Errorf("connecting to it at %s: %v", b.px.listen, err)
