@@ -234,3 +234,22 @@ func (d wholeReads) Do(op core.Op) (realfs.Outcome, error) {
 	}
 	return realfs.Outcome{Verdict: realfs.Allowed, Data: "Error: " + op.Args[0] + " is outside", Whole: true}, nil
 }
+
+// TestNotFoundIsNotPassed: a server that cannot see its tree answers
+// every op not_found; where the model finds nothing either, that is no op
+// let through (Passed), or a server that opened no file at all would read
+// as one that let the ops the model allows through, and no warning would
+// say its profile does not fit it.
+func TestNotFoundIsNotPassed(t *testing.T) {
+	blind := withDefect(func(*defective, core.Op, realfs.Outcome) (realfs.Outcome, error) {
+		return realfs.Outcome{Verdict: realfs.NotFound}, nil
+	})
+	_, got := checkCounted(t, blind, stricterWorld+"fs_read /work/none\nfs_read /work/out/none\n")
+	if got.Passed != 0 {
+		t.Errorf("a server that finds nothing: %d ops let through, want 0", got.Passed)
+	}
+	_, got = checkCounted(t, OSRoot, stricterWorld+"fs_read /work/none\nfs_read /work/a.txt\n")
+	if got.Passed != 1 {
+		t.Errorf("os.Root: %d ops let through, want 1 (the read of a.txt)", got.Passed)
+	}
+}
