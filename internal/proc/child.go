@@ -49,6 +49,11 @@ type child struct {
 	// call holding calling.
 	ops  int
 	last string
+
+	// stricter lists the op kinds the child declared, in its initialize
+	// answer, to refuse more of than the model allows (SPEC §12): set
+	// once, before its first sandbox is opened.
+	stricter []string
 }
 
 // start runs argv as a Process, so that neither it nor its own children
@@ -81,10 +86,15 @@ func startInNet(argv []string) (*child, error) {
 // initialize says initialize: the first call to every child.
 func (c *child) initialize() error {
 	var hello struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
+		Name     string   `json:"name"`
+		Version  string   `json:"version"`
+		Stricter []string `json:"stricter"`
 	}
-	return c.call(nil, "initialize", map[string]string{"protocol": proto.Version}, &hello)
+	if err := c.call(nil, "initialize", map[string]string{"protocol": proto.Version}, &hello); err != nil {
+		return err
+	}
+	c.stricter = hello.Stricter
+	return nil
 }
 
 // kill kills the child's process group and waits for the child.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
@@ -197,5 +198,48 @@ func BenchmarkExecStart(b *testing.B) {
 				s.end()
 			}
 		})
+	}
+}
+
+// stricterFetch: b.test answers in the documentation range the strict
+// child refuses, and the model allows; c.test's body then passes the
+// output budget the model has charged b.test's against.
+const stricterFetch = `grant net b.test c.test
+budget output 8
+route b.test /y hello
+route c.test /z world
+dns b.test 203.0.113.5
+dns c.test 198.51.100.7
+
+net_fetch b.test /y => ok hello
+net_fetch c.test /z => max_output_bytes
+`
+
+// TestExecChildDeclaredStricter: a child that declares its refusals of
+// fetches stricter (initialize's "stricter") has one of a fetch the model
+// allows counted under its reason, not judged, and the rest of the
+// scenario answered as the model: asked, the child, which never charged
+// the refused body, would let c.test's through. The same child that does
+// not declare it is a verdict-matches-model finding there.
+func TestExecChildDeclaredStricter(t *testing.T) {
+	requireNamespaces(t)
+	counted, err := CountedSessions(roleCommand("ownhttp", "strict"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, end, tally, err := counted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	if fs := judge.Check(f, caseOf(t, stricterFetch), nil, judge.Options{Timeout: patience}); len(fs) != 0 {
+		t.Errorf("a declared stricter child: findings %v, want none", fs)
+	}
+	if got := tally().Stricter; got[door.ReasonRefusedAllowed] != 1 || len(got) != 1 {
+		t.Errorf("counted stricter %v, want 1 refused-allowed (the run's, not the replay's)", got)
+	}
+	fs := checkExec(t, roleCommand("ownhttp", "strict-undeclared"), stricterFetch)
+	if len(fs) == 0 || fs[0].Invariant != oracle.VerdictMatchesModel || fs[0].Step != 1 {
+		t.Errorf("the child undeclared: findings %v, want verdict-matches-model at step 1", fs)
 	}
 }

@@ -82,8 +82,8 @@ func playRole(role string, args []string) int {
 		return 0
 	case "fetcher":
 		return fetcher()
-	case "ownhttp": // sbxfuzz/1 over the reference, fetching for real: args[0] "checked" or "byname"
-		return ownHTTP(args[0] == "byname")
+	case "ownhttp": // sbxfuzz/1 over the reference, fetching for real: args[0] "checked", "byname", "strict" or "strict-undeclared"
+		return ownHTTP(args[0])
 	case "leaf":
 		for {
 			time.Sleep(time.Hour)
@@ -229,18 +229,26 @@ func fetcher() int {
 // ownHTTP serves sbxfuzz/1 with the reference sandbox over a world whose
 // network is the real one: a net_fetch resolves with the system's
 // resolver and opens its own HTTP connection, as a sandbox with its own
-// HTTP client does. byName is a defect: the guard checks a fixed public
-// address and the fetch dials the host by name, resolving it again. It
-// refuses to run outside the harness's network namespace.
-func ownHTTP(byName bool) int {
+// HTTP client does. Mode "byname" is a defect: the guard checks a fixed
+// public address and the fetch dials the host by name, resolving it
+// again. Mode "strict" is stricter than SPEC §6, as SSRF libraries are:
+// it refuses an answer in the documentation range 203.0.113.0/24, and
+// declares so in its initialize answer; "strict-undeclared" does the same
+// without declaring it. It refuses to run outside the harness's network
+// namespace.
+func ownHTTP(mode string) int {
 	if os.Getenv(netnsEnv) != "1" {
 		fmt.Fprintln(os.Stderr, "ownhttp: refusing to fetch for real outside the harness's network namespace ("+netnsEnv+"=1 is not set)")
 		return 2
 	}
 	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		return core.ReferenceFactory(g, ownNet{World: w, byName: byName})
+		return core.ReferenceFactory(g, ownNet{World: w, byName: mode == "byname", strict: strings.HasPrefix(mode, "strict")})
 	}
-	if err := Serve(os.Stdin, os.Stdout, "ownhttp", f); err != nil {
+	var stricter []string
+	if mode == "strict" {
+		stricter = []string{core.OpFetch}
+	}
+	if err := Serve(os.Stdin, os.Stdout, "ownhttp", f, stricter...); err != nil {
 		fmt.Fprintln(os.Stderr, "ownhttp:", err)
 		return 2
 	}
@@ -252,7 +260,11 @@ func ownHTTP(byName bool) int {
 type ownNet struct {
 	core.World
 	byName bool
+	strict bool // an answer in 203.0.113.0/24 is refused as internal
 }
+
+// documentation is TEST-NET-3, which the strict mode refuses.
+var documentation = netip.MustParsePrefix("203.0.113.0/24")
 
 // netWait bounds a lookup or a fetch of ownNet: the harness's op timeout
 // comes first in a test that passes.
@@ -265,7 +277,7 @@ func (o ownNet) Resolve(host string) netip.Addr {
 	ctx, cancel := context.WithTimeout(context.Background(), netWait)
 	defer cancel()
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(addrs) == 0 {
+	if err != nil || len(addrs) == 0 || o.strict && documentation.Contains(addrs[0]) {
 		return netip.IPv4Unspecified() // internal: the fetch is refused
 	}
 	return addrs[0]

@@ -3,10 +3,12 @@ package proc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
@@ -21,6 +23,21 @@ import (
 // shell. Where the system has no process groups it returns Supported's
 // error.
 func Sessions(command string) (func() (core.Factory, func() error, error), error) {
+	counted, err := CountedSessions(command)
+	if err != nil {
+		return nil, err
+	}
+	return func() (core.Factory, func() error, error) {
+		f, end, _, err := counted()
+		return f, end, err
+	}, nil
+}
+
+// CountedSessions is Sessions, each session also returning what it
+// counted beside its checks (door.Target's StartCounted): the fetches a
+// child that declared itself stricter refused where the model allows
+// them, and those it let through.
+func CountedSessions(command string) (func() (core.Factory, func() error, func() door.Tally, error), error) {
 	if err := Supported(); err != nil {
 		return nil, err
 	}
@@ -28,9 +45,9 @@ func Sessions(command string) (func() (core.Factory, func() error, error), error
 	if err != nil {
 		return nil, fmt.Errorf("%q: %v", command, err)
 	}
-	return func() (core.Factory, func() error, error) {
-		s := &session{argv: argv}
-		return s.open, s.end, nil
+	return func() (core.Factory, func() error, func() door.Tally, error) {
+		s := &session{argv: argv, tally: &door.Counter{CountsPassed: true}}
+		return s.open, s.end, func() door.Tally { return s.tally.Read(nil) }, nil
 	}, nil
 }
 
@@ -49,6 +66,7 @@ type session struct {
 	// must never reach the machine's network, in a replay of a minimized
 	// scenario (whose routes may all be gone) no more than in a campaign.
 	noNet bool
+	tally *door.Counter
 }
 
 // errEnded is the words for a factory called after its session ended.
@@ -82,7 +100,12 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	if err := c.call(ws, "sandbox/open", map[string]proto.Grant{"grant": wireGrant(g)}, nil); err != nil {
 		return nil, err
 	}
-	return &sandbox{c: c, w: ws, bind: c.bind}, nil
+	sb := &sandbox{c: c, w: ws, bind: c.bind}
+	if rw != nil && slices.Contains(c.stricter, core.OpFetch) {
+		sb.shadow = core.NewReference(g, refworld.New(rw.Spec()))
+		sb.same, sb.tally, sb.counts = true, s.tally, s.tally.Opened()
+	}
+	return sb, nil
 }
 
 // child returns the session's child, counted as opening, and whether it is
@@ -134,6 +157,20 @@ type sandbox struct {
 	w     world
 	bind  *networld.Binding // the child's namespace's; nil: it has none
 	usage core.Usage
+
+	// shadow, for a child that declared its refusals of fetches stricter
+	// (SPEC §12), is the reference over a copy of the scenario's world,
+	// run beside the child op for op. Where the child refuses a fetch the
+	// shadow allows, every result and usage having matched until then,
+	// the refusal is counted, not judged (SPEC §14), and the shadow, which
+	// answers as the model does, gives that op's result and every later
+	// op's: the child, whose budgets have parted from the model's, is not
+	// asked them.
+	shadow *core.Reference
+	same   bool // the child matched the shadow on every op so far
+	cut    bool // the shadow answers from here on
+	tally  *door.Counter
+	counts bool // a check's run, not its replay: it counts into tally
 }
 
 // Run implements core.Sandbox. A child that cannot answer makes Run panic
@@ -142,9 +179,48 @@ type sandbox struct {
 // In a network namespace, what the child connects to during the op is
 // journaled in the world as the op's (package networld).
 func (s *sandbox) Run(op core.Op) core.Result {
+	if s.shadow == nil {
+		r, _ := s.run(op)
+		return r
+	}
+	if s.cut {
+		return s.shadow.Run(op)
+	}
+	r, lookups := s.run(op)
+	m := s.shadow.Run(op)
+	if s.same && op.Kind == core.OpFetch && len(op.Args) == 2 && refusal(r) && allowed(m) {
+		s.cut = true
+		if s.counts {
+			reason := door.NetReason(op.Args[0])
+			if lookups.Internal {
+				reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
+			}
+			s.tally.Stricter(reason, judge.FormatOp(op))
+		}
+		return m
+	}
+	s.same = s.same && r == m && s.usage == s.shadow.Usage()
+	if s.same && s.counts && op.Kind == core.OpFetch && allowed(m) {
+		s.tally.Passed()
+	}
+	return r
+}
+
+// refusal reports whether r refuses a fetch for what it asks: a denial
+// that is no budget's halt.
+func refusal(r core.Result) bool {
+	return !r.Hard && (r.Kind == core.EgressDenied || r.Kind == core.EgressInternal || r.Kind == core.MalformedOp)
+}
+
+// allowed reports whether r is a fetch the model lets through.
+func allowed(r core.Result) bool { return !r.Hard && (r.Kind == core.OK || r.Kind == core.NotFound) }
+
+// run asks the child to run op, and returns its result and what its
+// lookups answered during it.
+func (s *sandbox) run(op core.Op) (_ core.Result, lookups networld.Lookups) {
 	if s.bind != nil {
 		s.bind.BeginOp(op)
-		defer s.bind.EndOp()
+		defer func() { lookups = s.bind.EndOp() }()
 	}
 	args := make([]proto.Bytes, len(op.Args))
 	for i, a := range op.Args {
@@ -159,11 +235,17 @@ func (s *sandbox) Run(op core.Op) core.Result {
 		panic(&door.Failure{Err: s.c.broken(fmt.Errorf("sandbox/run: a result of kind %q, which SPEC §2 does not list", r.Kind))})
 	}
 	s.usage = core.Usage{Ops: int64(r.Usage.Ops), Wall: int64(r.Usage.Wall), Output: int64(r.Usage.Output)}
-	return core.Result{Kind: kind, Hard: r.Hard, Data: string(r.Data)}
+	return core.Result{Kind: kind, Hard: r.Hard, Data: string(r.Data)}, lookups
 }
 
-// Usage implements core.Sandbox: the usage the last result reported.
-func (s *sandbox) Usage() core.Usage { return s.usage }
+// Usage implements core.Sandbox: the usage the last result reported, or,
+// once the shadow answers, the shadow's.
+func (s *sandbox) Usage() core.Usage {
+	if s.cut {
+		return s.shadow.Usage()
+	}
+	return s.usage
+}
 
 // Grant implements core.Sandbox: the grant as the child enforces it now
 // (sandbox/grant), so grant-immutable compares what the child says before
@@ -180,6 +262,9 @@ func (s *sandbox) Grant() core.GrantView {
 // a call is still in flight: then the sandbox hung, and the child is
 // killed so that the call returns.
 func (s *sandbox) Close() error {
+	if s.shadow != nil {
+		s.tally.Closed()
+	}
 	if s.c.busy() {
 		s.c.broken(fmt.Errorf("the sandbox hung"))
 	}

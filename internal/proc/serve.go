@@ -18,20 +18,23 @@ import (
 // nil after shutdown, or an error when the harness breaks the protocol or
 // closes r — a line over proto.MaxLine included: never a panic. A panic of
 // the sandbox itself is answered as an error object, which the harness
-// takes for a total finding on that op, as it does in process.
-func Serve(r io.Reader, w io.Writer, name string, f core.Factory) error {
+// takes for a total finding on that op, as it does in process. stricter
+// lists the op kinds the sandbox declares, in its initialize answer, to
+// refuse more of than the model allows (SPEC §12: "net_fetch").
+func Serve(r io.Reader, w io.Writer, name string, f core.Factory, stricter ...string) error {
 	out := bufio.NewWriterSize(w, 64<<10)
-	s := &server{in: proto.NewReader(r), out: out, f: f, name: name}
+	s := &server{in: proto.NewReader(r), out: out, f: f, name: name, stricter: stricter}
 	return s.loop()
 }
 
 type server struct {
-	in   *proto.Reader
-	out  *bufio.Writer
-	f    core.Factory
-	name string
-	sb   core.Sandbox
-	id   int64 // the last world request's id
+	in       *proto.Reader
+	out      *bufio.Writer
+	f        core.Factory
+	name     string
+	stricter []string
+	sb       core.Sandbox
+	id       int64 // the last world request's id
 	// handed are the lists the sandbox's last Grant handed out.
 	handed [4][]string
 }
@@ -107,7 +110,11 @@ func (s *server) send(m *proto.Message) error {
 func (s *server) handle(m *proto.Message) (any, error) {
 	switch m.Method {
 	case "initialize":
-		return map[string]string{"name": s.name, "version": proto.Version}, nil
+		hello := map[string]any{"name": s.name, "version": proto.Version}
+		if len(s.stricter) > 0 {
+			hello["stricter"] = s.stricter
+		}
+		return hello, nil
 	case "sandbox/open":
 		var p struct{ Grant proto.Grant }
 		if err := json.Unmarshal(m.Params, &p); err != nil {

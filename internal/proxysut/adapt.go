@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -194,7 +195,7 @@ func aliased(host string, granted []string) bool {
 
 func isIPSpelling(host string) bool {
 	h := spec.NormalizeHost(host)
-	return isIPv4Spelling(h) || isIPv6Literal(h)
+	return door.IsIPv4Spelling(h) || door.IsIPv6Literal(h)
 }
 
 func hasDNS(w scenario.WorldSpec, host string) bool {

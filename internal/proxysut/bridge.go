@@ -312,9 +312,9 @@ func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled bool) core.Result {
 	resolved := lookups.Count > 0
 	if model == core.OK || model == core.NotFound {
-		reason := stricterReason(host)
+		reason := door.NetReason(host)
 		if lookups.Internal {
-			reason = ReasonInternalAnswer // it saw an answer the model's one lookup did not get
+			reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 		}
 		if door.Promised(b.s.profile.Promises, reason) {
 			return core.Result{Kind: core.EgressDenied}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -186,19 +187,19 @@ tool echo hi
 // host fits.
 func TestStricterReason(t *testing.T) {
 	for host, want := range map[string]string{
-		"2001:db8::1":   ReasonIPv6Literal,
-		"[2001:db8::1]": ReasonIPv6Literal,
-		"3221225728":    ReasonIPv4Spelling,
-		"0xcb.0.113.1":  ReasonIPv4Spelling,
-		"a.test..":      ReasonUnresolvable,
-		"*.a.test":      ReasonUnresolvable,
-		"1.2.3.4.5":     ReasonUnresolvable,
-		"a.test.":       ReasonRefusedAllowed,
-		"203.0.113.1":   ReasonRefusedAllowed,
-		"xn--e1a.test":  ReasonRefusedAllowed,
+		"2001:db8::1":   door.ReasonIPv6Literal,
+		"[2001:db8::1]": door.ReasonIPv6Literal,
+		"3221225728":    door.ReasonIPv4Spelling,
+		"0xcb.0.113.1":  door.ReasonIPv4Spelling,
+		"a.test..":      door.ReasonUnresolvable,
+		"*.a.test":      door.ReasonUnresolvable,
+		"1.2.3.4.5":     door.ReasonUnresolvable,
+		"a.test.":       door.ReasonRefusedAllowed,
+		"203.0.113.1":   door.ReasonRefusedAllowed,
+		"xn--e1a.test":  door.ReasonRefusedAllowed,
 	} {
-		if got := stricterReason(host); got != want {
-			t.Errorf("stricterReason(%q) = %q, want %q", host, got, want)
+		if got := door.NetReason(host); got != want {
+			t.Errorf("door.NetReason(%q) = %q, want %q", host, got, want)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
@@ -409,7 +410,7 @@ func readError(err error) error {
 // urlHost is host as a URL's authority carries it: an IPv6 literal in
 // brackets.
 func urlHost(host string) string {
-	if isIPv6Literal(host) && !strings.HasPrefix(host, "[") {
+	if door.IsIPv6Literal(host) && !strings.HasPrefix(host, "[") {
 		return "[" + host + "]"
 	}
 	return host

@@ -153,14 +153,18 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 			// by their absolute paths, as an mcp: server's are.
 			command = finding.CommandName(command, argv, proc.Anchored(argv))
 		}
-		start, err := proc.Sessions(command)
+		counted, err := proc.CountedSessions(command)
 		if err != nil {
 			return Target{}, fmt.Errorf("%s: %v", ExecPrefix, err)
 		}
 		if err := startable(name, command); err != nil {
 			return Target{}, err
 		}
-		return Target{Name: ExecPrefix + command, Start: start}, nil
+		start, err := proc.Sessions(command)
+		if err != nil {
+			return Target{}, fmt.Errorf("%s: %v", ExecPrefix, err)
+		}
+		return Target{Name: ExecPrefix + command, Start: start, StartCounted: counted}, nil
 	}
 	for _, t := range extra {
 		if t.Name == name {

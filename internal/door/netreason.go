@@ -1,0 +1,91 @@
+package door
+
+import (
+	"net/netip"
+	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+)
+
+// The reasons a real sandbox's refusal of a fetch the model allows is
+// counted under (SPEC §14, "stricter"): short, stable labels, derived
+// from the op's host. An op gets the first that fits.
+const (
+	// ReasonIPv6Literal: the host is an IPv6 literal, which a URL carries
+	// only in brackets and which guards grant in a spelling of their
+	// own.
+	ReasonIPv6Literal = "ipv6-literal"
+	// ReasonIPv4Spelling: the host is an IPv4 address in a spelling only
+	// inet_aton reads ("127.1", "2130706433", "0x7f.1"), which many
+	// resolvers take for a name they will not look up.
+	ReasonIPv4Spelling = "ipv4-spelling"
+	// ReasonUnresolvable: the host is a name DNS cannot carry (an empty
+	// label, as in "a.test..", a label over 63 bytes, a byte that is no
+	// letter, digit, "-" or "_"), which a real resolver refuses to look
+	// up while the model's resolver answers it.
+	ReasonUnresolvable = "unresolvable-name"
+	// ReasonRefusedAllowed: none of the above.
+	ReasonRefusedAllowed = "refused-allowed"
+	// ReasonInternalAnswer: the sandbox looked the host up and got an
+	// internal answer the model's one lookup of the fetch did not (it
+	// looks a name up more than once a fetch, and a rebinding name's next
+	// answer is internal): it refused what it saw. Taken before the
+	// others.
+	ReasonInternalAnswer = "internal-answer"
+)
+
+// NetReason labels a refusal of a fetch from host that the model allows.
+func NetReason(host string) string {
+	h := spec.NormalizeHost(host)
+	switch {
+	case IsIPv6Literal(h):
+		return ReasonIPv6Literal
+	case IsIPv4Spelling(h) && !isDottedQuad(h):
+		return ReasonIPv4Spelling
+	case !IsIPv4Spelling(h) && !dnsCarries(h):
+		return ReasonUnresolvable
+	}
+	return ReasonRefusedAllowed
+}
+
+// IsIPv6Literal reports whether h is an IPv6 literal, bracketed or not.
+func IsIPv6Literal(h string) bool {
+	_, ok := spec.ParseIPv6Literal(h)
+	return ok
+}
+
+// IsIPv4Spelling reports whether h is an IPv4 address in any spelling
+// inet_aton reads.
+func IsIPv4Spelling(h string) bool {
+	_, ok := spec.ParseInetAton(h)
+	return ok
+}
+
+// isDottedQuad reports whether h is an IPv4 address in its standard
+// form, which every resolver takes as it is.
+func isDottedQuad(h string) bool {
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Is4()
+}
+
+// dnsCarries reports whether a resolver asks DNS for name (normalized:
+// no trailing dot): labels of 1 to 63 letters, digits, "-" and "_", 253
+// bytes in all, not digits and dots alone (Go's resolver, for one, takes
+// those for no name).
+func dnsCarries(name string) bool {
+	if name == "" || len(name) > 253 || strings.Trim(name, "0123456789.") == "" {
+		return false
+	}
+	for label := range strings.SplitSeq(name, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
