@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"os"
-	pathpkg "path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -226,36 +225,39 @@ func withRoot(v any, root string) any {
 // server that works on its working directory: what follows base in p, as
 // p writes it, else a ".." for each level up from base to the deepest
 // directory that holds p, then the rest of p ("../appshop/x" for
-// /srv/appshop/x from /srv/app). Nothing is cleaned: "." and "//" are the
-// op's spelling, the server's to resolve. A base it cannot climb
-// (another volume) leaves p as it is.
+// /srv/appshop/x from /srv/app). The empty and "." segments among those
+// that name base's directories are passed over ("//srv/./app/x" is "x"
+// from /srv/app), as the server resolving p would pass over them: a ".."
+// the op did not spell would be refused by a guard that refuses every
+// path climbing out of its directory, and judged stricter for the
+// harness's doing. The rest is p's own spelling, the server's to resolve.
+// A base it cannot climb (another volume) leaves p as it is.
 func relative(base, p string) string {
-	if base != "/" {
-		base = strings.TrimSuffix(base, "/")
+	dirs := strings.FieldsFunc(base, func(r rune) bool { return r == '/' })
+	at, matched := 0, 0 // p[at:] follows the segments of p that named dirs[:matched]
+	for matched < len(dirs) {
+		from := at
+		for from < len(p) && p[from] == '/' {
+			from++
+		}
+		seg, _, _ := strings.Cut(p[from:], "/")
+		if seg != "." && seg != dirs[matched] {
+			break
+		}
+		if seg == dirs[matched] {
+			matched++
+		}
+		at = from + len(seg)
 	}
-	for ups := 0; ; ups++ {
-		prefix := base + "/"
-		if base == "/" {
-			prefix = base
-		}
-		rest, under := strings.CutPrefix(p, prefix)
-		if p == base {
-			rest, under = "", true
-		}
-		if under {
-			parts := slices.Repeat([]string{".."}, ups)
-			if rest = strings.TrimLeft(rest, "/"); rest != "" {
-				parts = append(parts, rest)
-			}
-			if len(parts) == 0 {
-				return "."
-			}
-			return strings.Join(parts, "/")
-		}
-		up := pathpkg.Dir(base)
-		if up == base {
-			return p
-		}
-		base = up
+	if matched == 0 && !strings.HasPrefix(base, "/") {
+		return p
 	}
+	parts := slices.Repeat([]string{".."}, len(dirs)-matched)
+	if rest := strings.TrimLeft(p[at:], "/"); rest != "" {
+		parts = append(parts, rest)
+	}
+	if len(parts) == 0 {
+		return "."
+	}
+	return strings.Join(parts, "/")
 }

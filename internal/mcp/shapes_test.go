@@ -274,7 +274,7 @@ func TestRelative(t *testing.T) {
 		{"/t/srv/app", "/t/srv/app", "."},
 		{"/t/srv/app", "/t/srv/app/", "."},
 		{"/t/srv/app", "/t/srv/appshop/x", "../appshop/x"},
-		{"/t/srv/app", "/t/srv//app/x", "../app/x"},
+		{"/t/srv/app", "/t/srv//app/x", "x"},
 		{"/t/srv/app", "/t/etc/passwd", "../../etc/passwd"},
 		{"/t/srv/app", "/t/srv", ".."},
 		{"/", "/etc/passwd", "etc/passwd"},
@@ -282,8 +282,12 @@ func TestRelative(t *testing.T) {
 		{"/t/srv/app/", "/t/srv/app", "."},
 		{"/t/srv/app/", "/t/srv/x", "../x"},
 		{"/t/srv/app", "/t/srv/app/./", "./"},
-		{"/t/srv/app", "/t//srv/app/a", "../../srv/app/a"},
-		{"/t/srv/app", "/t/srv/./app/a", ".././app/a"},
+		{"/t/srv/app", "/t//srv/app/a", "a"},
+		{"/t/srv/app", "/t/srv/./app/a", "a"},
+		{"/t/srv/app", "//t/srv/./appshop/./x", "../appshop/./x"},
+		{"/t/srv/app", "/t/srv/app/../app/a", "../app/a"},
+		{"/t/srv/app", "/t/./srv/app", "."},
+		{"C:/t/app", "C:/t/app/x", "x"},
 		{"C:/t/app", "D:/x", "D:/x"},
 	} {
 		if got := relative(tc.base, tc.p); got != tc.want {

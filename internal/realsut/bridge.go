@@ -296,15 +296,18 @@ func (b *bridge) excuseStricter(op core.Op, out realfs.Outcome, changed bool) bo
 	return true
 }
 
-// danglingWrite reports whether op is a write through a link whose
-// target the world does not hold yet.
+// danglingWrite reports whether op is a write to a link whose target the
+// world does not hold yet: the path's last name is the link, not one of
+// the directories before it (a new file in a directory a link leads to
+// is a write through a link).
 func (b *bridge) danglingWrite(op core.Op) bool {
 	if op.Kind != core.OpWrite || spec.HasTraversal(op.Args[0]) {
 		return false
 	}
 	c := spec.Canonical(op.Args[0])
 	r, ok := b.links.Resolve(c)
-	if !ok || r == c {
+	dir, ok2 := b.links.Resolve(path.Dir(c))
+	if !ok || !ok2 || r == path.Join(dir, path.Base(c)) {
 		return false
 	}
 	_, there := b.world.Lookup(r)
