@@ -77,6 +77,8 @@ file /etc/secret "top secret"
 link /work/al a.txt
 link /work/out/dl new
 link /work/loop loop
+file /work/out/sub/keep k
+link /work/out/dd sub
 `
 
 // TestStricterIsCountedNotJudged: a sandbox that refuses, touching
@@ -102,6 +104,8 @@ func TestStricterIsCountedNotJudged(t *testing.T) {
 		{"a denial of a read the model finds nothing for", "fs_read /work/none\n", refuses(realfs.Denied, "Access denied", "/work/none"), ReasonOther, 0},
 		{"a write through a dangling link", "fs_write /work/out/dl x\nfs_read /work/out/new\n",
 			refuses(realfs.Refused, "Access denied", "/work/out/dl"), ReasonDanglingWrite, 1},
+		{"a new file in a directory a link leads to", "fs_write /work/out/dd/new x\n",
+			refuses(realfs.Refused, "Access denied", "/work/out/dd/new"), ReasonWriteThroughLink, 0},
 		{"a write whose parent is said missing", "fs_write /work/out/d/x y\n",
 			refuses(realfs.Refused, "Parent directory does not exist", "/work/out/d/x"), ReasonParentMissing, 0},
 	} {
