@@ -60,6 +60,10 @@ type Config struct {
 	Out string
 	// StopAtFirst ends the campaign at the first finding (by check index).
 	StopAtFirst bool
+	// PerInvariant is how many raw findings of each invariant are
+	// minimized and written, the earliest, spread over their causes
+	// (MaxPerClass, MaxPerFetchCause); 0 means MaxPerInvariant.
+	PerInvariant int
 	// Program is the words that run the command line the findings'
 	// reproduce lines name (finding.Pipeline.Program); "" means "sbxfuzz".
 	Program string
@@ -193,7 +197,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer cancel()
 	defer stopEarly(ctx, cfg, cancel, stop)()
 	out := newSink(cfg.Target, cfg.Program, cfg.Seed, cfg.Out, stop, cfg.Timeout, cfg.StartTimeout)
-	col := newCollector(cfg.StopAtFirst, out.put)
+	col := newCollector(cfg.StopAtFirst, cfg.PerInvariant, out.put)
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a
 	// second run.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -18,10 +19,15 @@ import (
 const MaxPerInvariant = 4
 
 // MaxPerClass bounds how many of an invariant's raw findings come from
-// ops of one attack class: the others are left to other classes, since
-// one defect (a host matched in any case, an address spelled many ways)
-// would otherwise fill every slot and hide a second one.
-const MaxPerClass = 2
+// ops of one attack class, and MaxPerFetchCause from fetches of one cause
+// (the spelling of the host and the range of the address it names,
+// causeOf): the others are left to other causes, since one defect (a
+// host matched in any case, a range a guard misses) would otherwise fill
+// every slot and hide a second one.
+const (
+	MaxPerClass      = 2
+	MaxPerFetchCause = 1
+)
 
 // raw is a finding before minimization.
 type raw struct {
@@ -43,11 +49,12 @@ type collector struct {
 	finished finishedSet // the checks finished: every one below its watermark, and some above it
 	pending  [judge.NumInvariants][]raw
 	accepted [judge.NumInvariants]int
-	byClass  [judge.NumInvariants][attack.NumClasses]int // accepted, by the class of the violating op
-	full     [judge.NumInvariants]atomic.Bool            // accepted == MaxPerInvariant: workers need not offer
-	// classFull is set for an invariant and a class once MaxPerClass
-	// findings of them were accepted.
-	classFull [judge.NumInvariants][attack.NumClasses]atomic.Bool
+	byCause  [judge.NumInvariants]map[string]int // accepted, by the cause of the violating op
+	full     [judge.NumInvariants]atomic.Bool    // accepted == the most per invariant: workers need not offer
+	// causeFull holds, as fullKey, an invariant and a cause once as many
+	// findings of them were accepted as the cause allows.
+	causeFull sync.Map
+	most      int          // the most findings kept per invariant
 	first     bool         // StopAtFirst: only the first finding of the lowest check with any is kept
 	handed    bool         // StopAtFirst: that finding went to the sink
 	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
@@ -57,8 +64,14 @@ type collector struct {
 	sink      func(raw)    // called with mu held; it must not block
 }
 
-func newCollector(first bool, sink func(raw)) *collector {
-	k := &collector{first: first, sink: sink}
+func newCollector(first bool, most int, sink func(raw)) *collector {
+	if most <= 0 {
+		most = MaxPerInvariant
+	}
+	k := &collector{first: first, most: most, sink: sink}
+	for id := range k.byCause {
+		k.byCause[id] = map[string]int{}
+	}
 	k.firstBad.Store(1 << 62)
 	return k
 }
@@ -102,23 +115,31 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	}
 }
 
-// wants reports whether r's invariant and class still have a slot, for a
+// wants reports whether r's invariant and cause still have a slot, for a
 // look without the lock.
 func (k *collector) wants(r raw) bool {
-	return !k.full[r.f.Invariant].Load() && !k.classFull[r.f.Invariant][classOf(r)].Load()
+	if k.full[r.f.Invariant].Load() {
+		return false
+	}
+	cause, _ := causeOf(r)
+	_, full := k.causeFull.Load(fullKey(r.f.Invariant, cause))
+	return !full
 }
+
+// fullKey names an invariant and a cause in causeFull.
+func fullKey(id oracle.ID, cause string) string { return id.String() + "\x00" + cause }
 
 // room returns the raw findings of p (sorted by check) that can still be
 // accepted for invariant id, in order: the earliest, as many as the slots
-// left for the invariant and for each class allow. A finding left out
+// left for the invariant and for each cause allow. A finding left out
 // now never comes back: what took its place came before it.
 func (k *collector) room(id oracle.ID, p []raw) []raw {
-	classes := k.byClass[id]
+	taken := map[string]int{}
 	kept := p[:0]
 	for _, r := range p {
-		c := classOf(r)
-		if k.accepted[id]+len(kept) < MaxPerInvariant && classes[c] < MaxPerClass {
-			classes[c]++
+		cause, most := causeOf(r)
+		if k.accepted[id]+len(kept) < k.most && k.byCause[id][cause]+taken[cause] < most {
+			taken[cause]++
 			kept = append(kept, r)
 		}
 	}
@@ -126,13 +147,22 @@ func (k *collector) room(id oracle.ID, p []raw) []raw {
 	return kept
 }
 
-// classOf is the attack class of the op r's finding is at: Unlabelled for
-// a finding of the run as a whole.
-func classOf(r raw) attack.Class {
-	if s := r.f.Step; s > 0 && s <= len(r.sc.Steps) {
-		return r.sc.Steps[s-1].Class
+// causeOf is what the op r's finding is at is about, and how many
+// findings of one invariant may share it: for a fetch, how its host is
+// spelled and the range of the address it names or its dns line answers
+// (a guard that misses one range, or one spelling, fails the same way at
+// every such op, whatever attack drew it); for any other op, its attack
+// class; for the run as a whole, the unlabelled class.
+func causeOf(r raw) (string, int) {
+	s := r.f.Step
+	if s <= 0 || s > len(r.sc.Steps) {
+		return attack.Unlabelled.String(), MaxPerClass
 	}
-	return attack.Unlabelled
+	st := r.sc.Steps[s-1]
+	if st.Op.Kind != core.OpFetch || len(st.Op.Args) != 2 {
+		return st.Class.String(), MaxPerClass
+	}
+	return hostCause(st.Op.Args[0], r.sc.World.DNS), MaxPerFetchCause
 }
 
 // finish marks check i finished, moves the watermark, and hands the raw
@@ -179,14 +209,14 @@ func (k *collector) takeFinal(mark int) []raw {
 			}
 			out = append(out, r)
 			k.accepted[id]++
-			c := classOf(r)
-			k.byClass[id][c]++
-			if k.byClass[id][c] >= MaxPerClass {
-				k.classFull[id][c].Store(true)
+			cause, most := causeOf(r)
+			k.byCause[id][cause]++
+			if k.byCause[id][cause] >= most {
+				k.causeFull.Store(fullKey(oracle.ID(id), cause), true)
 			}
 		}
 		k.pending[id] = slices.Delete(p, 0, n)
-		if k.accepted[id] >= MaxPerInvariant {
+		if k.accepted[id] >= k.most {
 			k.full[id].Store(true)
 		}
 	}

@@ -21,11 +21,11 @@ import (
 // TestCollectorKeepsTheLowestFew: whatever order checks finish in, the
 // collector keeps at most MaxPerInvariant raw findings per invariant, the
 // ones of the lowest checks, at most MaxPerClass of them for ops of one
-// attack class, and hands each to the sink only once every check before
+// attack class (the cause of an op that is no fetch), and hands each to the sink only once every check before
 // it has finished.
 func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	var got []int
-	k := newCollector(false, func(r raw) {
+	k := newCollector(false, 0, func(r raw) {
 		got = append(got, r.check)
 	})
 	// Checks 0..99 finish in a scrambled order; every odd one finds a
@@ -64,7 +64,8 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	if diff := cmp.Diff([]int{0, 1, 3, 3, 61, 63}, got); diff != "" {
 		t.Fatalf("checks handed to the sink mismatch (-want +got):\n%s", diff)
 	}
-	if !k.full[oracle.Confinement].Load() || k.full[oracle.Total].Load() || !k.classFull[oracle.Total][attack.Traversal].Load() || k.full[oracle.NoInternalEgress].Load() {
+	_, traversalFull := k.causeFull.Load(fullKey(oracle.Total, attack.Traversal.String()))
+	if !k.full[oracle.Confinement].Load() || k.full[oracle.Total].Load() || !traversalFull || k.full[oracle.NoInternalEgress].Load() {
 		t.Fatal("saturation flags wrong")
 	}
 }
@@ -73,7 +74,7 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 // the lowest check with any is kept: its first invariant.
 func TestCollectorStopAtFirst(t *testing.T) {
 	var got []oracle.ID
-	k := newCollector(true, func(r raw) { got = append(got, r.f.Invariant) })
+	k := newCollector(true, 0, func(r raw) { got = append(got, r.f.Invariant) })
 	sc := new(scenario.Scenario)
 	k.offer(7, sc, []oracle.Finding{{Invariant: oracle.Total}})
 	k.offer(4, sc, []oracle.Finding{{Invariant: oracle.Confinement}, {Invariant: oracle.VerdictMatchesModel}})
@@ -137,7 +138,7 @@ func TestMemoryStaysFlat(t *testing.T) {
 // scenario as offered, whatever the worker wrote over it since.
 func TestCollectorKeepsACopy(t *testing.T) {
 	var got []*scenario.Scenario
-	k := newCollector(false, func(r raw) { got = append(got, r.sc) })
+	k := newCollector(false, 0, func(r raw) { got = append(got, r.sc) })
 	g := generators.NewGenerator()
 	sc := g.Generate(generators.NewSource(1, 0))
 	want := string(sc.Format())

@@ -103,10 +103,10 @@ func TestViolationsSeen(t *testing.T) {
 		want  string
 	}{
 		{2, false, ""},
-		{111, false, "; 111 violations seen in all, the earliest of each invariant minimized (at most 4, 2 of one attack class)"},
+		{111, false, "; 111 violations seen in all, the earliest of each invariant minimized (at most 4, one per fetch cause, 2 per attack class; --per-invariant)"},
 		{111, true, ""},
 	} {
-		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, Findings: two}, tc.first); got != tc.want {
+		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, Findings: two}, tc.first, 4); got != tc.want {
 			t.Errorf("%d raw, stop at first %v: %q, want %q", tc.raw, tc.first, got, tc.want)
 		}
 	}

@@ -55,8 +55,12 @@ that cannot start, 3 interrupted.`)
 	timeout := timeoutFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
 	stopAtFirst := fs.Bool("stop-at-first", false, "stop after the first finding is minimized and written (exit 1 with that one finding)")
+	perInvariant := fs.Int("per-invariant", campaign.MaxPerInvariant, "how many findings of each invariant are minimized and written: the earliest, one per cause of a fetch (its host's spelling and range), two per attack class of any other op")
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
+	}
+	if *perInvariant < 1 || *perInvariant > maxPerInvariant {
+		return errorf(e, "run: --per-invariant %d: want 1 to %d", *perInvariant, maxPerInvariant)
 	}
 	if !checkFormat(e, *format, "text", "json") {
 		return ExitUsage
@@ -86,7 +90,7 @@ that cannot start, 3 interrupted.`)
 	defer stop()
 	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,
 		Target: target, Timeout: *timeout, StartTimeout: e.startTimeout, Out: *out, Dimensions: *format == "json", Abort: abort,
-		StopAtFirst: *stopAtFirst, Program: e.program})
+		StopAtFirst: *stopAtFirst, PerInvariant: *perInvariant, Program: e.program})
 	if res == nil {
 		for _, d := range made {
 			os.Remove(d) // made for this run, which never started: nothing is left of it (a directory with files stays)
@@ -103,7 +107,7 @@ that cannot start, 3 interrupted.`)
 	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Checked.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, minimizingTime(res), sum.SUT,
 		len(sum.Findings), distinctScenarios(sum), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
-		violationsSeen(sum, *stopAtFirst), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
+		violationsSeen(sum, *stopAtFirst, *perInvariant), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
 		fmt.Fprintf(e.stderr, "sbxfuzz run: %s\n", l)
 	}
@@ -209,13 +213,17 @@ func unconfirmedCount(sum reports.Summary) string {
 // fails many checks shows only the earliest few of each invariant, and its
 // user should know the rest exist. A campaign that stops at its first
 // finding asked for one.
-func violationsSeen(sum reports.Summary, stopAtFirst bool) string {
+func violationsSeen(sum reports.Summary, stopAtFirst bool, per int) string {
 	if stopAtFirst || sum.RawFindings <= int64(len(sum.Findings)+sum.UnconfirmedHangs) { // a hang ruled out is counted apart
 		return ""
 	}
-	return fmt.Sprintf("; %d violations seen in all, the earliest of each invariant minimized (at most %d, %d of one attack class)",
-		sum.RawFindings, campaign.MaxPerInvariant, campaign.MaxPerClass)
+	return fmt.Sprintf("; %d violations seen in all, the earliest of each invariant minimized (at most %d, one per fetch cause, %d per attack class; --per-invariant)",
+		sum.RawFindings, per, campaign.MaxPerClass)
 }
+
+// maxPerInvariant bounds --per-invariant: each finding kept is minimized,
+// which against a slow sandbox takes a while.
+const maxPerInvariant = 64
 
 // minimizingTime is the summary line's clause for the time spent after the
 // checks, minimizing their findings, when it is long enough to show: the ops
