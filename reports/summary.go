@@ -281,12 +281,17 @@ func countList(m map[string]int64) string {
 // first: "stricter than the model (other, 20 ops), one of them: fs_read
 // /data/..hidden".
 func (s *Summary) StricterExampleLines() []string {
+	// A run that writes files writes a scenario for every reason one of
+	// whose ops came before any finding of its check.
+	written := len(s.StricterFiles) > 0 || slices.ContainsFunc(s.Findings, func(f Finding) bool { return f.File != "" })
 	var out []string
 	for _, r := range s.stricterReasons() {
 		if ex := s.StricterExamples[r]; ex != "" {
 			line := fmt.Sprintf("stricter than the model (%s, %s), one of them: %s", r, plural(int(s.Stricter[r]), "op"), ex)
 			if f := s.StricterFiles[r]; f != "" {
 				line += "; its scenario, to replay: " + f
+			} else if written {
+				line += "; no scenario written: each such op came after a finding in its check"
 			}
 			out = append(out, line)
 		}

@@ -40,6 +40,13 @@ func TestSummaryClauses(t *testing.T) {
 	}, s.StricterExampleLines()); diff != "" {
 		t.Errorf("StricterExampleLines (-want +got):\n%s", diff)
 	}
+	s.StricterFiles = map[string]string{"dangling-write": "out/stricter-dangling-write.sbx"}
+	if diff := cmp.Diff([]string{
+		"stricter than the model (dangling-write, 9 ops), one of them: fs_write /data/dl x; its scenario, to replay: out/stricter-dangling-write.sbx",
+		"stricter than the model (other, 3 ops), one of them: fs_read /data/..hidden; no scenario written: each such op came after a finding in its check",
+	}, s.StricterExampleLines()); diff != "" {
+		t.Errorf("StricterExampleLines with one file written (-want +got):\n%s", diff)
+	}
 	if got, want := s.SkippedLinesClause(), "; 1 non-JSON stdout line skipped"; got != want {
 		t.Errorf("SkippedLinesClause() = %q, want %q", got, want)
 	}
