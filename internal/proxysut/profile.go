@@ -318,7 +318,9 @@ func (p Profile) check() error {
 	seen := map[string]bool{}
 	for _, h := range p.Hosts {
 		switch {
-		case !spec.URLCarriesHost(h) || isIPSpelling(h):
+		case isIPSpelling(h):
+			return fmt.Errorf("hosts: %q is an IP address: hosts are names, which a scenario's granted hosts are renamed to with their dns lines (a server that allows an address by itself is given no hosts, and its campaign grants every host a scenario asks)", h)
+		case !spec.URLCarriesHost(h):
 			return fmt.Errorf("hosts: %q is not a host name a URL carries as it is", h)
 		case seen[spec.NormalizeHost(h)]:
 			return fmt.Errorf("hosts: %q is named twice", h)

@@ -88,7 +88,7 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x", "refusals": ["(blocked"]}`, `bad profile: refusals: error parsing regexp`},
 		{`{"name": "x", "mcp": {"tool": "f"}, "mode": "connect"}`, `mode and listen are a proxy's`},
 		{`{"name": "x", "hosts": ["a.test:8080"]}`, `hosts: "a.test:8080" is not a host name`},
-		{`{"name": "x", "hosts": ["127.0.0.1"]}`, `hosts: "127.0.0.1" is not a host name`},
+		{`{"name": "x", "hosts": ["127.0.0.1"]}`, `hosts: "127.0.0.1" is an IP address: hosts are names`},
 		{`{"name": "x", "hosts": ["a.test", "A.test."]}`, `hosts: "A.test." is named twice`},
 	} {
 		_, err := ParseProfile([]byte(tc.json))
