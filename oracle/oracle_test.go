@@ -719,3 +719,32 @@ func TestEgressProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayDataWords: two runs whose results differ in their data alone,
+// of one length, quote the data: "ok with 5 bytes" twice said nothing.
+func TestReplayDataWords(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	built := 0
+	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		built++
+		return respells{wrap(g, w), built > 1}, nil
+	}
+	got := check(f, c, new(Coverage), Options{Timeout: time.Second})
+	if len(got) != 1 || got[0].Invariant != ReplayDeterministic || !strings.Contains(got[0].Detail, `first ok with "hello"`) || !strings.Contains(got[0].Detail, `then ok with "HELLO"`) {
+		t.Errorf("%s\nwant one %s quoting both data", lines(got), ReplayDeterministic)
+	}
+}
+
+// respells answers the replay's reads in upper case.
+type respells struct {
+	wrapped
+	replay bool
+}
+
+func (s respells) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if s.replay {
+		r.Data = strings.ToUpper(r.Data)
+	}
+	return r
+}
