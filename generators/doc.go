@@ -58,7 +58,8 @@
 //     drawn uniformly from every internal range of SPEC §6 and every
 //     prefix of its IPv6 embedding forms × {just below, low edge, interior,
 //     high edge, just above} × spelling (IPv4 dotted, short, integer, hex,
-//     octal, IPv4-mapped, NAT64, IPv4-compatible, 6to4; IPv6 compressed,
+//     octal, IPv4-mapped (one variant in mixed case, ::fFFf:), NAT64,
+//     IPv4-compatible, 6to4; IPv6 compressed,
 //     expanded, bracketed), and in one world in three a granted name whose
 //     dns line answers such an address first; ip-spelling ops fetch the
 //     literals in turn, rebinding ops the names;

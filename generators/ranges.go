@@ -143,7 +143,9 @@ func spell(a netip.Addr, sp int) []string {
 			return []string{"0" + strconv.FormatUint(uint64(b[0]), 8) + tail, "0" + strconv.FormatUint(uint64(v), 8)}
 		case iprange.Mapped:
 			x := func(y uint32) string { return strconv.FormatUint(uint64(y), 16) }
-			return []string{"::ffff:" + a.String(), "::ffff:" + x(v>>16) + ":" + x(v&0xffff)}
+			// The third in mixed case, which a guard matching "::ffff:" as
+			// written misses (the ip package's isPublic, CVE-2024-29415).
+			return []string{"::ffff:" + a.String(), "::ffff:" + x(v>>16) + ":" + x(v&0xffff), "::fFFf:" + a.String()}
 		case iprange.NAT64:
 			n := [16]byte{0, 0x64, 0xff, 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]}
 			return []string{netip.AddrFrom16(n).String()}

@@ -108,6 +108,10 @@ type Summary struct {
 	// across scenarios): from the first, the door gave every sandbox a
 	// fresh start, and the findings before were judged again there.
 	StaleOps int64 `json:"stale_ops,omitempty"`
+	// CachedFetches counts the fetches a fetch server answered from a
+	// cache of its own (a URL it fetched before, answered with no error
+	// and no request): answered as the model does, not judged.
+	CachedFetches int64 `json:"cached_fetches,omitempty"`
 }
 
 // DimensionPoint is one point of the SPEC dimension table — a group (a
@@ -417,6 +421,20 @@ func (s *Summary) StaleWarning() string {
 	}
 	return fmt.Sprintf("%s fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) %s: it caches DNS, so from then on every sandbox got a fresh one of its own (a finding it caused before is flaky if a fresh one passes it); give its profile \"fresh\": true",
 		s.SUT, plural(int(s.StaleOps), "time"))
+}
+
+// CachedClause is the summary line's clause for the fetches a server
+// answered from its cache ("; 3 fetches answered from the server's cache,
+// as the model: not judged"), or "" when there were none.
+func (s *Summary) CachedClause() string {
+	if s.CachedFetches == 0 {
+		return ""
+	}
+	fetches := fmt.Sprintf("%d fetches", s.CachedFetches)
+	if s.CachedFetches == 1 {
+		fetches = "1 fetch"
+	}
+	return "; " + fetches + " answered from the server's cache (a URL it fetched before, no request made), as the model: not judged"
 }
 
 // SkippedLinesClause is the summary line's clause for a server's skipped

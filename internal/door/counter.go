@@ -38,6 +38,7 @@ type Counter struct {
 	whole    int64
 	example  string // the least of the answers taken whole
 	filled   int64  // refusals whose journal the door filled (Filled)
+	cached   int64  // fetches a server answered from its cache (Cached)
 	open     int    // sandboxes opened and not closed yet
 }
 
@@ -79,6 +80,14 @@ func (c *Counter) Filled() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.filled++
+}
+
+// Cached counts one fetch a server answered from a cache of its own
+// (Tally.Cached).
+func (c *Counter) Cached() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cached++
 }
 
 // Whole counts one read whose answer, text, was taken whole as the
@@ -140,7 +149,7 @@ func GrantRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

@@ -101,6 +101,11 @@ type Tally struct {
 	// again there. The door counts them over all its sessions, those
 	// that judge findings again included, and one session reports them.
 	Stale int64
+	// Cached counts the fetches a fetch server answered without asking
+	// the world, with no error, for a URL it had fetched before: from a
+	// cache of its own. They are answered as the model does, neither
+	// judged nor counted stricter.
+	Cached int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -129,4 +134,5 @@ func (t *Tally) Add(u Tally) {
 	t.WholeExample = leastExample(t.WholeExample, u.WholeExample)
 	t.CountsPassed = t.CountsPassed || u.CountsPassed
 	t.Stale += u.Stale
+	t.Cached += u.Cached
 }

@@ -51,6 +51,8 @@ type bridge struct {
 	halted  core.Kind
 	timeout time.Duration // one op (Timeouts.Op)
 
+	toolError bool // the fetch server's tool answered the op under way with an error
+
 	answers map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
 	lookups map[string]int     // the model's lookups of each host so far, by name as SPEC §6 compares them (modelFetch)
 	scanned int                // the journal entries staleFetch has read
@@ -129,6 +131,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	served := b.px.bind.Served()
 	if b.px.srv != nil && err == nil {
 		ans = servedAnswer(served)
+		if served.Reached {
+			b.px.noteFetched(serverURL(op))
+		}
 	}
 	if b.staleFetch() {
 		b.s.cachesDNS()
@@ -158,6 +163,13 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case !ans.closed && ans.status < 300 && !b.s.profile.refusal(ans.body):
 		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give (its body begins %.120q; a page of the proxy's own that refuses goes in its profile's refusals)",
 			b.s.id.name, ans.status, networld.Header, ans.body)})
+	case b.px.srv != nil && !served.Reached && !served.Bare && !b.toolError && (model == core.OK || model == core.NotFound) && b.px.fetchedBefore(serverURL(op)):
+		// A URL the server fetched before, answered with no error and no
+		// request: from a cache of its own, as the model answers.
+		if b.counts {
+			b.s.tally.Cached()
+		}
+		return b.asModel(host, path, addr, resolved, lookups.Count > 1 || resolved && lookups.Last != addr)
 	case b.px.srv != nil && served.Bare:
 		// A fetch server connected and sent no request (a TLS hello to
 		// port 443), then failed: the fetch left, whatever it said.

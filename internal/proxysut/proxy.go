@@ -56,9 +56,12 @@ type proxy struct {
 	worldMu sync.Mutex
 	world   *refworld.World
 
-	// answers are the DNS answers the worlds it served gave (staleFetch).
+	// answers are the DNS answers the worlds it served gave (staleFetch),
+	// fetched the URLs the world answered a fetch server's request for
+	// (fetchedBefore).
 	answersMu sync.Mutex
 	answers   map[dnsAnswer]bool
+	fetched   map[string]bool
 }
 
 // bindTo makes w the world the proxy's namespace answers from, opening

@@ -76,9 +76,13 @@ func launchServer(argv []string, mp mcp.Profile, hosts []string, dir string, t T
 func (b *bridge) askServer(op core.Op) error {
 	b.px.bind.BeginOp(op)
 	b.px.ops++
-	_, err := b.px.srv.Fetch("http://" + urlHost(op.Args[0]) + op.Args[1])
+	res, err := b.px.srv.Fetch(serverURL(op))
+	b.toolError = res.IsError
 	return err
 }
+
+// serverURL is the URL a fetch server is asked for op's fetch.
+func serverURL(op core.Op) string { return "http://" + urlHost(op.Args[0]) + op.Args[1] }
 
 // servedAnswer is a fetch server's answer: what the world gave a request
 // for the op's host, whatever the server made of it (for a redirect,

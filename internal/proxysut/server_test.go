@@ -57,6 +57,7 @@ func fakeServer(mode string, args []string) int {
 	}
 	in, out := bufio.NewScanner(os.Stdin), json.NewEncoder(os.Stdout)
 	in.Buffer(nil, 1<<20)
+	cache := map[string]string{} // mode "cache": the pages fetched, by URL, kept for ever
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -84,9 +85,15 @@ func fakeServer(mode string, args []string) int {
 			if mode == "logs" {
 				fmt.Println("fetching", req.Params.Arguments.URL) // a log line on the protocol's stream
 			}
-			text, err := fakeFetch(mode, allow, req.Params.Arguments.URL)
+			text, cached := cache[req.Params.Arguments.URL]
+			var err error
+			if !cached {
+				text, err = fakeFetch(mode, allow, req.Params.Arguments.URL)
+			}
 			if err != nil {
 				text = "Error: " + err.Error()
+			} else if mode == "cache" {
+				cache[req.Params.Arguments.URL] = text
 			}
 			result = map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": err != nil}
 		default:
@@ -281,6 +288,21 @@ func TestRelayingFetchServer(t *testing.T) {
 	}
 	if tally.Stricter["refused-allowed"] != 1 {
 		t.Errorf("stricter %v, want the op refused-allowed", tally.Stricter)
+	}
+}
+
+// TestCachingFetchServer: a server that answers a URL it fetched before
+// from a cache of its own, asking the world nothing, is answered as the
+// model and counted: not a refusal of what the model allows (stricter),
+// and its replay, served from the cache the run filled, is no finding.
+func TestCachingFetchServer(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s => ok hello\nnet_fetch a.test /s => ok hello\n"
+	fs, tally := checkOn(t, fakeServerTarget(t, "cache", 0), src, 0)
+	if len(fs) != 0 {
+		t.Errorf("findings %v, want none", fs)
+	}
+	if tally.Cached != 1 || len(tally.Stricter) != 0 || tally.Passed != 1 {
+		t.Errorf("counted %d cached, stricter %v, %d let through; want the run's second fetch cached, nothing stricter, the first let through", tally.Cached, tally.Stricter, tally.Passed)
 	}
 }
 

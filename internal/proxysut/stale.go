@@ -73,3 +73,29 @@ func (px *proxy) noteAnswers(answers map[dnsAnswer]bool) {
 		px.answers[a] = true
 	}
 }
+
+// A fetch server that keeps the pages it fetched (server-pdf's cache of
+// ten seconds) answers a URL it fetched before without asking the world:
+// no request is seen, which would read as a refusal of what the model
+// allows, and the replay of a scenario whose run asked the world would
+// differ from it. Such an answer, with no error, is taken for the
+// cache's: answered as the model does, and counted.
+
+// noteFetched notes that the world answered the server's request for the
+// op's url.
+func (px *proxy) noteFetched(url string) {
+	px.answersMu.Lock()
+	defer px.answersMu.Unlock()
+	if px.fetched == nil {
+		px.fetched = map[string]bool{}
+	}
+	px.fetched[url] = true
+}
+
+// fetchedBefore reports whether the world answered a request of the
+// server's for url, in any world it served.
+func (px *proxy) fetchedBefore(url string) bool {
+	px.answersMu.Lock()
+	defer px.answersMu.Unlock()
+	return px.fetched[url]
+}
