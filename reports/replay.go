@@ -59,6 +59,10 @@ type ReplayStep struct {
 	// model's, the sandbox having made none (a proxy that refused an
 	// internal host without looking it up).
 	ModelJournal bool
+	// Modelled is set on an op an exec: child was asked after its
+	// stricter refusal earlier in the scenario: the model's answer stands
+	// in for its verdict, and only what it did in the world is judged.
+	Modelled bool
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -167,6 +171,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 		if s.ModelJournal {
 			mark = "  refused by the sandbox, which looked nothing up: the model's journal shown"
 		}
+		if s.Modelled {
+			mark = "  the model's answer: the sandbox's verdict is not judged after its stricter refusal above (its budgets parted from the model's), the journal is what it did"
+		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet
 		}
@@ -264,6 +271,9 @@ type stepJSON struct {
 	// ModelJournal: the journal is the model's, the sandbox having made
 	// none (ReplayStep.ModelJournal).
 	ModelJournal bool `json:"model_journal,omitempty"`
+	// Modelled: the model's answer stands in for the sandbox's verdict
+	// (ReplayStep.Modelled).
+	Modelled bool `json:"modelled,omitempty"`
 }
 
 type violationJSON struct {
@@ -284,7 +294,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Stricter: s.Stricter, ModelJournal: s.ModelJournal})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -86,12 +86,13 @@ SIGINT, SIGTERM or SIGHUP.`)
 	return status
 }
 
-// markSteps sets the Stricter reason and the ModelJournal of the steps
+// markSteps sets the Stricter reason, the ModelJournal and Modelled of the steps
 // w noted, steps being the replay's in the order they ran.
 func markSteps(w *door.Watch, steps []reports.ReplayStep) {
 	stricter, filled := w.Marks()
+	modelled := w.Modelled()
 	for i := range steps {
-		steps[i].Stricter, steps[i].ModelJournal = stricter[i], filled[i]
+		steps[i].Stricter, steps[i].ModelJournal, steps[i].Modelled = stricter[i], filled[i], modelled[i]
 	}
 }
 

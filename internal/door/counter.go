@@ -39,6 +39,7 @@ type Counter struct {
 	example  string // the least of the answers taken whole
 	filled   int64  // refusals whose journal the door filled (Filled)
 	cached   int64  // fetches a server answered from its cache (Cached)
+	modelled int64  // ops answered as the model after a stricter refusal (Modelled)
 	open     int    // sandboxes opened and not closed yet
 }
 
@@ -80,6 +81,14 @@ func (c *Counter) Filled() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.filled++
+}
+
+// Modelled counts one op a child was asked after its stricter refusal
+// earlier in the scenario, answered as the model (Tally.Modelled).
+func (c *Counter) Modelled() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.modelled++
 }
 
 // Cached counts one fetch a server answered from a cache of its own
@@ -149,7 +158,7 @@ func GrantRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

@@ -86,7 +86,8 @@ type Tally struct {
 	// Refused counts the ops the model refuses for the grant or SPEC §6
 	// (GrantRefusal) on a door that counts them, LetThrough those of them
 	// the sandbox let through: most let through, and the sandbox keeps no
-	// allow-list of its own, or its profile does not give it the grant.
+	// allow-list of its own, or its profile does not give it the grant. A
+	// file op answered not found is counted neither way.
 	Refused, LetThrough int64
 	// Whole counts the reads whose answer the door could not find the
 	// content in, taken whole as the file's bytes (an MCP profile whose
@@ -106,6 +107,11 @@ type Tally struct {
 	// cache of its own. They are answered as the model does, neither
 	// judged nor counted stricter.
 	Cached int64
+	// Modelled counts the ops an exec: child was asked after its stricter
+	// refusal earlier in the scenario: its budgets had parted from the
+	// model's, so the model's answer stands in for its verdict, and only
+	// what it did in the world is judged.
+	Modelled int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -135,4 +141,5 @@ func (t *Tally) Add(u Tally) {
 	t.CountsPassed = t.CountsPassed || u.CountsPassed
 	t.Stale += u.Stale
 	t.Cached += u.Cached
+	t.Modelled += u.Modelled
 }

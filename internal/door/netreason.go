@@ -2,6 +2,7 @@ package door
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -24,6 +25,12 @@ const (
 	// letter, digit, "-" or "_"), which a real resolver refuses to look
 	// up while the model's resolver answers it.
 	ReasonUnresolvable = "unresolvable-name"
+	// ReasonDocumentation: the name's answer, the address the model
+	// fetches from, is in a documentation range (192.0.2.0/24,
+	// 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32), where the world's
+	// names resolve: public by SPEC §6, refused by a guard that refuses
+	// every special-purpose range.
+	ReasonDocumentation = "documentation-address"
 	// ReasonRefusedAllowed: none of the above.
 	ReasonRefusedAllowed = "refused-allowed"
 	// ReasonInternalAnswer: the sandbox looked the host up and got an
@@ -33,6 +40,23 @@ const (
 	// others.
 	ReasonInternalAnswer = "internal-answer"
 )
+
+// documentation are the documentation ranges (RFC 5737, RFC 3849).
+var documentation = []netip.Prefix{
+	netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// NetReasonAt is NetReason for a fetch the model makes from addr (the
+// zero Addr: unknown): a name answered in a documentation range is
+// ReasonDocumentation.
+func NetReasonAt(host string, addr netip.Addr) string {
+	r := NetReason(host)
+	if r == ReasonRefusedAllowed && slices.ContainsFunc(documentation, func(p netip.Prefix) bool { return p.Contains(spec.Unmap(addr)) }) {
+		return ReasonDocumentation
+	}
+	return r
+}
 
 // NetReason labels a refusal of a fetch from host that the model allows.
 func NetReason(host string) string {

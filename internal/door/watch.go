@@ -16,10 +16,11 @@ import (
 // places are the run's. replay marks its steps with them; a campaign keeps
 // a scenario of each reason. Safe for concurrent use.
 type Watch struct {
-	tally  func() Tally
-	mu     sync.Mutex
-	marks  map[int]string // the op's place: the reason counted during it
-	filled map[int]bool
+	tally    func() Tally
+	mu       sync.Mutex
+	marks    map[int]string // the op's place: the reason counted during it
+	filled   map[int]bool
+	modelled map[int]bool
 }
 
 // NewWatch returns a Watch over the session whose counts tally reads.
@@ -42,6 +43,7 @@ func (w *Watch) Reset() {
 	defer w.mu.Unlock()
 	clear(w.marks)
 	clear(w.filled)
+	clear(w.modelled)
 }
 
 // Marks returns, by the place of the op, the stricter reason counted
@@ -50,6 +52,14 @@ func (w *Watch) Marks() (stricter map[int]string, filled map[int]bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.marks), maps.Clone(w.filled)
+}
+
+// Modelled returns the places of the ops answered as the model after a
+// stricter refusal before them (Tally.Modelled).
+func (w *Watch) Modelled() map[int]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.modelled)
 }
 
 // note notes what the op at place n made the session count, after was.
@@ -61,6 +71,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.filled = map[int]bool{}
 		}
 		w.filled[n] = true
+	}
+	if now.Modelled > was.Modelled {
+		if w.modelled == nil {
+			w.modelled = map[int]bool{}
+		}
+		w.modelled[n] = true
 	}
 	for reason, k := range now.Stricter {
 		if k > was.Stricter[reason] {

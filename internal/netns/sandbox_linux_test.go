@@ -533,3 +533,32 @@ func TestRecordsHoldEveryConnectionMade(t *testing.T) {
 		t.Errorf("connections recorded once the command ended (-want +got)\n%s", diff)
 	}
 }
+
+// TestSweepEtc: the /etc directory of a process that died before it
+// could remove it (SIGKILL) is removed by the next process that makes
+// one; a live process's, this one's, and one whose name carries no pid
+// are left as they are.
+func TestSweepEtc(t *testing.T) {
+	tmp := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true to take a dead pid from:", err)
+	}
+	names := map[string]bool{ // the name: whether it stays
+		etcPrefix + strconv.Itoa(dead.Process.Pid) + "-123": false,
+		etcPrefix + strconv.Itoa(os.Getpid()) + "-456":      true,
+		etcPrefix + strconv.Itoa(os.Getppid()) + "-789":     true,
+		etcPrefix + "1942686057":                            true,
+	}
+	for name := range names {
+		if err := os.Mkdir(filepath.Join(tmp, name), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepEtc(tmp)
+	for name, stays := range names {
+		if _, err := os.Stat(filepath.Join(tmp, name)); (err == nil) != stays {
+			t.Errorf("%s: there %v, want %v", name, err == nil, stays)
+		}
+	}
+}

@@ -218,9 +218,10 @@ net_fetch c.test /z => max_output_bytes
 // TestExecChildDeclaredStricter: a child that declares its refusals of
 // fetches stricter (initialize's "stricter") has one of a fetch the model
 // allows counted under its reason, not judged, and the rest of the
-// scenario answered as the model: asked, the child, which never charged
-// the refused body, would let c.test's through. The same child that does
-// not declare it is a verdict-matches-model finding there.
+// scenario answered as the model: judged, the child, which never charged
+// the refused body, would be wrong to let c.test's through. It is still
+// asked, and what it does is journaled (its lookup of c.test). The same
+// child that does not declare it is a verdict-matches-model finding there.
 func TestExecChildDeclaredStricter(t *testing.T) {
 	requireNamespaces(t)
 	counted, err := CountedSessions(roleCommand("ownhttp", "strict"))
@@ -232,11 +233,20 @@ func TestExecChildDeclaredStricter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer end()
-	if fs := judge.Check(f, caseOf(t, stricterFetch), nil, judge.Options{Timeout: patience}); len(fs) != 0 {
+	var second []refworld.Entry
+	observe := func(r judge.StepReport) {
+		if r.Step == 2 {
+			second = r.Entries
+		}
+	}
+	if fs := judge.Check(f, caseOf(t, stricterFetch), nil, judge.Options{Timeout: patience, Observe: observe}); len(fs) != 0 {
 		t.Errorf("a declared stricter child: findings %v, want none", fs)
 	}
-	if got := tally().Stricter; got[door.ReasonRefusedAllowed] != 1 || len(got) != 1 {
-		t.Errorf("counted stricter %v, want 1 refused-allowed (the run's, not the replay's)", got)
+	if got := tally(); got.Stricter[door.ReasonDocumentation] != 1 || len(got.Stricter) != 1 || got.Modelled != 1 {
+		t.Errorf("counted stricter %v and %d ops answered as the model, want 1 documentation-address and 1 (the run's, not the replay's)", got.Stricter, got.Modelled)
+	}
+	if !slices.ContainsFunc(second, func(e refworld.Entry) bool { return e.Call == refworld.CallResolve && e.Name == "c.test" }) {
+		t.Errorf("step 2's journal %v, want the child's lookup of c.test: it is asked after its stricter refusal", second)
 	}
 	fs := checkExec(t, roleCommand("ownhttp", "strict-undeclared"), stricterFetch)
 	if len(fs) == 0 || fs[0].Invariant != oracle.VerdictMatchesModel || fs[0].Step != 1 {

@@ -3,6 +3,7 @@ package proc
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"sync"
 
@@ -102,7 +103,8 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	}
 	sb := &sandbox{c: c, w: ws, bind: c.bind}
 	if rw != nil && slices.Contains(c.stricter, core.OpFetch) {
-		sb.shadow = core.NewReference(g, refworld.New(rw.Spec()))
+		sb.shadowWorld = refworld.New(rw.Spec())
+		sb.shadow = core.NewReference(g, sb.shadowWorld)
 		sb.same, sb.tally, sb.counts = true, s.tally, s.tally.Opened()
 	}
 	return sb, nil
@@ -164,13 +166,16 @@ type sandbox struct {
 	// shadow allows, every result and usage having matched until then,
 	// the refusal is counted, not judged (SPEC §14), and the shadow, which
 	// answers as the model does, gives that op's result and every later
-	// op's: the child, whose budgets have parted from the model's, is not
-	// asked them.
-	shadow *core.Reference
-	same   bool // the child matched the shadow on every op so far
-	cut    bool // the shadow answers from here on
-	tally  *door.Counter
-	counts bool // a check's run, not its replay: it counts into tally
+	// op's: the child's budgets have parted from the model's, so its
+	// verdicts are not judged from then on. It is still asked every op,
+	// and what it does in the world (a connection, a lookup) is judged.
+	shadow      *core.Reference
+	shadowWorld *refworld.World
+	same        bool // the child matched the shadow on every op so far
+	halted      bool // the shadow halted on an op before
+	cut         bool // the shadow answers from here on
+	tally       *door.Counter
+	counts      bool // a check's run, not its replay: it counts into tally
 }
 
 // Run implements core.Sandbox. A child that cannot answer makes Run panic
@@ -183,15 +188,21 @@ func (s *sandbox) Run(op core.Op) core.Result {
 		r, _ := s.run(op)
 		return r
 	}
-	if s.cut {
-		return s.shadow.Run(op)
-	}
 	r, lookups := s.run(op)
+	j := len(s.shadowWorld.Journal())
 	m := s.shadow.Run(op)
-	if s.same && op.Kind == core.OpFetch && len(op.Args) == 2 && refusal(r) && allowed(m) {
+	if s.cut {
+		if s.counts {
+			s.tally.Modelled()
+		}
+		return m
+	}
+	let := allowed(m, s.halted)
+	s.halted = s.halted || m.Hard
+	if s.same && op.Kind == core.OpFetch && len(op.Args) == 2 && refusal(r) && let {
 		s.cut = true
 		if s.counts {
-			reason := door.NetReason(op.Args[0])
+			reason := door.NetReasonAt(op.Args[0], resolvedIn(s.shadowWorld.Journal()[j:]))
 			if lookups.Internal {
 				reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 			}
@@ -200,7 +211,7 @@ func (s *sandbox) Run(op core.Op) core.Result {
 		return m
 	}
 	s.same = s.same && r == m && s.usage == s.shadow.Usage()
-	if s.same && s.counts && op.Kind == core.OpFetch && allowed(m) {
+	if s.same && s.counts && op.Kind == core.OpFetch && let {
 		s.tally.Passed()
 	}
 	return r
@@ -212,8 +223,23 @@ func refusal(r core.Result) bool {
 	return !r.Hard && (r.Kind == core.EgressDenied || r.Kind == core.EgressInternal || r.Kind == core.MalformedOp)
 }
 
-// allowed reports whether r is a fetch the model lets through.
-func allowed(r core.Result) bool { return !r.Hard && (r.Kind == core.OK || r.Kind == core.NotFound) }
+// allowed reports whether m, the model's result of a fetch, lets it
+// through: ok or not found, or the output budget's halt on what it
+// fetched, unless the model had halted before.
+func allowed(m core.Result, halted bool) bool {
+	return !m.Hard && (m.Kind == core.OK || m.Kind == core.NotFound) || m.Kind == core.MaxOutputBytes && !halted
+}
+
+// resolvedIn is the address the last lookup among entries answered, or
+// the zero Addr.
+func resolvedIn(entries []refworld.Entry) netip.Addr {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].Call == refworld.CallResolve {
+			return entries[i].Addr
+		}
+	}
+	return netip.Addr{}
+}
 
 // run asks the child to run op, and returns its result and what its
 // lookups answered during it.

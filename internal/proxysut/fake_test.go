@@ -294,14 +294,14 @@ func TestDenyingProxy(t *testing.T) {
 	if len(fs) > 0 {
 		t.Errorf("findings %v, want none", fs)
 	}
-	if want := map[string]int64{door.ReasonRefusedAllowed: 1, door.ReasonIPv4Spelling: 1}; !mapsEqual(tally.Stricter, want) {
+	if want := map[string]int64{door.ReasonDocumentation: 1, door.ReasonIPv4Spelling: 1}; !mapsEqual(tally.Stricter, want) {
 		t.Errorf("stricter %v, want %v", tally.Stricter, want)
 	}
 	if !tally.CountsPassed || tally.Passed != 0 {
 		t.Errorf("a proxy that refuses all: %d fetches let through (counted: %v), want 0, counted", tally.Passed, tally.CountsPassed)
 	}
 	file := t.TempDir() + "/promising.json"
-	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}"], "promises": ["refused-allowed"]}`), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}"], "promises": ["documentation-address"]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	fs, _ = checkOn(t, fakeTarget(t, "deny", file, 0), src, 0)
@@ -336,7 +336,7 @@ func mapsEqual(a, b map[string]int64) bool {
 func TestPeekingProxy(t *testing.T) {
 	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
 	fs, tally := checkOn(t, fakeTarget(t, "peek", "", 0), src, 0)
-	if want := map[string]int64{door.ReasonRefusedAllowed: 1}; len(fs) > 0 || tally.Passed != 0 || !mapsEqual(tally.Stricter, want) {
+	if want := map[string]int64{door.ReasonDocumentation: 1}; len(fs) > 0 || tally.Passed != 0 || !mapsEqual(tally.Stricter, want) {
 		t.Errorf("findings %v, %d let through, stricter %v; want none, 0, %v", fs, tally.Passed, tally.Stricter, want)
 	}
 	file := t.TempDir() + "/promising.json"
@@ -376,7 +376,7 @@ func TestBlockPageProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs, tally := checkOn(t, fakeTarget(t, "madeup", file, 10*time.Second), src, 10*time.Second)
-	if len(fs) > 0 || tally.Stricter[door.ReasonRefusedAllowed] != 1 {
+	if len(fs) > 0 || tally.Stricter[door.ReasonDocumentation] != 1 {
 		t.Errorf("findings %v, stricter %v; want none, the fetch counted stricter", fs, tally.Stricter)
 	}
 }

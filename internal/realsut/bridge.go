@@ -182,10 +182,13 @@ func (b *bridge) Run(op core.Op) core.Result {
 	}
 	k := b.kind(op, out.Verdict)
 	if b.counts {
-		looked := k == core.OK || k == core.NotFound // no allow-list refused it
 		switch model := b.modelKind(op); {
+		case door.GrantRefusal(model) && k == core.NotFound:
+			// Counted neither way: a server with no allow-list that
+			// looked and found nothing answers so, and so does one that
+			// hides what the grant forbids (a mount namespace, a chroot).
 		case door.GrantRefusal(model):
-			b.tally.Refused(looked)
+			b.tally.Refused(k == core.OK)
 		case k == core.OK:
 			// A read or a write done, not a not_found: a server that
 			// cannot see its tree at all answers every op not_found,
