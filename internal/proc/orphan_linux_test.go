@@ -3,6 +3,7 @@ package proc
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,5 +135,36 @@ func TestStartFallsBack(t *testing.T) {
 	}
 	if p.mode != want {
 		t.Fatalf("started under %s, want %s (euid %d)", p.mode, want, os.Geteuid())
+	}
+}
+
+// TestOwnProc: a child in a PID namespace sees that namespace's /proc,
+// not the host's: its own pid there is a small one, and /proc lists only
+// the namespace's processes (a sandbox that reads /proc/self, as
+// bubblewrap does, finds itself).
+func TestOwnProc(t *testing.T) {
+	for _, mode := range []isolation{pidNamespace, userNamespace} {
+		t.Run(mode.String(), func(t *testing.T) {
+			defer func(was []isolation) { isolationOverride = was }(isolationOverride)
+			isolationOverride = []isolation{mode}
+			p, err := Start([]string{"sh", "-c", "readlink /proc/self; ls /proc | grep -c '^[0-9][0-9]*$'"}, "")
+			if err != nil {
+				t.Skipf("%s is not available here: %v", mode, err)
+			}
+			defer p.Kill()
+			out, err := io.ReadAll(p.Stdout())
+			if err != nil {
+				t.Fatal(err)
+			}
+			words := strings.Fields(string(out))
+			if len(words) != 2 {
+				t.Fatalf("the child said %q; stderr: %s", out, p.Stderr())
+			}
+			self, err1 := strconv.Atoi(words[0])
+			procs, err2 := strconv.Atoi(words[1])
+			if err1 != nil || err2 != nil || self > 10 || procs > 10 {
+				t.Errorf("the child's /proc/self is %s and /proc lists %s processes: want the namespace's own, a few", words[0], words[1])
+			}
+		})
 	}
 }

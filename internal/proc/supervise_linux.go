@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -63,6 +64,12 @@ func supervise(job string) int {
 		return 127
 	}
 	nsInit := os.Getpid() == 1 // the init of a PID namespace
+	if nsInit {
+		// The fork below happens on this thread, in the mount namespace
+		// ownProc gives it.
+		runtime.LockOSThread()
+		ownProc()
+	}
 	var term chan os.Signal
 	if !nsInit {
 		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
@@ -88,6 +95,23 @@ func supervise(job string) int {
 	// before it asked): nobody will read the command's answers, so the
 	// tree goes at once.
 	return reap(child, nsInit, term, err != nil)
+}
+
+// ownProc gives the calling thread, the init of a PID namespace, a mount
+// namespace of its own with a /proc of the PID namespace mounted: the
+// host's /proc, inherited, shows the host's processes under pids that mean
+// nothing here, and a sandbox that reads its own there (bubblewrap's
+// /proc/PID/ns, go-landlock's /proc/PID/task) fails. A system that refuses
+// either step leaves the host's, as before.
+func ownProc() {
+	if err := syscall.Unshare(syscall.CLONE_NEWNS); err != nil {
+		return
+	}
+	// Private, so that the mount below stays in this namespace.
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+		return
+	}
+	syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
 }
 
 // reap reaps every child until none is left (the subreaper) or the command
