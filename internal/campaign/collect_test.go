@@ -127,7 +127,10 @@ func TestMemoryStaysFlat(t *testing.T) {
 	if res.Raw < 5000 {
 		t.Fatalf("only %d raw findings: the mutant no longer fails often enough for this test", res.Raw)
 	}
-	if big > small+16<<20 || big > 48<<20 {
+	// The bound is far from what it catches (the old ~8.5 KB a check is
+	// 170 MB at 20,000) and far from the samples' noise on a busy machine
+	// (a peak 18 MB above another at the same count, while other tests ran).
+	if big > small+32<<20 || big > 64<<20 {
 		t.Fatalf("the live heap grew from %d KB to %d KB with ten times the checks", small>>10, big>>10)
 	}
 }

@@ -45,20 +45,22 @@ type plan struct {
 	kept    map[string]bool // dirs that may stand from the last world (keptDirs)
 }
 
-// keptDirs lists the names of the directories from T down to root, a
-// grant root, when the world has it as a directory, and marks them kept:
-// a tree restored in place keeps them (Options.KeepRoot). Nil when root
-// is "/" or no directory of the world.
-func (p *plan) keptDirs(root string) []string {
-	dir, ok := clean(root)
-	if !ok || dir == "/" || !slices.Contains(p.dirs, dir) {
-		return nil
-	}
+// keptDirs marks kept, and returns, the directories of roots (grant
+// roots) that the world has as directories, and those above them, as
+// world paths: a tree restored in place keeps them (Options.KeepRoots).
+// A root of "/" or no directory of the world adds none.
+func (p *plan) keptDirs(roots []string) map[string]bool {
 	p.kept = map[string]bool{}
-	for d := dir; d != "/"; d = path.Dir(d) {
-		p.kept[d] = true
+	for _, root := range roots {
+		dir, ok := clean(root)
+		if !ok || dir == "/" || !slices.Contains(p.dirs, dir) {
+			continue
+		}
+		for d := dir; d != "/"; d = path.Dir(d) {
+			p.kept[d] = true
+		}
 	}
-	return strings.Split(dir[1:], "/")
+	return p.kept
 }
 
 // Expressible reports, without touching the disk, whether Materialize

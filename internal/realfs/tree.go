@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -30,8 +31,8 @@ type Tree struct {
 	depth    int    // D
 	chain    string // T's path below base: "/m" D times, then "/t"
 	secrets  []secret
-	relLinks bool // absolute link targets are written relative to the link's directory
-	keptRoot bool // KeptRoot
+	relLinks bool            // absolute link targets are written relative to the link's directory
+	stood    map[string]bool // the kept directories that stood (Kept)
 }
 
 // Materialize builds world ws, for a sandbox holding grant g that will run
@@ -63,11 +64,13 @@ type Options struct {
 	// same dir, so a sandbox told of their directories once (a server's
 	// arguments) serves one world after another.
 	MinDepth int
-	// KeepRoot keeps the directory of the grant's first fs_read root,
-	// and those above it, when a tree is restored in place for a world
-	// that has that directory too: emptied, not made anew, so that a
-	// server working in it (its working directory) keeps working there.
-	KeepRoot bool
+	// KeepRoots keeps the directories of the grant's roots (fs_read and
+	// fs_write), and those above them, when a tree is restored in place
+	// for a world that has them too: emptied, not made anew, so that a
+	// server working in one (its working directory), holding one open, or
+	// confined to one by the kernel (a bind mount, a Landlock rule, which
+	// hold the directory, not its path) keeps it.
+	KeepRoots bool
 }
 
 // MaterializeWith is Materialize laid out as o says. A dir that holds a
@@ -83,15 +86,15 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 		return nil, err
 	}
 	p.depth = max(p.depth, min(o.MinDepth, MaxMoat))
-	var keep []string
-	if o.KeepRoot && len(g.FSRead) > 0 {
-		keep = p.keptDirs(g.FSRead[0])
+	var keep map[string]bool
+	if o.KeepRoots {
+		keep = p.keptDirs(slices.Concat(g.FSRead, g.FSWrite))
 	}
 	base, stood, err := emptyDir(dir, p.depth, keep)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, keptRoot: len(keep) > 0 && stood}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, stood: stood}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
@@ -104,71 +107,98 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 }
 
 // emptyDir makes dir a directory of mode 0755 that holds at most the
-// moat of a tree of depth d and T, empty but for the directories named by
-// keep (see emptyChain), and returns its absolute path with every link in
-// it resolved, so that T's path names no link a sandbox's own path checks
-// could trip on.
-func emptyDir(dir string, d int, keep []string) (base string, stood bool, err error) {
+// moat of a tree of depth d and T, empty but for the directories keep
+// names (world paths; see emptyChain), and returns its absolute path with
+// every link in it resolved, so that T's path names no link a sandbox's
+// own path checks could trip on, and the kept directories that stood.
+func emptyDir(dir string, d int, keep map[string]bool) (base string, stood map[string]bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", false, err
+		return "", nil, err
 	}
 	base, err = filepath.Abs(dir)
 	if err == nil {
 		base, err = filepath.EvalSymlinks(base)
 	}
 	if err != nil {
-		return "", false, err
+		return "", nil, err
 	}
 	if err := os.Chmod(base, 0o755); err != nil {
-		return "", false, err
+		return "", nil, err
 	}
 	stood, err = emptyChain(base, d, keep)
 	return base, stood, err
 }
 
 // emptyChain removes from base everything but the chain of a tree of
-// moat depth d, base/m/…/m/t, followed by the directories named by keep
-// in T (t/srv/app for ["srv", "app"]), and empties the last: a sandbox
-// may have written anywhere in the moat, but the chain's own directories
-// stay, so the tree's T keeps its path and its directory. Whatever stands
-// where the chain goes and is no directory (a link, a file) is removed
-// too. It never follows a link. It reports whether the whole chain stood,
-// kept directories included.
-func emptyChain(base string, d int, kept []string) (stood bool, err error) {
+// moat depth d, base/m/…/m/t, and the directories in T that keep names
+// (world paths: /srv and /srv/app for a root /srv/app), whose other
+// contents it removes: a sandbox may have written anywhere in the moat,
+// but the chain's own directories stay, so the tree's T keeps its path
+// and its directory. Whatever stands where a kept directory goes and is
+// no directory (a link, a file) is removed too. It never follows a link.
+// It returns the kept directories that stood, nil when the chain did not.
+func emptyChain(base string, d int, keep map[string]bool) (map[string]bool, error) {
 	dir := base
-	for level := 0; level <= d+1+len(kept); level++ {
-		keep := "m"
-		switch {
-		case level == d:
-			keep = "t"
-		case level > d && level-d-1 < len(kept):
-			keep = kept[level-d-1]
-		case level > d:
-			keep = "" // the last: nothing in it stays
+	for level := 0; level <= d; level++ {
+		name := "m"
+		if level == d {
+			name = "t"
 		}
-		if err := os.Chmod(dir, 0o755); err != nil { // a sandbox may have shut it
-			return false, err
+		found, err := emptyBut(dir, func(n string) bool { return n == name })
+		if err != nil || !found {
+			return nil, err // build makes the rest of the chain
 		}
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return false, err
-		}
-		found := false
-		for _, e := range entries {
-			if e.Name() == keep && e.IsDir() { // IsDir is the entry's own type: a link is none
-				found = true
-				continue
-			}
-			if err := removeAll(filepath.Join(dir, e.Name())); err != nil {
-				return false, err
-			}
-		}
-		if !found {
-			return keep == "", nil // build makes the rest of the chain
-		}
-		dir = filepath.Join(dir, keep)
+		dir = filepath.Join(dir, name)
 	}
-	return true, nil
+	stood := map[string]bool{}
+	return stood, emptyKept(dir, "", keep, stood)
+}
+
+// emptyKept empties dir, the world directory at (T itself for ""),
+// but for its subdirectories keep names, which it empties the same way,
+// noting in stood each that stood.
+func emptyKept(dir, at string, keep, stood map[string]bool) error {
+	var sub []string
+	if _, err := emptyBut(dir, func(n string) bool {
+		if keep[at+"/"+n] {
+			sub = append(sub, n)
+			return true
+		}
+		return false
+	}); err != nil {
+		return err
+	}
+	for _, n := range sub {
+		stood[at+"/"+n] = true
+		if err := emptyKept(filepath.Join(dir, n), at+"/"+n, keep, stood); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emptyBut removes from dir every entry but the directories keep names,
+// and reports whether one was kept. It opens dir to its owner first (a
+// sandbox may have shut it) and never follows a link.
+func emptyBut(dir string, keep func(name string) bool) (bool, error) {
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return false, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	found := false
+	for _, e := range entries {
+		if e.IsDir() && keep(e.Name()) { // IsDir is the entry's own type: a link is none
+			found = true
+			continue
+		}
+		if err := removeAll(filepath.Join(dir, e.Name())); err != nil {
+			return false, err
+		}
+	}
+	return found, nil
 }
 
 // build makes the moat, then the directories and files through an os.Root
@@ -242,10 +272,14 @@ func (t *Tree) linkTarget(at, target string) string {
 	return t.root + target
 }
 
-// KeptRoot reports whether the directory Options.KeepRoot names stood
-// from the tree before and was kept, rather than made anew (or not asked
-// for): a sandbox working in it since then works in it still.
-func (t *Tree) KeptRoot() bool { return t.keptRoot }
+// Kept reports whether the directory at world path p, a grant root
+// (Options.KeepRoots), stood from the tree before and was kept, rather
+// than made anew (or not asked for): a sandbox working in it, holding it
+// open or confined to it since then has it still.
+func (t *Tree) Kept(p string) bool {
+	c, ok := clean(p)
+	return ok && t.stood[c]
+}
 
 // Base returns the tree's base directory, the one Materialize was given,
 // absolute, with no link in it: it holds the moat and T.

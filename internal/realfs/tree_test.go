@@ -265,46 +265,52 @@ func changesFromFresh(t *testing.T, tr *Tree, ws scenario.WorldSpec, g core.Gran
 	return tr.Changes(want, got)
 }
 
-// TestRestoreKeepsRoot: with KeepRoot, a tree restored in place for a
-// world with the same first read root keeps that directory (a server's
-// working directory), emptied of what the sandbox left there, and is
-// observed exactly as a fresh tree; a world that has a file where it
-// stood builds all the same.
-func TestRestoreKeepsRoot(t *testing.T) {
+// TestRestoreKeepsRoots: with KeepRoots, a tree restored in place for a
+// world with the same roots keeps their directories (a server's working
+// directory, a directory bound into a mount namespace), emptied of what
+// the sandbox left there, and is observed exactly as a fresh tree; a
+// world that has a file where one stood builds all the same.
+func TestRestoreKeepsRoots(t *testing.T) {
 	dir := newBase(t)
-	opt := Options{MinDepth: 3, KeepRoot: true}
-	g := core.GrantSpec{FSRead: []string{"/srv/app/"}}
-	first, err := MaterializeWith(dir, scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/a", Data: "1"}, {Path: "/srv/x", Data: "2"}}}, g, nil, opt)
+	opt := Options{MinDepth: 3, KeepRoots: true}
+	g := core.GrantSpec{FSRead: []string{"/srv/app/"}, FSWrite: []string{"/srv/app/out", "/tmp/w"}}
+	first, err := MaterializeWith(dir, scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/a", Data: "1"}, {Path: "/srv/x", Data: "2"}, {Path: "/srv/app/out/o", Data: "3"}, {Path: "/tmp/w/f", Data: "4"}}}, g, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := os.Stat(first.Root() + "/srv/app")
-	if err != nil {
-		t.Fatal(err)
+	var before []os.FileInfo
+	for _, r := range []string{"/srv/app", "/srv/app/out", "/tmp/w"} {
+		fi, err := os.Stat(first.Root() + r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = append(before, fi)
 	}
 	if err := os.WriteFile(first.Root()+"/srv/app/stray", []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	second := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/b/c", Data: "3"}}}
+	second := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/b/c", Data: "3"}, {Path: "/srv/app/out/p", Data: "5"}, {Path: "/tmp/w/g", Data: "6"}}}
 	again, err := MaterializeWith(dir, second, g, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := os.Stat(again.Root() + "/srv/app")
-	if err != nil || !os.SameFile(before, after) {
-		t.Fatalf("the root was made anew (%v)", err)
-	}
-	if first.KeptRoot() || !again.KeptRoot() {
-		t.Errorf("KeptRoot: %v for the first tree, %v for the second; want false, true", first.KeptRoot(), again.KeptRoot())
+	for i, r := range []string{"/srv/app", "/srv/app/out", "/tmp/w"} {
+		after, err := os.Stat(again.Root() + r)
+		if err != nil || !os.SameFile(before[i], after) {
+			t.Errorf("the root %s was made anew (%v)", r, err)
+		}
+		if first.Kept(r) || !again.Kept(r) {
+			t.Errorf("Kept(%s): %v for the first tree, %v for the second; want false, true", r, first.Kept(r), again.Kept(r))
+		}
 	}
 	if ch := changesFromFresh(t, again, second, g, opt); len(ch) != 0 {
-		t.Errorf("the tree restored with its root kept differs from a fresh one: %v", ch)
+		t.Errorf("the tree restored with its roots kept differs from a fresh one: %v", ch)
 	}
 	taken := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app", Data: "a file"}}}
-	if tr, err := MaterializeWith(dir, taken, g, nil, opt); err != nil || tr.KeptRoot() {
-		t.Errorf("a world with a file where the kept root stood: %v, root kept: %v", err, err == nil && tr.KeptRoot())
+	if tr, err := MaterializeWith(dir, taken, g, nil, opt); err != nil || tr.Kept("/srv/app") {
+		t.Errorf("a world with a file where the kept root stood: %v, root kept: %v", err, err == nil && tr.Kept("/srv/app"))
 	}
-	if tr, err := MaterializeWith(dir, second, g, nil, opt); err != nil || tr.KeptRoot() {
-		t.Errorf("the root made anew after a world without it: %v, said kept: %v", err, err == nil && tr.KeptRoot())
+	if tr, err := MaterializeWith(dir, second, g, nil, opt); err != nil || tr.Kept("/srv/app") {
+		t.Errorf("the root made anew after a world without it: %v, said kept: %v", err, err == nil && tr.Kept("/srv/app"))
 	}
 }

@@ -54,11 +54,6 @@ type Adapter struct {
 	// directory (realfs.MaterializeRelative), for sandboxes that refuse
 	// absolute links.
 	RelativeLinks bool
-	// WorksInRoot says that the sandbox works in the grant's first
-	// fs_read root (an MCP server in its working directory): the tree
-	// keeps that directory from one world to the next that has it
-	// (realfs.Options.KeepRoot).
-	WorksInRoot bool
 	// Promises lists the reasons (StricterReasons, or PromisesAll) for
 	// which the sandbox promises to allow what the model allows. A
 	// refusal of such an op for another reason is stricter, not broken
@@ -148,7 +143,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		run.Remove()
 		return nil, nil, nil, err
 	}
-	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoot: a.WorksInRoot},
+	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true},
 		promises: a.Promises, tally: &door.Counter{CountsPassed: true}}
 	end := func() error {
 		err := sess.Close()

@@ -116,7 +116,6 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 			return &mcpSession{argv: argv, profile: profile, cwd: dir, timeouts: t, pool: mcp.Pool{Max: serversPerSession}}, nil
 		},
 		Adapt:         adaptTo(profile),
-		WorksInRoot:   profile.Cwd,
 		NotApplicable: FSOnlyNA,
 		// A server promises to allow only what its profile says: releases
 		// of server-filesystem since 2025.7.1 refuse a write through a
@@ -165,10 +164,6 @@ type mcpSession struct {
 	cwd      string // the servers' working directory: the session's own
 	timeouts Timeouts
 	pool     mcp.Pool
-	// roots holds, for a profile whose server works on its directory
-	// (mcp.Profile.Cwd), the directory each slot's server was last given,
-	// by path: one found replaced since is another directory.
-	roots map[string]os.FileInfo
 }
 
 // mcpRootBlock is how many drawn scenarios in a row have their read roots
@@ -185,14 +180,26 @@ const mcpRootBlock = 4096
 const serversPerSession = 16
 
 func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSpec) (realfs.Driver, error) {
-	var allowed []string
+	var allowed, anew []string
 	for _, r := range g.FSRead {
 		p, ok := t.Path(spec.Canonical(r))
 		if !ok {
 			return nil, fmt.Errorf("the root %q has no place on the disk", r)
 		}
 		allowed = append(allowed, p)
+		if !t.Kept(r) {
+			anew = append(anew, p)
+		}
 	}
+	// The tree keeps the roots' directories from one world to the next
+	// that has them (realfs.Options.KeepRoots), and makes every other
+	// anew: a server given one before holds a directory no longer on the
+	// disk (its working directory, an open handle, a bind mount), even
+	// where the new one has the old one's inode.
+	slot := t.Base() + string(filepath.Separator)
+	s.pool.DropIf(func(c mcp.Config) bool {
+		return strings.HasPrefix(c.Allowed[0], slot) && slices.ContainsFunc(c.Allowed, func(d string) bool { return slices.Contains(anew, d) })
+	})
 	// The order and repeats of a grant's roots mean nothing to a server
 	// of one list: one command line for each set keeps it in the pool.
 	slices.Sort(allowed)
@@ -200,25 +207,11 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSp
 	cfg := mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
 		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start, State: dirState(allowed)}
 	if s.profile.Cwd {
-		// A server works in the directory it was started in. The tree
-		// keeps its root directory from one world to the next that has it
-		// (Adapter.WorksInRoot), and makes every other anew: a server this
-		// slot started in another directory, or in this one before it was
-		// made anew or replaced, works in one no longer on the disk.
-		slot := t.Base() + string(filepath.Separator)
-		fi, err := os.Stat(allowed[0])
-		if err != nil {
-			return nil, err
-		}
-		prev, seen := s.roots[allowed[0]]
-		same := t.KeptRoot() && (!seen || os.SameFile(prev, fi))
+		// A server works in the directory it was started in: one this slot
+		// started in another directory is no use any more.
 		s.pool.DropIf(func(c mcp.Config) bool {
-			return strings.HasPrefix(c.Allowed[0], slot) && (!slices.Equal(c.Allowed, allowed) || !same)
+			return strings.HasPrefix(c.Allowed[0], slot) && !slices.Equal(c.Allowed, allowed)
 		})
-		if s.roots == nil {
-			s.roots = map[string]os.FileInfo{}
-		}
-		s.roots[allowed[0]] = fi
 	}
 	srv, err := s.pool.Get(cfg)
 	if err != nil {
@@ -228,13 +221,15 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSp
 }
 
 // dirState describes what a server started now could learn of its
-// allowed directories: for each, where its links lead and whether it is a
-// directory. @modelcontextprotocol/server-filesystem resolves them once,
-// at its start, and drops those that are no directory; a server that
-// did so for another world than the tree's now would judge this one by
-// the other's roots, so it is reused only while the description is the
-// same. (A server that learns more at its start, its directories'
-// contents say, would need a fresh start each time: none known does.)
+// allowed directories: for each, where its links lead, whether it is a
+// directory, and which directory (dirID). @modelcontextprotocol/server-filesystem
+// resolves them once, at its start, and drops those that are no
+// directory; a server confined to them by the kernel holds the
+// directories themselves. A server that did so for another world than the
+// tree's now would judge this one by the other's roots, so it is reused
+// only while the description is the same. (A server that learns more at
+// its start, its directories' contents say, would need a fresh start
+// each time: none known does.)
 func dirState(allowed []string) string {
 	var b strings.Builder
 	for _, d := range allowed {
@@ -245,7 +240,7 @@ func dirState(allowed []string) string {
 		case serr != nil || !fi.IsDir():
 			b.WriteString("file " + r)
 		default:
-			b.WriteString("dir " + r)
+			b.WriteString("dir " + r + " " + dirID(fi))
 		}
 		b.WriteByte(0)
 	}

@@ -167,3 +167,47 @@ func TestSkippedLinesCounted(t *testing.T) {
 		t.Errorf("%d lines skipped, want 12", got)
 	}
 }
+
+// TestRootsKeptForAServerThatHoldsThem: a server that holds its allowed
+// directories from its start (a bind mount, a Landlock rule, an open
+// handle) serves scenario after scenario, the tree keeping their
+// directories; after a scenario whose world made one anew (there a file,
+// where the grant has none), the next is served by a server given the new
+// one, not the one holding the old. Its servers are not started again
+// while the directories stay.
+func TestRootsKeptForAServerThatHoldsThem(t *testing.T) {
+	starts := filepath.Join(t.TempDir(), "starts")
+	t.Setenv("FAKE_STARTS", starts)
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "\n")
+	}
+	a, err := MCPWith(fakeMCP(t, "pinned"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.TreeDir = t.TempDir()
+	f, end, err := a.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	const read = "grant fs_read /work/\ngrant fs_write /work/\nfile /work/a.txt hello\n\nfs_read /work/a.txt => ok hello\n"
+	const other = "grant fs_read /data/\ngrant fs_write /data/\nfile /data/b.txt b\nfile /work x\n\nfs_read /data/b.txt => ok b\n"
+	for i, src := range []string{read, read, read, other, read} {
+		sc, err := scenario.Parse("t.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := judge.NewCase(a.Adapt(sc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs := judge.Check(f, c, nil, judge.Options{Timeout: 10 * time.Second}); len(fs) != 0 {
+			t.Errorf("scenario %d: findings %v, want none", i+1, fs)
+		}
+		if n := count(); i == 2 && n > 3 {
+			t.Errorf("%d servers started for 3 scenarios on one directory, want at most 3 (the probe, then one per slot)", n)
+		}
+	}
+}

@@ -57,6 +57,14 @@ def inside(p):
     r = os.path.realpath(p)
     return any(os.path.commonpath([r, os.path.realpath(d)]) == os.path.realpath(d) for d in allowed)
 
+# "pinned" holds its directories from its start, as a bind mount or a
+# Landlock rule does: one made anew since is not the one it was given,
+# and what lies in it is not found.
+pinned = {d: os.stat(d).st_ino for d in allowed} if mode == "pinned" else {}
+
+def moved():
+    return any(not os.path.isdir(d) or os.stat(d).st_ino != ino for d, ino in pinned.items())
+
 def text(mid, t, err=False):
     res = {"content": [{"type": "text", "text": t}]}
     if err:
@@ -206,6 +214,8 @@ while True:
         text(mid, "Unknown tool or arguments: " + json.dumps(m["params"]), True)
     elif mode == "refuseall" or not os.path.isabs(path) or not inside(path):
         deny(mid, path)
+    elif moved():
+        text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
     elif name == read_tool:
         try:
             with open(path, encoding="utf-8") as f:
