@@ -136,6 +136,7 @@ type Result struct {
 	DimensionsDrawn *dims.Counts
 	Findings        []Finding // deduplicated, in check order
 	Raw             int64     // raw findings the oracle reported, kept or not
+	Causes          int64     // the distinct invariants and causes among them (causeOf)
 	// UnconfirmedHangs counts the hangs of a sandbox whose hangs are
 	// confirmed (sut.Target.ConfirmHangs) that a fresh session answered
 	// in time when judged again: not findings, the machine was slow.
@@ -261,7 +262,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	out.close()
 	waitOr(&ending, stop.last)
 	stopProgress()
-	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load(), GivenUp: givenUp}
+	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load(), Causes: col.causes.Load(), GivenUp: givenUp}
 	var werr error
 	for w := range workers {
 		if !over[w].Load() {

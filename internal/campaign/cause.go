@@ -12,8 +12,10 @@ import (
 // host — a name, an IPv4 address dotted or in another spelling inet_aton
 // reads, an IPv6 literal — and what the address it names is: its internal
 // range of SPEC §6 (in the embedding form that carries it), or public.
-// A name's address is its dns line's (the first internal answer of a line
-// that rebinds, which it then says), else SPEC §6's fixed answer.
+// A name's address is its dns line's, else SPEC §6's fixed answer; a name
+// whose line answers in turn is a rebinding, whatever it answers: a
+// guard that checks one lookup and connects with another lets each
+// through.
 func hostCause(host string, dns []scenario.DNSRecord) string {
 	h := spec.NormalizeHost(host)
 	if a, ok := spec.ParseIPv6Literal(h); ok {
@@ -26,17 +28,10 @@ func hostCause(host string, dns []scenario.DNSRecord) string {
 		if spec.NormalizeHost(d.Host) != h || len(d.Addrs) == 0 {
 			continue
 		}
-		a := d.Addrs[0]
-		for _, b := range d.Addrs {
-			if spec.IsInternal(b) {
-				a = b
-				break
-			}
-		}
 		if len(d.Addrs) > 1 {
-			return "name rebinding to " + addrCause(a)
+			return "name rebinding"
 		}
-		return "name of " + addrCause(a)
+		return "name of " + addrCause(d.Addrs[0])
 	}
 	return "name of " + addrCause(spec.StaticResolve(h))
 }

@@ -59,6 +59,8 @@ type collector struct {
 	handed    bool         // StopAtFirst: that finding went to the sink
 	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
 	raws      atomic.Int64 // raw findings offered, kept or not
+	seen      sync.Map     // fullKey of every invariant and cause offered
+	causes    atomic.Int64 // how many seen holds
 	closed    bool         // flushed: the checks still running (given up on) offer nothing more
 	over      atomic.Bool  // closed, read without the lock: a check given up on is not counted either
 	sink      func(raw)    // called with mu held; it must not block
@@ -84,6 +86,12 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 		return // a check given up on: its findings are not judged
 	}
 	k.raws.Add(int64(len(fs)))
+	for _, f := range fs {
+		cause, _ := causeOf(raw{i, sc, f})
+		if _, was := k.seen.LoadOrStore(fullKey(f.Invariant, cause), true); !was {
+			k.causes.Add(1)
+		}
+	}
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
 	}
 	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(raw{i, sc, f}) }) {

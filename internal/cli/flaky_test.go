@@ -98,15 +98,16 @@ func TestUnconfirmedHangsInTheSummary(t *testing.T) {
 func TestViolationsSeen(t *testing.T) {
 	two := []reports.Finding{{}, {}}
 	for _, tc := range []struct {
-		raw   int64
-		first bool
-		want  string
+		raw, causes int64
+		first       bool
+		want        string
 	}{
-		{2, false, ""},
-		{111, false, "; 111 violations seen in all, the earliest of each invariant minimized (at most 4, one per fetch cause, 2 per attack class; --per-invariant)"},
-		{111, true, ""},
+		{2, 1, false, ""},
+		{111, 9, false, "; 111 violations of 9 causes seen in all, the earliest of each cause minimized, at most 4 of each invariant (--per-invariant N for more)"},
+		{111, 0, false, "; 111 violations seen in all, the earliest of each cause minimized, at most 4 of each invariant (--per-invariant N for more)"},
+		{111, 9, true, ""},
 	} {
-		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, Findings: two}, tc.first, 4); got != tc.want {
+		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, ViolationCauses: tc.causes, Findings: two}, tc.first, 4); got != tc.want {
 			t.Errorf("%d raw, stop at first %v: %q, want %q", tc.raw, tc.first, got, tc.want)
 		}
 	}

@@ -217,8 +217,12 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool, per int) string {
 	if stopAtFirst || sum.RawFindings <= int64(len(sum.Findings)+sum.UnconfirmedHangs) { // a hang ruled out is counted apart
 		return ""
 	}
-	return fmt.Sprintf("; %d violations seen in all, the earliest of each invariant minimized (at most %d, one per fetch cause, %d per attack class; --per-invariant)",
-		sum.RawFindings, per, campaign.MaxPerClass)
+	causes := ""
+	if sum.ViolationCauses > 0 {
+		causes = fmt.Sprintf(" of %d causes", sum.ViolationCauses)
+	}
+	return fmt.Sprintf("; %d violations%s seen in all, the earliest of each cause minimized, at most %d of each invariant (--per-invariant N for more)",
+		sum.RawFindings, causes, per)
 }
 
 // maxPerInvariant bounds --per-invariant: each finding kept is minimized,
