@@ -367,10 +367,7 @@ func (s *Summary) WholeWarning() string {
 	if s.WholeReads == 0 {
 		return ""
 	}
-	reads := fmt.Sprintf("%d reads were", s.WholeReads)
-	if s.WholeReads == 1 {
-		reads = "1 read was"
-	}
+	reads := countOf(s.WholeReads, "read was", "reads were")
 	return fmt.Sprintf("%s answered with text the profile's read result finds no content in, taken whole as the file's bytes (the least: %q): a refusal the profile's refusals do not match reads as a file (docs/real-sandboxes.md#a-server-with-other-tools-profiles)",
 		reads, s.WholeExample)
 }
@@ -435,11 +432,7 @@ func (s *Summary) CachedClause() string {
 	if s.CachedFetches == 0 {
 		return ""
 	}
-	fetches := fmt.Sprintf("%d fetches", s.CachedFetches)
-	if s.CachedFetches == 1 {
-		fetches = "1 fetch"
-	}
-	return "; " + fetches + " answered from the server's cache (a URL it fetched before, no request made), as the model: not judged"
+	return "; " + countOf(s.CachedFetches, "fetch", "fetches") + " answered from the server's cache (a URL it fetched before, no request made), as the model: not judged"
 }
 
 // SkippedLinesClause is the summary line's clause for a server's skipped
@@ -450,4 +443,12 @@ func (s *Summary) SkippedLinesClause() string {
 		return ""
 	}
 	return fmt.Sprintf("; %s skipped", plural(int(s.SkippedStdoutLines), "non-JSON stdout line"))
+}
+
+// countOf is n and the words for one or for many: "1 fetch", "3 fetches".
+func countOf(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
