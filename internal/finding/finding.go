@@ -382,7 +382,7 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 	shrunk := fmt.Sprintf("minimized from %d ops to %d (%d candidates tried", len(f.Original.Steps), len(f.Minimized.Steps), f.Stats.Calls)
 	switch {
 	case f.Flaky:
-		shrunk = fmt.Sprintf("not minimized: flaky (%d judgements again, none failed", f.Replays)
+		shrunk = fmt.Sprintf("not minimized: flaky (%d judgements again, none failed %s", f.Replays, f.Invariant)
 	case f.Unreproduced > 0:
 		shrunk = fmt.Sprintf("not minimized: its %d-op candidate did not fail once more when judged again, so the %d ops that did are kept (%d candidates tried", f.Unreproduced, len(f.Minimized.Steps), f.Stats.Calls)
 	case f.Stats.Cut:
