@@ -8,27 +8,33 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
-// hostCause names a fetch's cause for the collector: the spelling of
-// host — a name, an IPv4 address dotted or in another spelling inet_aton
-// reads, an IPv6 literal — and what the address it names is: its internal
-// range of SPEC §6 (in the embedding form that carries it), or public.
-// A name's address is its dns line's, else SPEC §6's fixed answer; a name
-// whose line answers in turn is a rebinding, whatever it answers: a
-// guard that checks one lookup and connects with another lets each
-// through.
+// hostCause names a fetch's cause for the collector, what a guard that
+// lets the fetch through gets wrong: for a dotted IPv4 address, an IPv6
+// literal or a name, the range of SPEC §6 the address it names is in (a
+// guard that misses the range misses it however it is spelled); for an
+// IPv4 address in another spelling inet_aton reads, that spelling (a
+// guard that misreads hex misreads it whatever it carries); for an
+// address in an IPv6 form that embeds an IPv4 one, that form. A name's
+// address is its dns line's first answer, else SPEC §6's fixed answer; a
+// name whose line answers public first and then something else is a
+// rebinding, whatever it answers: a guard that checks one lookup and
+// connects with another lets each through.
 func hostCause(host string, dns []scenario.DNSRecord) string {
 	h := spec.NormalizeHost(host)
 	if a, ok := spec.ParseIPv6Literal(h); ok {
 		return "IPv6 literal, " + addrCause(a)
 	}
 	if a, ok := spec.ParseInetAton(h); ok {
-		return ipv4Spelling(h) + ", " + addrCause(a)
+		if sp := ipv4Spelling(h); sp != "IPv4 dotted" {
+			return sp
+		}
+		return "IPv4 dotted, " + addrCause(a)
 	}
 	for _, d := range dns {
 		if spec.NormalizeHost(d.Host) != h || len(d.Addrs) == 0 {
 			continue
 		}
-		if len(d.Addrs) > 1 {
+		if len(d.Addrs) > 1 && !spec.IsInternal(d.Addrs[0]) {
 			return "name rebinding"
 		}
 		return "name of " + addrCause(d.Addrs[0])
@@ -56,20 +62,21 @@ func ipv4Spelling(h string) string {
 	return "IPv4 dotted"
 }
 
-// addrCause names what a is: its internal range (in the embedding form
-// that carries it), or public.
+// addrCause names what a is: an address in an IPv6 form that embeds an
+// IPv4 one (that form), or in a prefix internal whatever it carries, or
+// in an internal range, or public.
 func addrCause(a netip.Addr) string {
 	if p := spec.InternalPrefix(a); p != "" {
 		return p
 	}
-	name := "public"
-	if r, ok := spec.InternalRangeOf(spec.Unmap(a)); ok {
-		name = r.Name
-	} else if !spec.Unmap(a).IsValid() {
-		name = "no address"
-	}
 	if form := spec.EmbeddingForm(a); form != "" {
-		return name + " as " + form
+		return "an address " + form
 	}
-	return name
+	if r, ok := spec.InternalRangeOf(a); ok {
+		return r.Name
+	}
+	if !a.IsValid() {
+		return "no address"
+	}
+	return "public"
 }

@@ -103,8 +103,8 @@ func TestViolationsSeen(t *testing.T) {
 		want        string
 	}{
 		{2, 1, false, ""},
-		{111, 9, false, "; 111 violations of 9 causes seen in all, the earliest of each cause minimized, at most 4 of each invariant (--per-invariant N for more)"},
-		{111, 0, false, "; 111 violations seen in all, the earliest of each cause minimized, at most 4 of each invariant (--per-invariant N for more)"},
+		{111, 9, false, "; 111 violations of 9 causes seen in all; written: the first of each cause, up to 4 of each invariant (--per-invariant N for more)"},
+		{111, 0, false, "; 111 violations seen in all; written: the first of each cause, up to 4 of each invariant (--per-invariant N for more)"},
 		{111, 9, true, ""},
 	} {
 		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, ViolationCauses: tc.causes, Findings: two}, tc.first, 4); got != tc.want {

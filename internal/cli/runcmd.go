@@ -221,7 +221,7 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool, per int) string {
 	if sum.ViolationCauses > 0 {
 		causes = fmt.Sprintf(" of %d causes", sum.ViolationCauses)
 	}
-	return fmt.Sprintf("; %d violations%s seen in all, the earliest of each cause minimized, at most %d of each invariant (--per-invariant N for more)",
+	return fmt.Sprintf("; %d violations%s seen in all; written: the first of each cause, up to %d of each invariant (--per-invariant N for more)",
 		sum.RawFindings, causes, per)
 }
 

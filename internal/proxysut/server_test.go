@@ -293,16 +293,24 @@ func TestRelayingFetchServer(t *testing.T) {
 
 // TestCachingFetchServer: a server that answers a URL it fetched before
 // from a cache of its own, asking the world nothing, is answered as the
-// model and counted: not a refusal of what the model allows (stricter),
-// and its replay, served from the cache the run filled, is no finding.
+// model and counted: not a refusal of what the model allows (stricter).
+// From then on every sandbox gets a server of its own, so that a check's
+// replay is not served from what its run filled: a fetch of an internal
+// address is the run's finding, and the same in the replay.
 func TestCachingFetchServer(t *testing.T) {
+	tg := fakeServerTarget(t, "cache", 0)
 	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s => ok hello\nnet_fetch a.test /s => ok hello\n"
-	fs, tally := checkOn(t, fakeServerTarget(t, "cache", 0), src, 0)
+	fs, tally := checkOn(t, tg, src, 0)
 	if len(fs) != 0 {
 		t.Errorf("findings %v, want none", fs)
 	}
 	if tally.Cached != 1 || len(tally.Stricter) != 0 || tally.Passed != 1 {
 		t.Errorf("counted %d cached, stricter %v, %d let through; want the run's second fetch cached, nothing stricter, the first let through", tally.Cached, tally.Stricter, tally.Passed)
+	}
+	internal := "grant net b.test\ndns b.test 127.0.0.1\nroute b.test /s hello\n\nnet_fetch b.test /s\n"
+	fs, _ = checkOn(t, tg, internal, 0)
+	if got := invariants(fs); !slices.Equal(got, []string{"no-internal-egress", "verdict-matches-model"}) {
+		t.Errorf("a fetch of an internal address after the cache was seen: findings %v, want no-internal-egress and verdict-matches-model, no replay-deterministic", fs)
 	}
 }
 

@@ -72,11 +72,17 @@ func (s *session) cachesDNS() {
 	s.run.stale.Add(1)
 }
 
+// cachesAnswers notes a fetch a server answered from a cache of its own:
+// every sandbox of the run gets a server of its own from now on, so that
+// a check's replay is not served from what its run filled.
+func (s *session) cachesAnswers() { s.run.cached.Store(true) }
+
 // runState is what the sessions of one Target share.
 type runState struct {
 	// cached is set once a proxy fetched from an earlier world's DNS
-	// answer (staleFetch): from then on every session starts a proxy for
-	// every sandbox, as for a Fresh profile.
+	// answer (staleFetch), or a server answered from a cache of its own:
+	// from then on every session starts a proxy for every sandbox, as for
+	// a Fresh profile.
 	cached atomic.Bool
 	// stale counts those fetches, over every session: the campaign's
 	// and those of the pipeline that judges findings again, whose
