@@ -143,7 +143,7 @@ func writeReplayText(w io.Writer, r *Replay) error {
 		fmt.Fprintf(w, "%s: expectation of %s not held: on what %s can be asked, SPEC §5 gives another result\n", r.File, stepList(r.NotHeld), r.SUT)
 	}
 	if n := countsTotal(r.Stricter); n > 0 {
-		fmt.Fprintf(w, "%s: %s refused %s the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for %s, marked): %s\n",
+		fmt.Fprintf(w, "%s: %s refused %s the model allows (stricter, SPEC §14: not judged; the table shows the model's answer for %s, marked): %s\n",
 			r.File, r.SUT, plural(int(n), "op"), them(int(n)), countList(r.Stricter))
 	}
 	verdict := "ok"
@@ -166,13 +166,13 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 	for _, s := range steps {
 		mark := ""
 		if s.Stricter != "" {
-			mark = "  refused by the sandbox (stricter: " + s.Stricter + "): the model's answer stands in, the journal adding what the harness did for it"
+			mark = "  refused by the sandbox (stricter: " + s.Stricter + "): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's"
 		}
 		if s.ModelJournal {
 			mark = "  refused by the sandbox, which looked nothing up: the model's journal shown"
 		}
 		if s.Modelled {
-			mark = "  the model's answer: the sandbox's verdict is not judged after its stricter refusal above (its budgets parted from the model's), the journal is what it did"
+			mark = "  the model's answer: after its stricter refusal above, the sandbox's verdict is not judged (its budgets parted from the model's); the journal is what it did, asked until the model halts"
 		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet

@@ -40,7 +40,7 @@ func TestWriteReplayText(t *testing.T) {
 	}
 	want := "x.sbx\n" +
 		"STEP  OP                                                RESULT          HARD  OPS  WALL  OUTPUT  JOURNAL\n" +
-		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other): the model's answer stands in, the journal adding what the harness did for it\n" +
+		"1     fs_read /work/a                                   ok hi           no    1    0     0       read /work/a  refused by the sandbox (stricter: other): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's\n" +
 		"3     fs_read /work/" + strings.Repeat("d", 33) + "…  fs_read_denied  yes   2    1     0       " + strings.Join(long, "; ")[:79] + "…  ✗ got fs_read_denied, want ok\n" +
 		"x.sbx:6: step 3 journal: " + strings.Join(long, "; ") + "\n" +
 		"x.sbx:6: step 3: fs_read /work/" + strings.Repeat("d", 60) + ": got fs_read_denied, want ok\n" +
@@ -48,7 +48,7 @@ func TestWriteReplayText(t *testing.T) {
 		"x.sbx: halt-latched: whole run\n" +
 		"x.sbx: step 2 skipped: osroot cannot express it (not run, not judged)\n" +
 		"x.sbx: expectation of step 3 not held: on what osroot can be asked, SPEC §5 gives another result\n" +
-		"x.sbx: osroot refused 3 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them, marked): dangling-write 2, other 1\n" +
+		"x.sbx: osroot refused 3 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer for them, marked): dangling-write 2, other 1\n" +
 		"x.sbx: 2 steps (1 skipped), FAIL: 1 unmet expectations, 2 findings\n\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("text (-want +got):\n%s", diff)

@@ -36,10 +36,11 @@ type Summary struct {
 	OpsPerSecond   float64  `json:"ops_per_second"`  // over CheckedSeconds
 	Interrupted    bool     `json:"interrupted"`
 	RawFindings    int64    `json:"raw_findings"` // violations the oracle reported, before deduplication
-	// ViolationCauses counts the distinct causes among them, each
-	// invariant's apart: a fetch's host spelling and the range of the
-	// address it names, another op's attack class. The findings kept
-	// are the earliest of each cause.
+	// ViolationCauses counts the distinct causes among them, whatever
+	// their invariants: for a fetch, what a guard that lets it through
+	// gets wrong (a range, a spelling, an embedding form, a rebinding);
+	// for another op, its attack class. The findings kept are the first
+	// of each cause, up to a number of each invariant.
 	ViolationCauses int64 `json:"violation_causes,omitempty"`
 	// Warnings are the lines the run says loudly about its sandbox
 	// (SandboxWarnings), filled when the summary is written as JSON.

@@ -136,7 +136,7 @@ type Result struct {
 	DimensionsDrawn *dims.Counts
 	Findings        []Finding // deduplicated, in check order
 	Raw             int64     // raw findings the oracle reported, kept or not
-	Causes          int64     // the distinct invariants and causes among them (causeOf)
+	Causes          int64     // the distinct causes among them, whatever their invariants (causeOf)
 	// UnconfirmedHangs counts the hangs of a sandbox whose hangs are
 	// confirmed (sut.Target.ConfirmHangs) that a fresh session answered
 	// in time when judged again: not findings, the machine was slow.

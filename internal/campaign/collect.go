@@ -59,7 +59,7 @@ type collector struct {
 	handed    bool         // StopAtFirst: that finding went to the sink
 	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
 	raws      atomic.Int64 // raw findings offered, kept or not
-	seen      sync.Map     // fullKey of every invariant and cause offered
+	seen      sync.Map     // every cause offered, whatever its invariant
 	causes    atomic.Int64 // how many seen holds
 	closed    bool         // flushed: the checks still running (given up on) offer nothing more
 	over      atomic.Bool  // closed, read without the lock: a check given up on is not counted either
@@ -88,7 +88,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	k.raws.Add(int64(len(fs)))
 	for _, f := range fs {
 		cause, _ := causeOf(raw{i, sc, f})
-		if _, was := k.seen.LoadOrStore(fullKey(f.Invariant, cause), true); !was {
+		if _, was := k.seen.LoadOrStore(cause, true); !was {
 			k.causes.Add(1)
 		}
 	}

@@ -23,7 +23,8 @@ its adapter cannot express are skipped and counted, not judged, and an
 expectation is held only where SPEC §5 gives the same result on what is
 asked. An op it refuses that the model allows (stricter, SPEC §14) is not
 judged either: its step shows the model's answer, marked with the reason, and
-a line after the table counts such ops by reason. Exit 1 if any expectation is unmet or any invariant violated; 3 on
+a line after the table counts such ops by reason; on an exec: child that
+declared it stricter, so are the steps after it (marked). Exit 1 if any expectation is unmet or any invariant violated; 3 on
 SIGINT, SIGTERM or SIGHUP.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)

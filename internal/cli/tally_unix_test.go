@@ -47,10 +47,10 @@ func TestReplayCountsStricter(t *testing.T) {
 	sut := fakeMCP(t, "refuseall")
 	sbx := writeFile(t, t.TempDir(), "s.sbx", "grant fs_read /work/\nfile /work/a x\nfile /etc/x y\nfs_read /etc/x => fs_read_denied\nfs_read /work/a => ok x\nfs_read /work/a => ok x\n")
 	_, out, errs := run(t, "replay", "--sut", sut, "--tree-dir", t.TempDir(), sbx)
-	if want := "refused 2 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer and journal for them, marked): other 2"; !strings.Contains(out, want) {
+	if want := "refused 2 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer for them, marked): other 2"; !strings.Contains(out, want) {
 		t.Errorf("replay says:\n%s%s\nwant %q", out, errs, want)
 	}
-	const mark = "refused by the sandbox (stricter: other): the model's answer stands in, the journal adding what the harness did for it"
+	const mark = "refused by the sandbox (stricter: other): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's"
 	var marked []string
 	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, mark) {

@@ -202,16 +202,17 @@ func BenchmarkExecStart(b *testing.B) {
 }
 
 // stricterFetch: b.test answers in the documentation range the strict
-// child refuses, and the model allows; c.test's body then passes the
-// output budget the model has charged b.test's against.
+// child refuses, and the model allows; c.test's body, fetched twice, then
+// passes the output budget the model has charged b.test's against.
 const stricterFetch = `grant net b.test c.test
 budget output 8
 route b.test /y hello
-route c.test /z world
+route c.test /z wor
 dns b.test 203.0.113.5
 dns c.test 198.51.100.7
 
 net_fetch b.test /y => ok hello
+net_fetch c.test /z => ok wor
 net_fetch c.test /z => max_output_bytes
 `
 
@@ -219,9 +220,10 @@ net_fetch c.test /z => max_output_bytes
 // fetches stricter (initialize's "stricter") has one of a fetch the model
 // allows counted under its reason, not judged, and the rest of the
 // scenario answered as the model: judged, the child, which never charged
-// the refused body, would be wrong to let c.test's through. It is still
-// asked, and what it does is journaled (its lookup of c.test). The same
-// child that does not declare it is a verdict-matches-model finding there.
+// the refused body, would be wrong to let c.test's second through. It is
+// still asked until the model halts, and what it does is journaled (its
+// lookup of c.test). The same child that does not declare it is a
+// verdict-matches-model finding there.
 func TestExecChildDeclaredStricter(t *testing.T) {
 	requireNamespaces(t)
 	counted, err := CountedSessions(roleCommand("ownhttp", "strict"))
@@ -242,11 +244,18 @@ func TestExecChildDeclaredStricter(t *testing.T) {
 	if fs := judge.Check(f, caseOf(t, stricterFetch), nil, judge.Options{Timeout: patience, Observe: observe}); len(fs) != 0 {
 		t.Errorf("a declared stricter child: findings %v, want none", fs)
 	}
-	if got := tally(); got.Stricter[door.ReasonDocumentation] != 1 || len(got.Stricter) != 1 || got.Modelled != 1 {
-		t.Errorf("counted stricter %v and %d ops answered as the model, want 1 documentation-address and 1 (the run's, not the replay's)", got.Stricter, got.Modelled)
+	if got := tally(); got.Stricter[door.ReasonDocumentation] != 1 || len(got.Stricter) != 1 || got.Modelled != 2 {
+		t.Errorf("counted stricter %v and %d ops answered as the model, want 1 documentation-address and 2 (the run's, not the replay's)", got.Stricter, got.Modelled)
 	}
 	if !slices.ContainsFunc(second, func(e refworld.Entry) bool { return e.Call == refworld.CallResolve && e.Name == "c.test" }) {
 		t.Errorf("step 2's journal %v, want the child's lookup of c.test: it is asked after its stricter refusal", second)
+	}
+	// Once the model halts, the child, which never charged the refused
+	// body, is not asked: its read would be judged against the halt.
+	const halts = "grant net b.test\ngrant fs_read /d\nbudget output 5\nfile /d/a x\nroute b.test /y hello\ndns b.test 203.0.113.5\n\n" +
+		"net_fetch b.test /y => ok hello\nfs_read /d/a => max_output_bytes\nfs_read /d/a => max_output_bytes\n"
+	if fs := judge.Check(f, caseOf(t, halts), nil, judge.Options{Timeout: patience}); len(fs) != 0 {
+		t.Errorf("a declared stricter child, the model halting after its refusal: findings %v, want none", fs)
 	}
 	fs := checkExec(t, roleCommand("ownhttp", "strict-undeclared"), stricterFetch)
 	if len(fs) == 0 || fs[0].Invariant != oracle.VerdictMatchesModel || fs[0].Step != 1 {

@@ -167,8 +167,9 @@ type sandbox struct {
 	// the refusal is counted, not judged (SPEC §14), and the shadow, which
 	// answers as the model does, gives that op's result and every later
 	// op's: the child's budgets have parted from the model's, so its
-	// verdicts are not judged from then on. It is still asked every op,
-	// and what it does in the world (a connection, a lookup) is judged.
+	// verdicts are not judged from then on. It is still asked every op
+	// until the model halts, and what it does in the world (a connection,
+	// a lookup) is judged.
 	shadow      *core.Reference
 	shadowWorld *refworld.World
 	same        bool // the child matched the shadow on every op so far
@@ -188,15 +189,22 @@ func (s *sandbox) Run(op core.Op) core.Result {
 		r, _ := s.run(op)
 		return r
 	}
-	r, lookups := s.run(op)
-	j := len(s.shadowWorld.Journal())
-	m := s.shadow.Run(op)
 	if s.cut {
+		m := s.shadow.Run(op)
+		if !m.Hard {
+			// Asked for what it does in the world, its verdict not judged;
+			// once the model halts, the child, which charged less, is not
+			// asked: what it did would be judged against the halt.
+			s.run(op)
+		}
 		if s.counts {
 			s.tally.Modelled()
 		}
 		return m
 	}
+	r, lookups := s.run(op)
+	j := len(s.shadowWorld.Journal())
+	m := s.shadow.Run(op)
 	let := allowed(m, s.halted)
 	s.halted = s.halted || m.Hard
 	if s.same && op.Kind == core.OpFetch && len(op.Args) == 2 && refusal(r) && let {
