@@ -52,6 +52,12 @@ type Profile struct {
 	// each path relative to it ("notes/a.txt", "../appshop/x"). A grant
 	// of more than one directory keeps its first.
 	Cwd bool `json:"cwd,omitempty"`
+	// HoldsDirs says that the server holds its allowed directories, not
+	// their paths (a bind mount, a Landlock rule, a handle opened at its
+	// start): it is reused only while each is the directory it was given,
+	// and restarted once one was made anew. A Cwd server holds its
+	// directory whatever this says.
+	HoldsDirs bool `json:"holds_dirs,omitempty"`
 	// Env is set in the server's environment, over the harness's own.
 	Env map[string]string `json:"env,omitempty"`
 	// Denied lists substrings (matched ignoring case) of the error text of

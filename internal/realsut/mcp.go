@@ -181,21 +181,23 @@ const serversPerSession = 16
 
 func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSpec) (realfs.Driver, error) {
 	var allowed, anew []string
+	held := s.profile.Cwd || s.profile.HoldsDirs
 	for _, r := range g.FSRead {
 		p, ok := t.Path(spec.Canonical(r))
 		if !ok {
 			return nil, fmt.Errorf("the root %q has no place on the disk", r)
 		}
 		allowed = append(allowed, p)
-		if !t.Kept(r) {
+		if held && !t.Kept(r) {
 			anew = append(anew, p)
 		}
 	}
 	// The tree keeps the roots' directories from one world to the next
 	// that has them (realfs.Options.KeepRoots), and makes every other
-	// anew: a server given one before holds a directory no longer on the
-	// disk (its working directory, an open handle, a bind mount), even
-	// where the new one has the old one's inode.
+	// anew: a server that holds one it was given before (its working
+	// directory, an open handle, a bind mount) holds a directory no longer
+	// on the disk, even where the new one has the old one's inode. A
+	// server that holds paths serves the new one as the old.
 	slot := t.Base() + string(filepath.Separator)
 	s.pool.DropIf(func(c mcp.Config) bool {
 		return strings.HasPrefix(c.Allowed[0], slot) && slices.ContainsFunc(c.Allowed, func(d string) bool { return slices.Contains(anew, d) })
@@ -205,7 +207,7 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSp
 	slices.Sort(allowed)
 	allowed = slices.Compact(allowed)
 	cfg := mcp.Config{Command: s.argv, Profile: s.profile, Root: s.cwd, Allowed: allowed,
-		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start, State: dirState(allowed)}
+		Timeout: s.timeouts.Op, StartTimeout: s.timeouts.Start, State: dirState(allowed, held)}
 	if s.profile.Cwd {
 		// A server works in the directory it was started in: one this slot
 		// started in another directory is no use any more.
@@ -222,7 +224,8 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSp
 
 // dirState describes what a server started now could learn of its
 // allowed directories: for each, where its links lead, whether it is a
-// directory, and which directory (dirID). @modelcontextprotocol/server-filesystem
+// directory, and, for a server that holds them, which directory (dirID).
+// @modelcontextprotocol/server-filesystem
 // resolves them once, at its start, and drops those that are no
 // directory; a server confined to them by the kernel holds the
 // directories themselves. A server that did so for another world than the
@@ -230,7 +233,7 @@ func (s *mcpSession) Driver(t *realfs.Tree, g core.GrantSpec, _ scenario.WorldSp
 // only while the description is the same. (A server that learns more at
 // its start, its directories' contents say, would need a fresh start
 // each time: none known does.)
-func dirState(allowed []string) string {
+func dirState(allowed []string, held bool) string {
 	var b strings.Builder
 	for _, d := range allowed {
 		r, err := filepath.EvalSymlinks(d)
@@ -239,8 +242,10 @@ func dirState(allowed []string) string {
 			b.WriteString("missing")
 		case serr != nil || !fi.IsDir():
 			b.WriteString("file " + r)
-		default:
+		case held:
 			b.WriteString("dir " + r + " " + dirID(fi))
+		default:
+			b.WriteString("dir " + r)
 		}
 		b.WriteByte(0)
 	}

@@ -326,20 +326,33 @@ func TestMoatHolds(t *testing.T) {
 
 // TestDirState: a server is reused only for directories that lead where
 // they led at its start: the same root as a directory, as a link, or
-// missing are three states, and the same tree twice is one.
+// missing are three states, and the same tree twice is one. For a server
+// that holds its directories, the same path made anew is another state;
+// for one that holds paths, the same.
 func TestDirState(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "work")
 	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	missing := dirState([]string{root})
+	missing := dirState([]string{root}, false)
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	plain := dirState([]string{root})
-	if plain != dirState([]string{root}) {
+	plain, held := dirState([]string{root}, false), dirState([]string{root}, true)
+	if plain != dirState([]string{root}, false) || held != dirState([]string{root}, true) {
 		t.Fatal("the same directory described twice differently")
+	}
+	// Made anew, with a second directory standing meanwhile, so that the
+	// new one cannot take the old one's inode.
+	if err := os.Rename(root, filepath.Join(dir, "old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if plain != dirState([]string{root}, false) || held == dirState([]string{root}, true) {
+		t.Error("a directory made anew: the same state for a server that holds it, or another for one that holds its path")
 	}
 	if err := os.Remove(root); err != nil {
 		t.Fatal(err)
@@ -347,7 +360,7 @@ func TestDirState(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "real"), root); err != nil {
 		t.Fatal(err)
 	}
-	linked := dirState([]string{root})
+	linked := dirState([]string{root}, false)
 	if missing == plain || plain == linked || missing == linked {
 		t.Fatalf("states not told apart: missing %q, directory %q, link %q", missing, plain, linked)
 	}

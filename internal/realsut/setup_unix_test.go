@@ -170,11 +170,12 @@ func TestSkippedLinesCounted(t *testing.T) {
 
 // TestRootsKeptForAServerThatHoldsThem: a server that holds its allowed
 // directories from its start (a bind mount, a Landlock rule, an open
-// handle) serves scenario after scenario, the tree keeping their
-// directories; after a scenario whose world made one anew (there a file,
-// where the grant has none), the next is served by a server given the new
-// one, not the one holding the old. Its servers are not started again
-// while the directories stay.
+// handle; its profile says holds_dirs) serves scenario after scenario,
+// the tree keeping their directories; after a scenario whose world made
+// one anew (there a file, where the grant has none), the next is served
+// by a server given the new one, not the one holding the old, which would
+// find nothing there (stricter, not found where the model reads). Its
+// servers are not started again while the directories stay.
 func TestRootsKeptForAServerThatHoldsThem(t *testing.T) {
 	starts := filepath.Join(t.TempDir(), "starts")
 	t.Setenv("FAKE_STARTS", starts)
@@ -182,12 +183,17 @@ func TestRootsKeptForAServerThatHoldsThem(t *testing.T) {
 		b, _ := os.ReadFile(starts)
 		return strings.Count(string(b), "\n")
 	}
-	a, err := MCPWith(fakeMCP(t, "pinned"), "")
+	profile := filepath.Join(t.TempDir(), "held.json")
+	if err := os.WriteFile(profile, []byte(`{"name": "held", "holds_dirs": true, "trims": true, "read": {"tool": "read_file"}, "write": {"tool": "write_file"},
+		"denied": ["Access denied", "outside allowed directories"], "not_found": ["ENOENT", "no such file"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := MCPWith(fakeMCP(t, "pinned"), profile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.TreeDir = t.TempDir()
-	f, end, err := a.Start()
+	f, end, tally, err := a.Target().StartCounted()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +215,8 @@ func TestRootsKeptForAServerThatHoldsThem(t *testing.T) {
 		if n := count(); i == 2 && n > 3 {
 			t.Errorf("%d servers started for 3 scenarios on one directory, want at most 3 (the probe, then one per slot)", n)
 		}
+	}
+	if got := tally().Stricter; len(got) != 0 {
+		t.Errorf("stricter %v, want none: a server held a directory no longer on the disk", got)
 	}
 }

@@ -58,12 +58,12 @@ def inside(p):
     return any(os.path.commonpath([r, os.path.realpath(d)]) == os.path.realpath(d) for d in allowed)
 
 # "pinned" holds its directories from its start, as a bind mount or a
-# Landlock rule does: one made anew since is not the one it was given,
-# and what lies in it is not found.
-pinned = {d: os.stat(d).st_ino for d in allowed} if mode == "pinned" else {}
+# Landlock rule does: one removed since (its link count 0) is not the one
+# on the disk, and what lies in it is not found.
+pinned = [os.open(d, os.O_RDONLY) for d in allowed] if mode == "pinned" else []
 
 def moved():
-    return any(not os.path.isdir(d) or os.stat(d).st_ino != ino for d, ino in pinned.items())
+    return any(os.fstat(fd).st_nlink == 0 for fd in pinned)
 
 def text(mid, t, err=False):
     res = {"content": [{"type": "text", "text": t}]}
