@@ -59,9 +59,10 @@ type ReplayStep struct {
 	// model's, the sandbox having made none (a proxy that refused an
 	// internal host without looking it up).
 	ModelJournal bool
-	// Modelled is set on an op an exec: child was asked after its
-	// stricter refusal earlier in the scenario: the model's answer stands
-	// in for its verdict, and only what it did in the world is judged.
+	// Modelled is set on an op after an exec: child's stricter refusal
+	// earlier in the scenario: the model's answer stands in for its
+	// verdict, and only what it did in the world is judged (it is not
+	// asked the ops after the one the model halts on).
 	Modelled bool
 }
 
@@ -172,7 +173,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 			mark = "  refused by the sandbox, which looked nothing up: the model's journal shown"
 		}
 		if s.Modelled {
-			mark = "  the model's answer: after its stricter refusal above, the sandbox's verdict is not judged (its budgets parted from the model's); the journal is what it did, asked until the model halts"
+			mark = "  the model's answer: after its stricter refusal above, the sandbox's verdict is not judged (its budgets parted from the model's); the journal is what it did, asked up to the op the model halts on, not after"
 		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet

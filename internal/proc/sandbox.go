@@ -167,9 +167,9 @@ type sandbox struct {
 	// the refusal is counted, not judged (SPEC §14), and the shadow, which
 	// answers as the model does, gives that op's result and every later
 	// op's: the child's budgets have parted from the model's, so its
-	// verdicts are not judged from then on. It is still asked every op
-	// until the model halts, and what it does in the world (a connection,
-	// a lookup) is judged.
+	// verdicts are not judged from then on. It is still asked every op up
+	// to the one the model halts on, and what it does in the world (a
+	// connection, a lookup) is judged.
 	shadow      *core.Reference
 	shadowWorld *refworld.World
 	same        bool // the child matched the shadow on every op so far
@@ -191,12 +191,15 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	}
 	if s.cut {
 		m := s.shadow.Run(op)
-		if !m.Hard {
-			// Asked for what it does in the world, its verdict not judged;
-			// once the model halts, the child, which charged less, is not
-			// asked: what it did would be judged against the halt.
+		if !s.halted {
+			// Asked for what it does in the world, its verdict not judged,
+			// up to the op the model halts on (whose effect, the bytes
+			// past the budget, a halt permits); after it the child, which
+			// charged less, is not asked: what it did would be judged
+			// against a halt it never reached.
 			s.run(op)
 		}
+		s.halted = s.halted || m.Hard
 		if s.counts {
 			s.tally.Modelled()
 		}
