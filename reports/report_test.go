@@ -504,8 +504,8 @@ func TestNothingPassedInReport(t *testing.T) {
 // TestMostlyStricterWarning: a sandbox that refused more of the ops the
 // model allows than it let through, 20 or more, some let through, is a
 // warning, which names the documentation range the world's names resolve
-// into when its refusals are of fetches; as many let through, none, or
-// fewer than 20 refused, is none.
+// into when its refusals are of fetches, and holds_dirs when they are of
+// file ops; as many let through, none, or fewer than 20 refused, is none.
 func TestMostlyStricterWarning(t *testing.T) {
 	sum := campaign.Summarize(campaignResult(t, 1), "mcp:guard")
 	sum.Stricter = map[string]int64{"refused-allowed": 30}
@@ -521,8 +521,8 @@ func TestMostlyStricterWarning(t *testing.T) {
 		t.Errorf("SandboxWarnings %q lacks it", sum.SandboxWarnings())
 	}
 	sum.StricterExamples = map[string]string{"refused-allowed": "fs_read /data/a"}
-	if w := sum.MostlyStricterWarning(); w == "" || strings.Contains(w, "203.0.113.0/24") {
-		t.Errorf("file ops refused: warning %q, want one without the fetch hint", w)
+	if w := sum.MostlyStricterWarning(); w == "" || strings.Contains(w, "203.0.113.0/24") || !strings.Contains(w, `"holds_dirs": true`) {
+		t.Errorf("file ops refused: warning %q, want one without the fetch hint, naming holds_dirs", w)
 	}
 	for _, tc := range []struct{ stricter, passed int64 }{{30, 30}, {30, 0}, {19, 1}} {
 		sum.Stricter, sum.AllowedPassed = map[string]int64{"refused-allowed": tc.stricter}, new(tc.passed)
