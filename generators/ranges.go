@@ -144,7 +144,7 @@ func spell(a netip.Addr, sp int) []string {
 		case iprange.Mapped:
 			x := func(y uint32) string { return strconv.FormatUint(uint64(y), 16) }
 			// The third in mixed case, which a guard matching "::ffff:" as
-			// written misses (the ip package's isPublic, CVE-2024-29415).
+			// written misses (the ip package's isPublic does).
 			return []string{"::ffff:" + a.String(), "::ffff:" + x(v>>16) + ":" + x(v&0xffff), "::fFFf:" + a.String()}
 		case iprange.NAT64:
 			n := [16]byte{0, 0x64, 0xff, 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]}

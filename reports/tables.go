@@ -245,8 +245,8 @@ func (r *Report) writeSummary(d *doc) {
 }
 
 // secondsCell is the campaign's time, and the part of it spent
-// minimizing after the checks when that is long enough to show: ops/s are
-// over the checks' time alone.
+// minimizing after the checks when that is long enough to show: the rate
+// of ops is over the checks' time alone.
 func (r *Report) secondsCell() string {
 	if after := r.ElapsedSeconds - r.CheckedSeconds; r.CheckedSeconds > 0 && after >= 1 {
 		return fmt.Sprintf("%.3f (checks %.3f, then minimizing %.3f)", r.ElapsedSeconds, r.CheckedSeconds, after)

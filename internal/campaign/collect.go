@@ -20,10 +20,10 @@ const MaxPerInvariant = 4
 
 // MaxPerClass bounds how many of an invariant's raw findings come from
 // ops of one attack class, and MaxPerFetchCause from fetches of one cause
-// (the spelling of the host and the range of the address it names,
-// causeOf): the others are left to other causes, since one defect (a
-// host matched in any case, a range a guard misses) would otherwise fill
-// every slot and hide a second one.
+// (what a guard that lets the fetch through gets wrong, hostCause): the
+// others are left to other causes, since one defect (a host matched in
+// any case, a range a guard misses) would otherwise fill every slot and
+// hide a second one.
 const (
 	MaxPerClass      = 2
 	MaxPerFetchCause = 1
@@ -156,11 +156,10 @@ func (k *collector) room(id oracle.ID, p []raw) []raw {
 }
 
 // causeOf is what the op r's finding is at is about, and how many
-// findings of one invariant may share it: for a fetch, how its host is
-// spelled and the range of the address it names or its dns line answers
-// (a guard that misses one range, or one spelling, fails the same way at
-// every such op, whatever attack drew it); for any other op, its attack
-// class; for the run as a whole, the unlabelled class.
+// findings of one invariant may share it: for a fetch, what a guard that
+// lets it through gets wrong (hostCause: it fails the same way at every
+// such op, whatever attack drew it); for any other op, its attack class;
+// for the run as a whole, the unlabelled class.
 func causeOf(r raw) (string, int) {
 	s := r.f.Step
 	if s <= 0 || s > len(r.sc.Steps) {

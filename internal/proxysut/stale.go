@@ -74,12 +74,13 @@ func (px *proxy) noteAnswers(answers map[dnsAnswer]bool) {
 	}
 }
 
-// A fetch server that keeps the pages it fetched (server-pdf's cache of
-// ten seconds) answers a URL it fetched before without asking the world:
+// A fetch server that keeps the pages it fetched (server-pdf's
+// cache) answers a URL it fetched before without asking the world:
 // no request is seen, which would read as a refusal of what the model
 // allows, and the replay of a scenario whose run asked the world would
 // differ from it. Such an answer, with no error, is taken for the
-// cache's: answered as the model does, and counted.
+// cache's: answered as the model does, counted, and from then on every
+// sandbox gets a server of its own (session.cachesAnswers).
 
 // noteFetched notes that the world answered the server's request for the
 // op's url.
