@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -24,7 +26,10 @@ expectation is held only where SPEC §5 gives the same result on what is
 asked. An op it refuses that the model allows (stricter, SPEC §14) is not
 judged either: its step shows the model's answer, marked with the reason, and
 a line after the table counts such ops by reason; on an exec: child that
-declared it stricter, so are the steps after it (marked). Exit 1 if any expectation is unmet or any invariant violated; 3 on
+declared it stricter, so are the steps after it (marked). A file during
+whose replay a sandbox was first seen keeping state from one run to the
+next (a fetch server's cache) is replayed again, each run on a process of
+its own, and a note says so. Exit 1 if any expectation is unmet or any invariant violated; 3 on
 SIGINT, SIGTERM or SIGHUP.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
@@ -69,14 +74,19 @@ SIGINT, SIGTERM or SIGHUP.`)
 	defer end()
 	status := ExitOK
 	for i, name := range files {
-		before := tally().Stricter
-		watch := door.NewWatch(tally)
-		out, err := replayNarrowed(target, name, scs[i], watch.Factory(factory), e.oracleOptions())
+		isolated := tally().Isolated
+		out, err := replayOne(target, name, scs[i], factory, tally, e.oracleOptions())
+		if err == nil && !isolated && tally().Isolated {
+			// The sandbox kept state from the scenario's run to its
+			// replay (a fetch server answered from its cache what the run
+			// fetched), so the two differ for the harness's sharing of
+			// one process; from now on each gets one of its own.
+			fmt.Fprintf(e.stderr, "sbxfuzz replay: note: %s: the sandbox answered from what an earlier run left in it (a fetch server's cache); replayed again on a process of its own for each run, as every scenario after it is\n", name)
+			out, err = replayOne(target, name, scs[i], factory, tally, e.oracleOptions())
+		}
 		if err != nil {
 			return printError(e, err)
 		}
-		out.Stricter = newCounts(before, tally().Stricter)
-		markSteps(watch, out.Steps)
 		if out.Failed() {
 			status = ExitFinding
 		}
@@ -85,6 +95,20 @@ SIGINT, SIGTERM or SIGHUP.`)
 		}
 	}
 	return status
+}
+
+// replayOne replays sc, read from name, on the sandboxes f makes, and
+// marks its steps with what the door counted meanwhile.
+func replayOne(target sut.Target, name string, sc *scenario.Scenario, f core.Factory, tally func() door.Tally, opt oracle.Options) (*reports.Replay, error) {
+	before := tally().Stricter
+	watch := door.NewWatch(tally)
+	out, err := replayNarrowed(target, name, sc, watch.Factory(f), opt)
+	if err != nil {
+		return nil, err
+	}
+	out.Stricter = newCounts(before, tally().Stricter)
+	markSteps(watch, out.Steps)
+	return out, nil
 }
 
 // markSteps sets the Stricter reason, the ModelJournal and Modelled of the steps

@@ -103,3 +103,32 @@ func TestReplayMarksTheModelsJournal(t *testing.T) {
 		t.Errorf("steps marked %q, want 1, its journal the model's resolve:\n%s%s", marked, out, errs)
 	}
 }
+
+// TestReplayOfACachingFetchServer: a fetch server that answers a URL it
+// fetched before from a cache of its own, shared by a scenario's run and
+// its replay, answered the replay with no request, read as a refusal
+// where the run had fetched: replay-deterministic, for the harness's
+// sharing of one server. Replay judges that file again on a server for
+// each run, and says so; the fetch of an internal address is still found.
+func TestReplayOfACachingFetchServer(t *testing.T) {
+	if err := netns.Supported(); err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH: the caching fetch server is a Python script")
+	}
+	dir := t.TempDir()
+	profile := writeFile(t, dir, "cache.json", `{"name": "cachefetch", "command": ["python3"], "mcp": {"tool": "fetch"}}`)
+	server, err := filepath.Abs("testdata/cachefetch.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbx := writeFile(t, dir, "s.sbx", "grant net b.test\ndns b.test 127.0.0.1\nroute b.test /s hello\n\nnet_fetch b.test /s\n")
+	st, out, errs := run(t, "replay", "--sut", "mcp:"+server, "--profile", profile, sbx)
+	if st != ExitFinding || !strings.Contains(out, "no-internal-egress") || strings.Contains(out, "replay-deterministic") {
+		t.Errorf("status %d; want 1, no-internal-egress and no replay-deterministic:\n%s%s", st, out, errs)
+	}
+	if !strings.Contains(errs, "replayed again on a process of its own") {
+		t.Errorf("stderr %q: want a note that the file was replayed again", errs)
+	}
+}

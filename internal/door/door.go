@@ -107,6 +107,11 @@ type Tally struct {
 	// cache of its own. They are answered as the model does, neither
 	// judged nor counted stricter.
 	Cached int64
+	// Isolated is set once the door gives every sandbox a process of its
+	// own, having seen one keep state from a sandbox to the next (DNS
+	// answers, a fetch server's cache): a scenario judged before on a
+	// process its run and replay shared may be judged again.
+	Isolated bool
 	// Modelled counts the ops an exec: child was asked after its stricter
 	// refusal earlier in the scenario: its budgets had parted from the
 	// model's, so the model's answer stands in for its verdict, and only
@@ -141,5 +146,6 @@ func (t *Tally) Add(u Tally) {
 	t.CountsPassed = t.CountsPassed || u.CountsPassed
 	t.Stale += u.Stale
 	t.Cached += u.Cached
+	t.Isolated = t.Isolated || u.Isolated
 	t.Modelled += u.Modelled
 }

@@ -217,6 +217,7 @@ func (a *adapter) startCounted() (core.Factory, func() error, func() door.Tally,
 	}
 	tally := func() door.Tally {
 		t := s.tally.Read(s.skippedLines)
+		t.Isolated = a.run.cached.Load()
 		if a.run.reporter.CompareAndSwap(false, true) { // the first tally read: a session given up on is never read
 			t.Stale = a.run.stale.Load()
 		}
