@@ -25,11 +25,12 @@ const (
 	// letter, digit, "-" or "_"), which a real resolver refuses to look
 	// up while the model's resolver answers it.
 	ReasonUnresolvable = "unresolvable-name"
-	// ReasonDocumentation: the name's answer, the address the model
-	// fetches from, is in a documentation range (192.0.2.0/24,
-	// 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32), where the world's
-	// names resolve: public by SPEC §6, refused by a guard that refuses
-	// every special-purpose range.
+	// ReasonDocumentation: the sandbox looked the name up, and its
+	// answer, the address the model fetches from, is in a documentation
+	// range (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32),
+	// where the world's names resolve: public by SPEC §6, refused by a
+	// guard that refuses every special-purpose range. A name refused
+	// without a lookup was refused for itself (ReasonRefusedAllowed).
 	ReasonDocumentation = "documentation-address"
 	// ReasonRefusedAllowed: none of the above.
 	ReasonRefusedAllowed = "refused-allowed"
@@ -47,8 +48,9 @@ var documentation = []netip.Prefix{
 	netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"),
 }
 
-// NetReasonAt is NetReason for a fetch the model makes from addr (the
-// zero Addr: unknown): a name answered in a documentation range is
+// NetReasonAt is NetReason for a fetch the model makes from addr, the
+// answer the sandbox got when it looked the name up (the zero Addr: it
+// did not): a name answered in a documentation range is
 // ReasonDocumentation.
 func NetReasonAt(host string, addr netip.Addr) string {
 	r := NetReason(host)

@@ -213,7 +213,11 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	if s.same && op.Kind == core.OpFetch && len(op.Args) == 2 && refusal(r) && let {
 		s.cut = true
 		if s.counts {
-			reason := door.NetReasonAt(op.Args[0], resolvedIn(s.shadowWorld.Journal()[j:]))
+			seen := resolvedIn(s.shadowWorld.Journal()[j:]) // the model's answer, which the child got if it looked the host up
+			if s.bind != nil && lookups.Count == 0 {
+				seen = netip.Addr{}
+			}
+			reason := door.NetReasonAt(op.Args[0], seen)
 			if lookups.Internal {
 				reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 			}

@@ -329,7 +329,11 @@ func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled bool) core.Result {
 	resolved := lookups.Count > 0
 	if model == core.OK || model == core.NotFound {
-		reason := door.NetReasonAt(host, addr)
+		seen := addr // what the proxy was answered, when it looked the host up
+		if !resolved {
+			seen = netip.Addr{}
+		}
+		reason := door.NetReasonAt(host, seen)
 		if lookups.Internal {
 			reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 		}

@@ -285,8 +285,10 @@ func TestOpenProxy(t *testing.T) {
 }
 
 // TestDenyingProxy: a proxy that refuses what the model allows is
-// stricter: no finding, counted under its reason; one whose profile
-// promises to let such fetches through is a verdict-matches-model
+// stricter: no finding, counted under its reason, a name it refused
+// without looking it up under refused-allowed (not documentation-address:
+// it never saw where the name leads, TestPeekingProxy's did); one whose
+// profile promises to let such fetches through is a verdict-matches-model
 // finding.
 func TestDenyingProxy(t *testing.T) {
 	src := "grant net a.test\ngrant net 3221225728\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch 3221225728 /\nnet_fetch b.test /\n"
@@ -294,14 +296,14 @@ func TestDenyingProxy(t *testing.T) {
 	if len(fs) > 0 {
 		t.Errorf("findings %v, want none", fs)
 	}
-	if want := map[string]int64{door.ReasonDocumentation: 1, door.ReasonIPv4Spelling: 1}; !mapsEqual(tally.Stricter, want) {
+	if want := map[string]int64{door.ReasonRefusedAllowed: 1, door.ReasonIPv4Spelling: 1}; !mapsEqual(tally.Stricter, want) {
 		t.Errorf("stricter %v, want %v", tally.Stricter, want)
 	}
 	if !tally.CountsPassed || tally.Passed != 0 {
 		t.Errorf("a proxy that refuses all: %d fetches let through (counted: %v), want 0, counted", tally.Passed, tally.CountsPassed)
 	}
 	file := t.TempDir() + "/promising.json"
-	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}"], "promises": ["documentation-address"]}`), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}"], "promises": ["refused-allowed"]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	fs, _ = checkOn(t, fakeTarget(t, "deny", file, 0), src, 0)
@@ -376,7 +378,7 @@ func TestBlockPageProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs, tally := checkOn(t, fakeTarget(t, "madeup", file, 10*time.Second), src, 10*time.Second)
-	if len(fs) > 0 || tally.Stricter[door.ReasonDocumentation] != 1 {
+	if len(fs) > 0 || tally.Stricter[door.ReasonRefusedAllowed] != 1 {
 		t.Errorf("findings %v, stricter %v; want none, the fetch counted stricter", fs, tally.Stricter)
 	}
 }
