@@ -62,7 +62,7 @@ type Config struct {
 	StopAtFirst bool
 	// PerInvariant is how many raw findings of each invariant are
 	// minimized and written, the earliest, spread over their causes
-	// (MaxPerClass, MaxPerFetchCause); 0 means MaxPerInvariant.
+	// (MaxPerClass, MaxPerCause); 0 means MaxPerInvariant.
 	PerInvariant int
 	// Program is the words that run the command line the findings'
 	// reproduce lines name (finding.Pipeline.Program); "" means "sbxfuzz".

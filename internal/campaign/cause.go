@@ -4,9 +4,76 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
+
+// pathCause names a file op's cause for the collector, what a guard that
+// lets the op through gets wrong about its path, judged on the path's
+// string and the world's links alone:
+//
+//   - a path with a ".." segment: the traversal (a guard that checks the
+//     string before cleaning it);
+//   - a path under none of the op's roots, a root's string a prefix of
+//     it: the prefix sibling (/workshop under a grant of /work);
+//   - any other path under none of them: outside every root (a guard
+//     that checks nothing, or was not given the grant, lets every such
+//     op through, whatever attack drew it);
+//   - a path under a root that passes through one of the world's links:
+//     the link (a guard that checks the path and not where it leads).
+//
+// Each is the op's kind's: a guard may check reads and not writes. A
+// path under a root through no link is "": its attack class is its cause.
+func pathCause(op core.Op, sc *scenario.Scenario) string {
+	var roots []string
+	switch op.Kind {
+	case core.OpRead:
+		roots = sc.Grant.FSRead
+	case core.OpWrite:
+		roots = sc.Grant.FSWrite
+	default:
+		return ""
+	}
+	if len(op.Args) == 0 {
+		return ""
+	}
+	p := op.Args[0]
+	c := spec.Canonical(p)
+	switch {
+	case spec.HasTraversal(p):
+		return op.Kind + ", a traversal"
+	case !spec.UnderAllowlist(c, roots) && prefixSibling(c, roots):
+		return op.Kind + ", a prefix sibling of a root"
+	case !spec.UnderAllowlist(c, roots):
+		return op.Kind + ", outside every root"
+	case throughLink(c, sc.World.Links):
+		return op.Kind + ", through a link under a root"
+	}
+	return ""
+}
+
+// prefixSibling reports whether a root's string, its trailing slash
+// cut, is a prefix of the canonical path c (which lies under none).
+func prefixSibling(c string, roots []string) bool {
+	for _, r := range roots {
+		if dir := strings.TrimSuffix(spec.Canonical(r), "/"); dir != "" && strings.HasPrefix(c, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// throughLink reports whether the canonical path c is one of links or
+// lies below one.
+func throughLink(c string, links []scenario.Link) bool {
+	for _, l := range links {
+		if lp := spec.Canonical(l.Path); c == lp || strings.HasPrefix(c, strings.TrimSuffix(lp, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
 
 // hostCause names a fetch's cause for the collector, what a guard that
 // lets the fetch through gets wrong: for a dotted IPv4 address, an IPv6

@@ -78,3 +78,63 @@ func TestCollectorSpreadsFetchCauses(t *testing.T) {
 		t.Errorf("checks kept with 16 per invariant (-want +got):\n%s", diff)
 	}
 }
+
+// TestPathCause: a file op's cause is what its path does to the op's
+// roots, for its kind; a path under a root through no link has none (its
+// attack class decides).
+func TestPathCause(t *testing.T) {
+	sc := &scenario.Scenario{
+		Grant: core.GrantSpec{FSRead: []string{"/data/", "/srv/app"}, FSWrite: []string{"/data/out"}},
+		World: scenario.WorldSpec{Links: []scenario.Link{{Path: "/data/ln", Target: "/etc"}}},
+	}
+	for _, tc := range []struct{ kind, path, want string }{
+		{core.OpRead, "/etc/passwd", "fs_read, outside every root"},
+		{core.OpRead, "/", "fs_read, outside every root"},
+		{core.OpRead, "/DATA/a", "fs_read, outside every root"},
+		{core.OpWrite, "/w", "fs_write, outside every root"},
+		{core.OpWrite, "/data/a", "fs_write, outside every root"},
+		{core.OpRead, "/srv/appshop/secret", "fs_read, a prefix sibling of a root"},
+		{core.OpRead, "/database", "fs_read, a prefix sibling of a root"},
+		{core.OpRead, "/data/../etc/passwd", "fs_read, a traversal"},
+		{core.OpRead, "/data/a/../b", "fs_read, a traversal"},
+		{core.OpRead, "/data/ln/passwd", "fs_read, through a link under a root"},
+		{core.OpRead, "//data/ln", "fs_read, through a link under a root"},
+		{core.OpRead, "/data/lnx", ""},
+		{core.OpRead, "/data/a", ""},
+		{core.OpWrite, "/data/out/x", ""},
+		{core.OpFetch, "/etc/passwd", ""},
+	} {
+		op := core.Op{Kind: tc.kind, Args: []string{tc.path}}
+		if got := pathCause(op, sc); got != tc.want {
+			t.Errorf("pathCause(%s %s) = %q, want %q", tc.kind, tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestCollectorSpreadsPathCauses: the findings of one invariant at file
+// ops are kept one per cause, whatever attack class drew them: a server
+// that checks no root fails every check at a path outside them, and
+// still leaves room for its escape through a link, later.
+func TestCollectorSpreadsPathCauses(t *testing.T) {
+	var got []int
+	k := newCollector(false, 0, func(r raw) { got = append(got, r.check) })
+	write := func(p string, class attack.Class) *scenario.Scenario {
+		return &scenario.Scenario{
+			Grant: core.GrantSpec{FSWrite: []string{"/data"}},
+			World: scenario.WorldSpec{Links: []scenario.Link{{Path: "/data/chain", Target: "/etc/passwd"}}},
+			Steps: []scenario.Step{{Op: core.Op{Kind: core.OpWrite, Args: []string{p, "x"}}, Class: class}},
+		}
+	}
+	ops := []*scenario.Scenario{
+		write("/w", attack.Lookalike), write("/e", attack.OutsideAbsolute), write("/r", attack.SymlinkLoop),
+		write("/data/chain", attack.Lookalike), write("/data/../etc/x", attack.Traversal),
+	}
+	for i, sc := range ops {
+		k.offer(i, sc, []oracle.Finding{{Invariant: oracle.Confinement, Step: 1}})
+		k.finish(i)
+	}
+	k.flush()
+	if diff := cmp.Diff([]int{0, 3, 4}, got); diff != "" {
+		t.Errorf("checks kept (-want +got):\n%s", diff)
+	}
+}

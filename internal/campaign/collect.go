@@ -19,14 +19,14 @@ import (
 const MaxPerInvariant = 4
 
 // MaxPerClass bounds how many of an invariant's raw findings come from
-// ops of one attack class, and MaxPerFetchCause from fetches of one cause
-// (what a guard that lets the fetch through gets wrong, hostCause): the
-// others are left to other causes, since one defect (a host matched in
-// any case, a range a guard misses) would otherwise fill every slot and
-// hide a second one.
+// ops of one attack class, and MaxPerCause from ops of one cause (what a
+// guard that lets the op through gets wrong: a fetch's hostCause, a file
+// op's pathCause): the others are left to other causes, since one defect
+// (a host matched in any case, a range a guard misses, no check of the
+// roots at all) would otherwise fill every slot and hide a second one.
 const (
-	MaxPerClass      = 2
-	MaxPerFetchCause = 1
+	MaxPerClass = 2
+	MaxPerCause = 1
 )
 
 // raw is a finding before minimization.
@@ -158,18 +158,22 @@ func (k *collector) room(id oracle.ID, p []raw) []raw {
 // causeOf is what the op r's finding is at is about, and how many
 // findings of one invariant may share it: for a fetch, what a guard that
 // lets it through gets wrong (hostCause: it fails the same way at every
-// such op, whatever attack drew it); for any other op, its attack class;
-// for the run as a whole, the unlabelled class.
+// such op, whatever attack drew it); for a file op whose path leaves its
+// roots or passes through a link, how (pathCause); for any other op, its
+// attack class; for the run as a whole, the unlabelled class.
 func causeOf(r raw) (string, int) {
 	s := r.f.Step
 	if s <= 0 || s > len(r.sc.Steps) {
 		return attack.Unlabelled.String(), MaxPerClass
 	}
 	st := r.sc.Steps[s-1]
-	if st.Op.Kind != core.OpFetch || len(st.Op.Args) != 2 {
-		return st.Class.String(), MaxPerClass
+	if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 {
+		return hostCause(st.Op.Args[0], r.sc.World.DNS), MaxPerCause
 	}
-	return hostCause(st.Op.Args[0], r.sc.World.DNS), MaxPerFetchCause
+	if c := pathCause(st.Op, r.sc); c != "" {
+		return c, MaxPerCause
+	}
+	return st.Class.String(), MaxPerClass
 }
 
 // finish marks check i finished, moves the watermark, and hands the raw

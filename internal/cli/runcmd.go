@@ -55,7 +55,7 @@ that cannot start, 3 interrupted.`)
 	timeout := timeoutFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
 	stopAtFirst := fs.Bool("stop-at-first", false, "stop after the first finding is minimized and written (exit 1 with that one finding)")
-	perInvariant := fs.Int("per-invariant", campaign.MaxPerInvariant, "how many findings of each invariant are minimized and written: the earliest, one per cause of a fetch (its host's spelling and range), two per attack class of any other op")
+	perInvariant := fs.Int("per-invariant", campaign.MaxPerInvariant, "how many findings of each invariant are minimized and written: the earliest, one per cause of a fetch (its host's spelling and range) or of a file op (a traversal, a prefix sibling, outside every root, through a link), two per attack class of any other op")
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
