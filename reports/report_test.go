@@ -547,7 +547,7 @@ func TestNoAllowListInReport(t *testing.T) {
 	sum.RefusedLetThrough, sum.RefusedOps = 21, 40
 	for _, r := range builtAndLoaded(t, sum) {
 		text := render(t, r, reports.Text)
-		for _, want := range []string{"WARNING: mcp:open let through 21 of the 40 ops the model refuses for the grant", "it keeps no allow-list or address check of its own, or its profile does not give it the grant",
+		for _, want := range []string{"WARNING: mcp:open let through 21 of the 40 ops the model refuses for the grant", "it keeps no allow-list of its own, or its profile does not give it the grant",
 			"ops the model refuses let through", "21 of 40"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the report lacks %q:\n%s", want, text)

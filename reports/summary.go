@@ -94,9 +94,10 @@ type Summary struct {
 	// wrote), on a door that counts them (the real ones); nil on the
 	// others. Zero with Stricter ops is NothingPassed.
 	AllowedPassed *int64 `json:"allowed_passed,omitempty"`
-	// RefusedOps counts the ops the model refuses for the grant or SPEC §6
-	// (a traversal, a path or host outside the allow-list, an internal
-	// address) on a door that counts them (the real ones);
+	// RefusedOps counts the ops the model refuses for the grant (a
+	// traversal, a path or host outside the allow-list; not an internal
+	// address, which a host the grant lists may answer with) on a door
+	// that counts them (the real ones);
 	// RefusedLetThrough those of them the sandbox let through. Most let
 	// through is NoAllowListWarning.
 	RefusedOps        int64 `json:"refused_ops,omitempty"`
@@ -415,7 +416,7 @@ func (s *Summary) NoAllowListWarning() string {
 	if s.RefusedLetThrough < minRefusedToWarn || 2*s.RefusedLetThrough <= s.RefusedOps {
 		return ""
 	}
-	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant or SPEC §6 (a path or host the grant does not list, a traversal, an internal address): it keeps no allow-list or address check of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts), and its findings will say so many times over",
+	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant (a path or host the grant does not list, a traversal): it keeps no allow-list of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts), or a sandbox around it confined nothing (firejail turns itself off in a PID namespace, where the harness starts servers, unless told it runs in a container), and its findings will say so many times over",
 		s.SUT, s.RefusedLetThrough, plural(int(s.RefusedOps), "op"))
 }
 

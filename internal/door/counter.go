@@ -129,10 +129,10 @@ func (c *Counter) Passed() {
 	c.passed++
 }
 
-// Refused counts one op the model refuses for the grant or SPEC §6 (a
-// GrantRefusal), and whether the sandbox let it through: a sandbox that
-// lets most of them through keeps no allow-list, or was not given the
-// grant.
+// Refused counts one op the model refuses for the grant (an
+// AllowListRefusal), and whether the sandbox let it through: a sandbox
+// that lets most of them through keeps no allow-list, or was not given
+// the grant.
 func (c *Counter) Refused(letThrough bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -142,12 +142,13 @@ func (c *Counter) Refused(letThrough bool) {
 	}
 }
 
-// GrantRefusal reports whether the model gives k for what the grant or
-// SPEC §6 forbids (Counter.Refused): a path's traversal, a path or host
-// outside the allow-list, an internal address.
-func GrantRefusal(k core.Kind) bool {
+// AllowListRefusal reports whether the model gives k for what the
+// grant's allow-lists forbid (Counter.Refused): a path's traversal, a
+// path or host outside the allow-list. An internal address is not one: a
+// host the grant lists may answer with one.
+func AllowListRefusal(k core.Kind) bool {
 	switch k {
-	case core.PathTraversal, core.FSReadDenied, core.FSWriteDenied, core.EgressDenied, core.EgressInternal:
+	case core.PathTraversal, core.FSReadDenied, core.FSWriteDenied, core.EgressDenied:
 		return true
 	}
 	return false

@@ -31,8 +31,9 @@ func TestStricterExamples(t *testing.T) {
 }
 
 // TestRefusedCounted: the ops the model refuses are counted with those
-// the sandbox let through, summed over sessions; GrantRefusal names the
-// kinds the grant and SPEC §6 give, not a budget's halt or a missing file.
+// the sandbox let through, summed over sessions; AllowListRefusal names
+// the kinds the grant's allow-lists give, not an internal address (a
+// granted host may answer with one), a budget's halt or a missing file.
 func TestRefusedCounted(t *testing.T) {
 	var a, b Counter
 	a.Refused(true)
@@ -45,9 +46,9 @@ func TestRefusedCounted(t *testing.T) {
 		t.Errorf("%d refused, %d let through; want 3 and 2", sum.Refused, sum.LetThrough)
 	}
 	for k := core.Kind(0); k < core.NumKinds; k++ {
-		want := k == core.PathTraversal || k == core.FSReadDenied || k == core.FSWriteDenied || k == core.EgressDenied || k == core.EgressInternal
-		if got := GrantRefusal(k); got != want {
-			t.Errorf("GrantRefusal(%s) = %v, want %v", k, got, want)
+		want := k == core.PathTraversal || k == core.FSReadDenied || k == core.FSWriteDenied || k == core.EgressDenied
+		if got := AllowListRefusal(k); got != want {
+			t.Errorf("AllowListRefusal(%s) = %v, want %v", k, got, want)
 		}
 	}
 }

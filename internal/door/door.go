@@ -83,11 +83,13 @@ type Tally struct {
 	Passed int64
 	// CountsPassed says the door counts Passed (Counter.CountsPassed).
 	CountsPassed bool
-	// Refused counts the ops the model refuses for the grant or SPEC §6
-	// (GrantRefusal) on a door that counts them, LetThrough those of them
-	// the sandbox let through: most let through, and the sandbox keeps no
-	// allow-list of its own, or its profile does not give it the grant. A
-	// file op answered not found is counted neither way.
+	// Refused counts the ops the model refuses for the grant
+	// (AllowListRefusal) on a door that counts them, LetThrough those of
+	// them the sandbox let through: most let through, and the sandbox
+	// keeps no allow-list of its own, or its profile does not give it the
+	// grant. A file op answered not found is counted neither way; nor is a
+	// fetch of a granted host's internal address, which says nothing of
+	// the allow-list (its findings say what the sandbox let through).
 	Refused, LetThrough int64
 	// Whole counts the reads whose answer the door could not find the
 	// content in, taken whole as the file's bytes (an MCP profile whose

@@ -199,7 +199,7 @@ func (b *bridge) passed(model core.Kind) {
 	case !b.counts:
 	case model == core.OK || model == core.NotFound:
 		b.s.tally.Passed()
-	case door.GrantRefusal(model):
+	case door.AllowListRefusal(model):
 		b.s.tally.Refused(true)
 	}
 }
@@ -345,7 +345,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 		}
 		return b.asModel(host, path, addr, resolved, journaled)
 	}
-	if b.counts {
+	if b.counts && door.AllowListRefusal(model) {
 		b.s.tally.Refused(false)
 	}
 	if model == core.EgressInternal && !resolved {

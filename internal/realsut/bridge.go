@@ -183,11 +183,11 @@ func (b *bridge) Run(op core.Op) core.Result {
 	k := b.kind(op, out.Verdict)
 	if b.counts {
 		switch model := b.modelKind(op); {
-		case door.GrantRefusal(model) && k == core.NotFound:
+		case door.AllowListRefusal(model) && k == core.NotFound:
 			// Counted neither way: a server with no allow-list that
 			// looked and found nothing answers so, and so does one that
 			// hides what the grant forbids (a mount namespace, a chroot).
-		case door.GrantRefusal(model):
+		case door.AllowListRefusal(model):
 			b.tally.Refused(k == core.OK)
 		case k == core.OK:
 			// A read or a write done, not a not_found: a server that
