@@ -81,6 +81,9 @@ type Summary struct {
 	// the scenario of the lowest check that had an op counted under it,
 	// to replay (a campaign with an output directory writes them).
 	StricterFiles map[string]string `json:"stricter_files,omitempty"`
+	// Unasked says which ops the sandbox was never asked, and why (a
+	// profile with no tool for them).
+	Unasked string `json:"unasked,omitempty"`
 	// SkippedStdoutLines counts the lines an MCP server wrote on stdout
 	// that were not JSON-RPC (logs), which the client skipped.
 	SkippedStdoutLines int64 `json:"skipped_stdout_lines,omitempty"`
@@ -236,12 +239,17 @@ func (s *Summary) Failed() bool { return len(s.Findings) > s.FlakyFindings+s.Unc
 
 // Expressible is the summary line's clause saying what fraction of the
 // drawn scenarios the sandbox's adapter could express ("; N of M drawn
-// scenarios expressible (P%)"), or "" when it expressed them all.
+// scenarios expressible (P%)"), and which ops it never asks (Unasked), or
+// "" when it expressed them all and asks every op.
 func (s *Summary) Expressible() string {
-	if s.Drawn <= s.Checks {
-		return ""
+	unasked := ""
+	if s.Unasked != "" {
+		unasked = "; " + s.Unasked
 	}
-	return fmt.Sprintf("; %d of %d drawn scenarios expressible (%.0f%%)", s.Checks, s.Drawn, 100*float64(s.Checks)/float64(s.Drawn))
+	if s.Drawn <= s.Checks {
+		return unasked
+	}
+	return fmt.Sprintf("; %d of %d drawn scenarios expressible (%.0f%%)%s", s.Checks, s.Drawn, 100*float64(s.Checks)/float64(s.Drawn), unasked)
 }
 
 // stricterOps is how many ops were stricter than the model (Stricter),

@@ -12,13 +12,15 @@ import (
 func TestExpressible(t *testing.T) {
 	for _, tc := range []struct {
 		checks, drawn int
-		want          string
+		unasked, want string
 	}{
-		{42, 100, "; 42 of 100 drawn scenarios expressible (42%)"},
-		{100, 0, ""}, // no adapter skipped any: Drawn is left out
-		{7, 7, ""},
+		{42, 100, "", "; 42 of 100 drawn scenarios expressible (42%)"},
+		{100, 0, "", ""}, // no adapter skipped any: Drawn is left out
+		{7, 7, "", ""},
+		{42, 100, "fs_read never asked", "; 42 of 100 drawn scenarios expressible (42%); fs_read never asked"},
+		{7, 7, "fs_read never asked", "; fs_read never asked"},
 	} {
-		s := reports.Summary{Checks: tc.checks, Drawn: tc.drawn}
+		s := reports.Summary{Checks: tc.checks, Drawn: tc.drawn, Unasked: tc.unasked}
 		if got := s.Expressible(); got != tc.want {
 			t.Errorf("%d checks of %d drawn: %q, want %q", tc.checks, tc.drawn, got, tc.want)
 		}

@@ -105,7 +105,7 @@ func reportCampaign(e *env, cfg campaign.Config, sutName string, withMutants boo
 		return nil, errorf(e, "%v", err)
 	}
 	rep := campaign.NewReport(res, sutName)
-	rep.SUTFlags = target.Flags
+	rep.SUTFlags, rep.Unasked = target.Flags, target.Unasked
 	rep.MarkNotApplicable(target.NotApplicable)
 	rep.MarkKindsNotApplicable(target.KindsNotApplicable)
 	if withMutants && ctx.Err() == nil {

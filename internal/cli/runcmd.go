@@ -101,7 +101,7 @@ that cannot start, 3 interrupted.`)
 		errorf(e, "%v", err) // a finding could not be written: say so, and still summarize
 	}
 	sum := campaign.Summarize(res, *sutName)
-	sum.SUTFlags = target.Flags
+	sum.SUTFlags, sum.Unasked = target.Flags, target.Unasked
 	sum.MarkNotApplicable(target.NotApplicable)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
 	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s%s\n",

@@ -38,6 +38,10 @@ type Target struct {
 	// can: replay, minimize and import report such a scenario as bad
 	// input (exit 2) rather than blame the sandbox; Adapt leaves it out.
 	Refuse func(*scenario.Scenario) error
+	// Unasked, when set, says which ops the sandbox is never asked, and
+	// why (a profile with no tool for them): Adapt drops them, and a
+	// campaign's summary says so, since nothing of them is judged.
+	Unasked string
 	// ConfirmHangs says that an op the sandbox did not answer in time may
 	// be the machine's load rather than the sandbox's fault (a real
 	// sandbox, a server in a process of its own): a campaign judges the

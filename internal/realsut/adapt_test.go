@@ -1,8 +1,11 @@
 package realsut
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -46,5 +49,38 @@ func TestAdaptLeavesOutLinkedRoots(t *testing.T) {
 	}
 	if AdaptFS(sc) != nil {
 		t.Error("AdaptFS kept a scenario whose write root lies under a link")
+	}
+}
+
+// TestAdaptDropsOpsWithoutATool: a server whose profile has a write tool
+// and no read tool (edit tools that return no file's content) is asked
+// no fs_read, a scenario of reads alone is left out, and the target says
+// which ops it never asks; a profile with both asks both, saying nothing.
+func TestAdaptDropsOpsWithoutATool(t *testing.T) {
+	writeOnly, err := mcp.ParseProfile([]byte(`{"name": "edits", "write": {"tool": "edit_file", "path": "path", "content": "code"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mcpAdapter("edits", []string{"edits"}, writeOnly)
+	sc, err := scenario.Parse("t.sbx", []byte("grant fs_read /data\ngrant fs_write /data\nfile /data/a x\n\nfs_read /data/a\nfs_write /data/b y\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := a.Adapt(sc)
+	if out == nil || len(out.Steps) != 1 || out.Steps[0].Op.Kind != core.OpWrite {
+		t.Errorf("adapted %v, want the write alone", out)
+	}
+	reads, err := scenario.Parse("t.sbx", []byte("grant fs_read /data\nfile /data/a x\n\nfs_read /data/a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Adapt(reads) != nil {
+		t.Errorf("a scenario of reads alone was kept")
+	}
+	if got := a.Target().Unasked; !strings.Contains(got, "fs_read never asked: profile edits has no tool for it") {
+		t.Errorf("Unasked = %q, want fs_read named", got)
+	}
+	if got := mcpAdapter("fs", []string{"fs"}, mcp.Profile{}).Target().Unasked; got != "" {
+		t.Errorf("the default profile: Unasked = %q, want none", got)
 	}
 }

@@ -50,6 +50,9 @@ type Adapter struct {
 	// NotApplicable lists the invariants that cannot be observed on the
 	// sandbox, by ID, each with the reason; reports show them as n/a.
 	NotApplicable map[string]string
+	// Unasked says which ops Adapt drops for want of a tool, and why
+	// (door.Target's Unasked).
+	Unasked string
 	// RelativeLinks writes absolute link targets relative to the link's
 	// directory (realfs.MaterializeRelative), for sandboxes that refuse
 	// absolute links.

@@ -117,6 +117,7 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 		},
 		Adapt:         adaptTo(profile),
 		NotApplicable: FSOnlyNA,
+		Unasked:       unasked(profile),
 		// A server promises to allow only what its profile says: releases
 		// of server-filesystem since 2025.7.1 refuse a write through a
 		// dangling link (the fix of CVE-2025-53109), stricter than §13,
@@ -318,7 +319,7 @@ func (s *mcpSession) Close() error {
 // work on its working directory, the grant keeps its first root, which
 // must be a directory the tree can make (no file there or above it).
 func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
-	if !p.Trims && !p.Cwd {
+	if !p.Trims && !p.Cwd && unasked(p) == "" {
 		return AdaptOneList
 	}
 	return func(sc *scenario.Scenario) *scenario.Scenario {
@@ -326,6 +327,7 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		if out == nil {
 			return nil
 		}
+		out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return !p.Supports(st.Op.Kind) })
 		if p.Trims {
 			out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return mcp.Trimmed(st.Op.Args[0]) })
 		}
@@ -341,6 +343,22 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		}
 		return out
 	}
+}
+
+// unasked says which file ops a server of profile p is never asked, for
+// want of a tool (a server of edit tools that returns no file's content
+// has no read), or "" when it has both.
+func unasked(p mcp.Profile) string {
+	var none []string
+	for _, k := range []string{core.OpRead, core.OpWrite} {
+		if !p.Supports(k) {
+			none = append(none, k)
+		}
+	}
+	if len(none) == 0 {
+		return ""
+	}
+	return strings.Join(none, " and ") + " never asked: profile " + p.Name + " has no tool for it, so nothing of it is judged"
 }
 
 // fileAtOrAbove reports whether a file of w stands at dir or at one of
