@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -67,14 +68,23 @@ func (e *env) target(name string) (sut.Target, error) {
 		return sut.Target{}, err
 	}
 	t.Flags = append(slices.Clone(t.Flags), e.timeoutFlags()...)
+	if e.given["tree-dir"] && e.treeDir != "" && (name == realsut.OSRootName || strings.HasPrefix(name, realsut.MCPPrefix)) {
+		// Where the tree lies can change what is judged: a sandbox around
+		// a server may confine it to paths it accepts (firejail whitelists
+		// under /tmp and the home directory alone).
+		abs, err := filepath.Abs(e.treeDir)
+		if err != nil {
+			return sut.Target{}, fmt.Errorf("--tree-dir: %w", err)
+		}
+		t.Flags = append(t.Flags, "--tree-dir", abs)
+	}
 	return t, nil
 }
 
 // timeoutFlags are --timeout and --start-timeout as given on the command
 // line, for the reproduce line of a finding: a hang judged with a timeout
 // of its own is judged the same way in the replay. Left out, their
-// defaults hold in both. (--tree-dir is never repeated: where the tree
-// lies does not change what is judged.)
+// defaults hold in both.
 func (e *env) timeoutFlags() []string {
 	var flags []string
 	for _, f := range []struct {

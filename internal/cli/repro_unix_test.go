@@ -21,10 +21,11 @@ const bareProfile = `{"name": "bare", "read": {"tool": "cat", "path": "file"},
  "write": {"tool": "put", "path": "file", "content": "text"},
  "denied": ["access denied"], "not_found": ["ENOENT"], "promises": ["all"]}`
 
-// TestReproduceNamesProfile: a campaign run under --profile FILE (given
-// relative) and an explicit --timeout writes findings whose reproduce line
-// names the profile by its absolute path and the timeout, and that line,
-// run as it is from another directory, replays the finding (exit 1).
+// TestReproduceNamesProfile: a campaign run under --profile FILE and
+// --tree-dir DIR (given relative) and an explicit --timeout writes
+// findings whose reproduce line names the profile and the tree directory
+// by their absolute paths and the timeout, and that line, run as it is
+// from another directory, replays the finding (exit 1).
 func TestReproduceNamesProfile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a campaign and its replay on the fake MCP server")
@@ -35,7 +36,7 @@ func TestReproduceNamesProfile(t *testing.T) {
 	sutName, out := fakeMCP(t, "custom"), filepath.Join(dir, "findings")
 	t.Chdir(dir)
 	st, stdout, errs := run(t, "run", "--sut", sutName, "--profile", "bare.json", "--timeout", "20s", "--checks", "5",
-		"--workers", "1", "--out", out, "--tree-dir", filepath.Join(dir, "trees"))
+		"--workers", "1", "--out", out, "--tree-dir", "trees")
 	if st != ExitFinding {
 		t.Fatalf("run: status %d, want 1\n%s%s", st, stdout, errs)
 	}
@@ -48,7 +49,7 @@ func TestReproduceNamesProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := reproduceLine(t, string(data))
-	if want := " --profile " + filepath.Join(dir, "bare.json") + " --timeout 20s "; !strings.Contains(line, want) {
+	if want := " --profile " + filepath.Join(dir, "bare.json") + " --timeout 20s --tree-dir " + filepath.Join(dir, "trees") + " "; !strings.Contains(line, want) {
 		t.Fatalf("reproduce line %q does not hold %q", line, want)
 	}
 	words, err := proc.SplitWords(line)
