@@ -23,6 +23,11 @@ func (p Profile) checkLaunch() error {
 			return fmt.Errorf("dirs_config: the template has no %s", DirsPlaceholder)
 		}
 	}
+	for _, a := range p.DirsArgs {
+		if !strings.Contains(a, DirsPlaceholder) {
+			return fmt.Errorf("dirs_args: %q has no %s", a, DirsPlaceholder)
+		}
+	}
 	if e := p.DirsEnv; e != nil && (e.Name == "" || strings.ContainsAny(e.Name, "=\x00")) {
 		return fmt.Errorf("dirs_env: %q is not a variable name", e.Name)
 	}
@@ -34,10 +39,24 @@ func (p Profile) checkLaunch() error {
 	return nil
 }
 
-// argv is the server's command line: p's command prefix, command, and the
-// allowed directories when p passes them as arguments.
+// argv is the server's command line: p's command prefix, its DirsArgs,
+// command, and the allowed directories when p passes them as arguments
+// after it.
 func (p Profile) argv(command, allowed []string) []string {
-	argv := append(slices.Clone(p.Command), command...)
+	argv := slices.Clone(p.Command)
+	if len(p.DirsArgs) > 0 {
+		sep := p.DirsSep
+		if sep == "" {
+			sep = ","
+		}
+		for _, a := range p.DirsArgs {
+			if len(allowed) > 0 {
+				argv = append(argv, strings.ReplaceAll(a, DirsPlaceholder, strings.Join(allowed, sep)))
+			}
+		}
+		return append(argv, command...)
+	}
+	argv = append(argv, command...)
 	if p.DirsConfig != nil || p.DirsEnv != nil || p.Cwd {
 		return argv
 	}

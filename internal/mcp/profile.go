@@ -41,6 +41,14 @@ type Profile struct {
 	// the command (--allow DIR); empty: the directories are appended bare.
 	// Unused when DirsConfig or DirsEnv is set.
 	DirFlag string `json:"dir_flag,omitempty"`
+	// DirsArgs, when set, are arguments put between Command and the --sut
+	// command, in each of which {{dirs}} becomes the allowed directories
+	// joined by DirsSep: one flag for them all, before the script it
+	// runs (Deno's --allow-read={{dirs}}). An argument is left out when
+	// there is no directory (Deno refuses an empty list).
+	DirsArgs []string `json:"dirs_args,omitempty"`
+	// DirsSep joins the directories in DirsArgs; empty is ",".
+	DirsSep string `json:"dirs_sep,omitempty"`
 	// DirsConfig, when set, gives the allowed directories in a file
 	// rendered into the server's HOME instead of its arguments.
 	DirsConfig *DirsConfig `json:"dirs_config,omitempty"`
@@ -250,7 +258,7 @@ func (p Profile) check() error {
 		return fmt.Errorf("%w: write's path and content are the same argument %q", ErrProfile, p.Write.Path)
 	case slices.Contains(p.Denied, "") || slices.Contains(p.NotFound, ""):
 		return fmt.Errorf("%w: an empty pattern matches every text", ErrProfile)
-	case p.DirsConfig != nil && p.DirsEnv != nil, p.Cwd && (p.DirsConfig != nil || p.DirsEnv != nil || p.DirFlag != ""):
+	case p.DirsConfig != nil && p.DirsEnv != nil, p.Cwd && (p.DirsConfig != nil || p.DirsEnv != nil || p.DirFlag != ""), len(p.DirsArgs) > 0 && len(p.dirWays()) > 1:
 		return fmt.Errorf("%w: %s set: the directories go one way", ErrProfile, strings.Join(p.dirWays(), " and "))
 	}
 	for _, t := range []Tool{p.Read, p.Write, p.Fetch} {
@@ -276,7 +284,7 @@ func (p Profile) dirWays() []string {
 	for _, w := range []struct {
 		name string
 		set  bool
-	}{{"dir_flag", p.DirFlag != ""}, {"dirs_config", p.DirsConfig != nil}, {"dirs_env", p.DirsEnv != nil}, {"cwd", p.Cwd}} {
+	}{{"dir_flag", p.DirFlag != ""}, {"dirs_args", len(p.DirsArgs) > 0}, {"dirs_config", p.DirsConfig != nil}, {"dirs_env", p.DirsEnv != nil}, {"cwd", p.Cwd}} {
 		if w.set {
 			ways = append(ways, w.name)
 		}

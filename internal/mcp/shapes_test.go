@@ -5,6 +5,7 @@ package mcp
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,6 +186,38 @@ func TestDirsByConfigAndEnv(t *testing.T) {
 		if _, err := os.Stat(home); !os.IsNotExist(err) {
 			t.Errorf("%s: the server's HOME %s is still there: %v", tc.mode, home, err)
 		}
+	}
+}
+
+// TestDirsArgs: the allowed directories reach a server joined in one
+// argument, put between the profile's command and the --sut one (as
+// Deno's --allow-read=DIRS before its script); the server then allows
+// them and denies the rest, and is given no such argument without any.
+func TestDirsArgs(t *testing.T) {
+	p := mustProfile(t, `{"read": {"tool": "read_file"}, "dirs_args": ["--dirs={{dirs}}"], "dirs_sep": ";", `+fakeWords+`}`)
+	tr := newTree(t)
+	cfg := fakeConfig(t, "argdirs", tr)
+	p.Command, cfg.Command = cfg.Command[:2], cfg.Command[2:] // python and the script; the mode
+	cfg.Profile = p
+	cfg.Allowed = append(cfg.Allowed, string(tr)+"/elsewhere")
+	s, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d := NewDriver(s, tr)
+	if got, err := d.Do(read("/work/hello.txt")); err != nil || got.Verdict != realfs.Allowed {
+		t.Errorf("an allowed read: %+v %v", got, err)
+	}
+	if got, err := d.Do(read("/outside/secret")); err != nil || got.Verdict != realfs.Denied {
+		t.Errorf("a read outside: %+v %v", got, err)
+	}
+	want := []string{"node", "--dirs=/a;/b", "server.ts"}
+	if got := (Profile{Command: []string{"node"}, DirsArgs: []string{"--dirs={{dirs}}"}, DirsSep: ";"}).argv([]string{"server.ts"}, []string{"/a", "/b"}); !slices.Equal(got, want) {
+		t.Errorf("argv %q, want %q", got, want)
+	}
+	if got := (Profile{DirsArgs: []string{"--allow-read={{dirs}}"}}).argv([]string{"deno", "server.ts"}, nil); !slices.Equal(got, []string{"deno", "server.ts"}) {
+		t.Errorf("argv with no directory %q, want the flag left out", got)
 	}
 }
 

@@ -7,6 +7,9 @@ import json, os, subprocess, sys, time
 
 # "hangonce=FILE" hangs on its first tools/call unless FILE exists, and
 # makes FILE first: of all its processes, only the first to be called hangs.
+flagged = None  # a profile's dirs_args, put before the mode as before a script
+if sys.argv[1].startswith("--dirs="):
+    flagged = sys.argv.pop(1)[len("--dirs="):].split(";")
 mode, _, marker = sys.argv[1].partition("=")
 rest = sys.argv[2:]
 if mode == "custom":
@@ -20,6 +23,10 @@ elif mode == "envdirs":  # from FAKE_DIRS, joined by ","; FAKE_EXTRA must be set
     allowed = os.environ["FAKE_DIRS"].split(",")
     if rest or os.environ.get("FAKE_EXTRA") != "yes":
         sys.exit("fakemcp envdirs: arguments %r or no FAKE_EXTRA" % rest)
+elif mode == "argdirs":  # from one --dirs= flag before the mode, joined by ";"
+    allowed = flagged
+    if rest or not allowed:
+        sys.exit("fakemcp argdirs: arguments %r, --dirs %r" % (rest, flagged))
 elif mode in ("cwd", "cwdprefix"):  # its working directory, paths relative to it
     allowed = [os.getcwd()]
     if rest:
