@@ -167,7 +167,10 @@ func TestServerRequests(t *testing.T) {
 func TestStartFailures(t *testing.T) {
 	tr := newTree(t)
 	hang := fakeConfig(t, "hanginit", tr)
-	hang.StartTimeout = hangTimeout
+	// Long enough for Python to start and write its line on a loaded
+	// machine: what is said of the line is raced against it.
+	const hangStart = 5 * time.Second
+	hang.StartTimeout = hangStart
 	noTools := fakeConfig(t, "notools", tr)
 	wrongProfile := fakeConfig(t, "fs", tr)
 	wrongProfile.Profile = Profile{Name: "other", Read: Tool{Name: "cat", Path: "file"}}
@@ -181,7 +184,7 @@ func TestStartFailures(t *testing.T) {
 		cfg  Config
 		says string
 	}{
-		{hang, "initialize: the MCP server did not answer within " + hangTimeout.String() + `; it wrote 1 line on stdout that is not JSON: "usage: fakemcp DIR..."`},
+		{hang, "initialize: the MCP server did not answer within " + hangStart.String() + `; it wrote 1 line on stdout that is not JSON: "usage: fakemcp DIR..."`},
 		{noTools, "the server offers no tools"},
 		{wrongProfile, `the server fakemcp-fs has no tool "cat"`},
 		{wrongArgs, `the tool "read_file" of the server fakemcp-fs requires the arguments ["path"] (its input schema), and the profile gives ["file"]`},
