@@ -181,7 +181,7 @@ func unminimizedCount(fs []reports.Finding) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d not minimized: the campaign stopped first)", n)
+	return fmt.Sprintf(" (%d not minimized: the campaign stopped first; each file's header says how to minimize it, and on a slow sandbox --checks N leaves minimizing unhurried where --duration stops it)", n)
 }
 
 // flakyCount is the summary line's clause counting the flaky findings,
