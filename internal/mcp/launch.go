@@ -39,16 +39,30 @@ func (p Profile) checkLaunch() error {
 	return nil
 }
 
+// DirsJoinedBy is the separator that joins the allowed directories into
+// one string, and whether p joins them so (DirsArgs, DirsEnv): a
+// directory that holds it reads as two.
+func (p Profile) DirsJoinedBy() (string, bool) {
+	switch {
+	case len(p.DirsArgs) > 0 && p.DirsSep != "":
+		return p.DirsSep, true
+	case len(p.DirsArgs) > 0:
+		return ",", true
+	case p.DirsEnv != nil && p.DirsEnv.Sep != "":
+		return p.DirsEnv.Sep, true
+	case p.DirsEnv != nil:
+		return string(os.PathListSeparator), true
+	}
+	return "", false
+}
+
 // argv is the server's command line: p's command prefix, its DirsArgs,
 // command, and the allowed directories when p passes them as arguments
 // after it.
 func (p Profile) argv(command, allowed []string) []string {
 	argv := slices.Clone(p.Command)
 	if len(p.DirsArgs) > 0 {
-		sep := p.DirsSep
-		if sep == "" {
-			sep = ","
-		}
+		sep, _ := p.DirsJoinedBy()
 		for _, a := range p.DirsArgs {
 			if len(allowed) > 0 {
 				argv = append(argv, strings.ReplaceAll(a, DirsPlaceholder, strings.Join(allowed, sep)))
@@ -77,10 +91,7 @@ func (p Profile) environ(allowed []string, home string) []string {
 		env = append(env, k+"="+v)
 	}
 	if e := p.DirsEnv; e != nil {
-		sep := e.Sep
-		if sep == "" {
-			sep = string(os.PathListSeparator)
-		}
+		sep, _ := p.DirsJoinedBy()
 		env = append(env, e.Name+"="+strings.Join(allowed, sep))
 	}
 	slices.Sort(env)
@@ -106,6 +117,13 @@ func launch(cfg Config) (p *proc.Process, home string, err error) {
 			return nil, "", fmt.Errorf("starting an MCP server: profile %s has it work on its working directory, one allowed directory, not %d", cfg.Profile.Name, len(cfg.Allowed))
 		}
 		dir = cfg.Allowed[0]
+	}
+	if sep, joined := cfg.Profile.DirsJoinedBy(); joined {
+		for _, d := range cfg.Allowed {
+			if strings.Contains(d, sep) {
+				return nil, "", fmt.Errorf("starting an MCP server: profile %s joins the allowed directories with %q, which %s holds: it would read as two (name a --tree-dir without it)", cfg.Profile.Name, sep, d)
+			}
+		}
 	}
 	parent := cfg.Home
 	if parent == "" {

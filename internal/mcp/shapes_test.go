@@ -219,6 +219,13 @@ func TestDirsArgs(t *testing.T) {
 	if got := (Profile{DirsArgs: []string{"--allow-read={{dirs}}"}}).argv([]string{"deno", "server.ts"}, nil); !slices.Equal(got, []string{"deno", "server.ts"}) {
 		t.Errorf("argv with no directory %q, want the flag left out", got)
 	}
+	cfg.Allowed = []string{string(tr) + "/da;ta"}
+	if s, err := Start(cfg); err == nil || !strings.Contains(err.Error(), `joins the allowed directories with ";"`) {
+		if err == nil {
+			s.Close()
+		}
+		t.Errorf("a directory that holds the separator: %v, want an error naming it", err)
+	}
 }
 
 // TestCommandPrefix: the profile's command comes before the --sut one.

@@ -84,3 +84,27 @@ func TestAdaptDropsOpsWithoutATool(t *testing.T) {
 		t.Errorf("the default profile: Unasked = %q, want none", got)
 	}
 }
+
+// TestAdaptLeavesOutRootsThatHoldTheSeparator: a server given its
+// directories joined in one argument is never given a root that holds
+// the separator, which it would read as two (Deno's --allow-read=/da,ta
+// allows /da): such a scenario is left out, another kept.
+func TestAdaptLeavesOutRootsThatHoldTheSeparator(t *testing.T) {
+	p, err := mcp.ParseProfile([]byte(`{"name": "deno", "read": {"tool": "read_file"}, "write": {"tool": "write_file"}, "dirs_args": ["--allow-read={{dirs}}"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mcpAdapter("deno", []string{"server.ts"}, p)
+	for _, tc := range []struct {
+		root string
+		keep bool
+	}{{"/data", true}, {"/da,ta", false}} {
+		sc, err := scenario.Parse("t.sbx", []byte("grant fs_read "+tc.root+"\ngrant fs_write "+tc.root+"\n\nfs_read "+tc.root+"/a\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Adapt(sc) != nil; got != tc.keep {
+			t.Errorf("root %s: kept %v, want %v", tc.root, got, tc.keep)
+		}
+	}
+}

@@ -317,15 +317,21 @@ func (s *mcpSession) Close() error {
 // adaptTo is AdaptOneList for a server with profile p: when p trims paths,
 // ops on a path it would trim are left out too; when p has the server
 // work on its working directory, the grant keeps its first root, which
-// must be a directory the tree can make (no file there or above it).
+// must be a directory the tree can make (no file there or above it); when
+// p joins the directories into one string, a scenario with a root that
+// holds the separator is left out (it would read as two roots).
 func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
-	if !p.Trims && !p.Cwd && unasked(p) == "" {
+	sep, joined := p.DirsJoinedBy()
+	if !p.Trims && !p.Cwd && unasked(p) == "" && !joined {
 		return AdaptOneList
 	}
 	return func(sc *scenario.Scenario) *scenario.Scenario {
 		out := AdaptOneList(sc)
 		if out == nil {
 			return nil
+		}
+		if joined && slices.ContainsFunc(out.Grant.FSRead, func(r string) bool { return strings.Contains(r, sep) }) {
+			return nil // a root that holds the separator reads as two
 		}
 		out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return !p.Supports(st.Op.Kind) })
 		if p.Trims {
