@@ -424,8 +424,12 @@ func (s *Summary) NoAllowListWarning() string {
 	if s.RefusedLetThrough < minRefusedToWarn || 2*s.RefusedLetThrough <= s.RefusedOps {
 		return ""
 	}
-	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant (a path or host the grant does not list, a traversal): it keeps no allow-list of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts), or a sandbox around it confined nothing (firejail turns itself off in a PID namespace, where the harness starts servers, unless told it runs in a container), and its findings will say so many times over",
-		s.SUT, s.RefusedLetThrough, plural(int(s.RefusedOps), "op"))
+	wrapped := ", or a sandbox around it confined nothing (firejail turns itself off in a PID namespace, where the harness starts servers, unless told it runs in a container)"
+	if strings.HasPrefix(s.SUT, "proxy:") {
+		wrapped = ""
+	}
+	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant (a path or host the grant does not list, a traversal): it keeps no allow-list of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts)%s, and its findings will say so many times over",
+		s.SUT, s.RefusedLetThrough, plural(int(s.RefusedOps), "op"), wrapped)
 }
 
 // StaleWarning is the one line that says StaleOps, or "" when there
