@@ -138,3 +138,25 @@ func TestCollectorSpreadsPathCauses(t *testing.T) {
 		t.Errorf("checks kept (-want +got):\n%s", diff)
 	}
 }
+
+// TestKeptCause: minimizing keeps a file op's or a fetch's cause, and
+// no more than the invariant for an op whose cause is its attack class.
+func TestKeptCause(t *testing.T) {
+	sc := &scenario.Scenario{
+		Grant: core.GrantSpec{FSWrite: []string{"/data"}},
+		World: scenario.WorldSpec{Links: []scenario.Link{{Path: "/data/ln", Target: "/etc"}}},
+		Steps: []scenario.Step{
+			{Op: core.Op{Kind: core.OpWrite, Args: []string{"/data/ln/x", "p"}}, Class: attack.Lookalike},
+			{Op: core.Op{Kind: core.OpWrite, Args: []string{"/data/a", "p"}}, Class: attack.Lookalike},
+			{Op: core.Op{Kind: core.OpFetch, Args: []string{"0x7f.1", "/"}}, Class: attack.IPSpelling},
+		},
+	}
+	for _, tc := range []struct {
+		step int
+		want string
+	}{{1, "fs_write, through a link under a root"}, {2, ""}, {3, "IPv4 in hex"}} {
+		if got := keptCause(sc, oracle.Finding{Invariant: oracle.Confinement, Step: tc.step}); got != tc.want {
+			t.Errorf("step %d: keptCause = %q, want %q", tc.step, got, tc.want)
+		}
+	}
+}

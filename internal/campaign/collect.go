@@ -176,6 +176,19 @@ func causeOf(r raw) (string, int) {
 	return st.Class.String(), MaxPerClass
 }
 
+// keptCause is the cause a finding was kept for, when it is more than
+// its attack class (a fetch's hostCause, a file op's pathCause), else "":
+// minimizing it keeps that cause (finding.Pipeline.Cause), or the one
+// kept for a link's escape would be written as whatever the invariant
+// shrinks to, and the files repeat one defect.
+func keptCause(sc *scenario.Scenario, f oracle.Finding) string {
+	cause, most := causeOf(raw{sc: sc, f: f})
+	if most != MaxPerCause {
+		return ""
+	}
+	return cause
+}
+
 // finish marks check i finished, moves the watermark, and hands the raw
 // findings it passed to the sink, in check order.
 func (k *collector) finish(i int) {

@@ -74,6 +74,14 @@ type Pipeline struct {
 	// replay' makes one. A finding that does not fail again on Factory is
 	// then judged, and minimized, on a fresh session for each candidate.
 	Start func() (core.Factory, func() error, error)
+	// Cause, when set, names what a finding at an op is about (a
+	// campaign's cause: the path's way out of its roots, the host's
+	// range), "" for nothing more than its invariant. A candidate then
+	// fails alike only at an op of the original's cause, so that what
+	// is minimized is the defect the finding was kept for, not another
+	// the same invariant meets on the way (a link's escape shrunk to a
+	// plain write outside every root).
+	Cause func(sc *scenario.Scenario, f oracle.Finding) string
 
 	aloneMu sync.Mutex
 	alone   map[string]bool // failsAlone's answers, by minimized text
@@ -137,10 +145,11 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 	out.Replays = replays
 	switch {
 	case judge != nil:
-		pred := p.adapted(minimize.JudgedLike(judge, f, timeout, start))
+		like := p.like(clean, f)
+		pred := p.adapted(judgedLike(judge, like, timeout, start))
 		out.Minimized, out.Stats = minimize.Minimize(clean, f.Step, knownToFail(clean, pred), lim)
 		var again bool
-		out.MinDetail, out.MinStep, again = p.explain(out.Minimized, f, judge)
+		out.MinDetail, out.MinStep, again = p.explain(out.Minimized, f, like, judge)
 		if !again && len(out.Minimized.Steps) < len(clean.Steps) && !stopped(lim.Stop) {
 			// The minimizer took a candidate that failed once, and not
 			// again: keep the scenario that was confirmed to fail.
@@ -261,6 +270,26 @@ func (p *Pipeline) adapted(pred minimize.Predicate) minimize.Predicate {
 	}
 }
 
+// like returns whether a finding fd on a candidate is the failure f on
+// sc is (minimize.Like), at an op of f's Cause when the Pipeline names
+// one.
+func (p *Pipeline) like(sc *scenario.Scenario, f oracle.Finding) func(*scenario.Scenario, oracle.Finding) bool {
+	want := ""
+	if p.Cause != nil {
+		want = p.Cause(sc, f)
+	}
+	return func(c *scenario.Scenario, fd oracle.Finding) bool {
+		return minimize.Like(f, fd) && (want == "" || p.Cause(c, fd) == want)
+	}
+}
+
+// judgedLike is minimize.JudgedLike for a finding that like tells.
+func judgedLike(j minimize.Judge, like func(*scenario.Scenario, oracle.Finding) bool, timeout, start time.Duration) minimize.Predicate {
+	return func(sc *scenario.Scenario) bool {
+		return slices.ContainsFunc(j(sc, oracle.Options{Timeout: timeout, StartTimeout: start}), func(fd oracle.Finding) bool { return like(sc, fd) })
+	}
+}
+
 // knownToFail is pred, except that sc, which confirm saw fail, is not
 // judged once more when Minimize starts from it.
 func knownToFail(sc *scenario.Scenario, pred minimize.Predicate) minimize.Predicate {
@@ -289,7 +318,7 @@ func stopped(stop <-chan struct{}) bool {
 // not fail there once more is judged on a fresh session, when the
 // Pipeline can start one; failing that, the words are those on the
 // original scenario, said so, and again is false.
-func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, on minimize.Judge) (detail string, step int, again bool) {
+func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, like func(*scenario.Scenario, oracle.Finding) bool, on minimize.Judge) (detail string, step int, again bool) {
 	if _, err := judge.NewCase(sc); err != nil {
 		return err.Error(), 0, true // no scenario to judge: nothing better is known
 	}
@@ -298,7 +327,13 @@ func (p *Pipeline) explain(sc *scenario.Scenario, f oracle.Finding, on minimize.
 		judges = append(judges, minimize.Fresh(p.Start, p.Limits.Stop))
 	}
 	for _, j := range judges {
-		for _, fd := range j(sc, oracle.Options{Timeout: p.Timeout, StartTimeout: p.StartTimeout}) {
+		fs := j(sc, oracle.Options{Timeout: p.Timeout, StartTimeout: p.StartTimeout})
+		for _, fd := range fs {
+			if like(sc, fd) {
+				return fd.Detail, fd.Step, true
+			}
+		}
+		for _, fd := range fs {
 			if fd.Invariant == f.Invariant {
 				return fd.Detail, fd.Step, true
 			}

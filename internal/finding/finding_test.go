@@ -509,3 +509,23 @@ func TestCommandName(t *testing.T) {
 		t.Errorf("CommandName of words not anchored = %q, want the command as given", got)
 	}
 }
+
+// TestPipelineKeepsTheCause: a Pipeline that names a finding's cause
+// minimizes it only to candidates failing at an op of that cause: here
+// the op's path, which without it shrinks from /workshop/secret to
+// /works (the same invariant, met another way).
+func TestPipelineKeepsTheCause(t *testing.T) {
+	m, _ := mutants.Lookup("raw-prefix")
+	sc := parse(t, "grant fs_read /work\nfile /workshop/secret LEAK\nfs_read /workshop/secret\n")
+	path := func(sc *scenario.Scenario, f oracle.Finding) string { return sc.Steps[f.Step-1].Op.Args[0] }
+	found := firstFinding(t, m.Factory, sc, 0)
+	for _, tc := range []struct {
+		cause func(*scenario.Scenario, oracle.Finding) string
+		want  string
+	}{{nil, "/works"}, {path, "/workshop/secret"}} {
+		f := (&Pipeline{Factory: m.Factory, SUT: "mutant:raw-prefix", Cause: tc.cause}).Process(sc, found, "test")
+		if got := f.Minimized.Steps[len(f.Minimized.Steps)-1].Op.Args[0]; f.Invariant != oracle.Confinement || got != tc.want || f.MinStep == 0 {
+			t.Errorf("cause named %v: minimized to %s at step %d (%s), want confinement at %s", tc.cause != nil, got, f.MinStep, f.Invariant, tc.want)
+		}
+	}
+}
