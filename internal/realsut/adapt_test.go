@@ -1,6 +1,7 @@
 package realsut
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,8 +55,9 @@ func TestAdaptLeavesOutLinkedRoots(t *testing.T) {
 
 // TestAdaptDropsOpsWithoutATool: a server whose profile has a write tool
 // and no read tool (edit tools that return no file's content) is asked
-// no fs_read, a scenario of reads alone is left out, and the target says
-// which ops it never asks; a profile with both asks both, saying nothing.
+// no fs_read, a scenario of reads alone is left out, a grant of fs_write
+// alone is its one list of directories, and the target says which ops it
+// never asks; a profile with both asks both, saying nothing.
 func TestAdaptDropsOpsWithoutATool(t *testing.T) {
 	writeOnly, err := mcp.ParseProfile([]byte(`{"name": "edits", "write": {"tool": "edit_file", "path": "path", "content": "code"}}`))
 	if err != nil {
@@ -76,6 +78,13 @@ func TestAdaptDropsOpsWithoutATool(t *testing.T) {
 	}
 	if a.Adapt(reads) != nil {
 		t.Errorf("a scenario of reads alone was kept")
+	}
+	writes, err := scenario.Parse("t.sbx", []byte("grant fs_write /data\n\nfs_write /data/b y\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := a.Adapt(writes); out == nil || !slices.Equal(out.Grant.FSRead, []string{"/data"}) || !slices.Equal(out.Grant.FSWrite, []string{"/data"}) {
+		t.Errorf("a grant of fs_write alone: adapted %v, want the write under the one list /data", out)
 	}
 	if got := a.Target().Unasked; !strings.Contains(got, "fs_read never asked: profile edits has no tool for it") {
 		t.Errorf("Unasked = %q, want fs_read named", got)

@@ -325,7 +325,14 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 	if !p.Trims && !p.Cwd && unasked(p) == "" && !joined {
 		return AdaptOneList
 	}
+	writesOnly := !p.Supports(core.OpRead)
 	return func(sc *scenario.Scenario) *scenario.Scenario {
+		if writesOnly {
+			// The one list is the write roots for a server that only
+			// writes: a grant of fs_write alone is what it can be given.
+			sc = sc.Clone()
+			sc.Grant.FSRead = slices.Clone(sc.Grant.FSWrite)
+		}
 		out := AdaptOneList(sc)
 		if out == nil {
 			return nil
@@ -378,8 +385,8 @@ func fileAtOrAbove(w scenario.WorldSpec, dir string) bool {
 }
 
 // AdaptOneList is AdaptFS for a server with one list of directories for
-// reads and writes (SPEC §13): the grant's fs_write roots become its
-// fs_read roots, paths with ".." are left out, and file contents become
+// reads and writes (SPEC §13): the grant's fs_read roots become its
+// fs_write roots, paths with ".." are left out, and file contents become
 // valid UTF-8, since an MCP server returns text.
 func AdaptOneList(sc *scenario.Scenario) *scenario.Scenario {
 	out := AdaptFS(sc)
