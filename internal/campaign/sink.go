@@ -57,7 +57,7 @@ func newSink(target sut.Target, program string, seed uint64, out string, stop *s
 	s := &sink{
 		target: target, seed: seed, out: out, stop: stop,
 		p: &finding.Pipeline{SUT: target.Name, Flags: target.Flags, Program: program, Timeout: timeout, StartTimeout: start, Adapt: target.Adapt, Start: target.Start,
-			Limits: minimize.Limits{Stop: stop.minimize}, Cause: keptCause},
+			Limits: minimize.Limits{Stop: stop.minimize}},
 		as:   &finding.Pipeline{SUT: target.Name, Flags: target.Flags, Program: program, Timeout: timeout, StartTimeout: start, Limits: minimize.Limits{Stop: closedChan}},
 		done: make(chan struct{}), seen: map[string]bool{}, hangs: map[string]bool{},
 	}

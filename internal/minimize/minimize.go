@@ -89,7 +89,9 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		cur = m.removeOps(cur)
 		cur = m.removeBudgetBurners(cur)
 		cur = m.removeWorldLists(cur)
-		cur = m.shortcutLinks(cur)
+		if next := m.shortcutLinks(cur); next != cur {
+			cur = m.removeWorldLists(next)
+		}
 		cur = m.removeEntries(cur)
 		cur = m.plainRoots(cur)
 		cur = m.simplifyBudgets(cur)
@@ -209,14 +211,21 @@ func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenar
 	return cur
 }
 
-// shortcutLinks points each link past the link its target names, one hop
-// at a time, while the scenario still fails: removeEntries keeps a chain
-// of links whole, since each link in it is needed, while a failure often
-// needs only where the chain ends. The links a shortcut leaves unused go
-// in removeEntries. A relative target is made absolute from its link's
-// directory.
+// shortcutLinks points each link past the link its target names, while
+// the scenario still fails: removeEntries keeps a chain of links whole,
+// since each link in it is needed, while a failure often needs only where
+// the chain ends. Each link is first pointed at the chain's end, one
+// candidate, returning at the first that keeps the failure (the links it
+// leaves unused are for removeWorldLists), then, failing that, one hop at
+// a time. The links a hop leaves unused go in removeEntries. A relative target is made absolute
+// from its link's directory.
 func (m *minimizer) shortcutLinks(cur *scenario.Scenario) *scenario.Scenario {
 	for i := range cur.World.Links {
+		if end := chainEnd(cur.World.Links, i); end != linkTarget(cur.World.Links[i]) {
+			if next := m.keep(cur, func(c *scenario.Scenario) { c.World.Links[i].Target = end }); next != cur {
+				return next // the rest of the chain is likely unused now: removeWorldLists takes it in runs
+			}
+		}
 		for hops := 0; hops < len(cur.World.Links); hops++ {
 			j := slices.IndexFunc(cur.World.Links, func(l scenario.Link) bool {
 				return path.Clean(l.Path) == linkTarget(cur.World.Links[i])
@@ -232,6 +241,22 @@ func (m *minimizer) shortcutLinks(cur *scenario.Scenario) *scenario.Scenario {
 		}
 	}
 	return cur
+}
+
+// chainEnd is where the chain of links from links[i] ends: the first
+// target along it that is no link's path, or the last before the chain
+// comes back to a link it passed (a loop).
+func chainEnd(links []scenario.Link, i int) string {
+	seen := map[int]bool{i: true}
+	end := linkTarget(links[i])
+	for {
+		j := slices.IndexFunc(links, func(l scenario.Link) bool { return path.Clean(l.Path) == end })
+		if j < 0 || seen[j] {
+			return end
+		}
+		seen[j] = true
+		end = linkTarget(links[j])
+	}
 }
 
 // linkTarget is where l points, absolute and clean.
