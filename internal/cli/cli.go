@@ -70,8 +70,8 @@ func (e *env) target(name string) (sut.Target, error) {
 	t.Flags = append(slices.Clone(t.Flags), e.timeoutFlags()...)
 	if e.given["tree-dir"] && e.treeDir != "" && (name == realsut.OSRootName || strings.HasPrefix(name, realsut.MCPPrefix)) {
 		// Where the tree lies can change what is judged: a sandbox around
-		// a server may confine it to paths it accepts (firejail whitelists
-		// under /tmp and the home directory alone).
+		// a server may hide what lies beside the directories it allows
+		// (firejail's whitelist empties their top directory).
 		abs, err := filepath.Abs(e.treeDir)
 		if err != nil {
 			return sut.Target{}, fmt.Errorf("--tree-dir: %w", err)
