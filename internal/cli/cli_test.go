@@ -237,6 +237,21 @@ func TestMinimizeCommand(t *testing.T) {
 	if strings.Count(out, "\nfs_read ") != 1 || !strings.Contains(out, "fs_read /works ") || strings.Contains(out, "file ") {
 		t.Fatalf("minimized to\n%s", out)
 	}
+	// -w on a finding file named relative: its reproduce line names it
+	// absolute, as a campaign's do, to replay from any directory.
+	found := writeFile(t, dir, "found.sbx", "# finding: confinement\n# reproduce: sbxfuzz replay --sut mutant:raw-prefix found.sbx\n"+
+		"grant fs_read /work\nfile /work/a x\nfile /workshop/s leak\n\nfs_read /work/a\nfs_read /workshop/s\n")
+	t.Chdir(dir)
+	if st, _, errs := run(t, "minimize", "--sut", "mutant:raw-prefix", "-w", "found.sbx"); st != ExitFinding {
+		t.Fatalf("minimize -w: status %d: %s", st, errs)
+	}
+	data, err := os.ReadFile(found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# reproduce: sbxfuzz replay --sut mutant:raw-prefix " + found + "\n"; !strings.Contains(string(data), want) {
+		t.Errorf("minimize -w wrote\n%s\nwant a line %q", data, want)
+	}
 	if st, _, _ := run(t, "minimize", p); st != ExitOK {
 		t.Errorf("minimize on the reference: status %d, want 0 (nothing to do)", st)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
@@ -90,7 +91,11 @@ it: the ops its adapter cannot express are left out first.`)
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
 	written := ""
 	if *write {
-		written = name
+		// Absolute, as a campaign's files name themselves: the reproduce
+		// line then replays the file from any directory.
+		if written, err = filepath.Abs(name); err != nil {
+			written = name
+		}
 	}
 	p.AnnotateInPlace(f, sc, len(n.Skipped), written)
 	min := f.Minimized
