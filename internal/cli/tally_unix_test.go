@@ -78,18 +78,9 @@ func TestReplayCountsStricter(t *testing.T) {
 // marks that step so that the lookup is not read as the proxy's; a host
 // the model refuses by the grant alone, journaling nothing, is no mark.
 func TestReplayMarksTheModelsJournal(t *testing.T) {
-	if err := netns.Supported(); err != nil {
-		t.Skip(err)
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3 on PATH: the deny proxy is a Python script")
-	}
+	proxy := pythonInNamespace(t, "denyproxy.py")
 	dir := t.TempDir()
 	profile := writeFile(t, dir, "deny.json", `{"name": "deny", "command": ["python3"], "args": ["{{listen}}"]}`)
-	proxy, err := filepath.Abs("testdata/denyproxy.py")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sbx := writeFile(t, dir, "s.sbx", "grant net 2130706433 a.test\n\nnet_fetch 2130706433 / => egress_internal\nnet_fetch b.test / => egress_denied\n")
 	_, out, errs := run(t, "replay", "--sut", "proxy:"+proxy, "--profile", profile, sbx)
 	const mark = "refused by the sandbox, which looked nothing up: the model's journal shown"
@@ -111,18 +102,9 @@ func TestReplayMarksTheModelsJournal(t *testing.T) {
 // sharing of one server. Replay judges that file again on a server for
 // each run, and says so; the fetch of an internal address is still found.
 func TestReplayOfACachingFetchServer(t *testing.T) {
-	if err := netns.Supported(); err != nil {
-		t.Skip(err)
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3 on PATH: the caching fetch server is a Python script")
-	}
+	server := pythonInNamespace(t, "cachefetch.py")
 	dir := t.TempDir()
 	profile := writeFile(t, dir, "cache.json", `{"name": "cachefetch", "command": ["python3"], "mcp": {"tool": "fetch"}}`)
-	server, err := filepath.Abs("testdata/cachefetch.py")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sbx := writeFile(t, dir, "s.sbx", "grant net b.test\ndns b.test 127.0.0.1\nroute b.test /s hello\n\nnet_fetch b.test /s\n")
 	st, out, errs := run(t, "replay", "--sut", "mcp:"+server, "--profile", profile, sbx)
 	if st != ExitFinding || !strings.Contains(out, "no-internal-egress") || strings.Contains(out, "replay-deterministic") {
@@ -131,4 +113,22 @@ func TestReplayOfACachingFetchServer(t *testing.T) {
 	if !strings.Contains(errs, "replayed again on a process of its own") {
 		t.Errorf("stderr %q: want a note that the file was replayed again", errs)
 	}
+}
+
+// pythonInNamespace is the absolute path of the Python script testdata/name,
+// a proxy or a server the door runs in a network namespace; it skips the
+// test where namespaces or python3 are missing.
+func pythonInNamespace(t *testing.T, name string) string {
+	t.Helper()
+	if err := netns.Supported(); err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH: testdata/" + name + " is a Python script")
+	}
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
