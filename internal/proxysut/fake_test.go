@@ -614,13 +614,14 @@ func TestStartFailureNamesCommand(t *testing.T) {
 // TestStartListeningElsewhere: a proxy that listens where it was not told
 // (a profile that does not say {{listen}}) is given up on after
 // elsewhereGrace, not --start-timeout, and the error says where it
-// listens.
+// listens, also when it came to listen there only after the grace (a
+// loaded machine's slow start).
 func TestStartListeningElsewhere(t *testing.T) {
 	defer func(g time.Duration) { elsewhereGrace = g }(elsewhereGrace)
-	elsewhereGrace = 300 * time.Millisecond
+	elsewhereGrace = time.Millisecond // over before the proxy listens anywhere
 	tg := fakeTarget(t, "elsewhere", "", 0)
 	_, _, _, err := tg.StartCounted()
-	if err == nil || !strings.Contains(err.Error(), "did not listen on 127.0.0.1:3128 within 300ms; it listens on 127.0.0.1:9999 instead") {
+	if err == nil || !strings.Contains(err.Error(), "did not listen on 127.0.0.1:3128 within 1ms; it listens on 127.0.0.1:9999 instead") {
 		t.Errorf("a proxy listening on 127.0.0.1:9999: %v; want it said, before --start-timeout", err)
 	}
 }

@@ -238,6 +238,7 @@ func (px *proxy) waitReady(start time.Duration) error {
 	if start >= 3*elsewhereGrace {
 		grace = time.After(elsewhereGrace)
 	}
+	graceOver := false // from then on, each pause looks where it listens: a slow proxy may listen elsewhere later
 	pause := time.Millisecond
 	for {
 		c, err := px.sb.Dial(ctx, "tcp", px.listen.String())
@@ -245,15 +246,18 @@ func (px *proxy) waitReady(start time.Duration) error {
 			c.Close()
 			return nil
 		}
+		if graceOver {
+			if where := px.listensElsewhere(); where != "" {
+				return fmt.Errorf("the proxy did not listen on %s within %v%s", px.listen, elsewhereGrace, where)
+			}
+		}
 		select {
 		case <-px.exited:
 			return fmt.Errorf("the proxy exited with status %d before it listened on %s%s", px.result.ExitCode, px.listen, stderrTail(px.result.Stderr))
 		case <-ctx.Done():
 			return fmt.Errorf("the proxy did not listen on %s within %v (--start-timeout): %v%s", px.listen, start, err, px.listensElsewhere())
 		case <-grace:
-			if where := px.listensElsewhere(); where != "" {
-				return fmt.Errorf("the proxy did not listen on %s within %v%s", px.listen, elsewhereGrace, where)
-			}
+			graceOver = true
 		case <-time.After(pause):
 		}
 		pause = min(pause+pause/4, 20*time.Millisecond)
