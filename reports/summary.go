@@ -146,10 +146,14 @@ func (p DimensionPoint) String() string { return p.Dim + " " + p.Group + ": " + 
 
 // Finding is one finding in a Summary.
 type Finding struct {
-	Invariant    string `json:"invariant"`
-	Check        int    `json:"check"`
-	Step         int    `json:"step"`
-	Class        string `json:"class"`
+	Invariant string `json:"invariant"`
+	Check     int    `json:"check"`
+	Step      int    `json:"step"`
+	Class     string `json:"class"`
+	// Cause, when set, is what the violating op of the scenario File
+	// holds does, which the campaign kept one finding of each of: how a
+	// file op's path leaves its roots, what a fetch's host names.
+	Cause        string `json:"cause,omitempty"`
 	Detail       string `json:"detail"` // the oracle's words on the scenario File holds (Check, Step and Class say where the campaign found it)
 	File         string `json:"file,omitempty"`
 	OriginalOps  int    `json:"original_ops"`

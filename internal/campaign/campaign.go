@@ -198,12 +198,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer cancel()
 	defer stopEarly(ctx, cfg, cancel, stop)()
 	out := newSink(cfg.Target, cfg.Program, cfg.Seed, cfg.Out, stop, cfg.Timeout, cfg.StartTimeout)
-	if !cfg.StopAtFirst {
-		// Findings spread over causes keep their cause as they shrink; the
-		// one finding of StopAtFirst shrinks as far as its invariant lets
-		// it (a rebinding to a name answered internal at once).
-		out.p.Cause = keptCause
-	}
+	// Findings spread over causes keep their cause as they shrink; the
+	// one finding of StopAtFirst shrinks as far as its invariant lets it
+	// (a rebinding to a name answered internal at once).
+	out.p.Cause, out.p.ShrinkPastCause, out.as.Cause = KeptCause, cfg.StopAtFirst, KeptCause
 	col := newCollector(cfg.StopAtFirst, cfg.PerInvariant, out.put)
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a

@@ -20,8 +20,12 @@ import (
 //   - any other path under none of them: outside every root (a guard
 //     that checks nothing, or was not given the grant, lets every such
 //     op through, whatever attack drew it);
-//   - a path under a root that passes through one of the world's links:
-//     the link (a guard that checks the path and not where it leads).
+//   - a path under a root that names one of the world's links, or lies
+//     below one: the link, each apart (a guard that checks the path and
+//     not where it leads; one that resolves the file it opens and not
+//     the directories on the way, or the other way round, fails at one
+//     and not the other, and a new file made through a directory link
+//     is not an old file overwritten through a file link).
 //
 // Each is the op's kind's: a guard may check reads and not writes. A
 // path under a root through no link is "": its attack class is its cause.
@@ -47,8 +51,12 @@ func pathCause(op core.Op, sc *scenario.Scenario) string {
 		return op.Kind + ", a prefix sibling of a root"
 	case !spec.UnderAllowlist(c, roots):
 		return op.Kind + ", outside every root"
-	case throughLink(c, sc.World.Links):
-		return op.Kind + ", through a link under a root"
+	}
+	switch throughLink(c, sc.World.Links) {
+	case atLink:
+		return op.Kind + ", at a link under a root"
+	case belowLink:
+		return op.Kind + ", below a link under a root"
 	}
 	return ""
 }
@@ -64,15 +72,27 @@ func prefixSibling(c string, roots []string) bool {
 	return false
 }
 
-// throughLink reports whether the canonical path c is one of links or
-// lies below one.
-func throughLink(c string, links []scenario.Link) bool {
+// How a path meets the world's links (throughLink).
+const (
+	noLink    = iota
+	atLink    // the path is a link's
+	belowLink // the path lies below a link (and is none's)
+)
+
+// throughLink says how the canonical path c meets links: it is one of
+// them, or lies below one, or neither.
+func throughLink(c string, links []scenario.Link) int {
+	how := noLink
 	for _, l := range links {
-		if lp := spec.Canonical(l.Path); c == lp || strings.HasPrefix(c, strings.TrimSuffix(lp, "/")+"/") {
-			return true
+		lp := spec.Canonical(l.Path)
+		switch {
+		case c == lp:
+			return atLink
+		case strings.HasPrefix(c, strings.TrimSuffix(lp, "/")+"/"):
+			how = belowLink
 		}
 	}
-	return false
+	return how
 }
 
 // hostCause names a fetch's cause for the collector, what a guard that

@@ -85,7 +85,8 @@ func TestCollectorSpreadsFetchCauses(t *testing.T) {
 func TestPathCause(t *testing.T) {
 	sc := &scenario.Scenario{
 		Grant: core.GrantSpec{FSRead: []string{"/data/", "/srv/app"}, FSWrite: []string{"/data/out"}},
-		World: scenario.WorldSpec{Links: []scenario.Link{{Path: "/data/ln", Target: "/etc"}}},
+		World: scenario.WorldSpec{Links: []scenario.Link{{Path: "/data/ln", Target: "/etc"},
+			{Path: "/data/out/f", Target: "/etc/passwd"}, {Path: "/data/out/d", Target: "/etc"}}},
 	}
 	for _, tc := range []struct{ kind, path, want string }{
 		{core.OpRead, "/etc/passwd", "fs_read, outside every root"},
@@ -97,8 +98,10 @@ func TestPathCause(t *testing.T) {
 		{core.OpRead, "/database", "fs_read, a prefix sibling of a root"},
 		{core.OpRead, "/data/../etc/passwd", "fs_read, a traversal"},
 		{core.OpRead, "/data/a/../b", "fs_read, a traversal"},
-		{core.OpRead, "/data/ln/passwd", "fs_read, through a link under a root"},
-		{core.OpRead, "//data/ln", "fs_read, through a link under a root"},
+		{core.OpRead, "/data/ln/passwd", "fs_read, below a link under a root"},
+		{core.OpRead, "//data/ln", "fs_read, at a link under a root"},
+		{core.OpWrite, "/data/out/f", "fs_write, at a link under a root"},
+		{core.OpWrite, "/data/out/d/new", "fs_write, below a link under a root"},
 		{core.OpRead, "/data/lnx", ""},
 		{core.OpRead, "/data/a", ""},
 		{core.OpWrite, "/data/out/x", ""},
@@ -114,7 +117,8 @@ func TestPathCause(t *testing.T) {
 // TestCollectorSpreadsPathCauses: the findings of one invariant at file
 // ops are kept one per cause, whatever attack class drew them: a server
 // that checks no root fails every check at a path outside them, and
-// still leaves room for its escape through a link, later.
+// still leaves room for its escapes through a link, later: at the link
+// and below it, each once.
 func TestCollectorSpreadsPathCauses(t *testing.T) {
 	var got []int
 	k := newCollector(false, 0, func(r raw) { got = append(got, r.check) })
@@ -128,13 +132,14 @@ func TestCollectorSpreadsPathCauses(t *testing.T) {
 	ops := []*scenario.Scenario{
 		write("/w", attack.Lookalike), write("/e", attack.OutsideAbsolute), write("/r", attack.SymlinkLoop),
 		write("/data/chain", attack.Lookalike), write("/data/../etc/x", attack.Traversal),
+		write("/data/chain/x", attack.SymlinkEscape), write("/data/chain/y", attack.SymlinkEscape),
 	}
 	for i, sc := range ops {
 		k.offer(i, sc, []oracle.Finding{{Invariant: oracle.Confinement, Step: 1}})
 		k.finish(i)
 	}
 	k.flush()
-	if diff := cmp.Diff([]int{0, 3, 4}, got); diff != "" {
+	if diff := cmp.Diff([]int{0, 3, 4, 5}, got); diff != "" {
 		t.Errorf("checks kept (-want +got):\n%s", diff)
 	}
 }
@@ -154,9 +159,9 @@ func TestKeptCause(t *testing.T) {
 	for _, tc := range []struct {
 		step int
 		want string
-	}{{1, "fs_write, through a link under a root"}, {2, ""}, {3, "IPv4 in hex"}} {
-		if got := keptCause(sc, oracle.Finding{Invariant: oracle.Confinement, Step: tc.step}); got != tc.want {
-			t.Errorf("step %d: keptCause = %q, want %q", tc.step, got, tc.want)
+	}{{1, "fs_write, below a link under a root"}, {2, ""}, {3, "IPv4 in hex"}} {
+		if got := KeptCause(sc, oracle.Finding{Invariant: oracle.Confinement, Step: tc.step}); got != tc.want {
+			t.Errorf("step %d: KeptCause = %q, want %q", tc.step, got, tc.want)
 		}
 	}
 }

@@ -176,12 +176,13 @@ func causeOf(r raw) (string, int) {
 	return st.Class.String(), MaxPerClass
 }
 
-// keptCause is the cause a finding was kept for, when it is more than
-// its attack class (a fetch's hostCause, a file op's pathCause), else "":
-// minimizing it keeps that cause (finding.Pipeline.Cause), or the one
-// kept for a link's escape would be written as whatever the invariant
-// shrinks to, and the files repeat one defect.
-func keptCause(sc *scenario.Scenario, f oracle.Finding) string {
+// KeptCause is the cause a campaign keeps a finding for, when it is more
+// than its attack class (a fetch's host, a file op's path: how it leaves
+// its roots), else "": minimizing it keeps that cause
+// (finding.Pipeline.Cause), or the one kept for a link's escape would be
+// written as whatever the invariant shrinks to, and the files repeat one
+// defect.
+func KeptCause(sc *scenario.Scenario, f oracle.Finding) string {
 	cause, most := causeOf(raw{sc: sc, f: f})
 	if most != MaxPerCause {
 		return ""

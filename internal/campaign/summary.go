@@ -29,7 +29,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 	s.DistinctScenarios = distinctScenarios(res.Findings)
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
-			Class: f.Class.String(), Detail: fileDetail(f.Finding), File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
+			Class: f.Class.String(), Cause: f.Cause, Detail: fileDetail(f.Finding), File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),
 			Unminimized: f.Unminimized, Flaky: f.Flaky, Stateful: f.Stateful, Unconfirmed: f.Unconfirmed, Unreproduced: f.Unreproduced})
 		switch {
 		case f.Unconfirmed:

@@ -260,6 +260,28 @@ func TestMinimizeCommand(t *testing.T) {
 	}
 }
 
+// TestMinimizeKeepsTheCause: minimizing again a campaign's finding whose
+// header names its cause shrinks it to that cause, as the campaign began
+// it (the read below a link stays one; left free, it shrinks to the
+// read of the link itself), and the header names the cause.
+func TestMinimizeKeepsTheCause(t *testing.T) {
+	body := "grant fs_read /work\nlink /work/ln /etc\nfile /etc/passwd root\n\nfs_read /work/ln/passwd\n"
+	for _, tc := range []struct{ header, want, cause string }{
+		{"", "fs_read /work/ln ", ""},
+		{"# finding: confinement\n# sandbox: mutant:no-realpath; seed 1, check 2; class of the violating op: symlink-escape; cause: fs_read, below a link under a root\n",
+			"fs_read /work/ln/", "cause: fs_read, below a link under a root"},
+	} {
+		f := writeFile(t, t.TempDir(), "f.sbx", tc.header+body)
+		st, out, errs := run(t, "minimize", "--sut", "mutant:no-realpath", f)
+		if st != ExitFinding {
+			t.Fatalf("status %d: %s", st, errs)
+		}
+		if !strings.Contains(out, "\n"+tc.want) || !strings.Contains(out, tc.cause) {
+			t.Errorf("header %q: minimized to\n%s\nwant an op %q and %q", tc.header, out, tc.want, tc.cause)
+		}
+	}
+}
+
 func TestRunBadFlagsExit2(t *testing.T) {
 	for _, args := range [][]string{{"run", "--checks", "-1"}, {"run", "--sut", "nope"}, {"run", "--format", "md"}, {"run", "extra"}, {"run", "--duration", "xyz"}} {
 		if st, _, _ := run(t, args...); st != ExitUsage {

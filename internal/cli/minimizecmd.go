@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
@@ -87,7 +88,11 @@ it: the ops its adapter cannot express are left out first.`)
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: no violation to minimize on %s\n", name, *sutName)
 		return ExitOK
 	}
-	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}
+	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt,
+		// A campaign's finding whose header names its cause goes on
+		// shrinking to that cause, as the campaign began it; any other
+		// file shrinks as far as its invariant lets it.
+		Cause: campaign.KeptCause, ShrinkPastCause: !finding.NamesCause(sc)}
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
 	written := ""
 	if *write {

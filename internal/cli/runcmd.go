@@ -124,8 +124,8 @@ that cannot start, 3 interrupted.`)
 		}
 	} else {
 		for _, f := range sum.Findings {
-			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s, %s)\n  %s\n",
-				f.File, f.Invariant, f.Check, f.Class, shrunk(f), f.Detail)
+			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s%s, %s)\n  %s\n",
+				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), f.Detail)
 		}
 	}
 	switch {
@@ -139,6 +139,15 @@ that cannot start, 3 interrupted.`)
 		return ExitUsage // it judged nothing: its timeouts do not fit its duration (the warning says so)
 	}
 	return ExitOK
+}
+
+// causeWords is the cause of a finding's line, after its class: in
+// brackets, for a cause is words with commas of its own.
+func causeWords(f reports.Finding) string {
+	if f.Cause == "" {
+		return ""
+	}
+	return " [" + f.Cause + "]"
 }
 
 // shrunk says how much a finding was minimized.

@@ -82,6 +82,11 @@ type Pipeline struct {
 	// the same invariant meets on the way (a link's escape shrunk to a
 	// plain write outside every root).
 	Cause func(sc *scenario.Scenario, f oracle.Finding) string
+	// ShrinkPastCause lets a candidate fail alike at an op of any cause:
+	// the finding is minimized as far as its invariant lets it (a
+	// campaign's one finding under StopAtFirst). Cause still names the
+	// written file's.
+	ShrinkPastCause bool
 
 	aloneMu sync.Mutex
 	alone   map[string]bool // failsAlone's answers, by minimized text
@@ -113,6 +118,9 @@ type Finding struct {
 	// Replays is how many times the scenario was judged again before it
 	// was minimized, or called flaky.
 	Replays int
+	// Cause is what the violating op of the written scenario is about,
+	// the Pipeline's Cause on it: "" when the Pipeline names none.
+	Cause string
 	// Unreproduced is the number of ops of the minimized candidate that
 	// did not fail once more when explained (a hang the machine's load
 	// made, say), where the original did: the original is kept, not a
@@ -165,6 +173,9 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 		out.Flaky = true
 	}
 	Expect(out.Minimized)
+	if p.Cause != nil {
+		out.Cause = p.Cause(out.Minimized, oracle.Finding{Invariant: f.Invariant, Step: out.MinStep})
+	}
 	return out
 }
 
@@ -275,7 +286,7 @@ func (p *Pipeline) adapted(pred minimize.Predicate) minimize.Predicate {
 // one.
 func (p *Pipeline) like(sc *scenario.Scenario, f oracle.Finding) func(*scenario.Scenario, oracle.Finding) bool {
 	want := ""
-	if p.Cause != nil {
+	if p.Cause != nil && !p.ShrinkPastCause {
 		want = p.Cause(sc, f)
 	}
 	return func(c *scenario.Scenario, fd oracle.Finding) bool {
@@ -429,11 +440,33 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 	f.Minimized.Comment = []string{
 		"finding: " + f.Invariant.String(),
 		f.Explanation(),
-		fmt.Sprintf("sandbox: %s; %s; class of the violating op: %s", p.SUT, f.Origin, f.Class),
+		fmt.Sprintf("sandbox: %s; %s; class of the violating op: %s%s", p.SUT, f.Origin, f.Class, causeClause(f)),
 		shrunk + "); expectations are the oracle model's results",
 		"reproduce: " + p.command(path),
 	}
 }
+
+// causeClause is the header's words on f's Cause, after the attack class
+// that drew the op: an attack drawn as a prefix sibling may have left
+// every root another way.
+func causeClause(f *Finding) string {
+	if f.Cause == "" {
+		return ""
+	}
+	return causeMark + f.Cause
+}
+
+// NamesCause reports whether sc's header, a campaign's finding's, names
+// the cause it was minimized to.
+func NamesCause(sc *scenario.Scenario) bool {
+	return slices.ContainsFunc(sc.Comment, func(l string) bool {
+		return strings.HasPrefix(l, "sandbox: ") && strings.Contains(l, causeMark)
+	})
+}
+
+// causeMark starts the clause of a header's sandbox line that names the
+// finding's cause.
+const causeMark = "; cause: "
 
 // AnnotateInPlace writes the header of a finding minimized in the file it
 // was read from (sbxfuzz minimize): orig's own comment, kept, and a line
@@ -448,6 +481,12 @@ func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut 
 	comment := slices.Clone(orig.Comment)
 	if len(comment) > 0 && strings.HasPrefix(comment[0], "finding: ") {
 		comment = freshHeader(comment, f)
+		if i := slices.IndexFunc(comment, func(l string) bool { return strings.HasPrefix(l, "sandbox: ") }); i >= 0 {
+			if j := strings.LastIndex(comment[i], causeMark); j >= 0 {
+				comment[i] = comment[i][:j]
+			}
+			comment[i] += causeClause(f)
+		}
 		if i := slices.IndexFunc(comment, func(l string) bool { return strings.HasPrefix(l, "reproduce: ") }); i >= 0 && path != "" {
 			comment[i] = "reproduce: " + p.command(path)
 		}

@@ -512,20 +512,48 @@ func TestCommandName(t *testing.T) {
 
 // TestPipelineKeepsTheCause: a Pipeline that names a finding's cause
 // minimizes it only to candidates failing at an op of that cause: here
-// the op's path, which without it shrinks from /workshop/secret to
-// /works (the same invariant, met another way).
+// the op's path, which without it (or past it) shrinks from
+// /workshop/secret to /works (the same invariant, met another way). The
+// header names the cause of the op the file fails at.
 func TestPipelineKeepsTheCause(t *testing.T) {
 	m, _ := mutants.Lookup("raw-prefix")
 	sc := parse(t, "grant fs_read /work\nfile /workshop/secret LEAK\nfs_read /workshop/secret\n")
-	path := func(sc *scenario.Scenario, f oracle.Finding) string { return sc.Steps[f.Step-1].Op.Args[0] }
+	path := func(sc *scenario.Scenario, f oracle.Finding) string { return "path " + sc.Steps[f.Step-1].Op.Args[0] }
 	found := firstFinding(t, m.Factory, sc, 0)
 	for _, tc := range []struct {
-		cause func(*scenario.Scenario, oracle.Finding) string
-		want  string
-	}{{nil, "/works"}, {path, "/workshop/secret"}} {
-		f := (&Pipeline{Factory: m.Factory, SUT: "mutant:raw-prefix", Cause: tc.cause}).Process(sc, found, "test")
+		cause      func(*scenario.Scenario, oracle.Finding) string
+		past       bool
+		want, said string
+	}{{nil, false, "/works", ""}, {path, false, "/workshop/secret", "; cause: path /workshop/secret"}, {path, true, "/works", "; cause: path /works"}} {
+		p := &Pipeline{Factory: m.Factory, SUT: "mutant:raw-prefix", Cause: tc.cause, ShrinkPastCause: tc.past}
+		f := p.Process(sc, found, "test")
 		if got := f.Minimized.Steps[len(f.Minimized.Steps)-1].Op.Args[0]; f.Invariant != oracle.Confinement || got != tc.want || f.MinStep == 0 {
-			t.Errorf("cause named %v: minimized to %s at step %d (%s), want confinement at %s", tc.cause != nil, got, f.MinStep, f.Invariant, tc.want)
+			t.Errorf("cause named %v, past it %v: minimized to %s at step %d (%s), want confinement at %s", tc.cause != nil, tc.past, got, f.MinStep, f.Invariant, tc.want)
+		}
+		p.Annotate(f, "f.sbx")
+		if want := "sandbox: mutant:raw-prefix; test; class of the violating op: unlabelled" + tc.said; f.Minimized.Comment[2] != want {
+			t.Errorf("cause named %v, past it %v: header line %q, want %q", tc.cause != nil, tc.past, f.Minimized.Comment[2], want)
+		}
+	}
+}
+
+// TestAnnotateInPlaceNamesTheCause: a campaign's finding minimized again
+// in its file says the cause it shrank to, in place of the one it had,
+// and says none when the pipeline names none.
+func TestAnnotateInPlaceNamesTheCause(t *testing.T) {
+	orig := parse(t, "# finding: confinement\n# sandbox: mutant:raw-prefix; seed 1, check 2; class of the violating op: lookalike; cause: old\ngrant fs_read /work\nfs_read /works\n")
+	if !NamesCause(orig) || NamesCause(parse(t, "# sandbox: x; seed 1, check 2; class of the violating op: lookalike\nfs_read /works\n")) {
+		t.Fatalf("NamesCause is wrong")
+	}
+	for _, cause := range []string{"new", ""} {
+		f := &Finding{Invariant: oracle.Confinement, Minimized: orig.Clone(), Cause: cause}
+		(&Pipeline{SUT: "mutant:raw-prefix"}).AnnotateInPlace(f, orig, 0, "")
+		want := "sandbox: mutant:raw-prefix; seed 1, check 2; class of the violating op: lookalike"
+		if cause != "" {
+			want += "; cause: " + cause
+		}
+		if !slices.Contains(f.Minimized.Comment, want) {
+			t.Errorf("cause %q: header %q, want the line %q", cause, f.Minimized.Comment, want)
 		}
 	}
 }

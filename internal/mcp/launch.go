@@ -23,6 +23,14 @@ func (p Profile) checkLaunch() error {
 			return fmt.Errorf("dirs_config: the template has no %s", DirsPlaceholder)
 		}
 	}
+	switch {
+	case p.DirsArgs != nil && len(p.DirsArgs) == 0:
+		// Read as unset, it would pass the directories another way,
+		// without a word.
+		return fmt.Errorf("dirs_args: an empty list: leave it out, or give the arguments that carry %s", DirsPlaceholder)
+	case p.DirsSep != "" && len(p.DirsArgs) == 0:
+		return errors.New("dirs_sep: joins the directories of dirs_args, and there is none")
+	}
 	for _, a := range p.DirsArgs {
 		if !strings.Contains(a, DirsPlaceholder) {
 			return fmt.Errorf("dirs_args: %q has no %s", a, DirsPlaceholder)

@@ -127,6 +127,8 @@ func TestParseProfileShapes(t *testing.T) {
 		{`{"read": {"tool": "r"}, "cwd": true, "dir_flag": "--allow"}`, "dir_flag and cwd set"},
 		{`{"read": {"tool": "r"}, "dirs_args": ["--allow-read={{dirs}}"], "dir_flag": "--allow"}`, "dir_flag and dirs_args set"},
 		{`{"read": {"tool": "r"}, "dirs_args": ["--allow-read"]}`, `"--allow-read" has no {{dirs}}`},
+		{`{"read": {"tool": "r"}, "dirs_args": []}`, "dirs_args: an empty list"},
+		{`{"read": {"tool": "r"}, "dirs_sep": ":"}`, "dirs_sep: joins the directories of dirs_args, and there is none"},
 		{`{"write": {"tool": "w", "path": "items[].path", "content": "items.content"}}`, `runs through "items", which is a list of one where another name has an object`},
 		{`{"read": {"tool": "r", "path": "[].path"}}`, "has an empty part"},
 		{`{"write": {"tool": "w", "path": "items[].path", "content": "items[].content", "args": {"items": []}}}`, `runs through "items", a list of 0 items where it names one`},
