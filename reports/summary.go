@@ -42,6 +42,10 @@ type Summary struct {
 	// for another op, its attack class. The findings kept are the first
 	// of each cause, up to a number of each invariant.
 	ViolationCauses int64 `json:"violation_causes,omitempty"`
+	// Causes lists them, by the first check with one, each kept as a
+	// finding or not: a sandbox that fails many ways shows every way,
+	// whatever --per-invariant bounded the files to.
+	Causes []Cause `json:"causes,omitempty"`
 	// Warnings are the lines the run says loudly about its sandbox
 	// (SandboxWarnings), filled when the summary is written as JSON.
 	Warnings []string `json:"warnings,omitempty"`
@@ -143,6 +147,16 @@ type DimensionPoint struct {
 
 // String returns "dimension group: point".
 func (p DimensionPoint) String() string { return p.Dim + " " + p.Group + ": " + p.Name }
+
+// Cause is one cause among a campaign's violations (Summary.Causes):
+// what the violating op does.
+type Cause struct {
+	Cause      string `json:"cause"`
+	Class      bool   `json:"class,omitempty"` // Cause is the op's attack class: its op is none a cause is named for
+	Violations int64  `json:"violations"`      // across invariants
+	FirstCheck int    `json:"first_check"`     // the lowest check with one
+	Written    bool   `json:"written"`         // a finding of it was kept and written
+}
 
 // Finding is one finding in a Summary.
 type Finding struct {

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,6 +163,24 @@ func TestKeptCause(t *testing.T) {
 	}{{1, "fs_write, below a link under a root"}, {2, ""}, {3, "IPv4 in hex"}} {
 		if got := KeptCause(sc, oracle.Finding{Invariant: oracle.Confinement, Step: tc.step}); got != tc.want {
 			t.Errorf("step %d: KeptCause = %q, want %q", tc.step, got, tc.want)
+		}
+	}
+}
+
+// TestTwins: a verdict-matches-model finding at an op is minimized along
+// the other invariants its op failed, hangs left out; any other finding,
+// or one of the run as a whole, along none.
+func TestTwins(t *testing.T) {
+	fs := []oracle.Finding{
+		{Invariant: oracle.NoInternalEgress, Step: 2},
+		{Invariant: oracle.VerdictMatchesModel, Step: 2},
+		{Invariant: oracle.Total, Step: 2, Hang: true},
+		{Invariant: oracle.Confinement, Step: 1},
+		{Invariant: oracle.VerdictMatchesModel, Step: 0},
+	}
+	for i, want := range [][]oracle.ID{nil, {oracle.NoInternalEgress}, nil, nil, nil} {
+		if got := twins(fs[i], fs); !slices.Equal(got, want) {
+			t.Errorf("twins of %v = %v, want %v", fs[i], got, want)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package campaign
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -34,6 +36,29 @@ type raw struct {
 	check int
 	sc    *scenario.Scenario
 	f     oracle.Finding
+	// along, for a verdict-matches-model finding, are the other
+	// invariants its op failed (twins): it is minimized failing them
+	// too, to the scenario they shrink to. Left free, a wrong verdict
+	// at an egress shrinks past the fetch (the path "" a child never
+	// sends), and its file shows none.
+	along []oracle.ID
+}
+
+// twins returns, for f among the findings fs of one check, what raw.along
+// holds: for a verdict-matches-model finding at an op, the invariants of
+// the others at that op, hangs left out (a hang is minimized apart); else
+// none.
+func twins(f oracle.Finding, fs []oracle.Finding) []oracle.ID {
+	if f.Invariant != oracle.VerdictMatchesModel || f.Step <= 0 {
+		return nil
+	}
+	var ids []oracle.ID
+	for _, o := range fs {
+		if o.Step == f.Step && o.Invariant != f.Invariant && !o.Hang {
+			ids = append(ids, o.Invariant)
+		}
+	}
+	return ids
 }
 
 // collector takes the raw findings of a campaign as its workers make them
@@ -59,7 +84,7 @@ type collector struct {
 	handed    bool         // StopAtFirst: that finding went to the sink
 	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
 	raws      atomic.Int64 // raw findings offered, kept or not
-	seen      sync.Map     // every cause offered, whatever its invariant
+	seen      sync.Map     // every cause offered, whatever its invariant: its *causeCount
 	causes    atomic.Int64 // how many seen holds
 	closed    bool         // flushed: the checks still running (given up on) offer nothing more
 	over      atomic.Bool  // closed, read without the lock: a check given up on is not counted either
@@ -87,14 +112,19 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	}
 	k.raws.Add(int64(len(fs)))
 	for _, f := range fs {
-		cause, _ := causeOf(raw{i, sc, f})
-		if _, was := k.seen.LoadOrStore(cause, true); !was {
-			k.causes.Add(1)
+		cause, most := causeOf(raw{check: i, sc: sc, f: f})
+		c, ok := k.seen.Load(cause)
+		if !ok {
+			var was bool
+			if c, was = k.seen.LoadOrStore(cause, newCauseCount(most == MaxPerClass)); !was {
+				k.causes.Add(1)
+			}
 		}
+		c.(*causeCount).add(i)
 	}
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
 	}
-	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(raw{i, sc, f}) }) {
+	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(raw{check: i, sc: sc, f: f}) }) {
 		return // the common case against a broken sandbox: nothing more of these is kept
 	}
 	k.mu.Lock()
@@ -105,10 +135,10 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	var kept *scenario.Scenario // one copy for all the findings of the check
 	for _, f := range fs {
 		id := f.Invariant
-		if !k.wants(raw{i, sc, f}) {
+		if !k.wants(raw{check: i, sc: sc, f: f}) {
 			continue
 		}
-		p := append(k.pending[id], raw{i, sc, f})
+		p := append(k.pending[id], raw{i, sc, f, twins(f, fs)})
 		slices.SortFunc(p, func(a, b raw) int { return a.check - b.check })
 		p = k.room(id, p)
 		for j := range p {
@@ -121,6 +151,60 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 		}
 		k.pending[id] = p
 	}
+}
+
+// causeCount counts the violations of one cause, and the lowest check
+// with one; it is safe for concurrent use.
+type causeCount struct {
+	class      bool // the cause is the op's attack class (causeOf)
+	violations atomic.Int64
+	first      atomic.Int64
+}
+
+func newCauseCount(class bool) *causeCount {
+	c := &causeCount{class: class}
+	c.first.Store(1 << 62)
+	return c
+}
+
+// add counts a violation of check i.
+func (c *causeCount) add(i int) {
+	c.violations.Add(1)
+	for old := c.first.Load(); int64(i) < old && !c.first.CompareAndSwap(old, int64(i)); old = c.first.Load() {
+	}
+}
+
+// CauseSeen is one cause among a campaign's violations (causeOf): what
+// the violating op does, or its attack class (Class), how many
+// violations it made, the lowest check with one, and whether a finding
+// of it was kept.
+type CauseSeen struct {
+	Cause      string
+	Class      bool
+	Violations int64
+	FirstCheck int
+	Kept       bool
+}
+
+// seenCauses lists every cause offered, by first check and then name:
+// the same list whichever worker offered first.
+func (k *collector) seenCauses() []CauseSeen {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []CauseSeen
+	k.seen.Range(func(key, v any) bool {
+		cause, c := key.(string), v.(*causeCount)
+		kept := false
+		for id := range k.byCause {
+			kept = kept || k.byCause[id][cause] > 0
+		}
+		out = append(out, CauseSeen{Cause: cause, Class: c.class, Violations: c.violations.Load(), FirstCheck: int(c.first.Load()), Kept: kept})
+		return true
+	})
+	slices.SortFunc(out, func(a, b CauseSeen) int {
+		return cmp.Or(cmp.Compare(a.FirstCheck, b.FirstCheck), strings.Compare(a.Cause, b.Cause))
+	})
+	return out
 }
 
 // wants reports whether r's invariant and cause still have a slot, for a

@@ -30,18 +30,22 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	})
 	// Checks 0..99 finish in a scrambled order; every odd one finds a
 	// confinement violation, at an op of the traversal class below check
-	// 60 and of the rebinding class from it on; every third one a total,
-	// always at a traversal.
+	// 60, of the rebinding class from it on, and of the symlink-loop class
+	// from 90 on; every third one a total, always at a traversal.
 	order := make([]int, 100)
 	for i := range order {
 		order[i] = (i*37 + 11) % 100
 	}
 	traversal := &scenario.Scenario{Steps: []scenario.Step{{Class: attack.Traversal}}}
 	rebinding := &scenario.Scenario{Steps: []scenario.Step{{Class: attack.Rebinding}, {Class: attack.Traversal}}}
+	loop := &scenario.Scenario{Steps: []scenario.Step{{Class: attack.SymlinkLoop}, {Class: attack.Traversal}}}
 	for _, i := range order {
 		var fs []oracle.Finding
 		sc := traversal
-		if i >= 60 {
+		switch {
+		case i >= 90:
+			sc = loop
+		case i >= 60:
 			sc = rebinding
 		}
 		if i%2 == 1 {
@@ -67,6 +71,16 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	_, traversalFull := k.causeFull.Load(fullKey(oracle.Total, attack.Traversal.String()))
 	if !k.full[oracle.Confinement].Load() || k.full[oracle.Total].Load() || !traversalFull || k.full[oracle.NoInternalEgress].Load() {
 		t.Fatal("saturation flags wrong")
+	}
+	// Every cause is listed, by its first check, kept or not: the
+	// symlink loops came after confinement's slots were taken.
+	want := []CauseSeen{
+		{Cause: "traversal", Class: true, Violations: 30 + 34, FirstCheck: 0, Kept: true},
+		{Cause: "rebinding", Class: true, Violations: 15, FirstCheck: 61, Kept: true},
+		{Cause: "symlink-loop", Class: true, Violations: 5, FirstCheck: 91},
+	}
+	if diff := cmp.Diff(want, k.seenCauses()); diff != "" {
+		t.Errorf("causes seen mismatch (-want +got):\n%s", diff)
 	}
 }
 

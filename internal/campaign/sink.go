@@ -227,7 +227,7 @@ func (s *sink) minimize(r raw) *finding.Finding {
 	if s.p.Factory == nil {
 		return s.asFound(r)
 	}
-	return s.p.Process(r.sc, r.f, origin)
+	return s.p.ProcessAlong(r.sc, r.f, r.along, origin)
 }
 
 // startSession starts the sink's own session, for minimizing. A failure

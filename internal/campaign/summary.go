@@ -27,6 +27,9 @@ func Summarize(res *Result, sut string) reports.Summary {
 		s.AllowedPassed = new(res.Tally.Passed)
 	}
 	s.DistinctScenarios = distinctScenarios(res.Findings)
+	for _, c := range res.CausesSeen {
+		s.Causes = append(s.Causes, reports.Cause{Cause: c.Cause, Class: c.Class, Violations: c.Violations, FirstCheck: c.FirstCheck, Written: c.Kept})
+	}
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,
 			Class: f.Class.String(), Cause: f.Cause, Detail: fileDetail(f.Finding), File: f.Path, OriginalOps: len(f.Original.Steps), MinimizedOps: len(f.Minimized.Steps),

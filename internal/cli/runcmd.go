@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -55,7 +56,7 @@ that cannot start, 3 interrupted.`)
 	timeout := timeoutFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
 	stopAtFirst := fs.Bool("stop-at-first", false, "stop after the first finding is minimized and written (exit 1 with that one finding)")
-	perInvariant := fs.Int("per-invariant", campaign.MaxPerInvariant, "how many findings of each invariant are minimized and written: the earliest, one per cause of a fetch (its host's spelling and range) or of a file op (a traversal, a prefix sibling, outside every root, through a link), two per attack class of any other op")
+	perInvariant := fs.Int("per-invariant", campaign.MaxPerInvariant, "how many findings of each invariant are minimized and written: the earliest, one per cause of a fetch (its host's spelling and range) or of a file op (a traversal, a prefix sibling, outside every root, at a link, below a link), two per attack class of any other op")
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
@@ -126,6 +127,9 @@ that cannot start, 3 interrupted.`)
 		for _, f := range sum.Findings {
 			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s%s, %s)\n  %s\n",
 				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), f.Detail)
+		}
+		if !*stopAtFirst {
+			printUnwritten(e.stdout, sum.Causes, *perInvariant)
 		}
 	}
 	switch {
@@ -232,6 +236,30 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool, per int) string {
 	}
 	return fmt.Sprintf("; %d violations%s seen in all; written: the first of each cause, up to %d of each invariant (--per-invariant N for more)",
 		sum.RawFindings, causes, per)
+}
+
+// printUnwritten lists the causes of violations of which no finding was
+// written, after the findings: each is a way the sandbox fails that no
+// file shows, since the invariants' slots (per) went to earlier causes.
+func printUnwritten(w io.Writer, causes []reports.Cause, per int) {
+	var left []reports.Cause
+	for _, c := range causes {
+		if !c.Written {
+			left = append(left, c)
+		}
+	}
+	if len(left) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d more causes, not written (each invariant's %d findings went to earlier ones; --per-invariant %d writes more):\n",
+		len(left), per, min(per*4, maxPerInvariant))
+	for _, c := range left {
+		cause := c.Cause
+		if c.Class {
+			cause = "ops of attack class " + cause
+		}
+		fmt.Fprintf(w, "  %s: violations %d, the first at check %d\n", cause, c.Violations, c.FirstCheck)
+	}
 }
 
 // maxPerInvariant bounds --per-invariant: each finding kept is minimized,

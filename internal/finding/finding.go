@@ -145,6 +145,15 @@ const MaxReplays = 3
 // on none is left as it is, marked Flaky. When lim.Stop is closed before
 // that, sc is left as it is, and not called flaky.
 func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin string) *Finding {
+	return p.ProcessAlong(sc, f, nil, origin)
+}
+
+// ProcessAlong is Process for a finding whose op failed other invariants
+// too (along): a candidate fails alike only when it fails them as well,
+// at the same op. A wrong verdict at an op that also reached the inside
+// is then minimized to what that egress finding shrinks to, and both
+// files show the op doing what it did.
+func (p *Pipeline) ProcessAlong(sc *scenario.Scenario, f oracle.Finding, along []oracle.ID, origin string) *Finding {
 	timeout, start, lim := p.bounds(f)
 	clean := minimize.Clean(sc)
 	out := &Finding{Invariant: f.Invariant, Step: f.Step, Class: sc.ClassAt(f.Step - 1), Detail: f.Detail,
@@ -154,7 +163,7 @@ func (p *Pipeline) Process(sc *scenario.Scenario, f oracle.Finding, origin strin
 	switch {
 	case judge != nil:
 		like := p.like(clean, f)
-		pred := p.adapted(judgedLike(judge, like, timeout, start))
+		pred := p.adapted(judgedLike(judge, like, along, timeout, start))
 		out.Minimized, out.Stats = minimize.Minimize(clean, f.Step, knownToFail(clean, pred), lim)
 		var again bool
 		out.MinDetail, out.MinStep, again = p.explain(out.Minimized, f, like, judge)
@@ -294,10 +303,16 @@ func (p *Pipeline) like(sc *scenario.Scenario, f oracle.Finding) func(*scenario.
 	}
 }
 
-// judgedLike is minimize.JudgedLike for a finding that like tells.
-func judgedLike(j minimize.Judge, like func(*scenario.Scenario, oracle.Finding) bool, timeout, start time.Duration) minimize.Predicate {
+// judgedLike is minimize.JudgedLike for a finding that like tells, at an
+// op that fails every invariant of along too.
+func judgedLike(j minimize.Judge, like func(*scenario.Scenario, oracle.Finding) bool, along []oracle.ID, timeout, start time.Duration) minimize.Predicate {
 	return func(sc *scenario.Scenario) bool {
-		return slices.ContainsFunc(j(sc, oracle.Options{Timeout: timeout, StartTimeout: start}), func(fd oracle.Finding) bool { return like(sc, fd) })
+		fs := j(sc, oracle.Options{Timeout: timeout, StartTimeout: start})
+		return slices.ContainsFunc(fs, func(fd oracle.Finding) bool {
+			return like(sc, fd) && !slices.ContainsFunc(along, func(id oracle.ID) bool {
+				return !slices.ContainsFunc(fs, func(o oracle.Finding) bool { return o.Invariant == id && o.Step == fd.Step })
+			})
+		})
 	}
 }
 

@@ -557,3 +557,46 @@ func TestAnnotateInPlaceNamesTheCause(t *testing.T) {
 		}
 	}
 }
+
+// quietEmptyFetch is a sandbox that answers a fetch of the path "" ok
+// without sending it, as a child whose HTTP cannot send it does, and runs
+// every other op on the sandbox it wraps.
+type quietEmptyFetch struct{ core.Sandbox }
+
+func (s quietEmptyFetch) Run(op core.Op) core.Result {
+	if op.Kind == core.OpFetch && len(op.Args) == 2 && op.Args[1] == "" {
+		return core.Result{Kind: core.OK}
+	}
+	return s.Sandbox.Run(op)
+}
+
+// TestProcessAlongKeepsTheTwins: a verdict-matches-model finding whose op
+// also reached the inside, minimized along its no-internal-egress twin,
+// keeps the fetch that reached it; left free, it shrinks to the fetch of
+// "" the sandbox never sends, a file that shows no egress.
+func TestProcessAlongKeepsTheTwins(t *testing.T) {
+	m, _ := mutants.Lookup("no-internal-check")
+	factory := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		sb, err := m.Factory(g, w)
+		return quietEmptyFetch{sb}, err
+	}
+	sc := parse(t, "grant net a.test\ndns a.test 10.0.0.1\nnet_fetch a.test /a/./b\n")
+	fs, err := oracle.Check(factory, sc, nil, oracle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(fs, func(f oracle.Finding) bool { return f.Invariant == oracle.VerdictMatchesModel })
+	if i < 0 || !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Invariant == oracle.NoInternalEgress }) {
+		t.Fatalf("findings %v, want verdict-matches-model and no-internal-egress", fs)
+	}
+	for _, tc := range []struct {
+		along []oracle.ID
+		want  string
+	}{{nil, ""}, {[]oracle.ID{oracle.NoInternalEgress}, "/"}} {
+		f := (&Pipeline{Factory: factory, SUT: "test"}).ProcessAlong(sc, fs[i], tc.along, "test")
+		last := f.Minimized.Steps[len(f.Minimized.Steps)-1].Op
+		if last.Kind != core.OpFetch || last.Args[1] != tc.want {
+			t.Errorf("along %v: minimized to %v, want a fetch of %q", tc.along, last, tc.want)
+		}
+	}
+}
