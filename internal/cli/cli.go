@@ -42,6 +42,7 @@ type env struct {
 	profile        string          // --profile
 	timeout        time.Duration   // --timeout
 	startTimeout   time.Duration   // --start-timeout
+	progress       time.Duration   // --progress: a progress line this often where stderr is no terminal
 	given          map[string]bool // the flags set on the command line, by name
 }
 

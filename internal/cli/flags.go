@@ -142,6 +142,11 @@ func sizeFlags(fs *flagSet) (checks *int, duration *time.Duration, workers *int)
 	return checks, duration, workers
 }
 
+// progressFlag registers --progress, kept in e: driveCampaign reads it.
+func progressFlag(e *env, fs *flagSet) {
+	fs.DurationVar(&e.progress, "progress", 0, "where stderr is no terminal (a log, CI), a progress line there this often (e.g. 30s); on a terminal one is shown in place each second whatever this says")
+}
+
 // defaultOutHelp says where findings go when --out is not given.
 const defaultOutHelp = "$" + finding.OutEnv + " if set, else sbxfuzz/findings/SUT under the user's cache directory — ~/.cache on Linux, ~/Library/Caches on macOS, %LocalAppData% on Windows, the temporary directory if there is none — with SUT the --sut value, ':' and spaces turned into '-'"
 

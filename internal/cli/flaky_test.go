@@ -7,8 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -133,5 +135,31 @@ func TestPrintUnwritten(t *testing.T) {
 	printUnwritten(&b, causes[:1], 4)
 	if b.Len() != 0 {
 		t.Errorf("every cause written: printUnwritten wrote %q", b.String())
+	}
+}
+
+// TestProgressReporter: where stderr is no terminal, --progress writes a
+// line of its own once each period, however the ticks fall, and nothing
+// without it; on a terminal a line is shown in place at every tick.
+func TestProgressReporter(t *testing.T) {
+	ticks := []time.Duration{900 * time.Millisecond, 1001 * time.Millisecond, 1500 * time.Millisecond, 2002 * time.Millisecond, 5200 * time.Millisecond, 5900 * time.Millisecond}
+	for _, tc := range []struct {
+		terminal bool
+		every    time.Duration
+		lines    int
+	}{{false, time.Second, 3}, {false, 2 * time.Second, 2}, {false, 0, 0}, {true, 0, 6}} {
+		var b strings.Builder
+		if r := progressReporter(&b, tc.terminal, tc.every); r != nil {
+			for _, e := range ticks {
+				r(campaign.Progress{Checks: 3, Ops: 9, Elapsed: e})
+			}
+		}
+		n := strings.Count(b.String(), "\n")
+		if tc.terminal {
+			n = strings.Count(b.String(), "\r")
+		}
+		if n != tc.lines || tc.lines > 0 && !strings.Contains(b.String(), "checks 3  ops 9") {
+			t.Errorf("terminal %v, every %v: wrote %q, want %d lines", tc.terminal, tc.every, b.String(), tc.lines)
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 var campaignFlags = []string{"seed", "checks", "duration", "workers", "sut", "mutants"}
 
 func runReport(e *env, args []string) int {
-	fs := newFlags(e, "report", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--mutants] [--from FILE] [--format text|md|json] [--output FILE] [--svg FILE]", `
+	fs := newFlags(e, "report", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--mutants] [--progress D] [--from FILE] [--format text|md|json] [--output FILE] [--svg FILE]", `
 Report invariant coverage: run a campaign (as sbxfuzz run does, but writing no
 findings) or read the JSON summary an earlier 'sbxfuzz run --format json' or
 'sbxfuzz report --format json' saved (--from), and print the summary, the
@@ -37,6 +37,7 @@ and checks except on the lines that carry timing (those containing "ops/s" or
 SIGTERM or SIGHUP cut it short.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks, duration, workers := sizeFlags(fs)
+	progressFlag(e, fs)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
 	withMutants := fs.Bool("mutants", false, "also run every mutant and add the kill table")

@@ -18,16 +18,17 @@ import (
 )
 
 func runCampaign(e *env, args []string) int {
-	fs := newFlags(e, "run", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--out DIR] [--stop-at-first] [--format text|json]", `
+	fs := newFlags(e, "run", "[--seed N] [--checks N | --duration D] [--workers W] [--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--out DIR] [--stop-at-first] [--progress D] [--format text|json]", `
 Run a campaign: generate hostile scenarios from the seed, judge every op of
 every one with the oracle on the sandbox under test, minimize each finding and
 write it as an annotated .sbx to --out (by default under the user's cache
 directory, never the working directory: see --out), naming the directory in
 the summary. Check i draws from (seed, i), so the findings and counts depend
 only on the seed and the number of checks, not on the number of workers.
-Progress goes to stderr once a second when stderr is a terminal, then a
-summary line; each finding's file and what it violates go to stdout (with
---format json, the summary). Each finding is written as soon as it is
+Progress goes to stderr once a second when stderr is a terminal
+(elsewhere, a line every --progress D), then a summary line; each finding's
+file and what it violates go to stdout (with --format json, the summary).
+Each finding is written as soon as it is
 minimized, so a campaign killed later keeps it; memory stays flat however many
 checks fail. An op that does not return within --timeout is a hang, a total
 finding. SIGINT (Ctrl-C), SIGTERM or SIGHUP stops cleanly within 2 s:
@@ -50,6 +51,7 @@ nothing found (or only flaky findings), 1 findings, 2 bad usage or a sandbox
 that cannot start, 3 interrupted.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks, duration, workers := sizeFlags(fs)
+	progressFlag(e, fs)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
 	out := outFlag(fs)
@@ -343,22 +345,43 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 		// something big is briefly live.
 		debug.SetMemoryLimit(campaignMemoryLimit)
 	}
-	if isTerminal(e.stderr) {
-		cfg.Progress = func(p campaign.Progress) {
-			if p.ChecksOver {
-				fmt.Fprintf(e.stderr, "\rchecks %d done in %s (%.0f ops/s); minimizing: findings %d written  elapsed %s   ",
-					p.Checks, p.Checked.Truncate(time.Second), float64(p.Ops)/p.Checked.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
-				return
-			}
-			fmt.Fprintf(e.stderr, "\rchecks %d  ops %d  %.0f ops/s  findings %d  elapsed %s   ",
-				p.Checks, p.Ops, float64(p.Ops)/p.Elapsed.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
-		}
-	}
+	terminal := isTerminal(e.stderr)
+	cfg.Progress = progressReporter(e.stderr, terminal, e.progress)
 	res, err := campaign.Run(ctx, cfg)
-	if err == nil && cfg.Progress != nil {
+	if err == nil && terminal {
 		fmt.Fprintln(e.stderr)
 	}
 	return res, err
+}
+
+// progressReporter is a campaign's Progress (called about once a second)
+// writing to w: on a terminal, a line shown in place each time; elsewhere
+// a line of its own once every every (a log read as it grows), or none
+// when every is 0.
+func progressReporter(w io.Writer, terminal bool, every time.Duration) func(campaign.Progress) {
+	switch {
+	case terminal:
+		return func(p campaign.Progress) { fmt.Fprintf(w, "\r%s   ", progressLine(p)) }
+	case every > 0:
+		next := every
+		return func(p campaign.Progress) {
+			if p.Elapsed >= next {
+				next += every * ((p.Elapsed-next)/every + 1)
+				fmt.Fprintf(w, "sbxfuzz: progress: %s\n", progressLine(p))
+			}
+		}
+	}
+	return nil
+}
+
+// progressLine says how far a campaign has come.
+func progressLine(p campaign.Progress) string {
+	if p.ChecksOver {
+		return fmt.Sprintf("checks %d done in %s (%.0f ops/s); minimizing: findings %d written  elapsed %s",
+			p.Checks, p.Checked.Truncate(time.Second), float64(p.Ops)/p.Checked.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
+	}
+	return fmt.Sprintf("checks %d  ops %d  %.0f ops/s  findings %d  elapsed %s",
+		p.Checks, p.Ops, float64(p.Ops)/p.Elapsed.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
 }
 
 // missingDirs are dir and those of its parents that do not exist yet,

@@ -507,3 +507,24 @@ net_fetch site.test /up
 		t.Errorf("a scenario naming the server's host already: %v, want it left out", out)
 	}
 }
+
+// TestStderrTail: a proxy that failed is quoted by the line of its stderr
+// that says why, not by what a runtime writes after it.
+func TestStderrTail(t *testing.T) {
+	node := "node:events:497\n      throw er; // Unhandled 'error' event\n      ^\n\nError: listen EADDRINUSE: address already in use 127.0.0.1:3128\n" +
+		"    at Server.setupListenHandle [as _listen2] (node:net:1908:16)\n    at listenInCluster (node:net:1965:12)\n" +
+		"Emitted 'error' event on Server instance at:\n    at emitErrorNT (node:net:1944:8) {\n  code: 'EADDRINUSE',\n  errno: -98\n}\n\nNode.js v20.20.2\n"
+	python := "Traceback (most recent call last):\n  File \"/p.py\", line 3, in <module>\n    s.bind(a)\nOSError: [Errno 98] Address already in use\n"
+	gopanic := "panic: no hosts file\n\ngoroutine 1 [running]:\nmain.main()\n\t/src/main.go:12 +0x1d\n"
+	for _, tc := range []struct{ in, want string }{
+		{node, ": Error: listen EADDRINUSE: address already in use 127.0.0.1:3128"},
+		{python, ": OSError: [Errno 98] Address already in use"},
+		{gopanic, ": panic: no hosts file"},
+		{"listening failed on 3128\r\n", ": listening failed on 3128"},
+		{"  \n", ""},
+	} {
+		if got := stderrTail(tc.in); got != tc.want {
+			t.Errorf("stderrTail(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -288,16 +288,36 @@ func (px *proxy) listensElsewhere() string {
 	return "; it listens on " + strings.Join(where, ", ") + " instead: does its profile tell it where ({{listen}})?"
 }
 
-// stderrTail is the last line a proxy wrote on stderr, for an error.
+// stderrTail is the line of a proxy's stderr that says why it failed,
+// for an error: the last that reads as an error's words (a runtime ends
+// with lines that say nothing of it: a stack trace, Node's version),
+// else the last line.
 func stderrTail(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "\r", "")), "\n")
+	last := lines[len(lines)-1]
+	if last == "" {
 		return ""
 	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); errorWords(l) {
+			return ": " + l
+		}
 	}
-	return ": " + s
+	return ": " + last
+}
+
+// errorWords reports whether a line of stderr reads as an error's words,
+// not a frame of a stack trace.
+func errorWords(l string) bool {
+	if strings.HasPrefix(l, "at ") || strings.HasPrefix(l, "File ") {
+		return false // a frame of Node's or Python's trace
+	}
+	for _, w := range []string{"Error", "error:", "Exception", "panic:", "fatal", "FATAL"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // exitedWithin reports whether the proxy has exited, waiting at most d.
