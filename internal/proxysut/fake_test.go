@@ -58,6 +58,7 @@ func TestMain(m *testing.M) {
 //	         flags it does not take does
 //	elsewhere  listen on 127.0.0.1:9999, whatever it is told, and hang
 //	peek   look the host up, connect to its address and close, then 403
+//	auth   407 without Proxy-Authorization: Basic dTpw, else as open
 func fakeProxy(mode string, args []string) int {
 	switch mode {
 	case "usage":
@@ -84,6 +85,12 @@ func fakeProxy(mode string, args []string) int {
 		switch mode {
 		case "open", "cache":
 			relay(w, r, mode == "cache")
+		case "auth":
+			if r.Header.Get("Proxy-Authorization") != "Basic dTpw" {
+				http.Error(w, "fake: credentials, please", http.StatusProxyAuthRequired)
+				return
+			}
+			relay(w, r, false)
 		case "follow":
 			follow(w, r)
 		case "deny":
@@ -675,5 +682,25 @@ func TestStricterAnswersTheModelsLookup(t *testing.T) {
 	}
 	if n := tally.Stricter[door.ReasonInternalAnswer]; n != 1 || len(tally.Stricter) != 1 {
 		t.Errorf("stricter %v, want 1 op internal-answer: the proxy refused the internal answer it saw", tally.Stricter)
+	}
+}
+
+// TestProfileHeaders: a proxy that wants credentials refuses every fetch
+// without them (stricter, no finding), and fetches what the model allows
+// once its profile's headers carry them.
+func TestProfileHeaders(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "auth.json")
+	profile := `{"name": "auth", "args": ["-listen", "{{listen}}", "-allow-file", "{{hosts_file}}"], "headers": {"Proxy-Authorization": "Basic dTpw"}}`
+	if err := os.WriteFile(file, []byte(profile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s => ok \"hello\"\n"
+	fs, tally := checkOn(t, fakeTarget(t, "auth", file, 0), src, 0)
+	if len(fs) > 0 || tally.Passed != 1 {
+		t.Errorf("with its headers: findings %v, %d fetches let through; want none and 1", fs, tally.Passed)
+	}
+	fs, tally = checkOn(t, fakeTarget(t, "auth", "", 0), src, 0)
+	if len(fs) > 0 || tally.Passed != 0 || tally.Stricter[door.ReasonRefusedAllowed] != 1 {
+		t.Errorf("without: findings %v, %d let through, stricter %v; want the fetch refused, stricter", fs, tally.Passed, tally.Stricter)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/netip"
 	"path"
 	"path/filepath"
@@ -96,6 +97,24 @@ type Profile struct {
 	// (e2guardian's default). Such an answer matching none is a total
 	// finding, as an answer the world did not give.
 	Refusals []string `json:"refusals,omitempty"`
+	// Headers are sent to the proxy with every request it is asked (the
+	// GET, or the CONNECT that opens its tunnel), not through the tunnel:
+	// a proxy that wants credentials (Proxy-Authorization) refuses
+	// every fetch without them.
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// tokenBytes are the bytes of an HTTP header's name (RFC 9110's token).
+const tokenBytes = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// proxyHeaders is p's Headers as the lines of a request, sorted by name:
+// the same bytes for every request.
+func (p Profile) proxyHeaders() string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(p.Headers)) {
+		b.WriteString(k + ": " + p.Headers[k] + "\r\n")
+	}
+	return b.String()
 }
 
 // refusal reports whether body, of an answer of the proxy's own, is a
@@ -305,6 +324,18 @@ func (p Profile) check() error {
 	for _, re := range p.Refusals {
 		if _, err := regexp.Compile(re); err != nil {
 			return fmt.Errorf("refusals: %v", err)
+		}
+	}
+	for k, v := range p.Headers {
+		switch {
+		case k == "" || strings.Trim(k, tokenBytes) != "":
+			return fmt.Errorf("headers: %q is not a header name", k)
+		case strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }):
+			return fmt.Errorf("headers: the value of %s holds a byte a header cannot (a line break, a control byte)", k)
+		case slices.Contains([]string{"host", "connection", "content-length", "transfer-encoding"}, strings.ToLower(k)):
+			return fmt.Errorf("headers: %s is the harness's to send", k)
+		case p.MCP != nil:
+			return errors.New("headers are sent to a proxy: an MCP server (mcp) is asked over stdio")
 		}
 	}
 	if p.MCP != nil {

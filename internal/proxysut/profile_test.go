@@ -90,6 +90,10 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x", "hosts": ["a.test:8080"]}`, `hosts: "a.test:8080" is not a host name`},
 		{`{"name": "x", "hosts": ["127.0.0.1"]}`, `hosts: "127.0.0.1" is an IP address: hosts are names`},
 		{`{"name": "x", "hosts": ["a.test", "A.test."]}`, `hosts: "A.test." is named twice`},
+		{`{"name": "x", "headers": {"Proxy Authorization": "x"}}`, `headers: "Proxy Authorization" is not a header name`},
+		{`{"name": "x", "headers": {"X-A": "a\r\nX-B: b"}}`, `headers: the value of X-A holds a byte a header cannot`},
+		{`{"name": "x", "headers": {"host": "a"}}`, `headers: host is the harness's to send`},
+		{`{"name": "x", "mcp": {"tool": "f"}, "headers": {"X-A": "a"}}`, `headers are sent to a proxy`},
 	} {
 		_, err := ParseProfile([]byte(tc.json))
 		if !errors.Is(err, ErrProfile) || !strings.Contains(err.Error(), tc.want) {

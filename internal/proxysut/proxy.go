@@ -44,11 +44,14 @@ type proxy struct {
 	srv    *mcp.Server // an MCP server's client (Profile.MCP); nil for a proxy
 	listen netip.AddrPort
 	mode   string
-	dir    string          // its own directory: hosts file, config file
-	exited <-chan struct{} // closed when the command has ended
-	result netns.Result    // how it ended, once exited is closed
-	ops    int             // fetches sent to it
-	failed atomic.Bool     // it hung, crashed or could not be reached: never reused
+	// headers are the lines of Profile.Headers, sent with every request
+	// to the proxy (proxyHeaders).
+	headers string
+	dir     string          // its own directory: hosts file, config file
+	exited  <-chan struct{} // closed when the command has ended
+	result  netns.Result    // how it ended, once exited is closed
+	ops     int             // fetches sent to it
+	failed  atomic.Bool     // it hung, crashed or could not be reached: never reused
 
 	// world is the world its binding answers from: the sandbox that
 	// runs an op binds its own (bindTo); the session unbinds it when no
@@ -116,7 +119,7 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 	}
 	bind.Attach(sb.TakeRecords)
 	exited := make(chan struct{})
-	px := &proxy{key: hostsKey(hosts), sb: sb, bind: bind, listen: netip.MustParseAddrPort(p.Listen), mode: p.Mode, dir: dir, exited: exited}
+	px := &proxy{key: hostsKey(hosts), sb: sb, bind: bind, listen: netip.MustParseAddrPort(p.Listen), mode: p.Mode, headers: p.proxyHeaders(), dir: dir, exited: exited}
 	go func() {
 		px.result = sb.Wait()
 		close(exited)
@@ -375,13 +378,13 @@ func (px *proxy) fetch(conn net.Conn, host, path string, deadline time.Time) (an
 	br := bufio.NewReader(conn)
 	h := urlHost(host)
 	if px.mode == ModeConnect {
-		a, err := exchange(conn, br, "CONNECT "+h+":80 HTTP/1.1\r\nHost: "+h+":80\r\n\r\n", http.MethodConnect)
+		a, err := exchange(conn, br, "CONNECT "+h+":80 HTTP/1.1\r\nHost: "+h+":80\r\n"+px.headers+"\r\n", http.MethodConnect)
 		if err != nil || a.closed || a.status/100 != 2 || a.world {
 			return a, err
 		}
 		return exchange(conn, br, "GET "+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
 	}
-	return exchange(conn, br, "GET http://"+h+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
+	return exchange(conn, br, "GET http://"+h+path+" HTTP/1.1\r\nHost: "+h+"\r\n"+px.headers+"Connection: close\r\n\r\n", http.MethodGet)
 }
 
 // exchange writes req on conn and reads the answer to it from br. It
