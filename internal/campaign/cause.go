@@ -157,7 +157,7 @@ func addrCause(a netip.Addr) string {
 		return p
 	}
 	if form := spec.EmbeddingForm(a); form != "" {
-		return "an address " + form
+		return "an address in " + form + " form"
 	}
 	if r, ok := spec.InternalRangeOf(a); ok {
 		return r.Name

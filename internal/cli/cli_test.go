@@ -370,3 +370,30 @@ func TestDistinctScenariosClause(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeOutIsMadeAbsolute: findings written under a relative --out
+// name themselves by absolute paths, in the summary and in each header's
+// reproduce line, which then replays from any directory.
+func TestRelativeOutIsMadeAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	st, out, errs := run(t, "run", "--sut", "mutant:raw-prefix", "--checks", "20", "--workers", "1", "--out", "rel")
+	if st != ExitFinding {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	abs := filepath.Join(dir, "rel") + string(filepath.Separator)
+	if !strings.Contains(errs, "written to "+filepath.Join(dir, "rel")) || !strings.HasPrefix(out, abs) {
+		t.Errorf("summary names the directory as given:\n%s\n%s", errs, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "rel", "*.sbx"))
+	if len(files) == 0 {
+		t.Fatal("no finding written")
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), " "+filepath.ToSlash(files[0])+"\n") {
+		t.Errorf("%s: its reproduce line does not name it by its absolute path:\n%s", files[0], data)
+	}
+}

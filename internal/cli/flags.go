@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -162,15 +163,21 @@ func outFlag(fs *flagSet) *string {
 // is an error, not the default: it is most often a variable left unset
 // (--out "$DIR"), and its findings would land where nobody looks.
 func (e *env) outDir(fs *flagSet, out, sutName string) (string, error) {
+	dir := finding.DefaultDir(sutName)
 	switch {
 	case out != "":
-		return out, nil
+		dir = out
 	case len(setFlags(fs.FlagSet, []string{"out"})) > 0:
 		return "", errors.New("--out: an empty directory name (a variable left unset?); leave --out out for the default directory")
 	case e.getenv(finding.OutEnv) != "":
-		return e.getenv(finding.OutEnv), nil
+		dir = e.getenv(finding.OutEnv)
 	}
-	return finding.DefaultDir(sutName), nil
+	// Absolute, so that the reproduce lines in the findings' headers
+	// replay them from any directory, not only the one the run began in.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return dir, nil
 }
 
 // checkCampaign checks the flags that size a campaign, as run and report

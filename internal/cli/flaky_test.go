@@ -105,8 +105,8 @@ func TestViolationsSeen(t *testing.T) {
 		want        string
 	}{
 		{2, 1, false, ""},
-		{111, 9, false, "; 111 violations of 9 causes seen in all; written: the first of each cause, up to 4 of each invariant (--per-invariant N for more)"},
-		{111, 0, false, "; 111 violations seen in all; written: the first of each cause, up to 4 of each invariant (--per-invariant N for more)"},
+		{111, 9, false, "; 111 violations of 9 causes seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
+		{111, 0, false, "; 111 violations seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
 		{111, 9, true, ""},
 	} {
 		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, ViolationCauses: tc.causes, Findings: two}, tc.first, 4); got != tc.want {
@@ -126,8 +126,8 @@ func TestPrintUnwritten(t *testing.T) {
 	var b strings.Builder
 	printUnwritten(&b, causes, 4)
 	want := "2 more causes, not written (each invariant's 4 findings went to earlier ones; --per-invariant 16 writes more):\n" +
-		"  an address NAT64: violations 12, the first at check 9\n" +
-		"  ops of attack class benign: violations 1, the first at check 30\n"
+		"  [an address NAT64] violations 12, the first at check 9\n" +
+		"  [ops of attack class benign] violations 1, the first at check 30\n"
 	if b.String() != want {
 		t.Errorf("printUnwritten wrote\n%s\nwant\n%s", b.String(), want)
 	}

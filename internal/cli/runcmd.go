@@ -236,7 +236,7 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool, per int) string {
 	if sum.ViolationCauses > 0 {
 		causes = fmt.Sprintf(" of %d causes", sum.ViolationCauses)
 	}
-	return fmt.Sprintf("; %d violations%s seen in all; written: the first of each cause, up to %d of each invariant (--per-invariant N for more)",
+	return fmt.Sprintf("; %d violations%s seen in all; written: the first of each cause while its invariant had room, %d findings of each (--per-invariant N for more)",
 		sum.RawFindings, causes, per)
 }
 
@@ -260,7 +260,7 @@ func printUnwritten(w io.Writer, causes []reports.Cause, per int) {
 		if c.Class {
 			cause = "ops of attack class " + cause
 		}
-		fmt.Fprintf(w, "  %s: violations %d, the first at check %d\n", cause, c.Violations, c.FirstCheck)
+		fmt.Fprintf(w, "  [%s] violations %d, the first at check %d\n", cause, c.Violations, c.FirstCheck)
 	}
 }
 
