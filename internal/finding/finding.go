@@ -576,6 +576,7 @@ func (p *Pipeline) WriteStricter(dir, reason, origin string, n int64, sc *scenar
 	for i := range c.Steps {
 		c.Steps[i].Expect, c.Steps[i].Comment, c.Steps[i].Line = nil, nil, 0
 	}
+	c.World.Routes = fetchable(c)
 	ops := "ops"
 	if n == 1 {
 		ops = "op"
@@ -592,6 +593,27 @@ func (p *Pipeline) WriteStricter(dir, reason, origin string, n int64, sc *scenar
 		return "", err
 	}
 	return path, nil
+}
+
+// fetchable is the routes of sc that a fetch of it can reach: those of
+// a path an op fetches or a redirect names, redirects, and "/". The rest
+// (a megabyte of a route no op of the cut scenario asks) would only make
+// a stricter op's file, which is not minimized, heavy to read.
+func fetchable(sc *scenario.Scenario) []scenario.Route {
+	paths := map[string]bool{"/": true}
+	for _, st := range sc.Steps {
+		if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 {
+			paths[st.Op.Args[1]] = true
+		}
+	}
+	var keep []scenario.Route
+	for _, r := range sc.World.Routes {
+		named := slices.ContainsFunc(sc.World.Routes, func(d scenario.Route) bool { return d.Redirect && strings.Contains(d.Body, r.Path) })
+		if r.Redirect || paths[r.Path] || named {
+			keep = append(keep, r)
+		}
+	}
+	return keep
 }
 
 // CommandName is command, the words argv, as a finding's sandbox names it:

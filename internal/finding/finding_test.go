@@ -600,3 +600,33 @@ func TestProcessAlongKeepsTheTwins(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteStricterDropsUnaskedRoutes: a stricter op's file keeps the
+// routes a fetch of it can reach (a path an op fetches, a redirect and
+// what it names, "/") and drops the rest: a megabyte's route that no op
+// asks made such files, which are not minimized, a megabyte each.
+func TestWriteStricterDropsUnaskedRoutes(t *testing.T) {
+	big := strings.Repeat("0123456789", 1<<10)
+	sc := parse(t, "grant net a.test\nroute a.test / root\nroute a.test /s ok\nroute a.test /big "+big+"\nroute b.test /next n\n"+
+		"redirect a.test /go http://b.test/next\nroute c.test /other x\n\nnet_fetch a.test /s\n")
+	dir := t.TempDir()
+	path, err := (&Pipeline{SUT: "test"}).WriteStricter(dir, "ipv4-spelling", "seed 1, check 2", 3, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := scenario.Parse(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var routes []string
+	for _, r := range got.World.Routes {
+		routes = append(routes, r.Host+" "+r.Path)
+	}
+	if want := []string{"a.test /", "a.test /s", "b.test /next", "a.test /go"}; !slices.Equal(routes, want) {
+		t.Errorf("routes kept %q, want %q", routes, want)
+	}
+}
