@@ -132,6 +132,11 @@ func TestPrintUnwritten(t *testing.T) {
 		t.Errorf("printUnwritten wrote\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
+	printUnwritten(&b, causes, maxPerInvariant)
+	if !strings.HasPrefix(b.String(), "2 more causes, not written (each invariant's 64 findings went to earlier ones):\n") {
+		t.Errorf("at the most findings an invariant can have, printUnwritten wrote\n%s", b.String())
+	}
+	b.Reset()
 	printUnwritten(&b, causes[:1], 4)
 	if b.Len() != 0 {
 		t.Errorf("every cause written: printUnwritten wrote %q", b.String())

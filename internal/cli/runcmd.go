@@ -253,8 +253,11 @@ func printUnwritten(w io.Writer, causes []reports.Cause, per int) {
 	if len(left) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%d more causes, not written (each invariant's %d findings went to earlier ones; --per-invariant %d writes more):\n",
-		len(left), per, min(per*4, maxPerInvariant))
+	more := fmt.Sprintf("; --per-invariant %d writes more", min(per*4, maxPerInvariant))
+	if per >= maxPerInvariant {
+		more = ""
+	}
+	fmt.Fprintf(w, "%d more causes, not written (each invariant's %d findings went to earlier ones%s):\n", len(left), per, more)
 	for _, c := range left {
 		cause := c.Cause
 		if c.Class {
