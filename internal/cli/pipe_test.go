@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -128,7 +129,9 @@ func TestMutantsOverThePipe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := campaign.Run(context.Background(), campaign.Config{Seed: 1, Checks: 500, Workers: 1, Target: target, StopAtFirst: true})
+			// No mutant hangs: an op timeout far above what an op takes
+			// keeps a busy machine's slow op from being the first finding.
+			res, err := campaign.Run(context.Background(), campaign.Config{Seed: 1, Checks: 500, Workers: 1, Target: target, StopAtFirst: true, Timeout: 30 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
