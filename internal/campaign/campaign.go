@@ -136,9 +136,9 @@ type Result struct {
 	DimensionsDrawn *dims.Counts
 	Findings        []Finding // deduplicated, in check order
 	Raw             int64     // raw findings the oracle reported, kept or not
-	Causes          int64     // the distinct causes among them, whatever their invariants (causeOf)
-	// CausesSeen lists them, by the first check with one: what a user
-	// of a sandbox that fails many ways reads to see each way, kept as a
+	// CausesSeen lists the distinct causes among them, whatever their
+	// invariants (causeOf), by the first check with one: what a user of
+	// a sandbox that fails many ways reads to see each way, kept as a
 	// finding or not (--per-invariant bounds the files).
 	CausesSeen []CauseSeen
 	// UnconfirmedHangs counts the hangs of a sandbox whose hangs are
@@ -270,7 +270,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	out.close()
 	waitOr(&ending, stop.last)
 	stopProgress()
-	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load(), Causes: col.causes.Load(), CausesSeen: col.seenCauses(), GivenUp: givenUp}
+	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load(), CausesSeen: col.seenCauses(), GivenUp: givenUp}
 	var werr error
 	for w := range workers {
 		if !over[w].Load() {

@@ -85,7 +85,6 @@ type collector struct {
 	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
 	raws      atomic.Int64 // raw findings offered, kept or not
 	seen      sync.Map     // every cause offered, whatever its invariant: its *causeCount
-	causes    atomic.Int64 // how many seen holds
 	closed    bool         // flushed: the checks still running (given up on) offer nothing more
 	over      atomic.Bool  // closed, read without the lock: a check given up on is not counted either
 	sink      func(raw)    // called with mu held; it must not block
@@ -115,10 +114,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 		cause, most := causeOf(raw{check: i, sc: sc, f: f})
 		c, ok := k.seen.Load(cause)
 		if !ok {
-			var was bool
-			if c, was = k.seen.LoadOrStore(cause, newCauseCount(most == MaxPerClass)); !was {
-				k.causes.Add(1)
-			}
+			c, _ = k.seen.LoadOrStore(cause, newCauseCount(most == MaxPerClass))
 		}
 		c.(*causeCount).add(i)
 	}

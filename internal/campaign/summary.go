@@ -17,7 +17,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 	s := reports.Summary{
 		Seed: res.Seed, SUT: sut, Checks: res.Checks, Drawn: drawnIfSkipped(res), Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), CheckedSeconds: res.Checked.Seconds(), OpsPerSecond: res.OpsPerSecond(),
-		Interrupted: res.Interrupted, RawFindings: res.Raw, ViolationCauses: res.Causes, Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs, GivenUpChecks: res.GivenUp,
+		Interrupted: res.Interrupted, RawFindings: res.Raw, ViolationCauses: int64(len(res.CausesSeen)), Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs, GivenUpChecks: res.GivenUp,
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),
 		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, StricterFiles: res.StricterFiles, SkippedStdoutLines: res.Tally.SkippedLines,
 		WholeReads: res.Tally.Whole, WholeExample: res.Tally.WholeExample, StaleOps: res.Tally.Stale, CachedFetches: res.Tally.Cached,

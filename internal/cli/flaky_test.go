@@ -120,13 +120,13 @@ func TestViolationsSeen(t *testing.T) {
 func TestPrintUnwritten(t *testing.T) {
 	causes := []reports.Cause{
 		{Cause: "name of loopback", Violations: 40, FirstCheck: 1, Written: true},
-		{Cause: "an address NAT64", Violations: 12, FirstCheck: 9},
+		{Cause: "an address in NAT64 form", Violations: 12, FirstCheck: 9},
 		{Cause: "benign", Class: true, Violations: 1, FirstCheck: 30},
 	}
 	var b strings.Builder
 	printUnwritten(&b, causes, 4)
 	want := "2 more causes, not written (each invariant's 4 findings went to earlier ones; --per-invariant 16 writes more):\n" +
-		"  [an address NAT64] violations 12, the first at check 9\n" +
+		"  [an address in NAT64 form] violations 12, the first at check 9\n" +
 		"  [ops of attack class benign] violations 1, the first at check 30\n"
 	if b.String() != want {
 		t.Errorf("printUnwritten wrote\n%s\nwant\n%s", b.String(), want)
