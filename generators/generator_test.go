@@ -6,8 +6,12 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestGenerator: a Generator's scenarios are Generate's and
@@ -168,6 +172,39 @@ func TestFixRoots(t *testing.T) {
 	for i := range uint64(200) {
 		if got, want := g.Generate(NewSource(1, i)), Generate(NewSource(1, i)); !reflect.DeepEqual(got, want) {
 			t.Fatalf("after FixRoots(-1), scenario %d differs from Generate's", i)
+		}
+	}
+}
+
+// TestLinksInEitherRoot: with the base fixed, as a campaign on a server
+// fixes it, the links of a pair of read roots are planted below either
+// one, so a sandbox that checks its first directory apart from the rest
+// (a base path, then extra allowed paths) meets escape links in both. The
+// pairs counted are two bases' roots, in sorted order, as a door hands a
+// server its directories.
+func TestLinksInEitherRoot(t *testing.T) {
+	g := NewGenerator()
+	for k, base := range readBases {
+		g.FixRoots(k)
+		var linked [2]int // pairs with a link below their first, their second sorted root
+		for i := range uint64(400) {
+			sc := g.Generate(NewSource(1, i))
+			if len(sc.Grant.FSRead) != 2 {
+				continue
+			}
+			roots := []string{rootBase(sc.Grant.FSRead[0]), rootBase(sc.Grant.FSRead[1])}
+			if !slices.Contains(readBases, roots[0]) || !slices.Contains(readBases, roots[1]) {
+				continue
+			}
+			slices.Sort(roots)
+			for j, r := range roots {
+				if slices.ContainsFunc(sc.World.Links, func(l scenario.Link) bool { return under(spec.Canonical(l.Path), r) }) {
+					linked[j]++
+				}
+			}
+		}
+		if linked[0] == 0 || linked[1] == 0 {
+			t.Errorf("base %s: pairs of two bases' roots with a link below the first sorted root %d, below the second %d; want both", base, linked[0], linked[1])
 		}
 	}
 }

@@ -104,7 +104,7 @@ type builder struct {
 	g   core.GrantSpec
 	w   scenario.WorldSpec
 	// readHost and writeHost are the roots links are planted in: the first
-	// read root and the first write root, or /work and its /out when no
+	// read root (either of a pair) and the first write root, or /work and its /out when no
 	// such root is granted or it is "/"; in a world whose root is a link,
 	// the directory the link leads to.
 	readHost, writeHost *rootInfo
@@ -228,8 +228,8 @@ func (b *builder) rootSpelling(ri *rootInfo) string {
 }
 
 // readRoots grants one root (mostly), two, a nested pair, "/" or none, and
-// stores files inside and beside each. It returns the index of the first
-// root's base in readBases (0, /work, without one).
+// stores files inside and beside each. It returns the index in readBases
+// of the base the roots are drawn from (0, /work, without one).
 func (b *builder) readRoots() int {
 	src := b.src
 	i := src.Intn(len(readBases))
@@ -254,12 +254,15 @@ func (b *builder) readRoots() int {
 		return 0
 	case 5:
 		infos[1], n = &prefixInfos[i], 2
-		if oneIn(src, 2) {
-			infos[0], infos[1] = infos[1], infos[0]
-		}
 	case 6:
 		b.linkedRoot(i)
 		return i
+	}
+	// Either root of a pair comes first in the grant and hosts the links:
+	// a sandbox may treat its first directory apart from the others (a
+	// base path and extra allowed paths, each checked its own way).
+	if n == 2 && oneIn(src, 2) {
+		infos[0], infos[1] = infos[1], infos[0]
 	}
 	b.readHost = infos[0]
 	b.g.FSRead = b.d.strs.carve(n)
