@@ -117,9 +117,20 @@ func (r *watchedRun) steps(c checkCase, ctl *control, observe func(engine.StepRe
 		j := r.world.JournalLen()
 		res := r.Step(op, c.class(i))
 		if observe != nil && !r.dead {
-			ctl.observe(observe, engine.StepReport{Step: i + 1, Op: op, Result: res, Usage: r.usage, Entries: r.world.Journal()[j:]})
+			ctl.observe(observe, engine.StepReport{Step: i + 1, Op: op, Result: res, Usage: r.usage, Entries: r.world.Journal()[j:], Violated: idNames(r.violated)})
 		}
 	}
+}
+
+// idNames names each invariant of ids once, in their order; nil for none.
+func idNames(ids []ID) []string {
+	var out []string
+	for _, id := range ids {
+		if name := id.String(); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // checkReplay is replay-deterministic: run the scenario again on a fresh

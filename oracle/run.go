@@ -41,6 +41,7 @@ type watchedRun struct {
 	capBase   int64       // the least per-op cap on what the sandbox sends its world (opWorldCap)
 	trace     []traceStep // kept for the replay check, when asked
 	reported  [numInvariants]bool
+	violated  []ID // by the latest step, reported or not
 	findings  []Finding
 	// built is the journal's length once the sandbox was built: the
 	// entries before it are the sandbox's own requests at open (an MCP
@@ -192,6 +193,7 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 		return core.Result{}
 	}
 	r.step++
+	r.violated = r.violated[:0]
 	// Nothing runs between steps, so the fingerprint after the last step is
 	// the one before this (a change made between steps, by a sandbox's
 	// stray goroutine say, still shows: at this step).
@@ -241,6 +243,7 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 // becomes a Finding, but every one is counted.
 func (r *watchedRun) violate(id ID, class attack.Class, detail string) {
 	r.cov.Classes[class].Violations[id]++
+	r.violated = append(r.violated, id)
 	if r.reported[id] {
 		return
 	}

@@ -51,6 +51,10 @@ type ReplayStep struct {
 	OpsUsed, WallUsed, OutputUsed int64
 	Journal                       []string // the entries the op added to the journal
 	Unmet                         string   // why the op's expectation failed; "" when met, or when there is none
+	// Violated names the invariants the op violated. The first violation
+	// of each is in Replay.Violations, with its words; the table marks the
+	// later ones, which a campaign counts but writes no finding for.
+	Violated []string
 	// Stricter is the reason the sandbox refused the op where the model
 	// allows it (SPEC §14: not judged; the step shows the model's
 	// answer), or "".
@@ -123,7 +127,8 @@ func writeReplayText(w io.Writer, r *Replay) error {
 		_, err := fmt.Fprintf(w, "%s: skipped: %s can express none of its %d steps (not run, not judged)\n\n", r.File, r.SUT, len(r.Skipped))
 		return err
 	}
-	if err := writeStepTable(w, r.Steps); err != nil {
+	first := firstSteps(r.Violations)
+	if err := writeStepTable(w, r.Steps, first); err != nil {
 		return err
 	}
 	writeLongJournals(w, r)
@@ -134,6 +139,7 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "%s: %s\n", r.File, v)
 	}
+	writeViolatedAgain(w, r, first)
 	if slices.ContainsFunc(r.Violations, func(v Violation) bool { return v.Hang }) {
 		fmt.Fprintf(w, "%s: a timeout may be a loaded machine's, not the sandbox's: replay it again, or with a longer --timeout (a campaign judges a real sandbox's again on a fresh one before it counts)\n", r.File)
 	}
@@ -161,7 +167,7 @@ func writeReplayText(w io.Writer, r *Replay) error {
 
 // writeStepTable writes the steps as a table aligned with spaces, each
 // cell clipped to stay on one line of a terminal.
-func writeStepTable(w io.Writer, steps []ReplayStep) error {
+func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tOP\tRESULT\tHARD\tOPS\tWALL\tOUTPUT\tJOURNAL")
 	for _, s := range steps {
@@ -178,10 +184,55 @@ func writeStepTable(w io.Writer, steps []ReplayStep) error {
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet
 		}
+		if again := violatedAgain(s, first); len(again) > 0 {
+			mark += "  ✗ violates " + strings.Join(again, ", ") + " again"
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s%s\n", s.Step, clip(s.Op, 48), clip(s.Result, 32), yesNo(s.Hard),
 			s.OpsUsed, s.WallUsed, s.OutputUsed, clip(journalText(s.Journal), journalCell), mark)
 	}
 	return tw.Flush()
+}
+
+// firstSteps maps each invariant violated at a step to that step: the
+// one its words are of.
+func firstSteps(vs []Violation) map[string]int {
+	first := map[string]int{}
+	for _, v := range vs {
+		if v.Step > 0 {
+			first[v.Invariant] = v.Step
+		}
+	}
+	return first
+}
+
+// violatedAgain is the invariants s violated that an earlier step
+// violated first.
+func violatedAgain(s ReplayStep, first map[string]int) []string {
+	var again []string
+	for _, inv := range s.Violated {
+		if f, ok := first[inv]; ok && f < s.Step {
+			again = append(again, inv)
+		}
+	}
+	return again
+}
+
+// writeViolatedAgain writes, for each invariant violated again after its
+// first violation, the steps that did, in the order of the violations'
+// lines: the table marks them, and a reader of those lines would take the
+// first for the only one.
+func writeViolatedAgain(w io.Writer, r *Replay, first map[string]int) {
+	for _, v := range r.Violations {
+		var again []int
+		for _, s := range r.Steps {
+			if v.Step > 0 && slices.Contains(violatedAgain(s, first), v.Invariant) {
+				again = append(again, s.Step)
+			}
+		}
+		if len(again) > 0 {
+			fmt.Fprintf(w, "%s: %s: violated again at %s, after step %d (marked in the table)\n", r.File, v.Invariant, stepList(again), v.Step)
+		}
+	}
 }
 
 // journalCell is the width of the table's journal cell.
@@ -268,6 +319,7 @@ type stepJSON struct {
 	WallUsed   int64    `json:"wall_used"`
 	OutputUsed int64    `json:"output_used"`
 	Journal    []string `json:"journal"`
+	Violated   []string `json:"violated,omitempty"`
 	Stricter   string   `json:"stricter,omitempty"`
 	// ModelJournal: the journal is the model's, the sandbox having made
 	// none (ReplayStep.ModelJournal).
@@ -295,7 +347,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -55,6 +55,42 @@ func TestWriteReplayText(t *testing.T) {
 	}
 }
 
+// TestViolatedAgain: a step that violates an invariant an earlier step
+// violated first is marked in the table, and a line after the violations
+// lists such steps by invariant; the first violation's step is not marked
+// again, and JSON names every step's.
+func TestViolatedAgain(t *testing.T) {
+	r := &reports.Replay{File: "a.sbx", SUT: "mcp:x",
+		Steps: []reports.ReplayStep{
+			{Step: 1, Op: "fs_read /workshop/a", Result: "ok s", Violated: []string{"confinement"}},
+			{Step: 2, Op: "fs_read /work/b", Result: "ok t"},
+			{Step: 3, Op: "fs_read /workshop/c", Result: "ok u", Violated: []string{"confinement", "verdict-matches-model"}},
+		},
+		Violations: []reports.Violation{{Invariant: "confinement", Step: 1, Detail: "it read outside"}, {Invariant: "verdict-matches-model", Step: 3, Detail: "ok, not denied"}},
+	}
+	var b bytes.Buffer
+	if err := reports.WriteReplay(&b, reports.Text, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 8 || strings.Contains(lines[2], "✗") || !strings.HasSuffix(lines[4], "  ✗ violates confinement again") ||
+		lines[7] != "a.sbx: confinement: violated again at step 3, after step 1 (marked in the table)" {
+		t.Errorf("text:\n%s", b.String())
+	}
+	b.Reset()
+	if err := reports.WriteReplay(&b, reports.JSON, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Steps []struct {
+			Violated []string `json:"violated"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.Steps) != 3 || !cmp.Equal(doc.Steps[2].Violated, []string{"confinement", "verdict-matches-model"}) || doc.Steps[1].Violated != nil {
+		t.Errorf("JSON (%v):\n%s", err, b.String())
+	}
+}
+
 // TestWriteReplayJSON: the steps with their journal, the journal of the
 // whole run, the violations, the unmet expectations with their lines, and
 // the skipped steps; a sandbox that can express nothing passes.

@@ -469,7 +469,10 @@ def main(argv):
         log("--own-http fetches over the real network, so it runs only in sbxfuzz's"
             " network namespace (SBXFUZZ_NETNS=1 is not set): see README.md")
         return 2
-    if own_http:  # bound each lookup (glibc reads this when it first resolves)
+    # Bound each lookup (glibc reads this when it first resolves). A process
+    # this one starts inherits it, and a Go program then resolves through
+    # glibc, which reads 2130706433 as an address: unset it for such a child.
+    if own_http:
         os.environ.setdefault("RES_OPTIONS", "timeout:1 attempts:1")
     sandbox = None
     while True:

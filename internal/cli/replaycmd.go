@@ -18,8 +18,9 @@ func runReplay(e *env, args []string) int {
 Replay each scenario on the sandbox under test with the oracle watching every
 op, hold each op to its expectation, and print the step table — step, op,
 result, hard, ops/wall/output used, what the step added to the journal —
-followed by the findings in plain words. Every op runs, after a halt too, so
-the latch is checked. A FILE of the form DIR/... stands for every .sbx below
+followed by the findings in plain words: each invariant at its first
+violation, a later step that breaks it marked in the table and listed after
+them. Every op runs, after a halt too, so the latch is checked. A FILE of the form DIR/... stands for every .sbx below
 DIR. A real sandbox (osroot, mcp:, proxy:) is asked what run would ask it: the ops
 its adapter cannot express are skipped and counted, not judged, and an
 expectation is held only where SPEC §5 gives the same result on what is

@@ -78,7 +78,7 @@ func (o *Outcome) Report() *reports.Replay {
 func reportStep(s Step) reports.ReplayStep {
 	rs := reports.ReplayStep{Step: s.Step, Line: s.Line, Op: judge.FormatOp(s.Op), Kind: s.Result.Kind.String(), Data: s.Result.Data,
 		Result: Describe(s.Result.Kind, s.Result.Data, s.Result.Data != ""), Hard: s.Result.Hard,
-		OpsUsed: s.Usage.Ops, WallUsed: s.Usage.Wall, OutputUsed: s.Usage.Output, Unmet: s.Unmet}
+		OpsUsed: s.Usage.Ops, WallUsed: s.Usage.Wall, OutputUsed: s.Usage.Output, Unmet: s.Unmet, Violated: s.Violated}
 	if s.Failed {
 		rs.Kind, rs.Result = "", "no result (total)"
 	}

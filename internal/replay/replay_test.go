@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,5 +63,55 @@ func TestFailedStepShown(t *testing.T) {
 	}
 	if rs := out.Report().Steps[1]; rs.Op != "fs_read /work/boom" || rs.Result != "no result (total)" || rs.Kind != "" {
 		t.Errorf("the failed step reads %+v", rs)
+	}
+}
+
+// prefixLeak lets a read through wherever its path starts with /work,
+// /workshop/ included, as a raw prefix check does.
+type prefixLeak struct {
+	*core.Reference
+	w core.World
+}
+
+func (p prefixLeak) Run(op core.Op) core.Result {
+	if op.Kind == core.OpRead && strings.HasPrefix(op.Args[0], "/workshop/") {
+		data, _ := p.w.Read(op.Args[0])
+		return core.Result{Kind: core.OK, Data: data}
+	}
+	return p.Reference.Run(op)
+}
+
+// TestStepsNameTheirViolations: every step names the invariants it
+// violated, a later violation of an invariant as well as its first, which
+// alone is a finding.
+func TestStepsNameTheirViolations(t *testing.T) {
+	src := "grant fs_read /work\nfile /workshop/a s\nfile /workshop/b t\nfs_read /workshop/a\nfs_read /workshop/b\n"
+	sc, err := scenario.Parse("t.sbx", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return prefixLeak{core.NewReference(g, w), w}, nil
+	}
+	out, err := Run("t.sbx", sc, factory, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var confined int
+	for _, f := range out.Findings {
+		if f.Invariant.String() == "confinement" {
+			confined++
+		}
+	}
+	if confined != 1 || len(out.Steps) != 2 {
+		t.Fatalf("%d confinement findings over %d steps, want 1 over 2", confined, len(out.Steps))
+	}
+	for i, s := range out.Steps {
+		if !slices.Contains(s.Violated, "confinement") {
+			t.Errorf("step %d names %v, want confinement among them", i+1, s.Violated)
+		}
+		if rs := out.Report().Steps[i]; !slices.Equal(rs.Violated, s.Violated) {
+			t.Errorf("step %d reports %v, want %v", i+1, rs.Violated, s.Violated)
+		}
 	}
 }

@@ -51,6 +51,10 @@ type StepReport struct {
 	Result  core.Result
 	Usage   core.Usage
 	Entries []refworld.Entry
+	// Violated names the invariants the op violated, in the oracle's
+	// order: the first violation of each in a run is a finding, and a
+	// later one only counted, so a replay shows them here.
+	Violated []string
 }
 
 // Options tune a check run by a feed: the hang bounds of oracle.Options,
