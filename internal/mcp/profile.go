@@ -83,6 +83,17 @@ type Profile struct {
 	// path than the one asked, a policy of its own, so paths with either
 	// at an end are not drawn for it (see Trimmed).
 	Trims bool `json:"trims,omitempty"`
+	// DotDot says to send the server paths with ".." as drawn, where
+	// without it they are never sent. A server's answer to such a path is
+	// a policy of its own (most clean the ".." out, then check the clean
+	// path), so it is not compared with the model's; what the server did
+	// is judged: any change to the tree other than the write the clean
+	// path allows, where the world's links lead it, and any forbidden
+	// content it returns, is a finding (a check of the clean path and an
+	// open of the raw one write through a link's parent: "d/../x" with d
+	// a link out). A scenario ends at its first such op, since what the
+	// server did is not what the model did.
+	DotDot bool `json:"dotdot,omitempty"`
 	// Promises lists what the server promises to allow of what the
 	// model allows, by the reason a refusal of it is counted under
 	// ("dangling-write", "read-through-link", ...; "all" for every

@@ -64,6 +64,12 @@ type Adapter struct {
 	// answered as the model does, the harness making a write itself; one
 	// for a promised reason is a verdict-matches-model finding.
 	Promises []string
+	// CleansDots says that the sandbox is sent paths with ".." (Adapt
+	// keeps them, ending a scenario at the first) and may clean them
+	// before its check: its answer to such an op is not judged, the
+	// model's stands in, and of what it did, all but the write the clean
+	// path allows is journaled (mcp.Profile.DotDot).
+	CleansDots bool
 	// SkippedLines, when set, reports how many stdout lines that were not
 	// protocol the servers of a session (Open's) skipped, closed ones
 	// included: the session's tally carries it.
@@ -147,7 +153,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		return nil, nil, nil, err
 	}
 	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true},
-		promises: a.Promises, tally: &door.Counter{CountsPassed: true}}
+		promises: a.Promises, cleans: a.CleansDots, tally: &door.Counter{CountsPassed: true}}
 	end := func() error {
 		err := sess.Close()
 		return errors.Join(err, run.Remove())
@@ -178,6 +184,7 @@ type session struct {
 	sess     Session
 	layout   realfs.Options
 	promises []string // Adapter.Promises
+	cleans   bool     // Adapter.CleansDots
 	tally    *door.Counter
 	mu       sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
 	busy     []bool
@@ -221,6 +228,6 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, err
 	}
 	b := newBridge(g, rw, t, drv, func() { s.give(slot) })
-	b.promises, b.tally, b.counts = s.promises, s.tally, s.tally.Opened()
+	b.promises, b.cleans, b.tally, b.counts = s.promises, s.cleans, s.tally, s.tally.Opened()
 	return b, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -55,6 +56,7 @@ type bridge struct {
 	output   int64 // bytes returned by the real sandbox
 	halted   core.Kind
 	promises []string           // Adapter.Promises
+	cleans   bool               // Adapter.CleansDots
 	tally    *door.Counter      // the session's; nil outside a session
 	counts   bool               // the bridge counts into tally: a check's run, not its replay
 	last     realfs.Observation // the tree after the last op
@@ -176,6 +178,10 @@ func (b *bridge) Run(op core.Op) core.Result {
 	}
 	b.last = after
 	changes := b.tree.Changes(before, after)
+	if b.cleans && spec.HasTraversal(op.Args[0]) {
+		b.journal(b.unlawful(op, changes), out.Data)
+		return b.unobserved(op) // the model's answer: the sandbox's is a policy of its own
+	}
 	b.journal(changes, out.Data)
 	if out.Verdict == realfs.Unsupported || b.excuseStricter(op, out, len(changes) > 0) {
 		return b.unobserved(op)
@@ -203,6 +209,28 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return b.deliver(out.Data)
 	}
 	return core.Result{Kind: k}
+}
+
+// unlawful is changes less what a sandbox that cleans ".." out of the
+// path of op (a write) before it checks it may do: write the clean path
+// where the world's links lead it, when SPEC §5 allows that path, making
+// the directories on the way there inside the write roots. Whatever else
+// changed, a write through a link's parent included, is left to judge.
+func (b *bridge) unlawful(op core.Op, changes []realfs.Change) []realfs.Change {
+	if op.Kind != core.OpWrite {
+		return changes
+	}
+	clean := core.Op{Kind: op.Kind, Args: []string{path.Clean(op.Args[0]), op.Args[1]}}
+	r, ok := b.links.Resolve(clean.Args[0])
+	if !ok || b.modelKind(clean) != core.OK {
+		return changes
+	}
+	return slices.DeleteFunc(slices.Clone(changes), func(c realfs.Change) bool {
+		if c.Dir {
+			return c.Kind == realfs.Created && strings.HasPrefix(r, c.Path+"/") && b.grant.MayWrite(c.Path)
+		}
+		return c.Path == r && !c.Link && c.Kind != realfs.Removed
+	})
 }
 
 // realOp reports whether op goes to the real sandbox: a well-formed

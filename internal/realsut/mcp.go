@@ -123,6 +123,7 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 		// dangling link (the fix of CVE-2025-53109), stricter than §13,
 		// never unsafe.
 		Promises:     profile.Promises,
+		CleansDots:   profile.DotDot,
 		SkippedLines: func(s Session) int64 { return s.(*mcpSession).pool.SkippedLines() },
 		RootBlock:    mcpRootBlock,
 	}
@@ -322,7 +323,7 @@ func (s *mcpSession) Close() error {
 // holds the separator is left out (it would read as two roots).
 func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 	sep, joined := p.DirsJoinedBy()
-	if !p.Trims && !p.Cwd && unasked(p) == "" && !joined {
+	if !p.Trims && !p.Cwd && unasked(p) == "" && !joined && !p.DotDot {
 		return AdaptOneList
 	}
 	writesOnly := !p.Supports(core.OpRead)
@@ -333,7 +334,7 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 			sc = sc.Clone()
 			sc.Grant.FSRead = slices.Clone(sc.Grant.FSWrite)
 		}
-		out := AdaptOneList(sc)
+		out := adaptOneList(sc, p.DotDot)
 		if out == nil {
 			return nil
 		}
@@ -388,20 +389,31 @@ func fileAtOrAbove(w scenario.WorldSpec, dir string) bool {
 // reads and writes (SPEC §13): the grant's fs_read roots become its
 // fs_write roots, paths with ".." are left out, and file contents become
 // valid UTF-8, since an MCP server returns text.
-func AdaptOneList(sc *scenario.Scenario) *scenario.Scenario {
+func AdaptOneList(sc *scenario.Scenario) *scenario.Scenario { return adaptOneList(sc, false) }
+
+// adaptOneList is AdaptOneList, keeping paths with ".." when dots is set
+// (Adapter.CleansDots): the scenario then ends at the first, whose effect
+// may lawfully differ from the model's.
+func adaptOneList(sc *scenario.Scenario, dots bool) *scenario.Scenario {
 	out := AdaptFS(sc)
 	if out == nil || len(out.Grant.FSRead) == 0 {
 		return nil
 	}
 	out.Grant.FSWrite = append([]string(nil), out.Grant.FSRead...)
 	// The server cleans ".." out of a path before it checks it: a policy
-	// of its own, safe but not SPEC §4's, so a traversal verdict could not
-	// be compared. Paths with ".." are not drawn; escapes stay covered by
+	// of its own, not SPEC §4's, so a traversal verdict could not be
+	// compared. Paths with ".." are not drawn, unless dots asks for them
+	// to judge what the server does with them; escapes stay covered by
 	// links and prefix siblings, whose effects confinement judges.
 	steps := out.Steps[:0]
 	for _, st := range out.Steps {
-		if !spec.HasTraversal(st.Op.Args[0]) {
-			steps = append(steps, st)
+		dotted := spec.HasTraversal(st.Op.Args[0])
+		if dotted && !dots {
+			continue
+		}
+		steps = append(steps, st)
+		if dotted {
+			break
 		}
 	}
 	if out.Steps = steps; len(steps) == 0 {

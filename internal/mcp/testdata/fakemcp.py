@@ -219,7 +219,10 @@ while True:
             text(mid, "bad arguments: " + json.dumps(args), True); continue
     if name not in (read_tool, write_tool) or not isinstance(path, str):
         text(mid, "Unknown tool or arguments: " + json.dumps(m["params"]), True)
-    elif mode == "refuseall" or not os.path.isabs(path) or not inside(path):
+    # "cleancheck" checks the path with its ".." cleaned out, then opens the
+    # path as asked, which the kernel resolves link by link: "d/../x" with
+    # d a link out lands beside d's target.
+    elif mode == "refuseall" or not os.path.isabs(path) or not inside(os.path.normpath(path) if mode == "cleancheck" else path):
         deny(mid, path)
     elif moved():
         text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
