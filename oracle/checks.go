@@ -81,14 +81,12 @@ func (r *watchedRun) resolvedDenial(s *stepObs) bool {
 
 // outsidePermittedEffect returns the index of the first entry that is not
 // part of the effect op may have, in order, or -1 when all are: for
-// fs_read, the realpath of its path, then the read of the path that
-// answered; for tool, call n in; for net_fetch, resolves and fetches,
+// fs_read, the realpaths of its path, then the read of the path that
+// answered (outsideRead); for tool, call n in; for net_fetch, resolves and fetches,
 // as many as an allowed fetch may make: a client may ask twice for one
 // answer (robots.txt then the page, HEAD then GET), follow a redirect, or
 // ask a host of its own (a relay), and confinement and no-internal-egress
-// judge where they went. The realpath may be missing, the read then naming the path
-// asked: in a world without links the two reach the same file, so only a
-// world with links could tell a sandbox that skips the step (SPEC §13).
+// judge where they went.
 func outsidePermittedEffect(op core.Op, entries []refworld.Entry) int {
 	if len(op.Args) == 0 { // a malformed op may have no effect at all
 		if len(entries) > 0 {
@@ -101,23 +99,36 @@ func outsidePermittedEffect(op core.Op, entries []refworld.Entry) int {
 			return e.Call != refworld.CallResolve && e.Call != refworld.CallFetch
 		})
 	}
-	var want []refworld.Call
-	switch op.Kind {
-	case core.OpRead:
-		want = []refworld.Call{refworld.CallRealpath, refworld.CallRead}
-		if len(entries) > 0 && entries[0].Call != refworld.CallRealpath {
-			want = want[1:]
-		}
-	case core.OpTool:
-		want = []refworld.Call{refworld.CallTool}
+	if op.Kind == core.OpRead {
+		return outsideRead(op.Args[0], entries)
 	}
-	name := op.Args[0] // the argument each entry must name
+	n := 0 // the entries of the permitted effect: the call of a tool op
+	if op.Kind == core.OpTool && len(entries) > 0 && entries[0].Call == refworld.CallTool && entries[0].Name == op.Args[0] {
+		n = 1
+	}
+	if len(entries) > n {
+		return n
+	}
+	return -1
+}
+
+// outsideRead is outsidePermittedEffect for an fs_read of p: realpaths of
+// p or of what they answered (a sandbox may resolve a path more than
+// once: each is a lookup, which changes nothing), then at most one read,
+// of the path the last of them answered. The realpath may be missing, the
+// read then naming p: in a world without links the two reach the same
+// file, so only a world with links could tell a sandbox that skips the
+// step (SPEC §13).
+func outsideRead(p string, entries []refworld.Entry) int {
+	name, read := p, false
 	for i, e := range entries {
-		if i >= len(want) || e.Call != want[i] || !samePath(e, name) {
+		switch {
+		case !read && e.Call == refworld.CallRealpath && (samePath(e, p) || samePath(e, name)):
+			name = e.Arg
+		case !read && e.Call == refworld.CallRead && e.Name == name:
+			read = true
+		default:
 			return i
-		}
-		if e.Call == refworld.CallRealpath {
-			name = e.Arg // the read that follows is of the path resolved
 		}
 	}
 	return -1
@@ -461,6 +472,7 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 		}
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
 			formatOp(*s.op), describe(s.res), describe(want), r.model.explain(why, *s.op)))
+		r.usageParted = r.usageParted || !r.model.usageMatches(s.after)
 		return
 	}
 	if r.halt != core.Invalid && r.haltStep != r.step || s.after.Ops != int64(r.step) {
@@ -469,6 +481,12 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 	if u := r.model.usage(); !r.model.usageMatches(s.after) {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s as the model does, but left usage ops=%d wall=%d output=%d where the model of SPEC §5 has ops=%d wall=%d output=%d: %s",
 			formatOp(*s.op), describeResult(s.res), s.after.Ops, s.after.Wall, s.after.Output, u.Ops, u.Wall, u.Output, usageRule))
+		if r.usageParted {
+			// Parted at an earlier step, usage differs at every step after:
+			// counted, but not this step's own violation.
+			r.violated = r.violated[:len(r.violated)-1]
+		}
+		r.usageParted = true
 	}
 }
 

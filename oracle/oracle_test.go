@@ -547,8 +547,8 @@ func TestNoInternalEgressCatchesASecondResolve(t *testing.T) {
 }
 
 // TestPermittedEffectOfARead: a max_output_bytes halt on fs_read may keep
-// the realpath of its path and the read of what that answered, in that
-// order, and nothing else.
+// the realpaths of its path (or of what they answered) and the read of
+// what they answered, in that order, and nothing else.
 func TestPermittedEffectOfARead(t *testing.T) {
 	rp := func(p, r string) refworld.Entry { return refworld.Entry{Call: refworld.CallRealpath, Name: p, Arg: r} }
 	rd := func(p string) refworld.Entry { return refworld.Entry{Call: refworld.CallRead, Name: p} }
@@ -567,7 +567,9 @@ func TestPermittedEffectOfARead(t *testing.T) {
 		{read, []refworld.Entry{rp("/work/b", "/work/b"), rd("/work/b")}, 0, "the realpath of another path"},
 		{read, []refworld.Entry{rd("/work/a"), rp("/work//a", "/work/a")}, 0, "out of order"},
 		{read, []refworld.Entry{rp("/work//a", "/work/a"), rd("/work/a"), rd("/work/a")}, 2, "a second read"},
-		{read, []refworld.Entry{rp("/work//a", "/work/a"), rp("/work//a", "/work/a")}, 1, "a second realpath"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a"), rp("/work//a", "/work/a"), rp("/work/a", "/work/a"), rd("/work/a")}, -1, "the path resolved again, and its answer: lookups, which change nothing"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a"), rp("/work/b", "/work/b"), rd("/work/a")}, 1, "a second realpath, of another path"},
+		{read, []refworld.Entry{rp("/work//a", "/work/a"), rd("/work/a"), rp("/work//a", "/work/a")}, 2, "a realpath after the read"},
 		{op("fs_write", "/work/a", "x"), []refworld.Entry{rp("/work/a", "/work/a")}, 0, "a write produces no bytes, so permits nothing"},
 		{op("tool", "echo", "x"), []refworld.Entry{rp("echo", "echo")}, 0, "a tool op resolves no path"},
 	} {

@@ -42,7 +42,10 @@ type watchedRun struct {
 	trace     []traceStep // kept for the replay check, when asked
 	reported  [numInvariants]bool
 	violated  []ID // by the latest step, reported or not
-	findings  []Finding
+	// usageParted is set once the sandbox's usage differs from the
+	// model's after a step: from then on it differs after every step.
+	usageParted bool
+	findings    []Finding
 	// built is the journal's length once the sandbox was built: the
 	// entries before it are the sandbox's own requests at open (an MCP
 	// server resolving its roots), judged by checkBuild and compared with
@@ -142,7 +145,7 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	}
 	pw.core.Renew(&st.worlds[0])
 	r := &st.run
-	*r = watchedRun{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: newModel(gs, newModelWorld(pw.model)), trace: r.trace[:0], ctl: ctl,
+	*r = watchedRun{cov: cov, grant: g, budgets: g.Budgets(), world: &st.worlds[0], spare: &st.worlds[1], model: newModel(gs, newModelWorld(pw.model)), trace: r.trace[:0], violated: r.violated[:0], ctl: ctl,
 		capBase: worldCapBase(st.worlds[0].Spec())}
 	sb, err := build(f, g, r.world)
 	if err != nil {
