@@ -3,7 +3,6 @@ package generators
 import (
 	"math"
 	"net/netip"
-	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -236,7 +235,7 @@ func linkShape(op core.Op, sc *scenario.Scenario, ok func(on []string, asParent 
 	}
 	links := linkTable(sc)
 	on, asParent := linksOn(links, op.Args[0])
-	_, n := hops(links, path.Clean("/"+strings.ReplaceAll(op.Args[0], `\`, "/")))
+	_, n := hops(links, "/"+strings.ReplaceAll(op.Args[0], `\`, "/"))
 	return unless(ok(on, asParent, n), why)
 }
 

@@ -1,6 +1,8 @@
 package generators
 
 import (
+	"path"
+	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
@@ -13,8 +15,8 @@ import (
 // entry link), along a path its recipe names — the link itself, a file
 // below a directory link, a new file under it, 40 or 41 hops. Now and then
 // the path is respelled with dot segments, a doubled or trailing slash, or
-// a ".." that makes it a traversal, refused before anything is resolved.
-// In a world without such a link it names the same paths below a root,
+// a ".." that makes it a traversal, refused before anything is resolved
+// (climbPast's among them). In a world without such a link it names the same paths below a root,
 // where no link is.
 func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 	r, dir, ok := findLink(src, sc, cl)
@@ -42,16 +44,45 @@ func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 	} else {
 		p = pick(src, r.reads)
 	}
-	if oneIn(src, 5) {
+	switch {
+	case oneIn(src, 5):
 		t := pick(src, linkTwists)
 		p = cat(src, dir, t.sep, p, t.suffix)
-	} else {
+	case ok && oneIn(src, 6):
+		p = cat(src, dir, "/", climbPast(sc, dir, p))
+	default:
 		p = cat(src, dir, "/", p)
 	}
 	if writes {
 		return write(src, p, pick(src, writeData))
 	}
 	return read(src, p)
+}
+
+// climbPast respells p, a path below the directory link at its first
+// name, to climb out of the directory the link leads to and back down into
+// it: the link, "..", the last name of the link's target, then the rest of
+// p ("d/../etc/passwd" for "d/passwd", d a link to /etc). The kernel
+// reaches the file p names; Clean, which reads ".." before the link is
+// looked at, keeps the path in the root ("/work/etc/passwd"): a sandbox
+// that checks the clean path and opens the raw one acts outside. p is
+// returned as it is when it names no file below a link of sc at dir, or
+// the link's target ends in "." or "..".
+func climbPast(sc *scenario.Scenario, dir, p string) string {
+	link, rest, below := strings.Cut(p, "/")
+	i := slices.IndexFunc(sc.World.Links, func(l scenario.Link) bool { return l.Path == dir+"/"+link })
+	if !below || rest == "" || i < 0 {
+		return p
+	}
+	parts := []string{link, ".."}
+	switch base := path.Base(sc.World.Links[i].Target); base {
+	case ".", "..":
+		return p
+	case "/":
+	default:
+		parts = append(parts, base)
+	}
+	return strings.Join(append(parts, rest), "/")
 }
 
 // linkTwists respell a path through a link into one that Clean (reading

@@ -58,20 +58,37 @@ func hops(links map[string]string, p string) (string, int) {
 	return "/" + strings.Join(done, "/"), n
 }
 
-// linksOn returns the links an op's path names lexically: every prefix of
-// its canonical form (backslashes read as slashes) that is a link, and
-// whether one of them is a directory component rather than the whole path.
+// linksOn returns the links an op's path names: each name of it
+// (backslashes read as slashes) whose path up to there, clean, is a link,
+// and whether one of them has a name or a ".." after it. A ".." after a
+// link does not unname it: "d/../etc" names the link d, which the kernel
+// follows before it climbs.
 func linksOn(links map[string]string, p string) (on []string, asParent bool) {
-	c := path.Clean("/" + strings.ReplaceAll(p, `\`, "/"))
-	for i := 1; i <= len(c); i++ {
-		if i == len(c) || c[i] == '/' {
-			if _, ok := links[c[:i]]; ok {
-				on = append(on, c[:i])
-				asParent = asParent || i < len(c)
-			}
+	parts := strings.Split(strings.ReplaceAll(p, `\`, "/"), "/")
+	for i, part := range parts {
+		if part == "" || part == "." || part == ".." {
+			continue
+		}
+		at := path.Clean("/" + strings.Join(parts[:i+1], "/"))
+		if _, ok := links[at]; ok {
+			on = append(on, at)
+			asParent = asParent || slices.ContainsFunc(parts[i+1:], func(s string) bool { return s != "" && s != "." })
 		}
 	}
 	return on, asParent
+}
+
+// climbsFromLink reports whether a ".." of p comes right after a name of
+// it that is a link: the kernel climbs from where the link leads, on a
+// disk where every directory on the way is there.
+func climbsFromLink(links map[string]string, p string) bool {
+	parts := strings.Split(strings.ReplaceAll(p, `\`, "/"), "/")
+	for i := 1; i < len(parts); i++ {
+		if _, ok := links[path.Clean("/"+strings.Join(parts[:i], "/"))]; ok && parts[i] == ".." && parts[i-1] != ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // target is where the link at l points, as a clean absolute path.
@@ -100,7 +117,8 @@ func rootOf(p string, sc *scenario.Scenario) (string, bool) {
 // with "..", chains, self loops and 2-cycles, chains of exactly 41 links
 // (40 hops resolve, 41 are not_found), directory links as the parents of
 // new files written outside the roots, links at prefix siblings, links
-// mixed with traversal, and allowed writes through links that create a
+// mixed with traversal (a ".." after a link climbing out of the roots
+// while the clean path stays in one among them), and allowed writes through links that create a
 // file (through a dangling link, or under a directory link).
 func TestLinkShapes(t *testing.T) {
 	var n struct {
@@ -108,6 +126,7 @@ func TestLinkShapes(t *testing.T) {
 		toSibling, toSlash, toOtherRoot, toOutsideFile, relativeDotDot int
 		chained, selfLoop, twoCycle, chain41, atSibling                int
 		newUnderParent, briefParent, traversal, resolved40, loop41     int
+		climbPast                                                      int
 		createThrough                                                  int
 		readThrough, writeThrough                                      [attack.NumClasses]int
 	}
@@ -177,6 +196,10 @@ func TestLinkShapes(t *testing.T) {
 				if r.Kind == core.PathTraversal {
 					n.traversal++
 				}
+				land, _ := hops(links, "/"+strings.ReplaceAll(p, `\`, "/"))
+				if climbsFromLink(links, p) && underAny(path.Clean(p), sc.Grant.FSRead) && !underAny(land, sc.Grant.FSRead) {
+					n.climbPast++
+				}
 			case st.Op.Kind == core.OpWrite && asParent && !exists && !written[dst] && underAny(p, sc.Grant.FSWrite) && r.Kind == core.FSWriteDenied:
 				n.newUnderParent++
 				if links[path.Dir(spec.Canonical(p))] == "/etc" {
@@ -209,6 +232,7 @@ func TestLinkShapes(t *testing.T) {
 		{"writes of a new file under a directory link out of the write roots, denied", n.newUnderParent},
 		{"writes of a new file under a directory link to /etc, denied", n.briefParent},
 		{"symlink ops with a .. through a link, refused as traversal", n.traversal},
+		{"symlink ops whose clean path is in a read root and whose .. climbs from a link's target out of it", n.climbPast},
 		{"ops through exactly 40 links that resolve", n.resolved40},
 		{"ops through 41 links or a loop, not_found", n.loop41},
 		{"allowed writes through a link that create a file (a dangling link's target, or a new file under a directory link)", n.createThrough},
