@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -341,5 +342,32 @@ func TestSymlinkClassesReachKinds(t *testing.T) {
 		if n := kinds[want.cl][want.kind]; n < 20 {
 			t.Errorf("%s ops got %s %d times in 2000 scenarios, want at least 20", want.cl, want.kind, n)
 		}
+	}
+}
+
+// TestEncodedClimbsBack: the encoded class draws paths outside every root
+// that, percent-decoded twice and cleaned, are under one, with no ".."
+// as written: a sandbox that decodes twice before it checks lets them
+// through, and acts outside if it opens the path decoded once.
+func TestEncodedClimbsBack(t *testing.T) {
+	src := NewSource(*seedFlag, 99)
+	n := 0
+	for i := range 300 {
+		sc := seeded(i)
+		for range 10 {
+			op := Op(src, attack.Encoded, sc)
+			if op.Kind != core.OpRead && op.Kind != core.OpWrite {
+				continue
+			}
+			p := op.Args[0]
+			once, err := url.PathUnescape(p)
+			twice, err2 := url.PathUnescape(once)
+			if err == nil && err2 == nil && !spec.HasTraversal(p) && !underAny(p, sc.Grant.FSRead) && underAny(path.Clean(twice), sc.Grant.FSRead) {
+				n++
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d encoded ops in 3000 outside every read root and under one decoded twice, want at least 10", n)
 	}
 }

@@ -139,6 +139,12 @@ var encodedPaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, b, "/.%2e/etc/passwd") },
 	func(src Source, b, _ string) string { return cat(src, b, "/%u002e%u002e/etc/passwd") },
 	func(src Source, b, n string) string { return cat(src, b, "/", n, "%00.txt") },
+	// From outside every root back into one, the ".." spelled for a
+	// sandbox that decodes twice (or once) before it checks and acts on
+	// the path decoded once (or as asked): in a directory named "%2e%2e"
+	// under /etc.
+	func(src Source, b, n string) string { return cat(src, "/etc/%252e%252e", b, "/", n) },
+	func(src Source, b, n string) string { return cat(src, "/etc/%2e%2e", b, "/", n) },
 }
 
 var lookalikePaths = []pathTemplate{
