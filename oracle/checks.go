@@ -160,22 +160,24 @@ func (r *watchedRun) checkConfinement(s *stepObs) {
 		}
 		if why := r.unauthorized(e, s.op.Kind); why != "" {
 			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s%s, but %s",
-				formatOp(*s.op), describeResult(s.res), entryText(*e), r.fetchedAfter(s, i), why))
+				formatOp(*s.op), describeResult(s.res), entryText(*e), r.effectAfter(s, i), why))
 			return
 		}
 	}
 }
 
-// fetchedAfter names, for a confinement violation at entry i that is no
-// fetch (a lookup of a host the grant does not list), the first later
-// fetch of the step that the grant does not authorize either: a
-// connection made, which the words must not leave to the replay's journal.
-func (r *watchedRun) fetchedAfter(s *stepObs, i int) string {
-	if s.entries[i].Call == refworld.CallFetch {
+// effectAfter names, for a confinement violation at entry i that is a
+// lookup (a resolve of a host the grant does not list, a realpath of a path
+// outside the roots), the first later effect of the step that the grant
+// does not authorize either: a connection made, a file read or written,
+// which the words must not leave to the replay's journal.
+func (r *watchedRun) effectAfter(s *stepObs, i int) string {
+	if c := s.entries[i].Call; c != refworld.CallResolve && c != refworld.CallRealpath {
 		return ""
 	}
 	for j := i + 1; j < len(s.entries); j++ {
-		if e := &s.entries[j]; e.Call == refworld.CallFetch && r.unauthorized(e, s.op.Kind) != "" {
+		e := &s.entries[j]
+		if (e.Call == refworld.CallFetch || e.Call == refworld.CallRead || e.Call == refworld.CallWrite) && r.unauthorized(e, s.op.Kind) != "" {
 			return ", and then " + entryText(*e)
 		}
 	}

@@ -279,6 +279,20 @@ func (s alsoFetches) Run(op core.Op) core.Result {
 	return r
 }
 
+// resolvesThenWrites resolves and writes the path of every write, and
+// answers ok: a sandbox that checks nothing.
+type resolvesThenWrites struct{ wrapped }
+
+func (s resolvesThenWrites) Run(op core.Op) core.Result {
+	if op.Kind != core.OpWrite {
+		return s.Reference.Run(op)
+	}
+	s.Reference.Run(core.Op{Kind: "sbxfuzz:charge"})
+	r, _ := s.world.Realpath(op.Args[0])
+	s.world.Write(r, op.Args[1])
+	return core.Result{Kind: core.OK}
+}
+
 // refusesFetches refuses every granted fetch as internal, as a guard
 // stricter than SPEC §6 everywhere would.
 type refusesFetches struct{ wrapped }

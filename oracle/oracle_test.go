@@ -114,6 +114,15 @@ func TestConfinementNamesTheConnection(t *testing.T) {
 	mustContain(t, got[0], "the journal shows resolve evil.test -> 203.0.113.1, and then fetch evil.test 203.0.113.1 /, but")
 }
 
+// TestConfinementNamesTheWrite: a realpath of a path outside the roots,
+// made before the check, is the first entry judged, and the write that
+// followed it is named too.
+func TestConfinementNamesTheWrite(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/workshop/x", "y")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return resolvesThenWrites{wrap(g, w)} }), c, 1, Confinement, VerdictMatchesModel)
+	mustContain(t, got[0], "the journal shows realpath /workshop/x -> /workshop/x, and then write /workshop/x y, but")
+}
+
 // TestNoEffectOnDenialCatchesResolvingFirst: a path the allow-list refuses
 // must not reach the world, not even to be resolved; the realpath is also
 // of a path outside the roots.
