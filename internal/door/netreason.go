@@ -32,6 +32,12 @@ const (
 	// guard that refuses every special-purpose range. A name refused
 	// without a lookup was refused for itself (ReasonRefusedAllowed).
 	ReasonDocumentation = "documentation-address"
+	// ReasonSpecial: the sandbox looked the name up, and its answer is in
+	// another special-purpose range than those (IANA's registries:
+	// 2001::/23, 100::/64, 5f00::/16, 240.0.0.0/4 ...; multicast; the
+	// deprecated site-local fec0::/10), public by SPEC §6, refused by a
+	// guard that refuses such ranges.
+	ReasonSpecial = "special-address"
 	// ReasonRefusedAllowed: none of the above.
 	ReasonRefusedAllowed = "refused-allowed"
 	// ReasonInternalAnswer: the sandbox looked the host up and got an
@@ -48,14 +54,40 @@ var documentation = []netip.Prefix{
 	netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"),
 }
 
+// special are the special-purpose ranges of IANA's registries that SPEC
+// §6 does not call internal, with multicast and the deprecated site-local
+// fec0::/10: where an answer is public by the SPEC but refused by a guard
+// that refuses every special range. (An internal range here is harmless:
+// a refusal of an internal answer is no stricter op.)
+var special = []netip.Prefix{
+	netip.MustParsePrefix("192.0.0.0/24"), netip.MustParsePrefix("192.31.196.0/24"),
+	netip.MustParsePrefix("192.52.193.0/24"), netip.MustParsePrefix("192.88.99.0/24"),
+	netip.MustParsePrefix("192.175.48.0/24"), netip.MustParsePrefix("224.0.0.0/4"),
+	netip.MustParsePrefix("240.0.0.0/4"), netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("2001::/23"), netip.MustParsePrefix("2001:2::/48"),
+	netip.MustParsePrefix("2001:3::/32"), netip.MustParsePrefix("2001:4:112::/48"),
+	netip.MustParsePrefix("2001:20::/28"), netip.MustParsePrefix("2001:30::/28"),
+	netip.MustParsePrefix("2620:4f:8000::/48"), netip.MustParsePrefix("3fff::/20"),
+	netip.MustParsePrefix("5f00::/16"), netip.MustParsePrefix("fec0::/10"),
+	netip.MustParsePrefix("ff00::/8"),
+}
+
 // NetReasonAt is NetReason for a fetch the model makes from addr, the
 // answer the sandbox got when it looked the name up (the zero Addr: it
 // did not): a name answered in a documentation range is
-// ReasonDocumentation.
+// ReasonDocumentation, in another special-purpose range ReasonSpecial.
 func NetReasonAt(host string, addr netip.Addr) string {
 	r := NetReason(host)
-	if r == ReasonRefusedAllowed && slices.ContainsFunc(documentation, func(p netip.Prefix) bool { return p.Contains(spec.Unmap(addr)) }) {
+	in := func(ps []netip.Prefix) bool {
+		return slices.ContainsFunc(ps, func(p netip.Prefix) bool { return p.Contains(spec.Unmap(addr)) })
+	}
+	switch {
+	case r != ReasonRefusedAllowed:
+		return r
+	case in(documentation):
 		return ReasonDocumentation
+	case in(special):
+		return ReasonSpecial
 	}
 	return r
 }
