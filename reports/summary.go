@@ -156,6 +156,9 @@ type Cause struct {
 	Violations int64  `json:"violations"`      // across invariants
 	FirstCheck int    `json:"first_check"`     // the lowest check with one
 	Written    bool   `json:"written"`         // a finding of it was kept and written
+	// Invariants names the invariants its violations are of, in the
+	// catalogue's order.
+	Invariants []string `json:"invariants"`
 }
 
 // Finding is one finding in a Summary.

@@ -116,7 +116,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 		if !ok {
 			c, _ = k.seen.LoadOrStore(cause, newCauseCount(most == MaxPerClass))
 		}
-		c.(*causeCount).add(i)
+		c.(*causeCount).add(i, f.Invariant)
 	}
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
 	}
@@ -155,6 +155,7 @@ type causeCount struct {
 	class      bool // the cause is the op's attack class (causeOf)
 	violations atomic.Int64
 	first      atomic.Int64
+	invariants atomic.Uint64 // a bit for each invariant violated, by ID
 }
 
 func newCauseCount(class bool) *causeCount {
@@ -163,9 +164,10 @@ func newCauseCount(class bool) *causeCount {
 	return c
 }
 
-// add counts a violation of check i.
-func (c *causeCount) add(i int) {
+// add counts a violation of invariant id by check i.
+func (c *causeCount) add(i int, id oracle.ID) {
 	c.violations.Add(1)
+	c.invariants.Or(1 << id)
 	for old := c.first.Load(); int64(i) < old && !c.first.CompareAndSwap(old, int64(i)); old = c.first.Load() {
 	}
 }
@@ -180,6 +182,7 @@ type CauseSeen struct {
 	Violations int64
 	FirstCheck int
 	Kept       bool
+	Invariants []oracle.ID // those its violations are of, in the catalogue's order
 }
 
 // seenCauses lists every cause offered, by first check and then name:
@@ -194,7 +197,13 @@ func (k *collector) seenCauses() []CauseSeen {
 		for id := range k.byCause {
 			kept = kept || k.byCause[id][cause] > 0
 		}
-		out = append(out, CauseSeen{Cause: cause, Class: c.class, Violations: c.violations.Load(), FirstCheck: int(c.first.Load()), Kept: kept})
+		var ids []oracle.ID
+		for _, inv := range oracle.Invariants() {
+			if c.invariants.Load()&(1<<inv.ID) != 0 {
+				ids = append(ids, inv.ID)
+			}
+		}
+		out = append(out, CauseSeen{Cause: cause, Class: c.class, Violations: c.violations.Load(), FirstCheck: int(c.first.Load()), Kept: kept, Invariants: ids})
 		return true
 	})
 	slices.SortFunc(out, func(a, b CauseSeen) int {

@@ -75,9 +75,9 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	// Every cause is listed, by its first check, kept or not: the
 	// symlink loops came after confinement's slots were taken.
 	want := []CauseSeen{
-		{Cause: "traversal", Class: true, Violations: 30 + 34, FirstCheck: 0, Kept: true},
-		{Cause: "rebinding", Class: true, Violations: 15, FirstCheck: 61, Kept: true},
-		{Cause: "symlink-loop", Class: true, Violations: 5, FirstCheck: 91},
+		{Cause: "traversal", Class: true, Violations: 30 + 34, FirstCheck: 0, Kept: true, Invariants: []oracle.ID{oracle.Confinement, oracle.Total}},
+		{Cause: "rebinding", Class: true, Violations: 15, FirstCheck: 61, Kept: true, Invariants: []oracle.ID{oracle.Confinement}},
+		{Cause: "symlink-loop", Class: true, Violations: 5, FirstCheck: 91, Invariants: []oracle.ID{oracle.Confinement}},
 	}
 	if diff := cmp.Diff(want, k.seenCauses()); diff != "" {
 		t.Errorf("causes seen mismatch (-want +got):\n%s", diff)

@@ -28,7 +28,11 @@ func Summarize(res *Result, sut string) reports.Summary {
 	}
 	s.DistinctScenarios = distinctScenarios(res.Findings)
 	for _, c := range res.CausesSeen {
-		s.Causes = append(s.Causes, reports.Cause{Cause: c.Cause, Class: c.Class, Violations: c.Violations, FirstCheck: c.FirstCheck, Written: c.Kept})
+		cause := reports.Cause{Cause: c.Cause, Class: c.Class, Violations: c.Violations, FirstCheck: c.FirstCheck, Written: c.Kept}
+		for _, id := range c.Invariants {
+			cause.Invariants = append(cause.Invariants, id.String())
+		}
+		s.Causes = append(s.Causes, cause)
 	}
 	for _, f := range res.Findings {
 		s.Findings = append(s.Findings, reports.Finding{Invariant: f.Invariant.String(), Check: f.Check, Step: f.Step,

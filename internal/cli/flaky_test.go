@@ -116,18 +116,19 @@ func TestViolationsSeen(t *testing.T) {
 }
 
 // TestPrintUnwritten: the causes no finding was written for are listed
-// after the findings, an attack class said to be one; none, no line.
+// after the findings, each with the invariants it violated, an attack
+// class said to be one; none, no line.
 func TestPrintUnwritten(t *testing.T) {
 	causes := []reports.Cause{
 		{Cause: "name of loopback", Violations: 40, FirstCheck: 1, Written: true},
-		{Cause: "an address in NAT64 form", Violations: 12, FirstCheck: 9},
-		{Cause: "benign", Class: true, Violations: 1, FirstCheck: 30},
+		{Cause: "an address in NAT64 form", Violations: 12, FirstCheck: 9, Invariants: []string{"no-internal-egress", "verdict-matches-model"}},
+		{Cause: "benign", Class: true, Violations: 1, FirstCheck: 30, Invariants: []string{"total"}},
 	}
 	var b strings.Builder
 	printUnwritten(&b, causes, 4)
 	want := "2 more causes, not written (each invariant's 4 findings went to earlier ones; --per-invariant 16 writes more):\n" +
-		"  [an address in NAT64 form] violations 12, the first at check 9\n" +
-		"  [ops of attack class benign] violations 1, the first at check 30\n"
+		"  [an address in NAT64 form] no-internal-egress, verdict-matches-model: violations 12, the first at check 9\n" +
+		"  [ops of attack class benign] total: violations 1, the first at check 30\n"
 	if b.String() != want {
 		t.Errorf("printUnwritten wrote\n%s\nwant\n%s", b.String(), want)
 	}

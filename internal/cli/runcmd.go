@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
@@ -263,7 +264,7 @@ func printUnwritten(w io.Writer, causes []reports.Cause, per int) {
 		if c.Class {
 			cause = "ops of attack class " + cause
 		}
-		fmt.Fprintf(w, "  [%s] violations %d, the first at check %d\n", cause, c.Violations, c.FirstCheck)
+		fmt.Fprintf(w, "  [%s] %s: violations %d, the first at check %d\n", cause, strings.Join(c.Invariants, ", "), c.Violations, c.FirstCheck)
 	}
 }
 
