@@ -420,7 +420,7 @@ func (s *Summary) MostlyStricterWarning() string {
 	case strings.HasPrefix(ex, "net_fetch "):
 		hint += "; the world's names resolve into 203.0.113.0/24 (SPEC §6), a documentation range that a guard refusing every special-purpose range refuses, so such a guard meets an internal address only where a name's dns line gives one"
 	case strings.HasPrefix(ex, "fs_"):
-		hint += "; a server that holds its directories, not their paths (a bind mount, a Landlock rule, a handle opened at its start), finds nothing in one made anew between scenarios unless its profile says \"holds_dirs\": true"
+		hint += "; check that the profile's tools and arguments fit the server, and if the server holds its directories, not their paths (a bind mount, a Landlock rule, a handle opened at its start), that its profile says \"holds_dirs\": true: else it finds nothing in a directory made anew between scenarios"
 	}
 	return fmt.Sprintf("%s refused %s the model allows and let %d through, so most of the ops it was asked that the model allows were judged by its refusals alone (%s)",
 		s.SUT, plural(int(n), "op"), *s.AllowedPassed, hint)

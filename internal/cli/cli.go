@@ -103,7 +103,7 @@ func (e *env) timeoutFlags() []string {
 // proxy: doors, on a command that takes --sut.
 func treeDirFlag(e *env, fs *flagSet) {
 	fs.StringVar(&e.profile, "profile", "", "the mcp: or proxy: door's profile: a built-in one by name (mcp: "+strings.Join(mcp.BuiltinNames(), ", ")+"; mcp: fetch servers, judged on their connections: "+strings.Join(proxysut.ServerNames(), ", ")+"; proxy: "+strings.Join(proxysut.BuiltinNames(), ", ")+") or a JSON file, docs/real-sandboxes.md (default: $"+realsut.ProfileEnv+" if set, else server-filesystem, for mcp:; $"+proxysut.ProfileEnv+" if set, else "+proxysut.DefaultProfile+", for proxy:)")
-	fs.StringVar(&e.treeDir, "tree-dir", "", "directory the real-disk doors (osroot, mcp:) build their trees under, one locked directory a run, removed at its end, and those of dead runs at the next start (default: $"+realfs.TreeDirEnv+" if set, else sbxfuzz/trees under the user's cache directory; never the temporary directory)")
+	fs.StringVar(&e.treeDir, "tree-dir", "", "directory the real-disk doors (osroot, mcp:) build their trees under, one locked directory a run, removed at its end, and those of dead runs at the next start (default: $"+realfs.TreeDirEnv+" if set, else sbxfuzz/trees under the user's cache directory, not the temporary directory)")
 }
 
 // sutHelp is the --sut flag's help: every door a sandbox comes in by
