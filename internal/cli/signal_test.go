@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -158,6 +159,42 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 		if !strings.Contains(errb.String(), "again: stopping at once") {
 			t.Errorf("%v: said %q", sig, errb.String())
 		}
+	}
+}
+
+// TestSignalToTheGroupIsOne: the same signal twice at once, as timeout(1)
+// sends it to the command and then to its process group, is one signal:
+// the campaign drains and minimizes what it found; the same signal later
+// is a second one, and stops it at once.
+func TestSignalToTheGroupIsOne(t *testing.T) {
+	exited := make(chan int, 1)
+	var errb bytes.Buffer
+	e := &env{stdout: &bytes.Buffer{}, stderr: &errb, getenv: func(string) string { return "" }, exit: func(c int) { exited <- c }}
+	cancelled, aborted := make(chan struct{}), make(chan struct{})
+	sigs, quit := make(chan os.Signal, 3), make(chan struct{})
+	sigs <- syscall.SIGTERM
+	sigs <- syscall.SIGTERM
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		watchInterrupts(e, sync.OnceFunc(func() { close(cancelled) }), aborted)(sigs, quit)
+	}()
+	<-cancelled
+	select {
+	case <-aborted:
+		t.Fatalf("aborted on one signal sent twice at once: %q", errb.String())
+	case <-time.After(10 * sameDelivery):
+	}
+	sigs <- syscall.SIGTERM
+	select {
+	case <-aborted:
+	case <-time.After(patience):
+		t.Fatal("a second signal later did not abort")
+	}
+	close(quit)
+	<-done
+	if n := strings.Count(errb.String(), "again: stopping at once"); n != 1 {
+		t.Errorf("said %q", errb.String())
 	}
 }
 

@@ -34,6 +34,13 @@ const (
 	abortGrace   = 500 * time.Millisecond
 )
 
+// sameDelivery is how soon after the first a signal of the same kind is
+// the same delivery, not a second signal: timeout(1) sends its signal to
+// the command and then to the command's process group, the command
+// included, and a campaign run under it must not take that for a user's
+// second Ctrl-C.
+const sameDelivery = 25 * time.Millisecond
+
 // interruptible returns a context that the first SIGINT, SIGTERM or
 // SIGHUP cancels: a campaign then stops drawing checks, minimizes what is
 // pending for campaign.DrainTime, writes everything found, and summarizes,
@@ -45,23 +52,44 @@ const (
 func interruptible(e *env) (ctx context.Context, abort <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	aborted := make(chan struct{})
-	stopWatching := watchSignals(2, func(sigs <-chan os.Signal, quit <-chan struct{}) {
+	stopWatching := watchSignals(2, watchInterrupts(e, cancel, aborted))
+	return ctx, aborted, func() {
+		stopWatching()
+		cancel()
+	}
+}
+
+// watchInterrupts is interruptible's watch: the first signal calls
+// cancel; a second, or the first one's backstopTime running out, closes
+// aborted, and exits after abortGrace unless quit closes first.
+func watchInterrupts(e *env, cancel func(), aborted chan struct{}) func(sigs <-chan os.Signal, quit <-chan struct{}) {
+	return func(sigs <-chan os.Signal, quit <-chan struct{}) {
+		var first os.Signal
 		select {
-		case s := <-sigs:
-			fmt.Fprintf(e.stderr, "\nsbxfuzz: %v: stopping; minimizing and writing what is found (again to stop at once)\n", s)
+		case first = <-sigs:
+			fmt.Fprintf(e.stderr, "\nsbxfuzz: %v: stopping; minimizing and writing what is found (again to stop at once)\n", first)
 			cancel()
 		case <-quit:
 			return
 		}
+		at := time.Now()
 		backstop := time.NewTimer(backstopTime)
 		defer backstop.Stop()
-		select {
-		case s := <-sigs:
-			fmt.Fprintf(e.stderr, "sbxfuzz: %v again: stopping at once; what is found and not minimized is written as it was found\n", s)
-		case <-backstop.C:
-			fmt.Fprintf(e.stderr, "sbxfuzz: still running %v after the signal: stopping at once\n", backstopTime)
-		case <-quit:
-			return
+	wait:
+		for {
+			select {
+			case s := <-sigs:
+				if s == first && time.Since(at) < sameDelivery {
+					continue // the first signal again, from the same sender
+				}
+				fmt.Fprintf(e.stderr, "sbxfuzz: %v again: stopping at once; what is found and not minimized is written as it was found\n", s)
+				break wait
+			case <-backstop.C:
+				fmt.Fprintf(e.stderr, "sbxfuzz: still running %v after the signal: stopping at once\n", backstopTime)
+				break wait
+			case <-quit:
+				return
+			}
 		}
 		close(aborted)
 		grace := time.NewTimer(abortGrace)
@@ -71,10 +99,6 @@ func interruptible(e *env) (ctx context.Context, abort <-chan struct{}, stop fun
 		case <-grace.C:
 			e.exit(ExitInterrupted)
 		}
-	})
-	return ctx, aborted, func() {
-		stopWatching()
-		cancel()
 	}
 }
 
