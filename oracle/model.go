@@ -126,7 +126,14 @@ func traversalWhy(m *model, a []string) string { return quote(a[0]) + " has a ..
 
 func rootsWhy(what string, roots func(*model) []string) func(*model, []string) string {
 	return func(m *model, a []string) string {
-		return fmt.Sprintf("%s is under no %s root %s", quote(path.Clean(a[0])), what, quoteList(roots(m)))
+		c := path.Clean(a[0])
+		why := fmt.Sprintf("%s is under no %s root %s", quote(c), what, quoteList(roots(m)))
+		// A sandbox that judges where an op lands (a mount namespace, a
+		// check of the resolved path) allows such an op: say where.
+		if r, ok := m.world.realpath(c); ok && r != c && within(r, roots(m)) {
+			why += fmt.Sprintf(" (the world's links lead it to %s, under one: a sandbox that judges where an op lands allows it, SPEC §5 judges the path asked)", quote(r))
+		}
+		return why
 	}
 }
 

@@ -123,6 +123,25 @@ func TestConfinementNamesTheWrite(t *testing.T) {
 	mustContain(t, got[0], "the journal shows realpath /workshop/x -> /workshop/x, and then write /workshop/x y, but")
 }
 
+// TestVerdictSaysWhereTheOpLands: a write the model denies for its path,
+// which the world's links lead under a root, is a verdict-matches-model
+// finding whose words say where it lands.
+func TestVerdictSaysWhereTheOpLands(t *testing.T) {
+	w := testWorld
+	w.Links = []scenario.Link{{Path: "/workshop/ln-back", Target: "/work/out/x"}}
+	c := testCase(testGrant(roomy), w, []core.Op{op("fs_write", "/workshop/ln-back", "y")})
+	got := check(infallible(func(g core.Grant, w core.World) core.Sandbox { return resolvesThenWrites{wrap(g, w)} }), c, new(Coverage), Options{Timeout: time.Second})
+	i := slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == VerdictMatchesModel })
+	if i < 0 || !strings.Contains(got[i].Detail, `the world's links lead it to "/work/out/x", under one`) {
+		t.Errorf("findings:\n%s", lines(got))
+	}
+	plain := check(infallible(func(g core.Grant, w core.World) core.Sandbox { return resolvesThenWrites{wrap(g, w)} }),
+		testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/workshop/x", "y")}), new(Coverage), Options{Timeout: time.Second})
+	if strings.Contains(lines(plain), "lead it to") {
+		t.Errorf("a path no link leads anywhere: %s", lines(plain))
+	}
+}
+
 // TestNoEffectOnDenialCatchesResolvingFirst: a path the allow-list refuses
 // must not reach the world, not even to be resolved; the realpath is also
 // of a path outside the roots.
