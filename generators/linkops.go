@@ -16,8 +16,8 @@ import (
 // below a directory link, a new file under it, 40 or 41 hops. Now and then
 // the path is respelled with dot segments, a doubled or trailing slash, or
 // a ".." that makes it a traversal, refused before anything is resolved
-// (climbPast's among them). In a world without such a link it names the same paths below a root,
-// where no link is.
+// (climbPast's among them). In a world without such a link it names the
+// same paths below a root, where no link is.
 func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 	r, dir, ok := findLink(src, sc, cl)
 	var writes bool
@@ -69,20 +69,19 @@ func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 // returned as it is when it names no file below a link of sc at dir, or
 // the link's target ends in "." or "..".
 func climbPast(sc *scenario.Scenario, dir, p string) string {
-	link, rest, below := strings.Cut(p, "/")
+	link, rest, _ := strings.Cut(p, "/")
 	i := slices.IndexFunc(sc.World.Links, func(l scenario.Link) bool { return l.Path == dir+"/"+link })
-	if !below || rest == "" || i < 0 {
+	if rest == "" || i < 0 {
 		return p
 	}
-	parts := []string{link, ".."}
-	switch base := path.Base(sc.World.Links[i].Target); base {
+	base := path.Base(sc.World.Links[i].Target)
+	switch base {
 	case ".", "..":
 		return p
 	case "/":
-	default:
-		parts = append(parts, base)
+		return link + "/../" + rest
 	}
-	return strings.Join(append(parts, rest), "/")
+	return link + "/../" + base + "/" + rest
 }
 
 // linkTwists respell a path through a link into one that Clean (reading

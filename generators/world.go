@@ -104,9 +104,9 @@ type builder struct {
 	g   core.GrantSpec
 	w   scenario.WorldSpec
 	// readHost and writeHost are the roots links are planted in: the first
-	// read root (either of a pair) and the first write root, or /work and its /out when no
-	// such root is granted or it is "/"; in a world whose root is a link,
-	// the directory the link leads to.
+	// read root (either of a pair) and the first write root, or /work and
+	// its /out when no such root is granted or it is "/"; in a world whose
+	// root is a link, the directory the link leads to.
 	readHost, writeHost *rootInfo
 	// rootLink is the link at or above the granted root (linkedRoot), or
 	// nil.

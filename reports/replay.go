@@ -139,7 +139,7 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "%s: %s\n", r.File, v)
 	}
-	writeViolatedAgain(w, r, first)
+	writeViolatedAgain(w, r)
 	if slices.ContainsFunc(r.Violations, func(v Violation) bool { return v.Hang }) {
 		fmt.Fprintf(w, "%s: a timeout may be a loaded machine's, not the sandbox's: replay it again, or with a longer --timeout (a campaign judges a real sandbox's again on a fresh one before it counts)\n", r.File)
 	}
@@ -221,11 +221,11 @@ func violatedAgain(s ReplayStep, first map[string]int) []string {
 // first violation, the steps that did, in the order of the violations'
 // lines: the table marks them, and a reader of those lines would take the
 // first for the only one.
-func writeViolatedAgain(w io.Writer, r *Replay, first map[string]int) {
+func writeViolatedAgain(w io.Writer, r *Replay) {
 	for _, v := range r.Violations {
 		var again []int
 		for _, s := range r.Steps {
-			if v.Step > 0 && slices.Contains(violatedAgain(s, first), v.Invariant) {
+			if v.Step > 0 && s.Step > v.Step && slices.Contains(s.Violated, v.Invariant) {
 				again = append(again, s.Step)
 			}
 		}

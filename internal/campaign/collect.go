@@ -191,6 +191,7 @@ func (k *collector) seenCauses() []CauseSeen {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var out []CauseSeen
+	invariants := oracle.Invariants()
 	k.seen.Range(func(key, v any) bool {
 		cause, c := key.(string), v.(*causeCount)
 		kept := false
@@ -198,8 +199,9 @@ func (k *collector) seenCauses() []CauseSeen {
 			kept = kept || k.byCause[id][cause] > 0
 		}
 		var ids []oracle.ID
-		for _, inv := range oracle.Invariants() {
-			if c.invariants.Load()&(1<<inv.ID) != 0 {
+		bits := c.invariants.Load()
+		for _, inv := range invariants {
+			if bits&(1<<inv.ID) != 0 {
 				ids = append(ids, inv.ID)
 			}
 		}
