@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -159,11 +160,20 @@ func (r *watchedRun) checkConfinement(s *stepObs) {
 			continue // authorized already, by the same test of the same path
 		}
 		if why := r.unauthorized(e, s.op.Kind); why != "" {
-			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s%s, but %s",
-				formatOp(*s.op), describeResult(s.res), entryText(*e), r.effectAfter(s, i), why))
+			r.violate(Confinement, s.class, fmt.Sprintf("%s returned %s and the journal shows %s%s%s, but %s",
+				formatOp(*s.op), describeResult(s.res), entryText(*e), madeDir(e), r.effectAfter(s, i), why))
 			return
 		}
 	}
+}
+
+// madeDir says of a write of nothing to a path that ends in "/" that it
+// is a directory made: a real sandbox's door journals one so.
+func madeDir(e *refworld.Entry) string {
+	if e.Call == refworld.CallWrite && e.Arg == "" && strings.HasSuffix(e.Name, "/") {
+		return " (a directory made)"
+	}
+	return ""
 }
 
 // effectAfter names, for a confinement violation at entry i that is a
@@ -468,12 +478,13 @@ func (r *watchedRun) checkOutput(s *stepObs) {
 func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	r.cov.Classes[s.class].Checked[VerdictMatchesModel]++
 	if s.res != want {
-		describe := describeResult
+		describe, where := describeResult, ""
 		if s.res.Kind == want.Kind && s.res.Hard == want.Hard {
 			describe = describeData // the data alone differs: show it
+			where = firstDifference(s.res.Data, want.Data)
 		}
-		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s: %s",
-			formatOp(*s.op), describe(s.res), describe(want), r.model.explain(why, *s.op)))
+		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s%s: %s",
+			formatOp(*s.op), describe(s.res), describe(want), where, r.model.explain(why, *s.op)))
 		r.usageParted = r.usageParted || !r.model.usageMatches(s.after)
 		return
 	}

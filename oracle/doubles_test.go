@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"net/netip"
+	"path"
 	"slices"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -313,6 +314,30 @@ func (s emptyReads) Run(op core.Op) core.Result {
 	r := s.Reference.Run(op)
 	if op.Kind == core.OpRead && r.Kind == core.OK {
 		r.Data = ""
+	}
+	return r
+}
+
+// cutsLongReads cuts a read's data after 300 bytes, marking the cut, as
+// agent file tools that shorten long lines do.
+type cutsLongReads struct{ wrapped }
+
+func (s cutsLongReads) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if op.Kind == core.OpRead && len(r.Data) > 300 {
+		r.Data = r.Data[:300] + "..."
+	}
+	return r
+}
+
+// makesDirOnDenial makes the directory a denied write would have gone
+// into, as a tool that makes a file's parents before it asks does.
+type makesDirOnDenial struct{ wrapped }
+
+func (s makesDirOnDenial) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if op.Kind == core.OpWrite && r.Kind != core.OK {
+		s.world.Write(path.Dir(op.Args[0])+"/", "")
 	}
 	return r
 }

@@ -150,3 +150,35 @@ func describeData(r core.Result) string {
 	}
 	return describeResult(core.Result{Kind: r.Kind, Hard: r.Hard}) + " with " + quote(r.Data)
 }
+
+// diffWindow is how many bytes firstDifference quotes on each side of it.
+const diffWindow = 24
+
+// firstDifference says where got and want, data that differ, first differ
+// when either is longer than a finding quotes: the quoted starts may be
+// the same, and a reader would not see where they part. It is "" for data
+// quoted whole.
+func firstDifference(got, want string) string {
+	if len(got) <= maxQuoted && len(want) <= maxQuoted {
+		return ""
+	}
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	return fmt.Sprintf(" (they first differ at byte %d: %s where the model has %s)", i, around(got, i), around(want, i))
+}
+
+// around quotes s from diffWindow bytes before i to as many after it, with
+// "…" where it is cut.
+func around(s string, i int) string {
+	from, to := max(0, i-diffWindow), min(len(s), i+diffWindow)
+	q := strconv.Quote(s[from:to])
+	if from > 0 {
+		q = "…" + q
+	}
+	if to < len(s) {
+		q += "…"
+	}
+	return q
+}

@@ -389,6 +389,27 @@ func TestVerdictOnDataAloneQuotesIt(t *testing.T) {
 	mustContain(t, got[0], `returned ok with no data, but the model of SPEC §5 gives ok with "hello"`)
 }
 
+// TestVerdictOnLongDataSaysWhereItParts: data that differ past what a
+// finding quotes of each are said where they first differ, since the
+// quoted starts are the same.
+func TestVerdictOnLongDataSaysWhereItParts(t *testing.T) {
+	w := testWorld
+	w.Files = []scenario.File{{Path: "/work/big", Data: strings.Repeat("0123456789", 40)}}
+	c := testCase(testGrant(roomy), w, []core.Op{op("fs_read", "/work/big")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return cutsLongReads{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+	mustContain(t, got[0], `(they first differ at byte 300: …"678901234567890123456789..." where the model has …"678901234567890123456789012345678901234567890123"…)`)
+}
+
+// TestConfinementNamesADirectoryMade: a directory made outside the write
+// roots, journaled as a write of nothing to its path and a slash, is said
+// to be one.
+func TestConfinementNamesADirectoryMade(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/etc/new/x", "y")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return makesDirOnDenial{wrap(g, w)} }), c, 1, NoEffectOnDenial, Confinement)
+	i := slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == Confinement })
+	mustContain(t, got[i], `the journal shows write /etc/new/ "" (a directory made), but`)
+}
+
 func TestReplayDeterministicCanFail(t *testing.T) {
 	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_write", "/work/out/a", "x"),

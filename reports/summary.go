@@ -418,7 +418,7 @@ func (s *Summary) MostlyStricterWarning() string {
 	hint := "the stricter lines say which"
 	switch ex := s.StricterExamples[s.stricterReasons()[0]]; {
 	case strings.HasPrefix(ex, "net_fetch "):
-		hint += "; the world's names resolve into 203.0.113.0/24 (SPEC §6), a documentation range that a guard refusing every special-purpose range refuses, so such a guard meets an internal address only where a name's dns line gives one"
+		hint += "; the world's names resolve into 203.0.113.0/24 (SPEC §6), a documentation range that a guard refusing every special-purpose range refuses, so such a guard meets an internal address only where a name's dns line gives one, and most are names RFC 2606 reserves (example.com, .example), which a guard refusing reserved names refuses without a lookup (refused-allowed)"
 	case strings.HasPrefix(ex, "fs_"):
 		hint += "; check that the profile's tools and arguments fit the server, and if the server holds its directories, not their paths (a bind mount, a Landlock rule, a handle opened at its start), that its profile says \"holds_dirs\": true: else it finds nothing in a directory made anew between scenarios"
 	}

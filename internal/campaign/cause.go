@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -166,4 +167,25 @@ func addrCause(a netip.Addr) string {
 		return "no address"
 	}
 	return "public"
+}
+
+// maxFailureWords bounds the words of a failure that failureCause keeps.
+const maxFailureWords = 120
+
+// failureCause names a total finding's cause: its op's kind, and how the
+// sandbox failed, in the finding's words with the op's own text taken
+// out. One failure met at every op (a sandbox that cannot load its grant
+// and fails each fetch so, whatever the host) is one cause, not one for
+// each host or path, and a hang is not a crash.
+func failureCause(op core.Op, detail string) string {
+	words := strings.TrimPrefix(detail, judge.FormatOp(op)+" ")
+	for _, a := range op.Args {
+		if a != "" {
+			words = strings.ReplaceAll(words, a, "…")
+		}
+	}
+	if len(words) > maxFailureWords {
+		words = strings.ToValidUTF8(words[:maxFailureWords], "") + "…"
+	}
+	return op.Kind + ", failing: " + words
 }

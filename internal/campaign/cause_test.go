@@ -9,6 +9,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -182,5 +183,37 @@ func TestTwins(t *testing.T) {
 		if got := twins(fs[i], fs); !slices.Equal(got, want) {
 			t.Errorf("twins of %v = %v, want %v", fs[i], got, want)
 		}
+	}
+}
+
+// TestFailureCause: total findings at ops of different hosts that fail
+// in the same words are one cause, written once; a failure in other
+// words, or at an op of another kind, is another; a hang is not a crash.
+func TestFailureCause(t *testing.T) {
+	var got []int
+	k := newCollector(false, 0, func(r raw) { got = append(got, r.check) })
+	for i, tc := range []struct{ kind, arg, why string }{
+		{core.OpFetch, "a.test", "the sandbox answered with an error: -32603 URIError: URI malformed"},
+		{core.OpFetch, "b.test", "the sandbox answered with an error: -32603 URIError: URI malformed"},
+		{core.OpFetch, "127.1", "the sandbox answered with an error: -32603 URIError: URI malformed"},
+		{core.OpFetch, "c.test", "did not answer within 2s"},
+		{core.OpRead, "/work/a", "the sandbox answered with an error: -32603 URIError: URI malformed"},
+		{core.OpRead, "/work/b", "the sandbox answered with an error: -32603 no such file: /work/b"},
+	} {
+		op := core.Op{Kind: tc.kind, Args: []string{tc.arg}}
+		if tc.kind == core.OpFetch {
+			op.Args = append(op.Args, "/")
+		}
+		sc := &scenario.Scenario{Steps: []scenario.Step{{Op: op, Class: attack.Benign}}}
+		f := oracle.Finding{Invariant: oracle.Total, Step: 1, Detail: judge.FormatOp(op) + " " + tc.why}
+		k.offer(i, sc, []oracle.Finding{f})
+		k.finish(i)
+		if c := KeptCause(sc, f); c != "" {
+			t.Errorf("KeptCause of a total finding = %q, want none: it is minimized as any", c)
+		}
+	}
+	k.flush()
+	if diff := cmp.Diff([]int{0, 3, 4, 5}, got); diff != "" {
+		t.Errorf("checks kept (-want +got):\n%s", diff)
 	}
 }

@@ -247,17 +247,21 @@ func (k *collector) room(id oracle.ID, p []raw) []raw {
 }
 
 // causeOf is what the op r's finding is at is about, and how many
-// findings of one invariant may share it: for a fetch, what a guard that
-// lets it through gets wrong (hostCause: it fails the same way at every
-// such op, whatever attack drew it); for a file op whose path leaves its
-// roots or passes through a link, how (pathCause); for any other op, its
-// attack class; for the run as a whole, the unlabelled class.
+// findings of one invariant may share it: for a total finding, how the
+// sandbox failed (failureCause); for a fetch, what a guard that lets it
+// through gets wrong (hostCause: it fails the same way at every such op,
+// whatever attack drew it); for a file op whose path leaves its roots or
+// passes through a link, how (pathCause); for any other op, its attack
+// class; for the run as a whole, the unlabelled class.
 func causeOf(r raw) (string, int) {
 	s := r.f.Step
 	if s <= 0 || s > len(r.sc.Steps) {
 		return attack.Unlabelled.String(), MaxPerClass
 	}
 	st := r.sc.Steps[s-1]
+	if r.f.Invariant == oracle.Total {
+		return failureCause(st.Op, r.f.Detail), MaxPerCause
+	}
 	if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 {
 		return hostCause(st.Op.Args[0], r.sc.World.DNS), MaxPerCause
 	}
@@ -275,7 +279,9 @@ func causeOf(r raw) (string, int) {
 // defect.
 func KeptCause(sc *scenario.Scenario, f oracle.Finding) string {
 	cause, most := causeOf(raw{sc: sc, f: f})
-	if most != MaxPerCause {
+	if most != MaxPerCause || f.Invariant == oracle.Total {
+		// A failure's words may change as its scenario shrinks (a
+		// server's stderr quoted in them): it is minimized as any.
 		return ""
 	}
 	return cause

@@ -31,7 +31,8 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	// Checks 0..99 finish in a scrambled order; every odd one finds a
 	// confinement violation, at an op of the traversal class below check
 	// 60, of the rebinding class from it on, and of the symlink-loop class
-	// from 90 on; every third one a total, always at a traversal.
+	// from 90 on; every third one an output-bounded one, always at a
+	// traversal.
 	order := make([]int, 100)
 	for i := range order {
 		order[i] = (i*37 + 11) % 100
@@ -52,7 +53,7 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 			fs = append(fs, oracle.Finding{Invariant: oracle.Confinement, Step: 1})
 		}
 		if i%3 == 0 {
-			fs = append(fs, oracle.Finding{Invariant: oracle.Total, Step: len(sc.Steps)})
+			fs = append(fs, oracle.Finding{Invariant: oracle.OutputBounded, Step: len(sc.Steps)})
 		}
 		if len(fs) > 0 {
 			k.offer(i, sc, fs)
@@ -68,14 +69,14 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 	if diff := cmp.Diff([]int{0, 1, 3, 3, 61, 63}, got); diff != "" {
 		t.Fatalf("checks handed to the sink mismatch (-want +got):\n%s", diff)
 	}
-	_, traversalFull := k.causeFull.Load(fullKey(oracle.Total, attack.Traversal.String()))
-	if !k.full[oracle.Confinement].Load() || k.full[oracle.Total].Load() || !traversalFull || k.full[oracle.NoInternalEgress].Load() {
+	_, traversalFull := k.causeFull.Load(fullKey(oracle.OutputBounded, attack.Traversal.String()))
+	if !k.full[oracle.Confinement].Load() || k.full[oracle.OutputBounded].Load() || !traversalFull || k.full[oracle.NoInternalEgress].Load() {
 		t.Fatal("saturation flags wrong")
 	}
 	// Every cause is listed, by its first check, kept or not: the
 	// symlink loops came after confinement's slots were taken.
 	want := []CauseSeen{
-		{Cause: "traversal", Class: true, Violations: 30 + 34, FirstCheck: 0, Kept: true, Invariants: []oracle.ID{oracle.Confinement, oracle.Total}},
+		{Cause: "traversal", Class: true, Violations: 30 + 34, FirstCheck: 0, Kept: true, Invariants: []oracle.ID{oracle.Confinement, oracle.OutputBounded}},
 		{Cause: "rebinding", Class: true, Violations: 15, FirstCheck: 61, Kept: true, Invariants: []oracle.ID{oracle.Confinement}},
 		{Cause: "symlink-loop", Class: true, Violations: 5, FirstCheck: 91, Invariants: []oracle.ID{oracle.Confinement}},
 	}

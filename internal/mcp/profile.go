@@ -233,9 +233,38 @@ func NewFetchProfile(name string, fetch Tool, env map[string]string) (Profile, e
 
 // profileError places err at a line and column of data: the offending
 // byte of a syntax error, the name of an unknown field, else where the
-// decoder stopped.
+// decoder stopped. An unknown field that a profile has elsewhere is said
+// to belong there.
 func profileError(data []byte, off int64, err error) error {
-	return fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, off, err))
+	belongs := ""
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if place := fieldPlace(strings.Trim(f, `"`)); place != "" {
+			belongs = " (it belongs " + place + ")"
+		}
+	}
+	return fmt.Errorf("%w: %v%s", ErrProfile, door.JSONError(data, off, err), belongs)
+}
+
+// fieldPlace is where a field of a profile's JSON named field belongs, in
+// words ("in read.result"), or "" for a name no part of a profile has.
+func fieldPlace(field string) string {
+	for _, part := range []struct {
+		place string
+		t     reflect.Type
+	}{
+		{"at the profile's top level", reflect.TypeFor[Profile]()},
+		{"in read or write", reflect.TypeFor[Tool]()},
+		{"in read.result", reflect.TypeFor[Extract]()},
+		{"in dirs_config", reflect.TypeFor[DirsConfig]()},
+		{"in dirs_env", reflect.TypeFor[DirsEnv]()},
+	} {
+		for i := range part.t.NumField() {
+			if name, _, _ := strings.Cut(part.t.Field(i).Tag.Get("json"), ","); name == field {
+				return part.place
+			}
+		}
+	}
+	return ""
 }
 
 // defaulted fills the argument names a profile may leave out.
