@@ -68,6 +68,10 @@ type ReplayStep struct {
 	// verdict, and only what it did in the world is judged (it is not
 	// asked the ops after the one the model halts on).
 	Modelled bool
+	// Cleaned is, for an op whose path has ".." sent to a server that
+	// cleans it by a policy of its own, the server's answer in words: the
+	// step shows the model's answer, and what the server did is judged.
+	Cleaned string
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -180,6 +184,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		}
 		if s.Modelled {
 			mark = "  the model's answer: after its stricter refusal above, the sandbox's verdict is not judged (its budgets parted from the model's); the journal is what it did, asked up to the op the model halts on, not after"
+		}
+		if s.Cleaned != "" {
+			mark = "  the model's answer stands in for the server's (" + s.Cleaned + `): it cleans ".." by a policy of its own; what it did, the journal, is judged`
 		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet
@@ -327,6 +334,9 @@ type stepJSON struct {
 	// Modelled: the model's answer stands in for the sandbox's verdict
 	// (ReplayStep.Modelled).
 	Modelled bool `json:"modelled,omitempty"`
+	// Cleaned: the server's own answer to a path with ".." it cleans by
+	// a policy of its own (ReplayStep.Cleaned).
+	Cleaned string `json:"cleaned,omitempty"`
 }
 
 type violationJSON struct {
@@ -347,7 +357,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -112,13 +112,13 @@ func replayOne(target sut.Target, name string, sc *scenario.Scenario, f core.Fac
 	return out, nil
 }
 
-// markSteps sets the Stricter reason, the ModelJournal and Modelled of the steps
+// markSteps sets the Stricter reason, the ModelJournal, Modelled and Cleaned of the steps
 // w noted, steps being the replay's in the order they ran.
 func markSteps(w *door.Watch, steps []reports.ReplayStep) {
 	stricter, filled := w.Marks()
-	modelled := w.Modelled()
+	modelled, cleaned := w.Modelled(), w.Cleaned()
 	for i := range steps {
-		steps[i].Stricter, steps[i].ModelJournal, steps[i].Modelled = stricter[i], filled[i], modelled[i]
+		steps[i].Stricter, steps[i].ModelJournal, steps[i].Modelled, steps[i].Cleaned = stricter[i], filled[i], modelled[i], cleaned[i]
 	}
 }
 

@@ -73,6 +73,40 @@ func TestReplayCountsStricter(t *testing.T) {
 	}
 }
 
+// TestReplayShowsTheCleanedAnswer: with its profile's "dotdot", an MCP
+// server that cleans ".." out of a path reads the file the clean path
+// names; the step shows the model's refusal, and its mark says what the
+// server answered, so that the refusal is not read as the server's, in
+// text and in JSON. A step without ".." has no such mark.
+func TestReplayShowsTheCleanedAnswer(t *testing.T) {
+	dir := t.TempDir()
+	profile := writeFile(t, dir, "dotdot.json", `{"name": "fake-dotdot", "read": {"tool": "read_file", "path": "path"},
+		"write": {"tool": "write_file", "path": "path", "content": "content"},
+		"denied": ["Access denied"], "not_found": ["ENOENT"], "dotdot": true}`)
+	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\nlink /work/d /etc\n\nfs_read /work/f\nfs_read /work/d/../work/f\n")
+	args := []string{"replay", "--sut", fakeMCP(t, "cleancheck"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
+	_, out, errs := run(t, args...)
+	const mark = `the model's answer stands in for the server's (allowed, with `
+	var marked []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, mark) {
+			marked = append(marked, strings.Fields(line)[0])
+		}
+	}
+	if !slices.Equal(marked, []string{"2"}) || !strings.Contains(out, "2 steps, ok") {
+		t.Errorf("steps marked %q, want 2, and no finding:\n%s%s", marked, out, errs)
+	}
+	_, out, _ = run(t, append(args, "--format", "json")...)
+	var doc struct {
+		Steps []struct {
+			Cleaned string `json:"cleaned"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || doc.Steps[0].Cleaned != "" || !strings.HasPrefix(doc.Steps[1].Cleaned, "allowed, with ") {
+		t.Errorf("JSON steps %+v (%v):\n%s", doc.Steps, err, out)
+	}
+}
+
 // TestReplayMarksTheModelsJournal: a proxy that refuses an internal host
 // without looking it up is journaled as the model looks it up, and replay
 // marks that step so that the lookup is not read as the proxy's; a host

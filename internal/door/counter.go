@@ -40,6 +40,8 @@ type Counter struct {
 	filled   int64  // refusals whose journal the door filled (Filled)
 	cached   int64  // fetches a server answered from its cache (Cached)
 	modelled int64  // ops answered as the model after a stricter refusal (Modelled)
+	cleaned  int64  // ops with ".." a server cleans by its own policy (Cleaned)
+	answer   string // the server's own answer to the last of them
 	open     int    // sandboxes opened and not closed yet
 }
 
@@ -89,6 +91,16 @@ func (c *Counter) Modelled() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.modelled++
+}
+
+// Cleaned counts one op whose path has "..", sent to a server that cleans
+// it by a policy of its own and answered as the model (Tally.Cleaned);
+// answer is what the server answered, in words.
+func (c *Counter) Cleaned(answer string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cleaned++
+	c.answer = answer
 }
 
 // Cached counts one fetch a server answered from a cache of its own
@@ -159,7 +171,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

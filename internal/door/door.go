@@ -123,6 +123,12 @@ type Tally struct {
 	// model's, so the model's answer stands in for its verdict, and only
 	// what it did in the world is judged.
 	Modelled int64
+	// Cleaned counts the ops with ".." sent to a server that cleans them
+	// by a policy of its own (an MCP profile's "dotdot"): the model's
+	// answer stands in, and only what it did is judged. CleanedAnswer is
+	// the server's own answer to the last, in words.
+	Cleaned       int64
+	CleanedAnswer string
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -154,4 +160,5 @@ func (t *Tally) Add(u Tally) {
 	t.Cached += u.Cached
 	t.Isolated = t.Isolated || u.Isolated
 	t.Modelled += u.Modelled
+	t.Cleaned += u.Cleaned
 }

@@ -21,6 +21,7 @@ type Watch struct {
 	marks    map[int]string // the op's place: the reason counted during it
 	filled   map[int]bool
 	modelled map[int]bool
+	cleaned  map[int]string // the server's own answer to an op with ".."
 }
 
 // NewWatch returns a Watch over the session whose counts tally reads.
@@ -44,6 +45,7 @@ func (w *Watch) Reset() {
 	clear(w.marks)
 	clear(w.filled)
 	clear(w.modelled)
+	clear(w.cleaned)
 }
 
 // Marks returns, by the place of the op, the stricter reason counted
@@ -62,6 +64,14 @@ func (w *Watch) Modelled() map[int]bool {
 	return maps.Clone(w.modelled)
 }
 
+// Cleaned returns, by the place of an op with ".." a server cleans by its
+// own policy, the server's answer to it (Tally.Cleaned).
+func (w *Watch) Cleaned() map[int]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.cleaned)
+}
+
 // note notes what the op at place n made the session count, after was.
 func (w *Watch) note(n int, was, now Tally) {
 	w.mu.Lock()
@@ -77,6 +87,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.modelled = map[int]bool{}
 		}
 		w.modelled[n] = true
+	}
+	if now.Cleaned > was.Cleaned {
+		if w.cleaned == nil {
+			w.cleaned = map[int]string{}
+		}
+		w.cleaned[n] = now.CleanedAnswer
 	}
 	for reason, k := range now.Stricter {
 		if k > was.Stricter[reason] {

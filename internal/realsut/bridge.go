@@ -179,8 +179,19 @@ func (b *bridge) Run(op core.Op) core.Result {
 	b.last = after
 	changes := b.tree.Changes(before, after)
 	if b.cleans && spec.HasTraversal(op.Args[0]) {
-		b.journal(b.unlawful(op, changes), out.Data)
-		return b.unobserved(op) // the model's answer: the sandbox's is a policy of its own
+		if !b.journal(b.unlawful(op, changes), out.Data) {
+			// Its answer is a policy of its own: the model's stands in.
+			if b.counts {
+				b.tally.Cleaned(answerWords(op, out))
+			}
+			return b.unobserved(op)
+		}
+		// It did what no cleaning of the path allows: its own answer is
+		// judged with it, so that a finding says what it answered.
+		if k := b.kind(op, out.Verdict); k != core.OK || op.Kind != core.OpRead {
+			return core.Result{Kind: k}
+		}
+		return b.deliver(out.Data)
 	}
 	b.journal(changes, out.Data)
 	if out.Verdict == realfs.Unsupported || b.excuseStricter(op, out, len(changes) > 0) {
@@ -209,6 +220,15 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return b.deliver(out.Data)
 	}
 	return core.Result{Kind: k}
+}
+
+// answerWords is the sandbox's answer to op in words: its verdict, with
+// the bytes a read returned.
+func answerWords(op core.Op, out realfs.Outcome) string {
+	if out.Verdict == realfs.Allowed && op.Kind == core.OpRead {
+		return fmt.Sprintf("allowed, with %d bytes", len(out.Data))
+	}
+	return out.Verdict.String()
 }
 
 // unlawful is changes less what a sandbox that cleans ".." out of the
@@ -251,7 +271,9 @@ func realOp(op core.Op) bool {
 // link's path would be judged where the world's link leads, but the
 // sandbox changed the link's own place, its directory, which confinement
 // judges by the fs_write roots and which no denial may change.
-func (b *bridge) journal(changes []realfs.Change, data string) {
+//
+// It reports whether it journaled anything.
+func (b *bridge) journal(changes []realfs.Change, data string) bool {
 	for _, c := range changes {
 		switch {
 		case c.Link:
@@ -267,8 +289,10 @@ func (b *bridge) journal(changes []realfs.Change, data string) {
 	if data != "" {
 		if p, ok := b.tree.Leak(data); ok && !b.innocent(data) {
 			b.world.Read(p)
+			return true
 		}
 	}
+	return len(changes) > 0
 }
 
 // innocent reports whether data, which holds a forbidden file's content

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -21,11 +22,12 @@ link /work/d /etc
 `
 
 // TestDotDotJudgedByEffects: with its profile's "dotdot", an MCP server is
-// sent paths with "..", its answer to them not judged: one that checks the
-// clean path and opens the raw one writes and reads through a link's
-// parent (confinement), one that resolves the path before its check has
-// no finding, and a write the clean path allows is no effect on a
-// denial, though the model's answer to the op stands.
+// sent paths with "..", its answer to them not judged by itself: one that
+// checks the clean path and opens the raw one writes and reads through a
+// link's parent (confinement, in words that give what it answered), one
+// that resolves the path before its check has no finding, and a write the
+// clean path allows is no effect on a denial, though the model's answer
+// to the op stands.
 func TestDotDotJudgedByEffects(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "profile.json")
 	err := os.WriteFile(profile, []byte(`{"name": "fake-dotdot", "read": {"tool": "read_file", "path": "path"},
@@ -35,13 +37,13 @@ func TestDotDotJudgedByEffects(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(ProfileEnv, profile)
-	for _, tc := range []struct{ mode, op, want string }{
-		{"cleancheck", "fs_write /work/d/../x y", "confinement"},
-		{"cleancheck", "fs_read /work/d/../etc/secret", "confinement"},
-		{"cleancheck", "fs_write /work/sub/../b.txt v", ""},
-		{"plain", "fs_write /work/d/../x y", ""},
-		{"plain", "fs_read /work/d/../etc/secret", ""},
-		{"plain", "fs_write /work/sub/../b.txt v", ""},
+	for _, tc := range []struct{ mode, op, want, says string }{
+		{"cleancheck", "fs_write /work/d/../x y", "confinement", "returned ok"},
+		{"cleancheck", "fs_read /work/d/../etc/secret", "confinement", "returned ok with 44 bytes"},
+		{"cleancheck", "fs_write /work/sub/../b.txt v", "", ""},
+		{"plain", "fs_write /work/d/../x y", "", ""},
+		{"plain", "fs_read /work/d/../etc/secret", "", ""},
+		{"plain", "fs_write /work/sub/../b.txt v", "", ""},
 	} {
 		a, err := MCP(fakeMCP(t, tc.mode))
 		if err != nil {
@@ -51,12 +53,15 @@ func TestDotDotJudgedByEffects(t *testing.T) {
 			t.Fatal("the profile's dotdot did not reach the adapter")
 		}
 		a.TreeDir = filepath.Join(t.TempDir(), "trees")
-		got := invariants(check(t, a, dotdotWorld+tc.op+"\n"))
-		switch {
+		fs := check(t, a, dotdotWorld+tc.op+"\n")
+		got := invariants(fs)
+		switch i := slices.Index(got, tc.want); {
 		case tc.want == "" && len(got) > 0:
 			t.Errorf("%s: %s: findings %v, want none", tc.mode, tc.op, got)
-		case tc.want != "" && !slices.Contains(got, tc.want):
+		case tc.want != "" && i < 0:
 			t.Errorf("%s: %s: findings %v, want %s among them", tc.mode, tc.op, got, tc.want)
+		case tc.want != "" && !strings.Contains(fs[i].Detail, tc.says):
+			t.Errorf("%s: %s: %s finding %q does not say %q", tc.mode, tc.op, tc.want, fs[i].Detail, tc.says)
 		}
 	}
 }
