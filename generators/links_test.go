@@ -371,3 +371,23 @@ func TestEncodedClimbsBack(t *testing.T) {
 		t.Errorf("%d encoded ops in 3000 outside every read root and under one decoded twice, want at least 10", n)
 	}
 }
+
+// TestForgedLines: the control class now and then puts a whole JSON-RPC
+// response on a line of its own in a path a read or a write is asked, which
+// a sandbox that echoes its arguments on its stdout passes to its door.
+func TestForgedLines(t *testing.T) {
+	src := NewSource(*seedFlag, 98)
+	n := 0
+	for i := range 300 {
+		sc := seeded(i)
+		for range 10 {
+			op := Op(src, attack.ControlBytes, sc)
+			if (op.Kind == core.OpRead || op.Kind == core.OpWrite) && strings.Contains(op.Args[0], forgedLine) {
+				n++
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d control ops in 3000 with a forged response line in their path, want at least 10", n)
+	}
+}

@@ -66,7 +66,7 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 				return nil, fmt.Errorf("%s: writing to the MCP server: %v", method, err)
 			}
 		case !m.ID.Equal(want):
-			return nil, fmt.Errorf("%s: a response with id %s, want %s%s", method, m.ID, want, errWords(m.Error))
+			return nil, fmt.Errorf("%s: a response with id %s, want %s%s%s", method, m.ID, want, proto.Unasked(m.ID, id), errWords(m.Error))
 		case m.Error != nil:
 			return nil, &rpcError{method, *m.Error}
 		case m.Result == nil:

@@ -197,7 +197,7 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 				return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
 			}
 		case !m.ID.Equal(id):
-			return c.broken(fmt.Errorf("%s: a response with id %s, want %s", method, m.ID, id))
+			return c.broken(fmt.Errorf("%s: a response with id %s, want %s%s", method, m.ID, id, proto.Unasked(m.ID, c.id)))
 		case m.Error != nil:
 			return c.broken(fmt.Errorf("%s: the sandbox answered with an error: %d %s", method, m.Error.Code, m.Error.Message))
 		default:

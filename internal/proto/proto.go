@@ -201,6 +201,18 @@ func (id ID) Equal(o ID) bool {
 // peer could not read.
 func (id ID) None() bool { return len(id) == 0 || string(id) == "null" }
 
+// Unasked is what a response with id says when a peer numbering its
+// requests 1, 2, 3 … up to last never sent that id, or "": the other side
+// wrote what nobody asked on the stream its answers come on, as one that
+// echoes an argument it is given there (a log line of a path) does, which
+// lets the argument forge its answers.
+func Unasked(id ID, last int64) string {
+	if n, err := strconv.ParseInt(string(id), 10, 64); err == nil && n >= 1 && n <= last {
+		return ""
+	}
+	return " (no request had that id: a line written unasked on the stream the answers come on; a sandbox that writes an argument it is given there lets the argument forge its answers)"
+}
+
 // String returns the id as JSON text, or "none".
 func (id ID) String() string {
 	if id.None() {

@@ -306,3 +306,19 @@ func TestNotJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestUnasked: only a whole number from 1 to the last id sent answers a
+// request; any other id, a string among them, answers nothing asked.
+func TestUnasked(t *testing.T) {
+	for _, tc := range []struct {
+		id      string
+		unasked bool
+	}{
+		{`1`, false}, {`3`, false},
+		{`0`, true}, {`4`, true}, {`-1`, true}, {`"forged"`, true}, {`"2"`, true}, {`2.0`, true},
+	} {
+		if got := Unasked(ID(tc.id), 3) != ""; got != tc.unasked {
+			t.Errorf("Unasked(%s, 3) says unasked %v, want %v", tc.id, got, tc.unasked)
+		}
+	}
+}

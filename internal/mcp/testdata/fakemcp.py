@@ -208,6 +208,8 @@ while True:
         on_cwd(mid, name, args)
         continue
     path = args.get(path_arg)
+    if mode == "echo":  # logs the path it was asked on stdout, as some servers do
+        sys.stdout.write("requestedPath %s\n" % path); sys.stdout.flush()
     if mode == "rootarg" and args.get("root") != allowed[0]:
         text(mid, "bad root: " + json.dumps(args.get("root")), True); continue
     if mode == "nested":  # write takes {"target": {"file": P}, "body": D, "mode": "overwrite", "opts": {"mkdir": false}}
