@@ -239,7 +239,7 @@ func profileError(data []byte, off int64, err error) error {
 	belongs := ""
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if place := fieldPlace(strings.Trim(f, `"`)); place != "" {
-			belongs = " (it belongs " + place + ")"
+			belongs = ", which belongs " + place
 		}
 	}
 	return fmt.Errorf("%w: %v%s", ErrProfile, door.JSONError(data, off, err), belongs)

@@ -90,7 +90,7 @@ func LoadProfile(name string) (mcp.Profile, error) {
 		return mcp.Profile{}, fmt.Errorf("profile: %v", err)
 	}
 	p, err := mcp.ParseProfile(data)
-	if err != nil && strings.Contains(err.Error(), "unknown field") && !strings.Contains(err.Error(), "(it belongs ") {
+	if err != nil && strings.Contains(err.Error(), "unknown field") {
 		// A fetch server's profile misspelt ("mpc") reads as a file
 		// server's: say which fields those are. (encoding/json's
 		// unknown-field error has no type of its own to test for.)
