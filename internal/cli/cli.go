@@ -154,6 +154,7 @@ func commands() []command {
 		{"mutants", "run a campaign against every mutant, or each --sut sandbox, and print the kill table", runMutants},
 		{"report", "invariant coverage: invariants × classes, classes × kinds, gaps, heat map", runReport},
 		{"serve", "serve a Go sandbox over the sbxfuzz/1 process protocol on stdin and stdout", runServe},
+		{"profile", "print a built-in profile of the mcp: or proxy: door as JSON, to copy and change", runProfile},
 		{"version", "print the version of sbxfuzz", runVersion},
 	}
 }

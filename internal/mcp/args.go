@@ -24,6 +24,10 @@ func (t Tool) check() error {
 			return fmt.Errorf("result: json and header both set")
 		case r.JSON != "" && slices.Contains(strings.Split(r.JSON, "."), ""):
 			return fmt.Errorf("result: %q has an empty part", r.JSON)
+		case r.LineMax < 0:
+			return fmt.Errorf("result: line_max %d: a line is cut after a positive length", r.LineMax)
+		case r.LineMark != "" && r.LineMax == 0:
+			return fmt.Errorf("result: line_mark without line_max")
 		case r.Header != "":
 			if _, err := regexp.Compile(r.Header); err != nil {
 				return fmt.Errorf("result header: %v", err)

@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -64,8 +66,8 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		switch x := p.Read.Result; {
 		case x != nil && x.describes(r.Text):
 			data, ok = fileOr(r.Text, path), true
-		case x != nil && x.Lines:
-			data = asFile(data, path)
+		case x != nil && (x.Lines || x.LineMax > 0):
+			data = asFile(data, path, x)
 		}
 		return realfs.Outcome{Verdict: realfs.Allowed, Data: withoutRoot(data, root), Whole: !ok}, nil
 	}
@@ -103,18 +105,79 @@ func cutWord(text, p string) string {
 	}
 }
 
-// asFile is data, which a server that reads by lines (Extract.Lines)
-// returned for the file at tree path p, replaced with the file's bytes when
-// the two differ only as reading by lines makes them differ.
-func asFile(data, p string) string {
+// asFile is data, which a server that reads by lines (Extract.Lines) or
+// cuts long lines (Extract.LineMax) returned for the file at tree path p,
+// replaced with the file's bytes when the two differ only as x says the
+// server makes them differ.
+func asFile(data, p string, x *Extract) string {
 	file, err := os.ReadFile(named(p))
 	if err != nil {
 		return data
 	}
-	if f := string(file); lineEnds(data) == lineEnds(f) || lineEnds(data) == byLines(f) {
-		return f
+	f := string(file)
+	for _, cut := range []func(string, int) string{cutBytes, cutUnits} {
+		want := f
+		if x.LineMax > 0 {
+			want = cutLines(f, x.LineMax, cmp.Or(x.LineMark, "..."), cut)
+		}
+		if data == want || x.Lines && (lineEnds(data) == lineEnds(want) || lineEnds(data) == byLines(want)) {
+			return f
+		}
 	}
 	return data
+}
+
+// cutLines is s with each line longer than most cut by cut to its first
+// most and mark.
+func cutLines(s string, most int, mark string, cut func(line string, most int) string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, end := strings.CutSuffix(l, "\n")
+		if c := cut(body, most); c != body {
+			lines[i] = c + mark
+			if end {
+				lines[i] += "\n"
+			}
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// cutBytes is line's first most bytes, as a Go server cuts them, or line
+// when it is no longer; each byte of a character cut in two reads as
+// U+FFFD, as Go's JSON encoder sends it.
+func cutBytes(line string, most int) string {
+	if len(line) <= most {
+		return line
+	}
+	var b strings.Builder
+	for s := line[:most]; s != ""; {
+		r, n := utf8.DecodeRuneInString(s)
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
+}
+
+// cutUnits is line's first most UTF-16 units, as JavaScript's slice
+// counts, or line when it is no longer.
+func cutUnits(line string, most int) string {
+	n := 0
+	for i, r := range line {
+		w := utf16.RuneLen(r)
+		if w < 0 {
+			w = 1
+		}
+		if n+w > most {
+			return line[:i]
+		}
+		n += w
+	}
+	return line
 }
 
 // fileOr is the bytes of the file at tree path p, or text when it cannot

@@ -28,9 +28,9 @@ type Profile struct {
 	Command []string `json:"command,omitempty"`
 	// Read is the tool fs_read calls (Content unused); no Name: the
 	// server cannot read, fs_read is unsupported.
-	Read Tool `json:"read"`
+	Read Tool `json:"read,omitzero"`
 	// Write is the tool fs_write calls; no Name: fs_write is unsupported.
-	Write Tool `json:"write"`
+	Write Tool `json:"write,omitzero"`
 	// Fetch is the tool net_fetch calls, an agent's fetch tool, its Path
 	// naming the argument that holds the URL; no Name: net_fetch is
 	// unsupported. The door of fetch servers (package proxysut) sets it
@@ -70,10 +70,10 @@ type Profile struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Denied lists substrings (matched ignoring case) of the error text of
 	// a refusal.
-	Denied []string `json:"denied"`
+	Denied []string `json:"denied,omitempty"`
 	// NotFound lists substrings (matched ignoring case) of the error text
 	// of a missing file.
-	NotFound []string `json:"not_found"`
+	NotFound []string `json:"not_found,omitempty"`
 	// Refusals lists regular expressions (RE2) of the text of a result
 	// without isError that is a failure all the same: a server that says
 	// "Error: access denied" as a success.
@@ -147,6 +147,13 @@ type Extract struct {
 	// file's: a server that drops a newline has not read another file,
 	// and the model compares bytes.
 	Lines bool `json:"lines,omitempty"`
+	// LineMax says that the server cuts each line longer than LineMax to
+	// its first LineMax bytes (or UTF-16 units, as JavaScript counts)
+	// followed by LineMark ("..." when empty), as agent file tools do with
+	// lines of 2,000: content that differs from the file on the disk by
+	// no more than that is taken as the file's.
+	LineMax  int    `json:"line_max,omitempty"`
+	LineMark string `json:"line_mark,omitempty"`
 	// Described lists regular expressions (RE2) of an answer that
 	// describes the file instead of giving its content ("Image file:
 	// /data/a.png (image/png)"): the server read the file, so the read is

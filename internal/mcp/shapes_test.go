@@ -78,6 +78,28 @@ func TestReadContentShapes(t *testing.T) {
 			t.Errorf("bylines with result %s, %s: %+v %v, want data %q", tc.result, tc.path, got, err, tc.want)
 		}
 	}
+	// A server that cuts long lines: the file's bytes when the profile
+	// says how, and only then.
+	for _, tc := range []struct {
+		result string
+		file   bool
+	}{
+		{`{}`, false},
+		{`{"line_max": 10}`, true},
+		{`{"line_max": 10, "line_mark": "…"}`, false},
+		{`{"line_max": 12}`, false},
+	} {
+		p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file", "result": `+tc.result+`}, `+fakeWords+`}`)
+		s, tr := startWith(t, "cutlines", p)
+		const long = "short\n0123456789abcdefghij\n\nend"
+		if err := os.WriteFile(string(tr)+"/work/long.txt", []byte(long), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewDriver(s, tr).Do(read("/work/long.txt"))
+		if err != nil || got.Verdict != realfs.Allowed || (got.Data == long) != tc.file {
+			t.Errorf("cutlines with result %s: %+v %v, want the file's bytes: %v", tc.result, got, err, tc.file)
+		}
+	}
 	// An answer that describes the file: its bytes on the disk.
 	p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file", "result": {"described": ["^\\[Reading"]}}, `+fakeWords+`}`)
 	ds, dtr := startWith(t, "header", p)
@@ -352,7 +374,7 @@ func TestAsFile(t *testing.T) {
 		"SECRET":                "SECRET",
 	} {
 		for _, at := range []string{p, p + "/"} {
-			if got := asFile(data, at); got != want {
+			if got := asFile(data, at, &Extract{Lines: true}); got != want {
 				t.Errorf("asFile(%q, %s) = %q, want %q", data, at, got, want)
 			}
 		}
@@ -363,11 +385,11 @@ func TestAsFile(t *testing.T) {
 		if err := os.WriteFile(blank, []byte(file), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := asFile(data, blank); got != file {
+		if got := asFile(data, blank, &Extract{Lines: true}); got != file {
 			t.Errorf("asFile(%q) of a file %q = %q, want the file", data, file, got)
 		}
 	}
-	if got := asFile("x", p+"-missing"); got != "x" {
+	if got := asFile("x", p+"-missing", &Extract{Lines: true}); got != "x" {
 		t.Errorf("asFile of a missing file = %q, want the data as it came", got)
 	}
 }
@@ -407,5 +429,25 @@ func TestListResultEmpty(t *testing.T) {
 	}
 	if got, ok := (&Extract{JSON: "[].content"}).content(`[{"content": "c"}, {"content": "d"}]`); !ok || got != "c" {
 		t.Errorf("content of a list: %q %v, want the first item's", got, ok)
+	}
+}
+
+// TestCutLines: a long line is cut after as many bytes (a character cut
+// in two sent as a U+FFFD a byte, as Go's JSON encoder sends it) or UTF-16
+// units as JavaScript counts them (never inside a character), and marked;
+// a line no longer is left, and so are the line ends.
+func TestCutLines(t *testing.T) {
+	for _, tc := range []struct {
+		cut  func(string, int) string
+		most int
+		want string
+	}{
+		{cutBytes, 3, "aé...\nabc\n\uFFFD\uFFFD\uFFFD...\n"},
+		{cutUnits, 3, "aé€...\nabc\n😀b...\n"},
+		{cutUnits, 2, "aé...\nab...\n😀...\n"},
+	} {
+		if got := cutLines("aé€😀b\nabc\n😀bc\n", tc.most, "...", tc.cut); got != tc.want {
+			t.Errorf("cutLines(…, %d) = %q, want %q", tc.most, got, tc.want)
+		}
 	}
 }

@@ -178,6 +178,19 @@ func BuiltinProfiles() []Profile {
 	return out
 }
 
+// BuiltinJSON is the JSON of the built-in profile named name, a proxy's or
+// a fetch server's, as it is written, and false when none has that name.
+func BuiltinJSON(name string) ([]byte, bool) {
+	entries, _ := builtin.ReadDir("profiles")
+	for _, e := range entries {
+		data, _ := builtin.ReadFile(path.Join("profiles", e.Name()))
+		if p, err := ParseProfile(data); err == nil && p.Name == name {
+			return data, true
+		}
+	}
+	return nil, false
+}
+
 // BuiltinNames are the names of the built-in proxies' profiles, in the
 // order of BuiltinProfiles.
 func BuiltinNames() []string { return builtinNames(false) }

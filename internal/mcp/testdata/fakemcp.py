@@ -238,6 +238,8 @@ while True:
                 data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + data
             elif mode == "bylines":  # read line by line: the final newline lost
                 data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + "\n".join(data.splitlines())
+            elif mode == "cutlines":  # lines over 10 characters cut, marked
+                data = "\n".join(l[:10] + "..." if len(l) > 10 else l for l in data.split("\n"))
             text(mid, data)
         except FileNotFoundError:
             text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
