@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"net/netip"
+	"regexp"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -169,14 +170,19 @@ func addrCause(a netip.Addr) string {
 	return "public"
 }
 
+// digits are the numbers failureCause writes N.
+var digits = regexp.MustCompile(`[0-9]+`)
+
 // maxFailureWords bounds the words of a failure that failureCause keeps.
 const maxFailureWords = 120
 
 // failureCause names a total finding's cause: its op's kind, and how the
-// sandbox failed, in the finding's words with the op's own text taken
-// out. One failure met at every op (a sandbox that cannot load its grant
-// and fails each fetch so, whatever the host) is one cause, not one for
-// each host or path, and a hang is not a crash.
+// sandbox failed, in the finding's words with the op's own text taken out
+// and each number written N. One failure met at every op (a sandbox that
+// cannot load its grant and fails each fetch so, whatever the host; one
+// that echoes a path into its answers, whatever request it forges an
+// answer of) is one cause, not one for each host, path or request id, and
+// a hang is not a crash.
 func failureCause(op core.Op, detail string) string {
 	words := strings.TrimPrefix(detail, judge.FormatOp(op)+" ")
 	for _, a := range op.Args {
@@ -184,6 +190,7 @@ func failureCause(op core.Op, detail string) string {
 			words = strings.ReplaceAll(words, a, "…")
 		}
 	}
+	words = digits.ReplaceAllString(words, "N")
 	if len(words) > maxFailureWords {
 		words = strings.ToValidUTF8(words[:maxFailureWords], "") + "…"
 	}

@@ -187,15 +187,18 @@ func TestTwins(t *testing.T) {
 }
 
 // TestFailureCause: total findings at ops of different hosts that fail
-// in the same words are one cause, written once; a failure in other
-// words, or at an op of another kind, is another; a hang is not a crash.
+// in the same words, numbers aside, are one cause, written once; a
+// failure in other words, or at an op of another kind, is another; a hang
+// is not a crash.
 func TestFailureCause(t *testing.T) {
 	var got []int
-	k := newCollector(false, 0, func(r raw) { got = append(got, r.check) })
+	k := newCollector(false, 16, func(r raw) { got = append(got, r.check) })
 	for i, tc := range []struct{ kind, arg, why string }{
 		{core.OpFetch, "a.test", "the sandbox answered with an error: -32603 URIError: URI malformed"},
 		{core.OpFetch, "b.test", "the sandbox answered with an error: -32603 URIError: URI malformed"},
 		{core.OpFetch, "127.1", "the sandbox answered with an error: -32603 URIError: URI malformed"},
+		{core.OpFetch, "d.test", `tools/call: a response with id "forged", want 7`},
+		{core.OpFetch, "e.test", `tools/call: a response with id "forged", want 12`},
 		{core.OpFetch, "c.test", "did not answer within 2s"},
 		{core.OpRead, "/work/a", "the sandbox answered with an error: -32603 URIError: URI malformed"},
 		{core.OpRead, "/work/b", "the sandbox answered with an error: -32603 no such file: /work/b"},
@@ -213,7 +216,7 @@ func TestFailureCause(t *testing.T) {
 		}
 	}
 	k.flush()
-	if diff := cmp.Diff([]int{0, 3, 4, 5}, got); diff != "" {
+	if diff := cmp.Diff([]int{0, 3, 5, 6, 7}, got); diff != "" {
 		t.Errorf("checks kept (-want +got):\n%s", diff)
 	}
 }
