@@ -131,7 +131,7 @@ func rootsWhy(what string, roots func(*model) []string) func(*model, []string) s
 		// A sandbox that judges where an op lands (a mount namespace, a
 		// check of the resolved path) allows such an op: say where.
 		if r, ok := m.world.realpath(c); ok && r != c && within(r, roots(m)) {
-			why += fmt.Sprintf(" (the world's links lead it to %s, under one: a sandbox that judges where an op lands allows it, SPEC §5 judges the path asked)", quote(r))
+			why += fmt.Sprintf(" (the world's links lead it to %s, under one: a sandbox that judges where an op lands allows it, SPEC §5 judges the path asked; an MCP server's profile says it with \"lands\")", quote(r))
 		}
 		return why
 	}

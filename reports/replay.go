@@ -72,6 +72,10 @@ type ReplayStep struct {
 	// cleans it by a policy of its own, the server's answer in words: the
 	// step shows the model's answer, and what the server did is judged.
 	Cleaned string
+	// Landed is set on an op the model denies for its path that the
+	// sandbox, which judges where an op lands, allowed where the world's
+	// links lead it, under a root: the step shows the model's answer.
+	Landed bool
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -187,6 +191,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		}
 		if s.Cleaned != "" {
 			mark = "  the model's answer stands in for the server's (" + s.Cleaned + `): it cleans ".." by a policy of its own; what it did, the journal, is judged`
+		}
+		if s.Landed {
+			mark = "  allowed by the sandbox where the world's links lead it, under a root (the profile's lands): the model's answer stands in"
 		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet
@@ -337,6 +344,8 @@ type stepJSON struct {
 	// Cleaned: the server's own answer to a path with ".." it cleans by
 	// a policy of its own (ReplayStep.Cleaned).
 	Cleaned string `json:"cleaned,omitempty"`
+	// Landed: allowed where it lands (ReplayStep.Landed).
+	Landed bool `json:"landed,omitempty"`
 }
 
 type violationJSON struct {
@@ -357,7 +366,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Landed: s.Landed})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -634,3 +634,16 @@ func TestWarningsInJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestLandedClause: ops allowed where they land are said on the summary
+// line, and nothing is said of none.
+func TestLandedClause(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "mcp:bwrap")
+	if c := sum.LandedClause(); c != "" {
+		t.Errorf("no op landed, yet the clause %q", c)
+	}
+	sum.LandedOps = 3
+	if c := sum.LandedClause(); !strings.Contains(c, "3 ops the model denies for their path allowed where the world's links lead them") {
+		t.Errorf("clause %q", c)
+	}
+}

@@ -126,6 +126,11 @@ type Summary struct {
 	// cache of its own (a URL it fetched before, answered with no error
 	// and no request): answered as the model does, not judged.
 	CachedFetches int64 `json:"cached_fetches,omitempty"`
+	// LandedOps counts the ops the model denies for their path that the
+	// sandbox, whose profile says it judges where an op lands, allowed
+	// where the world's links lead them under a root: answered as the
+	// model does, not judged.
+	LandedOps int64 `json:"landed_ops,omitempty"`
 }
 
 // DimensionPoint is one point of the SPEC dimension table — a group (a
@@ -461,6 +466,15 @@ func (s *Summary) StaleWarning() string {
 	}
 	return fmt.Sprintf("%s fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) %s: it caches DNS, so from then on every sandbox got a fresh one of its own (a finding it caused before is flaky if a fresh one passes it); give its profile \"fresh\": true",
 		s.SUT, plural(int(s.StaleOps), "time"))
+}
+
+// LandedClause is the summary line's clause for the ops allowed where
+// they land (LandedOps), or "" when there were none.
+func (s *Summary) LandedClause() string {
+	if s.LandedOps == 0 {
+		return ""
+	}
+	return "; " + plural(int(s.LandedOps), "op") + " the model denies for their path allowed where the world's links lead them, under a root (the profile's lands: not judged)"
 }
 
 // CachedClause is the summary line's clause for the fetches a server

@@ -112,13 +112,14 @@ func replayOne(target sut.Target, name string, sc *scenario.Scenario, f core.Fac
 	return out, nil
 }
 
-// markSteps sets the Stricter reason, the ModelJournal, Modelled and Cleaned of the steps
+// markSteps sets the Stricter reason, the ModelJournal, Modelled, Cleaned and Landed of the steps
 // w noted, steps being the replay's in the order they ran.
 func markSteps(w *door.Watch, steps []reports.ReplayStep) {
 	stricter, filled := w.Marks()
-	modelled, cleaned := w.Modelled(), w.Cleaned()
+	modelled, cleaned, landed := w.Modelled(), w.Cleaned(), w.Landed()
 	for i := range steps {
 		steps[i].Stricter, steps[i].ModelJournal, steps[i].Modelled, steps[i].Cleaned = stricter[i], filled[i], modelled[i], cleaned[i]
+		steps[i].Landed = landed[i]
 	}
 }
 

@@ -107,6 +107,39 @@ func TestReplayShowsTheCleanedAnswer(t *testing.T) {
 	}
 }
 
+// TestReplayMarksALandedOp: with its profile's "lands", a server that
+// resolves links before its check allows a write outside its root that a
+// link leads back into it; replay shows the model's refusal, marks the
+// step, and finds nothing; JSON says landed.
+func TestReplayMarksALandedOp(t *testing.T) {
+	dir := t.TempDir()
+	profile := writeFile(t, dir, "lands.json", `{"name": "fake-lands", "read": {"tool": "read_file", "path": "path"},
+		"write": {"tool": "write_file", "path": "path", "content": "content"},
+		"denied": ["Access denied"], "not_found": ["ENOENT"], "lands": true}`)
+	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/out/x old\nlink /etc/ln-back /work/out/x\n\nfs_write /etc/ln-back y\nfs_read /work/out/x\n")
+	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
+	st, out, errs := run(t, args...)
+	const mark = "allowed by the sandbox where the world's links lead it, under a root (the profile's lands)"
+	var marked []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, mark) {
+			marked = append(marked, strings.Fields(line)[0])
+		}
+	}
+	if st != ExitOK || !slices.Equal(marked, []string{"1"}) {
+		t.Errorf("status %d, steps marked %q: want 0 and step 1:\n%s%s", st, marked, out, errs)
+	}
+	_, out, _ = run(t, append(args, "--format", "json")...)
+	var doc struct {
+		Steps []struct {
+			Landed bool `json:"landed"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || !doc.Steps[0].Landed || doc.Steps[1].Landed {
+		t.Errorf("JSON steps %+v (%v):\n%s", doc.Steps, err, out)
+	}
+}
+
 // TestReplayMarksTheModelsJournal: a proxy that refuses an internal host
 // without looking it up is journaled as the model looks it up, and replay
 // marks that step so that the lookup is not read as the proxy's; a host

@@ -41,6 +41,7 @@ type Counter struct {
 	cached   int64  // fetches a server answered from its cache (Cached)
 	modelled int64  // ops answered as the model after a stricter refusal (Modelled)
 	cleaned  int64  // ops with ".." a server cleans by its own policy (Cleaned)
+	landed   int64  // ops the model denies, allowed where they land (Landed)
 	answer   string // the server's own answer to the last of them
 	open     int    // sandboxes opened and not closed yet
 }
@@ -101,6 +102,15 @@ func (c *Counter) Cleaned(answer string) {
 	defer c.mu.Unlock()
 	c.cleaned++
 	c.answer = answer
+}
+
+// Landed counts one op the model denies for its path that a sandbox which
+// judges where an op lands allowed, the world's links leading it under a
+// root (Tally.Landed).
+func (c *Counter) Landed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.landed++
 }
 
 // Cached counts one fetch a server answered from a cache of its own
@@ -171,7 +181,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Landed: c.landed}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

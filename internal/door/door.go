@@ -129,6 +129,11 @@ type Tally struct {
 	// the server's own answer to the last, in words.
 	Cleaned       int64
 	CleanedAnswer string
+	// Landed counts the ops the model denies for their path that a
+	// sandbox which judges where an op lands allowed, the world's links
+	// leading them under a root of their kind, and nothing else done
+	// (an MCP profile's "lands"): answered as the model does, not judged.
+	Landed int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -161,4 +166,5 @@ func (t *Tally) Add(u Tally) {
 	t.Isolated = t.Isolated || u.Isolated
 	t.Modelled += u.Modelled
 	t.Cleaned += u.Cleaned
+	t.Landed += u.Landed
 }

@@ -22,6 +22,7 @@ type Watch struct {
 	filled   map[int]bool
 	modelled map[int]bool
 	cleaned  map[int]string // the server's own answer to an op with ".."
+	landed   map[int]bool
 }
 
 // NewWatch returns a Watch over the session whose counts tally reads.
@@ -46,6 +47,7 @@ func (w *Watch) Reset() {
 	clear(w.filled)
 	clear(w.modelled)
 	clear(w.cleaned)
+	clear(w.landed)
 }
 
 // Marks returns, by the place of the op, the stricter reason counted
@@ -72,6 +74,14 @@ func (w *Watch) Cleaned() map[int]string {
 	return maps.Clone(w.cleaned)
 }
 
+// Landed returns the places of the ops allowed where they land
+// (Tally.Landed).
+func (w *Watch) Landed() map[int]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.landed)
+}
+
 // note notes what the op at place n made the session count, after was.
 func (w *Watch) note(n int, was, now Tally) {
 	w.mu.Lock()
@@ -87,6 +97,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.modelled = map[int]bool{}
 		}
 		w.modelled[n] = true
+	}
+	if now.Landed > was.Landed {
+		if w.landed == nil {
+			w.landed = map[int]bool{}
+		}
+		w.landed[n] = true
 	}
 	if now.Cleaned > was.Cleaned {
 		if w.cleaned == nil {

@@ -94,6 +94,13 @@ type Profile struct {
 	// a link out). A scenario ends at its first such op, since what the
 	// server did is not what the model did.
 	DotDot bool `json:"dotdot,omitempty"`
+	// Lands says that the server judges where an op lands, not the path
+	// asked: it resolves links before its check (or runs in a mount
+	// namespace of its roots). A read or write of a path outside the
+	// roots that the world's links lead under one is then allowed,
+	// harmlessly; SPEC §5 denies it for the path asked. Such an op is
+	// counted, not judged, and answered as the model does.
+	Lands bool `json:"lands,omitempty"`
 	// Promises lists what the server promises to allow of what the
 	// model allows, by the reason a refusal of it is counted under
 	// ("dangling-write", "read-through-link", ...; "all" for every

@@ -70,6 +70,15 @@ type Adapter struct {
 	// model's stands in, and of what it did, all but the write the clean
 	// path allows is journaled (mcp.Profile.DotDot).
 	CleansDots bool
+	// JudgesLanding says that the sandbox judges where an op lands, not
+	// the path asked (a mount namespace, a server that resolves links
+	// before its check): an op the model denies for its path, which the
+	// world's links lead under a root of its kind, is counted when the
+	// sandbox allows it and does nothing else (door.Tally.Landed), not
+	// judged, and answered as the model does; after such a write the
+	// tree is not the model's, and every later op of the scenario is
+	// answered as the model, what it does judged (mcp.Profile.Lands).
+	JudgesLanding bool
 	// SkippedLines, when set, reports how many stdout lines that were not
 	// protocol the servers of a session (Open's) skipped, closed ones
 	// included: the session's tally carries it.
@@ -153,7 +162,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		return nil, nil, nil, err
 	}
 	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true},
-		promises: a.Promises, cleans: a.CleansDots, tally: &door.Counter{CountsPassed: true}}
+		promises: a.Promises, cleans: a.CleansDots, lands: a.JudgesLanding, tally: &door.Counter{CountsPassed: true}}
 	end := func() error {
 		err := sess.Close()
 		return errors.Join(err, run.Remove())
@@ -185,6 +194,7 @@ type session struct {
 	layout   realfs.Options
 	promises []string // Adapter.Promises
 	cleans   bool     // Adapter.CleansDots
+	lands    bool     // Adapter.JudgesLanding
 	tally    *door.Counter
 	mu       sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
 	busy     []bool
@@ -228,6 +238,6 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, err
 	}
 	b := newBridge(g, rw, t, drv, func() { s.give(slot) })
-	b.promises, b.cleans, b.tally, b.counts = s.promises, s.cleans, s.tally, s.tally.Opened()
+	b.promises, b.cleans, b.lands, b.tally, b.counts = s.promises, s.cleans, s.lands, s.tally, s.tally.Opened()
 	return b, nil
 }

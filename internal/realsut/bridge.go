@@ -57,6 +57,8 @@ type bridge struct {
 	halted   core.Kind
 	promises []string           // Adapter.Promises
 	cleans   bool               // Adapter.CleansDots
+	lands    bool               // Adapter.JudgesLanding
+	parted   bool               // a landed write left the tree other than the model's
 	tally    *door.Counter      // the session's; nil outside a session
 	counts   bool               // the bridge counts into tally: a check's run, not its replay
 	last     realfs.Observation // the tree after the last op
@@ -188,10 +190,27 @@ func (b *bridge) Run(op core.Op) core.Result {
 		}
 		// It did what no cleaning of the path allows: its own answer is
 		// judged with it, so that a finding says what it answered.
-		if k := b.kind(op, out.Verdict); k != core.OK || op.Kind != core.OpRead {
-			return core.Result{Kind: k}
+		return b.ownAnswer(op, out)
+	}
+	if b.parted {
+		// Its tree is not the model's since a write landed: what it does
+		// is judged, its answer not.
+		b.journal(changes, out.Data)
+		if b.counts {
+			b.tally.Modelled()
 		}
-		return b.deliver(out.Data)
+		return b.unobserved(op)
+	}
+	if b.lands && out.Verdict != realfs.Unsupported && b.landsInside(op) {
+		if !b.journal(b.besides(op, path.Clean(op.Args[0]), changes), out.Data) {
+			// Allowed where it lands, and nothing else done.
+			if b.counts {
+				b.tally.Landed()
+			}
+			b.parted = len(changes) > 0
+			return b.unobserved(op)
+		}
+		return b.ownAnswer(op, out)
 	}
 	b.journal(changes, out.Data)
 	if out.Verdict == realfs.Unsupported || b.excuseStricter(op, out, len(changes) > 0) {
@@ -231,6 +250,28 @@ func answerWords(op core.Op, out realfs.Outcome) string {
 	return out.Verdict.String()
 }
 
+// ownAnswer is the sandbox's own answer to op, as the oracle judges it.
+func (b *bridge) ownAnswer(op core.Op, out realfs.Outcome) core.Result {
+	if k := b.kind(op, out.Verdict); k != core.OK || op.Kind != core.OpRead {
+		return core.Result{Kind: k}
+	}
+	return b.deliver(out.Data)
+}
+
+// landsInside reports whether the model denies op, a read or a write, for
+// its path alone, and the world's links lead that path under a root of
+// its kind: a sandbox that judges where an op lands allows it.
+func (b *bridge) landsInside(op core.Op) bool {
+	if k := b.modelKind(op); k != core.FSReadDenied && k != core.FSWriteDenied || spec.HasTraversal(op.Args[0]) {
+		return false
+	}
+	r, ok := b.links.Resolve(op.Args[0])
+	if op.Kind == core.OpRead {
+		return ok && b.grant.MayRead(r)
+	}
+	return ok && b.grant.MayWrite(r)
+}
+
 // unlawful is changes less what a sandbox that cleans ".." out of the
 // path of op (a write) before it checks it may do: write the clean path
 // where the world's links lead it, when SPEC §5 allows that path, making
@@ -241,8 +282,18 @@ func (b *bridge) unlawful(op core.Op, changes []realfs.Change) []realfs.Change {
 		return changes
 	}
 	clean := core.Op{Kind: op.Kind, Args: []string{path.Clean(op.Args[0]), op.Args[1]}}
-	r, ok := b.links.Resolve(clean.Args[0])
-	if !ok || b.modelKind(clean) != core.OK {
+	if b.modelKind(clean) != core.OK {
+		return changes
+	}
+	return b.besides(op, clean.Args[0], changes)
+}
+
+// besides is changes less those of a write of op's data to p where the
+// world's links lead it, inside the write roots: the file written there,
+// and the directories made on the way. For a read, it is changes.
+func (b *bridge) besides(op core.Op, p string, changes []realfs.Change) []realfs.Change {
+	r, ok := b.links.Resolve(p)
+	if op.Kind != core.OpWrite || !ok || !b.grant.MayWrite(r) {
 		return changes
 	}
 	return slices.DeleteFunc(slices.Clone(changes), func(c realfs.Change) bool {

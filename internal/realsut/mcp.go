@@ -122,10 +122,11 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 		// of server-filesystem since 2025.7.1 refuse a write through a
 		// dangling link (the fix of CVE-2025-53109), stricter than §13,
 		// never unsafe.
-		Promises:     profile.Promises,
-		CleansDots:   profile.DotDot,
-		SkippedLines: func(s Session) int64 { return s.(*mcpSession).pool.SkippedLines() },
-		RootBlock:    mcpRootBlock,
+		Promises:      profile.Promises,
+		CleansDots:    profile.DotDot,
+		JudgesLanding: profile.Lands,
+		SkippedLines:  func(s Session) int64 { return s.(*mcpSession).pool.SkippedLines() },
+		RootBlock:     mcpRootBlock,
 	}
 }
 

@@ -1,0 +1,54 @@
+//go:build unix
+
+package realsut
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestLandsIsCountedNotJudged: a server that resolves links before its
+// check allows a write and a read of a path outside its root that a link
+// leads back into it, which SPEC §5 denies for the path asked: a
+// verdict-matches-model finding, unless its profile says "lands", when
+// neither is judged, and the read after the landed write, whose file is
+// not the model's, is answered as the model.
+func TestLandsIsCountedNotJudged(t *testing.T) {
+	const world = "grant fs_read /work/\ngrant fs_write /work/\nfile /work/out/x old\nlink /etc/ln-back /work/out/x\n\n"
+	for _, tc := range []struct {
+		lands bool
+		ops   string
+		want  []string
+	}{
+		{false, "fs_write /etc/ln-back y\n", []string{"verdict-matches-model"}},
+		{true, "fs_write /etc/ln-back y\nfs_read /work/out/x\n", nil},
+		{false, "fs_read /etc/ln-back\n", []string{"verdict-matches-model"}},
+		{true, "fs_read /etc/ln-back\nfs_read /work/out/x\n", nil},
+	} {
+		profile := filepath.Join(t.TempDir(), "profile.json")
+		lands := ""
+		if tc.lands {
+			lands = `, "lands": true`
+		}
+		err := os.WriteFile(profile, []byte(`{"name": "fake-lands", "read": {"tool": "read_file", "path": "path"},
+			"write": {"tool": "write_file", "path": "path", "content": "content"},
+			"denied": ["Access denied"], "not_found": ["ENOENT"]`+lands+`}`), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(ProfileEnv, profile)
+		a, err := MCP(fakeMCP(t, "plain"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.JudgesLanding != tc.lands {
+			t.Fatalf("the profile's lands (%v) did not reach the adapter", tc.lands)
+		}
+		a.TreeDir = filepath.Join(t.TempDir(), "trees")
+		if got := invariants(check(t, a, world+tc.ops)); !slices.Equal(got, tc.want) {
+			t.Errorf("lands %v: %q: findings %v, want %v", tc.lands, tc.ops, got, tc.want)
+		}
+	}
+}
