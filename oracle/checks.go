@@ -167,6 +167,17 @@ func (r *watchedRun) checkConfinement(s *stepObs) {
 	}
 }
 
+// trimmedPath says of a file op whose path begins or ends with white
+// space that a sandbox that trims it acts on another path: a verdict
+// that differs there is most often that, which a newcomer's profile did
+// not say.
+func trimmedPath(op core.Op) string {
+	if (op.Kind != core.OpRead && op.Kind != core.OpWrite) || len(op.Args) == 0 || strings.TrimSpace(op.Args[0]) == op.Args[0] {
+		return ""
+	}
+	return ` (the path begins or ends with white space: a sandbox that trims it acts on another path, as an MCP server whose profile says "trims" does)`
+}
+
 // madeDir says of a write of nothing to a path that ends in "/" that it
 // is a directory made: a real sandbox's door journals one so.
 func madeDir(e *refworld.Entry) string {
@@ -289,6 +300,10 @@ func grantedOnTheWire(g core.Grant, host string, named func(string) bool) bool {
 }
 
 func pathProblem(p, what string, roots []string) string {
+	if p == "/.." || strings.HasPrefix(p, "/../") {
+		// A real sandbox's change above the tree it was given.
+		return fmt.Sprintf("%s lies above the world's root, under no %s root %s", quote(p), what, quoteList(roots))
+	}
 	if spec.HasTraversal(p) {
 		return fmt.Sprintf("%s has a .. segment", quote(p))
 	}
@@ -478,7 +493,7 @@ func (r *watchedRun) checkOutput(s *stepObs) {
 func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReason) {
 	r.cov.Classes[s.class].Checked[VerdictMatchesModel]++
 	if s.res != want {
-		describe, where := describeResult, ""
+		describe, where := describeResult, trimmedPath(*s.op)
 		if s.res.Kind == want.Kind && s.res.Hard == want.Hard {
 			describe = describeData // the data alone differs: show it
 			where = firstDifference(s.res.Data, want.Data)

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
@@ -340,4 +341,27 @@ func (s makesDirOnDenial) Run(op core.Op) core.Result {
 		s.world.Write(path.Dir(op.Args[0])+"/", "")
 	}
 	return r
+}
+
+// writesAboveRoot makes a directory above the world's root on a write, as
+// a real sandbox that climbs out of the tree it was given does (its door
+// journals it so).
+type writesAboveRoot struct{ wrapped }
+
+func (s writesAboveRoot) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if op.Kind == core.OpWrite {
+		s.world.Write("/../d/", "")
+	}
+	return r
+}
+
+// trimsPaths trims white space off a file op's path before it runs it.
+type trimsPaths struct{ wrapped }
+
+func (s trimsPaths) Run(op core.Op) core.Result {
+	if (op.Kind == core.OpRead || op.Kind == core.OpWrite) && len(op.Args) > 0 {
+		op.Args = append([]string{strings.TrimSpace(op.Args[0])}, op.Args[1:]...)
+	}
+	return s.Reference.Run(op)
 }

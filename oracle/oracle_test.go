@@ -410,6 +410,22 @@ func TestConfinementNamesADirectoryMade(t *testing.T) {
 	mustContain(t, got[i], `the journal shows write /etc/new/ "" (a directory made), but`)
 }
 
+// TestConfinementSaysAboveTheRoot: a change above the world's root is
+// said to lie there, not to have a ".." segment.
+func TestConfinementSaysAboveTheRoot(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/work/out/a", "y")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return writesAboveRoot{wrap(g, w)} }), c, 1, Confinement)
+	mustContain(t, got[0], `"/../d/" lies above the world's root, under no fs_write root`)
+}
+
+// TestVerdictOnATrimmedPath: a sandbox that trims a path's white space
+// reads a file the path asked does not name; the words say so.
+func TestVerdictOnATrimmedPath(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt\t")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return trimsPaths{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+	mustContain(t, got[0], `the path begins or ends with white space: a sandbox that trims it acts on another path`)
+}
+
 func TestReplayDeterministicCanFail(t *testing.T) {
 	c := testCase(testGrant(roomy), testWorld, []core.Op{
 		op("fs_write", "/work/out/a", "x"),

@@ -181,7 +181,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	b.last = after
 	changes := b.tree.Changes(before, after)
 	if b.cleans && spec.HasTraversal(op.Args[0]) {
-		if !b.journal(b.unlawful(op, changes), out.Data) {
+		if !b.journal(b.unlawful(op, changes), said(out)) {
 			// Its answer is a policy of its own: the model's stands in.
 			if b.counts {
 				b.tally.Cleaned(answerWords(op, out))
@@ -195,14 +195,14 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if b.parted {
 		// Its tree is not the model's since a write landed: what it does
 		// is judged, its answer not.
-		b.journal(changes, out.Data)
+		b.journal(changes, said(out))
 		if b.counts {
 			b.tally.Modelled()
 		}
 		return b.unobserved(op)
 	}
 	if b.lands && out.Verdict != realfs.Unsupported && b.landsInside(op) {
-		if !b.journal(b.besides(op, path.Clean(op.Args[0]), changes), out.Data) {
+		if !b.journal(b.besides(op, path.Clean(op.Args[0]), changes), said(out)) {
 			// Allowed where it lands, and nothing else done.
 			if b.counts {
 				b.tally.Landed()
@@ -212,7 +212,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		}
 		return b.ownAnswer(op, out)
 	}
-	b.journal(changes, out.Data)
+	b.journal(changes, said(out))
 	if out.Verdict == realfs.Unsupported || b.excuseStricter(op, out, len(changes) > 0) {
 		return b.unobserved(op)
 	}
@@ -240,6 +240,12 @@ func (b *bridge) Run(op core.Op) core.Result {
 	}
 	return core.Result{Kind: k}
 }
+
+// said is all the sandbox answered to an op: a read's data, and the text
+// of any other answer (a write's, which may show the file it overwrote; a
+// refusal's, which may quote what it read), where a forbidden file's
+// content is a leak wherever it comes.
+func said(out realfs.Outcome) string { return out.Data + out.Detail }
 
 // answerWords is the sandbox's answer to op in words: its verdict, with
 // the bytes a read returned.

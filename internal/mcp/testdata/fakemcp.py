@@ -88,6 +88,13 @@ def deny(mid, p):
         text(mid, "Error: " + words)
     elif mode == "vague":
         text(mid, "Parent directory does not exist: " + os.path.dirname(p), True)
+    elif mode == "showold":  # the refusal shows the file it would have overwritten
+        try:
+            with open(p, encoding="utf-8") as f:
+                words += "; it holds: " + f.read()
+        except OSError:
+            pass
+        text(mid, words, True)
     else:
         text(mid, words, True)
 
