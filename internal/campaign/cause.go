@@ -170,6 +170,12 @@ func addrCause(a netip.Addr) string {
 	return "public"
 }
 
+// failureContext begins the clauses of a failure's words that say what a
+// process printed before (its stderr's tail, lines of its stdout), which
+// a process kept from scenario to scenario fills with earlier ops' words:
+// failureCause leaves them out.
+var failureContext = []string{"; its stderr ends:", "; it wrote "}
+
 // digits are the numbers failureCause writes N.
 var digits = regexp.MustCompile(`[0-9]+`)
 
@@ -177,8 +183,8 @@ var digits = regexp.MustCompile(`[0-9]+`)
 const maxFailureWords = 120
 
 // failureCause names a total finding's cause: its op's kind, and how the
-// sandbox failed, in the finding's words with the op's own text taken out
-// and each number written N. One failure met at every op (a sandbox that
+// sandbox failed, in the finding's words with the op's own text and what
+// it printed before taken out, and each number written N. One failure met at every op (a sandbox that
 // cannot load its grant and fails each fetch so, whatever the host; one
 // that echoes a path into its answers, whatever request it forges an
 // answer of) is one cause, not one for each host, path or request id, and
@@ -188,6 +194,11 @@ func failureCause(op core.Op, detail string) string {
 	for _, a := range op.Args {
 		if a != "" {
 			words = strings.ReplaceAll(words, a, "…")
+		}
+	}
+	for _, context := range failureContext {
+		if i := strings.Index(words, context); i >= 0 {
+			words = words[:i]
 		}
 	}
 	words = digits.ReplaceAllString(words, "N")

@@ -198,7 +198,7 @@ func TestFailureCause(t *testing.T) {
 		{core.OpFetch, "b.test", "the sandbox answered with an error: -32603 URIError: URI malformed"},
 		{core.OpFetch, "127.1", "the sandbox answered with an error: -32603 URIError: URI malformed"},
 		{core.OpFetch, "d.test", `tools/call: a response with id "forged", want 7`},
-		{core.OpFetch, "e.test", `tools/call: a response with id "forged", want 12`},
+		{core.OpFetch, "e.test", `tools/call: a response with id "forged", want 12; its stderr ends: fetching b.test | fetching e.test`},
 		{core.OpFetch, "c.test", "did not answer within 2s"},
 		{core.OpRead, "/work/a", "the sandbox answered with an error: -32603 URIError: URI malformed"},
 		{core.OpRead, "/work/b", "the sandbox answered with an error: -32603 no such file: /work/b"},
