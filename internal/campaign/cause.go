@@ -184,11 +184,11 @@ const maxFailureWords = 120
 
 // failureCause names a total finding's cause: its op's kind, and how the
 // sandbox failed, in the finding's words with the op's own text and what
-// it printed before taken out, and each number written N. One failure met at every op (a sandbox that
-// cannot load its grant and fails each fetch so, whatever the host; one
-// that echoes a path into its answers, whatever request it forges an
-// answer of) is one cause, not one for each host, path or request id, and
-// a hang is not a crash.
+// it printed before taken out, and each number written N. One failure met
+// at every op (a sandbox that cannot load its grant and fails each fetch
+// so, whatever the host; one that echoes a path into its answers,
+// whatever request it forges an answer of) is one cause, not one for each
+// host, path or request id, and a hang is not a crash.
 func failureCause(op core.Op, detail string) string {
 	words := strings.TrimPrefix(detail, judge.FormatOp(op)+" ")
 	for _, a := range op.Args {

@@ -138,6 +138,11 @@ func TestReplayMarksALandedOp(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || !doc.Steps[0].Landed || doc.Steps[1].Landed {
 		t.Errorf("JSON steps %+v (%v):\n%s", doc.Steps, err, out)
 	}
+	// A server that refuses the op agrees with the model: nothing landed.
+	args[2] = fakeMCP(t, "refuseall")
+	if _, out, errs := run(t, args...); strings.Contains(out, mark) {
+		t.Errorf("a refusal marked as landed:\n%s%s", out, errs)
+	}
 }
 
 // TestReplayMarksTheModelsJournal: a proxy that refuses an internal host

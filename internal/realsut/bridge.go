@@ -201,7 +201,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		}
 		return b.unobserved(op)
 	}
-	if b.lands && out.Verdict != realfs.Unsupported && b.landsInside(op) {
+	if b.lands && (out.Verdict == realfs.Allowed || out.Verdict == realfs.NotFound) && b.landsInside(op) {
 		if !b.journal(b.besides(op, path.Clean(op.Args[0]), changes), said(out)) {
 			// Allowed where it lands, and nothing else done.
 			if b.counts {
