@@ -231,10 +231,26 @@ func (b *bridge) send(op core.Op) (answer, error) {
 	}
 	defer b.hold(nil)
 	ans, err := b.px.fetch(conn, op.Args[0], op.Args[1], deadline)
-	if err == nil && ans.closed && b.px.exitedWithin(exitGrace) {
+	if err == nil && ans.closed && b.exited(ctx) {
 		return answer{}, b.px.exitError()
 	}
 	return ans, err
+}
+
+// exited reports whether the proxy, which closed a connection without an
+// answer, did so by exiting. Its status may come late on a busy machine,
+// and a proxy that refuses by closing is still there: one that no longer
+// accepts a connection is waited for as long as an op may take.
+func (b *bridge) exited(ctx context.Context) bool {
+	if b.px.exitedWithin(exitGrace) {
+		return true
+	}
+	probe, err := b.px.sb.Dial(ctx, "tcp", b.px.listen.String())
+	if err == nil {
+		probe.Close()
+		return false
+	}
+	return b.px.exitedWithin(b.timeout)
 }
 
 // enter notes a fetch under way, so that a Close meanwhile (the
