@@ -164,31 +164,44 @@ var builtin embed.FS
 // BuiltinProfiles are the profiles a --profile value may name instead of
 // a file, by Name, sorted by it; the first, egressproxy, is the default.
 func BuiltinProfiles() []Profile {
-	entries, _ := builtin.ReadDir("profiles")
 	var out []Profile
-	for _, e := range entries {
-		data, _ := builtin.ReadFile(path.Join("profiles", e.Name()))
-		p, err := ParseProfile(data)
-		if err != nil {
-			panic(fmt.Sprintf("proxysut: built-in profile %s: %v", e.Name(), err)) // a build mistake, caught by the tests
-		}
-		out = append(out, p)
+	for _, f := range builtinFiles() {
+		out = append(out, f.profile)
 	}
-	slices.SortFunc(out, func(a, b Profile) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
 // BuiltinJSON is the JSON of the built-in profile named name, a proxy's or
 // a fetch server's, as it is written, and false when none has that name.
 func BuiltinJSON(name string) ([]byte, bool) {
-	entries, _ := builtin.ReadDir("profiles")
-	for _, e := range entries {
-		data, _ := builtin.ReadFile(path.Join("profiles", e.Name()))
-		if p, err := ParseProfile(data); err == nil && p.Name == name {
-			return data, true
+	for _, f := range builtinFiles() {
+		if f.profile.Name == name {
+			return f.data, true
 		}
 	}
 	return nil, false
+}
+
+// builtinFile is a built-in profile and the JSON it is read from.
+type builtinFile struct {
+	profile Profile
+	data    []byte
+}
+
+// builtinFiles reads the built-in profiles, sorted by Name.
+func builtinFiles() []builtinFile {
+	entries, _ := builtin.ReadDir("profiles")
+	var out []builtinFile
+	for _, e := range entries {
+		data, _ := builtin.ReadFile(path.Join("profiles", e.Name()))
+		p, err := ParseProfile(data)
+		if err != nil {
+			panic(fmt.Sprintf("proxysut: built-in profile %s: %v", e.Name(), err)) // a build mistake, caught by the tests
+		}
+		out = append(out, builtinFile{p, data})
+	}
+	slices.SortFunc(out, func(a, b builtinFile) int { return strings.Compare(a.profile.Name, b.profile.Name) })
+	return out
 }
 
 // BuiltinNames are the names of the built-in proxies' profiles, in the
