@@ -33,7 +33,9 @@ const closeWaits = 4
 
 // exitGrace is how long a fetch whose connection the proxy closed waits
 // to see whether the proxy exited: a crash is a failure, not a refusal.
-const exitGrace = 20 * time.Millisecond
+// A variable so that a test can stand for a machine that reaps the proxy
+// later than this.
+var exitGrace = 20 * time.Millisecond
 
 // bridge is a proxy seen as a core.Sandbox. The harness charges the
 // budgets with the reference and answers the ops a proxy is not asked;

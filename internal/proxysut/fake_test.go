@@ -59,6 +59,7 @@ func TestMain(m *testing.M) {
 //	elsewhere  listen on 127.0.0.1:9999, whatever it is told, and hang
 //	peek   look the host up, connect to its address and close, then 403
 //	auth   407 without Proxy-Authorization: Basic dTpw, else as open
+//	hangup close the connection without an answer, and go on serving
 func fakeProxy(mode string, args []string) int {
 	switch mode {
 	case "usage":
@@ -102,6 +103,10 @@ func fakeProxy(mode string, args []string) int {
 			http.Error(w, "fake: looked, and denied", http.StatusForbidden)
 		case "exit":
 			os.Exit(3)
+		case "hangup":
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
 		case "hang":
 			select {}
 		case "madeup":
@@ -371,6 +376,24 @@ func TestBrokenProxies(t *testing.T) {
 		if len(fs) == 0 || fs[0].Invariant.String() != "total" || fs[0].Step != 1 || fs[0].Hang != tc.hang || !strings.Contains(fs[0].Detail, tc.words) {
 			t.Errorf("%s: findings %v; want total at step 1 saying %q, hang %v", tc.mode, fs, tc.words, tc.hang)
 		}
+	}
+}
+
+// TestExitReapedLate: a proxy whose exit is seen after the grace (a
+// busy machine reaps it late) is still a total finding, not a refusal,
+// and one that closes a connection without an answer but goes on serving
+// is a refusal (the model allows the fetch: stricter, no finding).
+func TestExitReapedLate(t *testing.T) {
+	defer func(g time.Duration) { exitGrace = g }(exitGrace)
+	exitGrace = 0
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	fs, _ := checkOn(t, fakeTarget(t, "exit", "", 10*time.Second), src, 10*time.Second)
+	if len(fs) == 0 || fs[0].Invariant.String() != "total" || !strings.Contains(fs[0].Detail, "exited with status 3") {
+		t.Errorf("exit: findings %v; want total saying the proxy exited with status 3", fs)
+	}
+	fs, tally := checkOn(t, fakeTarget(t, "hangup", "", 10*time.Second), src, 10*time.Second)
+	if len(fs) > 0 || tally.Stricter[door.ReasonRefusedAllowed] != 1 {
+		t.Errorf("hangup: findings %v, stricter %v; want none, the fetch counted stricter", fs, tally.Stricter)
 	}
 }
 
