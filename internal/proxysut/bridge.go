@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -242,14 +243,12 @@ func (b *bridge) send(op core.Op) (answer, error) {
 // exited reports whether the proxy, which closed a connection without an
 // answer, did so by exiting. Its status may come late on a busy machine,
 // and a proxy that refuses by closing is still there: one that no longer
-// accepts a connection is waited for as long as an op may take.
+// keeps a connection open is waited for as long as an op may take.
 func (b *bridge) exited(ctx context.Context) bool {
 	if b.px.exitedWithin(exitGrace) {
 		return true
 	}
-	probe, err := b.px.sb.Dial(ctx, "tcp", b.px.listen.String())
-	if err == nil {
-		probe.Close()
+	if b.px.keepsOpen(ctx) {
 		return false
 	}
 	return b.px.exitedWithin(b.timeout)
@@ -295,9 +294,11 @@ func (b *bridge) hold(conn net.Conn) bool {
 // unreachable is the error of a proxy that could not be connected to.
 func (b *bridge) unreachable(err error) error {
 	grace := exitGrace
-	if errors.Is(err, netns.ErrGone) {
-		// The proxy has exited, or is being stopped: its status is
-		// certain to come, however late a busy machine reaps it.
+	if errors.Is(err, netns.ErrGone) || errors.Is(err, syscall.ECONNREFUSED) {
+		// The proxy has exited, or is being stopped, or no longer
+		// listens where it listened at its start: its status is certain
+		// to come, however late a busy machine reaps it, unless it closed
+		// its listening socket and lives on.
 		grace = b.timeout
 	}
 	if b.px.exitedWithin(grace) {

@@ -323,6 +323,28 @@ func errorWords(l string) bool {
 	return false
 }
 
+// probeWait is how long keepsOpen waits on the connection it made: far
+// longer than the kernel takes, once it has closed the connections of a
+// process that exits, to close its listening socket.
+const probeWait = 20 * time.Millisecond
+
+// keepsOpen reports whether the proxy takes a connection and keeps it
+// open for probeWait, sending nothing or something: one that lives does.
+// A connection taken is not enough: the kernel closes an exiting
+// process's sockets one by one, the connections it held before its
+// listening socket, and resets what that socket had taken meanwhile.
+func (px *proxy) keepsOpen(ctx context.Context) bool {
+	probe, err := px.sb.Dial(ctx, "tcp", px.listen.String())
+	if err != nil {
+		return false
+	}
+	defer probe.Close()
+	probe.SetReadDeadline(time.Now().Add(probeWait))
+	_, err = probe.Read(make([]byte, 1))
+	var ne net.Error
+	return err == nil || errors.As(err, &ne) && ne.Timeout()
+}
+
 // exitedWithin reports whether the proxy has exited, waiting at most d.
 func (px *proxy) exitedWithin(d time.Duration) bool {
 	t := time.NewTimer(d)
