@@ -498,9 +498,18 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 			describe = describeData // the data alone differs: show it
 			where = firstDifference(s.res.Data, want.Data)
 		}
-		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s%s: %s",
-			formatOp(*s.op), describe(s.res), describe(want), where, r.model.explain(why, *s.op)))
+		did := ""
+		if isDenial(want.Kind) && !isDenial(s.res.Kind) {
+			did = didWords(s.entries)
+		}
+		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned %s, but the model of SPEC §5 gives %s%s: %s%s",
+			formatOp(*s.op), describe(s.res), describe(want), where, r.model.explain(why, *s.op), did))
 		r.usageParted = r.usageParted || !r.model.usageMatches(s.after)
+		return
+	}
+	if got, ok := lastWrite(s.entries, r.model.wrote); ok && got != s.op.Args[1] {
+		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned ok as the model does, but left %s holding %s where the model of SPEC §5 writes %s%s",
+			formatOp(*s.op), quote(r.model.wrote), quote(got), quote(s.op.Args[1]), firstDifference(got, s.op.Args[1])))
 		return
 	}
 	if r.halt != core.Invalid && r.haltStep != r.step || s.after.Ops != int64(r.step) {
@@ -516,6 +525,46 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 		}
 		r.usageParted = true
 	}
+}
+
+// maxDid is how many of an op's reads and writes didWords names.
+const maxDid = 3
+
+// didWords names the reads and writes of an op the model refuses and a
+// sandbox allowed: what it did says why its answer is judged where a door
+// takes a sandbox's answer for a policy of its own unless it does more
+// than that policy allows (an MCP server's "dotdot"), which a reader of
+// the finding would otherwise look for in the replay's journal.
+func didWords(entries []refworld.Entry) string {
+	var did []string
+	for i := range entries {
+		if e := &entries[i]; e.Call == refworld.CallRead || e.Call == refworld.CallWrite {
+			did = append(did, entryText(*e)+madeDir(e))
+		}
+	}
+	switch {
+	case len(did) == 0:
+		return ""
+	case len(did) > maxDid:
+		return fmt.Sprintf("; it did %s, and %d more", strings.Join(did[:maxDid], ", "), len(did)-maxDid)
+	}
+	return "; it did " + strings.Join(did, ", ")
+}
+
+// lastWrite is the bytes the last write of p among entries left there,
+// and false when none wrote p (a sandbox that said ok and wrote nothing
+// is seen by the reads after it: a real sandbox's answer may be the
+// model's, standing in for one it was excused).
+func lastWrite(entries []refworld.Entry, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := &entries[i]; e.Call == refworld.CallWrite && e.Name == p {
+			return e.Arg, true
+		}
+	}
+	return "", false
 }
 
 // usageRule is SPEC §5's accounting, said where a sandbox's usage differs.

@@ -34,7 +34,8 @@
 //     max_output_bytes.
 //   - verdict-matches-model: each result (kind, hard, data) and the usage
 //     after it (ops, wall, output) equal those of an independent model of
-//     SPEC §5.
+//     SPEC §5, and an allowed write leaves its data in the file the model
+//     writes.
 //   - replay-deterministic: replaying the scenario on a fresh world gives
 //     an identical trace: results, usage, journal. The two builds'
 //     entries are compared with each other, each step's with the same

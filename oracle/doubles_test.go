@@ -331,6 +331,18 @@ func (s cutsLongReads) Run(op core.Op) core.Result {
 	return r
 }
 
+// decodesWrites writes other bytes than it is given, answering ok as the
+// model does, as a file tool that base64-decodes what it is told to write
+// to a name it takes for binary does (deepagents, to a ".png").
+type decodesWrites struct{ wrapped }
+
+func (s decodesWrites) Run(op core.Op) core.Result {
+	if op.Kind == core.OpWrite && len(op.Args) == 2 {
+		op = core.Op{Kind: op.Kind, Args: []string{op.Args[0], strings.ToUpper(op.Args[1])}}
+	}
+	return s.Reference.Run(op)
+}
+
 // makesDirOnDenial makes the directory a denied write would have gone
 // into, as a tool that makes a file's parents before it asks does.
 type makesDirOnDenial struct{ wrapped }

@@ -39,7 +39,7 @@ var catalogue = [numInvariants]Invariant{
 	{HaltLatched, "halt-latched", "after the first hard result every result is that same hard kind, and usage, clock reads and the journal stop", true},
 	{ChargeBeforeDispatch, "charge-before-dispatch", "every op past the halt gate is counted, and op max_ops+1 halts max_ops whatever came before", true},
 	{OutputBounded, "output-bounded", "the bytes returned in data never total more than max_output_bytes", true},
-	{VerdictMatchesModel, "verdict-matches-model", "each result (kind, hard, data) and the usage after it (ops, wall, output) equal those of an independent model of SPEC §5", true},
+	{VerdictMatchesModel, "verdict-matches-model", "each result (kind, hard, data) and the usage after it (ops, wall, output) equal those of an independent model of SPEC §5, and an allowed write leaves its data in the file the model writes", true},
 	{ReplayDeterministic, "replay-deterministic", "replaying the scenario gives an identical trace: results, usage, journal", false},
 	{GrantImmutable, "grant-immutable", "the grant reads the same after the run as before, whatever was done to values it handed out", false},
 	{Total, "total", "every op yields a result: no panic, no hang", true},

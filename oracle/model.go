@@ -44,6 +44,9 @@ type model struct {
 	// fetchAddr is the address the latest net_fetch past its rules
 	// resolved its host to, for the words of a finding.
 	fetchAddr netip.Addr
+	// wrote is the path the latest op wrote, its links followed, or ""
+	// when it wrote nothing: where its bytes are looked for.
+	wrote string
 }
 
 // rule refuses an op with kind when refuses holds. why explains the
@@ -88,6 +91,7 @@ var table = [...]opRow{
 			r, k := m.resolved(a[0], m.fsWrite, core.FSWriteDenied)
 			if k == core.OK {
 				m.world.write(r, a[1])
+				m.wrote = r
 			}
 			return k, ""
 		},
@@ -283,6 +287,7 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	if m.halt != core.Invalid {
 		return core.Result{Kind: m.halt, Hard: true}, verdictReason{code: becauseLatched}
 	}
+	m.wrote = ""
 	m.ops++
 	if m.ops > m.budgets.MaxOps {
 		return m.halted(core.MaxOps), verdictReason{code: becauseOps}

@@ -389,6 +389,25 @@ func TestVerdictOnDataAloneQuotesIt(t *testing.T) {
 	mustContain(t, got[0], `returned ok with no data, but the model of SPEC §5 gives ok with "hello"`)
 }
 
+// TestVerdictOnWhatAWriteLeft: a write that answers ok as the model does
+// but leaves other bytes than its data is a finding at that write, where
+// before only a read of the file after it could show it.
+func TestVerdictOnWhatAWriteLeft(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/work/out/a.png", "hello")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return decodesWrites{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+	mustContain(t, got[0], `fs_write /work/out/a.png hello returned ok as the model does, but left "/work/out/a.png" holding "HELLO" where the model of SPEC §5 writes "hello"`)
+}
+
+// TestVerdictSaysWhatTheSandboxDid: an op the model refuses and a
+// sandbox allowed is said with what it read and wrote there, which a
+// reader would otherwise look for in the replay's journal.
+func TestVerdictSaysWhatTheSandboxDid(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/workshop/x", "y")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return resolvesThenWrites{wrap(g, w)} }), c, 1, Confinement, VerdictMatchesModel)
+	i := slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == VerdictMatchesModel })
+	mustContain(t, got[i], `is under no fs_write root ("/work/out"); it did write /workshop/x y`)
+}
+
 // TestVerdictOnLongDataSaysWhereItParts: data that differ past what a
 // finding quotes of each are said where they first differ, since the
 // quoted starts are the same.
