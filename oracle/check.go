@@ -189,12 +189,13 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 		was, now := first[prev:t.journal], w.Journal()[j:]
 		prev = t.journal
 		if res != t.res || u != t.usage || !slices.Equal(was, now) {
-			first, then := describeStep(t.res, t.usage, was), describeStep(res, u, now)
+			first, then, where := describeStep(t.res, t.usage, was), describeStep(res, u, now), ""
 			if first == then { // the data alone differ, in bytes of one length: quote them
 				first, then = describeData(t.res)+" and "+journalWords(was), describeData(res)+" and "+journalWords(now)
+				where = firstDifference(res.Data, t.res.Data, "the first run")
 			}
-			return fmt.Sprintf("two runs of the same scenario differ at step %d (%s): first %s, then %s",
-				i+1, formatOp(c.op(i)), first, then)
+			return fmt.Sprintf("two runs of the same scenario differ at step %d (%s): first %s, then %s%s",
+				i+1, formatOp(c.op(i)), first, then, where)
 		}
 	}
 	return ""

@@ -145,7 +145,7 @@ func describeEffects(s *stepObs) string {
 	if len(s.entries) == 0 {
 		return "the VFS content changed without a journaled call"
 	}
-	out := fmt.Sprintf("the journal gained %d entries, first %q", len(s.entries), entryText(s.entries[0]))
+	out := fmt.Sprintf("the journal gained %d entries, first %q%s", len(s.entries), entryText(s.entries[0]), madeDir(&s.entries[0]))
 	if s.fpAfter != s.fpBefore {
 		out += ", and the VFS content changed"
 	}
@@ -496,7 +496,7 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 		describe, where := describeResult, trimmedPath(*s.op)
 		if s.res.Kind == want.Kind && s.res.Hard == want.Hard {
 			describe = describeData // the data alone differs: show it
-			where = firstDifference(s.res.Data, want.Data)
+			where = firstDifference(s.res.Data, want.Data, "the model")
 		}
 		did := ""
 		if isDenial(want.Kind) && !isDenial(s.res.Kind) {
@@ -509,7 +509,7 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 	}
 	if got, ok := lastWrite(s.entries, r.model.wrote); ok && got != s.op.Args[1] {
 		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned ok as the model does, but left %s holding %s where the model of SPEC §5 writes %s%s",
-			formatOp(*s.op), quote(r.model.wrote), quote(got), quote(s.op.Args[1]), firstDifference(got, s.op.Args[1])))
+			formatOp(*s.op), quote(r.model.wrote), quote(got), quote(s.op.Args[1]), firstDifference(got, s.op.Args[1], "the model")))
 		return
 	}
 	if r.halt != core.Invalid && r.haltStep != r.step || s.after.Ops != int64(r.step) {
@@ -527,18 +527,19 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 	}
 }
 
-// maxDid is how many of an op's reads and writes didWords names.
+// maxDid is how many of an op's writes didWords names.
 const maxDid = 3
 
-// didWords names the reads and writes of an op the model refuses and a
-// sandbox allowed: what it did says why its answer is judged where a door
-// takes a sandbox's answer for a policy of its own unless it does more
-// than that policy allows (an MCP server's "dotdot"), which a reader of
-// the finding would otherwise look for in the replay's journal.
+// didWords names the writes of an op the model refuses and a sandbox
+// allowed: what it wrote says why its answer is judged where a door takes
+// a sandbox's answer for a policy of its own unless it does more than
+// that policy allows (an MCP server's "dotdot"), which a reader of the
+// finding would otherwise look for in the replay's journal. A read shows
+// in the data the op returned.
 func didWords(entries []refworld.Entry) string {
 	var did []string
 	for i := range entries {
-		if e := &entries[i]; e.Call == refworld.CallRead || e.Call == refworld.CallWrite {
+		if e := &entries[i]; e.Call == refworld.CallWrite {
 			did = append(did, entryText(*e)+madeDir(e))
 		}
 	}

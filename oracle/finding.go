@@ -157,8 +157,8 @@ const diffWindow = 24
 // firstDifference says where got and want, data that differ, first differ
 // when either is longer than a finding quotes: the quoted starts may be
 // the same, and a reader would not see where they part. It is "" for data
-// quoted whole.
-func firstDifference(got, want string) string {
+// quoted whole. whose names the one that has want.
+func firstDifference(got, want, whose string) string {
 	if len(got) <= maxQuoted && len(want) <= maxQuoted {
 		return ""
 	}
@@ -166,7 +166,7 @@ func firstDifference(got, want string) string {
 	for i < len(got) && i < len(want) && got[i] == want[i] {
 		i++
 	}
-	return fmt.Sprintf(" (they first differ at byte %d: %s where the model has %s)", i, around(got, i), around(want, i))
+	return fmt.Sprintf(" (they first differ at byte %d: %s where %s has %s)", i, around(got, i), whose, around(want, i))
 }
 
 // around quotes s from diffWindow bytes before i to as many after it, with

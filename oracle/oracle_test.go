@@ -427,6 +427,8 @@ func TestConfinementNamesADirectoryMade(t *testing.T) {
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return makesDirOnDenial{wrap(g, w)} }), c, 1, NoEffectOnDenial, Confinement)
 	i := slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == Confinement })
 	mustContain(t, got[i], `the journal shows write /etc/new/ "" (a directory made), but`)
+	i = slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == NoEffectOnDenial })
+	mustContain(t, got[i], `first "write /etc/new/ \"\"" (a directory made)`)
 }
 
 // TestConfinementSaysAboveTheRoot: a change above the world's root is
@@ -477,6 +479,40 @@ func TestReplayFailureWords(t *testing.T) {
 			t.Errorf("%s: %s\nwant one %s saying %q", tc.name, lines(got), ReplayDeterministic, tc.words)
 		}
 	}
+}
+
+// TestReplayDataSaysWhereItParts: a replay whose data differ from the
+// run's past what a finding quotes, in bytes of one length (a random name
+// a tool appends to a long answer), says where they part.
+func TestReplayDataSaysWhereItParts(t *testing.T) {
+	w := testWorld
+	w.Files = []scenario.File{{Path: "/work/big", Data: strings.Repeat("0123456789", 40)}}
+	c := testCase(testGrant(roomy), w, []core.Op{op("fs_read", "/work/big")})
+	built := 0
+	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		built++
+		return marksReplay{wrap(g, w), built > 1}, nil
+	}
+	got := check(f, c, new(Coverage), Options{Timeout: time.Second})
+	if len(got) != 1 || got[0].Invariant != ReplayDeterministic {
+		t.Fatalf("%s\nwant one %s", lines(got), ReplayDeterministic)
+	}
+	mustContain(t, got[0], `(they first differ at byte 396: …"234567890123456789012345XXXX" where the first run has …"2345678901234567890123456789")`)
+}
+
+// marksReplay writes XXXX over the last bytes of a read's data in the
+// replay, keeping its length.
+type marksReplay struct {
+	wrapped
+	replay bool
+}
+
+func (s marksReplay) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	if s.replay && op.Kind == core.OpRead && len(r.Data) > 4 {
+		r.Data = r.Data[:len(r.Data)-4] + "XXXX"
+	}
+	return r
 }
 
 // diesOnReplay panics with p on every op of the replay.
