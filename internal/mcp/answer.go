@@ -43,6 +43,29 @@ func (e *Extract) describes(text string) bool { return MatchesAny(e.Described, t
 // without e's header is taken whole too (a server may leave the header
 // out of an empty file).
 func (e *Extract) content(text string) (string, bool) {
+	s, ok := e.extract(text)
+	if e != nil && e.LinePrefix != "" {
+		s = withoutLinePrefix(s, e.LinePrefix)
+	}
+	return s, ok
+}
+
+// withoutLinePrefix is s with what matches prefix at the start of each
+// line cut out.
+func withoutLinePrefix(s, prefix string) string {
+	re := pattern(`\A(?:` + prefix + `)`)
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if loc := re.FindStringIndex(l); loc != nil {
+			lines[i] = l[loc[1]:]
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// extract is the content of text where e says it is (content), with
+// its line prefixes still on.
+func (e *Extract) extract(text string) (string, bool) {
 	switch {
 	case e == nil:
 		return text, true

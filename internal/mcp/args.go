@@ -33,6 +33,15 @@ func (t Tool) check() error {
 				return fmt.Errorf("result header: %v", err)
 			}
 		}
+		if p := r.LinePrefix; p != "" {
+			re, err := regexp.Compile(p)
+			switch {
+			case err != nil:
+				return fmt.Errorf("result line_prefix: %v", err)
+			case re.MatchString(""):
+				return fmt.Errorf("result line_prefix: %q matches a line that has none", p)
+			}
+		}
 		for _, d := range r.Described {
 			re, err := regexp.Compile(d)
 			switch {

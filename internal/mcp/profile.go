@@ -161,6 +161,12 @@ type Extract struct {
 	// no more than that is taken as the file's.
 	LineMax  int    `json:"line_max,omitempty"`
 	LineMark string `json:"line_mark,omitempty"`
+	// LinePrefix is a regular expression (RE2) of what the server puts
+	// before each line of the content, a line number as "cat -n" writes
+	// it (" *\\d+\\t" in a profile's JSON): it is cut from the start of
+	// each line that begins with it, before the content is compared with
+	// the file.
+	LinePrefix string `json:"line_prefix,omitempty"`
 	// Described lists regular expressions (RE2) of an answer that
 	// describes the file instead of giving its content ("Image file:
 	// /data/a.png (image/png)"): the server read the file, so the read is

@@ -44,6 +44,23 @@ const fakeWords = `"denied": ["Access denied"], "not_found": ["ENOENT"]`
 // TestReadContentShapes: a read's content is found in a JSON field of the
 // answer, or after a header line; the whole text otherwise. The tree's
 // root, echoed by the server, is cut out of what comes back.
+// TestLinePrefix: a read numbered as "cat -n" numbers it gives the file's
+// bytes once the profile says how its lines begin, a file line that
+// begins like a number included, and only its first prefix is cut.
+func TestLinePrefix(t *testing.T) {
+	x := &Extract{Header: `\[file\]\n`, LinePrefix: ` *\d+\t`}
+	for _, tc := range []struct{ text, want string }{
+		{"[file]\n     1\thello\n     2\t3\tthree\n", "hello\n3\tthree\n"},
+		{"[file]\n     1\tno final newline", "no final newline"},
+		{"[file]\n", ""},
+		{"an answer without the header or a number", "an answer without the header or a number"},
+	} {
+		if got, _ := x.content(tc.text); got != tc.want {
+			t.Errorf("content(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
 func TestReadContentShapes(t *testing.T) {
 	for _, tc := range []struct {
 		mode, result, want string
