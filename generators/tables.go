@@ -118,7 +118,10 @@ var (
 // rebinders are names whose DNS lines alternate public and internal
 // answers. Their public answers are outside the documentation ranges, as
 // publicAddrs are: a guard that refuses those would refuse the first
-// answer and never meet the internal one.
+// answer and never meet the internal one. patient.example answers public
+// six times before its internal answer: a guard that looks a name up
+// several times and checks every answer (dssrf looks up six times) meets
+// the internal one only at the fetch's own lookup after them.
 var rebinders = []struct {
 	host  string
 	addrs []netip.Addr
@@ -129,6 +132,7 @@ var rebinders = []struct {
 	{"nat64.example", addrs("151.101.65.12", "64:ff9b::a9fe:a9fe")},
 	{"slow.example", addrs("151.101.129.13", "151.101.129.13", "100.100.100.200")},
 	{"Rebind.Upper.example", addrs("93.184.215.14", "10.0.0.1")},
+	{"patient.example", addrs("151.101.193.15", "151.101.193.15", "151.101.193.15", "151.101.193.15", "151.101.193.15", "151.101.193.15", "127.0.0.1")},
 }
 
 // dnsMetadata is a harmless-looking name whose DNS line points at the
