@@ -72,6 +72,10 @@ type ReplayStep struct {
 	// cleans it by a policy of its own, the server's answer in words: the
 	// step shows the model's answer, and what the server did is judged.
 	Cleaned string
+	// Unknown is, for an op the sandbox refused in words its profile does
+	// not tell (neither a denial's nor a missing file's), those words: the
+	// step shows the refusal the model gives.
+	Unknown string
 	// Landed is set on an op the model denies for its path that the
 	// sandbox, which judges where an op lands, allowed where the world's
 	// links lead it, under a root: the step shows the model's answer.
@@ -191,6 +195,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		}
 		if s.Cleaned != "" {
 			mark = "  the model's answer stands in for the server's (" + s.Cleaned + `): it cleans ".." by a policy of its own; what it did, the journal, is judged`
+		}
+		if s.Unknown != "" {
+			mark = "  refused by the sandbox in words its profile does not tell (" + strconv.Quote(s.Unknown) + "): the model's refusal stands in"
 		}
 		if s.Landed {
 			mark = "  allowed by the sandbox where the world's links lead it, under a root (the profile's lands): the model's answer stands in"
@@ -344,6 +351,9 @@ type stepJSON struct {
 	// Cleaned: the server's own answer to a path with ".." it cleans by
 	// a policy of its own (ReplayStep.Cleaned).
 	Cleaned string `json:"cleaned,omitempty"`
+	// Unknown: the words of a refusal the profile does not tell
+	// (ReplayStep.Unknown).
+	Unknown string `json:"unknown_refusal,omitempty"`
 	// Landed: allowed where it lands (ReplayStep.Landed).
 	Landed bool `json:"landed,omitempty"`
 }
@@ -366,7 +376,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Landed: s.Landed})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Landed: s.Landed})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -107,6 +107,38 @@ func TestReplayShowsTheCleanedAnswer(t *testing.T) {
 	}
 }
 
+// TestReplayShowsUnknownRefusalWords: a refusal in words the profile
+// does not tell is answered with the model's refusal; replay marks the
+// step with the server's own words, and JSON gives them.
+func TestReplayShowsUnknownRefusalWords(t *testing.T) {
+	dir := t.TempDir()
+	profile := writeFile(t, dir, "unknown.json", `{"name": "fake-unknown", "read": {"tool": "read_file", "path": "path"},
+		"write": {"tool": "write_file", "path": "path", "content": "content"},
+		"denied": ["never said"], "not_found": ["ENOENT"]}`)
+	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\n\nfs_read /work/f\nfs_read /etc/secret\n")
+	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
+	_, out, errs := run(t, args...)
+	const mark = `refused by the sandbox in words its profile does not tell ("Access denied`
+	var marked []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, mark) {
+			marked = append(marked, strings.Fields(line)[0])
+		}
+	}
+	if !slices.Equal(marked, []string{"2"}) || !strings.Contains(out, "2 steps, ok") {
+		t.Errorf("steps marked %q, want 2, and no finding:\n%s%s", marked, out, errs)
+	}
+	_, out, _ = run(t, append(args, "--format", "json")...)
+	var doc struct {
+		Steps []struct {
+			Unknown string `json:"unknown_refusal"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || doc.Steps[0].Unknown != "" || !strings.HasPrefix(doc.Steps[1].Unknown, "Access denied") {
+		t.Errorf("JSON steps %+v (%v):\n%s", doc.Steps, err, out)
+	}
+}
+
 // TestReplayMarksALandedOp: with its profile's "lands", a server that
 // resolves links before its check allows a write outside its root that a
 // link leads back into it; replay shows the model's refusal, marks the

@@ -43,6 +43,8 @@ type Counter struct {
 	cleaned  int64  // ops with ".." a server cleans by its own policy (Cleaned)
 	landed   int64  // ops the model denies, allowed where they land (Landed)
 	answer   string // the server's own answer to the last of them
+	unknown  int64  // refusals in words the profile does not know (Unknown)
+	words    string // the words of the last of them
 	open     int    // sandboxes opened and not closed yet
 }
 
@@ -102,6 +104,16 @@ func (c *Counter) Cleaned(answer string) {
 	defer c.mu.Unlock()
 	c.cleaned++
 	c.answer = answer
+}
+
+// Unknown counts one refusal in words that the profile's lists do not
+// tell (neither a denial's nor a missing file's), answered with the
+// refusal the model gives (Tally.Unknown); words are the sandbox's.
+func (c *Counter) Unknown(words string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.unknown++
+	c.words = leastExample("", words)
 }
 
 // Landed counts one op the model denies for its path that a sandbox which
@@ -181,7 +193,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Landed: c.landed}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, UnknownWords: c.words, Landed: c.landed}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

@@ -129,6 +129,11 @@ type Tally struct {
 	// the server's own answer to the last, in words.
 	Cleaned       int64
 	CleanedAnswer string
+	// Unknown counts the refusals in words that the profile's lists do
+	// not tell, answered with the refusal the model gives; UnknownWords
+	// are the sandbox's words for the last.
+	Unknown      int64
+	UnknownWords string
 	// Landed counts the ops the model denies for their path that a
 	// sandbox which judges where an op lands allowed, the world's links
 	// leading them under a root of their kind, and nothing else done
@@ -166,5 +171,6 @@ func (t *Tally) Add(u Tally) {
 	t.Isolated = t.Isolated || u.Isolated
 	t.Modelled += u.Modelled
 	t.Cleaned += u.Cleaned
+	t.Unknown += u.Unknown
 	t.Landed += u.Landed
 }

@@ -22,6 +22,7 @@ type Watch struct {
 	filled   map[int]bool
 	modelled map[int]bool
 	cleaned  map[int]string // the server's own answer to an op with ".."
+	unknown  map[int]string // the words of a refusal the profile does not tell
 	landed   map[int]bool
 }
 
@@ -47,6 +48,7 @@ func (w *Watch) Reset() {
 	clear(w.filled)
 	clear(w.modelled)
 	clear(w.cleaned)
+	clear(w.unknown)
 	clear(w.landed)
 }
 
@@ -72,6 +74,14 @@ func (w *Watch) Cleaned() map[int]string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.cleaned)
+}
+
+// Unknown returns, by the place of an op refused in words the profile
+// does not tell, the sandbox's words (Tally.Unknown).
+func (w *Watch) Unknown() map[int]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.unknown)
 }
 
 // Landed returns the places of the ops allowed where they land
@@ -109,6 +119,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.cleaned = map[int]string{}
 		}
 		w.cleaned[n] = now.CleanedAnswer
+	}
+	if now.Unknown > was.Unknown {
+		if w.unknown == nil {
+			w.unknown = map[int]string{}
+		}
+		w.unknown[n] = now.UnknownWords
 	}
 	for reason, k := range now.Stricter {
 		if k > was.Stricter[reason] {

@@ -216,7 +216,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if out.Verdict == realfs.Unsupported || b.excuseStricter(op, out, len(changes) > 0) {
 		return b.unobserved(op)
 	}
-	k := b.kind(op, out.Verdict)
+	k := b.verdict(op, out)
 	if b.counts {
 		switch model := b.modelKind(op); {
 		case door.AllowListRefusal(model) && k == core.NotFound:
@@ -258,7 +258,7 @@ func answerWords(op core.Op, out realfs.Outcome) string {
 
 // ownAnswer is the sandbox's own answer to op, as the oracle judges it.
 func (b *bridge) ownAnswer(op core.Op, out realfs.Outcome) core.Result {
-	if k := b.kind(op, out.Verdict); k != core.OK || op.Kind != core.OpRead {
+	if k := b.verdict(op, out); k != core.OK || op.Kind != core.OpRead {
 		return core.Result{Kind: k}
 	}
 	return b.deliver(out.Data)
@@ -387,6 +387,15 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 		return core.FSReadDenied
 	}
 	return core.FSWriteDenied
+}
+
+// verdict is kind, noting the words of a refusal the profile does not
+// tell, for which the model's refusal stands in: a replay shows them.
+func (b *bridge) verdict(op core.Op, out realfs.Outcome) core.Kind {
+	if out.Verdict == realfs.Refused && b.counts {
+		b.tally.Unknown(out.Detail)
+	}
+	return b.kind(op, out.Verdict)
 }
 
 // excuseStricter reports whether the real sandbox refused, without
