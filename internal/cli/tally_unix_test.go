@@ -51,12 +51,7 @@ func TestReplayCountsStricter(t *testing.T) {
 		t.Errorf("replay says:\n%s%s\nwant %q", out, errs, want)
 	}
 	const mark = "refused by the sandbox (stricter: other): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's"
-	var marked []string
-	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, mark) {
-			marked = append(marked, strings.Fields(line)[0])
-		}
-	}
+	marked := markedSteps(out, mark)
 	if !slices.Equal(marked, []string{"2", "3"}) {
 		t.Errorf("steps marked %q, want 2 and 3:\n%s", marked, out)
 	}
@@ -85,26 +80,7 @@ func TestReplayShowsTheCleanedAnswer(t *testing.T) {
 		"denied": ["Access denied"], "not_found": ["ENOENT"], "dotdot": true}`)
 	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\nlink /work/d /etc\n\nfs_read /work/f\nfs_read /work/d/../work/f\n")
 	args := []string{"replay", "--sut", fakeMCP(t, "cleancheck"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
-	_, out, errs := run(t, args...)
-	const mark = `the model's answer stands in for the server's (allowed, with `
-	var marked []string
-	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, mark) {
-			marked = append(marked, strings.Fields(line)[0])
-		}
-	}
-	if !slices.Equal(marked, []string{"2"}) || !strings.Contains(out, "2 steps, ok") {
-		t.Errorf("steps marked %q, want 2, and no finding:\n%s%s", marked, out, errs)
-	}
-	_, out, _ = run(t, append(args, "--format", "json")...)
-	var doc struct {
-		Steps []struct {
-			Cleaned string `json:"cleaned"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || doc.Steps[0].Cleaned != "" || !strings.HasPrefix(doc.Steps[1].Cleaned, "allowed, with ") {
-		t.Errorf("JSON steps %+v (%v):\n%s", doc.Steps, err, out)
-	}
+	secondStepMarked(t, args, `the model's answer stands in for the server's (allowed, with `, "cleaned", "allowed, with ")
 }
 
 // TestReplayShowsUnknownRefusalWords: a refusal in words the profile
@@ -117,25 +93,28 @@ func TestReplayShowsUnknownRefusalWords(t *testing.T) {
 		"denied": ["never said"], "not_found": ["ENOENT"]}`)
 	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\n\nfs_read /work/f\nfs_read /etc/secret\n")
 	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
+	secondStepMarked(t, args, `refused by the sandbox in words its profile does not tell ("Access denied`, "unknown_refusal", "Access denied")
+}
+
+// secondStepMarked runs the replay args of a scenario of two steps, and
+// fails t unless it finds nothing and marks the second step alone with
+// mark, and its JSON gives that step alone field, beginning with prefix.
+func secondStepMarked(t *testing.T, args []string, mark, field, prefix string) {
+	t.Helper()
 	_, out, errs := run(t, args...)
-	const mark = `refused by the sandbox in words its profile does not tell ("Access denied`
-	var marked []string
-	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, mark) {
-			marked = append(marked, strings.Fields(line)[0])
-		}
-	}
-	if !slices.Equal(marked, []string{"2"}) || !strings.Contains(out, "2 steps, ok") {
+	if marked := markedSteps(out, mark); !slices.Equal(marked, []string{"2"}) || !strings.Contains(out, "2 steps, ok") {
 		t.Errorf("steps marked %q, want 2, and no finding:\n%s%s", marked, out, errs)
 	}
 	_, out, _ = run(t, append(args, "--format", "json")...)
 	var doc struct {
-		Steps []struct {
-			Unknown string `json:"unknown_refusal"`
-		} `json:"steps"`
+		Steps []map[string]any `json:"steps"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || doc.Steps[0].Unknown != "" || !strings.HasPrefix(doc.Steps[1].Unknown, "Access denied") {
-		t.Errorf("JSON steps %+v (%v):\n%s", doc.Steps, err, out)
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 {
+		t.Fatalf("JSON %v:\n%s", err, out)
+	}
+	got, _ := doc.Steps[1][field].(string)
+	if _, first := doc.Steps[0][field]; first || !strings.HasPrefix(got, prefix) {
+		t.Errorf("JSON steps %v; want %s on the second alone, beginning %q", doc.Steps, field, prefix)
 	}
 }
 
@@ -152,12 +131,7 @@ func TestReplayMarksALandedOp(t *testing.T) {
 	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
 	st, out, errs := run(t, args...)
 	const mark = "allowed by the sandbox where the world's links lead it, under a root (the profile's lands)"
-	var marked []string
-	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, mark) {
-			marked = append(marked, strings.Fields(line)[0])
-		}
-	}
+	marked := markedSteps(out, mark)
 	if st != ExitOK || !slices.Equal(marked, []string{"1"}) {
 		t.Errorf("status %d, steps marked %q: want 0 and step 1:\n%s%s", st, marked, out, errs)
 	}
@@ -188,12 +162,7 @@ func TestReplayMarksTheModelsJournal(t *testing.T) {
 	sbx := writeFile(t, dir, "s.sbx", "grant net 2130706433 a.test\n\nnet_fetch 2130706433 / => egress_internal\nnet_fetch b.test / => egress_denied\n")
 	_, out, errs := run(t, "replay", "--sut", "proxy:"+proxy, "--profile", profile, sbx)
 	const mark = "refused by the sandbox, which looked nothing up: the model's journal shown"
-	var marked []string
-	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, mark) {
-			marked = append(marked, strings.Fields(line)[0])
-		}
-	}
+	marked := markedSteps(out, mark)
 	if !slices.Equal(marked, []string{"1"}) || !strings.Contains(out, "resolve 2130706433 -> 127.0.0.1") {
 		t.Errorf("steps marked %q, want 1, its journal the model's resolve:\n%s%s", marked, out, errs)
 	}
@@ -235,4 +204,16 @@ func pythonInNamespace(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// markedSteps is the step numbers of the lines of a replay's table, out,
+// that hold mark.
+func markedSteps(out, mark string) []string {
+	var marked []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, mark) {
+			marked = append(marked, strings.Fields(line)[0])
+		}
+	}
+	return marked
 }
