@@ -239,8 +239,14 @@ func (d *driver) request(p Profile, op core.Op) (tool string, args map[string]an
 		return no("a relative path")
 	}
 	sent = path
-	if p.Cwd {
+	switch {
+	case p.Cwd:
 		sent = relative(filepath.ToSlash(d.s.cfg.Allowed[0]), filepath.ToSlash(path))
+	case p.VirtualRoot && len(d.s.cfg.Allowed) > 0:
+		sent = "/" + relative(filepath.ToSlash(d.s.cfg.Allowed[0]), filepath.ToSlash(path))
+		if sent == "/." {
+			sent = "/" // the directory itself
+		}
 	}
 	t, data := p.Read, ""
 	if op.Kind == core.OpWrite {

@@ -60,6 +60,14 @@ type Profile struct {
 	// each path relative to it ("notes/a.txt", "../appshop/x"). A grant
 	// of more than one directory keeps its first.
 	Cwd bool `json:"cwd,omitempty"`
+	// VirtualRoot says that the server takes the paths under its one
+	// allowed directory as the absolute paths of a namespace of its own,
+	// that directory being "/" ("/notes/a.txt", and "/../appshop/x" for a
+	// sibling of it), as a virtual file system does (deepagents'
+	// virtualMode, VoltAgent's workspace). It is given the directory as
+	// its profile says. A grant of more than one directory keeps its
+	// first.
+	VirtualRoot bool `json:"virtual_root,omitempty"`
 	// HoldsDirs says that the server holds its allowed directories, not
 	// their paths (a bind mount, a Landlock rule, a handle opened at its
 	// start): it is reused only while each is the directory it was given,
@@ -320,6 +328,8 @@ func (p Profile) check() error {
 		return fmt.Errorf("%w: an empty pattern matches every text", ErrProfile)
 	case p.DirsConfig != nil && p.DirsEnv != nil, p.Cwd && (p.DirsConfig != nil || p.DirsEnv != nil || p.DirFlag != ""), len(p.DirsArgs) > 0 && len(p.dirWays()) > 1:
 		return fmt.Errorf("%w: %s set: the directories go one way", ErrProfile, strings.Join(p.dirWays(), " and "))
+	case p.Cwd && p.VirtualRoot:
+		return fmt.Errorf("%w: cwd and virtual_root set: a path is spelled one way", ErrProfile)
 	}
 	for _, t := range []Tool{p.Read, p.Write, p.Fetch} {
 		if err := t.check(); err != nil {

@@ -132,6 +132,7 @@ func TestParseProfileShapes(t *testing.T) {
 		{`{"read": {"tool": "r"}, "dirs_config": {"file": "x", "template": "{}"}}`, "has no {{dirs}}"},
 		{`{"read": {"tool": "r"}, "dirs_config": {"file": "x", "template": "{{dirs}}"}, "dirs_env": {"name": "D"}}`, "dirs_config and dirs_env set"},
 		{`{"read": {"tool": "r"}, "cwd": true, "dir_flag": "--allow"}`, "dir_flag and cwd set"},
+		{`{"read": {"tool": "r"}, "cwd": true, "virtual_root": true}`, "cwd and virtual_root set"},
 		{`{"read": {"tool": "r"}, "dirs_args": ["--allow-read={{dirs}}"], "dir_flag": "--allow"}`, "dir_flag and dirs_args set"},
 		{`{"read": {"tool": "r"}, "dirs_args": ["--allow-read"]}`, `"--allow-read" has no {{dirs}}`},
 		{`{"read": {"tool": "r"}, "dirs_args": []}`, "dirs_args: an empty list"},

@@ -318,13 +318,15 @@ func (s *mcpSession) Close() error {
 
 // adaptTo is AdaptOneList for a server with profile p: when p trims paths,
 // ops on a path it would trim are left out too; when p has the server
-// work on its working directory, the grant keeps its first root, which
+// work on its working directory, or in a namespace whose root is its
+// first directory (VirtualRoot), the grant keeps its first root, which
 // must be a directory the tree can make (no file there or above it); when
 // p joins the directories into one string, a scenario with a root that
 // holds the separator is left out (it would read as two roots).
 func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 	sep, joined := p.DirsJoinedBy()
-	if !p.Trims && !p.Cwd && unasked(p) == "" && !joined && !p.DotDot {
+	oneRoot := p.Cwd || p.VirtualRoot
+	if !p.Trims && !oneRoot && unasked(p) == "" && !joined && !p.DotDot {
 		return AdaptOneList
 	}
 	writesOnly := !p.Supports(core.OpRead)
@@ -346,7 +348,7 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		if p.Trims {
 			out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return mcp.Trimmed(st.Op.Args[0]) })
 		}
-		if p.Cwd {
+		if oneRoot {
 			root := out.Grant.FSRead[:1]
 			out.Grant.FSRead, out.Grant.FSWrite = root, slices.Clone(root)
 			if fileAtOrAbove(out.World, spec.Canonical(out.Grant.FSRead[0])) {

@@ -215,6 +215,10 @@ while True:
         on_cwd(mid, name, args)
         continue
     path = args.get(path_arg)
+    if mode == "virtual" and isinstance(path, str):  # paths of a namespace whose "/" is its first directory
+        if not path.startswith("/") or ".." in path.split("/"):
+            text(mid, "Path traversal not allowed: " + path, True); continue
+        path = allowed[0] + path
     if mode == "echo":  # logs the path it was asked on stdout, as some servers do
         sys.stdout.write("requestedPath %s\n" % path); sys.stdout.flush()
     if mode == "rootarg" and args.get("root") != allowed[0]:
