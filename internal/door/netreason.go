@@ -25,9 +25,10 @@ const (
 	// letter, digit, "-" or "_"), which a real resolver refuses to look
 	// up while the model's resolver answers it.
 	ReasonUnresolvable = "unresolvable-name"
-	// ReasonDocumentation: the sandbox looked the name up, and its
-	// answer, the address the model fetches from, is in a documentation
-	// range (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32),
+	// ReasonDocumentation: the sandbox looked the name up, and an answer
+	// it got (the address the model fetches from, or another of a later
+	// lookup) is in a documentation range (192.0.2.0/24, 198.51.100.0/24,
+	// 203.0.113.0/24, 2001:db8::/32),
 	// where the world's names resolve: public by SPEC §6, refused by a
 	// guard that refuses every special-purpose range. A name refused
 	// without a lookup was refused for itself (ReasonRefusedAllowed).
@@ -88,6 +89,24 @@ func NetReasonAt(host string, addr netip.Addr) string {
 		return ReasonDocumentation
 	case in(special):
 		return ReasonSpecial
+	}
+	return r
+}
+
+// NetReasonSeen is NetReasonAt for a sandbox that looked host up more
+// than once and was answered all, the model's answer addr among them: a
+// guard that checks every answer refuses for any of them, so an answer in
+// a documentation range, else in another special-purpose one, names the
+// reason, whichever lookup it came from.
+func NetReasonSeen(host string, addr netip.Addr, all []netip.Addr) string {
+	r := NetReasonAt(host, addr)
+	for _, a := range all {
+		switch NetReasonAt(host, a) {
+		case ReasonDocumentation:
+			return ReasonDocumentation
+		case ReasonSpecial:
+			r = ReasonSpecial
+		}
 	}
 	return r
 }

@@ -31,3 +31,34 @@ func TestNetReasonAt(t *testing.T) {
 		}
 	}
 }
+
+// TestNetReasonSeen: a guard that looked a name up more than once is
+// counted by the answers it saw, the model's first: a documentation
+// answer from a later lookup (dssrf looks a name up several times) is
+// the reason, not the model's public one.
+func TestNetReasonSeen(t *testing.T) {
+	addrs := func(ss ...string) []netip.Addr {
+		var out []netip.Addr
+		for _, s := range ss {
+			out = append(out, netip.MustParseAddr(s))
+		}
+		return out
+	}
+	public := netip.MustParseAddr("169.253.255.255")
+	for _, tc := range []struct {
+		host string
+		all  []netip.Addr
+		want string
+	}{
+		{"r.example", addrs("169.253.255.255", "203.0.113.21"), ReasonDocumentation},
+		{"r.example", addrs("169.253.255.255", "fec0::1"), ReasonSpecial},
+		{"r.example", addrs("169.253.255.255", "fec0::1", "203.0.113.21"), ReasonDocumentation},
+		{"r.example", addrs("169.253.255.255", "151.101.1.69"), ReasonRefusedAllowed},
+		{"r.example", nil, ReasonRefusedAllowed},
+		{"[fec0::1]", addrs("fec0::1", "203.0.113.21"), ReasonIPv6Literal},
+	} {
+		if got := NetReasonSeen(tc.host, public, tc.all); got != tc.want {
+			t.Errorf("NetReasonSeen(%q, %s, %v) = %q, want %q", tc.host, public, tc.all, got, tc.want)
+		}
+	}
+}

@@ -36,13 +36,14 @@ type Binding struct {
 
 // opState is what the binding knows of the op under way.
 type opState struct {
-	host, path string     // a net_fetch's; empty for another op
-	resolved   bool       // a resolve of host was journaled in the op
-	addr       netip.Addr // what the last of them answered
-	lookups    int        // how many of them there were
-	internal   bool       // one of them answered an internal address
-	served     Served     // the world's answer to a request of host (Served)
-	servedPath bool       // served answered the op's own path
+	host, path string       // a net_fetch's; empty for another op
+	resolved   bool         // a resolve of host was journaled in the op
+	addr       netip.Addr   // what the last of them answered
+	lookups    int          // how many of them there were
+	internal   bool         // one of them answered an internal address
+	all        []netip.Addr // what each of them answered, in order
+	served     Served       // the world's answer to a request of host (Served)
+	servedPath bool         // served answered the op's own path
 	// answers holds, for every host a resolve in the op answered (the
 	// op's, a redirect's Location), normalized, the last answer: a
 	// literal already resolved is not resolved again, and a connection
@@ -55,6 +56,7 @@ func (o *opState) resolvedTo(a netip.Addr) {
 	o.addr, o.resolved = a, true
 	o.lookups++
 	o.internal = o.internal || spec.IsInternal(a)
+	o.all = append(o.all, a)
 }
 
 // answered notes that a resolve of host answered a in the op.
@@ -156,9 +158,10 @@ func (b *Binding) BeginOp(op core.Op) {
 
 // Lookups is what the resolves of an op's host during the op answered.
 type Lookups struct {
-	Count    int        // how many there were: a guard that checks every answer makes several
-	Last     netip.Addr // what the last one answered
-	Internal bool       // one of them answered an internal address (SPEC §6)
+	Count    int          // how many there were: a guard that checks every answer makes several
+	Last     netip.Addr   // what the last one answered
+	Internal bool         // one of them answered an internal address (SPEC §6)
+	All      []netip.Addr // what each answered, in order
 }
 
 // EndOp journals the connections the op made that sent no request, as
@@ -174,7 +177,7 @@ func (b *Binding) EndOp() Lookups {
 	}
 	b.open = false
 	clear(b.lookups)
-	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal}
+	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal, All: b.op.all}
 }
 
 // Served is the world's answer to a request for the op's host and path

@@ -217,7 +217,7 @@ func (s *sandbox) Run(op core.Op) core.Result {
 			if s.bind != nil && lookups.Count == 0 {
 				seen = netip.Addr{}
 			}
-			reason := door.NetReasonAt(op.Args[0], seen)
+			reason := door.NetReasonSeen(op.Args[0], seen, lookups.All)
 			if lookups.Internal {
 				reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 			}

@@ -352,7 +352,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 		if !resolved {
 			seen = netip.Addr{}
 		}
-		reason := door.NetReasonAt(host, seen)
+		reason := door.NetReasonSeen(host, seen, lookups.All)
 		if lookups.Internal {
 			reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 		}
