@@ -44,6 +44,11 @@ func (e *Extract) describes(text string) bool { return MatchesAny(e.Described, t
 // out of an empty file).
 func (e *Extract) content(text string) (string, bool) {
 	s, ok := e.extract(text)
+	if e != nil && e.Footer != "" {
+		if loc := pattern(`(?:` + e.Footer + `)\z`).FindStringIndex(s); loc != nil {
+			s = s[:loc[0]]
+		}
+	}
 	if e != nil && e.LinePrefix != "" {
 		s = withoutLinePrefix(s, e.LinePrefix)
 	}

@@ -33,6 +33,11 @@ func (t Tool) check() error {
 				return fmt.Errorf("result header: %v", err)
 			}
 		}
+		if r.Footer != "" {
+			if _, err := regexp.Compile(r.Footer); err != nil {
+				return fmt.Errorf("result footer: %v", err)
+			}
+		}
 		if p := r.LinePrefix; p != "" {
 			re, err := regexp.Compile(p)
 			switch {

@@ -59,7 +59,7 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		if sent != path {
 			text = cutWord(text, sent)
 		}
-		return realfs.Outcome{Verdict: p.verdict(text, hide), Detail: withoutRoot(r.Text, root)}, nil
+		return realfs.Outcome{Verdict: p.verdict(text, hide), Detail: d.cut(r.Text, root)}, nil
 	}
 	if op.Kind == core.OpRead {
 		data, ok := p.Read.Result.content(r.Text)
@@ -69,9 +69,20 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		case x != nil && (x.Lines || x.LineMax > 0):
 			data = asFile(data, path, x)
 		}
-		return realfs.Outcome{Verdict: realfs.Allowed, Data: withoutRoot(data, root), Whole: !ok}, nil
+		return realfs.Outcome{Verdict: realfs.Allowed, Data: d.cut(data, root), Whole: !ok}, nil
 	}
-	return realfs.Outcome{Verdict: realfs.Allowed, Detail: withoutRoot(r.Text, root)}, nil
+	return realfs.Outcome{Verdict: realfs.Allowed, Detail: d.cut(r.Text, root)}, nil
+}
+
+// cut is text with the server's HOME written $HOME, then the tree's
+// root cut out (withoutRoot): a server that names a file of its HOME
+// (Letta's notice of where it put a long answer) then says the same in
+// the run and its replay, each with a HOME of its own.
+func (d *driver) cut(text, root string) string {
+	if h := d.s.home; h != "" {
+		text = strings.ReplaceAll(text, h, "$HOME")
+	}
+	return withoutRoot(text, root)
 }
 
 // cutWord is text with each occurrence of p that stands as a word of its

@@ -175,6 +175,10 @@ type Extract struct {
 	// each line that begins with it, before the content is compared with
 	// the file.
 	LinePrefix string `json:"line_prefix,omitempty"`
+	// Footer is a regular expression (RE2) matched at the end of the
+	// content, cut off: what a server adds after a file's lines ("Total
+	// lines in file: 3").
+	Footer string `json:"footer,omitempty"`
 	// Described lists regular expressions (RE2) of an answer that
 	// describes the file instead of giving its content ("Image file:
 	// /data/a.png (image/png)"): the server read the file, so the read is
@@ -326,6 +330,8 @@ func (p Profile) check() error {
 		return fmt.Errorf("%w: write's path and content are the same argument %q", ErrProfile, p.Write.Path)
 	case slices.Contains(p.Denied, "") || slices.Contains(p.NotFound, ""):
 		return fmt.Errorf("%w: an empty pattern matches every text", ErrProfile)
+	case regexpWord(p.Denied, p.NotFound) != "":
+		return fmt.Errorf("%w: denied and not_found are words found anywhere in a refusal's text, case ignored, not regular expressions: %q would never be found (refusals are regular expressions)", ErrProfile, regexpWord(p.Denied, p.NotFound))
 	case p.DirsConfig != nil && p.DirsEnv != nil, p.Cwd && (p.DirsConfig != nil || p.DirsEnv != nil || p.DirFlag != ""), len(p.DirsArgs) > 0 && len(p.dirWays()) > 1:
 		return fmt.Errorf("%w: %s set: the directories go one way", ErrProfile, strings.Join(p.dirWays(), " and "))
 	case p.Cwd && p.VirtualRoot:
@@ -345,6 +351,20 @@ func (p Profile) check() error {
 		return fmt.Errorf("%w: %v", ErrProfile, err)
 	}
 	return nil
+}
+
+// regexpWord is the first word among lists written as a regular
+// expression would be (anchored with ^ or $, or holding .*), which a
+// search for the word in a text never finds, or "".
+func regexpWord(lists ...[]string) string {
+	for _, l := range lists {
+		for _, w := range l {
+			if strings.HasPrefix(w, "^") || strings.HasSuffix(w, "$") || strings.Contains(w, ".*") {
+				return w
+			}
+		}
+	}
+	return ""
 }
 
 // dirWays names the fields of p that say how the allowed directories

@@ -48,9 +48,10 @@ const fakeWords = `"denied": ["Access denied"], "not_found": ["ENOENT"]`
 // bytes once the profile says how its lines begin, a file line that
 // begins like a number included, and only its first prefix is cut.
 func TestLinePrefix(t *testing.T) {
-	x := &Extract{Header: `\[file\]\n`, LinePrefix: ` *\d+\t`}
+	x := &Extract{Header: `\[file\]\n`, LinePrefix: ` *\d+\t`, Footer: `\nTotal lines in file: \d+\n`}
 	for _, tc := range []struct{ text, want string }{
 		{"[file]\n     1\thello\n     2\t3\tthree\n", "hello\n3\tthree\n"},
+		{"[file]\n     1\thello\n\nTotal lines in file: 1\n", "hello\n"},
 		{"[file]\n     1\tno final newline", "no final newline"},
 		{"[file]\n", ""},
 		{"an answer without the header or a number", "an answer without the header or a number"},
@@ -58,6 +59,18 @@ func TestLinePrefix(t *testing.T) {
 		if got, _ := x.content(tc.text); got != tc.want {
 			t.Errorf("content(%q) = %q, want %q", tc.text, got, tc.want)
 		}
+	}
+}
+
+// TestHomeInAnAnswer: a server that names a file of its own HOME in an
+// answer says $HOME, the same in a run and its replay, each server with
+// a HOME of its own.
+func TestHomeInAnAnswer(t *testing.T) {
+	p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file"}, `+fakeWords+`}`)
+	s, tr := startWith(t, "homenote", p)
+	got, err := NewDriver(s, tr).Do(read("/work/hello.txt"))
+	if want := "hello from work\n(a copy in $HOME/copy.txt)"; err != nil || got.Data != want {
+		t.Errorf("%+v %v, want data %q", got, err, want)
 	}
 }
 

@@ -249,6 +249,8 @@ while True:
                 data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + data
             elif mode == "bylines":  # read line by line: the final newline lost
                 data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + "\n".join(data.splitlines())
+            elif mode == "homenote":  # where it keeps a copy, in its HOME
+                data += "(a copy in %s/copy.txt)" % os.environ["HOME"]
             elif mode == "cutlines":  # lines over 10 characters cut, marked
                 data = "\n".join(l[:10] + "..." if len(l) > 10 else l for l in data.split("\n"))
             text(mid, data)
