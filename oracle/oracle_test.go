@@ -399,8 +399,8 @@ func TestVerdictOnWhatAWriteLeft(t *testing.T) {
 }
 
 // TestVerdictSaysWhatTheSandboxDid: an op the model refuses and a
-// sandbox allowed is said with what it read and wrote there, which a
-// reader would otherwise look for in the replay's journal.
+// sandbox allowed is said with what it wrote there, which a reader would
+// otherwise look for in the replay's journal.
 func TestVerdictSaysWhatTheSandboxDid(t *testing.T) {
 	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/workshop/x", "y")})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return resolvesThenWrites{wrap(g, w)} }), c, 1, Confinement, VerdictMatchesModel)

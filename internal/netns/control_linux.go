@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -149,7 +150,7 @@ func (c *control) failed(ctx context.Context, err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return context.DeadlineExceeded // ctx's deadline, a moment before ctx says so
 	}
-	if errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) {
 		return ErrGone
 	}
 	return err

@@ -60,6 +60,7 @@ func TestMain(m *testing.M) {
 //	peek   look the host up, connect to its address and close, then 403
 //	auth   407 without Proxy-Authorization: Basic dTpw, else as open
 //	hangup close the connection without an answer, and go on serving
+//	denythenexit  403, then exit 3 once the answer is sent
 func fakeProxy(mode string, args []string) int {
 	switch mode {
 	case "usage":
@@ -102,6 +103,10 @@ func fakeProxy(mode string, args []string) int {
 			peek(r.URL.Hostname())
 			http.Error(w, "fake: looked, and denied", http.StatusForbidden)
 		case "exit":
+			os.Exit(3)
+		case "denythenexit":
+			http.Error(w, "fake: denied", http.StatusForbidden)
+			http.NewResponseController(w).Flush()
 			os.Exit(3)
 		case "hangup":
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
@@ -394,6 +399,12 @@ func TestExitReapedLate(t *testing.T) {
 	fs, tally := checkOn(t, fakeTarget(t, "hangup", "", 10*time.Second), src, 10*time.Second)
 	if len(fs) > 0 || tally.Stricter[door.ReasonRefusedAllowed] != 1 {
 		t.Errorf("hangup: findings %v, stricter %v; want none, the fetch counted stricter", fs, tally.Stricter)
+	}
+	// A proxy that exited after it answered refuses the next connection:
+	// its exit, not a failed dial.
+	fs, _ = checkOn(t, fakeTarget(t, "denythenexit", "", 10*time.Second), src+"net_fetch a.test /s\n", 10*time.Second)
+	if len(fs) == 0 || fs[0].Invariant.String() != "total" || fs[0].Step != 2 || !strings.Contains(fs[0].Detail, "exited with status 3") {
+		t.Errorf("denythenexit: findings %v; want total at step 2 saying the proxy exited with status 3", fs)
 	}
 }
 
