@@ -524,6 +524,14 @@ func TestMostlyStricterWarning(t *testing.T) {
 	if w := sum.MostlyStricterWarning(); w == "" || strings.Contains(w, "203.0.113.0/24") || !strings.Contains(w, `"holds_dirs": true`) {
 		t.Errorf("file ops refused: warning %q, want one without the fetch hint, naming holds_dirs", w)
 	}
+	sum.ByKind = map[string]reports.KindCounts{"fs_read": {AllowedPassed: 10}, "fs_write": {Stricter: 30}}
+	if w, want := sum.MostlyStricterWarning(), "let 10 through (fs_read 10 let through, 0 refused; fs_write 0 let through, 30 refused), so"; !strings.Contains(w, want) {
+		t.Errorf("reads let through, writes refused: warning %q lacks %q", w, want)
+	}
+	if w := sum.KindNothingPassedWarning(); w != "" {
+		t.Errorf("KindNothingPassedWarning() = %q beside the warning that splits by kind, want none", w)
+	}
+	sum.ByKind = nil
 	for _, tc := range []struct{ stricter, passed int64 }{{30, 30}, {30, 0}, {19, 1}} {
 		sum.Stricter, sum.AllowedPassed = map[string]int64{"refused-allowed": tc.stricter}, new(tc.passed)
 		if w := sum.MostlyStricterWarning(); w != "" {
@@ -532,10 +540,40 @@ func TestMostlyStricterWarning(t *testing.T) {
 	}
 }
 
+// TestKindNothingPassedWarning: a sandbox that let none of the ops of
+// one kind the model allows through, 20 or more refused, while it let
+// others through, is a warning naming the kind, through the JSON round
+// trip; 19 refused, one let through, or nothing of other kinds let
+// through (NothingPassedWarning's case) is none.
+func TestKindNothingPassedWarning(t *testing.T) {
+	sum := campaign.Summarize(campaignResult(t, 1), "mcp:asks")
+	sum.Stricter, sum.AllowedPassed = map[string]int64{"refused-allowed": 25}, new(int64(107))
+	sum.ByKind = map[string]reports.KindCounts{"fs_read": {AllowedPassed: 107}, "fs_write": {Stricter: 25}}
+	want := "WARNING: mcp:asks let none of the fs_write ops the model allows through (refused: fs_write 25) while it let 107 ops of other kinds through"
+	for _, r := range builtAndLoaded(t, sum) {
+		if text := render(t, r, reports.Text); !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		writes reports.KindCounts
+		passed int64
+	}{{"19 refused", reports.KindCounts{Stricter: 19}, 107}, {"one let through", reports.KindCounts{Stricter: 25, AllowedPassed: 1}, 107}, {"nothing let through", reports.KindCounts{Stricter: 25}, 0}} {
+		sum.ByKind["fs_write"], sum.AllowedPassed = tc.writes, new(tc.passed)
+		if tc.passed == 0 {
+			sum.ByKind["fs_read"] = reports.KindCounts{}
+		}
+		if w := sum.KindNothingPassedWarning(); w != "" {
+			t.Errorf("%s: warning %q, want none", tc.name, w)
+		}
+	}
+}
+
 // TestNoAllowListInReport: a sandbox that let through more than half of
 // the ops the model refuses for the grant, at least 20, is a warning of
-// the report and a row of its summary table, through the JSON round trip;
-// 19, or half, is no warning.
+// the report and a row of its summary table, through the JSON round trip,
+// both split by the kinds that had such ops; 19, or half, is no warning.
 func TestNoAllowListInReport(t *testing.T) {
 	sum := campaign.Summarize(campaignResult(t, 1), "mcp:open")
 	for _, tc := range []struct{ through, refused int64 }{{19, 19}, {20, 40}, {0, 500}} {
@@ -545,10 +583,11 @@ func TestNoAllowListInReport(t *testing.T) {
 		}
 	}
 	sum.RefusedLetThrough, sum.RefusedOps = 21, 40
+	sum.ByKind = map[string]reports.KindCounts{"fs_read": {RefusedOps: 21, RefusedLetThrough: 21}, "fs_write": {RefusedOps: 19}, "net_fetch": {AllowedPassed: 3}}
 	for _, r := range builtAndLoaded(t, sum) {
 		text := render(t, r, reports.Text)
-		for _, want := range []string{"WARNING: mcp:open let through 21 of the 40 ops the model refuses for the grant", "it keeps no allow-list of its own, or its profile does not give it the grant",
-			"ops the model refuses let through", "21 of 40"} {
+		for _, want := range []string{"WARNING: mcp:open let through 21 of the 40 ops the model refuses for the grant (fs_read 21 of 21; fs_write 0 of 19) (a path", "it keeps no allow-list of its own, or its profile does not give it the grant",
+			"ops the model refuses let through", "21 of 40 (fs_read 21 of 21; fs_write 0 of 19)"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the report lacks %q:\n%s", want, text)
 			}

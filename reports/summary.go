@@ -109,6 +109,12 @@ type Summary struct {
 	// through is NoAllowListWarning.
 	RefusedOps        int64 `json:"refused_ops,omitempty"`
 	RefusedLetThrough int64 `json:"refused_let_through,omitempty"`
+	// ByKind holds, by op kind (fs_read, fs_write, net_fetch, tool), what
+	// Stricter, AllowedPassed, RefusedOps and RefusedLetThrough sum: a
+	// sandbox may refuse every write (a tool that asks, told no) and let
+	// every read through (no allow-list), which the sums read as one
+	// policy.
+	ByKind map[string]KindCounts `json:"by_kind,omitempty"`
 	// NotApplicable names the invariants that cannot be observed on the
 	// sandbox (a real one, SPEC §13), each with the reason: never counted
 	// as held, so their rows count no checks (MarkNotApplicable).
@@ -290,6 +296,51 @@ func (s *Summary) stricterReasons() []string { return byCount(s.Stricter) }
 // the order of stricterReasons.
 func (s *Summary) stricterCounts() string { return countList(s.Stricter) }
 
+// KindCounts are the counts of one op kind (Summary.ByKind).
+type KindCounts struct {
+	// Stricter counts the ops of the kind the sandbox refused that the
+	// model allows, AllowedPassed those it let through.
+	Stricter      int64 `json:"stricter,omitempty"`
+	AllowedPassed int64 `json:"allowed_passed,omitempty"`
+	// RefusedOps counts the ops of the kind the model refuses for the
+	// grant, RefusedLetThrough those of them the sandbox let through.
+	RefusedOps        int64 `json:"refused_ops,omitempty"`
+	RefusedLetThrough int64 `json:"refused_let_through,omitempty"`
+}
+
+// kindSplit says ByKind in words, kind by kind in name order, with say
+// giving a kind's words or false to leave it out: " (fs_read 0 of 20;
+// fs_write 14 of 14)". It is "" unless two kinds or more have words:
+// one kind's counts are the sums.
+func (s *Summary) kindSplit(say func(KindCounts) (string, bool)) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(s.ByKind)) {
+		if words, ok := say(s.ByKind[k]); ok {
+			parts = append(parts, k+" "+words)
+		}
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// allowedSplit is kindSplit of the ops the model allows: "fs_read 107
+// let through, 0 refused".
+func (s *Summary) allowedSplit() string {
+	return s.kindSplit(func(n KindCounts) (string, bool) {
+		return fmt.Sprintf("%d let through, %d refused", n.AllowedPassed, n.Stricter), n.AllowedPassed+n.Stricter > 0
+	})
+}
+
+// refusedSplit is kindSplit of the ops the model refuses for the grant:
+// "fs_read 60 of 60".
+func (s *Summary) refusedSplit() string {
+	return s.kindSplit(func(n KindCounts) (string, bool) {
+		return fmt.Sprintf("%d of %d", n.RefusedLetThrough, n.RefusedOps), n.RefusedOps > 0
+	})
+}
+
 // countsTotal is the sum of m's counts.
 func countsTotal(m map[string]int64) int64 {
 	var n int64
@@ -369,11 +420,12 @@ func (s *Summary) NothingPassed() bool {
 const minRefusedToWarn = 20
 
 // SandboxWarnings are the lines a run must say loudly about its sandbox:
-// those of NothingPassedWarning, NoAllowListWarning, StaleWarning and
+// those of GivenUpWarning, NothingPassedWarning, MostlyStricterWarning,
+// KindNothingPassedWarning, NoAllowListWarning, StaleWarning and
 // WholeWarning that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
+	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.KindNothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
@@ -427,8 +479,8 @@ func (s *Summary) MostlyStricterWarning() string {
 	case strings.HasPrefix(ex, "fs_"):
 		hint += "; check that the profile's tools and arguments fit the server, and if the server holds its directories, not their paths (a bind mount, a Landlock rule, a handle opened at its start), that its profile says \"holds_dirs\": true: else it finds nothing in a directory made anew between scenarios"
 	}
-	return fmt.Sprintf("%s refused %s the model allows and let %d through, so most of the ops it was asked that the model allows were judged by its refusals alone (%s)",
-		s.SUT, plural(int(n), "op"), *s.AllowedPassed, hint)
+	return fmt.Sprintf("%s refused %s the model allows and let %d through%s, so most of the ops it was asked that the model allows were judged by its refusals alone (%s)",
+		s.SUT, plural(int(n), "op"), *s.AllowedPassed, s.allowedSplit(), hint)
 }
 
 // NothingPassedWarning is the one line that says NothingPassed, or ""
@@ -439,6 +491,31 @@ func (s *Summary) NothingPassedWarning() string {
 	}
 	return fmt.Sprintf("%s let none of the %s the model allows through (all refused: %s), so only its refusals were judged: check that its profile fits it (a proxy's mode and the hosts its ACL allows; a fetch server's tool, its URL argument and the hosts it is given; a file server's tools, their arguments and the roots it is given)",
 		s.SUT, plural(int(s.stricterOps()), "op"), s.stricterCounts())
+}
+
+// KindNothingPassedWarning is the one line that says the sandbox let
+// none of the ops of some kind that the model allows through, refusing
+// at least minRefusedToWarn of them, while it let ops of other kinds
+// through; "" when no kind did, or when NothingPassedWarning or
+// MostlyStricterWarning say so of the whole run. A file server whose
+// writes ask first, told no, refuses every write and lets reads through,
+// and its writes were judged by their refusals alone.
+func (s *Summary) KindNothingPassedWarning() string {
+	if s.AllowedPassed == nil || *s.AllowedPassed == 0 || s.MostlyStricterWarning() != "" {
+		return ""
+	}
+	var kinds, counts []string
+	for _, k := range slices.Sorted(maps.Keys(s.ByKind)) {
+		if n := s.ByKind[k]; n.AllowedPassed == 0 && n.Stricter >= minRefusedToWarn {
+			kinds = append(kinds, k)
+			counts = append(counts, fmt.Sprintf("%s %d", k, n.Stricter))
+		}
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s let none of the %s ops the model allows through (refused: %s) while it let %d ops of other kinds through, so they were judged by their refusals alone: a tool that asks before it acts, told no, refuses them all; if the sandbox does not ask, check that its profile's tool for them and their arguments fit it",
+		s.SUT, strings.Join(kinds, " and "), strings.Join(counts, ", "), *s.AllowedPassed)
 }
 
 // NoAllowListWarning is the one line that says the sandbox let through
@@ -454,8 +531,8 @@ func (s *Summary) NoAllowListWarning() string {
 	if strings.HasPrefix(s.SUT, "proxy:") {
 		wrapped = ""
 	}
-	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant (a path or host the grant does not list, a traversal): it keeps no allow-list of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts)%s, and its findings will say so many times over",
-		s.SUT, s.RefusedLetThrough, plural(int(s.RefusedOps), "op"), wrapped)
+	return fmt.Sprintf("%s let through %d of the %s the model refuses for the grant%s (a path or host the grant does not list, a traversal): it keeps no allow-list of its own, or its profile does not give it the grant (a file server's roots, a fetch server's hosts)%s, and its findings will say so many times over",
+		s.SUT, s.RefusedLetThrough, plural(int(s.RefusedOps), "op"), s.refusedSplit(), wrapped)
 }
 
 // StaleWarning is the one line that says StaleOps, or "" when there

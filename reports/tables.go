@@ -230,10 +230,10 @@ func (r *Report) writeSummary(d *doc) {
 		rows = append(rows, []string{"ops stricter than the model", fmt.Sprintf("%d (%s)", n, r.stricterCounts())})
 	}
 	if r.AllowedPassed != nil {
-		rows = append(rows, []string{"ops the model allows let through", fmt.Sprint(*r.AllowedPassed)})
+		rows = append(rows, []string{"ops the model allows let through", fmt.Sprint(*r.AllowedPassed) + r.allowedSplit()})
 	}
 	if r.RefusedOps > 0 {
-		rows = append(rows, []string{"ops the model refuses let through", fmt.Sprintf("%d of %d", r.RefusedLetThrough, r.RefusedOps)})
+		rows = append(rows, []string{"ops the model refuses let through", fmt.Sprintf("%d of %d", r.RefusedLetThrough, r.RefusedOps) + r.refusedSplit()})
 	}
 	if r.SkippedStdoutLines > 0 {
 		rows = append(rows, []string{"non-JSON stdout lines skipped", fmt.Sprint(r.SkippedStdoutLines)})

@@ -23,6 +23,12 @@ func Summarize(res *Result, sut string) reports.Summary {
 		WholeReads: res.Tally.Whole, WholeExample: res.Tally.WholeExample, StaleOps: res.Tally.Stale, CachedFetches: res.Tally.Cached, LandedOps: res.Tally.Landed,
 		RefusedOps: res.Tally.Refused, RefusedLetThrough: res.Tally.LetThrough,
 	}
+	for k, n := range res.Tally.Kinds {
+		if s.ByKind == nil {
+			s.ByKind = map[string]reports.KindCounts{}
+		}
+		s.ByKind[k] = reports.KindCounts{Stricter: n.Stricter, AllowedPassed: n.Passed, RefusedOps: n.Refused, RefusedLetThrough: n.LetThrough}
+	}
 	if res.Tally.CountsPassed {
 		s.AllowedPassed = new(res.Tally.Passed)
 	}

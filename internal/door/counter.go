@@ -3,6 +3,7 @@ package door
 import (
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -32,6 +33,7 @@ type Counter struct {
 	mu       sync.Mutex
 	stricter map[string]int64
 	examples map[string]string // the least op of each stricter reason
+	kinds    map[string]OpCounts
 	passed   int64
 	refused  int64 // ops the model refuses (Refused)
 	through  int64 // of them, those the sandbox let through
@@ -67,7 +69,8 @@ func (c *Counter) Closed() {
 }
 
 // Stricter counts one op refused for reason that the model allows; op is
-// the op as a scenario writes it, kept as an example of its reason.
+// the op as a scenario writes it (its first word its kind), kept as an
+// example of its reason.
 func (c *Counter) Stricter(reason, op string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -76,6 +79,18 @@ func (c *Counter) Stricter(reason, op string) {
 	}
 	c.stricter[reason]++
 	c.examples[reason] = leastExample(c.examples[reason], op)
+	kind, _, _ := strings.Cut(op, " ")
+	c.count(kind, func(n *OpCounts) { n.Stricter++ })
+}
+
+// count changes the counts of one op kind; c.mu is held.
+func (c *Counter) count(kind string, change func(*OpCounts)) {
+	if c.kinds == nil {
+		c.kinds = map[string]OpCounts{}
+	}
+	n := c.kinds[kind]
+	change(&n)
+	c.kinds[kind] = n
 }
 
 // Filled counts one refusal whose journal the door filled with the
@@ -156,24 +171,32 @@ func leastExample(a, b string) string {
 	return a
 }
 
-// Passed counts one op the model allows that the sandbox let through.
-func (c *Counter) Passed() {
+// Passed counts one op of kind (core.OpRead…) the model allows that the
+// sandbox let through.
+func (c *Counter) Passed(kind string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.passed++
+	c.count(kind, func(n *OpCounts) { n.Passed++ })
 }
 
-// Refused counts one op the model refuses for the grant (an
+// Refused counts one op of kind the model refuses for the grant (an
 // AllowListRefusal), and whether the sandbox let it through: a sandbox
 // that lets most of them through keeps no allow-list, or was not given
 // the grant.
-func (c *Counter) Refused(letThrough bool) {
+func (c *Counter) Refused(kind string, letThrough bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.refused++
 	if letThrough {
 		c.through++
 	}
+	c.count(kind, func(n *OpCounts) {
+		n.Refused++
+		if letThrough {
+			n.LetThrough++
+		}
+	})
 }
 
 // AllowListRefusal reports whether the model gives k for what the
@@ -196,6 +219,9 @@ func (c *Counter) Read(skipped func() int64) Tally {
 	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, UnknownWords: c.words, Landed: c.landed}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
+	}
+	if len(c.kinds) > 0 {
+		out.Kinds = maps.Clone(c.kinds)
 	}
 	if skipped != nil {
 		out.SkippedLines = skipped()

@@ -18,7 +18,8 @@ func TestStricterExamples(t *testing.T) {
 	a.Stricter("dangling-write", "fs_write /work/dl x")
 	b.Stricter("other", "fs_read /work/a")
 	want := Tally{Stricter: map[string]int64{"other": 3, "dangling-write": 1},
-		StricterExamples: map[string]string{"other": "fs_read /work/a", "dangling-write": "fs_write /work/dl x"}}
+		StricterExamples: map[string]string{"other": "fs_read /work/a", "dangling-write": "fs_write /work/dl x"},
+		Kinds:            map[string]OpCounts{core.OpRead: {Stricter: 3}, core.OpWrite: {Stricter: 1}}}
 	for _, order := range [][]*Counter{{&a, &b}, {&b, &a}} {
 		var sum Tally
 		for _, c := range order {
@@ -31,19 +32,27 @@ func TestStricterExamples(t *testing.T) {
 }
 
 // TestRefusedCounted: the ops the model refuses are counted with those
-// the sandbox let through, summed over sessions; AllowListRefusal names
+// the sandbox let through, summed over sessions, and so by op kind, with
+// the stricter and passed ones; AllowListRefusal names
 // the kinds the grant's allow-lists give, not an internal address (a
 // granted host may answer with one), a budget's halt or a missing file.
 func TestRefusedCounted(t *testing.T) {
 	var a, b Counter
-	a.Refused(true)
-	a.Refused(false)
-	b.Refused(true)
+	a.Refused(core.OpRead, true)
+	a.Refused(core.OpWrite, false)
+	a.Passed(core.OpRead)
+	a.Stricter("refused-allowed", "fs_write /work/a x")
+	b.Refused(core.OpRead, true)
+	b.Passed(core.OpFetch)
 	var sum Tally
 	sum.Add(a.Read(nil))
 	sum.Add(b.Read(nil))
-	if sum.Refused != 3 || sum.LetThrough != 2 {
-		t.Errorf("%d refused, %d let through; want 3 and 2", sum.Refused, sum.LetThrough)
+	if sum.Refused != 3 || sum.LetThrough != 2 || sum.Passed != 2 {
+		t.Errorf("%d refused, %d let through, %d passed; want 3, 2 and 2", sum.Refused, sum.LetThrough, sum.Passed)
+	}
+	want := map[string]OpCounts{core.OpRead: {Passed: 1, Refused: 2, LetThrough: 2}, core.OpWrite: {Stricter: 1, Refused: 1}, core.OpFetch: {Passed: 1}}
+	if diff := cmp.Diff(want, sum.Kinds); diff != "" {
+		t.Errorf("counts by kind (-want +got):\n%s", diff)
 	}
 	for k := core.Kind(0); k < core.NumKinds; k++ {
 		want := k == core.PathTraversal || k == core.FSReadDenied || k == core.FSWriteDenied || k == core.EgressDenied

@@ -95,6 +95,11 @@ type Tally struct {
 	// fetch of a granted host's internal address, which says nothing of
 	// the allow-list (its findings say what the sandbox let through).
 	Refused, LetThrough int64
+	// Kinds holds Stricter, Passed, Refused and LetThrough by op kind
+	// (core.OpRead…): a sandbox may keep an allow-list for one kind and
+	// none for another, or refuse every write and no read, and the sums
+	// read as one policy.
+	Kinds map[string]OpCounts
 	// Whole counts the reads whose answer the door could not find the
 	// content in, taken whole as the file's bytes (an MCP profile whose
 	// result does not fit the server, or whose refusals miss one of its
@@ -144,8 +149,29 @@ type Tally struct {
 	Filled int64
 }
 
+// OpCounts are a Tally's counts of one op kind.
+type OpCounts struct {
+	// Stricter counts the ops refused that the model allows, Passed those
+	// let through (Tally.Passed).
+	Stricter, Passed int64
+	// Refused counts the ops the model refuses for the grant, LetThrough
+	// those of them let through (Tally.Refused).
+	Refused, LetThrough int64
+}
+
 // Add adds u's counts to t's.
 func (t *Tally) Add(u Tally) {
+	for k, v := range u.Kinds {
+		if t.Kinds == nil {
+			t.Kinds = map[string]OpCounts{}
+		}
+		n := t.Kinds[k]
+		n.Stricter += v.Stricter
+		n.Passed += v.Passed
+		n.Refused += v.Refused
+		n.LetThrough += v.LetThrough
+		t.Kinds[k] = n
+	}
 	for k, v := range u.Stricter {
 		if t.Stricter == nil {
 			t.Stricter = map[string]int64{}

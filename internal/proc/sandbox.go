@@ -227,7 +227,7 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	}
 	s.same = s.same && r == m && s.usage == s.shadow.Usage()
 	if s.same && s.counts && op.Kind == core.OpFetch && let {
-		s.tally.Passed()
+		s.tally.Passed(op.Kind)
 	}
 	return r
 }

@@ -201,9 +201,9 @@ func (b *bridge) passed(model core.Kind) {
 	switch {
 	case !b.counts:
 	case model == core.OK || model == core.NotFound:
-		b.s.tally.Passed()
+		b.s.tally.Passed(core.OpFetch)
 	case door.AllowListRefusal(model):
-		b.s.tally.Refused(true)
+		b.s.tally.Refused(core.OpFetch, true)
 	}
 }
 
@@ -365,7 +365,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 		return b.asModel(host, path, addr, resolved, journaled)
 	}
 	if b.counts && door.AllowListRefusal(model) {
-		b.s.tally.Refused(false)
+		b.s.tally.Refused(core.OpFetch, false)
 	}
 	if model == core.EgressInternal && !resolved {
 		b.withWorld(func(w *refworld.World) { w.Resolve(host) })

@@ -224,12 +224,12 @@ func (b *bridge) Run(op core.Op) core.Result {
 			// looked and found nothing answers so, and so does one that
 			// hides what the grant forbids (a mount namespace, a chroot).
 		case door.AllowListRefusal(model):
-			b.tally.Refused(k == core.OK)
+			b.tally.Refused(op.Kind, k == core.OK)
 		case k == core.OK:
 			// A read or a write done, not a not_found: a server that
 			// cannot see its tree at all answers every op not_found,
 			// which would read as ops let through.
-			b.tally.Passed()
+			b.tally.Passed(op.Kind)
 		}
 	}
 	if k == core.OK && op.Kind == core.OpRead {

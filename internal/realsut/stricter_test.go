@@ -117,7 +117,12 @@ func TestStricterIsCountedNotJudged(t *testing.T) {
 				t.Fatalf("promising nothing: findings %v, want none", invariants(found))
 			}
 			op, _, _ := strings.Cut(tc.ops, "\n") // the first op is the one refused
-			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}, StricterExamples: map[string]string{tc.wantReason: op}, Passed: tc.passed, CountsPassed: true}
+			kind, _, _ := strings.Cut(op, " ")
+			kinds := map[string]door.OpCounts{kind: {Stricter: 1}}
+			if tc.passed > 0 { // the reads after it
+				kinds[core.OpRead] = door.OpCounts{Passed: tc.passed}
+			}
+			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}, StricterExamples: map[string]string{tc.wantReason: op}, Passed: tc.passed, CountsPassed: true, Kinds: kinds}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("tally (-want +got):\n%s", diff)
 			}
@@ -193,6 +198,11 @@ func TestRefusalsLetThroughCounted(t *testing.T) {
 		if got.Refused != tc.refused || got.LetThrough != tc.through || got.Passed != 1 {
 			t.Errorf("%s: %d refused, %d of them let through, %d allowed let through; want %d, %d and 1", tc.name, got.Refused, got.LetThrough, got.Passed, tc.refused, tc.through)
 		}
+		// The write is one of the refused ops, the reads the rest.
+		reads, writes := got.Kinds[core.OpRead], got.Kinds[core.OpWrite]
+		if reads.Passed != 1 || reads.Refused+writes.Refused != tc.refused || writes.Refused != min(tc.refused, 1) || writes.LetThrough != min(tc.through, 1) {
+			t.Errorf("%s: by kind %+v, want the read passed counted under fs_read and the write refused under fs_write", tc.name, got.Kinds)
+		}
 	}
 }
 
@@ -202,7 +212,8 @@ func TestStricterCountsRunsOnly(t *testing.T) {
 	a := refuses(realfs.Denied, "no", "/work/a.txt")
 	a.Promises = nil
 	_, got := checkCounted(t, a, stricterWorld+"fs_read /work/a.txt\nfs_read /work/a.txt\nfs_read /work/al\n")
-	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}, StricterExamples: map[string]string{ReasonOther: "fs_read /work/a.txt"}, Passed: 1, CountsPassed: true}
+	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}, StricterExamples: map[string]string{ReasonOther: "fs_read /work/a.txt"}, Passed: 1, CountsPassed: true,
+		Kinds: map[string]door.OpCounts{core.OpRead: {Stricter: 2, Passed: 1}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tally (-want +got):\n%s", diff)
 	}
