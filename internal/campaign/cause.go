@@ -3,6 +3,7 @@ package campaign
 import (
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -105,9 +106,10 @@ func throughLink(c string, links []scenario.Link) int {
 // guard that misreads hex misreads it whatever it carries); for an
 // address in an IPv6 form that embeds an IPv4 one, that form. A name's
 // address is its dns line's first answer, else SPEC §6's fixed answer; a
-// name whose line answers public first and then something else is a
-// rebinding, whatever it answers: a guard that checks one lookup and
-// connects with another lets each through.
+// name whose line answers public first and then internal is a rebinding,
+// whatever it answers: a guard that checks one lookup and connects with
+// another lets each through. One whose answers are all public, and
+// differ, is not.
 func hostCause(host string, dns []scenario.DNSRecord) string {
 	h := spec.NormalizeHost(host)
 	if a, ok := spec.ParseIPv6Literal(h); ok {
@@ -124,7 +126,14 @@ func hostCause(host string, dns []scenario.DNSRecord) string {
 			continue
 		}
 		if len(d.Addrs) > 1 && !spec.IsInternal(d.Addrs[0]) {
-			return "name rebinding"
+			if slices.ContainsFunc(d.Addrs[1:], spec.IsInternal) {
+				return "name rebinding"
+			}
+			// A guard that looks the name up more than once is caught
+			// by public answers that differ (SPEC §5 resolves once),
+			// but a rebinding is the stronger finding, and one
+			// minimized must not shrink to this one.
+			return "name of public answers that differ"
 		}
 		return "name of " + addrCause(d.Addrs[0])
 	}

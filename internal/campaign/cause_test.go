@@ -1,15 +1,19 @@
 package campaign
 
 import (
+	"bytes"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -22,6 +26,7 @@ func TestHostCause(t *testing.T) {
 		{Host: "meta.test", Addrs: []netip.Addr{netip.MustParseAddr("169.254.169.254")}},
 		{Host: "rebind.test", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.7"), netip.MustParseAddr("127.0.0.1")}},
 		{Host: "pub.test", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.8")}},
+		{Host: "varied.test", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.8"), netip.MustParseAddr("203.0.113.9")}},
 		{Host: "first.test", Addrs: []netip.Addr{netip.MustParseAddr("198.18.0.0"), netip.MustParseAddr("203.0.113.21")}},
 	}
 	for _, tc := range []struct{ host, want string }{
@@ -41,6 +46,7 @@ func TestHostCause(t *testing.T) {
 		{"meta.test", "name of link-local 169.254.0.0/16"},
 		{"META.TEST.", "name of link-local 169.254.0.0/16"},
 		{"rebind.test", "name rebinding"},
+		{"varied.test", "name of public answers that differ"},
 		{"first.test", "name of benchmarking 198.18.0.0/15"},
 		{"pub.test", "name of public"},
 	} {
@@ -219,4 +225,62 @@ func TestFailureCause(t *testing.T) {
 	if diff := cmp.Diff([]int{0, 3, 5, 6, 7}, got); diff != "" {
 		t.Errorf("checks kept (-want +got):\n%s", diff)
 	}
+}
+
+// checksEveryLookup is the reference with a fetch guard of dssrf's kind:
+// a granted host is looked up three times and refuses it if any answer is
+// internal, then connects with a lookup of its own. The model's one
+// lookup reaches none of it.
+type checksEveryLookup struct {
+	core.Sandbox
+	world core.World
+}
+
+func (s checksEveryLookup) Run(op core.Op) core.Result {
+	if op.Kind != core.OpFetch || len(op.Args) != 2 {
+		return s.Sandbox.Run(op)
+	}
+	host := op.Args[0]
+	if !slices.Contains(s.Grant().NetHosts(), host) {
+		return core.Result{Kind: core.EgressDenied}
+	}
+	for range 3 {
+		if spec.IsInternal(s.world.Resolve(host)) {
+			return core.Result{Kind: core.EgressInternal}
+		}
+	}
+	body, ok := s.world.Fetch(host, s.world.Resolve(host), op.Args[1])
+	if !ok {
+		return core.Result{Kind: core.NotFound}
+	}
+	return core.Result{Kind: core.OK, Data: body}
+}
+
+// TestMinimizingKeepsTheRebinding: a guard that checks three lookups and
+// connects with a fourth, met with a name answered public three times and
+// then internal, fetches from 127.0.0.1; minimized with the cause a
+// campaign keeps, its file still fetches from 127.0.0.1, not from one of
+// the public answers (which SPEC §5's one lookup also fails: the answers
+// differ) that a line without the internal answer gives.
+func TestMinimizingKeepsTheRebinding(t *testing.T) {
+	factory := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return checksEveryLookup{core.NewReference(g, w), w}, nil
+	}
+	sc, err := scenario.Parse("rebind.sbx", []byte("grant net r.test\ndns r.test 203.0.113.5 203.0.113.6 203.0.113.7 127.0.0.1\nroute r.test / x\n\nnet_fetch r.test /\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := oracle.Check(factory, sc, nil, oracle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(fs, func(f oracle.Finding) bool { return f.Invariant == oracle.NoInternalEgress })
+	if i < 0 || !strings.Contains(fs[i].Detail, "fetched from 127.0.0.1") {
+		t.Fatalf("findings %v, want a fetch from 127.0.0.1", fs)
+	}
+	f := (&finding.Pipeline{Factory: factory, SUT: "test", Cause: KeptCause}).Process(sc, fs[i], "test")
+	if !strings.Contains(fileDetail(f), "fetched from 127.0.0.1") || !bytes.Contains(f.Minimized.Format(), []byte("127.0.0.1")) {
+		t.Errorf("minimized to %q:\n%s\nwant the fetch from 127.0.0.1 kept", fileDetail(f), f.Minimized.Format())
+	}
+	t.Logf("minimized to:\n%s", f.Minimized.Format())
 }
