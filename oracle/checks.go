@@ -508,8 +508,12 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 		return
 	}
 	if got, ok := lastWrite(s.entries, r.model.wrote); ok && got != s.op.Args[1] {
-		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned ok as the model does, but left %s holding %s where the model of SPEC §5 writes %s%s",
-			formatOp(*s.op), quote(r.model.wrote), quote(got), quote(s.op.Args[1]), firstDifference(got, s.op.Args[1], "the model")))
+		left := "holding " + quote(got)
+		if got == "" {
+			left = "empty or with no file"
+		}
+		r.violate(VerdictMatchesModel, s.class, fmt.Sprintf("%s returned ok as the model does, but left %s %s where the model of SPEC §5 writes %s%s",
+			formatOp(*s.op), quote(r.model.wrote), left, quote(s.op.Args[1]), firstDifference(got, s.op.Args[1], "the model")))
 		return
 	}
 	if r.halt != core.Invalid && r.haltStep != r.step || s.after.Ops != int64(r.step) {

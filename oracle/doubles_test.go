@@ -343,6 +343,17 @@ func (s decodesWrites) Run(op core.Op) core.Result {
 	return s.Reference.Run(op)
 }
 
+// emptiesWrites writes no bytes where an allowed write's data should go,
+// as a tool that decodes a text that is no base64 does.
+type emptiesWrites struct{ wrapped }
+
+func (s emptiesWrites) Run(op core.Op) core.Result {
+	if op.Kind == core.OpWrite && len(op.Args) == 2 {
+		op = core.Op{Kind: op.Kind, Args: []string{op.Args[0], ""}}
+	}
+	return s.Reference.Run(op)
+}
+
 // makesDirOnDenial makes the directory a denied write would have gone
 // into, as a tool that makes a file's parents before it asks does.
 type makesDirOnDenial struct{ wrapped }

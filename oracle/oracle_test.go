@@ -391,11 +391,14 @@ func TestVerdictOnDataAloneQuotesIt(t *testing.T) {
 
 // TestVerdictOnWhatAWriteLeft: a write that answers ok as the model does
 // but leaves other bytes than its data is a finding at that write, where
-// before only a read of the file after it could show it.
+// before only a read of the file after it could show it; no bytes at all
+// are said so (a door journals a file gone, or never made, so).
 func TestVerdictOnWhatAWriteLeft(t *testing.T) {
 	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/work/out/a.png", "hello")})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return decodesWrites{wrap(g, w)} }), c, 1, VerdictMatchesModel)
 	mustContain(t, got[0], `fs_write /work/out/a.png hello returned ok as the model does, but left "/work/out/a.png" holding "HELLO" where the model of SPEC §5 writes "hello"`)
+	got = canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return emptiesWrites{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+	mustContain(t, got[0], `fs_write /work/out/a.png hello returned ok as the model does, but left "/work/out/a.png" empty or with no file where the model of SPEC §5 writes "hello"`)
 }
 
 // TestVerdictSaysWhatTheSandboxDid: an op the model refuses and a

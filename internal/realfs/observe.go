@@ -1,6 +1,7 @@
 package realfs
 
 import (
+	"crypto/sha256"
 	"io/fs"
 	"slices"
 	"strings"
@@ -29,6 +30,28 @@ type Entry struct {
 	Sum    [32]byte    // SHA-256 of a file longer than MaxInline; zero otherwise
 	Target string      // a link's target, as a world path when it points into the base (see Observe)
 	Unread bool        // the file's content or the directory's entries could not be read
+}
+
+// Find returns the entry of the world path p, and false when there is
+// none.
+func (o Observation) Find(p string) (Entry, bool) {
+	i, ok := slices.BinarySearchFunc(o.Entries, p, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
+	if !ok {
+		return Entry{}, false
+	}
+	return o.Entries[i], true
+}
+
+// Holds reports whether e is a regular file whose content is data. The
+// zero Entry, none found, holds nothing.
+func (e Entry) Holds(data string) bool {
+	if e.Path == "" || !e.Mode.IsRegular() || e.Unread || e.Size != int64(len(data)) {
+		return false
+	}
+	if len(data) > MaxInline {
+		return e.Sum == sha256.Sum256([]byte(data))
+	}
+	return e.Data == data
 }
 
 // Observe takes a snapshot of the whole base: every entry's path, type and

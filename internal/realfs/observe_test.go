@@ -3,6 +3,8 @@
 package realfs
 
 import (
+	"crypto/sha256"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +150,31 @@ func TestObserveLargeFile(t *testing.T) {
 	}
 	if c := tr.Changes(before, after); len(c) != 1 || c[0].Kind != Modified {
 		t.Errorf("Changes: %v", c)
+	}
+}
+
+// TestFindAndHolds: an Observation finds an entry by its world path; an
+// entry holds data when it is a regular file of those bytes, a file past
+// MaxInline judged by its size and hash, not its kept prefix.
+func TestFindAndHolds(t *testing.T) {
+	long := strings.Repeat("x", MaxInline+1)
+	other := long[:MaxInline] + "y"
+	obs := Observation{Entries: []Entry{
+		{Path: "/", Mode: fs.ModeDir | 0o755},
+		{Path: "/a", Mode: 0o644, Size: 1, Data: "k"},
+		{Path: "/d", Mode: fs.ModeDir | 0o755},
+		{Path: "/long", Mode: 0o644, Size: int64(len(long)), Data: long[:MaxInline], Sum: sha256.Sum256([]byte(long))},
+	}}
+	for _, tc := range []struct {
+		path, data   string
+		found, holds bool
+	}{
+		{"/a", "k", true, true}, {"/a", "", true, false}, {"/d", "", true, false}, {"/none", "", false, false},
+		{"/long", long, true, true}, {"/long", other, true, false},
+	} {
+		e, ok := obs.Find(tc.path)
+		if ok != tc.found || e.Holds(tc.data) != tc.holds {
+			t.Errorf("Find(%q) found %v, holds %d bytes %v; want %v, %v", tc.path, ok, len(tc.data), e.Holds(tc.data), tc.found, tc.holds)
+		}
 	}
 }

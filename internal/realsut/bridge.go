@@ -232,6 +232,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 			b.tally.Passed(op.Kind)
 		}
 	}
+	if k == core.OK && op.Kind == core.OpWrite {
+		b.journalLeft(op, changes)
+	}
 	if k == core.OK && op.Kind == core.OpRead {
 		if out.Whole && b.counts {
 			b.tally.Whole(out.Data)
@@ -239,6 +242,31 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return b.deliver(out.Data)
 	}
 	return core.Result{Kind: k}
+}
+
+// journalLeft journals what the file that op, a write the sandbox said
+// it did and the model allows, leads to holds, when the write changed
+// nothing there and the file does not hold its data: a sandbox that says
+// "saved" and wrote nothing (an error swallowed: a parent that is a
+// file) is judged at the write, by the oracle's check of what an allowed
+// write left (SPEC §8). Nothing there is journaled as a removal is, an
+// empty write. Reads after it could not show it: the model's flat store
+// writes under a file's path, a real disk refuses, and that refusal is
+// stricter, not judged.
+func (b *bridge) journalLeft(op core.Op, changes []realfs.Change) {
+	p, ok := b.links.Resolve(op.Args[0])
+	if !ok || b.modelKind(op) != core.OK || slices.ContainsFunc(changes, func(c realfs.Change) bool { return c.Path == p }) {
+		return // what changed there is journaled, and judged
+	}
+	e, ok := b.last.Find(p)
+	switch {
+	case ok && e.Holds(op.Args[1]):
+		// Written as it was: nothing to change.
+	case ok && e.Mode.IsRegular():
+		b.world.Write(p, e.Data)
+	default:
+		b.world.Write(p, "")
+	}
 }
 
 // said is all the sandbox answered to an op: a read's data, and the text

@@ -3,6 +3,7 @@
 package realsut
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -268,5 +269,50 @@ func TestNotFoundIsNotPassed(t *testing.T) {
 	_, got = checkCounted(t, OSRoot, stricterWorld+"fs_read /work/none\nfs_read /work/a.txt\n")
 	if got.Passed != 1 {
 		t.Errorf("os.Root: %d ops let through, want 1 (the read of a.txt)", got.Passed)
+	}
+}
+
+// TestWriteSaidDoneThatWroteNothing: a write the sandbox answers ok but
+// did not do is a verdict-matches-model finding at that write, saying what
+// the file holds: one under a file's path (which a real disk refuses, and
+// a sandbox that swallows the error calls saved; the model's flat store
+// writes it, so no read after it shows anything), a new file gone again,
+// an old one left as it was. A write done, or one of the bytes a file
+// already held, is none.
+func TestWriteSaidDoneThatWroteNothing(t *testing.T) {
+	undoes := func(restore string) Adapter {
+		return withDefect(func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+			if op.Kind != core.OpWrite {
+				return out, nil
+			}
+			switch p := onDisk(d, op.Args[0]); {
+			case restore == "":
+				os.Remove(p)
+			default:
+				os.WriteFile(p, []byte(restore), 0o644)
+			}
+			return realfs.Outcome{Verdict: realfs.Allowed}, nil
+		})
+	}
+	for _, tc := range []struct {
+		name, ops string
+		sandbox   Adapter
+		want      string // "" for no finding
+	}{
+		{"under a file", "fs_write /work/out/sub/keep/x y\n", undoes(""), `fs_write /work/out/sub/keep/x y returned ok as the model does, but left "/work/out/sub/keep/x" empty or with no file where the model of SPEC §5 writes "y"`},
+		{"a new file gone", "fs_write /work/out/new.txt y\n", undoes(""), `left "/work/out/new.txt" empty or with no file where`},
+		{"an old file left", "fs_write /work/out/sub/keep y\n", undoes("k"), `left "/work/out/sub/keep" holding "k" where the model of SPEC §5 writes "y"`},
+		{"written", "fs_write /work/out/sub/keep y\n", OSRoot, ""},
+		{"the bytes it held", "fs_write /work/out/sub/keep k\n", undoes("k"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			found := check(t, tc.sandbox, stricterWorld+tc.ops)
+			switch {
+			case tc.want == "" && len(found) > 0:
+				t.Errorf("findings %v, want none", found)
+			case tc.want != "" && (len(found) == 0 || found[0].Invariant != oracle.VerdictMatchesModel || !strings.Contains(found[0].Detail, tc.want)):
+				t.Errorf("findings %v, want verdict-matches-model saying %q", found, tc.want)
+			}
+		})
 	}
 }
