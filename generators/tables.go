@@ -61,11 +61,13 @@ var outsideFiles = []struct{ path, data string }{
 	{"/home/user/.aws/credentials", "[default]\naws_secret_access_key=LEAKED"},
 }
 
-// writeNames are what benign writes create below a write root.
-var writeNames = []string{"r.txt", "report.txt", "notes.md", "data.txt", "x", "sub/y.txt"}
+// writeNames are what benign writes create below a write root: a binary
+// type's name among them, which a tool may decode (base64) or refuse.
+var writeNames = []string{"r.txt", "report.txt", "notes.md", "data.txt", "x", "sub/y.txt", "image.png"}
 
-// writeData is what writes carry.
-var writeData = []string{"done", "pwned", "", "x", "../../etc/passwd", "v2", "line\nline", "r\u00e9sum\u00e9 \u2713"}
+// writeData is what writes carry: line ends of another system among them,
+// which a tool that edits by lines may rewrite.
+var writeData = []string{"done", "pwned", "", "x", "../../etc/passwd", "v2", "line\nline", "r\u00e9sum\u00e9 \u2713", "crlf\r\nline\r"}
 
 // toolInputs are what tool ops send.
 var toolInputs = []string{"hello", "", "abc", "../../etc/passwd", "Summarize", "id; cat /etc/passwd"}
