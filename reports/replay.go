@@ -76,6 +76,11 @@ type ReplayStep struct {
 	// not tell (neither a denial's nor a missing file's), those words: the
 	// step shows the refusal the model gives.
 	Unknown string
+	// Said is, for an op the sandbox refused or found nothing for in
+	// words of its own, those words: the step shows the kind they are
+	// read as (a denial of a path with ".." reads path_traversal: a real
+	// sandbox says it denied, not why).
+	Said string
 	// Landed is set on an op the model denies for its path that the
 	// sandbox, which judges where an op lands, allowed where the world's
 	// links lead it, under a root: the step shows the model's answer.
@@ -202,6 +207,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		if s.Landed {
 			mark = "  allowed by the sandbox where the world's links lead it, under a root (the profile's lands): the model's answer stands in"
 		}
+		if s.Said != "" && s.Unknown == "" {
+			mark += "  the sandbox said " + strconv.Quote(clip(s.Said, saidCell))
+		}
 		if s.Unmet != "" {
 			mark += "  ✗ " + s.Unmet
 		}
@@ -258,6 +266,9 @@ func writeViolatedAgain(w io.Writer, r *Replay) {
 
 // journalCell is the width of the table's journal cell.
 const journalCell = 80
+
+// saidCell is how many characters of a sandbox's words a step's mark shows.
+const saidCell = 100
 
 // writeLongJournals writes in full the journal the table clipped of each
 // step that a violation or an unmet expectation names: the entry a finding
@@ -354,6 +365,9 @@ type stepJSON struct {
 	// Unknown: the words of a refusal the profile does not tell
 	// (ReplayStep.Unknown).
 	Unknown string `json:"unknown_refusal,omitempty"`
+	// Said: the sandbox's own words for an op it refused or found
+	// nothing for (ReplayStep.Said).
+	Said string `json:"said,omitempty"`
 	// Landed: allowed where it lands (ReplayStep.Landed).
 	Landed bool `json:"landed,omitempty"`
 }
@@ -376,7 +390,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Landed: s.Landed})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

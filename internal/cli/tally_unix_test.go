@@ -96,6 +96,20 @@ func TestReplayShowsUnknownRefusalWords(t *testing.T) {
 	secondStepMarked(t, args, `refused by the sandbox in words its profile does not tell ("Access denied`, "unknown_refusal", "Access denied")
 }
 
+// TestReplayShowsTheSandboxsWords: a step the sandbox refused in words
+// its profile tells is marked with those words, which the kind it is read
+// as does not say (a real sandbox says it denied, not why: a denial of a
+// path with ".." reads path_traversal); JSON: said.
+func TestReplayShowsTheSandboxsWords(t *testing.T) {
+	dir := t.TempDir()
+	profile := writeFile(t, dir, "denies.json", `{"name": "fake-denies", "read": {"tool": "read_file", "path": "path"},
+		"write": {"tool": "write_file", "path": "path", "content": "content"},
+		"denied": ["Access denied"], "not_found": ["ENOENT"]}`)
+	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\n\nfs_read /work/f\nfs_read /etc/secret\n")
+	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
+	secondStepMarked(t, args, `the sandbox said "Access denied`, "said", "Access denied")
+}
+
 // secondStepMarked runs the replay args of a scenario of two steps, and
 // fails t unless it finds nothing and marks the second step alone with
 // mark, and its JSON gives that step alone field, beginning with prefix.

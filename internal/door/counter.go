@@ -47,6 +47,8 @@ type Counter struct {
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
 	words    string // the words of the last of them
+	said     int64  // refusals in words of the sandbox's own (Said)
+	saidLast string // the words of the last of them
 	open     int    // sandboxes opened and not closed yet
 }
 
@@ -129,6 +131,16 @@ func (c *Counter) Unknown(words string) {
 	defer c.mu.Unlock()
 	c.unknown++
 	c.words = leastExample("", words)
+}
+
+// Said counts one op the sandbox refused, or found nothing for, in words
+// of its own (Tally.Said): a replay shows them beside the kind the model
+// names it by (a real sandbox says it denied, not why).
+func (c *Counter) Said(words string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.said++
+	c.saidLast = leastExample("", words)
 }
 
 // Landed counts one op the model denies for its path that a sandbox which
@@ -216,7 +228,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, UnknownWords: c.words, Landed: c.landed}
+	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, UnknownWords: c.words, Said: c.said, SaidWords: c.saidLast, Landed: c.landed}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

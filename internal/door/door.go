@@ -139,6 +139,11 @@ type Tally struct {
 	// are the sandbox's words for the last.
 	Unknown      int64
 	UnknownWords string
+	// Said counts the refusals (and the not-founds) in words of the
+	// sandbox's own, whichever the profile tells; SaidWords are the words
+	// of the last. A replay shows them beside the kind they are read as.
+	Said      int64
+	SaidWords string
 	// Landed counts the ops the model denies for their path that a
 	// sandbox which judges where an op lands allowed, the world's links
 	// leading them under a root of their kind, and nothing else done
@@ -198,5 +203,6 @@ func (t *Tally) Add(u Tally) {
 	t.Modelled += u.Modelled
 	t.Cleaned += u.Cleaned
 	t.Unknown += u.Unknown
+	t.Said += u.Said
 	t.Landed += u.Landed
 }

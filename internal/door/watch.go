@@ -23,6 +23,7 @@ type Watch struct {
 	modelled map[int]bool
 	cleaned  map[int]string // the server's own answer to an op with ".."
 	unknown  map[int]string // the words of a refusal the profile does not tell
+	said     map[int]string // the words of any refusal
 	landed   map[int]bool
 }
 
@@ -49,6 +50,7 @@ func (w *Watch) Reset() {
 	clear(w.modelled)
 	clear(w.cleaned)
 	clear(w.unknown)
+	clear(w.said)
 	clear(w.landed)
 }
 
@@ -82,6 +84,14 @@ func (w *Watch) Unknown() map[int]string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.unknown)
+}
+
+// Said returns, by the place of an op the sandbox refused or found
+// nothing for in words of its own, those words (Tally.Said).
+func (w *Watch) Said() map[int]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.said)
 }
 
 // Landed returns the places of the ops allowed where they land
@@ -125,6 +135,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.unknown = map[int]string{}
 		}
 		w.unknown[n] = now.UnknownWords
+	}
+	if now.Said > was.Said {
+		if w.said == nil {
+			w.said = map[int]string{}
+		}
+		w.said[n] = now.SaidWords
 	}
 	for reason, k := range now.Stricter {
 		if k > was.Stricter[reason] {

@@ -180,6 +180,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	}
 	b.last = after
 	changes := b.tree.Changes(before, after)
+	if out.Verdict != realfs.Allowed && out.Detail != "" && b.counts {
+		b.tally.Said(out.Detail)
+	}
 	if b.cleans && spec.HasTraversal(op.Args[0]) {
 		if !b.journal(b.unlawful(op, changes), said(out)) {
 			// Its answer is a policy of its own: the model's stands in.
