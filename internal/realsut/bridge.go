@@ -266,11 +266,17 @@ func (b *bridge) journalLeft(op core.Op, changes []realfs.Change) {
 	case ok && e.Holds(op.Args[1]):
 		// Written as it was: nothing to change.
 	case ok && e.Mode.IsRegular():
-		b.world.Write(p, e.Data)
+		b.world.Write(p, b.worldText(e.Data))
 	default:
 		b.world.Write(p, "")
 	}
 }
+
+// worldText is text, the content of a file the sandbox wrote, with the
+// tree's root cut out, as it is out of answers: a server that stores the
+// absolute path of what it wrote (ADK's artifact metadata) stores another
+// one in the replay's tree, which is no difference of its own.
+func (b *bridge) worldText(text string) string { return strings.ReplaceAll(text, b.tree.Root(), "") }
 
 // said is all the sandbox answered to an op: a read's data, and the text
 // of any other answer (a write's, which may show the file it overwrote; a
@@ -371,7 +377,7 @@ func (b *bridge) journal(changes []realfs.Change, data string) bool {
 		case c.Kind == realfs.Removed:
 			b.world.Write(c.Path, "")
 		default:
-			b.world.Write(c.Path, c.Data)
+			b.world.Write(c.Path, b.worldText(c.Data))
 		}
 	}
 	if data != "" {

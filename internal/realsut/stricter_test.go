@@ -316,3 +316,19 @@ func TestWriteSaidDoneThatWroteNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestTreePathInAFileWritten: a sandbox that writes, beside a file, the
+// absolute path it wrote it at (an artifact's metadata) writes another
+// path in its replay's tree; the tree's root is cut out of what is
+// journaled, as it is out of answers, and no replay differs.
+func TestTreePathInAFileWritten(t *testing.T) {
+	notes := withDefect(func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+		if op.Kind == core.OpWrite && out.Verdict == realfs.Allowed {
+			os.WriteFile(onDisk(d, "/work/out/meta"), []byte(`{"uri": "`+onDisk(d, op.Args[0])+`"}`), 0o644)
+		}
+		return out, nil
+	})
+	if found := check(t, notes, stricterWorld+"fs_write /work/out/x y\n"); len(found) > 0 {
+		t.Errorf("findings %v, want none", found)
+	}
+}
