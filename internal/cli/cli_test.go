@@ -397,3 +397,19 @@ func TestRelativeOutIsMadeAbsolute(t *testing.T) {
 		t.Errorf("%s: its reproduce line does not name it by its absolute path:\n%s", files[0], data)
 	}
 }
+
+// TestTwinFindingsSayTheirOp: a campaign's verdict-matches-model finding
+// at the op another invariant's finding is at names that finding on its
+// line (one defect, seen twice); one at an op of its own names none.
+func TestTwinFindingsSayTheirOp(t *testing.T) {
+	dir := t.TempDir()
+	_, out, errs := run(t, "run", "--sut", "mutant:raw-prefix", "--checks", "20", "--workers", "1", "--out", dir)
+	conf := filepath.Join(dir, "confinement-96bc4424.sbx")
+	twin := filepath.Join(dir, "verdict-matches-model-96bc4424.sbx") + ": verdict-matches-model (check 4, class prefix-sibling [fs_write, a prefix sibling of a root], 10 ops minimized to 1; the same op as confinement's " + conf + ")"
+	alone := filepath.Join(dir, "verdict-matches-model-7f9a0ed3.sbx") + ": verdict-matches-model (check 5, class op-flood, 51 ops minimized to 1)\n"
+	for _, want := range []string{twin, alone} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run's lines lack %q:\n%s%s", want, out, errs)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
@@ -128,8 +129,8 @@ that cannot start, 3 interrupted.`)
 		}
 	} else {
 		for _, f := range sum.Findings {
-			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s%s, %s)\n  %s\n",
-				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), f.Detail)
+			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s%s, %s%s)\n  %s\n",
+				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), twinOf(f, sum.Findings), f.Detail)
 		}
 		if !*stopAtFirst {
 			printUnwritten(e.stdout, sum.Causes, *perInvariant)
@@ -146,6 +147,22 @@ that cannot start, 3 interrupted.`)
 		return ExitUsage // it judged nothing: its timeouts do not fit its duration (the warning says so)
 	}
 	return ExitOK
+}
+
+// twinOf is the clause of a verdict-matches-model finding's line naming
+// the finding of another invariant at the same op, if there is one: the
+// two are one defect seen twice (a sandbox that lets a read out answers
+// ok where the model denies), which a count of findings does not say.
+func twinOf(f reports.Finding, all []reports.Finding) string {
+	if f.Invariant != oracle.VerdictMatchesModel.String() || f.Step <= 0 {
+		return ""
+	}
+	for _, g := range all {
+		if g.Check == f.Check && g.Step == f.Step && g.Invariant != f.Invariant && g.File != "" {
+			return fmt.Sprintf("; the same op as %s's %s", g.Invariant, g.File)
+		}
+	}
+	return ""
 }
 
 // causeWords is the cause of a finding's line, after its class: in
