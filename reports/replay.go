@@ -202,7 +202,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 			mark = "  the model's answer stands in for the server's (" + s.Cleaned + `): it cleans ".." by a policy of its own; what it did, the journal, is judged`
 		}
 		if s.Unknown != "" {
-			mark = "  refused by the sandbox in words its profile does not tell (" + strconv.Quote(s.Unknown) + "): the model's refusal stands in"
+			mark = "  refused by the sandbox in words its profile does not tell (" + strconv.Quote(s.Unknown) + "): read as a denial"
 		}
 		if s.Landed {
 			mark = "  allowed by the sandbox where the world's links lead it, under a root (the profile's lands): the model's answer stands in"

@@ -181,7 +181,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	b.last = after
 	changes := b.tree.Changes(before, after)
 	if out.Verdict != realfs.Allowed && out.Detail != "" && b.counts {
-		b.tally.Said(out.Detail)
+		b.tally.Said(b.worldText(out.Detail))
 	}
 	if b.cleans && spec.HasTraversal(op.Args[0]) {
 		if !b.journal(b.unlawful(op, changes), said(out)) {
@@ -272,10 +272,11 @@ func (b *bridge) journalLeft(op core.Op, changes []realfs.Change) {
 	}
 }
 
-// worldText is text, the content of a file the sandbox wrote, with the
-// tree's root cut out, as it is out of answers: a server that stores the
-// absolute path of what it wrote (ADK's artifact metadata) stores another
-// one in the replay's tree, which is no difference of its own.
+// worldText is text, the content of a file the sandbox wrote or its words,
+// with the tree's root cut out, as it is out of answers: a server that
+// stores the absolute path of what it wrote (ADK's artifact metadata)
+// stores another one in the replay's tree, which is no difference of its
+// own, and words name the world's paths.
 func (b *bridge) worldText(text string) string { return strings.ReplaceAll(text, b.tree.Root(), "") }
 
 // said is all the sandbox answered to an op: a read's data, and the text
@@ -427,7 +428,7 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 }
 
 // verdict is kind, noting the words of a refusal the profile does not
-// tell, for which the model's refusal stands in: a replay shows them.
+// tell, which is read as a denial: a replay shows them.
 func (b *bridge) verdict(op core.Op, out realfs.Outcome) core.Kind {
 	if out.Verdict == realfs.Refused && b.counts {
 		b.tally.Unknown(out.Detail)
