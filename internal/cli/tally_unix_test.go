@@ -83,31 +83,24 @@ func TestReplayShowsTheCleanedAnswer(t *testing.T) {
 	secondStepMarked(t, args, `the model's answer stands in for the server's (allowed, with `, "cleaned", "allowed, with ")
 }
 
-// TestReplayShowsUnknownRefusalWords: a refusal in words the profile
-// does not tell is answered with the model's refusal; replay marks the
-// step with the server's own words, and JSON gives them.
-func TestReplayShowsUnknownRefusalWords(t *testing.T) {
-	dir := t.TempDir()
-	profile := writeFile(t, dir, "unknown.json", `{"name": "fake-unknown", "read": {"tool": "read_file", "path": "path"},
-		"write": {"tool": "write_file", "path": "path", "content": "content"},
-		"denied": ["never said"], "not_found": ["ENOENT"]}`)
-	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\n\nfs_read /work/f\nfs_read /etc/secret\n")
-	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
-	secondStepMarked(t, args, `refused by the sandbox in words its profile does not tell ("Access denied`, "unknown_refusal", "Access denied")
-}
-
-// TestReplayShowsTheSandboxsWords: a step the sandbox refused in words
-// its profile tells is marked with those words, which the kind it is read
-// as does not say (a real sandbox says it denied, not why: a denial of a
-// path with ".." reads path_traversal); JSON: said.
+// TestReplayShowsTheSandboxsWords: a step the sandbox refused is marked
+// with its own words, which the kind it is read as does not say (a real
+// sandbox says it denied, not why: a denial of a path with ".." reads
+// path_traversal); JSON: said. Words the profile does not tell are
+// answered as a denial, and marked so; JSON: unknown_refusal.
 func TestReplayShowsTheSandboxsWords(t *testing.T) {
-	dir := t.TempDir()
-	profile := writeFile(t, dir, "denies.json", `{"name": "fake-denies", "read": {"tool": "read_file", "path": "path"},
-		"write": {"tool": "write_file", "path": "path", "content": "content"},
-		"denied": ["Access denied"], "not_found": ["ENOENT"]}`)
-	sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\n\nfs_read /work/f\nfs_read /etc/secret\n")
-	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
-	secondStepMarked(t, args, `the sandbox said "Access denied`, "said", "Access denied")
+	for _, tc := range []struct{ denied, mark, field string }{
+		{"Access denied", `the sandbox said "Access denied`, "said"},
+		{"never said", `refused by the sandbox in words its profile does not tell ("Access denied`, "unknown_refusal"},
+	} {
+		dir := t.TempDir()
+		profile := writeFile(t, dir, "p.json", `{"name": "fake", "read": {"tool": "read_file", "path": "path"},
+			"write": {"tool": "write_file", "path": "path", "content": "content"},
+			"denied": ["`+tc.denied+`"], "not_found": ["ENOENT"]}`)
+		sbx := writeFile(t, dir, "s.sbx", "grant fs_read /work/\ngrant fs_write /work/\nfile /work/f x\nfile /etc/secret \"top secret\"\n\nfs_read /work/f\nfs_read /etc/secret\n")
+		args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
+		secondStepMarked(t, args, tc.mark, tc.field, "Access denied")
+	}
 }
 
 // secondStepMarked runs the replay args of a scenario of two steps, and
