@@ -32,14 +32,20 @@ func isDenial(k core.Kind) bool {
 	return false
 }
 
-func (r *watchedRun) checkNoEffect(s *stepObs) {
+func (r *watchedRun) checkNoEffect(s *stepObs, want core.Result) {
 	k := s.res.Kind
 	switch {
 	case isDenial(k):
 		r.cov.Classes[s.class].Checked[NoEffectOnDenial]++
 		if (len(s.entries) > 0 && !r.resolvedDenial(s)) || s.fpAfter != s.fpBefore {
-			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s was refused with %s, but the world changed: %s",
-				formatOp(*s.op), k, describeEffects(s)))
+			allows := ""
+			if want.Kind == core.OK {
+				// A tool that makes a file's directories and then fails
+				// to write it: its failure is a refusal all the same.
+				allows = " where the model allows the op"
+			}
+			r.violate(NoEffectOnDenial, s.class, fmt.Sprintf("%s was refused with %s%s, but the world changed: %s",
+				formatOp(*s.op), k, allows, describeEffects(s)))
 		}
 	case k == core.MaxOutputBytes:
 		r.cov.Classes[s.class].Checked[NoEffectOnDenial]++

@@ -354,6 +354,19 @@ func (s emptiesWrites) Run(op core.Op) core.Result {
 	return s.Reference.Run(op)
 }
 
+// failsAfterMkdir makes the directory of every write and then refuses
+// it, as a tool whose write fails after it made the file's parents does.
+type failsAfterMkdir struct{ wrapped }
+
+func (s failsAfterMkdir) Run(op core.Op) core.Result {
+	if op.Kind != core.OpWrite || len(op.Args) != 2 {
+		return s.Reference.Run(op)
+	}
+	s.Reference.Run(core.Op{Kind: core.OpWrite, Args: []string{"/nowhere/x", ""}}) // charged as the op, refused before any world call
+	s.world.Write(path.Dir(op.Args[0])+"/", "")
+	return core.Result{Kind: core.FSWriteDenied}
+}
+
 // makesDirOnDenial makes the directory a denied write would have gone
 // into, as a tool that makes a file's parents before it asks does.
 type makesDirOnDenial struct{ wrapped }

@@ -434,6 +434,21 @@ func TestConfinementNamesADirectoryMade(t *testing.T) {
 	mustContain(t, got[i], `first "write /etc/new/ \"\"" (a directory made)`)
 }
 
+// TestNoEffectSaysTheModelAllows: a refusal that changed the world, of an
+// op the model allows, says so: the sandbox failed after it acted.
+func TestNoEffectSaysTheModelAllows(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/work/out/d/x", "y")})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return failsAfterMkdir{wrap(g, w)} }), c, 1, NoEffectOnDenial, VerdictMatchesModel)
+	i := slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == NoEffectOnDenial })
+	mustContain(t, got[i], `fs_write /work/out/d/x y was refused with fs_write_denied where the model allows the op, but the world changed`)
+	c = testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/etc/new/x", "y")})
+	got = canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return makesDirOnDenial{wrap(g, w)} }), c, 1, NoEffectOnDenial, Confinement)
+	i = slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == NoEffectOnDenial })
+	if strings.Contains(got[i].Detail, "model allows") {
+		t.Errorf("a write the model refuses: %q says the model allows it", got[i].Detail)
+	}
+}
+
 // TestConfinementSaysAboveTheRoot: a change above the world's root is
 // said to lie there, not to have a ".." segment.
 func TestConfinementSaysAboveTheRoot(t *testing.T) {

@@ -229,7 +229,7 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 	want, why := r.model.predict(op)
 	r.cov.Classes[class].Kinds[res.Kind]++
 
-	r.checkNoEffect(s)
+	r.checkNoEffect(s, want)
 	r.checkConfinement(s)
 	r.checkEgress(s)
 	r.checkLatch(s)
