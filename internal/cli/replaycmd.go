@@ -119,7 +119,10 @@ func markSteps(w *door.Watch, steps []reports.ReplayStep) {
 	modelled, cleaned, landed, unknown, said := w.Modelled(), w.Cleaned(), w.Landed(), w.Unknown(), w.Said()
 	for i := range steps {
 		steps[i].Stricter, steps[i].ModelJournal, steps[i].Modelled, steps[i].Cleaned = stricter[i], filled[i], modelled[i], cleaned[i]
-		steps[i].Landed, steps[i].Unknown, steps[i].Said = landed[i], unknown[i], said[i]
+		steps[i].Landed, steps[i].Said = landed[i], said[i]
+		if unknown[i] {
+			steps[i].Unknown = said[i]
+		}
 	}
 }
 

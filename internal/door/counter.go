@@ -34,9 +34,6 @@ type Counter struct {
 	stricter map[string]int64
 	examples map[string]string // the least op of each stricter reason
 	kinds    map[string]OpCounts
-	passed   int64
-	refused  int64 // ops the model refuses (Refused)
-	through  int64 // of them, those the sandbox let through
 	whole    int64
 	example  string // the least of the answers taken whole
 	filled   int64  // refusals whose journal the door filled (Filled)
@@ -46,7 +43,6 @@ type Counter struct {
 	landed   int64  // ops the model denies, allowed where they land (Landed)
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
-	words    string // the words of the last of them
 	said     int64  // refusals in words of the sandbox's own (Said)
 	saidLast string // the words of the last of them
 	open     int    // sandboxes opened and not closed yet
@@ -124,13 +120,12 @@ func (c *Counter) Cleaned(answer string) {
 }
 
 // Unknown counts one refusal in words that the profile's lists do not
-// tell (neither a denial's nor a missing file's), answered with the
-// refusal the model gives (Tally.Unknown); words are the sandbox's.
-func (c *Counter) Unknown(words string) {
+// tell (neither a denial's nor a missing file's), read as a denial
+// (Tally.Unknown); Said keeps the words.
+func (c *Counter) Unknown() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.unknown++
-	c.words = leastExample("", words)
 }
 
 // Said counts one op the sandbox refused, or found nothing for, in words
@@ -188,7 +183,6 @@ func leastExample(a, b string) string {
 func (c *Counter) Passed(kind string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.passed++
 	c.count(kind, func(n *OpCounts) { n.Passed++ })
 }
 
@@ -199,10 +193,6 @@ func (c *Counter) Passed(kind string) {
 func (c *Counter) Refused(kind string, letThrough bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.refused++
-	if letThrough {
-		c.through++
-	}
 	c.count(kind, func(n *OpCounts) {
 		n.Refused++
 		if letThrough {
@@ -228,7 +218,12 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{Passed: c.passed, CountsPassed: c.CountsPassed, Refused: c.refused, LetThrough: c.through, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, UnknownWords: c.words, Said: c.said, SaidWords: c.saidLast, Landed: c.landed}
+	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed}
+	for _, n := range c.kinds { // the sums are the kinds'
+		out.Passed += n.Passed
+		out.Refused += n.Refused
+		out.LetThrough += n.LetThrough
+	}
 	if len(c.stricter) > 0 {
 		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
 	}

@@ -135,10 +135,8 @@ type Tally struct {
 	Cleaned       int64
 	CleanedAnswer string
 	// Unknown counts the refusals in words that the profile's lists do
-	// not tell, answered with the refusal the model gives; UnknownWords
-	// are the sandbox's words for the last.
-	Unknown      int64
-	UnknownWords string
+	// not tell, read as denials (their words are Said's).
+	Unknown int64
 	// Said counts the refusals (and the not-founds) in words of the
 	// sandbox's own, whichever the profile tells; SaidWords are the words
 	// of the last. A replay shows them beside the kind they are read as.

@@ -22,7 +22,7 @@ type Watch struct {
 	filled   map[int]bool
 	modelled map[int]bool
 	cleaned  map[int]string // the server's own answer to an op with ".."
-	unknown  map[int]string // the words of a refusal the profile does not tell
+	unknown  map[int]bool   // a refusal in words the profile does not tell
 	said     map[int]string // the words of any refusal
 	landed   map[int]bool
 }
@@ -78,9 +78,9 @@ func (w *Watch) Cleaned() map[int]string {
 	return maps.Clone(w.cleaned)
 }
 
-// Unknown returns, by the place of an op refused in words the profile
-// does not tell, the sandbox's words (Tally.Unknown).
-func (w *Watch) Unknown() map[int]string {
+// Unknown returns the places of the ops refused in words the profile
+// does not tell (Tally.Unknown); Said has the words.
+func (w *Watch) Unknown() map[int]bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.unknown)
@@ -132,9 +132,9 @@ func (w *Watch) note(n int, was, now Tally) {
 	}
 	if now.Unknown > was.Unknown {
 		if w.unknown == nil {
-			w.unknown = map[int]string{}
+			w.unknown = map[int]bool{}
 		}
-		w.unknown[n] = now.UnknownWords
+		w.unknown[n] = true
 	}
 	if now.Said > was.Said {
 		if w.said == nil {

@@ -250,12 +250,10 @@ func (b *bridge) Run(op core.Op) core.Result {
 // journalLeft journals what the file that op, a write the sandbox said
 // it did and the model allows, leads to holds, when the write changed
 // nothing there and the file does not hold its data: a sandbox that says
-// "saved" and wrote nothing (an error swallowed: a parent that is a
-// file) is judged at the write, by the oracle's check of what an allowed
-// write left (SPEC §8). Nothing there is journaled as a removal is, an
-// empty write. Reads after it could not show it: the model's flat store
-// writes under a file's path, a real disk refuses, and that refusal is
-// stricter, not judged.
+// "saved" and wrote nothing (an error swallowed), or left an old file as
+// it was, is judged at the write, by the oracle's check of what an
+// allowed write left (SPEC §8). Nothing there is journaled as a removal
+// is, an empty write.
 func (b *bridge) journalLeft(op core.Op, changes []realfs.Change) {
 	p, ok := b.links.Resolve(op.Args[0])
 	if !ok || b.modelKind(op) != core.OK || slices.ContainsFunc(changes, func(c realfs.Change) bool { return c.Path == p }) {
@@ -431,7 +429,7 @@ func (b *bridge) kind(op core.Op, v realfs.Verdict) core.Kind {
 // tell, which is read as a denial: a replay shows them.
 func (b *bridge) verdict(op core.Op, out realfs.Outcome) core.Kind {
 	if out.Verdict == realfs.Refused && b.counts {
-		b.tally.Unknown(out.Detail)
+		b.tally.Unknown()
 	}
 	return b.kind(op, out.Verdict)
 }
