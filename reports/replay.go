@@ -85,6 +85,10 @@ type ReplayStep struct {
 	// sandbox, which judges where an op lands, allowed where the world's
 	// links lead it, under a root: the step shows the model's answer.
 	Landed bool
+	// Parted is set on an op after such a write changed the sandbox's
+	// tree, which is then not the model's: the step shows the model's
+	// answer, and what the sandbox did is judged.
+	Parted bool
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -206,6 +210,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		}
 		if s.Landed {
 			mark = "  allowed by the sandbox where the world's links lead it, under a root (the profile's lands): the model's answer stands in"
+		}
+		if s.Parted {
+			mark = "  the model's answer: after a write above that the sandbox allowed where the world's links lead it, its tree is not the model's, so its verdict is not judged; what it did, the journal, is"
 		}
 		if s.Said != "" && s.Unknown == "" {
 			mark += "  the sandbox said " + strconv.Quote(clip(s.Said, saidCell))
@@ -370,6 +377,9 @@ type stepJSON struct {
 	Said string `json:"said,omitempty"`
 	// Landed: allowed where it lands (ReplayStep.Landed).
 	Landed bool `json:"landed,omitempty"`
+	// Parted: the model's answer, after a landed write changed the tree
+	// (ReplayStep.Parted).
+	Parted bool `json:"parted,omitempty"`
 }
 
 type violationJSON struct {
@@ -390,7 +400,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -128,7 +128,9 @@ func secondStepMarked(t *testing.T, args []string, mark, field, prefix string) {
 // TestReplayMarksALandedOp: with its profile's "lands", a server that
 // resolves links before its check allows a write outside its root that a
 // link leads back into it; replay shows the model's refusal, marks the
-// step, and finds nothing; JSON says landed.
+// step, and finds nothing; JSON says landed. The read after it, in a tree
+// that write made other than the model's, is marked as parted, not as
+// after a stricter refusal.
 func TestReplayMarksALandedOp(t *testing.T) {
 	dir := t.TempDir()
 	profile := writeFile(t, dir, "lands.json", `{"name": "fake-lands", "read": {"tool": "read_file", "path": "path"},
@@ -138,17 +140,19 @@ func TestReplayMarksALandedOp(t *testing.T) {
 	args := []string{"replay", "--sut", fakeMCP(t, "plain"), "--profile", profile, "--tree-dir", t.TempDir(), sbx}
 	st, out, errs := run(t, args...)
 	const mark = "allowed by the sandbox where the world's links lead it, under a root (the profile's lands)"
-	marked := markedSteps(out, mark)
-	if st != ExitOK || !slices.Equal(marked, []string{"1"}) {
-		t.Errorf("status %d, steps marked %q: want 0 and step 1:\n%s%s", st, marked, out, errs)
+	const parted = "after a write above that the sandbox allowed where the world's links lead it, its tree is not the model's"
+	marked, after := markedSteps(out, mark), markedSteps(out, parted)
+	if st != ExitOK || !slices.Equal(marked, []string{"1"}) || !slices.Equal(after, []string{"2"}) || strings.Contains(out, "stricter refusal") {
+		t.Errorf("status %d, steps marked %q and parted %q: want 0, step 1 and step 2:\n%s%s", st, marked, after, out, errs)
 	}
 	_, out, _ = run(t, append(args, "--format", "json")...)
 	var doc struct {
 		Steps []struct {
-			Landed bool `json:"landed"`
+			Landed, Parted, Modelled bool
 		} `json:"steps"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || !doc.Steps[0].Landed || doc.Steps[1].Landed {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 2 || !doc.Steps[0].Landed || doc.Steps[1].Landed ||
+		doc.Steps[0].Parted || !doc.Steps[1].Parted || doc.Steps[1].Modelled {
 		t.Errorf("JSON steps %+v (%v):\n%s", doc.Steps, err, out)
 	}
 	// A server that refuses the op agrees with the model: nothing landed.

@@ -41,6 +41,7 @@ type Counter struct {
 	modelled int64  // ops answered as the model after a stricter refusal (Modelled)
 	cleaned  int64  // ops with ".." a server cleans by its own policy (Cleaned)
 	landed   int64  // ops the model denies, allowed where they land (Landed)
+	parted   int64  // ops after a landed write that changed the tree (Parted)
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
 	said     int64  // refusals in words of the sandbox's own (Said)
@@ -147,6 +148,15 @@ func (c *Counter) Landed() {
 	c.landed++
 }
 
+// Parted counts one op a sandbox which judges where an op lands was
+// asked after such an op of its changed its tree, answered as the model
+// (Tally.Parted).
+func (c *Counter) Parted() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.parted++
+}
+
 // Cached counts one fetch a server answered from a cache of its own
 // (Tally.Cached).
 func (c *Counter) Cached() {
@@ -218,7 +228,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed}
+	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted}
 	for _, n := range c.kinds { // the sums are the kinds'
 		out.Passed += n.Passed
 		out.Refused += n.Refused

@@ -147,6 +147,11 @@ type Tally struct {
 	// leading them under a root of their kind, and nothing else done
 	// (an MCP profile's "lands"): answered as the model does, not judged.
 	Landed int64
+	// Parted counts the ops such a sandbox was asked after one of them
+	// changed its tree: where the link led is not where the model's
+	// write goes, so its tree is not the model's from then on, and the
+	// model's answer stands in; what it did is judged.
+	Parted int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -203,4 +208,5 @@ func (t *Tally) Add(u Tally) {
 	t.Unknown += u.Unknown
 	t.Said += u.Said
 	t.Landed += u.Landed
+	t.Parted += u.Parted
 }

@@ -25,6 +25,7 @@ type Watch struct {
 	unknown  map[int]bool   // a refusal in words the profile does not tell
 	said     map[int]string // the words of any refusal
 	landed   map[int]bool
+	parted   map[int]bool
 }
 
 // NewWatch returns a Watch over the session whose counts tally reads.
@@ -52,6 +53,7 @@ func (w *Watch) Reset() {
 	clear(w.unknown)
 	clear(w.said)
 	clear(w.landed)
+	clear(w.parted)
 }
 
 // Marks returns, by the place of the op, the stricter reason counted
@@ -102,6 +104,14 @@ func (w *Watch) Landed() map[int]bool {
 	return maps.Clone(w.landed)
 }
 
+// Parted returns the places of the ops answered as the model after a
+// landed op changed the sandbox's tree (Tally.Parted).
+func (w *Watch) Parted() map[int]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.parted)
+}
+
 // note notes what the op at place n made the session count, after was.
 func (w *Watch) note(n int, was, now Tally) {
 	w.mu.Lock()
@@ -123,6 +133,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.landed = map[int]bool{}
 		}
 		w.landed[n] = true
+	}
+	if now.Parted > was.Parted {
+		if w.parted == nil {
+			w.parted = map[int]bool{}
+		}
+		w.parted[n] = true
 	}
 	if now.Cleaned > was.Cleaned {
 		if w.cleaned == nil {

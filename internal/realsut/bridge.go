@@ -200,7 +200,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		// is judged, its answer not.
 		b.journal(changes, said(out))
 		if b.counts {
-			b.tally.Modelled()
+			b.tally.Parted()
 		}
 		return b.unobserved(op)
 	}
