@@ -546,6 +546,13 @@ func (b *bridge) writeDisk(r, data string) {
 // before the "before" observation, so it is never taken for the sandbox's
 // doing.
 //
+// Only where the grant lets the resolved file be written: a write that a
+// link leads out of the roots meets the disk as it is. Made there, the
+// directory would hide the escape of a sandbox that, finding no parent to
+// resolve, checks the path as written and then makes the directories
+// itself (Qodo Command's write_file under a link to a directory outside:
+// the new directory and the file land outside).
+//
 // It reports whether it changed the tree.
 func (b *bridge) makeParent(p string) bool {
 	if !strings.HasPrefix(p, "/") || spec.HasTraversal(p) {
@@ -553,7 +560,7 @@ func (b *bridge) makeParent(p string) bool {
 	}
 	r, ok := b.links.Resolve(p) // a link in the last name leads the file elsewhere: its directory is needed
 	dir := path.Dir(r)
-	if !ok || dir == "/" {
+	if !ok || dir == "/" || !b.grant.MayWrite(r) {
 		return false
 	}
 	root, err := os.OpenRoot(b.tree.Root())

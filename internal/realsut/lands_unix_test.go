@@ -52,3 +52,32 @@ func TestLandsIsCountedNotJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteUnderALinkMeetsNoParentMadeForIt: a server that checks a path
+// whose parent is missing as asked, and then makes the directories it
+// writes in, writes out of its root under a link to a directory outside
+// (Qodo Command's write_file); the harness makes no parent for a write a
+// link leads out of the grant, so the escape is seen. The same write on
+// a server that resolves what exists (plain) is refused, and an allowed
+// write's parent is still made, for both.
+func TestWriteUnderALinkMeetsNoParentMadeForIt(t *testing.T) {
+	const world = "grant fs_read /data/\ngrant fs_write /data/\nlink /data/d /etc\nfile /etc/passwd root\n\n"
+	for _, tc := range []struct {
+		mode, ops string
+		want      []string
+	}{
+		{"mkdirs", "fs_write /data/d/new/x y\n", []string{"confinement", "verdict-matches-model"}},
+		{"plain", "fs_write /data/d/new/x y\n", nil},
+		{"mkdirs", "fs_write /data/in/new/x y\nfs_read /data/in/new/x\n", nil},
+		{"plain", "fs_write /data/in/new/x y\nfs_read /data/in/new/x\n", nil},
+	} {
+		a, err := MCP(fakeMCP(t, tc.mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.TreeDir = filepath.Join(t.TempDir(), "trees")
+		if got := invariants(check(t, a, world+tc.ops)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q: findings %v, want %v", tc.mode, tc.ops, got, tc.want)
+		}
+	}
+}

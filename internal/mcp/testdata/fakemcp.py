@@ -62,7 +62,21 @@ def recv():
 
 def inside(p):
     r = os.path.realpath(p)
+    if mode == "mkdirs":
+        r = checked(p)
     return any(os.path.commonpath([r, os.path.realpath(d)]) == os.path.realpath(d) for d in allowed)
+
+def checked(p):
+    """The path "mkdirs" checks, as Qodo Command's validatePath does: an
+    existing one resolved; a new one its parent resolved, the name joined;
+    one whose parent is missing too, as asked. It then makes the missing
+    directories when it writes."""
+    if os.path.exists(p):
+        return os.path.realpath(p)
+    try:
+        return os.path.join(os.path.realpath(os.path.dirname(p), strict=True), os.path.basename(p))
+    except OSError:
+        return p
 
 # "pinned" holds its directories from its start, as a bind mount or a
 # Landlock rule does: one removed since (its link count 0) is not the one
@@ -258,6 +272,8 @@ while True:
             text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
     else:
         try:
+            if mode == "mkdirs":
+                os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(args[content_arg])
             text(mid, "Successfully wrote to " + path)
