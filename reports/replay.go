@@ -29,6 +29,9 @@ type Replay struct {
 	// NotRun is set when the sandbox can express none of the steps: nothing
 	// ran, and Steps is empty.
 	NotRun bool
+	// Asks says what the sandbox is asked of a scenario, the reason for
+	// Skipped ("" when its door does not say).
+	Asks string
 	// Stricter counts, by reason, the ops the sandbox refused that the
 	// model allows (SPEC §14): not judged, their steps showing the
 	// model's answer, so that the run goes on as the model's does.
@@ -122,6 +125,15 @@ func (r *Replay) Unmet() []ReplayStep {
 	return out
 }
 
+// asked is the clause that says what the sandbox is asked, after the
+// line on skipped steps.
+func (r *Replay) asked() string {
+	if r.Asks == "" {
+		return ""
+	}
+	return ": it is asked " + r.Asks
+}
+
 // Failed reports whether the replay found anything: a violated invariant
 // or an unmet expectation.
 func (r *Replay) Failed() bool { return len(r.Violations) > 0 || len(r.Unmet()) > 0 }
@@ -145,7 +157,7 @@ func WriteReplay(w io.Writer, f Format, r *Replay) error {
 func writeReplayText(w io.Writer, r *Replay) error {
 	fmt.Fprintf(w, "%s\n", r.File)
 	if r.NotRun {
-		_, err := fmt.Fprintf(w, "%s: skipped: %s can express none of its %d steps (not run, not judged)\n\n", r.File, r.SUT, len(r.Skipped))
+		_, err := fmt.Fprintf(w, "%s: skipped: %s can express none of its %d steps (not run, not judged)%s\n\n", r.File, r.SUT, len(r.Skipped), r.asked())
 		return err
 	}
 	first := firstSteps(r.Violations)
@@ -165,7 +177,7 @@ func writeReplayText(w io.Writer, r *Replay) error {
 		fmt.Fprintf(w, "%s: a timeout may be a loaded machine's, not the sandbox's: replay it again, or with a longer --timeout (a campaign judges a real sandbox's again on a fresh one before it counts)\n", r.File)
 	}
 	if len(r.Skipped) > 0 {
-		fmt.Fprintf(w, "%s: %s skipped: %s cannot express %s (not run, not judged)\n", r.File, stepList(r.Skipped), r.SUT, them(len(r.Skipped)))
+		fmt.Fprintf(w, "%s: %s skipped: %s cannot express %s (not run, not judged)%s\n", r.File, stepList(r.Skipped), r.SUT, them(len(r.Skipped)), r.asked())
 	}
 	if len(r.NotHeld) > 0 {
 		fmt.Fprintf(w, "%s: expectation of %s not held: on what %s can be asked, SPEC §5 gives another result\n", r.File, stepList(r.NotHeld), r.SUT)
@@ -344,6 +356,7 @@ type replayJSON struct {
 	Violations []violationJSON  `json:"violations"`
 	Unmet      []unmetJSON      `json:"unmet"`
 	Skipped    []int            `json:"skipped,omitempty"`
+	Asks       string           `json:"asks,omitempty"` // with skipped: what the sandbox is asked
 	NotHeld    []int            `json:"expectations_not_held,omitempty"`
 	Stricter   map[string]int64 `json:"stricter,omitempty"`
 }
@@ -398,6 +411,9 @@ type unmetJSON struct {
 func writeReplayJSON(w io.Writer, r *Replay) error {
 	doc := replayJSON{File: r.File, OK: !r.Failed(), Steps: []stepJSON{}, Journal: []string{},
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
+	if len(r.Skipped) > 0 {
+		doc.Asks = r.Asks
+	}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
 			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted})

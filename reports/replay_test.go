@@ -23,6 +23,7 @@ func handReplay() *reports.Replay {
 		},
 		Violations: []reports.Violation{{Invariant: "confinement", Step: 3, Detail: "it read outside"}, {Invariant: "halt-latched", Detail: "whole run"}},
 		Stricter:   map[string]int64{"other": 1, "dangling-write": 2},
+		Asks:       "fs ops of absolute paths",
 	}
 }
 
@@ -46,7 +47,7 @@ func TestWriteReplayText(t *testing.T) {
 		"x.sbx:6: step 3: fs_read /work/" + strings.Repeat("d", 60) + ": got fs_read_denied, want ok\n" +
 		"x.sbx: confinement: step 3: it read outside\n" +
 		"x.sbx: halt-latched: whole run\n" +
-		"x.sbx: step 2 skipped: osroot cannot express it (not run, not judged)\n" +
+		"x.sbx: step 2 skipped: osroot cannot express it (not run, not judged): it is asked fs ops of absolute paths\n" +
 		"x.sbx: expectation of step 3 not held: on what osroot can be asked, SPEC §5 gives another result\n" +
 		"x.sbx: osroot refused 3 ops the model allows (stricter, SPEC §14: not judged; the table shows the model's answer for them, marked): dangling-write 2, other 1\n" +
 		"x.sbx: 2 steps (1 skipped), FAIL: 1 unmet expectations, 2 findings\n\n"
@@ -112,12 +113,13 @@ func TestWriteReplayJSON(t *testing.T) {
 		Skipped    []int            `json:"skipped"`
 		NotHeld    []int            `json:"expectations_not_held"`
 		Stricter   map[string]int64 `json:"stricter"`
+		Asks       string           `json:"asks"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.OK || len(doc.Steps) != 2 || doc.Steps[1].Step != 3 || doc.Steps[1].Journal == nil || doc.Steps[0].Stricter != "other" || doc.Steps[1].Stricter != "" || !cmp.Equal(doc.Journal, []string{"read /work/a"}) ||
-		len(doc.Violations) != 2 || len(doc.Unmet) != 1 || doc.Unmet[0]["line"] != 6.0 || !cmp.Equal(doc.Skipped, []int{2}) || !cmp.Equal(doc.NotHeld, []int{3}) ||
+		len(doc.Violations) != 2 || len(doc.Unmet) != 1 || doc.Unmet[0]["line"] != 6.0 || !cmp.Equal(doc.Skipped, []int{2}) || !cmp.Equal(doc.NotHeld, []int{3}) || doc.Asks != "fs ops of absolute paths" ||
 		!cmp.Equal(doc.Stricter, map[string]int64{"other": 1, "dangling-write": 2}) {
 		t.Errorf("JSON:\n%s", b.String())
 	}
@@ -128,8 +130,8 @@ func TestWriteReplayJSON(t *testing.T) {
 		t.Errorf("a hang: %v\n%s", err, b.String())
 	}
 	b.Reset()
-	nothing := &reports.Replay{File: "y.sbx", SUT: "osroot", Skipped: []int{1, 2}, NotRun: true}
-	if err := reports.WriteReplay(&b, reports.Text, nothing); err != nil || b.String() != "y.sbx\ny.sbx: skipped: osroot can express none of its 2 steps (not run, not judged)\n\n" {
+	nothing := &reports.Replay{File: "y.sbx", SUT: "osroot", Skipped: []int{1, 2}, NotRun: true, Asks: "fs ops"}
+	if err := reports.WriteReplay(&b, reports.Text, nothing); err != nil || b.String() != "y.sbx\ny.sbx: skipped: osroot can express none of its 2 steps (not run, not judged): it is asked fs ops\n\n" {
 		t.Errorf("nothing to run: %v\n%s", err, b.String())
 	}
 }

@@ -39,7 +39,7 @@ func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f cor
 	}
 	n := target.Narrow(sc)
 	if n.Scenario == nil {
-		return &reports.Replay{File: name, SUT: target.Name, Skipped: n.Skipped, NotRun: true}, nil
+		return &reports.Replay{File: name, SUT: target.Name, Skipped: n.Skipped, NotRun: true, Asks: target.Asks}, nil
 	}
 	run, notHeld := heldExpectations(sc, n)
 	res, err := replay.RunWith(name, run, f, nil, opt)
@@ -48,7 +48,7 @@ func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f cor
 	}
 	renumber(res, n.Of)
 	out := res.Report()
-	out.SUT, out.Skipped, out.NotHeld = target.Name, n.Skipped, notHeld
+	out.SUT, out.Skipped, out.NotHeld, out.Asks = target.Name, n.Skipped, notHeld, target.Asks
 	return out, nil
 }
 

@@ -42,6 +42,10 @@ type Target struct {
 	// why (a profile with no tool for them): Adapt drops them, and a
 	// campaign's summary says so, since nothing of them is judged.
 	Unasked string
+	// Asks, when set, says in a line what the sandbox is asked of a
+	// scenario (what Adapt keeps), so that a replay that skips steps
+	// says why.
+	Asks string
 	// ConfirmHangs says that an op the sandbox did not answer in time may
 	// be the machine's load rather than the sandbox's fault (a real
 	// sandbox, a server in a process of its own): a campaign judges the

@@ -169,6 +169,9 @@ func locationHost(r scenario.Route) (string, bool) {
 	return h, h != "" && spec.URLCarriesHost(h)
 }
 
+// asks says what Adapt keeps of a scenario (carried, aliased).
+const asks = `net_fetch ops a URL carries as the model asks them: a host of the characters a URL's host holds unescaped, an IPv4 spelling with no dns line of its own or an IPv6 literal with no zone, with no port and no user, that a URL tells from every granted host; a path that starts with "/", with no "%", no "." or ".." segment and nothing a URL escapes`
+
 // carried reports whether op is a net_fetch a proxy can be asked as the
 // model asks it, in world w: its host is a name of letters, digits and
 // the characters a URL's host holds unescaped, an IPv4 spelling, or an

@@ -134,7 +134,7 @@ func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target
 	anchored := proc.Anchored(argv)
 	a := &adapter{argv: append(slices.Clone(p.Command), anchored...), profile: p, id: identify(command, profile, p), timeouts: t}
 	tg := door.Target{Name: prefix + finding.CommandName(command, argv, anchored), Start: a.start, StartCounted: a.startCounted, Adapt: Adapt,
-		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags}
+		NotApplicable: notApplicable(), KindsNotApplicable: kindsNotApplicable(), ConfirmHangs: true, Flags: flags, Asks: asks}
 	switch {
 	case len(p.Hosts) > 0:
 		tg.Adapt = func(sc *scenario.Scenario) *scenario.Scenario { return AdaptFixed(sc, p.Hosts) }

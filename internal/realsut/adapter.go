@@ -53,6 +53,9 @@ type Adapter struct {
 	// Unasked says which ops Adapt drops for want of a tool, and why
 	// (door.Target's Unasked).
 	Unasked string
+	// Asks says what Adapt keeps, for a replay that skips steps
+	// (door.Target's Asks).
+	Asks string
 	// RelativeLinks writes absolute link targets relative to the link's
 	// directory (realfs.MaterializeRelative), for sandboxes that refuse
 	// absolute links.

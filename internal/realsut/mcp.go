@@ -116,6 +116,7 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 			return &mcpSession{argv: argv, profile: profile, cwd: dir, timeouts: t, pool: mcp.Pool{Max: serversPerSession}}, nil
 		},
 		Adapt:         adaptTo(profile),
+		Asks:          asks(profile),
 		NotApplicable: FSOnlyNA,
 		Unasked:       unasked(profile),
 		// A server promises to allow only what its profile says: releases
@@ -376,6 +377,20 @@ func unasked(p mcp.Profile) string {
 		return ""
 	}
 	return strings.Join(none, " and ") + " never asked: profile " + p.Name + " has no tool for it, so nothing of it is judged"
+}
+
+// asks says what adaptTo(p) keeps of a scenario.
+func asks(p mcp.Profile) string {
+	s := asksFiles
+	if p.DotDot {
+		s += `, up to the first path with ".." (the profile's dotdot: the server cleans it by a policy of its own)`
+	} else {
+		s += `, with no ".." (a server cleans it before its check; the profile's "dotdot" sends them)`
+	}
+	if u := unasked(p); u != "" {
+		s += "; " + u
+	}
+	return s
 }
 
 // fileAtOrAbove reports whether a file of w stands at dir or at one of

@@ -32,6 +32,7 @@ var OSRoot = Adapter{
 	Name:          OSRootName,
 	Open:          func(string, Timeouts) (Session, error) { return osRootSession{}, nil },
 	Adapt:         AdaptFS,
+	Asks:          asksFiles,
 	NotApplicable: FSOnlyNA,
 	RelativeLinks: true, // os.Root refuses every absolute link
 	// The harness's own sandbox promises all it can express: what it
@@ -201,6 +202,10 @@ func rootsLinked(w scenario.WorldSpec, g core.GrantSpec) bool {
 	}
 	return false
 }
+
+// asksFiles says what AdaptFS keeps of a scenario (askable, CheckSize,
+// rootsLinked, realfs.Holds).
+var asksFiles = fmt.Sprintf(`fs_read and fs_write of absolute paths with no "\" (on a POSIX disk a byte of a name, not a separator) that climb at most %d "..", under grant roots that are not links, where a disk holds what the flat world does (no name over 255 bytes, no write to a path that is a directory there)`, MaxDots)
 
 // askable reports whether a file sandbox can be asked op: a well-formed
 // fs op on an absolute path that climbs at most MaxDots levels. On a POSIX
