@@ -28,6 +28,8 @@ func (t Tool) check() error {
 			return fmt.Errorf("result: line_max %d: a line is cut after a positive length", r.LineMax)
 		case r.LineMark != "" && r.LineMax == 0:
 			return fmt.Errorf("result: line_mark without line_max")
+		case strings.Contains(r.Tab, "\t"):
+			return fmt.Errorf("result: tab %q holds a tab: it is what a tab is shown as", r.Tab)
 		case r.Header != "":
 			if _, err := regexp.Compile(r.Header); err != nil {
 				return fmt.Errorf("result header: %v", err)

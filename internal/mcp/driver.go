@@ -66,7 +66,7 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		switch x := p.Read.Result; {
 		case x != nil && x.describes(r.Text):
 			data, ok = fileOr(r.Text, path), true
-		case x != nil && (x.Lines || x.LineMax > 0):
+		case x != nil && (x.Lines || x.LineMax > 0 || x.Tab != ""):
 			data = asFile(data, path, x)
 		}
 		return realfs.Outcome{Verdict: realfs.Allowed, Data: d.cut(data, root), Whole: !ok}, nil
@@ -116,8 +116,9 @@ func cutWord(text, p string) string {
 	}
 }
 
-// asFile is data, which a server that reads by lines (Extract.Lines) or
-// cuts long lines (Extract.LineMax) returned for the file at tree path p,
+// asFile is data, which a server that reads by lines (Extract.Lines),
+// cuts long lines (Extract.LineMax) or shows tabs as other text
+// (Extract.Tab) returned for the file at tree path p,
 // replaced with the file's bytes when the two differ only as x says the
 // server makes them differ.
 func asFile(data, p string, x *Extract) string {
@@ -128,6 +129,9 @@ func asFile(data, p string, x *Extract) string {
 	f := string(file)
 	for _, cut := range []func(string, int) string{cutBytes, cutUnits} {
 		want := f
+		if x.Tab != "" {
+			want = strings.ReplaceAll(want, "\t", x.Tab)
+		}
 		if x.LineMax > 0 {
 			want = cutLines(f, x.LineMax, cmp.Or(x.LineMark, "..."), cut)
 		}

@@ -169,6 +169,11 @@ type Extract struct {
 	// no more than that is taken as the file's.
 	LineMax  int    `json:"line_max,omitempty"`
 	LineMark string `json:"line_mark,omitempty"`
+	// Tab says that the server shows each tab of a file as this text
+	// (Strands Agents' file editor shows eight spaces): content that
+	// differs from the file on the disk by no more than that is taken as
+	// the file's.
+	Tab string `json:"tab,omitempty"`
 	// LinePrefix is a regular expression (RE2) of what the server puts
 	// before each line of the content, a line number as "cat -n" writes
 	// it (" *\\d+\\t" in a profile's JSON): it is cut from the start of

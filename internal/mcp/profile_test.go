@@ -124,6 +124,7 @@ func TestParseProfileShapes(t *testing.T) {
 		{`{"read": {"tool": "r", "result": {"header": "("}}}`, "missing closing )"},
 		{`{"read": {"tool": "r", "result": {"line_max": -1}}}`, "a line is cut after a positive length"},
 		{`{"read": {"tool": "r", "result": {"line_mark": "..."}}}`, "line_mark without line_max"},
+		{`{"read": {"tool": "r", "result": {"tab": "\t "}}}`, "holds a tab"},
 		{`{"read": {"tool": "r", "result": {"line_prefix": " *\\d*\\t?"}}}`, "matches a line that has none"},
 		{`{"read": {"tool": "r", "result": {"line_prefix": "("}}}`, "result line_prefix: error parsing"},
 		{`{"write": {"tool": "w", "result": {"json": "a"}}}`, "result is for read"},

@@ -130,6 +130,27 @@ func TestReadContentShapes(t *testing.T) {
 			t.Errorf("cutlines with result %s: %+v %v, want the file's bytes: %v", tc.result, got, err, tc.file)
 		}
 	}
+	// A server that shows tabs as spaces: the file's bytes when the
+	// profile says as what, and only then.
+	for _, tc := range []struct {
+		result string
+		file   bool
+	}{
+		{`{}`, false},
+		{`{"tab": "        "}`, true},
+		{`{"tab": "    "}`, false},
+	} {
+		p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file", "result": `+tc.result+`}, `+fakeWords+`}`)
+		s, tr := startWith(t, "tabs", p)
+		const tabbed = "a\tb\n\tc"
+		if err := os.WriteFile(string(tr)+"/work/tabs.txt", []byte(tabbed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewDriver(s, tr).Do(read("/work/tabs.txt"))
+		if err != nil || got.Verdict != realfs.Allowed || (got.Data == tabbed) != tc.file {
+			t.Errorf("tabs with result %s: %+v %v, want the file's bytes: %v", tc.result, got, err, tc.file)
+		}
+	}
 	// An answer that describes the file: its bytes on the disk.
 	p := mustProfile(t, `{"name": "x", "read": {"tool": "read_file", "result": {"described": ["^\\[Reading"]}}, `+fakeWords+`}`)
 	ds, dtr := startWith(t, "header", p)

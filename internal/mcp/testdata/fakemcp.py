@@ -265,6 +265,8 @@ while True:
                 data = "[Reading %d lines from start]\n\n" % len(data.splitlines()) + "\n".join(data.splitlines())
             elif mode == "homenote":  # where it keeps a copy, in its HOME
                 data += "(a copy in %s/copy.txt)" % os.environ["HOME"]
+            elif mode == "tabs":  # each tab shown as eight spaces, as Strands Agents' file editor does
+                data = data.replace("\t", " " * 8)
             elif mode == "cutlines":  # lines over 10 characters cut, marked
                 data = "\n".join(l[:10] + "..." if len(l) > 10 else l for l in data.split("\n"))
             text(mid, data)
