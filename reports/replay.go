@@ -198,6 +198,10 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	return err
 }
 
+// anotherHost is the stricter reason of a fetch that went to another host
+// than the op's: no refusal, and the table says so.
+const anotherHost = "another-host"
+
 // writeStepTable writes the steps as a table aligned with spaces, each
 // cell clipped to stay on one line of a terminal.
 func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error {
@@ -207,6 +211,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		mark := ""
 		if s.Stricter != "" {
 			mark = "  refused by the sandbox (stricter: " + s.Stricter + "): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's"
+		}
+		if s.Stricter == anotherHost {
+			mark = "  another host fetched instead of the op's (stricter: " + s.Stricter + "): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's"
 		}
 		if s.ModelJournal {
 			mark = "  refused by the sandbox, which looked nothing up: the model's journal shown"

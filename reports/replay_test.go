@@ -145,3 +145,21 @@ func TestWriteReplayFormats(t *testing.T) {
 		t.Errorf("Markdown: %v, wrote %q", err, b.String())
 	}
 }
+
+// TestAnotherHostMark: a fetch counted as another host fetched instead of
+// the op's is marked so, not as a refusal, which it was not.
+func TestAnotherHostMark(t *testing.T) {
+	var b bytes.Buffer
+	r := &reports.Replay{File: "z.sbx", SUT: "mcp:x", Steps: []reports.ReplayStep{
+		{Step: 1, Op: "net_fetch 0x /", Result: "not_found", Stricter: "another-host"},
+		{Step: 2, Op: "net_fetch a.test /", Result: "not_found", Stricter: "refused-allowed"},
+	}}
+	if err := reports.WriteReplay(&b, reports.Text, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 4 || !strings.Contains(lines[2], "another host fetched instead of the op's (stricter: another-host)") || strings.Contains(lines[2], "refused by the sandbox") ||
+		!strings.Contains(lines[3], "refused by the sandbox (stricter: refused-allowed)") {
+		t.Errorf("marks:\n%s", b.String())
+	}
+}

@@ -41,6 +41,11 @@ const (
 	ReasonSpecial = "special-address"
 	// ReasonRefusedAllowed: none of the above.
 	ReasonRefusedAllowed = "refused-allowed"
+	// ReasonAnotherHost: the sandbox fetched another host instead of the
+	// op's (a URL parser's reading of it, as Node's of "0x", 0.0.0.0; a
+	// relay of its own): no request for the op's host reached the world,
+	// one for another did, and where it went is judged. Taken first.
+	ReasonAnotherHost = "another-host"
 	// ReasonInternalAnswer: the sandbox looked the host up and got an
 	// internal answer the model's one lookup of the fetch did not (it
 	// looks a name up more than once a fetch, and a rebinding name's next

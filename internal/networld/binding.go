@@ -44,6 +44,7 @@ type opState struct {
 	all        []netip.Addr // what each of them answered, in order
 	served     Served       // the world's answer to a request of host (Served)
 	servedPath bool         // served answered the op's own path
+	elsewhere  bool         // a request for another host was answered (Served.Elsewhere)
 	// answers holds, for every host a resolve in the op answered (the
 	// op's, a redirect's Location), normalized, the last answer: a
 	// literal already resolved is not resolved again, and a connection
@@ -101,6 +102,11 @@ type Served struct {
 	// Bare says a connection of the op sent no request (a TLS hello, a
 	// connect and close): EndOp journaled it as a fetch of the op's host.
 	Bare bool
+	// Elsewhere says a request for another host than the op's got the
+	// world's answer in the op: where none of the op's host did, the
+	// sandbox fetched another host instead of it (a URL parser's reading
+	// of the host, a relay of its own).
+	Elsewhere bool
 }
 
 // New returns a binding with no world: until Use, its DNS server answers
@@ -186,7 +192,9 @@ func (b *Binding) EndOp() Lookups {
 func (b *Binding) Served() Served {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.op.served
+	s := b.op.served
+	s.Elsewhere = b.op.elsewhere
+	return s
 }
 
 // newRecords takes the namespace's records since the last call, without

@@ -63,6 +63,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	} else {
 		b.resolveLiteral(host)
 		aimed = b.spelledFor(host, addr)
+		b.op.elsewhere = true
 	}
 	path := routePath(r)
 	s.Reached = true

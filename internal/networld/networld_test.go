@@ -378,8 +378,8 @@ func TestRoutePathIsAsSent(t *testing.T) {
 
 // TestServed: the binding tells a door what the world answered the op's
 // host — its route's body, a 404, or nothing when no request for it came
-// (another host's does not count) — after the op has ended, and forgets
-// it when the next op begins.
+// (another host's does not count, but is told: Elsewhere) — after the op
+// has ended, and forgets it when the next op begins.
 func TestServed(t *testing.T) {
 	w := testWorld()
 	b := bound(w, public)
@@ -394,9 +394,9 @@ func TestServed(t *testing.T) {
 		{"no route", fetchOp("a.test", "/nothing"), []request{{"/nothing", "a.test"}}, Served{Reached: true}},
 		{"the op's path, then another", fetchOp("a.test", "/data"), []request{{"/data", "a.test"}, {"/robots.txt", "a.test"}}, Served{Reached: true, Found: true, Body: "hello"}},
 		{"another path only", fetchOp("a.test", "/data"), []request{{"/robots.txt", "a.test"}}, Served{Reached: true}},
-		{"only another host asked", fetchOp("a.test", "/data"), []request{{"/data", "b.test"}}, Served{}},
+		{"only another host asked", fetchOp("a.test", "/data"), []request{{"/data", "b.test"}}, Served{Elsewhere: true}},
 		{"a redirect, followed to another host", fetchOp("a.test", "/go"), []request{{"/go", "a.test"}, {"/data", "b.test"}},
-			Served{Reached: true, Found: true, Body: "http://b.test/data", Redirect: true}},
+			Served{Reached: true, Found: true, Body: "http://b.test/data", Redirect: true, Elsewhere: true}},
 		{"a redirect, followed on the same host", fetchOp("a.test", "/go"), []request{{"/go", "a.test"}, {"/data", "a.test"}},
 			Served{Reached: true, Found: true, Body: "http://b.test/data", Redirect: true}},
 	} {

@@ -97,11 +97,12 @@ func TestRedirectInNamespace(t *testing.T) {
 	for _, tc := range []struct {
 		mode, out string
 		journal   []string
+		elsewhere bool // the Location's host asked too
 	}{
 		{"stay", "302|http://b.test/landing|1|http://b.test/landing\n",
-			[]string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r"}},
+			[]string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r"}, false},
 		{"follow", "200||1|landed\n",
-			[]string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r", "resolve b.test -> 203.0.113.1", "fetch b.test 203.0.113.1 /landing"}},
+			[]string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r", "resolve b.test -> 203.0.113.1", "fetch b.test 203.0.113.1 /landing"}, true},
 	} {
 		w := redirectWorld()
 		b := New()
@@ -120,7 +121,7 @@ func TestRedirectInNamespace(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 0 and %q", tc.mode, res.ExitCode, res.Stdout, res.Stderr, tc.out)
 		}
 		wantJournal(t, w, tc.journal...)
-		if got, want := b.Served(), (Served{Reached: true, Found: true, Body: "http://b.test/landing", Redirect: true}); got != want {
+		if got, want := b.Served(), (Served{Reached: true, Found: true, Body: "http://b.test/landing", Redirect: true, Elsewhere: tc.elsewhere}); got != want {
 			t.Errorf("%s: Served %+v, want %+v", tc.mode, got, want)
 		}
 	}

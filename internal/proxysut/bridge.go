@@ -177,7 +177,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		if model == core.OK || model == core.NotFound {
 			return b.asModel(host, path, addr, resolved, lookups.Count > 1 || resolved && lookups.Last != addr)
 		}
-		return b.refused(host, path, model, addr, lookups, lookups.Count > 1 || resolved && lookups.Last != addr)
+		return b.refused(host, path, model, addr, lookups, lookups.Count > 1 || resolved && lookups.Last != addr, false)
 	case b.px.srv != nil && served.Bare:
 		// A fetch server connected and sent no request (a TLS hello to
 		// port 443), then failed: the fetch left, whatever it said.
@@ -190,7 +190,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	// A fetch journaled from the model's address must follow a lookup
 	// that answered it: not after several, nor after one of a line the
 	// proxy moved on in an op before.
-	return b.refused(host, path, model, addr, lookups, served.Bare || lookups.Count > 1 || resolved && lookups.Last != addr)
+	return b.refused(host, path, model, addr, lookups, served.Bare || lookups.Count > 1 || resolved && lookups.Last != addr, served.Elsewhere)
 }
 
 // passed counts a fetch the proxy let through: one the model allows
@@ -344,8 +344,9 @@ func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 // is the model's answer for host (modelFetch); journaled says the op's
 // journal holds what would make a fetch the model's answer adds wrong (a
 // connection that sent no request, a lookup that answered another
-// address).
-func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled bool) core.Result {
+// address); elsewhere says the proxy fetched another host instead
+// (networld.Served.Elsewhere), counted under a reason of its own.
+func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled, elsewhere bool) core.Result {
 	resolved := lookups.Count > 0
 	if model == core.OK || model == core.NotFound {
 		seen := addr // what the proxy was answered, when it looked the host up
@@ -355,6 +356,9 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 		reason := door.NetReasonSeen(host, seen, lookups.All)
 		if lookups.Internal {
 			reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
+		}
+		if elsewhere {
+			reason = door.ReasonAnotherHost // it refused nothing: it went elsewhere
 		}
 		if door.Promised(b.s.profile.Promises, reason) {
 			return core.Result{Kind: core.EgressDenied}

@@ -276,8 +276,8 @@ func TestFetchServers(t *testing.T) {
 
 // TestRelayingFetchServer: a server that fetches every page from a relay
 // of its own (a reader API) connects to a host the grant does not list,
-// confinement, and never to the op's host, a refusal the model does not
-// give (stricter); when the model's answer then halts on the harness's
+// confinement, and never to the op's host: stricter, counted as another
+// host fetched instead, not as a refusal; when the model's answer then halts on the harness's
 // output budget, the relay's connection is the fetch's effect, judged by
 // confinement alone, not a denial's.
 func TestRelayingFetchServer(t *testing.T) {
@@ -286,8 +286,8 @@ func TestRelayingFetchServer(t *testing.T) {
 	if got := invariants(fs); !slices.Equal(got, []string{"confinement"}) || !strings.Contains(fs[0].Detail, "relay.test") {
 		t.Errorf("findings %v, want confinement for relay.test only", fs)
 	}
-	if tally.Stricter[door.ReasonRefusedAllowed] != 1 {
-		t.Errorf("stricter %v, want the op refused-allowed (the server never looked a.test up)", tally.Stricter)
+	if tally.Stricter[door.ReasonAnotherHost] != 1 || len(tally.Stricter) != 1 {
+		t.Errorf("stricter %v, want the op counted another-host (the server fetched relay.test instead of a.test)", tally.Stricter)
 	}
 }
 
