@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -81,6 +82,10 @@ type Summary struct {
 	// StricterExamples holds, by reason of Stricter, the least op counted
 	// under it, as a scenario writes it: one to replay.
 	StricterExamples map[string]string `json:"stricter_examples,omitempty"`
+	// StricterSaid holds, by reason of Stricter, what the sandbox said
+	// when it refused the example op, cut short; "" or absent when it
+	// said nothing a door keeps (a proxy's refusal is a page of its own).
+	StricterSaid map[string]string `json:"stricter_said,omitempty"`
 	// StricterFiles holds, by reason of Stricter, the file written with
 	// the scenario of the lowest check that had an op counted under it,
 	// to replay (a campaign with an output directory writes them).
@@ -373,9 +378,12 @@ func countList(m map[string]int64) string {
 }
 
 // StricterExampleLines says, for each reason of Stricter that has an
-// example, how many ops it counts and one of them, the most counted
-// first: "stricter than the model (other, 20 ops), one of them: fs_read
-// /data/..hidden".
+// example, how many ops it counts and one of them, with the sandbox's
+// words refusing it, the most counted first: "stricter than the model
+// (other, 20 ops), one of them: fs_read /data/..hidden, refused in the
+// words \"Access denied\"": a server that fails every call (a binary
+// missing) is told by its words, not by the reasons, which name shapes
+// of op.
 func (s *Summary) StricterExampleLines() []string {
 	// A run that writes files writes a scenario for every reason one of
 	// whose ops came before any finding of its check.
@@ -384,6 +392,9 @@ func (s *Summary) StricterExampleLines() []string {
 	for _, r := range s.stricterReasons() {
 		if ex := s.StricterExamples[r]; ex != "" {
 			line := fmt.Sprintf("stricter than the model (%s, %s), one of them: %s", r, plural(int(s.Stricter[r]), "op"), ex)
+			if w := s.StricterSaid[r]; w != "" {
+				line += ", refused in the words " + strconv.Quote(w)
+			}
 			if f := s.StricterFiles[r]; f != "" {
 				line += "; its scenario, to replay: " + f
 			} else if written {

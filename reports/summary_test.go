@@ -43,8 +43,9 @@ func TestSummaryClauses(t *testing.T) {
 		t.Errorf("StricterExampleLines (-want +got):\n%s", diff)
 	}
 	s.StricterFiles = map[string]string{"dangling-write": "out/stricter-dangling-write.sbx"}
+	s.StricterSaid = map[string]string{"dangling-write": `Access denied: "/data/dl"`}
 	if diff := cmp.Diff([]string{
-		"stricter than the model (dangling-write, 9 ops), one of them: fs_write /data/dl x; its scenario, to replay: out/stricter-dangling-write.sbx",
+		`stricter than the model (dangling-write, 9 ops), one of them: fs_write /data/dl x, refused in the words "Access denied: \"/data/dl\""; its scenario, to replay: out/stricter-dangling-write.sbx`,
 		"stricter than the model (other, 3 ops), one of them: fs_read /data/..hidden; no scenario written: each such op came after a finding in its check",
 	}, s.StricterExampleLines()); diff != "" {
 		t.Errorf("StricterExampleLines with one file written (-want +got):\n%s", diff)

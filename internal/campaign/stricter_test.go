@@ -44,7 +44,7 @@ type counted struct {
 
 func (s *counted) Run(op core.Op) core.Result {
 	if s.run && op.Kind == core.OpFetch {
-		s.c.Stricter("other", judge.FormatOp(op))
+		s.c.Stricter("other", judge.FormatOp(op), "")
 	}
 	return s.Sandbox.Run(op)
 }

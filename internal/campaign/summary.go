@@ -19,7 +19,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), CheckedSeconds: res.Checked.Seconds(), OpsPerSecond: res.OpsPerSecond(),
 		Interrupted: res.Interrupted, RawFindings: res.Raw, ViolationCauses: int64(len(res.CausesSeen)), Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs, GivenUpChecks: res.GivenUp,
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),
-		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, StricterFiles: res.StricterFiles, SkippedStdoutLines: res.Tally.SkippedLines,
+		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, StricterSaid: saidOnly(res.Tally.StricterSaid), StricterFiles: res.StricterFiles, SkippedStdoutLines: res.Tally.SkippedLines,
 		WholeReads: res.Tally.Whole, WholeExample: res.Tally.WholeExample, StaleOps: res.Tally.Stale, CachedFetches: res.Tally.Cached, LandedOps: res.Tally.Landed,
 		RefusedOps: res.Tally.Refused, RefusedLetThrough: res.Tally.LetThrough,
 	}
@@ -160,4 +160,19 @@ func distinctScenarios(fs []Finding) int {
 		seen[string(minimize.Clean(f.Minimized).Format())] = true
 	}
 	return len(seen)
+}
+
+// saidOnly is said without the reasons whose example was refused in no
+// words.
+func saidOnly(said map[string]string) map[string]string {
+	var out map[string]string
+	for r, w := range said {
+		if w != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[r] = w
+		}
+	}
+	return out
 }

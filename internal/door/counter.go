@@ -33,6 +33,7 @@ type Counter struct {
 	mu       sync.Mutex
 	stricter map[string]int64
 	examples map[string]string // the least op of each stricter reason
+	exSaid   map[string]string // what the sandbox said refusing that op
 	kinds    map[string]OpCounts
 	whole    int64
 	example  string // the least of the answers taken whole
@@ -69,15 +70,18 @@ func (c *Counter) Closed() {
 
 // Stricter counts one op refused for reason that the model allows; op is
 // the op as a scenario writes it (its first word its kind), kept as an
-// example of its reason.
-func (c *Counter) Stricter(reason, op string) {
+// example of its reason with said, the sandbox's words refusing it ("" for
+// none).
+func (c *Counter) Stricter(reason, op, said string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stricter == nil {
-		c.stricter, c.examples = map[string]int64{}, map[string]string{}
+		c.stricter, c.examples, c.exSaid = map[string]int64{}, map[string]string{}, map[string]string{}
 	}
 	c.stricter[reason]++
-	c.examples[reason] = leastExample(c.examples[reason], op)
+	if was := c.examples[reason]; was == "" || leastExample(was, op) != was {
+		c.examples[reason], c.exSaid[reason] = leastExample("", op), leastExample("", said)
+	}
 	kind, _, _ := strings.Cut(op, " ")
 	c.count(kind, func(n *OpCounts) { n.Stricter++ })
 }
@@ -235,7 +239,7 @@ func (c *Counter) Read(skipped func() int64) Tally {
 		out.LetThrough += n.LetThrough
 	}
 	if len(c.stricter) > 0 {
-		out.Stricter, out.StricterExamples = maps.Clone(c.stricter), maps.Clone(c.examples)
+		out.Stricter, out.StricterExamples, out.StricterSaid = maps.Clone(c.stricter), maps.Clone(c.examples), maps.Clone(c.exSaid)
 	}
 	if len(c.kinds) > 0 {
 		out.Kinds = maps.Clone(c.kinds)

@@ -8,18 +8,21 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
 
-// TestStricterExamples: each reason keeps the least of its ops, in a
-// session and over sessions summed in any order, so that the example a
-// campaign shows does not depend on which worker met it first.
+// TestStricterExamples: each reason keeps the least of its ops with the
+// words the sandbox refused it in, in a session and over sessions summed
+// in any order, so that the example a campaign shows does not depend on
+// which worker met it first.
 func TestStricterExamples(t *testing.T) {
 	var a, b Counter
-	a.Stricter("other", "fs_read /work/z")
-	a.Stricter("other", "fs_read /work/b")
-	a.Stricter("dangling-write", "fs_write /work/dl x")
-	b.Stricter("other", "fs_read /work/a")
-	want := Tally{Stricter: map[string]int64{"other": 3, "dangling-write": 1},
+	a.Stricter("other", "fs_read /work/z", "said z")
+	a.Stricter("other", "fs_read /work/b", "said b")
+	a.Stricter("other", "fs_read /work/c", "said c")
+	a.Stricter("dangling-write", "fs_write /work/dl x", "")
+	b.Stricter("other", "fs_read /work/a", "said a")
+	want := Tally{Stricter: map[string]int64{"other": 4, "dangling-write": 1},
 		StricterExamples: map[string]string{"other": "fs_read /work/a", "dangling-write": "fs_write /work/dl x"},
-		Kinds:            map[string]OpCounts{core.OpRead: {Stricter: 3}, core.OpWrite: {Stricter: 1}}}
+		StricterSaid:     map[string]string{"other": "said a", "dangling-write": ""},
+		Kinds:            map[string]OpCounts{core.OpRead: {Stricter: 4}, core.OpWrite: {Stricter: 1}}}
 	for _, order := range [][]*Counter{{&a, &b}, {&b, &a}} {
 		var sum Tally
 		for _, c := range order {
@@ -41,7 +44,7 @@ func TestRefusedCounted(t *testing.T) {
 	a.Refused(core.OpRead, true)
 	a.Refused(core.OpWrite, false)
 	a.Passed(core.OpRead)
-	a.Stricter("refused-allowed", "fs_write /work/a x")
+	a.Stricter("refused-allowed", "fs_write /work/a x", "")
 	b.Refused(core.OpRead, true)
 	b.Passed(core.OpFetch)
 	var sum Tally

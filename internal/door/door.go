@@ -78,8 +78,11 @@ type Tally struct {
 	Stricter map[string]int64
 	// StricterExamples holds, by reason, the least of the ops counted
 	// under it (as a scenario writes them, cut short): one to replay
-	// when a reason does not say enough.
+	// when a reason does not say enough. StricterSaid holds, by reason,
+	// what the sandbox said refusing that op (a reason names a shape of
+	// op, not why: a server that fails every call is told by its words).
 	StricterExamples map[string]string
+	StricterSaid     map[string]string
 	// SkippedLines counts the lines a server wrote on stdout that were
 	// not JSON-RPC (logs), over every server of the session.
 	SkippedLines int64
@@ -192,9 +195,11 @@ func (t *Tally) Add(u Tally) {
 	}
 	for k, ex := range u.StricterExamples {
 		if t.StricterExamples == nil {
-			t.StricterExamples = map[string]string{}
+			t.StricterExamples, t.StricterSaid = map[string]string{}, map[string]string{}
 		}
-		t.StricterExamples[k] = leastExample(t.StricterExamples[k], ex)
+		if was := t.StricterExamples[k]; was == "" || leastExample(was, ex) != was {
+			t.StricterExamples[k], t.StricterSaid[k] = ex, u.StricterSaid[k]
+		}
 	}
 	t.SkippedLines += u.SkippedLines
 	t.Passed += u.Passed

@@ -221,7 +221,7 @@ func (s *sandbox) Run(op core.Op) core.Result {
 			if lookups.Internal {
 				reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 			}
-			s.tally.Stricter(reason, judge.FormatOp(op))
+			s.tally.Stricter(reason, judge.FormatOp(op), "")
 		}
 		return m
 	}

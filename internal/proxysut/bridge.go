@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -54,7 +55,8 @@ type bridge struct {
 	halted  core.Kind
 	timeout time.Duration // one op (Timeouts.Op)
 
-	toolError bool // the fetch server's tool answered the op under way with an error
+	toolError bool   // the fetch server's tool answered the op under way with an error
+	toolText  string // the words of its answer
 
 	answers map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
 	lookups map[string]int     // the model's lookups of each host so far, by name as SPEC §6 compares them (modelFetch)
@@ -348,6 +350,10 @@ func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 // (networld.Served.Elsewhere), counted under a reason of its own.
 func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled, elsewhere bool) core.Result {
 	resolved := lookups.Count > 0
+	said := b.said()
+	if said != "" && b.counts {
+		b.s.tally.Said(said)
+	}
 	if model == core.OK || model == core.NotFound {
 		seen := addr // what the proxy was answered, when it looked the host up
 		if !resolved {
@@ -364,7 +370,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 			return core.Result{Kind: core.EgressDenied}
 		}
 		if b.counts {
-			b.s.tally.Stricter(reason, judge.FormatOp(core.Op{Kind: core.OpFetch, Args: []string{host, path}}))
+			b.s.tally.Stricter(reason, judge.FormatOp(core.Op{Kind: core.OpFetch, Args: []string{host, path}}), said)
 		}
 		return b.asModel(host, path, addr, resolved, journaled)
 	}
@@ -378,6 +384,17 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 		}
 	}
 	return core.Result{Kind: model}
+}
+
+// said is what a fetch server's tool answered the op under way, its
+// directory's path cut out (a place of its own each run): the words of a
+// refusal, which a replay shows and a campaign keeps with an example of
+// a stricter reason; "" for a proxy, whose refusal is a page of its own.
+func (b *bridge) said() string {
+	if b.px.srv == nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.ReplaceAll(b.toolText, b.px.dir, "$DIR"))
 }
 
 // asModel answers a fetch the proxy could not be judged on as the

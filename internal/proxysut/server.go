@@ -77,7 +77,7 @@ func (b *bridge) askServer(op core.Op) error {
 	b.px.bind.BeginOp(op)
 	b.px.ops++
 	res, err := b.px.srv.Fetch(serverURL(op))
-	b.toolError = res.IsError
+	b.toolError, b.toolText = res.IsError, res.Text
 	return err
 }
 

@@ -271,6 +271,11 @@ func TestFetchServers(t *testing.T) {
 			t.Errorf("%s: let through %d fetches the model allows and %d of the %d its allow-list refuses, want %d and %d of 1",
 				tc.mode, sum.Passed, sum.LetThrough, sum.Refused, tc.passed, tc.through)
 		}
+		// A refusal's words are kept with its stricter example, and for
+		// the replay's mark.
+		if said := sum.StricterSaid[door.ReasonRefusedAllowed]; tc.mode == "deny" && (said != "Error: a.test is not allowed" || sum.Said == 0) {
+			t.Errorf("deny: the example refused in the words %q (%d words kept), want \"Error: a.test is not allowed\"", said, sum.Said)
+		}
 	}
 }
 

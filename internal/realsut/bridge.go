@@ -448,7 +448,7 @@ func (b *bridge) excuseStricter(op core.Op, out realfs.Outcome, changed bool) bo
 		return false
 	}
 	if b.counts {
-		b.tally.Stricter(reason, judge.FormatOp(op))
+		b.tally.Stricter(reason, judge.FormatOp(op), b.worldText(out.Detail))
 	}
 	return true
 }

@@ -128,7 +128,10 @@ func TestStricterIsCountedNotJudged(t *testing.T) {
 			if tc.passed > 0 { // the reads after it
 				kinds[core.OpRead] = door.OpCounts{Passed: tc.passed}
 			}
-			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}, StricterExamples: map[string]string{tc.wantReason: op}, Passed: tc.passed, CountsPassed: true, Kinds: kinds}
+			sess, _ := tc.sandbox.Open("", Timeouts{})
+			said := sess.(refusingSession).detail // the words it refused in, kept with the example
+			want := door.Tally{Stricter: map[string]int64{tc.wantReason: 1}, StricterExamples: map[string]string{tc.wantReason: op}, StricterSaid: map[string]string{tc.wantReason: said},
+				Passed: tc.passed, CountsPassed: true, Kinds: kinds}
 			if diff := cmp.Diff(want, got, ignoreWords); diff != "" {
 				t.Errorf("tally (-want +got):\n%s", diff)
 			}
@@ -218,7 +221,7 @@ func TestStricterCountsRunsOnly(t *testing.T) {
 	a := refuses(realfs.Denied, "no", "/work/a.txt")
 	a.Promises = nil
 	_, got := checkCounted(t, a, stricterWorld+"fs_read /work/a.txt\nfs_read /work/a.txt\nfs_read /work/al\n")
-	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}, StricterExamples: map[string]string{ReasonOther: "fs_read /work/a.txt"}, Passed: 1, CountsPassed: true,
+	want := door.Tally{Stricter: map[string]int64{ReasonOther: 2}, StricterExamples: map[string]string{ReasonOther: "fs_read /work/a.txt"}, StricterSaid: map[string]string{ReasonOther: "no"}, Passed: 1, CountsPassed: true,
 		Kinds: map[string]door.OpCounts{core.OpRead: {Stricter: 2, Passed: 1}}}
 	if diff := cmp.Diff(want, got, ignoreWords); diff != "" {
 		t.Errorf("tally (-want +got):\n%s", diff)
