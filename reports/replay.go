@@ -92,6 +92,10 @@ type ReplayStep struct {
 	// tree, which is then not the model's: the step shows the model's
 	// answer, and what the sandbox did is judged.
 	Parted bool
+	// Bare is set on a fetch during which the sandbox connected to the
+	// world and sent no request: the journal's fetch of it is that
+	// connection (SPEC §14), not a request sent.
+	Bare bool
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -232,6 +236,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		}
 		if s.Parted {
 			mark = "  the model's answer: after a write above that the sandbox allowed where the world's links lead it, its tree is not the model's, so its verdict is not judged; what it did, the journal, is"
+		}
+		if s.Bare {
+			mark += "  a connection that sent no request (a TLS hello, a browser's preconnect), journaled as the op's fetch (SPEC §14)"
 		}
 		if s.Said != "" && s.Unknown == "" {
 			mark += "  the sandbox said " + strconv.Quote(clip(s.Said, saidCell))
@@ -400,6 +407,9 @@ type stepJSON struct {
 	// Parted: the model's answer, after a landed write changed the tree
 	// (ReplayStep.Parted).
 	Parted bool `json:"parted,omitempty"`
+	// Bare: a connection that sent no request, journaled as the op's
+	// fetch (ReplayStep.Bare).
+	Bare bool `json:"bare,omitempty"`
 }
 
 type violationJSON struct {
@@ -423,7 +433,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 	}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted, Bare: s.Bare})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

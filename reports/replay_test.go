@@ -163,3 +163,25 @@ func TestAnotherHostMark(t *testing.T) {
 		t.Errorf("marks:\n%s", b.String())
 	}
 }
+
+// TestBareMark: a fetch whose journaled fetch is a connection that sent
+// no request says so beside whatever else marks it, and in JSON.
+func TestBareMark(t *testing.T) {
+	var b bytes.Buffer
+	r := &reports.Replay{File: "z.sbx", SUT: "mcp:x", Steps: []reports.ReplayStep{
+		{Step: 1, Op: "net_fetch a.test /", Result: "egress_denied", Journal: []string{"fetch a.test 203.0.113.1 /"}, Bare: true},
+		{Step: 2, Op: "net_fetch b.test /", Result: "egress_denied"},
+	}}
+	if err := reports.WriteReplay(&b, reports.Text, r); err != nil {
+		t.Fatal(err)
+	}
+	const mark = "a connection that sent no request (a TLS hello, a browser's preconnect), journaled as the op's fetch (SPEC §14)"
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 4 || !strings.Contains(lines[2], mark) || strings.Contains(lines[3], mark) {
+		t.Errorf("marks:\n%s", b.String())
+	}
+	b.Reset()
+	if err := reports.WriteReplay(&b, reports.JSON, r); err != nil || !strings.Contains(b.String(), `"bare": true`) || strings.Count(b.String(), `"bare"`) != 1 {
+		t.Errorf("JSON %v:\n%s", err, b.String())
+	}
+}

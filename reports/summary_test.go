@@ -65,3 +65,14 @@ func TestSummaryClauses(t *testing.T) {
 		t.Errorf("an empty summary: %q %q, want nothing", none.StricterClause(), none.SkippedLinesClause())
 	}
 }
+
+// TestRate: an ops/s figure is whole from 10 up, and keeps two
+// significant digits below, so a sandbox slower than one op a second
+// does not read 0 ops/s.
+func TestRate(t *testing.T) {
+	for x, want := range map[float64]string{0: "0", 0.39: "0.39", 0.0123: "0.012", 5.54: "5.5", 9.96: "10", 10: "10", 123.4: "123", 2990.5: "2990"} {
+		if got := reports.Rate(x); got != want {
+			t.Errorf("Rate(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

@@ -217,7 +217,7 @@ func (r *Report) writeSummary(d *doc) {
 		{"checks", fmt.Sprint(r.Checks)},
 		{"scenarios", fmt.Sprint(r.Scenarios)},
 		{"ops", fmt.Sprint(r.Ops)},
-		{"ops/s", fmt.Sprintf("%.0f", r.OpsPerSecond)},
+		{"ops/s", Rate(r.OpsPerSecond)},
 		{"seconds", r.secondsCell()},
 		{"findings", r.findingsCell()},
 		{"invariants checked", fmt.Sprintf("%d of %d", r.invariantsChecked(), len(r.Invariants))},

@@ -153,8 +153,8 @@ func writeReport(e *env, rep *reports.Report, format reports.Format, output, svg
 
 func reportStatus(e *env, rep *reports.Report) int {
 	un := rep.UnexplainedGaps()
-	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%.0f ops/s), sut %s: %d findings, %d gaps (%s), %s, %d result kinds never reached",
-		rep.Seed, rep.Checks, rep.Ops, rep.OpsPerSecond, rep.SUT, len(rep.Findings), len(rep.Gaps), unexplainedStatus(rep, len(un)), dimensionsStatus(rep), len(rep.UnreachedKinds))
+	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%s ops/s), sut %s: %d findings, %d gaps (%s), %s, %d result kinds never reached",
+		rep.Seed, rep.Checks, rep.Ops, reports.Rate(rep.OpsPerSecond), rep.SUT, len(rep.Findings), len(rep.Gaps), unexplainedStatus(rep, len(un)), dimensionsStatus(rep), len(rep.UnreachedKinds))
 	if rep.Mutants != nil {
 		fmt.Fprintf(e.stderr, ", %d of %d mutants killed", len(rep.Mutants)-len(rep.Survivors()), len(rep.Mutants))
 	}

@@ -109,8 +109,8 @@ that cannot start, 3 interrupted.`)
 	sum.SUTFlags, sum.Unasked = target.Flags, target.Unasked
 	sum.MarkNotApplicable(target.NotApplicable)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%.0f ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s%s%s\n",
-		sum.Seed, sum.Checks, sum.Ops, res.Checked.Round(time.Millisecond), sum.OpsPerSecond, sum.Workers, minimizingTime(res), sum.SUT,
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%s ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s%s%s\n",
+		sum.Seed, sum.Checks, sum.Ops, res.Checked.Round(time.Millisecond), reports.Rate(sum.OpsPerSecond), sum.Workers, minimizingTime(res), sum.SUT,
 		len(sum.Findings), distinctScenarios(sum), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
 		violationsSeen(sum, *stopAtFirst, *perInvariant), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.LandedClause(), sum.CachedClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
@@ -398,11 +398,11 @@ func progressReporter(w io.Writer, terminal bool, every time.Duration) func(camp
 // progressLine says how far a campaign has come.
 func progressLine(p campaign.Progress) string {
 	if p.ChecksOver {
-		return fmt.Sprintf("checks %d done in %s (%.0f ops/s); minimizing: findings %d written  elapsed %s",
-			p.Checks, p.Checked.Truncate(time.Second), float64(p.Ops)/p.Checked.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
+		return fmt.Sprintf("checks %d done in %s (%s ops/s); minimizing: findings %d written  elapsed %s",
+			p.Checks, p.Checked.Truncate(time.Second), reports.Rate(float64(p.Ops)/p.Checked.Seconds()), p.Findings, p.Elapsed.Truncate(time.Second))
 	}
-	return fmt.Sprintf("checks %d  ops %d  %.0f ops/s  findings %d  elapsed %s",
-		p.Checks, p.Ops, float64(p.Ops)/p.Elapsed.Seconds(), p.Findings, p.Elapsed.Truncate(time.Second))
+	return fmt.Sprintf("checks %d  ops %d  %s ops/s  findings %d  elapsed %s",
+		p.Checks, p.Ops, reports.Rate(float64(p.Ops)/p.Elapsed.Seconds()), p.Findings, p.Elapsed.Truncate(time.Second))
 }
 
 // missingDirs are dir and those of its parents that do not exist yet,

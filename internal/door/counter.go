@@ -43,6 +43,7 @@ type Counter struct {
 	cleaned  int64  // ops with ".." a server cleans by its own policy (Cleaned)
 	landed   int64  // ops the model denies, allowed where they land (Landed)
 	parted   int64  // ops after a landed write that changed the tree (Parted)
+	bare     int64  // ops with a connection that sent no request (Bare)
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
 	said     int64  // refusals in words of the sandbox's own (Said)
@@ -161,6 +162,15 @@ func (c *Counter) Parted() {
 	c.parted++
 }
 
+// Bare counts one op during which the sandbox opened a connection to the
+// world and sent no request on it, journaled as the op's fetch
+// (Tally.Bare).
+func (c *Counter) Bare() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.bare++
+}
+
 // Cached counts one fetch a server answered from a cache of its own
 // (Tally.Cached).
 func (c *Counter) Cached() {
@@ -232,7 +242,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted}
+	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare}
 	for _, n := range c.kinds { // the sums are the kinds'
 		out.Passed += n.Passed
 		out.Refused += n.Refused

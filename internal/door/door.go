@@ -159,6 +159,11 @@ type Tally struct {
 	// write goes, so its tree is not the model's from then on, and the
 	// model's answer stands in; what it did is judged.
 	Parted int64
+	// Bare counts the ops during which the sandbox connected to the world
+	// and sent no request (a TLS hello to port 443, a browser's preconnect
+	// to a host it then refuses): journaled as the op's fetch (SPEC §14),
+	// which a replay says, lest the entry be read as a request sent.
+	Bare int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -218,4 +223,5 @@ func (t *Tally) Add(u Tally) {
 	t.Said += u.Said
 	t.Landed += u.Landed
 	t.Parted += u.Parted
+	t.Bare += u.Bare
 }

@@ -26,6 +26,7 @@ type Watch struct {
 	said     map[int]string // the words of any refusal
 	landed   map[int]bool
 	parted   map[int]bool
+	bare     map[int]bool
 }
 
 // NewWatch returns a Watch over the session whose counts tally reads.
@@ -54,6 +55,7 @@ func (w *Watch) Reset() {
 	clear(w.said)
 	clear(w.landed)
 	clear(w.parted)
+	clear(w.bare)
 }
 
 // Marks returns, by the place of the op, the stricter reason counted
@@ -112,6 +114,14 @@ func (w *Watch) Parted() map[int]bool {
 	return maps.Clone(w.parted)
 }
 
+// Bare returns the places of the ops with a connection that sent no
+// request (Tally.Bare).
+func (w *Watch) Bare() map[int]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.bare)
+}
+
 // note notes what the op at place n made the session count, after was.
 func (w *Watch) note(n int, was, now Tally) {
 	w.mu.Lock()
@@ -139,6 +149,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.parted = map[int]bool{}
 		}
 		w.parted[n] = true
+	}
+	if now.Bare > was.Bare {
+		if w.bare == nil {
+			w.bare = map[int]bool{}
+		}
+		w.bare[n] = true
 	}
 	if now.Cleaned > was.Cleaned {
 		if w.cleaned == nil {

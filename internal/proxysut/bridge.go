@@ -134,6 +134,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	lookups := b.px.bind.EndOp()
 	resolved := lookups.Count > 0
 	served := b.px.bind.Served()
+	if served.Bare && b.counts {
+		b.s.tally.Bare()
+	}
 	if b.px.srv != nil && err == nil {
 		ans = servedAnswer(served)
 		if served.Reached {

@@ -267,6 +267,9 @@ func TestFetchServers(t *testing.T) {
 			}
 			sum.Add(tally)
 		}
+		if sum.Bare != 0 {
+			t.Errorf("%s: %d connections without a request counted, where every one sent its request", tc.mode, sum.Bare)
+		}
 		if sum.Passed != tc.passed || sum.Refused != 1 || sum.LetThrough != tc.through {
 			t.Errorf("%s: let through %d fetches the model allows and %d of the %d its allow-list refuses, want %d and %d of 1",
 				tc.mode, sum.Passed, sum.LetThrough, sum.Refused, tc.passed, tc.through)
@@ -464,8 +467,8 @@ func fakeServers() []string {
 func TestConnectedWithoutARequest(t *testing.T) {
 	tg := fakeServerTarget(t, "bare", 0)
 	fs, tally := checkOn(t, tg, "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0)
-	if len(fs) > 0 || tally.Passed != 1 || len(tally.Stricter) > 0 {
-		t.Errorf("allowed: findings %v, %d let through, stricter %v; want none, 1, none", fs, tally.Passed, tally.Stricter)
+	if len(fs) > 0 || tally.Passed != 1 || len(tally.Stricter) > 0 || tally.Bare != 1 {
+		t.Errorf("allowed: findings %v, %d let through, stricter %v, %d bare; want none, 1, none, 1 (a replay says so)", fs, tally.Passed, tally.Stricter, tally.Bare)
 	}
 	fs, _ = checkOn(t, tg, "grant net a.test\ndns a.test 10.0.0.7\n\nnet_fetch a.test /s\n", 0)
 	if got := invariants(fs); !slices.Equal(got, []string{"no-internal-egress"}) {
