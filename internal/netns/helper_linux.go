@@ -118,6 +118,12 @@ func setUp(j job) ([]*os.File, error) {
 	if err := mountEtc(j.Etc); err != nil {
 		return nil, err
 	}
+	// A /proc of the namespace's own, as an exec: child's supervisor
+	// mounts: the host's shows the command under the host's pids, where
+	// a program that reads /proc/self/... of its own pid (Chromium's
+	// crash handler) finds another process or none. Best effort: without
+	// it the command still runs, as it did before.
+	syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
 	var files []*os.File
 	for _, p := range j.Ports {
 		for _, network := range []string{"tcp4", "tcp6"} {

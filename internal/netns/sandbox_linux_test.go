@@ -562,3 +562,23 @@ func TestSweepEtc(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnProcInTheNamespace: a command in the namespace sees its PID
+// namespace's /proc, not the host's: its own pid there is a small one,
+// and /proc lists only the namespace's processes.
+func TestOwnProcInTheNamespace(t *testing.T) {
+	requireNamespaces(t)
+	r, _, err := Run(Command{Argv: []string{"sh", "-c", "readlink /proc/self; ls /proc | grep -c '^[0-9][0-9]*$'"}, Timeout: time.Minute}, Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields(r.Stdout)
+	if r.ExitCode != 0 || len(words) != 2 {
+		t.Fatalf("the command said %q: %+v", r.Stdout, r)
+	}
+	self, err1 := strconv.Atoi(words[0])
+	procs, err2 := strconv.Atoi(words[1])
+	if err1 != nil || err2 != nil || self > 10 || procs > 10 {
+		t.Errorf("the command's /proc/self is %s and /proc lists %s processes: want the namespace's own, a few", words[0], words[1])
+	}
+}
