@@ -491,6 +491,16 @@ func TestNothingPassedInReport(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, text)
 		}
 	}
+	if w := sum.NumberedWarning(); w != "" {
+		t.Errorf("no read numbered: warning %q, want none", w)
+	}
+	sum.NumberedReads = 2
+	for _, r := range builtAndLoaded(t, sum) {
+		text := render(t, r, reports.Text)
+		if want := `WARNING: 2 reads were answered with the file's lines each after a line number, as cat -n writes them, which the profile does not cut`; !strings.Contains(text, want) || !strings.Contains(text, `give its read result a "line_prefix" (" *\\d+\\t" for cat -n`) {
+			t.Errorf("the report lacks %q and the line_prefix to give:\n%s", want, text)
+		}
+	}
 	sum.AllowedPassed = new(int64(1))
 	if w := sum.NothingPassedWarning(); w != "" {
 		t.Errorf("one op let through: warning %q, want none", w)

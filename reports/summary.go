@@ -101,6 +101,10 @@ type Summary struct {
 	// (WholeWarning); WholeExample is the least such answer, cut short.
 	WholeReads   int64  `json:"whole_reads,omitempty"`
 	WholeExample string `json:"whole_example,omitempty"`
+	// NumberedReads counts the reads a real sandbox answered with the
+	// file's lines each after a line number, as cat -n writes them, which
+	// the profile does not cut (NumberedWarning).
+	NumberedReads int64 `json:"numbered_reads,omitempty"`
 	// AllowedPassed counts the ops the model allows that the sandbox let
 	// through (a proxy relayed the world's answer, a file server read or
 	// wrote), on a door that counts them (the real ones); nil on the
@@ -432,11 +436,11 @@ const minRefusedToWarn = 20
 
 // SandboxWarnings are the lines a run must say loudly about its sandbox:
 // those of GivenUpWarning, NothingPassedWarning, MostlyStricterWarning,
-// KindNothingPassedWarning, NoAllowListWarning, StaleWarning and
-// WholeWarning that hold.
+// KindNothingPassedWarning, NoAllowListWarning, StaleWarning,
+// WholeWarning and NumberedWarning that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.KindNothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning()} {
+	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.KindNothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning(), s.NumberedWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
@@ -469,6 +473,18 @@ func (s *Summary) WholeWarning() string {
 	reads := countOf(s.WholeReads, "read was", "reads were")
 	return fmt.Sprintf("%s answered with text the profile's read result finds no content in, taken whole as the file's bytes (the least: %q): a refusal the profile's refusals do not match reads as a file (docs/real-sandboxes.md#a-server-with-other-tools-profiles)",
 		reads, s.WholeExample)
+}
+
+// NumberedWarning is the one line that says some reads were answered
+// with numbered lines the profile does not cut, or "" when none were:
+// every such read differs from the file, a verdict-matches-model finding
+// of the profile's making.
+func (s *Summary) NumberedWarning() string {
+	if s.NumberedReads == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s answered with the file's lines each after a line number, as cat -n writes them, which the profile does not cut: each differs from the file, a verdict-matches-model finding of the profile's making; give its read result a \"line_prefix\" (\" *\\\\d+\\\\t\" for cat -n; docs/real-sandboxes.md#a-server-with-other-tools-profiles)",
+		countOf(s.NumberedReads, "read was", "reads were"))
 }
 
 // MostlyStricterWarning is the one line that says the sandbox refused

@@ -44,6 +44,7 @@ type Counter struct {
 	landed   int64  // ops the model denies, allowed where they land (Landed)
 	parted   int64  // ops after a landed write that changed the tree (Parted)
 	bare     int64  // ops with a connection that sent no request (Bare)
+	numbered int64  // reads answered with numbered lines (Numbered)
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
 	said     int64  // refusals in words of the sandbox's own (Said)
@@ -171,6 +172,14 @@ func (c *Counter) Bare() {
 	c.bare++
 }
 
+// Numbered counts one read answered with the file's lines each after a
+// line number, which the profile does not cut (Tally.Numbered).
+func (c *Counter) Numbered() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.numbered++
+}
+
 // Cached counts one fetch a server answered from a cache of its own
 // (Tally.Cached).
 func (c *Counter) Cached() {
@@ -242,7 +251,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare}
+	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare, Numbered: c.numbered}
 	for _, n := range c.kinds { // the sums are the kinds'
 		out.Passed += n.Passed
 		out.Refused += n.Refused

@@ -164,6 +164,11 @@ type Tally struct {
 	// to a host it then refuses): journaled as the op's fetch (SPEC §14),
 	// which a replay says, lest the entry be read as a request sent.
 	Bare int64
+	// Numbered counts the reads a real sandbox answered with the file's
+	// lines each after a line number (cat -n), which its profile does
+	// not cut: each is a verdict-matches-model finding of the profile's
+	// making, and the run says how to cut them.
+	Numbered int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -224,4 +229,5 @@ func (t *Tally) Add(u Tally) {
 	t.Landed += u.Landed
 	t.Parted += u.Parted
 	t.Bare += u.Bare
+	t.Numbered += u.Numbered
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -63,13 +64,17 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	}
 	if op.Kind == core.OpRead {
 		data, ok := p.Read.Result.content(r.Text)
+		numbered := false
 		switch x := p.Read.Result; {
 		case x != nil && x.describes(r.Text):
 			data, ok = fileOr(r.Text, path), true
 		case x != nil && (x.Lines || x.LineMax > 0 || x.Tab != ""):
 			data = asFile(data, path, x)
 		}
-		return realfs.Outcome{Verdict: realfs.Allowed, Data: d.cut(data, root), Whole: !ok}, nil
+		if x := p.Read.Result; x == nil || x.LinePrefix == "" {
+			numbered = numberedFile(data, path)
+		}
+		return realfs.Outcome{Verdict: realfs.Allowed, Data: d.cut(data, root), Whole: !ok, Numbered: numbered}, nil
 	}
 	return realfs.Outcome{Verdict: realfs.Allowed, Detail: d.cut(r.Text, root)}, nil
 }
@@ -114,6 +119,31 @@ func cutWord(text, p string) string {
 		}
 		text = text[end:]
 	}
+}
+
+// lineNumber is a line number before a line as file tools write them:
+// cat -n's right-aligned number and tab, or a number and an arrow, a bar,
+// a colon or spaces.
+var lineNumber = regexp.MustCompile(`^ *\d+(?:\t|→|\| ?|: ?| {1,2})`)
+
+// numberedFile reports whether data, which the server returned for the
+// file at tree path p, is that file's content with a line number before
+// each of its lines, and not the file itself.
+func numberedFile(data, p string) bool {
+	file, err := os.ReadFile(named(p))
+	if err != nil || len(file) == 0 || data == string(file) {
+		return false
+	}
+	lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+	for i, l := range lines {
+		n := lineNumber.FindString(l)
+		if n == "" {
+			return false
+		}
+		lines[i] = l[len(n):]
+	}
+	cut := strings.Join(lines, "\n")
+	return cut == strings.TrimSuffix(string(file), "\n")
 }
 
 // asFile is data, which a server that reads by lines (Extract.Lines),

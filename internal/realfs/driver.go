@@ -44,6 +44,12 @@ type Outcome struct {
 	// find the content in (an MCP profile's result does not fit it): the
 	// whole answer was taken as the file's bytes.
 	Whole bool
+	// Numbered is set on an allowed fs_read whose content is the file's
+	// with a line number before each line, as cat -n writes them, which
+	// the driver was not told to cut (an MCP profile's line_prefix): the
+	// content stands as the server gave it, and the run says how to cut
+	// the numbers.
+	Numbered bool
 }
 
 // Driver drives one real sandbox over one materialized Tree. The harness

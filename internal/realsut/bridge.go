@@ -242,6 +242,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 		if out.Whole && b.counts {
 			b.tally.Whole(out.Data)
 		}
+		if out.Numbered && b.counts {
+			b.tally.Numbered()
+		}
 		return b.deliver(out.Data)
 	}
 	return core.Result{Kind: k}

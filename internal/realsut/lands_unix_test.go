@@ -81,3 +81,37 @@ func TestWriteUnderALinkMeetsNoParentMadeForIt(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberedReadsAreCounted: a server that answers a read with the
+// file's lines each after a line number (cat -n) is a verdict-matches-model
+// finding of the profile's making, counted so that the run says to cut
+// the numbers; with the profile's line_prefix, neither.
+func TestNumberedReadsAreCounted(t *testing.T) {
+	const src = "grant fs_read /work/\ngrant fs_write /work/\nfile /work/a \"one\\ntwo\\n\"\n\nfs_read /work/a\n"
+	for _, tc := range []struct {
+		result string
+		want   []string
+		counts int64
+	}{
+		{"", []string{"verdict-matches-model"}, 1},
+		{`, "result": {"line_prefix": " *\\d+\\t"}`, nil, 0},
+	} {
+		profile := filepath.Join(t.TempDir(), "profile.json")
+		err := os.WriteFile(profile, []byte(`{"name": "fake-numbered", "read": {"tool": "read_file", "path": "path"`+tc.result+`},
+			"write": {"tool": "write_file", "path": "path", "content": "content"},
+			"denied": ["Access denied"], "not_found": ["ENOENT"]}`), 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(ProfileEnv, profile)
+		a, err := MCP(fakeMCP(t, "numbered"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.TreeDir = filepath.Join(t.TempDir(), "trees")
+		found, tally := checkCounted(t, a, src)
+		if got := invariants(found); !slices.Equal(got, tc.want) || tally.Numbered != tc.counts {
+			t.Errorf("result %q: findings %v and %d numbered reads, want %v and %d", tc.result, got, tally.Numbered, tc.want, tc.counts)
+		}
+	}
+}

@@ -267,6 +267,11 @@ while True:
                 data += "(a copy in %s/copy.txt)" % os.environ["HOME"]
             elif mode == "tabs":  # each tab shown as eight spaces, as Strands Agents' file editor does
                 data = data.replace("\t", " " * 8)
+            elif mode == "numbered":  # as cat -n writes it
+                lines = data.split("\n")
+                if data.endswith("\n"):
+                    lines = lines[:-1]
+                data = "".join("%6d\t%s\n" % (i + 1, l) for i, l in enumerate(lines))
             elif mode == "cutlines":  # lines over 10 characters cut, marked
                 data = "\n".join(l[:10] + "..." if len(l) > 10 else l for l in data.split("\n"))
             text(mid, data)
