@@ -77,7 +77,10 @@ func (b *bridge) askServer(op core.Op) error {
 	b.px.bind.BeginOp(op)
 	b.px.ops++
 	res, err := b.px.srv.Fetch(serverURL(op))
-	b.toolError, b.toolText = res.IsError, res.Text
+	// An error said in a successful result, by the profile's refusals,
+	// is an error all the same (LangChain's WebBrowser returns an
+	// error's text): not an answer from a cache of the server's own.
+	b.toolError, b.toolText = res.IsError || b.s.profile.refusal(res.Text), res.Text
 	return err
 }
 

@@ -95,7 +95,9 @@ func fakeServer(mode string, args []string) int {
 			} else if mode == "cache" {
 				cache[req.Params.Arguments.URL] = text
 			}
-			result = map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": err != nil}
+			// "plainguard" says its errors in a successful result, as
+			// LangChain's WebBrowser returns an error's text.
+			result = map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": err != nil && mode != "plainguard"}
 		default:
 			out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})
 			continue
@@ -115,7 +117,8 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 	if mode == "relay" { // asks a service of its own for every page, as a reader API does
 		host, rawURL = "relay.test", "http://relay.test/read"
 	}
-	if mode == "deny" || mode == "guard" && !slices.Contains(allow, hostOfURL(u)) {
+	guard := mode == "guard" || mode == "plainguard"
+	if mode == "deny" || guard && !slices.Contains(allow, hostOfURL(u)) {
 		return "", fmt.Errorf("%s is not allowed", host)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -132,7 +135,7 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if mode == "guard" && spec.IsInternal(addrs[0]) {
+	if guard && spec.IsInternal(addrs[0]) {
 		return "", fmt.Errorf("%s resolves to an internal address", host)
 	}
 	if mode == "bare" {
@@ -319,6 +322,34 @@ func TestCachingFetchServer(t *testing.T) {
 	fs, _ = checkOn(t, tg, internal, 0)
 	if got := invariants(fs); !slices.Equal(got, []string{"no-internal-egress", "verdict-matches-model"}) {
 		t.Errorf("a fetch of an internal address after the cache was seen: findings %v, want no-internal-egress and verdict-matches-model, no replay-deterministic", fs)
+	}
+}
+
+// TestErrorsInWordsAreNotACache: a server whose tool says its errors in a
+// successful result, refusing a URL it fetched before (its host now
+// answers an internal address), reads as answering from a cache of its
+// own, unless the profile's refusals tell such words: then it refused.
+func TestErrorsInWordsAreNotACache(t *testing.T) {
+	src := "grant net a.test\ndns a.test 203.0.113.9 10.0.0.7\nroute a.test /s hello\n\nnet_fetch a.test /s => ok hello\nnet_fetch a.test /s\n"
+	for _, tc := range []struct {
+		refusals string
+		cached   int64
+	}{
+		{"", 1},
+		{`, "refusals": ["^Error: "]`, 0},
+	} {
+		p, err := ParseProfile([]byte(strings.TrimSuffix(fakeServerProfile, "}") + tc.refusals + "}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := ServerTarget(fakeServerCommand(t, "plainguard"), "", p, Timeouts{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, tally := checkOn(t, tg, src, 0)
+		if len(fs) != 0 || tally.Cached != tc.cached {
+			t.Errorf("refusals %q: findings %v, %d fetches counted as cached; want none and %d", tc.refusals, fs, tally.Cached, tc.cached)
+		}
 	}
 }
 
