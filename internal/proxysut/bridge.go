@@ -171,9 +171,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case !ans.closed && ans.status < 300 && !b.s.profile.refusal(ans.body):
 		panic(&door.Failure{Err: fmt.Errorf("%s: answered %d without %s: an answer the world did not give (its body begins %.120q; a page of the proxy's own that refuses goes in its profile's refusals)",
 			b.s.id.name, ans.status, networld.Header, ans.body)})
-	case b.px.srv != nil && !served.Reached && !served.Bare && !b.toolError && b.px.fetchedBefore(serverURL(op)):
+	case b.px.srv != nil && !served.Reached && !served.Bare && !served.Elsewhere && !b.toolError && b.px.fetchedBefore(serverURL(op)):
 		// A URL the server fetched before, answered with no error and no
-		// request: from a cache of its own, answered as the model does;
+		// request (of any host): from a cache of its own, answered as the model does;
 		// from now on every sandbox gets a server of its own.
 		b.s.cachesAnswers()
 		if b.counts {

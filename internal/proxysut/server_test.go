@@ -107,6 +107,10 @@ func fakeServer(mode string, args []string) int {
 	return 0
 }
 
+// relayed holds the URLs the fake server was asked before: "relaylater"
+// fetches a URL itself the first time, from its relay after.
+var relayed = map[string]bool{}
+
 // fakeFetch is the fake server's fetch of rawURL in mode.
 func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
@@ -114,9 +118,10 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 		return "", err
 	}
 	host := u.Hostname()
-	if mode == "relay" { // asks a service of its own for every page, as a reader API does
+	if mode == "relay" || mode == "relaylater" && relayed[rawURL] { // asks a service of its own for every page, as a reader API does
 		host, rawURL = "relay.test", "http://relay.test/read"
 	}
+	relayed[rawURL] = true
 	guard := mode == "guard" || mode == "plainguard"
 	if mode == "deny" || guard && !slices.Contains(allow, hostOfURL(u)) {
 		return "", fmt.Errorf("%s is not allowed", host)
@@ -299,6 +304,19 @@ func TestRelayingFetchServer(t *testing.T) {
 	}
 	if tally.Stricter[door.ReasonAnotherHost] != 1 || len(tally.Stricter) != 1 {
 		t.Errorf("stricter %v, want the op counted another-host (the server fetched relay.test instead of a.test)", tally.Stricter)
+	}
+}
+
+// TestRelayedLaterIsNoCache: a server that fetches a URL itself once and
+// from a relay of its own after made a request, of another host: no
+// answer from a cache, but another host fetched instead of the op's.
+func TestRelayedLaterIsNoCache(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s hello\nroute relay.test /read relayed\n\nnet_fetch a.test /s => ok hello\nnet_fetch a.test /s\n"
+	fs, tally := checkOn(t, fakeServerTarget(t, "relaylater", 0), src, 0)
+	// (Its replay, on the same server, relays the first fetch too:
+	// replay-deterministic, the server's own state.)
+	if got := invariants(fs); tally.Cached != 0 || tally.Stricter[door.ReasonAnotherHost] != 1 || !slices.Contains(got, "confinement") {
+		t.Errorf("counted %d cached, stricter %v, findings %v; want none cached, the second fetch another-host, confinement (relay.test) among the findings", tally.Cached, tally.Stricter, got)
 	}
 }
 
