@@ -289,13 +289,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Findings, res.UnconfirmedHangs, werr = out.result()
-	files, ops, serr := out.writeStricter(&stricters, res.Tally.Stricter)
+	files, ops, said, serr := out.writeStricter(&stricters, res.Tally.Stricter)
 	res.StricterFiles, werr = files, errors.Join(werr, serr)
-	for reason, op := range ops { // the example shown is the op of the file written
+	for reason, op := range ops { // the example shown is the op of the file written, with its words
 		if res.Tally.StricterExamples == nil {
-			res.Tally.StricterExamples = map[string]string{}
+			res.Tally.StricterExamples, res.Tally.StricterSaid = map[string]string{}, map[string]string{}
 		}
-		res.Tally.StricterExamples[reason] = op
+		res.Tally.StricterExamples[reason], res.Tally.StricterSaid[reason] = op, said[reason]
 	}
 	res.Drawn = res.Checks + int(skipped.Load())
 	res.Elapsed, res.Checked = time.Since(start), time.Duration(checked.Load())

@@ -27,11 +27,12 @@ type stricterScenario struct {
 	check int64
 	sc    *scenario.Scenario // cut after op
 	op    string             // the op refused, as a scenario writes it
+	said  string             // the words it was refused in ("" for none)
 }
 
-// offer keeps sc cut after its step at (0-based) for reason, when check
-// is lower than the one kept.
-func (k *stricterScenarios) offer(reason string, check int64, sc *scenario.Scenario, at int) {
+// offer keeps sc cut after its step at (0-based) for reason, with the
+// words the op was refused in, when check is lower than the one kept.
+func (k *stricterScenarios) offer(reason string, check int64, sc *scenario.Scenario, at int, said string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if kept, ok := k.by[reason]; ok && kept.check <= check {
@@ -42,13 +43,14 @@ func (k *stricterScenarios) offer(reason string, check int64, sc *scenario.Scena
 	}
 	cut := sc.Clone()
 	cut.Steps = cut.Steps[:at+1]
-	k.by[reason] = stricterScenario{check, cut, judge.FormatOp(cut.Steps[at].Op)}
+	k.by[reason] = stricterScenario{check, cut, judge.FormatOp(cut.Steps[at].Op), said}
 }
 
 // noteStricter offers, for each reason noted in the check just judged,
 // its scenario cut after the op, when no finding came at or before it.
 func (f *feed) noteStricter(sc *scenario.Scenario, fs []oracle.Finding) {
 	marks, _ := f.watch.Marks()
+	said := f.watch.Said()
 	first := map[string]int{}
 	for at, reason := range marks {
 		if was, ok := first[reason]; !ok || at < was {
@@ -57,29 +59,30 @@ func (f *feed) noteStricter(sc *scenario.Scenario, fs []oracle.Finding) {
 	}
 	for reason, at := range first {
 		if at < len(sc.Steps) && !slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return fd.Step <= at+1 }) {
-			f.stricter.offer(reason, f.i, sc, at)
+			f.stricter.offer(reason, f.i, sc, at, said[at])
 		}
 	}
 }
 
 // writeStricter writes the kept scenarios to the sink's directory, the
-// reasons in order, and returns their paths and ops by reason; counts are
+// reasons in order, and returns their paths and ops, each with the words
+// it was refused in, by reason; counts are
 // the campaign's stricter ops by reason. Nothing is written without a
 // directory.
-func (s *sink) writeStricter(k *stricterScenarios, counts map[string]int64) (paths, ops map[string]string, err error) {
+func (s *sink) writeStricter(k *stricterScenarios, counts map[string]int64) (paths, ops map[string]string, said map[string]string, err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if s.out == "" || len(k.by) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	paths, ops = map[string]string{}, map[string]string{}
+	paths, ops, said = map[string]string{}, map[string]string{}, map[string]string{}
 	for _, reason := range slices.Sorted(maps.Keys(k.by)) {
 		kept := k.by[reason]
 		path, err := s.as.WriteStricter(s.out, reason, fmt.Sprintf("seed %d, check %d", s.seed, kept.check), counts[reason], kept.sc)
 		if err != nil {
-			return paths, ops, fmt.Errorf("writing a stricter op's scenario: %w", err)
+			return paths, ops, said, fmt.Errorf("writing a stricter op's scenario: %w", err)
 		}
-		paths[reason], ops[reason] = path, kept.op
+		paths[reason], ops[reason], said[reason] = path, kept.op, kept.said
 	}
-	return paths, ops, nil
+	return paths, ops, said, nil
 }

@@ -18,8 +18,9 @@ import (
 )
 
 // countsFetches is the reference as a counting target whose every fetch
-// in a check's run is counted stricter, under "other": a real sandbox
-// refusing them, its door answering as the model does.
+// in a check's run is counted stricter, under "other", refused in words
+// that name it: a real sandbox refusing them, its door answering as the
+// model does.
 func countsFetches() sut.Target { return countsFetchesOf(core.ReferenceFactory) }
 
 // countsFetchesOf is countsFetches of the sandboxes of f.
@@ -44,7 +45,9 @@ type counted struct {
 
 func (s *counted) Run(op core.Op) core.Result {
 	if s.run && op.Kind == core.OpFetch {
-		s.c.Stricter("other", judge.FormatOp(op), "")
+		words := "refused " + judge.FormatOp(op)
+		s.c.Said(words)
+		s.c.Stricter("other", judge.FormatOp(op), words)
 	}
 	return s.Sandbox.Run(op)
 }
@@ -55,7 +58,7 @@ func (s *counted) Close() error { s.c.Closed(); return nil }
 // reason, the scenario of the lowest check that had an op counted under
 // it, cut after that op, whatever the number of workers, headed as no
 // finding with the line that replays it; the summary names it and shows
-// its op.
+// its op, with the words that op (not another) was refused in.
 func TestStricterScenarioWritten(t *testing.T) {
 	var first string
 	for _, workers := range []int{1, 2} {
@@ -96,7 +99,8 @@ func TestStricterScenarioWritten(t *testing.T) {
 			t.Errorf("the scenario written depends on the workers:\n%s\nagainst\n%s", body, first)
 		}
 		sum := Summarize(res, "counts-fetches")
-		if lines := sum.StricterExampleLines(); len(lines) != 1 || !strings.Contains(lines[0], "one of them: "+judge.FormatOp(last)+"; ") || !strings.HasSuffix(lines[0], "to replay: "+path) {
+		shown := "one of them: " + judge.FormatOp(last) + `, refused in the words "refused ` + judge.FormatOp(last) + `"; `
+		if lines := sum.StricterExampleLines(); len(lines) != 1 || !strings.Contains(lines[0], shown) || !strings.HasSuffix(lines[0], "to replay: "+path) {
 			t.Errorf("summary lines %q: want one showing %s and naming %s", lines, judge.FormatOp(last), path)
 		}
 	}
