@@ -117,17 +117,7 @@ func TestCwdRootMustBeADirectory(t *testing.T) {
 // adapted as a campaign adapts it, and returns its findings' invariants.
 func cwdSession(t *testing.T, mode, env string) (Adapter, func(src string) []string) {
 	t.Helper()
-	profile := filepath.Join(t.TempDir(), "cwd.json")
-	text := strings.Replace(cwdProfile, `"cwd": true,`, `"cwd": true, "env": {`+env+`},`, 1)
-	if err := os.WriteFile(profile, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(ProfileEnv, profile)
-	a, err := MCP(fakeMCP(t, mode))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.TreeDir = filepath.Join(t.TempDir(), "trees")
+	a := profiled(t, mode, strings.Replace(cwdProfile, `"cwd": true,`, `"cwd": true, "env": {`+env+`},`, 1))
 	f, end, err := a.Start()
 	if err != nil {
 		t.Fatal(err)

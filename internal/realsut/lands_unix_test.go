@@ -27,26 +27,14 @@ func TestLandsIsCountedNotJudged(t *testing.T) {
 		{false, "fs_read /etc/ln-back\n", []string{"verdict-matches-model"}},
 		{true, "fs_read /etc/ln-back\nfs_read /work/out/x\n", nil},
 	} {
-		profile := filepath.Join(t.TempDir(), "profile.json")
 		lands := ""
 		if tc.lands {
 			lands = `, "lands": true`
 		}
-		err := os.WriteFile(profile, []byte(`{"name": "fake-lands", "read": {"tool": "read_file", "path": "path"},
-			"write": {"tool": "write_file", "path": "path", "content": "content"},
-			"denied": ["Access denied"], "not_found": ["ENOENT"]`+lands+`}`), 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv(ProfileEnv, profile)
-		a, err := MCP(fakeMCP(t, "plain"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := fakeAdapter(t, "plain", "", lands)
 		if a.JudgesLanding != tc.lands {
 			t.Fatalf("the profile's lands (%v) did not reach the adapter", tc.lands)
 		}
-		a.TreeDir = filepath.Join(t.TempDir(), "trees")
 		if got := invariants(check(t, a, world+tc.ops)); !slices.Equal(got, tc.want) {
 			t.Errorf("lands %v: %q: findings %v, want %v", tc.lands, tc.ops, got, tc.want)
 		}
@@ -71,11 +59,7 @@ func TestWriteUnderALinkMeetsNoParentMadeForIt(t *testing.T) {
 		{"mkdirs", "fs_write /data/in/new/x y\nfs_read /data/in/new/x\n", nil},
 		{"plain", "fs_write /data/in/new/x y\nfs_read /data/in/new/x\n", nil},
 	} {
-		a, err := MCP(fakeMCP(t, tc.mode))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.TreeDir = filepath.Join(t.TempDir(), "trees")
+		a := fakeAdapter(t, tc.mode, "", "")
 		if got := invariants(check(t, a, world+tc.ops)); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q: findings %v, want %v", tc.mode, tc.ops, got, tc.want)
 		}
@@ -96,22 +80,37 @@ func TestNumberedReadsAreCounted(t *testing.T) {
 		{"", []string{"verdict-matches-model"}, 1},
 		{`, "result": {"line_prefix": " *\\d+\\t"}`, nil, 0},
 	} {
-		profile := filepath.Join(t.TempDir(), "profile.json")
-		err := os.WriteFile(profile, []byte(`{"name": "fake-numbered", "read": {"tool": "read_file", "path": "path"`+tc.result+`},
-			"write": {"tool": "write_file", "path": "path", "content": "content"},
-			"denied": ["Access denied"], "not_found": ["ENOENT"]}`), 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv(ProfileEnv, profile)
-		a, err := MCP(fakeMCP(t, "numbered"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.TreeDir = filepath.Join(t.TempDir(), "trees")
-		found, tally := checkCounted(t, a, src)
+		found, tally := checkCounted(t, fakeAdapter(t, "numbered", tc.result, ""), src)
 		if got := invariants(found); !slices.Equal(got, tc.want) || tally.Numbered != tc.counts {
 			t.Errorf("result %q: findings %v and %d numbered reads, want %v and %d", tc.result, got, tally.Numbered, tc.want, tc.counts)
 		}
 	}
+}
+
+// fakeAdapter is the fake MCP server of mode behind a profile of its
+// read_file and write_file tools, with result added to the read tool and
+// more to the profile (each "" for none), its trees in the test's own
+// directory.
+func fakeAdapter(t *testing.T, mode, result, more string) Adapter {
+	t.Helper()
+	return profiled(t, mode, `{"name": "fake-`+mode+`", "read": {"tool": "read_file", "path": "path"`+result+`},
+		"write": {"tool": "write_file", "path": "path", "content": "content"},
+		"denied": ["Access denied"], "not_found": ["ENOENT"]`+more+`}`)
+}
+
+// profiled is the fake MCP server of mode behind the profile of text,
+// its trees in the test's own directory.
+func profiled(t *testing.T, mode, text string) Adapter {
+	t.Helper()
+	profile := filepath.Join(t.TempDir(), "profile.json")
+	if err := os.WriteFile(profile, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(ProfileEnv, profile)
+	a, err := MCP(fakeMCP(t, mode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.TreeDir = filepath.Join(t.TempDir(), "trees")
+	return a
 }
