@@ -397,7 +397,11 @@ func (b *bridge) said() string {
 	if b.px.srv == nil {
 		return ""
 	}
-	return strings.TrimSpace(strings.ReplaceAll(b.toolText, b.px.dir, "$DIR"))
+	text := b.toolText
+	if b.px.dir != "" {
+		text = strings.ReplaceAll(text, b.px.dir, "$DIR")
+	}
+	return strings.TrimSpace(text)
 }
 
 // asModel answers a fetch the proxy could not be judged on as the
