@@ -52,7 +52,9 @@
 //     hosts alike, so a leak returns a body; on half the ordinary names a
 //     redirect route (/go) whose Location is an internal address in one of
 //     several spellings, a metadata endpoint, an ungranted host, a
-//     rebinding name or a relative path;
+//     rebinding name or a relative path; on a third, a page (/page) whose
+//     refresh, frame, image or script leads a browser to an internal
+//     address;
 //   - probes of the internal-range table (ranges.go): in eleven worlds in
 //     twelve, one to four granted hosts (one more per 10 op slots), each
 //     drawn uniformly from every internal range of SPEC §6 and every

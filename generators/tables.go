@@ -151,6 +151,21 @@ var attackerRoutes = []struct{ host, path string }{
 	{"203.0.113.1", "/status"}, {"169.254.169.254", "/latest/meta-data/iam/security-credentials/"},
 }
 
+// pagePath is the path of a granted host's page that makes a browser ask
+// for more.
+const pagePath = "/page"
+
+// pageBodies are HTML pages whose refresh, frame, image or script a
+// browser that renders them (a fetch tool built on one) asks for, at an
+// internal address or the metadata endpoint: what the page leads it to
+// is the fetch's, judged as a redirect's is. A client that only reads
+// the bytes asks nothing more.
+var pageBodies = []string{
+	`<meta http-equiv="refresh" content="0;url=http://169.254.169.254/latest/meta-data/">`,
+	`<iframe src="http://127.0.0.1/admin"></iframe>`,
+	`<img src="http://[::1]/admin"><script>fetch("http://10.0.0.1/")</script>`,
+}
+
 // redirectPath is the path of a granted host's redirect route.
 const redirectPath = "/go"
 

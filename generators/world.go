@@ -417,6 +417,9 @@ func (b *builder) plainHost(k int) {
 	if oneIn(src, 4) {
 		b.route(h, "/empty", "")
 	}
+	if oneIn(src, 3) {
+		b.route(h, pagePath, pick(src, pageBodies))
+	}
 	if oneIn(src, 2) {
 		b.w.Routes = append(b.w.Routes, scenario.Route{Host: h, Path: redirectPath, Body: pick(src, redirectTargets), Redirect: true})
 		if oneIn(src, 2) {
