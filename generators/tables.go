@@ -161,9 +161,9 @@ const pagePath = "/page"
 // is the fetch's, judged as a redirect's is. A client that only reads
 // the bytes asks nothing more.
 var pageBodies = []string{
-	`<meta http-equiv="refresh" content="0;url=http://169.254.169.254/latest/meta-data/">`,
-	`<iframe src="http://127.0.0.1/admin"></iframe>`,
-	`<img src="http://[::1]/admin"><script>fetch("http://10.0.0.1/")</script>`,
+	`<html><meta http-equiv="refresh" content="0;url=http://169.254.169.254/latest/meta-data/"></html>`,
+	`<html><iframe src="http://127.0.0.1/admin"></iframe></html>`,
+	`<html><img src="http://[::1]/admin"><script>fetch("http://10.0.0.1/")</script></html>`,
 }
 
 // redirectPath is the path of a granted host's redirect route.

@@ -93,6 +93,17 @@ func routePath(r *http.Request) string {
 	return t
 }
 
+// contentType is the type the world serves body as: an HTML page (one
+// that begins with "<html", as the generators' pages do) as one, which a
+// browser renders, and so follows its refresh, frames and scripts; any
+// other body as bytes, which no client takes for a page.
+func contentType(body string) string {
+	if len(body) >= 5 && strings.EqualFold(body[:5], "<html") {
+		return "text/html; charset=utf-8"
+	}
+	return "application/octet-stream"
+}
+
 // answer writes status and body, with the length, so that a proxy
 // relays the body whole, and closes the connection after it.
 func answer(w http.ResponseWriter, status int, body string) {
@@ -100,7 +111,7 @@ func answer(w http.ResponseWriter, status int, body string) {
 	// next would send a later op's request (of a later world, maybe) on a
 	// connection an earlier op opened, to an address that op resolved.
 	w.Header().Set("Connection", "close")
-	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Type", contentType(body))
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	io.WriteString(w, body)

@@ -410,3 +410,22 @@ func TestServed(t *testing.T) {
 		}
 	}
 }
+
+// TestPagesServedAsHTML: a route whose body begins with "<html" is served
+// as HTML, which a browser renders (and so follows its refresh, frames
+// and scripts); any other body, and a 404, as bytes.
+func TestPagesServedAsHTML(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{
+		{Host: "a.test", Path: "/page", Body: `<HTML><iframe src="http://127.0.0.1/"></iframe></HTML>`},
+		{Host: "a.test", Path: "/data", Body: "<p>hello</p>"},
+	}})
+	b := bound(w, public)
+	for path, want := range map[string]string{"/page": "text/html; charset=utf-8", "/data": "application/octet-stream", "/none": "application/octet-stream"} {
+		b.BeginOp(fetchOp("a.test", path))
+		rec := serve(b, "GET", path, "a.test")
+		b.EndOp()
+		if got := rec.Header().Get("Content-Type"); got != want {
+			t.Errorf("%s: served as %q, want %q", path, got, want)
+		}
+	}
+}
