@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 )
 
 // Replay is the replay of one scenario file on a sandbox with the oracle
@@ -202,10 +204,6 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	return err
 }
 
-// anotherHost is the stricter reason of a fetch that went to another host
-// than the op's: no refusal, and the table says so.
-const anotherHost = "another-host"
-
 // writeStepTable writes the steps as a table aligned with spaces, each
 // cell clipped to stay on one line of a terminal.
 func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error {
@@ -216,7 +214,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		if s.Stricter != "" {
 			mark = "  refused by the sandbox (stricter: " + s.Stricter + "): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's"
 		}
-		if s.Stricter == anotherHost {
+		if s.Stricter == door.ReasonAnotherHost { // no refusal: it went elsewhere
 			mark = "  another host fetched instead of the op's (stricter: " + s.Stricter + "): the model's answer stands in, the journal what the sandbox did and what the harness did as the model's"
 		}
 		if s.ModelJournal {

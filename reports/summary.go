@@ -609,9 +609,10 @@ func countOf(n int64, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// Rate is an ops/s figure as sbxfuzz shows it: whole from 10 up, two
-// significant digits below (0.39), so that a sandbox slower than an op a
-// second (a browser started for every grant) does not read as 0.
+// Rate is an ops/s figure as sbxfuzz shows it: whole when it is large,
+// to two significant digits when it is small, so that a sandbox slower
+// than an op a second (a browser started for every grant) does not read
+// as none.
 func Rate(perSecond float64) string {
 	if perSecond >= 10 {
 		return strconv.FormatFloat(perSecond, 'f', 0, 64)

@@ -66,9 +66,9 @@ func TestSummaryClauses(t *testing.T) {
 	}
 }
 
-// TestRate: an ops/s figure is whole from 10 up, and keeps two
-// significant digits below, so a sandbox slower than one op a second
-// does not read 0 ops/s.
+// TestRate: an ops/s figure is whole when it is large, and keeps two
+// significant digits when it is small, so a sandbox slower than an op a
+// second does not read as none.
 func TestRate(t *testing.T) {
 	for x, want := range map[float64]string{0: "0", 0.39: "0.39", 0.0123: "0.012", 5.54: "5.5", 9.96: "10", 10: "10", 123.4: "123", 2990.5: "2990"} {
 		if got := reports.Rate(x); got != want {

@@ -293,7 +293,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.StricterFiles, werr = files, errors.Join(werr, serr)
 	for reason, op := range ops { // the example shown is the op of the file written, with its words
 		if res.Tally.StricterExamples == nil {
-			res.Tally.StricterExamples, res.Tally.StricterSaid = map[string]string{}, map[string]string{}
+			res.Tally.StricterExamples = map[string]string{}
+		}
+		if res.Tally.StricterSaid == nil {
+			res.Tally.StricterSaid = map[string]string{}
 		}
 		res.Tally.StricterExamples[reason], res.Tally.StricterSaid[reason] = op, said[reason]
 	}

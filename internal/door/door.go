@@ -205,7 +205,10 @@ func (t *Tally) Add(u Tally) {
 	}
 	for k, ex := range u.StricterExamples {
 		if t.StricterExamples == nil {
-			t.StricterExamples, t.StricterSaid = map[string]string{}, map[string]string{}
+			t.StricterExamples = map[string]string{}
+		}
+		if t.StricterSaid == nil {
+			t.StricterSaid = map[string]string{}
 		}
 		if was := t.StricterExamples[k]; was == "" || leastExample(was, ex) != was {
 			t.StricterExamples[k], t.StricterSaid[k] = ex, u.StricterSaid[k]
