@@ -1,18 +1,69 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
 
 // Result is the answer to a tools/call.
 type Result struct {
-	Text    string // the text items of its content, joined; for a JSON-RPC error, its message
-	IsError bool   // the result had isError, or the server answered with a JSON-RPC error
-	Code    int    // the JSON-RPC error code; 0 for a result
+	// Text is the text items of its content, joined; where it has none,
+	// the content of the resources embedded in it (a blob decoded), MCP's
+	// own way of giving a file. For a JSON-RPC error, its message.
+	Text    string
+	IsError bool // the result had isError, or the server answered with a JSON-RPC error
+	Code    int  // the JSON-RPC error code; 0 for a result
+	// Carried is what else it carries that may hold a file's bytes, each
+	// part on a line of its own: embedded resources beside text items,
+	// image and audio data decoded, and the strings of its
+	// structuredContent. It is never taken for words or a file's content,
+	// only looked through for a forbidden file.
+	Carried string
+}
+
+// item is one item of a tool result's content, of any of MCP's types.
+// Only a text item must have the protocol's shape: the parts of the
+// others are taken where they are strings and left where they are not,
+// as they were before any of them was read.
+type item struct {
+	Type     string
+	Text     string
+	Data     any // an image's or audio's bytes, in base64
+	Resource any // an embedded resource: its text, or its blob in base64
+}
+
+// appendStrings appends the strings in v, a decoded JSON value, in the
+// order they stand (an object's by key): a file's content in
+// structuredContent is found as it was, not as JSON escapes it.
+func appendStrings(to []string, v any) []string {
+	switch v := v.(type) {
+	case string:
+		return append(to, v)
+	case []any:
+		for _, e := range v {
+			to = appendStrings(to, e)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			to = appendStrings(to, v[k])
+		}
+	}
+	return to
+}
+
+// decoded is s, base64 as MCP sends bytes, decoded; s itself where it is
+// not base64, so that what it holds is still looked through.
+func decoded(s string) string {
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return string(b)
+	}
+	return s
 }
 
 // CallTool calls tool with args (any JSON values) and returns its answer.
@@ -28,20 +79,48 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 	case err != nil:
 		return Result{}, err
 	}
-	var r struct {
-		Content []struct{ Type, Text string }
-		IsError bool `json:"isError"`
-	}
+	var r toolResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return Result{}, s.broken(fmt.Errorf("tools/call: a result that does not read: %v", unreadable(err)))
 	}
+	return r.result(), nil
+}
+
+// toolResult is a tools/call result as MCP sends it.
+type toolResult struct {
+	Content    []item
+	IsError    bool `json:"isError"`
+	Structured any  `json:"structuredContent"`
+}
+
+// result sorts r's parts into a Result.
+func (r toolResult) result() Result {
 	res := Result{IsError: r.IsError}
+	var embedded, carried []string
 	for _, c := range r.Content {
-		if c.Type == "text" {
+		switch {
+		case c.Type == "text":
 			res.Text += c.Text
+		case c.Type == "resource":
+			if r, ok := c.Resource.(map[string]any); ok {
+				text, _ := r["text"].(string)
+				blob, _ := r["blob"].(string)
+				embedded = append(embedded, text+decoded(blob))
+			}
+		default:
+			if data, ok := c.Data.(string); ok {
+				carried = append(carried, decoded(data))
+			}
 		}
 	}
-	return res, nil
+	if res.Text == "" {
+		res.Text = strings.Join(embedded, "")
+	} else {
+		carried = append(embedded, carried...)
+	}
+	carried = appendStrings(carried, r.Structured)
+	res.Carried = strings.Join(carried, "\n")
+	return res
 }
 
 // Fetch calls the profile's fetch tool for url. A refusal is a Result,

@@ -60,7 +60,7 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		if sent != path {
 			text = cutWord(text, sent)
 		}
-		return realfs.Outcome{Verdict: p.verdict(text, hide), Detail: d.cut(r.Text, root)}, nil
+		return realfs.Outcome{Verdict: p.verdict(text, hide), Detail: d.cut(r.Text, root), Carried: d.cut(r.Carried, root)}, nil
 	}
 	if op.Kind == core.OpRead {
 		data, ok := p.Read.Result.content(r.Text)
@@ -74,9 +74,9 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 		if x := p.Read.Result; x == nil || x.LinePrefix == "" {
 			numbered = numberedFile(data, path)
 		}
-		return realfs.Outcome{Verdict: realfs.Allowed, Data: d.cut(data, root), Whole: !ok, Numbered: numbered}, nil
+		return realfs.Outcome{Verdict: realfs.Allowed, Data: d.cut(data, root), Whole: !ok, Numbered: numbered, Carried: d.cut(r.Carried, root)}, nil
 	}
-	return realfs.Outcome{Verdict: realfs.Allowed, Detail: d.cut(r.Text, root)}, nil
+	return realfs.Outcome{Verdict: realfs.Allowed, Detail: d.cut(r.Text, root), Carried: d.cut(r.Carried, root)}, nil
 }
 
 // cut is text with the server's HOME written $HOME, then the tree's

@@ -448,10 +448,34 @@ func TestAsFile(t *testing.T) {
 // TestUnreadableSaysWhichField: a result whose text is no string (a
 // server that put a parsed JSON body there) is named by its field.
 func TestUnreadableSaysWhichField(t *testing.T) {
-	var r struct{ Content []struct{ Type, Text string } }
+	var r toolResult
 	err := unreadable(json.Unmarshal([]byte(`{"content": [{"type": "text", "text": {"items": [1]}}]}`), &r))
 	if err == nil || err.Error() != "its content.text is a JSON object, not a string" {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestResultParts: a tool result's words are its text items, else its
+// embedded resources' content; everything else that may hold a file's
+// bytes is carried, decoded, each part on a line; a part that is not of
+// the protocol's shape is left, never an error.
+func TestResultParts(t *testing.T) {
+	for _, tc := range []struct{ raw, text, carried string }{
+		{`{"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}`, "ab", ""},
+		{`{"content": [{"type": "resource", "resource": {"uri": "file:///x", "text": "one\n"}}]}`, "one\n", ""},
+		{`{"content": [{"type": "resource", "resource": {"uri": "file:///x", "blob": "dHdvCg=="}}]}`, "two\n", ""},
+		{`{"content": [{"type": "text", "text": "read"}, {"type": "resource", "resource": {"text": "one"}}]}`, "read", "one"},
+		{`{"content": [{"type": "image", "data": "aW1n", "mimeType": "image/png"}, {"type": "audio", "data": "not base64!"}]}`, "", "img\nnot base64!"},
+		{`{"content": [], "structuredContent": {"z": "last", "a": ["x\ny", {"n": 1, "s": "s"}]}}`, "", "x\ny\ns\nlast"},
+		{`{"content": [{"type": "image", "data": {"b64": 1}}, {"type": "resource", "resource": "file:///x"}], "structuredContent": null}`, "", ""},
+	} {
+		var r toolResult
+		if err := json.Unmarshal([]byte(tc.raw), &r); err != nil {
+			t.Fatalf("%s: %v", tc.raw, err)
+		}
+		if got := r.result(); got.Text != tc.text || got.Carried != tc.carried {
+			t.Errorf("%s: text %q, carried %q; want %q, %q", tc.raw, got.Text, got.Carried, tc.text, tc.carried)
+		}
 	}
 }
 

@@ -50,6 +50,11 @@ type Outcome struct {
 	// content stands as the server gave it, and the run says how to cut
 	// the numbers.
 	Numbered bool
+	// Carried is what else the answer carried that may hold a file's
+	// bytes (an MCP result's images, embedded resources beside its words,
+	// structured content): looked through for a forbidden file, never
+	// judged as words or content.
+	Carried string
 }
 
 // Driver drives one real sandbox over one materialized Tree. The harness

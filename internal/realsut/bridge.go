@@ -280,11 +280,11 @@ func (b *bridge) journalLeft(op core.Op, changes []realfs.Change) {
 // own, and words name the world's paths.
 func (b *bridge) worldText(text string) string { return strings.ReplaceAll(text, b.tree.Root(), "") }
 
-// said is all the sandbox answered to an op: a read's data, and the text
-// of any other answer (a write's, which may show the file it overwrote; a
-// refusal's, which may quote what it read), where a forbidden file's
-// content is a leak wherever it comes.
-func said(out realfs.Outcome) string { return out.Data + out.Detail }
+// said is all the sandbox answered to an op: a read's data, the text of
+// any other answer (a write's, which may show the file it overwrote; a
+// refusal's, which may quote what it read), and what else the answer
+// carried, where a forbidden file's content is a leak wherever it comes.
+func said(out realfs.Outcome) string { return out.Data + out.Detail + out.Carried }
 
 // answerWords is the sandbox's answer to op in words: its verdict, with
 // the bytes a read returned.

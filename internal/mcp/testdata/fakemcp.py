@@ -3,7 +3,7 @@
 # (after --allow flags in mode "custom"). In every mode it checks the
 # client's handshake: initialize with protocol 2025-06-18 and no
 # capabilities, then notifications/initialized.
-import json, os, subprocess, sys, time
+import base64, json, os, subprocess, sys, time
 
 # "hangonce=FILE" hangs on its first tools/call unless FILE exists, and
 # makes FILE first: of all its processes, only the first to be called hangs.
@@ -109,6 +109,21 @@ def deny(mid, p):
         except OSError:
             pass
         text(mid, words, True)
+    elif mode in ("showstruct", "showimage", "showresource"):  # the same, beside its words
+        try:
+            with open(p, encoding="utf-8") as f:
+                held = f.read()
+        except OSError:
+            held = ""
+        b64 = base64.b64encode(held.encode()).decode()
+        res = {"content": [{"type": "text", "text": words}], "isError": True}
+        if mode == "showstruct":
+            res["structuredContent"] = {"error": words, "file": {"lines": [held]}}
+        elif mode == "showimage":
+            res["content"].append({"type": "image", "data": b64, "mimeType": "image/png"})
+        else:
+            res["content"].append({"type": "resource", "resource": {"uri": "file://" + p, "blob": b64}})
+        send({"jsonrpc": "2.0", "id": mid, "result": res})
     else:
         text(mid, words, True)
 
@@ -274,6 +289,12 @@ while True:
                 data = "".join("%6d\t%s\n" % (i + 1, l) for i, l in enumerate(lines))
             elif mode == "cutlines":  # lines over 10 characters cut, marked
                 data = "\n".join(l[:10] + "..." if len(l) > 10 else l for l in data.split("\n"))
+            elif mode in ("resource", "blob"):  # the file as an embedded resource, no words
+                res = {"uri": "file://" + path, "mimeType": "text/plain", "text": data}
+                if mode == "blob":
+                    res = {"uri": "file://" + path, "blob": base64.b64encode(data.encode()).decode()}
+                send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "resource", "resource": res}]}})
+                continue
             text(mid, data)
         except FileNotFoundError:
             text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
