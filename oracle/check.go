@@ -146,15 +146,23 @@ func (r *watchedRun) checkReplay(f core.Factory, c checkCase, t *refworld.Templa
 }
 
 // replay returns "" when a second run matches the first, else where and how
-// they differ.
+// they differ. A panic of the replay's sandbox is no difference but a
+// total finding on the op that panicked, as a hang there is: the op
+// yielded no result.
 func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, ctl *control) (detail string) {
+	w := r.spare
+	step := 0 // the replay's op under way; 0 while it builds
 	defer func() {
 		if p := recover(); p != nil {
-			detail = "the replay " + panicWords(p) + ", where the first run did not"
+			why := panicWords(p)
+			if err := w.OpOverCap(); step > 0 && err != nil {
+				why = err.Error() // what broke the sandbox's process: its flood
+			}
+			r.replayCrashed(c, step, why)
+			detail = ""
 		}
 	}()
 	ctl.at(phaseReplay, 0)
-	w := r.spare
 	t.Renew(w)
 	w.Reserve(r.world.JournalLen())
 	sb, err := f(c.Grant, w)
@@ -178,7 +186,8 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 		if ctl.halted() {
 			return ""
 		}
-		ctl.at(phaseReplay, i+1)
+		step = i + 1
+		ctl.at(phaseReplay, step)
 		j := w.JournalLen()
 		w.BeginOp(c.op(i), opWorldCap(r.capBase, c.op(i)))
 		res := sb.Run(c.op(i))
@@ -199,6 +208,21 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 		}
 	}
 	return ""
+}
+
+// replayCrashed is the total finding on the op of the replay at step
+// that panicked, though it returned in the first run (step 0: the
+// replay's build), counted under the op's class.
+func (r *watchedRun) replayCrashed(c checkCase, step int, why string) {
+	detail := "building the sandbox a second time, for the replay, " + why
+	if step > 0 {
+		detail = fmt.Sprintf("%s %s in the replay, though it returned in the first run", formatOp(c.op(step-1)), why)
+	}
+	r.cov.Classes[c.class(step-1)].Violations[Total]++
+	if !r.reported[Total] {
+		r.reported[Total] = true
+		r.findings = append(r.findings, Finding{Invariant: Total, Step: step, Detail: clipDetail(detail)})
+	}
 }
 
 // closeAll closes the sandboxes the check built. Under a Checker, the

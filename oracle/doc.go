@@ -43,7 +43,7 @@
 //   - grant-immutable: the grant reads the same after the run as before,
 //     whatever was done to the values it handed out.
 //   - total: every op yields a result: no panic, no hang (an op that does
-//     not return within Options.Timeout).
+//     not return within Options.Timeout), in the run or in its replay.
 //
 // Each invariant is proven by a test that feeds the oracle a sandbox
 // violating exactly that one.

@@ -42,7 +42,7 @@ var catalogue = [numInvariants]Invariant{
 	{VerdictMatchesModel, "verdict-matches-model", "each result (kind, hard, data) and the usage after it (ops, wall, output) equal those of an independent model of SPEC §5, and an allowed write leaves its data in the file the model writes", true},
 	{ReplayDeterministic, "replay-deterministic", "replaying the scenario gives an identical trace: results, usage, journal", false},
 	{GrantImmutable, "grant-immutable", "the grant reads the same after the run as before, whatever was done to values it handed out", false},
-	{Total, "total", "every op yields a result: no panic, no hang", true},
+	{Total, "total", "every op yields a result: no panic, no hang, in the run or in its replay", true},
 }
 
 // Invariants returns the catalogue in its fixed order, as a copy: what a

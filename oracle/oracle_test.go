@@ -474,27 +474,40 @@ func TestReplayDeterministicCanFail(t *testing.T) {
 	mustContain(t, got[0], "step 2", "read /work/data.txt")
 }
 
-// TestReplayFailureWords: a replay whose sandbox fails says how, in the
-// words of the failure: a door's Failure (its process exited, say) is no
-// panic of the sandbox's.
+// TestReplayFailureWords: an op that fails in the replay, and returned in
+// the first run, is a total finding on that op, as a hang there is, in
+// the words of the failure: a door's Failure (its process exited, say) is
+// no panic of the sandbox's. A factory that panics building the replay's
+// sandbox is one on the build.
 func TestReplayFailureWords(t *testing.T) {
-	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt")})
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/work/out/a", "x"), op("fs_read", "/work/data.txt")})
 	for _, tc := range []struct {
 		name  string
 		p     any
+		build bool
+		step  int
 		words string
 	}{
-		{"a door's failure", &door.Failure{Err: errors.New("the proxy exited with status 137")}, "the replay failed: the proxy exited with status 137, where the first run did not"},
-		{"a panic", "boom", "the replay panicked: boom, where the first run did not"},
+		{"a door's failure", &door.Failure{Err: errors.New("the proxy exited with status 137")}, false, 1,
+			"fs_write /work/out/a x failed: the proxy exited with status 137 in the replay, though it returned in the first run"},
+		{"a panic", "boom", false, 1, "fs_write /work/out/a x panicked: boom in the replay, though it returned in the first run"},
+		{"a panic building", "boom", true, 0, "building the sandbox a second time, for the replay, panicked: boom"},
 	} {
 		built := 0
 		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
 			built++
+			if tc.build && built > 1 {
+				panic(tc.p)
+			}
 			return diesOnReplay{wrap(g, w), built > 1, tc.p}, nil
 		}
-		got := check(f, c, new(Coverage), Options{Timeout: time.Second})
-		if len(got) != 1 || got[0].Invariant != ReplayDeterministic || !strings.Contains(got[0].Detail, tc.words) {
-			t.Errorf("%s: %s\nwant one %s saying %q", tc.name, lines(got), ReplayDeterministic, tc.words)
+		var cov Coverage
+		got := check(f, c, &cov, Options{Timeout: time.Second})
+		if len(got) != 1 || got[0].Invariant != Total || got[0].Step != tc.step || !strings.Contains(got[0].Detail, tc.words) {
+			t.Errorf("%s: %s\nwant one %s at step %d saying %q", tc.name, lines(got), Total, tc.step, tc.words)
+		}
+		if v := cov.Classes[c.class(tc.step-1)].Violations[Total]; v != 1 {
+			t.Errorf("%s: %d total violations counted under the op's class, want 1", tc.name, v)
 		}
 	}
 }
