@@ -3,6 +3,7 @@ package proxysut
 import (
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -62,3 +63,17 @@ func plainLabel(label string) bool {
 // ("a.test." is the host "a.test"), for a proxy that will not take a name
 // ending in one.
 func trimDot(host string) string { return strings.TrimSuffix(host, ".") }
+
+// lowerHosts is hosts in ASCII lower case, each once, in their order:
+// for a proxy whose list ignores case and will not start on two entries
+// that differ in case alone (Traffic Server's remap.config, nginx's map
+// with plain keys), which the grant may hold, two hosts to the model.
+func lowerHosts(hosts []string) []string {
+	var out []string
+	for _, h := range hosts {
+		if l := strings.ToLower(h); !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -482,6 +482,7 @@ func execute(name, text string, v launchVars) (string, error) {
 		"hosts_file":   func() string { return v.hostsFile },
 		"config":       func() string { return v.config },
 		"hosts":        func() []string { return v.hosts },
+		"hosts_lower":  func() []string { return lowerHosts(v.hosts) },
 		"canonical":    canonicalHost,
 		"unbracket":    spec.Unbracket,
 		"regexp_quote": regexp.QuoteMeta,

@@ -45,11 +45,11 @@ func TestProfileTemplates(t *testing.T) {
 	p, err := ParseProfile([]byte(`{"name": "x", "listen": "[::1]:8080",
 		"args": ["--config={{config}}", "{{listen_host}}", "{{listen_port}}"],
 		"env": {"PROXY_DIR": "{{dir}}"},
-		"config": {"file": "etc/x.conf", "template": "{{range hosts}}allow {{.}}\n{{end}}listen {{listen}}\n"}}`))
+		"config": {"file": "etc/x.conf", "template": "{{range hosts}}allow {{.}}\n{{end}}{{range hosts_lower}}map {{.}}\n{{end}}listen {{listen}}\n"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := p.render(launchVars{listen: p.Listen, dir: "/d", config: "/d/etc/x.conf", hosts: []string{"a.test", "[::1]"}})
+	l, err := p.render(launchVars{listen: p.Listen, dir: "/d", config: "/d/etc/x.conf", hosts: []string{"a.test", "[::1]", "A.Test", "[::FFFF:1.2.3.4]"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestProfileTemplates(t *testing.T) {
 	if want := []string{"PROXY_DIR=/d"}; !slices.Equal(l.env, want) {
 		t.Errorf("env %q, want %q", l.env, want)
 	}
-	if want := "allow a.test\nallow [::1]\nlisten [::1]:8080\n"; l.config != want {
+	if want := "allow a.test\nallow [::1]\nallow A.Test\nallow [::FFFF:1.2.3.4]\nmap a.test\nmap [::1]\nmap [::ffff:1.2.3.4]\nlisten [::1]:8080\n"; l.config != want {
 		t.Errorf("config %q, want %q", l.config, want)
 	}
 }

@@ -151,7 +151,7 @@ func renderedFor(px *proxy, hosts []string) string {
 	if len(hosts) > most {
 		more = fmt.Sprintf(" and %d more", len(hosts)-most)
 	}
-	return fmt.Sprintf("; its configuration was rendered for the hosts %s%s: if it refused one of them, a template can write them as it takes them ({{trim_dot .}} drops a final dot, which {{canonical .}} keeps; {{unbracket .}} an IPv6 literal's brackets) or leave out what it cannot hold ({{with canonical .}})", quoteAll(shown), more)
+	return fmt.Sprintf("; its configuration was rendered for the hosts %s%s: if it refused one of them, a template can write them as it takes them ({{trim_dot .}} drops a final dot, which {{canonical .}} keeps; {{unbracket .}} an IPv6 literal's brackets; {{range hosts_lower}} lists them in lower case, each once, for a list that ignores case) or leave out what it cannot hold ({{with canonical .}})", quoteAll(shown), more)
 }
 
 // quoteAll is ss quoted and joined by ", ".
