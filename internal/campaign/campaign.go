@@ -118,9 +118,10 @@ type Finding struct {
 type Result struct {
 	Seed uint64
 	// Checks counts the scenarios checked: 0..Checks-1, all of them,
-	// unless the campaign stopped early. The checks of a worker given up
-	// on then (its check still running when the campaign had to end) are
-	// missing from Checks, Coverage and Dimensions alike.
+	// unless the campaign stopped early. A worker given up on then (its
+	// check still running when the campaign had to end) counts the checks
+	// it finished, in Checks, Coverage and Dimensions alike, and not the
+	// one it was in.
 	Checks int
 	// Drawn counts the scenarios drawn from the generators: Checks, and
 	// those the sandbox's adapter could express nothing of.
@@ -216,9 +217,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		counts  = make([]workerCount, workers)
 		skipped atomic.Int64 // scenarios the adapter could express nothing of
 		covs    = make([]oracle.Coverage, workers)
-		dcs     = make([]dims.Counts, workers)
-		drawn   = make([]dims.Counts, workers) // of the scenarios as generated, before an adapter
-		errs    = make([]error, workers)
+		// scratches[w] is what worker w's Checker counts a check into;
+		// its feed moves each judged check's counts into covs[w] under
+		// locks[w] (feed.Judged).
+		scratches = make([]oracle.Coverage, workers)
+		locks     = make([]countsLock, workers)
+		dcs       = make([]dims.Counts, workers)
+		drawn     = make([]dims.Counts, workers) // of the scenarios as generated, before an adapter
+		errs      = make([]error, workers)
 		// over[w] is set once worker w's checks are over: from then on
 		// its counts, coverage and error may be read.
 		over = make([]atomic.Bool, workers)
@@ -238,7 +244,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		go func() {
 			defer ending.Done()
 			f, end, tally, err := startCounted(cfg.Target)
-			tallies[w] = tally
+			if locks[w].hold() {
+				tallies[w] = tally
+			}
+			locks[w].mu.Unlock()
 			if err != nil {
 				errs[w] = err
 				cancel()
@@ -250,10 +259,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			ends[w].Store(&endOnce)
 			judge.CheckFeed(f, judge.Options{Timeout: cfg.Timeout, StartTimeout: cfg.StartTimeout}, &feed{
 				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
+				lock: &locks[w], scratch: &scratches[w],
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
 				checked: new(dims.Counts), gen: generators.NewGenerator(),
 				tally: tally, base: f, watch: door.NewWatch(tally), stricter: &stricters,
-			}, &covs[w])
+			}, &scratches[w])
 			over[w].Store(true)
 			checking.Done()
 			endOnce()
@@ -273,20 +283,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Seed: cfg.Seed, Workers: workers, Interrupted: ctx.Err() != nil || isClosed(cfg.Abort), Raw: col.raws.Load(), CausesSeen: col.seenCauses(), GivenUp: givenUp}
 	var werr error
 	for w := range workers {
-		if !over[w].Load() {
-			continue
-		}
-		if errs[w] != nil {
+		if over[w].Load() && errs[w] != nil {
 			return nil, fmt.Errorf("starting %s: %w", cfg.Target.Name, errs[w])
 		}
-		res.Checks += int(counts[w].checks.Load())
-		if tallies[w] != nil {
-			res.Tally.Add(tallies[w]())
-		}
-		judge.Add(&res.Coverage, &covs[w])
-		if cfg.Dimensions {
-			addDimensions(res, &dcs[w], &drawn[w], cfg.Target.Adapt != nil)
-		}
+		// A worker given up on is still in a check (or starting its
+		// sandbox): what it counted of the checks it finished is taken,
+		// and nothing after (countsLock).
+		locks[w].freeze(func() {
+			res.Checks += int(counts[w].checks.Load())
+			if tallies[w] != nil {
+				res.Tally.Add(tallies[w]())
+			}
+			judge.Add(&res.Coverage, &covs[w])
+			if cfg.Dimensions {
+				addDimensions(res, &dcs[w], &drawn[w], cfg.Target.Adapt != nil)
+			}
+		})
 	}
 	res.Findings, res.UnconfirmedHangs, werr = out.result()
 	files, ops, said, serr := out.writeStricter(&stricters, res.Tally.Stricter)

@@ -3,7 +3,10 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
@@ -11,6 +14,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // feed is one worker of a campaign, as the judge.Feed of its checks:
@@ -26,6 +30,11 @@ type feed struct {
 	next    *atomic.Int64 // the next check index to hand out, shared by the workers
 	count   *workerCount
 	skipped *atomic.Int64 // scenarios the adapter could express nothing of
+	// lock guards what the feed counts (cov, dims, drawn and the checks
+	// of count) against the campaign's reading it while a check is still
+	// under way, once it gives up on the worker.
+	lock    *countsLock
+	scratch *oracle.Coverage // what the Checker counts a check into, moved into cov when it is judged
 	cov     *oracle.Coverage
 	dims    *dims.Counts // the points of the checked scenarios
 	drawn   *dims.Counts // of the scenarios as generated, before an adapter
@@ -52,9 +61,32 @@ type feed struct {
 	watch    *door.Watch
 	stricter *stricterScenarios
 
-	started bool   // a check was handed out: the first is made whatever the context says
-	i       int64  // the index of the check Next handed out last
-	ops     uint64 // cov.Ops before it
+	started bool  // a check was handed out: the first is made whatever the context says
+	i       int64 // the index of the check Next handed out last
+}
+
+// countsLock guards a worker's counts. A campaign that ends with a worker
+// still in a check (a slow sandbox, interrupted) freezes them: the checks
+// the worker finished stay counted, and nothing it judges after counts.
+type countsLock struct {
+	mu     sync.Mutex
+	frozen bool
+}
+
+// hold locks l and reports whether its counts may still change; unlock
+// it either way.
+func (l *countsLock) hold() bool {
+	l.mu.Lock()
+	return !l.frozen
+}
+
+// freeze calls read, which reads l's counts, and keeps them as they are:
+// no count changes after it.
+func (l *countsLock) freeze(read func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.frozen = true
+	read()
 }
 
 // Next draws the scenario of the next check index, until the campaign's
@@ -77,7 +109,10 @@ func (f *feed) Next() (judge.Case, core.Factory, bool) {
 		}
 		sc := f.gen.Generate(generators.NewSource(cfg.Seed, uint64(i)))
 		if cfg.Dimensions && cfg.Target.Adapt != nil {
-			countDrawn(sc, f.drawn) // before the adapter narrows it
+			if f.lock.hold() {
+				countDrawn(sc, f.drawn) // before the adapter narrows it
+			}
+			f.lock.mu.Unlock()
 		}
 		if cfg.Target.Adapt != nil {
 			if sc = cfg.Target.Adapt(sc); sc == nil { // nothing of it the sandbox can express
@@ -90,7 +125,7 @@ func (f *feed) Next() (judge.Case, core.Factory, bool) {
 		if err != nil {
 			panic(fmt.Sprintf("generator made an invalid grant at check %d: %v", i, err))
 		}
-		f.i, f.ops = i, f.cov.Ops
+		f.i = i
 		if f.countInCheck {
 			return c, f.checked.Counting(sc), true
 		}
@@ -115,8 +150,29 @@ func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
 		return // given up on when the campaign stopped: not a check it made
 	}
 	sc := c.Scenario
-	f.count.ops.Add(f.cov.Ops - f.ops)
-	switch {
+	if !f.count1(c, fs) {
+		return // frozen: the campaign took the counts without this check
+	}
+	if f.tally != nil && !hung(fs) { // a check given up on may still count
+		f.noteStricter(sc, fs)
+	}
+	if len(fs) > 0 {
+		f.col.offer(int(f.i), sc, fs)
+	}
+	f.col.finish(int(f.i))
+}
+
+// count1 counts the check Next handed out last, judged: its coverage,
+// moved from the scratch, its ops, its dimension points and the check
+// itself, all at once under the lock, unless the counts are frozen.
+func (f *feed) count1(c judge.Case, fs []oracle.Finding) bool {
+	defer f.lock.mu.Unlock()
+	if !f.lock.hold() {
+		return false
+	}
+	f.count.ops.Add(f.scratch.Ops)
+	moveCounts(f.cov, f.scratch, c.Scenario)
+	switch sc := c.Scenario; {
 	case f.countInCheck && !hung(fs):
 		f.dims.Add(f.checked)
 		f.checked.Reset()
@@ -126,12 +182,29 @@ func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
 	case f.cfg.Dimensions:
 		dims.Count(sc, c.Grant, c.World.Template(), f.dims)
 	}
-	if f.tally != nil && !hung(fs) { // a check given up on may still count
-		f.noteStricter(sc, fs)
-	}
-	if len(fs) > 0 {
-		f.col.offer(int(f.i), sc, fs)
-	}
-	f.col.finish(int(f.i))
 	f.count.checks.Add(1)
+	return true
+}
+
+// moveCounts adds to cov what a check of sc counted into scratch, and
+// zeroes it there: the counts of the classes of sc's ops and of the
+// unlabelled class, where a check counts (a Checker counts so), and its
+// ops and scenarios.
+func moveCounts(cov, scratch *oracle.Coverage, sc *scenario.Scenario) {
+	move := func(cl attack.Class) {
+		judge.AddClass(&cov.Classes[cl], &scratch.Classes[cl])
+		scratch.Classes[cl] = oracle.ClassCoverage{}
+	}
+	var moved [attack.NumClasses]bool
+	moved[attack.Unlabelled] = true
+	move(attack.Unlabelled)
+	for i := range sc.Steps {
+		if cl := sc.Steps[i].Class; !moved[cl] {
+			moved[cl] = true
+			move(cl)
+		}
+	}
+	cov.Ops += scratch.Ops
+	cov.Scenarios += scratch.Scenarios
+	scratch.Ops, scratch.Scenarios = 0, 0
 }

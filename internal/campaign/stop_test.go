@@ -202,3 +202,43 @@ func TestGivenUpCheckIsNotAPass(t *testing.T) {
 		t.Errorf("given up %d, checks %d, raw %d, findings %d; want 1 given up and nothing else", res.GivenUp, res.Checks, res.Raw, len(res.Findings))
 	}
 }
+
+// TestInterruptedKeepsFinishedChecks: a campaign interrupted while its
+// one worker is in a check that outlasts the stop (a slow sandbox) gives
+// that worker up, and still counts the checks it finished, their ops and
+// coverage: a slow sandbox stopped by SIGINT read "0 checks, 0 ops".
+func TestInterruptedKeepsFinishedChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out StopTime")
+	}
+	const finished = 3 // checks before the one that blocks, each building two sandboxes
+	blocked := make(chan struct{})
+	// The blocked op outlasts its session's end too, as a call into a
+	// server that is starting again does: it returns when the test ends.
+	ended := make(chan struct{})
+	t.Cleanup(func() { close(ended) })
+	slow := sut.Target{Name: "slow", Start: func() (core.Factory, func() error, error) {
+		once := sync.OnceFunc(func() { close(blocked) })
+		built := 0
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			if built++; built > 2*finished {
+				return blockingSandbox{core.NewReference(g, w), ended, once}, nil
+			}
+			return core.NewReference(g, w), nil
+		}
+		return f, func() error { return nil }, nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-blocked
+		cancel()
+	}()
+	res, err := Run(ctx, Config{Seed: 1, Workers: 1, Checks: 1000, Target: slow, Timeout: hangTimeout, Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.GivenUp != 1 || res.Checks != finished || res.Coverage.Scenarios != finished || res.Coverage.Ops == 0 {
+		t.Errorf("interrupted %v, given up %d, checks %d, scenarios %d, ops %d; want interrupted, 1 given up, and %d checks with their ops",
+			res.Interrupted, res.GivenUp, res.Checks, res.Coverage.Scenarios, res.Coverage.Ops, finished)
+	}
+}

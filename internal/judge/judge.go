@@ -151,17 +151,21 @@ func ParseID(s string) (oracle.ID, bool) {
 // Add adds every counter of o to c.
 func Add(c, o *oracle.Coverage) {
 	for cl := range c.Classes {
-		to, from := &c.Classes[cl], &o.Classes[cl]
-		for id := range to.Checked {
-			to.Checked[id] += from.Checked[id]
-			to.Violations[id] += from.Violations[id]
-		}
-		for k := range to.Kinds {
-			to.Kinds[k] += from.Kinds[k]
-		}
+		AddClass(&c.Classes[cl], &o.Classes[cl])
 	}
 	c.Ops += o.Ops
 	c.Scenarios += o.Scenarios
+}
+
+// AddClass adds every counter of o, one class's, to c.
+func AddClass(c, o *oracle.ClassCoverage) {
+	for id := range c.Checked {
+		c.Checked[id] += o.Checked[id]
+		c.Violations[id] += o.Violations[id]
+	}
+	for k := range c.Kinds {
+		c.Kinds[k] += o.Kinds[k]
+	}
 }
 
 // Checked returns how often invariant id was checked in cov, over all
