@@ -98,6 +98,10 @@ type ReplayStep struct {
 	// world and sent no request: the journal's fetch of it is that
 	// connection (SPEC §14), not a request sent.
 	Bare bool
+	// Kept is set on a fetch of a name the sandbox connected for with no
+	// lookup of it in the op, from an answer it kept: the journal's
+	// resolve before it is the world's, which the sandbox never saw.
+	Kept bool
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -237,6 +241,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		}
 		if s.Bare {
 			mark += "  a connection that sent no request (a TLS hello, a browser's preconnect), journaled as the op's fetch (SPEC §14)"
+		}
+		if s.Kept {
+			mark += "  connected with no lookup of the name in this op, to an answer the sandbox kept from an earlier one (a DNS cache): the resolve journaled before it is the world's, moved on as the model's"
 		}
 		if s.Said != "" && s.Unknown == "" {
 			mark += "  the sandbox said " + strconv.Quote(clip(s.Said, saidCell))
@@ -408,6 +415,9 @@ type stepJSON struct {
 	// Bare: a connection that sent no request, journaled as the op's
 	// fetch (ReplayStep.Bare).
 	Bare bool `json:"bare,omitempty"`
+	// Kept: a fetch from a DNS answer kept from an earlier op
+	// (ReplayStep.Kept).
+	Kept bool `json:"kept,omitempty"`
 }
 
 type violationJSON struct {
@@ -431,7 +441,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 	}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted, Bare: s.Bare})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted, Bare: s.Bare, Kept: s.Kept})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

@@ -481,6 +481,16 @@ func TestNothingPassedInReport(t *testing.T) {
 	if w := sum.StaleWarning(); !strings.Contains(w, "proxy:denyall fetched from a DNS answer of an earlier world (another scenario, or the run a replay repeats) 2 times") || !strings.Contains(w, `"fresh": true`) {
 		t.Errorf("StaleWarning() = %q, want the count and the fresh profile", w)
 	}
+	if w := sum.KeptWarning(); w != "" {
+		t.Errorf("no fetch from a kept answer: warning %q, want none", w)
+	}
+	sum.KeptFetches = 3
+	for _, r := range builtAndLoaded(t, sum) {
+		text := render(t, r, reports.Text)
+		if want := "WARNING: proxy:denyall fetched a name 3 times with no lookup of it in the op, from an answer it kept from an earlier op (a DNS cache"; !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
 	if w := sum.WholeWarning(); w != "" {
 		t.Errorf("no read taken whole: warning %q, want none", w)
 	}

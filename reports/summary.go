@@ -105,6 +105,10 @@ type Summary struct {
 	// file's lines each after a line number, as cat -n writes them, which
 	// the profile does not cut (NumberedWarning).
 	NumberedReads int64 `json:"numbered_reads,omitempty"`
+	// KeptFetches counts the fetches of a name a real sandbox connected
+	// for with no lookup of it in the op, from a DNS answer it kept from
+	// an earlier op (KeptWarning).
+	KeptFetches int64 `json:"kept_fetches,omitempty"`
 	// AllowedPassed counts the ops the model allows that the sandbox let
 	// through (a proxy relayed the world's answer, a file server read or
 	// wrote), on a door that counts them (the real ones); nil on the
@@ -437,10 +441,10 @@ const minRefusedToWarn = 20
 // SandboxWarnings are the lines a run must say loudly about its sandbox:
 // those of GivenUpWarning, NothingPassedWarning, MostlyStricterWarning,
 // KindNothingPassedWarning, NoAllowListWarning, StaleWarning,
-// WholeWarning and NumberedWarning that hold.
+// KeptWarning, WholeWarning and NumberedWarning that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.KindNothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.WholeWarning(), s.NumberedWarning()} {
+	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.KindNothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.KeptWarning(), s.WholeWarning(), s.NumberedWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
@@ -485,6 +489,16 @@ func (s *Summary) NumberedWarning() string {
 	}
 	return fmt.Sprintf("%s answered with the file's lines each after a line number, as cat -n writes them, which the profile does not cut: each differs from the file, a verdict-matches-model finding of the profile's making; give its read result a \"line_prefix\" (\" *\\\\d+\\\\t\" for cat -n; docs/real-sandboxes.md#a-server-with-other-tools-profiles)",
 		countOf(s.NumberedReads, "read was", "reads were"))
+}
+
+// KeptWarning is the one line that says a sandbox fetched names from DNS
+// answers it kept from an earlier op, or "" when it did not.
+func (s *Summary) KeptWarning() string {
+	if s.KeptFetches == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s fetched a name %s with no lookup of it in the op, from an answer it kept from an earlier op (a DNS cache; Traffic Server's HostDB keeps even an answer of TTL 0): the world resolves it for the fetch as the model does, so on a dns line whose answers change a finding that reads \"the address checked is not the address used\" is of that cache, not of a check; replay marks such steps; turn its DNS cache off where it can be",
+		s.SUT, plural(int(s.KeptFetches), "time"))
 }
 
 // MostlyStricterWarning is the one line that says the sandbox refused

@@ -45,6 +45,7 @@ type Counter struct {
 	parted   int64  // ops after a landed write that changed the tree (Parted)
 	bare     int64  // ops with a connection that sent no request (Bare)
 	numbered int64  // reads answered with numbered lines (Numbered)
+	kept     int64  // fetches of a name from an answer kept from an earlier op (Kept)
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
 	said     int64  // refusals in words of the sandbox's own (Said)
@@ -172,6 +173,14 @@ func (c *Counter) Bare() {
 	c.bare++
 }
 
+// Kept counts one fetch of a name the sandbox connected for without
+// looking it up in the op (Tally.Kept).
+func (c *Counter) Kept() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.kept++
+}
+
 // Numbered counts one read answered with the file's lines each after a
 // line number, which the profile does not cut (Tally.Numbered).
 func (c *Counter) Numbered() {
@@ -251,7 +260,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare, Numbered: c.numbered}
+	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare, Numbered: c.numbered, Kept: c.kept}
 	for _, n := range c.kinds { // the sums are the kinds'
 		out.Passed += n.Passed
 		out.Refused += n.Refused

@@ -169,6 +169,14 @@ type Tally struct {
 	// not cut: each is a verdict-matches-model finding of the profile's
 	// making, and the run says how to cut them.
 	Numbered int64
+	// Kept counts the fetches of a name the sandbox connected for with no
+	// lookup of it in the op: from an answer it kept from an earlier op
+	// (a DNS cache; Traffic Server's HostDB keeps even one of TTL 0). The
+	// world journals its resolve before such a fetch, moving the name's
+	// dns line on as the model does, so on a line whose answers differ
+	// the fetch reads as one from an address no longer the last answered:
+	// a finding of the cache, which the run and a replay say.
+	Kept int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -233,4 +241,5 @@ func (t *Tally) Add(u Tally) {
 	t.Parted += u.Parted
 	t.Bare += u.Bare
 	t.Numbered += u.Numbered
+	t.Kept += u.Kept
 }

@@ -27,6 +27,7 @@ type Watch struct {
 	landed   map[int]bool
 	parted   map[int]bool
 	bare     map[int]bool
+	kept     map[int]bool
 }
 
 // NewWatch returns a Watch over the session whose counts tally reads.
@@ -56,6 +57,7 @@ func (w *Watch) Reset() {
 	clear(w.landed)
 	clear(w.parted)
 	clear(w.bare)
+	clear(w.kept)
 }
 
 // Marks returns, by the place of the op, the stricter reason counted
@@ -122,6 +124,14 @@ func (w *Watch) Bare() map[int]bool {
 	return maps.Clone(w.bare)
 }
 
+// Kept returns the places of the fetches from an answer kept from an
+// earlier op (Tally.Kept).
+func (w *Watch) Kept() map[int]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.kept)
+}
+
 // note notes what the op at place n made the session count, after was.
 func (w *Watch) note(n int, was, now Tally) {
 	w.mu.Lock()
@@ -155,6 +165,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.bare = map[int]bool{}
 		}
 		w.bare[n] = true
+	}
+	if now.Kept > was.Kept {
+		if w.kept == nil {
+			w.kept = map[int]bool{}
+		}
+		w.kept[n] = true
 	}
 	if now.Cleaned > was.Cleaned {
 		if w.cleaned == nil {

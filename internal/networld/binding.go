@@ -45,6 +45,7 @@ type opState struct {
 	served     Served       // the world's answer to a request of host (Served)
 	servedPath bool         // served answered the op's own path
 	elsewhere  bool         // a request for another host was answered (Served.Elsewhere)
+	kept       bool         // a request for the op's host, a name, came with no lookup of it (Lookups.Kept)
 	// answers holds, for every host a resolve in the op answered (the
 	// op's, a redirect's Location), normalized, the last answer: a
 	// literal already resolved is not resolved again, and a connection
@@ -168,6 +169,11 @@ type Lookups struct {
 	Last     netip.Addr   // what the last one answered
 	Internal bool         // one of them answered an internal address (SPEC §6)
 	All      []netip.Addr // what each answered, in order
+	// Kept says the sandbox connected for the op's host, a name, without
+	// looking it up in the op: to an answer it kept from an earlier one
+	// (a DNS cache). The world's resolve journaled for the fetch moved
+	// the name's line on as the model's does, not as the sandbox saw it.
+	Kept bool
 }
 
 // EndOp journals the connections the op made that sent no request, as
@@ -183,7 +189,7 @@ func (b *Binding) EndOp() Lookups {
 	}
 	b.open = false
 	clear(b.lookups)
-	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal, All: b.op.all}
+	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal, All: b.op.all, Kept: b.op.kept}
 }
 
 // Served is the world's answer to a request for the op's host and path
@@ -239,10 +245,13 @@ func (b *Binding) journalBare(recs []netns.Record) {
 
 // resolveForFetch journals the world's resolve of the op's host before a
 // fetch of it, unless one was journaled in the op already: a program that
-// dials an IP literal asks no DNS server, and SPEC §5 resolves once
+// dials an IP literal asks no DNS server, nor does one that kept an
+// answer for a name (noted: Lookups.Kept), and SPEC §5 resolves once
 // before each fetch.
 func (b *Binding) resolveForFetch() {
 	if !b.op.resolved {
+		_, literal := spec.ParseIPLiteral(spec.NormalizeHost(b.op.host))
+		b.op.kept = !literal
 		b.op.resolvedTo(b.world.Resolve(b.op.host))
 		b.op.answered(b.op.host, b.op.addr)
 	}

@@ -137,6 +137,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if served.Bare && b.counts {
 		b.s.tally.Bare()
 	}
+	if lookups.Kept && b.counts {
+		b.s.tally.Kept()
+	}
 	if b.px.srv != nil && err == nil {
 		ans = servedAnswer(served)
 		if served.Reached {

@@ -595,6 +595,36 @@ func TestDNSCachedAcrossScenarios(t *testing.T) {
 	}
 }
 
+// TestDNSKeptWithinAScenario: a proxy that keeps a DNS answer fetches a
+// name the second time with no lookup of it: counted as kept, and the
+// replay marks the step; a proxy that looks the name up every time is
+// not counted.
+func TestDNSKeptWithinAScenario(t *testing.T) {
+	const src = "grant net a.test\ndns a.test 203.0.113.7\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch a.test /s\n"
+	for _, tc := range []struct {
+		mode string
+		kept int64
+	}{{"cache", 1}, {"open", 0}} {
+		tg := fakeTarget(t, tc.mode, "", 0)
+		f, end, tally, err := tg.StartCounted()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenario.Parse("t.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := oracle.Check(f, sc, nil, oracle.Options{})
+		end()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := tally().Kept; n != tc.kept || len(fs) > 0 {
+			t.Errorf("%s: %d fetches counted as kept, findings %v; want %d and none", tc.mode, n, fs, tc.kept)
+		}
+	}
+}
+
 // TestLiteralFetchIsNoCachedAnswer: a proxy that follows a redirect to
 // an address literal asks no DNS server for it; the world journals the
 // literal's resolve in its own world (networld), so an earlier world
