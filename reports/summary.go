@@ -602,7 +602,7 @@ func (s *Summary) CachedClause() string {
 	if s.CachedFetches == 0 {
 		return ""
 	}
-	return "; " + countOf(s.CachedFetches, "fetch", "fetches") + " answered from the server's cache (a URL it fetched before, no request made), as the model: not judged; from the first on, every sandbox got a server of its own, a start each (a profile with \"fresh\": true starts so)"
+	return "; " + countOf(s.CachedFetches, "fetch", "fetches") + " answered from the server's cache (a URL it fetched before, no request made), as the model: not judged; from the first on, every sandbox got a server of its own, a start each (a profile with \"fresh\": true starts so); an answer that is an error in words is none: the profile's \"refusals\" tell them"
 }
 
 // SkippedLinesClause is the summary line's clause for a server's skipped

@@ -71,6 +71,11 @@ type Profile struct {
 	// op on what it made the proxy do, which a proxy that keeps nothing
 	// does the same however many fetches came before).
 	Fresh bool `json:"fresh,omitempty"`
+	// Cwd says a fetch server (MCP) runs in its own directory ({{dir}}),
+	// not the harness's working directory: one that keeps what it
+	// fetched in files there (a page cache in ./.cache) then keeps it
+	// for itself, removed with it, and shares it with no other run.
+	Cwd bool `json:"cwd,omitempty"`
 	// MCP, when set, says the command is not a proxy but an MCP server
 	// over stdio with a tool that fetches a URL (an agent's fetch tool):
 	// each net_fetch is a tools/call of it with the URL http://HOST/PATH,
@@ -363,6 +368,9 @@ func (p Profile) check() error {
 		case p.MCP != nil:
 			return errors.New("headers are sent to a proxy: an MCP server (mcp) is asked over stdio")
 		}
+	}
+	if p.Cwd && p.MCP == nil {
+		return errors.New("cwd is a fetch server's (mcp): a proxy runs in the harness's working directory, and writes where its configuration says")
 	}
 	if p.MCP != nil {
 		if p.MCP.Tool == "" {

@@ -94,6 +94,7 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x", "headers": {"X-A": "a\r\nX-B: b"}}`, `headers: the value of X-A holds a byte a header cannot`},
 		{`{"name": "x", "headers": {"host": "a"}}`, `headers: host is the harness's to send`},
 		{`{"name": "x", "mcp": {"tool": "f"}, "headers": {"X-A": "a"}}`, `headers are sent to a proxy`},
+		{`{"name": "x", "cwd": true}`, `cwd is a fetch server's`},
 	} {
 		_, err := ParseProfile([]byte(tc.json))
 		if !errors.Is(err, ErrProfile) || !strings.Contains(err.Error(), tc.want) {

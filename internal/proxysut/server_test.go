@@ -118,6 +118,10 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 		return "", err
 	}
 	host := u.Hostname()
+	if mode == "pwd" { // says where it runs
+		wd, err := os.Getwd()
+		return "cwd " + wd, err
+	}
 	if mode == "relay" || mode == "relaylater" && relayed[rawURL] { // asks a service of its own for every page, as a reader API does
 		host, rawURL = "relay.test", "http://relay.test/read"
 	}
@@ -573,5 +577,38 @@ func TestServerRunsWhereTheHarnessRuns(t *testing.T) {
 	}
 	if fs, tally := checkOn(t, tg, "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0); len(fs) > 0 || tally.Passed != 1 {
 		t.Errorf("findings %v, %d let through; want none, 1", fs, tally.Passed)
+	}
+}
+
+// TestServerCwd: a fetch server runs in the harness's working directory,
+// unless its profile says cwd: then in its own directory, with its HOME.
+func TestServerCwd(t *testing.T) {
+	exe := fakeServerCommand(t, "pwd")
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cwd := range []bool{false, true} {
+		text := `{"name": "pwd", "mcp": {"tool": "fetch"}}`
+		if cwd {
+			text = `{"name": "pwd", "mcp": {"tool": "fetch"}, "cwd": true}`
+		}
+		p, err := ParseProfile([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		px, err := startServer([]string{exe}, p, nil, t.TempDir(), Timeouts{}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := px.srv.Fetch("http://a.test/")
+		px.close()
+		want := "cwd " + here
+		if cwd {
+			want = "cwd " + px.dir
+		}
+		if err != nil || res.Text != want {
+			t.Errorf("cwd %v: %q, %v; want %q", cwd, res.Text, err, want)
+		}
 	}
 }
