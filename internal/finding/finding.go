@@ -199,7 +199,8 @@ func (p *Pipeline) failsAlone(sc *scenario.Scenario, f oracle.Finding, timeout, 
 	if ok, known := p.alone[key]; known {
 		return ok
 	}
-	ok := minimize.JudgedLike(minimize.Fresh(p.Start, stop), f, timeout, start)(sc) || stopped(stop)
+	ok, _ := failsOn(minimize.Fresh(p.Start, stop), sc, f, timeout, start, stop)
+	ok = ok || stopped(stop)
 	if !stopped(stop) {
 		if p.alone == nil {
 			p.alone = map[string]bool{}
@@ -241,26 +242,12 @@ const slowTimeouts = 4
 // session being fresh the first time), else a fresh session for each
 // case when sc fails on one (or the session again, when the Pipeline
 // cannot start one), else the session when sc failed there once. It
-// returns nil when sc failed in none, or when stop closed first. A
-// judgement that timed out on an op, where f is no hang, says nothing of
-// f (a slow machine, not the sandbox): it is made once more with
-// slowTimeouts times the timeout before it counts as passing.
+// returns nil when sc failed in none, or when stop closed first. Each
+// judgement is failsOn's, made again slower when it timed out.
 func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) (j minimize.Judge, fresh bool, replays int) {
-	judge := func(j minimize.Judge, t time.Duration) (like, hung bool) {
-		replays++
-		fs := j(sc, oracle.Options{Timeout: t, StartTimeout: start})
-		return slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return minimize.Like(f, fd) }),
-			slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return fd.Hang })
-	}
 	fails := func(j minimize.Judge) bool {
-		if stopped(stop) {
-			return false
-		}
-		like, hung := judge(j, timeout)
-		if like || f.Hang || !hung || stopped(stop) {
-			return like
-		}
-		like, _ = judge(j, slowTimeouts*cmp.Or(timeout, oracle.DefaultTimeout))
+		like, n := failsOn(j, sc, f, timeout, start, stop)
+		replays += n
 		return like
 	}
 	warm, third := minimize.On(p.Factory), minimize.On(p.Factory)
@@ -277,6 +264,29 @@ func (p *Pipeline) confirm(sc *scenario.Scenario, f oracle.Finding, timeout, sta
 		return warm, false, replays
 	}
 	return nil, false, replays
+}
+
+// failsOn judges sc on j and reports whether it fails as f did, and how
+// many judgements that took. A judgement that timed out on an op, where
+// f is no hang, says nothing of f (a slow machine, a server slow on its
+// first call): it is made once more with slowTimeouts times the timeout
+// before it counts as passing.
+func failsOn(j minimize.Judge, sc *scenario.Scenario, f oracle.Finding, timeout, start time.Duration, stop <-chan struct{}) (like bool, judgements int) {
+	judge := func(t time.Duration) (like, hung bool) {
+		judgements++
+		fs := j(sc, oracle.Options{Timeout: t, StartTimeout: start})
+		return slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return minimize.Like(f, fd) }),
+			slices.ContainsFunc(fs, func(fd oracle.Finding) bool { return fd.Hang })
+	}
+	if stopped(stop) {
+		return false, 0
+	}
+	like, hung := judge(timeout)
+	if like || f.Hang || !hung || stopped(stop) {
+		return like, judgements
+	}
+	like, _ = judge(slowTimeouts * cmp.Or(timeout, oracle.DefaultTimeout))
+	return like, judgements
 }
 
 // adapted is pred, refusing a candidate the sandbox's adapter would narrow.

@@ -626,3 +626,46 @@ func TestWriteStricterDropsUnaskedRoutes(t *testing.T) {
 		t.Errorf("routes kept %q, want %q", routes, want)
 	}
 }
+
+// TestSlowFreshStartIsNoState: a finding whose sandbox, started fresh, is
+// slow on its first op (a server's first call loads its libraries) past
+// the op timeout is judged alone once more with a longer one before it is
+// called stateful: it fails there, as on the session that found it.
+func TestSlowFreshStartIsNoState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 400 * time.Millisecond
+		m, _ := mutants.Lookup("raw-prefix")
+		start := func() (core.Factory, func() error, error) {
+			once := new(sync.Once)
+			f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+				sb, err := m.Factory(g, w)
+				return slowFirst{sb, once}, err
+			}
+			return f, func() error { return nil }, nil
+		}
+		sc := longPrefixSibling(t)
+		session, _, _ := start()
+		if _, err := oracle.Check(session, sc, nil, oracle.Options{Timeout: 10 * timeout}); err != nil { // its slow first op
+			t.Fatal(err)
+		}
+		found := firstFinding(t, session, sc, 0)
+		p := &Pipeline{Factory: session, SUT: "slow", Start: start, Timeout: timeout}
+		f := p.Process(sc, found, "test")
+		time.Sleep(2 * time.Second) // the ops given up on return
+		synctest.Wait()
+		if f.Flaky || f.Stateful {
+			t.Errorf("flaky %v, stateful %v; want neither: alone, it fails once its first op is given time", f.Flaky, f.Stateful)
+		}
+	})
+}
+
+// slowFirst is a sandbox whose session's first op takes a second.
+type slowFirst struct {
+	core.Sandbox
+	once *sync.Once
+}
+
+func (s slowFirst) Run(op core.Op) core.Result {
+	s.once.Do(func() { time.Sleep(time.Second) })
+	return s.Sandbox.Run(op)
+}
