@@ -102,6 +102,10 @@ type ReplayStep struct {
 	// lookup of it in the op, from an answer it kept: the journal's
 	// resolve before it is the world's, which the sandbox never saw.
 	Kept bool
+	// LineMoved is set on a fetch the sandbox let through on lookups of
+	// its own that all answered a public address, where the model's one
+	// lookup answers an internal one: the model's answer stands in.
+	LineMoved bool
 }
 
 // Violation is an invariant a replay found violated, at a step (0 when the
@@ -241,6 +245,9 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 		}
 		if s.Bare {
 			mark += "  a connection that sent no request (a TLS hello, a browser's preconnect), journaled as the op's fetch (SPEC §14)"
+		}
+		if s.LineMoved {
+			mark = "  the model's answer: the sandbox let it through on lookups of its own that all answered a public address, where the model's one lookup answers an internal one (it looks a name up more than once a fetch, moving the dns line elsewhere); where it connected, the journal, is judged"
 		}
 		if s.Kept {
 			mark += "  connected with no lookup of the name in this op, to an answer the sandbox kept from an earlier one (a DNS cache): the resolve journaled before it is the world's, moved on as the model's"
@@ -418,6 +425,9 @@ type stepJSON struct {
 	// Kept: a fetch from a DNS answer kept from an earlier op
 	// (ReplayStep.Kept).
 	Kept bool `json:"kept,omitempty"`
+	// LineMoved: let through on lookups of its own off the model's dns
+	// line, answered as the model (ReplayStep.LineMoved).
+	LineMoved bool `json:"line_moved,omitempty"`
 }
 
 type violationJSON struct {
@@ -441,7 +451,7 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 	}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,
-			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted, Bare: s.Bare, Kept: s.Kept})
+			OpsUsed: s.OpsUsed, WallUsed: s.WallUsed, OutputUsed: s.OutputUsed, Journal: append([]string{}, s.Journal...), Violated: s.Violated, Stricter: s.Stricter, ModelJournal: s.ModelJournal, Modelled: s.Modelled, Cleaned: s.Cleaned, Unknown: s.Unknown, Said: s.Said, Landed: s.Landed, Parted: s.Parted, Bare: s.Bare, Kept: s.Kept, LineMoved: s.LineMoved})
 		doc.Journal = append(doc.Journal, s.Journal...)
 		if s.Unmet != "" {
 			doc.Unmet = append(doc.Unmet, unmetJSON{Step: s.Step, Line: s.Line, Detail: s.Unmet})

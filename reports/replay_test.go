@@ -187,23 +187,26 @@ func TestBareMark(t *testing.T) {
 }
 
 // TestKeptMark: a fetch from a DNS answer kept from an earlier op says
-// so, and in JSON.
+// so, and so does one let through on lookups off the model's dns line,
+// each in JSON too.
 func TestKeptMark(t *testing.T) {
 	var b bytes.Buffer
 	r := &reports.Replay{File: "z.sbx", SUT: "proxy:x", Steps: []reports.ReplayStep{
 		{Step: 1, Op: "net_fetch a.test /", Result: "ok", Journal: []string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /"}},
 		{Step: 2, Op: "net_fetch a.test /", Result: "ok", Journal: []string{"resolve a.test -> 10.0.0.1", "fetch a.test 203.0.113.1 /"}, Kept: true},
+		{Step: 3, Op: "net_fetch a.test /", Result: "egress_internal", Journal: []string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /"}, LineMoved: true},
 	}}
 	if err := reports.WriteReplay(&b, reports.Text, r); err != nil {
 		t.Fatal(err)
 	}
 	const mark = "connected with no lookup of the name in this op, to an answer the sandbox kept from an earlier one (a DNS cache)"
+	const moved = "the model's answer: the sandbox let it through on lookups of its own that all answered a public address"
 	lines := strings.Split(b.String(), "\n")
-	if len(lines) < 4 || strings.Contains(lines[2], mark) || !strings.Contains(lines[3], mark) {
+	if len(lines) < 5 || strings.Contains(lines[2], mark) || !strings.Contains(lines[3], mark) || !strings.Contains(lines[4], moved) || strings.Contains(lines[3], moved) {
 		t.Errorf("marks:\n%s", b.String())
 	}
 	b.Reset()
-	if err := reports.WriteReplay(&b, reports.JSON, r); err != nil || strings.Count(b.String(), `"kept": true`) != 1 {
+	if err := reports.WriteReplay(&b, reports.JSON, r); err != nil || strings.Count(b.String(), `"kept": true`) != 1 || strings.Count(b.String(), `"line_moved": true`) != 1 {
 		t.Errorf("JSON %v:\n%s", err, b.String())
 	}
 }

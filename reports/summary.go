@@ -109,6 +109,10 @@ type Summary struct {
 	// for with no lookup of it in the op, from a DNS answer it kept from
 	// an earlier op (KeptWarning).
 	KeptFetches int64 `json:"kept_fetches,omitempty"`
+	// LineMovedFetches counts the fetches a real sandbox let through on
+	// lookups of its own that all answered a public address, where the
+	// model's one lookup answers an internal one (LineMovedClause).
+	LineMovedFetches int64 `json:"line_moved_fetches,omitempty"`
 	// AllowedPassed counts the ops the model allows that the sandbox let
 	// through (a proxy relayed the world's answer, a file server read or
 	// wrote), on a door that counts them (the real ones); nil on the
@@ -603,6 +607,16 @@ func (s *Summary) CachedClause() string {
 		return ""
 	}
 	return "; " + countOf(s.CachedFetches, "fetch", "fetches") + " answered from the server's cache (a URL it fetched before, no request made), as the model: not judged; from the first on, every sandbox got a server of its own, a start each (a profile with \"fresh\": true starts so); an answer that is an error in words is none: the profile's \"refusals\" tell them"
+}
+
+// LineMovedClause is the summary line's clause for the fetches let
+// through on lookups off the model's dns line, or "" when there were
+// none.
+func (s *Summary) LineMovedClause() string {
+	if s.LineMovedFetches == 0 {
+		return ""
+	}
+	return "; " + countOf(s.LineMovedFetches, "fetch", "fetches") + " let through on lookups of its own that all answered a public address, where the model's one lookup answers an internal one (it looks a name up more than once a fetch, moving the dns line elsewhere): answered as the model, where it connected judged"
 }
 
 // SkippedLinesClause is the summary line's clause for a server's skipped

@@ -273,7 +273,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load, &checked)
 	givenUp := 0
 	if !waitOr(&checking, stop.hard) {
-		givenUp = giveUpOn(over, ends) // their checks were not found to fail: nothing found is lost
+		givenUp = giveUpOn(over, ends, locks) // their checks were not found to fail: nothing found is lost
 	}
 	checked.Store(int64(max(time.Since(start), 1)))
 	col.flush()
@@ -378,14 +378,17 @@ func onceEnd(end func() error) func() error { return sync.OnceValue(end) }
 
 // giveUpOn ends the sessions of the workers whose checks are not over, in
 // the background: a check stuck in a sandbox of another process returns
-// once the process is stopped, and the worker then ends.
-func giveUpOn(over []atomic.Bool, ends []atomic.Pointer[func() error]) int {
+// once the process is stopped, and the worker then ends. It freezes
+// their counts first: the check each is in does not count, however it
+// ends.
+func giveUpOn(over []atomic.Bool, ends []atomic.Pointer[func() error], locks []countsLock) int {
 	n := 0
 	for w := range over {
 		if over[w].Load() {
 			continue
 		}
 		n++
+		locks[w].freeze(func() {}) // the check it is in does not count, however it ends
 		if end := ends[w].Load(); end != nil {
 			go (*end)()
 		}

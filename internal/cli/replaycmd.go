@@ -112,15 +112,16 @@ func replayOne(target sut.Target, name string, sc *scenario.Scenario, f core.Fac
 	return out, nil
 }
 
-// markSteps sets the Stricter reason, the ModelJournal, Modelled, Cleaned, Unknown, Said, Landed, Parted, Bare and Kept of the steps
+// markSteps sets the Stricter reason, the ModelJournal, Modelled, Cleaned, Unknown, Said, Landed, Parted, Bare, Kept and LineMoved of the steps
 // w noted, steps being the replay's in the order they ran.
 func markSteps(w *door.Watch, steps []reports.ReplayStep) {
 	stricter, filled := w.Marks()
 	modelled, cleaned, landed, unknown, said := w.Modelled(), w.Cleaned(), w.Landed(), w.Unknown(), w.Said()
-	parted, bare, kept := w.Parted(), w.Bare(), w.Kept()
+	parted, bare, kept, moved := w.Parted(), w.Bare(), w.Kept(), w.LineMoved()
 	for i := range steps {
 		steps[i].Stricter, steps[i].ModelJournal, steps[i].Modelled, steps[i].Cleaned = stricter[i], filled[i], modelled[i], cleaned[i]
 		steps[i].Landed, steps[i].Parted, steps[i].Said, steps[i].Bare, steps[i].Kept = landed[i], parted[i], said[i], bare[i], kept[i]
+		steps[i].LineMoved = moved[i]
 		if unknown[i] {
 			steps[i].Unknown = said[i]
 		}

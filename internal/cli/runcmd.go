@@ -109,10 +109,10 @@ that cannot start, 3 interrupted.`)
 	sum.SUTFlags, sum.Unasked = target.Flags, target.Unasked
 	sum.MarkNotApplicable(target.NotApplicable)
 	sum.MarkKindsNotApplicable(target.KindsNotApplicable)
-	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%s ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s%s%s\n",
+	fmt.Fprintf(e.stderr, "sbxfuzz run: seed %d, %d checks, %d ops in %s (%s ops/s, %d workers%s), sut %s: %d findings%s%s%s%s%s%s%s%s%s%s%s%s%s%s\n",
 		sum.Seed, sum.Checks, sum.Ops, res.Checked.Round(time.Millisecond), reports.Rate(sum.OpsPerSecond), sum.Workers, minimizingTime(res), sum.SUT,
 		len(sum.Findings), distinctScenarios(sum), flakyCount(sum), unconfirmedCount(sum), unminimizedCount(sum.Findings), writtenTo(len(sum.Findings), *out),
-		violationsSeen(sum, *stopAtFirst, *perInvariant), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.LandedClause(), sum.CachedClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
+		violationsSeen(sum, *stopAtFirst, *perInvariant), unconfirmedHangs(sum.UnconfirmedHangs), sum.Expressible(), sum.StricterClause(), sum.LandedClause(), sum.CachedClause(), sum.LineMovedClause(), sum.SkippedLinesClause(), interrupted(res.Interrupted))
 	for _, l := range sum.StricterExampleLines() {
 		fmt.Fprintf(e.stderr, "sbxfuzz run: %s\n", l)
 	}

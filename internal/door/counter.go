@@ -46,6 +46,7 @@ type Counter struct {
 	bare     int64  // ops with a connection that sent no request (Bare)
 	numbered int64  // reads answered with numbered lines (Numbered)
 	kept     int64  // fetches of a name from an answer kept from an earlier op (Kept)
+	moved    int64  // fetches let through on lookups of its own off the model's line (LineMoved)
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
 	said     int64  // refusals in words of the sandbox's own (Said)
@@ -173,6 +174,15 @@ func (c *Counter) Bare() {
 	c.bare++
 }
 
+// LineMoved counts one fetch the sandbox let through on lookups of its
+// own that all answered a public address, where the model's one lookup
+// answers an internal one (Tally.LineMoved).
+func (c *Counter) LineMoved() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.moved++
+}
+
 // Kept counts one fetch of a name the sandbox connected for without
 // looking it up in the op (Tally.Kept).
 func (c *Counter) Kept() {
@@ -260,7 +270,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare, Numbered: c.numbered, Kept: c.kept}
+	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare, Numbered: c.numbered, Kept: c.kept, LineMoved: c.moved}
 	for _, n := range c.kinds { // the sums are the kinds'
 		out.Passed += n.Passed
 		out.Refused += n.Refused

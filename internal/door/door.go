@@ -177,6 +177,13 @@ type Tally struct {
 	// the fetch reads as one from an address no longer the last answered:
 	// a finding of the cache, which the run and a replay say.
 	Kept int64
+	// LineMoved counts the fetches the sandbox let through on lookups of
+	// its own that all answered a public address, where the model's one
+	// lookup a fetch answers an internal one: a guard that looks a name up
+	// more than once a fetch (and checks every answer) moves the name's
+	// dns line elsewhere than the model's, and saw no internal address.
+	// The model's answer stands in; where it connected is judged.
+	LineMoved int64
 	// Filled counts the refusals whose journal the door filled with the
 	// model's entries, the sandbox having made none (Counter.Filled).
 	Filled int64
@@ -242,4 +249,5 @@ func (t *Tally) Add(u Tally) {
 	t.Bare += u.Bare
 	t.Numbered += u.Numbered
 	t.Kept += u.Kept
+	t.LineMoved += u.LineMoved
 }

@@ -28,6 +28,7 @@ type Watch struct {
 	parted   map[int]bool
 	bare     map[int]bool
 	kept     map[int]bool
+	moved    map[int]bool
 }
 
 // NewWatch returns a Watch over the session whose counts tally reads.
@@ -58,6 +59,7 @@ func (w *Watch) Reset() {
 	clear(w.parted)
 	clear(w.bare)
 	clear(w.kept)
+	clear(w.moved)
 }
 
 // Marks returns, by the place of the op, the stricter reason counted
@@ -132,6 +134,14 @@ func (w *Watch) Kept() map[int]bool {
 	return maps.Clone(w.kept)
 }
 
+// LineMoved returns the places of the fetches let through on lookups off
+// the model's dns line (Tally.LineMoved).
+func (w *Watch) LineMoved() map[int]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.moved)
+}
+
 // note notes what the op at place n made the session count, after was.
 func (w *Watch) note(n int, was, now Tally) {
 	w.mu.Lock()
@@ -171,6 +181,12 @@ func (w *Watch) note(n int, was, now Tally) {
 			w.kept = map[int]bool{}
 		}
 		w.kept[n] = true
+	}
+	if now.LineMoved > was.LineMoved {
+		if w.moved == nil {
+			w.moved = map[int]bool{}
+		}
+		w.moved[n] = true
 	}
 	if now.Cleaned > was.Cleaned {
 		if w.cleaned == nil {

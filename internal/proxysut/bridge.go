@@ -155,6 +155,17 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case err != nil:
 		b.px.failed.Store(true)
 		panic(&door.Failure{Err: fmt.Errorf("%s: %s %s: %w", b.s.id.name, core.OpFetch, host+" "+path, err)})
+	case ans.world && lineMoved(model, lookups):
+		// The proxy let the fetch through on answers of its own lookups,
+		// every one public, where the model's one lookup answers an
+		// internal address: a guard that looks a name up more than once a
+		// fetch, each answer checked, moves the name's dns line elsewhere
+		// than the model's, and saw nothing to refuse. The model's answer
+		// stands in; where it connected is in the journal, judged.
+		if b.counts {
+			b.s.tally.LineMoved()
+		}
+		return core.Result{Kind: model}
 	case ans.world && served.Redirect:
 		// The world answered the op's own request with a redirect route's
 		// 302, its body the URL: the fetch's whole answer, as the model's
@@ -199,6 +210,14 @@ func (b *bridge) Run(op core.Op) core.Result {
 	// that answered it: not after several, nor after one of a line the
 	// proxy moved on in an op before.
 	return b.refused(host, path, model, addr, lookups, served.Bare || lookups.Count > 1 || resolved && lookups.Last != addr, served.Elsewhere)
+}
+
+// lineMoved reports whether a fetch the proxy let through, which the
+// model refuses as internal (model), followed lookups of the op's host in
+// the op, its own and not an answer it kept, that answered no internal
+// address.
+func lineMoved(model core.Kind, lookups networld.Lookups) bool {
+	return model == core.EgressInternal && lookups.Count > 0 && !lookups.Kept && !lookups.Internal
 }
 
 // passed counts a fetch the proxy let through: one the model allows

@@ -605,21 +605,8 @@ func TestDNSKeptWithinAScenario(t *testing.T) {
 		mode string
 		kept int64
 	}{{"cache", 1}, {"open", 0}} {
-		tg := fakeTarget(t, tc.mode, "", 0)
-		f, end, tally, err := tg.StartCounted()
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc, err := scenario.Parse("t.sbx", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := oracle.Check(f, sc, nil, oracle.Options{})
-		end()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := tally().Kept; n != tc.kept || len(fs) > 0 {
+		fs, tally := checkOn(t, fakeTarget(t, tc.mode, "", 0), src, 0)
+		if n := tally.Kept; n != tc.kept || len(fs) > 0 {
 			t.Errorf("%s: %d fetches counted as kept, findings %v; want %d and none", tc.mode, n, fs, tc.kept)
 		}
 	}

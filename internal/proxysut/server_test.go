@@ -126,7 +126,7 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 		host, rawURL = "relay.test", "http://relay.test/read"
 	}
 	relayed[rawURL] = true
-	guard := mode == "guard" || mode == "plainguard"
+	guard := mode == "guard" || mode == "plainguard" || mode == "twice"
 	if mode == "deny" || guard && !slices.Contains(allow, hostOfURL(u)) {
 		return "", fmt.Errorf("%s is not allowed", host)
 	}
@@ -146,6 +146,16 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 	}
 	if guard && spec.IsInternal(addrs[0]) {
 		return "", fmt.Errorf("%s resolves to an internal address", host)
+	}
+	if mode == "twice" && u.Path == "/twice" { // looks the name up again, both answers checked, the last dialled
+		again, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		if err != nil {
+			return "", err
+		}
+		if spec.IsInternal(again[0]) {
+			return "", fmt.Errorf("%s resolves to an internal address", host)
+		}
+		addrs = again
 	}
 	if mode == "bare" {
 		var d net.Dialer
@@ -610,5 +620,19 @@ func TestServerCwd(t *testing.T) {
 		if err != nil || res.Text != want {
 			t.Errorf("cwd %v: %q, %v; want %q", cwd, res.Text, err, want)
 		}
+	}
+}
+
+// TestLookupsOffTheModelsLine: a guard that looks a name up twice for one
+// fetch, each answer checked, moves the name's dns line ahead of the
+// model's one lookup a fetch: a later fetch it lets through on a public
+// answer, where the model's lookup answers 127.0.0.1, is answered as the
+// model, counted, and no finding; what it connected to is still judged.
+func TestLookupsOffTheModelsLine(t *testing.T) {
+	const src = "grant net a.test\ndns a.test 203.0.113.7 203.0.113.7 127.0.0.1\nroute a.test /twice hello\nroute a.test /s hello\n\n" +
+		"net_fetch a.test /twice\nnet_fetch a.test /s\nnet_fetch a.test /s\n"
+	fs, tally := checkOn(t, fakeServerTarget(t, "twice", 0), src, 0)
+	if n := tally.LineMoved; n != 1 || len(fs) > 0 {
+		t.Errorf("%d fetches counted off the model's line, findings %v; want 1 and none", n, fs)
 	}
 }
