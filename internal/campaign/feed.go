@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
-
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
