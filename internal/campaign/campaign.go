@@ -88,6 +88,7 @@ type Progress struct {
 	Checks   int64
 	Ops      uint64
 	Findings int64 // minimized (and written) so far
+	Queued   int64 // kept and not written yet: the one being minimized, and those waiting
 	Raw      int64 // raw findings, kept or not
 	Elapsed  time.Duration
 	// Checked is the time the checks took, once they are over (Elapsed
@@ -270,7 +271,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}()
 	}
 	var checked atomic.Int64 // the time the checks took, once they are over
-	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, col.raws.Load, &checked)
+	stopProgress := reportProgress(cfg.Progress, start, counts, out.count, out.queued, col.raws.Load, &checked)
 	givenUp := 0
 	if !waitOr(&checking, stop.hard) {
 		givenUp = giveUpOn(over, ends, locks) // their checks were not found to fail: nothing found is lost
@@ -435,7 +436,7 @@ func sumCounts(counts []workerCount) Progress {
 // reportProgress calls report about once a second until the returned stop
 // is called; checked holds the time the checks took once they are over,
 // 0 until then.
-func reportProgress(report func(Progress), start time.Time, counts []workerCount, findings, raws func() int64, checked *atomic.Int64) (stop func()) {
+func reportProgress(report func(Progress), start time.Time, counts []workerCount, findings, queued, raws func() int64, checked *atomic.Int64) (stop func()) {
 	if report == nil {
 		return func() {}
 	}
@@ -452,7 +453,7 @@ func reportProgress(report func(Progress), start time.Time, counts []workerCount
 				return
 			case <-t.C:
 				p := sumCounts(counts)
-				p.Findings, p.Raw, p.Elapsed = findings(), raws(), time.Since(start)
+				p.Findings, p.Queued, p.Raw, p.Elapsed = findings(), queued(), raws(), time.Since(start)
 				p.Checked, p.ChecksOver = p.Elapsed, checked.Load() > 0
 				if p.ChecksOver {
 					p.Checked = time.Duration(checked.Load())

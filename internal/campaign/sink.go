@@ -370,3 +370,15 @@ func (s *sink) count() int64 {
 	defer s.mu.Unlock()
 	return int64(len(s.findings))
 }
+
+// queued is how many findings the sink holds and has not written yet: the
+// one being minimized, and those waiting.
+func (s *sink) queued() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := int64(len(s.queue))
+	if s.current != nil {
+		n++
+	}
+	return n
+}

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
@@ -411,5 +413,19 @@ func TestTwinFindingsSayTheirOp(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the run's lines lack %q:\n%s%s", want, out, errs)
 		}
+	}
+}
+
+// TestProgressLine: once the checks are over, the progress line says how
+// many findings are written and how many are still to minimize, so that a
+// long minimization on a slow sandbox does not read as a stall.
+func TestProgressLine(t *testing.T) {
+	p := campaign.Progress{Checks: 113, Ops: 1014, Findings: 2, Queued: 3, Elapsed: 70 * time.Second, Checked: 25 * time.Second, ChecksOver: true}
+	if got, want := progressLine(p), "checks 113 done in 25s (41 ops/s); minimizing: findings 2 written, 3 to go  elapsed 1m10s"; got != want {
+		t.Errorf("progressLine = %q, want %q", got, want)
+	}
+	p.Queued = 0
+	if got := progressLine(p); strings.Contains(got, "to go") {
+		t.Errorf("progressLine = %q with nothing left to minimize", got)
 	}
 }

@@ -398,8 +398,12 @@ func progressReporter(w io.Writer, terminal bool, every time.Duration) func(camp
 // progressLine says how far a campaign has come.
 func progressLine(p campaign.Progress) string {
 	if p.ChecksOver {
-		return fmt.Sprintf("checks %d done in %s (%s ops/s); minimizing: findings %d written  elapsed %s",
-			p.Checks, p.Checked.Truncate(time.Second), reports.Rate(float64(p.Ops)/p.Checked.Seconds()), p.Findings, p.Elapsed.Truncate(time.Second))
+		togo := ""
+		if p.Queued > 0 {
+			togo = fmt.Sprintf(", %d to go", p.Queued)
+		}
+		return fmt.Sprintf("checks %d done in %s (%s ops/s); minimizing: findings %d written%s  elapsed %s",
+			p.Checks, p.Checked.Truncate(time.Second), reports.Rate(float64(p.Ops)/p.Checked.Seconds()), p.Findings, togo, p.Elapsed.Truncate(time.Second))
 	}
 	return fmt.Sprintf("checks %d  ops %d  %s ops/s  findings %d  elapsed %s",
 		p.Checks, p.Ops, reports.Rate(float64(p.Ops)/p.Elapsed.Seconds()), p.Findings, p.Elapsed.Truncate(time.Second))
