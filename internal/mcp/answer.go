@@ -49,6 +49,9 @@ func (e *Extract) content(text string) (string, bool) {
 			s = s[:loc[0]]
 		}
 	}
+	if e != nil && e.Continuation != "" {
+		s = pattern(e.Continuation).ReplaceAllLiteralString(s, "")
+	}
 	if e != nil && e.LinePrefix != "" {
 		s = withoutLinePrefix(s, e.LinePrefix)
 	}

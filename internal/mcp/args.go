@@ -49,6 +49,15 @@ func (t Tool) check() error {
 				return fmt.Errorf("result line_prefix: %q matches a line that has none", p)
 			}
 		}
+		if c := r.Continuation; c != "" {
+			re, err := regexp.Compile(c)
+			switch {
+			case err != nil:
+				return fmt.Errorf("result continuation: %v", err)
+			case re.MatchString(""):
+				return fmt.Errorf("result continuation: %q matches where the server broke no line", c)
+			}
+		}
 		for _, d := range r.Described {
 			re, err := regexp.Compile(d)
 			switch {

@@ -180,6 +180,11 @@ type Extract struct {
 	// each line that begins with it, before the content is compared with
 	// the file.
 	LinePrefix string `json:"line_prefix,omitempty"`
+	// Continuation is a regular expression (RE2) of what the server puts
+	// where it breaks a long line of the file in two, a line break and a
+	// mark ("\n *\\d+\\.\\d+\t" in a profile's JSON for VoltAgent's
+	// "   1.1\t"): cut wherever it matches, before LinePrefix is.
+	Continuation string `json:"continuation,omitempty"`
 	// Footer is a regular expression (RE2) matched at the end of the
 	// content, cut off: what a server adds after a file's lines ("Total
 	// lines in file: 3").

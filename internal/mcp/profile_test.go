@@ -127,6 +127,8 @@ func TestParseProfileShapes(t *testing.T) {
 		{`{"read": {"tool": "r", "result": {"tab": "\t "}}}`, "holds a tab"},
 		{`{"read": {"tool": "r", "result": {"line_prefix": " *\\d*\\t?"}}}`, "matches a line that has none"},
 		{`{"read": {"tool": "r", "result": {"line_prefix": "("}}}`, "result line_prefix: error parsing"},
+		{`{"read": {"tool": "r", "result": {"continuation": "\\n?"}}}`, "matches where the server broke no line"},
+		{`{"read": {"tool": "r", "result": {"continuation": "["}}}`, "result continuation: error parsing"},
 		{`{"write": {"tool": "w", "result": {"json": "a"}}}`, "result is for read"},
 		{`{"read": {"tool": "r"}, "refusals": [".*"]}`, "matches every text"},
 		{`{"read": {"tool": "r"}, "dirs_config": {"file": "../x", "template": "{{dirs}}"}}`, "not a path inside HOME"},

@@ -60,6 +60,12 @@ func TestLinePrefix(t *testing.T) {
 			t.Errorf("content(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
+	// A line broken in two, as VoltAgent's read_file breaks one past
+	// 10,000 characters, is one again.
+	wrapped := &Extract{LinePrefix: ` *\d+\t`, Continuation: `\n *\d+\.\d+\t`}
+	if got, _ := wrapped.content("     1\tabc\n   1.1\tdef\n   1.2\tg\n     2\t1.1\tx"); got != "abcdefg\n1.1\tx" {
+		t.Errorf("a broken line: %q, want it whole", got)
+	}
 }
 
 // TestHomeInAnAnswer: a server that names a file of its own HOME in an
