@@ -40,33 +40,34 @@ func (t Tool) check() error {
 				return fmt.Errorf("result footer: %v", err)
 			}
 		}
-		if p := r.LinePrefix; p != "" {
-			re, err := regexp.Compile(p)
-			switch {
-			case err != nil:
-				return fmt.Errorf("result line_prefix: %v", err)
-			case re.MatchString(""):
-				return fmt.Errorf("result line_prefix: %q matches a line that has none", p)
-			}
+		if err := nonEmptyPattern("line_prefix", r.LinePrefix, "matches a line that has none"); err != nil {
+			return err
 		}
-		if c := r.Continuation; c != "" {
-			re, err := regexp.Compile(c)
-			switch {
-			case err != nil:
-				return fmt.Errorf("result continuation: %v", err)
-			case re.MatchString(""):
-				return fmt.Errorf("result continuation: %q matches where the server broke no line", c)
-			}
+		if err := nonEmptyPattern("continuation", r.Continuation, "matches where the server broke no line"); err != nil {
+			return err
 		}
 		for _, d := range r.Described {
-			re, err := regexp.Compile(d)
-			switch {
-			case err != nil:
-				return fmt.Errorf("result described: %v", err)
-			case re.MatchString(""):
-				return fmt.Errorf("result described: %q matches every answer", d)
+			if err := nonEmptyPattern("described", d, "matches every answer"); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// nonEmptyPattern checks p, a result's field, when set: a regular
+// expression (RE2) that does not match the empty text, which would match
+// where there is nothing (why says what that would mean).
+func nonEmptyPattern(field, p, why string) error {
+	if p == "" {
+		return nil
+	}
+	re, err := regexp.Compile(p)
+	switch {
+	case err != nil:
+		return fmt.Errorf("result %s: %v", field, err)
+	case re.MatchString(""):
+		return fmt.Errorf("result %s: %q %s", field, p, why)
 	}
 	return nil
 }
