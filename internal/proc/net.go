@@ -64,7 +64,6 @@ func launchNet(argv []string, dir string, env []string, n netns.Network) (*Proce
 	}
 	go func() {
 		ns.Wait()
-		stdout.Close()
 		close(p.exited)
 	}()
 	p.ns, p.stdin, p.stdout = ns, stdin, stdout

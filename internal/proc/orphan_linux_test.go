@@ -168,3 +168,19 @@ func TestOwnProc(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputOutlivesTheProcess: what a process wrote before it exited is
+// read after it exited, until Kill. Its stdout was closed when it exited,
+// and a read made after that lost the output (TestOwnProc failed so on a
+// busy machine).
+func TestOutputOutlivesTheProcess(t *testing.T) {
+	p, err := Start([]string{"sh", "-c", "echo last words"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	<-p.Exited()
+	if out, err := io.ReadAll(p.Stdout()); err != nil || string(out) != "last words\n" {
+		t.Errorf("read after the exit: %q, %v; want its last words", out, err)
+	}
+}

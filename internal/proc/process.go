@@ -140,7 +140,6 @@ func launch(mode isolation, path string, argv []string, dir string, env []string
 	}
 	go func() {
 		cmd.Wait()
-		stdout.Close()
 		close(p.exited)
 	}()
 	p.stdin, p.stdout = stdin, stdout
@@ -174,7 +173,8 @@ func (p *Process) started(status *os.File) error {
 func (p *Process) Stdin() io.Writer { return p.stdin }
 
 // Stdout is the read end of the process's stdout; it reads EOF once the
-// process (and every process holding its stdout) is gone.
+// process (and every process holding its stdout) is gone, and what the
+// process wrote before until Kill closes it.
 func (p *Process) Stdout() io.Reader { return p.stdout }
 
 // pendingOutput reports whether bytes the process wrote to its stdout wait
@@ -222,7 +222,12 @@ func (p *Process) WithStderr(err error) error {
 // supervisor it takes the whole tree (see isolation); in a network
 // namespace (StartNet), the namespace and everything in it, and it closes
 // the namespace's Sandbox.
+//
+// Stdout stays readable until then: a process that wrote its last words
+// and exited at once keeps them for its reader, where closing its stdout
+// when it exited lost them to a read not made yet.
 func (p *Process) Kill() {
+	defer p.stdout.Close()
 	if p.ns != nil {
 		p.ns.Close() // kills its init, and with it the namespace
 		p.stdin.Close()
