@@ -637,7 +637,7 @@ func countOf(n int64, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// Rate is an ops/s figure as sbxfuzz shows it: whole when it is large,
+// Rate is a rate of ops a second as sbxfuzz shows it: whole when it is large,
 // to two significant digits when it is small, so that a sandbox slower
 // than an op a second (a browser started for every grant) does not read
 // as none.

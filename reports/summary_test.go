@@ -66,7 +66,7 @@ func TestSummaryClauses(t *testing.T) {
 	}
 }
 
-// TestRate: an ops/s figure is whole when it is large, and keeps two
+// TestRate: a rate of ops a second is whole when it is large, and keeps two
 // significant digits when it is small, so a sandbox slower than an op a
 // second does not read as none.
 func TestRate(t *testing.T) {

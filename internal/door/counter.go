@@ -54,6 +54,13 @@ type Counter struct {
 	open     int    // sandboxes opened and not closed yet
 }
 
+// one adds one to n, one of c's counts.
+func (c *Counter) one(n *int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	*n++
+}
+
 // Opened notes a sandbox built, and reports whether its ops count: the
 // first of the session's open sandboxes is a check's run; one built while
 // it is open is the replay's, which meets the same ops and is not counted
@@ -104,19 +111,11 @@ func (c *Counter) count(kind string, change func(*OpCounts)) {
 // model's entries (a proxy that refused an internal host without looking
 // it up is journaled as the model looks it up), so that a replay can say
 // the journal shown is not the sandbox's.
-func (c *Counter) Filled() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.filled++
-}
+func (c *Counter) Filled() { c.one(&c.filled) }
 
 // Modelled counts one op a child was asked after its stricter refusal
 // earlier in the scenario, answered as the model (Tally.Modelled).
-func (c *Counter) Modelled() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.modelled++
-}
+func (c *Counter) Modelled() { c.one(&c.modelled) }
 
 // Cleaned counts one op whose path has "..", sent to a server that cleans
 // it by a policy of its own and answered as the model (Tally.Cleaned);
@@ -131,11 +130,7 @@ func (c *Counter) Cleaned(answer string) {
 // Unknown counts one refusal in words that the profile's lists do not
 // tell (neither a denial's nor a missing file's), read as a denial
 // (Tally.Unknown); Said keeps the words.
-func (c *Counter) Unknown() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.unknown++
-}
+func (c *Counter) Unknown() { c.one(&c.unknown) }
 
 // Said counts one op the sandbox refused, or found nothing for, in words
 // of its own (Tally.Said): a replay shows them beside the kind the model
@@ -150,62 +145,34 @@ func (c *Counter) Said(words string) {
 // Landed counts one op the model denies for its path that a sandbox which
 // judges where an op lands allowed, the world's links leading it under a
 // root (Tally.Landed).
-func (c *Counter) Landed() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.landed++
-}
+func (c *Counter) Landed() { c.one(&c.landed) }
 
 // Parted counts one op a sandbox which judges where an op lands was
 // asked after such an op of its changed its tree, answered as the model
 // (Tally.Parted).
-func (c *Counter) Parted() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.parted++
-}
+func (c *Counter) Parted() { c.one(&c.parted) }
 
 // Bare counts one op during which the sandbox opened a connection to the
 // world and sent no request on it, journaled as the op's fetch
 // (Tally.Bare).
-func (c *Counter) Bare() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.bare++
-}
+func (c *Counter) Bare() { c.one(&c.bare) }
 
 // LineMoved counts one fetch the sandbox let through on lookups of its
 // own that all answered a public address, where the model's one lookup
 // answers an internal one (Tally.LineMoved).
-func (c *Counter) LineMoved() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.moved++
-}
+func (c *Counter) LineMoved() { c.one(&c.moved) }
 
 // Kept counts one fetch of a name the sandbox connected for without
 // looking it up in the op (Tally.Kept).
-func (c *Counter) Kept() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.kept++
-}
+func (c *Counter) Kept() { c.one(&c.kept) }
 
 // Numbered counts one read answered with the file's lines each after a
 // line number, which the profile does not cut (Tally.Numbered).
-func (c *Counter) Numbered() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.numbered++
-}
+func (c *Counter) Numbered() { c.one(&c.numbered) }
 
 // Cached counts one fetch a server answered from a cache of its own
 // (Tally.Cached).
-func (c *Counter) Cached() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.cached++
-}
+func (c *Counter) Cached() { c.one(&c.cached) }
 
 // Whole counts one read whose answer, text, was taken whole as the
 // file's bytes (realfs.Outcome.Whole).

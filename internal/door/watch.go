@@ -73,73 +73,55 @@ func (w *Watch) Marks() (stricter map[int]string, filled map[int]bool) {
 // Modelled returns the places of the ops answered as the model after a
 // stricter refusal before them (Tally.Modelled).
 func (w *Watch) Modelled() map[int]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.modelled)
+	return cloned(&w.mu, &w.modelled)
 }
 
 // Cleaned returns, by the place of an op with ".." a server cleans by its
 // own policy, the server's answer to it (Tally.Cleaned).
 func (w *Watch) Cleaned() map[int]string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.cleaned)
+	return cloned(&w.mu, &w.cleaned)
 }
 
 // Unknown returns the places of the ops refused in words the profile
 // does not tell (Tally.Unknown); Said has the words.
 func (w *Watch) Unknown() map[int]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.unknown)
+	return cloned(&w.mu, &w.unknown)
 }
 
 // Said returns, by the place of an op the sandbox refused or found
 // nothing for in words of its own, those words (Tally.Said).
 func (w *Watch) Said() map[int]string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.said)
+	return cloned(&w.mu, &w.said)
 }
 
 // Landed returns the places of the ops allowed where they land
 // (Tally.Landed).
 func (w *Watch) Landed() map[int]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.landed)
+	return cloned(&w.mu, &w.landed)
 }
 
 // Parted returns the places of the ops answered as the model after a
 // landed op changed the sandbox's tree (Tally.Parted).
 func (w *Watch) Parted() map[int]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.parted)
+	return cloned(&w.mu, &w.parted)
 }
 
 // Bare returns the places of the ops with a connection that sent no
 // request (Tally.Bare).
 func (w *Watch) Bare() map[int]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.bare)
+	return cloned(&w.mu, &w.bare)
 }
 
 // Kept returns the places of the fetches from an answer kept from an
 // earlier op (Tally.Kept).
 func (w *Watch) Kept() map[int]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.kept)
+	return cloned(&w.mu, &w.kept)
 }
 
 // LineMoved returns the places of the fetches let through on lookups off
 // the model's dns line (Tally.LineMoved).
 func (w *Watch) LineMoved() map[int]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return maps.Clone(w.moved)
+	return cloned(&w.mu, &w.moved)
 }
 
 // note notes what the op at place n made the session count, after was.
@@ -147,73 +129,55 @@ func (w *Watch) note(n int, was, now Tally) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if now.Filled > was.Filled {
-		if w.filled == nil {
-			w.filled = map[int]bool{}
-		}
-		w.filled[n] = true
+		put(&w.filled, n, true)
 	}
 	if now.Modelled > was.Modelled {
-		if w.modelled == nil {
-			w.modelled = map[int]bool{}
-		}
-		w.modelled[n] = true
+		put(&w.modelled, n, true)
 	}
 	if now.Landed > was.Landed {
-		if w.landed == nil {
-			w.landed = map[int]bool{}
-		}
-		w.landed[n] = true
+		put(&w.landed, n, true)
 	}
 	if now.Parted > was.Parted {
-		if w.parted == nil {
-			w.parted = map[int]bool{}
-		}
-		w.parted[n] = true
+		put(&w.parted, n, true)
 	}
 	if now.Bare > was.Bare {
-		if w.bare == nil {
-			w.bare = map[int]bool{}
-		}
-		w.bare[n] = true
+		put(&w.bare, n, true)
 	}
 	if now.Kept > was.Kept {
-		if w.kept == nil {
-			w.kept = map[int]bool{}
-		}
-		w.kept[n] = true
+		put(&w.kept, n, true)
 	}
 	if now.LineMoved > was.LineMoved {
-		if w.moved == nil {
-			w.moved = map[int]bool{}
-		}
-		w.moved[n] = true
+		put(&w.moved, n, true)
 	}
 	if now.Cleaned > was.Cleaned {
-		if w.cleaned == nil {
-			w.cleaned = map[int]string{}
-		}
-		w.cleaned[n] = now.CleanedAnswer
+		put(&w.cleaned, n, now.CleanedAnswer)
 	}
 	if now.Unknown > was.Unknown {
-		if w.unknown == nil {
-			w.unknown = map[int]bool{}
-		}
-		w.unknown[n] = true
+		put(&w.unknown, n, true)
 	}
 	if now.Said > was.Said {
-		if w.said == nil {
-			w.said = map[int]string{}
-		}
-		w.said[n] = now.SaidWords
+		put(&w.said, n, now.SaidWords)
 	}
 	for reason, k := range now.Stricter {
 		if k > was.Stricter[reason] {
-			if w.marks == nil {
-				w.marks = map[int]string{}
-			}
-			w.marks[n] = reason
+			put(&w.marks, n, reason)
 		}
 	}
+}
+
+// put sets (*m)[n] to v, making the map when there is none yet.
+func put[V any](m *map[int]V, n int, v V) {
+	if *m == nil {
+		*m = map[int]V{}
+	}
+	(*m)[n] = v
+}
+
+// cloned is a copy of *m, read under mu.
+func cloned[V any](mu *sync.Mutex, m *map[int]V) map[int]V {
+	mu.Lock()
+	defer mu.Unlock()
+	return maps.Clone(*m)
 }
 
 // watched is a sandbox whose ops a Watch notes.
