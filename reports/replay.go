@@ -31,6 +31,9 @@ type Replay struct {
 	// NotRun is set when the sandbox can express none of the steps: nothing
 	// ran, and Steps is empty.
 	NotRun bool
+	// WhyNotRun says, with NotRun, why the sandbox can express none of
+	// the steps, where its door can tell ("" when it cannot).
+	WhyNotRun string
 	// Asks says what the sandbox is asked of a scenario, the reason for
 	// Skipped ("" when its door does not say).
 	Asks string
@@ -38,6 +41,11 @@ type Replay struct {
 	// model allows (SPEC §14): not judged, their steps showing the
 	// model's answer, so that the run goes on as the model's does.
 	Stricter map[string]int64
+	// WrittenStricter is the reason a run counted the ops of the file
+	// under when it wrote it as an example of a stricter sandbox (its
+	// header says so), or "": a replay that counts none under it says
+	// that the refusal did not recur.
+	WrittenStricter string
 }
 
 // ReplayStep is one op of a Replay, numbered as in the file.
@@ -145,7 +153,17 @@ func (r *Replay) asked() string {
 	if r.Asks == "" {
 		return ""
 	}
+	if r.WhyNotRun != "" {
+		return "; it is asked " + r.Asks
+	}
 	return ": it is asked " + r.Asks
+}
+
+// NotRecurred reports whether the file was written as an example of
+// ops stricter than the model and the replay counted none under its
+// reason.
+func (r *Replay) NotRecurred() bool {
+	return r.WrittenStricter != "" && !r.NotRun && r.Stricter[r.WrittenStricter] == 0
 }
 
 // Failed reports whether the replay found anything: a violated invariant
@@ -171,7 +189,11 @@ func WriteReplay(w io.Writer, f Format, r *Replay) error {
 func writeReplayText(w io.Writer, r *Replay) error {
 	fmt.Fprintf(w, "%s\n", r.File)
 	if r.NotRun {
-		_, err := fmt.Fprintf(w, "%s: skipped: %s can express none of its %d steps (not run, not judged)%s\n\n", r.File, r.SUT, len(r.Skipped), r.asked())
+		why := ""
+		if r.WhyNotRun != "" {
+			why = ": " + r.WhyNotRun
+		}
+		_, err := fmt.Fprintf(w, "%s: skipped: %s can express none of its %d steps (not run, not judged)%s%s\n\n", r.File, r.SUT, len(r.Skipped), why, r.asked())
 		return err
 	}
 	first := firstSteps(r.Violations)
@@ -199,6 +221,10 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	if n := countsTotal(r.Stricter); n > 0 {
 		fmt.Fprintf(w, "%s: %s refused %s the model allows (stricter, SPEC §14: not judged; the table shows the model's answer for %s, marked): %s\n",
 			r.File, r.SUT, plural(int(n), "op"), them(int(n)), countList(r.Stricter))
+	}
+	if r.NotRecurred() {
+		fmt.Fprintf(w, "%s: written by a run as an example of ops stricter than the model (%s), but %s refused none of them here: in the run, the refusal came from what the sandbox kept of the scenarios before it, or it does not come every time\n",
+			r.File, r.WrittenStricter, r.SUT)
 	}
 	verdict := "ok"
 	if r.Failed() {
@@ -382,9 +408,13 @@ type replayJSON struct {
 	Violations []violationJSON  `json:"violations"`
 	Unmet      []unmetJSON      `json:"unmet"`
 	Skipped    []int            `json:"skipped,omitempty"`
-	Asks       string           `json:"asks,omitempty"` // with skipped: what the sandbox is asked
+	Asks       string           `json:"asks,omitempty"`        // with skipped: what the sandbox is asked
+	WhyNotRun  string           `json:"why_not_run,omitempty"` // with every step skipped: why, where the door can tell
 	NotHeld    []int            `json:"expectations_not_held,omitempty"`
 	Stricter   map[string]int64 `json:"stricter,omitempty"`
+	// StricterNotRecurred names the reason a run wrote the file for,
+	// when this replay counted no op under it.
+	StricterNotRecurred string `json:"stricter_not_recurred,omitempty"`
 }
 
 type stepJSON struct {
@@ -448,6 +478,12 @@ func writeReplayJSON(w io.Writer, r *Replay) error {
 		Violations: []violationJSON{}, Unmet: []unmetJSON{}, Skipped: r.Skipped, NotHeld: r.NotHeld, Stricter: r.Stricter}
 	if len(r.Skipped) > 0 {
 		doc.Asks = r.Asks
+	}
+	if r.NotRun {
+		doc.WhyNotRun = r.WhyNotRun
+	}
+	if r.NotRecurred() {
+		doc.StricterNotRecurred = r.WrittenStricter
 	}
 	for _, s := range r.Steps {
 		doc.Steps = append(doc.Steps, stepJSON{Step: s.Step, Op: s.Op, Kind: s.Kind, Hard: s.Hard, Data: s.Data,

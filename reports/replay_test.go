@@ -56,6 +56,40 @@ func TestWriteReplayText(t *testing.T) {
 	}
 }
 
+// TestStricterNotRecurred: a stricter example whose replay counted no op
+// under the reason it was written for says that the refusal did not
+// recur, in text and JSON; one that counted one, or a file written for no
+// reason, says nothing of it.
+func TestStricterNotRecurred(t *testing.T) {
+	const note = "x.sbx: written by a run as an example of ops stricter than the model (write-through-link), but mcp:x refused none of them here"
+	for _, tc := range []struct {
+		written  string
+		stricter map[string]int64
+		want     bool
+	}{
+		{"write-through-link", nil, true},
+		{"write-through-link", map[string]int64{"other": 1}, true},
+		{"write-through-link", map[string]int64{"write-through-link": 1}, false},
+		{"", nil, false},
+	} {
+		r := &reports.Replay{File: "x.sbx", SUT: "mcp:x", Steps: []reports.ReplayStep{{Step: 1, Op: "fs_write /a/ln x", Result: "ok"}},
+			Stricter: tc.stricter, WrittenStricter: tc.written}
+		var text, js bytes.Buffer
+		if err := reports.WriteReplay(&text, reports.Text, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := reports.WriteReplay(&js, reports.JSON, r); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(text.String(), note); got != tc.want {
+			t.Errorf("written %q, counted %v: the note in the text %v, want %v\n%s", tc.written, tc.stricter, got, tc.want, text.String())
+		}
+		if got := strings.Contains(js.String(), `"stricter_not_recurred": "write-through-link"`); got != tc.want {
+			t.Errorf("written %q, counted %v: stricter_not_recurred in the JSON %v, want %v\n%s", tc.written, tc.stricter, got, tc.want, js.String())
+		}
+	}
+}
+
 // TestViolatedAgain: a step that violates an invariant an earlier step
 // violated first is marked in the table, and a line after the violations
 // lists such steps by invariant; the first violation's step is not marked
@@ -133,6 +167,15 @@ func TestWriteReplayJSON(t *testing.T) {
 	nothing := &reports.Replay{File: "y.sbx", SUT: "osroot", Skipped: []int{1, 2}, NotRun: true, Asks: "fs ops"}
 	if err := reports.WriteReplay(&b, reports.Text, nothing); err != nil || b.String() != "y.sbx\ny.sbx: skipped: osroot can express none of its 2 steps (not run, not judged): it is asked fs ops\n\n" {
 		t.Errorf("nothing to run: %v\n%s", err, b.String())
+	}
+	b.Reset()
+	nothing.WhyNotRun = `"/work" is a file and the parent of "/work/a"`
+	if err := reports.WriteReplay(&b, reports.Text, nothing); err != nil || b.String() != "y.sbx\ny.sbx: skipped: osroot can express none of its 2 steps (not run, not judged): \"/work\" is a file and the parent of \"/work/a\"; it is asked fs ops\n\n" {
+		t.Errorf("nothing to run, and why: %v\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := reports.WriteReplay(&b, reports.JSON, nothing); err != nil || !strings.Contains(b.String(), `"why_not_run": "\"/work\" is a file and the parent of \"/work/a\""`) {
+		t.Errorf("nothing to run, and why, in JSON: %v\n%s", err, b.String())
 	}
 }
 

@@ -39,7 +39,11 @@ func replayNarrowed(target sut.Target, name string, sc *scenario.Scenario, f cor
 	}
 	n := target.Narrow(sc)
 	if n.Scenario == nil {
-		return &reports.Replay{File: name, SUT: target.Name, Skipped: n.Skipped, NotRun: true, Asks: target.Asks}, nil
+		out := &reports.Replay{File: name, SUT: target.Name, Skipped: n.Skipped, NotRun: true, Asks: target.Asks}
+		if target.Why != nil {
+			out.WhyNotRun = target.Why(sc)
+		}
+		return out, nil
 	}
 	run, notHeld := heldExpectations(sc, n)
 	res, err := replay.RunWith(name, run, f, nil, opt)

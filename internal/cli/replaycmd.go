@@ -6,6 +6,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -20,18 +21,20 @@ op, hold each op to its expectation, and print the step table — step, op,
 result, hard, ops/wall/output used, what the step added to the journal —
 followed by the findings in plain words: each invariant at its first
 violation, a later step that breaks it marked in the table and listed after
-them. Every op runs, after a halt too, so the latch is checked. A FILE of the form DIR/... stands for every .sbx below
-DIR. A real sandbox (osroot, mcp:, proxy:) is asked what run would ask it: the ops
-its adapter cannot express are skipped and counted, not judged, and an
-expectation is held only where SPEC §5 gives the same result on what is
-asked. An op it refuses that the model allows (stricter, SPEC §14) is not
-judged either: its step shows the model's answer, marked with the reason, and
-a line after the table counts such ops by reason; on an exec: child that
-declared it stricter, so are the steps after it (marked). A file during
-whose replay a sandbox was first seen keeping state from one run to the
-next (a fetch server's cache) is replayed again, each run on a process of
-its own, and a note says so. Exit 1 if any expectation is unmet or any invariant violated; 3 on
-SIGINT, SIGTERM or SIGHUP.`)
+them. Every op runs, after a halt too, so the latch is checked. A FILE of the
+form DIR/... stands for every .sbx below DIR. A real sandbox (osroot, mcp:,
+proxy:) is asked what run would ask it: the ops its adapter cannot express are
+skipped and counted, not judged, and an expectation is held only where SPEC §5
+gives the same result on what is asked. An op it refuses that the model allows
+(stricter, SPEC §14) is not judged either: its step shows the model's answer,
+marked with the reason, and a line after the table counts such ops by reason;
+on an exec: child that declared it stricter, so are the steps after it
+(marked). A stricter example a run wrote (stricter-REASON.sbx) whose replay
+refuses none of its ops says so. A file during whose replay a sandbox was
+first seen keeping state from one run to the next (a fetch server's cache) is
+replayed again, each run on a process of its own, and a note says so. Exit 1
+if any expectation is unmet or any invariant violated; 3 on SIGINT, SIGTERM or
+SIGHUP.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
 	format := formatFlag(fs, "text", "json")
@@ -108,6 +111,7 @@ func replayOne(target sut.Target, name string, sc *scenario.Scenario, f core.Fac
 		return nil, err
 	}
 	out.Stricter = newCounts(before, tally().Stricter)
+	out.WrittenStricter = finding.StricterReason(sc)
 	markSteps(watch, out.Steps)
 	return out, nil
 }

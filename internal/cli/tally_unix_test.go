@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestRunSummarizesSkippedLines: the stdout lines an MCP server wrote
@@ -65,6 +67,30 @@ func TestReplayCountsStricter(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Stricter["other"] != 2 || len(doc.Steps) != 3 ||
 		doc.Steps[0].Stricter != "" || doc.Steps[1].Stricter != "other" || doc.Steps[2].Stricter != "other" {
 		t.Errorf("JSON stricter %v, steps %+v (%v):\n%s", doc.Stricter, doc.Steps, err, out)
+	}
+}
+
+// TestReplayOfAStricterExample: a stricter example a run wrote, replayed
+// on a sandbox that refuses its op again, counts it; replayed on one that
+// does not (the reference), it says the refusal did not recur.
+func TestReplayOfAStricterExample(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := scenario.Parse("s.sbx", []byte("grant fs_read /work/\nfile /work/a x\nfs_read /work/a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sbx, err := (&finding.Pipeline{SUT: "mcp:x"}).WriteStricter(dir, "other", "seed 1, check 2", 1, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "written by a run as an example of ops stricter than the model (other), but "
+	_, out, errs := run(t, "replay", "--sut", fakeMCP(t, "refuseall"), "--tree-dir", t.TempDir(), sbx)
+	if !strings.Contains(out, "refused 1 op the model allows") || strings.Contains(out, note) {
+		t.Errorf("replayed where the refusal recurs:\n%s%s\nwant it counted, and no note", out, errs)
+	}
+	_, out, errs = run(t, "replay", "--sut", "reference", sbx)
+	if !strings.Contains(out, note+"reference refused none of them here") {
+		t.Errorf("replayed where it does not recur:\n%s%s\nwant %q", out, errs, note)
 	}
 }
 

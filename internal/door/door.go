@@ -46,6 +46,10 @@ type Target struct {
 	// scenario (what Adapt keeps), so that a replay that skips steps
 	// says why.
 	Asks string
+	// Why, when set, says in a clause why Adapt keeps nothing of a
+	// scenario, or "" when it cannot tell, so that a replay of a file it
+	// skips whole says why.
+	Why func(*scenario.Scenario) string
 	// ConfirmHangs says that an op the sandbox did not answer in time may
 	// be the machine's load rather than the sandbox's fault (a real
 	// sandbox, a server in a process of its own): a campaign judges the

@@ -574,6 +574,24 @@ func (p *Pipeline) Write(dir string, f *Finding) (string, error) {
 // reason: a reason is a short label of letters and dashes.
 func StricterFileName(reason string) string { return "stricter-" + reason + ".sbx" }
 
+// stricterHeader begins the first comment line of a file WriteStricter
+// writes; the reason follows it.
+const stricterHeader = "stricter than the model, not a finding: the sandbox refused an op of this scenario that the model allows (SPEC §14), counted under "
+
+// StricterReason returns the reason a file WriteStricter wrote was
+// written for, read from its header, or "" for any other scenario.
+func StricterReason(sc *scenario.Scenario) string {
+	if len(sc.Comment) == 0 {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(sc.Comment[0], stricterHeader)
+	if !ok {
+		return ""
+	}
+	reason, _, _ := strings.Cut(rest, " ")
+	return reason
+}
+
 // WriteStricter writes sc, the scenario of a check in which the sandbox
 // refused ops that the model allows (SPEC §14: stricter, counted under
 // reason, n ops in the campaign), to dir atomically, creating dir, and
@@ -592,7 +610,7 @@ func (p *Pipeline) WriteStricter(dir, reason, origin string, n int64, sc *scenar
 		ops = "op"
 	}
 	c.Comment = []string{
-		fmt.Sprintf("stricter than the model, not a finding: the sandbox refused an op of this scenario that the model allows (SPEC §14), counted under %s (%d %s in all)", reason, n, ops),
+		fmt.Sprintf(stricterHeader+"%s (%d %s in all)", reason, n, ops),
 		fmt.Sprintf("sandbox: %s; %s", p.SUT, origin),
 		"reproduce: " + p.command(path),
 	}

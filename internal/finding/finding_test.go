@@ -627,6 +627,26 @@ func TestWriteStricterDropsUnaskedRoutes(t *testing.T) {
 	}
 }
 
+// TestStricterReason: the reason a stricter example was written for is
+// read back from its header; any other scenario has none.
+func TestStricterReason(t *testing.T) {
+	sc := parse(t, "grant net a.test\nroute a.test /s ok\n\nnet_fetch a.test /s\n")
+	path, err := (&Pipeline{SUT: "test"}).WriteStricter(t.TempDir(), "write-through-link", "seed 1, check 2", 2, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := StricterReason(parse(t, string(data))); got != "write-through-link" {
+		t.Errorf("StricterReason of a stricter example = %q, want write-through-link", got)
+	}
+	if got := StricterReason(parse(t, "# stricter than you think\ngrant net a.test\n\nnet_fetch a.test /s\n")); got != "" {
+		t.Errorf("StricterReason of another scenario = %q, want none", got)
+	}
+}
+
 // TestSlowFreshStartIsNoState: a finding whose sandbox, started fresh, is
 // slow on its first op (a server's first call loads its libraries) past
 // the op timeout is judged alone once more with a longer one before it is

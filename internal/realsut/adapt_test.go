@@ -53,6 +53,30 @@ func TestAdaptLeavesOutLinkedRoots(t *testing.T) {
 	}
 }
 
+// TestWhyNotFS: a scenario AdaptFS keeps nothing of says why, by the
+// first condition it fails; one it keeps says nothing.
+func TestWhyNotFS(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"grant fs_read /work\nfile /work/a x\nfs_read /work/a\n", ""},
+		{"grant fs_read /work\nfile /work x\nfile /work/a x\nfs_read /work/a\n", `world cannot be a real tree: "/work" is a file and the parent of "/work/a"`},
+		{"grant fs_read /srv/app\nlink /srv /mnt/srv\nfs_read /srv/app/a\n", "a grant root is a link or lies under one"},
+		{"grant fs_read /work\nfs_read work/a\nnet_fetch a.test /\n", "no op is an fs_read or fs_write of an absolute path"},
+		{"grant fs_read /work\ngrant fs_write /work\nfs_write /work x\n", "a disk holds none of its ops as the flat world does"},
+	} {
+		sc, err := scenario.Parse("t.sbx", []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := WhyNotFS(sc)
+		if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%q: WhyNotFS = %q, want %q", tc.src, got, tc.want)
+		}
+		if (got == "") != (AdaptFS(sc) != nil) {
+			t.Errorf("%q: WhyNotFS %q, but AdaptFS kept it %v", tc.src, got, AdaptFS(sc) != nil)
+		}
+	}
+}
+
 // TestAdaptDropsOpsWithoutATool: a server whose profile has a write tool
 // and no read tool (edit tools that return no file's content) is asked
 // no fs_read, a scenario of reads alone is left out, a grant of fs_write

@@ -56,6 +56,8 @@ type Adapter struct {
 	// Asks says what Adapt keeps, for a replay that skips steps
 	// (door.Target's Asks).
 	Asks string
+	// Why says why Adapt keeps nothing of a scenario (door.Target's Why).
+	Why func(*scenario.Scenario) string
 	// RelativeLinks writes absolute link targets relative to the link's
 	// directory (realfs.MaterializeRelative), for sandboxes that refuse
 	// absolute links.

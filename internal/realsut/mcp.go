@@ -117,6 +117,7 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 		},
 		Adapt:         adaptTo(profile),
 		Asks:          asks(profile),
+		Why:           WhyNotFS,
 		NotApplicable: FSOnlyNA,
 		Unasked:       unasked(profile),
 		// A server promises to allow only what its profile says: releases

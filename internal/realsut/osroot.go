@@ -33,6 +33,7 @@ var OSRoot = Adapter{
 	Open:          func(string, Timeouts) (Session, error) { return osRootSession{}, nil },
 	Adapt:         AdaptFS,
 	Asks:          asksFiles,
+	Why:           WhyNotFS,
 	NotApplicable: FSOnlyNA,
 	RelativeLinks: true, // os.Root refuses every absolute link
 	// The harness's own sandbox promises all it can express: what it
@@ -155,31 +156,54 @@ func CheckSize(ws scenario.WorldSpec) error {
 // flat world (realfs.Holds). It returns nil when no op is left, and for a
 // world where a grant root is a link or lies under one (rootsLinked).
 func AdaptFS(sc *scenario.Scenario) *scenario.Scenario {
-	if CheckSize(sc.World) != nil {
-		return nil
+	out, _ := adaptFS(sc)
+	return out
+}
+
+// WhyNotFS says, in a clause, why AdaptFS keeps nothing of sc (the first
+// of its conditions sc fails), or "" when it keeps some of it: a replay
+// of a hand-written file that skips it whole says so.
+func WhyNotFS(sc *scenario.Scenario) string {
+	_, why := adaptFS(sc)
+	return why
+}
+
+// adaptFS is AdaptFS, with why it keeps nothing when it does not.
+func adaptFS(sc *scenario.Scenario) (*scenario.Scenario, string) {
+	if err := CheckSize(sc.World); err != nil {
+		return nil, err.Error()
 	}
 	out := sc.Clone()
 	out.Grant.NetHosts, out.Grant.Tools = nil, nil
 	out.World.Routes, out.World.DNS, out.World.ToolOutputs = nil, nil, nil
 	out.World.Links = slices.DeleteFunc(out.World.Links, climbsAboveRoot)
 	if rootsLinked(out.World, out.Grant) {
-		return nil
+		return nil, "a grant root is a link or lies under one, which a real sandbox opens through its link"
 	}
 	out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return !askable(st.Op) })
+	if len(out.Steps) == 0 {
+		return nil, fmt.Sprintf(`no op is an fs_read or fs_write of an absolute path with no "\" that climbs at most %d ".."`, MaxDots)
+	}
 	holds := realfs.Holds(out.World, out.Grant, out.Ops())
+	if holds == nil {
+		return nil, fmt.Sprint(realfs.Expressible(out.World, out.Grant, nil))
+	}
 	kept := out.Steps[:0]
 	for i, st := range out.Steps {
-		if holds != nil && holds[i] {
+		if holds[i] {
 			kept = append(kept, st)
 		}
 	}
 	out.Steps = kept
+	if len(out.Steps) == 0 {
+		return nil, "a disk holds none of its ops as the flat world does (a write to a path that is a directory there, or under a file)"
+	}
 	// The factory adds moatOps to the ops when it materializes: the moat
 	// must fit both.
-	if len(out.Steps) == 0 || realfs.Expressible(out.World, out.Grant, append(out.Ops(), moatOps...)) != nil {
-		return nil
+	if err := realfs.Expressible(out.World, out.Grant, append(out.Ops(), moatOps...)); err != nil {
+		return nil, err.Error()
 	}
-	return out
+	return out, ""
 }
 
 // rootsLinked reports whether some fs_read or fs_write root of g resolves,

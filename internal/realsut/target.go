@@ -11,7 +11,7 @@ import (
 // confirmed on a fresh session before it counts, since a sandbox in a
 // process of its own, on a busy machine, may be late without being wrong.
 func (a Adapter) Target() door.Target {
-	return door.Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable, KindsNotApplicable: FSOnlyKindsNA, Unasked: a.Unasked, Asks: a.Asks,
+	return door.Target{Name: a.Name, Start: a.Start, Adapt: a.Adapt, NotApplicable: a.NotApplicable, KindsNotApplicable: FSOnlyKindsNA, Unasked: a.Unasked, Asks: a.Asks, Why: a.Why,
 		Refuse: func(sc *scenario.Scenario) error { return CheckSize(sc.World) }, ConfirmHangs: true, RootBlock: a.RootBlock,
 		StartCounted: a.StartCounted}
 }
