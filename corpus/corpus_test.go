@@ -160,10 +160,11 @@ var killedBy = map[string]oracle.ID{
 	"budget-plus-one-overflow": oracle.VerdictMatchesModel,
 	"root-itself-denied":       oracle.VerdictMatchesModel,
 	"host-case-fold":           oracle.Confinement,
-	// SPEC §6's embedding forms and §13's links at a root.
+	// SPEC §6's embedding forms, §13's links at a root and in a later one.
 	"nat64-prefix-32":         oracle.NoInternalEgress,
 	"no-6to4-unmap":           oracle.NoInternalEgress,
 	"roots-resolved-at-start": oracle.Confinement,
+	"later-roots-lexical":     oracle.Confinement,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

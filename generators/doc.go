@@ -35,7 +35,9 @@
 //     /work\d/f), and a dangling link in the write root to a new file in
 //     /etc, written through;
 //   - symbolic links (SPEC §13) in three worlds in four, planted by recipe
-//     in the first read root and the write root (links.go): links out of
+//     in a read root (either of two, first in the grant or second; links
+//     out of both when two escape recipes are drawn) and the write root
+//     (links.go): links out of
 //     the root to /etc/passwd, /etc, "/", prefix siblings (absolute, or
 //     relative through ".."), another root, through a chain, dangling; near
 //     misses that must stay allowed (inside the root, one dangling) or

@@ -220,7 +220,8 @@ func newRootLinks(x *rootInfo) rootLinks {
 
 // links plants symbolic links in three worlds in four (none at draw 0),
 // and in every world whose root is a link (that link first): escape
-// recipes in the first read root and the write root, a dangling link out
+// recipes in a read root (of two, one in each when two are drawn) and the
+// write root, a dangling link out
 // of the write root, parent recipes in
 // the write root and now and then in the read root, loop recipes in
 // either, and, in one of these worlds in six, a chain of 41 links. The
@@ -248,7 +249,11 @@ func (b *builder) links() {
 	}
 	r, w := b.readHost, b.writeHost
 	for k := 1 + src.Intn(2); k > 0; k-- {
-		plant(r, w, escapeRecipes)
+		if k == 2 && b.readOther != nil {
+			plant(b.readOther, w, escapeRecipes)
+		} else {
+			plant(r, w, escapeRecipes)
+		}
 	}
 	if oneIn(src, 2) {
 		plant(w, r, escapeRecipes)

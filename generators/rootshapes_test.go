@@ -29,6 +29,31 @@ var realShapes = []struct {
 	{"a root that is a string prefix of another, and an op under the longer one", prefixRoots},
 	{`a file beside a root named as the root and a backslash`, backslashSibling(false)},
 	{`a directory beside a root named as the root and a backslash`, backslashSibling(true)},
+	{"a read through a link out of the second of two read roots to a file outside them (a sandbox may check its first apart)", linkOutOfSecondRoot},
+}
+
+// linkOutOfSecondRoot reports whether an op of sc reads, through a link
+// below the second of two read roots, a file outside every root: what a
+// sandbox that resolves links only in its first directory (a base path,
+// with more allowed paths checked lexically) leaks.
+func linkOutOfSecondRoot(sc *scenario.Scenario) bool {
+	if len(sc.Grant.FSRead) != 2 {
+		return false
+	}
+	second := spec.Canonical(sc.Grant.FSRead[1])
+	links := linkTable(sc)
+	for _, op := range fsOps(sc) {
+		c := spec.Canonical(op.Args[0])
+		on, _ := linksOn(links, c)
+		if op.Kind != core.OpRead || len(on) == 0 || !under(on[0], second) || under(on[0], spec.Canonical(sc.Grant.FSRead[0])) {
+			continue
+		}
+		dst, _ := hops(links, c)
+		if _, exists := fileAt(sc, dst); exists && !underAny(dst, sc.Grant.FSRead) && !underAny(dst, sc.Grant.FSWrite) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestLinkedRootsDrawn: grant roots that are links, and roots under a
@@ -323,4 +348,32 @@ func longerPrefixRoot(roots []string) string {
 		}
 	}
 	return ""
+}
+
+// TestLaterRootLinksCatchLaterRootsLexical: in scenarios that grant two
+// roots, as an MCP server's one list of directories takes them, the
+// later-roots-lexical mutant, which resolves links under its first root
+// only, reads or writes through a link in the second and is killed
+// (confinement): the links are planted in either root, whichever comes
+// first in the grant.
+func TestLaterRootLinksCatchLaterRootsLexical(t *testing.T) {
+	m, ok := mutants.Lookup("later-roots-lexical")
+	if !ok {
+		t.Fatal("no later-roots-lexical mutant")
+	}
+	killed, two := 0, 0
+	for i := range 3000 {
+		sc := realsut.AdaptOneList(seeded(i))
+		if sc == nil || len(sc.Grant.FSRead) != 2 {
+			continue
+		}
+		two++
+		if slices.ContainsFunc(checkFindings(t, m.Factory, sc), func(f oracle.Finding) bool { return f.Invariant == oracle.Confinement }) {
+			killed++
+		}
+	}
+	t.Logf("later-roots-lexical killed in %d of %d two-root scenarios an MCP server is asked", killed, two)
+	if killed < 20 {
+		t.Errorf("later-roots-lexical killed in %d of 3000 seeded scenarios as an MCP server is asked them, want at least 20", killed)
+	}
 }

@@ -103,11 +103,13 @@ type builder struct {
 	d   *draw // src, whose slabs the lists are carved from
 	g   core.GrantSpec
 	w   scenario.WorldSpec
-	// readHost and writeHost are the roots links are planted in: the first
-	// read root (either of a pair) and the first write root, or /work and
-	// its /out when no such root is granted or it is "/"; in a world whose
-	// root is a link, the directory the link leads to.
-	readHost, writeHost *rootInfo
+	// readHost and writeHost are the roots links are planted in: a read
+	// root (either of a pair, first in the grant or second) and the first
+	// write root, or /work and its /out when no such root is granted or it
+	// is "/"; in a world whose root is a link, the directory the link
+	// leads to. readOther is the other root of a pair, which gets an
+	// escape recipe of its own when two are planted, or nil.
+	readHost, writeHost, readOther *rootInfo
 	// rootLink is the link at or above the granted root (linkedRoot), or
 	// nil.
 	rootLink *scenario.Link
@@ -258,13 +260,20 @@ func (b *builder) readRoots() int {
 		b.linkedRoot(i)
 		return i
 	}
-	// Either root of a pair comes first in the grant and hosts the links:
-	// a sandbox may treat its first directory apart from the others (a
-	// base path and extra allowed paths, each checked its own way).
+	// Either root of a pair hosts the links, and either comes first in
+	// the grant: a sandbox may treat its first directory apart from the
+	// others (a base path, whose links it resolves, and more allowed
+	// paths checked lexically), so the links must be met in both.
 	if n == 2 && oneIn(src, 2) {
 		infos[0], infos[1] = infos[1], infos[0]
 	}
 	b.readHost = infos[0]
+	if n == 2 {
+		b.readOther = infos[1]
+		if oneIn(src, 2) {
+			infos[0], infos[1] = infos[1], infos[0]
+		}
+	}
 	b.g.FSRead = b.d.strs.carve(n)
 	for j, ri := range infos[:n] {
 		b.g.FSRead[j] = b.rootSpelling(ri)

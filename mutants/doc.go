@@ -48,6 +48,7 @@
 //	nat64-prefix-32          64:ff9b::/32 judged by its last 32 bits: the /48 local-use prefix and the /96's neighbours misjudged
 //	no-6to4-unmap            2002::/16 judged as itself, never by the IPv4 address in bits 16–47
 //	roots-resolved-at-start  roots resolved through the world's links at build; resolved paths held to those answers
+//	later-roots-lexical      links resolved under the first root only; a path under another root checked lexically
 //
 // Mutant.Dimension names the SPEC dimension whose points expose a defect
 // (one of Dimensions()): internal-string-prefixes to host-case-fold,

@@ -151,7 +151,7 @@ func TestLookupAndNames(t *testing.T) {
 // TestEveryDefectHasAMutant guards the table against a defect switch that no
 // mutant uses, or two mutants sharing one.
 func TestEveryDefectHasAMutant(t *testing.T) {
-	if got, want := len(all), int(rootsResolvedAtStart); got != want {
+	if got, want := len(all), int(laterRootsLexical); got != want {
 		t.Errorf("the table has %d mutants, pipeline.go %d defects", got, want)
 	}
 }

@@ -60,6 +60,7 @@ const (
 	nat64Prefix32          // NAT64 unmapped from 64:ff9b::/32, not /96
 	noSixToFourUnmap       // 6to4 addresses judged as themselves, never unmapped
 	rootsResolvedAtStart   // grant roots resolved through the world's links at build, then trusted
+	laterRootsLexical      // only paths under the first root resolved; the other roots checked lexically
 )
 
 // badHosts is deny-list-egress's idea of an egress policy: the hosts its
@@ -442,6 +443,13 @@ func (s *sandbox) checkPath(p string, roots []string, denied core.Kind) (string,
 		// DEFECT no-realpath: the lexical check is the only check, and the
 		// effect names p, which the world follows through its links.
 		return p, core.Invalid
+	case laterRootsLexical:
+		// DEFECT later-roots-lexical: a path under the first root is
+		// resolved and held to the roots; one under another root only
+		// passed the lexical check, and the effect names it as written.
+		if !s.under(p, roots[:1]) {
+			return p, core.Invalid
+		}
 	case resolveParentOnly:
 		// DEFECT resolve-parent-only: only the directory is resolved and
 		// the last name is appended as written, so a link there is checked

@@ -47,8 +47,10 @@ var all = []Mutant{
 	{"budget-plus-one-overflow", "Tests each budget as used >= limit+1 in int64, which wraps for math.MaxInt64, failing closed by accident where unlimited was meant: the largest budget halts the first op.", DimBudget, budgetPlusOneOverflow.factory()},
 	{"root-itself-denied", "Uses a root written with a trailing slash as a bare prefix of the cleaned path, the boundary fix that forgets equality: /work is outside its own root /work/.", DimPathShape, rootItselfDenied.factory()},
 	{"host-case-fold", "Matches hosts against net_hosts case-insensitively, widening an exact allow-list by a convenience: API.internal is fetched on a grant of api.internal, which does not name it byte for byte.", DimHostShape, hostCaseFold.factory()},
-	// SPEC §6's embedding forms and §13's links at and above a root.
+	// SPEC §6's embedding forms, §13's links at and above a root, and a
+	// link in a root other than the first.
 	{"nat64-prefix-32", "Unmaps NAT64 from 64:ff9b::/32, the well-known prefix remembered by its first two groups, instead of the /96 SPEC §6 names: the local-use 64:ff9b:1::/48 carrying a public address is fetched, and 64:ff9b::1:0:0, just outside the /96, is refused.", DimInternalRange, nat64Prefix32.factory()},
 	{"no-6to4-unmap", "Never unmaps 6to4, the embedding form a filter written for mapped and NAT64 addresses forgets: 2002:7f00:1:: carries 127.0.0.1 in bits 16–47 and is fetched as the public IPv6 address it looks like.", DimInternalRange, noSixToFourUnmap.factory()},
 	{"roots-resolved-at-start", "Resolves its grant roots through the world's links once, at start, and holds every resolved path to those answers, as MCP servers resolve their allowed directories: a root that is a link, or lies under one, stands for the directory outside it leads to.", "", rootsResolvedAtStart.factory()},
+	{"later-roots-lexical", "Resolves the links of a path under its first root only and checks a path under any other root lexically, a base directory with extra allowed directories each checked its own way (Mastra's LocalFilesystem and its allowedPaths): a link in the second root reads and writes whatever it points at outside.", "", laterRootsLexical.factory()},
 }
