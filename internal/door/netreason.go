@@ -52,6 +52,11 @@ const (
 	// answer is internal): it refused what it saw. Taken before the
 	// others.
 	ReasonInternalAnswer = "internal-answer"
+	// ReasonKeptAnswer: the sandbox refused a name it did not look up in
+	// the op but had looked up in an earlier op of the scenario: it
+	// refused an answer it kept (a DNS cache), which the model's line has
+	// moved past. Taken where the host alone gives no other reason.
+	ReasonKeptAnswer = "kept-answer"
 )
 
 // documentation are the documentation ranges (RFC 5737, RFC 3849).

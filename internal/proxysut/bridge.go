@@ -58,9 +58,10 @@ type bridge struct {
 	toolError bool   // the fetch server's tool answered the op under way with an error
 	toolText  string // the words of its answer
 
-	answers map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
-	lookups map[string]int     // the model's lookups of each host so far, by name as SPEC §6 compares them (modelFetch)
-	scanned int                // the journal entries staleFetch has read
+	answers  map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
+	lookups  map[string]int     // the model's lookups of each host so far, by name as SPEC §6 compares them (modelFetch)
+	lookedUp map[string]bool    // the hosts the sandbox looked up in an op so far, by name as SPEC §6 compares them
+	scanned  int                // the journal entries staleFetch has read
 
 	mu      sync.Mutex // Close comes from the oracle's watchdog while Run may still be going
 	conn    net.Conn   // the connection of the fetch under way
@@ -70,7 +71,7 @@ type bridge struct {
 
 func newBridge(g core.Grant, w *refworld.World, px *proxy, s *session) *bridge {
 	return &bridge{ref: core.NewReference(g, w), grant: g, world: w, px: px, s: s, counts: s.tally.Opened(),
-		max: g.Budgets().MaxOutputBytes, timeout: s.timeouts.op(), answers: map[dnsAnswer]bool{}, lookups: map[string]int{}}
+		max: g.Budgets().MaxOutputBytes, timeout: s.timeouts.op(), answers: map[dnsAnswer]bool{}, lookups: map[string]int{}, lookedUp: map[string]bool{}}
 }
 
 // Grant implements core.Sandbox: the harness's own copy (a proxy's
@@ -133,6 +134,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	ans, err := b.send(op)
 	lookups := b.px.bind.EndOp()
 	resolved := lookups.Count > 0
+	if resolved {
+		b.lookedUp[spec.NormalizeHost(host)] = true
+	}
 	served := b.px.bind.Served()
 	if served.Bare && b.counts {
 		b.s.tally.Bare()
@@ -385,6 +389,9 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 			seen = netip.Addr{}
 		}
 		reason := door.NetReasonSeen(host, seen, lookups.All)
+		if reason == door.ReasonRefusedAllowed && !resolved && b.lookedUp[spec.NormalizeHost(host)] {
+			reason = door.ReasonKeptAnswer // it refused an answer it kept from an earlier op
+		}
 		if lookups.Internal {
 			reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 		}

@@ -54,6 +54,8 @@ func TestMain(m *testing.M) {
 //	hang     never answer
 //	madeup   200 of its own, not the world's
 //	cache    as open, but a name is looked up once for the proxy's life
+//	cacheguard  as cache, but 403 where the answer, looked up or kept, is
+//	         internal
 //	usage    exit 2 at once, saying how it is used, as a proxy given
 //	         flags it does not take does
 //	elsewhere  listen on 127.0.0.1:9999, whatever it is told, and hang
@@ -85,14 +87,14 @@ func fakeProxy(mode string, args []string) int {
 	}
 	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch mode {
-		case "open", "cache":
-			relay(w, r, mode == "cache")
+		case "open", "cache", "cacheguard":
+			relay(w, r, mode != "open", mode == "cacheguard")
 		case "auth":
 			if r.Header.Get("Proxy-Authorization") != "Basic dTpw" {
 				http.Error(w, "fake: credentials, please", http.StatusProxyAuthRequired)
 				return
 			}
-			relay(w, r, false)
+			relay(w, r, false, false)
 		case "follow":
 			follow(w, r)
 		case "deny":
@@ -156,8 +158,9 @@ func wary(w http.ResponseWriter, r *http.Request) {
 var fakeCache sync.Map
 
 // relay fetches r's URL from the first address its host resolves to (or
-// resolved to once, when cached), and copies the answer back.
-func relay(w http.ResponseWriter, r *http.Request, cached bool) {
+// resolved to once, when cached), and copies the answer back; guarded,
+// it refuses an internal address instead.
+func relay(w http.ResponseWriter, r *http.Request, cached, guarded bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	var addrs []netip.Addr
@@ -170,6 +173,10 @@ func relay(w http.ResponseWriter, r *http.Request, cached bool) {
 			return
 		}
 		fakeCache.Store(r.URL.Hostname(), addrs[0])
+	}
+	if guarded && spec.IsInternal(addrs[0]) {
+		http.Error(w, "fake: an internal address", http.StatusForbidden)
+		return
 	}
 	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -609,6 +616,18 @@ func TestDNSKeptWithinAScenario(t *testing.T) {
 		if n := tally.Kept; n != tc.kept || len(fs) > 0 {
 			t.Errorf("%s: %d fetches counted as kept, findings %v; want %d and none", tc.mode, n, fs, tc.kept)
 		}
+	}
+}
+
+// TestRefusedOnAKeptAnswer: a guard that keeps a name's internal answer
+// refuses the name's next fetch without looking it up, where the model's
+// next lookup answers a public address: stricter, counted as kept-answer,
+// not as a name refused for itself.
+func TestRefusedOnAKeptAnswer(t *testing.T) {
+	const src = "grant net a.test\ndns a.test 10.0.0.1 203.0.113.7\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch a.test /s\n"
+	fs, tally := checkOn(t, fakeTarget(t, "cacheguard", "", 0), src, 0)
+	if want := map[string]int64{door.ReasonKeptAnswer: 1}; len(fs) > 0 || !mapsEqual(tally.Stricter, want) {
+		t.Errorf("stricter %v, findings %v; want %v and none", tally.Stricter, fs, want)
 	}
 }
 

@@ -350,7 +350,9 @@ func TestExitNamesRenderedHosts(t *testing.T) {
 // canonical form and leaves out what it cannot hold, tinyproxy's filter
 // anchors each host, quoted, without brackets, squid's ACL lists the
 // hosts without brackets, but for those smokescreen's would leave out;
-// squid, which keeps a DNS cache, gets a proxy per sandbox.
+// Traffic Server's remap rules list the hosts in lower case, since it
+// will not start on two that differ in case alone; squid and Traffic
+// Server, which keep a DNS cache, get a proxy per sandbox.
 func TestRealProxyProfiles(t *testing.T) {
 	hosts := []string{"API.Example.ORG", "[::1]", "a+b.test", "127.1"}
 	for _, tc := range []struct {
@@ -361,6 +363,7 @@ func TestRealProxyProfiles(t *testing.T) {
 		{"smokescreen", "acl.yaml", false, []string{"\n    - \"api.example.org\"\n    - \"::1\"\n    - \"127.1\"\n"}},
 		{"tinyproxy", "filter", false, []string{"^API\\.Example\\.ORG$\n^::1$\n^a\\+b\\.test$\n^127\\.1$\n"}},
 		{"squid", "squid.conf", true, []string{"acl granted dstdomain -n API.Example.ORG ::1 127.1 .sbxfuzz-none.invalid\n"}},
+		{"trafficserver", "remap.config", true, []string{"map http://api.example.org/ http://api.example.org/\nmap http://[::1]/ http://[::1]/\nmap http://a+b.test/ http://a+b.test/\nmap http://127.1/ http://127.1/\n"}},
 	} {
 		p, err := LoadProfile(tc.name)
 		if err != nil {

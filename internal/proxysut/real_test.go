@@ -54,6 +54,9 @@ const (
 // same journal only because each gets a proxy of its own (Fresh);
 // sharing one, the replay finds a.test.. cached and resolves nothing
 // (replay-deterministic).
+// Traffic Server's outbound ip_allow rules, written from SPEC §6, refuse
+// every internal address asked here, but its remap rules match granted
+// names whatever their case, as squid's ACL does.
 func TestRealProxies(t *testing.T) {
 	internal := []string{"no-internal-egress", "verdict-matches-model"}
 	upper := []string{"confinement", "verdict-matches-model"}
@@ -68,6 +71,8 @@ func TestRealProxies(t *testing.T) {
 		{"tinyproxy", "tinyproxy", map[string][]string{realAllowed: nil, realUngranted: nil, realPrivate: internal, realBenchmark: internal, realUpper: nil, realDots: nil}},
 		{"squid", "squid", map[string][]string{realAllowed: nil, realUngranted: nil, realPrivate: internal, realBenchmark: internal, realUpper: upper,
 			realDots: {"verdict-matches-model"}}},
+		{"trafficserver", "trafficserver", map[string][]string{realAllowed: nil, realUngranted: nil, realPrivate: nil, realBenchmark: nil, realCompatible: nil,
+			realUpper: upper, realDots: nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bin := needReal(t, tc.proxy)

@@ -22,12 +22,15 @@ import (
 
 // The releases the built-in profiles of real proxies were written from
 // and are tested on: smokescreen as go install takes it, tinyproxy and
-// squid by their upstream versions (Debian bookworm's packages; the
-// Debian revision moves with security updates, the profile does not).
+// squid by their upstream versions, Traffic Server by its upstream
+// release series (Debian bookworm's packages; the Debian revision moves
+// with security updates, the profile does not, and Debian's security
+// updates move Traffic Server's patch release too).
 const (
-	SmokescreenPin   = "github.com/stripe/smokescreen@v0.1.0"
-	TinyproxyVersion = "1.11.1"
-	SquidVersion     = "5.7"
+	SmokescreenPin       = "github.com/stripe/smokescreen@v0.1.0"
+	TinyproxyVersion     = "1.11.1"
+	SquidVersion         = "5.7"
+	TrafficServerVersion = "9.2"
 )
 
 // TestEnv names the environment variable that turns on the tests that
@@ -53,7 +56,8 @@ func smokescreenPath(cacheDir string) string {
 }
 
 // InstalledProxy returns the path of the pinned release of the real proxy
-// the built-in profile name runs ("smokescreen", "tinyproxy", "squid"),
+// the built-in profile name runs ("smokescreen", "tinyproxy", "squid",
+// "trafficserver"),
 // or of the MCP fetch server's script ("mcp-fetch-server", ...),
 // or an error that says what is missing and how to install it. It
 // installs nothing. A proxy of another version than the pin is an error
@@ -77,6 +81,8 @@ func InstalledProxy(name string) (string, error) {
 		return checkVersion(systemPath("tinyproxy"), "tinyproxy "+TinyproxyVersion, "-v")
 	case "squid":
 		return checkVersion(systemPath("squid"), "Version "+SquidVersion, "-v")
+	case "trafficserver":
+		return checkVersion(systemPath("traffic_server"), "Traffic Server "+TrafficServerVersion+".", "-V")
 	}
 	return "", fmt.Errorf("%q: no real proxy of that name", name)
 }

@@ -22,7 +22,7 @@ func TestInstallScriptReadsThePins(t *testing.T) {
 	if err != nil {
 		t.Fatalf(".ci/proxy-install --pins: %v\n%s", err, out)
 	}
-	want := "smokescreen " + SmokescreenPin + "\ntinyproxy " + TinyproxyVersion + "\nsquid " + SquidVersion + "\n"
+	want := "smokescreen " + SmokescreenPin + "\ntinyproxy " + TinyproxyVersion + "\nsquid " + SquidVersion + "\ntrafficserver " + TrafficServerVersion + "\n"
 	if string(out) != want {
 		t.Errorf(".ci/proxy-install --pins printed\n%s\nwant\n%s", out, want)
 	}

@@ -1,5 +1,6 @@
 // Command installed prints the path of the pinned release of the real
-// proxy its argument names (smokescreen, tinyproxy or squid) where
+// proxy its argument names (smokescreen, tinyproxy, squid or
+// trafficserver) where
 // .ci/proxy-install installed it, or of the MCP fetch server's script
 // (mcp-fetch-server, kazuph-mcp-fetch, mcp-npx-fetch, server-everything)
 // where .ci/mcp-install did, for scripts: .ci/run drives them with --sut
@@ -16,7 +17,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: installed smokescreen|tinyproxy|squid|mcp-fetch-server|kazuph-mcp-fetch|mcp-npx-fetch|server-everything")
+		fmt.Fprintln(os.Stderr, "usage: installed smokescreen|tinyproxy|squid|trafficserver|mcp-fetch-server|kazuph-mcp-fetch|mcp-npx-fetch|server-everything")
 		os.Exit(2)
 	}
 	path, err := proxysut.InstalledProxy(os.Args[1])
