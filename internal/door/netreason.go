@@ -57,6 +57,12 @@ const (
 	// refused an answer it kept (a DNS cache), which the model's line has
 	// moved past. Taken where the host alone gives no other reason.
 	ReasonKeptAnswer = "kept-answer"
+	// ReasonFollowedRedirect: the world answered the op's own request
+	// with a redirect, whose URL is the model's answer (one request a
+	// fetch), and the sandbox, following it, refused its Location or
+	// failed after it: where it went is judged. Taken after
+	// internal-answer.
+	ReasonFollowedRedirect = "followed-redirect"
 )
 
 // documentation are the documentation ranges (RFC 5737, RFC 3849).

@@ -200,7 +200,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		if model == core.OK || model == core.NotFound {
 			return b.asModel(host, path, addr, resolved, lookups.Count > 1 || resolved && lookups.Last != addr)
 		}
-		return b.refused(host, path, model, addr, lookups, lookups.Count > 1 || resolved && lookups.Last != addr, false)
+		return b.refused(host, path, model, addr, lookups, lookups.Count > 1 || resolved && lookups.Last != addr, networld.Served{})
 	case b.px.srv != nil && served.Bare:
 		// A fetch server connected and sent no request (a TLS hello to
 		// port 443), then failed: the fetch left, whatever it said.
@@ -213,7 +213,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	// A fetch journaled from the model's address must follow a lookup
 	// that answered it: not after several, nor after one of a line the
 	// proxy moved on in an op before.
-	return b.refused(host, path, model, addr, lookups, served.Bare || lookups.Count > 1 || resolved && lookups.Last != addr, served.Elsewhere)
+	return b.refused(host, path, model, addr, lookups, served.Bare || lookups.Count > 1 || resolved && lookups.Last != addr, served)
 }
 
 // lineMoved reports whether a fetch the proxy let through, which the
@@ -375,9 +375,11 @@ func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 // is the model's answer for host (modelFetch); journaled says the op's
 // journal holds what would make a fetch the model's answer adds wrong (a
 // connection that sent no request, a lookup that answered another
-// address); elsewhere says the proxy fetched another host instead
-// (networld.Served.Elsewhere), counted under a reason of its own.
-func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled, elsewhere bool) core.Result {
+// address); served is what the world answered the proxy in the op: a
+// proxy that fetched another host instead (Elsewhere), or that was
+// answered a redirect and refused after it (Redirect), is counted under
+// a reason of its own.
+func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups, journaled bool, served networld.Served) core.Result {
 	resolved := lookups.Count > 0
 	said := b.said()
 	if said != "" && b.counts {
@@ -392,10 +394,13 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 		if reason == door.ReasonRefusedAllowed && !resolved && b.lookedUp[spec.NormalizeHost(host)] {
 			reason = door.ReasonKeptAnswer // it refused an answer it kept from an earlier op
 		}
+		if served.Reached && served.Redirect {
+			reason = door.ReasonFollowedRedirect // it followed the world's redirect, and refused after it
+		}
 		if lookups.Internal {
 			reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 		}
-		if elsewhere {
+		if served.Elsewhere {
 			reason = door.ReasonAnotherHost // it refused nothing: it went elsewhere
 		}
 		if door.Promised(b.s.profile.Promises, reason) {

@@ -2,6 +2,7 @@ package proxysut
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -49,6 +51,8 @@ func TestMain(m *testing.M) {
 //	         relay the answer, a redirect included
 //	follow   as open, but follow redirects naively: each Location is
 //	         looked up and connected to by the proxy's HTTP client itself
+//	followguard  as follow, but 502 where a connection would go to an
+//	         internal address
 //	deny     403
 //	exit     exit 3 at once
 //	hang     never answer
@@ -95,8 +99,8 @@ func fakeProxy(mode string, args []string) int {
 				return
 			}
 			relay(w, r, false, false)
-		case "follow":
-			follow(w, r)
+		case "follow", "followguard":
+			follow(w, r, mode == "followguard")
 		case "deny":
 			http.Error(w, "fake: denied", http.StatusForbidden)
 		case "wary":
@@ -195,8 +199,9 @@ func relay(w http.ResponseWriter, r *http.Request, cached, guarded bool) {
 
 // follow fetches r's URL with Go's HTTP client, its default policy
 // following redirects, each hop resolved and dialled by the client: a
-// naive proxy that checks nothing after the first request.
-func follow(w http.ResponseWriter, r *http.Request) {
+// naive proxy that checks nothing after the first request; guarded, it
+// refuses to connect to an internal address, whichever hop asks it.
+func follow(w http.ResponseWriter, r *http.Request, guarded bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL.String(), nil)
@@ -204,7 +209,16 @@ func follow(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}).Do(req)
+	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true}
+	if guarded {
+		tr.DialContext = (&net.Dialer{Control: func(_, address string, _ syscall.RawConn) error {
+			if ap, err := netip.ParseAddrPort(address); err == nil && spec.IsInternal(ap.Addr()) {
+				return errors.New("fake: an internal address")
+			}
+			return nil
+		}}).DialContext
+	}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
 	copyAnswer(w, resp, err)
 }
 
@@ -628,6 +642,23 @@ func TestRefusedOnAKeptAnswer(t *testing.T) {
 	fs, tally := checkOn(t, fakeTarget(t, "cacheguard", "", 0), src, 0)
 	if want := map[string]int64{door.ReasonKeptAnswer: 1}; len(fs) > 0 || !mapsEqual(tally.Stricter, want) {
 		t.Errorf("stricter %v, findings %v; want %v and none", tally.Stricter, fs, want)
+	}
+}
+
+// TestRefusedAfterARedirect: a proxy that follows the world's redirect
+// and refuses its internal Location answers an error where the model
+// returns the redirect's URL: stricter, counted as followed-redirect, not
+// by the shape of the op's host; one that refuses the op's host itself is
+// not.
+func TestRefusedAfterARedirect(t *testing.T) {
+	const src = "grant net a.test\nredirect a.test /go http://10.0.0.1/admin\nroute 10.0.0.1 /admin LEAK\n\nnet_fetch a.test /go\n"
+	fs, tally := checkOn(t, fakeTarget(t, "followguard", "", 0), src, 0)
+	if want := map[string]int64{door.ReasonFollowedRedirect: 1}; len(fs) > 0 || !mapsEqual(tally.Stricter, want) {
+		t.Errorf("stricter %v, findings %v; want %v and none", tally.Stricter, fs, want)
+	}
+	_, tally = checkOn(t, fakeTarget(t, "deny", "", 0), src, 0)
+	if tally.Stricter[door.ReasonFollowedRedirect] != 0 {
+		t.Errorf("a proxy that refused the op's host: stricter %v, want none followed-redirect", tally.Stricter)
 	}
 }
 
