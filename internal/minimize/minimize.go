@@ -267,15 +267,20 @@ func linkTarget(l scenario.Link) string {
 	return path.Join(path.Dir(l.Path), l.Target)
 }
 
-// removeWorldLists removes parts of the world's lists of links and files
-// whole, halves first, then quarters, down to pairs: a failure that needs
-// few of a list's entries then costs a few candidates for each half it
-// does not need, not one for each entry and each hop of its chains of
-// links, which on a slow sandbox spend the minimizer's time before
-// removeEntries comes to them.
+// removeWorldLists removes parts of the world's lists of links, files,
+// routes, DNS lines and tool outputs, and of the grant's hosts, whole,
+// halves first, then quarters, down to pairs: a failure that needs few of
+// a list's entries then costs a few candidates for each half it does not
+// need, not one for each entry and each hop of its chains of links, which
+// on a slow sandbox (a proxy or a server started for each candidate)
+// spend the minimizer's time before removeEntries comes to them.
 func (m *minimizer) removeWorldLists(cur *scenario.Scenario) *scenario.Scenario {
 	cur = removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.Link { return &c.World.Links })
-	return removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.File { return &c.World.Files })
+	cur = removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.File { return &c.World.Files })
+	cur = removeChunks(m, cur, func(c *scenario.Scenario) *[]string { return &c.Grant.NetHosts })
+	cur = removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.Route { return &c.World.Routes })
+	cur = removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.DNSRecord { return &c.World.DNS })
+	return removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.ToolOutput { return &c.World.ToolOutputs })
 }
 
 // removeChunks removes runs of the list list picks out, from the whole

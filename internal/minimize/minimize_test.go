@@ -319,6 +319,38 @@ func TestMinimizeRemovesLinksInRuns(t *testing.T) {
 	assertOneMinimal(t, min, fails)
 }
 
+// TestMinimizeRemovesHostsInRuns: of 32 granted hosts, their routes and
+// DNS lines, a fetch from an internal address needs one of each; the rest
+// go in runs, not one candidate each: on a proxy started for every
+// candidate, the difference between seconds and the minimizer's whole
+// minute.
+func TestMinimizeRemovesHostsInRuns(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("grant net")
+	for i := range 32 {
+		fmt.Fprintf(&src, " h%d.test", i)
+	}
+	src.WriteString("\n")
+	for i := range 32 {
+		fmt.Fprintf(&src, "route h%d.test / page%d\ndns h%d.test 203.0.113.%d\n", i, i, i, i+1)
+	}
+	src.WriteString("dns h7.test 10.0.0.7\n\nnet_fetch h7.test /\n")
+	m, ok := mutants.Lookup("no-internal-check")
+	if !ok {
+		t.Fatal("no no-internal-check mutant")
+	}
+	sc, fails := parse(t, src.String()), Violates(m.Factory, oracle.NoInternalEgress, 0)
+	min, stats := Minimize(sc, 1, fails, Limits{})
+	if len(min.Grant.NetHosts) != 1 || len(min.World.Routes) > 1 || len(min.World.DNS) != 1 {
+		t.Fatalf("minimized to %d hosts, %d routes, %d DNS lines, want one of each at most:\n%s", len(min.Grant.NetHosts), len(min.World.Routes), len(min.World.DNS), min.Format())
+	}
+	if stats.Calls >= 64 {
+		t.Errorf("%d candidates judged, want fewer than one for each host and route that goes", stats.Calls)
+	}
+	t.Logf("%d candidates", stats.Calls)
+	assertOneMinimal(t, min, fails)
+}
+
 // readsThroughLinks parses src and returns it with the predicate of a
 // confinement finding on the no-realpath mutant, which follows links
 // without checking where they lead.
