@@ -184,8 +184,10 @@ type Tally struct {
 	// LineMoved counts the fetches the sandbox let through on lookups of
 	// its own that all answered a public address, where the model's one
 	// lookup a fetch answers an internal one: a guard that looks a name up
-	// more than once a fetch (and checks every answer) moves the name's
-	// dns line elsewhere than the model's, and saw no internal address.
+	// more than once a fetch (and checks every answer), or a sandbox that
+	// looked up a name the model refused (one that differs from a granted
+	// name in case alone), moves the name's dns line elsewhere than the
+	// model's, and saw no internal address.
 	// The model's answer stands in; where it connected is judged.
 	LineMoved int64
 	// Filled counts the refusals whose journal the door filled with the

@@ -48,9 +48,9 @@ const (
 	ReasonAnotherHost = "another-host"
 	// ReasonInternalAnswer: the sandbox looked the host up and got an
 	// internal answer the model's one lookup of the fetch did not (it
-	// looks a name up more than once a fetch, and a rebinding name's next
-	// answer is internal): it refused what it saw. Taken before the
-	// others.
+	// looks a name up more than once a fetch, or looked up before a name
+	// the model refused, and a rebinding name's next answer is internal):
+	// it refused what it saw. Taken before the others.
 	ReasonInternalAnswer = "internal-answer"
 	// ReasonKeptAnswer: the sandbox refused a name it did not look up in
 	// the op but had looked up in an earlier op of the scenario: it
@@ -63,6 +63,12 @@ const (
 	// failed after it: where it went is judged. Taken after
 	// internal-answer.
 	ReasonFollowedRedirect = "followed-redirect"
+	// ReasonIPv4Literal: the host is an IPv4 address in dotted-quad
+	// form, public by SPEC §6 and in no special-purpose range (a literal
+	// in a documentation or another special range is counted there):
+	// refused by a sandbox that takes no IP literal (HAProxy asks its DNS
+	// server for one) or that refuses the address itself.
+	ReasonIPv4Literal = "ipv4-literal"
 )
 
 // documentation are the documentation ranges (RFC 5737, RFC 3849).
@@ -91,10 +97,15 @@ var special = []netip.Prefix{
 
 // NetReasonAt is NetReason for a fetch the model makes from addr, the
 // answer the sandbox got when it looked the name up (the zero Addr: it
-// did not): a name answered in a documentation range is
-// ReasonDocumentation, in another special-purpose range ReasonSpecial.
+// did not; a dotted quad is its own answer): a host answered in a
+// documentation range is ReasonDocumentation, in another special-purpose
+// range ReasonSpecial, and another dotted quad ReasonIPv4Literal.
 func NetReasonAt(host string, addr netip.Addr) string {
 	r := NetReason(host)
+	quad := isDottedQuad(spec.NormalizeHost(host))
+	if quad && !addr.IsValid() {
+		addr, _ = netip.ParseAddr(spec.NormalizeHost(host))
+	}
 	in := func(ps []netip.Prefix) bool {
 		return slices.ContainsFunc(ps, func(p netip.Prefix) bool { return p.Contains(spec.Unmap(addr)) })
 	}
@@ -105,6 +116,8 @@ func NetReasonAt(host string, addr netip.Addr) string {
 		return ReasonDocumentation
 	case in(special):
 		return ReasonSpecial
+	case quad:
+		return ReasonIPv4Literal
 	}
 	return r
 }

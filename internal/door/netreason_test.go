@@ -7,7 +7,8 @@ import (
 
 // TestNetReasonAt: a name refused after its lookup is counted by where
 // the answer lies: a documentation range, another special-purpose range,
-// or neither; a name not looked up, and a literal, by the host alone.
+// or neither; a name not looked up by the host alone; a dotted quad by
+// its own address, and else as an IPv4 literal.
 func TestNetReasonAt(t *testing.T) {
 	for _, tc := range []struct {
 		host, addr, want string
@@ -21,6 +22,11 @@ func TestNetReasonAt(t *testing.T) {
 		{"a.test", "151.101.1.69", ReasonRefusedAllowed},
 		{"a.test", "", ReasonRefusedAllowed},
 		{"[fec0::1]", "fec0::1", ReasonIPv6Literal},
+		{"100.128.0.1", "", ReasonIPv4Literal},
+		{"100.128.0.1", "100.128.0.1", ReasonIPv4Literal},
+		{"203.0.113.1", "", ReasonDocumentation},
+		{"240.0.0.1", "", ReasonSpecial},
+		{"127.1", "", ReasonIPv4Spelling},
 	} {
 		var addr netip.Addr
 		if tc.addr != "" {

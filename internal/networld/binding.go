@@ -237,24 +237,35 @@ func (b *Binding) journalBare(recs []netns.Record) {
 			b.world.Fetch(h, a, "/")
 			continue
 		}
-		b.resolveForFetch()
+		b.resolveForFetch(a)
 		b.world.Fetch(b.op.host, b.spelled(a), b.op.path)
 		b.op.served.Bare = true
 	}
 }
 
 // resolveForFetch journals the world's resolve of the op's host before a
-// fetch of it, unless one was journaled in the op already: a program that
-// dials an IP literal asks no DNS server, nor does one that kept an
-// answer for a name (noted: Lookups.Kept), and SPEC §5 resolves once
-// before each fetch.
-func (b *Binding) resolveForFetch() {
+// fetch of it from addr, unless one was journaled in the op already: a
+// program that dials an IP literal asks no DNS server, nor does one that
+// kept an answer for a name (noted, Lookups.Kept, when an earlier resolve
+// of the name answered addr: a connection for a name to an address no
+// answer gave, its own listener, is no kept answer), and SPEC §5 resolves
+// once before each fetch.
+func (b *Binding) resolveForFetch(addr netip.Addr) {
 	if !b.op.resolved {
 		_, literal := spec.ParseIPLiteral(spec.NormalizeHost(b.op.host))
-		b.op.kept = !literal
+		b.op.kept = !literal && b.answeredBefore(b.op.host, addr)
 		b.op.resolvedTo(b.world.Resolve(b.op.host))
 		b.op.answered(b.op.host, b.op.addr)
 	}
+}
+
+// answeredBefore reports whether a resolve of host the world journaled
+// answered an address that a connection to addr reaches.
+func (b *Binding) answeredBefore(host string, addr netip.Addr) bool {
+	h := spec.NormalizeHost(host)
+	return slices.ContainsFunc(b.world.Journal(), func(e refworld.Entry) bool {
+		return e.Call == refworld.CallResolve && spec.NormalizeHost(e.Name) == h && spelledAs(e.Addr, addr.Unmap()) == e.Addr
+	})
 }
 
 // resolveLiteral journals the world's resolve of host, another host than

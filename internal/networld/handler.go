@@ -58,7 +58,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	var aimed netip.Addr // addr as the resolve the connection followed spelled it
 	if opHost {
 		host = b.op.host
-		b.resolveForFetch()
+		b.resolveForFetch(addr)
 		aimed = b.spelled(addr)
 	} else {
 		b.resolveLiteral(host)

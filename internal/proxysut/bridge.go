@@ -184,6 +184,10 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case ans.world && ans.status == 404:
 		b.passed(model)
 		return core.Result{Kind: core.NotFound}
+	case ans.world && ans.status == http.StatusMethodNotAllowed && b.s.profile.Mode == ModeConnect:
+		// The world answers a CONNECT that reaches it 405: the proxy sent
+		// it on as a request of its own rather than open a tunnel.
+		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered 405 to the CONNECT it passed on as a request: it opens no tunnel (a proxy that does not take CONNECT: give its profile mode absolute)", b.s.id.name)})
 	case ans.world:
 		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
 	case !ans.closed && ans.status < 300 && !b.s.profile.refusal(ans.body):

@@ -1,6 +1,7 @@
 package proxysut
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -60,6 +61,12 @@ func TestMain(m *testing.M) {
 //	cache    as open, but a name is looked up once for the proxy's life
 //	cacheguard  as cache, but 403 where the answer, looked up or kept, is
 //	         internal
+//	passconnect  send a CONNECT on to the server it names, as a request
+//	         of its own, and relay the answer: no tunnel (a proxy in plain
+//	         HTTP mode, as HAProxy's)
+//	loopback as open, but connect to 127.0.0.1 with no lookup, whatever
+//	         the host (a proxy whose destination was never set dials its
+//	         own address)
 //	usage    exit 2 at once, saying how it is used, as a proxy given
 //	         flags it does not take does
 //	elsewhere  listen on 127.0.0.1:9999, whatever it is told, and hang
@@ -93,6 +100,11 @@ func fakeProxy(mode string, args []string) int {
 		switch mode {
 		case "open", "cache", "cacheguard":
 			relay(w, r, mode != "open", mode == "cacheguard")
+		case "passconnect":
+			passConnect(w, r)
+		case "loopback":
+			fakeCache.Store(r.URL.Hostname(), netip.AddrFrom4([4]byte{127, 0, 0, 1}))
+			relay(w, r, true, false)
 		case "auth":
 			if r.Header.Get("Proxy-Authorization") != "Basic dTpw" {
 				http.Error(w, "fake: credentials, please", http.StatusProxyAuthRequired)
@@ -222,6 +234,23 @@ func follow(w http.ResponseWriter, r *http.Request, guarded bool) {
 	copyAnswer(w, resp, err)
 }
 
+// passConnect sends r, a CONNECT, on to the server it names as a request
+// of its own, and relays the answer.
+func passConnect(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", r.Host)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", r.Host, r.Host)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	copyAnswer(w, resp, err)
+}
+
 // copyAnswer copies resp, the answer a fake proxy got, to its client; a
 // failure err is 502.
 func copyAnswer(w http.ResponseWriter, resp *http.Response, err error) {
@@ -325,16 +354,17 @@ func TestOpenProxy(t *testing.T) {
 // TestDenyingProxy: a proxy that refuses what the model allows is
 // stricter: no finding, counted under its reason, a name it refused
 // without looking it up under refused-allowed (not documentation-address:
-// it never saw where the name leads, TestPeekingProxy's did); one whose
+// it never saw where the name leads, TestPeekingProxy's did), a dotted
+// quad under ipv4-literal; one whose
 // profile promises to let such fetches through is a verdict-matches-model
 // finding.
 func TestDenyingProxy(t *testing.T) {
-	src := "grant net a.test\ngrant net 3221225728\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch 3221225728 /\nnet_fetch b.test /\n"
+	src := "grant net a.test\ngrant net 3221225728\ngrant net 100.128.0.1\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch 3221225728 /\nnet_fetch 100.128.0.1 /\nnet_fetch b.test /\n"
 	fs, tally := checkOn(t, fakeTarget(t, "deny", "", 0), src, 0)
 	if len(fs) > 0 {
 		t.Errorf("findings %v, want none", fs)
 	}
-	if want := map[string]int64{door.ReasonRefusedAllowed: 1, door.ReasonIPv4Spelling: 1}; !mapsEqual(tally.Stricter, want) {
+	if want := map[string]int64{door.ReasonRefusedAllowed: 1, door.ReasonIPv4Spelling: 1, door.ReasonIPv4Literal: 1}; !mapsEqual(tally.Stricter, want) {
 		t.Errorf("stricter %v, want %v", tally.Stricter, want)
 	}
 	if !tally.CountsPassed || tally.Passed != 0 {
@@ -630,6 +660,27 @@ func TestDNSKeptWithinAScenario(t *testing.T) {
 		if n := tally.Kept; n != tc.kept || len(fs) > 0 {
 			t.Errorf("%s: %d fetches counted as kept, findings %v; want %d and none", tc.mode, n, fs, tc.kept)
 		}
+	}
+}
+
+// TestConnectPassedOn: a proxy asked by CONNECT that sends the CONNECT
+// on to the server as a request, opening no tunnel, is a total finding
+// whose words say so and name the profile's mode.
+func TestConnectPassedOn(t *testing.T) {
+	fs, _ := checkOn(t, fakeTarget(t, "passconnect", "egressproxy-connect", 0), "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0)
+	if len(fs) == 0 || fs[0].Invariant != oracle.Total || !strings.Contains(fs[0].Detail, "CONNECT it passed on as a request: it opens no tunnel") {
+		t.Errorf("findings %v, want a total finding that says the CONNECT was passed on", fs)
+	}
+}
+
+// TestNoLookupIsNoKeptAnswer: a proxy that connects for a name it never
+// looked up, to an address no answer for the name gave (its own), is not
+// counted as keeping an answer: where it went is the finding.
+func TestNoLookupIsNoKeptAnswer(t *testing.T) {
+	const src = "grant net a.test\ndns a.test 203.0.113.7\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch a.test /s\n"
+	fs, tally := checkOn(t, fakeTarget(t, "loopback", "", 0), src, 0)
+	if tally.Kept != 0 || !slices.Contains(invariants(fs), "no-internal-egress") {
+		t.Errorf("%d fetches counted as kept, findings %v; want none kept, and no-internal-egress", tally.Kept, invariants(fs))
 	}
 }
 
