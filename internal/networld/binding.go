@@ -29,6 +29,10 @@ type Binding struct {
 
 	take func() []netns.Record // takes the namespace's new records (Attach); nil: none
 
+	// ignored, when set, names the names the DNS server answers nothing
+	// and journals nothing for (Ignore).
+	ignored func(name string) bool
+
 	// localAddr is the address a request was aimed at: netns.LocalAddr,
 	// which tests replace, having no namespace to serve from.
 	localAddr func(*http.Request) netip.AddrPort
@@ -115,6 +119,12 @@ type Served struct {
 func New() *Binding {
 	return &Binding{localAddr: netns.LocalAddr, lookups: map[string]lookup{}}
 }
+
+// Ignore has b's DNS server answer nothing for a name ignored reports,
+// journaling nothing: names the sandbox's own machinery asks whatever the
+// op (a browser's update and clock checks), whose traffic is not the
+// op's. It is set before the namespace starts.
+func (b *Binding) Ignore(ignored func(name string) bool) { b.ignored = ignored }
 
 // Network is what a namespace answered by b needs: TCP listeners on
 // ports, the DNS server's Resolve and the listeners' Handler.

@@ -27,11 +27,11 @@ type lookup struct {
 // answers nothing: one lookup, one answer. A query for an IP spelling
 // without a dns line of its own answers nothing, as a real DNS server
 // does (a resolver that parses numbers, as getaddrinfo does, never asks).
-// Outside an op it answers nothing.
+// Outside an op it answers nothing, and a name b ignores (Ignore) never.
 func (b *Binding) Resolve(name string, family netns.Family) []netip.Addr {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.open || b.numeric(name) {
+	if !b.open || b.numeric(name) || b.ignored != nil && b.ignored(name) {
 		return nil
 	}
 	first, pending := b.lookups[name]

@@ -169,6 +169,36 @@ func locationHost(r scenario.Route) (string, bool) {
 	return h, h != "" && spec.URLCarriesHost(h)
 }
 
+// adaptIgnoring is adapt for a sandbox whose profile ignores some names
+// (Profile.IgnoreHosts): a scenario that names one (its grant, ops, dns
+// lines, routes or the Locations its redirects name) is left out, since
+// the sandbox's DNS server answers such a name nothing.
+func adaptIgnoring(adapt func(*scenario.Scenario) *scenario.Scenario, ignored func(string) bool) func(*scenario.Scenario) *scenario.Scenario {
+	return func(sc *scenario.Scenario) *scenario.Scenario {
+		out := adapt(sc)
+		if out == nil {
+			return nil
+		}
+		named := slices.Clone(out.Grant.NetHosts)
+		for _, st := range out.Steps {
+			named = append(named, st.Op.Args[0])
+		}
+		for _, d := range out.World.DNS {
+			named = append(named, d.Host)
+		}
+		for _, r := range out.World.Routes {
+			named = append(named, r.Host)
+			if h, ok := locationHost(r); ok {
+				named = append(named, h)
+			}
+		}
+		if slices.ContainsFunc(named, func(h string) bool { return ignored(spec.NormalizeHost(h)) }) {
+			return nil
+		}
+		return out
+	}
+}
+
 // asks says what Adapt keeps of a scenario (carried, aliased).
 const asks = `net_fetch ops a URL carries as the model asks them: a host of the characters a URL's host holds unescaped, an IPv4 spelling with no dns line of its own or an IPv6 literal with no zone, with no port and no user, that a URL tells from every granted host; a path that starts with "/", with no "%", no "." or ".." segment and nothing a URL escapes`
 

@@ -142,6 +142,9 @@ func target(prefix, command, profile string, p Profile, t Timeouts) (door.Target
 		tg.Adapt = AdaptOpen
 		tg.KindsNotApplicable["egress_denied"] = "the sandbox is given no hosts, so every host a scenario asks is granted"
 	}
+	if len(p.IgnoreHosts) > 0 {
+		tg.Adapt = adaptIgnoring(tg.Adapt, p.ignored)
+	}
 	return tg, nil
 }
 

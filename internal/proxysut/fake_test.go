@@ -61,6 +61,8 @@ func TestMain(m *testing.M) {
 //	cache    as open, but a name is looked up once for the proxy's life
 //	cacheguard  as cache, but 403 where the answer, looked up or kept, is
 //	         internal
+//	chatty   as open, but first fetch http://clients2.google.com/time
+//	         of its own, as a browser's clock check does
 //	passconnect  send a CONNECT on to the server it names, as a request
 //	         of its own, and relay the answer: no tunnel (a proxy in plain
 //	         HTTP mode, as HAProxy's)
@@ -100,6 +102,9 @@ func fakeProxy(mode string, args []string) int {
 		switch mode {
 		case "open", "cache", "cacheguard":
 			relay(w, r, mode != "open", mode == "cacheguard")
+		case "chatty":
+			background()
+			relay(w, r, false, false)
 		case "passconnect":
 			passConnect(w, r)
 		case "loopback":
@@ -232,6 +237,20 @@ func follow(w http.ResponseWriter, r *http.Request, guarded bool) {
 	}
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	copyAnswer(w, resp, err)
+}
+
+// background fetches http://clients2.google.com/time, as a browser's own
+// machinery does whatever page it loads, and throws the answer away.
+func background() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://clients2.google.com/time", nil)
+	if err != nil {
+		return
+	}
+	if resp, err := (&http.Transport{Proxy: nil, DisableKeepAlives: true}).RoundTrip(req); err == nil {
+		resp.Body.Close()
+	}
 }
 
 // passConnect sends r, a CONNECT, on to the server it names as a request
@@ -659,6 +678,36 @@ func TestDNSKeptWithinAScenario(t *testing.T) {
 		fs, tally := checkOn(t, fakeTarget(t, tc.mode, "", 0), src, 0)
 		if n := tally.Kept; n != tc.kept || len(fs) > 0 {
 			t.Errorf("%s: %d fetches counted as kept, findings %v; want %d and none", tc.mode, n, fs, tc.kept)
+		}
+	}
+}
+
+// TestIgnoredHosts: a proxy whose own machinery fetches a host of its
+// own on every request is a confinement finding, the traffic taken for
+// the op's; given ignore_hosts for that host, its DNS server answers it
+// nothing, nothing is journaled, and no finding is made; a scenario that
+// names an ignored host is not sent.
+func TestIgnoredHosts(t *testing.T) {
+	const src = "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	fs, _ := checkOn(t, fakeTarget(t, "chatty", "", 0), src, 0)
+	if !slices.Contains(invariants(fs), "confinement") {
+		t.Errorf("without ignore_hosts: findings %v, want confinement", invariants(fs))
+	}
+	profile := filepath.Join(t.TempDir(), "chatty.json")
+	if err := os.WriteFile(profile, []byte(`{"name": "chatty", "args": ["-listen", "{{listen}}", "-allow-file", "{{hosts_file}}"], "ignore_hosts": ["(^|\\.)google\\.com$"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg := fakeTarget(t, "chatty", profile, 0)
+	if fs, tally := checkOn(t, tg, src, 0); len(fs) > 0 || tally.Passed != 1 {
+		t.Errorf("with ignore_hosts: findings %v, %d fetches let through; want none, and 1", fs, tally.Passed)
+	}
+	for _, named := range []string{"grant net a.test www.google.com\n\nnet_fetch a.test /\n", "grant net a.test\nredirect a.test /go http://Clients2.Google.COM./x\n\nnet_fetch a.test /go\n"} {
+		sc, err := scenario.Parse("t.sbx", []byte(named))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.Adapt(sc) != nil {
+			t.Errorf("%q names an ignored host, and is sent", named)
 		}
 	}
 }

@@ -107,6 +107,14 @@ type Profile struct {
 	// a proxy that wants credentials (Proxy-Authorization) refuses
 	// every fetch without them.
 	Headers map[string]string `json:"headers,omitempty"`
+	// IgnoreHosts lists regular expressions (RE2) of names the sandbox's
+	// own machinery asks, whatever the op (a browser's update, clock and
+	// safe-browsing checks: clients2.google.com): the namespace's DNS
+	// server answers them nothing and journals nothing, so that such
+	// traffic is not taken for the op's, and a scenario that names a
+	// matching host is not sent. A name is matched in lower case, without
+	// its trailing dot.
+	IgnoreHosts []string `json:"ignore_hosts,omitempty"`
 }
 
 // tokenBytes are the bytes of an HTTP header's name (RFC 9110's token).
@@ -121,6 +129,11 @@ func (p Profile) proxyHeaders() string {
 	}
 	return b.String()
 }
+
+// ignored reports whether the sandbox's DNS server is to answer name
+// nothing, journaling nothing (IgnoreHosts); name is in lower case
+// without its trailing dot, as the DNS server gets it.
+func (p Profile) ignored(name string) bool { return mcp.MatchesAny(p.IgnoreHosts, name) }
 
 // refusal reports whether body, of an answer of the proxy's own, is a
 // refusal by the profile's Refusals.
@@ -355,6 +368,11 @@ func (p Profile) check() error {
 	for _, re := range p.Refusals {
 		if _, err := regexp.Compile(re); err != nil {
 			return fmt.Errorf("refusals: %v", err)
+		}
+	}
+	for _, re := range p.IgnoreHosts {
+		if _, err := regexp.Compile(re); err != nil {
+			return fmt.Errorf("ignore_hosts: %v", err)
 		}
 	}
 	for k, v := range p.Headers {

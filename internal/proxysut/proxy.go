@@ -111,6 +111,7 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 		return nil, err
 	}
 	bind := networld.New()
+	bind.Ignore(p.ignored)
 	cmd := netns.Command{Argv: append(slices.Clone(argv), l.args...), Env: environ(l.env), Timeout: -1}
 	sb, err := netns.Start(cmd, bind.Network(worldPort))
 	if err != nil {

@@ -46,23 +46,24 @@ func startServer(argv []string, p Profile, hosts []string, parent string, t Time
 	if err == nil {
 		var mp mcp.Profile
 		if mp, err = p.serverProfile(l.env); err == nil {
-			return launchServer(append(slices.Clone(argv), l.args...), mp, hosts, dir, p.Cwd, t, note)
+			return launchServer(append(slices.Clone(argv), l.args...), mp, p, hosts, dir, t, note)
 		}
 	}
 	os.RemoveAll(dir)
 	return nil, err
 }
 
-// launchServer starts the server of argv and mp with its HOME in dir
-// (removed if it fails), and its working directory too when cwd is set,
-// for hosts.
-func launchServer(argv []string, mp mcp.Profile, hosts []string, dir string, cwd bool, t Timeouts, note string) (*proxy, error) {
+// launchServer starts the server of argv and mp, p's, with its HOME in
+// dir (removed if it fails), and its working directory too when p says
+// cwd, for hosts.
+func launchServer(argv []string, mp mcp.Profile, p Profile, hosts []string, dir string, t Timeouts, note string) (*proxy, error) {
 	bind := networld.New()
+	bind.Ignore(p.ignored)
 	n := bind.Network(serverPorts...)
 	// It runs in the harness's working directory, as a proxy does (a
 	// relative command names a file there), unless its profile says cwd.
 	root := ""
-	if cwd {
+	if p.Cwd {
 		root = dir
 	}
 	srv, err := mcp.Start(mcp.Config{Command: argv, Profile: mp, Home: dir, Root: root, Net: &n, Timeout: closeWaits * t.op(), StartTimeout: t.Start})
