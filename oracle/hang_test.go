@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -163,6 +164,31 @@ func TestFactoryError(t *testing.T) {
 	nothing := func(core.Grant, core.World) (core.Sandbox, error) { return nil, nil }
 	if got := check(nothing, hangCase(), new(Coverage), Options{}); len(got) != 1 || got[0].Invariant != Total {
 		t.Fatalf("a factory returning nil, nil: %v", got)
+	}
+}
+
+// timedOut is an error that says it is a timeout, as the doors' start
+// timeouts do.
+type timedOut struct{}
+
+func (timedOut) Error() string { return "initialize: the server did not answer within 1m0s" }
+func (timedOut) Timeout() bool { return true }
+
+// TestFactoryTimeoutIsAHang: a sandbox that did not start in time (its
+// error says it is a timeout) is a total finding at step 0 marked a hang,
+// which a campaign confirms before it counts; one that failed otherwise is
+// not.
+func TestFactoryTimeoutIsAHang(t *testing.T) {
+	slow := func(core.Grant, core.World) (core.Sandbox, error) {
+		return nil, fmt.Errorf("starting: %w", timedOut{})
+	}
+	got := check(slow, hangCase(), new(Coverage), Options{})
+	if len(got) != 1 || got[0].Invariant != Total || got[0].Step != 0 || !got[0].Hang {
+		t.Fatalf("a factory that timed out: %v, want one total finding at step 0, a hang", got)
+	}
+	broken := func(core.Grant, core.World) (core.Sandbox, error) { return nil, errors.New("no such binary") }
+	if got := check(broken, hangCase(), new(Coverage), Options{}); len(got) != 1 || got[0].Hang {
+		t.Fatalf("a factory that failed: %v, want one total finding, no hang", got)
 	}
 }
 

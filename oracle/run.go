@@ -151,6 +151,10 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	if err != nil {
 		r.dead = true
 		r.violate(Total, attack.Unlabelled, err.Error())
+		// A sandbox that did not start in time (a server's handshake, a
+		// proxy's listen) may be a busy machine's doing: a hang, which a
+		// campaign judges again before it counts.
+		r.findings[len(r.findings)-1].Hang = isTimeout(err)
 		return r
 	}
 	ctl.built(sb)
@@ -166,6 +170,14 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	}
 	r.fp = r.world.Fingerprint()
 	return r
+}
+
+// isTimeout reports whether err says it is a timeout (a Timeout method
+// that returns true, as the standard library's timeouts and the doors'
+// have).
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
 }
 
 // build calls f, turning its error, a nil sandbox or a panic into the

@@ -78,6 +78,34 @@ func TestUnconfirmedHangIsNotAFinding(t *testing.T) {
 	}
 }
 
+// startTimeout is a start timeout's error, as a door's says it is one.
+type startTimeout struct{}
+
+func (startTimeout) Error() string { return "initialize: the MCP server did not answer within 1m0s" }
+func (startTimeout) Timeout() bool { return true }
+
+// TestUnconfirmedStartTimeoutIsNotAFinding: a sandbox whose hangs are
+// confirmed and whose first build timed out (a server slow to start on a
+// busy machine) is judged once more on a fresh session: it starts there,
+// so the timeout is no finding, and the result counts it as unconfirmed.
+func TestUnconfirmedStartTimeoutIsNotAFinding(t *testing.T) {
+	first := new(atomic.Bool)
+	target := sut.Static("slow-start", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		if first.CompareAndSwap(false, true) {
+			return nil, startTimeout{}
+		}
+		return core.NewReference(g, w), nil
+	})
+	target.ConfirmHangs = true
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 5, Workers: 1, Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 0 || res.UnconfirmedHangs != 1 {
+		t.Fatalf("%d findings (%v), %d unconfirmed hangs; want none, 1 unconfirmed", len(res.Findings), res.Findings, res.UnconfirmedHangs)
+	}
+}
+
 // failsFirst is a target whose first sandbox fails its first op (a panic,
 // a total finding) and whose every other sandbox is the reference: a
 // finding that does not reproduce.

@@ -133,7 +133,9 @@ func (s *sink) run() {
 			s.record(r, f, !confirmed)
 		} else {
 			s.unconfirmed++
-			delete(s.hangs, r.sc.Steps[r.f.Step-1].Op.Kind) // a later hang on that kind may be real
+			if r.f.Step > 0 {
+				delete(s.hangs, r.sc.Steps[r.f.Step-1].Op.Kind) // a later hang on that kind may be real
+			}
 		}
 		s.mu.Unlock()
 	}
@@ -172,10 +174,11 @@ func (s *sink) confirmHang(r raw) (counts, confirmed bool) {
 	return false, false
 }
 
-// subjectToConfirm reports whether r is a hang on an op of a sandbox whose
-// hangs are confirmed (confirmHang).
+// subjectToConfirm reports whether r is a hang of a sandbox whose hangs
+// are confirmed (confirmHang): on an op, or before any (a server that did
+// not start in time).
 func (s *sink) subjectToConfirm(r raw) bool {
-	return s.target.ConfirmHangs && r.f.Hang && r.f.Step > 0
+	return s.target.ConfirmHangs && r.f.Hang
 }
 
 // next waits for the next raw finding to minimize and marks it current;

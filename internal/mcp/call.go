@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 )
 
 // Result is the answer to a tools/call.
@@ -180,7 +182,7 @@ func (s *Server) call(method string, params, result any, timeout time.Duration) 
 	if !t.Stop() {
 		// Killed, though perhaps only after the answer arrived: the
 		// server is gone either way.
-		err = fmt.Errorf("%s: %w within %v", method, ErrTimeout, timeout)
+		err = door.Timeout(fmt.Errorf("%s: %w within %v", method, ErrTimeout, timeout))
 	}
 	var rpc *rpcError
 	switch {

@@ -297,17 +297,25 @@ func needNamespaces(t testing.TB) {
 // fakeTarget is the door to the fake proxy of mode, with profile.
 func fakeTarget(t *testing.T, mode, profile string, op time.Duration) door.Target {
 	t.Helper()
+	tg, err := Target(fakeProxyCommand(t, mode), profile, Timeouts{Op: op})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// fakeProxyCommand is the command of the fake proxy of mode (this test
+// binary, told by its environment), skipping the test where namespaces
+// are unavailable.
+func fakeProxyCommand(t *testing.T, mode string) string {
+	t.Helper()
 	needNamespaces(t)
 	t.Setenv(fakeEnv, mode)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := Target(exe, profile, Timeouts{Op: op})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tg
+	return exe
 }
 
 // checkOn judges the scenario src on target tg, narrowed as a campaign
@@ -540,12 +548,7 @@ func NeedNamespaces(t *testing.T) { needNamespaces(t) }
 // maxLive the least recently used one no sandbox holds is stopped; a
 // failed proxy is never handed out again.
 func TestSessionPool(t *testing.T) {
-	needNamespaces(t)
-	t.Setenv(fakeEnv, "deny")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := fakeProxyCommand(t, "deny")
 	p, err := LoadProfile("")
 	if err != nil {
 		t.Fatal(err)
@@ -590,12 +593,7 @@ func TestSessionPool(t *testing.T) {
 // proxy, not even a check's run and its replay of one grant, and a proxy
 // no sandbox holds any more is stopped, not kept for the next.
 func TestFreshProfile(t *testing.T) {
-	needNamespaces(t)
-	t.Setenv(fakeEnv, "deny")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := fakeProxyCommand(t, "deny")
 	p, err := ParseProfile([]byte(`{"name": "fresh", "args": ["-listen", "{{listen}}"], "fresh": true}`))
 	if err != nil {
 		t.Fatal(err)
@@ -831,6 +829,21 @@ func TestStartListeningElsewhere(t *testing.T) {
 	_, _, _, err := tg.StartCounted()
 	if err == nil || !strings.Contains(err.Error(), "did not listen on 127.0.0.1:3128 within 1ms; it listens on 127.0.0.1:9999 instead") {
 		t.Errorf("a proxy listening on 127.0.0.1:9999: %v; want it said, before --start-timeout", err)
+	}
+}
+
+// TestStartTimeoutSaysSo: a proxy that listens nowhere it was told
+// within --start-timeout is an error that says it is a timeout, which a
+// campaign confirms on a fresh session before it counts.
+func TestStartTimeoutSaysSo(t *testing.T) {
+	tg, err := Target(fakeProxyCommand(t, "elsewhere"), "", Timeouts{Start: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = tg.StartCounted()
+	var timeout interface{ Timeout() bool }
+	if err == nil || !strings.Contains(err.Error(), "(--start-timeout)") || !errors.As(err, &timeout) || !timeout.Timeout() {
+		t.Errorf("a proxy that did not listen in time: %v; want an error that says it is a timeout", err)
 	}
 }
 

@@ -259,7 +259,7 @@ func (px *proxy) waitReady(start time.Duration) error {
 		case <-px.exited:
 			return fmt.Errorf("the proxy exited with status %d before it listened on %s%s", px.result.ExitCode, px.listen, stderrTail(px.result.Stderr))
 		case <-ctx.Done():
-			return fmt.Errorf("the proxy did not listen on %s within %v (--start-timeout): %v%s", px.listen, start, err, px.listensElsewhere())
+			return door.Timeout(fmt.Errorf("the proxy did not listen on %s within %v (--start-timeout): %v%s", px.listen, start, err, px.listensElsewhere()))
 		case <-grace:
 			graceOver = true
 		case <-time.After(pause):
