@@ -166,6 +166,16 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 	t.Renew(w)
 	w.Reserve(r.world.JournalLen())
 	sb, err := f(c.Grant, w)
+	if err != nil && isTimeout(err) {
+		// It did not start in time for the replay (a busy machine's
+		// doing, maybe): a hang before any op, as the first build's.
+		n := len(r.findings)
+		r.replayCrashed(c, 0, fmt.Sprintf("did not start in time: %v", err))
+		if len(r.findings) > n {
+			r.findings[n].Hang = true
+		}
+		return ""
+	}
 	if err != nil {
 		return fmt.Sprintf("the sandbox could not be built a second time: %v", err)
 	}

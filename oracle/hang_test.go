@@ -175,9 +175,9 @@ func (timedOut) Error() string { return "initialize: the server did not answer w
 func (timedOut) Timeout() bool { return true }
 
 // TestFactoryTimeoutIsAHang: a sandbox that did not start in time (its
-// error says it is a timeout) is a total finding at step 0 marked a hang,
-// which a campaign confirms before it counts; one that failed otherwise is
-// not.
+// error says it is a timeout), for the run or for its replay, is a total
+// finding at step 0 marked a hang, which a campaign confirms before it
+// counts; one that failed otherwise is not.
 func TestFactoryTimeoutIsAHang(t *testing.T) {
 	slow := func(core.Grant, core.World) (core.Sandbox, error) {
 		return nil, fmt.Errorf("starting: %w", timedOut{})
@@ -185,6 +185,16 @@ func TestFactoryTimeoutIsAHang(t *testing.T) {
 	got := check(slow, hangCase(), new(Coverage), Options{})
 	if len(got) != 1 || got[0].Invariant != Total || got[0].Step != 0 || !got[0].Hang {
 		t.Fatalf("a factory that timed out: %v, want one total finding at step 0, a hang", got)
+	}
+	var builds atomic.Int64
+	slowSecond := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		if builds.Add(1) == 2 {
+			return nil, timedOut{}
+		}
+		return core.NewReference(g, w), nil
+	}
+	if got := check(slowSecond, hangCase(), new(Coverage), Options{}); len(got) != 1 || got[0].Invariant != Total || got[0].Step != 0 || !got[0].Hang {
+		t.Fatalf("a factory that timed out building the replay's sandbox: %v, want one total finding at step 0, a hang", got)
 	}
 	broken := func(core.Grant, core.World) (core.Sandbox, error) { return nil, errors.New("no such binary") }
 	if got := check(broken, hangCase(), new(Coverage), Options{}); len(got) != 1 || got[0].Hang {

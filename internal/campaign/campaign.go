@@ -465,7 +465,9 @@ func reportProgress(report func(Progress), start time.Time, counts []workerCount
 	return func() { close(quit); wg.Wait() }
 }
 
-// hung reports whether the check that found fs was given up on.
+// hung reports whether the check that found fs was given up on, or
+// whose sandbox did not start in time (a hang before any op, whose
+// scenario nothing reads any more: it is let go all the same).
 func hung(fs []oracle.Finding) bool {
 	for _, f := range fs {
 		if f.Hang {

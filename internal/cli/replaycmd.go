@@ -111,7 +111,9 @@ func replayOne(target sut.Target, name string, sc *scenario.Scenario, f core.Fac
 		return nil, err
 	}
 	out.Stricter = newCounts(before, tally().Stricter)
-	out.WrittenStricter = finding.StricterReason(sc)
+	if on := foundOn(sc); on == "" || on == target.Name {
+		out.WrittenStricter = finding.StricterReason(sc) // on another sandbox, its refusal need not recur
+	}
 	markSteps(watch, out.Steps)
 	return out, nil
 }

@@ -71,8 +71,9 @@ func TestReplayCountsStricter(t *testing.T) {
 }
 
 // TestReplayOfAStricterExample: a stricter example a run wrote, replayed
-// on a sandbox that refuses its op again, counts it; replayed on one that
-// does not (the reference), it says the refusal did not recur.
+// on a sandbox that refuses its op again, counts it; replayed on the
+// sandbox it was written for, which does not refuse it this time, it says
+// the refusal did not recur; on another sandbox, it says nothing of it.
 func TestReplayOfAStricterExample(t *testing.T) {
 	dir := t.TempDir()
 	sc, err := scenario.Parse("s.sbx", []byte("grant fs_read /work/\nfile /work/a x\nfs_read /work/a\n"))
@@ -89,6 +90,14 @@ func TestReplayOfAStricterExample(t *testing.T) {
 		t.Errorf("replayed where the refusal recurs:\n%s%s\nwant it counted, and no note", out, errs)
 	}
 	_, out, errs = run(t, "replay", "--sut", "reference", sbx)
+	if strings.Contains(out, note) {
+		t.Errorf("replayed on another sandbox than it was written for:\n%s%s\nwant no note", out, errs)
+	}
+	own, err := (&finding.Pipeline{SUT: "reference"}).WriteStricter(t.TempDir(), "other", "seed 1, check 2", 1, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, errs = run(t, "replay", "--sut", "reference", own)
 	if !strings.Contains(out, note+"reference refused none of them here") {
 		t.Errorf("replayed where it does not recur:\n%s%s\nwant %q", out, errs, note)
 	}

@@ -47,9 +47,8 @@ type Pipeline struct {
 	// hang finding's candidates get HangTimeout instead.
 	Timeout time.Duration
 	// StartTimeout bounds the building of each candidate's sandbox (0:
-	// the oracle's default, or, for a hang finding, the larger of Timeout
-	// and oracle.DefaultTimeout): a server that is slow to start is not
-	// the failure being minimized.
+	// the oracle's default, at least 10 s), a hang finding's too: a
+	// server that is slow to start is not the failure being minimized.
 	StartTimeout time.Duration
 	Limits       minimize.Limits // bounds of each minimization
 	// Flags follow "--sut SUT" in the command that replays a finding: what
@@ -214,12 +213,11 @@ func (p *Pipeline) failsAlone(sc *scenario.Scenario, f oracle.Finding, timeout, 
 // minimizing f: a hang finding is minimized with HangTimeout per op and
 // within HangTime.
 func (p *Pipeline) bounds(f oracle.Finding) (timeout, start time.Duration, lim minimize.Limits) {
-	timeout, lim = p.Timeout, p.Limits
-	start = p.StartTimeout
+	// The start timeout stays as given (0: the oracle's default, at
+	// least 10 s): a candidate slow to start must not read as the hang
+	// being minimized, a start that timed out among them.
+	timeout, lim, start = p.Timeout, p.Limits, p.StartTimeout
 	if f.Hang {
-		if start <= 0 {
-			start = max(p.Timeout, oracle.DefaultTimeout) // a slow start is not the hang being minimized
-		}
 		timeout = HangTimeout
 		if p.Timeout > 0 && p.Timeout < HangTimeout {
 			timeout = p.Timeout

@@ -627,6 +627,20 @@ func TestWriteStricterDropsUnaskedRoutes(t *testing.T) {
 	}
 }
 
+// TestHangCandidatesStartInTheirTime: a hang finding's candidates get the
+// short op timeout, but are built within the start timeout given (0: the
+// oracle's default, at least 10 s), not the op timeout: a sandbox slow to
+// start must not read as the hang, a start that timed out among them.
+func TestHangCandidatesStartInTheirTime(t *testing.T) {
+	for _, given := range []time.Duration{0, 45 * time.Second} {
+		p := &Pipeline{Timeout: 5 * time.Second, StartTimeout: given}
+		timeout, start, _ := p.bounds(oracle.Finding{Invariant: oracle.Total, Hang: true})
+		if timeout != HangTimeout || start != given {
+			t.Errorf("start timeout given %v: candidates get op %v and start %v, want %v and %v", given, timeout, start, HangTimeout, given)
+		}
+	}
+}
+
 // TestStricterReason: the reason a stricter example was written for is
 // read back from its header; any other scenario has none.
 func TestStricterReason(t *testing.T) {

@@ -404,7 +404,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 		if lookups.Internal {
 			reason = door.ReasonInternalAnswer // it saw an answer the model's one lookup did not get
 		}
-		if served.Elsewhere {
+		if served.Elsewhere && !served.Reached {
 			reason = door.ReasonAnotherHost // it refused nothing: it went elsewhere
 		}
 		if door.Promised(b.s.profile.Promises, reason) {

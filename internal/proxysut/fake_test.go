@@ -754,6 +754,14 @@ func TestRefusedAfterARedirect(t *testing.T) {
 	if want := map[string]int64{door.ReasonFollowedRedirect: 1}; len(fs) > 0 || !mapsEqual(tally.Stricter, want) {
 		t.Errorf("stricter %v, findings %v; want %v and none", tally.Stricter, fs, want)
 	}
+	// Through a second host the world answers (another redirect) before
+	// the Location it refuses: still followed-redirect, not another-host,
+	// since the op's own request reached the world.
+	const chain = "grant net a.test\nredirect a.test /go http://b.test/next\nredirect b.test /next http://10.0.0.1/admin\nroute 10.0.0.1 /admin LEAK\n\nnet_fetch a.test /go\n"
+	fs, tally = checkOn(t, fakeTarget(t, "followguard", "", 0), chain, 0)
+	if want := map[string]int64{door.ReasonFollowedRedirect: 1}; !mapsEqual(tally.Stricter, want) {
+		t.Errorf("through a second host: stricter %v, findings %v; want %v", tally.Stricter, fs, want)
+	}
 	_, tally = checkOn(t, fakeTarget(t, "deny", "", 0), src, 0)
 	if tally.Stricter[door.ReasonFollowedRedirect] != 0 {
 		t.Errorf("a proxy that refused the op's host: stricter %v, want none followed-redirect", tally.Stricter)
