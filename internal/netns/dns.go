@@ -51,15 +51,29 @@ func parseQuery(msg []byte) (question, error) {
 	return question{name: strings.Join(labels, "."), qtype: binary.BigEndian.Uint16(msg[i:]), end: i + 4}, nil
 }
 
+// maxNameOctets is the longest name DNS carries, in octets on the wire
+// (RFC 1035, section 2.3.4): its labels, a length byte each, and the
+// root's.
+const maxNameOctets = 255
+
 // answer is the reply to query: for A and AAAA, the addresses resolve
 // gives of the query's family, with a TTL of zero so that no resolver
 // caches them (each query must reach resolve: that is rebinding); for any
 // other type, no address. Both are NOERROR, as a server that knows the
-// name but not the type answers.
+// name but not the type answers. A name longer than DNS carries is
+// FORMERR, with no question echoed and resolve not asked: echoed, it makes
+// a reply a resolver rejects as malformed and retries for seconds.
 func answer(query []byte, resolve func(string, Family) []netip.Addr) ([]byte, error) {
 	q, err := parseQuery(query)
 	if err != nil {
 		return nil, err
+	}
+	if q.end-4-12 > maxNameOctets {
+		reply := append([]byte(nil), query[:12]...)
+		reply[2] = 0x80 | query[2]&0x79 // QR, the query's opcode and RD
+		reply[3] = 0x80 | 1             // RA, FORMERR
+		clear(reply[4:12])              // no question, no record
+		return reply, nil
 	}
 	var addrs []netip.Addr
 	if fam, ok := familyOf(q.qtype); ok && resolve != nil {

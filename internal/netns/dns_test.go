@@ -3,6 +3,7 @@ package netns
 import (
 	"encoding/binary"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -116,6 +117,32 @@ func TestAnswerRefusesMalformed(t *testing.T) {
 	} {
 		if _, err := answer(tc.msg, nil); err == nil {
 			t.Errorf("%s: answered", tc.reason)
+		}
+	}
+}
+
+// TestAnswerTooLongAName: a name past DNS's 255 octets is answered
+// FORMERR, with no question and no record, and the world is not asked for
+// it; a name of 255 octets exactly is answered.
+func TestAnswerTooLongAName(t *testing.T) {
+	label := strings.Repeat("a", 63)
+	longest := strings.Join([]string{label, label, label, strings.Repeat("b", 61)}, ".") // 253 characters: 255 octets
+	for _, tc := range []struct {
+		name  string
+		asked bool
+	}{{longest, true}, {longest + "c", false}, {longest + ".c", false}} {
+		asked := false
+		resolve := func(string, Family) []netip.Addr {
+			asked = true
+			return []netip.Addr{netip.MustParseAddr("203.0.113.1")}
+		}
+		reply, err := answer(query(tc.name, typeA), resolve)
+		if err != nil {
+			t.Fatalf("%d characters: %v", len(tc.name), err)
+		}
+		formerr := reply[3]&0x0f == 1 && len(reply) == 12 && binary.BigEndian.Uint16(reply[4:]) == 0
+		if asked != tc.asked || formerr == tc.asked {
+			t.Errorf("%d characters: the world asked %v, FORMERR %v; want asked %v", len(tc.name), asked, formerr, tc.asked)
 		}
 	}
 }

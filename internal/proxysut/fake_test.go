@@ -61,6 +61,8 @@ func TestMain(m *testing.M) {
 //	cache    as open, but a name is looked up once for the proxy's life
 //	cacheguard  as cache, but 403 where the answer, looked up or kept, is
 //	         internal
+//	tmpfile  as open, but first write a file "left" in its TMPDIR, as a
+//	         browser's profile left behind when it is killed
 //	chatty   as open, but first fetch http://clients2.google.com/time
 //	         of its own, as a browser's clock check does
 //	passconnect  send a CONNECT on to the server it names, as a request
@@ -102,6 +104,9 @@ func fakeProxy(mode string, args []string) int {
 		switch mode {
 		case "open", "cache", "cacheguard":
 			relay(w, r, mode != "open", mode == "cacheguard")
+		case "tmpfile":
+			os.WriteFile(filepath.Join(os.TempDir(), "left"), []byte("x"), 0o600)
+			relay(w, r, false, false)
 		case "chatty":
 			background()
 			relay(w, r, false, false)
@@ -677,6 +682,40 @@ func TestDNSKeptWithinAScenario(t *testing.T) {
 		if n := tally.Kept; n != tc.kept || len(fs) > 0 {
 			t.Errorf("%s: %d fetches counted as kept, findings %v; want %d and none", tc.mode, n, fs, tc.kept)
 		}
+	}
+}
+
+// TestTmpDirGoesWithTheProxy: a profile whose TMPDIR is {{tmp}} gives
+// the proxy a short directory of its own in the system's temporary
+// directory, where what it leaves (a killed browser's profile) goes, and
+// which is removed with the proxy.
+func TestTmpDirGoesWithTheProxy(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	profile := filepath.Join(t.TempDir(), "tmp.json")
+	if err := os.WriteFile(profile, []byte(`{"name": "tmp", "args": ["-listen", "{{listen}}", "-allow-file", "{{hosts_file}}"], "env": {"TMPDIR": "{{tmp}}"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg := fakeTarget(t, "tmpfile", profile, 0)
+	f, end, _, err := tg.StartCounted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse("t.sbx", []byte("grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := oracle.Check(f, sc, nil, oracle.Options{}); err != nil || len(fs) > 0 {
+		t.Fatalf("findings %v, %v", fs, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "sbx*", "left"))
+	if len(left) == 0 || len(filepath.Dir(left[0])) > len(os.TempDir())+16 {
+		t.Errorf("files left in {{tmp}}: %q; want one, in a short directory under %s", left, os.TempDir())
+	}
+	if err := end(); err != nil {
+		t.Fatal(err)
+	}
+	if gone, _ := filepath.Glob(filepath.Join(os.TempDir(), "sbx*")); len(gone) > 0 {
+		t.Errorf("%q left once the proxies ended", gone)
 	}
 }
 

@@ -430,6 +430,17 @@ func (p Profile) readsHosts() bool {
 		one.config != two.config || !slices.Equal(one.files, two.files)
 }
 
+// usesTmp reports whether a template of p names {{tmp}}, for which a
+// directory is made.
+func (p Profile) usesTmp() bool {
+	const mark = "\x00tmp"
+	l, err := p.render(launchVars{listen: p.Listen, dir: "/dir", hostsFile: "/dir/hosts", config: "/dir/config", tmp: mark})
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(slices.Concat(l.args, l.env, l.files, []string{l.config}), func(s string) bool { return strings.Contains(s, mark) })
+}
+
 // insideDir reports whether file, a slash-separated relative path, names
 // a file inside the proxy's directory.
 func insideDir(file string) bool {
@@ -441,6 +452,7 @@ func insideDir(file string) bool {
 type launchVars struct {
 	listen, dir, hostsFile, config string
 	hosts                          []string
+	tmp                            string // {{tmp}}: a short directory of the proxy's own for its temporary files
 }
 
 // launch is a profile rendered for one proxy.
@@ -449,6 +461,7 @@ type launch struct {
 	env    []string // sorted, "K=V"
 	config string   // the config file's text; "" with no Config
 	files  []string // the text of each of Files, in their order
+	tmp    string   // the directory {{tmp}} names, made for it; "" when no template names it
 }
 
 // render renders p's templates with v.
@@ -505,6 +518,7 @@ func execute(name, text string, v launchVars) (string, error) {
 		"listen_host":  func() string { return host },
 		"listen_port":  func() string { return port },
 		"dir":          func() string { return v.dir },
+		"tmp":          func() string { return v.tmp },
 		"hosts_file":   func() string { return v.hostsFile },
 		"config":       func() string { return v.config },
 		"hosts":        func() []string { return v.hosts },

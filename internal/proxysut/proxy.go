@@ -48,6 +48,7 @@ type proxy struct {
 	// to the proxy (proxyHeaders).
 	headers string
 	dir     string          // its own directory: hosts file, config file
+	tmp     string          // its {{tmp}}, removed with dir; "" for none
 	exited  <-chan struct{} // closed when the command has ended
 	result  netns.Result    // how it ended, once exited is closed
 	ops     int             // fetches sent to it
@@ -115,12 +116,12 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 	cmd := netns.Command{Argv: append(slices.Clone(argv), l.args...), Env: environ(l.env), Timeout: -1}
 	sb, err := netns.Start(cmd, bind.Network(worldPort))
 	if err != nil {
-		os.RemoveAll(dir)
+		removeDirs(dir, l.tmp)
 		return nil, fmt.Errorf("starting the proxy: %w", err)
 	}
 	bind.Attach(sb.TakeRecords)
 	exited := make(chan struct{})
-	px := &proxy{key: hostsKey(hosts), sb: sb, bind: bind, listen: netip.MustParseAddrPort(p.Listen), mode: p.Mode, headers: p.proxyHeaders(), dir: dir, exited: exited}
+	px := &proxy{key: hostsKey(hosts), sb: sb, bind: bind, listen: netip.MustParseAddrPort(p.Listen), mode: p.Mode, headers: p.proxyHeaders(), dir: dir, tmp: l.tmp, exited: exited}
 	go func() {
 		px.result = sb.Wait()
 		close(exited)
@@ -166,15 +167,29 @@ func quoteAll(ss []string) string {
 
 // prepareDir writes the hosts file, the config file if p has one and its
 // other files in dir, and renders p's launch there.
-func prepareDir(dir string, p Profile, hosts []string) (launch, error) {
+func prepareDir(dir string, p Profile, hosts []string) (l launch, err error) {
 	v := launchVars{listen: p.Listen, dir: dir, hostsFile: filepath.Join(dir, "hosts.txt"), hosts: hosts}
 	if p.Config != nil {
 		v.config = filepath.Join(dir, filepath.FromSlash(p.Config.File))
 	}
-	l, err := p.render(v)
+	if p.usesTmp() {
+		// Short, in the system's temporary directory: a program that makes
+		// a Unix socket in TMPDIR (Chromium) passes Linux's 108 bytes
+		// under dir. MkdirTemp makes it the harness's alone (mode 0700).
+		if v.tmp, err = os.MkdirTemp("", "sbx"); err != nil {
+			return launch{}, err
+		}
+		defer func() {
+			if err != nil {
+				os.RemoveAll(v.tmp)
+			}
+		}()
+	}
+	l, err = p.render(v)
 	if err != nil {
 		return launch{}, fmt.Errorf("profile %s: %w", p.Name, err)
 	}
+	l.tmp = v.tmp
 	text := strings.Join(hosts, "\n")
 	if text != "" {
 		text += "\n"
@@ -373,14 +388,22 @@ func (px *proxy) skippedLines() int64 {
 }
 
 // close stops the proxy and everything it started, and removes its
-// directory.
+// directories.
 func (px *proxy) close() {
 	if px.srv != nil {
 		px.srv.Close() // which closes its namespace
 	} else {
 		px.sb.Close()
 	}
-	os.RemoveAll(px.dir)
+	removeDirs(px.dir, px.tmp)
+}
+
+// removeDirs removes a proxy's directory and its {{tmp}}, if it has one.
+func removeDirs(dir, tmp string) {
+	os.RemoveAll(dir)
+	if tmp != "" {
+		os.RemoveAll(tmp)
+	}
 }
 
 // answer is what a proxy answered to a fetch.

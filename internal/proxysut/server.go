@@ -46,17 +46,17 @@ func startServer(argv []string, p Profile, hosts []string, parent string, t Time
 	if err == nil {
 		var mp mcp.Profile
 		if mp, err = p.serverProfile(l.env); err == nil {
-			return launchServer(append(slices.Clone(argv), l.args...), mp, p, hosts, dir, t, note)
+			return launchServer(append(slices.Clone(argv), l.args...), mp, p, hosts, dir, l.tmp, t, note)
 		}
 	}
-	os.RemoveAll(dir)
+	removeDirs(dir, l.tmp)
 	return nil, err
 }
 
 // launchServer starts the server of argv and mp, p's, with its HOME in
-// dir (removed if it fails), and its working directory too when p says
-// cwd, for hosts.
-func launchServer(argv []string, mp mcp.Profile, p Profile, hosts []string, dir string, t Timeouts, note string) (*proxy, error) {
+// dir (removed if it fails, and tmp, its {{tmp}}, with it), and its
+// working directory too when p says cwd, for hosts.
+func launchServer(argv []string, mp mcp.Profile, p Profile, hosts []string, dir, tmp string, t Timeouts, note string) (*proxy, error) {
 	bind := networld.New()
 	bind.Ignore(p.ignored)
 	n := bind.Network(serverPorts...)
@@ -68,11 +68,11 @@ func launchServer(argv []string, mp mcp.Profile, p Profile, hosts []string, dir 
 	}
 	srv, err := mcp.Start(mcp.Config{Command: argv, Profile: mp, Home: dir, Root: root, Net: &n, Timeout: closeWaits * t.op(), StartTimeout: t.Start})
 	if err != nil {
-		os.RemoveAll(dir)
+		removeDirs(dir, tmp)
 		return nil, fmt.Errorf("%w (ran: %s; %s)", err, finding.CommandLine(argv), note)
 	}
 	bind.Attach(srv.Namespace().TakeRecords)
-	return &proxy{key: hostsKey(hosts), sb: srv.Namespace(), bind: bind, srv: srv, dir: dir, exited: srv.Exited()}, nil
+	return &proxy{key: hostsKey(hosts), sb: srv.Namespace(), bind: bind, srv: srv, dir: dir, tmp: tmp, exited: srv.Exited()}, nil
 }
 
 // askServer asks the MCP server for op's fetch with its fetch tool, while
