@@ -158,7 +158,7 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 			if err := w.OpOverCap(); step > 0 && err != nil {
 				why = err.Error() // what broke the sandbox's process: its flood
 			}
-			r.replayCrashed(c, step, why)
+			r.replayCrashed(c, step, why, false)
 			detail = ""
 		}
 	}()
@@ -169,11 +169,7 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 	if err != nil && isTimeout(err) {
 		// It did not start in time for the replay (a busy machine's
 		// doing, maybe): a hang before any op, as the first build's.
-		n := len(r.findings)
-		r.replayCrashed(c, 0, fmt.Sprintf("did not start in time: %v", err))
-		if len(r.findings) > n {
-			r.findings[n].Hang = true
-		}
+		r.replayCrashed(c, 0, fmt.Sprintf("did not start in time: %v", err), true)
 		return ""
 	}
 	if err != nil {
@@ -222,8 +218,9 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 
 // replayCrashed is the total finding on the op of the replay at step
 // that panicked, though it returned in the first run (step 0: the
-// replay's build), counted under the op's class.
-func (r *watchedRun) replayCrashed(c checkCase, step int, why string) {
+// replay's build), counted under the op's class; hang says the build
+// timed out instead (a hang, which a campaign confirms).
+func (r *watchedRun) replayCrashed(c checkCase, step int, why string, hang bool) {
 	detail := "building the sandbox a second time, for the replay, " + why
 	if step > 0 {
 		detail = fmt.Sprintf("%s %s in the replay, though it returned in the first run", formatOp(c.op(step-1)), why)
@@ -231,7 +228,7 @@ func (r *watchedRun) replayCrashed(c checkCase, step int, why string) {
 	r.cov.Classes[c.class(step-1)].Violations[Total]++
 	if !r.reported[Total] {
 		r.reported[Total] = true
-		r.findings = append(r.findings, Finding{Invariant: Total, Step: step, Detail: clipDetail(detail)})
+		r.findings = append(r.findings, Finding{Invariant: Total, Step: step, Detail: clipDetail(detail), Hang: hang})
 	}
 }
 

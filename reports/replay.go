@@ -273,7 +273,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 			mark += "  a connection that sent no request (a TLS hello, a browser's preconnect), journaled as the op's fetch (SPEC §14)"
 		}
 		if s.LineMoved {
-			mark = "  the model's answer: the sandbox let it through on lookups of its own that all answered a public address, where the model's one lookup answers an internal one (its lookups moved the name's dns line elsewhere than the model's: it looks a name up more than once a fetch, or looked up one the model refused); where it connected, the journal, is judged"
+			mark = "  the model's answer: the sandbox let it " + lineMovedWords + "; where it connected, the journal, is judged"
 		}
 		if s.Kept {
 			mark += "  connected with no lookup of the name in this op, to an answer the sandbox kept from an earlier one (a DNS cache): the resolve journaled before it is the world's, moved on as the model's"

@@ -616,8 +616,12 @@ func (s *Summary) LineMovedClause() string {
 	if s.LineMovedFetches == 0 {
 		return ""
 	}
-	return "; " + countOf(s.LineMovedFetches, "fetch", "fetches") + " let through on lookups of its own that all answered a public address, where the model's one lookup answers an internal one (its lookups moved the name's dns line elsewhere than the model's: it looks a name up more than once a fetch, or looked up one the model refused): answered as the model, where it connected judged"
+	return "; " + countOf(s.LineMovedFetches, "fetch", "fetches") + " let " + lineMovedWords + ": answered as the model, where it connected judged"
 }
+
+// lineMovedWords say what a fetch counted in Tally.LineMoved was, in the
+// summary and in a replay's marks.
+const lineMovedWords = "through on lookups of its own that all answered a public address, where the model's one lookup answers an internal one (its lookups moved the name's dns line elsewhere than the model's: it looks a name up more than once a fetch, or looked up one the model refused)"
 
 // SkippedLinesClause is the summary line's clause for a server's skipped
 // stdout lines ("; 5 non-JSON stdout lines skipped"), or "" when there

@@ -101,10 +101,10 @@ var special = []netip.Prefix{
 // documentation range is ReasonDocumentation, in another special-purpose
 // range ReasonSpecial, and another dotted quad ReasonIPv4Literal.
 func NetReasonAt(host string, addr netip.Addr) string {
-	r := NetReason(host)
-	quad := isDottedQuad(spec.NormalizeHost(host))
+	r, h := NetReason(host), spec.NormalizeHost(host)
+	quad := isDottedQuad(h)
 	if quad && !addr.IsValid() {
-		addr, _ = netip.ParseAddr(spec.NormalizeHost(host))
+		addr = netip.MustParseAddr(h)
 	}
 	in := func(ps []netip.Prefix) bool {
 		return slices.ContainsFunc(ps, func(p netip.Prefix) bool { return p.Contains(spec.Unmap(addr)) })

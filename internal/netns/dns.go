@@ -16,9 +16,10 @@ const (
 
 // question is the one question of a DNS query.
 type question struct {
-	name  string // lower case, no trailing dot
-	qtype uint16
-	end   int // offset just past the question in the query
+	name   string // lower case, no trailing dot
+	octets int    // the name's length on the wire, its labels' lengths and the root's
+	qtype  uint16
+	end    int // offset just past the question in the query
 }
 
 var errMalformed = errors.New("malformed DNS query")
@@ -48,7 +49,7 @@ func parseQuery(msg []byte) (question, error) {
 	if i+4 > len(msg) {
 		return question{}, errMalformed
 	}
-	return question{name: strings.Join(labels, "."), qtype: binary.BigEndian.Uint16(msg[i:]), end: i + 4}, nil
+	return question{name: strings.Join(labels, "."), octets: i - 12, qtype: binary.BigEndian.Uint16(msg[i:]), end: i + 4}, nil
 }
 
 // maxNameOctets is the longest name DNS carries, in octets on the wire
@@ -68,7 +69,7 @@ func answer(query []byte, resolve func(string, Family) []netip.Addr) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	if q.end-4-12 > maxNameOctets {
+	if q.octets > maxNameOctets {
 		reply := append([]byte(nil), query[:12]...)
 		reply[2] = 0x80 | query[2]&0x79 // QR, the query's opcode and RD
 		reply[3] = 0x80 | 1             // RA, FORMERR
