@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,20 +75,15 @@ func Supported() error {
 	return nil
 }
 
-// etcPrefix starts the name of the directory writeEtc makes: the prefix,
-// the pid of the process that made it, "-", and a random suffix.
+// etcPrefix starts the name of the directory writeEtc makes (TempDir).
 const etcPrefix = "sbxfuzz-netns-"
-
-// sweepOnce sweeps the directories dead processes left, once a process.
-var sweepOnce sync.Once
 
 // writeEtc writes, in a new directory, the files mounted over /etc's:
 // every name is asked of the namespace's DNS server, and of nothing else.
 // Close removes it; a process killed before (SIGKILL) leaves it, and the
-// next process to write one removes it (sweepEtc).
+// next process to write one removes it (TempDir).
 func writeEtc() (string, error) {
-	sweepOnce.Do(func() { sweepEtc(os.TempDir()) })
-	dir, err := os.MkdirTemp("", etcPrefix+strconv.Itoa(os.Getpid())+"-")
+	dir, err := TempDir(etcPrefix)
 	if err != nil {
 		return "", err
 	}
@@ -107,21 +101,10 @@ func writeEtc() (string, error) {
 	return dir, nil
 }
 
-// sweepEtc removes from tmp the directories of writeEtc whose process
-// no longer runs. One whose process runs, or whose name carries no pid,
-// is left as it is.
-func sweepEtc(tmp string) {
-	dirs, _ := filepath.Glob(filepath.Join(tmp, etcPrefix+"*-*"))
-	for _, d := range dirs {
-		pidWord, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), etcPrefix), "-")
-		pid, err := strconv.Atoi(pidWord)
-		if err != nil || pid <= 0 || pid == os.Getpid() {
-			continue
-		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			os.RemoveAll(d)
-		}
-	}
+// alive reports whether process pid may still run: a directory of its
+// is removed only once the system says there is no such process.
+func alive(pid int) bool {
+	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 func (s *Sandbox) start(path string, c Command, n Network) error {

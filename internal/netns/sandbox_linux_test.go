@@ -534,32 +534,74 @@ func TestRecordsHoldEveryConnectionMade(t *testing.T) {
 	}
 }
 
-// TestSweepEtc: the /etc directory of a process that died before it
-// could remove it (SIGKILL) is removed by the next process that makes
-// one; a live process's, this one's, and one whose name carries no pid
-// are left as they are.
-func TestSweepEtc(t *testing.T) {
+// TestSweepDead: a directory TempDir made for a process that died
+// before it could remove it (SIGKILL) is removed by the next process that
+// makes one of the same prefix; a live process's, this one's, one whose
+// name carries no pid, one of another prefix and a link are left as they
+// are.
+func TestSweepDead(t *testing.T) {
 	tmp := t.TempDir()
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Skip("no true to take a dead pid from:", err)
 	}
+	deadPID := strconv.Itoa(dead.Process.Pid)
 	names := map[string]bool{ // the name: whether it stays
-		etcPrefix + strconv.Itoa(dead.Process.Pid) + "-123": false,
-		etcPrefix + strconv.Itoa(os.Getpid()) + "-456":      true,
-		etcPrefix + strconv.Itoa(os.Getppid()) + "-789":     true,
-		etcPrefix + "1942686057":                            true,
+		etcPrefix + deadPID + "-123":                    false,
+		etcPrefix + strconv.Itoa(os.Getpid()) + "-456":  true,
+		etcPrefix + strconv.Itoa(os.Getppid()) + "-789": true,
+		etcPrefix + "1942686057":                        true,
+		etcPrefix + "+" + deadPID + "-1":                true,
+		"sbxfuzz-other-" + deadPID + "-123":             true,
 	}
 	for name := range names {
 		if err := os.Mkdir(filepath.Join(tmp, name), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	sweepEtc(tmp)
+	target := filepath.Join(tmp, "kept")
+	if err := os.Mkdir(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := etcPrefix + deadPID + "-link"
+	if err := os.Symlink(target, filepath.Join(tmp, link)); err != nil {
+		t.Fatal(err)
+	}
+	names[link] = true
+	sweepDead(tmp, etcPrefix)
 	for name, stays := range names {
-		if _, err := os.Stat(filepath.Join(tmp, name)); (err == nil) != stays {
+		if _, err := os.Lstat(filepath.Join(tmp, name)); (err == nil) != stays {
 			t.Errorf("%s: there %v, want %v", name, err == nil, stays)
 		}
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the link's target: %v", err)
+	}
+}
+
+// TestTempDirSweepsOnce: TempDir sweeps the temporary directory the first
+// time a prefix is asked for, and names its directory with this
+// process's pid.
+func TestTempDirSweepsOnce(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true to take a dead pid from:", err)
+	}
+	const prefix = "sbxfuzz-test-once-"
+	left := filepath.Join(os.TempDir(), prefix+strconv.Itoa(dead.Process.Pid)+"-1")
+	if err := os.Mkdir(left, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := TempDir(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Errorf("%s, a dead process's, is still there", left)
+	}
+	if want := prefix + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(dir), want) {
+		t.Errorf("TempDir made %s, want a name starting %s", dir, want)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -688,9 +689,18 @@ func TestDNSKeptWithinAScenario(t *testing.T) {
 // TestTmpDirGoesWithTheProxy: a profile whose TMPDIR is {{tmp}} gives
 // the proxy a short directory of its own in the system's temporary
 // directory, where what it leaves (a killed browser's profile) goes, and
-// which is removed with the proxy.
+// which is removed with the proxy; one that a killed run left is removed
+// when the next run makes its first.
 func TestTmpDirGoesWithTheProxy(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true to take a dead pid from:", err)
+	}
+	killed := filepath.Join(os.TempDir(), tmpPrefix+strconv.Itoa(dead.Process.Pid)+"-1")
+	if err := os.MkdirAll(filepath.Join(killed, "left"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	profile := filepath.Join(t.TempDir(), "tmp.json")
 	if err := os.WriteFile(profile, []byte(`{"name": "tmp", "args": ["-listen", "{{listen}}", "-allow-file", "{{hosts_file}}"], "env": {"TMPDIR": "{{tmp}}"}}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -707,14 +717,14 @@ func TestTmpDirGoesWithTheProxy(t *testing.T) {
 	if fs, err := oracle.Check(f, sc, nil, oracle.Options{}); err != nil || len(fs) > 0 {
 		t.Fatalf("findings %v, %v", fs, err)
 	}
-	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "sbx*", "left"))
-	if len(left) == 0 || len(filepath.Dir(left[0])) > len(os.TempDir())+16 {
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), tmpPrefix+"*", "left"))
+	if len(left) != 1 || len(filepath.Dir(left[0])) > len(os.TempDir())+40 {
 		t.Errorf("files left in {{tmp}}: %q; want one, in a short directory under %s", left, os.TempDir())
 	}
 	if err := end(); err != nil {
 		t.Fatal(err)
 	}
-	if gone, _ := filepath.Glob(filepath.Join(os.TempDir(), "sbx*")); len(gone) > 0 {
+	if gone, _ := filepath.Glob(filepath.Join(os.TempDir(), tmpPrefix+"*")); len(gone) > 0 {
 		t.Errorf("%q left once the proxies ended", gone)
 	}
 }

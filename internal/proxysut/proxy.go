@@ -165,6 +165,9 @@ func quoteAll(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
+// tmpPrefix starts the name of a proxy's {{tmp}} directory (netns.TempDir).
+const tmpPrefix = "sbxfuzz-tmp-"
+
 // prepareDir writes the hosts file, the config file if p has one and its
 // other files in dir, and renders p's launch there.
 func prepareDir(dir string, p Profile, hosts []string) (l launch, err error) {
@@ -175,8 +178,9 @@ func prepareDir(dir string, p Profile, hosts []string) (l launch, err error) {
 	if p.usesTmp() {
 		// Short, in the system's temporary directory: a program that makes
 		// a Unix socket in TMPDIR (Chromium) passes Linux's 108 bytes
-		// under dir. MkdirTemp makes it the harness's alone (mode 0700).
-		if v.tmp, err = os.MkdirTemp("", "sbx"); err != nil {
+		// under dir. It is the harness's alone (mode 0700), and one a
+		// killed run left is swept by the next.
+		if v.tmp, err = netns.TempDir(tmpPrefix); err != nil {
 			return launch{}, err
 		}
 		defer func() {
