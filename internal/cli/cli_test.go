@@ -416,10 +416,19 @@ func TestTwinFindingsSayTheirOp(t *testing.T) {
 	}
 }
 
-// TestProgressLine: once the checks are over, the progress line says how
-// many findings are written and how many are still to minimize, so that a
-// long minimization on a slow sandbox does not read as a stall.
+// TestProgressLine: the progress line says how many findings are written
+// and how many are still to minimize, while the checks run (a count of
+// the written alone read as 2 where the run wrote 9) and once they are
+// over (a long minimization on a slow sandbox does not read as a stall).
 func TestProgressLine(t *testing.T) {
+	running := campaign.Progress{Checks: 40, Ops: 360, Findings: 2, Queued: 7, Elapsed: 9 * time.Second}
+	if got, want := progressLine(running), "checks 40  ops 360  40 ops/s  findings 2 written, 7 to minimize  elapsed 9s"; got != want {
+		t.Errorf("progressLine = %q, want %q", got, want)
+	}
+	running.Queued = 0
+	if got, want := progressLine(running), "checks 40  ops 360  40 ops/s  findings 2  elapsed 9s"; got != want {
+		t.Errorf("progressLine = %q, want %q", got, want)
+	}
 	p := campaign.Progress{Checks: 113, Ops: 1014, Findings: 2, Queued: 3, Elapsed: 70 * time.Second, Checked: 25 * time.Second, ChecksOver: true}
 	if got, want := progressLine(p), "checks 113 done in 25s (41 ops/s); minimizing: findings 2 written, 3 to go  elapsed 1m10s"; got != want {
 		t.Errorf("progressLine = %q, want %q", got, want)

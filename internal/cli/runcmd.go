@@ -405,8 +405,14 @@ func progressLine(p campaign.Progress) string {
 		return fmt.Sprintf("checks %d done in %s (%s ops/s); minimizing: findings %d written%s  elapsed %s",
 			p.Checks, p.Checked.Truncate(time.Second), reports.Rate(float64(p.Ops)/p.Checked.Seconds()), p.Findings, togo, p.Elapsed.Truncate(time.Second))
 	}
-	return fmt.Sprintf("checks %d  ops %d  %s ops/s  findings %d  elapsed %s",
-		p.Checks, p.Ops, reports.Rate(float64(p.Ops)/p.Elapsed.Seconds()), p.Findings, p.Elapsed.Truncate(time.Second))
+	queued := ""
+	if p.Queued > 0 {
+		// Findings are written once minimized, behind the checks: a count
+		// of those alone reads as fewer than the run will write.
+		queued = fmt.Sprintf(" written, %d to minimize", p.Queued)
+	}
+	return fmt.Sprintf("checks %d  ops %d  %s ops/s  findings %d%s  elapsed %s",
+		p.Checks, p.Ops, reports.Rate(float64(p.Ops)/p.Elapsed.Seconds()), p.Findings, queued, p.Elapsed.Truncate(time.Second))
 }
 
 // missingDirs are dir and those of its parents that do not exist yet,
