@@ -103,7 +103,7 @@ func TestDenialShapes(t *testing.T) {
 func TestMisbehavingServers(t *testing.T) {
 	for _, tc := range []struct{ mode, says string }{
 		{"hang", "did not answer within " + hangTimeout.String()},
-		{"crash", "the MCP server exited"},
+		{"crash", "the MCP server exited (exit status 3)"},
 		{"notrpc", `not a JSON-RPC 2.0 message: "{\"hello\": \"world\"}"`},
 		{"wrongid", "a response with id 103, want 3"},
 		{"huge", "a line longer than the protocol's limit"},

@@ -35,7 +35,7 @@ func (s *Server) send(m *proto.Message) error { return proto.Write(s.p.Stdin(), 
 // notify sends a notification.
 func (s *Server) notify(method string) error {
 	if err := s.send(&proto.Message{Method: method}); err != nil {
-		return s.broken(fmt.Errorf("%s: writing to the MCP server: %v", method, err))
+		return s.broken(fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended()))
 	}
 	return nil
 }
@@ -50,20 +50,20 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 	}
 	want := proto.IntID(id)
 	if err := s.send(&proto.Message{ID: want, Method: method, Params: p}); err != nil {
-		return nil, fmt.Errorf("%s: writing to the MCP server: %v", method, err)
+		return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended())
 	}
 	for {
 		m, err := s.read()
 		switch {
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, fmt.Errorf("%s: %w", method, errExited)
+			return nil, fmt.Errorf("%s: %w%s", method, errExited, s.p.Ended())
 		case err != nil:
 			return nil, fmt.Errorf("%s: %v", method, err)
 		case m.Method != "" && m.ID.None():
 			// A notification (a log line, progress): nothing to answer.
 		case m.Method != "":
 			if err := s.send(s.answer(m)); err != nil {
-				return nil, fmt.Errorf("%s: writing to the MCP server: %v", method, err)
+				return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended())
 			}
 		case !m.ID.Equal(want):
 			return nil, fmt.Errorf("%s: a response with id %s, want %s%s%s", method, m.ID, want, proto.Unasked(m.ID, id), errWords(m.Error))

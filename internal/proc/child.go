@@ -174,7 +174,7 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 		return err
 	}
 	if err := proto.Write(c.p.Stdin(), &proto.Message{ID: id, Method: method, Params: p}); err != nil {
-		return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
+		return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v%s", method, err, c.p.Ended()))
 	}
 	for {
 		m, err := c.out.Read()
@@ -182,7 +182,7 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed):
 			// os.ErrClosed: the process exited and its pipe was closed
 			// before this read began, which a crash makes a race.
-			return c.broken(fmt.Errorf("%s: %w", method, errExited))
+			return c.broken(fmt.Errorf("%s: %w%s", method, errExited, c.p.Ended()))
 		case err != nil:
 			return c.broken(fmt.Errorf("%s: %v", method, err))
 		case m.Method != "":
@@ -194,7 +194,7 @@ func (c *child) call(w worldServer, method string, params, result any) error {
 				return c.broken(fmt.Errorf("%s: %s: %v", method, m.Method, err))
 			}
 			if err := proto.Write(c.p.Stdin(), resp); err != nil {
-				return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v", method, err))
+				return c.broken(fmt.Errorf("%s: writing to the sandbox process: %v%s", method, err, c.p.Ended()))
 			}
 		case !m.ID.Equal(id):
 			return c.broken(fmt.Errorf("%s: a response with id %s, want %s%s", method, m.ID, id, proto.Unasked(m.ID, c.id)))

@@ -63,10 +63,20 @@ func launchNet(argv []string, dir string, env []string, n netns.Network) (*Proce
 		return nil, err
 	}
 	go func() {
-		ns.Wait()
+		p.status = exitStatus(ns.Wait().ExitCode)
 		close(p.exited)
 	}()
 	p.ns, p.stdin, p.stdout = ns, stdin, stdout
 	p.out, _ = stdout.SyscallConn()
 	return p, nil
+}
+
+// exitStatus is a namespace's exit code in the words of os.ProcessState,
+// "exit status 1" (a signal N is 128+N, as a shell shows it), or "" when
+// it could not be waited for.
+func exitStatus(code int) string {
+	if code < 0 {
+		return ""
+	}
+	return fmt.Sprintf("exit status %d", code)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
 	"testing"
@@ -92,5 +93,34 @@ func TestStartNetSaysWhyItCannot(t *testing.T) {
 	}
 	if _, _, err := StartNet(nil, "", nil, netns.Network{}); err == nil {
 		t.Error("StartNet of no command succeeded")
+	}
+}
+
+// TestEndedSaysTheStatus: a process that exits on its own, in a
+// namespace or not, is told by its exit status once its stdout closes;
+// one that runs on is told by nothing, after Ended's wait.
+func TestEndedSaysTheStatus(t *testing.T) {
+	direct, err := Start([]string{"sh", "-c", "exit 5"}, "")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer direct.Kill()
+	inNet, _ := startNet(t, []string{"sh", "-c", "exit 6"}, nil, netns.Network{})
+	for p, want := range map[*Process]string{direct: " (exit status 5)", inNet: " (exit status 6)"} {
+		if _, err := io.ReadAll(p.Stdout()); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Ended(); got != want {
+			t.Errorf("Ended() = %q, want %q", got, want)
+		}
+	}
+	running, err := Start([]string{"sh", "-c", "exec 1>&-; sleep 60"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Kill()
+	io.ReadAll(running.Stdout())
+	if got := running.Ended(); got != "" {
+		t.Errorf("Ended() of one that runs on = %q, want none", got)
 	}
 }

@@ -79,7 +79,7 @@ func twoOps(t *testing.T) judge.Case {
 // scenario.
 func TestMisbehavingChildren(t *testing.T) {
 	for _, tc := range []struct{ how, says string }{
-		{"crash", "the sandbox process exited"},
+		{"crash", "the sandbox process exited (exit status 3)"},
 		{"hang", "did not return within"},
 		{"garbage", `not a JSON-RPC 2.0 message: "hello, world"`},
 		{"wrongid", "a response with id 104, want 4"},

@@ -38,6 +38,7 @@ type Process struct {
 	out    syscall.RawConn // stdout's, to count what waits in it unread
 	stderr *tail
 	exited chan struct{} // closed when the process has been waited for
+	status string        // how it ended ("exit status 1"), set before exited is closed
 }
 
 // Start runs argv in dir ("" is the harness's own directory) with stdin
@@ -140,6 +141,7 @@ func launch(mode isolation, path string, argv []string, dir string, env []string
 	}
 	go func() {
 		cmd.Wait()
+		p.status = cmd.ProcessState.String()
 		close(p.exited)
 	}()
 	p.stdin, p.stdout = stdin, stdout
@@ -248,6 +250,28 @@ func (p *Process) Kill() {
 	p.cmd.Process.Kill()
 	p.stdin.Close()
 	<-p.exited
+}
+
+// exitWait bounds how long Ended waits for a process whose stdout closed
+// (or whose stdin broke) to exit: one that closed them and runs on is
+// killed all the same, its status unknown.
+const exitWait = time.Second
+
+// Ended says how the process ended, as " (exit status 1)", for the words
+// of a failure once its stdout closed or its stdin broke: a server that
+// exits without a word on stderr (a Go program returning from main on a
+// read error) is told from one that crashed. It waits up to exitWait for
+// the exit, and is "" for a process that runs on.
+func (p *Process) Ended() string {
+	select {
+	case <-p.exited:
+	case <-time.After(exitWait):
+		return ""
+	}
+	if p.status == "" {
+		return ""
+	}
+	return " (" + p.status + ")"
 }
 
 // Stop closes the process's stdin, which well-behaved stdio servers take
