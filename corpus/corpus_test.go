@@ -165,6 +165,7 @@ var killedBy = map[string]oracle.ID{
 	"no-6to4-unmap":           oracle.NoInternalEgress,
 	"roots-resolved-at-start": oracle.Confinement,
 	"later-roots-lexical":     oracle.Confinement,
+	"dotless-names-trusted":   oracle.NoInternalEgress,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

@@ -71,15 +71,15 @@ func worldlessFlags(h string) hostFlag {
 // so that an op parses and resolves none of them.
 var tableFlags = map[string]hostFlag{}
 
-// plainFlags, ipFlags, metadataFlags, rebinderFlags and dnsMetadataFlags
-// are the worldlessFlags of the hosts of those tables, index for index
+// plainFlags, ipFlags, metadataFlags, rebinderFlags, dnsMetadataFlags and
+// serviceNameFlags are the worldlessFlags of the hosts of those tables, index for index
 // (and rangePoint.flags of a point's hosts): the world gen records the
 // flags of each host it grants from them (worldRecord), so that the facts
 // of a generated scenario cost no lookup of tableFlags, whose hashing of
 // the name was most of what learning a host's flags cost.
 var (
 	plainFlags, ipFlags, metadataFlags, rebinderFlags []hostFlag
-	dnsMetadataFlags                                  hostFlag
+	dnsMetadataFlags, serviceNameFlags                hostFlag
 )
 
 // flagsOf returns the worldlessFlags of each of hosts.
@@ -94,7 +94,7 @@ func flagsOf(hosts []string) []hostFlag {
 // flagTableHosts fills tableFlags. It runs at init, once ranges.go's init
 // has made the probes.
 func flagTableHosts() {
-	for _, hs := range [][]string{plainHosts, ipHosts, metadataHosts, {dnsMetadata}} {
+	for _, hs := range [][]string{plainHosts, ipHosts, metadataHosts, {dnsMetadata, serviceName}} {
 		for _, h := range hs {
 			tableFlags[h] = worldlessFlags(h)
 		}
@@ -106,7 +106,7 @@ func flagTableHosts() {
 		tableFlags[h] = worldlessFlags(h)
 	}
 	plainFlags, ipFlags, metadataFlags = flagsOf(plainHosts), flagsOf(ipHosts), flagsOf(metadataHosts)
-	dnsMetadataFlags = worldlessFlags(dnsMetadata)
+	dnsMetadataFlags, serviceNameFlags = worldlessFlags(dnsMetadata), worldlessFlags(serviceName)
 	rebinderFlags = make([]hostFlag, len(rebinders))
 	for i, r := range rebinders {
 		rebinderFlags[i] = worldlessFlags(r.host)

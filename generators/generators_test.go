@@ -521,3 +521,47 @@ func TestMultiFill(t *testing.T) {
 		}
 	}
 }
+
+// TestDrawsGuardExemptions: over 3000 seeded scenarios, a fetch of a
+// granted name of one label that resolves to a private address (a guard
+// that lets such names through as services of its own reaches the
+// inside), and a fetch of a granted host whose redirect's Location is
+// protocol-relative (a guard that parses a Location with no base misses
+// "//host"), are each drawn.
+func TestDrawsGuardExemptions(t *testing.T) {
+	const n, want = 3000, 20
+	service, relative := 0, 0
+	for i := range n {
+		sc := seeded(i)
+		redirects := map[string]bool{}
+		for _, r := range sc.World.Routes {
+			if r.Redirect && strings.HasPrefix(r.Body, "//") {
+				redirects[r.Host+" "+r.Path] = true
+			}
+		}
+		internalName := map[string]bool{}
+		for _, d := range sc.World.DNS {
+			if !strings.Contains(d.Host, ".") && slices.ContainsFunc(d.Addrs, spec.IsInternal) {
+				internalName[d.Host] = true
+			}
+		}
+		fetchedService, fetchedRelative := false, false
+		for _, st := range sc.Steps {
+			if st.Op.Kind != core.OpFetch || len(st.Op.Args) != 2 || !slices.Contains(sc.Grant.NetHosts, st.Op.Args[0]) {
+				continue
+			}
+			fetchedService = fetchedService || internalName[st.Op.Args[0]]
+			fetchedRelative = fetchedRelative || redirects[st.Op.Args[0]+" "+st.Op.Args[1]]
+		}
+		if fetchedService {
+			service++
+		}
+		if fetchedRelative {
+			relative++
+		}
+	}
+	t.Logf("of %d: a granted one-label name resolving inside fetched in %d, a protocol-relative redirect followed in %d", n, service, relative)
+	if service < want || relative < want {
+		t.Errorf("a granted one-label name resolving inside fetched in %d, a protocol-relative redirect fetched in %d of %d seeded scenarios, want at least %d each", service, relative, n, want)
+	}
+}

@@ -125,7 +125,7 @@ func checkFindings(t *testing.T, f core.Factory, sc *scenario.Scenario) []oracle
 // the world is materialized whole, so its backslash names reach the
 // sandbox even when no op names them.
 func TestRealServerShapes(t *testing.T) {
-	const n, want = 3000, 15
+	const n, want = 3000, 10
 	mcp, osroot := make([]int, len(realShapes)), make([]int, len(realShapes))
 	for i := range n {
 		sc := seeded(i)

@@ -141,6 +141,15 @@ var rebinders = []struct {
 // metadata service.
 const dnsMetadata = "cfg.example"
 
+// serviceName is a single-label name, as a cluster's or a compose file's
+// services are called, whose DNS line answers serviceAddr, a private
+// address: a guard that lets such names through as services of its own
+// (one that checks only dotted names) reaches the inside.
+const serviceName = "intranet"
+
+// serviceAddr is serviceName's answer.
+var serviceAddr = netip.MustParseAddr("10.0.0.5")
+
 // attackerHosts are exfiltration targets; attackerRoutes give some of them
 // bodies, so a leak returns data.
 var attackerHosts = []string{"evil.com", "attacker.example", "c2VjcmV0cw.exfil.attacker.example", "pastebin.com",
@@ -171,9 +180,11 @@ const redirectPath = "/go"
 
 // redirectTargets are the Locations of the redirect routes (SPEC §9
 // redirect): internal addresses in several spellings and families,
-// metadata endpoints, ungranted hosts, a name that rebinds, and a relative
-// one, which stays on the granted host. A port other than 80 is left out:
-// a real network answers only there (SPEC §14).
+// metadata endpoints, ungranted hosts, a name that rebinds, protocol-relative
+// ones (a guard that parses a Location with no base fails on "//host" and
+// lets the follow go unchecked, where a client resolves it against the
+// page's URL), and a relative one, which stays on the granted host. A port
+// other than 80 is left out: a real network answers only there (SPEC §14).
 var redirectTargets = []string{
 	"http://169.254.169.254/latest/meta-data/iam/security-credentials/",
 	"http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
@@ -190,6 +201,8 @@ var redirectTargets = []string{
 	"http://evil.com/steal?d=secrets",
 	"http://attacker.example/",
 	"http://rebind.example/data",
+	"//169.254.169.254/latest/meta-data/",
+	"//127.0.0.1/admin",
 	"/status",
 }
 

@@ -377,8 +377,9 @@ func (b *builder) outsideFiles() {
 }
 
 // hosts grants plain names, IP spellings, probes of the internal-range
-// table (more for more op slots), metadata endpoints and rebinding names,
-// and routes bodies for them and for attacker hosts.
+// table (more for more op slots), metadata endpoints, rebinding names and
+// a service's single-label name, and routes bodies for them and for
+// attacker hosts.
 func (b *builder) hosts(slots int) {
 	src := b.src
 	n := []int{1, 2, 3, 0}[plainHostWeights.draw(src)]
@@ -400,10 +401,16 @@ func (b *builder) hosts(slots int) {
 	if oneIn(src, 4) {
 		b.rebinder(src.Intn(len(rebinders)), false) // a DNS line no grant names
 	}
-	if oneIn(src, 5) {
+	// One draw for both names, each in a fifth of the worlds.
+	switch r := src.Intn(10); {
+	case r >= 8:
 		b.grant(dnsMetadata, dnsMetadataFlags)
 		b.dnsLine(dnsMetadata, []netip.Addr{spec.StaticResolve("metadata")})
 		b.route(dnsMetadata, metadataPaths[0], metadataBodies[0])
+	case r < 2:
+		b.grant(serviceName, serviceNameFlags)
+		b.dnsLine(serviceName, []netip.Addr{serviceAddr})
+		b.route(serviceName, "/admin", "LEAK-service")
 	}
 	for n := 1 + src.Intn(2); n > 0; n-- {
 		r := pick(src, attackerRoutes)

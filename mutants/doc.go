@@ -49,6 +49,7 @@
 //	no-6to4-unmap            2002::/16 judged as itself, never by the IPv4 address in bits 16–47
 //	roots-resolved-at-start  roots resolved through the world's links at build; resolved paths held to those answers
 //	later-roots-lexical      links resolved under the first root only; a path under another root checked lexically
+//	dotless-names-trusted    a granted name of one label reaches any address it resolves to
 //
 // Mutant.Dimension names the SPEC dimension whose points expose a defect
 // (one of Dimensions()): internal-string-prefixes to host-case-fold,

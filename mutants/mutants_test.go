@@ -151,7 +151,7 @@ func TestLookupAndNames(t *testing.T) {
 // TestEveryDefectHasAMutant guards the table against a defect switch that no
 // mutant uses, or two mutants sharing one.
 func TestEveryDefectHasAMutant(t *testing.T) {
-	if got, want := len(all), int(laterRootsLexical); got != want {
+	if got, want := len(all), int(dotlessNamesTrusted); got != want {
 		t.Errorf("the table has %d mutants, pipeline.go %d defects", got, want)
 	}
 }
@@ -267,6 +267,8 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 			continue // random hosts are never in 64:ff9b::/32 or 2002::/16: TestInternalMaskGaps
 		case "roots-resolved-at-start":
 			continue // random worlds put no link at or above a root: TestRootsResolvedAtStart
+		case "dotless-names-trusted":
+			continue // random hosts are never names of one label that resolve inside: TestDotlessNamesTrusted
 		}
 		differs := false
 		for _, c := range cases {
@@ -827,6 +829,39 @@ func TestWallBeforeOpsOnlyThePair(t *testing.T) {
 	for _, b := range []core.Budgets{{MaxOps: 0, MaxWall: 0}, {MaxOps: 2, MaxWall: 5}} {
 		if slices.Equal(steps(core.ReferenceFactory, b), steps(m, b)) {
 			t.Errorf("budgets %+v: wall-before-ops behaves as the reference past both budgets", b)
+		}
+	}
+}
+
+// TestDotlessNamesTrusted: dotless-names-trusted fetches a granted name of
+// one label whose DNS line answers a private address, where the reference
+// refuses it; a dotted name, localhost and address literals without a dot
+// are refused by both.
+func TestDotlessNamesTrusted(t *testing.T) {
+	m, ok := Lookup("dotless-names-trusted")
+	if !ok {
+		t.Fatal("no dotless-names-trusted")
+	}
+	for _, tc := range []struct {
+		host    string
+		trusted bool
+	}{{"intranet", true}, {"db", true}, {"intranet.", false}, {"db.internal", false}, {"localhost", false}, {"LocalHost", false}, {"2130706433", false}, {"::1", false}, {"0x7f000001", false}} {
+		src := "grant net " + tc.host + "\nroute " + tc.host + " / LEAK\n"
+		if _, literal := spec.ParseIPLiteral(spec.NormalizeHost(tc.host)); !literal {
+			src += "dns " + tc.host + " 10.0.0.5\n"
+		}
+		sc, err := scenario.Parse("dotless.sbx", []byte(src+"\nnet_fetch "+tc.host+" /\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := core.NewGrant(sc.Grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, ops := sc.World, []core.Op{sc.Steps[0].Op}
+		want, got := run(t, core.ReferenceFactory, g, ws, ops), run(t, m.Factory, g, ws, ops)
+		if differs := !slices.Equal(got, want); differs != tc.trusted {
+			t.Errorf("%s: the mutant differs from the reference %v, want %v:\nreference %q\nmutant    %q", tc.host, differs, tc.trusted, want, got)
 		}
 	}
 }

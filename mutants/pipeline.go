@@ -61,6 +61,7 @@ const (
 	noSixToFourUnmap       // 6to4 addresses judged as themselves, never unmapped
 	rootsResolvedAtStart   // grant roots resolved through the world's links at build, then trusted
 	laterRootsLexical      // only paths under the first root resolved; the other roots checked lexically
+	dotlessNamesTrusted    // a granted name with no dot is the cluster's own service: its address is not checked
 )
 
 // badHosts is deny-list-egress's idea of an egress policy: the hosts its
@@ -618,7 +619,7 @@ func (s *sandbox) fetch(host, p string) core.Result {
 
 // connect judges the address a granted host resolved to, and fetches.
 func (s *sandbox) connect(host string, a netip.Addr, p string) core.Result {
-	if s.internal(a) {
+	if s.internal(a) && !s.trustedService(host) {
 		return core.Result{Kind: core.EgressInternal}
 	}
 	if s.d == resolveTwice {
@@ -628,6 +629,21 @@ func (s *sandbox) connect(host string, a netip.Addr, p string) core.Result {
 	}
 	body, ok := s.world.Fetch(host, a, p)
 	return s.fetched(body, ok)
+}
+
+// trustedService reports whether the mutant lets host reach an internal
+// address as a service of its own.
+func (s *sandbox) trustedService(host string) bool {
+	if s.d != dotlessNamesTrusted {
+		return false
+	}
+	// DEFECT dotless-names-trusted: a name of one label ("db", "intranet")
+	// is taken for a service of the guard's own network, as a cluster's
+	// or a compose file's services are named, and let through wherever it
+	// points; only localhost is still refused. An address literal is
+	// judged: its spelling is not a name.
+	_, literal := spec.ParseIPLiteral(spec.NormalizeHost(host))
+	return !literal && !strings.Contains(host, ".") && !strings.EqualFold(host, "localhost")
 }
 
 // fetched is a fetch's answer: not_found, or the body charged as output.
