@@ -386,7 +386,7 @@ func egressProblem(entries []refworld.Entry) string {
 	}
 	for _, h := range order {
 		if l := hosts[h]; l.fetches > 0 && l.varied && (l.again || l.resolves > l.fetches) {
-			return fmt.Sprintf("resolved %d times for %d fetch of %s, the answers differing: SPEC §5 resolves exactly once, so the address checked is the address used",
+			return fmt.Sprintf("resolved %d times for %d fetch of %s, the answers differing: SPEC §5 resolves exactly once, so the address checked is the address used (from outside, a guard that checks every answer and dials the last looks the same as one that checks one answer and dials another, which a name that rebinds turns inside)",
 				l.resolves, l.fetches, quote(h))
 		}
 	}

@@ -208,6 +208,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// one finding of StopAtFirst shrinks as far as its invariant lets it
 	// (a rebinding to a name answered internal at once).
 	out.p.Cause, out.p.ShrinkPastCause, out.as.Cause = KeptCause, cfg.StopAtFirst, KeptCause
+	out.p.Class = MinimizedClass
 	col := newCollector(cfg.StopAtFirst, cfg.PerInvariant, out.put)
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -33,6 +35,38 @@ import (
 // Each is the op's kind's: a guard may check reads and not writes. A
 // path under a root through no link is "": its attack class is its cause.
 func pathCause(op core.Op, sc *scenario.Scenario) string {
+	shape, ok := pathShapeOf(op, sc)
+	if !ok || shape == plainPath {
+		return ""
+	}
+	return op.Kind + ", " + pathShapeWords[shape]
+}
+
+// pathShape is what pathCause says of a file op's path.
+type pathShape int
+
+const (
+	plainPath     pathShape = iota // under a root, through no link
+	traversalPath                  // a ".." segment
+	siblingPath                    // under no root, a root's string a prefix of it
+	outsidePath                    // under no root otherwise
+	atLinkPath                     // under a root, a link's own path
+	belowLinkPath                  // under a root, below a link
+)
+
+// pathShapeWords are pathCause's words for each pathShape.
+var pathShapeWords = [...]string{
+	plainPath:     "",
+	traversalPath: "a traversal",
+	siblingPath:   "a prefix sibling of a root",
+	outsidePath:   "outside every root",
+	atLinkPath:    "at a link under a root",
+	belowLinkPath: "below a link under a root",
+}
+
+// pathShapeOf is the shape of file op's path, and false for an op that
+// is no read or write of a path.
+func pathShapeOf(op core.Op, sc *scenario.Scenario) (pathShape, bool) {
 	var roots []string
 	switch op.Kind {
 	case core.OpRead:
@@ -40,28 +74,68 @@ func pathCause(op core.Op, sc *scenario.Scenario) string {
 	case core.OpWrite:
 		roots = sc.Grant.FSWrite
 	default:
-		return ""
+		return plainPath, false
 	}
 	if len(op.Args) == 0 {
-		return ""
+		return plainPath, false
 	}
 	p := op.Args[0]
 	c := spec.Canonical(p)
 	switch {
 	case spec.HasTraversal(p):
-		return op.Kind + ", a traversal"
+		return traversalPath, true
 	case !spec.UnderAllowlist(c, roots) && prefixSibling(c, roots):
-		return op.Kind + ", a prefix sibling of a root"
+		return siblingPath, true
 	case !spec.UnderAllowlist(c, roots):
-		return op.Kind + ", outside every root"
+		return outsidePath, true
 	}
 	switch throughLink(c, sc.World.Links) {
 	case atLink:
-		return op.Kind + ", at a link under a root"
+		return atLinkPath, true
 	case belowLink:
-		return op.Kind + ", below a link under a root"
+		return belowLinkPath, true
 	}
-	return ""
+	return plainPath, true
+}
+
+// MinimizedClass is the attack class a minimized finding is labelled
+// with, sc being the minimized scenario and step its failing op: the
+// class the op was drawn with, unless that class names links that
+// minimizing took away, the defect showing without them. A link class
+// (an escape, a path below a link, a loop) on a path that meets none of
+// sc's links is the class of its path's shape (a traversal, a prefix
+// sibling, outside every root; else benign), and a loop on a path that
+// resolves is an escape through the link it names, or a path below one.
+func MinimizedClass(sc *scenario.Scenario, step int, drawn attack.Class) attack.Class {
+	switch drawn {
+	case attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop:
+	default:
+		return drawn
+	}
+	if step <= 0 || step > len(sc.Steps) {
+		return drawn
+	}
+	op := sc.Steps[step-1].Op
+	shape, ok := pathShapeOf(op, sc)
+	if !ok {
+		return drawn
+	}
+	p := op.Args[0]
+	if len(sc.World.Links) == 0 || !spec.HasTraversal(p) && throughLink(spec.Canonical(p), sc.World.Links) == noLink {
+		// (A ".." may leave a link its path went through: only a path
+		// without one is judged by its clean form.)
+		return [...]attack.Class{plainPath: attack.Benign, traversalPath: attack.Traversal, siblingPath: attack.PrefixSibling, outsidePath: attack.OutsideAbsolute}[shape]
+	}
+	if drawn != attack.SymlinkLoop {
+		return drawn
+	}
+	if _, resolves := refworld.New(sc.World).Realpath(p); !resolves {
+		return drawn
+	}
+	if throughLink(spec.Canonical(p), sc.World.Links) == atLink {
+		return attack.SymlinkEscape
+	}
+	return attack.SymlinkParent
 }
 
 // prefixSibling reports whether a root's string, its trailing slash

@@ -122,6 +122,47 @@ func TestPathCause(t *testing.T) {
 	}
 }
 
+// TestMinimizedClass: a minimized finding's op drawn with a link class
+// is labelled by its path's shape where no link of the minimized world
+// lies on its path, and a loop that resolves by the link it names; any
+// other class, and a link class whose link is still there, stays as
+// drawn.
+func TestMinimizedClass(t *testing.T) {
+	grant := core.GrantSpec{FSRead: []string{"/data"}, FSWrite: []string{"/data/out"}}
+	links := []scenario.Link{{Path: "/data/ln", Target: "/etc/passwd"}, {Path: "/data/d", Target: "/etc"},
+		{Path: "/data/loop", Target: "/data/loop"}}
+	// kind, path, whether the world has the links, drawn class, label.
+	const cases = `
+		fs_read  /datas               -     symlink-escape prefix-sibling
+		fs_read  /etc/passwd          -     symlink-parent outside-absolute
+		fs_read  /data/../etc/passwd  -     symlink-loop   traversal
+		fs_write /data/out/x          -     symlink-escape benign
+		fs_read  /datas               links symlink-escape prefix-sibling
+		fs_read  /data/ln             links symlink-escape symlink-escape
+		fs_read  /data/d/passwd       links symlink-parent symlink-parent
+		fs_read  /data/ln             links symlink-loop   symlink-escape
+		fs_read  /data/d/passwd       links symlink-loop   symlink-parent
+		fs_read  /data/loop           links symlink-loop   symlink-loop
+		fs_read  /data/x/../d/passwd  links symlink-parent symlink-parent
+		fs_read  /datas               -     encoded        encoded
+		net_fetch /datas              -     symlink-escape symlink-escape`
+	for _, line := range strings.Split(strings.TrimSpace(cases), "\n") {
+		f := strings.Fields(line)
+		drawn, ok1 := attack.Parse(f[3])
+		want, ok2 := attack.Parse(f[4])
+		if !ok1 || !ok2 {
+			t.Fatalf("%s: a class that does not parse", line)
+		}
+		sc := &scenario.Scenario{Grant: grant, Steps: []scenario.Step{{Op: core.Op{Kind: f[0], Args: []string{f[1]}}, Class: drawn}}}
+		if f[2] == "links" {
+			sc.World.Links = links
+		}
+		if got := MinimizedClass(sc, 1, drawn); got != want {
+			t.Errorf("MinimizedClass(%s): %s, want %s", line, got, want)
+		}
+	}
+}
+
 // TestCollectorSpreadsPathCauses: the findings of one invariant at file
 // ops are kept one per cause, whatever attack class drew them: a server
 // that checks no root fails every check at a path outside them, and

@@ -92,7 +92,7 @@ it: the ops its adapter cannot express are left out first.`)
 		// A campaign's finding whose header names its cause goes on
 		// shrinking to that cause, as the campaign began it; any other
 		// file shrinks as far as its invariant lets it.
-		Cause: campaign.KeptCause, ShrinkPastCause: !finding.NamesCause(sc)}
+		Cause: campaign.KeptCause, ShrinkPastCause: !finding.NamesCause(sc), Class: campaign.MinimizedClass}
 	f := p.Process(n.Scenario, *violated, "minimized from "+name)
 	written := ""
 	if *write {

@@ -86,6 +86,11 @@ type Pipeline struct {
 	// campaign's one finding under StopAtFirst). Cause still names the
 	// written file's.
 	ShrinkPastCause bool
+	// Class, when set, is the attack class a minimized finding is
+	// labelled with, given the minimized scenario, its failing step and
+	// the class that step's op was drawn with (campaign.MinimizedClass):
+	// nil keeps the drawn class.
+	Class func(sc *scenario.Scenario, step int, drawn attack.Class) attack.Class
 
 	aloneMu sync.Mutex
 	alone   map[string]bool // failsAlone's answers, by minimized text
@@ -95,7 +100,7 @@ type Pipeline struct {
 type Finding struct {
 	Invariant oracle.ID
 	Step      int          // the step of the original scenario (0: whole run)
-	Class     attack.Class // the class of the op at Step
+	Class     attack.Class // the class of the op at Step, as the Pipeline's Class labels it
 	Detail    string       // the oracle's words, on the original scenario
 	Origin    string       // where it came from: "seed 1, check 42", "imported from x"
 	Original  *scenario.Scenario
@@ -181,6 +186,9 @@ func (p *Pipeline) ProcessAlong(sc *scenario.Scenario, f oracle.Finding, along [
 		out.Flaky = true
 	}
 	Expect(out.Minimized)
+	if p.Class != nil {
+		out.Class = p.Class(out.Minimized, out.MinStep, out.Class)
+	}
 	if p.Cause != nil {
 		out.Cause = p.Cause(out.Minimized, oracle.Finding{Invariant: f.Invariant, Step: out.MinStep})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
@@ -534,6 +535,35 @@ func TestPipelineKeepsTheCause(t *testing.T) {
 		if want := "sandbox: mutant:raw-prefix; test; class of the violating op: unlabelled" + tc.said; f.Minimized.Comment[2] != want {
 			t.Errorf("cause named %v, past it %v: header line %q, want %q", tc.cause != nil, tc.past, f.Minimized.Comment[2], want)
 		}
+	}
+}
+
+// TestPipelineLabelsTheClass: a Pipeline's Class labels the finding,
+// given the minimized scenario, its failing step and the drawn class, and
+// the header says that label; without one the drawn class stays.
+func TestPipelineLabelsTheClass(t *testing.T) {
+	m, _ := mutants.Lookup("raw-prefix")
+	sc := parse(t, "grant fs_read /work\nfile /workshop/secret LEAK\nfs_read /workshop/secret\n")
+	sc.Steps[0].Class = attack.SymlinkEscape
+	found := firstFinding(t, m.Factory, sc, 0)
+	var asked string
+	relabel := func(min *scenario.Scenario, step int, drawn attack.Class) attack.Class {
+		asked = fmt.Sprintf("%s at step %d, drawn %s", min.Steps[step-1].Op.Args[0], step, drawn)
+		return attack.PrefixSibling
+	}
+	for _, tc := range []struct {
+		class func(*scenario.Scenario, int, attack.Class) attack.Class
+		want  attack.Class
+	}{{nil, attack.SymlinkEscape}, {relabel, attack.PrefixSibling}} {
+		p := &Pipeline{Factory: m.Factory, SUT: "mutant:raw-prefix", Class: tc.class}
+		f := p.Process(sc, found, "test")
+		p.Annotate(f, "f.sbx")
+		if f.Class != tc.want || !strings.Contains(f.Minimized.Comment[2], "class of the violating op: "+tc.want.String()) {
+			t.Errorf("class labelled %v: %s, header %q; want %s", tc.class != nil, f.Class, f.Minimized.Comment[2], tc.want)
+		}
+	}
+	if want := "/works at step 1, drawn symlink-escape"; asked != want {
+		t.Errorf("Class was asked of %q, want %q", asked, want)
 	}
 }
 
