@@ -524,8 +524,10 @@ func TestNothingPassedInReport(t *testing.T) {
 // TestMostlyStricterWarning: a sandbox that refused more of the ops the
 // model allows than it let through, 20 or more, some let through, is a
 // warning, which names the documentation range the world's names resolve
-// into when its refusals are of fetches, and holds_dirs when they are of
-// file ops; as many let through, none, or fewer than 20 refused, is none.
+// into when most of its refusals are of fetches the model allows for
+// their address or name (not for their spelling), and holds_dirs when
+// they are of file ops; as many let through, none, or fewer than 20
+// refused, is none.
 func TestMostlyStricterWarning(t *testing.T) {
 	sum := campaign.Summarize(campaignResult(t, 1), "mcp:guard")
 	sum.Stricter = map[string]int64{"refused-allowed": 30}
@@ -540,6 +542,12 @@ func TestMostlyStricterWarning(t *testing.T) {
 	if !slices.Contains(sum.SandboxWarnings(), w) {
 		t.Errorf("SandboxWarnings %q lacks it", sum.SandboxWarnings())
 	}
+	sum.Stricter = map[string]int64{"ipv4-spelling": 30}
+	sum.StricterExamples = map[string]string{"ipv4-spelling": "net_fetch 0xc0000100 /"}
+	if w := sum.MostlyStricterWarning(); w == "" || strings.Contains(w, "203.0.113.0/24") {
+		t.Errorf("fetches refused for their spelling: warning %q, want one without the documentation range", w)
+	}
+	sum.Stricter = map[string]int64{"refused-allowed": 30}
 	sum.StricterExamples = map[string]string{"refused-allowed": "fs_read /data/a"}
 	if w := sum.MostlyStricterWarning(); w == "" || strings.Contains(w, "203.0.113.0/24") || !strings.Contains(w, `"holds_dirs": true`) {
 		t.Errorf("file ops refused: warning %q, want one without the fetch hint, naming holds_dirs", w)

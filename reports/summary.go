@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/door"
 )
 
 // FullChecks is the number of checks from which a report holds a cell or a
@@ -511,15 +513,17 @@ func (s *Summary) KeptWarning() string {
 // campaign judged its refusals only, which a run with few findings must
 // not hide. A fetch guard that refuses the documentation ranges refuses
 // every name of the world (SPEC §6 resolves them into 203.0.113.0/24),
-// so the line says so when its refusals are of fetches.
+// so the line says so when most of its refusals are of that kind (or of
+// names it refused without a lookup).
 func (s *Summary) MostlyStricterWarning() string {
 	n := s.stricterOps()
 	if s.AllowedPassed == nil || *s.AllowedPassed == 0 || n < minRefusedToWarn || n <= *s.AllowedPassed {
 		return ""
 	}
 	hint := "the stricter lines say which"
-	switch ex := s.StricterExamples[s.stricterReasons()[0]]; {
-	case strings.HasPrefix(ex, "net_fetch "):
+	top := s.stricterReasons()[0]
+	switch ex := s.StricterExamples[top]; {
+	case strings.HasPrefix(ex, "net_fetch ") && (top == door.ReasonDocumentation || top == door.ReasonRefusedAllowed):
 		hint += "; the world's names resolve into 203.0.113.0/24 (SPEC §6), a documentation range that a guard refusing every special-purpose range refuses, so such a guard meets an internal address only where a name's dns line gives one, and most are names RFC 2606 reserves (example.com, .example), which a guard refusing reserved names refuses without a lookup (refused-allowed)"
 	case strings.HasPrefix(ex, "fs_"):
 		hint += "; check that the profile's tools and arguments fit the server, and if the server holds its directories, not their paths (a bind mount, a Landlock rule, a handle opened at its start), that its profile says \"holds_dirs\": true: else it finds nothing in a directory made anew between scenarios"

@@ -50,6 +50,13 @@ type opState struct {
 	servedPath bool         // served answered the op's own path
 	elsewhere  bool         // a request for another host was answered (Served.Elsewhere)
 	kept       bool         // a request for the op's host, a name, came with no lookup of it (Lookups.Kept)
+	// fetched holds each host (normalized) and address (unmapped) a
+	// fetch of the op was journaled for, by a request or a connection
+	// that sent none: a browser opens a varying number of connections
+	// without a request beside its requests (a preconnect, a spare
+	// socket), and each more would be journaled as one more fetch,
+	// another count on every run.
+	fetched map[string]bool
 	// answers holds, for every host a resolve in the op answered (the
 	// op's, a redirect's Location), normalized, the last answer: a
 	// literal already resolved is not resolved again, and a connection
@@ -63,6 +70,18 @@ func (o *opState) resolvedTo(a netip.Addr) {
 	o.lookups++
 	o.internal = o.internal || spec.IsInternal(a)
 	o.all = append(o.all, a)
+}
+
+// fetchedOnce notes a fetch of host from a in the op, and reports whether
+// it is the first.
+func (o *opState) fetchedOnce(host string, a netip.Addr) bool {
+	if o.fetched == nil {
+		o.fetched = map[string]bool{}
+	}
+	k := spec.NormalizeHost(host) + " " + a.Unmap().String()
+	first := !o.fetched[k]
+	o.fetched[k] = true
+	return first
 }
 
 // answered notes that a resolve of host answered a in the op.
@@ -228,7 +247,8 @@ func (b *Binding) newRecords() []netns.Record {
 
 // journalBare journals each connection among recs with no request among
 // them as a fetch of the op's host and path from the address it was
-// aimed at.
+// aimed at, unless the op fetched that host from there already (by a
+// request, or another such connection): once for each address.
 func (b *Binding) journalBare(recs []netns.Record) {
 	asked := map[int]bool{}
 	for _, r := range recs {
@@ -244,7 +264,12 @@ func (b *Binding) journalBare(recs []netns.Record) {
 		if h, ok := b.op.answeredBy(a); ok && !b.isOpHost(h) && !(b.op.resolved && b.op.addr.Unmap() == a.Unmap()) {
 			// A connection to where another host's answer pointed (a
 			// redirect's Location, over TLS): that host's, not the op's.
-			b.world.Fetch(h, a, "/")
+			if b.op.fetchedOnce(h, a) {
+				b.world.Fetch(h, a, "/")
+			}
+			continue
+		}
+		if !b.op.fetchedOnce(b.op.host, a) {
 			continue
 		}
 		b.resolveForFetch(a)

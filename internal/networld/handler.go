@@ -66,6 +66,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		b.op.elsewhere = true
 	}
 	path := routePath(r)
+	b.op.fetchedOnce(host, addr)
 	s.Reached = true
 	s.Body, s.Found = b.world.Fetch(host, aimed, path)
 	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned

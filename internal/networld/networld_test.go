@@ -289,6 +289,45 @@ func TestBareConnection(t *testing.T) {
 	}
 }
 
+// TestBareConnectionsOncePerAddress: connections without a request (a
+// browser's preconnects and spare sockets, as many as it likes on each
+// run) are journaled once for each address the op's host was not fetched
+// from by a request: the journal, and so a replay's, is the same whatever
+// their number.
+func TestBareConnectionsOncePerAddress(t *testing.T) {
+	for _, spare := range []int{1, 3} {
+		w := testWorld()
+		b := bound(w, spec203)
+		var recs []netns.Record
+		b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
+		b.BeginOp(fetchOp("a.test", "/data"))
+		lookupBoth(b, "a.test", false)
+		serve(b, "GET", "/data", "a.test")
+		for i := range spare {
+			recs = append(recs, netns.Record{Conn: 10 + i, Local: netip.AddrPortFrom(spec203, 80)},
+				netns.Record{Conn: 20 + i, Local: netip.MustParseAddrPort("10.0.0.9:80")})
+		}
+		b.EndOp()
+		wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /data", "fetch a.test 10.0.0.9 /data")
+		if !b.Served().Bare {
+			t.Errorf("%d spare connections each way: one to an address no request went to is journaled, but Bare is false", spare)
+		}
+	}
+	w := testWorld()
+	b := bound(w, spec203)
+	recs := []netns.Record{}
+	b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
+	b.BeginOp(fetchOp("a.test", "/data"))
+	lookupBoth(b, "a.test", false)
+	serve(b, "GET", "/data", "a.test")
+	recs = append(recs, netns.Record{Conn: 7, Local: netip.AddrPortFrom(spec203, 80)})
+	b.EndOp()
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /data")
+	if b.Served().Bare {
+		t.Error("a spare connection beside the request is Bare: a replay would say the op sent no request")
+	}
+}
+
 // TestClosedBetweenOps: after EndOp, and before any world is bound, a
 // query answers nothing and a request 503, and nothing is journaled.
 func TestClosedBetweenOps(t *testing.T) {

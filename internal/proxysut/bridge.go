@@ -56,7 +56,7 @@ type bridge struct {
 	timeout time.Duration // one op (Timeouts.Op)
 
 	toolError bool   // the fetch server's tool answered the op under way with an error
-	toolText  string // the words of its answer
+	toolText  string // the words of its answer; a proxy's, of an answer of its own (proxyWords)
 
 	answers  map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
 	lookups  map[string]int     // the model's lookups of each host so far, by name as SPEC §6 compares them (modelFetch)
@@ -132,6 +132,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	b.px.bindTo(b.world)
 	model, addr := b.modelFetch(host, path)
 	ans, err := b.send(op)
+	if b.px.srv == nil {
+		b.toolText = proxyWords(ans)
+	}
 	lookups := b.px.bind.EndOp()
 	resolved := lookups.Count > 0
 	if resolved {
@@ -432,9 +435,6 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 // refusal, which a replay shows and a campaign keeps with an example of
 // a stricter reason; "" for a proxy, whose refusal is a page of its own.
 func (b *bridge) said() string {
-	if b.px.srv == nil {
-		return ""
-	}
 	text := b.toolText
 	if b.px.dir != "" {
 		text = strings.ReplaceAll(text, b.px.dir, "$DIR")

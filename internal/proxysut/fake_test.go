@@ -390,7 +390,7 @@ func TestOpenProxy(t *testing.T) {
 // it never saw where the name leads, TestPeekingProxy's did), a dotted
 // quad under ipv4-literal; one whose
 // profile promises to let such fetches through is a verdict-matches-model
-// finding.
+// finding. The proxy's own answer is what it said refusing.
 func TestDenyingProxy(t *testing.T) {
 	src := "grant net a.test\ngrant net 3221225728\ngrant net 100.128.0.1\nroute a.test /s hello\n\nnet_fetch a.test /s\nnet_fetch 3221225728 /\nnet_fetch 100.128.0.1 /\nnet_fetch b.test /\n"
 	fs, tally := checkOn(t, fakeTarget(t, "deny", "", 0), src, 0)
@@ -402,6 +402,9 @@ func TestDenyingProxy(t *testing.T) {
 	}
 	if !tally.CountsPassed || tally.Passed != 0 {
 		t.Errorf("a proxy that refuses all: %d fetches let through (counted: %v), want 0, counted", tally.Passed, tally.CountsPassed)
+	}
+	if said := tally.StricterSaid[door.ReasonRefusedAllowed]; said != "403 Forbidden: fake: denied" || tally.Said == 0 {
+		t.Errorf("the refusal's words %q (%d said), want the proxy's status and body", said, tally.Said)
 	}
 	file := t.TempDir() + "/promising.json"
 	if err := os.WriteFile(file, []byte(`{"name": "promising", "args": ["-listen", "{{listen}}"], "promises": ["refused-allowed"]}`), 0o600); err != nil {

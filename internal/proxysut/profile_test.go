@@ -536,3 +536,30 @@ func TestStderrTail(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyWords: a proxy's own answer is said by its status and its
+// body's title or first words, tags, styles and scripts taken out and a
+// long body cut; the world's answer, relayed, and a connection closed
+// without one say nothing.
+func TestProxyWords(t *testing.T) {
+	long := strings.Repeat("denied ", 40)
+	for _, tc := range []struct {
+		a    answer
+		want string
+	}{
+		{answer{status: 200, world: true, body: "hello"}, ""},
+		{answer{closed: true}, ""},
+		{answer{status: 403, body: "host not allowed: a.test\n"}, "403 Forbidden: host not allowed: a.test"},
+		{answer{status: 502}, "502 Bad Gateway"},
+		{answer{status: 599, body: "x"}, "599: x"},
+		{answer{status: 403, body: "<!DOCTYPE html><html><head><title>ERROR: The requested URL could not be retrieved</title><style>p{}</style></head><body><h1>Access Denied</h1></body></html>"},
+			"403 Forbidden: ERROR: The requested URL could not be retrieved"},
+		{answer{status: 403, body: "<html><head><STYLE type=\"text/css\">body { color: red }</STYLE><script>var x = 1;</script></head><body><!-- a note --><p>Blocked by\n  policy</p></body></html>"},
+			"403 Forbidden: Blocked by policy"},
+		{answer{status: 403, body: long}, "403 Forbidden: " + strings.TrimSpace(long)[:maxProxyWords] + "…"},
+	} {
+		if got := proxyWords(tc.a); got != tc.want {
+			t.Errorf("proxyWords(%+v) = %q, want %q", tc.a, got, tc.want)
+		}
+	}
+}

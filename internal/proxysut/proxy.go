@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -417,6 +418,39 @@ type answer struct {
 	body   string
 	closed bool // the proxy closed the connection without an answer
 }
+
+// proxyWords are the words of an answer a proxy made itself (a refusal,
+// not the world's answer relayed): its status, and its body's title or
+// first words, tags taken out, for the replay and the stricter examples
+// to say why it refused; "" for the world's answer, or none.
+func proxyWords(a answer) string {
+	if a.world || a.closed || a.status == 0 {
+		return ""
+	}
+	words := strconv.Itoa(a.status)
+	if text := http.StatusText(a.status); text != "" {
+		words += " " + text
+	}
+	body := a.body
+	if _, title, ok := strings.Cut(body, "<title>"); ok {
+		body, _, _ = strings.Cut(title, "</title>")
+	}
+	body = strings.Join(strings.Fields(htmlTag.ReplaceAllString(body, " ")), " ")
+	if len(body) > maxProxyWords {
+		body = strings.ToValidUTF8(body[:maxProxyWords], "") + "…"
+	}
+	if body != "" {
+		words += ": " + body
+	}
+	return words
+}
+
+// maxProxyWords bounds the body's words proxyWords keeps.
+const maxProxyWords = 160
+
+// htmlTag matches an HTML tag, a comment, or a style or script block with
+// what it holds, in a proxy's answer.
+var htmlTag = regexp.MustCompile(`(?i)<style[\s\S]*?</style>|<script[\s\S]*?</script>|<!--[\s\S]*?-->|<[^>]*>`)
 
 // errNoAnswer is a fetch the proxy did not answer in time.
 var errNoAnswer = errors.New("no answer in time")
