@@ -72,11 +72,12 @@ func worldlessFlags(h string) hostFlag {
 var tableFlags = map[string]hostFlag{}
 
 // plainFlags, ipFlags, metadataFlags, rebinderFlags, dnsMetadataFlags and
-// serviceNameFlags are the worldlessFlags of the hosts of those tables, index for index
-// (and rangePoint.flags of a point's hosts): the world gen records the
-// flags of each host it grants from them (worldRecord), so that the facts
-// of a generated scenario cost no lookup of tableFlags, whose hashing of
-// the name was most of what learning a host's flags cost.
+// serviceNameFlags are the worldlessFlags of the hosts of those tables,
+// index for index (and rangePoint.flags of a point's hosts): the world
+// gen records the flags of each host it grants from them (worldRecord),
+// so that the facts of a generated scenario cost no lookup of tableFlags,
+// whose hashing of the name was most of what learning a host's flags
+// cost.
 var (
 	plainFlags, ipFlags, metadataFlags, rebinderFlags []hostFlag
 	dnsMetadataFlags, serviceNameFlags                hostFlag

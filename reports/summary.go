@@ -196,12 +196,17 @@ type Finding struct {
 	Invariant string `json:"invariant"`
 	Check     int    `json:"check"`
 	Step      int    `json:"step"`
-	Class     string `json:"class"`
+	// Class is the attack class of the violating op as the scenario File
+	// holds leaves it: the class it was drawn with, unless minimizing
+	// took away the links that class names (then its path's shape). The
+	// coverage tables and the causes seen count ops by the class they
+	// were drawn with.
+	Class string `json:"class"`
 	// Cause, when set, is what the violating op of the scenario File
 	// holds does, which the campaign kept one finding of each of: how a
 	// file op's path leaves its roots, what a fetch's host names.
 	Cause        string `json:"cause,omitempty"`
-	Detail       string `json:"detail"` // the oracle's words on the scenario File holds (Check, Step and Class say where the campaign found it)
+	Detail       string `json:"detail"` // the oracle's words on the scenario File holds (Check and Step say where the campaign found it)
 	File         string `json:"file,omitempty"`
 	OriginalOps  int    `json:"original_ops"`
 	MinimizedOps int    `json:"minimized_ops"`

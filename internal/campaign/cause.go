@@ -121,9 +121,8 @@ func MinimizedClass(sc *scenario.Scenario, step int, drawn attack.Class) attack.
 		return drawn
 	}
 	p := op.Args[0]
-	if len(sc.World.Links) == 0 || !spec.HasTraversal(p) && throughLink(spec.Canonical(p), sc.World.Links) == noLink {
-		// (A ".." may leave a link its path went through: only a path
-		// without one is judged by its clean form.)
+	met, atEnd := linksOnTheWay(p, sc.World.Links)
+	if !met {
 		return [...]attack.Class{plainPath: attack.Benign, traversalPath: attack.Traversal, siblingPath: attack.PrefixSibling, outsidePath: attack.OutsideAbsolute}[shape]
 	}
 	if drawn != attack.SymlinkLoop {
@@ -132,10 +131,38 @@ func MinimizedClass(sc *scenario.Scenario, step int, drawn attack.Class) attack.
 	if _, resolves := refworld.New(sc.World).Realpath(p); !resolves {
 		return drawn
 	}
-	if throughLink(spec.Canonical(p), sc.World.Links) == atLink {
+	if atEnd {
 		return attack.SymlinkEscape
 	}
 	return attack.SymlinkParent
+}
+
+// linksOnTheWay reports whether the path p, walked a segment at a time
+// (a ".." leaving the directory reached so far, as written: no link is
+// followed), reaches the path of one of links on the way, and whether
+// the last path it reaches is one.
+func linksOnTheWay(p string, links []scenario.Link) (met, atEnd bool) {
+	at := map[string]bool{}
+	for _, l := range links {
+		at[spec.Canonical(l.Path)] = true
+	}
+	var dir []string
+	for seg := range strings.SplitSeq(p, "/") {
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			if len(dir) > 0 {
+				dir = dir[:len(dir)-1]
+			}
+			atEnd = len(dir) > 0 && at["/"+strings.Join(dir, "/")]
+			continue
+		}
+		dir = append(dir, seg)
+		atEnd = at["/"+strings.Join(dir, "/")]
+		met = met || atEnd
+	}
+	return met, atEnd
 }
 
 // prefixSibling reports whether a root's string, its trailing slash

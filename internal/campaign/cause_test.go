@@ -144,6 +144,10 @@ func TestMinimizedClass(t *testing.T) {
 		fs_read  /data/d/passwd       links symlink-loop   symlink-parent
 		fs_read  /data/loop           links symlink-loop   symlink-loop
 		fs_read  /data/x/../d/passwd  links symlink-parent symlink-parent
+		fs_read  /data/../etc/passwd  links symlink-loop   traversal
+		fs_read  /data/../etc/passwd  links symlink-escape traversal
+		fs_read  /data/ln/../x        links symlink-escape symlink-escape
+		fs_read  /data/d/x/..         links symlink-loop   symlink-escape
 		fs_read  /datas               -     encoded        encoded
 		net_fetch /datas              -     symlink-escape symlink-escape`
 	for _, line := range strings.Split(strings.TrimSpace(cases), "\n") {

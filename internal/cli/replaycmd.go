@@ -167,7 +167,7 @@ func foundOn(sc *scenario.Scenario) string {
 		if !ok {
 			continue
 		}
-		if i := strings.LastIndex(rest, "; class of the violating op: "); i >= 0 {
+		if i := strings.LastIndex(rest, finding.ClassMark); i >= 0 {
 			rest = rest[:i]
 		}
 		for _, origin := range []string{"; seed ", "; imported from "} {

@@ -471,7 +471,7 @@ func (p *Pipeline) Annotate(f *Finding, path string) {
 	f.Minimized.Comment = []string{
 		"finding: " + f.Invariant.String(),
 		f.Explanation(),
-		fmt.Sprintf("sandbox: %s; %s; class of the violating op: %s%s", p.SUT, f.Origin, f.Class, causeClause(f)),
+		fmt.Sprintf("sandbox: %s; %s%s%s%s", p.SUT, f.Origin, ClassMark, f.Class, causeClause(f)),
 		shrunk + "); expectations are the oracle model's results",
 		"reproduce: " + p.command(path),
 	}
@@ -499,6 +499,27 @@ func NamesCause(sc *scenario.Scenario) bool {
 // finding's cause.
 const causeMark = "; cause: "
 
+// ClassMark starts the clause of a header's sandbox line that names the
+// attack class of the violating op.
+const ClassMark = "; class of the violating op: "
+
+// relabel is line, a header's sandbox line without its cause clause,
+// with the class it names labelled anew by the Pipeline's Class for the
+// minimized f: a file minimized again may lose the links its class
+// names.
+func (p *Pipeline) relabel(line string, f *Finding) string {
+	j := strings.LastIndex(line, ClassMark)
+	if j < 0 || p.Class == nil {
+		return line
+	}
+	c, ok := attack.Parse(line[j+len(ClassMark):])
+	if !ok {
+		return line
+	}
+	f.Class = p.Class(f.Minimized, f.MinStep, c)
+	return line[:j+len(ClassMark)] + f.Class.String()
+}
+
 // AnnotateInPlace writes the header of a finding minimized in the file it
 // was read from (sbxfuzz minimize): orig's own comment, kept, and a line
 // naming the invariant it was minimized for, the sandbox, how many ops of
@@ -516,7 +537,7 @@ func (p *Pipeline) AnnotateInPlace(f *Finding, orig *scenario.Scenario, leftOut 
 			if j := strings.LastIndex(comment[i], causeMark); j >= 0 {
 				comment[i] = comment[i][:j]
 			}
-			comment[i] += causeClause(f)
+			comment[i] = p.relabel(comment[i], f) + causeClause(f)
 		}
 		if i := slices.IndexFunc(comment, func(l string) bool { return strings.HasPrefix(l, "reproduce: ") }); i >= 0 && path != "" {
 			comment[i] = "reproduce: " + p.command(path)

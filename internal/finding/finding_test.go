@@ -733,3 +733,21 @@ func (s slowFirst) Run(op core.Op) core.Result {
 	s.once.Do(func() { time.Sleep(time.Second) })
 	return s.Sandbox.Run(op)
 }
+
+// TestAnnotateInPlaceRelabels: a finding minimized again in its file has
+// the class its header names labelled anew by the Pipeline's Class, as
+// the minimized scenario leaves it.
+func TestAnnotateInPlaceRelabels(t *testing.T) {
+	orig := parse(t, "# finding: confinement\n# sandbox: mutant:raw-prefix; seed 1, check 2; class of the violating op: symlink-escape; cause: old\ngrant fs_read /work\nfs_read /works\n")
+	f := &Finding{Invariant: oracle.Confinement, Minimized: orig.Clone(), MinStep: 1}
+	var asked attack.Class
+	p := &Pipeline{SUT: "mutant:raw-prefix", Class: func(_ *scenario.Scenario, step int, drawn attack.Class) attack.Class {
+		asked = drawn
+		return attack.PrefixSibling
+	}}
+	p.AnnotateInPlace(f, orig, 0, "")
+	if i := slices.IndexFunc(f.Minimized.Comment, func(l string) bool { return strings.HasPrefix(l, "sandbox: ") }); i < 0 ||
+		f.Minimized.Comment[i] != "sandbox: mutant:raw-prefix; seed 1, check 2; class of the violating op: prefix-sibling" || asked != attack.SymlinkEscape || f.Class != attack.PrefixSibling {
+		t.Errorf("header %q, Class asked of %s, finding's class %s; want prefix-sibling, asked of symlink-escape", f.Minimized.Comment, asked, f.Class)
+	}
+}

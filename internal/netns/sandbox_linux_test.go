@@ -603,6 +603,19 @@ func TestTempDirSweepsOnce(t *testing.T) {
 	if want := prefix + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(dir), want) {
 		t.Errorf("TempDir made %s, want a name starting %s", dir, want)
 	}
+	// Swept once a process: a dead process's directory that turns up
+	// later stays for the next process (a sweep each call would cost a
+	// glob of the temporary directory each time a proxy starts).
+	later := filepath.Join(os.TempDir(), prefix+strconv.Itoa(dead.Process.Pid)+"-2")
+	if err := os.Mkdir(later, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TempDir(prefix); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(later); err != nil {
+		t.Errorf("%s was swept by a second TempDir of the process: %v", later, err)
+	}
 }
 
 // TestOwnProcInTheNamespace: a command in the namespace sees its PID

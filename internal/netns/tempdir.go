@@ -17,15 +17,16 @@ var swept sync.Map
 // system's temporary directory, for files a command in a namespace must
 // have at a short path. Its name is prefix, the process's PID, "-" and
 // random digits. Whoever made it removes it; a process killed before
-// that (SIGKILL) leaves it, and the first TempDir of the same prefix in a
-// later process removes every such directory whose process no longer
-// runs. A name with no PID after prefix, a link, or a directory of a
-// process that runs is left as it is.
+// that (SIGKILL) leaves it, and on Linux, where the namespaces are, the
+// first TempDir of the same prefix in a later process removes every such
+// directory whose process no longer runs. A name with no PID after
+// prefix, a link, or a directory of a process that runs is left as it
+// is.
 func TempDir(prefix string) (string, error) {
 	tmp := os.TempDir()
 	once, _ := swept.LoadOrStore(filepath.Join(tmp, prefix), new(sync.Once))
 	once.(*sync.Once).Do(func() { sweepDead(tmp, prefix) })
-	return os.MkdirTemp("", prefix+strconv.Itoa(os.Getpid())+"-")
+	return os.MkdirTemp(tmp, prefix+strconv.Itoa(os.Getpid())+"-")
 }
 
 // sweepDead removes from tmp the directories TempDir made with prefix

@@ -124,7 +124,8 @@ type Served struct {
 	// fetch does, whether or not the sandbox followed it.
 	Redirect bool
 	// Bare says a connection of the op sent no request (a TLS hello, a
-	// connect and close): EndOp journaled it as a fetch of the op's host.
+	// connect and close) to an address the op's host was not fetched
+	// from by a request: EndOp journaled it as a fetch of the op's host.
 	Bare bool
 	// Elsewhere says a request for another host than the op's got the
 	// world's answer in the op: where none of the op's host did, the

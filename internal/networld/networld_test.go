@@ -326,6 +326,18 @@ func TestBareConnectionsOncePerAddress(t *testing.T) {
 	if b.Served().Bare {
 		t.Error("a spare connection beside the request is Bare: a replay would say the op sent no request")
 	}
+	// A request for another host (a literal the Location named) fetched
+	// from an address: a connection without a request to that address,
+	// the other host's answer, adds nothing either.
+	w = testWorld()
+	b = bound(w, netip.MustParseAddr("151.101.1.69"))
+	b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
+	b.BeginOp(fetchOp("a.test", "/data"))
+	lookupBoth(b, "a.test", false)
+	serve(b, "GET", "/x", "151.101.1.69")
+	recs = append(recs, netns.Record{Conn: 8, Local: netip.MustParseAddrPort("151.101.1.69:443")})
+	b.EndOp()
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "resolve 151.101.1.69 -> 151.101.1.69", "fetch 151.101.1.69 151.101.1.69 /x")
 }
 
 // TestClosedBetweenOps: after EndOp, and before any world is bound, a

@@ -190,8 +190,9 @@ func TestRedirectToALiteral(t *testing.T) {
 
 // TestBareConnectionOfARedirect: a connection without a request (a TLS
 // hello) to where another host's answer in the op pointed, a redirect's
-// Location over https, is that host's fetch, not the op's; one to the
-// op's own answer, which the op's request fetched already, adds nothing.
+// Location over https, is that host's fetch, not the op's, once however
+// many there are; one to the op's own answer, which the op's request
+// fetched already, adds nothing.
 func TestBareConnectionOfARedirect(t *testing.T) {
 	w := refworld.New(scenario.WorldSpec{
 		Routes: []scenario.Route{{Host: "a.test", Path: "/r", Body: "https://b.test/x", Redirect: true}},
@@ -207,6 +208,7 @@ func TestBareConnectionOfARedirect(t *testing.T) {
 	recs = append(recs,
 		netns.Record{Conn: 1, Local: netip.MustParseAddrPort("203.0.113.1:80"), Method: "GET", Host: "a.test", Target: "/r"},
 		netns.Record{Conn: 2, Local: netip.MustParseAddrPort("151.101.1.69:443")},
+		netns.Record{Conn: 4, Local: netip.MustParseAddrPort("151.101.1.69:443")},
 		netns.Record{Conn: 3, Local: netip.MustParseAddrPort("203.0.113.1:443")})
 	b.EndOp()
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /r",

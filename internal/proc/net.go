@@ -71,9 +71,9 @@ func launchNet(argv []string, dir string, env []string, n netns.Network) (*Proce
 	return p, nil
 }
 
-// exitStatus is a namespace's exit code in the words of os.ProcessState,
-// "exit status 1" (a signal N is 128+N, as a shell shows it), or "" when
-// it could not be waited for.
+// exitStatus is a namespace's exit code as its init reports it, "exit
+// status 1", a signal N being 128+N as a shell shows it (as a supervised
+// process's status reads too), or "" when it could not be waited for.
 func exitStatus(code int) string {
 	if code < 0 {
 		return ""

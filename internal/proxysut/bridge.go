@@ -430,10 +430,10 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 	return core.Result{Kind: model}
 }
 
-// said is what a fetch server's tool answered the op under way, its
-// directory's path cut out (a place of its own each run): the words of a
-// refusal, which a replay shows and a campaign keeps with an example of
-// a stricter reason; "" for a proxy, whose refusal is a page of its own.
+// said is what a fetch server's tool answered the op under way, or a
+// proxy's answer of its own (proxyWords), its directory's path cut out (a
+// place of its own each run): the words of a refusal, which a replay
+// shows and a campaign keeps with an example of a stricter reason.
 func (b *bridge) said() string {
 	text := b.toolText
 	if b.px.dir != "" {

@@ -557,6 +557,7 @@ func TestProxyWords(t *testing.T) {
 		{answer{status: 403, body: "<html><head><STYLE type=\"text/css\">body { color: red }</STYLE><script>var x = 1;</script></head><body><!-- a note --><p>Blocked by\n  policy</p></body></html>"},
 			"403 Forbidden: Blocked by policy"},
 		{answer{status: 403, body: long}, "403 Forbidden: " + strings.TrimSpace(long)[:maxProxyWords] + "…"},
+		{answer{status: 403, body: "<HTML><HEAD><TITLE lang=en>Access\n Denied</TITLE></HEAD><BODY>Generated 12:00:01</BODY></HTML>"}, "403 Forbidden: Access Denied"},
 	} {
 		if got := proxyWords(tc.a); got != tc.want {
 			t.Errorf("proxyWords(%+v) = %q, want %q", tc.a, got, tc.want)

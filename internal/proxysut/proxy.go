@@ -422,7 +422,9 @@ type answer struct {
 // proxyWords are the words of an answer a proxy made itself (a refusal,
 // not the world's answer relayed): its status, and its body's title or
 // first words, tags taken out, for the replay and the stricter examples
-// to say why it refused; "" for the world's answer, or none.
+// to say why it refused; "" for the world's answer, or none. A page that
+// holds a date or a request id in those words says it differently each
+// run: the title, where a page has one, seldom does.
 func proxyWords(a answer) string {
 	if a.world || a.closed || a.status == 0 {
 		return ""
@@ -432,8 +434,8 @@ func proxyWords(a answer) string {
 		words += " " + text
 	}
 	body := a.body
-	if _, title, ok := strings.Cut(body, "<title>"); ok {
-		body, _, _ = strings.Cut(title, "</title>")
+	if m := htmlTitle.FindStringSubmatch(body); m != nil {
+		body = m[1]
 	}
 	body = strings.Join(strings.Fields(htmlTag.ReplaceAllString(body, " ")), " ")
 	if len(body) > maxProxyWords {
@@ -447,6 +449,9 @@ func proxyWords(a answer) string {
 
 // maxProxyWords bounds the body's words proxyWords keeps.
 const maxProxyWords = 160
+
+// htmlTitle matches an HTML page's title, in any case.
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 
 // htmlTag matches an HTML tag, a comment, or a style or script block with
 // what it holds, in a proxy's answer.
