@@ -68,7 +68,7 @@ func TestCollectorSpreadsFetchCauses(t *testing.T) {
 	}
 	hosts := []string{"64:ff9b::7f00:1", "64:ff9b::7f00:2", "64:ff9b::7f00:3", "64:ff9b::7f00:4", "64:ff9b::7f00:5", "0x7f.1", "0x7f.0.0.2", "127.1", "10.0.0.1", "192.168.0.1"}
 	for i, h := range hosts {
-		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}})
+		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}}, nil)
 		k.finish(i)
 	}
 	k.flush()
@@ -78,12 +78,48 @@ func TestCollectorSpreadsFetchCauses(t *testing.T) {
 	got = nil
 	k = newCollector(false, 16, func(r raw) { got = append(got, r.check) })
 	for i, h := range hosts {
-		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}})
+		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}}, nil)
 		k.finish(i)
 	}
 	k.flush()
 	if diff := cmp.Diff([]int{0, 5, 7, 8, 9}, got); diff != "" {
 		t.Errorf("checks kept with 16 per invariant (-want +got):\n%s", diff)
+	}
+}
+
+// TestCollectorKeepsAKeptAnswerApart: a fetch's finding that the
+// address checked is not the one used, at an op that connected to a
+// public answer the sandbox kept (a DNS cache), is a cause of its own, so
+// that a later check that lets the same name's rebinding through is still
+// written; a kept op whose fetch went inside, and another invariant at
+// it, keep the host's cause.
+func TestCollectorKeepsAKeptAnswerApart(t *testing.T) {
+	fetch := func(host string) *scenario.Scenario {
+		return &scenario.Scenario{World: scenario.WorldSpec{DNS: []scenario.DNSRecord{{Host: host, Addrs: []netip.Addr{netip.MustParseAddr("93.184.215.7"), netip.MustParseAddr("127.0.0.1")}}}},
+			Steps: []scenario.Step{{Op: core.Op{Kind: core.OpFetch, Args: []string{host, "/"}}}, {Op: core.Op{Kind: core.OpFetch, Args: []string{host, "/"}}}}}
+	}
+	cached := oracle.Finding{Invariant: oracle.NoInternalEgress, Step: 2, Detail: "fetched from 93.184.215.7, but the last resolve of \"rebind.example\" answered 127.0.0.1: " + notTheAddressChecked + " (this time ...)"}
+	inside := oracle.Finding{Invariant: oracle.NoInternalEgress, Step: 2, Detail: "fetched from 127.0.0.1, an internal address (loopback 127.0.0.0/8)"}
+	keptAt := map[int]bool{1: true}
+	for _, tc := range []struct {
+		first     oracle.Finding
+		firstKept map[int]bool
+		want      []int
+	}{
+		{cached, keptAt, []int{0, 1}},
+		{cached, nil, []int{0}},
+		{inside, keptAt, []int{0}},
+	} {
+		var got []int
+		k := newCollector(false, 0, func(r raw) { got = append(got, r.check) })
+		k.offer(0, fetch("rebind.example"), []oracle.Finding{tc.first}, tc.firstKept)
+		k.finish(0)
+		k.offer(1, fetch("rebind.example"), []oracle.Finding{inside}, nil)
+		k.finish(1)
+		k.flush()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("first %q, kept at %v: checks written %v, want %v", tc.first.Detail, tc.firstKept, got, tc.want)
+		}
 	}
 }
 
@@ -188,7 +224,7 @@ func TestCollectorSpreadsPathCauses(t *testing.T) {
 		write("/data/chain/x", attack.SymlinkEscape), write("/data/chain/y", attack.SymlinkEscape),
 	}
 	for i, sc := range ops {
-		k.offer(i, sc, []oracle.Finding{{Invariant: oracle.Confinement, Step: 1}})
+		k.offer(i, sc, []oracle.Finding{{Invariant: oracle.Confinement, Step: 1}}, nil)
 		k.finish(i)
 	}
 	k.flush()
@@ -260,7 +296,7 @@ func TestFailureCause(t *testing.T) {
 		}
 		sc := &scenario.Scenario{Steps: []scenario.Step{{Op: op, Class: attack.Benign}}}
 		f := oracle.Finding{Invariant: oracle.Total, Step: 1, Detail: judge.FormatOp(op) + " " + tc.why}
-		k.offer(i, sc, []oracle.Finding{f})
+		k.offer(i, sc, []oracle.Finding{f}, nil)
 		k.finish(i)
 		if c := KeptCause(sc, f); c != "" {
 			t.Errorf("KeptCause of a total finding = %q, want none: it is minimized as any", c)

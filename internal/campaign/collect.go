@@ -42,6 +42,32 @@ type raw struct {
 	// at an egress shrinks past the fetch (the path "" a child never
 	// sends), and its file shows none.
 	along []oracle.ID
+	// kept says the op connected, with no lookup of its name in the op,
+	// to a public answer the sandbox kept from an earlier one (a DNS
+	// cache), and the finding is that this is not the answer the world's
+	// last resolve gave (keptCause).
+	kept bool
+}
+
+// keptCause is the cause of a no-internal-egress finding at a fetch that
+// connected to a public answer the sandbox kept from an earlier op (a
+// DNS cache, counted by the door): SPEC §14 journals the world's resolve
+// for it, whose answer the fetch did not use. One cause, whatever the
+// host: a cache keeps every name's answer, and its findings would
+// otherwise fill the host's cause (a name that rebinds) before a check
+// that lets the rebinding through is met.
+const keptCause = "a fetch from a public DNS answer the sandbox kept from an earlier op"
+
+// notTheAddressChecked is in the oracle's words on a fetch from another
+// address than the last resolve of its host answered.
+const notTheAddressChecked = "the address checked is not the address used"
+
+// keptFinding reports whether f, at an op the door counted as connecting
+// to a kept answer (kept, by the op's place), is that op's fetch from an
+// answer the last resolve did not give, the address public.
+func keptFinding(f oracle.Finding, kept map[int]bool) bool {
+	return f.Step > 0 && kept[f.Step-1] && f.Invariant == oracle.NoInternalEgress &&
+		strings.Contains(f.Detail, notTheAddressChecked) && !strings.Contains(f.Detail, "an internal address")
 }
 
 // twins returns, for f among the findings fs of one check, what raw.along
@@ -102,16 +128,17 @@ func newCollector(first bool, most int, sink func(raw)) *collector {
 	return k
 }
 
-// offer takes the findings of check i; it is safe for concurrent use. It
-// keeps a Clone of sc, if any, since the worker draws its next scenario
-// into sc's memory.
-func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
+// offer takes the findings of check i, keptAt holding the places of its
+// ops the door counted as connecting to a kept DNS answer; it is safe for
+// concurrent use. It keeps a Clone of sc, if any, since the worker draws
+// its next scenario into sc's memory.
+func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, keptAt map[int]bool) {
 	if k.over.Load() {
 		return // a check given up on: its findings are not judged
 	}
 	k.raws.Add(int64(len(fs)))
 	for _, f := range fs {
-		cause, most := causeOf(raw{check: i, sc: sc, f: f})
+		cause, most := causeOf(raw{check: i, sc: sc, f: f, kept: keptFinding(f, keptAt)})
 		c, ok := k.seen.Load(cause)
 		if !ok {
 			c, _ = k.seen.LoadOrStore(cause, newCauseCount(most == MaxPerClass))
@@ -120,7 +147,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	}
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
 	}
-	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(raw{check: i, sc: sc, f: f}) }) {
+	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(raw{check: i, sc: sc, f: f, kept: keptFinding(f, keptAt)}) }) {
 		return // the common case against a broken sandbox: nothing more of these is kept
 	}
 	k.mu.Lock()
@@ -131,10 +158,11 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding) {
 	var kept *scenario.Scenario // one copy for all the findings of the check
 	for _, f := range fs {
 		id := f.Invariant
-		if !k.wants(raw{check: i, sc: sc, f: f}) {
+		r := raw{check: i, sc: sc, f: f, along: twins(f, fs), kept: keptFinding(f, keptAt)}
+		if !k.wants(r) {
 			continue
 		}
-		p := append(k.pending[id], raw{i, sc, f, twins(f, fs)})
+		p := append(k.pending[id], r)
 		slices.SortFunc(p, func(a, b raw) int { return a.check - b.check })
 		p = k.room(id, p)
 		for j := range p {
@@ -257,6 +285,9 @@ func causeOf(r raw) (string, int) {
 	s := r.f.Step
 	if s <= 0 || s > len(r.sc.Steps) {
 		return attack.Unlabelled.String(), MaxPerClass
+	}
+	if r.kept {
+		return keptCause, MaxPerCause
 	}
 	st := r.sc.Steps[s-1]
 	if r.f.Invariant == oracle.Total {

@@ -156,7 +156,11 @@ func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
 		f.noteStricter(sc, fs)
 	}
 	if len(fs) > 0 {
-		f.col.offer(int(f.i), sc, fs)
+		var kept map[int]bool
+		if f.tally != nil {
+			kept = f.watch.Kept()
+		}
+		f.col.offer(int(f.i), sc, fs, kept)
 	}
 	f.col.finish(int(f.i))
 }

@@ -122,6 +122,11 @@ func (s *sink) run() {
 		var f *finding.Finding
 		if counts {
 			f = s.minimize(r)
+			if r.kept {
+				// Its host's cause is what it shrank keeping; what it is
+				// written for is the cache.
+				f.Cause = strings.TrimSuffix(keptCause+"; "+f.Cause, "; ")
+			}
 		}
 		s.mu.Lock()
 		s.current = nil
