@@ -107,6 +107,7 @@ func TestViolationsSeen(t *testing.T) {
 		{2, 1, false, ""},
 		{111, 9, false, "; 111 violations of 9 causes seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
 		{111, 0, false, "; 111 violations seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
+		{97, 1, false, "; 97 violations of 1 cause seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
 		{111, 9, true, ""},
 	} {
 		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, ViolationCauses: tc.causes, Findings: two}, tc.first, 4); got != tc.want {

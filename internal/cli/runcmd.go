@@ -251,8 +251,11 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool, per int) string {
 		return ""
 	}
 	causes := ""
-	if sum.ViolationCauses > 0 {
-		causes = fmt.Sprintf(" of %d causes", sum.ViolationCauses)
+	switch n := sum.ViolationCauses; {
+	case n == 1:
+		causes = " of 1 cause"
+	case n > 1:
+		causes = fmt.Sprintf(" of %d causes", n)
 	}
 	return fmt.Sprintf("; %d violations%s seen in all; written: the first of each cause while its invariant had room, %d findings of each (--per-invariant N for more)",
 		sum.RawFindings, causes, per)

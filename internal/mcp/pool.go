@@ -105,9 +105,14 @@ func (p *Pool) dropFailed() {
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// All at once: each waits up to closeWait for its server to exit, and
+	// an interrupted campaign gives its sessions only a moment to end
+	// (and remove their trees) before it exits.
+	var wg sync.WaitGroup
 	for _, e := range p.live {
-		p.shut(e.s)
+		wg.Go(func() { p.shut(e.s) })
 	}
+	wg.Wait()
 	p.live = nil
 	return nil
 }

@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"testing"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 )
@@ -143,4 +144,31 @@ func TestPoolSkippedLines(t *testing.T) {
 	if n := p.SkippedLines(); n != first+4 {
 		t.Errorf("after Close: %d lines skipped, want %d", n, first+4)
 	}
+}
+
+// TestPoolClosesAtOnce: the servers of a pool that ignore the end of their
+// stdin are waited for together, closeWait in all, not closeWait each: an
+// interrupted campaign has a moment for its sessions to end.
+func TestPoolClosesAtOnce(t *testing.T) {
+	defer func(w time.Duration) { closeWait = w }(closeWait)
+	closeWait = 3 * time.Second
+	const servers = 5
+	p := Pool{Max: servers}
+	tr := newTree(t)
+	dirs := []string{"/work", "/workshop", "/outside", "/work/sub", "/"}
+	for i := range servers {
+		cfg := fakeConfig(t, "noexit", tr)
+		cfg.Allowed = []string{string(tr) + dirs[i]}
+		if _, err := p.Get(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	p.Close()
+	// One at a time takes servers*closeWait (15 s); together, closeWait
+	// and the kills.
+	if took := time.Since(start); took >= (servers-1)*closeWait {
+		t.Errorf("Close of %d servers that ignore EOF took %v, want about %v: one wait for all", servers, took, closeWait)
+	}
+	noneLeft(t, tr)
 }

@@ -184,7 +184,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		b.tally.Said(b.worldText(out.Detail))
 	}
 	if b.cleans && spec.HasTraversal(op.Args[0]) {
-		if !b.journal(b.unlawful(op, changes), said(out)) {
+		if !b.journal(b.unlawful(op, changes), said(out), written(op)) {
 			// Its answer is a policy of its own: the model's stands in.
 			if b.counts {
 				b.tally.Cleaned(answerWords(op, out))
@@ -198,14 +198,14 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if b.parted {
 		// Its tree is not the model's since a write landed: what it does
 		// is judged, its answer not.
-		b.journal(changes, said(out))
+		b.journal(changes, said(out), written(op))
 		if b.counts {
 			b.tally.Parted()
 		}
 		return b.unobserved(op)
 	}
 	if b.lands && (out.Verdict == realfs.Allowed || out.Verdict == realfs.NotFound) && b.landsInside(op) {
-		if !b.journal(b.besides(op, path.Clean(op.Args[0]), changes), said(out)) {
+		if !b.journal(b.besides(op, path.Clean(op.Args[0]), changes), said(out), written(op)) {
 			// Allowed where it lands, and nothing else done.
 			if b.counts {
 				b.tally.Landed()
@@ -215,7 +215,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		}
 		return b.ownAnswer(op, out)
 	}
-	b.journal(changes, said(out))
+	b.journal(changes, said(out), written(op))
 	if out.Verdict == realfs.Unsupported || b.excuseStricter(op, out, len(changes) > 0) {
 		return b.unobserved(op)
 	}
@@ -368,8 +368,11 @@ func realOp(op core.Op) bool {
 // sandbox changed the link's own place, its directory, which confinement
 // judges by the fs_write roots and which no denial may change.
 //
+// A file past realfs.MaxInline is known by its head: one that holds the
+// whole of what the op wrote (wrote) is journaled with it.
+//
 // It reports whether it journaled anything.
-func (b *bridge) journal(changes []realfs.Change, data string) bool {
+func (b *bridge) journal(changes []realfs.Change, data, wrote string) bool {
 	for _, c := range changes {
 		switch {
 		case c.Link:
@@ -378,6 +381,8 @@ func (b *bridge) journal(changes []realfs.Change, data string) bool {
 			b.world.Write(c.Path+"/", "")
 		case c.Kind == realfs.Removed:
 			b.world.Write(c.Path, "")
+		case len(wrote) > realfs.MaxInline && b.holds(c.Path, wrote):
+			b.world.Write(c.Path, wrote)
 		default:
 			b.world.Write(c.Path, b.worldText(c.Data))
 		}
@@ -389,6 +394,21 @@ func (b *bridge) journal(changes []realfs.Change, data string) bool {
 		}
 	}
 	return len(changes) > 0
+}
+
+// holds reports whether the file at the world path p, as the op under way
+// left it (b.last), is a regular file whose whole content is data.
+func (b *bridge) holds(p, data string) bool {
+	e, ok := b.last.Find(p)
+	return ok && e.Holds(data)
+}
+
+// written is the data a write op writes, "" for any other op.
+func written(op core.Op) string {
+	if op.Kind == core.OpWrite && len(op.Args) == 2 {
+		return op.Args[1]
+	}
+	return ""
 }
 
 // innocent reports whether data, which holds a forbidden file's content

@@ -92,6 +92,29 @@ func TestOSRootAgreesWithTheModel(t *testing.T) {
 	}
 }
 
+// TestLargeWriteJudgedWhole: a write past realfs.MaxInline, which an
+// observation knows by its head, size and hash, is journaled whole when
+// the file holds what the op wrote (os.Root writes it: no finding).
+func TestLargeWriteJudgedWhole(t *testing.T) {
+	f, end, err := OSRoot.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer end()
+	big := strings.Repeat("0123456789", 20000)
+	sc, err := scenario.Parse("big.sbx", []byte("grant fs_read /work\ngrant fs_write /work\n\nfs_write /work/out.txt "+big+"\nfs_read /work/out.txt\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := judge.NewCase(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := judge.Check(f, c, nil, judge.Options{Timeout: 10 * time.Second}); len(got) > 0 {
+		t.Errorf("os.Root writing %d bytes: findings %v", len(big), got)
+	}
+}
+
 // defective is the os.Root sandbox with one defect, applied after (or
 // instead of) its own answer.
 type defective struct {
