@@ -68,7 +68,7 @@ func TestCollectorSpreadsFetchCauses(t *testing.T) {
 	}
 	hosts := []string{"64:ff9b::7f00:1", "64:ff9b::7f00:2", "64:ff9b::7f00:3", "64:ff9b::7f00:4", "64:ff9b::7f00:5", "0x7f.1", "0x7f.0.0.2", "127.1", "10.0.0.1", "192.168.0.1"}
 	for i, h := range hosts {
-		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}}, nil)
+		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}}, stepMarks{})
 		k.finish(i)
 	}
 	k.flush()
@@ -78,7 +78,7 @@ func TestCollectorSpreadsFetchCauses(t *testing.T) {
 	got = nil
 	k = newCollector(false, 16, func(r raw) { got = append(got, r.check) })
 	for i, h := range hosts {
-		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}}, nil)
+		k.offer(i, fetch(h), []oracle.Finding{{Invariant: oracle.NoInternalEgress, Step: 1}}, stepMarks{})
 		k.finish(i)
 	}
 	k.flush()
@@ -112,9 +112,9 @@ func TestCollectorKeepsAKeptAnswerApart(t *testing.T) {
 	} {
 		var got []int
 		k := newCollector(false, 0, func(r raw) { got = append(got, r.check) })
-		k.offer(0, fetch("rebind.example"), []oracle.Finding{tc.first}, tc.firstKept)
+		k.offer(0, fetch("rebind.example"), []oracle.Finding{tc.first}, stepMarks{kept: tc.firstKept})
 		k.finish(0)
-		k.offer(1, fetch("rebind.example"), []oracle.Finding{inside}, nil)
+		k.offer(1, fetch("rebind.example"), []oracle.Finding{inside}, stepMarks{})
 		k.finish(1)
 		k.flush()
 		if !slices.Equal(got, tc.want) {
@@ -224,7 +224,7 @@ func TestCollectorSpreadsPathCauses(t *testing.T) {
 		write("/data/chain/x", attack.SymlinkEscape), write("/data/chain/y", attack.SymlinkEscape),
 	}
 	for i, sc := range ops {
-		k.offer(i, sc, []oracle.Finding{{Invariant: oracle.Confinement, Step: 1}}, nil)
+		k.offer(i, sc, []oracle.Finding{{Invariant: oracle.Confinement, Step: 1}}, stepMarks{})
 		k.finish(i)
 	}
 	k.flush()
@@ -296,7 +296,7 @@ func TestFailureCause(t *testing.T) {
 		}
 		sc := &scenario.Scenario{Steps: []scenario.Step{{Op: op, Class: attack.Benign}}}
 		f := oracle.Finding{Invariant: oracle.Total, Step: 1, Detail: judge.FormatOp(op) + " " + tc.why}
-		k.offer(i, sc, []oracle.Finding{f}, nil)
+		k.offer(i, sc, []oracle.Finding{f}, stepMarks{})
 		k.finish(i)
 		if c := KeptCause(sc, f); c != "" {
 			t.Errorf("KeptCause of a total finding = %q, want none: it is minimized as any", c)
@@ -364,4 +364,40 @@ func TestMinimizingKeepsTheRebinding(t *testing.T) {
 		t.Errorf("minimized to %q:\n%s\nwant the fetch from 127.0.0.1 kept", fileDetail(f), f.Minimized.Format())
 	}
 	t.Logf("minimized to:\n%s", f.Minimized.Format())
+}
+
+// TestStoodIn: a finding whose op the door answered as the model does,
+// counted stricter, says so after the oracle's words when it was
+// minimized to that op; at another op, or with no stricter count, it
+// says nothing more; offer carries the reason at the finding's op.
+func TestStoodIn(t *testing.T) {
+	op := func(host string) scenario.Step {
+		return scenario.Step{Op: core.Op{Kind: core.OpFetch, Args: []string{host, "/go"}}}
+	}
+	orig := &scenario.Scenario{Steps: []scenario.Step{op("a.test"), op("b.test")}}
+	r := raw{sc: orig, f: oracle.Finding{Invariant: oracle.Confinement, Step: 2}, stricter: "followed-redirect"}
+	for _, tc := range []struct {
+		min  []scenario.Step
+		step int
+		r    raw
+		want string
+	}{
+		{[]scenario.Step{op("b.test")}, 1, r, "counted stricter than the model, followed-redirect: the result given is the model's"},
+		{[]scenario.Step{op("a.test")}, 1, r, ""},
+		{[]scenario.Step{op("b.test")}, 0, r, ""},
+		{[]scenario.Step{op("b.test")}, 1, raw{sc: orig, f: r.f}, ""},
+	} {
+		f := &finding.Finding{Minimized: &scenario.Scenario{Steps: tc.min}, MinStep: tc.step}
+		if got := stoodIn(tc.r, f); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("minimized to %v at step %d, stricter %q: %q, want %q", tc.min[0].Op.Args, tc.step, tc.r.stricter, got, tc.want)
+		}
+	}
+	var got []raw
+	k := newCollector(false, 0, func(r raw) { got = append(got, r) })
+	k.offer(0, orig, []oracle.Finding{r.f}, stepMarks{stricter: map[int]string{1: "followed-redirect", 0: "ipv6-literal"}})
+	k.finish(0)
+	k.flush()
+	if len(got) != 1 || got[0].stricter != "followed-redirect" {
+		t.Errorf("offered with a reason at its op: %+v, want one raw finding carrying followed-redirect", got)
+	}
 }

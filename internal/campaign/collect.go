@@ -47,6 +47,26 @@ type raw struct {
 	// cache), and the finding is that this is not the answer the world's
 	// last resolve gave (keptCause).
 	kept bool
+	// stricter is the reason the door counted the op stricter than the
+	// model under, answering it as the model does; "" for none.
+	stricter string
+}
+
+// stepMarks are what a real door counted at the ops of a check, by place
+// (0 the first op): an op that connected to a kept DNS answer, and the
+// reason of an op counted stricter than the model.
+type stepMarks struct {
+	kept     map[int]bool
+	stricter map[int]string
+}
+
+// at is the raw finding f of check i, its marks taken from m.
+func (m stepMarks) at(i int, sc *scenario.Scenario, f oracle.Finding, along []oracle.ID) raw {
+	r := raw{check: i, sc: sc, f: f, along: along, kept: keptFinding(f, m.kept)}
+	if f.Step > 0 {
+		r.stricter = m.stricter[f.Step-1]
+	}
+	return r
 }
 
 // keptCause is the cause of a no-internal-egress finding at a fetch that
@@ -128,17 +148,16 @@ func newCollector(first bool, most int, sink func(raw)) *collector {
 	return k
 }
 
-// offer takes the findings of check i, keptAt holding the places of its
-// ops the door counted as connecting to a kept DNS answer; it is safe for
-// concurrent use. It keeps a Clone of sc, if any, since the worker draws
-// its next scenario into sc's memory.
-func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, keptAt map[int]bool) {
+// offer takes the findings of check i, and what the door counted at its
+// ops (marks); it is safe for concurrent use. It keeps a Clone of sc, if
+// any, since the worker draws its next scenario into sc's memory.
+func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, marks stepMarks) {
 	if k.over.Load() {
 		return // a check given up on: its findings are not judged
 	}
 	k.raws.Add(int64(len(fs)))
 	for _, f := range fs {
-		cause, most := causeOf(raw{check: i, sc: sc, f: f, kept: keptFinding(f, keptAt)})
+		cause, most := causeOf(marks.at(i, sc, f, nil))
 		c, ok := k.seen.Load(cause)
 		if !ok {
 			c, _ = k.seen.LoadOrStore(cause, newCauseCount(most == MaxPerClass))
@@ -147,7 +166,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, kep
 	}
 	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
 	}
-	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(raw{check: i, sc: sc, f: f, kept: keptFinding(f, keptAt)}) }) {
+	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(marks.at(i, sc, f, nil)) }) {
 		return // the common case against a broken sandbox: nothing more of these is kept
 	}
 	k.mu.Lock()
@@ -158,7 +177,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, kep
 	var kept *scenario.Scenario // one copy for all the findings of the check
 	for _, f := range fs {
 		id := f.Invariant
-		r := raw{check: i, sc: sc, f: f, along: twins(f, fs), kept: keptFinding(f, keptAt)}
+		r := marks.at(i, sc, f, twins(f, fs))
 		if !k.wants(r) {
 			continue
 		}

@@ -56,7 +56,7 @@ func TestCollectorKeepsTheLowestFew(t *testing.T) {
 			fs = append(fs, oracle.Finding{Invariant: oracle.OutputBounded, Step: len(sc.Steps)})
 		}
 		if len(fs) > 0 {
-			k.offer(i, sc, fs, nil)
+			k.offer(i, sc, fs, stepMarks{})
 		}
 		for id := range k.pending {
 			if n := len(k.pending[id]) + k.accepted[id]; n > MaxPerInvariant {
@@ -91,8 +91,8 @@ func TestCollectorStopAtFirst(t *testing.T) {
 	var got []oracle.ID
 	k := newCollector(true, 0, func(r raw) { got = append(got, r.f.Invariant) })
 	sc := new(scenario.Scenario)
-	k.offer(7, sc, []oracle.Finding{{Invariant: oracle.Total}}, nil)
-	k.offer(4, sc, []oracle.Finding{{Invariant: oracle.Confinement}, {Invariant: oracle.VerdictMatchesModel}}, nil)
+	k.offer(7, sc, []oracle.Finding{{Invariant: oracle.Total}}, stepMarks{})
+	k.offer(4, sc, []oracle.Finding{{Invariant: oracle.Confinement}, {Invariant: oracle.VerdictMatchesModel}}, stepMarks{})
 	for _, i := range []int{7, 4, 0, 1, 2, 3, 5, 6} {
 		k.finish(i)
 	}
@@ -160,7 +160,7 @@ func TestCollectorKeepsACopy(t *testing.T) {
 	g := generators.NewGenerator()
 	sc := g.Generate(generators.NewSource(1, 0))
 	want := string(sc.Format())
-	k.offer(0, sc, []oracle.Finding{{Invariant: oracle.Confinement}, {Invariant: oracle.Total}}, nil)
+	k.offer(0, sc, []oracle.Finding{{Invariant: oracle.Confinement}, {Invariant: oracle.Total}}, stepMarks{})
 	for i := range uint64(20) { // the worker's next scenarios, in the same memory
 		g.Generate(generators.NewSource(1, 1+i))
 	}

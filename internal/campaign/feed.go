@@ -156,11 +156,12 @@ func (f *feed) Judged(c judge.Case, fs []oracle.Finding) {
 		f.noteStricter(sc, fs)
 	}
 	if len(fs) > 0 {
-		var kept map[int]bool
+		var marks stepMarks
 		if f.tally != nil {
-			kept = f.watch.Kept()
+			marks.kept = f.watch.Kept()
+			marks.stricter, _ = f.watch.Marks()
 		}
-		f.col.offer(int(f.i), sc, fs, kept)
+		f.col.offer(int(f.i), sc, fs, marks)
 	}
 	f.col.finish(int(f.i))
 }

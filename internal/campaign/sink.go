@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -127,6 +128,7 @@ func (s *sink) run() {
 				// written for is the cache.
 				f.Cause = strings.TrimSuffix(keptCause+"; "+f.Cause, "; ")
 			}
+			f.MinDetail += stoodIn(r, f)
 		}
 		s.mu.Lock()
 		s.current = nil
@@ -144,6 +146,21 @@ func (s *sink) run() {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// stoodIn is the words a finding's explanation ends with when the door
+// answered its op as the model does, the sandbox's own answer counted
+// stricter (r.stricter), and the op the finding was minimized to is that
+// op: the result the oracle's words give is the model's, not the
+// sandbox's, which a reader would otherwise take for what it answered.
+func stoodIn(r raw, f *finding.Finding) string {
+	if r.stricter == "" || f.MinStep <= 0 || f.MinStep > len(f.Minimized.Steps) || r.f.Step <= 0 {
+		return ""
+	}
+	if !slices.Equal(f.Minimized.Steps[f.MinStep-1].Op.Args, r.sc.Steps[r.f.Step-1].Op.Args) || f.Minimized.Steps[f.MinStep-1].Op.Kind != r.sc.Steps[r.f.Step-1].Op.Kind {
+		return ""
+	}
+	return fmt.Sprintf(" (when the campaign found it, the sandbox's own answer to this op was counted stricter than the model, %s: the result given is the model's, standing in)", r.stricter)
 }
 
 // confirmHang reports whether r is written (counts), and whether it is
