@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
@@ -11,6 +12,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -163,6 +165,59 @@ func linksOnTheWay(p string, links []scenario.Link) (met, atEnd bool) {
 		met = met || atEnd
 	}
 	return met, atEnd
+}
+
+// contentCause names the cause of a verdict-matches-model finding whose
+// op got the model's verdict with other bytes, or left other bytes or
+// usage than the model's, read in the oracle's words: what the sandbox
+// does to data (a carriage return dropped, a path trimmed, a meter off),
+// whatever attack drew the op, each the op's kind's. "" for any other
+// finding: a verdict of another kind is its attack class's.
+func contentCause(op core.Op, f oracle.Finding) string {
+	if f.Invariant != oracle.VerdictMatchesModel {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(f.Detail, judge.FormatOp(op)+" returned ")
+	if !ok {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(rest, "ok as the model does, but left usage "):
+		return op.Kind + ", usage other than the model's"
+	case strings.HasPrefix(rest, "ok as the model does, but left "):
+		return op.Kind + ", a file left other than written"
+	}
+	// "KIND with DATA, but the model of SPEC §5 gives KIND with DATA": the
+	// kinds alike, the data quoted (or "no data") on both sides.
+	kind, after, ok := strings.Cut(rest, " with ")
+	if !ok {
+		return ""
+	}
+	if after, ok = skipData(after); !ok || !strings.HasPrefix(after, ", but the model of SPEC §5 gives "+kind+" with ") {
+		return ""
+	}
+	return op.Kind + ", data other than the model's"
+}
+
+// skipData returns what follows the data a finding's words quote at the
+// start of s (a Go-quoted string, cut as the oracle cuts a long one, or
+// "no data"), and false when s starts with neither.
+func skipData(s string) (string, bool) {
+	if rest, ok := strings.CutPrefix(s, "no data"); ok {
+		return rest, true
+	}
+	q, err := strconv.QuotedPrefix(s)
+	if err != nil {
+		return "", false
+	}
+	s = s[len(q):]
+	if rest, ok := strings.CutPrefix(s, "… ("); ok { // "… (N bytes in all)" after a cut one
+		if _, after, found := strings.Cut(rest, " bytes in all)"); found {
+			return after, true
+		}
+		return "", false
+	}
+	return s, true
 }
 
 // prefixSibling reports whether a root's string, its trailing slash

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"context"
 	"net/netip"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
+	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -399,5 +401,94 @@ func TestStoodIn(t *testing.T) {
 	k.flush()
 	if len(got) != 1 || got[0].stricter != "followed-redirect" {
 		t.Errorf("offered with a reason at its op: %+v, want one raw finding carrying followed-redirect", got)
+	}
+}
+
+// crStripping is a world whose writes and reads drop a carriage return
+// before a newline: a sandbox on it leaves other bytes than it was asked
+// to write, and reads other bytes than the file holds.
+type crStripping struct{ core.World }
+
+func (w crStripping) Write(p, data string) { w.World.Write(p, strings.ReplaceAll(data, "\r\n", "\n")) }
+
+func (w crStripping) Read(p string) (string, bool) {
+	data, ok := w.World.Read(p)
+	return strings.ReplaceAll(data, "\r\n", "\n"), ok
+}
+
+// TestContentCause: a sandbox that mangles the data it writes or reads
+// fails verdict-matches-model at such ops of every attack class; in the
+// oracle's own words each is one cause of its kind (the file left, the
+// data read), and a verdict of another kind, or a finding of another
+// invariant, is none.
+func TestContentCause(t *testing.T) {
+	mangling := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return core.ReferenceFactory(g, crStripping{w})
+	}
+	for src, want := range map[string]string{
+		"grant fs_read /work\ngrant fs_write /work\n\nfs_write /work/a \"one\\r\\ntwo\"\n":                  "fs_write, a file left other than written",
+		"grant fs_read /work\nfile /work/a \"one\\r\\ntwo\"\n\nfs_read /work/a\n":                           "fs_read, data other than the model's",
+		"grant fs_read /work\nfile /work/a \"" + strings.Repeat("y", 300) + "\\r\\n\"\n\nfs_read /work/a\n": "fs_read, data other than the model's",
+	} {
+		sc, err := scenario.Parse("cr.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		fs, _ := oracle.Check(mangling, sc, nil, oracle.Options{}) // its grant is valid: no error
+		for _, f := range fs {
+			if f.Invariant == oracle.VerdictMatchesModel {
+				got = append(got, contentCause(sc.Steps[f.Step-1].Op, f))
+			}
+		}
+		if !slices.Equal(got, []string{want}) {
+			t.Errorf("%q: causes %q of findings %v, want %q", src, got, fs, want)
+		}
+	}
+	sc, err := scenario.Parse("a.sbx", []byte("grant fs_read /work\n\nfs_read /work/x\nfs_read /work/a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		f    oracle.Finding
+		step int
+		want string
+	}{
+		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `fs_read /work/a returned ok with "one\ntwo", but the model of SPEC §5 gives ok with "one\r\ntwo": every check passes`}, 1, "fs_read, data other than the model's"},
+		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `fs_read /work/a returned ok with "` + strings.Repeat("y", 256) + `"… (301 bytes in all), but the model of SPEC §5 gives ok with "` + strings.Repeat("y", 256) + `"… (302 bytes in all): every check passes`}, 1, "fs_read, data other than the model's"},
+		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `fs_read /work/a returned ok with no data, but the model of SPEC §5 gives ok with "x": every check passes`}, 1, "fs_read, data other than the model's"},
+		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `fs_read /work/a returned ok with 3 bytes, but the model of SPEC §5 gives fs_read_denied: no root`}, 1, ""},
+		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `fs_read /work/a returned not_found with "x, but the model of SPEC §5 gives ok with ", but the model of SPEC §5 gives ok with "y": forged`}, 1, ""},
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `fs_read /work/a returned ok with "x", but the model of SPEC §5 gives ok with "y"`}, 1, ""},
+		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `fs_read /work/a returned ok as the model does, but left usage ops=2 wall=0 output=3 where the model of SPEC §5 has ops=2 wall=0 output=4: rule`}, 1, "fs_read, usage other than the model's"},
+	} {
+		if got := contentCause(sc.Steps[1].Op, tc.f); got != tc.want {
+			t.Errorf("contentCause(%q) = %q, want %q", tc.f.Detail, got, tc.want)
+		}
+	}
+}
+
+// TestCampaignWritesOneContentDefectOnce: a campaign against a sandbox
+// that drops carriage returns writes its verdict-matches-model findings
+// one per kind of op, not two per attack class that drew them.
+func TestCampaignWritesOneContentDefectOnce(t *testing.T) {
+	mangling := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return core.ReferenceFactory(g, crStripping{w})
+	}
+	target := sut.Target{Name: "crlf", Start: func() (core.Factory, func() error, error) { return mangling, func() error { return nil }, nil }}
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 3000, Workers: 1, PerInvariant: 16, Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var causes []string
+	for _, f := range res.Findings {
+		if f.Invariant == oracle.VerdictMatchesModel {
+			causes = append(causes, f.Cause)
+			t.Logf("%s [%s] %.120s", f.Class, f.Cause, f.MinDetail)
+		}
+	}
+	slices.Sort(causes)
+	if len(causes) == 0 || len(causes) != len(slices.Compact(slices.Clone(causes))) {
+		t.Errorf("verdict-matches-model written for causes %q: want each once", causes)
 	}
 }

@@ -318,6 +318,9 @@ func causeOf(r raw) (string, int) {
 	if c := pathCause(st.Op, r.sc); c != "" {
 		return c, MaxPerCause
 	}
+	if c := contentCause(st.Op, r.f); c != "" {
+		return c, MaxPerCause
+	}
 	return st.Class.String(), MaxPerClass
 }
 

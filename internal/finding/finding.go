@@ -190,7 +190,7 @@ func (p *Pipeline) ProcessAlong(sc *scenario.Scenario, f oracle.Finding, along [
 		out.Class = p.Class(out.Minimized, out.MinStep, out.Class)
 	}
 	if p.Cause != nil {
-		out.Cause = p.Cause(out.Minimized, oracle.Finding{Invariant: f.Invariant, Step: out.MinStep})
+		out.Cause = p.Cause(out.Minimized, oracle.Finding{Invariant: f.Invariant, Step: out.MinStep, Detail: out.MinDetail})
 	}
 	return out
 }
