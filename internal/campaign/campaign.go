@@ -76,6 +76,11 @@ type Config struct {
 	// Progress, when set, is called about once a second from a single
 	// goroutine with the counts so far.
 	Progress func(Progress)
+	// Written, when set, is called with each finding as the campaign
+	// keeps it (its file written, when Out is set), in the order of
+	// Result.Findings, from a single goroutine: what a log shows while the
+	// campaign goes on. It must not block.
+	Written func(Finding)
 	// Abort, when closed, ends the campaign at once (a second signal):
 	// what was found and is not minimized yet is written as it was found,
 	// and Run returns without waiting for the checks or the minimization
@@ -209,6 +214,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// (a rebinding to a name answered internal at once).
 	out.p.Cause, out.p.ShrinkPastCause, out.as.Cause = KeptCause, cfg.StopAtFirst, KeptCause
 	out.p.Class = MinimizedClass
+	out.written = cfg.Written
 	col := newCollector(cfg.StopAtFirst, cfg.PerInvariant, out.put)
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a

@@ -34,6 +34,8 @@ type sink struct {
 	// Only the sink's goroutine touches p (its Factory is the session's);
 	// as, never modified, writes findings and makes them as found.
 	p, as *finding.Pipeline
+	// written is Config.Written, called with each finding recorded.
+	written func(Finding)
 
 	mu       sync.Mutex // guards everything below
 	wake     *sync.Cond // on mu: a raw finding was queued, or the sink closed
@@ -330,6 +332,9 @@ func (s *sink) record(r raw, f *finding.Finding, unconfirmed bool) {
 		out.Path = path
 	}
 	s.findings = append(s.findings, out)
+	if s.written != nil {
+		s.written(out)
+	}
 }
 
 // unminimized reports whether f was left as it was found: its

@@ -416,6 +416,29 @@ func TestTwinFindingsSayTheirOp(t *testing.T) {
 	}
 }
 
+// TestFindingsNotedAsWritten: with progress shown, each finding file is
+// named on stderr as it is written, before the summary lists it on stdout
+// at the end: a log read while the campaign runs shows what was found.
+func TestFindingsNotedAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	_, out, errs := run(t, "run", "--sut", "mutant:raw-prefix", "--checks", "20", "--workers", "1", "--progress", "1h", "--out", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.sbx"))
+	var findings []string
+	for _, f := range files {
+		if !strings.Contains(filepath.Base(f), "stricter") {
+			findings = append(findings, f)
+		}
+	}
+	if len(findings) == 0 {
+		t.Fatalf("no finding written:\n%s%s", out, errs)
+	}
+	for _, f := range findings {
+		if !strings.Contains(errs, "sbxfuzz: progress: wrote "+f+": ") {
+			t.Errorf("stderr does not name %s as written:\n%s", f, errs)
+		}
+	}
+}
+
 // TestProgressLine: the progress line says how many findings are written
 // and how many are still to minimize, while the checks run (a count of
 // the written alone read as 2 where the run wrote 9) and once they are

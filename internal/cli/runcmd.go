@@ -371,11 +371,31 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 	}
 	terminal := isTerminal(e.stderr)
 	cfg.Progress = progressReporter(e.stderr, terminal, e.progress)
+	if cfg.Progress != nil {
+		cfg.Written = writtenNote(e.stderr, terminal)
+	}
 	res, err := campaign.Run(ctx, cfg)
 	if err == nil && terminal {
 		fmt.Fprintln(e.stderr)
 	}
 	return res, err
+}
+
+// writtenNote is a campaign's Written where progress is shown: a line on
+// stderr for each finding file as it is written, so that a log read while
+// the campaign runs (a CI job's, with --progress) shows what was found
+// before the summary on stdout, at the end, lists it. On a terminal it
+// clears the progress line it takes the place of.
+func writtenNote(w io.Writer, terminal bool) func(campaign.Finding) {
+	clear := ""
+	if terminal {
+		clear = "\r\x1b[K"
+	}
+	return func(f campaign.Finding) {
+		if f.Path != "" {
+			fmt.Fprintf(w, "%ssbxfuzz: progress: wrote %s: %s (check %d)\n", clear, f.Path, f.Invariant, f.Check)
+		}
+	}
 }
 
 // progressReporter is a campaign's Progress (called about once a second)
