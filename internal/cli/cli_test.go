@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
@@ -436,6 +438,28 @@ func TestFindingsNotedAsWritten(t *testing.T) {
 		if !strings.Contains(errs, "sbxfuzz: progress: wrote "+f+": ") {
 			t.Errorf("stderr does not name %s as written:\n%s", f, errs)
 		}
+	}
+}
+
+// TestProgressAndNotesShareStderr: the campaign's progress and its
+// written notes, from two goroutines, reach one writer whole and without
+// a race (go test -race), through lockedWriter.
+func TestProgressAndNotesShareStderr(t *testing.T) {
+	var buf bytes.Buffer
+	w := &lockedWriter{w: &buf}
+	progress, note := progressReporter(w, true, 0), writtenNote(w, true)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 200 {
+			progress(campaign.Progress{Checks: 1, Elapsed: time.Second})
+		}
+	})
+	for range 200 {
+		note(campaign.Finding{Path: "f.sbx", Finding: new(finding.Finding)})
+	}
+	wg.Wait()
+	if n := strings.Count(buf.String(), "wrote f.sbx"); n != 200 {
+		t.Errorf("%d notes whole, want 200", n)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
@@ -370,15 +371,29 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 		debug.SetMemoryLimit(campaignMemoryLimit)
 	}
 	terminal := isTerminal(e.stderr)
-	cfg.Progress = progressReporter(e.stderr, terminal, e.progress)
+	stderr := &lockedWriter{w: e.stderr} // the progress and the written notes come from two goroutines
+	cfg.Progress = progressReporter(stderr, terminal, e.progress)
 	if cfg.Progress != nil {
-		cfg.Written = writtenNote(e.stderr, terminal)
+		cfg.Written = writtenNote(stderr, terminal)
 	}
 	res, err := campaign.Run(ctx, cfg)
 	if err == nil && terminal {
 		fmt.Fprintln(e.stderr)
 	}
 	return res, err
+}
+
+// lockedWriter serializes the writes to w of several goroutines: a
+// writer given to Main need not be safe for concurrent use.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // writtenNote is a campaign's Written where progress is shown: a line on
