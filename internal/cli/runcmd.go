@@ -386,14 +386,15 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 // lockedWriter serializes the writes to w of several goroutines: a
 // writer given to Main need not be safe for concurrent use.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	sync.Mutex
+	w io.Writer
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+func (l *lockedWriter) Write(p []byte) (n int, err error) {
+	l.Lock()
+	n, err = l.w.Write(p)
+	l.Unlock()
+	return n, err
 }
 
 // writtenNote is a campaign's Written where progress is shown: a line on

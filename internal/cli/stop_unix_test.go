@@ -20,21 +20,21 @@ import (
 )
 
 // lockedBuffer is a bytes.Buffer safe to write from the signal goroutine
-// while the test reads it.
+// while the test reads it (newLockedBuffer).
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	lockedWriter
+	b bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
+func newLockedBuffer() *lockedBuffer {
+	l := &lockedBuffer{}
+	l.w = &l.b
+	return l
 }
 
 func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.Lock()
+	defer l.Unlock()
 	return l.b.String()
 }
 
@@ -90,8 +90,8 @@ func stopStuckCampaign(t *testing.T, sigs ...syscall.Signal) (int, string, strin
 	t.Helper()
 	s := &stuckMinimizer{blocked: make(chan struct{})}
 	out := t.TempDir()
-	stderr := &lockedBuffer{}
-	e := &env{stdout: &lockedBuffer{}, stderr: stderr, getenv: func(string) string { return "" },
+	stderr := newLockedBuffer()
+	e := &env{stdout: newLockedBuffer(), stderr: stderr, getenv: func(string) string { return "" },
 		extra: []sut.Target{s.target(t)}, exit: func(int) {}}
 	status := make(chan int, 1)
 	go func() {
@@ -208,7 +208,7 @@ func TestCommandsExit3OnSignal(t *testing.T) {
 	} {
 		blocked := make(chan struct{})
 		exited := make(chan int, 1)
-		e := &env{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, getenv: func(string) string { return "" },
+		e := &env{stdout: newLockedBuffer(), stderr: newLockedBuffer(), getenv: func(string) string { return "" },
 			extra: []sut.Target{blockingTarget(blocked)}, exit: func(c int) { exited <- c }}
 		returned := make(chan int, 1)
 		go func() { returned <- runIn(e, append(c.args, "--sut", "blocking")) }()
