@@ -403,13 +403,13 @@ func (l *lockedWriter) Write(p []byte) (n int, err error) {
 // before the summary on stdout, at the end, lists it. On a terminal it
 // clears the progress line it takes the place of.
 func writtenNote(w io.Writer, terminal bool) func(campaign.Finding) {
-	clear := ""
+	erase := ""
 	if terminal {
-		clear = "\r\x1b[K"
+		erase = "\r\x1b[K"
 	}
 	return func(f campaign.Finding) {
 		if f.Path != "" {
-			fmt.Fprintf(w, "%ssbxfuzz: progress: wrote %s: %s (check %d)\n", clear, f.Path, f.Invariant, f.Check)
+			fmt.Fprintf(w, "%ssbxfuzz: progress: wrote %s: %s (check %d)\n", erase, f.Path, f.Invariant, f.Check)
 		}
 	}
 }

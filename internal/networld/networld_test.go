@@ -295,49 +295,53 @@ func TestBareConnection(t *testing.T) {
 // from by a request: the journal, and so a replay's, is the same whatever
 // their number.
 func TestBareConnectionsOncePerAddress(t *testing.T) {
-	for _, spare := range []int{1, 3} {
+	public, other := netip.MustParseAddr("151.101.1.69"), netip.MustParseAddrPort("10.0.0.9:80")
+	spares := func(n int, at ...netip.AddrPort) []netns.Record {
+		var recs []netns.Record
+		for i := range n {
+			for j, a := range at {
+				recs = append(recs, netns.Record{Conn: 10 + 10*j + i, Local: a})
+			}
+		}
+		return recs
+	}
+	at203 := netip.AddrPortFrom(spec203, 80)
+	for _, tc := range []struct {
+		name       string
+		aimed      netip.Addr // where the op's request went
+		host, path string     // its Host and path
+		recs       []netns.Record
+		want       []string
+		bare       bool
+	}{
+		{"one spare each way", spec203, "a.test", "/data", spares(1, at203, other),
+			[]string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /data", "fetch a.test 10.0.0.9 /data"}, true},
+		{"three spare each way", spec203, "a.test", "/data", spares(3, at203, other),
+			[]string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /data", "fetch a.test 10.0.0.9 /data"}, true},
+		{"a spare beside the request", spec203, "a.test", "/data", spares(1, at203),
+			[]string{"resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /data"}, false},
+		// A request for another host (a literal a Location named): a spare
+		// connection to that address is neither the op's nor a second
+		// fetch of that host.
+		{"a spare beside another host's request", public, "151.101.1.69", "/x", spares(1, netip.AddrPortFrom(public, 443)),
+			[]string{"resolve a.test -> 203.0.113.1", "resolve 151.101.1.69 -> 151.101.1.69", "fetch 151.101.1.69 151.101.1.69 /x"}, false},
+	} {
 		w := testWorld()
-		b := bound(w, spec203)
+		b := bound(w, tc.aimed)
 		var recs []netns.Record
 		b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
 		b.BeginOp(fetchOp("a.test", "/data"))
 		lookupBoth(b, "a.test", false)
-		serve(b, "GET", "/data", "a.test")
-		for i := range spare {
-			recs = append(recs, netns.Record{Conn: 10 + i, Local: netip.AddrPortFrom(spec203, 80)},
-				netns.Record{Conn: 20 + i, Local: netip.MustParseAddrPort("10.0.0.9:80")})
-		}
+		serve(b, "GET", tc.path, tc.host)
+		recs = tc.recs
 		b.EndOp()
-		wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /data", "fetch a.test 10.0.0.9 /data")
-		if !b.Served().Bare {
-			t.Errorf("%d spare connections each way: one to an address no request went to is journaled, but Bare is false", spare)
+		if got := journal(w); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: journal\n  got  %q\n  want %q", tc.name, got, tc.want)
+		}
+		if b.Served().Bare != tc.bare {
+			t.Errorf("%s: Bare %v, want %v (a replay marks a Bare op as one that sent no request)", tc.name, b.Served().Bare, tc.bare)
 		}
 	}
-	w := testWorld()
-	b := bound(w, spec203)
-	recs := []netns.Record{}
-	b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
-	b.BeginOp(fetchOp("a.test", "/data"))
-	lookupBoth(b, "a.test", false)
-	serve(b, "GET", "/data", "a.test")
-	recs = append(recs, netns.Record{Conn: 7, Local: netip.AddrPortFrom(spec203, 80)})
-	b.EndOp()
-	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.1 /data")
-	if b.Served().Bare {
-		t.Error("a spare connection beside the request is Bare: a replay would say the op sent no request")
-	}
-	// A request for another host (a literal the Location named) fetched
-	// from an address: a connection without a request to that address,
-	// the other host's answer, adds nothing either.
-	w = testWorld()
-	b = bound(w, netip.MustParseAddr("151.101.1.69"))
-	b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
-	b.BeginOp(fetchOp("a.test", "/data"))
-	lookupBoth(b, "a.test", false)
-	serve(b, "GET", "/x", "151.101.1.69")
-	recs = append(recs, netns.Record{Conn: 8, Local: netip.MustParseAddrPort("151.101.1.69:443")})
-	b.EndOp()
-	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "resolve 151.101.1.69 -> 151.101.1.69", "fetch 151.101.1.69 151.101.1.69 /x")
 }
 
 // TestClosedBetweenOps: after EndOp, and before any world is bound, a
