@@ -335,6 +335,51 @@ func addrCause(a netip.Addr) string {
 	return "public"
 }
 
+// refusedLookup is the cause of a fetch the sandbox refused after it
+// looked the op's host up, where the model refuses it before any lookup
+// (SPEC §5 checks the grant first): a guard that resolves every host
+// before its allow-list leaks each refused name to DNS, whatever the name
+// answers, so its confinement and no-effect-on-denial findings are one
+// cause, not one for each range the answers fall in.
+const refusedLookup = "net_fetch, a host looked up, then refused"
+
+// lookupCause is refusedLookup for a confinement or no-effect-on-denial
+// finding at op whose only effect on the world was the lookup, read in
+// the oracle's words; "" for any other. A refusal that also connected is
+// judged by its host, as any fetch that left.
+func lookupCause(op core.Op, f oracle.Finding) string {
+	at := judge.FormatOp(op)
+	switch f.Invariant {
+	case oracle.Confinement:
+		// "OP returned KIND and the journal shows resolve ...", with
+		// ", and then fetch ..." when a connection followed.
+		rest, ok := strings.CutPrefix(f.Detail, at+" returned ")
+		if !ok {
+			return ""
+		}
+		kind, after, ok := strings.Cut(rest, " and the journal shows resolve ")
+		if !ok || kind == core.OK.String() || kind == core.NotFound.String() || strings.Contains(kind, " with ") ||
+			strings.Contains(after, ", and then ") {
+			return ""
+		}
+	case oracle.NoEffectOnDenial:
+		// "OP was refused with KIND, but the world changed: the journal
+		// gained 1 entries, first "resolve ...""
+		rest, ok := strings.CutPrefix(f.Detail, at+" was refused with ")
+		if !ok {
+			return ""
+		}
+		_, after, ok := strings.Cut(rest, ", but the world changed: ")
+		if !ok || !strings.HasPrefix(after, `the journal gained 1 entries, first "resolve `) ||
+			strings.HasSuffix(after, "and the VFS content changed") {
+			return ""
+		}
+	default:
+		return ""
+	}
+	return refusedLookup
+}
+
 // failureContext begins the clauses of a failure's words that say what a
 // process printed before (its stderr's tail, lines of its stdout), which
 // a process kept from scenario to scenario fills with earlier ops' words:

@@ -16,6 +16,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -490,5 +491,58 @@ func TestCampaignWritesOneContentDefectOnce(t *testing.T) {
 	slices.Sort(causes)
 	if len(causes) == 0 || len(causes) != len(slices.Compact(slices.Clone(causes))) {
 		t.Errorf("verdict-matches-model written for causes %q: want each once", causes)
+	}
+}
+
+// TestLookupCause: a fetch refused after a lookup of its host is one
+// cause, whatever the name answered; a refusal that also connected, a
+// lookup of more than the host, and an op let through are judged by
+// their host.
+func TestLookupCause(t *testing.T) {
+	op := core.Op{Kind: core.OpFetch, Args: []string{"e", "/"}}
+	for _, tc := range []struct {
+		f    oracle.Finding
+		want string
+	}{
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned egress_denied and the journal shows resolve e -> 203.0.113.1, but "e" is not a granted host (none granted)`}, refusedLookup},
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned max_ops (hard) and the journal shows resolve e -> 127.0.0.1, but "e" is not a granted host (none granted)`}, refusedLookup},
+		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 1 entries, first "resolve e -> 10.0.0.5"`}, refusedLookup},
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned egress_denied and the journal shows resolve e -> 203.0.113.1, and then fetch e 203.0.113.1 /, but "e" is not a granted host (none granted)`}, ""},
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned not_found and the journal shows resolve e -> 203.0.113.1, but "e" is not a granted host (none granted)`}, ""},
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned ok with 3 bytes and the journal shows resolve r -> 203.0.113.1, but "r" is not a granted host (none granted)`}, ""},
+		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 2 entries, first "resolve e -> 10.0.0.5"`}, ""},
+		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 1 entries, first "fetch e 10.0.0.5 /"`}, ""},
+		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `net_fetch e / returned egress_denied and the journal shows resolve e -> 203.0.113.1`}, ""},
+	} {
+		if got := lookupCause(op, tc.f); got != tc.want {
+			t.Errorf("lookupCause(%q) = %q, want %q", tc.f.Detail, got, tc.want)
+		}
+	}
+}
+
+// TestCampaignWritesALookupBeforeTheAllowListOnce: a sandbox that looks
+// every host up before its allow-list leaks each refused one, whatever it
+// answers: its confinement and no-effect-on-denial findings are one cause
+// each, not one for every range the answers fall in.
+func TestCampaignWritesALookupBeforeTheAllowListOnce(t *testing.T) {
+	m, ok := mutants.Lookup("lookup-before-allowlist")
+	if !ok {
+		t.Fatal("no lookup-before-allowlist mutant")
+	}
+	target := sut.Target{Name: "lookup-first", Start: func() (core.Factory, func() error, error) { return m.Factory, func() error { return nil }, nil }}
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 1000, Workers: 1, PerInvariant: 16, Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := map[oracle.ID][]string{}
+	for _, f := range res.Findings {
+		if f.Invariant == oracle.Confinement || f.Invariant == oracle.NoEffectOnDenial {
+			written[f.Invariant] = append(written[f.Invariant], f.Cause)
+		}
+	}
+	for _, id := range []oracle.ID{oracle.Confinement, oracle.NoEffectOnDenial} {
+		if !slices.Equal(written[id], []string{refusedLookup}) {
+			t.Errorf("%s written for causes %q, want once, for %q", id, written[id], refusedLookup)
+		}
 	}
 }

@@ -297,7 +297,8 @@ func (k *collector) room(id oracle.ID, p []raw) []raw {
 // findings of one invariant may share it: for a total finding, how the
 // sandbox failed (failureCause); for a fetch, what a guard that lets it
 // through gets wrong (hostCause: it fails the same way at every such op,
-// whatever attack drew it); for a file op whose path leaves its roots or
+// whatever attack drew it), or that it looked the host up before refusing
+// it (lookupCause); for a file op whose path leaves its roots or
 // passes through a link, how (pathCause); for any other op, its attack
 // class; for the run as a whole, the unlabelled class.
 func causeOf(r raw) (string, int) {
@@ -313,6 +314,9 @@ func causeOf(r raw) (string, int) {
 		return failureCause(st.Op, r.f.Detail), MaxPerCause
 	}
 	if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 {
+		if c := lookupCause(st.Op, r.f); c != "" {
+			return c, MaxPerCause
+		}
 		return hostCause(st.Op.Args[0], r.sc.World.DNS), MaxPerCause
 	}
 	if c := pathCause(st.Op, r.sc); c != "" {

@@ -286,6 +286,24 @@ func TestMinimizeKeepsTheCause(t *testing.T) {
 	}
 }
 
+// TestMinimizeKeepsTheHeadersInvariant: a finding file is minimized for
+// the invariant its header names, not the first one the oracle finds at
+// its op (a lookup before the allow-list breaks no-effect-on-denial
+// first, then confinement).
+func TestMinimizeKeepsTheHeadersInvariant(t *testing.T) {
+	for _, tc := range []struct{ header, want string }{
+		{"", "no-effect-on-denial: 1 ops minimized"},
+		{"# finding: confinement\n", "confinement: 1 ops minimized"},
+		{"# finding: no-such-invariant\n", "no-effect-on-denial: 1 ops minimized"},
+	} {
+		f := writeFile(t, t.TempDir(), "f.sbx", tc.header+"\nnet_fetch e /\n")
+		st, _, errs := run(t, "minimize", "--sut", "mutant:lookup-before-allowlist", f)
+		if st != ExitFinding || !strings.Contains(errs, tc.want) {
+			t.Errorf("header %q: status %d, stderr %q, want %q", tc.header, st, errs, tc.want)
+		}
+	}
+}
+
 func TestRunBadFlagsExit2(t *testing.T) {
 	for _, args := range [][]string{{"run", "--checks", "-1"}, {"run", "--sut", "nope"}, {"run", "--format", "md"}, {"run", "extra"}, {"run", "--duration", "xyz"}} {
 		if st, _, _ := run(t, args...); st != ExitUsage {

@@ -16,9 +16,10 @@ import (
 func runMinimize(e *env, args []string) int {
 	fs := newFlags(e, "minimize", "[--sut NAME [--profile NAME|FILE]] [--timeout D] [--start-timeout D] [--tree-dir DIR] [--invariant ID] [-w] FILE", `
 Shrink a failing scenario while the oracle still finds the same invariant
-violated on the sandbox under test (the first one found, or --invariant): drop
-the ops after the failure, remove ops from the back, remove grant and world
-entries, shorten arguments, within 20,000 candidates and 60 s. The result is
+violated on the sandbox under test (--invariant, else the one named by FILE's
+"# finding:" header, else the first one found): drop the ops after the
+failure, remove ops from the back, remove grant and world entries, shorten
+arguments, within 20,000 candidates and 60 s. The result is
 1-minimal unless a limit cut it short, with the results of the oracle's model
 of docs/SPEC.md §5 written in as expectations. It is printed in canonical
 form, or written back atomically with -w. Exit 1 when the scenario fails (and
@@ -27,7 +28,7 @@ SIGTERM or SIGHUP. A real sandbox (osroot, mcp:, proxy:) is asked what run would
 it: the ops its adapter cannot express are left out first.`)
 	sutName := fs.String("sut", sut.Reference, sutHelp)
 	treeDirFlag(e, fs)
-	inv := fs.String("invariant", "", "the invariant to keep violated (default: the first one found)")
+	inv := fs.String("invariant", "", "the invariant to keep violated (default: the one FILE's '# finding:' header names, else the first one found)")
 	write := fs.Bool("w", false, "rewrite FILE with the minimized scenario")
 	timeout := timeoutFlag(e, fs)
 	if st, ok := parseFlags(e, fs, args); !ok {
@@ -59,6 +60,13 @@ it: the ops its adapter cannot express are left out first.`)
 	if *inv != "" {
 		if _, ok := judge.ParseID(*inv); !ok {
 			return errorf(e, "--invariant: unknown invariant %q", *inv)
+		}
+	} else if id, ok := finding.NamedInvariant(sc); ok {
+		if _, known := judge.ParseID(id); known {
+			// A campaign's file is the finding of the invariant its
+			// name and header give: the first one the oracle finds may
+			// be another (a fetch both unconfined and internal).
+			*inv = id
 		}
 	}
 	// What the sandbox is asked is what a campaign would ask it: the

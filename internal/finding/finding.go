@@ -495,6 +495,16 @@ func NamesCause(sc *scenario.Scenario) bool {
 	})
 }
 
+// NamedInvariant returns the invariant sc's header, a finding's that
+// sbxfuzz wrote, says it was found for, and whether it names one.
+func NamedInvariant(sc *scenario.Scenario) (string, bool) {
+	if len(sc.Comment) == 0 {
+		return "", false
+	}
+	id, ok := strings.CutPrefix(sc.Comment[0], "finding: ")
+	return strings.TrimSpace(id), ok
+}
+
 // causeMark starts the clause of a header's sandbox line that names the
 // finding's cause.
 const causeMark = "; cause: "

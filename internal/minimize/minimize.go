@@ -86,6 +86,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 	cur = m.shortestPrefix(cur)
 	for changed := true; changed && !m.stats.Cut; {
 		before := string(cur.Format())
+		cur = m.plainHosts(cur) // before the world lines that spell them go
 		cur = m.removeOps(cur)
 		cur = m.removeBudgetBurners(cur)
 		cur = m.removeWorldLists(cur)
@@ -423,6 +424,42 @@ func (m *minimizer) shrinkOverflows(cur *scenario.Scenario) *scenario.Scenario {
 			}
 		}
 	})
+}
+
+// plainHosts tries, for each net_fetch, the spelling its scenario writes
+// its host in (a granted host, a dns line's, a route's) where the op
+// spells it another way (in ASCII case, or one trailing dot): a failure
+// that does not need the variant reads as what it is, a rebinding rather
+// than a case fold, and one that does keeps it.
+func (m *minimizer) plainHosts(cur *scenario.Scenario) *scenario.Scenario {
+	for i := range cur.Steps {
+		op := cur.Steps[i].Op
+		if op.Kind != core.OpFetch || len(op.Args) != 2 {
+			continue
+		}
+		carried := urlCarried(op)
+		for _, h := range writtenHosts(cur) {
+			if h != op.Args[0] && spec.NormalizeHost(h) == spec.NormalizeHost(op.Args[0]) && (!carried || spec.URLCarriesHost(h)) {
+				if next := m.keep(cur, func(c *scenario.Scenario) { c.Steps[i].Op.Args[0] = h }); next != cur {
+					cur = next
+					break
+				}
+			}
+		}
+	}
+	return cur
+}
+
+// writtenHosts returns the hosts sc's grant and world name, in that order.
+func writtenHosts(sc *scenario.Scenario) []string {
+	hosts := slices.Clone(sc.Grant.NetHosts)
+	for _, d := range sc.World.DNS {
+		hosts = append(hosts, d.Host)
+	}
+	for _, r := range sc.World.Routes {
+		hosts = append(hosts, r.Host)
+	}
+	return hosts
 }
 
 // worldStrings returns pointers to the data, bodies and outputs of sc's

@@ -3,6 +3,7 @@ package minimize
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -409,5 +411,44 @@ func TestMinimizeWritesRootsPlainly(t *testing.T) {
 	}
 	if min, _ := Minimize(needs, 1, fails, Limits{}); len(min.Grant.FSRead) != 1 || min.Grant.FSRead[0] != "/work/" {
 		t.Errorf("roots %q, want /work/ kept:\n%s", min.Grant.FSRead, min.Format())
+	}
+}
+
+// TestMinimizeSpellsHostsAsWritten: a fetch whose host the scenario's
+// grant or dns line spells another way (case, a trailing dot) is written
+// in that spelling where the failure does not need the variant (a
+// rebinding found through a case-folding guard reads as a rebinding), and
+// keeps the variant where it does.
+func TestMinimizeSpellsHostsAsWritten(t *testing.T) {
+	src := "grant net a.example\ndns a.example 203.0.113.5 10.0.0.5\n\nnet_fetch a.example /\nnet_fetch A.EXAMPLE. /\n"
+	fetchesOf := func(c *scenario.Scenario, match func(string) bool) int {
+		n := 0
+		for _, st := range c.Steps {
+			if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 && match(st.Op.Args[0]) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name  string
+		fails Predicate
+		want  []string
+	}{
+		{"twice, in any spelling", func(c *scenario.Scenario) bool {
+			return fetchesOf(c, func(h string) bool { return spec.NormalizeHost(h) == "a.example" }) >= 2
+		}, []string{"a.example", "a.example"}},
+		{"the variant itself", func(c *scenario.Scenario) bool {
+			return fetchesOf(c, func(h string) bool { return h == "A.EXAMPLE." }) == 1
+		}, []string{"A.EXAMPLE."}},
+	} {
+		min, _ := Minimize(parse(t, src), 0, tc.fails, Limits{})
+		var got []string
+		for _, st := range min.Steps {
+			got = append(got, st.Op.Args[0])
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: minimized to\n%s\nwant fetches of %q", tc.name, min.Format(), tc.want)
+		}
 	}
 }
