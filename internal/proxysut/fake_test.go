@@ -79,6 +79,9 @@ func TestMain(m *testing.M) {
 //	auth   407 without Proxy-Authorization: Basic dTpw, else as open
 //	hangup close the connection without an answer, and go on serving
 //	denythenexit  403, then exit 3 once the answer is sent
+//	tlsonly  answer a CONNECT with 200 and close the tunnel at the first
+//	         bytes that are not a TLS hello, as a proxy that inspects TLS
+//	         does; close any other request unanswered
 func fakeProxy(mode string, args []string) int {
 	switch mode {
 	case "usage":
@@ -139,6 +142,14 @@ func fakeProxy(mode string, args []string) int {
 			os.Exit(3)
 		case "hangup":
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+		case "tlsonly":
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				if r.Method == http.MethodConnect {
+					io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n")
+					conn.Read(make([]byte, 1)) // a GET's "G", not a TLS record's 0x16
+				}
 				conn.Close()
 			}
 		case "hang":
@@ -765,6 +776,26 @@ func TestIgnoredHosts(t *testing.T) {
 // TestConnectPassedOn: a proxy asked by CONNECT that sends the CONNECT
 // on to the server as a request, opening no tunnel, is a total finding
 // whose words say so and name the profile's mode.
+// TestUnansweredRefusalsSaySo: a proxy that closes the connection
+// without an answer is refused in words that say so, and one that opens a
+// tunnel and then closes it at the plain request sent through (it waits
+// for TLS) says that, and which mode asks it.
+func TestUnansweredRefusalsSaySo(t *testing.T) {
+	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
+	for _, tc := range []struct{ mode, profile, want string }{
+		{"hangup", "", "closed the connection without an answer"},
+		{"tlsonly", "egressproxy-connect", `200 OK to CONNECT, then closed at the request sent in the tunnel (one that waits for TLS there: try "mode": "absolute")`},
+	} {
+		fs, tally := checkOn(t, fakeTarget(t, tc.mode, tc.profile, 0), src, 0)
+		if len(fs) > 0 {
+			t.Errorf("%s: findings %v, want none", tc.mode, fs)
+		}
+		if said := tally.StricterSaid[door.ReasonRefusedAllowed]; said != tc.want {
+			t.Errorf("%s: refused in the words %q, want %q", tc.mode, said, tc.want)
+		}
+	}
+}
+
 func TestConnectPassedOn(t *testing.T) {
 	fs, _ := checkOn(t, fakeTarget(t, "passconnect", "egressproxy-connect", 0), "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0)
 	if len(fs) == 0 || fs[0].Invariant != oracle.Total || !strings.Contains(fs[0].Detail, "CONNECT it passed on as a request: it opens no tunnel") {

@@ -499,7 +499,6 @@ func (p Profile) render(v launchVars) (launch, error) {
 	return l, nil
 }
 
-// execute renders the template text, named name in errors, with v.
 // isIP reports whether host is an IP literal as SPEC §6 reads one (an
 // inet_aton spelling, an IPv6 literal with or without brackets), for a
 // proxy that lists addresses apart from names.
@@ -508,6 +507,14 @@ func isIP(host string) bool {
 	return ok
 }
 
+// matches reports whether s holds a match of the regular expression
+// pattern (Go's syntax), for a profile that leaves out the hosts its
+// proxy's grammar cannot hold: {{if matches "^[a-z0-9.-]+$" .}}.
+func matches(pattern, s string) (bool, error) {
+	return regexp.MatchString(pattern, s)
+}
+
+// execute renders the template text, named name in errors, with v.
 func execute(name, text string, v launchVars) (string, error) {
 	host, port, _ := strings.Cut(v.listen, ":")
 	if ap, err := netip.ParseAddrPort(v.listen); err == nil {
@@ -528,6 +535,7 @@ func execute(name, text string, v launchVars) (string, error) {
 		"regexp_quote": regexp.QuoteMeta,
 		"is_ip":        isIP,
 		"trim_dot":     trimDot,
+		"matches":      matches,
 	}
 	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(text)
 	if err != nil {

@@ -62,6 +62,14 @@ func TestProfileTemplates(t *testing.T) {
 	if want := "allow a.test\nallow [::1]\nallow A.Test\nallow [::FFFF:1.2.3.4]\nmap a.test\nmap [::1]\nmap [::ffff:1.2.3.4]\nlisten [::1]:8080\n"; l.config != want {
 		t.Errorf("config %q, want %q", l.config, want)
 	}
+	// matches leaves out what a proxy's grammar cannot hold.
+	p, err = ParseProfile([]byte(`{"name": "x", "config": {"file": "x.conf", "template": "{{range hosts}}{{if matches \"^[a-z0-9-]+(\\\\.[a-z0-9-]+)*$\" .}}domain={{.}}\n{{end}}{{end}}"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err = p.render(launchVars{hosts: []string{"a.test", "[::1]", "dotted.example.", "b-c.test"}}); err != nil || l.config != "domain=a.test\ndomain=b-c.test\n" {
+		t.Errorf("matches: config %q, %v", l.config, err)
+	}
 }
 
 // TestProfileErrors: a profile that cannot be used is refused with
@@ -78,6 +86,7 @@ func TestProfileErrors(t *testing.T) {
 		{`{"name": "x", "files": [{"file": "/etc/x", "template": ""}]}`, `files[0]: file "/etc/x" is not a path inside`},
 		{`{"name": "x", "files": [{"file": "f", "template": "{{canonical}}"}]}`, `files[0]`},
 		{`{"name": "x", "env": {"A=B": "c"}}`, `not a variable name`},
+		{`{"name": "x", "args": ["{{if matches \"(\" \"a\"}}{{end}}"]}`, `args[0]:1:5: executing "args[0]" at <matches "(" "a">: error calling matches: error parsing regexp`},
 		{"{\"name\": \"x\",\n  \"proxy\": \"y\"}", `line 2 column 3: json: unknown field "proxy"`},
 		{`{"mode": "absolute"}`, `no name`},
 		{`{"name": "x"} {}`, `line 1 column 15: data after`},
@@ -548,7 +557,8 @@ func TestProxyWords(t *testing.T) {
 		want string
 	}{
 		{answer{status: 200, world: true, body: "hello"}, ""},
-		{answer{closed: true}, ""},
+		{answer{closed: true}, "closed the connection without an answer"},
+		{answer{closed: true, tunnel: 200}, `200 OK to CONNECT, then closed at the request sent in the tunnel (one that waits for TLS there: try "mode": "absolute")`},
 		{answer{status: 403, body: "host not allowed: a.test\n"}, "403 Forbidden: host not allowed: a.test"},
 		{answer{status: 502}, "502 Bad Gateway"},
 		{answer{status: 599, body: "x"}, "599: x"},

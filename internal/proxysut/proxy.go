@@ -154,7 +154,7 @@ func renderedFor(px *proxy, hosts []string) string {
 	if len(hosts) > most {
 		more = fmt.Sprintf(" and %d more", len(hosts)-most)
 	}
-	return fmt.Sprintf("; its configuration was rendered for the hosts %s%s: if it refused one of them, a template can write them as it takes them ({{trim_dot .}} drops a final dot, which {{canonical .}} keeps; {{unbracket .}} an IPv6 literal's brackets; {{range hosts_lower}} lists them in lower case, each once, for a list that ignores case) or leave out what it cannot hold ({{with canonical .}})", quoteAll(shown), more)
+	return fmt.Sprintf("; its configuration was rendered for the hosts %s%s: if it refused one of them, a template can write them as it takes them ({{trim_dot .}} drops a final dot, which {{canonical .}} keeps; {{unbracket .}} an IPv6 literal's brackets; {{range hosts_lower}} lists them in lower case, each once, for a list that ignores case) or leave out what it cannot hold ({{with canonical .}}, {{if matches \"^[a-z0-9.-]+$\" .}})", quoteAll(shown), more)
 }
 
 // quoteAll is ss quoted and joined by ", ".
@@ -417,6 +417,7 @@ type answer struct {
 	world  bool // the answer carries networld.Header: the world's, relayed
 	body   string
 	closed bool // the proxy closed the connection without an answer
+	tunnel int  // in connect mode, the status of the CONNECT that opened the tunnel
 }
 
 // proxyWords are the words of an answer a proxy made itself (a refusal,
@@ -426,7 +427,15 @@ type answer struct {
 // holds a date or a request id in those words says it differently each
 // run: the title, where a page has one, seldom does.
 func proxyWords(a answer) string {
-	if a.world || a.closed || a.status == 0 {
+	switch {
+	case a.closed && a.tunnel != 0:
+		// A proxy that inspects TLS answers every CONNECT and then
+		// waits for a TLS hello, not the request the door sends.
+		return fmt.Sprintf("%d %s to CONNECT, then closed at the request sent in the tunnel (one that waits for TLS there: try \"mode\": \"absolute\")",
+			a.tunnel, http.StatusText(a.tunnel))
+	case a.closed:
+		return "closed the connection without an answer"
+	case a.world || a.status == 0:
 		return ""
 	}
 	words := strconv.Itoa(a.status)
@@ -471,7 +480,12 @@ func (px *proxy) fetch(conn net.Conn, host, path string, deadline time.Time) (an
 		if err != nil || a.closed || a.status/100 != 2 || a.world {
 			return a, err
 		}
-		return exchange(conn, br, "GET "+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
+		tunnel := a.status
+		a, err = exchange(conn, br, "GET "+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
+		if a.closed {
+			a.tunnel = tunnel
+		}
+		return a, err
 	}
 	return exchange(conn, br, "GET http://"+h+path+" HTTP/1.1\r\nHost: "+h+"\r\n"+px.headers+"Connection: close\r\n\r\n", http.MethodGet)
 }
