@@ -58,8 +58,14 @@ type Summary struct {
 	Findings          []Finding `json:"findings"`
 	// FlakyFindings counts the findings marked flaky or stateful: they did
 	// not fail again when judged again (alone, on a fresh sandbox), and do
-	// not make the exit status 1.
+	// not make the exit status 1, but for FlakyEscapes.
 	FlakyFindings int `json:"flaky_findings,omitempty"`
+	// FlakyEscapes counts the flaky findings of confinement or
+	// no-internal-egress, counted in FlakyFindings too: the sandbox
+	// reached outside its grant, or the inside, once (a cache kept from
+	// an earlier scenario, a race), which is an escape all the same, and
+	// they make the exit status 1.
+	FlakyEscapes int `json:"flaky_escapes,omitempty"`
 	// UnconfirmedFindings counts the op timeouts of a real sandbox written
 	// when the campaign stopped before a fresh one judged them again:
 	// they do not make the exit status 1 either.
@@ -290,8 +296,11 @@ type Kill struct {
 }
 
 // Failed reports whether the campaign found a finding that counts for
-// the exit status: one that is neither flaky nor an unconfirmed timeout.
-func (s *Summary) Failed() bool { return len(s.Findings) > s.FlakyFindings+s.UnconfirmedFindings }
+// the exit status: one that is neither flaky (but for an escape) nor an
+// unconfirmed timeout.
+func (s *Summary) Failed() bool {
+	return len(s.Findings) > s.FlakyFindings-s.FlakyEscapes+s.UnconfirmedFindings
+}
 
 // Expressible is the summary line's clause saying what fraction of the
 // drawn scenarios the sandbox's adapter could express ("; N of M drawn

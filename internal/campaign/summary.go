@@ -49,6 +49,11 @@ func Summarize(res *Result, sut string) reports.Summary {
 			s.UnconfirmedFindings++
 		case f.Flaky || f.Stateful:
 			s.FlakyFindings++
+			if f.Invariant == oracle.Confinement || f.Invariant == oracle.NoInternalEgress {
+				// The sandbox reached outside its grant, or the inside,
+				// once: that it did not again is no pass.
+				s.FlakyEscapes++
+			}
 		}
 	}
 	return s

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -81,6 +84,54 @@ func TestFlakyFindingsExit0(t *testing.T) {
 	}
 	if st != ExitOK || sum.FlakyFindings != 1 || len(sum.Findings) != 1 || !sum.Findings[0].Flaky || !strings.Contains(out, `"flaky": true`) {
 		t.Errorf("--format json: status %d, %d flaky\n%s", st, sum.FlakyFindings, out)
+	}
+}
+
+// escapesOnce is the reference but for its first refused read in the
+// process, which it answers as a sandbox that reads everything does: an
+// escape that a replay does not meet again (a cache kept from an earlier
+// scenario, a race).
+type escapesOnce struct {
+	*core.Reference
+	g       core.Grant
+	w       core.World
+	escaped *atomic.Bool
+}
+
+func (s *escapesOnce) Run(op core.Op) core.Result {
+	if op.Kind == core.OpRead && len(op.Args) == 1 && outside(op.Args[0], s.g.FSRead()) && s.escaped.CompareAndSwap(false, true) {
+		g := s.g
+		wide := must.Grant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
+		return core.NewReference(wide, s.w).Run(op)
+	}
+	return s.Reference.Run(op)
+}
+
+// outside reports whether p, an absolute path with no ".." segment, lies
+// under none of roots, which SPEC §5 refuses before any world call.
+func outside(p string, roots []string) bool {
+	if !strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") {
+		return false
+	}
+	return !slices.ContainsFunc(roots, func(r string) bool {
+		r = strings.TrimSuffix(path.Clean(r), "/")
+		return path.Clean(p) == r || strings.HasPrefix(path.Clean(p), r+"/")
+	})
+}
+
+// TestFlakyEscapesExit1: a confinement finding that does not fail again
+// is flaky, and makes the exit status 1 all the same: the sandbox read
+// outside its grant once.
+func TestFlakyEscapesExit1(t *testing.T) {
+	escaped := new(atomic.Bool)
+	target := sut.Static("escapes-once", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return &escapesOnce{Reference: core.NewReference(g, w), g: g, w: w, escaped: escaped}, nil
+	})
+	var out, errb bytes.Buffer
+	st := Main([]string{"run", "--sut", "escapes-once", "--checks", "200", "--workers", "1", "--out", t.TempDir()}, &out, &errb, func(string) string { return "" }, target)
+	if st != ExitFinding || !strings.Contains(errb.String(), "of confinement or no-internal-egress, an escape the sandbox made once, which makes the exit status 1 all the same)") ||
+		!strings.Contains(out.String(), "confinement") {
+		t.Errorf("status %d, want 1\nstdout:\n%s\nstderr:\n%s", st, out.String(), errb.String())
 	}
 }
 

@@ -44,13 +44,15 @@ SPEC dimension points the scenarios hit (on a sandbox other than the
 reference, a second, reference run of each scenario: slower), for 'sbxfuzz
 report --from'. A finding that does not fail again when judged again is
 written marked flaky, with the words of the run that found it, and does not
-make the exit status 1 on its own. On a real sandbox (osroot, mcp:, proxy:) an op
+make the exit status 1 on its own, unless it is of confinement or
+no-internal-egress: an escape the sandbox made once (a cache kept from an
+earlier scenario, a race) is one all the same. On a real sandbox (osroot, mcp:, proxy:) an op
 that timed out is judged once more on a fresh sandbox before it counts; the
 summary says how many a fresh one answered in time (not findings).
 --stop-at-first ends the campaign once its first finding (the lowest check
 that fails, its first invariant) is minimized and written: one file, and
 the same one whatever the number of workers. Exit 0
-nothing found (or only flaky findings), 1 findings, 2 bad usage or a sandbox
+nothing found (or only flaky findings that are no escape), 1 findings, 2 bad usage or a sandbox
 that cannot start, 3 interrupted.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
 	checks, duration, workers := sizeFlags(fs)
@@ -225,6 +227,12 @@ func flakyCount(sum reports.Summary) string {
 	switch n := sum.FlakyFindings; {
 	case n == 0:
 		return ""
+	case sum.FlakyEscapes > 0:
+		escapes := fmt.Sprintf("%d are", sum.FlakyEscapes)
+		if sum.FlakyEscapes == 1 {
+			escapes = "1 is"
+		}
+		return fmt.Sprintf(" (%d flaky: they did not fail again when judged again; %s of confinement or no-internal-egress, an escape the sandbox made once, which makes the exit status 1 all the same)", n, escapes)
 	case !sum.Failed() && sum.UnconfirmedFindings == 0:
 		return fmt.Sprintf(" (%s flaky: none failed again when judged again, so the exit status is 0)", allOf(n))
 	default:
