@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"net/netip"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -254,6 +255,91 @@ func throughLink(c string, links []scenario.Link) int {
 	return how
 }
 
+// fetchCause names the cause of a finding at step i of sc, a fetch: its
+// host's (hostCause), but where the world answers it with a redirect that
+// leaves a granted host of a public address for another host, which a
+// sandbox that follows it reaches, the redirect's target's ("a redirect to
+// IPv4 dotted, shared address space ..."), and where the model's own lookup
+// at that op answers a rebinding name's internal address, that address's
+// range: the sandbox was answered it as the model was, so what it missed
+// is the range, not a second lookup.
+func fetchCause(sc *scenario.Scenario, i int) string {
+	host, path := sc.Steps[i].Op.Args[0], sc.Steps[i].Op.Args[1]
+	dns := sc.World.DNS
+	if to, ok := redirectTarget(sc.World.Routes, host, path); ok && slices.Contains(sc.Grant.NetHosts, host) && !spec.IsInternal(firstAddr(host, dns)) {
+		return "a redirect to " + hostCause(to, dns)
+	}
+	cause := hostCause(host, dns)
+	if cause == rebindingCause {
+		if a, ok := modelAnswer(sc, i); ok && spec.IsInternal(a) {
+			return "name of " + addrCause(a)
+		}
+	}
+	return cause
+}
+
+// rebindingCause is hostCause's cause for a name whose dns line answers
+// public first and then internal.
+const rebindingCause = "name rebinding"
+
+// redirectTarget is the host named by the Location of the redirect route
+// the world answers a request for host and path with, when there is one
+// and it names a host (not a path, which stays on host).
+func redirectTarget(routes []scenario.Route, host, path string) (string, bool) {
+	h := spec.NormalizeHost(host)
+	for _, r := range routes {
+		if !r.Redirect || r.Path != path || spec.NormalizeHost(r.Host) != h {
+			continue
+		}
+		u, err := url.Parse(r.Body)
+		if err != nil || u.Hostname() == "" {
+			return "", false
+		}
+		return u.Hostname(), true
+	}
+	return "", false
+}
+
+// firstAddr is the address host names, or the first its dns line
+// answers: hostCause's reading of it.
+func firstAddr(host string, dns []scenario.DNSRecord) netip.Addr {
+	h := spec.NormalizeHost(host)
+	if a, ok := spec.ParseIPLiteral(h); ok {
+		return a
+	}
+	for _, d := range dns {
+		if spec.NormalizeHost(d.Host) == h && len(d.Addrs) > 0 {
+			return d.Addrs[0]
+		}
+	}
+	return spec.StaticResolve(h)
+}
+
+// modelAnswer is the answer the model's lookup gets at step i of sc, a
+// fetch of a name with a dns line: SPEC §5 looks a host up once for each
+// fetch of it that passes the grant, so the line has moved on once for
+// each earlier such fetch of the name.
+func modelAnswer(sc *scenario.Scenario, i int) (netip.Addr, bool) {
+	h := spec.NormalizeHost(sc.Steps[i].Op.Args[0])
+	var addrs []netip.Addr
+	for _, d := range sc.World.DNS {
+		if spec.NormalizeHost(d.Host) == h {
+			addrs = d.Addrs
+			break
+		}
+	}
+	if len(addrs) == 0 {
+		return netip.Addr{}, false
+	}
+	n := 0
+	for _, st := range sc.Steps[:i] {
+		if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 && spec.NormalizeHost(st.Op.Args[0]) == h && slices.Contains(sc.Grant.NetHosts, st.Op.Args[0]) {
+			n++
+		}
+	}
+	return addrs[n%len(addrs)], true
+}
+
 // hostCause names a fetch's cause for the collector, what a guard that
 // lets the fetch through gets wrong: for a dotted IPv4 address, an IPv6
 // literal or a name, the range of SPEC §6 the address it names is in (a
@@ -283,7 +369,7 @@ func hostCause(host string, dns []scenario.DNSRecord) string {
 		}
 		if len(d.Addrs) > 1 && !spec.IsInternal(d.Addrs[0]) {
 			if slices.ContainsFunc(d.Addrs[1:], spec.IsInternal) {
-				return "name rebinding"
+				return rebindingCause
 			}
 			// A guard that looks the name up more than once is caught
 			// by public answers that differ (SPEC §5 resolves once),

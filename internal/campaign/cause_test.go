@@ -59,6 +59,55 @@ func TestHostCause(t *testing.T) {
 	}
 }
 
+// TestFetchCause: a fetch's cause is its host's, but a redirect's target's
+// where a granted public host redirects, and the range of the internal
+// answer the model's own lookup gets at a rebinding name (a guard that
+// missed the range, not one that looked twice).
+func TestFetchCause(t *testing.T) {
+	src := `grant net nat64.example
+grant net pub.example
+grant net 10.0.0.1
+grant net rel.example
+dns nat64.example 151.101.65.12 64:ff9b::a9fe:a9fe
+redirect pub.example /go http://100.100.100.200/x
+redirect pub.example /ctx //169.254.169.254/latest
+redirect 10.0.0.1 /go http://pub.example/
+redirect other.example /go http://100.100.100.200/
+redirect rel.example /go /admin
+
+net_fetch nat64.example /
+net_fetch nat64.example /
+net_fetch NAT64.EXAMPLE /
+net_fetch nat64.example /
+net_fetch pub.example /go
+net_fetch pub.example /ctx
+net_fetch pub.example /other
+net_fetch 10.0.0.1 /go
+net_fetch other.example /go
+net_fetch rel.example /go
+`
+	sc, err := scenario.Parse("causes.sbx", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{
+		"name rebinding",                   // the model's lookup answers public: a second lookup met the inside
+		"name of an address in NAT64 form", // the model's own lookup answers the NAT64 address
+		"name rebinding",                   // the model's third lookup would answer public
+		"name rebinding",                   // step 3 was not granted: the third lookup is this one's
+		"a redirect to IPv4 dotted, shared address space 100.64.0.0/10 (carrier-grade NAT)",
+		"a redirect to IPv4 dotted, link-local 169.254.0.0/16",
+		"name of public",                  // no redirect at that path
+		"IPv4 dotted, private 10.0.0.0/8", // the first hop is inside already
+		"name of public",                  // not granted: its host is the finding
+		"name of public",                  // a Location of a path stays on the host
+	} {
+		if got := fetchCause(sc, i); got != want {
+			t.Errorf("step %d (%s): fetchCause = %q, want %q", i+1, judge.FormatOp(sc.Steps[i].Op), got, want)
+		}
+	}
+}
+
 // TestCollectorSpreadsFetchCauses: the findings of one invariant at
 // fetches are kept one per cause: a guard that misses NAT64 in every
 // check still leaves room for the hex spelling, the shortened one and

@@ -296,7 +296,7 @@ func (k *collector) room(id oracle.ID, p []raw) []raw {
 // causeOf is what the op r's finding is at is about, and how many
 // findings of one invariant may share it: for a total finding, how the
 // sandbox failed (failureCause); for a fetch, what a guard that lets it
-// through gets wrong (hostCause: it fails the same way at every such op,
+// through gets wrong (fetchCause: it fails the same way at every such op,
 // whatever attack drew it), or that it looked the host up before refusing
 // it (lookupCause); for a file op whose path leaves its roots or
 // passes through a link, how (pathCause); for any other op, its attack
@@ -317,7 +317,7 @@ func causeOf(r raw) (string, int) {
 		if c := lookupCause(st.Op, r.f); c != "" {
 			return c, MaxPerCause
 		}
-		return hostCause(st.Op.Args[0], r.sc.World.DNS), MaxPerCause
+		return fetchCause(r.sc, s-1), MaxPerCause
 	}
 	if c := pathCause(st.Op, r.sc); c != "" {
 		return c, MaxPerCause

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	s.Reached = true
 	s.Body, s.Found = b.world.Fetch(host, aimed, path)
 	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned
-	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath) {
+	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath && !slices.Contains(sidePaths, path)) {
 		// The answer to the op's own path stands, whatever the sandbox
 		// asked after it (robots.txt, an image of the page, the Location
 		// of a redirect on the same host).
@@ -78,6 +79,11 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	}
 	return s, true
 }
+
+// sidePaths are the paths a client asks of a host beside the page it was
+// asked for, never in its stead: a fetch tool that reads robots.txt
+// first, and refuses the page it forbids, got no answer for the op.
+var sidePaths = []string{"/robots.txt", "/favicon.ico"}
 
 // routePath is the path and query a request asks for, byte for byte as
 // its request line spells them (SPEC §4: an encoding is bytes like any
