@@ -351,10 +351,18 @@ func writeLongJournals(w io.Writer, r *Replay) {
 	}
 	for _, s := range r.Steps {
 		if j := journalText(s.Journal); (named[s.Step] || s.Unmet != "") && j != clip(j, journalCell) {
+			if n := len(s.Journal); n > maxLongJournal {
+				j = journalText(s.Journal[:maxLongJournal]) + fmt.Sprintf("; … and %d more entries (--format json holds them all)", n-maxLongJournal)
+			}
 			fmt.Fprintf(w, "%s:%d: step %d journal: %s\n", r.File, s.Line, s.Step, j)
 		}
 	}
 }
+
+// maxLongJournal bounds the entries writeLongJournals writes of a step: a
+// sandbox that looked a name up thousands of times in one op would write
+// a line of a quarter megabyte.
+const maxLongJournal = 32
 
 // them is "it" or "them", for n things.
 func them(n int) string {

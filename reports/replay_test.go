@@ -3,6 +3,7 @@ package reports_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,6 +54,25 @@ func TestWriteReplayText(t *testing.T) {
 		"x.sbx: 2 steps (1 skipped), FAIL: 1 unmet expectations, 2 findings\n\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("text (-want +got):\n%s", diff)
+	}
+}
+
+// TestLongJournalBounded: a step's journal written in full below the
+// table stops after its first entries, saying how many more there are.
+func TestLongJournalBounded(t *testing.T) {
+	var b bytes.Buffer
+	r := handReplay()
+	var many []string
+	for i := range 1000 {
+		many = append(many, fmt.Sprintf("resolve a%d.test -> 203.0.113.1", i))
+	}
+	r.Steps[1].Journal = many
+	if err := reports.WriteReplay(&b, reports.Text, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "x.sbx:6: step 3 journal: " + strings.Join(many[:32], "; ") + "; … and 968 more entries (--format json holds them all)\n"
+	if !strings.Contains(b.String(), want) || len(b.String()) > 8000 {
+		t.Errorf("%d bytes written, want the journal line %q", b.Len(), want)
 	}
 }
 

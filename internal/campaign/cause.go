@@ -256,17 +256,24 @@ func throughLink(c string, links []scenario.Link) int {
 }
 
 // fetchCause names the cause of a finding at step i of sc, a fetch: its
-// host's (hostCause), but where the world answers it with a redirect that
-// leaves a granted host of a public address for another host, which a
-// sandbox that follows it reaches, the redirect's target's ("a redirect to
-// IPv4 dotted, shared address space ..."), and where the model's own lookup
-// at that op answers a rebinding name's internal address, that address's
-// range: the sandbox was answered it as the model was, so what it missed
-// is the range, not a second lookup.
+// host's (hostCause), with two exceptions.
+//
+// Where the world answers a granted host of a public address with a
+// redirect to an internal one, the redirect's target's ("a redirect to
+// IPv4 dotted, shared address space ..."): a sandbox that follows it
+// reaches the Location's host, and a guard that checks redirects misses
+// what it misses there.
+//
+// Where the model's own lookup at that op answers a rebinding name's
+// internal address, that address's range: a sandbox that looks the name
+// up once a fetch, as the model does, was answered it too, so what it
+// missed is the range, not a second lookup. (One that looks twice a fetch
+// fails at the name's first fetch, where the model is answered public.)
 func fetchCause(sc *scenario.Scenario, i int) string {
 	host, path := sc.Steps[i].Op.Args[0], sc.Steps[i].Op.Args[1]
 	dns := sc.World.DNS
-	if to, ok := redirectTarget(sc.World.Routes, host, path); ok && slices.Contains(sc.Grant.NetHosts, host) && !spec.IsInternal(firstAddr(host, dns)) {
+	if to, ok := redirectTarget(sc.World.Routes, host, path); ok && slices.Contains(sc.Grant.NetHosts, host) &&
+		!spec.IsInternal(firstAddr(host, dns)) && spec.IsInternal(firstAddr(to, dns)) {
 		return "a redirect to " + hostCause(to, dns)
 	}
 	cause := hostCause(host, dns)
@@ -316,10 +323,18 @@ func firstAddr(host string, dns []scenario.DNSRecord) netip.Addr {
 }
 
 // modelAnswer is the answer the model's lookup gets at step i of sc, a
-// fetch of a name with a dns line: SPEC §5 looks a host up once for each
-// fetch of it that passes the grant, so the line has moved on once for
-// each earlier such fetch of the name.
+// granted fetch of a name with a dns line: SPEC §5 looks a host up once
+// for each well-formed fetch of it that passes the grant, so the line has
+// moved on once for each earlier such fetch of the name. (A budget's halt
+// stops every lookup after it, and a fetch after one fails nothing.) An
+// op the grant refuses looks nothing up: false.
 func modelAnswer(sc *scenario.Scenario, i int) (netip.Addr, bool) {
+	looks := func(op core.Op) bool {
+		return op.Kind == core.OpFetch && spec.WellFormed(op.Args, 2) && slices.Contains(sc.Grant.NetHosts, op.Args[0])
+	}
+	if !looks(sc.Steps[i].Op) {
+		return netip.Addr{}, false
+	}
 	h := spec.NormalizeHost(sc.Steps[i].Op.Args[0])
 	var addrs []netip.Addr
 	for _, d := range sc.World.DNS {
@@ -333,7 +348,7 @@ func modelAnswer(sc *scenario.Scenario, i int) (netip.Addr, bool) {
 	}
 	n := 0
 	for _, st := range sc.Steps[:i] {
-		if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 && spec.NormalizeHost(st.Op.Args[0]) == h && slices.Contains(sc.Grant.NetHosts, st.Op.Args[0]) {
+		if looks(st.Op) && spec.NormalizeHost(st.Op.Args[0]) == h {
 			n++
 		}
 	}
@@ -421,20 +436,23 @@ func addrCause(a netip.Addr) string {
 	return "public"
 }
 
-// refusedLookup is the cause of a fetch the sandbox refused after it
-// looked the op's host up, where the model refuses it before any lookup
-// (SPEC §5 checks the grant first): a guard that resolves every host
-// before its allow-list leaks each refused name to DNS, whatever the name
-// answers, so its confinement and no-effect-on-denial findings are one
-// cause, not one for each range the answers fall in.
-const refusedLookup = "net_fetch, a host looked up, then refused"
+// refusedLookupCause is the cause of a fetch the sandbox refused after
+// it looked the op's host up, where the model refuses it before any
+// lookup (SPEC §5 checks the grant first): a guard that resolves every
+// host before its allow-list leaks each refused name to DNS, whatever
+// the name answers, so its confinement and no-effect-on-denial findings
+// are one cause, not one for each range the answers fall in.
+const refusedLookupCause = "net_fetch, a host looked up, then refused"
 
-// lookupCause is refusedLookup for a confinement or no-effect-on-denial
-// finding at op whose only effect on the world was the lookup, read in
-// the oracle's words; "" for any other. A refusal that also connected is
-// judged by its host, as any fetch that left.
+// lookupCause is refusedLookupCause for a confinement or
+// no-effect-on-denial finding at op, a fetch the model refuses, whose
+// only effect on the world was a lookup of the op's own host, read in the
+// oracle's words; "" for any other. A refusal that also connected is
+// judged by its host, as any fetch that left, and a lookup of another
+// name (one the sandbox chose, a redirect's target) by the op's host.
 func lookupCause(op core.Op, f oracle.Finding) string {
 	at := judge.FormatOp(op)
+	var looked string // "NAME -> ADDR..." of the resolve the words name
 	switch f.Invariant {
 	case oracle.Confinement:
 		// "OP returned KIND and the journal shows resolve ...", with
@@ -448,22 +466,64 @@ func lookupCause(op core.Op, f oracle.Finding) string {
 			strings.Contains(after, ", and then ") {
 			return ""
 		}
+		looked = after
 	case oracle.NoEffectOnDenial:
 		// "OP was refused with KIND, but the world changed: the journal
-		// gained 1 entries, first "resolve ...""
+		// gained 1 entries, first "resolve ..."", with " where the model
+		// allows the op" after KIND when the refusal was the sandbox's
+		// alone.
 		rest, ok := strings.CutPrefix(f.Detail, at+" was refused with ")
 		if !ok {
 			return ""
 		}
-		_, after, ok := strings.Cut(rest, ", but the world changed: ")
-		if !ok || !strings.HasPrefix(after, `the journal gained 1 entries, first "resolve `) ||
+		kind, after, ok := strings.Cut(rest, ", but the world changed: ")
+		if !ok || strings.Contains(kind, " where the model allows") ||
 			strings.HasSuffix(after, "and the VFS content changed") {
+			return ""
+		}
+		entry, ok := strings.CutPrefix(after, "the journal gained 1 entries, first ")
+		if !ok {
+			return ""
+		}
+		q, err := strconv.QuotedPrefix(entry) // the entry's text, quoted
+		if err != nil {
+			return ""
+		}
+		if entry, err = strconv.Unquote(q); err != nil {
+			return ""
+		}
+		if looked, ok = strings.CutPrefix(entry, "resolve "); !ok {
 			return ""
 		}
 	default:
 		return ""
 	}
-	return refusedLookup
+	name, ok := resolvedName(looked)
+	if !ok || len(op.Args) == 0 {
+		return ""
+	}
+	n, h := spec.NormalizeHost(name), spec.NormalizeHost(op.Args[0])
+	// A long name is quoted cut, its length said after the entry.
+	if n != h && !(strings.Contains(looked, "bytes in all)") && strings.HasPrefix(h, n)) {
+		return ""
+	}
+	return refusedLookupCause
+}
+
+// resolvedName reads NAME from the text of a resolve entry after its
+// "resolve ", "NAME -> ADDR...", NAME quoted as the journal quotes a name
+// that holds a space or a control byte.
+func resolvedName(text string) (string, bool) {
+	if !strings.HasPrefix(text, `"`) {
+		name, _, ok := strings.Cut(text, " -> ")
+		return name, ok
+	}
+	q, err := strconv.QuotedPrefix(text)
+	if err != nil || !strings.HasPrefix(text[len(q):], " -> ") {
+		return "", false
+	}
+	name, err := strconv.Unquote(q)
+	return name, err == nil
 }
 
 // failureContext begins the clauses of a failure's words that say what a

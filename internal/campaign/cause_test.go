@@ -74,6 +74,10 @@ redirect pub.example /ctx //169.254.169.254/latest
 redirect 10.0.0.1 /go http://pub.example/
 redirect other.example /go http://100.100.100.200/
 redirect rel.example /go /admin
+redirect nat64.example /go http://pub.example/
+grant net inner.example
+dns inner.example 10.0.0.9
+redirect inner.example /go http://100.100.100.200/
 
 net_fetch nat64.example /
 net_fetch nat64.example /
@@ -85,6 +89,9 @@ net_fetch pub.example /other
 net_fetch 10.0.0.1 /go
 net_fetch other.example /go
 net_fetch rel.example /go
+net_fetch nat64.example /go
+net_fetch NAT64.EXAMPLE /
+net_fetch inner.example /go
 `
 	sc, err := scenario.Parse("causes.sbx", []byte(src))
 	if err != nil {
@@ -97,10 +104,13 @@ net_fetch rel.example /go
 		"name rebinding",                   // step 3 was not granted: the third lookup is this one's
 		"a redirect to IPv4 dotted, shared address space 100.64.0.0/10 (carrier-grade NAT)",
 		"a redirect to IPv4 dotted, link-local 169.254.0.0/16",
-		"name of public",                  // no redirect at that path
-		"IPv4 dotted, private 10.0.0.0/8", // the first hop is inside already
-		"name of public",                  // not granted: its host is the finding
-		"name of public",                  // a Location of a path stays on the host
+		"name of public",                   // no redirect at that path
+		"IPv4 dotted, private 10.0.0.0/8",  // the first hop is inside already
+		"name of public",                   // not granted: its host is the finding
+		"name of public",                   // a Location of a path stays on the host
+		"name of an address in NAT64 form", // a redirect to a public name: the host's own cause (its fourth lookup)
+		"name rebinding",                   // not granted: the model looks nothing up
+		"name of private 10.0.0.0/8",       // a name whose first hop is inside already
 	} {
 		if got := fetchCause(sc, i); got != want {
 			t.Errorf("step %d (%s): fetchCause = %q, want %q", i+1, judge.FormatOp(sc.Steps[i].Op), got, want)
@@ -553,19 +563,40 @@ func TestLookupCause(t *testing.T) {
 		f    oracle.Finding
 		want string
 	}{
-		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned egress_denied and the journal shows resolve e -> 203.0.113.1, but "e" is not a granted host (none granted)`}, refusedLookup},
-		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned max_ops (hard) and the journal shows resolve e -> 127.0.0.1, but "e" is not a granted host (none granted)`}, refusedLookup},
-		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 1 entries, first "resolve e -> 10.0.0.5"`}, refusedLookup},
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned egress_denied and the journal shows resolve e -> 203.0.113.1, but "e" is not a granted host (none granted)`}, refusedLookupCause},
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned max_ops (hard) and the journal shows resolve e -> 127.0.0.1, but "e" is not a granted host (none granted)`}, refusedLookupCause},
+		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 1 entries, first "resolve e -> 10.0.0.5"`}, refusedLookupCause},
 		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned egress_denied and the journal shows resolve e -> 203.0.113.1, and then fetch e 203.0.113.1 /, but "e" is not a granted host (none granted)`}, ""},
 		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned not_found and the journal shows resolve e -> 203.0.113.1, but "e" is not a granted host (none granted)`}, ""},
 		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned ok with 3 bytes and the journal shows resolve r -> 203.0.113.1, but "r" is not a granted host (none granted)`}, ""},
 		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 2 entries, first "resolve e -> 10.0.0.5"`}, ""},
 		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 1 entries, first "fetch e 10.0.0.5 /"`}, ""},
 		{oracle.Finding{Invariant: oracle.VerdictMatchesModel, Detail: `net_fetch e / returned egress_denied and the journal shows resolve e -> 203.0.113.1`}, ""},
+		// A name the sandbox chose (data leaked through DNS), not the op's.
+		{oracle.Finding{Invariant: oracle.Confinement, Detail: `net_fetch e / returned egress_denied and the journal shows resolve c2VjcmV0.attacker.example -> 203.0.113.1, but "c2VjcmV0.attacker.example" is not a granted host (none granted)`}, ""},
+		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied, but the world changed: the journal gained 1 entries, first "resolve c2VjcmV0.attacker.example -> 10.0.0.5"`}, ""},
+		// A granted host refused after its lookup: a stricter sandbox's.
+		{oracle.Finding{Invariant: oracle.NoEffectOnDenial, Detail: `net_fetch e / was refused with egress_denied where the model allows the op, but the world changed: the journal gained 1 entries, first "resolve e -> 203.0.113.1"`}, ""},
 	} {
 		if got := lookupCause(op, tc.f); got != tc.want {
 			t.Errorf("lookupCause(%q) = %q, want %q", tc.f.Detail, got, tc.want)
 		}
+	}
+	// The oracle's own words, on a sandbox that looks the host up first.
+	m, _ := mutants.Lookup("lookup-before-allowlist")
+	sc, err := scenario.Parse("e.sbx", []byte("net_fetch e /\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := oracle.Check(m.Factory, sc, nil, oracle.Options{})
+	var got []string
+	for _, f := range fs {
+		if f.Invariant == oracle.Confinement || f.Invariant == oracle.NoEffectOnDenial {
+			got = append(got, lookupCause(sc.Steps[0].Op, f))
+		}
+	}
+	if !slices.Equal(got, []string{refusedLookupCause, refusedLookupCause}) {
+		t.Errorf("the oracle's findings %v: causes %q, want %q for each of two", fs, got, refusedLookupCause)
 	}
 }
 
@@ -590,8 +621,8 @@ func TestCampaignWritesALookupBeforeTheAllowListOnce(t *testing.T) {
 		}
 	}
 	for _, id := range []oracle.ID{oracle.Confinement, oracle.NoEffectOnDenial} {
-		if !slices.Equal(written[id], []string{refusedLookup}) {
-			t.Errorf("%s written for causes %q, want once, for %q", id, written[id], refusedLookup)
+		if !slices.Equal(written[id], []string{refusedLookupCause}) {
+			t.Errorf("%s written for causes %q, want once, for %q", id, written[id], refusedLookupCause)
 		}
 	}
 }

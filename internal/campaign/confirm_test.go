@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -143,6 +144,39 @@ func TestFlakyFindingInTheSummary(t *testing.T) {
 	for _, want := range []string{`"flaky":true`, `"flaky_findings":1`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the JSON summary lacks %s: %s", want, b)
+		}
+	}
+}
+
+// TestFlakyEscapesInTheSummary: of the flaky findings, those of
+// confinement and no-internal-egress are counted as escapes, in the JSON
+// too, and make the summary a failure; a flaky finding of another
+// invariant does not.
+func TestFlakyEscapesInTheSummary(t *testing.T) {
+	sc := &scenario.Scenario{}
+	flaky := func(id oracle.ID, stateful bool) Finding {
+		return Finding{Finding: &finding.Finding{Invariant: id, Flaky: !stateful, Stateful: stateful, Original: sc, Minimized: sc}}
+	}
+	for _, tc := range []struct {
+		findings []Finding
+		escapes  int
+		failed   bool
+	}{
+		{[]Finding{flaky(oracle.Total, false), flaky(oracle.VerdictMatchesModel, true)}, 0, false},
+		{[]Finding{flaky(oracle.NoInternalEgress, false)}, 1, true},
+		{[]Finding{flaky(oracle.Total, false), flaky(oracle.Confinement, true)}, 1, true},
+	} {
+		sum := Summarize(&Result{Findings: tc.findings}, "x")
+		b, err := json.Marshal(sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`"flaky_escapes":%d`, tc.escapes)
+		if tc.escapes == 0 {
+			want = `"flaky_findings":2`
+		}
+		if sum.FlakyEscapes != tc.escapes || sum.Failed() != tc.failed || !strings.Contains(string(b), want) {
+			t.Errorf("%d findings: %d escapes, failed %v, JSON %s; want %d, %v, %s", len(tc.findings), sum.FlakyEscapes, sum.Failed(), b, tc.escapes, tc.failed, want)
 		}
 	}
 }

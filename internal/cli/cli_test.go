@@ -295,6 +295,8 @@ func TestMinimizeKeepsTheHeadersInvariant(t *testing.T) {
 		{"", "no-effect-on-denial: 1 ops minimized"},
 		{"# finding: confinement\n", "confinement: 1 ops minimized"},
 		{"# finding: no-such-invariant\n", "no-effect-on-denial: 1 ops minimized"},
+		// Fixed for the header's invariant, failing another: no pass.
+		{"# finding: no-internal-egress\n", "no-internal-egress, which its header names, fails no more; minimizing for no-effect-on-denial, the first found"},
 	} {
 		f := writeFile(t, t.TempDir(), "f.sbx", tc.header+"\nnet_fetch e /\n")
 		st, _, errs := run(t, "minimize", "--sut", "mutant:lookup-before-allowlist", f)

@@ -61,12 +61,14 @@ it: the ops its adapter cannot express are left out first.`)
 		if _, ok := judge.ParseID(*inv); !ok {
 			return errorf(e, "--invariant: unknown invariant %q", *inv)
 		}
-	} else if id, ok := finding.NamedInvariant(sc); ok {
+	}
+	// A campaign's file is the finding of the invariant its name and
+	// header give: the first one the oracle finds may be another (a fetch
+	// both unconfined and internal).
+	headed := ""
+	if id, ok := finding.NamedInvariant(sc); ok && *inv == "" {
 		if _, known := judge.ParseID(id); known {
-			// A campaign's file is the finding of the invariant its
-			// name and header give: the first one the oracle finds may
-			// be another (a fetch both unconfined and internal).
-			*inv = id
+			headed = id
 		}
 	}
 	// What the sandbox is asked is what a campaign would ask it: the
@@ -85,12 +87,28 @@ it: the ops its adapter cannot express are left out first.`)
 	}
 	defer end()
 	findings, _ := oracle.Check(factory, n.Scenario, nil, e.oracleOptions()) // the grant was validated above
-	var violated *oracle.Finding
-	for i := range findings {
-		if *inv == "" || findings[i].Invariant.String() == *inv {
-			violated = &findings[i]
-			break
+	// pick returns the first finding of id, or of any for "".
+	pick := func(id string) *oracle.Finding {
+		for i := range findings {
+			if id == "" || findings[i].Invariant.String() == id {
+				return &findings[i]
+			}
 		}
+		return nil
+	}
+	var violated *oracle.Finding
+	switch {
+	case *inv != "":
+		violated = pick(*inv)
+	case headed != "":
+		if violated = pick(headed); violated == nil {
+			// A file partly fixed since: what still fails is no pass.
+			if violated = pick(""); violated != nil {
+				fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s, which its header names, fails no more; minimizing for %s, the first found\n", name, headed, violated.Invariant)
+			}
+		}
+	default:
+		violated = pick("")
 	}
 	if violated == nil {
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: no violation to minimize on %s\n", name, *sutName)

@@ -172,7 +172,7 @@ func reportStatus(e *env, rep *reports.Report) int {
 	if rep.Interrupted {
 		return ExitInterrupted
 	}
-	if rep.Failed() || len(rep.Survivors()) > 0 { // a flaky finding alone is not a failure
+	if rep.Failed() || len(rep.Survivors()) > 0 { // a flaky finding alone is not a failure, but for an escape
 		return ExitFinding
 	}
 	return ExitOK

@@ -46,9 +46,10 @@ report --from'. A finding that does not fail again when judged again is
 written marked flaky, with the words of the run that found it, and does not
 make the exit status 1 on its own, unless it is of confinement or
 no-internal-egress: an escape the sandbox made once (a cache kept from an
-earlier scenario, a race) is one all the same. On a real sandbox (osroot, mcp:, proxy:) an op
-that timed out is judged once more on a fresh sandbox before it counts; the
-summary says how many a fresh one answered in time (not findings).
+earlier scenario, a race) is one all the same. On a real sandbox (osroot,
+mcp:, proxy:) an op that timed out is judged once more on a fresh sandbox
+before it counts; the summary says how many a fresh one answered in time (not
+findings).
 --stop-at-first ends the campaign once its first finding (the lowest check
 that fails, its first invariant) is minimized and written: one file, and
 the same one whatever the number of workers. Exit 0

@@ -84,8 +84,13 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		cur = m.keep(cur, func(c *scenario.Scenario) { c.Steps = c.Steps[hint-1 : hint] })
 	}
 	cur = m.shortestPrefix(cur)
+	seen := map[string]bool{} // the forms each round began from: a pass that undid another's edit would loop
 	for changed := true; changed && !m.stats.Cut; {
 		before := string(cur.Format())
+		if seen[before] {
+			break
+		}
+		seen[before] = true
 		cur = m.plainHosts(cur) // before the world lines that spell them go
 		cur = m.removeOps(cur)
 		cur = m.removeBudgetBurners(cur)
@@ -118,11 +123,15 @@ func Clean(sc *scenario.Scenario) *scenario.Scenario {
 // try runs the predicate on c, through the memo.
 func (m *minimizer) try(c *scenario.Scenario) bool {
 	key := sha256.Sum256(c.Format())
+	if m.stopped() {
+		m.stats.Cut = true
+		return false
+	}
 	if v, ok := m.memo[key]; ok {
 		m.stats.Memo++
 		return v
 	}
-	if m.budget <= 0 || time.Now().After(m.deadline) || m.stopped() {
+	if m.budget <= 0 || time.Now().After(m.deadline) {
 		m.stats.Cut = true
 		return false
 	}
@@ -427,31 +436,30 @@ func (m *minimizer) shrinkOverflows(cur *scenario.Scenario) *scenario.Scenario {
 }
 
 // plainHosts tries, for each net_fetch, the spelling its scenario writes
-// its host in (a granted host, a dns line's, a route's) where the op
-// spells it another way (in ASCII case, or one trailing dot): a failure
-// that does not need the variant reads as what it is, a rebinding rather
-// than a case fold, and one that does keeps it.
+// its host in first (a granted host, else a dns line's, else a route's)
+// where the op spells it another way (in ASCII case, or one trailing
+// dot): a failure that does not need the variant reads as what it is, a
+// rebinding rather than a case fold, and one that does keeps it. One
+// spelling for each name, so that no two rounds trade spellings back and
+// forth.
 func (m *minimizer) plainHosts(cur *scenario.Scenario) *scenario.Scenario {
 	for i := range cur.Steps {
 		op := cur.Steps[i].Op
 		if op.Kind != core.OpFetch || len(op.Args) != 2 {
 			continue
 		}
-		carried := urlCarried(op)
-		for _, h := range writtenHosts(cur) {
-			if h != op.Args[0] && spec.NormalizeHost(h) == spec.NormalizeHost(op.Args[0]) && (!carried || spec.URLCarriesHost(h)) {
-				if next := m.keep(cur, func(c *scenario.Scenario) { c.Steps[i].Op.Args[0] = h }); next != cur {
-					cur = next
-					break
-				}
-			}
+		h, ok := writtenSpelling(cur, op.Args[0])
+		if ok && h != op.Args[0] && (!urlCarried(op) || spec.URLCarriesHost(h)) {
+			cur = m.keep(cur, func(c *scenario.Scenario) { c.Steps[i].Op.Args[0] = h })
 		}
 	}
 	return cur
 }
 
-// writtenHosts returns the hosts sc's grant and world name, in that order.
-func writtenHosts(sc *scenario.Scenario) []string {
+// writtenSpelling returns the first host sc's grant, then its dns lines,
+// then its routes write that names host (the same in ASCII case, and but
+// for one trailing dot), and whether one does.
+func writtenSpelling(sc *scenario.Scenario, host string) (string, bool) {
 	hosts := slices.Clone(sc.Grant.NetHosts)
 	for _, d := range sc.World.DNS {
 		hosts = append(hosts, d.Host)
@@ -459,7 +467,12 @@ func writtenHosts(sc *scenario.Scenario) []string {
 	for _, r := range sc.World.Routes {
 		hosts = append(hosts, r.Host)
 	}
-	return hosts
+	n := spec.NormalizeHost(host)
+	i := slices.IndexFunc(hosts, func(h string) bool { return spec.NormalizeHost(h) == n })
+	if i < 0 {
+		return "", false
+	}
+	return hosts[i], true
 }
 
 // worldStrings returns pointers to the data, bodies and outputs of sc's

@@ -48,6 +48,7 @@ type opState struct {
 	all        []netip.Addr // what each of them answered, in order
 	served     Served       // the world's answer to a request of host (Served)
 	servedPath bool         // served answered the op's own path
+	askedPage  bool         // a request for the op's host asked a path other than sidePaths
 	elsewhere  bool         // a request for another host was answered (Served.Elsewhere)
 	kept       bool         // a request for the op's host, a name, came with no lookup of it (Lookups.Kept)
 	// fetched holds each host (normalized) and address (unmapped) a
@@ -132,6 +133,11 @@ type Served struct {
 	// sandbox fetched another host instead of it (a URL parser's reading
 	// of the host, a relay of its own).
 	Elsewhere bool
+	// SideOnly says the requests for the op's host asked only paths a
+	// client asks beside a page, never in its stead (/robots.txt): a
+	// fetch tool that read a Disallow there and answered with an error
+	// refused the op, whatever the answer to robots.txt was.
+	SideOnly bool
 }
 
 // New returns a binding with no world: until Use, its DNS server answers
@@ -230,6 +236,7 @@ func (b *Binding) Served() Served {
 	defer b.mu.Unlock()
 	s := b.op.served
 	s.Elsewhere = b.op.elsewhere
+	s.SideOnly = s.Reached && !b.op.askedPage
 	return s
 }
 

@@ -71,18 +71,20 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	s.Reached = true
 	s.Body, s.Found = b.world.Fetch(host, aimed, path)
 	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned
-	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath && !slices.Contains(sidePaths, path)) {
+	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath) {
 		// The answer to the op's own path stands, whatever the sandbox
 		// asked after it (robots.txt, an image of the page, the Location
 		// of a redirect on the same host).
 		b.op.served, b.op.servedPath = s, exact
 	}
+	if opHost && (path == b.op.path || !slices.Contains(sidePaths, path)) {
+		b.op.askedPage = true
+	}
 	return s, true
 }
 
 // sidePaths are the paths a client asks of a host beside the page it was
-// asked for, never in its stead: a fetch tool that reads robots.txt
-// first, and refuses the page it forbids, got no answer for the op.
+// asked for, never in its stead (Served.SideOnly).
 var sidePaths = []string{"/robots.txt", "/favicon.ico"}
 
 // routePath is the path and query a request asks for, byte for byte as

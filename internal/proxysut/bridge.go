@@ -141,17 +141,21 @@ func (b *bridge) Run(op core.Op) core.Result {
 		b.lookedUp[spec.NormalizeHost(host)] = true
 	}
 	served := b.px.bind.Served()
+	if served.SideOnly && b.toolError {
+		// It read robots.txt and refused the page: no answer for the op.
+		served = networld.Served{Bare: served.Bare, Elsewhere: served.Elsewhere}
+	}
 	if served.Bare && b.counts {
 		b.s.tally.Bare()
 	}
 	if lookups.Kept && b.counts {
 		b.s.tally.Kept()
 	}
+	if err == nil && served.Reached {
+		b.px.noteFetched(serverURL(op))
+	}
 	if b.px.srv != nil && err == nil {
 		ans = servedAnswer(served)
-		if served.Reached {
-			b.px.noteFetched(serverURL(op))
-		}
 	}
 	if b.staleFetch() {
 		b.s.cachesDNS()
@@ -162,6 +166,19 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case err != nil:
 		b.px.failed.Store(true)
 		panic(&door.Failure{Err: fmt.Errorf("%s: %s %s: %w", b.s.id.name, core.OpFetch, host+" "+path, err)})
+	case ans.world && ans.status == http.StatusMethodNotAllowed && b.s.profile.Mode == ModeConnect:
+		// The world answers a CONNECT that reaches it 405: the proxy sent
+		// it on as a request of its own rather than open a tunnel.
+		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered 405 to the CONNECT it passed on as a request: it opens no tunnel (a proxy that does not take CONNECT: give its profile mode absolute)", b.s.id.name)})
+	case ans.world && b.px.srv == nil && !served.Reached && !served.Elsewhere && !served.Bare:
+		// The answer carries the world's header, but no request of the op
+		// reached the world: the proxy's cache of an earlier answer for
+		// the URL (from now on every sandbox gets a proxy of its own, and
+		// this one is answered as the model does), or one it made up.
+		if !b.px.fetchedBefore(serverURL(op)) {
+			panic(&door.Failure{Err: fmt.Errorf("%s: answered %d with %s, but no request of the op reached the world, nor did one for the URL before: an answer it made up", b.s.id.name, ans.status, networld.Header)})
+		}
+		return b.fromCache(host, path, model, addr, lookups)
 	case ans.world && lineMoved(model, lookups):
 		// The proxy let the fetch through on answers of its own lookups,
 		// every one public, where the model's one lookup answers an
@@ -187,10 +204,6 @@ func (b *bridge) Run(op core.Op) core.Result {
 	case ans.world && ans.status == 404:
 		b.passed(model)
 		return core.Result{Kind: core.NotFound}
-	case ans.world && ans.status == http.StatusMethodNotAllowed && b.s.profile.Mode == ModeConnect:
-		// The world answers a CONNECT that reaches it 405: the proxy sent
-		// it on as a request of its own rather than open a tunnel.
-		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered 405 to the CONNECT it passed on as a request: it opens no tunnel (a proxy that does not take CONNECT: give its profile mode absolute)", b.s.id.name)})
 	case ans.world:
 		panic(&door.Failure{Err: fmt.Errorf("%s: the world answered %d through it: no answer a fetch gets", b.s.id.name, ans.status)})
 	case !ans.closed && ans.status < 300 && !b.s.profile.refusal(ans.body):
@@ -200,14 +213,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		// A URL the server fetched before, answered with no error and no
 		// request (of any host): from a cache of its own, answered as the model does;
 		// from now on every sandbox gets a server of its own.
-		b.s.cachesAnswers()
-		if b.counts {
-			b.s.tally.Cached()
-		}
-		if model == core.OK || model == core.NotFound {
-			return b.asModel(host, path, addr, resolved, lookups.Count > 1 || resolved && lookups.Last != addr)
-		}
-		return b.refused(host, path, model, addr, lookups, lookups.Count > 1 || resolved && lookups.Last != addr, networld.Served{})
+		return b.fromCache(host, path, model, addr, lookups)
 	case b.px.srv != nil && served.Bare:
 		// A fetch server connected and sent no request (a TLS hello to
 		// port 443), then failed: the fetch left, whatever it said.
@@ -221,6 +227,21 @@ func (b *bridge) Run(op core.Op) core.Result {
 	// that answered it: not after several, nor after one of a line the
 	// proxy moved on in an op before.
 	return b.refused(host, path, model, addr, lookups, served.Bare || lookups.Count > 1 || resolved && lookups.Last != addr, served)
+}
+
+// fromCache answers a fetch the sandbox answered from a cache of its own
+// (no request of the op reached the world) as the model does, and gives
+// every sandbox from now on a proxy or server of its own.
+func (b *bridge) fromCache(host, path string, model core.Kind, addr netip.Addr, lookups networld.Lookups) core.Result {
+	b.s.cachesAnswers()
+	if b.counts {
+		b.s.tally.Cached()
+	}
+	resolved := lookups.Count > 0
+	if model == core.OK || model == core.NotFound {
+		return b.asModel(host, path, addr, resolved, lookups.Count > 1 || resolved && lookups.Last != addr)
+	}
+	return b.refused(host, path, model, addr, lookups, lookups.Count > 1 || resolved && lookups.Last != addr, networld.Served{})
 }
 
 // lineMoved reports whether a fetch the proxy let through, which the

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
+	"github.com/sbxfuzz/sbxfuzz/internal/networld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -79,6 +80,9 @@ func TestMain(m *testing.M) {
 //	auth   407 without Proxy-Authorization: Basic dTpw, else as open
 //	hangup close the connection without an answer, and go on serving
 //	denythenexit  403, then exit 3 once the answer is sent
+//	longhead answer 403 with headers that never end
+//	forged   answer 200 with the world's header and a body of its own,
+//	         connecting to nothing
 //	tlsonly  answer a CONNECT with 200 and close the tunnel at the first
 //	         bytes that are not a TLS hello, as a proxy that inspects TLS
 //	         does; close any other request unanswered
@@ -144,6 +148,16 @@ func fakeProxy(mode string, args []string) int {
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				conn.Close()
 			}
+		case "longhead":
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				line := "X-H: " + strings.Repeat("a", 1000) + "\r\n"
+				for _, err = io.WriteString(conn, "HTTP/1.1 403 Forbidden\r\n"); err == nil; _, err = io.WriteString(conn, line) {
+				}
+				conn.Close()
+			}
+		case "forged":
+			w.Header().Set(networld.Header, "1")
+			io.WriteString(w, "made up")
 		case "tlsonly":
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				if r.Method == http.MethodConnect {
@@ -474,7 +488,11 @@ func TestBrokenProxies(t *testing.T) {
 		mode, words string
 		hang        bool
 		timeout     time.Duration // short only where the proxy never answers
-	}{{"exit", "exited with status 3", false, 10 * time.Second}, {"hang", "did not return", true, 200 * time.Millisecond}, {"madeup", "without X-Sbxfuzz-World", false, 10 * time.Second}} {
+	}{{"exit", "exited with status 3", false, 10 * time.Second}, {"hang", "did not return", true, 200 * time.Millisecond}, {"madeup", "without X-Sbxfuzz-World", false, 10 * time.Second},
+		// An answer whose headers never end is cut at a bound, not read
+		// until the timeout into the harness's memory.
+		{"longhead", "a status line and headers of more than 1048576 bytes", false, 20 * time.Second},
+		{"forged", "no request of the op reached the world, nor did one for the URL before: an answer it made up", false, 10 * time.Second}} {
 		fs, _ := checkOn(t, fakeTarget(t, tc.mode, "", tc.timeout), src, tc.timeout)
 		if len(fs) == 0 || fs[0].Invariant.String() != "total" || fs[0].Step != 1 || fs[0].Hang != tc.hang || !strings.Contains(fs[0].Detail, tc.words) {
 			t.Errorf("%s: findings %v; want total at step 1 saying %q, hang %v", tc.mode, fs, tc.words, tc.hang)
@@ -773,9 +791,6 @@ func TestIgnoredHosts(t *testing.T) {
 	}
 }
 
-// TestConnectPassedOn: a proxy asked by CONNECT that sends the CONNECT
-// on to the server as a request, opening no tunnel, is a total finding
-// whose words say so and name the profile's mode.
 // TestUnansweredRefusalsSaySo: a proxy that closes the connection
 // without an answer is refused in words that say so, and one that opens a
 // tunnel and then closes it at the plain request sent through (it waits
@@ -796,6 +811,9 @@ func TestUnansweredRefusalsSaySo(t *testing.T) {
 	}
 }
 
+// TestConnectPassedOn: a proxy asked by CONNECT that sends the CONNECT
+// on to the server as a request, opening no tunnel, is a total finding
+// whose words say so and name the profile's mode.
 func TestConnectPassedOn(t *testing.T) {
 	fs, _ := checkOn(t, fakeTarget(t, "passconnect", "egressproxy-connect", 0), "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n", 0)
 	if len(fs) == 0 || fs[0].Invariant != oracle.Total || !strings.Contains(fs[0].Detail, "CONNECT it passed on as a request: it opens no tunnel") {

@@ -413,11 +413,11 @@ func removeDirs(dir, tmp string) {
 
 // answer is what a proxy answered to a fetch.
 type answer struct {
-	status int
-	world  bool // the answer carries networld.Header: the world's, relayed
-	body   string
-	closed bool // the proxy closed the connection without an answer
-	tunnel int  // in connect mode, the status of the CONNECT that opened the tunnel
+	status       int
+	world        bool // the answer carries networld.Header: the world's, relayed
+	body         string
+	closed       bool // the proxy closed the connection without an answer
+	tunnelStatus int  // in connect mode, the status of the CONNECT that opened the tunnel
 }
 
 // proxyWords are the words of an answer a proxy made itself (a refusal,
@@ -428,11 +428,11 @@ type answer struct {
 // run: the title, where a page has one, seldom does.
 func proxyWords(a answer) string {
 	switch {
-	case a.closed && a.tunnel != 0:
+	case a.closed && a.tunnelStatus != 0:
 		// A proxy that inspects TLS answers every CONNECT and then
 		// waits for a TLS hello, not the request the door sends.
 		return fmt.Sprintf("%d %s to CONNECT, then closed at the request sent in the tunnel (one that waits for TLS there: try \"mode\": \"absolute\")",
-			a.tunnel, http.StatusText(a.tunnel))
+			a.tunnelStatus, http.StatusText(a.tunnelStatus))
 	case a.closed:
 		return "closed the connection without an answer"
 	case a.world || a.status == 0:
@@ -466,6 +466,33 @@ var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 // what it holds, in a proxy's answer.
 var htmlTag = regexp.MustCompile(`(?i)<style[\s\S]*?</style>|<script[\s\S]*?</script>|<!--[\s\S]*?-->|<[^>]*>`)
 
+// maxHeadBytes bounds the status line and headers of a proxy's answer
+// that the door reads: one that never ends its headers is a malformed
+// answer, not the harness's memory spent until --timeout.
+const maxHeadBytes = 1 << 20
+
+// errLongHead is an answer whose head passed maxHeadBytes.
+var errLongHead = fmt.Errorf("a status line and headers of more than %d bytes", maxHeadBytes)
+
+// capped reads from r, failing with errLongHead once left bytes are read:
+// exchange sets left for each part of an answer.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errLongHead
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
 // errNoAnswer is a fetch the proxy did not answer in time.
 var errNoAnswer = errors.New("no answer in time")
 
@@ -473,35 +500,38 @@ var errNoAnswer = errors.New("no answer in time")
 // it, as its mode says, and reads its answer until deadline.
 func (px *proxy) fetch(conn net.Conn, host, path string, deadline time.Time) (answer, error) {
 	conn.SetDeadline(deadline)
-	br := bufio.NewReader(conn)
+	cr := &capped{r: conn}
+	br := bufio.NewReader(cr)
 	h := urlHost(host)
 	if px.mode == ModeConnect {
-		a, err := exchange(conn, br, "CONNECT "+h+":80 HTTP/1.1\r\nHost: "+h+":80\r\n"+px.headers+"\r\n", http.MethodConnect)
+		a, err := exchange(conn, cr, br, "CONNECT "+h+":80 HTTP/1.1\r\nHost: "+h+":80\r\n"+px.headers+"\r\n", http.MethodConnect)
 		if err != nil || a.closed || a.status/100 != 2 || a.world {
 			return a, err
 		}
-		tunnel := a.status
-		a, err = exchange(conn, br, "GET "+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
+		tunnelStatus := a.status
+		a, err = exchange(conn, cr, br, "GET "+path+" HTTP/1.1\r\nHost: "+h+"\r\nConnection: close\r\n\r\n", http.MethodGet)
 		if a.closed {
-			a.tunnel = tunnel
+			a.tunnelStatus = tunnelStatus
 		}
 		return a, err
 	}
-	return exchange(conn, br, "GET http://"+h+path+" HTTP/1.1\r\nHost: "+h+"\r\n"+px.headers+"Connection: close\r\n\r\n", http.MethodGet)
+	return exchange(conn, cr, br, "GET http://"+h+path+" HTTP/1.1\r\nHost: "+h+"\r\n"+px.headers+"Connection: close\r\n\r\n", http.MethodGet)
 }
 
 // exchange writes req on conn and reads the answer to it from br. It
 // never follows a redirect, nor parses a Location: a 302 is the answer
 // (the world's redirect route, or the proxy's own refusal), and whatever
 // a proxy requested for it is judged from its namespace.
-func exchange(conn net.Conn, br *bufio.Reader, req, method string) (answer, error) {
+func exchange(conn net.Conn, cr *capped, br *bufio.Reader, req, method string) (answer, error) {
 	if _, err := io.WriteString(conn, req); err != nil {
 		if closedByPeer(err) {
 			return answer{closed: true}, nil
 		}
 		return answer{}, readError(err)
 	}
+	cr.left = maxHeadBytes
 	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	cr.left = maxHeadBytes + maxAnswerBytes + 1 // the body is bounded by its own reader below
 	if err != nil {
 		if closedByPeer(err) {
 			return answer{closed: true}, nil

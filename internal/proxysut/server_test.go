@@ -178,7 +178,11 @@ func fakeFetch(mode string, allow []string, rawURL string) (string, error) {
 			return "", err
 		}
 		if resp, err := transport.RoundTrip(req); err == nil {
+			rules, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && strings.Contains(string(rules), "Disallow: /") {
+				return "", fmt.Errorf("%s: robots.txt forbids it", rawURL)
+			}
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
@@ -521,6 +525,27 @@ func fakeServers() []string {
 	return out
 }
 
+// TestRobotsRefusal: a fetch tool that reads robots.txt, finds the page
+// forbidden and says so refused the op (stricter), though the world
+// answered robots.txt; one that reads it and goes on is judged by the
+// page.
+func TestRobotsRefusal(t *testing.T) {
+	tg := fakeServerTarget(t, "robots", 0)
+	for _, tc := range []struct {
+		rules    string
+		stricter int64
+	}{
+		{"User-agent: *\\nDisallow: /", 1},
+		{"User-agent: *\\nAllow: /", 0},
+	} {
+		src := "grant net a.test\nroute a.test /robots.txt \"" + tc.rules + "\"\nroute a.test /page hello\n\nnet_fetch a.test /page\n"
+		fs, tally := checkOn(t, tg, src, 0)
+		if len(fs) > 0 || countsTotal(tally.Stricter) != tc.stricter {
+			t.Errorf("robots.txt %q: findings %v, stricter %v; want none, and %d refused", tc.rules, fs, tally.Stricter, tc.stricter)
+		}
+	}
+}
+
 // TestConnectedWithoutARequest: a server that connects for a fetch but
 // sends no request (its TLS hello unanswered) and then fails has let the
 // fetch out: the connection is the op's one fetch, judged where it went
@@ -635,4 +660,13 @@ func TestLookupsOffTheModelsLine(t *testing.T) {
 	if n := tally.LineMoved; n != 1 || len(fs) > 0 {
 		t.Errorf("%d fetches counted off the model's line, findings %v; want 1 and none", n, fs)
 	}
+}
+
+// countsTotal is the sum of counts.
+func countsTotal(counts map[string]int64) int64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }

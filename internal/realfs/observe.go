@@ -13,6 +13,13 @@ import (
 // shorter, so only a sandbox gone astray writes past it.
 const MaxInline = 64 << 10
 
+// MaxHashed is how many bytes of a file Observe reads: a file longer than
+// that is known by its size and a hash of its first MaxHashed bytes. A
+// sandbox that leaves a file of gigabytes (a sparse one costs it nothing)
+// would otherwise make every observation read them, and the time spent
+// would be blamed on it as a hang.
+const MaxHashed = 16 << 20
+
 // Observation is a snapshot of a Tree's whole base, moat and T, taken
 // without following a link. The zero Observation is an empty tree.
 type Observation struct {
@@ -27,7 +34,7 @@ type Entry struct {
 	Mode   fs.FileMode // type and permission bits, as Lstat gives them
 	Size   int64       // a regular file's length; 0 for anything else
 	Data   string      // a regular file's content, its first MaxInline bytes when longer
-	Sum    [32]byte    // SHA-256 of a file longer than MaxInline; zero otherwise
+	Sum    [32]byte    // SHA-256 of a file longer than MaxInline (of its first MaxHashed bytes); zero otherwise
 	Target string      // a link's target, as a world path when it points into the base (see Observe)
 	Unread bool        // the file's content or the directory's entries could not be read
 }
@@ -49,7 +56,7 @@ func (e Entry) Holds(data string) bool {
 		return false
 	}
 	if len(data) > MaxInline {
-		return e.Sum == sha256.Sum256([]byte(data))
+		return e.Sum == sha256.Sum256([]byte(data[:min(len(data), MaxHashed)]))
 	}
 	return e.Data == data
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -147,6 +148,35 @@ func TestObserveLargeFile(t *testing.T) {
 	e := after.Entries[len(after.Entries)-1]
 	if e.Path != "/work/big" || e.Size != int64(len(big)) || len(e.Data) != MaxInline || e.Sum == [32]byte{} {
 		t.Errorf("entry: %s size %d, %d bytes kept, sum %x", e.Path, e.Size, len(e.Data), e.Sum)
+	}
+	if c := tr.Changes(before, after); len(c) != 1 || c[0].Kind != Modified {
+		t.Errorf("Changes: %v", c)
+	}
+}
+
+// TestObserveHugeFile: a file far past MaxHashed, sparse, costs an
+// observation only its first MaxHashed bytes, which its sum is of: its
+// size is Lstat's, and a change of its length is a change.
+func TestObserveHugeFile(t *testing.T) {
+	tr := materialize(t, scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}},
+		core.GrantSpec{FSRead: []string{"/work"}}, nil)
+	before := observeT(t, tr)
+	const huge = 4 << 30 // sparse: no disk need hold it
+	if err := os.Truncate(real(t, tr, "/work/a"), huge); err != nil {
+		t.Skipf("no sparse file of %d bytes here: %v", int64(huge), err)
+	}
+	done := make(chan Observation)
+	go func() { done <- observeT(t, tr) }()
+	var after Observation
+	select {
+	case after = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("observing a sparse file of 4 GiB has not ended after a minute")
+	}
+	head := make([]byte, MaxHashed)
+	head[0] = 'x'
+	if e, _ := after.Find("/work/a"); e.Size != huge || e.Sum != sha256.Sum256(head) {
+		t.Errorf("entry: size %d, sum %x; want %d and the sum of its first %d bytes", e.Size, e.Sum, int64(huge), MaxHashed)
 	}
 	if c := tr.Changes(before, after); len(c) != 1 || c[0].Kind != Modified {
 		t.Errorf("Changes: %v", c)

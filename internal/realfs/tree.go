@@ -33,6 +33,7 @@ type Tree struct {
 	secrets  []secret
 	relLinks bool            // absolute link targets are written relative to the link's directory
 	stood    map[string]bool // the kept directories that stood (Kept)
+	made     fs.FileInfo     // T as build made it (OpenRoot)
 }
 
 // Materialize builds world ws, for a sandbox holding grant g that will run
@@ -213,11 +214,21 @@ func (t *Tree) build(p *plan) error {
 			return err
 		}
 	}
-	r, err := os.OpenRoot(t.root)
+	// T is opened through base, so that no link put in the moat's chain
+	// leads the world's files out of it.
+	b, err := os.OpenRoot(t.base)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	r, err := b.OpenRoot(t.chain[1:])
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	if t.made, err = r.Stat("."); err != nil {
+		return err
+	}
 	for _, d := range p.dirs {
 		if err := r.Mkdir(rel(d), 0o755); err != nil && !(errors.Is(err, fs.ErrExist) && p.kept[d]) {
 			return err
@@ -279,6 +290,22 @@ func (t *Tree) linkTarget(at, target string) string {
 func (t *Tree) Kept(p string) bool {
 	c, ok := clean(p)
 	return ok && t.stood[c]
+}
+
+// OpenRoot opens T for the harness's own writes between ops: the
+// directory Materialize made, not whatever a sandbox has put at its path
+// since (a link to elsewhere, which a path would follow). It fails when
+// T's path names another directory now.
+func (t *Tree) OpenRoot() (*os.Root, error) {
+	r, err := os.OpenRoot(t.root)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := r.Stat("."); err != nil || !os.SameFile(st, t.made) {
+		r.Close()
+		return nil, fmt.Errorf("%s is no longer the tree's root: a sandbox moved it, or put a link there", t.root)
+	}
+	return r, nil
 }
 
 // Base returns the tree's base directory, the one Materialize was given,

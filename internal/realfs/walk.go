@@ -87,8 +87,11 @@ func (w *walker) readFile(p string, size int64, e *Entry) {
 	}
 	h := sha256.New()
 	h.Write(head)
-	rest, err := io.CopyBuffer(h, onlyReader{f}, w.buf)
+	rest, err := io.CopyBuffer(h, io.LimitReader(onlyReader{f}, MaxHashed-int64(len(head))), w.buf)
 	e.Data, e.Size = string(head[:MaxInline]), int64(len(head))+rest
+	if e.Size == MaxHashed {
+		e.Size = max(size, MaxHashed) // longer than what is read of it
+	}
 	e.Unread = err != nil
 	h.Sum(e.Sum[:0])
 }

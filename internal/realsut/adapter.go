@@ -13,6 +13,7 @@ package realsut
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -232,7 +233,14 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, fmt.Errorf("a real sandbox needs the harness's own world, not a %T", w)
 	}
 	slot := s.take()
-	t, err := realfs.MaterializeWith(filepath.Join(s.dir, strconv.Itoa(slot)), rw.Spec(), g.Spec(), moatOps, s.layout)
+	dir := filepath.Join(s.dir, strconv.Itoa(slot))
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// The slot is the harness's own directory: a link there is a
+		// sandbox's, and the world must not be written where it leads.
+		s.give(slot)
+		return nil, fmt.Errorf("%s, a tree's directory, is a link now: the sandbox replaced it", dir)
+	}
+	t, err := realfs.MaterializeWith(dir, rw.Spec(), g.Spec(), moatOps, s.layout)
 	if err != nil {
 		s.give(slot)
 		return nil, err

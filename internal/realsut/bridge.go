@@ -551,14 +551,40 @@ func (stoppedClock) Now() (int64, bool) { return 0, true }
 // observes the tree afresh, so the write is never taken for the sandbox's.
 func (b *bridge) writeDisk(r, data string) {
 	b.observed = false
-	root, err := os.OpenRoot(b.tree.Root())
+	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed
 	if err != nil {
 		return
 	}
 	defer root.Close()
 	rel := strings.TrimPrefix(r, "/")
 	root.MkdirAll(path.Dir(rel), 0o755)
-	root.WriteFile(rel, []byte(data), 0o644)
+	writeReplacing(root, rel, data)
+}
+
+// writeReplacing writes data to rel in root under a new name, then
+// renames it over rel: a hard link a sandbox put at rel, to a file
+// anywhere on the disk, is replaced, not written through.
+func writeReplacing(root *os.Root, rel, data string) error {
+	tmp := path.Join(path.Dir(rel), ".sbxfuzz-write")
+	root.Remove(tmp) // one a sandbox put there, or a write that failed left
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Chmod(tmp, 0o644) // the umask's
+	}
+	if err == nil {
+		err = root.Rename(tmp, rel)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
 }
 
 // makeParent creates the directory a write's file goes in, when the path
@@ -586,7 +612,7 @@ func (b *bridge) makeParent(p string) bool {
 	if !ok || dir == "/" || !b.grant.MayWrite(r) {
 		return false
 	}
-	root, err := os.OpenRoot(b.tree.Root())
+	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed
 	if err != nil {
 		return false
 	}

@@ -3,6 +3,8 @@
 package realsut
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -44,5 +46,50 @@ func TestEchoedArgumentForgesAnswers(t *testing.T) {
 		if d := fs[i].Detail; !strings.Contains(d, `id "forged"`) || !strings.Contains(d, "no request had that id") {
 			t.Errorf("the total finding's words %q do not say the line answered nothing asked", d)
 		}
+	}
+}
+
+// TestTreeSwappedForALink: a server that puts a link to a directory of
+// its choosing where the tree's "/" was does not lead the harness's own
+// writes there (the directory a write's parent is made in, between ops):
+// they go to the tree the harness made, wherever it was moved, or
+// nowhere.
+func TestTreeSwappedForALink(t *testing.T) {
+	decoy := t.TempDir()
+	t.Setenv("DECOY", decoy)
+	a, err := MCP(fakeMCP(t, "swapT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, a, "grant fs_read /work/\ngrant fs_write /work/\nfile /work/x data\n\nfs_read /work/x\nfs_write /work/new/f data\n")
+	entries, err := os.ReadDir(decoy)
+	if err != nil || len(entries) > 0 {
+		t.Errorf("the decoy holds %v (%v): the harness wrote where the server's link led", entries, err)
+	}
+}
+
+// TestWriteReplacingAHardLink: the harness's own write of a file a
+// sandbox made a hard link of, to a file outside the tree, replaces the
+// link and leaves that file as it was.
+func TestWriteReplacingAHardLink(t *testing.T) {
+	dir, outside := t.TempDir(), filepath.Join(t.TempDir(), "keep")
+	if err := os.WriteFile(outside, []byte("KEEP"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(dir, "f")); err != nil {
+		t.Skipf("no hard link here: %v", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := writeReplacing(root, "f", "world"); err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := os.ReadFile(outside)
+	written, _ := os.ReadFile(filepath.Join(dir, "f"))
+	if string(kept) != "KEEP" || string(written) != "world" {
+		t.Errorf("the file outside holds %q, the tree's %q; want KEEP and world", kept, written)
 	}
 }
