@@ -28,17 +28,20 @@ type Summary struct {
 	// SUTFlags are the flags that choose the sandbox's configuration
 	// again (--profile FILE), when the campaign was given any: the
 	// reproduce line needs them.
-	SUTFlags       []string `json:"sut_flags,omitempty"`
-	Checks         int      `json:"checks"`
-	Drawn          int      `json:"drawn,omitempty"` // scenarios drawn, when an adapter skipped some
-	Scenarios      uint64   `json:"scenarios"`
-	Ops            uint64   `json:"ops"`
-	Workers        int      `json:"workers"`
-	ElapsedSeconds float64  `json:"elapsed_seconds"`
-	CheckedSeconds float64  `json:"checked_seconds"` // the part of ElapsedSeconds the checks took; the rest minimized their findings
-	OpsPerSecond   float64  `json:"ops_per_second"`  // over CheckedSeconds
-	Interrupted    bool     `json:"interrupted"`
-	RawFindings    int64    `json:"raw_findings"` // violations the oracle reported, before deduplication
+	SUTFlags []string `json:"sut_flags,omitempty"`
+	Checks   int      `json:"checks"`
+	Drawn    int      `json:"drawn,omitempty"` // scenarios drawn, when an adapter skipped some
+	// LeftOut counts the scenarios drawn that the sandbox could express
+	// none of, by why, where its door says (a real-disk sandbox's).
+	LeftOut        map[string]int `json:"left_out,omitempty"`
+	Scenarios      uint64         `json:"scenarios"`
+	Ops            uint64         `json:"ops"`
+	Workers        int            `json:"workers"`
+	ElapsedSeconds float64        `json:"elapsed_seconds"`
+	CheckedSeconds float64        `json:"checked_seconds"` // the part of ElapsedSeconds the checks took; the rest minimized their findings
+	OpsPerSecond   float64        `json:"ops_per_second"`  // over CheckedSeconds
+	Interrupted    bool           `json:"interrupted"`
+	RawFindings    int64          `json:"raw_findings"` // violations the oracle reported, before deduplication
 	// ViolationCauses counts the distinct causes among them, whatever
 	// their invariants: for a fetch, what a guard that lets it through
 	// gets wrong (a range, a spelling, an embedding form, a rebinding);
@@ -304,8 +307,9 @@ func (s *Summary) Failed() bool {
 
 // Expressible is the summary line's clause saying what fraction of the
 // drawn scenarios the sandbox's adapter could express ("; N of M drawn
-// scenarios expressible (P%)"), and which ops it never asks (Unasked), or
-// "" when it expressed them all and asks every op.
+// scenarios expressible (P%)"), why most of the others were left out
+// (LeftOut), and which ops it never asks (Unasked), or "" when it
+// expressed them all and asks every op.
 func (s *Summary) Expressible() string {
 	unasked := ""
 	if s.Unasked != "" {
@@ -314,7 +318,20 @@ func (s *Summary) Expressible() string {
 	if s.Drawn <= s.Checks {
 		return unasked
 	}
-	return fmt.Sprintf("; %d of %d drawn scenarios expressible (%.0f%%)%s", s.Checks, s.Drawn, 100*float64(s.Checks)/float64(s.Drawn), unasked)
+	why := ""
+	if reasons := byCount(toInt64(s.LeftOut)); len(reasons) > 0 {
+		why = fmt.Sprintf("; %d of those left out because %s", s.LeftOut[reasons[0]], reasons[0])
+	}
+	return fmt.Sprintf("; %d of %d drawn scenarios expressible (%.0f%%%s)%s", s.Checks, s.Drawn, 100*float64(s.Checks)/float64(s.Drawn), why, unasked)
+}
+
+// toInt64 is counts as byCount takes them.
+func toInt64(counts map[string]int) map[string]int64 {
+	out := make(map[string]int64, len(counts))
+	for k, n := range counts {
+		out[k] = int64(n)
+	}
+	return out
 }
 
 // stricterOps is how many ops were stricter than the model (Stricter),

@@ -25,6 +25,11 @@ func TestExpressible(t *testing.T) {
 			t.Errorf("%d checks of %d drawn: %q, want %q", tc.checks, tc.drawn, got, tc.want)
 		}
 	}
+	// Why the most were left out, where the door says.
+	s := reports.Summary{Checks: 42, Drawn: 100, LeftOut: map[string]int{"no op is an fs_read": 50, "a grant root is a link": 8}}
+	if got, want := s.Expressible(), "; 42 of 100 drawn scenarios expressible (42%; 50 of those left out because no op is an fs_read)"; got != want {
+		t.Errorf("with the reasons: %q, want %q", got, want)
+	}
 }
 
 // TestSummaryClauses: the summary line's clauses for the ops stricter than

@@ -131,7 +131,11 @@ type Result struct {
 	Checks int
 	// Drawn counts the scenarios drawn from the generators: Checks, and
 	// those the sandbox's adapter could express nothing of.
-	Drawn      int
+	Drawn int
+	// LeftOut counts those the adapter left out, by why, where the
+	// Target says (sut.Target.Why), numbers written N and quoted names
+	// "…": what a user reads to see why a real sandbox was asked so few.
+	LeftOut    map[string]int
 	Elapsed    time.Duration
 	Workers    int
 	Coverage   oracle.Coverage
@@ -224,6 +228,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		next    atomic.Int64 // next check index to hand out
 		counts  = make([]workerCount, workers)
 		skipped atomic.Int64 // scenarios the adapter could express nothing of
+		leftOut = &whyCounts{n: map[string]int{}}
 		covs    = make([]oracle.Coverage, workers)
 		// scratches[w] is what worker w's Checker counts a check into;
 		// its feed moves each judged check's counts into covs[w] under
@@ -266,7 +271,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			endOnce := onceEnd(end)
 			ends[w].Store(&endOnce)
 			judge.CheckFeed(f, judge.Options{Timeout: cfg.Timeout, StartTimeout: cfg.StartTimeout}, &feed{
-				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped,
+				cfg: &cfg, ctx: runCtx, col: col, next: &next, count: &counts[w], skipped: &skipped, leftOut: leftOut,
 				lock: &locks[w], scratch: &scratches[w],
 				cov: &covs[w], dims: &dcs[w], drawn: &drawn[w], countInCheck: countInCheck,
 				checked: new(dims.Counts), gen: generators.NewGenerator(),
@@ -321,6 +326,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Tally.StricterExamples[reason], res.Tally.StricterSaid[reason] = op, said[reason]
 	}
 	res.Drawn = res.Checks + int(skipped.Load())
+	if len(leftOut.n) > 0 {
+		res.LeftOut = leftOut.n
+	}
 	res.Elapsed, res.Checked = time.Since(start), time.Duration(checked.Load())
 	return res, werr
 }

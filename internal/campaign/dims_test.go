@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -98,5 +100,41 @@ func TestDimensionsCountedInChecksSurviveHangs(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLeftOutByWhy: the scenarios an adapter leaves out are counted by
+// the reason its Target gives, one reason whatever path or number it
+// names, on every worker, and the summary carries the counts.
+func TestLeftOutByWhy(t *testing.T) {
+	whyNot := func(sc *scenario.Scenario) string {
+		if len(sc.Steps)%2 == 0 {
+			return fmt.Sprintf("an even number of ops, %d, the first at %q", len(sc.Steps), fmt.Sprintf("/work/%d", len(sc.Steps)))
+		}
+		return "an odd number of ops"
+	}
+	evenOut := sut.Target{
+		Name: "odd-only",
+		Start: func() (core.Factory, func() error, error) {
+			return core.ReferenceFactory, func() error { return nil }, nil
+		},
+		Adapt: func(sc *scenario.Scenario) *scenario.Scenario {
+			if len(sc.Steps)%2 == 0 {
+				return nil
+			}
+			return sc
+		},
+		Why: whyNot,
+	}
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 200, Workers: 2, Target: evenOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := res.Drawn - res.Checks
+	if want := map[string]int{`an even number of ops, N, the first at "…"`: left}; left == 0 || !maps.Equal(res.LeftOut, want) {
+		t.Errorf("left out %v, want %v", res.LeftOut, want)
+	}
+	if s := Summarize(res, evenOut.Name); !maps.Equal(s.LeftOut, res.LeftOut) {
+		t.Errorf("the summary's counts %v, want %v", s.LeftOut, res.LeftOut)
 	}
 }

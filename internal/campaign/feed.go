@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sync"
 	"sync/atomic"
 
@@ -29,6 +30,7 @@ type feed struct {
 	next    *atomic.Int64 // the next check index to hand out, shared by the workers
 	count   *workerCount
 	skipped *atomic.Int64 // scenarios the adapter could express nothing of
+	leftOut *whyCounts    // them, by why
 	// lock guards what the feed counts (cov, dims, drawn and the checks
 	// of count) against the campaign's reading it while a check is still
 	// under way, once it gives up on the worker.
@@ -114,9 +116,13 @@ func (f *feed) Next() (judge.Case, core.Factory, bool) {
 			f.lock.mu.Unlock()
 		}
 		if cfg.Target.Adapt != nil {
+			drawn := sc
 			if sc = cfg.Target.Adapt(sc); sc == nil { // nothing of it the sandbox can express
 				f.col.finish(int(i))
 				f.skipped.Add(1)
+				if cfg.Target.Why != nil {
+					f.leftOut.add(cfg.Target.Why(drawn))
+				}
 				continue
 			}
 		}
@@ -211,4 +217,26 @@ func moveCounts(cov, scratch *oracle.Coverage, sc *scenario.Scenario) {
 	cov.Ops += scratch.Ops
 	cov.Scenarios += scratch.Scenarios
 	scratch.Ops, scratch.Scenarios = 0, 0
+}
+
+// whyCounts counts the scenarios an adapter left out, by why, for the
+// workers of a campaign.
+type whyCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// quotedPath matches a world path a reason quotes: written "…", with its
+// numbers written N (digits), one reason is one, whatever it names.
+var quotedPath = regexp.MustCompile(`"/(?:[^"\\]|\\.)*"`)
+
+// add counts one scenario left out for why ("" counts nothing).
+func (w *whyCounts) add(why string) {
+	if why == "" {
+		return
+	}
+	why = digits.ReplaceAllString(quotedPath.ReplaceAllString(why, `"…"`), "N")
+	w.mu.Lock()
+	w.n[why]++
+	w.mu.Unlock()
 }

@@ -15,7 +15,7 @@ import (
 // named sut.
 func Summarize(res *Result, sut string) reports.Summary {
 	s := reports.Summary{
-		Seed: res.Seed, SUT: sut, Checks: res.Checks, Drawn: drawnIfSkipped(res), Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
+		Seed: res.Seed, SUT: sut, Checks: res.Checks, Drawn: drawnIfSkipped(res), LeftOut: res.LeftOut, Scenarios: res.Coverage.Scenarios, Ops: res.Coverage.Ops,
 		Workers: res.Workers, ElapsedSeconds: res.Elapsed.Seconds(), CheckedSeconds: res.Checked.Seconds(), OpsPerSecond: res.OpsPerSecond(),
 		Interrupted: res.Interrupted, RawFindings: res.Raw, ViolationCauses: int64(len(res.CausesSeen)), Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs, GivenUpChecks: res.GivenUp,
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),

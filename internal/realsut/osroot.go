@@ -177,6 +177,7 @@ func adaptFS(sc *scenario.Scenario) (*scenario.Scenario, string) {
 	out.Grant.NetHosts, out.Grant.Tools = nil, nil
 	out.World.Routes, out.World.DNS, out.World.ToolOutputs = nil, nil, nil
 	out.World.Links = slices.DeleteFunc(out.World.Links, climbsAboveRoot)
+	out.World.Files = slices.DeleteFunc(out.World.Files, func(f scenario.File) bool { return holdsOthers(out.World, f.Path) })
 	if rootsLinked(out.World, out.Grant) {
 		return nil, "a grant root is a link or lies under one, which a real sandbox opens through its link"
 	}
@@ -204,6 +205,21 @@ func adaptFS(sc *scenario.Scenario) (*scenario.Scenario, string) {
 		return nil, err.Error()
 	}
 	return out, ""
+}
+
+// holdsOthers reports whether a file at p, which a flat world holds beside
+// the files and links below it (the content a sandbox keeps at a root's
+// own key, a file at "/"), is one a disk cannot: p is "/", or the
+// directory of another file or link of w. Left out, the world is one a
+// disk holds, and the scenario is asked rather than left out whole.
+func holdsOthers(w scenario.WorldSpec, p string) bool {
+	c := spec.Canonical(p)
+	if c == "/" {
+		return true
+	}
+	under := func(q string) bool { return strings.HasPrefix(spec.Canonical(q), c+"/") }
+	return slices.ContainsFunc(w.Files, func(f scenario.File) bool { return under(f.Path) }) ||
+		slices.ContainsFunc(w.Links, func(l scenario.Link) bool { return under(l.Path) })
 }
 
 // rootsLinked reports whether some fs_read or fs_write root of g resolves,
