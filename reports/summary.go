@@ -120,6 +120,11 @@ type Summary struct {
 	// for with no lookup of it in the op, from a DNS answer it kept from
 	// an earlier op (KeptWarning).
 	KeptFetches int64 `json:"kept_fetches,omitempty"`
+	// LateRequests counts the requests a real sandbox sent the world
+	// between ops, after the op that made them had answered: not judged
+	// (LateWarning). LateExample is the least, "host address path".
+	LateRequests int64  `json:"late_requests,omitempty"`
+	LateExample  string `json:"late_example,omitempty"`
 	// LineMovedFetches counts the fetches a real sandbox let through on
 	// lookups of its own that all answered a public address, where the
 	// model's one lookup answers an internal one (LineMovedClause).
@@ -478,10 +483,10 @@ const minRefusedToWarn = 20
 // SandboxWarnings are the lines a run must say loudly about its sandbox:
 // those of GivenUpWarning, NothingPassedWarning, MostlyStricterWarning,
 // KindNothingPassedWarning, NoAllowListWarning, StaleWarning,
-// KeptWarning, WholeWarning and NumberedWarning that hold.
+// KeptWarning, LateWarning, WholeWarning and NumberedWarning that hold.
 func (s *Summary) SandboxWarnings() []string {
 	var out []string
-	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.KindNothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.KeptWarning(), s.WholeWarning(), s.NumberedWarning()} {
+	for _, w := range []string{s.GivenUpWarning(), s.NothingPassedWarning(), s.MostlyStricterWarning(), s.KindNothingPassedWarning(), s.NoAllowListWarning(), s.StaleWarning(), s.KeptWarning(), s.LateWarning(), s.WholeWarning(), s.NumberedWarning()} {
 		if w != "" {
 			out = append(out, w)
 		}
@@ -526,6 +531,17 @@ func (s *Summary) NumberedWarning() string {
 	}
 	return fmt.Sprintf("%s answered with the file's lines each after a line number, as cat -n writes them, which the profile does not cut: each differs from the file, a verdict-matches-model finding of the profile's making; give its read result a \"line_prefix\" (\" *\\\\d+\\\\t\" for cat -n; docs/real-sandboxes.md#a-server-with-other-tools-profiles)",
 		countOf(s.NumberedReads, "read was", "reads were"))
+}
+
+// LateWarning is the one line that says a sandbox sent the world requests
+// between ops, or "" when it sent none: the world serves nothing then and
+// journals nothing, so what those requests reached was never judged.
+func (s *Summary) LateWarning() string {
+	if s.LateRequests == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s sent the world %s between ops, after the op that made them had answered (the least: %s), which the world served nothing and journaled nowhere: not judged; a sandbox that goes on fetching after it answers (a browser loading a page's parts, a retry) is judged on what it asks while an op is under way",
+		s.SUT, plural(int(s.LateRequests), "request"), s.LateExample)
 }
 
 // KeptWarning is the one line that says a sandbox fetched names from DNS

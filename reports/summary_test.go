@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +30,18 @@ func TestExpressible(t *testing.T) {
 	s := reports.Summary{Checks: 42, Drawn: 100, LeftOut: map[string]int{"no op is an fs_read": 50, "a grant root is a link": 8}}
 	if got, want := s.Expressible(), "; 42 of 100 drawn scenarios expressible (42%; 50 of those left out because no op is an fs_read)"; got != want {
 		t.Errorf("with the reasons: %q, want %q", got, want)
+	}
+}
+
+// TestLateWarning: requests a sandbox sent the world between ops are a
+// warning of their own, with the least of them, and none is none.
+func TestLateWarning(t *testing.T) {
+	s := reports.Summary{SUT: "proxy:x", LateRequests: 3, LateExample: "b.test 10.0.0.1 /admin"}
+	if w := s.SandboxWarnings(); len(w) != 1 || !strings.Contains(w[0], "proxy:x sent the world 3 requests between ops") || !strings.Contains(w[0], "b.test 10.0.0.1 /admin") {
+		t.Errorf("warnings %q", w)
+	}
+	if w := (&reports.Summary{SUT: "proxy:x"}).LateWarning(); w != "" {
+		t.Errorf("with none: %q", w)
 	}
 }
 

@@ -20,7 +20,7 @@ func Summarize(res *Result, sut string) reports.Summary {
 		Interrupted: res.Interrupted, RawFindings: res.Raw, ViolationCauses: int64(len(res.CausesSeen)), Findings: []reports.Finding{}, UnconfirmedHangs: res.UnconfirmedHangs, GivenUpChecks: res.GivenUp,
 		Invariants: invariantChecks(&res.Coverage), Classes: classRows(&res.Coverage), Dimensions: dimensionPoints(res),
 		Stricter: res.Tally.Stricter, StricterExamples: res.Tally.StricterExamples, StricterSaid: saidOnly(res.Tally.StricterSaid), StricterFiles: res.StricterFiles, SkippedStdoutLines: res.Tally.SkippedLines,
-		WholeReads: res.Tally.Whole, WholeExample: res.Tally.WholeExample, NumberedReads: res.Tally.Numbered, KeptFetches: res.Tally.Kept, LineMovedFetches: res.Tally.LineMoved, StaleOps: res.Tally.Stale, CachedFetches: res.Tally.Cached, LandedOps: res.Tally.Landed,
+		WholeReads: res.Tally.Whole, WholeExample: res.Tally.WholeExample, NumberedReads: res.Tally.Numbered, KeptFetches: res.Tally.Kept, LateRequests: res.Tally.Late, LateExample: res.Tally.LateExample, LineMovedFetches: res.Tally.LineMoved, StaleOps: res.Tally.Stale, CachedFetches: res.Tally.Cached, LandedOps: res.Tally.Landed,
 		RefusedOps: res.Tally.Refused, RefusedLetThrough: res.Tally.LetThrough,
 	}
 	for k, n := range res.Tally.Kinds {

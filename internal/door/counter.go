@@ -46,6 +46,8 @@ type Counter struct {
 	bare     int64  // ops with a connection that sent no request (Bare)
 	numbered int64  // reads answered with numbered lines (Numbered)
 	kept     int64  // fetches of a name from an answer kept from an earlier op (Kept)
+	late     int64  // requests that reached the world between ops (Late)
+	lateEx   string // the least of them
 	moved    int64  // fetches let through on lookups of its own off the model's line (LineMoved)
 	answer   string // the server's own answer to the last of them
 	unknown  int64  // refusals in words the profile does not know (Unknown)
@@ -174,6 +176,15 @@ func (c *Counter) Numbered() { c.one(&c.numbered) }
 // (Tally.Cached).
 func (c *Counter) Cached() { c.one(&c.cached) }
 
+// Late counts n requests that reached the world between ops, the least of
+// them first (Tally.Late).
+func (c *Counter) Late(n int64, first string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.late += n
+	c.lateEx = leastExample(c.lateEx, first)
+}
+
 // Whole counts one read whose answer, text, was taken whole as the
 // file's bytes (realfs.Outcome.Whole).
 func (c *Counter) Whole(text string) {
@@ -237,7 +248,7 @@ func AllowListRefusal(k core.Kind) bool {
 func (c *Counter) Read(skipped func() int64) Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare, Numbered: c.numbered, Kept: c.kept, LineMoved: c.moved}
+	out := Tally{CountsPassed: c.CountsPassed, Whole: c.whole, WholeExample: c.example, Filled: c.filled, Cached: c.cached, Modelled: c.modelled, Cleaned: c.cleaned, CleanedAnswer: c.answer, Unknown: c.unknown, Said: c.said, SaidWords: c.saidLast, Landed: c.landed, Parted: c.parted, Bare: c.bare, Numbered: c.numbered, Kept: c.kept, Late: c.late, LateExample: c.lateEx, LineMoved: c.moved}
 	for _, n := range c.kinds { // the sums are the kinds'
 		out.Passed += n.Passed
 		out.Refused += n.Refused

@@ -181,6 +181,12 @@ type Tally struct {
 	// the fetch reads as one from an address no longer the last answered:
 	// a finding of the cache, which the run and a replay say.
 	Kept int64
+	// Late counts the requests that reached the world between ops, after
+	// the op that made them had answered: served nothing and journaled
+	// nowhere, so not judged (a sandbox that goes on fetching after it
+	// answers). LateExample is the least of them, "host address path".
+	Late        int64
+	LateExample string
 	// LineMoved counts the fetches the sandbox let through on lookups of
 	// its own that all answered a public address, where the model's one
 	// lookup a fetch answers an internal one: a guard that looks a name up
@@ -255,5 +261,7 @@ func (t *Tally) Add(u Tally) {
 	t.Bare += u.Bare
 	t.Numbered += u.Numbered
 	t.Kept += u.Kept
+	t.Late += u.Late
+	t.LateExample = leastExample(t.LateExample, u.LateExample)
 	t.LineMoved += u.LineMoved
 }

@@ -21,11 +21,14 @@ const Header = "X-Sbxfuzz-World"
 // The zero Binding is not usable: build one with New. It is safe for
 // concurrent use.
 type Binding struct {
-	mu      sync.Mutex
-	world   *refworld.World // nil: no scenario under way
-	open    bool            // journaling: from Use or BeginOp to EndOp
-	op      opState
-	lookups map[string]lookup // the DNS lookups of the op under way, by name
+	mu    sync.Mutex
+	world *refworld.World // nil: no scenario under way
+	open  bool            // journaling: from Use or BeginOp to EndOp
+	late  int64           // requests outside an op since TakeLate
+	// lateFirst is the least of them, "host address path".
+	lateFirst string
+	op        opState
+	lookups   map[string]lookup // the DNS lookups of the op under way, by name
 
 	take func() []netns.Record // takes the namespace's new records (Attach); nil: none
 
@@ -269,7 +272,7 @@ func (b *Binding) journalBare(recs []netns.Record) {
 			continue
 		}
 		a := r.Local.Addr()
-		if h, ok := b.op.answeredBy(a); ok && !b.isOpHost(h) && !(b.op.resolved && b.op.addr.Unmap() == a.Unmap()) {
+		if h := b.hostAt(a); !b.isOpHost(h) {
 			// A connection to where another host's answer pointed (a
 			// redirect's Location, over TLS): that host's, not the op's.
 			if b.op.fetchedOnce(h, a) {
@@ -284,6 +287,40 @@ func (b *Binding) journalBare(recs []netns.Record) {
 		b.world.Fetch(b.op.host, b.spelled(a), b.op.path)
 		b.op.served.Bare = true
 	}
+}
+
+// noteLate notes r, a request that reached the world outside an op
+// (TakeLate).
+func (b *Binding) noteLate(r *http.Request) {
+	text := spec.HostOfRequest(r.Host) + " " + b.localAddr(r).Addr().Unmap().String() + " " + routePath(r)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.late++
+	if b.lateFirst == "" || text < b.lateFirst {
+		b.lateFirst = text
+	}
+}
+
+// TakeLate returns how many requests reached the world outside an op
+// since the last call, and the least of them as "host address path": a
+// sandbox that goes on fetching after an op answered (a browser loading
+// a page's parts, a retry) reaches a world that serves nothing then and
+// journals nothing, so a door counts them.
+func (b *Binding) TakeLate() (n int64, first string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, first = b.late, b.lateFirst
+	b.late, b.lateFirst = 0, ""
+	return n, first
+}
+
+// hostAt is the host a connection to a was for: another host's whose
+// answer in the op a was (a redirect's Location), else the op's own.
+func (b *Binding) hostAt(a netip.Addr) string {
+	if h, ok := b.op.answeredBy(a); ok && !b.isOpHost(h) && !(b.op.resolved && b.op.addr.Unmap() == a.Unmap()) {
+		return h
+	}
+	return b.op.host
 }
 
 // resolveForFetch journals the world's resolve of the op's host before a

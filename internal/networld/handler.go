@@ -19,18 +19,24 @@ const maxBodyBytes = 1 << 20
 // journaled as a fetch from the address the connection was aimed at, 200
 // with the body, 302 for a redirect route (its URL as body and as
 // Location, there with the bytes a header cannot hold escaped %XX), or
-// 404; a CONNECT 405, journaling nothing; outside an op 503, journaling
-// nothing. Every answer carries Header.
+// 404; a CONNECT 405, journaled as a fetch of "/" of the host it names
+// (the world opens no tunnel, but the connection reached the address all
+// the same); outside an op 503, journaling nothing. Every answer carries
+// Header.
 func (b *Binding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, io.LimitReader(r.Body, maxBodyBytes))
 	w.Header().Set(Header, "1")
 	if r.Method == http.MethodConnect {
+		c := r.Clone(r.Context())
+		c.RequestURI = "/"
+		b.fetch(c)
 		answer(w, http.StatusMethodNotAllowed, "")
 		return
 	}
 	s, open := b.fetch(r)
 	switch {
 	case !open:
+		b.noteLate(r)
 		answer(w, http.StatusServiceUnavailable, "")
 	case !s.Found:
 		answer(w, http.StatusNotFound, "")
@@ -55,6 +61,11 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		return Served{}, false
 	}
 	host := spec.HostOfRequest(r.Host)
+	if host == "" {
+		// No Host (HTTP/1.0, an h2c preface): the host the address was
+		// an answer for, as for a connection that sent no request.
+		host = b.hostAt(addr)
+	}
 	opHost := b.isOpHost(host)
 	var aimed netip.Addr // addr as the resolve the connection followed spelled it
 	if opHost {

@@ -156,7 +156,9 @@ func serve(b *Binding, method, target, host string) *httptest.ResponseRecorder {
 // TestHandlerAnswersRoutes: a request is answered from the world's route
 // for its Host (port dropped) and path, journaled as a fetch from the
 // address aimed at after the op's resolve; no route is 404; both carry
-// the world's header; a CONNECT is 405 and journals nothing.
+// the world's header; a CONNECT is 405, journaled as a fetch of "/" of the
+// host it names (the connection reached the address); a request with no
+// Host is the host the address was an answer for.
 func TestHandlerAnswersRoutes(t *testing.T) {
 	w := testWorld()
 	b := bound(w, public)
@@ -165,12 +167,13 @@ func TestHandlerAnswersRoutes(t *testing.T) {
 	ok := serve(b, "GET", "/data", "a.test:80")
 	missing := serve(b, "GET", "/nothing", "a.test")
 	connect := serve(b, "CONNECT", "a.test:80", "a.test:80")
+	noHost := serve(b, "GET", "/data", "")
 	for _, c := range []struct {
 		name   string
 		rec    *httptest.ResponseRecorder
 		status int
 		body   string
-	}{{"route", ok, 200, "hello"}, {"no route", missing, 404, ""}, {"CONNECT", connect, 405, ""}} {
+	}{{"route", ok, 200, "hello"}, {"no route", missing, 404, ""}, {"CONNECT", connect, 405, ""}, {"no Host", noHost, 200, "hello"}} {
 		if c.rec.Code != c.status || c.rec.Body.String() != c.body || c.rec.Header().Get(Header) != "1" {
 			t.Errorf("%s: %d %q, %s %q; want %d %q with %s: 1", c.name, c.rec.Code, c.rec.Body, Header, c.rec.Header().Get(Header), c.status, c.body, Header)
 		}
@@ -178,7 +181,8 @@ func TestHandlerAnswersRoutes(t *testing.T) {
 			t.Errorf("%s: Connection %q, want close: a connection kept would carry a later op's request", c.name, c.rec.Header().Get("Connection"))
 		}
 	}
-	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.9 /data", "fetch a.test 203.0.113.9 /nothing")
+	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.9 /data", "fetch a.test 203.0.113.9 /nothing",
+		"fetch a.test 203.0.113.9 /", "fetch a.test 203.0.113.9 /data")
 }
 
 // TestOpSpelling: the resolve and the fetch of the op's host are
@@ -345,7 +349,8 @@ func TestBareConnectionsOncePerAddress(t *testing.T) {
 }
 
 // TestClosedBetweenOps: after EndOp, and before any world is bound, a
-// query answers nothing and a request 503, and nothing is journaled.
+// query answers nothing and a request 503, and nothing is journaled; the
+// requests are counted for the door, the least of them kept.
 func TestClosedBetweenOps(t *testing.T) {
 	w := testWorld()
 	b := bound(w, public)
@@ -357,7 +362,14 @@ func TestClosedBetweenOps(t *testing.T) {
 	if rec := serve(b, "GET", "/data", "a.test"); rec.Code != 503 || rec.Header().Get(Header) != "1" {
 		t.Errorf("request between ops: %d, want 503 with the world's header", rec.Code)
 	}
+	serve(b, "GET", "/admin", "b.test:80")
 	wantJournal(t, w)
+	if n, first := b.TakeLate(); n != 2 || first != "a.test 203.0.113.9 /data" {
+		t.Errorf("requests between ops: %d, the least %q; want 2 and a.test's", n, first)
+	}
+	if n, _ := b.TakeLate(); n != 0 {
+		t.Errorf("taken twice: %d more", n)
+	}
 	if got := lookupBoth(New(), "a.test", false); got != nil {
 		t.Errorf("lookup with no world: %v, want nothing", got)
 	}

@@ -129,6 +129,9 @@ func (b *bridge) Run(op core.Op) core.Result {
 	}
 	defer b.leave()
 	host, path := op.Args[0], op.Args[1]
+	if n, first := b.px.bind.TakeLate(); n > 0 && b.counts {
+		b.s.tally.Late(n, first)
+	}
 	b.px.bindTo(b.world)
 	model, addr := b.modelFetch(host, path)
 	ans, err := b.send(op)

@@ -799,7 +799,7 @@ func TestUnansweredRefusalsSaySo(t *testing.T) {
 	src := "grant net a.test\nroute a.test /s hello\n\nnet_fetch a.test /s\n"
 	for _, tc := range []struct{ mode, profile, want string }{
 		{"hangup", "", "closed the connection without an answer"},
-		{"tlsonly", "egressproxy-connect", `200 OK to CONNECT, then closed at the request sent in the tunnel (one that waits for TLS there: try "mode": "absolute")`},
+		{"tlsonly", "egressproxy-connect", `200 OK to CONNECT, then closed at the request in the tunnel (a refusal in it, or a wait for TLS: try "mode": "absolute")`},
 	} {
 		fs, tally := checkOn(t, fakeTarget(t, tc.mode, tc.profile, 0), src, 0)
 		if len(fs) > 0 {

@@ -558,7 +558,7 @@ func TestProxyWords(t *testing.T) {
 	}{
 		{answer{status: 200, world: true, body: "hello"}, ""},
 		{answer{closed: true}, "closed the connection without an answer"},
-		{answer{closed: true, tunnelStatus: 200}, `200 OK to CONNECT, then closed at the request sent in the tunnel (one that waits for TLS there: try "mode": "absolute")`},
+		{answer{closed: true, tunnelStatus: 200}, `200 OK to CONNECT, then closed at the request in the tunnel (a refusal in it, or a wait for TLS: try "mode": "absolute")`},
 		{answer{status: 403, body: "host not allowed: a.test\n"}, "403 Forbidden: host not allowed: a.test"},
 		{answer{status: 502}, "502 Bad Gateway"},
 		{answer{status: 599, body: "x"}, "599: x"},

@@ -431,7 +431,7 @@ func proxyWords(a answer) string {
 	case a.closed && a.tunnelStatus != 0:
 		// A proxy that inspects TLS answers every CONNECT and then
 		// waits for a TLS hello, not the request the door sends.
-		return fmt.Sprintf("%d %s to CONNECT, then closed at the request sent in the tunnel (one that waits for TLS there: try \"mode\": \"absolute\")",
+		return fmt.Sprintf("%d %s to CONNECT, then closed at the request in the tunnel (a refusal in it, or a wait for TLS: try \"mode\": \"absolute\")",
 			a.tunnelStatus, http.StatusText(a.tunnelStatus))
 	case a.closed:
 		return "closed the connection without an answer"

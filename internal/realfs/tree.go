@@ -206,22 +206,23 @@ func emptyBut(dir string, keep func(name string) bool) (bool, error) {
 // on T, links last: while anything is being made there is no link in T to
 // make it through, and os.Root refuses whatever would leave T anyway.
 func (t *Tree) build(p *plan) error {
-	if err := os.MkdirAll(t.root, 0o755); err != nil {
-		return err
-	}
-	for d := t.root; d != t.base; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil { // MkdirAll's mode is masked by the umask
-			return err
-		}
-	}
-	// T is opened through base, so that no link put in the moat's chain
-	// leads the world's files out of it.
+	// The moat and T are made and opened through base, so that no link
+	// put in the moat's chain leads the world's files, or a mode, out of it.
 	b, err := os.OpenRoot(t.base)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	r, err := b.OpenRoot(t.chain[1:])
+	chain := t.chain[1:]
+	if err := b.MkdirAll(chain, 0o755); err != nil {
+		return err
+	}
+	for d := chain; d != "."; d = path.Dir(d) {
+		if err := b.Chmod(d, 0o755); err != nil { // MkdirAll's mode is masked by the umask
+			return err
+		}
+	}
+	r, err := b.OpenRoot(chain)
 	if err != nil {
 		return err
 	}
@@ -238,10 +239,7 @@ func (t *Tree) build(p *plan) error {
 		}
 	}
 	for _, f := range p.files {
-		if err := r.WriteFile(rel(f.Path), []byte(f.Data), 0o644); err != nil {
-			return err
-		}
-		if err := r.Chmod(rel(f.Path), 0o644); err != nil {
+		if err := writeNew(r, rel(f.Path), f.Data); err != nil {
 			return err
 		}
 	}
@@ -251,6 +249,26 @@ func (t *Tree) build(p *plan) error {
 		}
 	}
 	return nil
+}
+
+// writeNew writes data to a new file at name in r: one that something
+// already stands at is an error, never written through. The tree was
+// emptied, but a sandbox may race the harness there: a hard link it put
+// back at the path would lead the world's files (canaries among them) to
+// a file anywhere on the disk, and a named pipe would block the write.
+func writeNew(r *os.Root, name, data string) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(data)
+	if err == nil {
+		err = f.Chmod(0o644) // the umask's, on the file made: a path may lead elsewhere by now
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // rel is a canonical world path as os.Root names it.

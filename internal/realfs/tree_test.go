@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -312,5 +314,44 @@ func TestRestoreKeepsRoots(t *testing.T) {
 	}
 	if tr, err := MaterializeWith(dir, second, g, nil, opt); err != nil || tr.Kept("/srv/app") {
 		t.Errorf("the root made anew after a world without it: %v, said kept: %v", err, err == nil && tr.Kept("/srv/app"))
+	}
+}
+
+// TestWriteNewRefusesWhatStands: a world file is written only where
+// nothing stands, so that a hard link or a named pipe a sandbox put back
+// at its path, racing the harness, is an error and not written through.
+func TestWriteNewRefusesWhatStands(t *testing.T) {
+	dir, outside := t.TempDir(), filepath.Join(t.TempDir(), "keep")
+	if err := os.WriteFile(outside, []byte("KEEP"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(dir, "linked")); err != nil {
+		t.Skipf("no hard link here: %v", err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, name := range []string{"linked", "pipe"} {
+		done := make(chan error, 1)
+		go func() { done <- writeNew(r, name, "world") }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("writeNew over %s: no error", name)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("writeNew over %s has not returned after a minute: it waits on the pipe", name)
+		}
+	}
+	if kept, _ := os.ReadFile(outside); string(kept) != "KEEP" {
+		t.Errorf("the file outside holds %q, want KEEP", kept)
+	}
+	if err := writeNew(r, "new", "world"); err != nil {
+		t.Errorf("writeNew of a new file: %v", err)
 	}
 }
