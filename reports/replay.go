@@ -360,8 +360,8 @@ func writeLongJournals(w io.Writer, r *Replay) {
 }
 
 // maxLongJournal bounds the entries writeLongJournals writes of a step: a
-// sandbox that looked a name up thousands of times in one op would write
-// a line of a quarter megabyte.
+// sandbox that looked a name up thousands of times in one op would
+// otherwise write them all on one line.
 const maxLongJournal = 32
 
 // them is "it" or "them", for n things.

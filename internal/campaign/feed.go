@@ -226,8 +226,9 @@ type whyCounts struct {
 	n  map[string]int
 }
 
-// quotedPath matches a world path a reason quotes: written "…", with its
-// numbers written N (digits), one reason is one, whatever it names.
+// quotedPath matches a world path a reason quotes. With each such path
+// written "…" and each number N (digits), a reason is counted as one,
+// whatever it names.
 var quotedPath = regexp.MustCompile(`"/(?:[^"\\]|\\.)*"`)
 
 // add counts one scenario left out for why ("" counts nothing).

@@ -304,6 +304,13 @@ func TestMinimizeKeepsTheHeadersInvariant(t *testing.T) {
 			t.Errorf("header %q: status %d, stderr %q, want %q", tc.header, st, errs, tc.want)
 		}
 	}
+	// -w leaves a file whose header's invariant fails no more as it is.
+	src := "# finding: no-internal-egress\n\nnet_fetch e /\n"
+	f := writeFile(t, t.TempDir(), "f.sbx", src)
+	st, _, errs := run(t, "minimize", "--sut", "mutant:lookup-before-allowlist", "-w", f)
+	if data, _ := os.ReadFile(f); st != ExitFinding || string(data) != src || !strings.Contains(errs, "not rewritten (--invariant no-effect-on-denial minimizes for it)") {
+		t.Errorf("-w: status %d, stderr %q, the file now %q", st, errs, data)
+	}
 }
 
 func TestRunBadFlagsExit2(t *testing.T) {

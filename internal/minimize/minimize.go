@@ -88,6 +88,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 	for changed := true; changed && !m.stats.Cut; {
 		before := string(cur.Format())
 		if seen[before] {
+			m.stats.Cut = true // no fixed point: the passes went round
 			break
 		}
 		seen[before] = true

@@ -25,8 +25,8 @@ type Binding struct {
 	world *refworld.World // nil: no scenario under way
 	open  bool            // journaling: from Use or BeginOp to EndOp
 	late  int64           // requests outside an op since TakeLate
-	// lateFirst is the least of them, "host address path".
-	lateFirst string
+	// lateLeast is the least of them, "host address path".
+	lateLeast string
 	op        opState
 	lookups   map[string]lookup // the DNS lookups of the op under way, by name
 
@@ -296,8 +296,8 @@ func (b *Binding) noteLate(r *http.Request) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.late++
-	if b.lateFirst == "" || text < b.lateFirst {
-		b.lateFirst = text
+	if b.lateLeast == "" || text < b.lateLeast {
+		b.lateLeast = text
 	}
 }
 
@@ -306,12 +306,12 @@ func (b *Binding) noteLate(r *http.Request) {
 // sandbox that goes on fetching after an op answered (a browser loading
 // a page's parts, a retry) reaches a world that serves nothing then and
 // journals nothing, so a door counts them.
-func (b *Binding) TakeLate() (n int64, first string) {
+func (b *Binding) TakeLate() (n int64, least string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n, first = b.late, b.lateFirst
-	b.late, b.lateFirst = 0, ""
-	return n, first
+	n, least = b.late, b.lateLeast
+	b.late, b.lateLeast = 0, ""
+	return n, least
 }
 
 // hostAt is the host a connection to a was for: another host's whose
@@ -321,6 +321,20 @@ func (b *Binding) hostAt(a netip.Addr) string {
 		return h
 	}
 	return b.op.host
+}
+
+// hostAnswered is the host a request with no Host to a was for: the
+// op's, where its resolve in the op answered a; another's whose answer
+// in the op a was; else a itself, a literal, judged as one (an address
+// learnt in an earlier op is no grant of the op's host).
+func (b *Binding) hostAnswered(a netip.Addr) string {
+	if b.op.resolved && b.op.addr.Unmap() == a.Unmap() {
+		return b.op.host
+	}
+	if h, ok := b.op.answeredBy(a); ok {
+		return h
+	}
+	return a.Unmap().String()
 }
 
 // resolveForFetch journals the world's resolve of the op's host before a

@@ -29,7 +29,9 @@ func (b *Binding) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
 		c := r.Clone(r.Context())
 		c.RequestURI = "/"
-		b.fetch(c)
+		if _, open := b.fetch(c); !open {
+			b.noteLate(r)
+		}
 		answer(w, http.StatusMethodNotAllowed, "")
 		return
 	}
@@ -63,8 +65,8 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	host := spec.HostOfRequest(r.Host)
 	if host == "" {
 		// No Host (HTTP/1.0, an h2c preface): the host the address was
-		// an answer for, as for a connection that sent no request.
-		host = b.hostAt(addr)
+		// an answer for in the op, else the address itself.
+		host = b.hostAnswered(addr)
 	}
 	opHost := b.isOpHost(host)
 	var aimed netip.Addr // addr as the resolve the connection followed spelled it
@@ -82,13 +84,19 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	s.Reached = true
 	s.Body, s.Found = b.world.Fetch(host, aimed, path)
 	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned
-	if exact := path == b.op.path; opHost && (exact || !b.op.servedPath) {
+	if r.Method == http.MethodConnect {
+		return s, true // journaled, but a 405 answers no fetch
+	}
+	exact := path == b.op.path
+	page := exact || !slices.Contains(sidePaths, path)
+	if opHost && (exact || !b.op.servedPath && (page || !b.op.askedPage)) {
 		// The answer to the op's own path stands, whatever the sandbox
 		// asked after it (robots.txt, an image of the page, the Location
-		// of a redirect on the same host).
+		// of a redirect on the same host); another page's stands but
+		// against robots.txt or the icon.
 		b.op.served, b.op.servedPath = s, exact
 	}
-	if opHost && (path == b.op.path || !slices.Contains(sidePaths, path)) {
+	if opHost && page {
 		b.op.askedPage = true
 	}
 	return s, true

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -158,7 +159,8 @@ func serve(b *Binding, method, target, host string) *httptest.ResponseRecorder {
 // address aimed at after the op's resolve; no route is 404; both carry
 // the world's header; a CONNECT is 405, journaled as a fetch of "/" of the
 // host it names (the connection reached the address); a request with no
-// Host is the host the address was an answer for.
+// Host is the host whose resolve in the op answered its address, else
+// the address itself.
 func TestHandlerAnswersRoutes(t *testing.T) {
 	w := testWorld()
 	b := bound(w, public)
@@ -173,7 +175,7 @@ func TestHandlerAnswersRoutes(t *testing.T) {
 		rec    *httptest.ResponseRecorder
 		status int
 		body   string
-	}{{"route", ok, 200, "hello"}, {"no route", missing, 404, ""}, {"CONNECT", connect, 405, ""}, {"no Host", noHost, 200, "hello"}} {
+	}{{"route", ok, 200, "hello"}, {"no route", missing, 404, ""}, {"CONNECT", connect, 405, ""}, {"no Host", noHost, 404, ""}} {
 		if c.rec.Code != c.status || c.rec.Body.String() != c.body || c.rec.Header().Get(Header) != "1" {
 			t.Errorf("%s: %d %q, %s %q; want %d %q with %s: 1", c.name, c.rec.Code, c.rec.Body, Header, c.rec.Header().Get(Header), c.status, c.body, Header)
 		}
@@ -182,7 +184,29 @@ func TestHandlerAnswersRoutes(t *testing.T) {
 		}
 	}
 	wantJournal(t, w, "resolve a.test -> 203.0.113.1", "fetch a.test 203.0.113.9 /data", "fetch a.test 203.0.113.9 /nothing",
-		"fetch a.test 203.0.113.9 /", "fetch a.test 203.0.113.9 /data")
+		"fetch a.test 203.0.113.9 /", "resolve 203.0.113.9 -> 203.0.113.9", "fetch 203.0.113.9 203.0.113.9 /data")
+}
+
+// TestConnectAndNoHost: a CONNECT that reaches the world is journaled and
+// answers no fetch (the op's verdict is not its 405); a request with no
+// Host to an address no resolve of the op answered is the address's own,
+// not the op's host.
+func TestConnectAndNoHost(t *testing.T) {
+	w := testWorld()
+	b := bound(w, public)
+	b.BeginOp(fetchOp("a.test", "/data"))
+	serve(b, "CONNECT", "a.test:80", "a.test:80")
+	b.EndOp()
+	if got := b.Served(); got != (Served{}) {
+		t.Errorf("served after a CONNECT alone: %+v, want nothing", got)
+	}
+	b.BeginOp(fetchOp("a.test", "/data"))
+	serve(b, "GET", "/data", "")
+	b.EndOp()
+	j := strings.Join(journal(w), "; ")
+	if !strings.Contains(j, "fetch a.test 203.0.113.9 /") || !strings.Contains(j, "fetch 203.0.113.9 203.0.113.9 /data") {
+		t.Errorf("journal %q: want the CONNECT's fetch of a.test, and the Host-less request as its address's", j)
+	}
 }
 
 // TestOpSpelling: the resolve and the fetch of the op's host are
@@ -464,6 +488,7 @@ func TestServed(t *testing.T) {
 		{"robots.txt only", fetchOp("a.test", "/data"), []request{{"/robots.txt", "a.test"}}, Served{Reached: true, SideOnly: true}},
 		{"robots.txt, then the page", fetchOp("a.test", "/data"), []request{{"/robots.txt", "a.test"}, {"/data", "a.test"}}, Served{Reached: true, Found: true, Body: "hello"}},
 		{"the page, then robots.txt", fetchOp("a.test", "/data"), []request{{"/data/", "a.test"}, {"/robots.txt", "a.test"}}, Served{Reached: true}},
+		{"another page, then the icon", fetchOp("a.test", "/nothing"), []request{{"/data", "a.test"}, {"/favicon.ico", "a.test"}}, Served{Reached: true, Found: true, Body: "hello"}},
 		{"robots.txt as the op's path", fetchOp("a.test", "/robots.txt"), []request{{"/robots.txt", "a.test"}}, Served{Reached: true}},
 		{"only another host asked", fetchOp("a.test", "/data"), []request{{"/data", "b.test"}}, Served{Elsewhere: true}},
 		{"a redirect, followed to another host", fetchOp("a.test", "/go"), []request{{"/go", "a.test"}, {"/data", "b.test"}},

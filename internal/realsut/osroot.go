@@ -177,7 +177,14 @@ func adaptFS(sc *scenario.Scenario) (*scenario.Scenario, string) {
 	out.Grant.NetHosts, out.Grant.Tools = nil, nil
 	out.World.Routes, out.World.DNS, out.World.ToolOutputs = nil, nil, nil
 	out.World.Links = slices.DeleteFunc(out.World.Links, climbsAboveRoot)
-	out.World.Files = slices.DeleteFunc(out.World.Files, func(f scenario.File) bool { return holdsOthers(out.World, f.Path) })
+	if dropped := filesHoldingOthers(out.World); len(dropped) > 0 {
+		out.World.Files = slices.DeleteFunc(out.World.Files, func(f scenario.File) bool { return dropped[spec.Canonical(f.Path)] })
+		// An op on such a file asks a disk something else than the
+		// flat world: a directory, not the file's bytes.
+		out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool {
+			return len(st.Op.Args) > 0 && (st.Op.Kind == core.OpRead || st.Op.Kind == core.OpWrite) && dropped[spec.Canonical(st.Op.Args[0])]
+		})
+	}
 	if rootsLinked(out.World, out.Grant) {
 		return nil, "a grant root is a link or lies under one, which a real sandbox opens through its link"
 	}
@@ -207,19 +214,28 @@ func adaptFS(sc *scenario.Scenario) (*scenario.Scenario, string) {
 	return out, ""
 }
 
-// holdsOthers reports whether a file at p, which a flat world holds beside
-// the files and links below it (the content a sandbox keeps at a root's
-// own key, a file at "/"), is one a disk cannot: p is "/", or the
-// directory of another file or link of w. Left out, the world is one a
-// disk holds, and the scenario is asked rather than left out whole.
-func holdsOthers(w scenario.WorldSpec, p string) bool {
-	c := spec.Canonical(p)
-	if c == "/" {
-		return true
+// filesHoldingOthers returns the canonical paths of the files of w that a
+// flat world holds beside files and links below them (the content a
+// sandbox keeps at a root's own key, a file at "/"), which a disk cannot:
+// "/", or the directory of another file or link. Left out, with the ops
+// on them, the world is one a disk holds, and the scenario is asked
+// rather than left out whole.
+func filesHoldingOthers(w scenario.WorldSpec) map[string]bool {
+	var below []string
+	for _, f := range w.Files {
+		below = append(below, spec.Canonical(f.Path))
 	}
-	under := func(q string) bool { return strings.HasPrefix(spec.Canonical(q), c+"/") }
-	return slices.ContainsFunc(w.Files, func(f scenario.File) bool { return under(f.Path) }) ||
-		slices.ContainsFunc(w.Links, func(l scenario.Link) bool { return under(l.Path) })
+	for _, l := range w.Links {
+		below = append(below, spec.Canonical(l.Path))
+	}
+	dropped := map[string]bool{}
+	for _, f := range w.Files {
+		c := spec.Canonical(f.Path)
+		if c == "/" || slices.ContainsFunc(below, func(q string) bool { return strings.HasPrefix(q, c+"/") }) {
+			dropped[c] = true
+		}
+	}
+	return dropped
 }
 
 // rootsLinked reports whether some fs_read or fs_write root of g resolves,
