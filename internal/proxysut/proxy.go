@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -429,8 +430,9 @@ type answer struct {
 func proxyWords(a answer) string {
 	switch {
 	case a.closed && a.tunnelStatus != 0:
-		// A proxy that inspects TLS answers every CONNECT and then
-		// waits for a TLS hello, not the request the door sends.
+		// A proxy that inspects TLS answers every CONNECT and waits for
+		// a TLS hello, not the request the door sends; another refuses
+		// only once the tunnel is open.
 		return fmt.Sprintf("%d %s to CONNECT, then closed at the request in the tunnel (a refusal in it, or a wait for TLS: try \"mode\": \"absolute\")",
 			a.tunnelStatus, http.StatusText(a.tunnelStatus))
 	case a.closed:
@@ -475,7 +477,7 @@ const maxHeadBytes = 1 << 20
 var errLongHead = fmt.Errorf("a status line and headers of more than %d bytes", maxHeadBytes)
 
 // capped reads from r, failing with errLongHead once left bytes are read:
-// exchange sets left for each part of an answer.
+// exchange sets left to bound an answer's head, and lifts it for the body.
 type capped struct {
 	r    io.Reader
 	left int64
@@ -531,7 +533,7 @@ func exchange(conn net.Conn, cr *capped, br *bufio.Reader, req, method string) (
 	}
 	cr.left = maxHeadBytes
 	resp, err := http.ReadResponse(br, &http.Request{Method: method})
-	cr.left = maxHeadBytes + maxAnswerBytes + 1 // the body is bounded by its own reader below
+	cr.left = math.MaxInt64 // the head is in: the body has a bound of its own, below
 	if err != nil {
 		if closedByPeer(err) {
 			return answer{closed: true}, nil

@@ -239,7 +239,7 @@ func (t *Tree) build(p *plan) error {
 		}
 	}
 	for _, f := range p.files {
-		if err := writeNew(r, rel(f.Path), f.Data); err != nil {
+		if err := WriteNew(r, rel(f.Path), f.Data); err != nil {
 			return err
 		}
 	}
@@ -251,12 +251,12 @@ func (t *Tree) build(p *plan) error {
 	return nil
 }
 
-// writeNew writes data to a new file at name in r: one that something
-// already stands at is an error, never written through. The tree was
-// emptied, but a sandbox may race the harness there: a hard link it put
-// back at the path would lead the world's files (canaries among them) to
-// a file anywhere on the disk, and a named pipe would block the write.
-func writeNew(r *os.Root, name, data string) error {
+// WriteNew writes data to a new file at name in r, mode 0644: one that
+// something already stands at is an error, never written through. A
+// sandbox may race the harness in a tree: a hard link it put at the path
+// would lead what the harness writes (the world's canaries among it) to a
+// file anywhere on the disk, and a named pipe would block the write.
+func WriteNew(r *os.Root, name, data string) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err

@@ -338,20 +338,20 @@ func TestWriteNewRefusesWhatStands(t *testing.T) {
 	defer r.Close()
 	for _, name := range []string{"linked", "pipe"} {
 		done := make(chan error, 1)
-		go func() { done <- writeNew(r, name, "world") }()
+		go func() { done <- WriteNew(r, name, "world") }()
 		select {
 		case err := <-done:
 			if err == nil {
-				t.Errorf("writeNew over %s: no error", name)
+				t.Errorf("WriteNew over %s: no error", name)
 			}
 		case <-time.After(time.Minute):
-			t.Fatalf("writeNew over %s has not returned after a minute: it waits on the pipe", name)
+			t.Fatalf("WriteNew over %s has not returned after a minute: it waits on the pipe", name)
 		}
 	}
 	if kept, _ := os.ReadFile(outside); string(kept) != "KEEP" {
 		t.Errorf("the file outside holds %q, want KEEP", kept)
 	}
-	if err := writeNew(r, "new", "world"); err != nil {
-		t.Errorf("writeNew of a new file: %v", err)
+	if err := WriteNew(r, "new", "world"); err != nil {
+		t.Errorf("WriteNew of a new file: %v", err)
 	}
 }

@@ -566,20 +566,10 @@ func (b *bridge) writeDisk(r, data string) {
 // renames it over rel: a hard link a sandbox put at rel, to a file
 // anywhere on the disk, is replaced, not written through.
 func writeReplacing(root *os.Root, rel, data string) error {
-	// A name no world draws, and O_EXCL: what a sandbox put at it fails
+	// A name no world draws, written new: what a sandbox put at it fails
 	// the write rather than take it.
 	tmp := path.Join(path.Dir(rel), fmt.Sprintf(".sbxfuzz-write-%016x", rand.Uint64()))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(data)
-	if err == nil {
-		err = f.Chmod(0o644) // the umask's, on the file made, not a path
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err := realfs.WriteNew(root, tmp, data)
 	if err == nil {
 		err = root.Rename(tmp, rel)
 	}
