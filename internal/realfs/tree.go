@@ -77,11 +77,45 @@ type Options struct {
 // MaterializeWith is Materialize laid out as o says. A dir that holds a
 // tree of the same moat depth is restored in place: the moat's
 // directories and T stay, and only what lies beside them in the moat and
-// everything in T is removed before the world is written.
+// everything in T is removed before the world is written. dir is the
+// caller's: a link in its path is followed, once, before the tree is
+// built (see MaterializeIn for a directory a sandbox may tamper with).
 func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op, o Options) (*Tree, error) {
 	if err := Supported(); err != nil {
 		return nil, fmt.Errorf("materialize in %s: %w", dir, err)
 	}
+	if err := Expressible(ws, g, ops); err != nil {
+		return nil, err // before dir is made
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	parent, err := os.OpenRoot(filepath.Dir(abs))
+	if err != nil {
+		return nil, err
+	}
+	defer parent.Close()
+	return MaterializeIn(parent, filepath.Base(abs), ws, g, ops, o)
+}
+
+// MaterializeIn is MaterializeWith for the directory name in parent,
+// which must have been opened at an absolute path with no link in it.
+// Everything the harness does there goes through parent: a link a sandbox
+// put at name, or in the moat, is never followed, even one put there
+// while the tree is being emptied, so the harness removes, opens and
+// writes nothing outside parent.
+func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op, o Options) (*Tree, error) {
+	if err := Supported(); err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", name, err)
+	}
+	base := filepath.Join(parent.Name(), name)
 	p, err := newPlan(ws, g, ops)
 	if err != nil {
 		return nil, err
@@ -91,44 +125,76 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 	if o.KeepRoots {
 		keep = p.keptDirs(slices.Concat(g.FSRead, g.FSWrite))
 	}
-	base, stood, err := emptyDir(dir, p.depth, keep)
+	b, err := makeDir(parent, name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("materialize in %s: %w", base, err)
+	}
+	defer b.Close()
+	stood, err := emptyChain(b, p.depth, keep)
+	if err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", base, err)
 	}
 	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, stood: stood}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
-		return nil, fmt.Errorf("materialize in %s: the path is too long for a tree's root", dir)
+		return nil, fmt.Errorf("materialize in %s: the path is too long for a tree's root", base)
 	}
-	if err := t.build(p); err != nil {
-		return nil, fmt.Errorf("materialize in %s: %w", dir, err)
+	if err := t.build(b, p); err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", base, err)
 	}
 	return t, nil
 }
 
-// emptyDir makes dir a directory of mode 0755 that holds at most the
-// moat of a tree of depth d and T, empty but for the directories keep
-// names (world paths; see emptyChain), and returns its absolute path with
-// every link in it resolved, so that T's path names no link a sandbox's
-// own path checks could trip on, and the kept directories that stood.
-func emptyDir(dir string, d int, keep map[string]bool) (base string, stood map[string]bool, err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
+// makeDir opens the directory name in parent, making it first if it is
+// missing, with mode 0755.
+func makeDir(parent *os.Root, name string) (*os.Root, error) {
+	if err := parent.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
 	}
-	base, err = filepath.Abs(dir)
-	if err == nil {
-		base, err = filepath.EvalSymlinks(base)
-	}
+	d, err := openDir(parent, name)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	if err := os.Chmod(base, 0o755); err != nil {
-		return "", nil, err
+	if err := d.Chmod(".", 0o755); err != nil {
+		d.Close()
+		return nil, err
 	}
-	stood, err = emptyChain(base, d, keep)
-	return base, stood, err
+	return d, nil
 }
+
+// openDir opens the directory name in r, one that is a directory and not
+// a link to one: a sandbox may put a link where the harness's own
+// directory was, even between the look and the opening.
+func openDir(r *os.Root, name string) (*os.Root, error) {
+	before, err := r.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !before.IsDir() {
+		return nil, fmt.Errorf("%s is no directory now (%v): the sandbox replaced it", filepath.Join(r.Name(), name), before.Mode().Type())
+	}
+	if testHookOpenDir != nil {
+		testHookOpenDir(r, name)
+	}
+	replaced := fmt.Errorf("%s is another directory now: the sandbox replaced it", filepath.Join(r.Name(), name))
+	d, err := r.OpenRoot(name)
+	if err != nil {
+		if now, lerr := r.Lstat(name); lerr != nil || !os.SameFile(before, now) {
+			return nil, replaced // a link out of r, which os.Root refuses
+		}
+		return nil, err
+	}
+	if after, err := d.Stat("."); err != nil || !os.SameFile(before, after) {
+		d.Close()
+		return nil, replaced
+	}
+	return d, nil
+}
+
+// testHookOpenDir, when set, runs in openDir between the look at a
+// directory and its opening: a test swaps the directory there.
+var testHookOpenDir func(r *os.Root, name string)
 
 // emptyChain removes from base everything but the chain of a tree of
 // moat depth d, base/m/…/m/t, and the directories in T that keep names
@@ -138,7 +204,7 @@ func emptyDir(dir string, d int, keep map[string]bool) (base string, stood map[s
 // and its directory. Whatever stands where a kept directory goes and is
 // no directory (a link, a file) is removed too. It never follows a link.
 // It returns the kept directories that stood, nil when the chain did not.
-func emptyChain(base string, d int, keep map[string]bool) (map[string]bool, error) {
+func emptyChain(base *os.Root, d int, keep map[string]bool) (map[string]bool, error) {
 	dir := base
 	for level := 0; level <= d; level++ {
 		name := "m"
@@ -149,8 +215,16 @@ func emptyChain(base string, d int, keep map[string]bool) (map[string]bool, erro
 		if err != nil || !found {
 			return nil, err // build makes the rest of the chain
 		}
-		dir = filepath.Join(dir, name)
+		next, err := openDir(dir, name)
+		if dir != base {
+			dir.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		dir = next
 	}
+	defer dir.Close()
 	stood := map[string]bool{}
 	return stood, emptyKept(dir, "", keep, stood)
 }
@@ -158,7 +232,7 @@ func emptyChain(base string, d int, keep map[string]bool) (map[string]bool, erro
 // emptyKept empties dir, the world directory at (T itself for ""),
 // but for its subdirectories keep names, which it empties the same way,
 // noting in stood each that stood.
-func emptyKept(dir, at string, keep, stood map[string]bool) error {
+func emptyKept(dir *os.Root, at string, keep, stood map[string]bool) error {
 	var sub []string
 	if _, err := emptyBut(dir, func(n string) bool {
 		if keep[at+"/"+n] {
@@ -171,7 +245,13 @@ func emptyKept(dir, at string, keep, stood map[string]bool) error {
 	}
 	for _, n := range sub {
 		stood[at+"/"+n] = true
-		if err := emptyKept(filepath.Join(dir, n), at+"/"+n, keep, stood); err != nil {
+		d, err := openDir(dir, n)
+		if err != nil {
+			return err
+		}
+		err = emptyKept(d, at+"/"+n, keep, stood)
+		d.Close()
+		if err != nil {
 			return err
 		}
 	}
@@ -181,11 +261,16 @@ func emptyKept(dir, at string, keep, stood map[string]bool) error {
 // emptyBut removes from dir every entry but the directories keep names,
 // and reports whether one was kept. It opens dir to its owner first (a
 // sandbox may have shut it) and never follows a link.
-func emptyBut(dir string, keep func(name string) bool) (bool, error) {
-	if err := os.Chmod(dir, 0o755); err != nil {
+func emptyBut(dir *os.Root, keep func(name string) bool) (bool, error) {
+	if err := dir.Chmod(".", 0o755); err != nil {
 		return false, err
 	}
-	entries, err := os.ReadDir(dir)
+	f, err := dir.Open(".")
+	if err != nil {
+		return false, err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
 	if err != nil {
 		return false, err
 	}
@@ -195,7 +280,7 @@ func emptyBut(dir string, keep func(name string) bool) (bool, error) {
 			found = true
 			continue
 		}
-		if err := removeAll(filepath.Join(dir, e.Name())); err != nil {
+		if err := removeIn(dir, e.Name()); err != nil {
 			return false, err
 		}
 	}
@@ -205,14 +290,9 @@ func emptyBut(dir string, keep func(name string) bool) (bool, error) {
 // build makes the moat, then the directories and files through an os.Root
 // on T, links last: while anything is being made there is no link in T to
 // make it through, and os.Root refuses whatever would leave T anyway.
-func (t *Tree) build(p *plan) error {
+func (t *Tree) build(b *os.Root, p *plan) error {
 	// The moat and T are made and opened through base, so that no link
 	// put in the moat's chain leads the world's files, or a mode, out of it.
-	b, err := os.OpenRoot(t.base)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
 	chain := t.chain[1:]
 	if err := b.MkdirAll(chain, 0o755); err != nil {
 		return err
@@ -349,15 +429,33 @@ func (t *Tree) Path(p string) (string, bool) {
 // sandbox did to the modes.
 func (t *Tree) Remove() error { return removeAll(t.base) }
 
-// removeAll is os.RemoveAll after making every directory below p writable
-// and searchable again, since a sandbox may have chmodded one shut (which
-// stops removal for anyone but root). It never follows links.
+// removeAll removes p and everything in it, through a root on its
+// directory (removeIn).
 func removeAll(p string) error {
-	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+	r, err := os.OpenRoot(filepath.Dir(p))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return removeIn(r, filepath.Base(p))
+}
+
+// removeIn is r.RemoveAll after making every directory below name
+// writable and searchable again, since a sandbox may have chmodded one
+// shut (which stops removal for anyone but root). It never follows a link
+// out of r.
+func removeIn(r *os.Root, name string) error {
+	if r.RemoveAll(name) == nil {
+		return nil
+	}
+	fs.WalkDir(r.FS(), name, func(q string, d fs.DirEntry, err error) error {
 		if d != nil && d.IsDir() && err == nil {
-			os.Chmod(q, 0o755) // best effort: RemoveAll reports what stays
+			r.Chmod(q, 0o755) // best effort: RemoveAll reports what stays
 		}
 		return nil
 	})
-	return os.RemoveAll(p)
+	return r.RemoveAll(name)
 }

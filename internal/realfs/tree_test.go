@@ -4,6 +4,7 @@ package realfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -354,4 +355,96 @@ func TestWriteNewRefusesWhatStands(t *testing.T) {
 	if err := WriteNew(r, "new", "world"); err != nil {
 		t.Errorf("WriteNew of a new file: %v", err)
 	}
+}
+
+// TestRestoreFollowsNoSwappedLink: a sandbox that puts a link to a
+// directory of its choosing where the slot, a moat directory, T or a kept
+// root stood, even between the harness's look at it and its opening,
+// leads the restore nowhere: the tree is not built, and the directory the
+// link names, out of the parent or beside the swapped one, keeps its
+// files and its mode.
+func TestRestoreFollowsNoSwappedLink(t *testing.T) {
+	g := core.GrantSpec{FSRead: []string{"/srv/app/"}}
+	ws := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/a", Data: "1"}}}
+	opt := Options{MinDepth: 2, KeepRoots: true}
+	for _, tc := range []struct {
+		at     string // the directory swapped, below the parent
+		race   bool   // swapped between the look and the opening, else before
+		beside bool   // the link leads to a directory beside it, else out of the parent
+	}{
+		{"slot", false, false},
+		{"slot", true, false},
+		{"slot", true, true},
+		{"slot/m", true, false},
+		{"slot/m/m/t", true, false},
+		{"slot/m/m/t", true, true},
+		{"slot/m/m/t/srv/app", true, false},
+		{"slot/m/m/t/srv/app", true, true},
+	} {
+		parentDir := t.TempDir()
+		parent, err := os.OpenRoot(parentDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := MaterializeIn(parent, "slot", ws, g, nil, opt); err != nil {
+			t.Fatal(err)
+		}
+		at := filepath.Join(parentDir, tc.at)
+		target, other := t.TempDir(), ""
+		if tc.beside {
+			other = "other"
+			target = filepath.Join(filepath.Dir(at), other)
+		}
+		swap := func() {
+			if err := os.MkdirAll(target, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(target, "keep"), []byte("KEEP"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(target, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(at, at+".moved"); err != nil {
+				t.Fatal(err)
+			}
+			link := target
+			if tc.beside {
+				link = other
+			}
+			if err := os.Symlink(link, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tc.race {
+			testHookOpenDir = func(r *os.Root, name string) {
+				if filepath.Join(r.Name(), name) == at {
+					swap()
+				}
+			}
+		} else {
+			swap()
+		}
+		_, err = MaterializeIn(parent, "slot", ws, g, nil, opt)
+		testHookOpenDir = nil
+		parent.Close()
+		what := fmt.Sprintf("%s swapped (race %v, beside %v)", tc.at, tc.race, tc.beside)
+		if err == nil || !strings.Contains(err.Error(), "the sandbox replaced it") {
+			t.Errorf("%s: err %v, want one that says the sandbox replaced it", what, err)
+		}
+		if kept, err := os.ReadFile(filepath.Join(target, "keep")); string(kept) != "KEEP" {
+			t.Errorf("%s: the file the link leads to holds %q (%v), want KEEP", what, kept, err)
+		}
+		if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: the directory the link leads to: %v, want mode 0700", what, modeOrErr(fi, err))
+		}
+	}
+}
+
+// modeOrErr is fi's mode, or err where there is none.
+func modeOrErr(fi os.FileInfo, err error) any {
+	if err != nil {
+		return err
+	}
+	return fi.Mode()
 }

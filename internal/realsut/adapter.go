@@ -13,7 +13,6 @@ package realsut
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -162,15 +161,25 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		run.Remove()
 		return nil, nil, nil, err
 	}
-	sess, err := a.Open(own, a.Timeouts)
+	// Trees are built through a root on the run directory, opened once: a
+	// sandbox that puts a link where a slot or its moat was leads nothing
+	// the harness does out of it.
+	root, err := os.OpenRoot(run.Path())
 	if err != nil {
 		run.Remove()
 		return nil, nil, nil, err
 	}
-	s := &session{dir: run.Path(), sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true},
+	sess, err := a.Open(own, a.Timeouts)
+	if err != nil {
+		root.Close()
+		run.Remove()
+		return nil, nil, nil, err
+	}
+	s := &session{root: root, sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true},
 		promises: a.Promises, cleans: a.CleansDots, lands: a.JudgesLanding, tally: &door.Counter{CountsPassed: true}}
 	end := func() error {
 		err := sess.Close()
+		root.Close()
 		return errors.Join(err, run.Remove())
 	}
 	var skipped func() int64
@@ -195,7 +204,7 @@ func openRunDir(treeDir string) (*realfs.RunDir, error) {
 // session hands out tree slots: a slot is busy from the build of a
 // sandbox to its Close.
 type session struct {
-	dir      string
+	root     *os.Root // the run directory
 	sess     Session
 	layout   realfs.Options
 	promises []string // Adapter.Promises
@@ -233,14 +242,7 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, fmt.Errorf("a real sandbox needs the harness's own world, not a %T", w)
 	}
 	slot := s.take()
-	dir := filepath.Join(s.dir, strconv.Itoa(slot))
-	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		// The slot is the harness's own directory: a link there is a
-		// sandbox's, and the world must not be written where it leads.
-		s.give(slot)
-		return nil, fmt.Errorf("%s, a tree's directory, is a link now: the sandbox replaced it", dir)
-	}
-	t, err := realfs.MaterializeWith(dir, rw.Spec(), g.Spec(), moatOps, s.layout)
+	t, err := realfs.MaterializeIn(s.root, strconv.Itoa(slot), rw.Spec(), g.Spec(), moatOps, s.layout)
 	if err != nil {
 		s.give(slot)
 		return nil, err

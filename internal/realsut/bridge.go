@@ -521,7 +521,11 @@ func (b *bridge) unobserved(op core.Op) core.Result {
 		return r
 	case op.Kind == core.OpWrite:
 		if p, ok := b.links.Resolve(op.Args[0]); ok {
-			b.writeDisk(p, op.Args[1])
+			if err := b.writeDisk(p, op.Args[1]); err != nil && !b.parted {
+				// The tree would no longer be the world the model
+				// holds, and every later op judged against the wrong one.
+				panic(&door.Failure{Err: fmt.Errorf("the harness's own write of %s, for an op the sandbox's answer did not decide: %w", p, err)})
+			}
 		}
 		return r
 	}
@@ -550,16 +554,21 @@ func (stoppedClock) Now() (int64, bool) { return 0, true }
 // writeDisk writes data at r, a resolved world path, in the tree, through
 // os.Root, for an op the real sandbox could not express; the next op
 // observes the tree afresh, so the write is never taken for the sandbox's.
-func (b *bridge) writeDisk(r, data string) {
+// In a world a disk holds (realfs.Holds) it fails only where the sandbox
+// changed the tree under it (moved T, put a directory in the way) or the
+// disk failed.
+func (b *bridge) writeDisk(r, data string) error {
 	b.observed = false
 	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed
 	if err != nil {
-		return
+		return err
 	}
 	defer root.Close()
 	rel := strings.TrimPrefix(r, "/")
-	root.MkdirAll(path.Dir(rel), 0o755)
-	writeReplacing(root, rel, data)
+	if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+		return err
+	}
+	return writeReplacing(root, rel, data)
 }
 
 // writeReplacing writes data to rel in root under a new name, then

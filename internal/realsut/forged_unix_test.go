@@ -53,7 +53,9 @@ func TestEchoedArgumentForgesAnswers(t *testing.T) {
 // its choosing where the tree's "/" was does not lead the harness's own
 // writes there (the directory a write's parent is made in, between ops):
 // they go to the tree the harness made, wherever it was moved, or
-// nowhere.
+// nowhere. A write the harness makes for the model (the server's refusal
+// decided nothing) and cannot make is a total finding that says why: the
+// ops after it would be judged against a tree that is not the world.
 func TestTreeSwappedForALink(t *testing.T) {
 	decoy := t.TempDir()
 	t.Setenv("DECOY", decoy)
@@ -61,10 +63,14 @@ func TestTreeSwappedForALink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check(t, a, "grant fs_read /work/\ngrant fs_write /work/\nfile /work/x data\n\nfs_read /work/x\nfs_write /work/new/f data\n")
+	fs := check(t, a, "grant fs_read /work/\ngrant fs_write /work/\nfile /work/x data\n\nfs_read /work/x\nfs_write /work/new/f data\n")
 	entries, err := os.ReadDir(decoy)
 	if err != nil || len(entries) > 0 {
 		t.Errorf("the decoy holds %v (%v): the harness wrote where the server's link led", entries, err)
+	}
+	i := slices.Index(invariants(fs), "total")
+	if i < 0 || !strings.Contains(fs[i].Detail, "the harness's own write of /work/new/f") || !strings.Contains(fs[i].Detail, "no longer the tree's root") {
+		t.Errorf("findings %v: want a total one for the harness's write the swap stopped, saying why", fs)
 	}
 }
 
