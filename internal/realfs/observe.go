@@ -90,7 +90,7 @@ func (t *Tree) worldOf(rel string) string {
 		return "/"
 	}
 	if len(rel) > len(t.chain) && rel[len(t.chain)] == '/' && strings.HasPrefix(rel, t.chain) {
-		return rel[len(t.chain):]
+		return t.unembed(rel[len(t.chain):])
 	}
 	k := 0 // how many moat levels rel goes down before it leaves the chain
 	for k < t.depth && (rel == "/m" || strings.HasPrefix(rel, "/m/")) {
@@ -105,5 +105,38 @@ func (t *Tree) worldTarget(target string) string {
 	if target == t.base || strings.HasPrefix(target, t.base+"/") {
 		return t.worldOf(target[len(t.base):])
 	}
-	return target
+	return t.unembed(target)
+}
+
+// unembed is p with T's real path, and then the base's, written "/<T>"
+// and "/<base>" where a sandbox put them into a name: go-billy's BoundOS
+// re-roots a link's absolute target (T+"/etc/x") under its root, making
+// the directories of T's path there. The slot a tree is built in differs
+// between a check's run and its replay, and such a name must not.
+func (t *Tree) unembed(p string) string {
+	if !strings.Contains(p, t.base) {
+		return p
+	}
+	return replacePath(replacePath(p, t.root, "/<T>"), t.base, "/<base>")
+}
+
+// replacePath replaces in p each dir that is a whole path in it: one
+// that ends p or a "/" follows.
+func replacePath(p, dir, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(p, dir)
+		if i < 0 {
+			b.WriteString(p)
+			return b.String()
+		}
+		end := i + len(dir)
+		b.WriteString(p[:i])
+		if end == len(p) || p[end] == '/' {
+			b.WriteString(with)
+		} else {
+			b.WriteString(dir)
+		}
+		p = p[end:]
+	}
 }

@@ -122,6 +122,48 @@ func TestMaterializeTwice(t *testing.T) {
 	}
 }
 
+// TestObserveEmbeddedTree: a sandbox that makes, in the tree, the
+// directories of T's own real path (go-billy's BoundOS re-rooting a link's
+// absolute target) is observed alike whatever directory the tree was
+// built in, "/<T>" in the place of that path: a check's run and its
+// replay are built in two slots of one run directory.
+func TestObserveEmbeddedTree(t *testing.T) {
+	var seen []Observation
+	run := newBase(t)
+	for _, dir := range []string{run + "/0", run + "/1", run + "/10"} {
+		tr, err := Materialize(dir, leakWorld, leakGrant, leakOps)
+		must(t, err)
+		must(t, os.MkdirAll(tr.Root()+"/work"+tr.Root()+"/etc", 0o755))
+		must(t, os.WriteFile(tr.Root()+"/work"+tr.Root()+"/etc/passwd", []byte("x"), 0o644))
+		must(t, os.Symlink("a"+tr.Root()+"/x", tr.Root()+"/work/embedding-link"))
+		seen = append(seen, observeT(t, tr))
+		if _, ok := seen[len(seen)-1].Find("/work/<T>/etc/passwd"); !ok {
+			t.Errorf("in %s: no entry /work/<T>/etc/passwd in %v", dir, seen[len(seen)-1].Entries)
+		}
+	}
+	for _, o := range seen[1:] {
+		if diff := cmp.Diff(seen[0], o); diff != "" {
+			t.Errorf("T's path in a name, two directories (-first +other):\n%s", diff)
+		}
+	}
+}
+
+// TestReplacePath: a directory is replaced where it is a whole path in a
+// name, not where it begins a longer name (slot 1 and slot 10).
+func TestReplacePath(t *testing.T) {
+	for _, tc := range []struct{ p, want string }{
+		{"/work/r/1", "/work/<T>"},
+		{"/work/r/1/x/r/1", "/work/<T>/x/<T>"},
+		{"/work/r/10/x", "/work/r/10/x"},
+		{"/work/r/1x/r/1/y", "/work/r/1x/<T>/y"},
+		{"/work", "/work"},
+	} {
+		if got := replacePath(tc.p, "/r/1", "/<T>"); got != tc.want {
+			t.Errorf("replacePath(%q) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
+
 // TestObserveMoat: the base and every level of the moat are observed, with
 // paths that climb from T.
 func TestObserveMoat(t *testing.T) {

@@ -1,6 +1,7 @@
 package realsut
 
 import (
+	"path"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -37,13 +38,17 @@ const (
 	// through a link to a place the grant allows.
 	ReasonReadThroughLink  = "read-through-link"
 	ReasonWriteThroughLink = "write-through-link"
+	// ReasonUncleanPath: the path is not in clean form (a "//", a "."
+	// segment), which the model cleans (SPEC §4) and a sandbox that
+	// matches its roots against the path as written refuses.
+	ReasonUncleanPath = "unclean-path"
 	// ReasonOther: none of the above.
 	ReasonOther = "other"
 )
 
 // StricterReasons lists every reason, in the order they are tried.
 func StricterReasons() []string {
-	return []string{ReasonTrimmedPath, ReasonTrailingSlash, ReasonDanglingWrite, ReasonParentMissing, ReasonLinkLoop, ReasonReadThroughLink, ReasonWriteThroughLink, ReasonOther}
+	return []string{ReasonTrimmedPath, ReasonTrailingSlash, ReasonDanglingWrite, ReasonParentMissing, ReasonLinkLoop, ReasonReadThroughLink, ReasonWriteThroughLink, ReasonUncleanPath, ReasonOther}
 }
 
 // stricter reports whether the real sandbox denied what the model allows
@@ -114,6 +119,8 @@ func (b *bridge) stricterReason(op core.Op, detail string) string {
 		return ReasonReadThroughLink
 	case r != c:
 		return ReasonWriteThroughLink
+	case path.Clean(p) != p:
+		return ReasonUncleanPath
 	}
 	return ReasonOther
 }
