@@ -185,10 +185,11 @@ func trimmedPath(op core.Op) string {
 }
 
 // madeDir says of a write of nothing to a path that ends in "/" that it
-// is a directory made: a real sandbox's door journals one so.
+// is a directory made or changed (an entry of it removed, a link in it
+// made or changed): a real sandbox's door journals each so.
 func madeDir(e *refworld.Entry) string {
 	if e.Call == refworld.CallWrite && e.Arg == "" && strings.HasSuffix(e.Name, "/") {
-		return " (a directory made)"
+		return " (a directory made or changed)"
 	}
 	return ""
 }

@@ -377,7 +377,7 @@ func (b *bridge) journal(changes []realfs.Change, data, wrote string) bool {
 	for _, c := range changes {
 		switch {
 		case c.Link:
-			b.world.Write(path.Dir(c.Path)+"/", "")
+			b.world.Write(linkDir(c.Path), "")
 		case c.Dir:
 			b.world.Write(c.Path+"/", "")
 		case c.Kind == realfs.Removed:
@@ -395,6 +395,16 @@ func (b *bridge) journal(changes []realfs.Change, data, wrote string) bool {
 		}
 	}
 	return len(changes) > 0
+}
+
+// linkDir is the directory a link at world path p is an entry of, as the
+// journal writes a directory: "/x/" for "/x/l"; for T itself (a sandbox
+// put a link in its place) the moat's level above it, "/../".
+func linkDir(p string) string {
+	if p == "/" {
+		return "/../"
+	}
+	return strings.TrimSuffix(path.Dir(p), "/") + "/"
 }
 
 // holds reports whether the file at the world path p, as the op under way

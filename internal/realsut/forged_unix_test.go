@@ -68,6 +68,11 @@ func TestTreeSwappedForALink(t *testing.T) {
 	if err != nil || len(entries) > 0 {
 		t.Errorf("the decoy holds %v (%v): the harness wrote where the server's link led", entries, err)
 	}
+	for _, f := range fs {
+		if strings.Contains(f.Detail, "write // ") {
+			t.Errorf("%s: %s: the link put in T's place is journaled at \"//\", no path (want /../, the moat's level it is an entry of)", f.Invariant, f.Detail)
+		}
+	}
 	i := slices.Index(invariants(fs), "total")
 	if i < 0 || !strings.Contains(fs[i].Detail, "the harness's own write of /work/new/f") || !strings.Contains(fs[i].Detail, "no longer the tree's root") {
 		t.Errorf("findings %v: want a total one for the harness's write the swap stopped, saying why", fs)
