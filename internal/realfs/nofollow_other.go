@@ -2,6 +2,8 @@
 
 package realfs
 
+import "os"
+
 // The walker's flags have no equivalent here, and none is needed: no Tree
 // is built on such a system (see Supported), so nothing is walked.
 const (
@@ -12,3 +14,6 @@ const (
 // posixDisk says the disk lacks what a Tree needs: a link the walker's
 // opens could refuse to follow, POSIX permission bits, named pipes.
 const posixDisk = false
+
+// heldPath has nothing to name here: the caller opens by name.
+func heldPath(*os.File) string { return "" }

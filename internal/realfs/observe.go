@@ -109,10 +109,12 @@ func (t *Tree) worldTarget(target string) string {
 }
 
 // unembed is p with T's real path, and then the base's, written "/<T>"
-// and "/<base>" where a sandbox put them into a name: go-billy's BoundOS
-// re-roots a link's absolute target (T+"/etc/x") under its root, making
-// the directories of T's path there. The slot a tree is built in differs
-// between a check's run and its replay, and such a name must not.
+// and "/<base>" where a sandbox put them into a name below a directory of
+// the world: go-billy's BoundOS re-roots a link's absolute target
+// (T+"/etc/x") under its root, making the directories of T's path there.
+// The slot a tree is built in differs between a check's run and its
+// replay, and such a name must not. A path that begins with them is kept:
+// a grant root such as "/tmp/" may hold it as it is, and not as "/<T>".
 func (t *Tree) unembed(p string) string {
 	if !strings.Contains(p, t.base) {
 		return p
@@ -120,11 +122,11 @@ func (t *Tree) unembed(p string) string {
 	return replacePath(replacePath(p, t.root, "/<T>"), t.base, "/<base>")
 }
 
-// replacePath replaces in p each dir that is a whole path in it: one
-// that ends p or a "/" follows.
+// replacePath replaces in p each dir that is a whole path in it, below
+// its start: one that a "/" or p's end follows.
 func replacePath(p, dir, with string) string {
 	var b strings.Builder
-	for {
+	for start := true; ; start = false {
 		i := strings.Index(p, dir)
 		if i < 0 {
 			b.WriteString(p)
@@ -132,7 +134,7 @@ func replacePath(p, dir, with string) string {
 		}
 		end := i + len(dir)
 		b.WriteString(p[:i])
-		if end == len(p) || p[end] == '/' {
+		if (i > 0 || !start) && (end == len(p) || p[end] == '/') {
 			b.WriteString(with)
 		} else {
 			b.WriteString(dir)

@@ -149,10 +149,13 @@ func TestObserveEmbeddedTree(t *testing.T) {
 }
 
 // TestReplacePath: a directory is replaced where it is a whole path in a
-// name, not where it begins a longer name (slot 1 and slot 10).
+// name below its start, not where it begins a longer name (slot 1 and
+// slot 10), nor at the start, where a grant root may hold it.
 func TestReplacePath(t *testing.T) {
 	for _, tc := range []struct{ p, want string }{
 		{"/work/r/1", "/work/<T>"},
+		{"/r/1/x", "/r/1/x"},
+		{"/r/1/x/r/1", "/r/1/x/<T>"},
 		{"/work/r/1/x/r/1", "/work/<T>/x/<T>"},
 		{"/work/r/10/x", "/work/r/10/x"},
 		{"/work/r/1x/r/1/y", "/work/r/1x/<T>/y"},

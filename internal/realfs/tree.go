@@ -107,15 +107,20 @@ func MaterializeWith(dir string, ws scenario.WorldSpec, g core.GrantSpec, ops []
 
 // MaterializeIn is MaterializeWith for the directory name in parent,
 // which must have been opened at an absolute path with no link in it.
-// Everything the harness does there goes through parent: a link a sandbox
-// put at name, or in the moat, is never followed, even one put there
-// while the tree is being emptied, so the harness removes, opens and
-// writes nothing outside parent.
+// Everything the harness does there goes through parent and the
+// directories below it, each opened as the very directory the harness
+// looked at: a link (or a named pipe, a file) a sandbox put at name or in
+// the moat, even while the tree is being emptied, is never followed, so
+// the harness removes, opens and writes nothing outside parent, and is
+// not left waiting.
 func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.GrantSpec, ops []core.Op, o Options) (*Tree, error) {
 	if err := Supported(); err != nil {
 		return nil, fmt.Errorf("materialize in %s: %w", name, err)
 	}
 	base := filepath.Join(parent.Name(), name)
+	if !filepath.IsAbs(parent.Name()) || name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return nil, fmt.Errorf("materialize in %s: want a directory's own name in a root opened at an absolute path", base)
+	}
 	p, err := newPlan(ws, g, ops)
 	if err != nil {
 		return nil, err
@@ -125,67 +130,129 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 	if o.KeepRoots {
 		keep = p.keptDirs(slices.Concat(g.FSRead, g.FSWrite))
 	}
-	b, err := makeDir(parent, name)
-	if err != nil {
-		return nil, fmt.Errorf("materialize in %s: %w", base, err)
-	}
-	defer b.Close()
-	stood, err := emptyChain(b, p.depth, keep)
-	if err != nil {
-		return nil, fmt.Errorf("materialize in %s: %w", base, err)
-	}
-	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, stood: stood}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
 		return nil, fmt.Errorf("materialize in %s: the path is too long for a tree's root", base)
 	}
-	if err := t.build(b, p); err != nil {
+	if err := parent.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("materialize in %s: %w", base, err)
+	}
+	b, err := openDir(parent, name, parent.Name())
+	if err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", base, err)
+	}
+	defer b.Close()
+	r, stood, err := chainRoot(b, base, p.depth, keep)
+	if err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", base, err)
+	}
+	defer r.Close()
+	t.stood = stood
+	if t.made, err = r.Stat("."); err != nil {
+		return nil, fmt.Errorf("materialize in %s: %w", base, err)
+	}
+	if err := t.build(r, p); err != nil {
 		return nil, fmt.Errorf("materialize in %s: %w", base, err)
 	}
 	return t, nil
 }
 
-// makeDir opens the directory name in parent, making it first if it is
-// missing, with mode 0755.
-func makeDir(parent *os.Root, name string) (*os.Root, error) {
-	if err := parent.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, err
+// chainRoot empties base, at path at, of everything but the chain of a
+// tree of moat depth d, base/m/…/m/t, making the levels that are missing,
+// and opens T through it a level at a time; T it empties but for the
+// directories keep names (world paths: /srv and /srv/app for a root
+// /srv/app), whose other contents it removes. A sandbox may have written
+// anywhere in the moat, but the chain's own directories stay, so the
+// tree's T keeps its path and its directory. Whatever stands where a
+// kept directory goes and is no directory (a link, a file) is removed
+// too. It returns T and the kept directories that stood, nil when the
+// chain did not.
+func chainRoot(base *os.Root, at string, d int, keep map[string]bool) (*os.Root, map[string]bool, error) {
+	dir, stood := base, true
+	for level := 0; level <= d; level++ {
+		name := "m"
+		if level == d {
+			name = "t"
+		}
+		var err error
+		if stood {
+			stood, err = emptyBut(dir, func(n string) bool { return n == name })
+		}
+		if err == nil && !stood {
+			err = dir.Mkdir(name, 0o755) // the rest of the chain is new
+		}
+		var next *os.Root
+		if err == nil {
+			next, err = openDir(dir, name, at)
+		}
+		if dir != base {
+			dir.Close()
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		dir, at = next, filepath.Join(at, name)
 	}
-	d, err := openDir(parent, name)
-	if err != nil {
-		return nil, err
+	if !stood {
+		return dir, nil, nil
 	}
-	if err := d.Chmod(".", 0o755); err != nil {
-		d.Close()
-		return nil, err
+	kept := map[string]bool{}
+	if err := emptyKept(dir, at, "", keep, kept); err != nil {
+		dir.Close()
+		return nil, nil, err
 	}
-	return d, nil
+	return dir, kept, nil
 }
 
-// openDir opens the directory name in r, one that is a directory and not
-// a link to one: a sandbox may put a link where the harness's own
-// directory was, even between the look and the opening.
-func openDir(r *os.Root, name string) (*os.Root, error) {
+// openDir opens the directory name in r (at is r's path, for the words
+// of an error), one that is a directory and not a link to one, after
+// opening it to its owner (a sandbox may have shut it): a sandbox may put
+// a link, a named pipe or a file where the harness's own directory was,
+// even between the look and the opening.
+func openDir(r *os.Root, name, at string) (*os.Root, error) {
+	where := filepath.Join(at, name)
 	before, err := r.Lstat(name)
 	if err != nil {
 		return nil, err
 	}
 	if !before.IsDir() {
-		return nil, fmt.Errorf("%s is no directory now (%v): the sandbox replaced it", filepath.Join(r.Name(), name), before.Mode().Type())
+		return nil, fmt.Errorf("%s is no directory now (%v): the sandbox replaced it", where, before.Mode().Type())
+	}
+	if before.Mode().Perm() != 0o755 {
+		// Chmod follows a link put in its place since, but only within
+		// r, and the identity check below refuses what it led to.
+		if err := r.Chmod(name, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	if testHookOpenDir != nil {
-		testHookOpenDir(r, name)
+		testHookOpenDir(where)
 	}
-	replaced := fmt.Errorf("%s is another directory now: the sandbox replaced it", filepath.Join(r.Name(), name))
-	d, err := r.OpenRoot(name)
+	replaced := fmt.Errorf("%s is another directory now: the sandbox replaced it", where)
+	// Opened as a directory only, and not through a link: a named pipe put
+	// in its place fails at once rather than leave the open waiting.
+	f, err := r.OpenFile(name, os.O_RDONLY|onlyDir|noFollow, 0)
 	if err != nil {
 		if now, lerr := r.Lstat(name); lerr != nil || !os.SameFile(before, now) {
-			return nil, replaced // a link out of r, which os.Root refuses
+			return nil, replaced
 		}
 		return nil, err
 	}
-	if after, err := d.Stat("."); err != nil || !os.SameFile(before, after) {
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !os.SameFile(before, st) {
+		return nil, replaced
+	}
+	// The directory f holds, whatever stands at name by now; where the
+	// system has no such path, name itself, checked once opened.
+	d, err := os.OpenRoot(heldPath(f))
+	if err != nil {
+		if d, err = r.OpenRoot(name); err != nil {
+			return nil, err
+		}
+	}
+	if st, err := d.Stat("."); err != nil || !os.SameFile(before, st) {
 		d.Close()
 		return nil, replaced
 	}
@@ -193,46 +260,14 @@ func openDir(r *os.Root, name string) (*os.Root, error) {
 }
 
 // testHookOpenDir, when set, runs in openDir between the look at a
-// directory and its opening: a test swaps the directory there.
-var testHookOpenDir func(r *os.Root, name string)
+// directory (at its path) and its opening: a test swaps the directory
+// there.
+var testHookOpenDir func(path string)
 
-// emptyChain removes from base everything but the chain of a tree of
-// moat depth d, base/m/…/m/t, and the directories in T that keep names
-// (world paths: /srv and /srv/app for a root /srv/app), whose other
-// contents it removes: a sandbox may have written anywhere in the moat,
-// but the chain's own directories stay, so the tree's T keeps its path
-// and its directory. Whatever stands where a kept directory goes and is
-// no directory (a link, a file) is removed too. It never follows a link.
-// It returns the kept directories that stood, nil when the chain did not.
-func emptyChain(base *os.Root, d int, keep map[string]bool) (map[string]bool, error) {
-	dir := base
-	for level := 0; level <= d; level++ {
-		name := "m"
-		if level == d {
-			name = "t"
-		}
-		found, err := emptyBut(dir, func(n string) bool { return n == name })
-		if err != nil || !found {
-			return nil, err // build makes the rest of the chain
-		}
-		next, err := openDir(dir, name)
-		if dir != base {
-			dir.Close()
-		}
-		if err != nil {
-			return nil, err
-		}
-		dir = next
-	}
-	defer dir.Close()
-	stood := map[string]bool{}
-	return stood, emptyKept(dir, "", keep, stood)
-}
-
-// emptyKept empties dir, the world directory at (T itself for ""),
-// but for its subdirectories keep names, which it empties the same way,
-// noting in stood each that stood.
-func emptyKept(dir *os.Root, at string, keep, stood map[string]bool) error {
+// emptyKept empties dir, the world directory at (T itself for ""), real
+// path real, but for its subdirectories keep names, which it empties the
+// same way, noting in stood each that stood.
+func emptyKept(dir *os.Root, real, at string, keep, stood map[string]bool) error {
 	var sub []string
 	if _, err := emptyBut(dir, func(n string) bool {
 		if keep[at+"/"+n] {
@@ -245,11 +280,11 @@ func emptyKept(dir *os.Root, at string, keep, stood map[string]bool) error {
 	}
 	for _, n := range sub {
 		stood[at+"/"+n] = true
-		d, err := openDir(dir, n)
+		d, err := openDir(dir, n, real)
 		if err != nil {
 			return err
 		}
-		err = emptyKept(d, at+"/"+n, keep, stood)
+		err = emptyKept(d, filepath.Join(real, n), at+"/"+n, keep, stood)
 		d.Close()
 		if err != nil {
 			return err
@@ -258,14 +293,11 @@ func emptyKept(dir *os.Root, at string, keep, stood map[string]bool) error {
 	return nil
 }
 
-// emptyBut removes from dir every entry but the directories keep names,
-// and reports whether one was kept. It opens dir to its owner first (a
-// sandbox may have shut it) and never follows a link.
+// emptyBut removes from dir, opened to its owner (openDir), every entry
+// but the directories keep names, and reports whether one was kept. It
+// never follows a link.
 func emptyBut(dir *os.Root, keep func(name string) bool) (bool, error) {
-	if err := dir.Chmod(".", 0o755); err != nil {
-		return false, err
-	}
-	f, err := dir.Open(".")
+	f, err := dir.OpenFile(".", os.O_RDONLY|onlyDir, 0)
 	if err != nil {
 		return false, err
 	}
@@ -287,29 +319,10 @@ func emptyBut(dir *os.Root, keep func(name string) bool) (bool, error) {
 	return found, nil
 }
 
-// build makes the moat, then the directories and files through an os.Root
-// on T, links last: while anything is being made there is no link in T to
-// make it through, and os.Root refuses whatever would leave T anyway.
-func (t *Tree) build(b *os.Root, p *plan) error {
-	// The moat and T are made and opened through base, so that no link
-	// put in the moat's chain leads the world's files, or a mode, out of it.
-	chain := t.chain[1:]
-	if err := b.MkdirAll(chain, 0o755); err != nil {
-		return err
-	}
-	for d := chain; d != "."; d = path.Dir(d) {
-		if err := b.Chmod(d, 0o755); err != nil { // MkdirAll's mode is masked by the umask
-			return err
-		}
-	}
-	r, err := b.OpenRoot(chain)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if t.made, err = r.Stat("."); err != nil {
-		return err
-	}
+// build makes the directories and files of the world in r, T, then its
+// links: while anything is being made there is no link in T to make it
+// through, and os.Root refuses whatever would leave T anyway.
+func (t *Tree) build(r *os.Root, p *plan) error {
 	for _, d := range p.dirs {
 		if err := r.Mkdir(rel(d), 0o755); err != nil && !(errors.Is(err, fs.ErrExist) && p.kept[d]) {
 			return err
@@ -406,8 +419,8 @@ func (t *Tree) OpenRoot() (*os.Root, error) {
 	return r, nil
 }
 
-// Base returns the tree's base directory, the one Materialize was given,
-// absolute, with no link in it: it holds the moat and T.
+// Base returns the tree's base directory, the one it was materialized
+// in, absolute, with no link in it: it holds the moat and T.
 func (t *Tree) Base() string { return t.base }
 
 // Root returns T, the directory world path "/" maps to: absolute, with
@@ -429,33 +442,70 @@ func (t *Tree) Path(p string) (string, bool) {
 // sandbox did to the modes.
 func (t *Tree) Remove() error { return removeAll(t.base) }
 
-// removeAll removes p and everything in it, through a root on its
-// directory (removeIn).
+// removeAll removes p and everything in it: emptied through a root on p
+// itself (removeIn), so that nothing a sandbox swaps in below p leads the
+// harness's chmods out of it, then removed from its directory.
 func removeAll(p string) error {
-	r, err := os.OpenRoot(filepath.Dir(p))
+	parent, err := os.OpenRoot(filepath.Dir(p))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	return removeIn(r, filepath.Base(p))
+	defer parent.Close()
+	name := filepath.Base(p)
+	if fi, err := parent.Lstat(name); err != nil || !fi.IsDir() {
+		return parent.RemoveAll(name) // nothing there, or no directory to empty
+	}
+	r, err := openDir(parent, name, parent.Name())
+	if err != nil {
+		return err
+	}
+	f, err := r.OpenFile(".", os.O_RDONLY|onlyDir, 0)
+	if err == nil {
+		var entries []os.DirEntry
+		entries, err = f.ReadDir(-1)
+		f.Close()
+		for _, e := range entries {
+			err = errors.Join(err, removeIn(r, e.Name()))
+		}
+	}
+	r.Close()
+	return errors.Join(err, parent.Remove(name))
 }
 
-// removeIn is r.RemoveAll after making every directory below name
+// maxOpened bounds the directories removeIn opens to their owner.
+const maxOpened = 1 << 20
+
+// removeIn is r.RemoveAll(name) after making every directory below name
 // writable and searchable again, since a sandbox may have chmodded one
-// shut (which stops removal for anyone but root). It never follows a link
-// out of r.
+// shut (which stops removal for anyone but root). Each directory is read
+// as a directory only (a named pipe put in its place is not waited on),
+// and nothing follows a link out of r.
 func removeIn(r *os.Root, name string) error {
 	if r.RemoveAll(name) == nil {
 		return nil
 	}
-	fs.WalkDir(r.FS(), name, func(q string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() && err == nil {
-			r.Chmod(q, 0o755) // best effort: RemoveAll reports what stays
+	todo := []string{name}
+	for opened := 0; len(todo) > 0 && opened < maxOpened; opened++ {
+		d := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if fi, err := r.Lstat(d); err != nil || !fi.IsDir() {
+			continue
 		}
-		return nil
-	})
+		r.Chmod(d, 0o755) // best effort: RemoveAll reports what stays
+		f, err := r.OpenFile(d, os.O_RDONLY|onlyDir|noFollow, 0)
+		if err != nil {
+			continue
+		}
+		entries, _ := f.ReadDir(-1)
+		f.Close()
+		for _, e := range entries {
+			if e.IsDir() {
+				todo = append(todo, path.Join(d, e.Name()))
+			}
+		}
+	}
 	return r.RemoveAll(name)
 }

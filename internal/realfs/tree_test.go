@@ -362,24 +362,33 @@ func TestWriteNewRefusesWhatStands(t *testing.T) {
 // root stood, even between the harness's look at it and its opening,
 // leads the restore nowhere: the tree is not built, and the directory the
 // link names, out of the parent or beside the swapped one, keeps its
-// files and its mode.
+// files and its mode. A named pipe or a file put there instead is no
+// directory either, and the restore does not wait on the pipe. A link
+// found below the slot before the restore is removed like anything else
+// a sandbox left there.
 func TestRestoreFollowsNoSwappedLink(t *testing.T) {
 	g := core.GrantSpec{FSRead: []string{"/srv/app/"}}
 	ws := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/a", Data: "1"}}}
 	opt := Options{MinDepth: 2, KeepRoots: true}
+	t.Cleanup(func() { testHookOpenDir = nil })
 	for _, tc := range []struct {
-		at     string // the directory swapped, below the parent
-		race   bool   // swapped between the look and the opening, else before
-		beside bool   // the link leads to a directory beside it, else out of the parent
+		at   string // the directory swapped, below the parent
+		race bool   // swapped between the look and the opening, else before
+		with string // "out" (a link out of the parent), "beside" (a link to a directory beside it), "pipe", "file"
 	}{
-		{"slot", false, false},
-		{"slot", true, false},
-		{"slot", true, true},
-		{"slot/m", true, false},
-		{"slot/m/m/t", true, false},
-		{"slot/m/m/t", true, true},
-		{"slot/m/m/t/srv/app", true, false},
-		{"slot/m/m/t/srv/app", true, true},
+		{"slot", false, "out"},
+		{"slot", true, "out"},
+		{"slot", true, "beside"},
+		{"slot/m", false, "out"},
+		{"slot/m", true, "out"},
+		{"slot/m", true, "pipe"},
+		{"slot/m", true, "file"},
+		{"slot/m/m/t", true, "out"},
+		{"slot/m/m/t", true, "beside"},
+		{"slot/m/m/t", true, "pipe"},
+		{"slot/m/m/t/srv/app", false, "out"},
+		{"slot/m/m/t/srv/app", true, "out"},
+		{"slot/m/m/t/srv/app", true, "beside"},
 	} {
 		parentDir := t.TempDir()
 		parent, err := os.OpenRoot(parentDir)
@@ -390,10 +399,9 @@ func TestRestoreFollowsNoSwappedLink(t *testing.T) {
 			t.Fatal(err)
 		}
 		at := filepath.Join(parentDir, tc.at)
-		target, other := t.TempDir(), ""
-		if tc.beside {
-			other = "other"
-			target = filepath.Join(filepath.Dir(at), other)
+		target := t.TempDir()
+		if tc.with == "beside" {
+			target = filepath.Join(filepath.Dir(at), "other")
 		}
 		swap := func() {
 			if err := os.MkdirAll(target, 0o700); err != nil {
@@ -408,29 +416,52 @@ func TestRestoreFollowsNoSwappedLink(t *testing.T) {
 			if err := os.Rename(at, at+".moved"); err != nil {
 				t.Fatal(err)
 			}
-			link := target
-			if tc.beside {
-				link = other
+			switch tc.with {
+			case "out":
+				err = os.Symlink(target, at)
+			case "beside":
+				err = os.Symlink("other", at)
+			case "pipe":
+				err = syscall.Mkfifo(at, 0o644)
+			case "file":
+				err = os.WriteFile(at, nil, 0o644)
 			}
-			if err := os.Symlink(link, at); err != nil {
+			if err != nil {
 				t.Fatal(err)
 			}
 		}
+		testHookOpenDir = nil
 		if tc.race {
-			testHookOpenDir = func(r *os.Root, name string) {
-				if filepath.Join(r.Name(), name) == at {
+			testHookOpenDir = func(path string) {
+				if path == at {
 					swap()
 				}
 			}
 		} else {
 			swap()
 		}
-		_, err = MaterializeIn(parent, "slot", ws, g, nil, opt)
+		done := make(chan error, 1)
+		go func() {
+			_, err := MaterializeIn(parent, "slot", ws, g, nil, opt)
+			done <- err
+		}()
+		select {
+		case err = <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("%s swapped for a %s: the restore has not returned after a minute: it waits on the pipe", tc.at, tc.with)
+		}
 		testHookOpenDir = nil
 		parent.Close()
-		what := fmt.Sprintf("%s swapped (race %v, beside %v)", tc.at, tc.race, tc.beside)
-		if err == nil || !strings.Contains(err.Error(), "the sandbox replaced it") {
-			t.Errorf("%s: err %v, want one that says the sandbox replaced it", what, err)
+		what := fmt.Sprintf("%s swapped for a %s (race %v)", tc.at, tc.with, tc.race)
+		switch {
+		case tc.race || tc.at == "slot":
+			if err == nil || !strings.Contains(err.Error(), "the sandbox replaced it") {
+				t.Errorf("%s: err %v, want one that says the sandbox replaced it", what, err)
+			}
+		case err != nil:
+			// A link found in the moat or in T is removed, as anything
+			// a sandbox left there is, and the tree built anew.
+			t.Errorf("%s before the restore: %v, want the link removed and the tree built", what, err)
 		}
 		if kept, err := os.ReadFile(filepath.Join(target, "keep")); string(kept) != "KEEP" {
 			t.Errorf("%s: the file the link leads to holds %q (%v), want KEEP", what, kept, err)
@@ -447,4 +478,30 @@ func modeOrErr(fi os.FileInfo, err error) any {
 		return err
 	}
 	return fi.Mode()
+}
+
+// TestMaterializeClosesWhatItOpens: restoring trees of changing depth,
+// where the chain breaks at one level or another, leaves no directory
+// open behind.
+func TestMaterializeClosesWhatItOpens(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to count open files in")
+	}
+	openFiles := func() int {
+		es, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+	dir := newBase(t)
+	before := openFiles()
+	for i := range 20 {
+		if _, err := MaterializeWith(dir, leakWorld, leakGrant, nil, Options{MinDepth: 1 + i%4, KeepRoots: i%2 == 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := openFiles(); after > before {
+		t.Errorf("%d files open after 20 restores, %d before", after, before)
+	}
 }

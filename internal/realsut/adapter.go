@@ -161,9 +161,9 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		run.Remove()
 		return nil, nil, nil, err
 	}
-	// Trees are built through a root on the run directory, opened once: a
-	// sandbox that puts a link where a slot or its moat was leads nothing
-	// the harness does out of it.
+	// Trees are built through a root on the run directory: a sandbox that
+	// puts a link where a slot or its moat was, or the run directory
+	// itself, leads nothing the harness does out of it.
 	root, err := os.OpenRoot(run.Path())
 	if err != nil {
 		run.Remove()

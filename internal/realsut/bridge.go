@@ -565,8 +565,8 @@ func (stoppedClock) Now() (int64, bool) { return 0, true }
 // os.Root, for an op the real sandbox could not express; the next op
 // observes the tree afresh, so the write is never taken for the sandbox's.
 // In a world a disk holds (realfs.Holds) it fails only where the sandbox
-// changed the tree under it (moved T, put a directory in the way) or the
-// disk failed.
+// changed the tree under it (moved T, put a directory in the way, shut a
+// directory to a harness that is not root) or the disk failed.
 func (b *bridge) writeDisk(r, data string) error {
 	b.observed = false
 	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed

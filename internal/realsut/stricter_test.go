@@ -108,6 +108,7 @@ func TestStricterIsCountedNotJudged(t *testing.T) {
 		{"a write through a dangling link named with a trailing slash", "fs_write /work/out/dl/ x\n", refuses(realfs.Refused, "EISDIR", "/work/out/dl/"), ReasonTrailingSlash, 0},
 		{"a denial of a read through a loop of links", "fs_read /work/loop\n", refuses(realfs.Denied, "Access denied", "/work/loop"), ReasonLinkLoop, 0},
 		{"a read of a path with a doubled slash", "fs_read /work//a.txt\n", refuses(realfs.Denied, "Access denied", "/work//a.txt"), ReasonUncleanPath, 0},
+		{"a read of a path with a doubled slash through a link", "fs_read /work//al\n", refuses(realfs.Denied, "Access denied", "/work//al"), ReasonReadThroughLink, 0},
 		{"a read of a path with a dot", "fs_read /./work/a.txt\n", refuses(realfs.Denied, "Access denied", "/./work/a.txt"), ReasonUncleanPath, 0},
 		{"a denial of a read the model finds nothing for", "fs_read /work/none\n", refuses(realfs.Denied, "Access denied", "/work/none"), ReasonOther, 0},
 		{"a write through a dangling link", "fs_write /work/out/dl x\nfs_read /work/out/new\n",
