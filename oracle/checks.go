@@ -368,7 +368,7 @@ func egressProblem(entries []refworld.Entry) string {
 			l := of(e.Name)
 			l.resolves++
 			l.again = l.again || l.unused
-			l.varied = l.varied || l.resolved && l.last != e.Addr
+			l.varied = l.varied || l.resolved && l.last.Unmap() != e.Addr.Unmap()
 			l.last, l.resolved, l.unused = e.Addr, true, true
 		case refworld.CallFetch:
 			l := of(e.Name)
@@ -379,7 +379,7 @@ func egressProblem(entries []refworld.Entry) string {
 				return fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
 			case !l.resolved:
 				return fmt.Sprintf("fetched from %s without resolving %s before, in the same op", e.Addr, quote(e.Name))
-			case l.last != e.Addr:
+			case l.last.Unmap() != e.Addr.Unmap(): // an IPv4-mapped answer is dialled as the IPv4 address it carries (Go's dialer does)
 				return fmt.Sprintf("fetched from %s, but the last resolve of %s answered %s: the address checked is not the address used (this time the address used is not internal, but an answer kept from before, or asked again, is what a rebinding name turns inside)",
 					e.Addr, quote(e.Name), l.last)
 			}

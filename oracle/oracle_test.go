@@ -865,6 +865,10 @@ func TestEgressProblem(t *testing.T) {
 		// been checked: a guard that checks each answer and pins the last
 		// (read-website-fast looks a host up four times).
 		{"looked up four times, one answer", []refworld.Entry{res("h", a), res("h", a), res("h", a), res("h", a), fetch("h", a, "/")}, ""},
+		// Go's dialer dials an IPv4-mapped answer as the IPv4 address it
+		// carries: the same address.
+		{"a mapped answer dialled as IPv4", []refworld.Entry{res("h", netip.MustParseAddr("::ffff:203.0.113.10")), fetch("h", a, "/")}, ""},
+		{"answers mapped and not, one address", []refworld.Entry{res("h", a), res("h", netip.MustParseAddr("::ffff:203.0.113.10")), fetch("h", a, "/")}, ""},
 		{"looked up again after the fetch, the same answer", []refworld.Entry{res("h", a), fetch("h", a, "/"), res("h", a)}, ""},
 	} {
 		got := egressProblem(tc.entries)

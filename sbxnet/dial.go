@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"syscall"
 )
 
 // errClosed is the error of a dial after Close.
@@ -23,6 +24,42 @@ func (n *Network) DialContext(ctx context.Context, network, address string) (net
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
+	return n.connect(network, a)
+}
+
+// DialControl returns a function of the shape of DialContext for a guard
+// written as Go's guards are, as the Control hook of a net.Dialer
+// (net.Dialer.Control: code.dny.dev/ssrf, GoToSocial's sanitizer, Ory's
+// httpx): it resolves and connects as DialContext does, but first hands
+// control the network and address the connection is about to be made to,
+// as net.Dialer does: "tcp4" or "tcp6" by the address's family, and
+// "ip:port", an IPv4-mapped address as the IPv4 address it carries. An
+// error from control refuses the connection, and is the dial's error.
+//
+// No socket exists, so control is handed a nil syscall.RawConn: a guard
+// that reads the socket itself cannot be judged in memory.
+func (n *Network) DialControl(control func(network, address string, c syscall.RawConn) error) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		a, err := n.target(ctx, network, address)
+		if err != nil {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+		}
+		_, port, _ := net.SplitHostPort(address) // target parsed it
+		p, _ := strconv.ParseUint(port, 10, 16)
+		to := netip.AddrPortFrom(a.Unmap(), uint16(p))
+		family := "tcp4"
+		if to.Addr().Is6() {
+			family = "tcp6"
+		}
+		if err := control(family, to.String(), nil); err != nil {
+			return nil, &net.OpError{Op: "dial", Net: family, Addr: net.TCPAddrFromAddrPort(to), Err: err}
+		}
+		return n.connect(network, to.Addr())
+	}
+}
+
+// connect opens a connection to the in-memory endpoint of a.
+func (n *Network) connect(network string, a netip.Addr) (net.Conn, error) {
 	client, server := net.Pipe()
 	if !n.track(server) {
 		client.Close()

@@ -9,6 +9,10 @@
 //	defer n.Close()
 //	client := &http.Client{Transport: &http.Transport{DialContext: n.DialContext, DisableKeepAlives: true}}
 //
+// A guard written as a net.Dialer's Control hook dials with
+// n.DialControl(hook) instead, which hands the hook the address each
+// connection is about to be made to, as net.Dialer does.
+//
 // Every lookup asks the world once (core.Net.Resolve, journaled as
 // "resolve h -> a"; SPEC §6: dns lines cycling, IP literals, built-in
 // names). A dial to an address ("203.0.113.1:80", "[2001:db8::1]:443")

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -25,8 +26,30 @@ var errInternal = errors.New("internal")
 // made from the host and path. It takes none of examples/httpguard's
 // care to send the Host byte for byte.
 func newPlainGuard(g core.Grant, w core.World) (core.Sandbox, error) {
-	n := sbxnet.New(w)
-	dial := func(ctx context.Context, network, address string) (net.Conn, error) {
+	return newGuard(g, w, plainDial)
+}
+
+// newControlGuard is the plain guard written as most Go guards are: a
+// net.Dialer's Control hook that refuses an internal address, the dial by
+// name left to the dialer (sbxnet.DialControl in its place).
+func newControlGuard(g core.Grant, w core.World) (core.Sandbox, error) {
+	return newGuard(g, w, func(n *sbxnet.Network) dialFunc {
+		return n.DialControl(func(network, address string, _ syscall.RawConn) error {
+			if a, err := netip.ParseAddrPort(address); err != nil || gosandbox.IsInternal(a.Addr()) {
+				return errInternal
+			}
+			return nil
+		})
+	})
+}
+
+// dialFunc is the shape of http.Transport.DialContext.
+type dialFunc = func(ctx context.Context, network, address string) (net.Conn, error)
+
+// plainDial parses an IP literal or looks a name up, refuses an internal
+// address and dials the address checked.
+func plainDial(n *sbxnet.Network) dialFunc {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
 		host, port, err := net.SplitHostPort(address)
 		if err != nil {
 			return nil, err
@@ -44,7 +67,13 @@ func newPlainGuard(g core.Grant, w core.World) (core.Sandbox, error) {
 		}
 		return n.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
 	}
-	tr := &http.Transport{DialContext: dial, DisableKeepAlives: true, DisableCompression: true}
+}
+
+// newGuard is a sandbox whose net_fetch is an http.Transport over the
+// world's network that dials with dial.
+func newGuard(g core.Grant, w core.World, dial func(*sbxnet.Network) dialFunc) (core.Sandbox, error) {
+	n := sbxnet.New(w)
+	tr := &http.Transport{DialContext: dial(n), DisableKeepAlives: true, DisableCompression: true}
 	egress := func(host, p string, room int64) (string, core.Kind) {
 		h := host
 		if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
@@ -84,4 +113,10 @@ func newPlainGuard(g core.Grant, w core.World) (core.Sandbox, error) {
 // the op's host.
 func TestPlainGuardJudgedFairly(t *testing.T) {
 	sbxtest.Property(t, sbxtest.Sandbox{Name: "plainguard", Factory: newPlainGuard})
+}
+
+// TestControlGuardJudgedFairly: the same guard written as a Control hook
+// is judged on the addresses its dialer really dials, and fairly.
+func TestControlGuardJudgedFairly(t *testing.T) {
+	sbxtest.Property(t, sbxtest.Sandbox{Name: "controlguard", Factory: newControlGuard})
 }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -445,4 +446,48 @@ func TestRequestForTheOpHost(t *testing.T) {
 			t.Errorf("%s: journal\n  got  %q\n  want %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestDialControl: a guard written as a net.Dialer's Control hook is
+// handed the address each connection is about to be made to, as Go's
+// dialer hands it (a family of its own, an IPv4-mapped answer as its IPv4
+// address), and its refusal stops the connection: a rebinding name's
+// second, internal answer is checked where it is dialled, and reaches
+// nothing.
+func TestDialControl(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{DNS: []scenario.DNSRecord{
+		{Host: "r.test", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("10.0.0.5")}},
+		{Host: "m.test", Addrs: []netip.Addr{netip.MustParseAddr("::ffff:203.0.113.7")}},
+		{Host: "six.test", Addrs: []netip.Addr{netip.MustParseAddr("2001:db8::7")}},
+	}})
+	n := New(w)
+	defer n.Close()
+	var seen []string
+	refuse := errors.New("internal")
+	control := func(network, address string, _ syscall.RawConn) error {
+		seen = append(seen, network+" "+address)
+		if a, err := netip.ParseAddrPort(address); err != nil || a.Addr().IsPrivate() {
+			return refuse
+		}
+		return nil
+	}
+	c := &http.Client{Transport: &http.Transport{DialContext: n.DialControl(control), DisableKeepAlives: true}}
+	for _, url := range []string{"http://r.test/a", "http://r.test/b", "http://m.test/c", "http://six.test/d"} {
+		resp, err := c.Get(url)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if refused := errors.Is(err, refuse); refused != (url == "http://r.test/b") {
+			t.Errorf("GET %s: %v; want the control's refusal only for r.test's second, internal answer", url, err)
+		}
+	}
+	want := []string{"tcp4 203.0.113.9:80", "tcp4 10.0.0.5:80", "tcp4 203.0.113.7:80", "tcp6 [2001:db8::7]:80"}
+	if !slices.Equal(seen, want) {
+		t.Errorf("control was handed %q, want %q", seen, want)
+	}
+	wantJournal(t, w, "resolve r.test -> 203.0.113.9", "fetch r.test 203.0.113.9 /a",
+		"resolve r.test -> 10.0.0.5",
+		"resolve m.test -> ::ffff:203.0.113.7", "fetch m.test 203.0.113.7 /c",
+		"resolve six.test -> 2001:db8::7", "fetch six.test 2001:db8::7 /d")
 }
