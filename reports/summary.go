@@ -121,7 +121,8 @@ type Summary struct {
 	// an earlier op (KeptWarning).
 	KeptFetches int64 `json:"kept_fetches,omitempty"`
 	// LateRequests counts the requests a real sandbox sent the world
-	// between ops, after the op that made them had answered: not judged
+	// after the op that made them had answered (between ops, or in a
+	// later op that never asked for them): not judged
 	// (LateWarning). LateExample is the least, "host address path".
 	LateRequests int64  `json:"late_requests,omitempty"`
 	LateExample  string `json:"late_example,omitempty"`
@@ -540,7 +541,7 @@ func (s *Summary) LateWarning() string {
 	if s.LateRequests == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s sent the world %s between ops, after the op that made them had answered (the least: %s), which the world served nothing and journaled nowhere: not judged; a sandbox that goes on fetching after it answers (a browser loading a page's parts, a retry) is judged on what it asks while an op is under way",
+	return fmt.Sprintf("%s sent the world %s after the op that made them had answered (the least: %s): between ops, or in a later op to a host and address an earlier op fetched that the later op never asked for (no lookup of it, no redirect to it); the world served them nothing and journaled them nowhere: not judged; a sandbox that goes on fetching after it answers (a browser loading a page's parts, a retry) is judged on what it asks for the op under way",
 		s.SUT, plural(int(s.LateRequests), "request"), s.LateExample)
 }
 

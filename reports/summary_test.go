@@ -37,7 +37,7 @@ func TestExpressible(t *testing.T) {
 // warning of their own, with the least of them, and none is none.
 func TestLateWarning(t *testing.T) {
 	s := reports.Summary{SUT: "proxy:x", LateRequests: 3, LateExample: "b.test 10.0.0.1 /admin"}
-	if w := s.SandboxWarnings(); len(w) != 1 || !strings.Contains(w[0], "proxy:x sent the world 3 requests between ops") || !strings.Contains(w[0], "b.test 10.0.0.1 /admin") {
+	if w := s.SandboxWarnings(); len(w) != 1 || !strings.Contains(w[0], "proxy:x sent the world 3 requests after the op that made them had answered") || !strings.Contains(w[0], "b.test 10.0.0.1 /admin") {
 		t.Errorf("warnings %q", w)
 	}
 	if w := (&reports.Summary{SUT: "proxy:x"}).LateWarning(); w != "" {

@@ -29,6 +29,10 @@ type Binding struct {
 	lateLeast string
 	op        opState
 	lookups   map[string]lookup // the DNS lookups of the op under way, by name
+	// before holds, for each address (unmapped) a fetch of an earlier op
+	// of the scenario was journaled from, the hosts (normalized) it was
+	// for (repeat).
+	before map[netip.Addr]map[string]bool
 
 	take func() []netns.Record // takes the namespace's new records (Attach); nil: none
 
@@ -66,6 +70,13 @@ type opState struct {
 	// literal already resolved is not resolved again, and a connection
 	// without a request is told apart by the host whose answer it went to.
 	answers map[string]netip.Addr
+	// sent holds each host and address (normalized, unmapped) a fetch of
+	// the op was journaled for, as before keeps them.
+	sent map[netip.Addr]map[string]bool
+	// located holds the hosts (normalized) of the redirects the world
+	// served in the op: a sandbox that follows one with an answer it
+	// kept asks them without a lookup.
+	located map[string]bool
 }
 
 // resolvedTo notes that a resolve of the op's own host answered a.
@@ -85,7 +96,19 @@ func (o *opState) fetchedOnce(host string, a netip.Addr) bool {
 	k := spec.NormalizeHost(host) + " " + a.Unmap().String()
 	first := !o.fetched[k]
 	o.fetched[k] = true
+	addHost(&o.sent, a.Unmap(), spec.NormalizeHost(host))
 	return first
+}
+
+// addHost notes host under a in m, making the maps it needs.
+func addHost(m *map[netip.Addr]map[string]bool, a netip.Addr, host string) {
+	if *m == nil {
+		*m = map[netip.Addr]map[string]bool{}
+	}
+	if (*m)[a] == nil {
+		(*m)[a] = map[string]bool{}
+	}
+	(*m)[a][host] = true
 }
 
 // answered notes that a resolve of host answered a in the op.
@@ -185,6 +208,7 @@ func (b *Binding) Use(w *refworld.World) {
 	defer b.mu.Unlock()
 	b.world, b.open = w, w != nil
 	b.op = opState{}
+	b.before = nil
 	clear(b.lookups)
 }
 
@@ -227,6 +251,11 @@ func (b *Binding) EndOp() Lookups {
 		b.journalBare(recs)
 	}
 	b.open = false
+	for a, hosts := range b.op.sent {
+		for h := range hosts {
+			addHost(&b.before, a, h)
+		}
+	}
 	clear(b.lookups)
 	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal, All: b.op.all, Kept: b.op.kept}
 }
@@ -272,6 +301,9 @@ func (b *Binding) journalBare(recs []netns.Record) {
 			continue
 		}
 		a := r.Local.Addr()
+		if b.repeat("", a) {
+			continue
+		}
 		if h := b.hostAt(a); !b.isOpHost(h) {
 			// A connection to where another host's answer pointed (a
 			// redirect's Location, over TLS): that host's, not the op's.
@@ -287,6 +319,33 @@ func (b *Binding) journalBare(recs []netns.Record) {
 		b.world.Fetch(b.op.host, b.spelled(a), b.op.path)
 		b.op.served.Bare = true
 	}
+}
+
+// repeat reports whether a request for host, another than the op's (""
+// for a connection that sent no request), to a is one an earlier op of
+// the scenario made and nothing in this op asked for: no resolve in the
+// op answered host or a, and no redirect the world served in the op
+// named host. A browser's late loads of the page before (its icon, a
+// socket it keeps open) land in whatever op is under way, a different
+// one on each run; they show nothing the journal of the earlier op did
+// not, where its fetch of host from a was journaled and judged, so they
+// are counted as requests outside an op (TakeLate), not journaled.
+func (b *Binding) repeat(host string, a netip.Addr) bool {
+	a = a.Unmap()
+	hosts := b.before[a]
+	if len(hosts) == 0 {
+		return false
+	}
+	if host == "" {
+		// Where the connection went is all there is: an address no
+		// resolve in the op answered, that only other hosts than the
+		// op's were fetched from before.
+		_, answered := b.op.answeredBy(a)
+		return !answered && !(b.op.resolved && b.op.addr.Unmap() == a) && b.op.sent[a] == nil && !hosts[spec.NormalizeHost(b.op.host)]
+	}
+	h := spec.NormalizeHost(host)
+	_, answered := b.op.answers[h]
+	return hosts[h] && !answered && !b.op.located[h] && !b.op.sent[a][h]
 }
 
 // noteLate notes r, a request that reached the world outside an op

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +70,9 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		host = b.hostAnswered(addr)
 	}
 	opHost := b.isOpHost(host)
+	if !opHost && b.repeat(host, addr) {
+		return Served{}, false // counted as a request outside the op
+	}
 	var aimed netip.Addr // addr as the resolve the connection followed spelled it
 	if opHost {
 		host = b.op.host
@@ -84,6 +88,14 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 	s.Reached = true
 	s.Body, s.Found = b.world.Fetch(host, aimed, path)
 	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned
+	if s.Redirect {
+		if u, err := url.Parse(s.Body); err == nil && u.Hostname() != "" {
+			if b.op.located == nil {
+				b.op.located = map[string]bool{}
+			}
+			b.op.located[spec.NormalizeHost(u.Hostname())] = true
+		}
+	}
 	if r.Method == http.MethodConnect {
 		return s, true // journaled, but a 405 answers no fetch
 	}

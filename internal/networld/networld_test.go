@@ -525,3 +525,61 @@ func TestPagesServedAsHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatsOfAnEarlierOp: a request for an earlier op's host, to the
+// address that op fetched it from, that nothing in the op under way
+// asked for (no lookup of it, no redirect to it) — a browser's late load
+// of the page before, its icon — is answered 503 and counted as a request
+// outside an op, not journaled: on a rerun it lands in another op, or in
+// none. So is a connection that sent no request, to such an address. One
+// the op looked the host up for again, or was redirected to, is the
+// op's.
+func TestRepeatsOfAnEarlierOp(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{
+		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "c.test", Path: "/go", Body: "http://a.test/data", Redirect: true}},
+		DNS:    []scenario.DNSRecord{{Host: "a.test", Addrs: []netip.Addr{public}}, {Host: "c.test", Addrs: []netip.Addr{spec203}}},
+	})
+	b := bound(w, public)
+	aim := func(a netip.Addr) {
+		b.localAddr = func(*http.Request) netip.AddrPort { return netip.AddrPortFrom(a, 80) }
+	}
+	var recs []netns.Record
+	b.Attach(func() []netns.Record { r := recs; recs = nil; return r })
+
+	b.BeginOp(fetchOp("a.test", "/data"))
+	lookupBoth(b, "a.test", false)
+	aim(public)
+	serve(b, "GET", "/data", "a.test")
+	b.EndOp()
+
+	b.BeginOp(fetchOp("c.test", "/x"))
+	lookupBoth(b, "c.test", false)
+	if rec := serve(b, "GET", "/favicon.ico", "a.test"); rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("the page before's icon, asked in the next op: %d, want 503", rec.Code)
+	}
+	aim(spec203)
+	serve(b, "GET", "/x", "c.test")
+	recs = append(recs, netns.Record{Conn: 7, Local: netip.AddrPortFrom(public, 80)})
+	b.EndOp()
+	wantJournal(t, w, "resolve a.test -> 203.0.113.9", "fetch a.test 203.0.113.9 /data",
+		"resolve c.test -> 203.0.113.1", "fetch c.test 203.0.113.1 /x")
+	if n, least := b.TakeLate(); n != 1 || least != "a.test 203.0.113.9 /favicon.ico" {
+		t.Errorf("requests outside an op: %d, the least %q; want the icon's", n, least)
+	}
+
+	// Asked for by the op: a redirect to it, or a lookup of it.
+	b.BeginOp(fetchOp("c.test", "/go"))
+	lookupBoth(b, "c.test", false)
+	serve(b, "GET", "/go", "c.test")
+	aim(public)
+	serve(b, "GET", "/data", "a.test")
+	b.EndOp()
+	b.BeginOp(fetchOp("c.test", "/x"))
+	lookupBoth(b, "a.test", false)
+	serve(b, "GET", "/data", "a.test")
+	b.EndOp()
+	got := journal(w)
+	if n := strings.Count(strings.Join(got, "\n"), "fetch a.test 203.0.113.9 /data"); n != 3 {
+		t.Errorf("journal %q: a.test fetched %d times, want 3: after a redirect to it, and a lookup of it, it is the op's", got, n)
+	}
+}
