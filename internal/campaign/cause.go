@@ -510,6 +510,43 @@ func lookupCause(op core.Op, f oracle.Finding) string {
 	return refusedLookupCause
 }
 
+// ownHostCause names the cause of a confinement finding at step i of sc,
+// a fetch, whose ungranted host is none the scenario names at that op
+// (not the op's, nor its redirect's Location's): a host of the
+// sandbox's own choosing, such as a reader service a fetch tool relays
+// every URL to (read-web-page-mcp's r.jina.ai). It is one defect at
+// every op, whatever host the op asked, so the cause is that host's;
+// "" for any other finding.
+func ownHostCause(sc *scenario.Scenario, i int, f oracle.Finding) string {
+	if f.Invariant != oracle.Confinement {
+		return ""
+	}
+	_, rest, ok := strings.Cut(f.Detail, ", but ")
+	for ok && !strings.HasPrefix(rest, `"`) {
+		_, rest, ok = strings.Cut(rest, ", but ")
+	}
+	if !ok {
+		return ""
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil || !strings.HasPrefix(rest[len(q):], " is not a granted host") {
+		return ""
+	}
+	h, err := strconv.Unquote(q)
+	if err != nil {
+		return ""
+	}
+	op := sc.Steps[i].Op
+	h = spec.NormalizeHost(h)
+	if h == spec.NormalizeHost(op.Args[0]) {
+		return ""
+	}
+	if to, ok := redirectTarget(sc.World.Routes, op.Args[0], op.Args[1]); ok && spec.NormalizeHost(to) == h {
+		return ""
+	}
+	return "net_fetch, a host of the sandbox's own: " + h
+}
+
 // resolvedName reads NAME from the text of a resolve entry after its
 // "resolve ", "NAME -> ADDR...", NAME quoted as the journal quotes a name
 // that holds a space or a control byte.

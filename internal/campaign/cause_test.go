@@ -626,3 +626,38 @@ func TestCampaignWritesALookupBeforeTheAllowListOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnHostCause: a confinement finding at a fetch whose ungranted host
+// is one the sandbox chose (a reader service every URL is relayed to) is
+// one cause, that host's, whatever host the op asked; the op's own host,
+// and a redirect's Location, keep the op's cause.
+func TestOwnHostCause(t *testing.T) {
+	parse := func(src string) *scenario.Scenario {
+		sc, err := scenario.Parse("t.sbx", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	relay := func(op, granted string) string {
+		return op + ` returned not_found and the journal shows resolve r.jina.ai -> 203.0.113.1, and then fetch r.jina.ai 203.0.113.1 /, but "r.jina.ai" is not a granted host (` + granted + `)`
+	}
+	const want = "net_fetch, a host of the sandbox's own: r.jina.ai"
+	redirect := parse("grant net files.corp.example\nredirect files.corp.example /go http://2130706433/\n\nnet_fetch files.corp.example /go\n")
+	for _, tc := range []struct {
+		sc   *scenario.Scenario
+		f    oracle.Finding
+		want string
+	}{
+		{parse("grant net 1..1\n\nnet_fetch 1..1 /\n"), oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: relay("net_fetch 1..1 /", `"1..1"`)}, want},
+		{parse("grant net 100.128.0.1\n\nnet_fetch 100.128.0.1 /\n"), oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: relay("net_fetch 100.128.0.1 /", `"100.128.0.1"`)}, want},
+		{redirect, oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: relay("net_fetch files.corp.example /go", `"files.corp.example"`)}, want},
+		{redirect, oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: `net_fetch files.corp.example /go returned ok with 3 bytes and the journal shows resolve 2130706433 -> 127.0.0.1, and then fetch 2130706433 127.0.0.1 /, but "2130706433" is not a granted host ("files.corp.example")`}, ""},
+		{parse("net_fetch E.test /\n"), oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: `net_fetch E.test / returned not_found and the journal shows resolve e.test -> 203.0.113.1, and then fetch e.test 203.0.113.1 /, but "e.test" is not a granted host (none granted)`}, ""},
+		{parse("grant net 1..1\n\nnet_fetch 1..1 /\n"), oracle.Finding{Invariant: oracle.NoEffectOnDenial, Step: 1, Detail: relay("net_fetch 1..1 /", `"1..1"`)}, ""},
+	} {
+		if got, _ := causeOf(raw{sc: tc.sc, f: tc.f}); (tc.want != "") != (got == tc.want) || tc.want == "" && strings.HasPrefix(got, "net_fetch, a host of the sandbox's own") {
+			t.Errorf("causeOf(%q) = %q, want %q", tc.f.Detail, got, tc.want)
+		}
+	}
+}

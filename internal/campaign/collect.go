@@ -298,7 +298,8 @@ func (k *collector) room(id oracle.ID, p []raw) []raw {
 // sandbox failed (failureCause); for a fetch, what a guard that lets it
 // through gets wrong (fetchCause: it fails the same way at every such op,
 // whatever attack drew it), or that it looked the host up before refusing
-// it (lookupCause); for a file op whose path leaves its roots or
+// it (lookupCause), or that it went to a host of its own choosing
+// (ownHostCause); for a file op whose path leaves its roots or
 // passes through a link, how (pathCause); for any other op, its attack
 // class; for the run as a whole, the unlabelled class.
 func causeOf(r raw) (string, int) {
@@ -315,6 +316,9 @@ func causeOf(r raw) (string, int) {
 	}
 	if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 {
 		if c := lookupCause(st.Op, r.f); c != "" {
+			return c, MaxPerCause
+		}
+		if c := ownHostCause(r.sc, s-1, r.f); c != "" {
 			return c, MaxPerCause
 		}
 		return fetchCause(r.sc, s-1), MaxPerCause

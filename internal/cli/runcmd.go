@@ -15,6 +15,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/proxysut"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
@@ -388,6 +389,9 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 	res, err := campaign.Run(ctx, cfg)
 	if err == nil && terminal {
 		fmt.Fprintln(e.stderr)
+	}
+	if err == nil && res.GivenUp > 0 {
+		proxysut.RemoveTempDirs()
 	}
 	return res, err
 }

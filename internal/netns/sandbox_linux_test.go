@@ -637,3 +637,38 @@ func TestOwnProcInTheNamespace(t *testing.T) {
 		t.Errorf("the command's /proc/self is %s and /proc lists %s processes: want the namespace's own, a few", words[0], words[1])
 	}
 }
+
+// TestRemoveOwnTempDirs: the directories TempDir made in this process are
+// removed, those of another process, another prefix and a link left.
+func TestRemoveOwnTempDirs(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	const prefix = "sbxfuzz-test-own-"
+	mine, err := TempDir(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mine, "profile"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getppid())+"-1")
+	otherPrefix := filepath.Join(os.TempDir(), "sbxfuzz-test-else-"+strconv.Itoa(os.Getpid())+"-1")
+	target := t.TempDir()
+	link := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid())+"-link")
+	for _, d := range []string{other, otherPrefix} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	RemoveOwnTempDirs(prefix)
+	if _, err := os.Lstat(mine); err == nil {
+		t.Errorf("%s, this process's, is still there", mine)
+	}
+	for _, d := range []string{other, otherPrefix, link, target} {
+		if _, err := os.Lstat(d); err != nil {
+			t.Errorf("%s: %v, want it left", d, err)
+		}
+	}
+}

@@ -47,3 +47,17 @@ func sweepDead(tmp, prefix string) {
 		}
 	}
 }
+
+// RemoveOwnTempDirs removes the directories TempDir made with prefix in
+// this process that are still there: a run that gave up on a sandbox
+// still at work ends before that sandbox's own cleanup would remove its
+// directory, which a later process's TempDir would sweep only if it used
+// the same prefix. A link or a file of that name is left as it is.
+func RemoveOwnTempDirs(prefix string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid())+"-*"))
+	for _, d := range dirs {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			os.RemoveAll(d)
+		}
+	}
+}

@@ -170,6 +170,12 @@ func quoteAll(ss []string) string {
 // tmpPrefix starts the name of a proxy's {{tmp}} directory (netns.TempDir).
 const tmpPrefix = "sbxfuzz-tmp-"
 
+// RemoveTempDirs removes the {{tmp}} directories of this process's
+// proxies and servers that are still there: a campaign that gave up on a
+// sandbox still at work (a browser's profile in its {{tmp}}) ends before
+// that sandbox is stopped and its directory removed.
+func RemoveTempDirs() { netns.RemoveOwnTempDirs(tmpPrefix) }
+
 // prepareDir writes the hosts file, the config file if p has one and its
 // other files in dir, and renders p's launch there.
 func prepareDir(dir string, p Profile, hosts []string) (l launch, err error) {

@@ -146,7 +146,7 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 	defer b.Close()
 	r, stood, err := chainRoot(b, base, p.depth, keep)
 	if err != nil {
-		return nil, fmt.Errorf("materialize in %s: %w", base, err)
+		return nil, fmt.Errorf("materialize in %s: %w%s", base, err, changedUnder(err))
 	}
 	defer r.Close()
 	t.stood = stood
@@ -154,9 +154,23 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 		return nil, fmt.Errorf("materialize in %s: %w", base, err)
 	}
 	if err := t.build(r, p); err != nil {
-		return nil, fmt.Errorf("materialize in %s: %w", base, err)
+		return nil, fmt.Errorf("materialize in %s: %w%s", base, err, changedUnder(err))
 	}
 	return t, nil
+}
+
+// changedUnder says of an error met rebuilding a tree in place that the
+// tree changed while the harness was at it, where the error reads so (a
+// name gone or there already, a directory not empty, a link os.Root
+// refused): a sandbox still at work in it, or racing the harness.
+func changedUnder(err error) string {
+	words := err.Error()
+	if strings.Contains(words, "the sandbox replaced it") ||
+		!(errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) ||
+			strings.Contains(words, "path escapes from parent") || strings.Contains(words, "directory not empty")) {
+		return ""
+	}
+	return " (the tree changed while the harness rebuilt it: a sandbox still at work in it, or one that put a link there)"
 }
 
 // chainRoot empties base, at path at, of everything but the chain of a

@@ -505,3 +505,23 @@ func TestMaterializeClosesWhatItOpens(t *testing.T) {
 		t.Errorf("%d files open after 20 restores, %d before", after, before)
 	}
 }
+
+// TestChangedUnderSaysSo: an error met rebuilding a tree that reads as
+// the tree changing under the harness says so; one that already says the
+// sandbox replaced a directory, or another error, is left as it is.
+func TestChangedUnderSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		says bool
+	}{
+		{&fs.PathError{Op: "mkdirat", Path: "m/t", Err: errors.New("path escapes from parent")}, true},
+		{&fs.PathError{Op: "chmodat", Path: "m/m", Err: fs.ErrNotExist}, true},
+		{&fs.PathError{Op: "symlinkat", Path: "data/ln", Err: fs.ErrExist}, true},
+		{errors.New("m is no directory now (L---------): the sandbox replaced it"), false},
+		{&fs.PathError{Op: "write", Path: "f", Err: errors.New("no space left on device")}, false},
+	} {
+		if got := changedUnder(tc.err) != ""; got != tc.says {
+			t.Errorf("changedUnder(%v) says the tree changed: %v, want %v", tc.err, got, tc.says)
+		}
+	}
+}
