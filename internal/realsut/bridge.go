@@ -1,6 +1,7 @@
 package realsut
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -257,10 +258,11 @@ func (b *bridge) Run(op core.Op) core.Result {
 // "saved" and wrote nothing (an error swallowed), or left an old file as
 // it was, is judged at the write, by the oracle's check of what an
 // allowed write left (SPEC §8). Nothing there is journaled as a removal
-// is, an empty write.
+// is, an empty write, and so is a directory made there (journaled as one,
+// at the directory's path, which the check does not read as the file's).
 func (b *bridge) journalLeft(op core.Op, changes []realfs.Change) {
 	p, ok := b.links.Resolve(op.Args[0])
-	if !ok || b.modelKind(op) != core.OK || slices.ContainsFunc(changes, func(c realfs.Change) bool { return c.Path == p }) {
+	if !ok || b.modelKind(op) != core.OK || slices.ContainsFunc(changes, func(c realfs.Change) bool { return c.Path == p && !c.Dir }) {
 		return // what changed there is journaled, and judged
 	}
 	e, ok := b.last.Find(p)
@@ -531,10 +533,15 @@ func (b *bridge) unobserved(op core.Op) core.Result {
 		return r
 	case op.Kind == core.OpWrite:
 		if p, ok := b.links.Resolve(op.Args[0]); ok {
-			if err := b.writeDisk(p, op.Args[1]); err != nil && !b.parted {
-				// The tree would no longer be the world the model
-				// holds, and every later op judged against the wrong one.
+			switch err := b.writeDisk(p, op.Args[1]); {
+			case errors.Is(err, errTreeMoved) && !b.parted:
 				panic(&door.Failure{Err: fmt.Errorf("the harness's own write of %s, for an op the sandbox's answer did not decide: %w", p, err)})
+			case err != nil:
+				// What the sandbox made stands where the model writes (a
+				// directory at a file's path, made by an earlier op and
+				// judged there): from here its tree is not the model's,
+				// and what it does is judged, its answers not.
+				b.parted = true
 			}
 		}
 		return r
@@ -561,6 +568,10 @@ type stoppedClock struct{ core.World }
 
 func (stoppedClock) Now() (int64, bool) { return 0, true }
 
+// errTreeMoved is writeDisk's error where T is no longer the directory
+// the harness made: no op after it can be observed.
+var errTreeMoved = errors.New("the tree's root is gone")
+
 // writeDisk writes data at r, a resolved world path, in the tree, through
 // os.Root, for an op the real sandbox could not express; the next op
 // observes the tree afresh, so the write is never taken for the sandbox's.
@@ -571,7 +582,7 @@ func (b *bridge) writeDisk(r, data string) error {
 	b.observed = false
 	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errTreeMoved, err)
 	}
 	defer root.Close()
 	rel := strings.TrimPrefix(r, "/")

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
 // TestEchoedArgumentForgesAnswers: a server that logs the path it is
@@ -102,5 +104,26 @@ func TestWriteReplacingAHardLink(t *testing.T) {
 	written, _ := os.ReadFile(filepath.Join(dir, "f"))
 	if string(kept) != "KEEP" || string(written) != "world" {
 		t.Errorf("the file outside holds %q, the tree's %q; want KEEP and world", kept, written)
+	}
+}
+
+// TestHarnessWriteOverTheSandboxsDirectory: a server that made a
+// directory where the model keeps a file, then refuses to write there
+// (stricter), leaves the harness's own write of the model's answer no
+// place to go: from there its tree is not the model's, what it does is
+// judged and its answers not, and the harness's failed write is no total
+// finding (obsidian-mcp appends ".md" to a path, making "new/" of
+// "new/" + ".md").
+func TestHarnessWriteOverTheSandboxsDirectory(t *testing.T) {
+	a, err := MCP(fakeMCP(t, "dirwrite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := check(t, a, "grant fs_read /work/\ngrant fs_write /work/\nfile /work/x data\n\nfs_write /work/new a\nfs_write /work/new b\nfs_read /work/x\n")
+	if slices.Contains(invariants(fs), "total") {
+		t.Errorf("findings %v: the harness's own write over the server's directory is a total finding", fs)
+	}
+	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Step == 1 && strings.Contains(f.Detail, `left "/work/new" empty or with no file`) }) {
+		t.Errorf("findings %v: the directory the server made where the file goes, saying it wrote the file, was not judged at that write", fs)
 	}
 }

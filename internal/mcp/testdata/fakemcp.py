@@ -307,6 +307,10 @@ while True:
             text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
     else:
         try:
+            if mode == "dirwrite":  # a directory where it is asked for a file, and a refusal to write there again
+                if os.path.isdir(path):
+                    text(mid, "EEXIST: file already exists, open '%s'" % path, True); continue
+                os.makedirs(path); text(mid, "Successfully wrote to " + path); continue
             if mode == "mkdirs":
                 os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
