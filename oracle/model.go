@@ -236,7 +236,7 @@ func (m *model) explain(r verdictReason, op core.Op) string {
 	case op.Kind == core.OpFetch && r.code == becauseInternal:
 		return m.addressWhy(op.Args[0])
 	case op.Kind == core.OpFetch && slices.Contains(afterResolve, r.code):
-		return reasonText[r.code] + "; " + m.addressWhy(op.Args[0])
+		return reasonText[r.code] + m.redirectWhy(op.Args) + "; " + m.addressWhy(op.Args[0])
 	}
 	return reasonText[r.code]
 }
@@ -251,6 +251,18 @@ var afterResolve = []reasonCode{becauseNothingThere, becauseOutput, becauseAllow
 var documentation = []netip.Prefix{
 	netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8::/32"),
+}
+
+// redirectWhy says of a fetch the world answers with a redirect that the
+// model's answer is the redirect itself, or "": a sandbox whose client
+// follows it, and refuses or fails where it leads, answers otherwise, and
+// its verdict is about the Location, not the host asked.
+func (m *model) redirectWhy(args []string) string {
+	loc, ok := m.world.base.redirect(args[0], args[1])
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; the world answers it with a redirect to %s, which SPEC §5 returns as it is, one request a fetch: a sandbox that follows it answers for where it leads", quote(loc))
 }
 
 // addressWhy says where the latest fetch's host resolved, in the model:

@@ -255,3 +255,15 @@ func (c *tickClock) now() (tick int64, past bool) {
 	}
 	return tick, past
 }
+
+// redirect returns the URL of the redirect route for host and path, the
+// last such line of the spec, when the route is one.
+func (b *modelBase) redirect(host, path string) (string, bool) {
+	url, ok := "", false
+	for _, r := range b.spec.Routes {
+		if r.Path == path && hostKey(r.Host) == hostKey(host) {
+			url, ok = r.Body, r.Redirect
+		}
+	}
+	return url, ok
+}

@@ -361,6 +361,31 @@ func TestVerdictOnAFetchSaysTheAddress(t *testing.T) {
 	mustContain(t, got[0], "returned egress_internal", "gives ok", `"api.internal" resolves to 203.0.113.1, not internal by SPEC §6 (a documentation address`)
 }
 
+// TestVerdictOnARedirectSaysSo: a fetch the world answers with a
+// redirect, refused by a sandbox that followed it and refused where it
+// leads, says that the model's answer is the redirect itself; a route
+// that is no redirect says nothing of one.
+func TestVerdictOnARedirectSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		route string
+		says  bool
+	}{
+		{"redirect api.internal /status http://[fd00:ec2::254]/", true},
+		{"route api.internal /status up", false},
+	} {
+		w, err := scenario.Parse("w.sbx", []byte(tc.route+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := testCase(testGrant(roomy), w.World, []core.Op{op("net_fetch", "api.internal", "/status")})
+		got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return refusesDocumentation{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+		const words = `the world answers it with a redirect to "http://[fd00:ec2::254]/", which SPEC §5 returns as it is`
+		if strings.Contains(got[0].String(), words) != tc.says {
+			t.Errorf("%s: %q; want the redirect said: %v", tc.route, got[0], tc.says)
+		}
+	}
+}
+
 // TestVerdictOnASpellingSaysWhoReadsIt: a fetch's verdict on an IPv4
 // spelling only inet_aton reads says that a resolver that does not read
 // it gets no answer, and on an IPv6 form carrying a public IPv4 address
