@@ -893,6 +893,7 @@ func TestEgressProblem(t *testing.T) {
 		// Go's dialer dials an IPv4-mapped answer as the IPv4 address it
 		// carries: the same address.
 		{"a mapped answer dialled as IPv4", []refworld.Entry{res("h", netip.MustParseAddr("::ffff:203.0.113.10")), fetch("h", a, "/")}, ""},
+		{"a mapped answer, another address dialled", []refworld.Entry{res("h", netip.MustParseAddr("::ffff:203.0.113.10")), fetch("h", b, "/")}, "the address checked is not the address used"},
 		{"answers mapped and not, one address", []refworld.Entry{res("h", a), res("h", netip.MustParseAddr("::ffff:203.0.113.10")), fetch("h", a, "/")}, ""},
 		{"looked up again after the fetch, the same answer", []refworld.Entry{res("h", a), fetch("h", a, "/"), res("h", a)}, ""},
 	} {

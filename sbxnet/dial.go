@@ -36,8 +36,9 @@ func (n *Network) DialContext(ctx context.Context, network, address string) (net
 // "ip:port", an IPv4-mapped address as the IPv4 address it carries. An
 // error from control refuses the connection, and is the dial's error.
 //
-// No socket exists, so control is handed a nil syscall.RawConn: a guard
-// that reads the socket itself cannot be judged in memory.
+// No socket exists, so control is handed a syscall.RawConn whose methods
+// all fail with errors.ErrUnsupported: a guard that reads the socket
+// itself cannot be judged in memory.
 func (n *Network) DialControl(control func(network, address string, c syscall.RawConn) error) func(ctx context.Context, network, address string) (net.Conn, error) {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
 		a, err := n.target(ctx, network, address)
@@ -51,12 +52,20 @@ func (n *Network) DialControl(control func(network, address string, c syscall.Ra
 		if to.Addr().Is6() {
 			family = "tcp6"
 		}
-		if err := control(family, to.String(), nil); err != nil {
-			return nil, &net.OpError{Op: "dial", Net: family, Addr: net.TCPAddrFromAddrPort(to), Err: err}
+		if err := control(family, to.String(), noSocket{}); err != nil {
+			return nil, &net.OpError{Op: "dial", Net: network, Addr: net.TCPAddrFromAddrPort(to), Err: err}
 		}
 		return n.connect(network, to.Addr())
 	}
 }
+
+// noSocket is the syscall.RawConn DialControl hands a Control hook: there
+// is no socket to reach.
+type noSocket struct{}
+
+func (noSocket) Control(func(fd uintptr)) error    { return errors.ErrUnsupported }
+func (noSocket) Read(func(fd uintptr) bool) error  { return errors.ErrUnsupported }
+func (noSocket) Write(func(fd uintptr) bool) error { return errors.ErrUnsupported }
 
 // connect opens a connection to the in-memory endpoint of a.
 func (n *Network) connect(network string, a netip.Addr) (net.Conn, error) {

@@ -464,8 +464,11 @@ func TestDialControl(t *testing.T) {
 	defer n.Close()
 	var seen []string
 	refuse := errors.New("internal")
-	control := func(network, address string, _ syscall.RawConn) error {
+	control := func(network, address string, c syscall.RawConn) error {
 		seen = append(seen, network+" "+address)
+		if err := c.Control(func(uintptr) {}); !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("the socket's Control: %v, want errors.ErrUnsupported: there is no socket", err)
+		}
 		if a, err := netip.ParseAddrPort(address); err != nil || a.Addr().IsPrivate() {
 			return refuse
 		}

@@ -537,14 +537,34 @@ func ownHostCause(sc *scenario.Scenario, i int, f oracle.Finding) string {
 		return ""
 	}
 	op := sc.Steps[i].Op
-	h = spec.NormalizeHost(h)
-	if h == spec.NormalizeHost(op.Args[0]) {
+	if spec.SpellsHost(op.Args[0], h) {
 		return ""
 	}
-	if to, ok := redirectTarget(sc.World.Routes, op.Args[0], op.Args[1]); ok && spec.NormalizeHost(to) == h {
-		return ""
+	for _, r := range sc.World.Routes {
+		// A page's links, frames and refreshes, and a redirect's
+		// Location (the op's, or one further along a chain), name hosts
+		// the world led the sandbox to.
+		if strings.Contains(strings.ToLower(r.Body), strings.ToLower(spec.Unbracket(spec.NormalizeHost(h)))) {
+			return ""
+		}
 	}
-	return "net_fetch, a host of the sandbox's own: " + h
+	return "net_fetch, a host of the sandbox's own: " + ownDomain(h)
+}
+
+// ownDomain is the part of a host of the sandbox's own that stays the
+// same from fetch to fetch: a name's last two labels (a service's,
+// whatever name under it carries data out through DNS), an address as it
+// is.
+func ownDomain(host string) string {
+	h := spec.NormalizeHost(host)
+	if _, ok := spec.ParseIPLiteral(h); ok {
+		return h
+	}
+	labels := strings.Split(h, ".")
+	if len(labels) <= 2 {
+		return h
+	}
+	return "*." + strings.Join(labels[len(labels)-2:], ".")
 }
 
 // resolvedName reads NAME from the text of a resolve entry after its

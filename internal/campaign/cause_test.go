@@ -642,7 +642,7 @@ func TestOwnHostCause(t *testing.T) {
 	relay := func(op, granted string) string {
 		return op + ` returned not_found and the journal shows resolve r.jina.ai -> 203.0.113.1, and then fetch r.jina.ai 203.0.113.1 /, but "r.jina.ai" is not a granted host (` + granted + `)`
 	}
-	const want = "net_fetch, a host of the sandbox's own: r.jina.ai"
+	const want = "net_fetch, a host of the sandbox's own: *.jina.ai"
 	redirect := parse("grant net files.corp.example\nredirect files.corp.example /go http://2130706433/\n\nnet_fetch files.corp.example /go\n")
 	for _, tc := range []struct {
 		sc   *scenario.Scenario
@@ -655,9 +655,23 @@ func TestOwnHostCause(t *testing.T) {
 		{redirect, oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: `net_fetch files.corp.example /go returned ok with 3 bytes and the journal shows resolve 2130706433 -> 127.0.0.1, and then fetch 2130706433 127.0.0.1 /, but "2130706433" is not a granted host ("files.corp.example")`}, ""},
 		{parse("net_fetch E.test /\n"), oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: `net_fetch E.test / returned not_found and the journal shows resolve e.test -> 203.0.113.1, and then fetch e.test 203.0.113.1 /, but "e.test" is not a granted host (none granted)`}, ""},
 		{parse("grant net 1..1\n\nnet_fetch 1..1 /\n"), oracle.Finding{Invariant: oracle.NoEffectOnDenial, Step: 1, Detail: relay("net_fetch 1..1 /", `"1..1"`)}, ""},
+		// The op's host in another spelling (a browser respells it).
+		{parse("net_fetch 2130706433 /\n"), oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: `net_fetch 2130706433 / returned ok with 3 bytes and the journal shows fetch 127.0.0.1 127.0.0.1 /, but "127.0.0.1" is not a granted host (none granted)`}, ""},
+		// A host a page of the world names.
+		{parse("grant net a.test\nroute a.test / <html><img%20src=http://R.jina.ai/x></html>\n\nnet_fetch a.test /\n"), oracle.Finding{Invariant: oracle.Confinement, Step: 1, Detail: relay("net_fetch a.test /", `"a.test"`)}, ""},
 	} {
 		if got, _ := causeOf(raw{sc: tc.sc, f: tc.f}); (tc.want != "") != (got == tc.want) || tc.want == "" && strings.HasPrefix(got, "net_fetch, a host of the sandbox's own") {
 			t.Errorf("causeOf(%q) = %q, want %q", tc.f.Detail, got, tc.want)
 		}
+	}
+	// Names that carry data out through DNS are one cause, their domain's.
+	exfil := func(name string) string {
+		sc := parse("grant net e\n\nnet_fetch e /\n")
+		got, _ := causeOf(raw{sc: sc, f: oracle.Finding{Invariant: oracle.Confinement, Step: 1,
+			Detail: `net_fetch e / returned egress_denied and the journal shows resolve ` + name + ` -> 203.0.113.1, and then fetch ` + name + ` 203.0.113.1 /, but "` + name + `" is not a granted host ("e")`}})
+		return got
+	}
+	if a, b := exfil("c2VjcmV0.attacker.example"), exfil("b3RoZXI.attacker.example"); a != b || a != "net_fetch, a host of the sandbox's own: *.attacker.example" {
+		t.Errorf("two names under attacker.example: causes %q and %q, want one, the domain's", a, b)
 	}
 }

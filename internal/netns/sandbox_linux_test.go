@@ -651,10 +651,11 @@ func TestRemoveOwnTempDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getppid())+"-1")
+	longerPID := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid())+"7-1") // another process's, whose PID begins as this one's
 	otherPrefix := filepath.Join(os.TempDir(), "sbxfuzz-test-else-"+strconv.Itoa(os.Getpid())+"-1")
 	target := t.TempDir()
 	link := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid())+"-link")
-	for _, d := range []string{other, otherPrefix} {
+	for _, d := range []string{other, otherPrefix, longerPID} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -666,7 +667,7 @@ func TestRemoveOwnTempDirs(t *testing.T) {
 	if _, err := os.Lstat(mine); err == nil {
 		t.Errorf("%s, this process's, is still there", mine)
 	}
-	for _, d := range []string{other, otherPrefix, link, target} {
+	for _, d := range []string{other, otherPrefix, longerPID, link, target} {
 		if _, err := os.Lstat(d); err != nil {
 			t.Errorf("%s: %v, want it left", d, err)
 		}

@@ -30,9 +30,9 @@ type Binding struct {
 	op        opState
 	lookups   map[string]lookup // the DNS lookups of the op under way, by name
 	// before holds, for each address (unmapped) a fetch of an earlier op
-	// of the scenario was journaled from, the hosts (normalized) it was
-	// for (repeat).
-	before map[netip.Addr]map[string]bool
+	// of the scenario was journaled from, the hosts (hostKey) it was for
+	// and their paths (repeat).
+	before sentTo
 
 	take func() []netns.Record // takes the namespace's new records (Attach); nil: none
 
@@ -70,13 +70,42 @@ type opState struct {
 	// literal already resolved is not resolved again, and a connection
 	// without a request is told apart by the host whose answer it went to.
 	answers map[string]netip.Addr
-	// sent holds each host and address (normalized, unmapped) a fetch of
-	// the op was journaled for, as before keeps them.
-	sent map[netip.Addr]map[string]bool
-	// located holds the hosts (normalized) of the redirects the world
-	// served in the op: a sandbox that follows one with an answer it
-	// kept asks them without a lookup.
+	// sent holds the fetches of the op that were journaled, as before
+	// keeps them.
+	sent sentTo
+	// located holds the hosts (hostKey) of the redirects the world served
+	// in the op: a sandbox that follows one with an answer it kept asks
+	// them without a lookup.
 	located map[string]bool
+}
+
+// sentTo holds fetches by the address they reached (unmapped), then the
+// host they were for (hostKey), then their paths.
+type sentTo map[netip.Addr]map[string]map[string]bool
+
+// add notes a fetch of host and path from a.
+func (m *sentTo) add(a netip.Addr, host, path string) {
+	if *m == nil {
+		*m = sentTo{}
+	}
+	a, k := a.Unmap(), hostKey(host)
+	if (*m)[a] == nil {
+		(*m)[a] = map[string]map[string]bool{}
+	}
+	if (*m)[a][k] == nil {
+		(*m)[a][k] = map[string]bool{}
+	}
+	(*m)[a][k][path] = true
+}
+
+// hostKey is host as the maps of fetches key it: an IP literal, in any
+// spelling (SPEC §6), as its address unmapped, a name normalized.
+func hostKey(host string) string {
+	h := spec.NormalizeHost(host)
+	if a, ok := spec.ParseIPLiteral(h); ok {
+		return a.Unmap().String()
+	}
+	return spec.Unbracket(h)
 }
 
 // resolvedTo notes that a resolve of the op's own host answered a.
@@ -87,28 +116,17 @@ func (o *opState) resolvedTo(a netip.Addr) {
 	o.all = append(o.all, a)
 }
 
-// fetchedOnce notes a fetch of host from a in the op, and reports whether
-// it is the first.
-func (o *opState) fetchedOnce(host string, a netip.Addr) bool {
+// fetchedOnce notes a fetch of host and path from a in the op, and
+// reports whether it is the first of host from a.
+func (o *opState) fetchedOnce(host, path string, a netip.Addr) bool {
 	if o.fetched == nil {
 		o.fetched = map[string]bool{}
 	}
 	k := spec.NormalizeHost(host) + " " + a.Unmap().String()
 	first := !o.fetched[k]
 	o.fetched[k] = true
-	addHost(&o.sent, a.Unmap(), spec.NormalizeHost(host))
+	o.sent.add(a, host, path)
 	return first
-}
-
-// addHost notes host under a in m, making the maps it needs.
-func addHost(m *map[netip.Addr]map[string]bool, a netip.Addr, host string) {
-	if *m == nil {
-		*m = map[netip.Addr]map[string]bool{}
-	}
-	if (*m)[a] == nil {
-		(*m)[a] = map[string]bool{}
-	}
-	(*m)[a][host] = true
 }
 
 // answered notes that a resolve of host answered a in the op.
@@ -252,8 +270,10 @@ func (b *Binding) EndOp() Lookups {
 	}
 	b.open = false
 	for a, hosts := range b.op.sent {
-		for h := range hosts {
-			addHost(&b.before, a, h)
+		for h, paths := range hosts {
+			for p := range paths {
+				b.before.add(a, h, p)
+			}
 		}
 	}
 	clear(b.lookups)
@@ -301,18 +321,18 @@ func (b *Binding) journalBare(recs []netns.Record) {
 			continue
 		}
 		a := r.Local.Addr()
-		if b.repeat("", a) {
+		if b.repeat("", "", a) {
 			continue
 		}
 		if h := b.hostAt(a); !b.isOpHost(h) {
 			// A connection to where another host's answer pointed (a
 			// redirect's Location, over TLS): that host's, not the op's.
-			if b.op.fetchedOnce(h, a) {
+			if b.op.fetchedOnce(h, "/", a) {
 				b.world.Fetch(h, a, "/")
 			}
 			continue
 		}
-		if !b.op.fetchedOnce(b.op.host, a) {
+		if !b.op.fetchedOnce(b.op.host, b.op.path, a) {
 			continue
 		}
 		b.resolveForFetch(a)
@@ -321,31 +341,45 @@ func (b *Binding) journalBare(recs []netns.Record) {
 	}
 }
 
-// repeat reports whether a request for host, another than the op's (""
-// for a connection that sent no request), to a is one an earlier op of
-// the scenario made and nothing in this op asked for: no resolve in the
-// op answered host or a, and no redirect the world served in the op
-// named host. A browser's late loads of the page before (its icon, a
-// socket it keeps open) land in whatever op is under way, a different
-// one on each run; they show nothing the journal of the earlier op did
-// not, where its fetch of host from a was journaled and judged, so they
-// are counted as requests outside an op (TakeLate), not journaled.
-func (b *Binding) repeat(host string, a netip.Addr) bool {
+// repeat reports whether a request for host and path, host another than
+// the op's (host "" for a connection that sent no request), to a is one
+// an earlier op of the scenario made and nothing in this op asked for: an
+// earlier op fetched host from a, at that path or with the page an icon
+// or robots.txt of it (sidePaths), no resolve in the op answered host or
+// a, no redirect the world served in the op named a host fetched from a,
+// and the path is not the op's own. A browser's late loads of the page
+// before land in whatever op is under way, a different one on each run;
+// they show nothing the journal of the earlier op did not, so they are
+// counted as requests outside an op (TakeLate), not journaled. A
+// connection that sent no request to such an address (a socket a browser
+// kept), where only other hosts than the op's were fetched from it, is not
+// journaled either.
+func (b *Binding) repeat(host, path string, a netip.Addr) bool {
 	a = a.Unmap()
 	hosts := b.before[a]
 	if len(hosts) == 0 {
 		return false
 	}
-	if host == "" {
-		// Where the connection went is all there is: an address no
-		// resolve in the op answered, that only other hosts than the
-		// op's were fetched from before.
-		_, answered := b.op.answeredBy(a)
-		return !answered && !(b.op.resolved && b.op.addr.Unmap() == a) && b.op.sent[a] == nil && !hosts[spec.NormalizeHost(b.op.host)]
+	for h := range hosts {
+		if b.op.located[h] {
+			return false
+		}
 	}
-	h := spec.NormalizeHost(host)
-	_, answered := b.op.answers[h]
-	return hosts[h] && !answered && !b.op.located[h] && !b.op.sent[a][h]
+	if host == "" {
+		_, answered := b.op.answeredBy(a)
+		return !answered && !(b.op.resolved && b.op.addr.Unmap() == a) && b.op.sent[a] == nil && hosts[hostKey(b.op.host)] == nil
+	}
+	k := hostKey(host)
+	paths := hosts[k]
+	if path == b.op.path || paths == nil || !paths[path] && !slices.Contains(sidePaths, path) || b.op.sent[a][k] != nil {
+		return false
+	}
+	for h := range b.op.answers {
+		if spec.SpellsHost(h, host) {
+			return false
+		}
+	}
+	return true
 }
 
 // noteLate notes r, a request that reached the world outside an op

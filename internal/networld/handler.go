@@ -70,7 +70,8 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		host = b.hostAnswered(addr)
 	}
 	opHost := b.isOpHost(host)
-	if !opHost && b.repeat(host, addr) {
+	path := routePath(r)
+	if !opHost && b.repeat(host, path, addr) {
 		return Served{}, false // counted as a request outside the op
 	}
 	var aimed netip.Addr // addr as the resolve the connection followed spelled it
@@ -83,17 +84,17 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		aimed = b.spelledFor(host, addr)
 		b.op.elsewhere = true
 	}
-	path := routePath(r)
-	b.op.fetchedOnce(host, addr)
+	b.op.fetchedOnce(host, path, addr)
 	s.Reached = true
 	s.Body, s.Found = b.world.Fetch(host, aimed, path)
 	_, s.Redirect = b.world.Location(host, path) // its URL is the body Fetch returned
 	if s.Redirect {
-		if u, err := url.Parse(s.Body); err == nil && u.Hostname() != "" {
+		// The Location as it was sent, as the client read it.
+		if u, err := url.Parse(spec.Location(s.Body)); err == nil && u.Hostname() != "" {
 			if b.op.located == nil {
 				b.op.located = map[string]bool{}
 			}
-			b.op.located[spec.NormalizeHost(u.Hostname())] = true
+			b.op.located[hostKey(u.Hostname())] = true
 		}
 	}
 	if r.Method == http.MethodConnect {

@@ -554,6 +554,7 @@ func TestRepeatsOfAnEarlierOp(t *testing.T) {
 
 	b.BeginOp(fetchOp("c.test", "/x"))
 	lookupBoth(b, "c.test", false)
+	aim(netip.MustParseAddr("::ffff:203.0.113.9")) // the same address, as a socket of the other family aims at it
 	if rec := serve(b, "GET", "/favicon.ico", "a.test"); rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("the page before's icon, asked in the next op: %d, want 503", rec.Code)
 	}
@@ -581,5 +582,38 @@ func TestRepeatsOfAnEarlierOp(t *testing.T) {
 	got := journal(w)
 	if n := strings.Count(strings.Join(got, "\n"), "fetch a.test 203.0.113.9 /data"); n != 3 {
 		t.Errorf("journal %q: a.test fetched %d times, want 3: after a redirect to it, and a lookup of it, it is the op's", got, n)
+	}
+
+	// The op's own path, or one no earlier op asked, sent to an earlier
+	// op's host: a request of the op's, wherever it went.
+	for _, path := range []string{"/y", "/y", "/admin"} { // the second /y is a path an earlier op fetched a.test at
+		b.BeginOp(fetchOp("c.test", "/y"))
+		lookupBoth(b, "c.test", false)
+		aim(public)
+		serve(b, "GET", path, "a.test")
+		b.EndOp()
+		if j := journal(w); j[len(j)-1] != "fetch a.test 203.0.113.9 "+path {
+			t.Errorf("a.test %s in an op of c.test /y: journal ends %q, want the fetch", path, j[len(j)-1])
+		}
+	}
+	// A connection without a request to where the op's own host was
+	// fetched from before, with no lookup in the op: an answer it kept,
+	// the op's.
+	b.BeginOp(fetchOp("a.test", "/data"))
+	recs = append(recs, netns.Record{Conn: 8, Local: netip.AddrPortFrom(public, 80)})
+	b.EndOp()
+	if j := journal(w); j[len(j)-1] != "fetch a.test 203.0.113.9 /data" {
+		t.Errorf("a connection of the op's host to its kept address: journal ends %q, want the fetch", j[len(j)-1])
+	}
+	// A connection without a request after the op was redirected to a
+	// host fetched from that address: following the redirect, the op's.
+	b.BeginOp(fetchOp("c.test", "/go"))
+	lookupBoth(b, "c.test", false)
+	aim(spec203)
+	serve(b, "GET", "/go", "c.test")
+	recs = append(recs, netns.Record{Conn: 9, Local: netip.AddrPortFrom(public, 80)})
+	b.EndOp()
+	if j := journal(w); j[len(j)-1] != "fetch c.test 203.0.113.9 /go" {
+		t.Errorf("a connection to where the redirect leads: journal ends %q, want a fetch", j[len(j)-1])
 	}
 }

@@ -356,11 +356,12 @@ func (b *bridge) hold(conn net.Conn) bool {
 // unreachable is the error of a proxy that could not be connected to.
 func (b *bridge) unreachable(err error) error {
 	grace := exitGrace
-	if errors.Is(err, netns.ErrGone) || errors.Is(err, syscall.ECONNREFUSED) {
-		// The proxy has exited, or is being stopped, or no longer
-		// listens where it listened at its start: its status is certain
-		// to come, however late a busy machine reaps it, unless it closed
-		// its listening socket and lives on.
+	if errors.Is(err, netns.ErrGone) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) {
+		// The proxy has exited, or is being stopped (a connection it had
+		// not accepted yet is reset as it exits), or no longer listens
+		// where it listened at its start: its status is certain to come,
+		// however late a busy machine reaps it, unless it closed its
+		// listening socket and lives on.
 		grace = b.timeout
 	}
 	if b.px.exitedWithin(grace) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -164,10 +165,10 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 // name gone or there already, a directory not empty, a link os.Root
 // refused): a sandbox still at work in it, or racing the harness.
 func changedUnder(err error) string {
-	words := err.Error()
-	if strings.Contains(words, "the sandbox replaced it") ||
-		!(errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) ||
-			strings.Contains(words, "path escapes from parent") || strings.Contains(words, "directory not empty")) {
+	if errors.Is(err, errReplaced) ||
+		!(errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) ||
+			errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) ||
+			strings.Contains(err.Error(), "path escapes from parent")) { // os.Root's refusal of a link out, unexported
 		return ""
 	}
 	return " (the tree changed while the harness rebuilt it: a sandbox still at work in it, or one that put a link there)"
@@ -221,10 +222,10 @@ func chainRoot(base *os.Root, at string, d int, keep map[string]bool) (*os.Root,
 }
 
 // openDir opens the directory name in r (at is r's path, for the words
-// of an error), one that is a directory and not a link to one, after
-// opening it to its owner (a sandbox may have shut it): a sandbox may put
-// a link, a named pipe or a file where the harness's own directory was,
-// even between the look and the opening.
+// of an error), one that is a directory and not a link to one, opened to
+// its owner (a sandbox may have shut it): a sandbox may put a link, a
+// named pipe or a file where the harness's own directory was, even
+// between the look and the opening.
 func openDir(r *os.Root, name, at string) (*os.Root, error) {
 	where := filepath.Join(at, name)
 	before, err := r.Lstat(name)
@@ -232,34 +233,39 @@ func openDir(r *os.Root, name, at string) (*os.Root, error) {
 		return nil, err
 	}
 	if !before.IsDir() {
-		return nil, fmt.Errorf("%s is no directory now (%v): the sandbox replaced it", where, before.Mode().Type())
-	}
-	if before.Mode().Perm() != 0o755 {
-		// Chmod follows a link put in its place since, but only within
-		// r, and the identity check below refuses what it led to.
-		if err := r.Chmod(name, 0o755); err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("%s is no directory now (%v): %w", where, before.Mode().Type(), errReplaced)
 	}
 	if testHookOpenDir != nil {
 		testHookOpenDir(where)
 	}
-	replaced := fmt.Errorf("%s is another directory now: the sandbox replaced it", where)
-	// Opened as a directory only, and not through a link: a named pipe put
-	// in its place fails at once rather than leave the open waiting.
+	// Opened as a directory only: a named pipe put in its place fails at
+	// once rather than leave the open waiting. os.Root follows a link
+	// inside it, so what was opened is checked to be what was looked at.
 	f, err := r.OpenFile(name, os.O_RDONLY|onlyDir|noFollow, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		// Shut to the harness: opened to its owner by name (Chmod follows
+		// a link put in its place since, but only within r), then again.
+		if err = r.Chmod(name, 0o755); err == nil {
+			f, err = r.OpenFile(name, os.O_RDONLY|onlyDir|noFollow, 0)
+		}
+	}
 	if err != nil {
 		if now, lerr := r.Lstat(name); lerr != nil || !os.SameFile(before, now) {
-			return nil, replaced
+			return nil, fmt.Errorf("%s is another directory now (%v): %w", where, err, errReplaced)
 		}
 		return nil, err
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !os.SameFile(before, st) {
-		return nil, replaced
+		return nil, fmt.Errorf("%s is another directory now: %w", where, errReplaced)
+	}
+	if before.Mode().Perm() != 0o755 {
+		if err := f.Chmod(0o755); err != nil {
+			return nil, err
+		}
 	}
 	// The directory f holds, whatever stands at name by now; where the
-	// system has no such path, name itself, checked once opened.
+	// system has no such path (no /proc), name itself, checked once opened.
 	d, err := os.OpenRoot(heldPath(f))
 	if err != nil {
 		if d, err = r.OpenRoot(name); err != nil {
@@ -268,10 +274,14 @@ func openDir(r *os.Root, name, at string) (*os.Root, error) {
 	}
 	if st, err := d.Stat("."); err != nil || !os.SameFile(before, st) {
 		d.Close()
-		return nil, replaced
+		return nil, fmt.Errorf("%s is another directory now: %w", where, errReplaced)
 	}
 	return d, nil
 }
+
+// errReplaced says a directory of the tree is not the one the harness
+// looked at a moment before.
+var errReplaced = errors.New("the sandbox replaced it")
 
 // testHookOpenDir, when set, runs in openDir between the look at a
 // directory (at its path) and its opening: a test swaps the directory
@@ -428,9 +438,18 @@ func (t *Tree) OpenRoot() (*os.Root, error) {
 	}
 	if st, err := r.Stat("."); err != nil || !os.SameFile(st, t.made) {
 		r.Close()
-		return nil, fmt.Errorf("%s is no longer the tree's root: a sandbox moved it, or put a link there", t.root)
+		return nil, &MovedError{Root: t.root}
 	}
 	return r, nil
+}
+
+// MovedError is OpenRoot's error where T's path names another directory
+// than the one the tree was built in.
+type MovedError struct{ Root string }
+
+// Error says so.
+func (e *MovedError) Error() string {
+	return e.Root + " is no longer the tree's root: a sandbox moved it, or put a link there"
 }
 
 // Base returns the tree's base directory, the one it was materialized
@@ -489,7 +508,8 @@ func removeAll(p string) error {
 	return errors.Join(err, parent.Remove(name))
 }
 
-// maxOpened bounds the directories removeIn opens to their owner.
+// maxOpened bounds the directories removeIn visits: a sandbox racing it,
+// swapping a directory for a link to one above, would keep it walking.
 const maxOpened = 1 << 20
 
 // removeIn is r.RemoveAll(name) after making every directory below name

@@ -3,6 +3,7 @@ package realsut
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
@@ -534,14 +536,17 @@ func (b *bridge) unobserved(op core.Op) core.Result {
 	case op.Kind == core.OpWrite:
 		if p, ok := b.links.Resolve(op.Args[0]); ok {
 			switch err := b.writeDisk(p, op.Args[1]); {
-			case errors.Is(err, errTreeMoved) && !b.parted:
-				panic(&door.Failure{Err: fmt.Errorf("the harness's own write of %s, for an op the sandbox's answer did not decide: %w", p, err)})
-			case err != nil:
+			case err == nil, b.parted:
+			case sandboxMade(err):
 				// What the sandbox made stands where the model writes (a
 				// directory at a file's path, made by an earlier op and
-				// judged there): from here its tree is not the model's,
-				// and what it does is judged, its answers not.
+				// judged there; a directory it shut): from here its tree
+				// is not the model's, and what it does is judged, its
+				// answers not.
 				b.parted = true
+			default:
+				// T moved, or the disk failed: no later op can be judged.
+				panic(&door.Failure{Err: fmt.Errorf("the harness's own write of %s, for an op the sandbox's answer did not decide: %w", p, err)})
 			}
 		}
 		return r
@@ -568,9 +573,14 @@ type stoppedClock struct{ core.World }
 
 func (stoppedClock) Now() (int64, bool) { return 0, true }
 
-// errTreeMoved is writeDisk's error where T is no longer the directory
-// the harness made: no op after it can be observed.
-var errTreeMoved = errors.New("the tree's root is gone")
+// sandboxMade reports whether err, writeDisk's, is of something a
+// sandbox put in the harness's way in T (a directory, a file, a link, a
+// directory shut), not of T moved or of the disk.
+func sandboxMade(err error) bool {
+	var moved *realfs.MovedError
+	return !errors.As(err, &moved) && (errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENOTEMPTY))
+}
 
 // writeDisk writes data at r, a resolved world path, in the tree, through
 // os.Root, for an op the real sandbox could not express; the next op
@@ -582,7 +592,7 @@ func (b *bridge) writeDisk(r, data string) error {
 	b.observed = false
 	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed
 	if err != nil {
-		return fmt.Errorf("%w: %w", errTreeMoved, err)
+		return err
 	}
 	defer root.Close()
 	rel := strings.TrimPrefix(r, "/")

@@ -123,7 +123,9 @@ func TestHarnessWriteOverTheSandboxsDirectory(t *testing.T) {
 	if slices.Contains(invariants(fs), "total") {
 		t.Errorf("findings %v: the harness's own write over the server's directory is a total finding", fs)
 	}
-	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Step == 1 && strings.Contains(f.Detail, `left "/work/new" empty or with no file`) }) {
+	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool {
+		return f.Step == 1 && strings.Contains(f.Detail, `left "/work/new" empty or with no file`)
+	}) {
 		t.Errorf("findings %v: the directory the server made where the file goes, saying it wrote the file, was not judged at that write", fs)
 	}
 }
