@@ -574,7 +574,7 @@ func (s *Summary) MostlyStricterWarning() string {
 	case strings.HasPrefix(ex, "net_fetch ") && (top == door.ReasonDocumentation || top == door.ReasonRefusedAllowed):
 		hint += "; the world's names resolve into 203.0.113.0/24 (SPEC §6), a documentation range that a guard refusing every special-purpose range refuses, so such a guard meets an internal address only where a name's dns line gives one, and most are names RFC 2606 reserves (example.com, .example), which a guard refusing reserved names refuses without a lookup (refused-allowed)"
 	case strings.HasPrefix(ex, "fs_"):
-		hint += "; check that the profile's tools and arguments fit the server, and if the server holds its directories, not their paths (a bind mount, a Landlock rule, a handle opened at its start), that its profile says \"holds_dirs\": true: else it finds nothing in a directory made anew between scenarios"
+		hint += "; check that the profile's tools and arguments fit the server, and if the server holds its directories, not their paths (a bind mount, a Landlock rule, a handle opened at its start), that its profile says \"holds_dirs\": true: else it finds nothing in a directory made anew between scenarios; and if it keeps files of its own in its directories (a state directory made when it starts), that its profile names them in \"own_names\": else the restore between scenarios removes them"
 	}
 	return fmt.Sprintf("%s refused %s the model allows and let %d through%s, so most of the ops it was asked that the model allows were judged by its refusals alone (%s)",
 		s.SUT, plural(int(n), "op"), *s.AllowedPassed, s.allowedSplit(), hint)

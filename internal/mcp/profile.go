@@ -74,6 +74,12 @@ type Profile struct {
 	// and restarted once one was made anew. A Cwd server holds its
 	// directory whatever this says.
 	HoldsDirs bool `json:"holds_dirs,omitempty"`
+	// OwnNames are the names of entries a server keeps for itself in its
+	// directories (obsidian-mcp's ".obsidian-mcp", made when it starts):
+	// the restore between scenarios leaves them where they stand in a
+	// directory it keeps, the observer does not look into them, and no
+	// scenario's path passes through one.
+	OwnNames []string `json:"own_names,omitempty"`
 	// Env is set in the server's environment, over the harness's own.
 	Env map[string]string `json:"env,omitempty"`
 	// Denied lists substrings (matched ignoring case) of the error text of
@@ -325,6 +331,11 @@ func (p Profile) defaulted() Profile {
 
 // check reports what makes p unusable.
 func (p Profile) check() error {
+	for _, n := range p.OwnNames {
+		if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\x00") {
+			return fmt.Errorf("%w: own_names: %q is no name of a directory's entry", ErrProfile, n)
+		}
+	}
 	switch {
 	case p.Read.Name == "" && p.Write.Name == "" && p.Fetch.Name == "":
 		return fmt.Errorf("%w: neither read nor write names a tool", ErrProfile)

@@ -35,6 +35,7 @@ type Tree struct {
 	relLinks bool            // absolute link targets are written relative to the link's directory
 	stood    map[string]bool // the kept directories that stood (Kept)
 	made     fs.FileInfo     // T as build made it (OpenRoot)
+	own      []string        // names of the sandbox's own entries (Options.Own)
 }
 
 // Materialize builds world ws, for a sandbox holding grant g that will run
@@ -73,6 +74,10 @@ type Options struct {
 	// confined to one by the kernel (a bind mount, a Landlock rule, which
 	// hold the directory, not its path) keeps it.
 	KeepRoots bool
+	// Own are the names of entries a sandbox keeps for itself in its
+	// directories: a restore leaves each where it stands in a directory
+	// it keeps, and Observe does not look into them.
+	Own []string
 }
 
 // MaterializeWith is Materialize laid out as o says. A dir that holds a
@@ -131,7 +136,7 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 	if o.KeepRoots {
 		keep = p.keptDirs(slices.Concat(g.FSRead, g.FSWrite))
 	}
-	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, own: o.Own}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
@@ -145,7 +150,7 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 		return nil, fmt.Errorf("materialize in %s: %w", base, err)
 	}
 	defer b.Close()
-	r, stood, err := chainRoot(b, base, p.depth, keep)
+	r, stood, err := chainRoot(b, base, p.depth, keep, o.Own)
 	if err != nil {
 		return nil, fmt.Errorf("materialize in %s: %w%s", base, err, changedUnder(err))
 	}
@@ -184,7 +189,7 @@ func changedUnder(err error) string {
 // kept directory goes and is no directory (a link, a file) is removed
 // too. It returns T and the kept directories that stood, nil when the
 // chain did not.
-func chainRoot(base *os.Root, at string, d int, keep map[string]bool) (*os.Root, map[string]bool, error) {
+func chainRoot(base *os.Root, at string, d int, keep map[string]bool, own []string) (*os.Root, map[string]bool, error) {
 	dir, stood := base, true
 	for level := 0; level <= d; level++ {
 		name := "m"
@@ -193,7 +198,7 @@ func chainRoot(base *os.Root, at string, d int, keep map[string]bool) (*os.Root,
 		}
 		var err error
 		if stood {
-			stood, err = emptyBut(dir, func(n string) bool { return n == name })
+			stood, err = emptyBut(dir, func(n string) bool { return n == name }, nil)
 		}
 		if err == nil && !stood {
 			err = dir.Mkdir(name, 0o755) // the rest of the chain is new
@@ -214,7 +219,7 @@ func chainRoot(base *os.Root, at string, d int, keep map[string]bool) (*os.Root,
 		return dir, nil, nil
 	}
 	kept := map[string]bool{}
-	if err := emptyKept(dir, at, "", keep, kept); err != nil {
+	if err := emptyKept(dir, at, "", keep, own, kept); err != nil {
 		dir.Close()
 		return nil, nil, err
 	}
@@ -290,8 +295,9 @@ var testHookOpenDir func(path string)
 
 // emptyKept empties dir, the world directory at (T itself for ""), real
 // path real, but for its subdirectories keep names, which it empties the
-// same way, noting in stood each that stood.
-func emptyKept(dir *os.Root, real, at string, keep, stood map[string]bool) error {
+// same way, noting in stood each that stood, and the entries named one of
+// own, which it leaves as they are.
+func emptyKept(dir *os.Root, real, at string, keep map[string]bool, own []string, stood map[string]bool) error {
 	var sub []string
 	if _, err := emptyBut(dir, func(n string) bool {
 		if keep[at+"/"+n] {
@@ -299,7 +305,7 @@ func emptyKept(dir *os.Root, real, at string, keep, stood map[string]bool) error
 			return true
 		}
 		return false
-	}); err != nil {
+	}, func(n string) bool { return slices.Contains(own, n) }); err != nil {
 		return err
 	}
 	for _, n := range sub {
@@ -308,7 +314,7 @@ func emptyKept(dir *os.Root, real, at string, keep, stood map[string]bool) error
 		if err != nil {
 			return err
 		}
-		err = emptyKept(d, filepath.Join(real, n), at+"/"+n, keep, stood)
+		err = emptyKept(d, filepath.Join(real, n), at+"/"+n, keep, own, stood)
 		d.Close()
 		if err != nil {
 			return err
@@ -318,9 +324,10 @@ func emptyKept(dir *os.Root, real, at string, keep, stood map[string]bool) error
 }
 
 // emptyBut removes from dir, opened to its owner (openDir), every entry
-// but the directories keep names, and reports whether one was kept. It
-// never follows a link.
-func emptyBut(dir *os.Root, keep func(name string) bool) (bool, error) {
+// but the directories keep names and the entries of any type leave names
+// (nil: none), and reports whether a directory was kept. It never follows
+// a link.
+func emptyBut(dir *os.Root, keep, leave func(name string) bool) (bool, error) {
 	f, err := dir.OpenFile(".", os.O_RDONLY|onlyDir, 0)
 	if err != nil {
 		return false, err
@@ -334,6 +341,9 @@ func emptyBut(dir *os.Root, keep func(name string) bool) (bool, error) {
 	for _, e := range entries {
 		if e.IsDir() && keep(e.Name()) { // IsDir is the entry's own type: a link is none
 			found = true
+			continue
+		}
+		if leave != nil && leave(e.Name()) {
 			continue
 		}
 		if err := removeIn(dir, e.Name()); err != nil {

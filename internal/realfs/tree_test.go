@@ -534,3 +534,42 @@ func TestChangedUnderSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreLeavesOwnEntries: the entries a sandbox keeps for itself in
+// its directories (Options.Own) stand through a restore that keeps the
+// directory, with what they hold, and are not observed: what the sandbox
+// does in them is no change of the world. Another entry of the sandbox's
+// is removed as ever.
+func TestRestoreLeavesOwnEntries(t *testing.T) {
+	dir := newBase(t)
+	opt := Options{MinDepth: 2, KeepRoots: true, Own: []string{".own"}}
+	g := core.GrantSpec{FSRead: []string{"/srv/app/"}}
+	ws := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/a", Data: "1"}}}
+	first, err := MaterializeWith(dir, ws, g, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.MkdirAll(first.Root()+"/srv/app/.own/locks", 0o755))
+	must(t, os.WriteFile(first.Root()+"/srv/app/.own/state", []byte("S"), 0o644))
+	must(t, os.WriteFile(first.Root()+"/srv/app/.other", []byte("O"), 0o644))
+	before := observeT(t, first)
+	must(t, os.WriteFile(first.Root()+"/srv/app/.own/state", []byte("S2"), 0o644))
+	if ch := first.Changes(before, observeT(t, first)); len(ch) != 0 {
+		t.Errorf("a write in the sandbox's own entry is observed: %v", ch)
+	}
+	again, err := MaterializeWith(dir, ws, g, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(again.Root() + "/srv/app/.own/state"); string(data) != "S2" {
+		t.Errorf("the sandbox's own entry after the restore: %q, %v; want it left", data, err)
+	}
+	if _, err := os.Lstat(again.Root() + "/srv/app/.other"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("another entry the sandbox left: %v, want it removed", err)
+	}
+	for _, e := range observeT(t, again).Entries {
+		if strings.Contains(e.Path, ".own") {
+			t.Errorf("observed %s, in the sandbox's own entry", e.Path)
+		}
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // walker takes one Observation. It never follows a link: every entry is
@@ -21,6 +23,9 @@ type walker struct {
 // walk records the entry at real path p and, for a directory, everything
 // below it, without following a link.
 func (w *walker) walk(p string) error {
+	if len(w.t.own) > 0 && strings.HasPrefix(p, w.t.root+"/") && slices.Contains(w.t.own, filepath.Base(p)) {
+		return nil // the sandbox's own (Options.Own)
+	}
 	info, err := os.Lstat(p)
 	if err != nil {
 		return err

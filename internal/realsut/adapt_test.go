@@ -145,3 +145,30 @@ func TestAdaptLeavesOutRootsThatHoldTheSeparator(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptLeavesOutOwnNames: for a server whose profile names entries it
+// keeps for itself (own_names), the world's files and links and the ops
+// whose paths pass through one are left out; the rest is kept. A name
+// that is no entry's is a profile error.
+func TestAdaptLeavesOutOwnNames(t *testing.T) {
+	p, err := mcp.ParseProfile([]byte(`{"name": "own", "read": {"tool": "read_file"}, "write": {"tool": "write_file"}, "own_names": [".own"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse("t.sbx", []byte("grant fs_read /srv/app/\nfile /srv/app/.own/state s\nfile /srv/app/a a\nlink /srv/app/.own/ln /etc\n\nfs_read /srv/app/.own/state\nfs_write /srv/app//.own/x y\nfs_read /srv/app/a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := adaptTo(p)(sc)
+	if out == nil {
+		t.Fatal("the scenario was left out whole")
+	}
+	if len(out.World.Files) != 1 || len(out.World.Links) != 0 || len(out.Steps) != 1 || out.Steps[0].Op.Args[0] != "/srv/app/a" {
+		t.Errorf("adapted: files %v, links %v, steps %v; want /srv/app/a's file and read alone", out.World.Files, out.World.Links, out.Steps)
+	}
+	for _, bad := range []string{`""`, `"a/b"`, `".."`} {
+		if _, err := mcp.ParseProfile([]byte(`{"name": "own", "read": {"tool": "read_file"}, "own_names": [` + bad + `]}`)); err == nil || !strings.Contains(err.Error(), "own_names") {
+			t.Errorf("own_names [%s]: %v, want a profile error naming own_names", bad, err)
+		}
+	}
+}

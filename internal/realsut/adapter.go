@@ -62,6 +62,10 @@ type Adapter struct {
 	// directory (realfs.MaterializeRelative), for sandboxes that refuse
 	// absolute links.
 	RelativeLinks bool
+	// OwnNames are the names of entries the sandbox keeps for itself in
+	// its directories (mcp.Profile.OwnNames), which the restore of a tree
+	// leaves and the observer skips.
+	OwnNames []string
 	// Promises lists the reasons (StricterReasons, or PromisesAll) for
 	// which the sandbox promises to allow what the model allows. A
 	// refusal of such an op for another reason is stricter, not broken
@@ -175,7 +179,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		run.Remove()
 		return nil, nil, nil, err
 	}
-	s := &session{root: root, sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true},
+	s := &session{root: root, sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true, Own: a.OwnNames},
 		promises: a.Promises, cleans: a.CleansDots, lands: a.JudgesLanding, tally: &door.Counter{CountsPassed: true}}
 	end := func() error {
 		err := sess.Close()

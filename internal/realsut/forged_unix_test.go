@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -127,5 +129,49 @@ func TestHarnessWriteOverTheSandboxsDirectory(t *testing.T) {
 		return f.Step == 1 && strings.Contains(f.Detail, `left "/work/new" empty or with no file`)
 	}) {
 		t.Errorf("findings %v: the directory the server made where the file goes, saying it wrote the file, was not judged at that write", fs)
+	}
+}
+
+// TestOwnNamesKeepAServersState: a server that makes a state directory of
+// its own in its directory when it starts, and needs it to write, loses
+// it to the restore between scenarios, and refuses every write after;
+// with the profile naming it (own_names) the restore leaves it, and the
+// server's writes go on.
+func TestOwnNamesKeepAServersState(t *testing.T) {
+	const src = "grant fs_read /work/\ngrant fs_write /work/\nfile /work/x data\n\nfs_write /work/out data\nfs_read /work/out\n"
+	for _, own := range []bool{false, true} {
+		p, err := LoadProfile("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own {
+			p.OwnNames = []string{".own"}
+		}
+		a, err := MCPWithProfile(fakeMCP(t, "mkstate"), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, end, tally, err := a.StartCounted()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := judge.NewCase(parse(t, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found []oracle.Finding
+		for range 3 { // the first in a new tree, the others restored in place
+			found = append(found, judge.Check(f, c, nil, judge.Options{Timeout: 5 * time.Second})...)
+		}
+		if err := end(); err != nil {
+			t.Fatal(err)
+		}
+		refused := tally().Stricter[ReasonOther] + int64(len(found))
+		if own && refused != 0 {
+			t.Errorf("with own_names: %d refusals and findings %v, want none: the server's state was kept", refused, found)
+		}
+		if !own && refused == 0 {
+			t.Error("without own_names: no write refused, no finding: the restore kept what it should have removed, or the test shows nothing")
+		}
 	}
 }

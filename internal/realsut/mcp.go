@@ -125,6 +125,7 @@ func mcpAdapter(command string, argv []string, profile mcp.Profile) Adapter {
 		// dangling link (the fix of CVE-2025-53109), stricter than §13,
 		// never unsafe.
 		Promises:      profile.Promises,
+		OwnNames:      profile.OwnNames,
 		CleansDots:    profile.DotDot,
 		JudgesLanding: profile.Lands,
 		SkippedLines:  func(s Session) int64 { return s.(*mcpSession).pool.SkippedLines() },
@@ -328,7 +329,7 @@ func (s *mcpSession) Close() error {
 func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 	sep, joined := p.DirsJoinedBy()
 	oneRoot := p.Cwd || p.VirtualRoot
-	if !p.Trims && !oneRoot && unasked(p) == "" && !joined && !p.DotDot {
+	if !p.Trims && !oneRoot && unasked(p) == "" && !joined && !p.DotDot && len(p.OwnNames) == 0 {
 		return AdaptOneList
 	}
 	writesOnly := !p.Supports(core.OpRead)
@@ -350,6 +351,14 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		if p.Trims {
 			out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return mcp.Trimmed(st.Op.Args[0]) })
 		}
+		if len(p.OwnNames) > 0 {
+			// The server's own entries are left in its directories:
+			// the world has nothing of its own there.
+			through := func(q string) bool { return passesOwn(q, p.OwnNames) }
+			out.World.Files = slices.DeleteFunc(out.World.Files, func(f scenario.File) bool { return through(f.Path) })
+			out.World.Links = slices.DeleteFunc(out.World.Links, func(l scenario.Link) bool { return through(l.Path) })
+			out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return through(st.Op.Args[0]) })
+		}
 		if oneRoot {
 			root := out.Grant.FSRead[:1]
 			out.Grant.FSRead, out.Grant.FSWrite = root, slices.Clone(root)
@@ -362,6 +371,12 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		}
 		return out
 	}
+}
+
+// passesOwn reports whether the path p, cleaned, names or passes through
+// an entry called by one of own.
+func passesOwn(p string, own []string) bool {
+	return slices.ContainsFunc(strings.Split(spec.Canonical(p), "/"), func(name string) bool { return slices.Contains(own, name) })
 }
 
 // unasked says which file ops a server of profile p is never asked, for

@@ -82,6 +82,8 @@ def checked(p):
 # Landlock rule does: one removed since (its link count 0) is not the one
 # on the disk, and what lies in it is not found.
 pinned = [os.open(d, os.O_RDONLY) for d in allowed] if mode == "pinned" else []
+if mode == "mkstate":  # a state directory of its own in its first directory, made once, at start, which its writes need
+    os.makedirs(os.path.join(allowed[0], ".own", "locks"), exist_ok=True)
 
 def moved():
     return any(os.fstat(fd).st_nlink == 0 for fd in pinned)
@@ -307,6 +309,8 @@ while True:
             text(mid, "ENOENT: no such file or directory, open '%s'" % path, True)
     else:
         try:
+            if mode == "mkstate" and not os.path.isdir(os.path.join(allowed[0], ".own", "locks")):
+                text(mid, "ENOENT: no such file or directory, mkdir '%s'" % os.path.join(allowed[0], ".own", "locks", "w"), True); continue
             if mode == "dirwrite":  # a directory where it is asked for a file, and a refusal to write there again
                 if os.path.isdir(path):
                     text(mid, "EEXIST: file already exists, open '%s'" % path, True); continue
