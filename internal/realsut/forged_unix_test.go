@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -151,22 +150,8 @@ func TestOwnNamesKeepAServersState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, end, tally, err := a.StartCounted()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := judge.NewCase(parse(t, src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var found []oracle.Finding
-		for range 3 { // the first in a new tree, the others restored in place
-			found = append(found, judge.Check(f, c, nil, judge.Options{Timeout: 5 * time.Second})...)
-		}
-		if err := end(); err != nil {
-			t.Fatal(err)
-		}
-		refused := tally().Stricter[ReasonOther] + int64(len(found))
+		found, tally := checksCounted(t, a, src, 3, 5*time.Second) // the first in a new tree, the others restored in place
+		refused := tally.Stricter[ReasonOther] + int64(len(found))
 		if own && refused != 0 {
 			t.Errorf("with own_names: %d refusals and findings %v, want none: the server's state was kept", refused, found)
 		}

@@ -23,6 +23,13 @@ import (
 // session counted once it ended.
 func checkCounted(t *testing.T, a Adapter, src string) ([]oracle.Finding, door.Tally) {
 	t.Helper()
+	return checksCounted(t, a, src, 1, 2*time.Second)
+}
+
+// checksCounted is checkCounted judging src n times in one session, each
+// after the first in a tree restored in place, each op given timeout.
+func checksCounted(t *testing.T, a Adapter, src string, n int, timeout time.Duration) ([]oracle.Finding, door.Tally) {
+	t.Helper()
 	f, end, tally, err := a.StartCounted()
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +38,10 @@ func checkCounted(t *testing.T, a Adapter, src string) ([]oracle.Finding, door.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := judge.Check(f, c, nil, judge.Options{Timeout: 2 * time.Second})
+	var found []oracle.Finding
+	for range n {
+		found = append(found, judge.Check(f, c, nil, judge.Options{Timeout: timeout})...)
+	}
 	if err := end(); err != nil {
 		t.Fatal(err)
 	}
