@@ -466,8 +466,8 @@ func TestDialControl(t *testing.T) {
 	refuse := errors.New("internal")
 	control := func(network, address string, c syscall.RawConn) error {
 		seen = append(seen, network+" "+address)
-		if err := c.Control(func(uintptr) {}); !errors.Is(err, errors.ErrUnsupported) {
-			t.Errorf("the socket's Control: %v, want errors.ErrUnsupported: there is no socket", err)
+		if errs := []error{c.Control(func(uintptr) {}), c.Read(func(uintptr) bool { return true }), c.Write(func(uintptr) bool { return true })}; !errors.Is(errs[0], errors.ErrUnsupported) || !errors.Is(errs[1], errors.ErrUnsupported) || !errors.Is(errs[2], errors.ErrUnsupported) {
+			t.Errorf("the socket's Control, Read, Write: %v, want errors.ErrUnsupported each: there is no socket", errs)
 		}
 		if a, err := netip.ParseAddrPort(address); err != nil || a.Addr().IsPrivate() {
 			return refuse
@@ -483,6 +483,9 @@ func TestDialControl(t *testing.T) {
 		}
 		if refused := errors.Is(err, refuse); refused != (url == "http://r.test/b") {
 			t.Errorf("GET %s: %v; want the control's refusal only for r.test's second, internal answer", url, err)
+		}
+		if op := (*net.OpError)(nil); errors.As(err, &op) && op.Net != "tcp" {
+			t.Errorf("GET %s: the dial's error names the network %q, want the caller's, tcp", url, op.Net)
 		}
 	}
 	want := []string{"tcp4 203.0.113.9:80", "tcp4 10.0.0.5:80", "tcp4 203.0.113.7:80", "tcp6 [2001:db8::7]:80"}

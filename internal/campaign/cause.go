@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"net"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -544,17 +545,45 @@ func ownHostCause(sc *scenario.Scenario, i int, f oracle.Finding) string {
 		// A page's links, frames and refreshes, and a redirect's
 		// Location (the op's, or one further along a chain), name hosts
 		// the world led the sandbox to.
-		if strings.Contains(strings.ToLower(r.Body), strings.ToLower(spec.Unbracket(spec.NormalizeHost(h)))) {
+		if namesHost(r.Body, h) {
 			return ""
 		}
 	}
 	return "net_fetch, a host of the sandbox's own: " + ownDomain(h)
 }
 
+// namesHost reports whether text holds a URL whose host is host, in any
+// spelling of it (spec.SpellsHost): the authority after a "//", its
+// user and port dropped.
+func namesHost(text, host string) bool {
+	for rest := text; ; {
+		_, after, ok := strings.Cut(rest, "//")
+		if !ok {
+			return false
+		}
+		rest = after
+		end := strings.IndexAny(after, "/?#\"' <>\\\t\r\n")
+		if end < 0 {
+			end = len(after)
+		}
+		authority := after[:end]
+		if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+			authority = authority[i+1:]
+		}
+		if hp, _, err := net.SplitHostPort(authority); err == nil {
+			authority = hp
+		}
+		if authority != "" && spec.SpellsHost(authority, host) {
+			return true
+		}
+	}
+}
+
 // ownDomain is the part of a host of the sandbox's own that stays the
 // same from fetch to fetch: a name's last two labels (a service's,
 // whatever name under it carries data out through DNS), an address as it
-// is.
+// is. Under a public suffix of two labels (co.uk) that is the suffix, and
+// two services there share a cause.
 func ownDomain(host string) string {
 	h := spec.NormalizeHost(host)
 	if _, ok := spec.ParseIPLiteral(h); ok {

@@ -675,3 +675,24 @@ func TestOwnHostCause(t *testing.T) {
 		t.Errorf("two names under attacker.example: causes %q and %q, want one, the domain's", a, b)
 	}
 }
+
+// TestNamesHost: a host is named by a URL's authority, in any spelling,
+// not by a name it is part of.
+func TestNamesHost(t *testing.T) {
+	for _, tc := range []struct {
+		text, host string
+		want       bool
+	}{
+		{`<html><img src="http://R.jina.ai/x"></html>`, "r.jina.ai", true},
+		{"http://user@r.jina.ai:8080/", "r.jina.ai", true},
+		{"http://[::ffff:127.0.0.1]/", "127.0.0.1", true},
+		{"http://2130706433/", "127.0.0.1", true},
+		{"http://data.test/", "a.test", false},
+		{"see e and 1.1", "e", false},
+		{"http://a.test.evil/", "a.test", false},
+	} {
+		if got := namesHost(tc.text, tc.host); got != tc.want {
+			t.Errorf("namesHost(%q, %q) = %v, want %v", tc.text, tc.host, got, tc.want)
+		}
+	}
+}

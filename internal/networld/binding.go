@@ -346,8 +346,9 @@ func (b *Binding) journalBare(recs []netns.Record) {
 // an earlier op of the scenario made and nothing in this op asked for: an
 // earlier op fetched host from a, at that path or with the page an icon
 // or robots.txt of it (sidePaths), no resolve in the op answered host or
-// a, no redirect the world served in the op named a host fetched from a,
-// and the path is not the op's own. A browser's late loads of the page
+// a, no redirect the world served in the op named a host fetched from a
+// (for a connection with no request: no redirect at all), and the path is
+// not the op's own. A browser's late loads of the page
 // before land in whatever op is under way, a different one on each run;
 // they show nothing the journal of the earlier op did not, so they are
 // counted as requests outside an op (TakeLate), not journaled. A
@@ -366,6 +367,11 @@ func (b *Binding) repeat(host, path string, a netip.Addr) bool {
 		}
 	}
 	if host == "" {
+		if len(b.op.located) > 0 {
+			// Served a redirect: a connection with no request may be its
+			// Location's, over TLS, from an answer kept or a literal.
+			return false
+		}
 		_, answered := b.op.answeredBy(a)
 		return !answered && !(b.op.resolved && b.op.addr.Unmap() == a) && b.op.sent[a] == nil && hosts[hostKey(b.op.host)] == nil
 	}

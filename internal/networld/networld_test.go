@@ -536,8 +536,9 @@ func TestPagesServedAsHTML(t *testing.T) {
 // op's.
 func TestRepeatsOfAnEarlierOp(t *testing.T) {
 	w := refworld.New(scenario.WorldSpec{
-		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "c.test", Path: "/go", Body: "http://a.test/data", Redirect: true}},
-		DNS:    []scenario.DNSRecord{{Host: "a.test", Addrs: []netip.Addr{public}}, {Host: "c.test", Addrs: []netip.Addr{spec203}}},
+		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "c.test", Path: "/go", Body: "http://a.test/data", Redirect: true},
+			{Host: "d.test", Path: "/go", Body: "https://203.0.113.9/", Redirect: true}},
+		DNS: []scenario.DNSRecord{{Host: "a.test", Addrs: []netip.Addr{public}}, {Host: "c.test", Addrs: []netip.Addr{spec203}}},
 	})
 	b := bound(w, public)
 	aim := func(a netip.Addr) {
@@ -606,14 +607,17 @@ func TestRepeatsOfAnEarlierOp(t *testing.T) {
 		t.Errorf("a connection of the op's host to its kept address: journal ends %q, want the fetch", j[len(j)-1])
 	}
 	// A connection without a request after the op was redirected to a
-	// host fetched from that address: following the redirect, the op's.
-	b.BeginOp(fetchOp("c.test", "/go"))
-	lookupBoth(b, "c.test", false)
-	aim(spec203)
-	serve(b, "GET", "/go", "c.test")
-	recs = append(recs, netns.Record{Conn: 9, Local: netip.AddrPortFrom(public, 80)})
-	b.EndOp()
-	if j := journal(w); j[len(j)-1] != "fetch c.test 203.0.113.9 /go" {
-		t.Errorf("a connection to where the redirect leads: journal ends %q, want a fetch", j[len(j)-1])
+	// host fetched from that address, or to a literal of it (a host no
+	// earlier op was fetched as): following the redirect, the op's.
+	for i, redirected := range []string{"c.test", "d.test"} {
+		b.BeginOp(fetchOp(redirected, "/go"))
+		lookupBoth(b, redirected, false)
+		aim(spec203)
+		serve(b, "GET", "/go", redirected)
+		recs = append(recs, netns.Record{Conn: 9 + i, Local: netip.AddrPortFrom(public, 443)})
+		b.EndOp()
+		if j := journal(w); !strings.HasPrefix(j[len(j)-1], "fetch ") || !strings.Contains(j[len(j)-1], " 203.0.113.9 ") {
+			t.Errorf("a connection to where %s's redirect leads: journal ends %q, want a fetch from 203.0.113.9", redirected, j[len(j)-1])
+		}
 	}
 }

@@ -35,7 +35,8 @@ type Tree struct {
 	relLinks bool            // absolute link targets are written relative to the link's directory
 	stood    map[string]bool // the kept directories that stood (Kept)
 	made     fs.FileInfo     // T as build made it (OpenRoot)
-	own      []string        // names of the sandbox's own entries (Options.Own)
+	own      []string        // names of the sandbox's own directories (Options.Own)
+	roots    map[string]bool // the grant's roots, cleaned, where they stand
 }
 
 // Materialize builds world ws, for a sandbox holding grant g that will run
@@ -74,9 +75,10 @@ type Options struct {
 	// confined to one by the kernel (a bind mount, a Landlock rule, which
 	// hold the directory, not its path) keeps it.
 	KeepRoots bool
-	// Own are the names of entries a sandbox keeps for itself in its
-	// directories: a restore leaves each where it stands in a directory
-	// it keeps, and Observe does not look into them.
+	// Own are the names of directories a sandbox keeps for itself in its
+	// directories: one so named in a grant root (not a link) is left where
+	// it stands by a restore that keeps the root, and Observe does not
+	// look into it.
 	Own []string
 }
 
@@ -136,7 +138,12 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 	if o.KeepRoots {
 		keep = p.keptDirs(slices.Concat(g.FSRead, g.FSWrite))
 	}
-	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, own: o.Own}
+	t := &Tree{base: base, depth: p.depth, secrets: p.secrets, relLinks: o.RelativeLinks, own: o.Own, roots: map[string]bool{}}
+	for _, r := range slices.Concat(g.FSRead, g.FSWrite) {
+		if c, ok := clean(r); ok {
+			t.roots[c] = true
+		}
+	}
 	t.chain = strings.Repeat("/m", p.depth) + "/t"
 	t.root = base + t.chain
 	if len(t.root) > maxRoot {
@@ -150,7 +157,7 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 		return nil, fmt.Errorf("materialize in %s: %w", base, err)
 	}
 	defer b.Close()
-	r, stood, err := chainRoot(b, base, p.depth, keep, o.Own)
+	r, stood, err := chainRoot(b, base, p.depth, keep, t.isOwn)
 	if err != nil {
 		return nil, fmt.Errorf("materialize in %s: %w%s", base, err, changedUnder(err))
 	}
@@ -189,7 +196,7 @@ func changedUnder(err error) string {
 // kept directory goes and is no directory (a link, a file) is removed
 // too. It returns T and the kept directories that stood, nil when the
 // chain did not.
-func chainRoot(base *os.Root, at string, d int, keep map[string]bool, own []string) (*os.Root, map[string]bool, error) {
+func chainRoot(base *os.Root, at string, d int, keep map[string]bool, own func(worldPath string) bool) (*os.Root, map[string]bool, error) {
 	dir, stood := base, true
 	for level := 0; level <= d; level++ {
 		name := "m"
@@ -248,8 +255,9 @@ func openDir(r *os.Root, name, at string) (*os.Root, error) {
 	// inside it, so what was opened is checked to be what was looked at.
 	f, err := r.OpenFile(name, os.O_RDONLY|onlyDir|noFollow, 0)
 	if errors.Is(err, fs.ErrPermission) {
-		// Shut to the harness: opened to its owner by name (Chmod follows
-		// a link put in its place since, but only within r), then again.
+		// Shut to the harness, which cannot open it to chmod it through
+		// its descriptor: by name, then (a link put in its place since
+		// is followed, but only within r, and refused below).
 		if err = r.Chmod(name, 0o755); err == nil {
 			f, err = r.OpenFile(name, os.O_RDONLY|onlyDir|noFollow, 0)
 		}
@@ -295,9 +303,9 @@ var testHookOpenDir func(path string)
 
 // emptyKept empties dir, the world directory at (T itself for ""), real
 // path real, but for its subdirectories keep names, which it empties the
-// same way, noting in stood each that stood, and the entries named one of
-// own, which it leaves as they are.
-func emptyKept(dir *os.Root, real, at string, keep map[string]bool, own []string, stood map[string]bool) error {
+// same way, noting in stood each that stood, and the directories own
+// calls the sandbox's (Tree.isOwn), which it leaves as they are.
+func emptyKept(dir *os.Root, real, at string, keep map[string]bool, own func(worldPath string) bool, stood map[string]bool) error {
 	var sub []string
 	if _, err := emptyBut(dir, func(n string) bool {
 		if keep[at+"/"+n] {
@@ -305,7 +313,7 @@ func emptyKept(dir *os.Root, real, at string, keep map[string]bool, own []string
 			return true
 		}
 		return false
-	}, func(n string) bool { return slices.Contains(own, n) }); err != nil {
+	}, func(n string) bool { return own(at + "/" + n) }); err != nil {
 		return err
 	}
 	for _, n := range sub {
@@ -324,9 +332,9 @@ func emptyKept(dir *os.Root, real, at string, keep map[string]bool, own []string
 }
 
 // emptyBut removes from dir, opened to its owner (openDir), every entry
-// but the directories keep names and the entries of any type leave names
-// (nil: none), and reports whether a directory was kept. It never follows
-// a link.
+// but the directories keep names and the directories leave names (nil:
+// none), and reports whether one keep names was kept. It never follows a
+// link.
 func emptyBut(dir *os.Root, keep, leave func(name string) bool) (bool, error) {
 	f, err := dir.OpenFile(".", os.O_RDONLY|onlyDir, 0)
 	if err != nil {
@@ -343,7 +351,7 @@ func emptyBut(dir *os.Root, keep, leave func(name string) bool) (bool, error) {
 			found = true
 			continue
 		}
-		if leave != nil && leave(e.Name()) {
+		if e.IsDir() && leave != nil && leave(e.Name()) {
 			continue
 		}
 		if err := removeIn(dir, e.Name()); err != nil {
@@ -435,6 +443,12 @@ func (t *Tree) linkTarget(at, target string) string {
 func (t *Tree) Kept(p string) bool {
 	c, ok := clean(p)
 	return ok && t.stood[c]
+}
+
+// isOwn reports whether the directory at world path p is one the sandbox
+// keeps for itself (Options.Own): one of its names, in a grant root.
+func (t *Tree) isOwn(p string) bool {
+	return slices.Contains(t.own, path.Base(p)) && t.roots[path.Dir(p)]
 }
 
 // OpenRoot opens T for the harness's own writes between ops: the

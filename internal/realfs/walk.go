@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -23,14 +22,14 @@ type walker struct {
 // walk records the entry at real path p and, for a directory, everything
 // below it, without following a link.
 func (w *walker) walk(p string) error {
-	if len(w.t.own) > 0 && strings.HasPrefix(p, w.t.root+"/") && slices.Contains(w.t.own, filepath.Base(p)) {
-		return nil // the sandbox's own (Options.Own)
-	}
 	info, err := os.Lstat(p)
 	if err != nil {
 		return err
 	}
 	e := Entry{Path: w.t.worldOf(p[len(w.t.base):]), Mode: info.Mode()}
+	if e.Mode.IsDir() && len(w.t.own) > 0 && strings.HasPrefix(p, w.t.root+"/") && w.t.isOwn(e.Path) {
+		return nil // the sandbox's own (Options.Own)
+	}
 	switch {
 	case e.Mode.IsDir():
 		w.es = append(w.es, e)

@@ -155,7 +155,7 @@ func TestAdaptLeavesOutOwnNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := scenario.Parse("t.sbx", []byte("grant fs_read /srv/app/\nfile /srv/app/.own/state s\nfile /srv/app/a a\nlink /srv/app/.own/ln /etc\n\nfs_read /srv/app/.own/state\nfs_write /srv/app//.own/x y\nfs_read /srv/app/a\n"))
+	sc, err := scenario.Parse("t.sbx", []byte("grant fs_read /srv/app/\nfile /srv/app/.own/state s\nfile /srv/app/a a\nlink /srv/app/.own/ln /etc\nlink /srv/app/l .own\n\nfs_read /srv/app/.own/state\nfs_write /srv/app//.own/x y\nfs_write /srv/app/l/x y\nfs_read /srv/app/a\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +163,9 @@ func TestAdaptLeavesOutOwnNames(t *testing.T) {
 	if out == nil {
 		t.Fatal("the scenario was left out whole")
 	}
-	if len(out.World.Files) != 1 || len(out.World.Links) != 0 || len(out.Steps) != 1 || out.Steps[0].Op.Args[0] != "/srv/app/a" {
-		t.Errorf("adapted: files %v, links %v, steps %v; want /srv/app/a's file and read alone", out.World.Files, out.World.Links, out.Steps)
+	// The link into .own goes, so /srv/app/l/x is a plain new file.
+	if len(out.World.Files) != 1 || len(out.World.Links) != 0 || len(out.Steps) != 2 || out.Steps[0].Op.Args[0] != "/srv/app/l/x" || out.Steps[1].Op.Args[0] != "/srv/app/a" {
+		t.Errorf("adapted: files %v, links %v, steps %v; want /srv/app/a's file, and the write through no link and the read", out.World.Files, out.World.Links, out.Steps)
 	}
 	for _, bad := range []string{`""`, `"a/b"`, `".."`} {
 		if _, err := mcp.ParseProfile([]byte(`{"name": "own", "read": {"tool": "read_file"}, "own_names": [` + bad + `]}`)); err == nil || !strings.Contains(err.Error(), "own_names") {

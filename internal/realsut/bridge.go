@@ -575,11 +575,12 @@ func (stoppedClock) Now() (int64, bool) { return 0, true }
 
 // sandboxMade reports whether err, writeDisk's, is of something a
 // sandbox put in the harness's way in T (a directory, a file, a link, a
-// directory shut), not of T moved or of the disk.
+// directory shut or removed), not of T moved or of the disk.
 func sandboxMade(err error) bool {
 	var moved *realfs.MovedError
-	return !errors.As(err, &moved) && (errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) ||
-		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENOTEMPTY))
+	return !errors.As(err, &moved) && (errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) ||
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.ELOOP) ||
+		strings.Contains(err.Error(), "path escapes from parent")) // os.Root's refusal of a link out, unexported
 }
 
 // writeDisk writes data at r, a resolved world path, in the tree, through

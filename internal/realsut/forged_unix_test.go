@@ -3,13 +3,17 @@
 package realsut
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 )
 
@@ -157,6 +161,29 @@ func TestOwnNamesKeepAServersState(t *testing.T) {
 		}
 		if !own && refused == 0 {
 			t.Error("without own_names: no write refused, no finding: the restore kept what it should have removed, or the test shows nothing")
+		}
+	}
+}
+
+// TestSandboxMade: what a sandbox can put in the way of the harness's own
+// write in T parts the tree; T moved, or the disk failing, does not.
+func TestSandboxMade(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		made bool
+	}{
+		{&fs.PathError{Op: "renameat", Path: "work/new", Err: syscall.EEXIST}, true},
+		{&fs.PathError{Op: "mkdirat", Path: "work/d", Err: syscall.ENOTDIR}, true},
+		{&fs.PathError{Op: "openat", Path: "work/l/x", Err: syscall.ELOOP}, true},
+		{&fs.PathError{Op: "openat", Path: "work/l/x", Err: errors.New("path escapes from parent")}, true},
+		{&fs.PathError{Op: "openat", Path: "work", Err: syscall.EACCES}, true},
+		{&fs.PathError{Op: "openat", Path: "work/gone/x", Err: syscall.ENOENT}, true},
+		{&realfs.MovedError{Root: "/t"}, false},
+		{&fs.PathError{Op: "write", Path: "work/f", Err: syscall.EIO}, false},
+		{&fs.PathError{Op: "write", Path: "work/f", Err: syscall.ENOSPC}, false},
+	} {
+		if got := sandboxMade(tc.err); got != tc.made {
+			t.Errorf("sandboxMade(%v) = %v, want %v", tc.err, got, tc.made)
 		}
 	}
 }

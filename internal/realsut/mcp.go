@@ -17,6 +17,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -354,10 +355,16 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		if len(p.OwnNames) > 0 {
 			// The server's own entries are left in its directories:
 			// the world has nothing of its own there.
+			// Nor a link that leads into one, nor an op that reaches
+			// one through the world's links.
 			through := func(q string) bool { return passesOwn(q, p.OwnNames) }
 			out.World.Files = slices.DeleteFunc(out.World.Files, func(f scenario.File) bool { return through(f.Path) })
-			out.World.Links = slices.DeleteFunc(out.World.Links, func(l scenario.Link) bool { return through(l.Path) })
-			out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return through(st.Op.Args[0]) })
+			out.World.Links = slices.DeleteFunc(out.World.Links, func(l scenario.Link) bool { return through(l.Path) || through(l.Target) })
+			links := refworld.Prepare(out.World)
+			out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool {
+				r, ok := links.Resolve(st.Op.Args[0])
+				return through(st.Op.Args[0]) || ok && through(r)
+			})
 		}
 		if oneRoot {
 			root := out.Grant.FSRead[:1]
@@ -373,10 +380,11 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 	}
 }
 
-// passesOwn reports whether the path p, cleaned, names or passes through
-// an entry called by one of own.
+// passesOwn reports whether the path p, as written or cleaned, names or
+// passes through an entry called by one of own.
 func passesOwn(p string, own []string) bool {
-	return slices.ContainsFunc(strings.Split(spec.Canonical(p), "/"), func(name string) bool { return slices.Contains(own, name) })
+	in := func(name string) bool { return slices.Contains(own, name) }
+	return slices.ContainsFunc(strings.Split(p, "/"), in) || slices.ContainsFunc(strings.Split(spec.Canonical(p), "/"), in)
 }
 
 // unasked says which file ops a server of profile p is never asked, for
