@@ -390,9 +390,11 @@ func driveCampaign(ctx context.Context, e *env, cfg campaign.Config) (*campaign.
 	if err == nil && terminal {
 		fmt.Fprintln(e.stderr)
 	}
-	if err == nil && res.GivenUp > 0 {
-		proxysut.RemoveTempDirs()
-	}
+	// A session the campaign did not wait for to its end (a check given
+	// up on, a browser slow to die when --duration ran out) leaves its
+	// {{tmp}} directories: one campaign a process, they are all this
+	// campaign's.
+	proxysut.RemoveTempDirs()
 	return res, err
 }
 

@@ -171,9 +171,10 @@ func quoteAll(ss []string) string {
 const tmpPrefix = "sbxfuzz-tmp-"
 
 // RemoveTempDirs removes the {{tmp}} directories of this process's
-// proxies and servers that are still there: a campaign that gave up on a
-// sandbox still at work (a browser's profile in its {{tmp}}) ends before
-// that sandbox is stopped and its directory removed.
+// proxies and servers that are still there: a campaign that did not wait
+// for a sandbox to stop (one given up on, a browser slow to die when the
+// run's time ran out) ends before its directory is removed. It is for a
+// process that runs one campaign at a time.
 func RemoveTempDirs() { netns.RemoveOwnTempDirs(tmpPrefix) }
 
 // prepareDir writes the hosts file, the config file if p has one and its
