@@ -58,20 +58,16 @@ type opState struct {
 	askedPage  bool         // a request for the op's host asked a path other than sidePaths
 	elsewhere  bool         // a request for another host was answered (Served.Elsewhere)
 	kept       bool         // a request for the op's host, a name, came with no lookup of it (Lookups.Kept)
-	// fetched holds each host (normalized) and address (unmapped) a
-	// fetch of the op was journaled for, by a request or a connection
-	// that sent none: a browser opens a varying number of connections
-	// without a request beside its requests (a preconnect, a spare
-	// socket), and each more would be journaled as one more fetch,
-	// another count on every run.
-	fetched map[string]bool
 	// answers holds, for every host a resolve in the op answered (the
 	// op's, a redirect's Location), normalized, the last answer: a
 	// literal already resolved is not resolved again, and a connection
 	// without a request is told apart by the host whose answer it went to.
 	answers map[string]netip.Addr
-	// sent holds the fetches of the op that were journaled, as before
-	// keeps them.
+	// sent holds the fetches of the op that were journaled, by a request
+	// or a connection that sent none, as before keeps them: a browser
+	// opens a varying number of connections without a request beside its
+	// requests (a preconnect, a spare socket), and each more would be
+	// journaled as one more fetch, another count on every run.
 	sent sentTo
 	// located holds the hosts (hostKey) of the redirects the world served
 	// in the op: a sandbox that follows one with an answer it kept asks
@@ -119,12 +115,7 @@ func (o *opState) resolvedTo(a netip.Addr) {
 // fetchedOnce notes a fetch of host and path from a in the op, and
 // reports whether it is the first of host from a.
 func (o *opState) fetchedOnce(host, path string, a netip.Addr) bool {
-	if o.fetched == nil {
-		o.fetched = map[string]bool{}
-	}
-	k := spec.NormalizeHost(host) + " " + a.Unmap().String()
-	first := !o.fetched[k]
-	o.fetched[k] = true
+	first := o.sent[a.Unmap()][hostKey(host)] == nil
 	o.sent.add(a, host, path)
 	return first
 }
@@ -372,8 +363,8 @@ func (b *Binding) repeat(host, path string, a netip.Addr) bool {
 			// Location's, over TLS, from an answer kept or a literal.
 			return false
 		}
-		_, answered := b.op.answeredBy(a)
-		return !answered && !(b.op.resolved && b.op.addr.Unmap() == a) && b.op.sent[a] == nil && hosts[hostKey(b.op.host)] == nil
+		_, answered := b.op.answeredBy(a) // the op's own host's answers among them
+		return !answered && b.op.sent[a] == nil && hosts[hostKey(b.op.host)] == nil
 	}
 	k := hostKey(host)
 	paths := hosts[k]

@@ -173,17 +173,25 @@ func MaterializeIn(parent *os.Root, name string, ws scenario.WorldSpec, g core.G
 }
 
 // changedUnder says of an error met rebuilding a tree in place that the
-// tree changed while the harness was at it, where the error reads so (a
-// name gone or there already, a directory not empty, a link os.Root
-// refused): a sandbox still at work in it, or racing the harness.
+// tree changed while the harness was at it (InTheWay), where the error
+// does not say so already.
 func changedUnder(err error) string {
-	if errors.Is(err, errReplaced) ||
-		!(errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTEMPTY) ||
-			errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP) ||
-			strings.Contains(err.Error(), "path escapes from parent")) { // os.Root's refusal of a link out, unexported
+	if errors.Is(err, errReplaced) || !InTheWay(err) {
 		return ""
 	}
 	return " (the tree changed while the harness rebuilt it: a sandbox still at work in it, or one that put a link there)"
+}
+
+// InTheWay reports whether err, of the harness's own work in a tree
+// (os.Root's), is of something a sandbox put in its way there: a name
+// gone or there already, a file where a directory goes or the other way
+// round, a directory not empty or shut, a link (os.Root refuses one that
+// leads out), not of the disk failing.
+func InTheWay(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENOTEMPTY) ||
+		errors.Is(err, syscall.ELOOP) ||
+		strings.Contains(err.Error(), "path escapes from parent") // os.Root's refusal of a link out, unexported
 }
 
 // chainRoot empties base, at path at, of everything but the chain of a

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 )
 
 // walker takes one Observation. It never follows a link: every entry is
@@ -27,7 +26,7 @@ func (w *walker) walk(p string) error {
 		return err
 	}
 	e := Entry{Path: w.t.worldOf(p[len(w.t.base):]), Mode: info.Mode()}
-	if e.Mode.IsDir() && len(w.t.own) > 0 && strings.HasPrefix(p, w.t.root+"/") && w.t.isOwn(e.Path) {
+	if e.Mode.IsDir() && w.t.isOwn(e.Path) {
 		return nil // the sandbox's own (Options.Own)
 	}
 	switch {

@@ -3,7 +3,6 @@ package realsut
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
@@ -574,13 +572,11 @@ type stoppedClock struct{ core.World }
 func (stoppedClock) Now() (int64, bool) { return 0, true }
 
 // sandboxMade reports whether err, writeDisk's, is of something a
-// sandbox put in the harness's way in T (a directory, a file, a link, a
-// directory shut or removed), not of T moved or of the disk.
+// sandbox put in the harness's way in T (realfs.InTheWay), not of T moved
+// or of the disk.
 func sandboxMade(err error) bool {
 	var moved *realfs.MovedError
-	return !errors.As(err, &moved) && (errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, fs.ErrNotExist) ||
-		errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.ELOOP) ||
-		strings.Contains(err.Error(), "path escapes from parent")) // os.Root's refusal of a link out, unexported
+	return !errors.As(err, &moved) && realfs.InTheWay(err)
 }
 
 // writeDisk writes data at r, a resolved world path, in the tree, through

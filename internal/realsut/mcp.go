@@ -354,9 +354,8 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 		}
 		if len(p.OwnNames) > 0 {
 			// The server's own entries are left in its directories:
-			// the world has nothing of its own there.
-			// Nor a link that leads into one, nor an op that reaches
-			// one through the world's links.
+			// nothing of the world is there, no link leads there, and
+			// no op reaches one, through the world's links or not.
 			through := func(q string) bool { return passesOwn(q, p.OwnNames) }
 			out.World.Files = slices.DeleteFunc(out.World.Files, func(f scenario.File) bool { return through(f.Path) })
 			out.World.Links = slices.DeleteFunc(out.World.Links, func(l scenario.Link) bool { return through(l.Path) || through(l.Target) })
@@ -380,11 +379,10 @@ func adaptTo(p mcp.Profile) func(*scenario.Scenario) *scenario.Scenario {
 	}
 }
 
-// passesOwn reports whether the path p, as written or cleaned, names or
-// passes through an entry called by one of own.
+// passesOwn reports whether the path p names or passes through an entry
+// called by one of own, as written (cleaning only takes names out).
 func passesOwn(p string, own []string) bool {
-	in := func(name string) bool { return slices.Contains(own, name) }
-	return slices.ContainsFunc(strings.Split(p, "/"), in) || slices.ContainsFunc(strings.Split(spec.Canonical(p), "/"), in)
+	return slices.ContainsFunc(strings.Split(p, "/"), func(name string) bool { return slices.Contains(own, name) })
 }
 
 // unasked says which file ops a server of profile p is never asked, for
