@@ -51,14 +51,14 @@ func (n *Network) LookupHost(ctx context.Context, host string) ([]string, error)
 }
 
 // familyFits reports whether a belongs to network: "ip4" and "tcp4" take
-// IPv4 (an IPv4-mapped address included, as Go's own dialer does), "ip6"
-// and "tcp6" the rest, anything else every address.
+// IPv4, an IPv4-mapped address included, and "ip6" and "tcp6" the rest, as
+// Go's own dialer and resolver sort them; anything else every address.
 func familyFits(network string, a netip.Addr) bool {
 	switch network[len(network)-1] {
 	case '4':
 		return a.Unmap().Is4()
 	case '6':
-		return !a.Is4()
+		return !a.Unmap().Is4()
 	}
 	return true
 }

@@ -129,6 +129,37 @@ func TestOneLookupOfEachFamilyTakesOneAnswer(t *testing.T) {
 	}
 }
 
+// TestMappedAnswerIsIPv4: an IPv4-mapped address belongs to IPv4 alone, as
+// Go's resolver and dialer sort it: found by an "ip4" lookup and dialled
+// on "tcp4", neither found by "ip6" nor dialled on "tcp6", a literal as a
+// name's answer.
+func TestMappedAnswerIsIPv4(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{DNS: []scenario.DNSRecord{
+		{Host: "m.test", Addrs: []netip.Addr{netip.MustParseAddr("::ffff:10.0.0.5")}},
+	}})
+	n := New(w)
+	defer n.Close()
+	ctx := context.Background()
+	if addrs, err := n.LookupNetIP(ctx, "ip6", "m.test"); !isNotFound(err) {
+		t.Errorf("LookupNetIP ip6 of a mapped answer = %v, %v; want not found", addrs, err)
+	}
+	if addrs, err := n.LookupNetIP(ctx, "ip4", "m.test"); err != nil || len(addrs) != 1 || !addrs[0].Unmap().Is4() {
+		t.Errorf("LookupNetIP ip4 of a mapped answer = %v, %v; want it", addrs, err)
+	}
+	for _, address := range []string{"m.test:80", "[::ffff:10.0.0.5]:80"} {
+		if c, err := n.DialContext(ctx, "tcp6", address); err == nil {
+			c.Close()
+			t.Errorf("DialContext tcp6 %s connected; Go's dialer finds no IPv6 address in a mapped one", address)
+		}
+		c, err := n.DialContext(ctx, "tcp4", address)
+		if err != nil {
+			t.Errorf("DialContext tcp4 %s: %v", address, err)
+			continue
+		}
+		c.Close()
+	}
+}
+
 func isNotFound(err error) bool {
 	var d *net.DNSError
 	return errors.As(err, &d) && d.IsNotFound
