@@ -72,44 +72,46 @@ func withoutLinePrefix(s, prefix string) string {
 }
 
 // extract is the content of text where e says it is (content), with
-// its line prefixes still on.
+// its line prefixes still on: after the header, then in the JSON field.
 func (e *Extract) extract(text string) (string, bool) {
-	switch {
-	case e == nil:
+	if e == nil {
 		return text, true
-	case e.JSON != "":
-		var v any
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return text, false
-		}
-		for _, k := range strings.Split(e.JSON, ".") {
-			k, list := strings.CutSuffix(k, "[]")
-			if k != "" {
-				obj, ok := v.(map[string]any)
-				if !ok {
-					return text, false
-				}
-				v = obj[k]
-			}
-			if list {
-				l, ok := v.([]any)
-				if !ok || len(l) == 0 {
-					return text, false
-				}
-				v = l[0]
-			}
-		}
-		s, ok := v.(string)
-		if !ok {
-			return text, false
-		}
-		return s, true
-	case e.Header != "":
+	}
+	rest := text
+	if e.Header != "" {
 		if loc := pattern(`\A(?:` + e.Header + `)`).FindStringIndex(text); loc != nil {
-			return text[loc[1]:], true
+			rest = text[loc[1]:]
 		}
 	}
-	return text, true
+	if e.JSON == "" {
+		return rest, true
+	}
+	var v any
+	if err := json.Unmarshal([]byte(rest), &v); err != nil {
+		return text, false
+	}
+	for _, k := range strings.Split(e.JSON, ".") {
+		k, list := strings.CutSuffix(k, "[]")
+		if k != "" {
+			obj, ok := v.(map[string]any)
+			if !ok {
+				return text, false
+			}
+			v = obj[k]
+		}
+		if list {
+			l, ok := v.([]any)
+			if !ok || len(l) == 0 {
+				return text, false
+			}
+			v = l[0]
+		}
+	}
+	s, ok := v.(string)
+	if !ok {
+		return text, false
+	}
+	return s, true
 }
 
 // withoutRoot is text with every occurrence of the tree's root cut out: a

@@ -20,8 +20,6 @@ func (t Tool) check() error {
 	}
 	if r := t.Result; r != nil {
 		switch {
-		case r.JSON != "" && r.Header != "":
-			return fmt.Errorf("result: json and header both set")
 		case r.JSON != "" && slices.Contains(strings.Split(r.JSON, "."), ""):
 			return fmt.Errorf("result: %q has an empty part", r.JSON)
 		case r.LineMax < 0:
@@ -30,7 +28,8 @@ func (t Tool) check() error {
 			return fmt.Errorf("result: line_mark without line_max")
 		case strings.Contains(r.Tab, "\t"):
 			return fmt.Errorf("result: tab %q holds a tab: it is what a tab is shown as", r.Tab)
-		case r.Header != "":
+		}
+		if r.Header != "" {
 			if _, err := regexp.Compile(r.Header); err != nil {
 				return fmt.Errorf("result header: %v", err)
 			}

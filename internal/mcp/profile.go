@@ -149,8 +149,8 @@ type Tool struct {
 	Result *Extract `json:"result,omitempty"`
 }
 
-// Extract says where a read's content sits in the text of its answer: at
-// most one of JSON and Header is set.
+// Extract says where a read's content sits in the text of its answer:
+// after Header, in the JSON field JSON of what follows it, or both.
 type Extract struct {
 	// JSON is the dotted name of the string field holding the content
 	// when the text is a JSON object: {"content": "...", "path": "/abs"}.

@@ -120,7 +120,7 @@ func TestParseProfileShapes(t *testing.T) {
 		{`{"write": {"tool": "w", "args": {"content.x": 1}}}`, `"content" is given twice`},
 		{`{"write": {"tool": "w", "args": {"a": 1, "a.b": 2}}}`, `runs through "a", which is not an object`},
 		{`{"read": {"tool": "r", "path": "a..b"}}`, "has an empty part"},
-		{`{"read": {"tool": "r", "result": {"json": "a", "header": "b"}}}`, "json and header both set"},
+		{`{"read": {"tool": "r", "result": {"json": "a", "header": "("}}}`, "missing closing )"},
 		{`{"read": {"tool": "r", "result": {"header": "("}}}`, "missing closing )"},
 		{`{"read": {"tool": "r", "result": {"line_max": -1}}}`, "a line is cut after a positive length"},
 		{`{"read": {"tool": "r", "result": {"line_mark": "..."}}}`, "line_mark without line_max"},
@@ -168,5 +168,28 @@ func TestBuiltinProfiles(t *testing.T) {
 	}
 	if got, _ := DesktopCommander.Read.Result.content("[Reading 1 lines from start (total: 1 lines, 0 remaining)]\n\nabc"); got != "abc" {
 		t.Errorf("desktop-commander's header left %q", got)
+	}
+}
+
+// TestHeaderThenJSON: a read answered with a line of words and then a
+// JSON object gives the object's field, with the header or without it;
+// an answer that is no such object is taken whole, as the server said it.
+func TestHeaderThenJSON(t *testing.T) {
+	p, err := ParseProfile([]byte(`{"read": {"tool": "r", "result": {"header": "Result:\\s*", "json": "file.content"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text, want string
+		found      bool
+	}{
+		{"Result:\n{\"file\": {\"content\": \"x\\n\"}}", "x\n", true},
+		{`{"file": {"content": ""}}`, "", true},
+		{"Result: no such file", "Result: no such file", false},
+		{`Result: {"file": {}}`, `Result: {"file": {}}`, false},
+	} {
+		if got, found := p.Read.Result.content(tc.text); got != tc.want || found != tc.found {
+			t.Errorf("content(%q) = %q, %v; want %q, %v", tc.text, got, found, tc.want, tc.found)
+		}
 	}
 }
