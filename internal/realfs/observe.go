@@ -73,7 +73,7 @@ func (e Entry) Holds(data string) bool {
 // it.
 func (t *Tree) Observe() (Observation, error) {
 	w := walker{t: t, buf: make([]byte, 8<<10)}
-	if err := w.walk(t.base); err != nil {
+	if err := w.observe(); err != nil {
 		return Observation{}, err
 	}
 	slices.SortFunc(w.es, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })

@@ -285,17 +285,27 @@ func openDir(r *os.Root, name, at string) (*os.Root, error) {
 			return nil, err
 		}
 	}
-	// The directory f holds, whatever stands at name by now; where the
-	// system has no such path (no /proc), name itself, checked once opened.
+	d, err := heldRoot(f, r, name, before)
+	if errors.Is(err, errReplaced) {
+		return nil, fmt.Errorf("%s is another directory now: %w", where, err)
+	}
+	return d, err
+}
+
+// heldRoot is a root on the directory f holds, opened as name in r and
+// found to be the one looked at: by f's own path (heldPath), whatever
+// stands at name by now; where the system has no such path (no /proc),
+// by name, checked once opened.
+func heldRoot(f *os.File, r *os.Root, name string, looked fs.FileInfo) (*os.Root, error) {
 	d, err := os.OpenRoot(heldPath(f))
 	if err != nil {
 		if d, err = r.OpenRoot(name); err != nil {
 			return nil, err
 		}
 	}
-	if st, err := d.Stat("."); err != nil || !os.SameFile(before, st) {
+	if st, err := d.Stat("."); err != nil || !os.SameFile(looked, st) {
 		d.Close()
-		return nil, fmt.Errorf("%s is another directory now: %w", where, errReplaced)
+		return nil, errReplaced
 	}
 	return d, nil
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
@@ -588,6 +590,108 @@ func TestRestoreLeavesOwnEntries(t *testing.T) {
 	for _, e := range observeT(t, again).Entries {
 		if strings.Contains(e.Path, ".own") {
 			t.Errorf("observed %s, in the sandbox's own entry", e.Path)
+		}
+	}
+}
+
+// TestObserveLeavesNotTheTree: a sandbox that swaps a directory of the
+// tree for a link out of it, after the walk has listed the directory and
+// before it walks what is in it, leads the walk nowhere: no entry of the
+// observation holds a file the link names, and the walk sees the
+// directory it listed.
+func TestObserveLeavesNotTheTree(t *testing.T) {
+	ws := scenario.WorldSpec{Files: []scenario.File{{Path: "/etc/passwd", Data: "root"}, {Path: "/srv/app/a", Data: "1"}}}
+	g := core.GrantSpec{FSRead: []string{"/srv/app/"}}
+	t.Cleanup(func() { testHookWalked = nil })
+	for _, at := range []string{"", "/etc", "/srv"} {
+		tr, err := Materialize(t.TempDir()+"/base", ws, g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := tr.Observe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		decoy := t.TempDir() // the names the walk looks for next, each holding DECOY
+		for _, p := range []string{"etc/passwd", "srv/app/a", "passwd", "app/a"} {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(decoy, p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(decoy, p), []byte("DECOY"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		real := tr.root + at
+		testHookWalked = func(rel string, listed bool) {
+			if !listed || rel != tr.chain+at {
+				return
+			}
+			if err := os.Rename(real, real+".moved"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(decoy, real); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after, err := tr.Observe()
+		testHookWalked = nil
+		if err != nil {
+			t.Fatalf("T%s swapped during the walk: %v", at, err)
+		}
+		for _, e := range after.Entries {
+			if strings.Contains(e.Data, "DECOY") {
+				t.Errorf("T%s swapped for a link out during the walk: the observation holds %s from the link's target", at, e.Path)
+			}
+		}
+		if diff := cmp.Diff(before.Entries, after.Entries); diff != "" {
+			t.Errorf("T%s swapped during the walk: the walk saw another tree than the one it listed (-before +after):\n%s", at, diff)
+		}
+	}
+}
+
+// TestObserveOpensWhatItLookedAt: a file or directory swapped, between the
+// walk's look at it and its opening, for a link to another beside it is
+// marked unread, not read or walked as the other.
+func TestObserveOpensWhatItLookedAt(t *testing.T) {
+	ws := scenario.WorldSpec{Files: []scenario.File{{Path: "/srv/app/a", Data: "1"}, {Path: "/srv/app/z", Data: "DECOY"}, {Path: "/srv/decoy/a", Data: "DECOY"}}}
+	g := core.GrantSpec{FSRead: []string{"/srv/"}}
+	t.Cleanup(func() { testHookWalked = nil })
+	for _, tc := range []struct{ at, beside string }{{"/srv/app/a", "z"}, {"/srv/app", "decoy"}} {
+		tr, err := Materialize(t.TempDir()+"/base", ws, g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		real := tr.root + tc.at
+		testHookWalked = func(rel string, listed bool) {
+			if listed || rel != tr.chain+tc.at {
+				return
+			}
+			if err := os.Rename(real, real+".moved"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(tc.beside, real); err != nil {
+				t.Fatal(err)
+			}
+		}
+		obs, err := tr.Observe()
+		testHookWalked = nil
+		if err != nil {
+			t.Fatalf("%s swapped during the walk: %v", tc.at, err)
+		}
+		found := false
+		for _, e := range obs.Entries {
+			if (e.Path == tc.at || strings.HasPrefix(e.Path, tc.at+"/")) && strings.Contains(e.Data, "DECOY") {
+				t.Errorf("%s swapped for a link to %s after the look: %s holds the link's target", tc.at, tc.beside, e.Path)
+			}
+			if e.Path == tc.at {
+				found = true
+				if !e.Unread {
+					t.Errorf("%s swapped after the look: %+v, want it marked unread", tc.at, e)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s swapped after the look: no entry", tc.at)
 		}
 	}
 }

@@ -5,83 +5,128 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 )
 
-// walker takes one Observation. It never follows a link: every entry is
-// looked at with Lstat, and a directory or file is then opened with
-// noFollow, so one swapped for a link since its Lstat is refused, not
-// followed, and one swapped for a named pipe is not waited on.
+// walker takes one Observation. It never follows a link, nor leaves the
+// tree's directory: every entry is looked at with Lstat in a root held on
+// its directory, and a directory or file is then opened with noFollow in
+// that root and found to be the one looked at, so one swapped for a link
+// since its Lstat is never followed out (a sandbox that swaps a directory
+// for a link to / would otherwise have the harness read the host's files),
+// and one swapped for a named pipe is not waited on.
 type walker struct {
 	t   *Tree
 	es  []Entry
 	buf []byte // reused for file contents
 }
 
-// walk records the entry at real path p and, for a directory, everything
-// below it, without following a link.
-func (w *walker) walk(p string) error {
-	info, err := os.Lstat(p)
+// observe walks the tree's base, from a root on the directory it is in.
+func (w *walker) observe() error {
+	parent, err := os.OpenRoot(filepath.Dir(w.t.base))
 	if err != nil {
 		return err
 	}
-	e := Entry{Path: w.t.worldOf(p[len(w.t.base):]), Mode: info.Mode()}
+	defer parent.Close()
+	return w.walk(parent, filepath.Base(w.t.base), "")
+}
+
+// walk records the entry name of dir, at rel below the base ("" for the
+// base itself), and for a directory everything below it.
+func (w *walker) walk(dir *os.Root, name, rel string) error {
+	info, err := dir.Lstat(name)
+	if err != nil {
+		return err
+	}
+	if testHookWalked != nil {
+		testHookWalked(rel, false)
+	}
+	e := Entry{Path: w.t.worldOf(rel), Mode: info.Mode()}
 	if e.Mode.IsDir() && w.t.isOwn(e.Path) {
 		return nil // the sandbox's own (Options.Own)
 	}
 	switch {
 	case e.Mode.IsDir():
 		w.es = append(w.es, e)
-		return w.walkDir(p)
+		return w.walkDir(dir, name, rel, info)
 	case e.Mode&fs.ModeSymlink != 0:
-		target, err := os.Readlink(p)
+		target, err := dir.Readlink(name)
 		if err != nil {
 			return err
 		}
 		e.Target = w.t.worldTarget(target)
 	case e.Mode.IsRegular():
-		w.readFile(p, info.Size(), &e)
+		w.readFile(dir, name, info, &e)
 	}
 	w.es = append(w.es, e)
 	return nil
 }
 
-// walkDir walks the entries of directory p in name order. A directory that
-// cannot be listed is marked Unread (its entry is the last one recorded).
-func (w *walker) walkDir(p string) error {
-	names, err := list(p)
+// walkDir walks the entries of the directory name of parent, which Lstat
+// gave as info, in name order. A directory that cannot be listed, or is
+// another by the time it is opened, is marked Unread (its entry is the
+// last one recorded).
+func (w *walker) walkDir(parent *os.Root, name, rel string, info fs.FileInfo) error {
+	d, names, err := list(parent, name, info)
 	if err != nil {
 		w.es[len(w.es)-1].Unread = true
 		return nil
 	}
+	defer d.Close()
+	if testHookWalked != nil {
+		testHookWalked(rel, true)
+	}
 	slices.Sort(names)
 	for _, n := range names {
-		if err := w.walk(p + "/" + n); err != nil {
+		if err := w.walk(d, n, rel+"/"+n); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// list returns the names in directory p.
-func list(p string) ([]string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|noFollow|onlyDir, 0)
+// testHookWalked, when set, runs in walk between the look at an entry (at
+// rel below the base) and its opening, and in walkDir between the listing
+// of a directory and the walk of its entries (listed): a test swaps the
+// entry there.
+var testHookWalked func(rel string, listed bool)
+
+// list opens the directory name of parent, found to be the one Lstat gave
+// as info, and returns a root held on it and the names in it.
+func list(parent *os.Root, name string, info fs.FileInfo) (*os.Root, []string, error) {
+	f, err := parent.OpenFile(name, os.O_RDONLY|noFollow|onlyDir, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	return f.Readdirnames(-1)
+	d, err := heldRoot(f, parent, name, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return d, names, nil
 }
 
-// readFile fills in e's content; a file that cannot be opened or read is
-// marked Unread.
-func (w *walker) readFile(p string, size int64, e *Entry) {
-	f, err := os.OpenFile(p, os.O_RDONLY|noFollow, 0)
+// readFile fills in e's content from the file name of dir, which Lstat
+// gave as info; a file that cannot be opened or read, or is another by
+// the time it is opened, is marked Unread.
+func (w *walker) readFile(dir *os.Root, name string, info fs.FileInfo, e *Entry) {
+	f, err := dir.OpenFile(name, os.O_RDONLY|noFollow, 0)
 	if err != nil {
 		e.Unread = true
 		return
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !os.SameFile(info, st) {
+		e.Unread = true
+		return
+	}
+	size := info.Size()
 	head, err := w.readHead(f, size)
 	e.Unread = err != nil
 	if len(head) <= MaxInline {
