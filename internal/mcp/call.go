@@ -76,7 +76,11 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 	err := s.call("tools/call", map[string]any{"name": tool, "arguments": args}, &raw, s.timeout())
 	var rpc *rpcError
 	switch {
-	case errors.As(err, &rpc) && rpc.e.Code != methodNotFound:
+	case errors.As(err, &rpc) && rpc.e.Code == methodNotFound:
+		// The tool's refusal is a result; a server that knows neither
+		// tools/call nor the tool it listed cannot answer any op.
+		return Result{}, s.broken(fmt.Errorf("%w (tool %s)", err, tool))
+	case errors.As(err, &rpc):
 		return Result{Text: rpc.e.Message, IsError: true, Code: rpc.e.Code}, nil
 	case err != nil:
 		return Result{}, err
@@ -84,6 +88,10 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 	var r toolResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return Result{}, s.broken(fmt.Errorf("tools/call: a result that does not read: %v", unreadable(err)))
+	}
+	if r.Content == nil && r.Structured == nil && !r.IsError {
+		// MCP requires content: an answer of nothing is no success.
+		return Result{}, s.broken(fmt.Errorf("tools/call: a result without content: %.200s", raw))
 	}
 	return r.result(), nil
 }

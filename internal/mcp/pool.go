@@ -18,10 +18,12 @@ type Pool struct {
 	mu   sync.Mutex
 	live []pooled // the least recently used first
 
-	// counting guards started and gone apart from mu, so that a count
-	// read while Close stops the servers does not wait for it.
+	// counting guards started, starting and gone apart from mu, so that
+	// a count read while Close stops the servers does not wait for it,
+	// nor Close for a Get that holds mu while a server starts.
 	counting sync.Mutex
 	started  []*Server // servers started and not shut down yet
+	starting []*Server // servers in their handshake, in Get
 	gone     int64     // the stdout lines skipped by the servers shut down
 }
 
@@ -55,13 +57,21 @@ func (p *Pool) Get(cfg Config) (*Server, error) {
 		p.shut(p.live[0].s)
 		p.live = slices.Delete(p.live, 0, 1)
 	}
-	s, err := Start(cfg)
+	var begun *Server
+	s, err := start(cfg, func(s *Server) {
+		p.counting.Lock()
+		defer p.counting.Unlock()
+		begun, p.starting = s, append(p.starting, s)
+	})
+	p.counting.Lock()
+	p.starting = slices.DeleteFunc(p.starting, func(s *Server) bool { return s == begun })
+	if err == nil {
+		p.started = append(p.started, s)
+	}
+	p.counting.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	p.counting.Lock()
-	p.started = append(p.started, s)
-	p.counting.Unlock()
 	p.live = append(p.live, pooled{s, cfg})
 	return s, nil
 }
@@ -101,8 +111,16 @@ func (p *Pool) dropFailed() {
 }
 
 // Close shuts the pool's servers down (stdin closed, a second to exit,
-// then each process group killed). The pool may be used again.
+// then each process group killed), and kills one a Get is starting, whose
+// Get then fails. The pool may be used again.
 func (p *Pool) Close() error {
+	// A server still in its handshake is killed first: the Get starting
+	// it holds mu until the handshake fails.
+	p.counting.Lock()
+	for _, s := range p.starting {
+		s.p.Kill()
+	}
+	p.counting.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// All at once: each waits up to closeWait for its server to exit, and

@@ -172,3 +172,43 @@ func TestPoolClosesAtOnce(t *testing.T) {
 	}
 	noneLeft(t, tr)
 }
+
+// TestPoolCloseDuringStart: a Close while a Get starts a server that hangs
+// in its handshake kills it and returns, without a wait for the start
+// timeout; the Get fails, and no process is left.
+func TestPoolCloseDuringStart(t *testing.T) {
+	var p Pool
+	tr := newTree(t)
+	cfg := fakeConfig(t, "hanginit", tr)
+	cfg.StartTimeout = 10 * time.Minute
+	got := make(chan error, 1)
+	go func() {
+		_, err := p.Get(cfg)
+		got <- err
+	}()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		p.counting.Lock()
+		n := len(p.starting)
+		p.counting.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server has not begun its handshake after a minute")
+		}
+	}
+	closed := make(chan struct{})
+	go func() {
+		p.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute):
+		t.Fatalf("Close has not returned a minute after it began, with a server starting (its start timeout %v)", cfg.StartTimeout)
+	}
+	if err := <-got; err == nil {
+		t.Error("the Get whose server was killed in its handshake succeeded")
+	}
+	noneLeft(t, tr)
+}

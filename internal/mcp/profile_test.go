@@ -62,7 +62,7 @@ func TestParseProfile(t *testing.T) {
 }
 
 func TestVerdictFromWords(t *testing.T) {
-	hide := []string{"/t/work/ENOENT", "/t/work"}
+	hide := []string{"/t/work", "/t/work/ENOENT"} // a root before the op's path under it, which is cut out whole
 	for _, tc := range []struct {
 		text   string
 		want   realfs.Verdict

@@ -104,7 +104,12 @@ var ErrClosed = errors.New("the MCP server was closed")
 // roots of the client's would replace the allowed directories) and
 // notifications/initialized, and lists its tools, which must include
 // the profile's.
-func Start(cfg Config) (*Server, error) {
+func Start(cfg Config) (*Server, error) { return start(cfg, nil) }
+
+// start is Start, handing the server to starting, when set, before its
+// handshake: a server that hangs there can then be killed by its pool's
+// Close without a wait for its start timeout.
+func start(cfg Config, starting func(*Server)) (*Server, error) {
 	cfg = cfg.defaulted()
 	if err := cfg.Profile.check(); err != nil {
 		return nil, err
@@ -117,6 +122,9 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, p: p, out: proto.NewReader(p.Stdout()), home: home}
+	if starting != nil {
+		starting(s)
+	}
 	if err := s.handshake(); err != nil {
 		s.p.Kill()
 		os.RemoveAll(home)

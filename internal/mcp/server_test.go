@@ -107,6 +107,9 @@ func TestMisbehavingServers(t *testing.T) {
 		{"notrpc", `not a JSON-RPC 2.0 message: "{\"hello\": \"world\"}"`},
 		{"wrongid", "a response with id 103, want 3"},
 		{"huge", "a line longer than the protocol's limit"},
+		{"nomethod", "answered with an error: -32601 Unknown tool (tool read_file)"},
+		{"nocontent", "a result without content: {}"},
+		{"nullresult", "a result without content: null"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			tr := newTree(t)

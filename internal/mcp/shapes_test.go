@@ -60,6 +60,11 @@ func TestLinePrefix(t *testing.T) {
 			t.Errorf("content(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
+	// The footer is cut only at the end: a file holding its words keeps them.
+	footed := &Extract{Footer: `\nTotal lines in file: \d+\n`}
+	if got, _ := footed.content("a\nTotal lines in file: 9\nb\n\nTotal lines in file: 3\n"); got != "a\nTotal lines in file: 9\nb\n" {
+		t.Errorf("a file holding the footer's words: %q, want them kept", got)
+	}
 	// A line broken in two, as VoltAgent's read_file breaks one past
 	// 10,000 characters, is one again.
 	wrapped := &Extract{LinePrefix: ` *\d+\t`, Continuation: `\n *\d+\.\d+\t`}

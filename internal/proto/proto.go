@@ -205,8 +205,12 @@ func (id ID) None() bool { return len(id) == 0 || string(id) == "null" }
 // requests 1, 2, 3 … up to last never sent that id, or "": the other side
 // wrote what nobody asked on the stream its answers come on, as one that
 // echoes an argument it is given there (a log line of a path) does, which
-// lets the argument forge its answers.
+// lets the argument forge its answers. A response with no id is the
+// other side's word that it could not read a request.
 func Unasked(id ID, last int64) string {
+	if id.None() {
+		return " (no id: JSON-RPC's answer to a request the server could not read)"
+	}
 	if n, err := strconv.ParseInt(string(id), 10, 64); err == nil && n >= 1 && n <= last {
 		return ""
 	}

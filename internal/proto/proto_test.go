@@ -321,4 +321,11 @@ func TestUnasked(t *testing.T) {
 			t.Errorf("Unasked(%s, 3) says unasked %v, want %v", tc.id, got, tc.unasked)
 		}
 	}
+	// An error answered with no id is the server's word that it could
+	// not read a request, not a line forged on its stream.
+	for _, id := range []string{``, `null`} {
+		if got := Unasked(ID(id), 3); !strings.Contains(got, "could not read") || strings.Contains(got, "forge") {
+			t.Errorf("Unasked(%q, 3) = %q, want words for a request it could not read", id, got)
+		}
+	}
 }

@@ -226,7 +226,7 @@ while True:
         if mode == "notrpc":
             print("misbehaving: notrpc", file=sys.stderr, flush=True)
             sys.stdout.write('{"hello": "world"}\n'); sys.stdout.flush(); continue
-        if mode in ("hang", "crash", "garbage", "wrongid", "huge"):
+        if mode in ("hang", "crash", "garbage", "wrongid", "huge", "nomethod", "nocontent", "nullresult"):
             print("misbehaving: " + mode, file=sys.stderr, flush=True)
         if mode == "hang":
             time.sleep(3600)
@@ -236,6 +236,10 @@ while True:
             sys.stdout.write("hello, world\n"); sys.stdout.flush(); continue
         if mode == "wrongid":
             mid = mid + 100
+        if mode == "nomethod":  # the tool it listed unknown when called
+            send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Unknown tool"}}); continue
+        if mode in ("nocontent", "nullresult"):  # a result that says nothing
+            send({"jsonrpc": "2.0", "id": mid, "result": {} if mode == "nocontent" else None}); continue
         if mode == "huge":  # over proto.MaxLine (97 MiB), a megabyte at a time
             sys.stdout.write('{"jsonrpc": "2.0", "id": %d, "result": {"content": [{"type": "text", "text": "' % mid)
             for _ in range(100):
