@@ -37,12 +37,12 @@
 // latches: every later Run returns it again without charging anything.
 //
 // fs_read and fs_write check in two stages. First the raw path: a ".."
-// segment is path_traversal, a canonical path under no matching root is
-// fs_read_denied or fs_write_denied. Only then is the path resolved through
-// the world's links, r = VFS.Realpath(p), and r judged by the same roots
-// (a link loop is not_found, an r outside is the same denial); the effect
-// reads or writes r, never p. A world without links resolves p to
-// Clean(p), so only the journal shows the step:
+// segment (split at '/' and '\') is path_traversal, a canonical path under
+// no matching root is fs_read_denied or fs_write_denied. Only then is the
+// path resolved through the world's links, r = VFS.Realpath(p), and r
+// judged by the same roots (a link loop is not_found, an r outside is the
+// same denial); the effect reads or writes r, never p. A world without
+// links resolves p to Clean(p), so only the journal shows the step:
 //
 //	fs_read /work//a   →  realpath /work//a -> /work/a
 //	                      read /work/a

@@ -216,8 +216,9 @@ func (g Grant) Matches(s GrantSpec) bool {
 // sameList reports whether a grant's list is l as NewGrant copied it.
 func sameList(kept, l []string) bool { return (kept == nil) == (l == nil) && slices.Equal(kept, l) }
 
-// MayRead reports whether the grant lets an op read p: no ".." segment,
-// and the canonical form of p under an fs_read root (SPEC §4).
+// MayRead reports whether the grant lets an op read p: no ".." segment
+// (segments split at '/' and '\'), and the canonical form of p under an
+// fs_read root (SPEC §4).
 func (g Grant) MayRead(p string) bool { return g.data().mayRead(p) }
 
 // MayWrite reports whether the grant lets an op write p.

@@ -10,7 +10,7 @@ type Kind uint8
 const (
 	Invalid        Kind = iota // not a verdict: the zero value
 	OK                         // the effect happened
-	PathTraversal              // a path has a ".." segment
+	PathTraversal              // a path has a ".." segment (split at '/' and '\')
 	FSReadDenied               // canonical path under no fs_read root
 	FSWriteDenied              // canonical path under no fs_write root
 	EgressDenied               // host not in net_hosts

@@ -274,7 +274,7 @@ func (r *Report) writeFindings(d *doc) {
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
-		d.para(d.code(r.campaignCommand("run")) + " writes their minimized reproducers to `sbxfuzz/findings/SUT` under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
+		d.para(d.code(r.campaignCommand("run")) + " writes their minimized reproducers to " + d.code("sbxfuzz/findings/"+finding.DirName(r.SUT)) + " under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
 		cols = cols[:len(cols)-1]
 		for i := range rows {
 			rows[i] = rows[i][:len(rows[i])-1]

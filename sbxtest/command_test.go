@@ -88,3 +88,24 @@ func TestReplayCommandRuns(t *testing.T) {
 		t.Errorf("$ %s\nin %s: %v, want exit 1 and %s:\n%s", f.Replay, cmd.Dir, err, f.Invariant, out)
 	}
 }
+
+// TestDefaultOut: reproducers go where the command line's findings go, under
+// the user's cache directory, not a directory of the system's temporary one
+// every user shares; $SBXFUZZ_OUT and Out come first.
+func TestDefaultOut(t *testing.T) {
+	t.Setenv("SBXFUZZ_OUT", "")
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("no user cache directory here (%v): the temporary directory is all there is", err)
+	}
+	if got, want := (Sandbox{Name: "mine"}).out(), filepath.Join(cache, "sbxfuzz", "findings", "mine"); got != want {
+		t.Errorf("the default directory is %s, want %s", got, want)
+	}
+	t.Setenv("SBXFUZZ_OUT", "/from/env")
+	if got := (Sandbox{Name: "mine"}).out(); got != "/from/env" {
+		t.Errorf("with $SBXFUZZ_OUT set: %s", got)
+	}
+	if got := (Sandbox{Name: "mine", Out: "/given"}).out(); got != "/given" {
+		t.Errorf("with Out given: %s", got)
+	}
+}

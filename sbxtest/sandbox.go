@@ -42,8 +42,9 @@ type Sandbox struct {
 	// MinimizeTime bounds the minimization of one failure; 0 means 10 s.
 	MinimizeTime time.Duration
 	// Out is the directory reproducers are saved in; "" means
-	// $SBXFUZZ_OUT, else sbxfuzz-findings/NAME under the system's temporary
-	// directory.
+	// $SBXFUZZ_OUT, else sbxfuzz/findings/NAME under the user's cache
+	// directory, as the command line's, never a directory every user of
+	// the machine shares when the user has a cache directory.
 	Out string
 }
 
@@ -58,10 +59,10 @@ func (sb Sandbox) out() string {
 	switch {
 	case sb.Out != "":
 		return sb.Out
-	case os.Getenv("SBXFUZZ_OUT") != "":
-		return os.Getenv("SBXFUZZ_OUT")
+	case os.Getenv(finding.OutEnv) != "":
+		return os.Getenv(finding.OutEnv)
 	}
-	return filepath.Join(os.TempDir(), "sbxfuzz-findings", sb.name())
+	return finding.DefaultDir(sb.name())
 }
 
 // pipeline is the finding pipeline for sb.

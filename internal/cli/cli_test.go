@@ -136,6 +136,8 @@ func TestBadInputExits2(t *testing.T) {
 		{"no files", []string{"replay"}, "no files"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},
 		{"fmt of a broken file", []string{"fmt", filepath.Join(dir, "bad.sbx")}, "bad.sbx:2:"},
+		{"a go test -fuzz input to replay", []string{"replay", writeFile(t, dir, "a14332e88acee3c6", "go test fuzz v1\n[]byte(\"\\x01\")\n")}, "a go test -fuzz input, not a scenario: import decodes"},
+		{"a go test -fuzz input to minimize", []string{"minimize", filepath.Join(dir, "a14332e88acee3c6")}, "(import --sut NAME " + filepath.Join(dir, "a14332e88acee3c6") + ")"},
 	} {
 		st, out, errs := run(t, c.args...)
 		if st != ExitUsage {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -148,13 +149,19 @@ func newCounts(before, after map[string]int64) map[string]int64 {
 	return out
 }
 
-// load reads and parses one scenario file.
+// load reads and parses one scenario file. A go test -fuzz input given
+// instead (a crasher of a fuzz target in testdata/fuzz) is refused with
+// the command that reads one.
 func load(name string) (*scenario.Scenario, error) {
 	src, err := fsutil.ReadInput(name)
 	if err != nil {
 		return nil, err
 	}
-	return scenario.Parse(name, src)
+	sc, err := scenario.Parse(name, src)
+	if err != nil && bytes.HasPrefix(src, []byte("go test fuzz v1\n")) {
+		return nil, fmt.Errorf("%s: a go test -fuzz input, not a scenario: import decodes and minimizes it into one (import --sut NAME %s)", name, name)
+	}
+	return sc, err
 }
 
 // foundOn is the sandbox a finding file's header says it was found on
