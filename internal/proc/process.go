@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -39,7 +40,19 @@ type Process struct {
 	stderr *tail
 	exited chan struct{} // closed when the process has been waited for
 	status string        // how it ended ("exit status 1"), set before exited is closed
+
+	// groupMu orders Kill's kill of the process group before the reap
+	// that frees the group's number for another process; groupGone says
+	// the group was killed as the process exited, and its number must
+	// not be signalled again.
+	groupMu   sync.Mutex
+	groupGone bool
+	groupKill func(pgid int) // killGroup, or groupKillOverride
 }
+
+// groupKillOverride, when set, replaces killGroup for the processes
+// started meanwhile: for the tests of when a process's group is killed.
+var groupKillOverride func(pgid int)
 
 // Start runs argv in dir ("" is the harness's own directory) with stdin
 // and stdout piped to the returned Process and the tail of its stderr
@@ -95,7 +108,10 @@ func launch(mode isolation, path string, argv []string, dir string, env []string
 	// open where nothing kills it: Wait, and so Kill, must not wait for
 	// its EOF forever.
 	cmd.WaitDelay = stderrWait
-	p := &Process{cmd: cmd, mode: mode, stderr: &tail{n: StderrTail}, exited: make(chan struct{})}
+	p := &Process{cmd: cmd, mode: mode, stderr: &tail{n: StderrTail}, exited: make(chan struct{}), groupKill: killGroup}
+	if groupKillOverride != nil {
+		p.groupKill = groupKillOverride
+	}
 	cmd.Stderr = p.stderr
 	// Blocking pipes of our own, not exec's: a read or write then blocks
 	// its thread in the kernel and wakes as soon as the child answers,
@@ -139,11 +155,7 @@ func launch(mode isolation, path string, argv []string, dir string, env []string
 		}
 		return nil, err
 	}
-	go func() {
-		cmd.Wait()
-		p.status = cmd.ProcessState.String()
-		close(p.exited)
-	}()
+	go p.wait()
 	p.stdin, p.stdout = stdin, stdout
 	p.out, _ = stdout.SyscallConn()
 	if status != nil {
@@ -153,6 +165,48 @@ func launch(mode isolation, path string, argv []string, dir string, env []string
 		}
 	}
 	return p, nil
+}
+
+// wait waits for the process and keeps how it ended. What is left of its
+// group is killed as it exits, while the process, not yet reaped, keeps
+// the group's number from being reused: once it is reaped and the group
+// empty, the number may be another process group's, which a kill of it
+// would take instead.
+func (p *Process) wait() {
+	pid := p.cmd.Process.Pid
+	zombie := waitExited(pid)
+	if zombie {
+		p.endGroup()
+	}
+	p.cmd.Wait()
+	if !zombie {
+		// Where the exit cannot be awaited without reaping (see
+		// waitExited), the group goes right after the reap: its number is
+		// free again only once the group is empty too.
+		p.endGroup()
+	}
+	p.status = p.cmd.ProcessState.String()
+	close(p.exited)
+}
+
+// endGroup kills what is left of the process's group as the process
+// exits, and marks the group gone so that Kill never signals its number
+// again.
+func (p *Process) endGroup() {
+	p.groupMu.Lock()
+	defer p.groupMu.Unlock()
+	p.groupKill(p.cmd.Process.Pid)
+	p.groupGone = true
+}
+
+// killLiveGroup kills the process's group unless endGroup did already:
+// the process may have been reaped since, and the number be another's.
+func (p *Process) killLiveGroup() {
+	p.groupMu.Lock()
+	defer p.groupMu.Unlock()
+	if !p.groupGone {
+		p.groupKill(p.cmd.Process.Pid)
+	}
 }
 
 // started reads the supervisor's report: "+" once the command runs, else
@@ -223,7 +277,8 @@ func (p *Process) WithStderr(err error) error {
 // would otherwise keep its stdout open and the harness waiting; under a
 // supervisor it takes the whole tree (see isolation); in a network
 // namespace (StartNet), the namespace and everything in it, and it closes
-// the namespace's Sandbox.
+// the namespace's Sandbox. A process that exited already had its group
+// killed as it exited, and its number is not signalled again.
 //
 // Stdout stays readable until then: a process that wrote its last words
 // and exited at once keeps them for its reader, where closing its stdout
@@ -246,7 +301,7 @@ func (p *Process) Kill() {
 		case <-time.After(stderrWait):
 		}
 	}
-	killGroup(p.cmd.Process.Pid)
+	p.killLiveGroup()
 	p.cmd.Process.Kill()
 	p.stdin.Close()
 	<-p.exited

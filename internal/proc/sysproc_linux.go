@@ -62,3 +62,19 @@ func unread(fd uintptr) int {
 	}
 	return int(n)
 }
+
+// pPID is P_PID, for waitid(2): wait for the one process given.
+const pPID = 1
+
+// waitExited blocks until the process pid has exited, without reaping it:
+// until it is reaped, its number (its process group's) cannot be reused.
+// It reports whether it could; the caller then reaps the process.
+func waitExited(pid int) bool {
+	var info [128]byte // a siginfo_t, of which nothing is read
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info)), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+		if e != syscall.EINTR {
+			return e == 0
+		}
+	}
+}

@@ -21,3 +21,7 @@ func command(_ isolation, path string, argv []string) *exec.Cmd {
 // unread returns 0: without a portable way to ask, only what the reader
 // buffered shows a child that wrote out of turn.
 func unread(fd uintptr) int { return 0 }
+
+// waitExited reports false: syscall has no waitid here, so the process's
+// exit is known only once Wait reaped it.
+func waitExited(pid int) bool { return false }
