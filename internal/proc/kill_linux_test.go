@@ -1,11 +1,13 @@
 package proc
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // isOurChild reports whether pid is, as /proc shows it now, a child of
@@ -57,6 +59,53 @@ func TestNoKillOfAReapedGroup(t *testing.T) {
 			if ours == 0 {
 				t.Error("the group was not killed as the process exited")
 			}
+		})
+	}
+}
+
+// killBound is how long a test waits for a killed tree to go: only a
+// tree that stays fails it, not a loaded machine.
+const killBound = time.Minute
+
+// TestKillTakesTheTree: Kill takes the child and every descendant the
+// isolation covers: under a supervisor, the one that left the group with
+// setsid() too (the supervisor kills it on SIGTERM); in the child's own
+// process group, the one that stayed in the group.
+func TestKillTakesTheTree(t *testing.T) {
+	for _, tc := range []struct {
+		mode isolation
+		role string
+		want int // processes of the tree that must be there before the kill
+	}{
+		{reaper, "tree", 4},      // the supervisor, the child, its leaf, the setsid() leaf
+		{direct, "grouptree", 2}, // the child and its leaf in its group
+	} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			defer func(was []isolation) { isolationOverride = was }(isolationOverride)
+			isolationOverride = []isolation{tc.mode}
+			marker := t.TempDir()
+			defer killMarked(marker)
+			t.Setenv(markerEnv, marker)
+			p, err := Start(roleArgv(tc.role), "")
+			if err != nil {
+				t.Skipf("%s is not available here: %v", tc.mode, err)
+			}
+			if line, _ := bufio.NewReader(p.Stdout()).ReadString('\n'); line != "ready\n" {
+				p.Kill()
+				t.Fatalf("the child said %q; stderr: %s", line, p.Stderr())
+			}
+			if before := marked(marker); len(before) < tc.want {
+				p.Kill()
+				t.Fatalf("the tree is not all there: %q", before)
+			}
+			p.Kill()
+			var left []string
+			for killed := time.Now(); time.Since(killed) < killBound; time.Sleep(20 * time.Millisecond) {
+				if left = marked(marker); len(left) == 0 {
+					return
+				}
+			}
+			t.Fatalf("left %v after Kill: %q", killBound, left)
 		})
 	}
 }

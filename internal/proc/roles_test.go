@@ -71,6 +71,8 @@ func playRole(role string, args []string) int {
 		return harness(args)
 	case "tree":
 		return tree()
+	case "grouptree": // starts a leaf in its own process group, says "ready", and waits
+		return groupTree()
 	case "middle": // starts a leaf in a session of its own, and exits
 		cmd := exec.Command(roleArgv("leaf")[0], roleArgv("leaf")[1:]...)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
@@ -188,6 +190,21 @@ func tree() int {
 	}
 	if err := middle.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "tree: middle:", err)
+		return 1
+	}
+	fmt.Println("ready")
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// groupTree plays a child with a descendant in its process group only:
+// a leaf, which nothing but a kill of the group takes. It says "ready" once
+// the leaf runs.
+func groupTree() int {
+	leaf := exec.Command(roleArgv("leaf")[0], roleArgv("leaf")[1:]...)
+	if err := leaf.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "grouptree:", err)
 		return 1
 	}
 	fmt.Println("ready")
