@@ -25,6 +25,7 @@ const shutdownWait = time.Second
 type child struct {
 	p    *Process
 	out  *proto.Reader
+	pipe *stdoutPipe // what out reads from
 	id   int64
 	bind *networld.Binding // answers its network namespace; nil: it has none
 
@@ -65,7 +66,13 @@ func start(argv []string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &child{p: p, out: proto.NewReader(p.Stdout())}, nil
+	return newChild(p), nil
+}
+
+// newChild is the child running as p, its stdout read as sbxfuzz/1.
+func newChild(p *Process) *child {
+	pipe := &stdoutPipe{p: p}
+	return &child{p: p, out: proto.NewReader(pipe), pipe: pipe}
 }
 
 // startInNet is start in a network namespace of its own (SPEC §14),
@@ -80,7 +87,9 @@ func startInNet(argv []string) (*child, error) {
 		return nil, err
 	}
 	b.Attach(ns.TakeRecords)
-	return &child{p: p, out: proto.NewReader(p.Stdout()), bind: b}, nil
+	c := newChild(p)
+	c.bind = b
+	return c, nil
 }
 
 // initialize says initialize: the first call to every child.
@@ -235,13 +244,18 @@ func (c *child) answered(method string) {
 // be served inside the next op and blamed on it. It looks, without
 // blocking, at what is buffered or waiting in the pipe: right after an
 // answer (a line written with it is caught on the op it followed) and
-// again before the next request.
+// again before the next request. It reads only what the child wrote
+// already: a line it left without its end is no reason to wait for more.
 func (c *child) quiet(method string) error {
 	if c.last == "" || c.out.Buffered() == 0 && !c.p.pendingOutput() {
 		return nil
 	}
+	c.pipe.writtenOnly = true
 	m, err := c.out.Read()
+	c.pipe.writtenOnly = false
 	switch {
+	case errors.Is(err, errUnfinished):
+		return c.broken(fmt.Errorf("%s: part of a line, without its end, after %s answered, before the next request", method, c.last))
 	case err != nil:
 		return c.broken(fmt.Errorf("%s: a line after %s answered, before the next request: %v", method, c.last, err))
 	case m.Method != "":
@@ -249,4 +263,24 @@ func (c *child) quiet(method string) error {
 	default:
 		return c.broken(fmt.Errorf("%s: a message with id %s after %s answered, before the next request", method, m.ID, c.last))
 	}
+}
+
+// errUnfinished is stdoutPipe's error for a read, of what the child wrote
+// already, that would have to wait for it to write more.
+var errUnfinished = errors.New("the child wrote no more yet")
+
+// stdoutPipe is a child's stdout as its reader reads it: a read waits for
+// the child to write, but not while writtenOnly is set, for quiet, which
+// looks at what the child wrote out of turn and must not wait on a call
+// the child answered for the end of a line it left unfinished.
+type stdoutPipe struct {
+	p           *Process
+	writtenOnly bool // set by the call holding calling, as are the reads
+}
+
+func (s *stdoutPipe) Read(b []byte) (int, error) {
+	if s.writtenOnly && !s.p.pendingOutput() {
+		return 0, errUnfinished
+	}
+	return s.p.Stdout().Read(b)
 }

@@ -71,6 +71,8 @@ func playRole(role string, args []string) int {
 		return harness(args)
 	case "tree":
 		return tree()
+	case "unfinished": // answers initialize, then writes part of a line, and waits
+		return unfinished()
 	case "grouptree": // starts a leaf in its own process group, says "ready", and waits
 		return groupTree()
 	case "middle": // starts a leaf in a session of its own, and exits
@@ -193,6 +195,21 @@ func tree() int {
 		return 1
 	}
 	fmt.Println("ready")
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// unfinished plays a child that answers its first request and, in the
+// same write, begins a line it never ends.
+func unfinished() int {
+	m, err := proto.NewReader(os.Stdin).Read()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "unfinished:", err)
+		return 1
+	}
+	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]string{"name": "unfinished", "version": "1"}})
+	os.Stdout.Write(append(answer, "\n{\"jsonrpc\":"...))
 	for {
 		time.Sleep(time.Hour)
 	}

@@ -111,3 +111,26 @@ func TestWorldRequestBetweenOpsLate(t *testing.T) {
 		}
 	}
 }
+
+// TestUnfinishedLineAfterAnswer: a child that answers a call and, after
+// the answer, writes part of a line it does not end breaks on that call,
+// in words that say so. The call waited for the end of the line, as long
+// as the child did not write it.
+func TestUnfinishedLineAfterAnswer(t *testing.T) {
+	c, err := start(roleArgv("unfinished"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.kill()
+	done := make(chan error, 1)
+	go func() { done <- c.initialize() }()
+	select {
+	case err = <-done:
+	case <-time.After(patience):
+		t.Fatalf("initialize, answered, did not return within %v of a line left unfinished after the answer", patience)
+	}
+	const want = "initialize: part of a line, without its end, after initialize answered"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("initialize: %v, want an error saying %q", err, want)
+	}
+}
