@@ -109,3 +109,12 @@ func TestDefaultOut(t *testing.T) {
 		t.Errorf("with Out given: %s", got)
 	}
 }
+
+// TestPipelineLabelsAsTheCommandLine: a reproducer go test prints names
+// the attack class of its minimized op as the command line's import and
+// run name it, not the class the op was drawn with before minimizing.
+func TestPipelineLabelsAsTheCommandLine(t *testing.T) {
+	if (Sandbox{Name: "mine"}).pipeline().Class == nil {
+		t.Error("sbxtest's pipeline labels a minimized op by the class it was drawn with")
+	}
+}

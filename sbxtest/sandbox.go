@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -71,7 +72,7 @@ func (sb Sandbox) pipeline() *finding.Pipeline {
 	if lim.Time <= 0 {
 		lim.Time = 10 * time.Second
 	}
-	p := &finding.Pipeline{Factory: sb.Factory, SUT: sb.name(), Timeout: sb.Timeout, Limits: lim}
+	p := &finding.Pipeline{Factory: sb.Factory, SUT: sb.name(), Timeout: sb.Timeout, Limits: lim, Class: campaign.MinimizedClass}
 	p.Command = sb.replayCommand
 	return p
 }

@@ -110,16 +110,21 @@ func pathShapeOf(op core.Op, sc *scenario.Scenario) (pathShape, bool) {
 // sc's links is the class of its path's shape (a traversal, a prefix
 // sibling, outside every root; else benign), and a loop on a path that
 // resolves is an escape through the link it names, or a path below one.
+// A fetch drawn with a class of a path's shape is labelled by its host
+// once minimizing has emptied its path (fetchClass).
 func MinimizedClass(sc *scenario.Scenario, step int, drawn attack.Class) attack.Class {
+	if step <= 0 || step > len(sc.Steps) {
+		return drawn
+	}
+	op := sc.Steps[step-1].Op
+	if op.Kind == core.OpFetch {
+		return fetchClass(op, sc.Grant, drawn)
+	}
 	switch drawn {
 	case attack.SymlinkEscape, attack.SymlinkParent, attack.SymlinkLoop:
 	default:
 		return drawn
 	}
-	if step <= 0 || step > len(sc.Steps) {
-		return drawn
-	}
-	op := sc.Steps[step-1].Op
 	shape, ok := pathShapeOf(op, sc)
 	if !ok {
 		return drawn
@@ -139,6 +144,40 @@ func MinimizedClass(sc *scenario.Scenario, step int, drawn attack.Class) attack.
 		return attack.SymlinkEscape
 	}
 	return attack.SymlinkParent
+}
+
+// fetchClass is MinimizedClass for a fetch: one drawn with a class of a
+// path's shape whose path minimizing emptied ("" or "/") holds nothing of
+// that attack, and is labelled by its host: an IP literal's spelling, a
+// host the grant does not list, or else benign.
+func fetchClass(op core.Op, g core.GrantSpec, drawn attack.Class) attack.Class {
+	switch drawn {
+	case attack.Traversal, attack.PrefixSibling, attack.DotSegments, attack.Encoded, attack.Relative, attack.OutsideAbsolute, attack.LongPath:
+	default:
+		return drawn
+	}
+	if len(op.Args) != 2 || op.Args[1] != "" && op.Args[1] != "/" {
+		return drawn
+	}
+	host := op.Args[0]
+	switch {
+	case isIPLiteral(host):
+		return attack.IPSpelling
+	case !slices.Contains(g.NetHosts, host):
+		return attack.UnknownHost
+	}
+	return attack.Benign
+}
+
+// isIPLiteral reports whether host spells an IP address, in any of the
+// forms SPEC §6 reads (bracketed or bare IPv6, inet_aton's IPv4).
+func isIPLiteral(host string) bool {
+	h := spec.NormalizeHost(host)
+	if _, ok := spec.ParseIPv6Literal(h); ok {
+		return true
+	}
+	_, ok := spec.ParseInetAton(h)
+	return ok
 }
 
 // linksOnTheWay reports whether the path p, walked a segment at a time

@@ -224,9 +224,10 @@ func TestPathCause(t *testing.T) {
 // is labelled by its path's shape where no link of the minimized world
 // lies on its path, and a loop that resolves by the link it names; any
 // other class, and a link class whose link is still there, stays as
-// drawn.
+// drawn. A fetch drawn with a path's class whose path was emptied is
+// labelled by its host.
 func TestMinimizedClass(t *testing.T) {
-	grant := core.GrantSpec{FSRead: []string{"/data"}, FSWrite: []string{"/data/out"}}
+	grant := core.GrantSpec{FSRead: []string{"/data"}, FSWrite: []string{"/data/out"}, NetHosts: []string{"api.test"}}
 	links := []scenario.Link{{Path: "/data/ln", Target: "/etc/passwd"}, {Path: "/data/d", Target: "/etc"},
 		{Path: "/data/loop", Target: "/data/loop"}}
 	// kind, path, whether the world has the links, drawn class, label.
@@ -247,7 +248,10 @@ func TestMinimizedClass(t *testing.T) {
 		fs_read  /data/ln/../x        links symlink-escape symlink-escape
 		fs_read  /data/d/x/..         links symlink-loop   symlink-escape
 		fs_read  /datas               -     encoded        encoded
-		net_fetch /datas              -     symlink-escape symlink-escape`
+		net_fetch /datas              -     symlink-escape symlink-escape
+		net_fetch ::239.255.255.254   -     traversal      ip-spelling
+		net_fetch evil.test           -     dot-segments   unknown-host
+		net_fetch api.test            -     encoded        benign`
 	for _, line := range strings.Split(strings.TrimSpace(cases), "\n") {
 		f := strings.Fields(line)
 		drawn, ok1 := attack.Parse(f[3])
@@ -255,7 +259,11 @@ func TestMinimizedClass(t *testing.T) {
 		if !ok1 || !ok2 {
 			t.Fatalf("%s: a class that does not parse", line)
 		}
-		sc := &scenario.Scenario{Grant: grant, Steps: []scenario.Step{{Op: core.Op{Kind: f[0], Args: []string{f[1]}}, Class: drawn}}}
+		op := core.Op{Kind: f[0], Args: []string{f[1]}}
+		if f[0] == core.OpFetch && f[1] != "/datas" {
+			op.Args = append(op.Args, "") // a path minimizing emptied
+		}
+		sc := &scenario.Scenario{Grant: grant, Steps: []scenario.Step{{Op: op, Class: drawn}}}
 		if f[2] == "links" {
 			sc.World.Links = links
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,29 @@ func TestImportGoFuzzFile(t *testing.T) {
 	}
 	if st, out, _ := run(t, "replay", p); st != ExitOK {
 		t.Errorf("replay on the reference: status %d, want 0\n%s", st, out)
+	}
+}
+
+// TestImportLabelsTheMinimizedOp: a crasher whose failing fetch was drawn
+// as a traversal, and whose path minimizing emptied, is labelled by its
+// host (an IP literal's spelling), not by the path it no longer has. The
+// input is an arena-mode one: only that mode draws ops by class.
+func TestImportLabelsTheMinimizedOp(t *testing.T) {
+	input, err := hex.DecodeString("2b990200bbeeac6cec235029") // net_fetch 64:ff9b::ac10:0 /../etc/passwd, drawn as a traversal, and two other ops
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	crasher := writeFile(t, t.TempDir(), "2b990200bbeeac6c", string(fuzzfile.EncodeGoFuzz(input)))
+	if st, stdout, stderr := run(t, "import", "--sut", "mutant:no-internal-check", "--out", out, crasher); st != ExitFinding {
+		t.Fatalf("status %d, want 1\nstdout %s\nstderr %s", st, stdout, stderr)
+	}
+	text, err := os.ReadFile(importedFile(t, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), `net_fetch 64:ff9b::ac10:0 ""`) || !strings.Contains(string(text), "; class of the violating op: ip-spelling\n") {
+		t.Errorf("want the fetch minimized to an empty path and labelled ip-spelling:\n%s", text)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
 	"github.com/sbxfuzz/sbxfuzz/internal/fuzzdecode"
@@ -80,7 +81,8 @@ or SIGHUP (the findings written so far are kept).`)
 	}
 	defer end()
 	im := &importer{e: e, target: target, out: *out, layout: layout,
-		p: &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt}}
+		p: &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt,
+			Class: campaign.MinimizedClass}}
 	status := ExitOK
 	for _, name := range fs.Args() {
 		status = max(status, im.importFile(name)) // 2 over 1 over 0
