@@ -47,7 +47,8 @@ type Profile struct {
 	// (which the proxy inherits: EGRESSPROXY_DEFECT, say).
 	Env map[string]string `json:"env,omitempty"`
 	// Listen is the address the proxy is told to listen on, in its own
-	// network namespace; empty is DefaultListen.
+	// network namespace; empty is DefaultListen. Its port is neither 0
+	// nor one the world listens on there.
 	Listen string `json:"listen,omitempty"`
 	// Config, when set, is a file rendered in the proxy's directory
 	// before it starts.
@@ -341,6 +342,24 @@ func ParseProfile(data []byte) (Profile, error) {
 	return p, nil
 }
 
+// checkListen reports what makes listen no address a proxy can be told
+// to listen on: not an IP address and a port, port 0 (the harness must
+// know where to reach it), or a port the world listens on in the proxy's
+// namespace, where the harness would reach its own listener and judge it
+// as the proxy's answers.
+func checkListen(listen string) error {
+	ap, err := netip.ParseAddrPort(listen)
+	switch {
+	case err != nil:
+		return fmt.Errorf("listen %q: an IP address and a port, such as %s: %v", listen, DefaultListen, err)
+	case ap.Port() == 0:
+		return fmt.Errorf("listen %q: port 0 is no port the harness can reach the proxy on; name one, such as %s", listen, DefaultListen)
+	case slices.Contains(proxyWorldPorts, ap.Port()):
+		return fmt.Errorf("listen %q: port %d is the world's, which answers the proxy's fetches in its namespace; the proxy must listen on another port, such as %s", listen, ap.Port(), DefaultListen)
+	}
+	return nil
+}
+
 // check reports what makes p unusable.
 func (p Profile) check() error {
 	switch {
@@ -349,8 +368,8 @@ func (p Profile) check() error {
 	case p.Mode != ModeAbsolute && p.Mode != ModeConnect:
 		return fmt.Errorf("mode %q: want %q or %q", p.Mode, ModeAbsolute, ModeConnect)
 	}
-	if _, err := netip.ParseAddrPort(p.Listen); err != nil {
-		return fmt.Errorf("listen %q: an IP address and a port, such as %s: %v", p.Listen, DefaultListen, err)
+	if err := checkListen(p.Listen); err != nil {
+		return err
 	}
 	if c := p.Config; c != nil && !insideDir(c.File) {
 		return fmt.Errorf("config: file %q is not a path inside the proxy's directory", c.File)

@@ -79,6 +79,9 @@ func TestProfileErrors(t *testing.T) {
 	for _, tc := range []struct{ json, want string }{
 		{`{"name": "x", "mode": "socks"}`, `mode "socks"`},
 		{`{"name": "x", "listen": "localhost:3128"}`, `listen "localhost:3128"`},
+		{`{"name": "x", "listen": "127.0.0.1:80"}`, `listen "127.0.0.1:80": port 80 is the world's`},
+		{`{"name": "x", "listen": "[::]:80"}`, `listen "[::]:80": port 80 is the world's`},
+		{`{"name": "x", "listen": "127.0.0.1:0"}`, `listen "127.0.0.1:0": port 0 is no port`},
 		{`{"name": "x", "promises": ["refused"]}`, `unknown reason "refused"`},
 		{`{"name": "x", "args": ["{{listen"]}`, `args[0]`},
 		{`{"name": "x", "args": ["{{nosuch}}"]}`, `"nosuch" not defined`},

@@ -34,6 +34,10 @@ import (
 // namespace, which it reports as its own failure.
 const worldPort = 80
 
+// proxyWorldPorts are the ports the world listens on in a proxy's
+// namespace, every address: a proxy's listen address must be on another.
+var proxyWorldPorts = []uint16{worldPort}
+
 // maxAnswerBytes bounds the body of an answer read from a proxy.
 const maxAnswerBytes = 64 << 20
 
@@ -116,7 +120,7 @@ func startProxy(argv []string, p Profile, hosts []string, parent string, start t
 	bind := networld.New()
 	bind.Ignore(p.ignored)
 	cmd := netns.Command{Argv: append(slices.Clone(argv), l.args...), Env: environ(l.env), Timeout: -1}
-	sb, err := netns.Start(cmd, bind.Network(worldPort))
+	sb, err := netns.Start(cmd, bind.Network(proxyWorldPorts...))
 	if err != nil {
 		removeDirs(dir, l.tmp)
 		return nil, fmt.Errorf("starting the proxy: %w", err)
