@@ -56,8 +56,9 @@ type Command struct {
 	// command when one runs over (a supervised child serving many
 	// scenarios).
 	Timeout time.Duration
-	// MaxOutput bounds how much of its stdout and of its stderr is kept
-	// (the first bytes); zero is 1 MiB.
+	// MaxOutput bounds how much of its stdout and of its stderr is kept:
+	// the first bytes of stdout; the first half and the last half of
+	// stderr, whose last words say why a command failed. Zero is 1 MiB.
 	MaxOutput int
 	// Stdin is its stdin; nil reads nothing (the null device).
 	Stdin *os.File
@@ -90,8 +91,12 @@ type Result struct {
 	ExitCode int
 	// TimedOut says it was killed for running past its Timeout.
 	TimedOut bool
-	// Stdout and Stderr are the first MaxOutput bytes of each.
-	Stdout, Stderr string
+	// Stdout is the first MaxOutput bytes of the command's stdout.
+	Stdout string
+	// Stderr is the first and the last bytes of its stderr, MaxOutput in
+	// all; when bytes between them were cut, a line between them says
+	// how many.
+	Stderr string
 	// Truncated says output was cut at MaxOutput.
 	Truncated bool
 }

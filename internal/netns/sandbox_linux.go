@@ -17,17 +17,18 @@ import (
 // Sandbox is a command running in a namespace of its own, and the
 // listeners that answer it. Its methods are safe for concurrent use.
 type Sandbox struct {
-	cmd            *exec.Cmd
-	stdout, stderr *head
-	etc            string
-	net            *listeners
-	done           chan struct{} // closed once the command was waited for
-	result         Result
-	closeOnce      sync.Once
-	timer          *time.Timer
-	timedOut       atomic.Bool
-	ctl            *control // asks the namespace's init for sockets (Dial)
-	closed         atomic.Bool
+	cmd       *exec.Cmd
+	stdout    *head
+	stderr    *headTail
+	etc       string
+	net       *listeners
+	done      chan struct{} // closed once the command was waited for
+	result    Result
+	closeOnce sync.Once
+	timer     *time.Timer
+	timedOut  atomic.Bool
+	ctl       *control // asks the namespace's init for sockets (Dial)
+	closed    atomic.Bool
 }
 
 // Start runs c in new user, network, mount and PID namespaces answered by
@@ -156,7 +157,7 @@ func (s *Sandbox) command(path string, c Command, n Network) *exec.Cmd {
 		env = environWithout(helperEnv)
 	}
 	spec, _ := json.Marshal(job{Path: path, Argv: c.Argv, Env: env, Dir: c.Dir, Ports: n.Ports, Etc: s.etc})
-	s.stdout, s.stderr = &head{n: c.maxOutput()}, &head{n: c.maxOutput()}
+	s.stdout, s.stderr = &head{n: c.maxOutput()}, newHeadTail(c.maxOutput())
 	cmd := &exec.Cmd{
 		Path:   "/proc/self/exe",
 		Args:   []string{helperName},
@@ -199,7 +200,7 @@ func socketPair() (parent, child *os.File, err error) {
 // receiveFiles reads the helper's first message: "ok" and its sockets, or
 // why it could not set the namespace up (then namespaces are what is
 // unavailable: a sandboxed container may refuse mounts or netlink).
-func receiveFiles(parent *os.File, stderr *head) ([]*os.File, error) {
+func receiveFiles(parent *os.File, stderr *headTail) ([]*os.File, error) {
 	buf, oob := make([]byte, 4096), make([]byte, 4096)
 	n, oobn, _, _, err := syscall.Recvmsg(int(parent.Fd()), buf, oob, 0)
 	if err != nil {
@@ -229,7 +230,7 @@ func receiveFiles(parent *os.File, stderr *head) ([]*os.File, error) {
 
 // commandStarted waits for the helper to say it started the command
 // ("+"), or why it could not.
-func commandStarted(parent *os.File, stderr *head) error {
+func commandStarted(parent *os.File, stderr *headTail) error {
 	buf := make([]byte, 4096)
 	n, _, _, _, err := syscall.Recvmsg(int(parent.Fd()), buf, nil, 0)
 	switch {

@@ -414,6 +414,20 @@ func TestOutputIsBounded(t *testing.T) {
 	}
 }
 
+// TestOutputKeepsStderrsLastWords: a command that logs past MaxOutput and
+// then fails has the words of its failure in Result.Stderr.
+func TestOutputKeepsStderrsLastWords(t *testing.T) {
+	requireNamespaces(t)
+	script := `yes "INFO request served" | head -n 1000 >&2; echo "FATAL: out of file descriptors" >&2; exit 3`
+	r, _, err := Run(Command{Argv: []string{"sh", "-c", script}, MaxOutput: 256}, Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(r.Stderr, "FATAL: out of file descriptors\n") || !strings.HasPrefix(r.Stderr, "INFO request served\n") || !r.Truncated {
+		t.Errorf("stderr %q, truncated %v; want its first and last lines, truncated", r.Stderr, r.Truncated)
+	}
+}
+
 func TestStartSaysWhyACommandCannotRun(t *testing.T) {
 	_, err := Start(Command{Argv: []string{"/nonexistent/program"}}, Network{})
 	if err == nil || errors.Is(err, ErrUnavailable) {

@@ -1027,3 +1027,18 @@ func TestProfileHeaders(t *testing.T) {
 		t.Errorf("without: findings %v, %d let through, stricter %v; want the fetch refused, stricter", fs, tally.Passed, tally.Stricter)
 	}
 }
+
+// TestDyingWordsOutliveALongLog: a proxy that logged past what is kept of
+// its stderr, then failed, is reported with the words of its failure.
+func TestDyingWordsOutliveALongLog(t *testing.T) {
+	needNamespaces(t)
+	script := `yes "INFO request served fine, nothing to see" | head -n 40000 >&2; echo "FATAL: out of file descriptors" >&2; exit 3`
+	r, _, err := netns.Run(netns.Command{Argv: []string{"sh", "-c", script}}, netns.Network{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := &proxy{result: r}
+	if got := px.exitError().Error(); got != "the proxy exited with status 3: FATAL: out of file descriptors" || !r.Truncated {
+		t.Errorf("exitError: %q (stderr truncated %v); want the proxy's last words", got, r.Truncated)
+	}
+}
