@@ -51,7 +51,8 @@ type Command struct {
 	Env []string
 	// Dir is its working directory; empty is the harness's own.
 	Dir string
-	// Timeout bounds how long it runs; zero is one minute; negative is no
+	// Timeout bounds how long it runs, counted from its start (the
+	// namespace's setup before is not); zero is one minute; negative is no
 	// bound, for a caller that bounds each exchange itself and kills the
 	// command when one runs over (a supervised child serving many
 	// scenarios).

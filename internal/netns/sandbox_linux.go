@@ -25,7 +25,9 @@ type Sandbox struct {
 	done      chan struct{} // closed once the command was waited for
 	result    Result
 	closeOnce sync.Once
-	timer     *time.Timer
+	timerMu   sync.Mutex
+	timer     *time.Timer // under timerMu
+	waited    bool        // the command was waited for; under timerMu
 	timedOut  atomic.Bool
 	ctl       *control // asks the namespace's init for sockets (Dial)
 	closed    atomic.Bool
@@ -121,15 +123,13 @@ func (s *Sandbox) start(path string, c Command, n Network) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v%s", ErrUnavailable, err, why(err))
 	}
-	if d := c.timeout(); d > 0 {
-		s.timer = time.AfterFunc(d, s.timeOut)
-	}
 	go s.wait()
 	files, err := receiveFiles(parent, s.stderr)
 	if err == nil {
 		err = commandStarted(parent, s.stderr)
 	}
 	if err == nil {
+		s.armTimer(c.timeout())
 		s.ctl, err = newControl(parent)
 	}
 	if err != nil {
@@ -247,14 +247,39 @@ func commandStarted(parent *os.File, stderr *headTail) error {
 // wait waits for the command and keeps how it ended.
 func (s *Sandbox) wait() {
 	err := s.cmd.Wait()
-	if s.timer != nil {
-		s.timer.Stop()
-	}
+	s.disarmTimer()
 	r := Result{ExitCode: exitCode(s.cmd.ProcessState, err), TimedOut: s.timedOut.Load()}
 	r.Stdout, r.Stderr = s.stdout.String(), s.stderr.String()
 	r.Truncated = s.stdout.cut() || s.stderr.cut()
 	s.result = r
 	close(s.done)
+}
+
+// armTimer starts the command's Timeout d (none if d is zero) once the
+// command runs: the namespace's setup, slow on a busy machine, is not the
+// command's time, and a helper killed during it would read as namespaces
+// being unavailable.
+func (s *Sandbox) armTimer(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	s.timerMu.Lock()
+	defer s.timerMu.Unlock()
+	if s.waited {
+		return // it has ended already
+	}
+	s.timer = time.AfterFunc(d, s.timeOut)
+}
+
+// disarmTimer stops the Timeout, once the command was waited for, and
+// keeps a later armTimer from starting it.
+func (s *Sandbox) disarmTimer() {
+	s.timerMu.Lock()
+	defer s.timerMu.Unlock()
+	s.waited = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 }
 
 // timeOut kills the command for running past its Timeout.

@@ -384,6 +384,9 @@ func TestSharedMemoryIsTheNamespacesOwn(t *testing.T) {
 	}
 }
 
+// TestTimeoutKillsAHungCommand: a command that never ends is killed at
+// its Timeout, and said to be; the Timeout counts from the command's
+// start, so that a slow setup cannot take it.
 func TestTimeoutKillsAHungCommand(t *testing.T) {
 	requireNamespaces(t)
 	self, err := os.Executable()
@@ -393,6 +396,20 @@ func TestTimeoutKillsAHungCommand(t *testing.T) {
 	r, _, err := Run(Command{Argv: []string{self}, Env: append(os.Environ(), clientEnv+"=hang"), Timeout: 200 * time.Millisecond}, Network{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !r.TimedOut || r.ExitCode != 128+int(syscall.SIGKILL) {
+		t.Errorf("result %+v; want timed out, killed", r)
+	}
+}
+
+// TestTimeoutCountsFromTheCommandsStart: a Timeout shorter than the
+// namespace's setup takes kills the command once it has started, and is
+// reported as its timeout, not as namespaces being unavailable.
+func TestTimeoutCountsFromTheCommandsStart(t *testing.T) {
+	requireNamespaces(t)
+	r, _, err := Run(Command{Argv: []string{"sleep", "600"}, Timeout: time.Nanosecond}, Network{})
+	if err != nil {
+		t.Fatalf("a timeout shorter than the setup: %v; want the command started, then killed", err)
 	}
 	if !r.TimedOut || r.ExitCode != 128+int(syscall.SIGKILL) {
 		t.Errorf("result %+v; want timed out, killed", r)
