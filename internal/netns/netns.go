@@ -31,7 +31,10 @@ const (
 // in the order the queries arrive.
 type Network struct {
 	// Ports are the TCP ports listened on, on every address, IPv4 and
-	// IPv6; a connection to another port is refused.
+	// IPv6; a connection to another port is refused. A bounded number of
+	// connections are served at once: one past it is recorded, and closed
+	// at once; one that sends no request, or sits idle between requests,
+	// for long is closed.
 	Ports []uint16
 	// Resolve answers a query for name (lower case, no trailing dot) of
 	// family; nil or empty is an answer with no address. A nil Resolve

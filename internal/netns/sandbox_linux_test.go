@@ -49,6 +49,8 @@ func TestMain(m *testing.M) {
 //	echoin                        copy stdin to stdout until stdin ends
 //	closeout                      close stdout
 //	stderr WORD                   write WORD to stderr
+//	hold N ADDR:PORT              open N connections to ADDR:PORT and keep them, sending nothing
+//	idle ADDR:PORT                connect to ADDR:PORT, send nothing, and wait for the other end to close
 //	hang                          block forever
 func client(steps string) int {
 	for _, step := range strings.Split(steps, ";") {
@@ -141,10 +143,40 @@ func runStep(f []string) (string, error) {
 	case "exit":
 		code, _ := strconv.Atoi(f[1])
 		os.Exit(code)
+	case "hold":
+		n, _ := strconv.Atoi(f[1])
+		for range n {
+			c, err := net.Dial("tcp", f[2])
+			if err != nil {
+				return "", err
+			}
+			held = append(held, c)
+		}
+		return "held " + f[1], nil
+	case "idle":
+		return idle(f[1])
 	case "hang":
 		select {}
 	}
 	return "", fmt.Errorf("no step %q", f[0])
+}
+
+// held are the connections hold keeps open until the command exits.
+var held []net.Conn
+
+// idle connects to addr, sends nothing, and waits, up to a minute, for
+// the other end to close the connection.
+func idle(addr string) (string, error) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		return "", fmt.Errorf("read %v; want the listener to close the connection", err)
+	}
+	return "closed by the listener", nil
 }
 
 // echoEach serves every connection l accepts: it says who serves it, then

@@ -9,8 +9,26 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 )
+
+// maxOpenConns bounds the connections to the namespace's listeners open at
+// once: each holds a descriptor and a goroutine of the harness, which a
+// command that opens connections and keeps them would otherwise exhaust.
+// A connection past it is recorded, as any, and closed at once. It is far
+// above what a program fetching a scenario's hosts holds open, and small
+// enough for several namespaces to stay within the harness's descriptors.
+var maxOpenConns = 256
+
+// connWait bounds how long a connection may take to send a request's
+// header, and how long it may sit idle between requests, before the
+// listener closes it, so that a command's abandoned connections give back
+// their place under maxOpenConns. The listeners do not know the op
+// timeout of the harness that runs them: it is far longer than any op
+// timeout a campaign sets, so that it never cuts a request a command is
+// still sending, however busy the machine.
+var connWait = 5 * time.Minute
 
 // listeners answers the namespace from the harness's process: the HTTP
 // servers over the TCP sockets the helper bound, the DNS server over its
@@ -28,6 +46,7 @@ type listeners struct {
 	mu      sync.Mutex
 	records []Record
 	conns   int
+	open    int // connections queued or served, not yet closed
 }
 
 // serve answers over files, in the order the helper sends them: per port
@@ -111,6 +130,7 @@ func (l *listeners) close() {
 	l.stopped = true
 	for _, r := range l.raw {
 		r.file.Close()
+		r.q.drain()
 	}
 	l.accepting.Unlock()
 	if l.wakeRead != nil {
@@ -158,7 +178,7 @@ func (l *listeners) listen(f *os.File, h http.Handler) error {
 		return err
 	}
 	q := &queue{conns: make(chan net.Conn, 64), closed: make(chan struct{})}
-	srv := &http.Server{Handler: l.recording(h), ConnContext: connContext}
+	srv := &http.Server{Handler: l.recording(h), ConnContext: connContext, ReadHeaderTimeout: connWait, IdleTimeout: connWait}
 	l.servers = append(l.servers, srv)
 	l.raw = append(l.raw, rawListener{file: f, fd: fd, q: q})
 	l.wg.Add(1)
@@ -201,7 +221,8 @@ func (l *listeners) acceptLoop(wake *os.File) {
 	}
 }
 
-// admit records the connection nfd and queues it for its server.
+// admit records the connection nfd and queues it for its server, or
+// closes it if maxOpenConns are open already.
 func (l *listeners) admit(nfd int, q *queue) {
 	f := os.NewFile(uintptr(nfd), "conn")
 	c, err := net.FileConn(f)
@@ -210,11 +231,41 @@ func (l *listeners) admit(nfd int, q *queue) {
 		return
 	}
 	rec := l.add(Record{Local: localOf(c)})
-	select {
-	case q.conns <- &numberedConn{Conn: c, rec: rec}:
-	case <-q.closed:
+	if !l.reserve() {
 		c.Close()
+		return
 	}
+	nc := &numberedConn{Conn: c, rec: rec, release: l.release}
+	select {
+	case q.conns <- nc:
+	case <-q.closed:
+		nc.Close()
+	}
+}
+
+// reserve counts one more connection open, unless maxOpenConns are.
+func (l *listeners) reserve() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open >= maxOpenConns {
+		return false
+	}
+	l.open++
+	return true
+}
+
+// release counts one connection fewer open.
+func (l *listeners) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open--
+}
+
+// openConns is how many connections are open.
+func (l *listeners) openConns() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open
 }
 
 // sync records every connection the kernel has completed so far: those
@@ -268,14 +319,35 @@ func (q *queue) Close() error {
 	return nil
 }
 
+// drain closes the connections queued that no server took, once nothing
+// queues more.
+func (q *queue) drain() {
+	for {
+		select {
+		case c := <-q.conns:
+			c.Close()
+		default:
+			return
+		}
+	}
+}
+
 // Addr is an address of no family: the queue's connections come from
 // sockets on every address.
 func (q *queue) Addr() net.Addr { return &net.TCPAddr{} }
 
-// numberedConn carries the record of its accepting to its requests'.
+// numberedConn carries the record of its accepting to its requests', and
+// gives back its place among the connections open when it closes.
 type numberedConn struct {
 	net.Conn
-	rec Record
+	rec       Record
+	release   func()
+	closeOnce sync.Once
+}
+
+func (c *numberedConn) Close() error {
+	c.closeOnce.Do(c.release)
+	return c.Conn.Close()
 }
 
 type connKey struct{}
