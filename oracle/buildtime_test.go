@@ -165,3 +165,34 @@ func TestBuildTimeRequestsUnderTheRootsAreClean(t *testing.T) {
 		t.Fatalf("findings: %v", got)
 	}
 }
+
+// TestBetweenStepsIsJudgedAtTheNext: what a sandbox's stray goroutine asks
+// the world between two steps (here the metadata address, fetched once
+// the first step was judged and before the second began) is judged at the
+// second step, not left to none.
+func TestBetweenStepsIsJudgedAtTheNext(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_read", "/work/data.txt"), op("fs_read", "/work/data.txt")})
+	start, done := make(chan struct{}), make(chan struct{})
+	builds := 0
+	stray := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		builds++
+		if builds == 1 { // the watched run's sandbox, not the replay's
+			go func() {
+				<-start
+				w.Fetch("metadata", netip.MustParseAddr("169.254.169.254"), "/latest/meta-data/")
+				close(done)
+			}()
+		}
+		return core.NewReference(g, w), nil
+	}
+	got := checkObserved(stray, c, new(Coverage), Options{}, func(r engine.StepReport) {
+		if r.Step == 1 {
+			close(start)
+			<-done
+		}
+	})
+	i := slices.IndexFunc(got, func(f Finding) bool { return f.Invariant == NoInternalEgress })
+	if i < 0 || got[i].Step != 2 {
+		t.Fatalf("findings %v, want no-internal-egress at step 2", got)
+	}
+}

@@ -114,7 +114,7 @@ func (r *watchedRun) steps(c checkCase, ctl *control, observe func(engine.StepRe
 		}
 		ctl.at(phaseRun, i+1)
 		op := c.op(i)
-		j := r.world.JournalLen()
+		j := r.end
 		res := r.Step(op, c.class(i))
 		if observe != nil && !r.dead {
 			ctl.observe(observe, engine.StepReport{Step: i + 1, Op: op, Result: res, Usage: r.usage, Entries: r.world.Journal()[j:], Violated: idNames(r.violated)})

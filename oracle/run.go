@@ -51,6 +51,9 @@ type watchedRun struct {
 	// server resolving its roots), judged by checkBuild and compared with
 	// the replay's build, never counted as step 1's.
 	built int
+	// end is the journal's length once the last step was judged (built
+	// before the first): where the next step's entries begin.
+	end int
 }
 
 // haltState is what must stand still after the first hard result.
@@ -160,6 +163,7 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	ctl.built(sb)
 	r.sb = sb
 	r.built = r.world.JournalLen()
+	r.end = r.built
 	if !ctl.halted() { // given up on while it was built: the world is the sandbox's own
 		r.checkBuild()
 	}
@@ -209,11 +213,12 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 	}
 	r.step++
 	r.violated = r.violated[:0]
-	// Nothing runs between steps, so the fingerprint after the last step is
-	// the one before this (a change made between steps, by a sandbox's
-	// stray goroutine say, still shows: at this step).
+	// The harness runs nothing of the world's between steps, so the
+	// fingerprint and the journal after the last step are this one's
+	// start: what a sandbox's stray goroutine did between steps is judged
+	// at this step, not left to no step.
 	s := &stepObs{op: &op, class: class, fpBefore: r.fp}
-	j0 := r.world.JournalLen()
+	j0 := r.end
 	r.cov.Ops++
 	r.cov.Classes[class].Checked[Total]++
 	r.inSandbox = true
@@ -238,6 +243,7 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 	s.clock1 = r.world.ClockReads()
 	s.journal = r.world.JournalLen()
 	s.entries = r.world.Journal()[j0:]
+	r.end = s.journal
 	want, why := r.model.predict(op)
 	r.cov.Classes[class].Kinds[res.Kind]++
 
