@@ -162,25 +162,19 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if op.Kind == core.OpWrite {
 		b.written = append(b.written, op.Args[1])
 	}
-	if changed := op.Kind == core.OpWrite && b.makeParent(op.Args[0]); changed || !b.observed {
-		// The tree as the last op left it is the "before" of this one,
-		// unless the harness changed it since.
-		var err error
-		if b.last, err = b.tree.Observe(); err != nil {
-			panic(&door.Failure{Err: fmt.Errorf("observing the tree before the op: %w", err)})
-		}
-		b.observed = true
+	if op.Kind == core.OpWrite {
+		b.makeParent(op.Args[0])
+	}
+	if !b.observed {
+		b.observe("before the op")
 	}
 	before := b.last
 	out, err := b.drv.Do(op)
 	if err != nil {
 		panic(&door.Failure{Err: err})
 	}
-	after, err := b.tree.Observe()
-	if err != nil {
-		panic(&door.Failure{Err: fmt.Errorf("observing the tree after the op: %w", err)})
-	}
-	b.last = after
+	b.observe("after the op")
+	after := b.last
 	changes := b.tree.Changes(before, after)
 	if out.Verdict != realfs.Allowed && out.Detail != "" && b.counts {
 		b.tally.Said(b.worldText(out.Detail))
@@ -250,6 +244,34 @@ func (b *bridge) Run(op core.Op) core.Result {
 		return b.deliver(out.Data)
 	}
 	return core.Result{Kind: k}
+}
+
+// observe takes a fresh observation of the tree as b.last; when the tree
+// cannot be observed, no op can be judged (when names the moment, for
+// the failure's words).
+func (b *bridge) observe(when string) {
+	var err error
+	if b.last, err = b.tree.Observe(); err != nil {
+		b.observed = false
+		panic(&door.Failure{Err: fmt.Errorf("observing the tree %s: %w", when, err)})
+	}
+	b.observed = true
+}
+
+// settle journals what the sandbox changed since the last observation,
+// and takes it in, before the harness changes the tree itself (makeParent,
+// writeDisk), which then observes it afresh: a change a sandbox makes
+// after it answered (a server that writes once it has replied) would
+// otherwise be taken in by that fresh observation and never judged. It is
+// judged on the op under way, as it is where the op's own after
+// observation is the first to show it.
+func (b *bridge) settle() {
+	if !b.observed {
+		return // the next op's before observation is the first: nothing to compare
+	}
+	prev := b.last
+	b.observe("before the harness's own change to it")
+	b.journal(b.tree.Changes(prev, b.last), "", "")
 }
 
 // journalLeft journals what the file that op, a write the sandbox said
@@ -580,12 +602,14 @@ func sandboxMade(err error) bool {
 }
 
 // writeDisk writes data at r, a resolved world path, in the tree, through
-// os.Root, for an op the real sandbox could not express; the next op
-// observes the tree afresh, so the write is never taken for the sandbox's.
+// os.Root, for an op the real sandbox could not express. What the sandbox
+// changed before is journaled first (settle), and the tree is observed
+// afresh after, so the write is never taken for the sandbox's.
 // In a world a disk holds (realfs.Holds) it fails only where the sandbox
 // changed the tree under it (moved T, put a directory in the way, shut a
 // directory to a harness that is not root) or the disk failed.
 func (b *bridge) writeDisk(r, data string) error {
+	b.settle()
 	b.observed = false
 	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed
 	if err != nil {
@@ -593,10 +617,12 @@ func (b *bridge) writeDisk(r, data string) error {
 	}
 	defer root.Close()
 	rel := strings.TrimPrefix(r, "/")
-	if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
-		return err
+	err = root.MkdirAll(path.Dir(rel), 0o755)
+	if err == nil {
+		err = writeReplacing(root, rel, data)
 	}
-	return writeReplacing(root, rel, data)
+	b.observe("after the harness's own write")
+	return err
 }
 
 // writeReplacing writes data to rel in root under a new name, then
@@ -620,9 +646,9 @@ func writeReplacing(root *os.Root, rel, data string) error {
 // is absolute and free of ".." and the directory of the path it resolves
 // to through the world's links is missing: a real disk needs it, the flat world of SPEC
 // §1 does not. It creates the resolved directory, which is free of links,
-// through os.Root, so nothing leads it out of the tree; and it does so
-// before the "before" observation, so it is never taken for the sandbox's
-// doing.
+// through os.Root, so nothing leads it out of the tree; what the sandbox
+// changed before is journaled first (settle), and the tree is observed
+// afresh after, so the directory is never taken for the sandbox's doing.
 //
 // Only where the grant lets the resolved file be written: a write that a
 // link leads out of the roots meets the disk as it is. Made there, the
@@ -630,26 +656,25 @@ func writeReplacing(root *os.Root, rel, data string) error {
 // resolve, checks the path as written and then makes the directories
 // itself (Qodo Command's write_file under a link to a directory outside:
 // the new directory and the file land outside).
-//
-// It reports whether it changed the tree.
-func (b *bridge) makeParent(p string) bool {
+func (b *bridge) makeParent(p string) {
 	if !strings.HasPrefix(p, "/") || spec.HasTraversal(p) {
-		return false
+		return
 	}
 	r, ok := b.links.Resolve(p) // a link in the last name leads the file elsewhere: its directory is needed
 	dir := path.Dir(r)
 	if !ok || dir == "/" || !b.grant.MayWrite(r) {
-		return false
+		return
 	}
 	root, err := b.tree.OpenRoot() // T as it was made: a link the sandbox put at its path is not followed
 	if err != nil {
-		return false
+		return
 	}
 	defer root.Close()
 	rel := strings.TrimPrefix(dir, "/")
 	if _, err := root.Lstat(rel); err == nil {
-		return false
+		return
 	}
+	b.settle()
 	root.MkdirAll(rel, 0o755) // a place taken by a file: the op meets what a real disk would
-	return true
+	b.observe("after the harness made a directory")
 }
