@@ -2,6 +2,7 @@ package realfs
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -19,6 +20,39 @@ const MaxInline = 64 << 10
 // would otherwise make every observation read them, and the time spent
 // would be blamed on it as a hang.
 const MaxHashed = 16 << 20
+
+// The bounds of one Observation. A tree that Materialize builds holds at
+// most 4096 files and links, with paths under PATH_MAX and contents of
+// the scenario and of the ops' writes, below a moat of at most MaxMoat
+// levels: an honest world stays far inside them. Past them only a sandbox
+// gone astray has filled its tree (sparse files cost it no disk, a chain
+// of directories made a level at a time has no path limit), and the
+// harness would hold all of it, twice, between two ops.
+const (
+	// MaxEntries is the most entries an Observation holds.
+	MaxEntries = 1 << 16
+	// MaxObserved is the most bytes of paths, contents and link targets
+	// an Observation holds.
+	MaxObserved = 64 << 20
+	// MaxDepth is how many levels below the base Observe looks: a
+	// directory deeper is recorded, Unread, and not looked into. A
+	// world's path of PATH_MAX bytes, below the deepest moat, is less deep.
+	MaxDepth = 2048
+)
+
+// BudgetError is Observe's error for a tree that holds more than an
+// Observation does (MaxEntries, MaxObserved).
+type BudgetError struct {
+	Entries int   // entries recorded when the walk stopped
+	Bytes   int64 // bytes of paths, contents and targets recorded by then
+}
+
+// Error says that the sandbox filled its tree past what the harness
+// reads, with the numbers.
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the sandbox filled its tree past what the harness reads: %d entries and %d bytes of paths, contents and link targets by the time the walk stopped, where an observation holds at most %d entries and %d bytes",
+		e.Entries, e.Bytes, MaxEntries, MaxObserved)
+}
 
 // Observation is a snapshot of a Tree's whole base, moat and T, taken
 // without following a link. The zero Observation is an empty tree.
@@ -70,7 +104,8 @@ func (e Entry) Holds(data string) bool {
 // reaches — T+"/etc/shadow" as "/etc/shadow", a place in the moat as
 // "/../x" — so that Observations of the same world built in two
 // directories are equal; any other target is recorded as Readlink gives
-// it.
+// it. A tree past the bounds of an Observation (MaxEntries, MaxObserved)
+// fails it with a *BudgetError.
 func (t *Tree) Observe() (Observation, error) {
 	w := walker{t: t, buf: make([]byte, 8<<10)}
 	if err := w.observe(); err != nil {

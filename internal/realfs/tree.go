@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -554,34 +555,64 @@ func removeAll(p string) error {
 // swapping a directory for a link to one above, would keep it walking.
 const maxOpened = 1 << 20
 
-// removeIn is r.RemoveAll(name) after making every directory below name
-// writable and searchable again, since a sandbox may have chmodded one
-// shut (which stops removal for anyone but root). Each directory is read
-// as a directory only (a named pipe put in its place is not waited on),
-// and nothing follows a link out of r.
+// removeIn is r.RemoveAll(name) for a tree a sandbox may have made hard
+// to remove: a directory chmodded shut (which stops removal for anyone
+// but root), or a chain of directories deeper than a path may name, which
+// a removal that goes down by path does again and again from r. Here each
+// directory is made writable and searchable again, emptied of its files,
+// and its directories are renamed up into r, to be emptied there in turn:
+// no path and no descriptor grows with the tree's depth, and each entry
+// is dealt with once. Each directory is read as a directory only (a named
+// pipe put in its place is not waited on), and nothing follows a link out
+// of r.
 func removeIn(r *os.Root, name string) error {
 	if r.RemoveAll(name) == nil {
 		return nil
 	}
 	todo := []string{name}
-	for opened := 0; len(todo) > 0 && opened < maxOpened; opened++ {
+	var up []string // the directories renamed into r
+	for opened := 0; len(todo) > 0; opened++ {
+		if opened == maxOpened {
+			return fmt.Errorf("removing %s: more than %d directories in it, left where they stand", name, maxOpened)
+		}
 		d := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
-		if fi, err := r.Lstat(d); err != nil || !fi.IsDir() {
+		moved := lift(r, d)
+		todo, up = append(todo, moved...), append(up, moved...)
+		r.Remove(d) // best effort: RemoveAll reports what stays
+	}
+	err := r.RemoveAll(name)
+	for _, u := range up {
+		err = errors.Join(err, r.RemoveAll(u))
+	}
+	return err
+}
+
+// lift empties the directory d of r of its files, and renames each
+// directory in it to a new name in r, which it returns.
+func lift(r *os.Root, d string) []string {
+	if fi, err := r.Lstat(d); err != nil || !fi.IsDir() {
+		return nil
+	}
+	r.Chmod(d, 0o755) // best effort: RemoveAll reports what stays
+	f, err := r.OpenFile(d, os.O_RDONLY|onlyDir|noFollow, 0)
+	if err != nil {
+		return nil
+	}
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	var moved []string
+	for _, e := range entries {
+		child := path.Join(d, e.Name())
+		if !e.IsDir() {
+			r.Remove(child)
 			continue
 		}
-		r.Chmod(d, 0o755) // best effort: RemoveAll reports what stays
-		f, err := r.OpenFile(d, os.O_RDONLY|onlyDir|noFollow, 0)
-		if err != nil {
-			continue
-		}
-		entries, _ := f.ReadDir(-1)
-		f.Close()
-		for _, e := range entries {
-			if e.IsDir() {
-				todo = append(todo, path.Join(d, e.Name()))
-			}
+		// A name no world draws, in r: the harness's own.
+		to := fmt.Sprintf(".sbxfuzz-remove-%016x", rand.Uint64())
+		if r.Rename(child, to) == nil {
+			moved = append(moved, to)
 		}
 	}
-	return r.RemoveAll(name)
+	return moved
 }

@@ -17,9 +17,10 @@ import (
 // for a link to / would otherwise have the harness read the host's files),
 // and one swapped for a named pipe is not waited on.
 type walker struct {
-	t   *Tree
-	es  []Entry
-	buf []byte // reused for file contents
+	t     *Tree
+	es    []Entry
+	buf   []byte // reused for file contents
+	bytes int64  // of paths, contents and targets in es (BudgetError)
 }
 
 // observe walks the tree's base, from a root on the directory it is in.
@@ -29,12 +30,13 @@ func (w *walker) observe() error {
 		return err
 	}
 	defer parent.Close()
-	return w.walk(parent, filepath.Base(w.t.base), "")
+	return w.walk(parent, filepath.Base(w.t.base), "", 0)
 }
 
 // walk records the entry name of dir, at rel below the base ("" for the
-// base itself), and for a directory everything below it.
-func (w *walker) walk(dir *os.Root, name, rel string) error {
+// base itself) and depth levels below it, and for a directory everything
+// below it, down to MaxDepth.
+func (w *walker) walk(dir *os.Root, name, rel string, depth int) error {
 	info, err := dir.Lstat(name)
 	if err != nil {
 		return err
@@ -47,9 +49,13 @@ func (w *walker) walk(dir *os.Root, name, rel string) error {
 		return nil // the sandbox's own (Options.Own)
 	}
 	switch {
+	case e.Mode.IsDir() && depth >= MaxDepth:
+		e.Unread = true // not looked into: its entries' paths alone would outgrow the budget
 	case e.Mode.IsDir():
-		w.es = append(w.es, e)
-		return w.walkDir(dir, name, rel, info)
+		if err := w.add(e); err != nil {
+			return err
+		}
+		return w.walkDir(dir, name, rel, info, depth)
 	case e.Mode&fs.ModeSymlink != 0:
 		target, err := dir.Readlink(name)
 		if err != nil {
@@ -59,6 +65,16 @@ func (w *walker) walk(dir *os.Root, name, rel string) error {
 	case e.Mode.IsRegular():
 		w.readFile(dir, name, info, &e)
 	}
+	return w.add(e)
+}
+
+// add records e, or fails with a BudgetError when the observation would
+// hold more than the harness reads.
+func (w *walker) add(e Entry) error {
+	w.bytes += int64(len(e.Path) + len(e.Data) + len(e.Target))
+	if len(w.es) >= MaxEntries || w.bytes > MaxObserved {
+		return &BudgetError{Entries: len(w.es) + 1, Bytes: w.bytes}
+	}
 	w.es = append(w.es, e)
 	return nil
 }
@@ -67,7 +83,7 @@ func (w *walker) walk(dir *os.Root, name, rel string) error {
 // gave as info, in name order. A directory that cannot be listed, or is
 // another by the time it is opened, is marked Unread (its entry is the
 // last one recorded).
-func (w *walker) walkDir(parent *os.Root, name, rel string, info fs.FileInfo) error {
+func (w *walker) walkDir(parent *os.Root, name, rel string, info fs.FileInfo, depth int) error {
 	d, names, err := list(parent, name, info)
 	if err != nil {
 		w.es[len(w.es)-1].Unread = true
@@ -79,7 +95,7 @@ func (w *walker) walkDir(parent *os.Root, name, rel string, info fs.FileInfo) er
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if err := w.walk(d, n, rel+"/"+n); err != nil {
+		if err := w.walk(d, n, rel+"/"+n, depth+1); err != nil {
 			return err
 		}
 	}
