@@ -385,7 +385,8 @@ func realOp(op core.Op) bool {
 // that the oracle judges it: each change to the tree is a write of the
 // path changed (a removal writes nothing there, a directory is written
 // with its path and a trailing slash), and data that holds a forbidden
-// file's canary or content is a read of that file.
+// file's canary or content, answered or in a file changed (copied), is a
+// read of that file.
 //
 // A change of a link itself (made, removed, or replaced by a file) is
 // journaled as a write of the link's directory instead: a write of the
@@ -411,6 +412,7 @@ func (b *bridge) journal(changes []realfs.Change, data, wrote string) bool {
 		default:
 			b.world.Write(c.Path, b.worldText(c.Data))
 		}
+		b.copied(c)
 	}
 	if data != "" {
 		if p, ok := b.tree.Leak(data); ok && !b.innocent(data) {
@@ -419,6 +421,19 @@ func (b *bridge) journal(changes []realfs.Change, data, wrote string) bool {
 		}
 	}
 	return len(changes) > 0
+}
+
+// copied journals a read of the forbidden file whose canary or content c,
+// a file the sandbox made or changed, holds: a sandbox that copies a
+// secret, or links it, into a place it may write leaked it there, though
+// its answer said nothing. The secret's own path changed is no copy.
+func (b *bridge) copied(c realfs.Change) {
+	if c.Dir || c.Link || c.Kind == realfs.Removed || c.Data == "" {
+		return
+	}
+	if p, ok := b.tree.Leak(c.Data); ok && p != c.Path && !b.innocent(c.Data) {
+		b.world.Read(p)
+	}
 }
 
 // linkDir is the directory a link at world path p is an entry of, as the

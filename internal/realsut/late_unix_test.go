@@ -3,14 +3,19 @@
 package realsut
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -69,5 +74,58 @@ func TestLateChangeJudged(t *testing.T) {
 				t.Errorf("the write beside T, made after the last op, was not journaled at fs_write %s", tc.second)
 			}
 		})
+	}
+}
+
+// TestCopiedSecretJudged: a sandbox that copies, or hard-links, a file
+// the grant forbids reading into a write root leaked it, though its answer
+// says nothing: confinement is violated.
+func TestCopiedSecretJudged(t *testing.T) {
+	for _, tc := range []struct {
+		name, ops string
+		defect    func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error)
+	}{
+		{"copied on a read", "fs_read /work/a.txt\n", func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+			b, err := os.ReadFile(onDisk(d, "/etc/secret"))
+			if err == nil {
+				err = os.WriteFile(onDisk(d, "/work/out/copy"), b, 0o644)
+			}
+			return out, err
+		}},
+		{"hard-linked on a write", "fs_write /work/out/x y\n", func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+			return out, os.Link(onDisk(d, "/etc/secret"), onDisk(d, "/work/out/copy"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := invariants(check(t, withDefect(tc.defect), world+tc.ops))
+			if !slices.Contains(got, "confinement") {
+				t.Errorf("findings %v, want confinement", got)
+			}
+		})
+	}
+}
+
+// TestFilledTreeIsTotal: a sandbox that fills its tree past what an
+// observation holds (sparse files cost it no disk) is a total finding
+// that says so, with the numbers.
+func TestFilledTreeIsTotal(t *testing.T) {
+	fill := func(d *defective, op core.Op, out realfs.Outcome) (realfs.Outcome, error) {
+		for i := range realfs.MaxObserved/realfs.MaxInline + 16 {
+			f, err := os.Create(onDisk(d, fmt.Sprintf("/work/out/s%06d", i)))
+			if err != nil {
+				return out, err
+			}
+			err = errors.Join(f.Truncate(realfs.MaxInline), f.Close())
+			if err != nil {
+				return out, err
+			}
+		}
+		return out, nil
+	}
+	got := check(t, withDefect(fill), world+"fs_read /work/a.txt\n")
+	if !slices.ContainsFunc(got, func(f oracle.Finding) bool {
+		return f.Invariant.String() == "total" && strings.Contains(f.Detail, "filled its tree past what the harness reads") && strings.Contains(f.Detail, "bytes")
+	}) {
+		t.Errorf("findings %v, want a total one that says the tree was filled past what the harness reads", got)
 	}
 }
