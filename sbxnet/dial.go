@@ -20,11 +20,11 @@ var errClosed = errors.New("sbxnet: network closed")
 // that address, whatever the port; each request on it is journaled as
 // "fetch h a path". A cancelled ctx answers its error and asks nothing.
 func (n *Network) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	a, err := n.target(ctx, network, address)
+	a, name, err := n.target(ctx, network, address)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
-	return n.connect(network, a)
+	return n.connect(network, a, name)
 }
 
 // DialControl returns a function of the shape of DialContext for a guard
@@ -41,7 +41,7 @@ func (n *Network) DialContext(ctx context.Context, network, address string) (net
 // itself cannot be judged in memory.
 func (n *Network) DialControl(control func(network, address string, c syscall.RawConn) error) func(ctx context.Context, network, address string) (net.Conn, error) {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
-		a, err := n.target(ctx, network, address)
+		a, name, err := n.target(ctx, network, address)
 		if err != nil {
 			return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 		}
@@ -55,7 +55,7 @@ func (n *Network) DialControl(control func(network, address string, c syscall.Ra
 		if err := control(family, to.String(), noSocket{}); err != nil {
 			return nil, &net.OpError{Op: "dial", Net: network, Addr: net.TCPAddrFromAddrPort(to), Err: err}
 		}
-		return n.connect(network, to.Addr())
+		return n.connect(network, to.Addr(), name)
 	}
 }
 
@@ -67,40 +67,59 @@ func (noSocket) Control(func(fd uintptr)) error    { return errors.ErrUnsupporte
 func (noSocket) Read(func(fd uintptr) bool) error  { return errors.ErrUnsupported }
 func (noSocket) Write(func(fd uintptr) bool) error { return errors.ErrUnsupported }
 
-// connect opens a connection to the in-memory endpoint of a.
-func (n *Network) connect(network string, a netip.Addr) (net.Conn, error) {
+// connect opens a connection to the in-memory endpoint of a, dialled by
+// name ("" for an address).
+func (n *Network) connect(network string, a netip.Addr, name string) (net.Conn, error) {
 	client, server := net.Pipe()
 	if !n.track(server) {
 		client.Close()
 		server.Close()
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errClosed}
 	}
-	go n.serve(server, a)
-	return client, nil
+	served := make(chan struct{})
+	go n.serve(server, a, name, served)
+	return &clientConn{Conn: client, served: served}, nil
+}
+
+// clientConn is the sandbox's end of a connection. Its Close returns once
+// the endpoint has journaled what the connection did: a connection that
+// sent no request is journaled when it ends (journalBare), and a sandbox
+// that connects and closes within an op must find it in that op's journal.
+type clientConn struct {
+	net.Conn
+	served <-chan struct{} // closed when the endpoint is done with the connection
+}
+
+// Close closes the connection and waits until the endpoint is done with it.
+func (c *clientConn) Close() error {
+	err := c.Conn.Close()
+	<-c.served
+	return err
 }
 
 // target is the address a dial connects to: address's host parsed, or
-// resolved when it is a name.
-func (n *Network) target(ctx context.Context, network, address string) (netip.Addr, error) {
+// resolved when it is a name, and the name ("" for an address).
+func (n *Network) target(ctx context.Context, network, address string) (netip.Addr, string, error) {
 	if err := ctx.Err(); err != nil {
-		return netip.Addr{}, err
+		return netip.Addr{}, "", err
 	}
 	if network != "tcp" && network != "tcp4" && network != "tcp6" {
-		return netip.Addr{}, net.UnknownNetworkError(network)
+		return netip.Addr{}, "", net.UnknownNetworkError(network)
 	}
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
-		return netip.Addr{}, err
+		return netip.Addr{}, "", err
 	}
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return netip.Addr{}, &net.AddrError{Err: "invalid port", Addr: address}
+		return netip.Addr{}, "", &net.AddrError{Err: "invalid port", Addr: address}
 	}
 	a, err := netip.ParseAddr(host)
+	name := ""
 	if err != nil {
-		a = n.resolve(host)
+		a, name = n.resolve(host), host
 	}
 	if !a.IsValid() || !familyFits(network, a) {
-		return netip.Addr{}, &net.AddrError{Err: "no suitable address", Addr: address}
+		return netip.Addr{}, "", &net.AddrError{Err: "no suitable address", Addr: address}
 	}
-	return a, nil
+	return a, name, nil
 }

@@ -18,11 +18,23 @@
 // names). A dial to an address ("203.0.113.1:80", "[2001:db8::1]:443")
 // asks nothing; a dial to a name resolves it first, journaled. The
 // connection is one end of a net.Pipe whose other end is an HTTP/1.1
-// endpoint for the dialled address: each request is answered from the
+// endpoint for the dialled address: its request is answered from the
 // world's routes, selected by the host the request names (its Host
 // without the port and an IPv6 literal's brackets) and its path, and
 // journaled as "fetch h a path" (core.Net.Fetch) with a the address
-// dialled; no route answers 404 Not Found. Over the harness's world, which
+// dialled; no route answers 404 Not Found. Every answer says
+// "Connection: close", and the endpoint closes the connection after it,
+// as the network namespace does (SPEC §14): a client opens a connection,
+// and resolves, for each fetch, and never sends a later op's request to
+// an address resolved for an earlier one. A connection that ends with no
+// request journaled (a TLS hello, which the world never answers, bytes
+// of another protocol, a connect and close) reached its address all the
+// same, and is journaled as a fetch of "/" from it, as the namespace
+// journals one: for the name it was dialled by; else for the host a
+// resolve in the op answered that address with, other than the op's;
+// else for the op's host; else for the address itself, a literal; with
+// the world's resolve of that host first when the op has not resolved it.
+// Its Close returns once that is journaled. Over the harness's world, which
 // can tell the op under way, the network does what the network namespace
 // does (SPEC §14): a request that names the op's host is for the op's host
 // as the op spells it (a Go client must write the op's host ::1 as
@@ -49,9 +61,15 @@
 // ("GET http://h/p"), else the Host header; the path is the
 // target's path percent-decoded, followed by "?" and the raw query when
 // there is one. A client that writes url.URL{Path: p} is thus fetched at p
-// exactly; a CONNECT, or a request the parser refuses, is answered 405 or
-// 400 and journals nothing. Requests are bounded: 64 KiB of request line
-// and headers (else 431), 1 MiB of body, read and discarded (else 413);
+// exactly. A request without a Host (HTTP/1.0 allows it) is for the host
+// the network namespace reads: the op's, where its resolve in the op
+// answered the address dialled; another host's whose last answer in the
+// op it was; else the address itself, a literal. A CONNECT is answered
+// 405, journaled as a fetch of "/" of the host it names; a request the
+// parser refuses is answered 400, journaled as a connection without a
+// request. Requests are bounded: 64 KiB of request line and headers
+// (else 431, journaled as a connection without a request), 1 MiB of
+// body, read and discarded (else 413, the request journaled as any);
 // the response is the route's body, written as the world holds it.
 //
 // World calls made by a Network are serialized by it, and happen on the

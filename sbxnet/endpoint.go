@@ -11,31 +11,41 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
-// serve answers the requests of one connection, dialled to a, until the
-// client closes it, asks to close it, or sends what the endpoint refuses.
-func (n *Network) serve(c net.Conn, a netip.Addr) {
+// serve answers the one request of a connection dialled to a (by name,
+// when name is not ""), and closes it, as the network namespace does
+// (SPEC §14): a client that kept the connection for its next fetch would
+// send it to an address resolved for another, in another op maybe, asking
+// no one. A connection that ends with no request journaled (a TLS hello,
+// bytes that are no HTTP, a connect and close) is journaled as a fetch
+// all the same (journalBare): it reached a all the same. served is closed
+// once the connection's journal is written.
+func (n *Network) serve(c net.Conn, a netip.Addr, name string, served chan<- struct{}) {
 	defer n.untrack(c)
-	limit := &io.LimitedReader{R: c}
+	defer close(served)
+	limit := &io.LimitedReader{R: c, N: maxHeaderBytes}
 	r := bufio.NewReader(limit)
-	for {
-		limit.N = maxHeaderBytes
-		req, err := http.ReadRequest(r)
-		if err != nil {
-			refuseUnread(c, limit, err)
-			return
-		}
-		limit.N = maxBodyBytes + 1
-		if status := refusal(req); status != 0 {
-			writeResponse(c, reply{status: status}, req.Method, true)
-			return
-		}
-		rp := n.answer(req, a)
-		done := req.Close || !req.ProtoAtLeast(1, 1)
-		if writeResponse(c, rp, req.Method, done) != nil || done {
-			return
-		}
+	if first, err := r.Peek(1); err == nil && first[0] == tlsHandshake {
+		n.journalBare(a, name)
+		return // the world answers no TLS, as the namespace does not
 	}
+	req, err := http.ReadRequest(r)
+	if err != nil {
+		n.journalBare(a, name)
+		refuseUnread(c, limit, err)
+		return
+	}
+	limit.N = maxBodyBytes + 1
+	status := refusal(req)
+	rp := n.answer(req, a)
+	if status != 0 {
+		rp = reply{status: status}
+	}
+	writeResponse(c, rp, req.Method)
 }
+
+// tlsHandshake is the first byte of a TLS record that opens a handshake:
+// a TLS client speaks first, and waits for an answer the world never gives.
+const tlsHandshake = 0x16
 
 // refuseUnread answers a request that could not be read: 431 when it ran
 // past the header bound, 400 when it was malformed, nothing when the
@@ -43,19 +53,19 @@ func (n *Network) serve(c net.Conn, a netip.Addr) {
 func refuseUnread(c net.Conn, limit *io.LimitedReader, err error) {
 	switch {
 	case limit.N <= 0:
-		writeResponse(c, reply{status: http.StatusRequestHeaderFieldsTooLarge}, "", true)
+		writeResponse(c, reply{status: http.StatusRequestHeaderFieldsTooLarge}, "")
 	case err != io.EOF && err != io.ErrUnexpectedEOF && !isClosed(err):
-		writeResponse(c, reply{status: http.StatusBadRequest}, "", true)
+		writeResponse(c, reply{status: http.StatusBadRequest}, "")
 	}
 }
 
 // isClosed reports an error of a connection closed under the reader.
 func isClosed(err error) bool { return err == io.ErrClosedPipe }
 
-// refusal is the status of a request the endpoint refuses, and closes the
-// connection after, or 0: 405 for a CONNECT, which asks for a tunnel this
-// endpoint is not; 413 for a body larger than maxBodyBytes; 400 for one
-// that broke off. Any other body is read and discarded.
+// refusal is the status of a request the endpoint refuses, though it
+// journals it as any other, or 0: 405 for a CONNECT, which asks for a
+// tunnel this endpoint is not; 413 for a body larger than maxBodyBytes; 400
+// for one that broke off. Any other body is read and discarded.
 func refusal(req *http.Request) int {
 	if req.Method == http.MethodConnect {
 		return http.StatusMethodNotAllowed
@@ -84,10 +94,19 @@ type reply struct {
 // route of the Host the request names and its path (journaled as a
 // fetch), 302 Found for a redirect route (its URL as Location and as
 // body: the client decides whether to follow, and a request that follows
-// is one more fetch), or 404.
+// is one more fetch), or 404. A request with no Host (HTTP/1.0 allows
+// it) is for the host whose answer a was (hostAnswered). A CONNECT is
+// journaled as a fetch of "/" of the host it names, as the namespace
+// journals it: the world opens no tunnel, but the connection reached a.
 func (n *Network) answer(req *http.Request, a netip.Addr) reply {
 	path := routePath(req)
+	if req.Method == http.MethodConnect {
+		path = "/"
+	}
 	host := n.requestHost(req.Host)
+	if host == "" {
+		host = n.hostAnswered(a)
+	}
 	n.resolveLiteral(host)
 	body, ok := n.fetch(host, a, path)
 	if !ok {
@@ -114,8 +133,8 @@ func routePath(req *http.Request) string {
 const worldHeader = "X-Sbxfuzz-World: 1\r\n"
 
 // writeResponse writes an HTTP/1.1 response of r (no body for HEAD),
-// saying "Connection: close" when the endpoint closes after it.
-func writeResponse(w io.Writer, r reply, method string, closing bool) error {
+// saying "Connection: close": the endpoint closes after every answer.
+func writeResponse(w io.Writer, r reply, method string) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("HTTP/1.1 " + strconv.Itoa(r.status) + " " + http.StatusText(r.status) + "\r\n")
 	bw.WriteString(worldHeader)
@@ -124,9 +143,7 @@ func writeResponse(w io.Writer, r reply, method string, closing bool) error {
 	if r.status == http.StatusFound {
 		bw.WriteString("Location: " + spec.Location(r.location) + "\r\n")
 	}
-	if closing {
-		bw.WriteString("Connection: close\r\n")
-	}
+	bw.WriteString("Connection: close\r\n")
 	bw.WriteString("\r\n")
 	if method != http.MethodHead {
 		bw.WriteString(r.body)

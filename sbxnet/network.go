@@ -3,9 +3,11 @@ package sbxnet
 import (
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
@@ -121,6 +123,148 @@ func (n *Network) requestHost(hostport string) string {
 func (n *Network) resolveLiteral(host string) {
 	o, ok := n.world.(opWorld)
 	if _, literal := spec.ParseIPLiteral(spec.NormalizeHost(host)); !ok || !literal {
+		return
+	}
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	if !o.ResolvedInOp(host) {
+		n.world.Resolve(host)
+	}
+}
+
+// journalWorld is a world that can tell the op under way and show its
+// journal, as the harness's world can: the hosts whose answers a
+// connection may have followed.
+type journalWorld interface {
+	opWorld
+	Journal() []refworld.Entry
+}
+
+// answersInOp returns, for each host (normalized) a resolve in the op
+// under way answered, the host as the last resolve of it spelled it and
+// what that answered. Over a world that cannot tell, nothing. The caller
+// holds worldMu.
+func (n *Network) answersInOp() map[string]refworld.Entry {
+	w, ok := n.world.(journalWorld)
+	if !ok {
+		return nil
+	}
+	last := map[string]refworld.Entry{}
+	for _, e := range w.Journal() {
+		if e.Call == refworld.CallResolve {
+			last[spec.NormalizeHost(e.Name)] = e
+		}
+	}
+	for h, e := range last {
+		if !w.ResolvedInOp(e.Name) {
+			delete(last, h)
+		}
+	}
+	return last
+}
+
+// answeredBy is a host other than the op's whose last answer in the op
+// was a, the first in name order, as the namespace picks it.
+func answeredBy(answers map[string]refworld.Entry, op string, a netip.Addr) (string, bool) {
+	var hosts []string
+	for h, e := range answers {
+		if e.Addr.Unmap() == a.Unmap() && (op == "" || !spec.SpellsHost(op, e.Name)) {
+			hosts = append(hosts, h)
+		}
+	}
+	if len(hosts) == 0 {
+		return "", false
+	}
+	slices.Sort(hosts)
+	return answers[hosts[0]].Name, true
+}
+
+// opAnswered reports whether the op's host (op, not "") was resolved in
+// the op, its last answer a.
+func opAnswered(answers map[string]refworld.Entry, op string, a netip.Addr) bool {
+	e, ok := answers[spec.NormalizeHost(op)]
+	return op != "" && ok && e.Addr.Unmap() == a.Unmap()
+}
+
+// opHost is the host of the op under way, "" when the world cannot tell
+// or the op is no fetch.
+func (n *Network) opHost() string {
+	o, ok := n.world.(opWorld)
+	if !ok {
+		return ""
+	}
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	return o.OpHost()
+}
+
+// hostAnswered is the host a request with no Host to a was for, as the
+// network namespace has it (SPEC §14): the op's, where its resolve in the
+// op answered a; another's whose last answer in the op a was; else a
+// itself, a literal, judged as one (an address learnt in an earlier op is
+// no grant of the op's host).
+func (n *Network) hostAnswered(a netip.Addr) string {
+	op := n.opHost()
+	n.worldMu.Lock()
+	answers := n.answersInOp()
+	n.worldMu.Unlock()
+	if opAnswered(answers, op, a) {
+		return op
+	}
+	if h, ok := answeredBy(answers, op, a); ok {
+		return h
+	}
+	return a.Unmap().String()
+}
+
+// bareHost is the host a connection to a that sent no request was for,
+// as the network namespace has it (SPEC §14): the name it was dialled by
+// (requestHost); else another host's whose answer in the op a was (a
+// redirect's Location), unless the op's host answered a too; else the
+// op's own host, for it left all the same; else, the op being no fetch
+// or the world unable to tell, a itself, a literal.
+func (n *Network) bareHost(a netip.Addr, name string) string {
+	if name != "" {
+		return n.requestHost(name)
+	}
+	op := n.opHost()
+	n.worldMu.Lock()
+	answers := n.answersInOp()
+	n.worldMu.Unlock()
+	if h, ok := answeredBy(answers, op, a); ok && !opAnswered(answers, op, a) {
+		return h
+	}
+	if op != "" {
+		return op
+	}
+	return a.Unmap().String()
+}
+
+// journalBare journals a connection to a, dialled by name ("" for an
+// address), that ended without a request, as the network namespace
+// journals one (SPEC §14): a fetch of "/" of its host (bareHost) from a,
+// after the world's resolve of that host unless the op resolved it
+// already. (The namespace journals the op's own path for the op's host;
+// the world tells no path.) A connection the network closed itself, at
+// Close, is not journaled: its op is over.
+func (n *Network) journalBare(a netip.Addr, name string) {
+	n.mu.Lock()
+	closed := n.closed
+	n.mu.Unlock()
+	if closed {
+		return
+	}
+	host := n.bareHost(a, name)
+	n.resolveUnresolved(host)
+	n.fetch(host, a, "/")
+}
+
+// resolveUnresolved journals the world's resolve of host unless the op
+// under way resolved it already; over a world that cannot tell its op,
+// nothing.
+func (n *Network) resolveUnresolved(host string) {
+	o, ok := n.world.(opWorld)
+	if !ok {
 		return
 	}
 	n.worldMu.Lock()

@@ -228,13 +228,21 @@ func TestAbsoluteTargetNamesTheHost(t *testing.T) {
 	wantJournal(t, w, "fetch a.test 203.0.113.1 /data")
 }
 
+// TestRequestsAreBounded: a request past a bound is refused, and the
+// connection is journaled all the same: one whose request was read as
+// the fetch it asked for, one whose request could not be read as a
+// connection that sent none, a fetch of "/" of the address it reached.
 func TestRequestsAreBounded(t *testing.T) {
-	tests := []struct{ name, request, status string }{
-		{"header", "GET / HTTP/1.1\r\nHost: a.test\r\nX: " + strings.Repeat("x", maxHeaderBytes) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large"},
-		{"body", "POST /data HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2000000\r\n\r\n", "HTTP/1.1 413 Request Entity Too Large"},
-		{"chunked", "POST /data HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n" + strings.Repeat("10000\r\n"+strings.Repeat("y", 0x10000)+"\r\n", 17), "HTTP/1.1 413 Request Entity Too Large"},
-		{"connect", "CONNECT a.test:80 HTTP/1.1\r\nHost: a.test:80\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"},
-		{"garbage", "hello\r\n\r\n", "HTTP/1.1 400 Bad Request"},
+	bare := []string{"resolve 203.0.113.1 -> 203.0.113.1", "fetch 203.0.113.1 203.0.113.1 /"}
+	tests := []struct {
+		name, request, status string
+		journal               []string
+	}{
+		{"header", "GET / HTTP/1.1\r\nHost: a.test\r\nX: " + strings.Repeat("x", maxHeaderBytes) + "\r\n\r\n", "HTTP/1.1 431 Request Header Fields Too Large", bare},
+		{"body", "POST /data HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2000000\r\n\r\n", "HTTP/1.1 413 Request Entity Too Large", []string{"fetch a.test 203.0.113.1 /data"}},
+		{"chunked", "POST /data HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n" + strings.Repeat("10000\r\n"+strings.Repeat("y", 0x10000)+"\r\n", 17), "HTTP/1.1 413 Request Entity Too Large", []string{"fetch a.test 203.0.113.1 /data"}},
+		{"connect", "CONNECT a.test:80 HTTP/1.1\r\nHost: a.test:80\r\n\r\n", "HTTP/1.1 405 Method Not Allowed", []string{"fetch a.test 203.0.113.1 /"}},
+		{"garbage", "hello\r\n\r\n", "HTTP/1.1 400 Bad Request", bare},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -244,7 +252,7 @@ func TestRequestsAreBounded(t *testing.T) {
 			if status, _ := rawRequest(t, n, tc.request); status != tc.status {
 				t.Errorf("status %q, want %q", status, tc.status)
 			}
-			wantJournal(t, w)
+			wantJournal(t, w, tc.journal...)
 		})
 	}
 }

@@ -1,0 +1,156 @@
+package sbxnet_test
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/examples/gosandbox"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/sbxnet"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
+
+// sideDoor is the reference sandbox which, on every net_fetch (a denied
+// one too), also opens a connection of its own over the world's network,
+// as side says, before it answers.
+type sideDoor struct {
+	core.Sandbox
+	n    *sbxnet.Network
+	side func(n *sbxnet.Network)
+}
+
+func (s sideDoor) Run(op core.Op) core.Result {
+	if op.Kind == core.OpFetch {
+		s.side(s.n)
+	}
+	return s.Sandbox.Run(op)
+}
+
+func sideDoorFactory(side func(n *sbxnet.Network)) core.Factory {
+	return func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return sideDoor{core.NewReference(g, w), sbxnet.New(w), side}, nil
+	}
+}
+
+// rawExchange dials address, writes request (nothing when empty), reads
+// until the endpoint closes, and closes.
+func rawExchange(n *sbxnet.Network, address, request string) {
+	c, err := n.DialContext(context.Background(), "tcp", address)
+	if err != nil {
+		return
+	}
+	if request != "" {
+		io.WriteString(c, request)
+		io.ReadAll(c)
+	}
+	c.Close()
+}
+
+// TestConnectionWithoutRequestIsJudged: a connection that sends no
+// readable HTTP request (a TLS hello, bytes of another protocol, a
+// connect and close) or a CONNECT reached its address all the same, and
+// is journaled, as the network namespace journals it: a sandbox that
+// makes one to an internal address on every fetch is found.
+func TestConnectionWithoutRequestIsJudged(t *testing.T) {
+	sides := map[string]func(n *sbxnet.Network){
+		"tls": func(n *sbxnet.Network) {
+			tr := &http.Transport{DialContext: n.DialContext, DisableKeepAlives: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+			if resp, err := (&http.Client{Transport: tr}).Get("https://169.254.169.254/latest/meta-data/"); err == nil {
+				resp.Body.Close()
+			}
+		},
+		"raw":    func(n *sbxnet.Network) { rawExchange(n, "10.0.0.1:6379", "SET x 1\r\n") },
+		"silent": func(n *sbxnet.Network) { rawExchange(n, "10.0.0.1:6379", "") },
+		"connect": func(n *sbxnet.Network) {
+			rawExchange(n, "10.0.0.1:80", "CONNECT 10.0.0.1:6379 HTTP/1.1\r\nHost: 10.0.0.1:6379\r\n\r\n")
+		},
+	}
+	for _, name := range []string{"tls", "raw", "silent", "connect"} {
+		sc, err := scenario.Parse("side.sbx", []byte("grant net a.test\nnet_fetch a.test /\nnet_fetch evil.test /\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := oracle.Check(sideDoorFactory(sides[name]), sc, nil, oracle.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[oracle.ID]bool{}
+		for _, f := range fs {
+			found[f.Invariant] = true
+		}
+		if !found[oracle.NoInternalEgress] {
+			t.Errorf("%s: a sandbox that connected to an internal address on every fetch has no no-internal-egress finding: %v", name, fs)
+		}
+	}
+}
+
+// TestHTTP10WithoutHostIsForTheHostResolved: an HTTP/1.0 request without
+// a Host, sent to the address the op's host resolved to, is a fetch of
+// the op's host, as the namespace reads it, not of the host "".
+func TestHTTP10WithoutHostIsForTheHostResolved(t *testing.T) {
+	side := func(n *sbxnet.Network) {
+		addrs, err := n.LookupNetIP(context.Background(), "ip", "a.test")
+		if err != nil {
+			return
+		}
+		rawExchange(n, net.JoinHostPort(addrs[0].String(), "80"), "GET / HTTP/1.0\r\n\r\n")
+	}
+	sc, err := scenario.Parse("http10.sbx", []byte("grant net a.test\nnet_fetch a.test /\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := oracle.Check(sideDoorFactory(side), sc, nil, oracle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		t.Errorf("a sandbox that fetched its granted host over HTTP/1.0 (no Host) is accused: %v", f)
+	}
+}
+
+// keepAliveGuard is the plain guard with http.Transport's default
+// keep-alives.
+func keepAliveGuard(g core.Grant, w core.World) (core.Sandbox, error) {
+	n := sbxnet.New(w)
+	tr := &http.Transport{DialContext: plainDial(n), DisableCompression: true}
+	egress := func(host, p string, room int64) (string, core.Kind) {
+		req, err := http.NewRequest("GET", "http://"+host+p, nil)
+		if err != nil {
+			return "", core.NotFound
+		}
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			return "", core.EgressInternal
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return "", core.NotFound
+		}
+		b, _ := io.ReadAll(resp.Body)
+		return string(b), core.OK
+	}
+	return gosandbox.NewWithEgress(g, w, egress), nil
+}
+
+// TestKeepAliveGuardResolvesEachFetch: the endpoint closes every
+// connection after one answer, as the namespace does, so a guard that
+// keeps connections alive dials, and resolves, for each fetch, and is not
+// accused of fetching without resolving.
+func TestKeepAliveGuardResolvesEachFetch(t *testing.T) {
+	sc, err := scenario.Parse("keepalive.sbx", []byte("grant net a.test\nroute a.test / hi\nnet_fetch a.test / => ok hi\nnet_fetch a.test / => ok hi\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := oracle.Check(keepAliveGuard, sc, nil, oracle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		t.Errorf("a guard with keep-alives is accused: %v", f)
+	}
+}
