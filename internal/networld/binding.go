@@ -70,9 +70,11 @@ type opState struct {
 	// journaled as one more fetch, another count on every run.
 	sent sentTo
 	// located holds the hosts (hostKey) of the redirects the world served
-	// in the op: a sandbox that follows one with an answer it kept asks
-	// them without a lookup.
-	located map[string]bool
+	// in the op, each as its Location spelled it: a sandbox that follows
+	// one with an answer it kept asks them without a lookup, and a DNS
+	// query for one, which reaches the server folded to lower case, is
+	// journaled as the Location spelled it (queried).
+	located map[string]string
 }
 
 // sentTo holds fetches by the address they reached (unmapped), then the
@@ -353,7 +355,7 @@ func (b *Binding) repeat(host, path string, a netip.Addr) bool {
 		return false
 	}
 	for h := range hosts {
-		if b.op.located[h] {
+		if b.op.located[h] != "" {
 			return false
 		}
 	}
@@ -511,6 +513,22 @@ func (b *Binding) With(f func(w *refworld.World)) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	f(b.world)
+}
+
+// queried is the host a DNS query for name (lower case, no trailing dot)
+// is journaled for: the op's host as the op spells it, or the host of a
+// redirect the world served in the op as its Location spelled it, when
+// name names that (SPEC §6's comparison); else name. The grant's hosts
+// match byte for byte (SPEC §5), so a name the sandbox was sent to as
+// "B.test" must not be journaled as "b.test".
+func (b *Binding) queried(name string) string {
+	if b.isOpHost(name) {
+		return b.op.host
+	}
+	if h := b.op.located[hostKey(name)]; h != "" {
+		return h
+	}
+	return name
 }
 
 // isOpHost reports whether host (a DNS name, or a request's Host without

@@ -22,7 +22,9 @@ type lookup struct {
 // Resolve answers a DNS query for name (lower case, no trailing dot) of
 // family, as netns.Network.Resolve: the world's next answer for name when
 // it is of family, consumed and journaled ("resolve h -> a", h spelled as
-// the op spells it when it is the op's host); else nothing, consuming
+// the op spells it when it is the op's host, as a redirect's Location
+// served in the op spelled it when it is that host: queried); else
+// nothing, consuming
 // nothing. The second query of a lookup whose first consumed the answer
 // answers nothing: one lookup, one answer. A query for an IP spelling
 // without a dns line of its own answers nothing, as a real DNS server
@@ -67,10 +69,7 @@ func (b *Binding) numeric(name string) bool {
 // consume resolves name in the world, journaled, when its next answer is
 // of family, and reports whether it did.
 func (b *Binding) consume(name string, family netns.Family) (netip.Addr, bool) {
-	host := name
-	if b.isOpHost(name) {
-		host = b.op.host
-	}
+	host := b.queried(name)
 	if familyOf(b.world.PeekResolve(host)) != family {
 		return netip.Addr{}, false
 	}

@@ -11,10 +11,13 @@
 //
 //   - a DNS query answers the world's next answer for its name when that
 //     answer is of the query's family, consuming it (World.Resolve,
-//     journaled "resolve h -> a"); else it answers nothing and consumes
-//     nothing. The A and AAAA queries of one lookup, in either order,
-//     consume one answer between them, as the model's one resolution per
-//     op does, and a rebinding line cycles lookup by lookup;
+//     journaled "resolve h -> a", h the op's host as the op spells it, or a
+//     redirect's host as the Location the world served in the op spelled
+//     it, when the name is that host: the server reads names folded, and
+//     the grant's hosts match byte for byte); else it answers nothing and
+//     consumes nothing. The A and AAAA queries of one lookup, in either
+//     order, consume one answer between them, as the model's one
+//     resolution per op does, and a rebinding line cycles lookup by lookup;
 //   - a request is answered by the world's route for its Host (port
 //     dropped) and path, journaled "fetch h a path" with a the address the
 //     connection was aimed at (unmapped); 404 when there is no route. A

@@ -92,9 +92,9 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		// The Location as it was sent, as the client read it.
 		if u, err := url.Parse(spec.Location(s.Body)); err == nil && u.Hostname() != "" {
 			if b.op.located == nil {
-				b.op.located = map[string]bool{}
+				b.op.located = map[string]string{}
 			}
-			b.op.located[hostKey(u.Hostname())] = true
+			b.op.located[hostKey(u.Hostname())] = u.Hostname()
 		}
 	}
 	if r.Method == http.MethodConnect {
