@@ -16,7 +16,7 @@ const (
 
 // question is the one question of a DNS query.
 type question struct {
-	name   string // lower case, no trailing dot
+	name   string // ASCII letters in lower case, no trailing dot
 	octets int    // the name's length on the wire, its labels' lengths and the root's
 	qtype  uint16
 	end    int // offset just past the question in the query
@@ -43,13 +43,27 @@ func parseQuery(msg []byte) (question, error) {
 		if n > 63 || i+n > len(msg) {
 			return question{}, errMalformed // compression has no place in a question
 		}
-		labels = append(labels, strings.ToLower(string(msg[i:i+n])))
+		labels = append(labels, lowerASCII(msg[i:i+n]))
 		i += n
 	}
 	if i+4 > len(msg) {
 		return question{}, errMalformed
 	}
 	return question{name: strings.Join(labels, "."), octets: i - 12, qtype: binary.BigEndian.Uint16(msg[i:]), end: i + 4}, nil
+}
+
+// lowerASCII is label with its ASCII letters in lower case and every other
+// byte as it is: SPEC §6 folds ASCII case only, and a Unicode folding
+// would ask the world for another name than was queried (the Kelvin sign
+// as "k", a byte that is no UTF-8 as U+FFFD).
+func lowerASCII(label []byte) string {
+	b := append([]byte(nil), label...)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // maxNameOctets is the longest name DNS carries, in octets on the wire

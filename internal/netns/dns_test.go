@@ -155,3 +155,29 @@ func TestHeadKeepsTheFirstBytes(t *testing.T) {
 		t.Errorf("head = %q, cut %v; want \"abcde\", true", h.String(), h.cut())
 	}
 }
+
+// TestQueryNameFoldsOnlyASCII: the world is asked for the name queried
+// with its ASCII letters in lower case and every other byte as it came
+// (SPEC §6): the Kelvin sign is no "k", a dotted capital I no "i", and a
+// byte that is no UTF-8 no U+FFFD.
+func TestQueryNameFoldsOnlyASCII(t *testing.T) {
+	for _, tc := range []struct{ label, want string }{
+		{"\u212aevil", "\u212aevil"},
+		{"a\xc0B", "a\xc0b"},
+		{"\u0130X", "\u0130x"},
+		{"MiXeD", "mixed"},
+	} {
+		label, want := tc.label, tc.want
+		q := []byte{0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0}
+		q = append(q, byte(len(label)))
+		q = append(q, label...)
+		q = append(q, 4, 'T', 'e', 's', 't', 0, 0, 1, 0, 1)
+		got, err := parseQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.name != want+".test" {
+			t.Errorf("query for %q: the world is asked for %q, want %q", label+".Test", got.name, want+".test")
+		}
+	}
+}

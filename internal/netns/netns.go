@@ -36,9 +36,9 @@ type Network struct {
 	// at once; one that sends no request, or sits idle between requests,
 	// for long is closed.
 	Ports []uint16
-	// Resolve answers a query for name (lower case, no trailing dot) of
-	// family; nil or empty is an answer with no address. A nil Resolve
-	// answers nothing.
+	// Resolve answers a query for name (ASCII letters in lower case, every
+	// other byte as queried, no trailing dot) of family; nil or empty is
+	// an answer with no address. A nil Resolve answers nothing.
 	Resolve func(name string, family Family) []netip.Addr
 	// Handler answers every HTTP request, CONNECT included; a nil Handler
 	// answers 404. LocalAddr gives the address a request was aimed at.
