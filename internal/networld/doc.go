@@ -27,7 +27,9 @@
 //     follows it makes the next request itself, journaled and judged as
 //     any other. Every answer of the world carries the header
 //     X-Sbxfuzz-World: 1, so that a door tells it from a proxy's own
-//     answer. A CONNECT is answered 405 and journals nothing;
+//     answer. A CONNECT is answered 405, journaled as a fetch of "/" of
+//     the host it names: the world opens no tunnel, but the connection
+//     reached the address all the same;
 //   - a request for the op's host that no resolve of it preceded in the
 //     op (a program dialling an IP literal asks no DNS server) journals
 //     the world's resolve of it first, as the model's pipeline does;
