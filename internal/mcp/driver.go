@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"cmp"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,6 +24,11 @@ type Paths interface {
 	// Root is the tree's own directory, cut out of what the server
 	// returns.
 	Root() string
+	// ReadFile is the content of the file at world path p, for the
+	// harness's second look at a read's answer, within the tree whatever
+	// the sandbox linked or swapped in since, and at most max bytes
+	// (realfs.Tree.ReadFile).
+	ReadFile(p string, max int64) ([]byte, error)
 }
 
 // NewDriver returns the realfs.Driver that performs ops through s's tools
@@ -65,14 +69,15 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	if op.Kind == core.OpRead {
 		data, ok := p.Read.Result.content(r.Text)
 		numbered := false
+		reread := func() ([]byte, error) { return d.paths.ReadFile(op.Args[0], realfs.MaxHashed) }
 		switch x := p.Read.Result; {
 		case x != nil && x.describes(r.Text):
-			data, ok = fileOr(r.Text, path), true
+			data, ok = fileOr(r.Text, reread), true
 		case x != nil && (x.Lines || x.LineMax > 0 || x.Tab != ""):
-			data = asFile(data, path, x)
+			data = asFile(data, reread, x)
 		}
 		if x := p.Read.Result; x == nil || x.LinePrefix == "" {
-			numbered = numberedFile(data, path)
+			numbered = numberedFile(data, reread)
 		}
 		return realfs.Outcome{Verdict: realfs.Allowed, Data: d.cut(data, root), Whole: !ok, Numbered: numbered, Carried: d.cut(r.Carried, root)}, nil
 	}
@@ -127,13 +132,13 @@ func cutWord(text, p string) string {
 var lineNumber = regexp.MustCompile(`^ *\d+(?:\t|→|\| ?|: ?| {1,2})`)
 
 // numberedFile reports whether data, which the server returned for the
-// file at tree path p, is that file's content with a line number before
-// each of its lines, and not the file itself.
-func numberedFile(data, p string) bool {
+// file reread reads again, is that file's content with a line number
+// before each of its lines, and not the file itself.
+func numberedFile(data string, reread func() ([]byte, error)) bool {
 	if !lineNumber.MatchString(data) {
 		return false // most answers: the file is not read again
 	}
-	file, err := os.ReadFile(named(p))
+	file, err := reread()
 	if err != nil || len(file) == 0 || data == string(file) {
 		return false
 	}
@@ -151,11 +156,11 @@ func numberedFile(data, p string) bool {
 
 // asFile is data, which a server that reads by lines (Extract.Lines),
 // cuts long lines (Extract.LineMax) or shows tabs as other text
-// (Extract.Tab) returned for the file at tree path p,
-// replaced with the file's bytes when the two differ only as x says the
-// server makes them differ.
-func asFile(data, p string, x *Extract) string {
-	file, err := os.ReadFile(named(p))
+// (Extract.Tab) returned for the file reread reads again, replaced with
+// the file's bytes when the two differ only as x says the server makes
+// them differ.
+func asFile(data string, reread func() ([]byte, error), x *Extract) string {
+	file, err := reread()
 	if err != nil {
 		return data
 	}
@@ -228,24 +233,14 @@ func cutUnits(line string, most int) string {
 	return line
 }
 
-// fileOr is the bytes of the file at tree path p, or text when it cannot
-// be read.
-func fileOr(text, p string) string {
-	file, err := os.ReadFile(named(p))
+// fileOr is the bytes of the file reread reads again, or text when it
+// cannot be read.
+func fileOr(text string, reread func() ([]byte, error)) string {
+	file, err := reread()
 	if err != nil {
 		return text
 	}
 	return string(file)
-}
-
-// named is tree path p without the slashes that may end it: the file an
-// op's "f/" names, as SPEC §5 cleans it and a server resolves it, where
-// the system refuses to open "f/" when f is a file.
-func named(p string) string {
-	if t := strings.TrimRight(p, "/"); t != "" {
-		return t
-	}
-	return p
 }
 
 // lineEnds is s with "\r\n" and a lone "\r" read as "\n".

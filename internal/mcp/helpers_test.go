@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,16 @@ func (t tree) Path(p string) (string, bool) {
 }
 
 func (t tree) Root() string { return string(t) }
+
+// ReadFile reads p below the test's tree by path: a fake server of these
+// tests swaps nothing in, and realfs.Tree's own ReadFile is tested there.
+func (t tree) ReadFile(p string, max int64) ([]byte, error) {
+	b, err := os.ReadFile(string(t) + strings.TrimRight(p, "/"))
+	if err == nil && int64(len(b)) > max {
+		return nil, errors.New("too long")
+	}
+	return b, err
+}
 
 // newTree builds the tree the tests share under a fresh directory:
 // /work (the allowed directory) with a file, a prefix sibling /workshop
