@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -69,7 +70,7 @@ func (d *driver) Do(op core.Op) (realfs.Outcome, error) {
 	if op.Kind == core.OpRead {
 		data, ok := p.Read.Result.content(r.Text)
 		numbered := false
-		reread := func() ([]byte, error) { return d.paths.ReadFile(op.Args[0], realfs.MaxHashed) }
+		reread := sync.OnceValues(func() ([]byte, error) { return d.paths.ReadFile(op.Args[0], realfs.MaxHashed) })
 		switch x := p.Read.Result; {
 		case x != nil && x.describes(r.Text):
 			data, ok = fileOr(r.Text, reread), true

@@ -24,6 +24,7 @@ type Pool struct {
 	counting sync.Mutex
 	started  []*Server // servers started and not shut down yet
 	starting []*Server // servers in their handshake, in Get
+	closing  int       // Closes under way: a server that begins its handshake meanwhile is killed at once
 	gone     int64     // the stdout lines skipped by the servers shut down
 }
 
@@ -62,6 +63,9 @@ func (p *Pool) Get(cfg Config) (*Server, error) {
 		p.counting.Lock()
 		defer p.counting.Unlock()
 		begun, p.starting = s, append(p.starting, s)
+		if p.closing > 0 {
+			s.p.Kill() // a Close waits for mu, which this Get holds
+		}
 	})
 	p.counting.Lock()
 	p.starting = slices.DeleteFunc(p.starting, func(s *Server) bool { return s == begun })
@@ -117,10 +121,16 @@ func (p *Pool) Close() error {
 	// A server still in its handshake is killed first: the Get starting
 	// it holds mu until the handshake fails.
 	p.counting.Lock()
+	p.closing++
 	for _, s := range p.starting {
 		s.p.Kill()
 	}
 	p.counting.Unlock()
+	defer func() {
+		p.counting.Lock()
+		defer p.counting.Unlock()
+		p.closing--
+	}()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// All at once: each waits up to closeWait for its server to exit, and

@@ -212,3 +212,26 @@ func TestPoolCloseDuringStart(t *testing.T) {
 	}
 	noneLeft(t, tr)
 }
+
+// TestPoolGetDuringClose: a server whose handshake begins while a Close is
+// under way (the Close waiting for the Get that starts it) is killed at
+// once, not left to its start timeout.
+func TestPoolGetDuringClose(t *testing.T) {
+	var p Pool
+	p.closing = 1 // as a Close does while it waits for the Get
+	cfg := fakeConfig(t, "hanginit", newTree(t))
+	cfg.StartTimeout = 10 * time.Minute
+	got := make(chan error, 1)
+	go func() {
+		_, err := p.Get(cfg)
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err == nil {
+			t.Error("a Get during a Close started its server")
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("a Get during a Close has not returned after a minute (its start timeout %v)", cfg.StartTimeout)
+	}
+}

@@ -21,12 +21,12 @@ const MaxInline = 64 << 10
 // would be blamed on it as a hang.
 const MaxHashed = 16 << 20
 
-// The bounds of one Observation. A tree that Materialize builds holds at
-// most 4096 files and links, with paths under PATH_MAX and contents of
-// the scenario and of the ops' writes, below a moat of at most MaxMoat
-// levels: an honest world stays far inside them. Past them only a sandbox
-// gone astray has filled its tree (sparse files cost it no disk, a chain
-// of directories made a level at a time has no path limit), and the
+// The bounds of one Observation. A tree that Materialize builds holds the
+// files and links of one scenario file (at most fsutil.MaxInput bytes, all
+// its contents included) and what its ops write, below a moat of at most
+// MaxMoat levels: an honest world stays far inside them. Past them only a
+// sandbox gone astray has filled its tree (sparse files cost it no disk, a
+// chain of directories made a level at a time has no path limit), and the
 // harness would hold all of it, twice, between two ops.
 const (
 	// MaxEntries is the most entries an Observation holds.
@@ -34,10 +34,12 @@ const (
 	// MaxObserved is the most bytes of paths, contents and link targets
 	// an Observation holds.
 	MaxObserved = 64 << 20
-	// MaxDepth is how many levels below the base Observe looks: a
-	// directory deeper is recorded, Unread, and not looked into. A
-	// world's path of PATH_MAX bytes, below the deepest moat, is less deep.
-	MaxDepth = 2048
+	// MaxDepth is how many levels below the base Observe looks, and
+	// ReadFile descends: a directory deeper is recorded, Unread, and not
+	// looked into. The walk holds a descriptor on each level it is in, so
+	// the bound is also what one walk holds open: the deepest paths the
+	// generators draw, below the deepest moat, stay well above it.
+	MaxDepth = 512
 )
 
 // BudgetError is Observe's error for a tree that holds more than an

@@ -77,6 +77,10 @@ func (t *Tree) ReadFile(p string, max int64) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
+			if len(dirs) > MaxDepth {
+				f.Close()
+				return nil, fmt.Errorf("%s: deeper than %d levels", p, MaxDepth)
+			}
 			d, err := heldRoot(f, dir, name, info)
 			f.Close()
 			if err != nil {
@@ -84,6 +88,9 @@ func (t *Tree) ReadFile(p string, max int64) ([]byte, error) {
 			}
 			dirs = append(dirs, d)
 		case info.Mode().IsRegular() && len(rest) == 0:
+			if testHookReadFile != nil {
+				testHookReadFile(name)
+			}
 			return readHeld(dir, name, info, max)
 		default:
 			return nil, fmt.Errorf("%s: %v is no directory or regular file", p, info.Mode().Type())
@@ -91,6 +98,10 @@ func (t *Tree) ReadFile(p string, max int64) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("%s names no file", p)
 }
+
+// testHookReadFile, when set, runs in ReadFile between the look at the
+// file (named name in its directory) and its opening: a test swaps it.
+var testHookReadFile func(name string)
 
 // maxLinks is how many links a path may pass, SPEC §13's bound.
 const maxLinks = 40

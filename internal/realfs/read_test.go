@@ -29,11 +29,37 @@ func TestReadFileStaysInTheTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/data/a.txt", "/data/abs", "/data/rel", "/data/sub/a.txt", "/data/sub/sub/rel", "/data/a.txt/"} {
-		if got, err := tr.ReadFile(p, 64); err != nil || string(got) != "A" {
-			t.Errorf("ReadFile(%s) = %q, %v; want A", p, got, err)
+	// As the disk reads them: a ".." after a link to a directory climbs
+	// from where the link led (/data/up, /data/sub/../a.txt: /a.txt, none).
+	for _, p := range []string{"/data/a.txt", "/data/abs", "/data/rel", "/data/sub/a.txt", "/data/sub/sub/rel", "/data/a.txt/", "/data/./a.txt", "/data/up", "/data/sub/../a.txt"} {
+		got, err := tr.ReadFile(p, 64)
+		disk, derr := os.ReadFile(tr.Root() + strings.TrimSuffix(p, "/"))
+		if (err == nil) != (derr == nil) || string(got) != string(disk) {
+			t.Errorf("ReadFile(%s) = %q, %v; the disk reads %q, %v", p, got, err, disk, derr)
+		}
+		if want := !strings.Contains(p, "..") && p != "/data/up"; want != (string(got) == "A") {
+			t.Errorf("ReadFile(%s) = %q, want A: %v", p, got, want)
 		}
 	}
+	// A file swapped, between the look at it and its opening, for a link
+	// to another beside it is not read as that other.
+	t.Cleanup(func() { testHookReadFile = nil })
+	testHookReadFile = func(name string) {
+		if name != "a.txt" {
+			return
+		}
+		at := tr.Root() + "/data/a.txt"
+		if err := os.Rename(at, at+".moved"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("big", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := tr.ReadFile("/data/a.txt", 1000); err == nil || strings.Contains(string(got), "b") {
+		t.Errorf("ReadFile of a file swapped for a link after the look = %q, %v; want an error", got, err)
+	}
+	testHookReadFile = nil
 	outside := filepath.Join(t.TempDir(), "host-secret")
 	if err := os.WriteFile(outside, []byte("HOST"), 0o644); err != nil {
 		t.Fatal(err)

@@ -11,11 +11,12 @@ import (
 
 // walker takes one Observation. It never follows a link, nor leaves the
 // tree's directory: every entry is looked at with Lstat in a root held on
-// its directory, and a directory or file is then opened with noFollow in
-// that root and found to be the one looked at, so one swapped for a link
-// since its Lstat is never followed out (a sandbox that swaps a directory
-// for a link to / would otherwise have the harness read the host's files),
-// and one swapped for a named pipe is not waited on.
+// its directory, and a directory or file is then opened in that root and
+// found to be the one looked at (os.Root follows a link inside it whatever
+// O_NOFOLLOW says: the identity check is what refuses one), so one swapped
+// for a link since its Lstat is never followed (a sandbox that swaps a
+// directory for a link to / would otherwise have the harness read the
+// host's files), and one swapped for a named pipe is not waited on.
 type walker struct {
 	t     *Tree
 	es    []Entry
