@@ -187,14 +187,13 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 	if was, now := first[:r.built], w.Journal(); !slices.Equal(was, now) {
 		return fmt.Sprintf("the two builds differ: the first %s, the second %s", journalWords(was), journalWords(now))
 	}
-	prev := r.built
+	prev, j := r.built, w.JournalLen()
 	for i, t := range r.trace {
 		if ctl.halted() {
 			return ""
 		}
 		step = i + 1
 		ctl.at(phaseReplay, step)
-		j := w.JournalLen()
 		w.BeginOp(c.op(i), opWorldCap(r.capBase, c.op(i)))
 		res := sb.Run(c.op(i))
 		if err := w.OpOverCap(); err != nil {
@@ -202,7 +201,7 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 		}
 		u := sb.Usage()
 		was, now := first[prev:t.journal], w.Journal()[j:]
-		prev = t.journal
+		prev, j = t.journal, w.JournalLen() // as the first run, each step from where the last ended
 		if res != t.res || u != t.usage || !slices.Equal(was, now) {
 			first, then, where := describeStep(t.res, t.usage, was), describeStep(res, u, now), ""
 			if first == then { // the data alone differ, in bytes of one length: quote them

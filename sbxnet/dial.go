@@ -77,7 +77,7 @@ func (n *Network) connect(network string, a netip.Addr, name string) (net.Conn, 
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errClosed}
 	}
 	served := make(chan struct{})
-	go n.serve(server, a, name, served)
+	go n.serve(server, a, name, n.opMark(), served)
 	return &clientConn{Conn: client, served: served}, nil
 }
 
@@ -116,7 +116,8 @@ func (n *Network) target(ctx context.Context, network, address string) (netip.Ad
 	a, err := netip.ParseAddr(host)
 	name := ""
 	if err != nil {
-		a, name = n.resolve(host), host
+		// A dial of one family looks the name up in that family alone.
+		a, name = n.resolveFamily("ip"+network[len("tcp"):], host), host
 	}
 	if !a.IsValid() || !familyFits(network, a) {
 		return netip.Addr{}, "", &net.AddrError{Err: "no suitable address", Addr: address}

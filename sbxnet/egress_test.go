@@ -6,10 +6,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/examples/gosandbox"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/sbxnet"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -152,5 +155,73 @@ func TestKeepAliveGuardResolvesEachFetch(t *testing.T) {
 	}
 	for _, f := range fs {
 		t.Errorf("a guard with keep-alives is accused: %v", f)
+	}
+}
+
+// holdsAcross dials the granted a.test in its first op and closes that
+// connection, never used, in its second.
+type holdsAcross struct {
+	*core.Reference
+	n    *sbxnet.Network
+	held net.Conn
+}
+
+func (h *holdsAcross) Run(op core.Op) core.Result {
+	if h.held == nil {
+		h.held, _ = h.n.DialContext(context.Background(), "tcp", "a.test:80")
+	} else {
+		h.held.Close()
+	}
+	return h.Reference.Run(op)
+}
+
+// TestConnectionEndingInALaterOpIsNotItsDoing: a connection made in one op
+// and closed, unused, in the next is not journaled in the next, which did
+// not make it: a denied fetch there is not blamed for a.test's resolve.
+func TestConnectionEndingInALaterOpIsNotItsDoing(t *testing.T) {
+	sc, err := scenario.Parse("held.sbx", []byte("grant net a.test\nnet_fetch a.test /\nnet_fetch evil.test /\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return &holdsAcross{Reference: core.NewReference(g, w), n: sbxnet.New(w)}, nil
+	}
+	fs, err := oracle.Check(f, sc, nil, oracle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) > 0 {
+		t.Errorf("a connection made in op 1 and closed in op 2 gave findings: %v", fs)
+	}
+}
+
+// TestEveryAnswerCloses: an answer says "Connection: close" and the
+// endpoint closes after it, even to a client that asked to keep the
+// connection: each fetch is a connection of its own, as in the namespace.
+func TestEveryAnswerCloses(t *testing.T) {
+	sc, err := scenario.Parse("c.sbx", []byte("grant net a.test\nnet_fetch a.test /\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := sbxnet.New(refworld.New(sc.World))
+	defer n.Close()
+	c, err := n.DialContext(context.Background(), "tcp", "a.test:80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: keep-alive\r\n\r\n")
+	done := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(c) // returns once the endpoint closes
+		done <- string(b)
+	}()
+	select {
+	case answer := <-done:
+		if !strings.Contains(answer, "\r\nConnection: close\r\n") {
+			t.Errorf("the answer does not say it closes:\n%s", answer)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the endpoint kept the connection open a minute after its answer")
 	}
 }

@@ -17,20 +17,21 @@ import (
 // send it to an address resolved for another, in another op maybe, asking
 // no one. A connection that ends with no request journaled (a TLS hello,
 // bytes that are no HTTP, a connect and close) is journaled as a fetch
-// all the same (journalBare): it reached a all the same. served is closed
-// once the connection's journal is written.
-func (n *Network) serve(c net.Conn, a netip.Addr, name string, served chan<- struct{}) {
+// all the same (journalBare) if it ends in the op it was made in (op,
+// opMark's): it reached a all the same. served is closed once the
+// connection's journal is written.
+func (n *Network) serve(c net.Conn, a netip.Addr, name string, op int, served chan<- struct{}) {
 	defer n.untrack(c)
 	defer close(served)
 	limit := &io.LimitedReader{R: c, N: maxHeaderBytes}
 	r := bufio.NewReader(limit)
 	if first, err := r.Peek(1); err == nil && first[0] == tlsHandshake {
-		n.journalBare(a, name)
+		n.journalBare(a, name, op)
 		return // the world answers no TLS, as the namespace does not
 	}
 	req, err := http.ReadRequest(r)
 	if err != nil {
-		n.journalBare(a, name)
+		n.journalBare(a, name, op)
 		refuseUnread(c, limit, err)
 		return
 	}

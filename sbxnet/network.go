@@ -51,13 +51,6 @@ func (n *Network) Close() error {
 	return nil
 }
 
-// resolve asks the world for host, journaled.
-func (n *Network) resolve(host string) (a netip.Addr) {
-	n.worldMu.Lock()
-	defer n.worldMu.Unlock()
-	return n.world.Resolve(host)
-}
-
 // peeker is a world that can tell its next answer for a host without
 // giving it, as the harness's world can.
 type peeker interface {
@@ -65,15 +58,27 @@ type peeker interface {
 }
 
 // resolveFamily asks the world for host, journaled, unless network names
-// one family ("ip4", "ip6") and the world's next answer for host is of the
-// other: then it asks nothing and answers the zero Addr.
+// one family ("ip4", "ip6") and the world's next answer for host is not
+// a record of that family as the DNS server of SPEC §14 sends it (an A
+// for an IPv4 address, an AAAA for any other, an IPv4-mapped one
+// included): then it asks nothing and answers the zero Addr.
 func (n *Network) resolveFamily(network, host string) netip.Addr {
 	n.worldMu.Lock()
 	defer n.worldMu.Unlock()
-	if p, ok := n.world.(peeker); ok && network != "ip" && !familyFits(network, p.PeekResolve(host)) {
+	if p, ok := n.world.(peeker); ok && network != "ip" && !recordFits(network, p.PeekResolve(host)) {
 		return netip.Addr{}
 	}
 	return n.world.Resolve(host)
+}
+
+// recordFits reports whether a is answered to a query of network's family
+// ("ip4": an A record, "ip6": an AAAA): an IPv4-mapped address is an AAAA
+// record, as it is written.
+func recordFits(network string, a netip.Addr) bool {
+	if network[len(network)-1] == '4' {
+		return a.Is4()
+	}
+	return !a.Is4()
 }
 
 // fetch asks the world for the route of host and path, journaled with the
@@ -186,16 +191,21 @@ func opAnswered(answers map[string]refworld.Entry, op string, a netip.Addr) bool
 	return op != "" && ok && e.Addr.Unmap() == a.Unmap()
 }
 
-// opHost is the host of the op under way, "" when the world cannot tell
-// or the op is no fetch.
-func (n *Network) opHost() string {
-	o, ok := n.world.(opWorld)
-	if !ok {
-		return ""
+// opHostLocked is the host of the op under way, "" when the world cannot
+// tell or the op is no fetch. The caller holds worldMu.
+func (n *Network) opHostLocked() string {
+	if o, ok := n.world.(opWorld); ok {
+		return o.OpHost()
 	}
+	return ""
+}
+
+// opAnswers is the op's host and the answers of the op under way
+// (answersInOp), read at once: the op cannot change between the two.
+func (n *Network) opAnswers() (string, map[string]refworld.Entry) {
 	n.worldMu.Lock()
 	defer n.worldMu.Unlock()
-	return o.OpHost()
+	return n.opHostLocked(), n.answersInOp()
 }
 
 // hostAnswered is the host a request with no Host to a was for, as the
@@ -204,10 +214,7 @@ func (n *Network) opHost() string {
 // itself, a literal, judged as one (an address learnt in an earlier op is
 // no grant of the op's host).
 func (n *Network) hostAnswered(a netip.Addr) string {
-	op := n.opHost()
-	n.worldMu.Lock()
-	answers := n.answersInOp()
-	n.worldMu.Unlock()
+	op, answers := n.opAnswers()
 	if opAnswered(answers, op, a) {
 		return op
 	}
@@ -227,10 +234,7 @@ func (n *Network) bareHost(a netip.Addr, name string) string {
 	if name != "" {
 		return n.requestHost(name)
 	}
-	op := n.opHost()
-	n.worldMu.Lock()
-	answers := n.answersInOp()
-	n.worldMu.Unlock()
+	op, answers := n.opAnswers()
 	if h, ok := answeredBy(answers, op, a); ok && !opAnswered(answers, op, a) {
 		return h
 	}
@@ -246,17 +250,36 @@ func (n *Network) bareHost(a netip.Addr, name string) string {
 // after the world's resolve of that host unless the op resolved it
 // already. (The namespace journals the op's own path for the op's host;
 // the world tells no path.) A connection the network closed itself, at
-// Close, is not journaled: its op is over.
-func (n *Network) journalBare(a netip.Addr, name string) {
+// Close, is not journaled, nor one that ends in another op than the op
+// (op, opMark's) it was made in: the op it ends in did not make it, and
+// would be blamed for it. (The namespace journals such a connection in
+// its own op; in memory it goes unjudged.)
+func (n *Network) journalBare(a netip.Addr, name string, op int) {
 	n.mu.Lock()
 	closed := n.closed
 	n.mu.Unlock()
-	if closed {
+	if closed || n.opMark() != op {
 		return
 	}
 	host := n.bareHost(a, name)
 	n.resolveUnresolved(host)
 	n.fetch(host, a, "/")
+}
+
+// opStarter is a world that can tell where the op under way began, as
+// the harness's world can.
+type opStarter interface{ OpStart() int }
+
+// opMark tells the op under way from another: where it began in the
+// journal, or -1 over a world that cannot tell.
+func (n *Network) opMark() int {
+	o, ok := n.world.(opStarter)
+	if !ok {
+		return -1
+	}
+	n.worldMu.Lock()
+	defer n.worldMu.Unlock()
+	return o.OpStart()
 }
 
 // resolveUnresolved journals the world's resolve of host unless the op

@@ -52,7 +52,10 @@ func (n *Network) LookupHost(ctx context.Context, host string) ([]string, error)
 
 // familyFits reports whether a belongs to network: "ip4" and "tcp4" take
 // IPv4, an IPv4-mapped address included, and "ip6" and "tcp6" the rest, as
-// Go's own dialer and resolver sort them; anything else every address.
+// Go's own dialer and resolver sort the addresses a query answered (so a
+// mapped address, an AAAA record, is found by no lookup of one family:
+// the A query has none, and Go drops it from the AAAA answer); anything
+// else every address.
 func familyFits(network string, a netip.Addr) bool {
 	switch network[len(network)-1] {
 	case '4':

@@ -124,9 +124,15 @@ func (s *Sandbox) start(path string, c Command, n Network) error {
 		return fmt.Errorf("%w: %v%s", ErrUnavailable, err, why(err))
 	}
 	go s.wait()
+	// The setup is bounded apart from the command's Timeout: a helper that
+	// stalls before it reports would leave the reads below waiting.
+	setup := time.AfterFunc(setupWait, s.kill)
 	files, err := receiveFiles(parent, s.stderr)
 	if err == nil {
 		err = commandStarted(parent, s.stderr)
+	}
+	if !setup.Stop() {
+		err = fmt.Errorf("%w: its setup did not finish within %v", ErrUnavailable, setupWait)
 	}
 	if err == nil {
 		s.armTimer(c.timeout())
@@ -254,6 +260,11 @@ func (s *Sandbox) wait() {
 	s.result = r
 	close(s.done)
 }
+
+// setupWait bounds the namespace's setup, up to the helper's word that
+// the command started: far longer than a busy machine takes, so that only
+// a helper that is stuck meets it.
+var setupWait = time.Minute
 
 // armTimer starts the command's Timeout d (none if d is zero) once the
 // command runs: the namespace's setup, slow on a busy machine, is not the

@@ -448,6 +448,18 @@ func TestTimeoutCountsFromTheCommandsStart(t *testing.T) {
 	}
 }
 
+// TestSetupIsBounded: a setup that does not finish within setupWait ends
+// Run with words that say so, the helper killed, not waiting for ever.
+func TestSetupIsBounded(t *testing.T) {
+	requireNamespaces(t)
+	defer func(w time.Duration) { setupWait = w }(setupWait)
+	setupWait = time.Nanosecond
+	_, _, err := Run(Command{Argv: []string{"sleep", "600"}}, Network{})
+	if err == nil || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "setup did not finish within") {
+		t.Errorf("a setup past its bound: %v; want unavailable, saying the setup did not finish", err)
+	}
+}
+
 func TestOutputIsBounded(t *testing.T) {
 	requireNamespaces(t)
 	self, err := os.Executable()

@@ -54,6 +54,11 @@ func (w *World) BeginOp(op core.Op, limit int64) {
 // from a request for another host.
 func (w *World) OpHost() string { return w.op.host }
 
+// OpStart is where the op under way begins in the journal: it tells an
+// in-memory network's connection made in one op from one made in
+// another.
+func (w *World) OpStart() int { return w.op.start }
+
 // ResolvedInOp reports whether the op under way has journaled a resolve
 // of host, names compared as SPEC §6 compares them (a bracketed literal
 // is another name, which may have a dns line of its own): an in-memory
