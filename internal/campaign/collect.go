@@ -129,11 +129,16 @@ type collector struct {
 	first     bool         // StopAtFirst: only the first finding of the lowest check with any is kept
 	handed    bool         // StopAtFirst: that finding went to the sink
 	firstBad  atomic.Int64 // the lowest check with a finding, for StopAtFirst
-	raws      atomic.Int64 // raw findings offered, kept or not
-	seen      sync.Map     // every cause offered, whatever its invariant: its *causeCount
-	closed    bool         // flushed: the checks still running (given up on) offer nothing more
-	over      atomic.Bool  // closed, read without the lock: a check given up on is not counted either
-	sink      func(raw)    // called with mu held; it must not block
+	// confirmsHangs says the target's hangs are judged again before they
+	// count (sut.Target.ConfirmHangs): under StopAtFirst such a hang does
+	// not end the campaign when found, only once the sink confirms it
+	// (confirmed), since a slow machine alone may have made it.
+	confirmsHangs bool
+	raws          atomic.Int64 // raw findings offered, kept or not
+	seen          sync.Map     // every cause offered, whatever its invariant: its *causeCount
+	closed        bool         // flushed: the checks still running (given up on) offer nothing more
+	over          atomic.Bool  // closed, read without the lock: a check given up on is not counted either
+	sink          func(raw)    // called with mu held; it must not block
 }
 
 func newCollector(first bool, most int, sink func(raw)) *collector {
@@ -164,7 +169,8 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, mar
 		}
 		c.(*causeCount).add(i, f.Invariant)
 	}
-	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
+	if slices.ContainsFunc(fs, func(f oracle.Finding) bool { return !k.awaitsConfirm(f) }) {
+		k.lowerFirstBad(i)
 	}
 	if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return k.wants(marks.at(i, sc, f, nil)) }) {
 		return // the common case against a broken sandbox: nothing more of these is kept
@@ -195,6 +201,22 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, mar
 		k.pending[id] = p
 	}
 }
+
+// awaitsConfirm reports whether f is a hang the sink judges again before
+// it counts (sink.confirmHang).
+func (k *collector) awaitsConfirm(f oracle.Finding) bool { return k.confirmsHangs && f.Hang }
+
+// lowerFirstBad makes check i the lowest with a finding, unless a lower
+// one has one; it is safe for concurrent use.
+func (k *collector) lowerFirstBad(i int) {
+	for old := k.firstBad.Load(); int64(i) < old && !k.firstBad.CompareAndSwap(old, int64(i)); old = k.firstBad.Load() {
+	}
+}
+
+// confirmed is told by the sink that the hang of check i was judged again
+// and counts: under StopAtFirst it is a first finding, and no check after
+// it is handed out.
+func (k *collector) confirmed(i int) { k.lowerFirstBad(i) }
 
 // causeCount counts the violations of one cause, and the lowest check
 // with one; it is safe for concurrent use.
@@ -377,7 +399,9 @@ func (k *collector) flush() {
 // takeFinal removes and returns the pending findings below mark, in check
 // order then invariant order. Under StopAtFirst only the first of the
 // lowest check with a finding is taken, once: the rest are dropped, so
-// that the campaign writes one finding.
+// that the campaign writes one finding. Hangs still to be judged again
+// (awaitsConfirm) at or below that check are taken too: the sink keeps
+// the first that counts, and one that does not counts nothing.
 func (k *collector) takeFinal(mark int) []raw {
 	var out []raw
 	for id := range k.pending {
@@ -387,7 +411,7 @@ func (k *collector) takeFinal(mark int) []raw {
 			n++
 		}
 		for _, r := range p[:n] {
-			if k.first && int64(r.check) != k.firstBad.Load() {
+			if k.first && !k.mayBeFirst(r) {
 				continue
 			}
 			out = append(out, r)
@@ -410,14 +434,30 @@ func (k *collector) takeFinal(mark int) []raw {
 	return out
 }
 
-// firstOnly keeps the first of final findings if none was handed to the
-// sink yet, else none (StopAtFirst).
+// mayBeFirst reports whether r may be the first finding of a StopAtFirst
+// campaign: it is of the lowest check with a finding, or a hang still to
+// be judged again at or below it.
+func (k *collector) mayBeFirst(r raw) bool {
+	bad := k.firstBad.Load()
+	return int64(r.check) == bad || k.awaitsConfirm(r.f) && int64(r.check) < bad
+}
+
+// firstOnly keeps, of final findings, the first that needs no second
+// judgement if none was handed to the sink yet, and every hang still to
+// be judged again (StopAtFirst).
 func (k *collector) firstOnly(final []raw) []raw {
-	if k.handed || len(final) == 0 {
-		return nil
+	kept := final[:0]
+	for _, r := range final {
+		switch {
+		case k.awaitsConfirm(r.f):
+			kept = append(kept, r)
+		case !k.handed:
+			k.handed = true
+			kept = append(kept, r)
+		}
 	}
-	k.handed = true
-	return final[:1]
+	clear(final[len(kept):])
+	return kept
 }
 
 // finishedSet is the set of finished checks as a campaign needs it: the

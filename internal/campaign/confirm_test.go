@@ -262,3 +262,61 @@ func TestHangLeftUnconfirmedAtStop(t *testing.T) {
 		t.Errorf("summary: %d unconfirmed findings, failed %v; want 1, not failed", sum.UnconfirmedFindings, sum.Failed())
 	}
 }
+
+// TestStopAtFirstGoesPastAnUnconfirmedHang: under StopAtFirst, a hang of a
+// sandbox whose hangs are confirmed that a fresh session answers in time
+// does not end the campaign: it goes on to its real first finding, the one
+// finding it writes, and fails.
+func TestStopAtFirstGoesPastAnUnconfirmedHang(t *testing.T) {
+	first := new(atomic.Bool)
+	target := sut.Static("hangs-once-broken", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		sb, _ := readsEverything(g, w)
+		return &hangsOnce{Reference: sb.(*core.Reference), first: first, closed: make(chan struct{})}, nil
+	})
+	target.ConfirmHangs = true
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 300, Workers: 1, Timeout: 100 * time.Millisecond, Target: target, StopAtFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize(res, "x")
+	if len(res.Findings) != 1 || isHang(res.Findings[0]) || res.UnconfirmedHangs != 1 || !sum.Failed() {
+		t.Fatalf("%d findings (%v), %d unconfirmed hangs, %d checks; want the one real finding after 1 unconfirmed hang, failed", len(res.Findings), res.Findings, res.UnconfirmedHangs, res.Checks)
+	}
+	if res.Checks >= 300 {
+		t.Errorf("%d checks: the campaign did not stop at its finding", res.Checks)
+	}
+}
+
+// hangsAlways is the reference, except that every op blocks until the
+// sandbox is closed: a server that is hung for good.
+type hangsAlways struct {
+	*core.Reference
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *hangsAlways) Run(core.Op) core.Result { <-s.closed; return core.Result{Kind: core.NotFound} }
+
+func (s *hangsAlways) Close() error { s.once.Do(func() { close(s.closed) }); return nil }
+
+// TestStopAtFirstEndsAtAConfirmedHang: under StopAtFirst, a hang a fresh
+// session confirms is the campaign's one finding, and it ends there.
+func TestStopAtFirstEndsAtAConfirmedHang(t *testing.T) {
+	target := sut.Static("hangs-always", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return &hangsAlways{Reference: core.NewReference(g, w), closed: make(chan struct{})}, nil
+	})
+	target.ConfirmHangs = true
+	res, err := Run(context.Background(), Config{Seed: 1, Checks: 300, Workers: 1, Timeout: 100 * time.Millisecond, Target: target, StopAtFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || !isHang(res.Findings[0]) || res.Findings[0].Unconfirmed || res.Checks >= 300 {
+		t.Fatalf("%d findings (%v), %d checks of 300; want the confirmed hang alone, the campaign stopped there", len(res.Findings), res.Findings, res.Checks)
+	}
+}
+
+// isHang reports whether f is a finding of an op that did not return in
+// time.
+func isHang(f Finding) bool {
+	return f.Invariant == oracle.Total && strings.Contains(f.Detail, "did not return within")
+}

@@ -36,6 +36,12 @@ type sink struct {
 	p, as *finding.Pipeline
 	// written is Config.Written, called with each finding recorded.
 	written func(Finding)
+	// first says the campaign stops at its first finding (StopAtFirst):
+	// once a finding that counts is recorded, the rest are dropped, and
+	// confirmed is told of each hang judged again that counts, so that
+	// the campaign ends there.
+	first     bool
+	confirmed func(check int)
 
 	mu       sync.Mutex // guards everything below
 	wake     *sync.Cond // on mu: a raw finding was queued, or the sink closed
@@ -52,8 +58,10 @@ type sink struct {
 	// currentConfirmed says the hang being minimized (current) was
 	// confirmed; under mu.
 	currentConfirmed bool
-	err              error // the first failure to start the minimizing session or to write
-	end              func() error
+	// decided says a finding that counts was recorded, under first.
+	decided bool
+	err     error // the first failure to start the minimizing session or to write
+	end     func() error
 }
 
 func newSink(target sut.Target, program string, seed uint64, out string, stop *stopper, timeout, start time.Duration) *sink {
@@ -119,6 +127,9 @@ func (s *sink) run() {
 			return
 		}
 		counts, confirmed := s.confirmHang(r)
+		if s.first && counts && confirmed && s.subjectToConfirm(r) {
+			s.confirmed(r.check)
+		}
 		s.mu.Lock()
 		s.currentConfirmed = confirmed
 		s.mu.Unlock()
@@ -222,6 +233,9 @@ func (s *sink) next() (r raw, ok bool) {
 		r = s.queue[0]
 		s.queue[0] = raw{} // let the scenario go once done
 		s.queue = s.queue[1:]
+		if s.first && s.decided {
+			continue // the campaign's one finding is written
+		}
 		if !s.knownHang(r) {
 			s.current, s.currentConfirmed = &r, false
 			return r, true
@@ -316,13 +330,20 @@ func (s *sink) giveUp() {
 
 // record deduplicates f, the finding of r, writes it and keeps it, marked
 // unconfirmed when it is a timeout a fresh sandbox did not judge again.
-// Call with mu held.
+// Under first, nothing is recorded after a finding that counts. Call with
+// mu held.
 func (s *sink) record(r raw, f *finding.Finding, unconfirmed bool) {
+	if s.first && s.decided {
+		return
+	}
 	key := f.FileName()
 	if s.seen[key] {
 		return
 	}
 	s.seen[key] = true
+	if !unconfirmed {
+		s.decided = true
+	}
 	out := Finding{Check: r.check, Finding: f, Unminimized: unminimized(f), Unconfirmed: unconfirmed}
 	if s.out != "" {
 		path, err := s.write(f, out.Unminimized, out.Unconfirmed)
