@@ -665,7 +665,8 @@ const maxFailureWords = 120
 
 // failureCause names a total finding's cause: its op's kind, and how the
 // sandbox failed, in the finding's words with the op's own text and what
-// it printed before taken out, and each number written N. One failure met
+// it printed before taken out, what differs from run to run folded
+// (foldVarying), and each number written N. One failure met
 // at every op (a sandbox that cannot load its grant and fails each fetch
 // so, whatever the host; one that echoes a path into its answers,
 // whatever request it forges an answer of) is one cause, not one for each
@@ -682,9 +683,66 @@ func failureCause(op core.Op, detail string) string {
 			words = words[:i]
 		}
 	}
-	words = digits.ReplaceAllString(words, "N")
+	words = digits.ReplaceAllString(foldVarying(words), "N")
 	if len(words) > maxFailureWords {
 		words = strings.ToValidUTF8(words[:maxFailureWords], "") + "…"
 	}
 	return op.Kind + ", failing: " + words
+}
+
+// tempEntry matches a temporary directory's entry in a failure's words: a
+// name made afresh for each run (mktemp's, os.MkdirTemp's), written "…"
+// after its temporary directory.
+var tempEntry = regexp.MustCompile(`((?:^|[\s"'=:(\[])(?:/private)?(?:/tmp|/var/tmp|/dev/shm|/var/folders/…/T))/[^\s"':/\\]+`)
+
+// macTempDir matches the per-user part of a macOS temporary directory's
+// path, drawn for each user, written "…".
+var macTempDir = regexp.MustCompile(`/var/folders/[^\s"':/]+/[^\s"':/]+/T/`)
+
+// winTempEntry is tempEntry for a Windows temporary directory's entry.
+var winTempEntry = regexp.MustCompile(`(\\Temp)\\[^\s"':\\/]+`)
+
+// hexWord matches a word that reads as a hexadecimal number with a digit
+// and a letter in it (an address, an id, a hash), or one written 0x.
+var hexWord = regexp.MustCompile(`\b(?:0[xX][0-9A-Fa-f]+|[0-9A-Fa-f]*(?:[0-9][0-9A-Fa-f]*[A-Fa-f]|[A-Fa-f][0-9A-Fa-f]*[0-9])[0-9A-Fa-f]*)\b`)
+
+// mixedWord matches a word of letters and digits long enough, and mixed
+// enough, to be a name drawn at random (a token, a random suffix); it is
+// folded when it has two digits and two letters at least.
+var mixedWord = regexp.MustCompile(`[A-Za-z0-9]{8,}`)
+
+// foldVarying writes "…" for what a failure's words name afresh on each
+// run, where the failure is the same: a temporary directory's entry, a
+// hexadecimal word, a random-looking word of letters and digits. Without
+// it each check of a sandbox that fails so would be a cause of its own.
+func foldVarying(words string) string {
+	words = macTempDir.ReplaceAllString(words, "/var/folders/…/T/")
+	words = tempEntry.ReplaceAllString(words, "$1/…")
+	words = winTempEntry.ReplaceAllString(words, `$1\…`)
+	words = hexWord.ReplaceAllStringFunc(words, func(w string) string {
+		if len(w) < 4 {
+			return w
+		}
+		return "…"
+	})
+	return mixedWord.ReplaceAllStringFunc(words, func(w string) string {
+		if looksDrawn(w) {
+			return "…"
+		}
+		return w
+	})
+}
+
+// looksDrawn reports whether a word of letters and digits has at least
+// two of each: a name drawn at random more likely than a word.
+func looksDrawn(w string) bool {
+	letters, nums := 0, 0
+	for _, r := range w {
+		if r >= '0' && r <= '9' {
+			nums++
+		} else {
+			letters++
+		}
+	}
+	return letters >= 2 && nums >= 2
 }

@@ -135,10 +135,16 @@ type collector struct {
 	// (confirmed), since a slow machine alone may have made it.
 	confirmsHangs bool
 	raws          atomic.Int64 // raw findings offered, kept or not
-	seen          sync.Map     // every cause offered, whatever its invariant: its *causeCount
+	seen          sync.Map     // the causes offered, whatever their invariant, up to MaxCauses: each one's *causeCount
 	closed        bool         // flushed: the checks still running (given up on) offer nothing more
 	over          atomic.Bool  // closed, read without the lock: a check given up on is not counted either
 	sink          func(raw)    // called with mu held; it must not block
+	// seenMu guards the adding of a cause to seen, and distinct, the
+	// causes in it; the violations of the causes past MaxCauses are
+	// counted together, in others.
+	seenMu   sync.Mutex
+	distinct int
+	others   *causeCount
 }
 
 func newCollector(first bool, most int, sink func(raw)) *collector {
@@ -150,6 +156,7 @@ func newCollector(first bool, most int, sink func(raw)) *collector {
 		k.byCause[id] = map[string]int{}
 	}
 	k.firstBad.Store(1 << 62)
+	k.others = newCauseCount(false)
 	return k
 }
 
@@ -163,11 +170,7 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, mar
 	k.raws.Add(int64(len(fs)))
 	for _, f := range fs {
 		cause, most := causeOf(marks.at(i, sc, f, nil))
-		c, ok := k.seen.Load(cause)
-		if !ok {
-			c, _ = k.seen.LoadOrStore(cause, newCauseCount(most == MaxPerClass))
-		}
-		c.(*causeCount).add(i, f.Invariant)
+		k.causeCounter(cause, most == MaxPerClass).add(i, f.Invariant)
 	}
 	if slices.ContainsFunc(fs, func(f oracle.Finding) bool { return !k.awaitsConfirm(f) }) {
 		k.lowerFirstBad(i)
@@ -218,6 +221,37 @@ func (k *collector) lowerFirstBad(i int) {
 // it is handed out.
 func (k *collector) confirmed(i int) { k.lowerFirstBad(i) }
 
+// MaxCauses bounds the distinct causes a campaign lists (CausesSeen): a
+// sandbox whose failures name something new each time would otherwise
+// grow the list, and the summary, with its checks. The violations of the
+// causes past it are counted together, under OtherCauses.
+const MaxCauses = 256
+
+// OtherCauses is the cause the violations of the causes past the first
+// MaxCauses are counted under, listed last.
+const OtherCauses = "other causes, past the first 256 distinct ones, counted together"
+
+// causeCounter returns the count of cause's violations, added to seen if
+// it is new and seen has room, else the count of the others; class says
+// the cause is an op's attack class.
+func (k *collector) causeCounter(cause string, class bool) *causeCount {
+	if c, ok := k.seen.Load(cause); ok {
+		return c.(*causeCount)
+	}
+	k.seenMu.Lock()
+	defer k.seenMu.Unlock()
+	if c, ok := k.seen.Load(cause); ok {
+		return c.(*causeCount)
+	}
+	if k.distinct >= MaxCauses {
+		return k.others
+	}
+	c := newCauseCount(class)
+	k.seen.Store(cause, c)
+	k.distinct++
+	return c
+}
+
 // causeCount counts the violations of one cause, and the lowest check
 // with one; it is safe for concurrent use.
 type causeCount struct {
@@ -254,33 +288,52 @@ type CauseSeen struct {
 	Invariants []oracle.ID // those its violations are of, in the catalogue's order
 }
 
-// seenCauses lists every cause offered, by first check and then name:
-// the same list whichever worker offered first.
+// seenCauses lists the causes offered, by first check and then name:
+// the same list whichever worker offered first; the causes past
+// MaxCauses come last, counted together as OtherCauses.
 func (k *collector) seenCauses() []CauseSeen {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var out []CauseSeen
-	invariants := oracle.Invariants()
+	listed := map[string]bool{}
 	k.seen.Range(func(key, v any) bool {
-		cause, c := key.(string), v.(*causeCount)
-		kept := false
-		for id := range k.byCause {
-			kept = kept || k.byCause[id][cause] > 0
-		}
-		var ids []oracle.ID
-		bits := c.invariants.Load()
-		for _, inv := range invariants {
-			if bits&(1<<inv.ID) != 0 {
-				ids = append(ids, inv.ID)
-			}
-		}
-		out = append(out, CauseSeen{Cause: cause, Class: c.class, Violations: c.violations.Load(), FirstCheck: int(c.first.Load()), Kept: kept, Invariants: ids})
+		cause := key.(string)
+		listed[cause] = true
+		out = append(out, k.causeSeen(cause, v.(*causeCount), k.keptAny(func(c string) bool { return c == cause })))
 		return true
 	})
 	slices.SortFunc(out, func(a, b CauseSeen) int {
 		return cmp.Or(cmp.Compare(a.FirstCheck, b.FirstCheck), strings.Compare(a.Cause, b.Cause))
 	})
+	if k.others.violations.Load() > 0 {
+		out = append(out, k.causeSeen(OtherCauses, k.others, k.keptAny(func(c string) bool { return !listed[c] })))
+	}
 	return out
+}
+
+// keptAny reports whether a finding of a cause that is among was
+// accepted, of any invariant. Call with mu held.
+func (k *collector) keptAny(among func(cause string) bool) bool {
+	for id := range k.byCause {
+		for cause, n := range k.byCause[id] {
+			if n > 0 && among(cause) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// causeSeen is the listing of cause, counted by c.
+func (k *collector) causeSeen(cause string, c *causeCount, kept bool) CauseSeen {
+	var ids []oracle.ID
+	bits := c.invariants.Load()
+	for _, inv := range oracle.Invariants() {
+		if bits&(1<<inv.ID) != 0 {
+			ids = append(ids, inv.ID)
+		}
+	}
+	return CauseSeen{Cause: cause, Class: c.class, Violations: c.violations.Load(), FirstCheck: int(c.first.Load()), Kept: kept, Invariants: ids}
 }
 
 // wants reports whether r's invariant and cause still have a slot, for a

@@ -160,6 +160,7 @@ func TestViolationsSeen(t *testing.T) {
 		{111, 0, false, "; 111 violations seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
 		{97, 1, false, "; 97 violations of 1 cause seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
 		{111, 9, true, ""},
+		{20000, 257, false, "; 20000 violations of more than 256 causes seen in all; written: the first of each cause while its invariant had room, 4 findings of each (--per-invariant N for more)"},
 	} {
 		if got := violationsSeen(reports.Summary{RawFindings: tc.raw, ViolationCauses: tc.causes, Findings: two}, tc.first, 4); got != tc.want {
 			t.Errorf("%d raw, stop at first %v: %q, want %q", tc.raw, tc.first, got, tc.want)

@@ -263,6 +263,8 @@ func violationsSeen(sum reports.Summary, stopAtFirst bool, per int) string {
 	}
 	causes := ""
 	switch n := sum.ViolationCauses; {
+	case n > campaign.MaxCauses:
+		causes = fmt.Sprintf(" of more than %d causes", campaign.MaxCauses)
 	case n == 1:
 		causes = " of 1 cause"
 	case n > 1:
