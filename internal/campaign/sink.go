@@ -46,10 +46,10 @@ type sink struct {
 	mu       sync.Mutex // guards everything below
 	wake     *sync.Cond // on mu: a raw finding was queued, or the sink closed
 	queue    []raw
-	current  *raw // the raw finding being minimized, nil when none
-	closed   bool // nothing more will be queued
-	gaveUp   bool // the goroutine must write nothing more
-	seen     map[string]bool
+	current  *raw            // the raw finding being minimized, nil when none
+	closed   bool            // nothing more will be queued
+	gaveUp   bool            // the goroutine must write nothing more
+	seen     map[string]bool // the findings recorded, by Finding.Key
 	hangs    map[string]bool // the kinds of the ops that hung, in the findings so far
 	findings []Finding
 	// unconfirmed counts the hangs a fresh session answered in time
@@ -336,7 +336,7 @@ func (s *sink) record(r raw, f *finding.Finding, unconfirmed bool) {
 	if s.first && s.decided {
 		return
 	}
-	key := f.FileName()
+	key := f.Key() // in full: two findings may share a name's hash
 	if s.seen[key] {
 		return
 	}

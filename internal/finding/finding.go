@@ -10,8 +10,8 @@ package finding
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -399,13 +399,26 @@ func Expect(sc *scenario.Scenario) {
 
 // FileName is the name a finding is written under: its invariant and a
 // hash of its minimized text without comments, so the same finding always
-// lands in the same file and two different ones never collide by accident.
+// lands in the same file and two different ones never collide by accident
+// (64 bits of SHA-256: a shorter hash met two scenarios of one invariant
+// under one name among a few hundred thousand).
 func (f *Finding) FileName() string {
+	sum := sha256.Sum256(f.minimizedText())
+	return fmt.Sprintf("%s-%x.sbx", f.Invariant, sum[:8])
+}
+
+// Key tells findings apart in full: its invariant and its minimized text
+// without comments, which FileName hashes. Findings with equal keys are
+// one finding.
+func (f *Finding) Key() string {
+	return f.Invariant.String() + "\n" + string(f.minimizedText())
+}
+
+// minimizedText is the text of f's minimized scenario without comments.
+func (f *Finding) minimizedText() []byte {
 	c := *f.Minimized
 	c.Comment = nil
-	h := fnv.New32a()
-	h.Write(c.Format())
-	return fmt.Sprintf("%s-%08x.sbx", f.Invariant, h.Sum32())
+	return c.Format()
 }
 
 // Explanation is the oracle's words on the minimized scenario, on one line,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -749,5 +750,51 @@ func TestAnnotateInPlaceRelabels(t *testing.T) {
 	if i := slices.IndexFunc(f.Minimized.Comment, func(l string) bool { return strings.HasPrefix(l, "sandbox: ") }); i < 0 ||
 		f.Minimized.Comment[i] != "sandbox: mutant:raw-prefix; seed 1, check 2; class of the violating op: prefix-sibling" || asked != attack.SymlinkEscape || f.Class != attack.PrefixSibling {
 		t.Errorf("header %q, Class asked of %s, finding's class %s; want prefix-sibling, asked of symlink-escape", f.Minimized.Comment, asked, f.Class)
+	}
+}
+
+// clashingOnce are two confinement scenarios whose names clashed when a
+// finding's name held 32 bits of hash.
+func clashingOnce(t *testing.T) (a, b *scenario.Scenario) {
+	t.Helper()
+	mk := func(n uint64) *scenario.Scenario {
+		sc, err := scenario.Parse("x", []byte(fmt.Sprintf("grant fs_read /work/\nfile /work/a x\nfs_read /outside/%x\n", n*0x9E3779B97F4A7C15)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	return mk(47441), mk(104537)
+}
+
+// TestFileNamesDoNotClash: two different findings of one invariant whose
+// names a shorter hash made one are written to two files, each named by
+// 64 bits of hash; their keys differ too, and a finding's key is its own.
+func TestFileNamesDoNotClash(t *testing.T) {
+	sa, sb := clashingOnce(t)
+	a := &Finding{Invariant: oracle.Confinement, Minimized: sa, Original: sa, Origin: "seed 1, check 1"}
+	b := &Finding{Invariant: oracle.Confinement, Minimized: sb, Original: sb, Origin: "seed 1, check 2"}
+	if !regexp.MustCompile(`^confinement-[0-9a-f]{16}\.sbx$`).MatchString(a.FileName()) {
+		t.Errorf("name %q; want the invariant and 16 hex digits", a.FileName())
+	}
+	dir := t.TempDir()
+	p := &Pipeline{SUT: "reference"}
+	pa, err := p.Write(dir, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := p.Write(dir, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if pa == pb || len(ents) != 2 || a.Key() == b.Key() {
+		t.Errorf("paths %s and %s, %d files, keys equal %v; want two files of two findings", pa, pb, len(ents), a.Key() == b.Key())
+	}
+	c := *a
+	c.Minimized = sa.Clone()
+	c.Minimized.Comment = []string{"a comment is not the finding"}
+	if c.Key() != a.Key() || c.FileName() != a.FileName() {
+		t.Errorf("a comment changed the finding's key or name")
 	}
 }
