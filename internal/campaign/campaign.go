@@ -364,7 +364,7 @@ func stopEarly(ctx context.Context, cfg Config, cancel func(), stop *stopper) (d
 			select {
 			case <-cfg.Abort:
 				cancel()
-				stop.after(0, 0, abortEndTime)
+				stop.after(0, 0, AbortEndTime)
 			case <-quit:
 			}
 		}()
@@ -388,8 +388,11 @@ func isClosed(c <-chan struct{}) bool {
 	}
 }
 
-// abortEndTime bounds the wait for the sessions to end after an abort.
-const abortEndTime = 500 * time.Millisecond
+// AbortEndTime bounds the wait for the sessions to end after an abort
+// (Config.Abort): Run returns once it is over. A command that exits a
+// while after the abort whatever Run does gives it more than this, so
+// that the summary is printed first.
+const AbortEndTime = 250 * time.Millisecond
 
 // onceEnd is end, run once whoever calls it, every caller waiting for it.
 func onceEnd(end func() error) func() error { return sync.OnceValue(end) }

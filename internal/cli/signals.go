@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
@@ -28,10 +29,14 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // After the first signal, how long the command may still run before it is
 // stopped as by a second one (a campaign ends within campaign.EndTime by
 // itself: this only bounds what no one foresaw), and how long a second
-// signal waits for what is found to be written before exiting.
+// signal waits for what is found to be written, and the summary printed,
+// before exiting: the campaign's wait for its sessions
+// (campaign.AbortEndTime) and summaryTime after it, so that a session slow
+// to end does not make the exit race the summary.
 const (
 	backstopTime = 2 * time.Second
-	abortGrace   = 500 * time.Millisecond
+	summaryTime  = 650 * time.Millisecond
+	abortGrace   = campaign.AbortEndTime + summaryTime
 )
 
 // sameDelivery is how soon after the first a signal of the same kind is
