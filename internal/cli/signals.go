@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
