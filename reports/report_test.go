@@ -229,7 +229,7 @@ func TestMarkdownTablesAreWellFormed(t *testing.T) {
 	for _, want := range []string{
 		`fs\_read "/a\|b"\\nsecond line \<script\>`, "\\`tick\\`", `\\x00 \\xff \| end \\`,
 		"**GAP**", "unexplained gap", " ✗2 ", "**never**", "> [!WARNING]", "`raw\\|prefix`",
-		"`sbxfuzz/findings/mutant-a-b-c` under the user's cache directory",
+		"`sbxfuzz/findings/mutant-a-b-c-c9129bc4` under the user's cache directory",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q", want)
