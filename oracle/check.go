@@ -201,7 +201,7 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 		}
 		u := sb.Usage()
 		was, now := first[prev:t.journal], w.Journal()[j:]
-		prev, j = t.journal, w.JournalLen() // as the first run, each step from where the last ended
+		prev, j = t.journal, j+len(now) // as the first run, each step from where the last ended
 		if res != t.res || u != t.usage || !slices.Equal(was, now) {
 			first, then, where := describeStep(t.res, t.usage, was), describeStep(res, u, now), ""
 			if first == then { // the data alone differ, in bytes of one length: quote them

@@ -674,9 +674,7 @@ const maxFailureWords = 120
 func failureCause(op core.Op, detail string) string {
 	words := strings.TrimPrefix(detail, judge.FormatOp(op)+" ")
 	for _, a := range op.Args {
-		if a != "" {
-			words = strings.ReplaceAll(words, a, "…")
-		}
+		words = replaceWord(words, a, "…")
 	}
 	for _, context := range failureContext {
 		if i := strings.Index(words, context); i >= 0 {
@@ -688,6 +686,41 @@ func failureCause(op core.Op, detail string) string {
 		words = strings.ToValidUTF8(words[:maxFailureWords], "") + "…"
 	}
 	return op.Kind + ", failing: " + words
+}
+
+// replaceWord is s with each occurrence of w that no letter or digit
+// touches replaced by with: an op's argument "ab" is cut out of "open ab:"
+// but not out of "(about)". A word of one byte is left: "a" would be cut
+// out of "(a hang)" too.
+func replaceWord(s, w, with string) string {
+	if len(w) < 2 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, w)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(w)
+		if wordByte(s, i-1) || wordByte(s, end) {
+			b.WriteString(s[:end])
+		} else {
+			b.WriteString(s[:i] + with)
+		}
+		s = s[end:]
+	}
+}
+
+// wordByte reports whether s[i] is an ASCII letter or digit (false past
+// either end).
+func wordByte(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // tempEntry matches a temporary directory's entry in a failure's words: a

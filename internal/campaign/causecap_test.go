@@ -2,12 +2,17 @@ package campaign
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
+	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestFailureCauseFoldsWhatVaries: a failure's words that differ only in
@@ -25,6 +30,18 @@ func TestFailureCauseFoldsWhatVaries(t *testing.T) {
 	} {
 		if a, b := failureCause(op, tc[0]), failureCause(op, tc[1]); a != b {
 			t.Errorf("%q and %q are two causes, %q and %q; want one", tc[0], tc[1], a, b)
+		}
+	}
+	// An op's argument is cut out where it stands as a word of its own,
+	// not out of another word: "ha" leaves "(a hang)" whole, and "a" is
+	// too short to tell from the words.
+	for _, tc := range []struct{ arg, want string }{
+		{"ha", "fs_read, failing: open …: did not return (a hang)"},
+		{"a", "fs_read, failing: open a: did not return (a hang)"},
+	} {
+		op := core.Op{Kind: "fs_read", Args: []string{tc.arg}}
+		if got := failureCause(op, "open "+tc.arg+": did not return (a hang)"); got != tc.want {
+			t.Errorf("failureCause of an op of argument %q = %q, want %q", tc.arg, got, tc.want)
 		}
 	}
 	for _, tc := range [][2]string{
@@ -82,5 +99,31 @@ func TestCausesSeenAreCapped(t *testing.T) {
 	}
 	if !strings.Contains(OtherCauses, " 256 ") || MaxCauses != 256 {
 		t.Errorf("OtherCauses %q does not name MaxCauses %d", OtherCauses, MaxCauses)
+	}
+}
+
+// TestCausesListedInCheckOrder: the causes listed, when there are more
+// than MaxCauses, are those of the lowest checks, with the same counts,
+// whichever check finished first.
+func TestCausesListedInCheckOrder(t *testing.T) {
+	sc := &scenario.Scenario{Steps: []scenario.Step{{Op: core.Op{Kind: core.OpRead, Args: []string{"/work/a"}}}}}
+	seen := func(order []int) []CauseSeen {
+		k := newCollector(false, MaxPerInvariant, func(raw) {})
+		for _, i := range order {
+			f := oracle.Finding{Invariant: oracle.Total, Step: 1, Detail: "the state named " + letters(int64(i)) + " is gone"}
+			k.offer(i, sc, []oracle.Finding{f}, stepMarks{})
+			k.finish(i)
+		}
+		k.flush()
+		return k.seenCauses()
+	}
+	var inOrder []int
+	for i := range MaxCauses + 2 {
+		inOrder = append(inOrder, i)
+	}
+	swapped := slices.Clone(inOrder)
+	swapped[MaxCauses-1], swapped[MaxCauses] = swapped[MaxCauses], swapped[MaxCauses-1] // the 257th check finishes before the 256th
+	if diff := cmp.Diff(seen(inOrder), seen(swapped)); diff != "" {
+		t.Errorf("the causes listed depend on which check finished first (-in order +swapped):\n%s", diff)
 	}
 }

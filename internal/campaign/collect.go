@@ -134,11 +134,12 @@ type collector struct {
 	// not end the campaign when found, only once the sink confirms it
 	// (confirmed), since a slow machine alone may have made it.
 	confirmsHangs bool
-	raws          atomic.Int64 // raw findings offered, kept or not
-	seen          sync.Map     // the causes offered, whatever their invariant, up to MaxCauses: each one's *causeCount
-	closed        bool         // flushed: the checks still running (given up on) offer nothing more
-	over          atomic.Bool  // closed, read without the lock: a check given up on is not counted either
-	sink          func(raw)    // called with mu held; it must not block
+	raws          atomic.Int64        // raw findings offered, kept or not
+	seen          sync.Map            // the causes counted, whatever their invariant, up to MaxCauses: each one's *causeCount
+	notes         map[int][]causeNote // the violations of the checks offered above the watermark, under mu, counted once it passes them
+	closed        bool                // flushed: the checks still running (given up on) offer nothing more
+	over          atomic.Bool         // closed, read without the lock: a check given up on is not counted either
+	sink          func(raw)           // called with mu held; it must not block
 	// seenMu guards the adding of a cause to seen, and distinct, the
 	// causes in it; the violations of the causes past MaxCauses are
 	// counted together, in others.
@@ -151,7 +152,7 @@ func newCollector(first bool, most int, sink func(raw)) *collector {
 	if most <= 0 {
 		most = MaxPerInvariant
 	}
-	k := &collector{first: first, most: most, sink: sink}
+	k := &collector{first: first, most: most, sink: sink, notes: map[int][]causeNote{}}
 	for id := range k.byCause {
 		k.byCause[id] = map[string]int{}
 	}
@@ -168,10 +169,16 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, mar
 		return // a check given up on: its findings are not judged
 	}
 	k.raws.Add(int64(len(fs)))
+	notes := make([]causeNote, 0, len(fs))
 	for _, f := range fs {
 		cause, most := causeOf(marks.at(i, sc, f, nil))
-		k.causeCounter(cause, most == MaxPerClass).add(i, f.Invariant)
+		notes = append(notes, causeNote{cause, most == MaxPerClass, f.Invariant})
 	}
+	k.mu.Lock()
+	if !k.closed {
+		k.notes[i] = notes
+	}
+	k.mu.Unlock()
 	if slices.ContainsFunc(fs, func(f oracle.Finding) bool { return !k.awaitsConfirm(f) }) {
 		k.lowerFirstBad(i)
 	}
@@ -431,8 +438,37 @@ func (k *collector) finish(i int) {
 	if k.closed {
 		return
 	}
-	for _, r := range k.takeFinal(k.finished.add(i)) {
+	mark := k.finished.add(i)
+	k.countCauses(mark)
+	for _, r := range k.takeFinal(mark) {
 		k.sink(r)
+	}
+}
+
+// causeNote is a violation of a check, to be counted under its cause.
+type causeNote struct {
+	cause string
+	class bool // the cause is the op's attack class (causeOf)
+	id    oracle.ID
+}
+
+// countCauses counts the violations of the checks below mark, in check
+// order, under their causes: the first MaxCauses causes listed are then
+// those of the lowest checks, whatever the check that finished first.
+// The caller holds mu.
+func (k *collector) countCauses(mark int) {
+	var below []int
+	for i := range k.notes {
+		if i < mark {
+			below = append(below, i)
+		}
+	}
+	slices.Sort(below)
+	for _, i := range below {
+		for _, n := range k.notes[i] {
+			k.causeCounter(n.cause, n.class).add(i, n.id)
+		}
+		delete(k.notes, i)
 	}
 }
 
@@ -442,6 +478,7 @@ func (k *collector) finish(i int) {
 func (k *collector) flush() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.countCauses(1 << 62)
 	for _, r := range k.takeFinal(1 << 62) {
 		k.sink(r)
 	}

@@ -53,15 +53,17 @@ const sameDelivery = 25 * time.Millisecond
 // the first one's backstopTime running out) closes abort: a campaign then
 // writes what is found and not yet minimized as it was found, and returns
 // at once; the command exits with ExitInterrupted once it has, or after
-// abortGrace at most. Call stop when the work is done.
+// abortGrace at most. Call stop when the work is done (once the campaign
+// returned: what is printed after is not cut short); it may be called
+// again.
 func interruptible(e *env) (ctx context.Context, abort <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	aborted := make(chan struct{})
 	stopWatching := watchSignals(2, watchInterrupts(e, cancel, aborted))
-	return ctx, aborted, func() {
+	return ctx, aborted, sync.OnceFunc(func() {
 		stopWatching()
 		cancel()
-	}
+	})
 }
 
 // watchInterrupts is interruptible's watch: the first signal calls
