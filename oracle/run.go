@@ -242,7 +242,7 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 	r.fp = s.fpAfter
 	s.clock1 = r.world.ClockReads()
 	s.entries = r.world.Journal()[j0:]
-	s.journal = j0 + len(s.entries) // one read: an entry a stray goroutine adds is in this step or the next, never in neither
+	s.journal = j0 + len(s.entries) // one read, so the step's entries and where the next step's begin agree
 	r.end = s.journal
 	want, why := r.model.predict(op)
 	r.cov.Classes[class].Kinds[res.Kind]++

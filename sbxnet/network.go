@@ -266,20 +266,19 @@ func (n *Network) journalBare(a netip.Addr, name string, op int) {
 	n.fetch(host, a, "/")
 }
 
-// opStarter is a world that can tell where the op under way began, as
-// the harness's world can.
-type opStarter interface{ OpStart() int }
+// opCounter is a world that numbers its ops, as the harness's world does.
+type opCounter interface{ OpSeq() int }
 
-// opMark tells the op under way from another: where it began in the
-// journal, or -1 over a world that cannot tell.
+// opMark tells the op under way from another: its number, or -1 over a
+// world that cannot tell.
 func (n *Network) opMark() int {
-	o, ok := n.world.(opStarter)
+	o, ok := n.world.(opCounter)
 	if !ok {
 		return -1
 	}
 	n.worldMu.Lock()
 	defer n.worldMu.Unlock()
-	return o.OpStart()
+	return o.OpSeq()
 }
 
 // resolveUnresolved journals the world's resolve of host unless the op

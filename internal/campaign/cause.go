@@ -697,19 +697,20 @@ func replaceWord(s, w, with string) string {
 		return s
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, w)
+	done := 0 // s[:done] is written
+	for from := 0; ; {
+		i := strings.Index(s[from:], w)
 		if i < 0 {
-			b.WriteString(s)
+			b.WriteString(s[done:])
 			return b.String()
 		}
+		i += from
 		end := i + len(w)
-		if wordByte(s, i-1) || wordByte(s, end) {
-			b.WriteString(s[:end])
-		} else {
-			b.WriteString(s[:i] + with)
+		if !wordByte(s, i-1) && !wordByte(s, end) {
+			b.WriteString(s[done:i] + with)
+			done = end
 		}
-		s = s[end:]
+		from = end
 	}
 }
 

@@ -32,6 +32,9 @@ func TestFailureCauseFoldsWhatVaries(t *testing.T) {
 			t.Errorf("%q and %q are two causes, %q and %q; want one", tc[0], tc[1], a, b)
 		}
 	}
+	if got := replaceWord("abab ab", "ab", "…"); got != "abab …" {
+		t.Errorf("replaceWord(abab ab, ab) = %q: a match after one it skipped is touched by it", got)
+	}
 	// An op's argument is cut out where it stands as a word of its own,
 	// not out of another word: "ha" leaves "(a hang)" whole, and "a" is
 	// too short to tell from the words.

@@ -136,7 +136,8 @@ type collector struct {
 	confirmsHangs bool
 	raws          atomic.Int64        // raw findings offered, kept or not
 	seen          sync.Map            // the causes counted, whatever their invariant, up to MaxCauses: each one's *causeCount
-	notes         map[int][]causeNote // the violations of the checks offered above the watermark, under mu, counted once it passes them
+	notes         map[int][]causeNote // the violations of new causes of the checks offered above the watermark, under mu, counted once it passes them
+	counted       int                 // the watermark countCauses counted up to, under mu
 	closed        bool                // flushed: the checks still running (given up on) offer nothing more
 	over          atomic.Bool         // closed, read without the lock: a check given up on is not counted either
 	sink          func(raw)           // called with mu held; it must not block
@@ -168,15 +169,21 @@ func (k *collector) offer(i int, sc *scenario.Scenario, fs []oracle.Finding, mar
 	if k.over.Load() {
 		return // a check given up on: its findings are not judged
 	}
-	k.raws.Add(int64(len(fs)))
-	notes := make([]causeNote, 0, len(fs))
+	var notes []causeNote
 	for _, f := range fs {
 		cause, most := causeOf(marks.at(i, sc, f, nil))
+		if c := k.countedNow(cause); c != nil {
+			c.add(i, f.Invariant) // a count and a least check come out the same in any order
+			continue
+		}
 		notes = append(notes, causeNote{cause, most == MaxPerClass, f.Invariant})
 	}
 	k.mu.Lock()
 	if !k.closed {
-		k.notes[i] = notes
+		k.raws.Add(int64(len(fs)))
+		if len(notes) > 0 {
+			k.notes[i] = notes
+		}
 	}
 	k.mu.Unlock()
 	if slices.ContainsFunc(fs, func(f oracle.Finding) bool { return !k.awaitsConfirm(f) }) {
@@ -458,18 +465,47 @@ type causeNote struct {
 // The caller holds mu.
 func (k *collector) countCauses(mark int) {
 	var below []int
-	for i := range k.notes {
-		if i < mark {
-			below = append(below, i)
+	if mark-k.counted <= len(k.notes) {
+		for i := k.counted; i < mark; i++ { // the checks the watermark passed now, not every one above it
+			if _, ok := k.notes[i]; ok {
+				below = append(below, i)
+			}
 		}
+	} else {
+		for i := range k.notes {
+			if i < mark {
+				below = append(below, i)
+			}
+		}
+		slices.Sort(below)
 	}
-	slices.Sort(below)
+	k.counted = max(k.counted, mark)
 	for _, i := range below {
 		for _, n := range k.notes[i] {
 			k.causeCounter(n.cause, n.class).add(i, n.id)
 		}
 		delete(k.notes, i)
 	}
+}
+
+// countedNow is the count cause's violations go to at once, whatever the
+// check: the cause's own where it is listed already, the others' where
+// MaxCauses are (every cause listed later would be of a later check); nil
+// for a cause new while there is room, counted in check order
+// (countCauses).
+func (k *collector) countedNow(cause string) *causeCount {
+	if c, ok := k.seen.Load(cause); ok {
+		return c.(*causeCount)
+	}
+	k.seenMu.Lock()
+	defer k.seenMu.Unlock()
+	if c, ok := k.seen.Load(cause); ok {
+		return c.(*causeCount)
+	}
+	if k.distinct >= MaxCauses {
+		return k.others
+	}
+	return nil
 }
 
 // flush hands every pending raw finding to the sink and closes the

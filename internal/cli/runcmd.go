@@ -101,7 +101,6 @@ that cannot start, 3 interrupted.`)
 	res, err := driveCampaign(ctx, e, campaign.Config{Seed: *seed, Checks: *checks, Duration: *duration, Workers: *workers,
 		Target: target, Timeout: *timeout, StartTimeout: e.startTimeout, Out: *out, Dimensions: *format == "json", Abort: abort,
 		StopAtFirst: *stopAtFirst, PerInvariant: *perInvariant, Program: e.program})
-	stop() // the campaign is over: a second signal's exit no longer cuts its summary short
 	if res == nil {
 		for _, d := range made {
 			os.Remove(d) // made for this run, which never started: nothing is left of it (a directory with files stays)

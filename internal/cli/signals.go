@@ -53,8 +53,7 @@ const sameDelivery = 25 * time.Millisecond
 // the first one's backstopTime running out) closes abort: a campaign then
 // writes what is found and not yet minimized as it was found, and returns
 // at once; the command exits with ExitInterrupted once it has, or after
-// abortGrace at most. Call stop when the work is done (once the campaign
-// returned: what is printed after is not cut short); it may be called
+// abortGrace at most. Call stop when the work is done; it may be called
 // again.
 func interruptible(e *env) (ctx context.Context, abort <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())

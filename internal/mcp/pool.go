@@ -126,13 +126,13 @@ func (p *Pool) Close() error {
 		s.p.Kill()
 	}
 	p.counting.Unlock()
-	defer func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	defer func() { // before mu is let go: a Get that takes it next starts its server as usual
 		p.counting.Lock()
 		defer p.counting.Unlock()
 		p.closing--
 	}()
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	// All at once: each waits up to closeWait for its server to exit, and
 	// an interrupted campaign gives its sessions only a moment to end
 	// (and remove their trees) before it exits.

@@ -38,7 +38,7 @@ const (
 	// ReadFile descends: a directory deeper is recorded, Unread, and not
 	// looked into. The walk holds a descriptor on each level it is in, so
 	// the bound is also what one walk holds open: the deepest paths the
-	// generators draw, below the deepest moat, stay well above it.
+	// generators draw, below the deepest moat, stay well inside it.
 	MaxDepth = 512
 )
 

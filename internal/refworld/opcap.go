@@ -20,6 +20,7 @@ type opBytes struct {
 	sent  int64
 	start int    // the journal's length when the op began
 	host  string // the op's host, a net_fetch's
+	seq   int    // the op's number, counted by BeginOp (OpSeq)
 }
 
 // charge counts a journaled call whose arguments (and, for a realpath,
@@ -42,7 +43,7 @@ func (o *opBytes) charge(n int) bool {
 // a net_fetch, for OpHost. The harness calls it before each op and
 // OpOverCap after.
 func (w *World) BeginOp(op core.Op, limit int64) {
-	w.op = opBytes{limit: max(limit, 0), start: len(w.journal)}
+	w.op = opBytes{limit: max(limit, 0), start: len(w.journal), seq: w.op.seq + 1}
 	if op.Kind == core.OpFetch && len(op.Args) > 0 {
 		w.op.host = op.Args[0]
 	}
@@ -54,10 +55,10 @@ func (w *World) BeginOp(op core.Op, limit int64) {
 // from a request for another host.
 func (w *World) OpHost() string { return w.op.host }
 
-// OpStart is where the op under way begins in the journal: it tells an
+// OpSeq numbers the op under way, one more at each BeginOp: it tells an
 // in-memory network's connection made in one op from one made in
-// another.
-func (w *World) OpStart() int { return w.op.start }
+// another, whatever either journaled.
+func (w *World) OpSeq() int { return w.op.seq }
 
 // ResolvedInOp reports whether the op under way has journaled a resolve
 // of host, names compared as SPEC §6 compares them (a bracketed literal
