@@ -247,19 +247,14 @@ const OtherCauses = "other causes, past the first 256 distinct ones, counted tog
 
 // causeCounter returns the count of cause's violations, added to seen if
 // it is new and seen has room, else the count of the others; class says
-// the cause is an op's attack class.
+// the cause is an op's attack class. The caller holds mu (countCauses).
 func (k *collector) causeCounter(cause string, class bool) *causeCount {
-	if c, ok := k.seen.Load(cause); ok {
-		return c.(*causeCount)
+	if c := k.countedNow(cause); c != nil {
+		return c
 	}
 	k.seenMu.Lock()
 	defer k.seenMu.Unlock()
-	if c, ok := k.seen.Load(cause); ok {
-		return c.(*causeCount)
-	}
-	if k.distinct >= MaxCauses {
-		return k.others
-	}
+	// Only here, under mu, is a cause added: none was since countedNow.
 	c := newCauseCount(class)
 	k.seen.Store(cause, c)
 	k.distinct++
