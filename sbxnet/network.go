@@ -137,12 +137,11 @@ func (n *Network) resolveLiteral(host string) {
 	}
 }
 
-// journalWorld is a world that can tell the op under way and show its
-// journal, as the harness's world can: the hosts whose answers a
-// connection may have followed.
-type journalWorld interface {
-	opWorld
-	Journal() []refworld.Entry
+// opJournal is a world that shows the journal of the op under way, as
+// the harness's world does: the hosts whose answers a connection may have
+// followed.
+type opJournal interface {
+	OpJournal() []refworld.Entry
 }
 
 // answersInOp returns, for each host (normalized) a resolve in the op
@@ -150,19 +149,14 @@ type journalWorld interface {
 // what that answered. Over a world that cannot tell, nothing. The caller
 // holds worldMu.
 func (n *Network) answersInOp() map[string]refworld.Entry {
-	w, ok := n.world.(journalWorld)
+	w, ok := n.world.(opJournal)
 	if !ok {
 		return nil
 	}
 	last := map[string]refworld.Entry{}
-	for _, e := range w.Journal() {
+	for _, e := range w.OpJournal() {
 		if e.Call == refworld.CallResolve {
 			last[spec.NormalizeHost(e.Name)] = e
-		}
-	}
-	for h, e := range last {
-		if !w.ResolvedInOp(e.Name) {
-			delete(last, h)
 		}
 	}
 	return last

@@ -137,7 +137,6 @@ type collector struct {
 	raws          atomic.Int64        // raw findings offered, kept or not
 	seen          sync.Map            // the causes counted, whatever their invariant, up to MaxCauses: each one's *causeCount
 	notes         map[int][]causeNote // the violations of new causes of the checks offered above the watermark, under mu, counted once it passes them
-	counted       int                 // the watermark countCauses counted up to, under mu
 	closed        bool                // flushed: the checks still running (given up on) offer nothing more
 	over          atomic.Bool         // closed, read without the lock: a check given up on is not counted either
 	sink          func(raw)           // called with mu held; it must not block
@@ -440,8 +439,9 @@ func (k *collector) finish(i int) {
 	if k.closed {
 		return
 	}
+	from := k.finished.watermark
 	mark := k.finished.add(i)
-	k.countCauses(mark)
+	k.countCauses(from, mark)
 	for _, r := range k.takeFinal(mark) {
 		k.sink(r)
 	}
@@ -454,19 +454,19 @@ type causeNote struct {
 	id    oracle.ID
 }
 
-// countCauses counts the violations of the checks below mark, in check
-// order, under their causes: the first MaxCauses causes listed are then
-// those of the lowest checks, whatever the check that finished first.
-// The caller holds mu.
-func (k *collector) countCauses(mark int) {
+// countCauses counts the violations of the checks the watermark passed,
+// moving from from to mark, in check order, under their causes: the first
+// MaxCauses causes listed are then those of the lowest checks, whatever
+// the check that finished first. The caller holds mu.
+func (k *collector) countCauses(from, mark int) {
 	var below []int
-	if mark-k.counted <= len(k.notes) {
-		for i := k.counted; i < mark; i++ { // the checks the watermark passed now, not every one above it
+	if mark-from <= len(k.notes) {
+		for i := from; i < mark; i++ {
 			if _, ok := k.notes[i]; ok {
 				below = append(below, i)
 			}
 		}
-	} else {
+	} else { // a long stretch (flush's): the few checks waiting, sorted
 		for i := range k.notes {
 			if i < mark {
 				below = append(below, i)
@@ -474,7 +474,6 @@ func (k *collector) countCauses(mark int) {
 		}
 		slices.Sort(below)
 	}
-	k.counted = max(k.counted, mark)
 	for _, i := range below {
 		for _, n := range k.notes[i] {
 			k.causeCounter(n.cause, n.class).add(i, n.id)
@@ -509,7 +508,7 @@ func (k *collector) countedNow(cause string) *causeCount {
 func (k *collector) flush() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.countCauses(1 << 62)
+	k.countCauses(k.finished.watermark, 1<<62)
 	for _, r := range k.takeFinal(1 << 62) {
 		k.sink(r)
 	}

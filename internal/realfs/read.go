@@ -73,19 +73,14 @@ func (t *Tree) ReadFile(p string, max int64) ([]byte, error) {
 			if len(rest) == 0 {
 				return nil, fmt.Errorf("%s is a directory", p)
 			}
-			f, err := dir.OpenFile(name, os.O_RDONLY|noFollow|onlyDir, 0)
-			if err != nil {
-				return nil, err
-			}
 			if len(dirs) > MaxDepth {
-				f.Close()
 				return nil, fmt.Errorf("%s: deeper than %d levels", p, MaxDepth)
 			}
-			d, err := heldRoot(f, dir, name, info)
-			f.Close()
+			f, d, err := openHeld(dir, name, info)
 			if err != nil {
 				return nil, err
 			}
+			f.Close()
 			dirs = append(dirs, d)
 		case info.Mode().IsRegular() && len(rest) == 0:
 			if testHookReadFile != nil {

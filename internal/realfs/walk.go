@@ -112,21 +112,33 @@ var testHookWalked func(rel string, listed bool)
 // list opens the directory name of parent, found to be the one Lstat gave
 // as info, and returns a root held on it and the names in it.
 func list(parent *os.Root, name string, info fs.FileInfo) (*os.Root, []string, error) {
-	f, err := parent.OpenFile(name, os.O_RDONLY|noFollow|onlyDir, 0)
+	f, d, err := openHeld(parent, name, info)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	d, err := heldRoot(f, parent, name, info)
-	if err != nil {
-		return nil, nil, err
-	}
 	names, err := f.Readdirnames(-1)
 	if err != nil {
 		d.Close()
 		return nil, nil, err
 	}
 	return d, names, nil
+}
+
+// openHeld opens the directory name of parent, without following a link
+// or waiting on a pipe, and a root held on it, found to be the one Lstat
+// gave as info (heldRoot).
+func openHeld(parent *os.Root, name string, info fs.FileInfo) (*os.File, *os.Root, error) {
+	f, err := parent.OpenFile(name, os.O_RDONLY|noFollow|onlyDir, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := heldRoot(f, parent, name, info)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, d, nil
 }
 
 // readFile fills in e's content from the file name of dir, which Lstat

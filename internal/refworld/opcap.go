@@ -55,6 +55,10 @@ func (w *World) BeginOp(op core.Op, limit int64) {
 // from a request for another host.
 func (w *World) OpHost() string { return w.op.host }
 
+// OpJournal is the journal of the op under way: what it asked since
+// BeginOp.
+func (w *World) OpJournal() []Entry { return w.journal[min(w.op.start, len(w.journal)):] }
+
 // OpSeq numbers the op under way, one more at each BeginOp: it tells an
 // in-memory network's connection made in one op from one made in
 // another, whatever either journaled.
@@ -68,7 +72,7 @@ func (w *World) OpSeq() int { return w.op.seq }
 // (SPEC §14).
 func (w *World) ResolvedInOp(host string) bool {
 	h := spec.NormalizeHost(host)
-	for _, e := range w.journal[min(w.op.start, len(w.journal)):] {
+	for _, e := range w.OpJournal() {
 		if e.Call == CallResolve && spec.NormalizeHost(e.Name) == h {
 			return true
 		}
