@@ -448,15 +448,41 @@ func TestTimeoutCountsFromTheCommandsStart(t *testing.T) {
 	}
 }
 
-// TestSetupIsBounded: a setup that does not finish within setupWait ends
-// Run with words that say so, the helper killed, not waiting for ever.
+// stallEnv, set in the harness's environment, makes the namespace's helper
+// (this test binary, re-executed) block before its setup begins: a helper
+// that is stuck. It is read as a package variable is initialized, before
+// the init that turns the program into the helper runs.
+const stallEnv = "SBXFUZZ_NETNS_TEST_STALL"
+
+var _ = stallIfAsked()
+
+func stallIfAsked() bool {
+	_, helping := os.LookupEnv(helperEnv)
+	if _, stall := os.LookupEnv(stallEnv); helping && stall {
+		select {}
+	}
+	return false
+}
+
+// TestSetupIsBounded: a helper stuck in its setup past setupWait is
+// killed, and Run ends with words that say so instead of waiting for it.
 func TestSetupIsBounded(t *testing.T) {
 	requireNamespaces(t)
 	defer func(w time.Duration) { setupWait = w }(setupWait)
-	setupWait = time.Nanosecond
-	_, _, err := Run(Command{Argv: []string{"sleep", "600"}}, Network{})
-	if err == nil || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "setup did not finish within") {
-		t.Errorf("a setup past its bound: %v; want unavailable, saying the setup did not finish", err)
+	setupWait = 100 * time.Millisecond
+	t.Setenv(stallEnv, "1")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := Run(Command{Argv: []string{"sleep", "600"}}, Network{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "setup did not finish within") {
+			t.Errorf("a setup past its bound: %v; want unavailable, saying the setup did not finish", err)
+		}
+	case <-time.After(time.Minute): // a bound for a broken test, not a measurement
+		t.Fatal("Run still waits for a helper stuck in its setup")
 	}
 }
 
