@@ -221,7 +221,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	out.written = cfg.Written
 	col := newCollector(cfg.StopAtFirst, cfg.PerInvariant, out.put)
 	col.confirmsHangs = cfg.Target.ConfirmHangs
-	out.first, out.confirmed = cfg.StopAtFirst, col.confirmed
+	out.first, out.confirmed, out.released = cfg.StopAtFirst, col.confirmed, col.release
 	// The reference itself under test is the run dims.Count would make:
 	// its points are counted from the check's watched run, not from a
 	// second run.

@@ -234,6 +234,22 @@ func (k *collector) lowerFirstBad(i int) {
 // it is handed out.
 func (k *collector) confirmed(i int) { k.lowerFirstBad(i) }
 
+// release gives back the places r took among the findings kept (its
+// invariant's and its cause's): r is a hang a fresh session answered in
+// time, no finding, and a later hang of the same op may be a real one.
+func (k *collector) release(r raw) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	id := r.f.Invariant
+	cause, _ := causeOf(r)
+	k.accepted[id]--
+	k.full[id].Store(false)
+	if k.byCause[id][cause]--; k.byCause[id][cause] <= 0 {
+		delete(k.byCause[id], cause)
+	}
+	k.causeFull.Delete(fullKey(id, cause))
+}
+
 // MaxCauses bounds the distinct causes a campaign lists (CausesSeen): a
 // sandbox whose failures name something new each time would otherwise
 // grow the list, and the summary, with its checks. The violations of the

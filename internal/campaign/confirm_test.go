@@ -320,3 +320,73 @@ func TestStopAtFirstEndsAtAConfirmedHang(t *testing.T) {
 func isHang(f Finding) bool {
 	return f.Invariant == oracle.Total && strings.Contains(f.Detail, "did not return within")
 }
+
+// slowAtFirst is the reference, except that it blocks until closed at the
+// first op of the first few sandboxes its campaign's own session builds (a
+// busy machine's missed timeouts, which a fresh session does not repeat),
+// and at any session's fetch from webhook.site (a real hang, which
+// every session repeats).
+type slowAtFirst struct {
+	*core.Reference
+	slow   bool // the first op hangs
+	ran    bool
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *slowAtFirst) Run(op core.Op) core.Result {
+	first := !s.ran
+	s.ran = true
+	if first && s.slow || op.Kind == core.OpFetch && len(op.Args) > 0 && op.Args[0] == "webhook.site" {
+		<-s.closed
+		return core.Result{Kind: core.NotFound}
+	}
+	return s.Reference.Run(op)
+}
+
+func (s *slowAtFirst) Close() error { s.once.Do(func() { close(s.closed) }); return nil }
+
+// slowAtFirstTarget is a target of slowAtFirst sandboxes whose hangs are
+// confirmed: the first session started is the campaign's, whose first
+// spurious sandboxes are slow; every later one is a fresh session that
+// judges a hang again.
+func slowAtFirstTarget(spurious int64) sut.Target {
+	var starts atomic.Int64
+	return sut.Target{Name: "slow-at-first", ConfirmHangs: true, Start: func() (core.Factory, func() error, error) {
+		campaigns := starts.Add(1) == 1
+		var built atomic.Int64
+		return func(g core.Grant, w core.World) (core.Sandbox, error) {
+			slow := campaigns && built.Add(1) <= spurious
+			return &slowAtFirst{Reference: core.NewReference(g, w), slow: slow, closed: make(chan struct{})}, nil
+		}, func() error { return nil }, nil
+	}}
+}
+
+// TestUnconfirmedHangsLeaveRoomForARealOne: hangs a fresh session does not
+// repeat (more of them than an invariant keeps findings of) do not take
+// the places of a later hang that it does repeat: the real one is found,
+// and under StopAtFirst the campaign ends there.
+func TestUnconfirmedHangsLeaveRoomForARealOne(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		res, err := Run(context.Background(), Config{Seed: 1, Checks: 300, Workers: 1, Timeout: 100 * time.Millisecond, Target: slowAtFirstTarget(2*MaxPerInvariant + 2), StopAtFirst: first})
+		if err != nil {
+			t.Fatal(err)
+		}
+		confirmed := slices.IndexFunc(res.Findings, func(f Finding) bool { return isHang(f) && !f.Unconfirmed })
+		if confirmed < 0 || res.UnconfirmedHangs < MaxPerInvariant {
+			t.Fatalf("StopAtFirst %v: %d findings (%+v), %d unconfirmed hangs, %d checks; want a confirmed hang after at least %d unconfirmed", first, len(res.Findings), findingWords(res.Findings), res.UnconfirmedHangs, res.Checks, MaxPerInvariant)
+		}
+		if first && (len(res.Findings) != 1 || res.Checks >= 300) {
+			t.Errorf("StopAtFirst: %d findings, %d checks of 300; want the confirmed hang alone, the campaign stopped there", len(res.Findings), res.Checks)
+		}
+	}
+}
+
+// findingWords is each finding's invariant and detail, for a failure's message.
+func findingWords(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("check %d %s: %s (unconfirmed %v)", f.Check, f.Invariant, f.Detail, f.Unconfirmed))
+	}
+	return out
+}

@@ -42,6 +42,9 @@ type sink struct {
 	// the campaign ends there.
 	first     bool
 	confirmed func(check int)
+	// released is told of each hang judged again that does not count, so
+	// that the places it took among the findings kept are free again.
+	released func(r raw)
 
 	mu       sync.Mutex // guards everything below
 	wake     *sync.Cond // on mu: a raw finding was queued, or the sink closed
@@ -158,6 +161,9 @@ func (s *sink) run() {
 			}
 		}
 		s.mu.Unlock()
+		if !counts && s.released != nil {
+			s.released(r) // not under mu: the collector hands findings over with its own lock held
+		}
 	}
 }
 
