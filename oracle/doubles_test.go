@@ -343,6 +343,21 @@ func (s decodesWrites) Run(op core.Op) core.Result {
 	return s.Reference.Run(op)
 }
 
+// writesAsAsked checks a write as the reference does, then writes the op's
+// data upper-cased to the path as the op spells it, unresolved: the world
+// stores it where that path leads, the file the model writes.
+type writesAsAsked struct{ wrapped }
+
+func (s writesAsAsked) Run(op core.Op) core.Result {
+	if op.Kind != core.OpWrite || len(op.Args) != 2 || !s.grant.MayWrite(op.Args[0]) {
+		return s.Reference.Run(op)
+	}
+	s.Reference.Run(core.Op{Kind: "sbxfuzz:charge"}) // an unknown op: charged as this one, no effect
+	s.world.Realpath(op.Args[0])
+	s.world.Write(op.Args[0], strings.ToUpper(op.Args[1]))
+	return core.Result{Kind: core.OK}
+}
+
 // emptiesWrites writes no bytes where an allowed write's data should go,
 // as a tool that decodes a text that is no base64 does.
 type emptiesWrites struct{ wrapped }
