@@ -569,13 +569,14 @@ func didWords(entries []refworld.Entry) string {
 // the model's, standing in for one it was excused). lands says where a
 // write of a path lands: the world stores at the path's Clean, its links
 // followed, so "/w//a", or a link to "/w/a", writes "/w/a" as much as
-// "/w/a" does.
+// "/w/a" does. A directory a real sandbox's door journals as made (madeDir)
+// is no write of the file's bytes.
 func lastWrite(entries []refworld.Entry, p string, lands func(string) string) (string, bool) {
 	if p == "" {
 		return "", false
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
-		if e := &entries[i]; e.Call == refworld.CallWrite && (e.Name == p || lands(e.Name) == p) {
+		if e := &entries[i]; e.Call == refworld.CallWrite && (e.Name == p || madeDir(e) == "" && lands(e.Name) == p) {
 			return e.Arg, true
 		}
 	}
