@@ -227,7 +227,7 @@ func (r *watchedRun) replayCrashed(c checkCase, step int, why string, hang bool)
 	r.cov.Classes[c.class(step-1)].Violations[Total]++
 	if !r.reported[Total] {
 		r.reported[Total] = true
-		r.findings = append(r.findings, Finding{Invariant: Total, Step: step, Detail: clipDetail(detail), Hang: hang})
+		r.found(Finding{Invariant: Total, Step: step, Detail: clipDetail(detail), Hang: hang})
 	}
 }
 

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -243,7 +244,8 @@ func (k *Checker) patience(p int64) int {
 // is abandoned (it ends when the hung call returns), the scenario's
 // sandboxes are closed, and the hang becomes a total finding on the op
 // that did not return, counted into the job's coverage (the rest of the
-// abandoned scenario's counts are dropped) and handed to the feed.
+// abandoned scenario's counts are dropped) and handed to the feed after
+// the findings the check made before it.
 func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	close(w.jobs) // the abandoned worker ends once the hung call returns
 	k.w = nil
@@ -272,7 +274,14 @@ func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	cov.Scenarios++
 	cov.Classes[class].Checked[Total]++
 	cov.Classes[class].Violations[Total]++
-	feed.Judged(c, []Finding{f})
+	// What the check found before it hung stands: an escape at one op is
+	// not hidden by a hang at a later one. A total finding it made already
+	// (a panic, and then a Close that hangs) is the one kept.
+	fs := ctl.foundSoFar()
+	if !slices.ContainsFunc(fs, func(e Finding) bool { return e.Invariant == Total }) {
+		fs = append(fs, f)
+	}
+	feed.Judged(c, fs)
 }
 
 // closeWithin closes the sandboxes of a hung check, waiting at most d: a
