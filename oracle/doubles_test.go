@@ -226,6 +226,16 @@ func (s hangsOnTools) Run(op core.Op) core.Result {
 	return s.Reference.Run(op)
 }
 
+// unlistedKind answers every op with a kind SPEC §2 does not list, as a
+// Go sandbox with a kind of its own, or a corrupted one, would.
+type unlistedKind struct{ wrapped }
+
+func (s unlistedKind) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	r.Kind = core.NumKinds + 100
+	return r
+}
+
 // infallible makes a Factory of a constructor that cannot fail.
 func infallible(build func(core.Grant, core.World) core.Sandbox) core.Factory {
 	return func(g core.Grant, w core.World) (core.Sandbox, error) { return build(g, w), nil }

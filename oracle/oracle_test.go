@@ -655,6 +655,18 @@ func TestTotalCanFailOnPanic(t *testing.T) {
 	mustContain(t, got[0], "panicked", "tool runner crashed")
 }
 
+// TestTotalOnAnUnlistedKind: a result whose kind SPEC §2 does not list
+// is no result: a total finding on that op, as a door's is (SPEC §12),
+// never a crash of the harness.
+func TestTotalOnAnUnlistedKind(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/work/data.txt"),
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return unlistedKind{wrap(g, w)} }), c, 1, Total)
+	mustContain(t, got[0], "returned kind 114, which SPEC §2 does not list")
+}
+
 // TestTotalCanFailOnHang runs in a synctest bubble, whose clock moves only
 // when every goroutine in it waits: the op before the hang, however slow
 // a loaded machine makes it, cannot take the timeout.

@@ -233,6 +233,15 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 		r.violate(Total, class, formatOp(op)+" "+err.Error())
 		return res
 	}
+	if res.Kind >= core.NumKinds {
+		// No verdict at all (a door turns such an answer into a Failure,
+		// SPEC §12): the op yielded no result, and nothing after it can
+		// be judged.
+		r.inSandbox = false
+		r.dead = true
+		r.violate(Total, class, fmt.Sprintf("%s returned kind %d, which SPEC §2 does not list", formatOp(op), res.Kind))
+		return res
+	}
 	s.after = r.sb.Usage()
 	r.inSandbox = false
 	s.res = res
