@@ -131,7 +131,7 @@ func newChecker(f core.Factory, opt Options, observe func(engine.StepReport)) *C
 const watchTicks = 4
 
 // Check judges one scenario, as the function Check does: the error is
-// for an invalid grant. cov may be nil.
+// for an invalid grant or an unknown class. cov may be nil.
 func (k *Checker) Check(sc *scenario.Scenario, cov *Coverage) ([]Finding, error) {
 	c, err := newCase(sc)
 	if err != nil {
