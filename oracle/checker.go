@@ -275,13 +275,12 @@ func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	cov.Classes[class].Checked[Total]++
 	cov.Classes[class].Violations[Total]++
 	// What the check found before it hung stands: an escape at one op is
-	// not hidden by a hang at a later one. A total finding it made already
-	// (a panic, and then a Close that hangs) is the one kept.
-	fs := ctl.foundSoFar()
-	if !slices.ContainsFunc(fs, func(e Finding) bool { return e.Invariant == Total }) {
-		fs = append(fs, f)
-	}
-	feed.Judged(c, fs)
+	// not hidden by a hang at a later one. The hang is its total finding,
+	// whatever total finding the worker made meanwhile (a door's own
+	// timeout on the op the watchdog gave up on): a hang is confirmed on a
+	// fresh sandbox before it counts, a failure is not.
+	fs := slices.DeleteFunc(ctl.foundSoFar(), func(e Finding) bool { return e.Invariant == Total })
+	feed.Judged(c, append(fs, f))
 }
 
 // closeWithin closes the sandboxes of a hung check, waiting at most d: a
