@@ -2,12 +2,14 @@ package oracle_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -84,6 +86,22 @@ func TestCheckRejectsAnInvalidGrant(t *testing.T) {
 	defer k.Close()
 	if fs, err := k.Check(sc, nil); !errors.Is(err, core.ErrInvalidGrant) || fs != nil {
 		t.Errorf("Checker.Check = %v, %v; want no findings and an invalid grant", fs, err)
+	}
+}
+
+// TestCheckRejectsAnUnknownClass: a scenario with a step of no attack
+// class of package attack is not judged (its coverage has nowhere to
+// go): Check and a Checker say so with ErrUnknownClass, and do not crash.
+func TestCheckRejectsAnUnknownClass(t *testing.T) {
+	sc := generated(0)
+	sc.Steps[0].Class = attack.NumClasses + 3
+	if fs, err := oracle.Check(core.ReferenceFactory, sc, nil, oracle.Options{}); !errors.Is(err, oracle.ErrUnknownClass) || fs != nil {
+		t.Errorf("Check = %v, %v; want no findings and an unknown class", fs, err)
+	}
+	k := oracle.NewChecker(core.ReferenceFactory, oracle.Options{})
+	defer k.Close()
+	if fs, err := k.Check(sc, nil); !errors.Is(err, oracle.ErrUnknownClass) || !strings.Contains(fmt.Sprint(err), "step 1") {
+		t.Errorf("Checker.Check = %v, %v; want no findings and an unknown class at step 1", fs, err)
 	}
 }
 

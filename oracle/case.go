@@ -1,6 +1,9 @@
 package oracle
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
@@ -21,12 +24,23 @@ type checkCase struct {
 	World *preparedWorld
 }
 
-// newCase validates sc's grant and returns the case that judges sc. The
-// error is core.NewGrant's (it unwraps to core.ErrInvalidGrant).
+// ErrUnknownClass is what Check returns for a scenario with a step whose
+// attack class is none of package attack's: coverage is counted per
+// class, so such a scenario cannot be judged.
+var ErrUnknownClass = errors.New("unknown attack class")
+
+// newCase validates sc's grant and its steps' classes and returns the case
+// that judges sc. The error is core.NewGrant's (it unwraps to
+// core.ErrInvalidGrant), or one that unwraps to ErrUnknownClass.
 func newCase(sc *scenario.Scenario) (checkCase, error) {
 	g, err := core.NewGrant(sc.Grant)
 	if err != nil {
 		return checkCase{}, err
+	}
+	for i, st := range sc.Steps {
+		if st.Class >= attack.NumClasses {
+			return checkCase{}, fmt.Errorf("step %d: class %d: %w", i+1, st.Class, ErrUnknownClass)
+		}
 	}
 	return checkCase{Scenario: sc, Grant: g}, nil
 }

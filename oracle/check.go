@@ -32,7 +32,8 @@ type Options struct {
 // grant the sandbox hands out. Counts go into cov, which may be nil. An op
 // that does not return within opt.Timeout is a total finding (a hang), and
 // the hung sandbox is closed. The error is for a scenario that cannot be
-// judged at all: an invalid grant (it unwraps to core.ErrInvalidGrant).
+// judged at all: an invalid grant (it unwraps to core.ErrInvalidGrant), or
+// a step of no known attack class (ErrUnknownClass).
 // Check is a one-shot Checker; campaigns keep a Checker per worker.
 func Check(f core.Factory, sc *scenario.Scenario, cov *Coverage, opt Options) ([]Finding, error) {
 	k := NewChecker(f, opt)
@@ -227,7 +228,7 @@ func (r *watchedRun) replayCrashed(c checkCase, step int, why string, hang bool)
 	r.cov.Classes[c.class(step-1)].Violations[Total]++
 	if !r.reported[Total] {
 		r.reported[Total] = true
-		r.findings = append(r.findings, Finding{Invariant: Total, Step: step, Detail: clipDetail(detail), Hang: hang})
+		r.found(Finding{Invariant: Total, Step: step, Detail: clipDetail(detail), Hang: hang})
 	}
 }
 

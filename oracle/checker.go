@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -130,7 +131,7 @@ func newChecker(f core.Factory, opt Options, observe func(engine.StepReport)) *C
 const watchTicks = 4
 
 // Check judges one scenario, as the function Check does: the error is
-// for an invalid grant. cov may be nil.
+// for an invalid grant or an unknown class. cov may be nil.
 func (k *Checker) Check(sc *scenario.Scenario, cov *Coverage) ([]Finding, error) {
 	c, err := newCase(sc)
 	if err != nil {
@@ -243,7 +244,8 @@ func (k *Checker) patience(p int64) int {
 // is abandoned (it ends when the hung call returns), the scenario's
 // sandboxes are closed, and the hang becomes a total finding on the op
 // that did not return, counted into the job's coverage (the rest of the
-// abandoned scenario's counts are dropped) and handed to the feed.
+// abandoned scenario's counts are dropped) and handed to the feed after
+// the findings the check made before it.
 func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	close(w.jobs) // the abandoned worker ends once the hung call returns
 	k.w = nil
@@ -272,7 +274,13 @@ func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	cov.Scenarios++
 	cov.Classes[class].Checked[Total]++
 	cov.Classes[class].Violations[Total]++
-	feed.Judged(c, []Finding{f})
+	// What the check found before it hung stands: an escape at one op is
+	// not hidden by a hang at a later one. The hang is its total finding,
+	// whatever total finding the worker made meanwhile (a door's own
+	// timeout on the op the watchdog gave up on): a hang is confirmed on a
+	// fresh sandbox before it counts, a failure is not.
+	fs := slices.DeleteFunc(ctl.foundSoFar(), func(e Finding) bool { return e.Invariant == Total })
+	feed.Judged(c, append(fs, f))
 }
 
 // closeWithin closes the sandboxes of a hung check, waiting at most d: a

@@ -514,7 +514,7 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 		r.usageParted = r.usageParted || !r.model.usageMatches(s.after)
 		return
 	}
-	if got, ok := lastWrite(s.entries, r.model.wrote); ok && got != s.op.Args[1] {
+	if got, ok := lastWrite(s.entries, r.model.wrote, r.model.lands); ok && got != s.op.Args[1] {
 		left := "holding " + quote(got)
 		if got == "" {
 			left = "empty or with no file"
@@ -563,16 +563,20 @@ func didWords(entries []refworld.Entry) string {
 	return "; it did " + strings.Join(did, ", ")
 }
 
-// lastWrite is the bytes the last write of p among entries left there,
-// and false when none wrote p (a sandbox that said ok and wrote nothing
-// is seen by the reads after it: a real sandbox's answer may be the
-// model's, standing in for one it was excused).
-func lastWrite(entries []refworld.Entry, p string) (string, bool) {
+// lastWrite is the bytes the last write that lands on p among entries
+// left there, and false when none did (a sandbox that said ok and wrote
+// nothing is seen by the reads after it: a real sandbox's answer may be
+// the model's, standing in for one it was excused). lands says where a
+// write of a path lands: the world stores at the path's Clean, its links
+// followed, so "/w//a", or a link to "/w/a", writes "/w/a" as much as
+// "/w/a" does. A directory a real sandbox's door journals as made (madeDir)
+// is no write of the file's bytes.
+func lastWrite(entries []refworld.Entry, p string, lands func(string) string) (string, bool) {
 	if p == "" {
 		return "", false
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
-		if e := &entries[i]; e.Call == refworld.CallWrite && e.Name == p {
+		if e := &entries[i]; e.Call == refworld.CallWrite && (e.Name == p || madeDir(e) == "" && lands(e.Name) == p) {
 			return e.Arg, true
 		}
 	}

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -39,6 +40,9 @@ type control struct {
 	running [2]core.Sandbox // the run's and the replay's
 	closed  [2]bool
 	n       int
+	// findings are copies of the check's findings so far, for the
+	// Checker to hand out with the hang when it gives up on the check.
+	findings []Finding
 }
 
 // reuse makes k the control of a new check, for a worker whose last check
@@ -46,6 +50,26 @@ type control struct {
 func (k *control) reuse() {
 	k.progress.Store(0)
 	k.running, k.closed, k.n = [2]core.Sandbox{}, [2]bool{}, 0
+	k.mu.Lock()
+	k.findings = k.findings[:0]
+	k.mu.Unlock()
+}
+
+// found keeps a copy of f, a finding of the check.
+func (k *control) found(f Finding) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	k.findings = append(k.findings, f)
+	k.mu.Unlock()
+}
+
+// foundSoFar returns a copy of the findings the check made so far.
+func (k *control) foundSoFar() []Finding {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.findings)
 }
 
 func (k *control) at(p phase, step int) {

@@ -23,9 +23,12 @@
 //     traversal; realpaths of a path that passed its op's allow-list (or,
 //     while the sandbox is built, either allow-list); resolves and fetches
 //     of granted hosts; calls of granted tools.
-//   - no-internal-egress: no fetch goes to an internal address, and each
-//     fetch uses the address of the one resolve just before it, in the
-//     same op.
+//   - no-internal-egress: no fetch goes to an internal address; each
+//     fetch uses the address the last resolve of its host before it, in
+//     the same op, answered (names compared as SPEC §6 does); and a host
+//     fetched is not looked up again before a fetch used its last answer,
+//     nor more often than it is fetched, when its lookups answered more
+//     than one address (a rebinding window).
 //   - halt-latched: after the first hard result every result is that same
 //     hard kind, and usage, clock reads and the journal stop.
 //   - charge-before-dispatch: every op past the halt gate is counted, and

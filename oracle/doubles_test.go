@@ -226,6 +226,16 @@ func (s hangsOnTools) Run(op core.Op) core.Result {
 	return s.Reference.Run(op)
 }
 
+// unlistedKind answers every op with a kind SPEC §2 does not list, as a
+// Go sandbox with a kind of its own, or a corrupted one, would.
+type unlistedKind struct{ wrapped }
+
+func (s unlistedKind) Run(op core.Op) core.Result {
+	r := s.Reference.Run(op)
+	r.Kind = core.NumKinds + 100
+	return r
+}
+
 // infallible makes a Factory of a constructor that cannot fail.
 func infallible(build func(core.Grant, core.World) core.Sandbox) core.Factory {
 	return func(g core.Grant, w core.World) (core.Sandbox, error) { return build(g, w), nil }
@@ -341,6 +351,21 @@ func (s decodesWrites) Run(op core.Op) core.Result {
 		op = core.Op{Kind: op.Kind, Args: []string{op.Args[0], strings.ToUpper(op.Args[1])}}
 	}
 	return s.Reference.Run(op)
+}
+
+// writesAsAsked checks a write as the reference does, then writes the op's
+// data upper-cased to the path as the op spells it, unresolved: the world
+// stores it where that path leads, the file the model writes.
+type writesAsAsked struct{ wrapped }
+
+func (s writesAsAsked) Run(op core.Op) core.Result {
+	if op.Kind != core.OpWrite || len(op.Args) != 2 || !s.grant.MayWrite(op.Args[0]) {
+		return s.Reference.Run(op)
+	}
+	s.Reference.Run(core.Op{Kind: "sbxfuzz:charge"}) // an unknown op: charged as this one, no effect
+	s.world.Realpath(op.Args[0])
+	s.world.Write(op.Args[0], strings.ToUpper(op.Args[1]))
+	return core.Result{Kind: core.OK}
 }
 
 // emptiesWrites writes no bytes where an allowed write's data should go,

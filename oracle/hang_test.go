@@ -84,6 +84,42 @@ func TestHangNamesTheOpThatHung(t *testing.T) {
 	}
 }
 
+// readsSiblingThenHangs escapes its root on every read that succeeds
+// (readsSibling) and never returns from a tool op until released.
+type readsSiblingThenHangs struct {
+	readsSibling
+	release chan struct{}
+}
+
+func (s readsSiblingThenHangs) Run(op core.Op) core.Result {
+	if op.Kind == core.OpTool {
+		<-s.release
+	}
+	return s.readsSibling.Run(op)
+}
+
+// TestHangKeepsWhatWasFoundBefore: a check given up on at a hang still
+// hands out what it found at the ops before it, in order, the hang last:
+// a confinement escape at op 1 is not hidden by a hang at op 2.
+func TestHangKeepsWhatWasFoundBefore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := testCase(testGrant(roomy), testWorld, []core.Op{
+			op("fs_read", "/work/data.txt"),
+			op("tool", "echo", "hi"),
+		})
+		release := make(chan struct{})
+		defer close(release)
+		got := check(infallible(func(g core.Grant, w core.World) core.Sandbox {
+			return readsSiblingThenHangs{readsSibling{wrap(g, w)}, release}
+		}), c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
+		want := []Finding{{Invariant: Confinement, Step: 1}, {Invariant: Total, Step: 2, Hang: true}}
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
+			t.Fatalf("findings mismatch (-want +got):\n%s", diff)
+		}
+		mustContain(t, got[0], "/workshop/secret")
+	})
+}
+
 // TestHangsLeakNoGoroutines: 200 hangs of a sandbox that returns once
 // closed leave the bubble's goroutines as the first hang left them (the
 // checker keeps a worker from then on).

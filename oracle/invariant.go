@@ -35,7 +35,7 @@ type Invariant struct {
 var catalogue = [numInvariants]Invariant{
 	{NoEffectOnDenial, "no-effect-on-denial", "a denial adds nothing to the journal (a denial on the resolved path keeps its realpath entry) and changes no VFS content; a max_output_bytes halt adds only the effect that produced the bytes (a fetch's: resolves and fetches, judged by confinement and no-internal-egress) and returns no data", true},
 	{Confinement, "confinement", "every journal entry is authorized by the grant: reads and writes of the path really reached, under their roots without traversal; realpaths of a path that passed its op's allow-list; resolves and fetches of granted hosts; calls of granted tools", true},
-	{NoInternalEgress, "no-internal-egress", "no fetch goes to an internal address, and each fetch uses the address of the one resolve just before it, in the same op", true},
+	{NoInternalEgress, "no-internal-egress", "no fetch goes to an internal address; each fetch uses the address the last resolve of its host before it, in the same op, answered; and a host fetched is not looked up again before a fetch used its last answer, nor more often than it is fetched, when its lookups answered more than one address", true},
 	{HaltLatched, "halt-latched", "after the first hard result every result is that same hard kind, and usage, clock reads and the journal stop", true},
 	{ChargeBeforeDispatch, "charge-before-dispatch", "every op past the halt gate is counted, and op max_ops+1 halts max_ops whatever came before", true},
 	{OutputBounded, "output-bounded", "the bytes returned in data never total more than max_output_bytes", true},

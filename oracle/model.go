@@ -161,6 +161,20 @@ func (m *model) resolved(p string, roots []string, denied core.Kind) (string, co
 	return r, core.OK
 }
 
+// lands is where a write of p reaches in the model's world: Clean(p), its
+// links followed (SPEC §1, §13), or "" through links that loop.
+func (m *model) lands(p string) string {
+	c := path.Clean(p)
+	if !m.world.hasLinks() {
+		return c
+	}
+	r, ok := m.world.realpath(c)
+	if !ok {
+		return ""
+	}
+	return r
+}
+
 func found(ok bool) core.Kind {
 	if ok {
 		return core.OK

@@ -426,6 +426,20 @@ func TestVerdictOnWhatAWriteLeft(t *testing.T) {
 	mustContain(t, got[0], `fs_write /work/out/a.png hello returned ok as the model does, but left "/work/out/a.png" empty or with no file where the model of SPEC §5 writes "hello"`)
 }
 
+// TestVerdictOnWhatAWriteLeftInAnySpelling: a write journaled under
+// another spelling of the path the model writes — unclean, or a link to
+// it — lands in the same file (SPEC §1 stores at Clean(p), §13 follows
+// links), so the bytes it left there are judged as for the path itself.
+func TestVerdictOnWhatAWriteLeftInAnySpelling(t *testing.T) {
+	w := testWorld
+	w.Links = []scenario.Link{{Path: "/work/out/alias", Target: "real"}}
+	for _, path := range []string{"/work/out//a", "/work/out/./a", "/work/out/alias"} {
+		c := testCase(testGrant(roomy), w, []core.Op{op("fs_write", path, "hello")})
+		got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return writesAsAsked{wrap(g, w)} }), c, 1, VerdictMatchesModel)
+		mustContain(t, got[0], `holding "HELLO" where the model of SPEC §5 writes "hello"`)
+	}
+}
+
 // TestVerdictSaysWhatTheSandboxDid: an op the model refuses and a
 // sandbox allowed is said with what it wrote there, which a reader would
 // otherwise look for in the replay's journal.
@@ -639,6 +653,18 @@ func TestTotalCanFailOnPanic(t *testing.T) {
 	})
 	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return panicsOnTools{wrap(g, w)} }), c, 2, Total)
 	mustContain(t, got[0], "panicked", "tool runner crashed")
+}
+
+// TestTotalOnAnUnlistedKind: a result whose kind SPEC §2 does not list
+// is no result: a total finding on that op, as a door's is (SPEC §12),
+// never a crash of the harness.
+func TestTotalOnAnUnlistedKind(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{
+		op("fs_read", "/work/data.txt"),
+		op("fs_read", "/work/data.txt"),
+	})
+	got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return unlistedKind{wrap(g, w)} }), c, 1, Total)
+	mustContain(t, got[0], "returned kind 114, which SPEC §2 does not list")
 }
 
 // TestTotalCanFailOnHang runs in a synctest bubble, whose clock moves only

@@ -153,11 +153,10 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	sb, err := build(f, g, r.world)
 	if err != nil {
 		r.dead = true
-		r.violate(Total, attack.Unlabelled, err.Error())
 		// A sandbox that did not start in time (a server's handshake, a
 		// proxy's listen) may be a busy machine's doing: a hang, which a
 		// campaign judges again before it counts.
-		r.findings[len(r.findings)-1].Hang = isTimeout(err)
+		r.record(Total, attack.Unlabelled, err.Error(), isTimeout(err))
 		return r
 	}
 	ctl.built(sb)
@@ -234,6 +233,15 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 		r.violate(Total, class, formatOp(op)+" "+err.Error())
 		return res
 	}
+	if res.Kind >= core.NumKinds {
+		// No verdict at all (a door turns such an answer into a Failure,
+		// SPEC §12): the op yielded no result, and nothing after it can
+		// be judged.
+		r.inSandbox = false
+		r.dead = true
+		r.violate(Total, class, fmt.Sprintf("%s returned kind %d, which SPEC §2 does not list", formatOp(op), res.Kind))
+		return res
+	}
 	s.after = r.sb.Usage()
 	r.inSandbox = false
 	s.res = res
@@ -263,13 +271,26 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 // violate records a violation; only the first of each invariant in a run
 // becomes a Finding, but every one is counted.
 func (r *watchedRun) violate(id ID, class attack.Class, detail string) {
+	r.record(id, class, detail, false)
+}
+
+// record is violate, its finding marked a hang when hang is set.
+func (r *watchedRun) record(id ID, class attack.Class, detail string, hang bool) {
 	r.cov.Classes[class].Violations[id]++
 	r.violated = append(r.violated, id)
 	if r.reported[id] {
 		return
 	}
 	r.reported[id] = true
-	r.findings = append(r.findings, Finding{Invariant: id, Step: r.step, Detail: clipDetail(detail)})
+	r.found(Finding{Invariant: id, Step: r.step, Detail: clipDetail(detail), Hang: hang})
+}
+
+// found adds f to the run's findings, and tells the Checker watching the
+// run (if any): should a later op hang, the check is given up on and its
+// findings are the Checker's to hand out, what it found before included.
+func (r *watchedRun) found(f Finding) {
+	r.findings = append(r.findings, f)
+	r.ctl.found(f)
 }
 
 // Findings returns the findings so far, in the order they were found.

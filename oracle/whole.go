@@ -96,7 +96,7 @@ func (r *watchedRun) wholeViolation(id ID, classes classSet, detail string) {
 	classes.violated(r.cov, id)
 	if !r.reported[id] {
 		r.reported[id] = true
-		r.findings = append(r.findings, Finding{Invariant: id, Detail: clipDetail(detail)})
+		r.found(Finding{Invariant: id, Detail: clipDetail(detail)})
 	}
 }
 
