@@ -179,7 +179,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		run.Remove()
 		return nil, nil, nil, err
 	}
-	s := &session{root: root, sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true, Own: a.OwnNames},
+	s := &session{run: run, root: root, sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true, Own: a.OwnNames},
 		promises: a.Promises, cleans: a.CleansDots, lands: a.JudgesLanding, tally: &door.Counter{CountsPassed: true}}
 	end := func() error {
 		err := sess.Close()
@@ -208,6 +208,12 @@ func openRunDir(treeDir string) (*realfs.RunDir, error) {
 // session hands out tree slots: a slot is busy from the build of a
 // sandbox to its Close.
 type session struct {
+	// run is the run directory, held for as long as the factory is: a
+	// caller that keeps the factory and drops the end function (a fuzz
+	// target, for its process's life) would otherwise have its lock
+	// closed by the collector, and another run's sweep remove the trees
+	// the factory builds.
+	run      *realfs.RunDir
 	root     *os.Root // the run directory
 	sess     Session
 	layout   realfs.Options
