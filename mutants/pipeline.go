@@ -62,6 +62,9 @@ const (
 	rootsResolvedAtStart   // grant roots resolved through the world's links at build, then trusted
 	laterRootsLexical      // only paths under the first root resolved; the other roots checked lexically
 	dotlessNamesTrusted    // a granted name with no dot is the cluster's own service: its address is not checked
+	noCompatibleUnmap      // IPv4-compatible addresses judged as themselves, never unmapped
+
+	numDefects // one past the last defect
 )
 
 // badHosts is deny-list-egress's idea of an egress policy: the hosts its
@@ -559,6 +562,14 @@ func (s *sandbox) internal(a netip.Addr) bool {
 		if sixToFour.Contains(a.WithZone("")) {
 			return false
 		}
+	case noCompatibleUnmap:
+		// DEFECT no-compatible-unmap: ::/96 is judged as the IPv6 address
+		// it is, and no internal range holds ::a00:1 (10.0.0.1 in its last
+		// 32 bits); :: and ::1, which carry no IPv4 address, stay internal
+		// as themselves.
+		if z := a.WithZone(""); compatible96.Contains(z) && z != netip.IPv6Unspecified() && z != netip.IPv6Loopback() {
+			return false
+		}
 	}
 	return spec.IsInternal(a)
 }
@@ -587,6 +598,9 @@ var (
 	nat64Well32 = netip.MustParsePrefix("64:ff9b::/32") // 64:ff9b::/96 misread
 	sixToFour   = netip.MustParsePrefix("2002::/16")
 )
+
+// no-compatible-unmap's IPv4-compatible prefix.
+var compatible96 = netip.MustParsePrefix("::/96")
 
 func (s *sandbox) fetch(host, p string) core.Result {
 	switch s.d {

@@ -179,6 +179,8 @@ var pointOf = map[string]func(dims.Point) bool{
 	"nat64-prefix-32": func(p dims.Point) bool { return p.Group == "64:ff9b::/96" || p.Group == "64:ff9b:1::/48" },
 	// 6to4's prefix, and the IPv4 ranges' points spelled in it
 	"no-6to4-unmap": func(p dims.Point) bool { return p.Group == "2002::/16" || strings.HasSuffix(p.Name, ", 6to4") },
+	// the IPv4-compatible prefix, and the IPv4 ranges' points spelled in it
+	"no-compatible-unmap": func(p dims.Point) bool { return p.Group == "::/96" || strings.HasSuffix(p.Name, ", v4-compatible") },
 	// the root, spelled bare, with a slash or with dot segments that Clean
 	// takes back to it
 	"root-itself-denied": func(p dims.Point) bool {
