@@ -285,7 +285,7 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 		switch m.Name {
 		case "leaky-grant":
 			continue // differs only in what Grant() hands out: TestLeakyGrantWidens
-		case "nat64-prefix-32", "no-6to4-unmap", "no-compatible-unmap":
+		case "nat64-prefix-32", "no-6to4-unmap", "no-compatible-unmap", "nat64-local-use-public":
 			continue // random hosts are never in 64:ff9b::/32, 2002::/16 or ::/96: TestEmbeddingGaps
 		case "roots-resolved-at-start":
 			continue // random worlds put no link at or above a root: TestRootsResolvedAtStart
@@ -702,18 +702,25 @@ func TestInternalMaskGaps(t *testing.T) {
 	}
 }
 
-// TestEmbeddingGaps: the three embedding-form mutants misjudge exactly the
+// TestEmbeddingGaps: the four embedding-form mutants misjudge exactly the
 // addresses their defect names, on a sweep of the 64 high bits around
-// each embedding prefix of SPEC §6 (every /48 of 64:ff9b::/32, the
-// addresses around the /96) with internal and public IPv4 tails:
+// each embedding prefix of SPEC §6 (one /48 of 64:ff9b::/32 in 257, the
+// local-use 64:ff9b:1::/48 and the last among them, the addresses around
+// the /96) with internal and public IPv4 tails:
 // nat64-prefix-32 judges 64:ff9b::/32 by its last 32 bits, no-6to4-unmap
 // judges 2002::/16 as itself (public), no-compatible-unmap judges ::/96
-// but :: and ::1 as itself (public).
+// but :: and ::1 as itself (public), nat64-local-use-public judges
+// 64:ff9b:1::/48 as itself (public).
 func TestEmbeddingGaps(t *testing.T) {
 	nat, six, compat := &sandbox{d: nat64Prefix32}, &sandbox{d: noSixToFourUnmap}, &sandbox{d: noCompatibleUnmap}
+	local := &sandbox{d: nat64LocalUsePublic}
 	tails := [][4]byte{{0, 0, 0, 0}, {127, 0, 0, 1}, {10, 1, 2, 3}, {203, 0, 113, 1}, {255, 255, 255, 255}}
 	var addrs []netip.Addr
+	his := []int{1, 0xfffe} // the local-use /48, and one beside no other
 	for hi := 0; hi < 1<<16; hi += 0x101 {
+		his = append(his, hi)
+	}
+	for _, hi := range his {
 		for _, g := range [][2]uint16{{0x64, 0xff9b}, {0x64, 0xff9a}, {0x2002, uint16(hi)}, {0x2001, 0}, {0x2003, 0}, {0, 0}} {
 			for _, mid := range []uint16{0, 1, uint16(hi)} {
 				for _, tail := range tails {
@@ -742,9 +749,13 @@ func TestEmbeddingGaps(t *testing.T) {
 		if got := compat.internal(x); got != want {
 			t.Fatalf("no-compatible-unmap: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
 		}
+		want = spec.IsInternal(x) && !nat64Local48.Contains(x)
+		if got := local.internal(x); got != want {
+			t.Fatalf("nat64-local-use-public: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
+		}
 	}
 	// Each differs from the reference somewhere in the sweep.
-	for _, m := range []*sandbox{nat, six, compat} {
+	for _, m := range []*sandbox{nat, six, compat, local} {
 		if !slices.ContainsFunc(addrs, func(x netip.Addr) bool { return m.internal(x) != spec.IsInternal(x) }) {
 			t.Errorf("defect %d judges every swept address as the reference does", m.d)
 		}
