@@ -160,9 +160,12 @@ var killedBy = map[string]oracle.ID{
 	"budget-plus-one-overflow": oracle.VerdictMatchesModel,
 	"root-itself-denied":       oracle.VerdictMatchesModel,
 	"host-case-fold":           oracle.Confinement,
+	"host-final-dots":          oracle.Confinement,
 	// SPEC §6's embedding forms, §13's links at a root and in a later one.
 	"nat64-prefix-32":         oracle.NoInternalEgress,
+	"nat64-local-use-public":  oracle.NoInternalEgress,
 	"no-6to4-unmap":           oracle.NoInternalEgress,
+	"no-compatible-unmap":     oracle.NoInternalEgress,
 	"roots-resolved-at-start": oracle.Confinement,
 	"later-roots-lexical":     oracle.Confinement,
 	"dotless-names-trusted":   oracle.NoInternalEgress,

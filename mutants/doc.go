@@ -47,13 +47,16 @@
 //	host-case-fold           net_hosts matched with strings.EqualFold
 //	nat64-prefix-32          64:ff9b::/32 judged by its last 32 bits: the /48 local-use prefix and the /96's neighbours misjudged
 //	no-6to4-unmap            2002::/16 judged as itself, never by the IPv4 address in bits 16–47
+//	no-compatible-unmap      ::/96 (but :: and ::1) judged as itself, never by the IPv4 address in its last 32 bits
+//	nat64-local-use-public   64:ff9b:1::/48 judged as itself, not internal whatever it carries
+//	host-final-dots          net_hosts matched with the final dots of both names dropped
 //	roots-resolved-at-start  roots resolved through the world's links at build; resolved paths held to those answers
 //	later-roots-lexical      links resolved under the first root only; a path under another root checked lexically
 //	dotless-names-trusted    a granted name of one label reaches any address it resolves to
 //
 // Mutant.Dimension names the SPEC dimension whose points expose a defect
-// (one of Dimensions()): internal-string-prefixes to host-case-fold,
-// nat64-prefix-32 and no-6to4-unmap are each written to hide in one
+// (one of Dimensions()): internal-string-prefixes to host-case-fold, and
+// nat64-prefix-32 to host-final-dots, are each written to hide in one
 // dimension's points, edges included.
 //
 // Mutant.RedFlag says, in one sentence, which review red flag of the seed

@@ -149,10 +149,32 @@ func TestLookupAndNames(t *testing.T) {
 }
 
 // TestEveryDefectHasAMutant guards the table against a defect switch that no
-// mutant uses, or two mutants sharing one.
+// mutant uses, or two mutants sharing one: each mutant builds a sandbox of
+// its own defect, and every defect is some mutant's.
 func TestEveryDefectHasAMutant(t *testing.T) {
-	if got, want := len(all), int(dotlessNamesTrusted); got != want {
-		t.Errorf("the table has %d mutants, pipeline.go %d defects", got, want)
+	g := must.Grant(core.GrantSpec{})
+	owner := map[defect]string{}
+	for _, m := range all {
+		sb, err := m.Factory(g, refworld.New(scenario.WorldSpec{}))
+		if err != nil {
+			t.Fatalf("mutant %s: %v", m.Name, err)
+		}
+		s, ok := sb.(*sandbox)
+		if !ok {
+			t.Fatalf("mutant %s builds a %T, not this package's sandbox", m.Name, sb)
+		}
+		if s.d == faithful {
+			t.Errorf("mutant %s has no defect switched in", m.Name)
+		}
+		if o, dup := owner[s.d]; dup {
+			t.Errorf("mutants %s and %s share defect %d", o, m.Name, s.d)
+		}
+		owner[s.d] = m.Name
+	}
+	for d := faithful + 1; d < numDefects; d++ {
+		if _, ok := owner[d]; !ok {
+			t.Errorf("defect %d of pipeline.go is no mutant's", d)
+		}
 	}
 }
 
@@ -263,8 +285,8 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 		switch m.Name {
 		case "leaky-grant":
 			continue // differs only in what Grant() hands out: TestLeakyGrantWidens
-		case "nat64-prefix-32", "no-6to4-unmap":
-			continue // random hosts are never in 64:ff9b::/32 or 2002::/16: TestInternalMaskGaps
+		case "nat64-prefix-32", "no-6to4-unmap", "no-compatible-unmap", "nat64-local-use-public":
+			continue // random hosts are never in 64:ff9b::/32, 2002::/16 or ::/96: TestEmbeddingGaps
 		case "roots-resolved-at-start":
 			continue // random worlds put no link at or above a root: TestRootsResolvedAtStart
 		case "dotless-names-trusted":
@@ -680,17 +702,25 @@ func TestInternalMaskGaps(t *testing.T) {
 	}
 }
 
-// TestEmbeddingGaps: the two embedding-form mutants misjudge exactly the
+// TestEmbeddingGaps: the four embedding-form mutants misjudge exactly the
 // addresses their defect names, on a sweep of the 64 high bits around
-// each embedding prefix of SPEC §6 (every /48 of 64:ff9b::/32, the
-// addresses around the /96) with internal and public IPv4 tails:
+// each embedding prefix of SPEC §6 (one /48 of 64:ff9b::/32 in 257, the
+// local-use 64:ff9b:1::/48 and the last among them, the addresses around
+// the /96) with internal and public IPv4 tails:
 // nat64-prefix-32 judges 64:ff9b::/32 by its last 32 bits, no-6to4-unmap
-// judges 2002::/16 as itself (public).
+// judges 2002::/16 as itself (public), no-compatible-unmap judges ::/96
+// but :: and ::1 as itself (public), nat64-local-use-public judges
+// 64:ff9b:1::/48 as itself (public).
 func TestEmbeddingGaps(t *testing.T) {
-	nat, six := &sandbox{d: nat64Prefix32}, &sandbox{d: noSixToFourUnmap}
+	nat, six, compat := &sandbox{d: nat64Prefix32}, &sandbox{d: noSixToFourUnmap}, &sandbox{d: noCompatibleUnmap}
+	local := &sandbox{d: nat64LocalUsePublic}
 	tails := [][4]byte{{0, 0, 0, 0}, {127, 0, 0, 1}, {10, 1, 2, 3}, {203, 0, 113, 1}, {255, 255, 255, 255}}
 	var addrs []netip.Addr
+	his := []int{1, 0xfffe} // the local-use /48, and one beside no other
 	for hi := 0; hi < 1<<16; hi += 0x101 {
+		his = append(his, hi)
+	}
+	for _, hi := range his {
 		for _, g := range [][2]uint16{{0x64, 0xff9b}, {0x64, 0xff9a}, {0x2002, uint16(hi)}, {0x2001, 0}, {0x2003, 0}, {0, 0}} {
 			for _, mid := range []uint16{0, 1, uint16(hi)} {
 				for _, tail := range tails {
@@ -715,9 +745,17 @@ func TestEmbeddingGaps(t *testing.T) {
 		if got := six.internal(x); got != want {
 			t.Fatalf("no-6to4-unmap: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
 		}
+		want = spec.IsInternal(x) && (!compatible96.Contains(x) || x == netip.IPv6Unspecified() || x == netip.IPv6Loopback())
+		if got := compat.internal(x); got != want {
+			t.Fatalf("no-compatible-unmap: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
+		}
+		want = spec.IsInternal(x) && !nat64Local48.Contains(x)
+		if got := local.internal(x); got != want {
+			t.Fatalf("nat64-local-use-public: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
+		}
 	}
 	// Each differs from the reference somewhere in the sweep.
-	for _, m := range []*sandbox{nat, six} {
+	for _, m := range []*sandbox{nat, six, compat, local} {
 		if !slices.ContainsFunc(addrs, func(x netip.Addr) bool { return m.internal(x) != spec.IsInternal(x) }) {
 			t.Errorf("defect %d judges every swept address as the reference does", m.d)
 		}

@@ -62,6 +62,11 @@ const (
 	rootsResolvedAtStart   // grant roots resolved through the world's links at build, then trusted
 	laterRootsLexical      // only paths under the first root resolved; the other roots checked lexically
 	dotlessNamesTrusted    // a granted name with no dot is the cluster's own service: its address is not checked
+	noCompatibleUnmap      // IPv4-compatible addresses judged as themselves, never unmapped
+	hostFinalDots          // net_hosts matched with the final dots of both names dropped
+	nat64LocalUsePublic    // the NAT64 local-use prefix judged as an ordinary IPv6 address
+
+	numDefects // one past the last defect
 )
 
 // badHosts is deny-list-egress's idea of an egress policy: the hosts its
@@ -509,6 +514,11 @@ func (s *sandbox) granted(host string) bool {
 	case denyListEgress:
 		// DEFECT deny-list-egress: every host nobody thought of is fine.
 		return !slices.Contains(badHosts, host)
+	case hostFinalDots:
+		// DEFECT host-final-dots: "a final dot only says the name is
+		// absolute", so files.corp.example. and a.test.. pass a grant of
+		// files.corp.example and a.test, which name them not.
+		return slices.ContainsFunc(s.auth.hosts, func(h string) bool { return strings.TrimRight(h, ".") == strings.TrimRight(host, ".") })
 	case hostCaseFold:
 		// DEFECT host-case-fold: "DNS names are case-insensitive", so
 		// API.internal passes a grant of api.internal, which names it not.
@@ -559,6 +569,22 @@ func (s *sandbox) internal(a netip.Addr) bool {
 		if sixToFour.Contains(a.WithZone("")) {
 			return false
 		}
+	case nat64LocalUsePublic:
+		// DEFECT nat64-local-use-public: 64:ff9b:1::/48 is not the
+		// well-known /96, so it is neither unmapped nor refused: judged as
+		// the IPv6 address it is, which no internal range holds, whatever
+		// it carries.
+		if nat64Local48.Contains(a.WithZone("")) {
+			return false
+		}
+	case noCompatibleUnmap:
+		// DEFECT no-compatible-unmap: ::/96 is judged as the IPv6 address
+		// it is, and no internal range holds ::a00:1 (10.0.0.1 in its last
+		// 32 bits); :: and ::1, which carry no IPv4 address, stay internal
+		// as themselves.
+		if z := a.WithZone(""); compatible96.Contains(z) && z != netip.IPv6Unspecified() && z != netip.IPv6Loopback() {
+			return false
+		}
 	}
 	return spec.IsInternal(a)
 }
@@ -586,6 +612,13 @@ var (
 var (
 	nat64Well32 = netip.MustParsePrefix("64:ff9b::/32") // 64:ff9b::/96 misread
 	sixToFour   = netip.MustParsePrefix("2002::/16")
+)
+
+// no-compatible-unmap's IPv4-compatible prefix, and the NAT64 local-use
+// prefix nat64-local-use-public lets through.
+var (
+	compatible96 = netip.MustParsePrefix("::/96")
+	nat64Local48 = netip.MustParsePrefix("64:ff9b:1::/48")
 )
 
 func (s *sandbox) fetch(host, p string) core.Result {

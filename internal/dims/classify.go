@@ -314,7 +314,7 @@ func ClassifyHost(h string, granted []string) int {
 		switch {
 		case strings.EqualFold(h, g):
 			return HostCase
-		case joined(h, g, "."):
+		case joined(h, g, "."), joined(g, h, "."): // a dot added, or the granted one dropped
 			return HostTrailingDot
 		case joined(h, g, ".."):
 			return HostTwoDots

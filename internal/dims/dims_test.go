@@ -180,6 +180,16 @@ func TestClassifyHost(t *testing.T) {
 			t.Errorf("ClassifyHost(%q) = %s, want %s", h, hostShapeNames[got], hostShapeNames[want])
 		}
 	}
+	// A granted host written with its trailing dot: the name without it
+	// is the same name to the resolver (SPEC §6) and another to the grant,
+	// the trailing-dot variant the generators draw by dropping the dot.
+	dotted := []string{"dotted.example."}
+	for h, want := range map[string]int{"dotted.example.": HostGranted, "dotted.example": HostTrailingDot,
+		"DOTTED.example.": HostCase, "dotted.exampl": HostOther} {
+		if got := ClassifyHost(h, dotted); got != want {
+			t.Errorf("ClassifyHost(%q, %q) = %s, want %s", h, dotted, hostShapeNames[got], hostShapeNames[want])
+		}
+	}
 }
 
 // hits counts sc and returns the hit points' names.

@@ -174,11 +174,16 @@ var pointOf = map[string]func(dims.Point) bool{
 	"output-in-runes":          func(p dims.Point) bool { return p.Group == "returned data" && strings.Contains(p.Name, "multi-byte") },
 	"malformed-passthrough":    func(p dims.Point) bool { return p.Name == "NUL" || p.Name == "invalid UTF-8" },
 	"host-case-fold":           func(p dims.Point) bool { return p.Name == "case variant" },
+	"host-final-dots":          func(p dims.Point) bool { return p.Name == "trailing dot" || p.Name == "two trailing dots" },
 	"ignores-clock-overflow":   func(p dims.Point) bool { return p.Name == "a tick past 2^63−1" },
 	// the NAT64 prefixes' points: the /96's edges and the /48 inside the /32
 	"nat64-prefix-32": func(p dims.Point) bool { return p.Group == "64:ff9b::/96" || p.Group == "64:ff9b:1::/48" },
 	// 6to4's prefix, and the IPv4 ranges' points spelled in it
 	"no-6to4-unmap": func(p dims.Point) bool { return p.Group == "2002::/16" || strings.HasSuffix(p.Name, ", 6to4") },
+	// the local-use /48's own points
+	"nat64-local-use-public": func(p dims.Point) bool { return p.Group == "64:ff9b:1::/48" },
+	// the IPv4-compatible prefix, and the IPv4 ranges' points spelled in it
+	"no-compatible-unmap": func(p dims.Point) bool { return p.Group == "::/96" || strings.HasSuffix(p.Name, ", v4-compatible") },
 	// the root, spelled bare, with a slash or with dot segments that Clean
 	// takes back to it
 	"root-itself-denied": func(p dims.Point) bool {

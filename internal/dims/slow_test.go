@@ -307,7 +307,7 @@ func classifyHostSlow(h string, granted []string) int {
 		switch {
 		case strings.EqualFold(h, g):
 			return HostCase
-		case h == g+".":
+		case h == g+"." || h+"." == g:
 			return HostTrailingDot
 		case h == g+"..":
 			return HostTwoDots
