@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
@@ -122,7 +123,9 @@ func TestFilledTreeIsTotal(t *testing.T) {
 		}
 		return out, nil
 	}
-	got := check(t, withDefect(fill), world+"fs_read /work/a.txt\n")
+	// The op writes thousands of files, and the harness reads them after
+	// it: on a busy machine that takes seconds, none of which is a hang.
+	got := checkWithin(t, withDefect(fill), world+"fs_read /work/a.txt\n", 5*time.Minute)
 	if !slices.ContainsFunc(got, func(f oracle.Finding) bool {
 		return f.Invariant.String() == "total" && strings.Contains(f.Detail, "filled its tree past what the harness reads") && strings.Contains(f.Detail, "bytes")
 	}) {

@@ -24,6 +24,13 @@ import (
 // check runs sc against adapter a and returns the findings.
 func check(t *testing.T, a Adapter, src string) []oracle.Finding {
 	t.Helper()
+	return checkWithin(t, a, src, 2*time.Second)
+}
+
+// checkWithin is check with an op timeout of its own, for a sandbox whose
+// op does much work before it answers.
+func checkWithin(t *testing.T, a Adapter, src string, timeout time.Duration) []oracle.Finding {
+	t.Helper()
 	sc, err := scenario.Parse("t.sbx", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +44,7 @@ func check(t *testing.T, a Adapter, src string) []oracle.Finding {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return judge.Check(f, c, nil, judge.Options{Timeout: 2 * time.Second})
+	return judge.Check(f, c, nil, judge.Options{Timeout: timeout})
 }
 
 func invariants(fs []oracle.Finding) []string {
