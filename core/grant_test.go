@@ -252,7 +252,9 @@ func TestGrantCannotWiden(t *testing.T) {
 	b.MaxOps, b.MaxWall, b.MaxOutputBytes = math.MaxInt64, math.MaxInt64, math.MaxInt64
 	check("mutating the accessors' results")
 
-	// The same through Spec, whose four lists share one backing array.
+	// The same through Spec's lists, written past their length into any spare
+	// capacity a Spec that shared its lists, or one array for all four, would
+	// expose.
 	gs := g.Spec()
 	if diff := cmp.Diff(want, gs); diff != "" {
 		t.Errorf("Spec() mismatch (-want +got):\n%s", diff)

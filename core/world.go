@@ -15,10 +15,14 @@ type World interface {
 
 // VFS is a flat file store keyed by canonical path; there are no directories.
 type VFS interface {
-	// Read returns the content stored at Canonical(p), and false when
-	// there is none. Journaled as "read p".
+	// Read returns the content stored at p, and false when there is
+	// none. It follows the world's links as a real file system does (SPEC
+	// §13): the content at Realpath(p), which is Canonical(p) in a world
+	// without links. Journaled as "read p".
 	Read(p string) (string, bool)
-	// Write stores data at Canonical(p). Journaled as "write p data".
+	// Write stores data at p, links followed as Read follows them: a
+	// write through a dangling link creates its target, one through a
+	// loop stores nothing. Journaled as "write p data".
 	Write(p, data string)
 	// Realpath returns p resolved through the world's symbolic links
 	// (SPEC §1, §13): every link in every component, the last one

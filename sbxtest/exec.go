@@ -1,6 +1,10 @@
 package sbxtest
 
 import (
+	"errors"
+	"fmt"
+	"os/exec"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 )
@@ -20,12 +24,18 @@ import (
 //	sbxtest.Replay(t, sbxtest.Sandbox{Name: "python", Factory: f}, "testdata/*.sbx")
 //
 // The factory is for one goroutine at a time, as Fuzz, Property and Replay
-// use it. Where the system has no process groups to kill a child's own
-// children with (Windows), Exec returns an error saying it is not
-// supported there.
+// use it: tests that run in parallel (t.Parallel) each need an Exec of
+// their own, for a child holds one sandbox at a time. Exec returns an
+// error for a command whose program cannot be started at all (not found,
+// not executable), a mistake of the test rather than a finding on the
+// sandbox; and, where the system has no process groups to kill a child's
+// own children with (Windows), one saying it is not supported there.
 func Exec(command string) (f core.Factory, stop func(), err error) {
 	start, err := proc.Sessions(command)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := startable(command); err != nil {
 		return nil, nil, err
 	}
 	f, end, err := start()
@@ -33,4 +43,21 @@ func Exec(command string) (f core.Factory, stop func(), err error) {
 		return nil, nil, err
 	}
 	return f, func() { end() }, nil
+}
+
+// startable says why command's program cannot be started, as exec would
+// look it up, or nil.
+func startable(command string) error {
+	argv, err := proc.SplitWords(command)
+	if err != nil || len(argv) == 0 {
+		return nil // proc.Sessions said what is wrong with the words
+	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			err = ee.Err
+		}
+		return fmt.Errorf("%q: cannot start %s: %v", command, argv[0], err)
+	}
+	return nil
 }

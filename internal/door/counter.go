@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 )
@@ -92,9 +93,7 @@ func (c *Counter) Stricter(reason, op, said string) {
 		c.stricter, c.examples, c.exSaid = map[string]int64{}, map[string]string{}, map[string]string{}
 	}
 	c.stricter[reason]++
-	if was := c.examples[reason]; was == "" || leastExample(was, op) != was {
-		c.examples[reason], c.exSaid[reason] = leastExample("", op), leastExample("", said)
-	}
+	c.examples[reason], c.exSaid[reason] = leastWithWords(c.examples[reason], c.exSaid[reason], leastExample("", op), leastExample("", said))
 	kind, _, _ := strings.Cut(op, " ")
 	c.count(kind, func(n *OpCounts) { n.Stricter++ })
 }
@@ -196,11 +195,15 @@ func (c *Counter) Whole(text string) {
 
 // leastExample is the lesser of two example answers, "" being none: the
 // least, not the first, so that the one a campaign shows does not depend
-// on which worker met it first.
+// on which worker met it first. b is cut short first, between runes.
 func leastExample(a, b string) string {
 	const most = 120 // bytes of an answer kept: enough to recognize it
 	if len(b) > most {
-		b = b[:most]
+		cut := most
+		for cut > most-utf8.UTFMax && !utf8.RuneStart(b[cut]) {
+			cut-- // b[cut] goes on a rune begun before it: leave that rune out
+		}
+		b = b[:cut]
 	}
 	if a == "" || b != "" && b < a {
 		return b
@@ -264,4 +267,18 @@ func (c *Counter) Read(skipped func() int64) Tally {
 		out.SkippedLines = skipped()
 	}
 	return out
+}
+
+// leastWithWords is the lesser of two examples, each with the words said
+// refusing it, "" being none: the least example, and for one met with
+// other words too, the least words, so that neither depends on which was
+// met first.
+func leastWithWords(ex, said, ex2, said2 string) (string, string) {
+	switch least := leastExample(ex, ex2); {
+	case ex2 == "" || least != ex2:
+		return ex, said
+	case ex != ex2:
+		return ex2, said2
+	}
+	return ex, leastExample(said, said2)
 }

@@ -1,7 +1,9 @@
 package door
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -61,6 +63,48 @@ func TestRefusedCounted(t *testing.T) {
 		want := k == core.PathTraversal || k == core.FSReadDenied || k == core.FSWriteDenied || k == core.EgressDenied
 		if got := AllowListRefusal(k); got != want {
 			t.Errorf("AllowListRefusal(%s) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestStricterExampleTies: when sessions met the same least op, refused
+// in other words (a server's error naming its own tree), the words kept
+// are the least of them too, whatever order the sessions are summed in
+// and the ops met: not the words of the worker that met it first.
+func TestStricterExampleTies(t *testing.T) {
+	var a, b Counter
+	a.Stricter("other", "fs_read /work/a", "said z")
+	b.Stricter("other", "fs_read /work/a", "said a")
+	var c, d Counter
+	c.Stricter("other", "fs_read /work/a", "said z")
+	c.Stricter("other", "fs_read /work/a", "said a")
+	d.Stricter("other", "fs_read /work/a", "said a")
+	d.Stricter("other", "fs_read /work/a", "said z")
+	for _, order := range [][]*Counter{{&a, &b}, {&b, &a}, {&c}, {&d}} {
+		var sum Tally
+		for _, c := range order {
+			sum.Add(c.Read(nil))
+		}
+		if got := sum.StricterSaid["other"]; got != "said a" {
+			t.Errorf("the words kept with the example are %q, want the least, %q", got, "said a")
+		}
+	}
+}
+
+// TestExamplesCutAtARune: an example cut short is cut between runes, so
+// that what a summary prints is UTF-8.
+func TestExamplesCutAtARune(t *testing.T) {
+	var c Counter
+	long := "fs_read /" + strings.Repeat("é", 100)
+	c.Stricter("other", long, long)
+	c.Said(long)
+	c.Whole(long)
+	c.Late(1, long)
+	got := c.Read(nil)
+	for what, s := range map[string]string{"example": got.StricterExamples["other"], "said": got.StricterSaid["other"],
+		"said words": got.SaidWords, "whole": got.WholeExample, "late": got.LateExample} {
+		if !utf8.ValidString(s) || s == "" || !strings.HasPrefix(long, s) {
+			t.Errorf("the %s is %q: not a prefix of the words cut between runes", what, s)
 		}
 	}
 }

@@ -237,9 +237,7 @@ func (t *Tally) Add(u Tally) {
 		if t.StricterSaid == nil {
 			t.StricterSaid = map[string]string{}
 		}
-		if was := t.StricterExamples[k]; was == "" || leastExample(was, ex) != was {
-			t.StricterExamples[k], t.StricterSaid[k] = ex, u.StricterSaid[k]
-		}
+		t.StricterExamples[k], t.StricterSaid[k] = leastWithWords(t.StricterExamples[k], t.StricterSaid[k], ex, u.StricterSaid[k])
 	}
 	t.SkippedLines += u.SkippedLines
 	t.Passed += u.Passed

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -207,6 +208,10 @@ func (id ID) None() bool { return len(id) == 0 || string(id) == "null" }
 // echoes an argument it is given there (a log line of a path) does, which
 // lets the argument forge its answers. A response with no id is the
 // other side's word that it could not read a request.
+//
+// An id that is such a number spelled another way (a string of its
+// digits, 2.0, 2e0) answers that request with its id rewritten, which
+// the words say instead.
 func Unasked(id ID, last int64) string {
 	if id.None() {
 		return " (no id: JSON-RPC's answer to a request the server could not read)"
@@ -214,7 +219,28 @@ func Unasked(id ID, last int64) string {
 	if n, err := strconv.ParseInt(string(id), 10, 64); err == nil && n >= 1 && n <= last {
 		return ""
 	}
+	if n, ok := spelledNumber(id); ok && n >= 1 && n <= last {
+		return fmt.Sprintf(" (the id of request %d, written otherwise: an answer echoes its request's id as it was sent)", n)
+	}
 	return " (no request had that id: a line written unasked on the stream the answers come on; a sandbox that writes an argument it is given there lets the argument forge its answers)"
+}
+
+// spelledNumber reads id as a whole number however it is spelled: a JSON
+// number (2, 2.0, 2e0) or a string of decimal digits ("2").
+func spelledNumber(id ID) (int64, bool) {
+	text := string(id)
+	if len(id) > 0 && id[0] == '"' {
+		if json.Unmarshal(id, &text) != nil {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(text, 10, 64)
+		return n, err == nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExact {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // String returns the id as JSON text, or "none".

@@ -329,3 +329,21 @@ func TestUnasked(t *testing.T) {
 		}
 	}
 }
+
+// TestUnaskedWrittenOtherwise: an id that is a request's number spelled
+// another way (a string of its digits, 2.0, 2e0) is no line written
+// unasked: the words say which request's id it is and that an answer
+// echoes it as sent, not that nobody asked it.
+func TestUnaskedWrittenOtherwise(t *testing.T) {
+	for _, id := range []string{`2.0`, `"2"`, `2e0`, `0.2e1`} {
+		got := Unasked(ID(id), 3)
+		if got == "" || strings.Contains(got, "no request had that id") || !strings.Contains(got, "request 2") {
+			t.Errorf("Unasked(%s, 3) = %q, want words naming request 2's id written otherwise", id, got)
+		}
+	}
+	for _, id := range []string{`4.0`, `"4"`, `2.5`, `"x"`, `1e400`} {
+		if got := Unasked(ID(id), 3); !strings.Contains(got, "no request had that id") {
+			t.Errorf("Unasked(%s, 3) = %q, want words for a line nobody asked", id, got)
+		}
+	}
+}
