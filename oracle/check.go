@@ -197,6 +197,7 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 		ctl.at(phaseReplay, step)
 		w.BeginOp(c.op(i), opWorldCap(r.capBase, c.op(i)))
 		res := sb.Run(c.op(i))
+		w.EndOp()
 		if err := w.OpOverCap(); err != nil {
 			return fmt.Sprintf("in the replay, step %d: %s %v", i+1, formatOp(c.op(i)), err)
 		}

@@ -227,6 +227,7 @@ func (r *watchedRun) Step(op core.Op, class attack.Class) core.Result {
 		r.inSandbox = false
 		return res // given up on while the op ran: the sandbox's world is its own from now on
 	}
+	r.world.EndOp()
 	if err := r.world.OpOverCap(); err != nil {
 		r.inSandbox = false
 		r.dead = true // the world kept nothing more of the op: nothing after it can be judged

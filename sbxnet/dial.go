@@ -71,13 +71,14 @@ func (noSocket) Write(func(fd uintptr) bool) error { return errors.ErrUnsupporte
 // name ("" for an address).
 func (n *Network) connect(network string, a netip.Addr, name string) (net.Conn, error) {
 	client, server := net.Pipe()
-	if !n.track(server) {
+	l := n.track(server, a, name)
+	if l == nil {
 		client.Close()
 		server.Close()
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errClosed}
 	}
 	served := make(chan struct{})
-	go n.serve(server, a, name, n.opMark(), served)
+	go n.serve(server, l, served)
 	return &clientConn{Conn: client, served: served}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,8 +159,8 @@ func TestKeepAliveGuardResolvesEachFetch(t *testing.T) {
 	}
 }
 
-// holdsAcross dials the granted a.test in its first op and closes that
-// connection, never used, in its second.
+// holdsAcross dials in its first op and closes that connection, never
+// used, in its second.
 type holdsAcross struct {
 	*core.Reference
 	n    *sbxnet.Network
@@ -176,24 +177,29 @@ func (h *holdsAcross) Run(op core.Op) core.Result {
 	return h.Reference.Run(op)
 }
 
-// TestConnectionEndingInALaterOpIsNotItsDoing: a connection made in one op
-// and closed, unused, in the next is not journaled in the next, which did
-// not make it: a denied fetch there is not blamed for a.test's resolve.
-func TestConnectionEndingInALaterOpIsNotItsDoing(t *testing.T) {
+// TestConnectionHeldPastItsOpIsJudgedThere: a connection made in one op
+// and closed, unused, in the next is journaled at the end of the op that
+// made it, as the network namespace journals it: a fetch of a.test's
+// connection held past it is no finding, and the denied fetch after is
+// not blamed for it; a denied fetch that connected, and held the
+// connection, is found there (it went unjudged when journaled only as it
+// ended), and the op after it is not blamed either.
+func TestConnectionHeldPastItsOpIsJudgedThere(t *testing.T) {
 	sc, err := scenario.Parse("held.sbx", []byte("grant net a.test\nnet_fetch a.test /\nnet_fetch evil.test /\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A denied first op and a dial to an address journal nothing in op 1:
-	// the ops are told apart all the same.
-	quiet, err := scenario.Parse("quiet.sbx", []byte("grant net a.test\nnet_fetch evil.test /\nnet_fetch evil.test /\n"))
+	// A denied first op and a dial to an address journal nothing in op 1
+	// but the connection.
+	denied, err := scenario.Parse("denied.sbx", []byte("grant net a.test\nnet_fetch evil.test /\nnet_fetch evil.test /\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		sc   *scenario.Scenario
-		dial string
-	}{{sc, "a.test:80"}, {sc, "203.0.113.1:80"}, {quiet, "203.0.113.1:80"}} {
+		sc    *scenario.Scenario
+		dial  string
+		found bool // at step 1, and only there
+	}{{sc, "a.test:80", false}, {sc, "203.0.113.1:80", false}, {denied, "203.0.113.1:80", true}} {
 		sc, dial := tc.sc, tc.dial
 		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
 			return &holdsAcross{Reference: core.NewReference(g, w), n: sbxnet.New(w), dial: dial}, nil
@@ -202,8 +208,8 @@ func TestConnectionEndingInALaterOpIsNotItsDoing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(fs) > 0 {
-			t.Errorf("a connection to %s made in op 1 and closed in op 2 gave findings: %v", dial, fs)
+		if tc.found != (len(fs) > 0) || slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Step != 1 }) {
+			t.Errorf("%s: a connection to %s made in op 1 and closed in op 2 gave findings %v; want some at step 1 alone: %v", sc.Steps[0].Op.Args[0], dial, fs, tc.found)
 		}
 	}
 }

@@ -11,33 +11,34 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 )
 
-// serve answers the one request of a connection dialled to a (by name,
-// when name is not ""), and closes it, as the network namespace does
-// (SPEC §14): a client that kept the connection for its next fetch would
-// send it to an address resolved for another, in another op maybe, asking
-// no one. A connection that ends with no request journaled (a TLS hello,
-// bytes that are no HTTP, a connect and close) is journaled as a fetch
-// all the same (journalBare) if it ends in the op it was made in (op,
-// opMark's): it reached a all the same. served is closed once the
+// serve answers the one request of the connection l, whose endpoint's
+// end is c, and closes it, as the network namespace does (SPEC §14): a
+// client that kept the connection for its next fetch would send it to an
+// address resolved for another, in another op maybe, asking no one. A
+// connection that ends with no request journaled (a TLS hello, bytes that
+// are no HTTP, a connect and close), or is left open without one at the
+// end of its op (endOp), is journaled as a fetch all the same
+// (journalBare): it reached its address. served is closed once the
 // connection's journal is written.
-func (n *Network) serve(c net.Conn, a netip.Addr, name string, op int, served chan<- struct{}) {
+func (n *Network) serve(c net.Conn, l *link, served chan<- struct{}) {
 	defer n.untrack(c)
 	defer close(served)
 	limit := &io.LimitedReader{R: c, N: maxHeaderBytes}
 	r := bufio.NewReader(limit)
 	if first, err := r.Peek(1); err == nil && first[0] == tlsHandshake {
-		n.journalBare(a, name, op)
+		n.journalBare(l)
 		return // the world answers no TLS, as the namespace does not
 	}
 	req, err := http.ReadRequest(r)
 	if err != nil {
-		n.journalBare(a, name, op)
+		n.journalBare(l)
 		refuseUnread(c, limit, err)
 		return
 	}
+	n.settle(l)
 	limit.N = maxBodyBytes + 1
 	status := refusal(req)
-	rp := n.answer(req, a)
+	rp := n.answer(req, l.a)
 	if status != 0 {
 		rp = reply{status: status}
 	}

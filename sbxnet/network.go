@@ -26,15 +26,40 @@ type Network struct {
 	worldMu sync.Mutex // serializes the calls into world: a core.World is not safe for concurrent use
 
 	mu     sync.Mutex
-	open   map[net.Conn]struct{} // the endpoints' ends of the connections still served
+	open   map[net.Conn]*link // the endpoints' ends of the connections still served
+	made   int                // the connections made so far, for link.seq
 	closed bool
 	served sync.WaitGroup // one per connection being served
+	// opEnds says the world tells the end of each op (OnEndOp): a
+	// connection the op left open without a request is journaled there.
+	opEnds bool
 }
+
+// link is what the network knows of a connection it serves.
+type link struct {
+	a    netip.Addr
+	name string // the name it was dialled by, "" for an address
+	op   int    // opMark's when it was made
+	seq  int    // the order it was made in, among the network's
+	// settled says what the connection is journaled as is decided: it
+	// sent a request, or it was journaled as one that sent none
+	// (journalBare).
+	settled bool
+}
+
+// opEnder is a world that tells the end of each op, as the harness's world
+// does (refworld.World.OnEndOp).
+type opEnder interface{ OnEndOp(func()) }
 
 // New returns the network of w: its resolver and its dialer answer from w
 // and journal into it.
 func New(w core.Net) *Network {
-	return &Network{world: w, open: make(map[net.Conn]struct{})}
+	n := &Network{world: w, open: make(map[net.Conn]*link)}
+	if e, ok := w.(opEnder); ok {
+		e.OnEndOp(n.endOp)
+		n.opEnds = true
+	}
+	return n
 }
 
 // Close closes every connection the network still serves and waits until
@@ -238,26 +263,63 @@ func (n *Network) bareHost(a netip.Addr, name string) string {
 	return a.Unmap().String()
 }
 
-// journalBare journals a connection to a, dialled by name ("" for an
-// address), that ended without a request, as the network namespace
-// journals one (SPEC §14): a fetch of "/" of its host (bareHost) from a,
+// journalBare journals a connection that ended, or was left open at the
+// end of its op, without a request, as the network namespace journals one
+// (SPEC §14): a fetch of "/" of its host (bareHost) from its address,
 // after the world's resolve of that host unless the op resolved it
 // already. (The namespace journals the op's own path for the op's host;
-// the world tells no path.) A connection the network closed itself, at
-// Close, is not journaled, nor one that ends in another op than the op
-// (op, opMark's) it was made in: the op it ends in did not make it, and
-// would be blamed for it. (The namespace journals such a connection in
-// its own op; in memory it goes unjudged.)
-func (n *Network) journalBare(a netip.Addr, name string, op int) {
+// the world tells no path.) A connection is journaled so once at most; not
+// one the network closed itself, at Close; and, over a world that does
+// not tell the end of its ops, not one that ends in another op than the op
+// it was made in: the op it ends in did not make it, and would be blamed
+// for it. (Where the world tells the end of its ops, such a connection was
+// journaled at the end of its own, endOp; one made between two ops is
+// judged with the next, as whatever a sandbox does between ops is.)
+func (n *Network) journalBare(l *link) {
 	n.mu.Lock()
-	closed := n.closed
+	journal := !n.closed && !l.settled
+	l.settled = true
 	n.mu.Unlock()
-	if closed || n.opMark() != op {
-		return
+	if journal && (n.opEnds || n.opMark() == l.op) {
+		n.journalUnsettled(l)
 	}
-	host := n.bareHost(a, name)
+}
+
+// journalUnsettled journals l as a fetch of "/" of its host (journalBare).
+func (n *Network) journalUnsettled(l *link) {
+	host := n.bareHost(l.a, l.name)
 	n.resolveUnresolved(host)
-	n.fetch(host, a, "/")
+	n.fetch(host, l.a, "/")
+}
+
+// endOp journals the connections still open that have sent no request,
+// in the order they were made (journalBare): the world calls it at the
+// end of each op, before the harness reads the op's journal, so that a
+// connection a sandbox opened to an address and held, unused, past its op
+// is judged on the op that made it.
+func (n *Network) endOp() {
+	n.mu.Lock()
+	var left []*link
+	if !n.closed {
+		for _, l := range n.open {
+			if !l.settled {
+				l.settled = true
+				left = append(left, l)
+			}
+		}
+	}
+	n.mu.Unlock()
+	slices.SortFunc(left, func(a, b *link) int { return a.seq - b.seq })
+	for _, l := range left {
+		n.journalUnsettled(l)
+	}
+}
+
+// settle marks l as a connection that sent a request, journaled as such.
+func (n *Network) settle(l *link) {
+	n.mu.Lock()
+	l.settled = true
+	n.mu.Unlock()
 }
 
 // opCounter is a world that numbers its ops, as the harness's world does.
@@ -310,17 +372,20 @@ func (n *Network) location(host, path string) (string, bool) {
 	return l.Location(host, path)
 }
 
-// track registers the endpoint's end of a new connection, or reports false
-// after Close.
-func (n *Network) track(c net.Conn) bool {
+// track registers the endpoint's end c of a new connection to a, dialled
+// by name, and returns what the network knows of it, or nil after Close.
+func (n *Network) track(c net.Conn, a netip.Addr, name string) *link {
+	op := n.opMark()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
-		return false
+		return nil
 	}
-	n.open[c] = struct{}{}
+	n.made++
+	l := &link{a: a, name: name, op: op, seq: n.made}
+	n.open[c] = l
 	n.served.Add(1)
-	return true
+	return l
 }
 
 // untrack forgets a connection whose serving goroutine returns.

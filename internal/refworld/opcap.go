@@ -40,12 +40,26 @@ func (o *opBytes) charge(n int) bool {
 // more, the world keeps nothing more of it: its calls are answered as
 // before but neither journaled nor stored, so that a sandbox that floods
 // its world cannot exhaust the harness's memory. It also keeps the host of
-// a net_fetch, for OpHost. The harness calls it before each op and
-// OpOverCap after.
+// a net_fetch, for OpHost. The harness calls it before each op, and
+// EndOp and then OpOverCap after.
 func (w *World) BeginOp(op core.Op, limit int64) {
 	w.op = opBytes{limit: max(limit, 0), start: len(w.journal), seq: w.op.seq + 1}
 	if op.Kind == core.OpFetch && len(op.Args) > 0 {
 		w.op.host = op.Args[0]
+	}
+}
+
+// OnEndOp has EndOp call f at the end of each op, in the order they were
+// given: an in-memory network journals there what a connection the op
+// made, and left open, did (sbxnet). A world a harness renews (Renew)
+// forgets them.
+func (w *World) OnEndOp(f func()) { w.endOp = append(w.endOp, f) }
+
+// EndOp tells the world that the op BeginOp began has returned: the
+// harness calls it before it reads the op's journal.
+func (w *World) EndOp() {
+	for _, f := range w.endOp {
+		f()
 	}
 }
 

@@ -99,7 +99,8 @@ type World struct {
 	fpOn       bool        // Fingerprint has been read: writes keep fp current
 	clockReads int64
 	journal    []Entry
-	op         opBytes // the op under way: what it has sent, against its cap (BeginOp)
+	op         opBytes  // the op under way: what it has sent, against its cap (BeginOp)
+	endOp      []func() // OnEndOp's, called by EndOp
 }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness
