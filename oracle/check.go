@@ -14,15 +14,17 @@ import (
 
 // Options tune Check and a Checker. The zero Options use DefaultTimeout.
 type Options struct {
-	// Timeout is how long the check waits for one op (or for the factory,
-	// or for the grant) before it calls the sandbox hung: a total finding
-	// on the op that did not return. 0 means DefaultTimeout. A scenario of
-	// many quick ops is never a hang, however long it takes as a whole.
+	// Timeout is how long the check waits for one op before it calls the
+	// sandbox hung: a total finding on the op that did not return. 0 means
+	// DefaultTimeout. A scenario of many quick ops is never a hang, however
+	// long it takes as a whole.
 	Timeout time.Duration
-	// StartTimeout is how long the factory may take to build a sandbox;
-	// 0 means the larger of Timeout and 10s. A sandbox in another process
-	// may take longer to start than an op to run, and lowering Timeout to
-	// minimize a hang must not make a slow start look like one.
+	// StartTimeout is how long the factory may take to build a sandbox,
+	// its grant given to it included (a sandbox in another process is sent
+	// its grant as it starts); 0 means the larger of Timeout and 10s. A
+	// sandbox in another process may take longer to start than an op to
+	// run, and lowering Timeout to minimize a hang must not make a slow
+	// start look like one.
 	StartTimeout time.Duration
 }
 
