@@ -86,7 +86,7 @@ func (r *Report) writeHead(d *doc) {
 	if r.Mutants != nil {
 		cmd += " --mutants"
 	}
-	d.para("Reproduce with " + d.code(cmd) + ".")
+	d.para("Reproduce with " + d.span(cmd) + ".")
 }
 
 // campaignCommand is the command line of sbxfuzz verb (run, report) that
@@ -107,7 +107,7 @@ func (r *Report) campaignCommand(verb string) string {
 // headline is the report in one sentence.
 func (r *Report) headline(d *doc) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Seed %d, sandbox %s: %d checks, %d ops; ", r.Seed, d.code(r.SUT), r.Checks, r.Ops)
+	fmt.Fprintf(&b, "Seed %d, sandbox %s: %d checks, %d ops; ", r.Seed, d.span(r.SUT), r.Checks, r.Ops)
 	switch n := len(r.Findings); n {
 	case 0:
 		b.WriteString("no findings; ")
@@ -274,7 +274,7 @@ func (r *Report) writeFindings(d *doc) {
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
-		d.para(d.code(r.campaignCommand("run")) + " writes their minimized reproducers to " + d.code("sbxfuzz/findings/"+finding.DirName(r.SUT)) + " under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
+		d.para(d.span(r.campaignCommand("run")) + " writes their minimized reproducers to " + d.span("sbxfuzz/findings/"+finding.DirName(r.SUT)) + " under the user's cache directory, and names it; " + d.span("--out DIR") + " writes them to DIR instead.")
 		cols = cols[:len(cols)-1]
 		for i := range rows {
 			rows[i] = rows[i][:len(rows[i])-1]
@@ -410,7 +410,7 @@ func (r *Report) writeGaps(d *doc) {
 
 func (r *Report) writeKinds(d *doc) {
 	d.heading(2, "Attack classes × result kinds")
-	d.para("How often the ops of each attack class got each result kind of SPEC §2 (· for never): whether, say, `ip-spelling` ever reached `egress_internal`.")
+	d.para("How often the ops of each attack class got each result kind of SPEC §2 (· for never): whether, say, " + d.span("ip-spelling") + " ever reached " + d.span("egress_internal") + ".")
 	cols := []column{{"class", false}, {"ops", true}}
 	for k := core.OK; k < core.NumKinds; k++ {
 		cols = append(cols, column{k.String(), true})
