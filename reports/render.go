@@ -109,6 +109,12 @@ func (d *doc) text(s string) string {
 	return b.String()
 }
 
+// inert is data on one line of a terminal, outside a table: a sandbox's
+// words (the tail of its stderr, an error message) with its control bytes
+// written as escapes, as d.text writes them in a text table, so that none
+// moves the cursor, clears the screen or starts a line of its own.
+func inert(s string) string { return (&doc{}).text(s) }
+
 // code is data set as code in a table cell: a Markdown code span, plain
 // in text.
 func (d *doc) code(s string) string { return d.codeSpan(s, true) }

@@ -135,7 +135,7 @@ that cannot start, 3 interrupted.`)
 	} else {
 		for _, f := range sum.Findings {
 			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s%s, %s%s)\n  %s\n",
-				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), twinOf(f, sum.Findings), f.Detail)
+				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), twinOf(f, sum.Findings), inert(f.Detail))
 		}
 		if !*stopAtFirst {
 			printUnwritten(e.stdout, sum.Causes, *perInvariant)
