@@ -227,7 +227,7 @@ func (r *Report) writeSummary(d *doc) {
 		{"SPEC dimension points hit", r.dimensionsCell(d)},
 	}
 	if n := r.stricterOps(); n > 0 {
-		rows = append(rows, []string{"ops stricter than the model", fmt.Sprintf("%d (%s)", n, r.stricterCounts())})
+		rows = append(rows, []string{"ops stricter than the model", fmt.Sprintf("%d (%s)", n, d.text(r.stricterCounts()))})
 	}
 	if r.AllowedPassed != nil {
 		rows = append(rows, []string{"ops the model allows let through", fmt.Sprint(*r.AllowedPassed) + r.allowedSplit()})
@@ -270,7 +270,7 @@ func (r *Report) writeFindings(d *doc) {
 	cols := []column{{"invariant", false}, {"class", false}, {"check", true}, {"step", true}, {"ops", true}, {"minimized", true}, {"detail", false}, {"file", false}}
 	var rows [][]string
 	for _, f := range r.Findings {
-		rows = append(rows, []string{f.Invariant, f.Class, fmt.Sprint(f.Check), fmt.Sprint(f.Step), fmt.Sprint(f.OriginalOps),
+		rows = append(rows, []string{d.text(f.Invariant), d.text(f.Class), fmt.Sprint(f.Check), fmt.Sprint(f.Step), fmt.Sprint(f.OriginalOps),
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
@@ -297,7 +297,7 @@ func (r *Report) writeStricter(d *doc) {
 		if ex := r.StricterExamples[reason]; ex != "" {
 			example = d.code(ex)
 		}
-		rows = append(rows, []string{reason, fmt.Sprint(r.Stricter[reason]), example})
+		rows = append(rows, []string{d.text(reason), fmt.Sprint(r.Stricter[reason]), example})
 	}
 	d.table([]column{{"reason", false}, {"ops", true}, {"one of them", false}}, rows)
 }
@@ -472,7 +472,7 @@ func writeKills(d *doc, kills []Kill, seconds bool) {
 	for _, k := range kills {
 		killed, inv := d.strong("no"), "-"
 		if k.Killed {
-			killed, inv = "yes", k.Invariant
+			killed, inv = "yes", d.text(k.Invariant)
 		}
 		cells := []string{d.code(k.Mutant), killed, inv, fmt.Sprint(k.Checks)}
 		if seconds {
