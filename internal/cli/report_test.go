@@ -296,6 +296,8 @@ func TestReportBadUsageExits2(t *testing.T) {
 		{"negative checks", []string{"report", "--checks", "-1"}, "--checks -1: want a positive number"},
 		{"unknown sut", []string{"report", "--sut", "mutant:nope"}, "unknown mutant"},
 		{"extra argument", []string{"report", "extra"}, "unexpected argument"},
+		// One file for both would keep the report and lose the heat map.
+		{"--svg is --output", []string{"report", "--from", notJSON, "--output", filepath.Join(dir, "r.md"), "--svg", filepath.Join(dir, ".", "r.md")}, "--svg: " + filepath.Join(dir, "r.md") + ": the file --output names"},
 	} {
 		st, _, errs := run(t, c.args...)
 		if st != ExitUsage || !strings.Contains(errs, c.want) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -62,6 +63,9 @@ SIGTERM or SIGHUP cut it short.`)
 			}
 		}
 	}
+	if *output != "" && *svg != "" && sameFile(*output, *svg) {
+		return errorf(e, "--svg: %s: the file --output names; the heat map needs a file of its own", *svg)
+	}
 	var rep *reports.Report
 	if *from != "" {
 		if set := setFlags(fs.FlagSet, campaignFlags); len(set) > 0 {
@@ -88,6 +92,19 @@ SIGTERM or SIGHUP cut it short.`)
 	}
 	rep.SetCommand(e.invocation())
 	return writeReport(e, rep, reports.Format(*format), *output, *svg)
+}
+
+// sameFile reports whether paths a and b name one file: the same path
+// once made absolute, or, through a link, the same file.
+func sameFile(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	stA, errA := os.Stat(a)
+	stB, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(stA, stB)
 }
 
 // reportCampaign runs the campaign of a report and, if asked, the
