@@ -112,7 +112,7 @@ type importer struct {
 // its finding is flaky: written, marked so),
 // ExitUsage when the file is not an input or cannot be written.
 func (im *importer) importFile(name string) int {
-	data, err := fsutil.ReadInput(name)
+	data, err := readData(name)
 	if err != nil {
 		return errorf(im.e, "%v", err)
 	}

@@ -71,7 +71,7 @@ SIGTERM or SIGHUP cut it short.`)
 		if set := setFlags(fs.FlagSet, campaignFlags); len(set) > 0 {
 			return errorf(e, "report: --from renders a saved summary; it cannot be combined with --%s", strings.Join(set, ", --"))
 		}
-		data, err := fsutil.ReadInput(*from)
+		data, err := readData(*from)
 		if err != nil {
 			return errorf(e, "%v", err)
 		}
