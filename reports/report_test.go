@@ -158,6 +158,8 @@ func hostile(t *testing.T) *reports.Report {
 	}
 	m["dimensions"] = points
 	m["checks"] = reports.FullChecks
+	m["not_applicable"] = map[string]any{"grant-immutable": "a reason | with a bar\nand a line"}
+	m["kinds_not_applicable"] = map[string]any{"egress_internal": "a kind's | reason\nand a line"}
 	b.Reset()
 	if err := json.NewEncoder(&b).Encode(m); err != nil {
 		t.Fatal(err)

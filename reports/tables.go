@@ -320,7 +320,7 @@ func (r *Report) writeInvariants(d *doc) {
 		}
 		var gaps []string
 		if why, ok := r.NotApplicable[row.ID]; ok {
-			rows = append(rows, []string{d.code(row.ID), "n/a", "n/a", "0 of " + fmt.Sprint(len(attack.All())), "n/a: " + why})
+			rows = append(rows, []string{d.code(row.ID), "n/a", "n/a", "0 of " + fmt.Sprint(len(attack.All())), d.prose("n/a: " + why)})
 			continue
 		}
 		if len(unexplained) > 0 {
