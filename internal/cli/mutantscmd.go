@@ -48,6 +48,9 @@ Exit 1 if any sandbox survives, 3 if SIGINT, SIGTERM or SIGHUP cut the run short
 	if *checks <= 0 || *workers < 0 {
 		return errorf(e, "mutants: --checks must be positive and --workers not negative")
 	}
+	if e.given["sut"] && *suts == "" {
+		return errorf(e, "--sut: %v", errEmptySUT)
+	}
 	if *one != "" && *suts != "" {
 		return errorf(e, "mutants: --mutant and --sut cannot be combined (--sut mutant:%s grades that mutant)", *one)
 	}
