@@ -1,0 +1,48 @@
+package reports_test
+
+import (
+	"testing"
+
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/reports"
+)
+
+// TestShortCampaignDoesNotClaimAClassInexpressible: on a real sandbox, a
+// class with no op in a campaign of a few checks may simply not have been
+// drawn (osroot runs control-bytes and long-path ops, which a campaign of 4
+// checks drew none of): its cells are not hit in those checks, not gaps
+// its adapter explains. Only a full campaign, which draws every class,
+// tells by an empty class that the adapter cannot express it.
+func TestShortCampaignDoesNotClaimAClassInexpressible(t *testing.T) {
+	for _, c := range []struct {
+		checks    int
+		explained bool
+	}{{4, false}, {reports.FullChecks, true}} {
+		s := campaign.Summarize(campaignResult(t, 1), "osroot")
+		s.Checks = c.checks
+		for i := range s.Classes {
+			if s.Classes[i].ID == "control-bytes" {
+				s.Classes[i].Ops, s.Classes[i].Kinds = 0, map[string]uint64{}
+			}
+		}
+		for i := range s.Invariants {
+			delete(s.Invariants[i].ByClass, "control-bytes")
+		}
+		s.MarkNotApplicable(map[string]string{"grant-immutable": "a real sandbox's grant cannot be read back"})
+		for _, r := range builtAndLoaded(t, s) {
+			found := false
+			for _, g := range r.Gaps {
+				if g.Invariant != "confinement" || g.Class != "control-bytes" {
+					continue
+				}
+				found = true
+				if g.Explained != c.explained {
+					t.Errorf("%d checks: the gap of confinement × control-bytes is %+v; want explained %v", c.checks, g, c.explained)
+				}
+			}
+			if !found {
+				t.Errorf("%d checks: no gap at confinement × control-bytes, a class with no op: %+v", c.checks, r.Gaps)
+			}
+		}
+	}
+}
