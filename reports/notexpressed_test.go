@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/dims"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
@@ -43,6 +44,40 @@ func TestShortCampaignDoesNotClaimAClassInexpressible(t *testing.T) {
 			if !found {
 				t.Errorf("%d checks: no gap at confinement × control-bytes, a class with no op: %+v", c.checks, r.Gaps)
 			}
+		}
+	}
+}
+
+// TestShortCampaignDoesNotClaimAGroupInexpressible: on a real sandbox, a
+// group of dimension points no scenario of a few checks hit may simply
+// not have been drawn: its points are not hit in those checks, not points
+// its adapter cannot express (a report of 4 checks on osroot said so of
+// budget groups that 600 checks reach).
+func TestShortCampaignDoesNotClaimAGroupInexpressible(t *testing.T) {
+	hits := func(p dims.Point) uint64 {
+		if p.Group == "tool name" || p.Group == "tool input" {
+			return 0
+		}
+		return oneGap(p)
+	}
+	na := map[string]string{"grant-immutable": "a real sandbox's grant cannot be read back"}
+	for _, c := range []struct {
+		checks    int
+		explained bool
+	}{{4, false}, {reports.FullChecks, true}} {
+		r := handMadeOf(t, c.checks, hits, na)
+		n := 0
+		for _, g := range r.DimensionGaps {
+			if g.Group != "tool name" && g.Group != "tool input" {
+				continue
+			}
+			n++
+			if g.Explained != c.explained {
+				t.Errorf("%d checks: %+v; want explained %v", c.checks, g, c.explained)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%d checks: no gap in the tool groups", c.checks)
 		}
 	}
 }
