@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,4 +81,31 @@ func TestSandboxWordsStayInert(t *testing.T) {
 		t.Fatalf("import: status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
 	}
 	checkInert(t, "import's stdout", out)
+}
+
+// TestSavedSummaryWordsStayInert: a summary given to report --from is
+// data; its sandbox's name and stricter reasons reach the summary line on
+// stderr with their control bytes escaped.
+func TestSavedSummaryWordsStayInert(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := run(t, "run", "--checks", "5", "--format", "json", "--out", dir)
+	if st != ExitOK {
+		t.Fatalf("run: status %d\n%s", st, errs)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["sut"] = sandboxWords
+	m["stricter"] = map[string]any{"other" + sandboxWords: 3}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, text, errs := run(t, "report", "--from", writeFile(t, dir, "saved.json", string(b)))
+	if st != ExitOK {
+		t.Fatalf("report --from: status %d\n%s", st, errs)
+	}
+	checkInert(t, "report's stdout", text)
+	checkInert(t, "report's stderr", errs)
 }

@@ -171,13 +171,14 @@ func writeReport(e *env, rep *reports.Report, format reports.Format, output, svg
 func reportStatus(e *env, rep *reports.Report) int {
 	un := rep.UnexplainedGaps()
 	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%s ops/s), sut %s: %d findings, %d gaps (%s), %s, %d result kinds never reached",
-		rep.Seed, rep.Checks, rep.Ops, reports.Rate(rep.OpsPerSecond), rep.SUT, len(rep.Findings), len(rep.Gaps), unexplainedStatus(rep, len(un)), dimensionsStatus(rep), len(rep.UnreachedKinds))
+		rep.Seed, rep.Checks, rep.Ops, reports.Rate(rep.OpsPerSecond), inert(rep.SUT), len(rep.Findings), len(rep.Gaps), unexplainedStatus(rep, len(un)), dimensionsStatus(rep), len(rep.UnreachedKinds))
 	if rep.Mutants != nil {
 		fmt.Fprintf(e.stderr, ", %d of %d mutants killed", len(rep.Mutants)-len(rep.Survivors()), len(rep.Mutants))
 	}
-	fmt.Fprintln(e.stderr, rep.StricterClause()+rep.SkippedLinesClause()+interrupted(rep.Interrupted))
+	// A summary given to --from is data: its words are made inert.
+	fmt.Fprintln(e.stderr, inert(rep.StricterClause()+rep.SkippedLinesClause()+interrupted(rep.Interrupted)))
 	for _, w := range rep.SandboxWarnings() {
-		fmt.Fprintf(e.stderr, "sbxfuzz report: WARNING: %s\n", w)
+		fmt.Fprintf(e.stderr, "sbxfuzz report: WARNING: %s\n", inert(w))
 	}
 	dun := rep.UnexplainedDimensionGaps()
 	if rep.Full() {
