@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,4 +109,34 @@ func TestSavedSummaryWordsStayInert(t *testing.T) {
 	}
 	checkInert(t, "report's stdout", text)
 	checkInert(t, "report's stderr", errs)
+}
+
+// fetchesAway fetches, at every op, from a host of its own whose name
+// carries the sandbox's words, then answers as the reference does.
+type fetchesAway struct {
+	*core.Reference
+	w core.World
+}
+
+func (f fetchesAway) Run(op core.Op) core.Result {
+	f.w.Fetch("x."+sandboxWords+".example", netip.MustParseAddr("203.0.113.9"), "/")
+	return f.Reference.Run(op)
+}
+
+// TestCauseWordsStayInert: the cause of a sandbox's own host is its
+// domain, which the sandbox chose: the lines on stdout that name causes
+// (a finding's, and the causes no finding was written for) escape its
+// control bytes.
+func TestCauseWordsStayInert(t *testing.T) {
+	tg := sut.Static("fetches-away", func(g core.Grant, w core.World) (core.Sandbox, error) {
+		return fetchesAway{core.NewReference(g, w), w}, nil
+	})
+	var out, errb bytes.Buffer
+	st := Main([]string{"run", "--sut", "fetches-away", "--checks", "20", "--workers", "1", "--per-invariant", "1", "--out", t.TempDir()},
+		&out, &errb, func(string) string { return "" }, tg)
+	if st != ExitFinding || !strings.Contains(out.String(), "a host of the sandbox's own") {
+		t.Fatalf("run: status %d\nstdout:\n%s\nstderr:\n%s", st, out.String(), errb.String())
+	}
+	checkInert(t, "run's stdout", out.String())
+	checkInert(t, "run's stderr", errb.String())
 }
