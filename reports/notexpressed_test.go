@@ -1,6 +1,7 @@
 package reports_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
@@ -78,6 +79,34 @@ func TestShortCampaignDoesNotClaimAGroupInexpressible(t *testing.T) {
 		}
 		if n == 0 {
 			t.Errorf("%d checks: no gap in the tool groups", c.checks)
+		}
+	}
+}
+
+// TestKindsTableMarksNotApplicableKinds: a kind the sandbox's door can
+// never give is n/a in the kinds table's total row, as the summary counts
+// it, not NEVER, the mark of a kind the campaign should have reached.
+func TestKindsTableMarksNotApplicableKinds(t *testing.T) {
+	s := campaign.Summarize(campaignResult(t, 1), "osroot")
+	for i := range s.Classes {
+		delete(s.Classes[i].Kinds, "tool_denied")
+	}
+	s.MarkKindsNotApplicable(map[string]string{"tool_denied": "the sandbox has file tools only"})
+	for _, r := range builtAndLoaded(t, s) {
+		text := render(t, r, reports.Text)
+		var total string
+		for _, l := range strings.Split(text, "\n") {
+			if strings.Contains(l, "all classes") {
+				total = l // the kinds table is the last with such a row
+			}
+		}
+		cells := strings.FieldsFunc(total, func(r rune) bool { return r == '│' })
+		if len(cells) < 2+7 {
+			t.Fatalf("the kinds table's total row: %q", total)
+		}
+		// class, ops, then the kinds of SPEC §2 in order: tool_denied is the 7th.
+		if got := strings.TrimSpace(cells[2+6]); got != "n/a" {
+			t.Errorf("tool_denied's total cell is %q, want n/a: %q", got, total)
 		}
 	}
 }

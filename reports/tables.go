@@ -426,7 +426,9 @@ func (r *Report) writeKinds(d *doc) {
 	total := []string{"all classes", fmt.Sprint(r.Ops)}
 	for k := core.OK; k < core.NumKinds; k++ {
 		cell := dotIfZero(r.kindTotal(k.String()))
-		if cell == "·" {
+		if _, na := r.KindsNotApplicable[k.String()]; na && cell == "·" {
+			cell = "n/a" // the door never gives it: not a kind the campaign missed
+		} else if cell == "·" {
 			cell = d.strong("never")
 		}
 		total = append(total, cell)
