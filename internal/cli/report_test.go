@@ -321,3 +321,32 @@ func TestMutantsRendersThroughReports(t *testing.T) {
 		}
 	}
 }
+
+// TestReportLinksItsHeatMapHoweverNamed: the Markdown report links the
+// heat map by its path from the report's directory, whether the two are
+// named by relative or absolute paths (one of each dropped the link).
+func TestReportLinksItsHeatMapHoweverNamed(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := run(t, "run", "--checks", "5", "--format", "json", "--out", filepath.Join(dir, "findings"))
+	if st != ExitOK {
+		t.Fatalf("run: status %d\n%s", st, errs)
+	}
+	saved := writeFile(t, dir, "saved.json", out)
+	t.Chdir(dir)
+	for _, c := range []struct{ output, svg string }{
+		{"a.md", filepath.Join(dir, "a.svg")},
+		{filepath.Join(dir, "b.md"), "b.svg"},
+		{"c.md", "c.svg"},
+	} {
+		if st, _, errs := run(t, "report", "--from", saved, "--format", "md", "--output", c.output, "--svg", c.svg); st != ExitOK {
+			t.Fatalf("report --output %s --svg %s: status %d\n%s", c.output, c.svg, st, errs)
+		}
+		md, err := os.ReadFile(filepath.Join(dir, filepath.Base(c.output)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "](" + filepath.Base(c.svg) + ")"; !strings.Contains(string(md), want) {
+			t.Errorf("--output %s --svg %s: the report does not link %s", c.output, c.svg, want)
+		}
+	}
+}

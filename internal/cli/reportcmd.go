@@ -149,7 +149,10 @@ func writeReport(e *env, rep *reports.Report, format reports.Format, output, svg
 			return errorf(e, "writing the heat map: %v", err)
 		}
 		if output != "" && format == reports.Markdown {
-			if rel, err := filepath.Rel(filepath.Dir(output), svg); err == nil {
+			// Both absolute: Rel fails on one relative path and one not.
+			out, errO := filepath.Abs(output)
+			img, errI := filepath.Abs(svg)
+			if rel, err := filepath.Rel(filepath.Dir(out), img); errO == nil && errI == nil && err == nil {
 				rep.SetImage(filepath.ToSlash(rel))
 			}
 		}
