@@ -127,8 +127,8 @@ func (r *Report) deriveDims() {
 // explainPoint returns why point p was never hit, and false when nothing
 // explains it. On a sandbox whose adapter narrows scenarios, a point the
 // scenarios as generated hit (p.Drawn) is the adapter's doing, and so is a
-// group no point of which was hit (groupUnhit): the adapter draws none of
-// its ops.
+// group no point of which was hit (groupUnhit) in a full campaign: the
+// adapter draws none of its ops.
 func (r *Report) explainPoint(p DimensionPoint, groupUnhit bool) (string, bool) {
 	dropped := p.Drawn != nil && *p.Drawn > 0
 	if !dropped && (r.NotApplicable == nil || !groupUnhit) {
@@ -139,6 +139,11 @@ func (r *Report) explainPoint(p DimensionPoint, groupUnhit bool) (string, bool) 
 	}
 	if dropped {
 		return fmt.Sprintf("%sits adapter drops every op that reaches it (%d in the scenarios as generated)", notDrawn, *p.Drawn), true
+	}
+	if !r.Full() {
+		// A short campaign may have drawn no op of the group for want
+		// of checks: that tells nothing of what the adapter expresses.
+		return p.Unreachable, p.Unreachable != ""
 	}
 	return notDrawn + "its adapter draws no op that reaches this group (it cannot express them)", true
 }

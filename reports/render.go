@@ -62,12 +62,11 @@ func (d *doc) heading(level int, title string) {
 	d.printf("%s\n%s\n\n", title, strings.Repeat(rule, utf8.RuneCountInString(title)))
 }
 
-// para writes a paragraph written in a little Markdown (`code` and
-// **strong**); text drops the markup.
+// para writes a paragraph built with d.span and d.strong, which mark it
+// up in Markdown only: the text of a paragraph is written as it is, so
+// that a backquote or an asterisk of data (a sandbox's name in a
+// reproduce line) is kept.
 func (d *doc) para(s string) {
-	if !d.md {
-		s = strings.NewReplacer("`", "", "**", "").Replace(s)
-	}
 	d.printf("%s\n\n", s)
 }
 
@@ -110,16 +109,35 @@ func (d *doc) text(s string) string {
 	return b.String()
 }
 
-// code is data set as code: a Markdown code span, plain in text.
-func (d *doc) code(s string) string {
+// inert is data on one line of a terminal, outside a table: a sandbox's
+// words (the tail of its stderr, an error message) with its control bytes
+// written as escapes, as d.text writes them in a text table, so that none
+// moves the cursor, clears the screen or starts a line of its own.
+func inert(s string) string { return (&doc{}).text(s) }
+
+// code is data set as code in a table cell: a Markdown code span, plain
+// in text.
+func (d *doc) code(s string) string { return d.codeSpan(s, true) }
+
+// span is data set as code in a paragraph: a Markdown code span, plain in
+// text.
+func (d *doc) span(s string) string { return d.codeSpan(s, false) }
+
+func (d *doc) codeSpan(s string, inTable bool) string {
 	if !d.md {
 		return d.text(s)
 	}
 	s = d.text(s)
 	// A code span shows backslashes literally, so undo the escapes that
-	// are not needed there; | must stay escaped inside a table.
-	s = strings.NewReplacer(`\\`, `\`, "\\`", "`", `\*`, `*`, `\_`, `_`, `\[`, `[`, `\]`, `]`,
-		`\<`, `<`, `\>`, `>`, `\#`, `#`, `\&`, `&`).Replace(s)
+	// are not needed there. | must stay escaped inside a table, where
+	// GitHub takes "\|" for "|" even in a code span; in a paragraph the
+	// backslash would be shown.
+	unescape := []string{`\\`, `\`, "\\`", "`", `\*`, `*`, `\_`, `_`, `\[`, `[`, `\]`, `]`,
+		`\<`, `<`, `\>`, `>`, `\#`, `#`, `\&`, `&`}
+	if !inTable {
+		unescape = append(unescape, `\|`, `|`)
+	}
+	s = strings.NewReplacer(unescape...).Replace(s)
 	fence := "`"
 	if strings.Contains(s, "`") {
 		fence = "`` "

@@ -203,10 +203,10 @@ func writeReplayText(w io.Writer, r *Replay) error {
 	writeLongJournals(w, r)
 	unmet := r.Unmet()
 	for _, s := range unmet {
-		fmt.Fprintf(w, "%s:%d: step %d: %s: %s\n", r.File, s.Line, s.Step, s.Op, s.Unmet)
+		fmt.Fprintf(w, "%s:%d: step %d: %s: %s\n", r.File, s.Line, s.Step, s.Op, inert(s.Unmet))
 	}
 	for _, v := range r.Violations {
-		fmt.Fprintf(w, "%s: %s\n", r.File, v)
+		fmt.Fprintf(w, "%s: %s\n", r.File, inert(v.String()))
 	}
 	writeViolatedAgain(w, r)
 	if slices.ContainsFunc(r.Violations, func(v Violation) bool { return v.Hang }) {
@@ -258,7 +258,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 			mark = "  the model's answer: after its stricter refusal above, the sandbox's verdict is not judged (its budgets parted from the model's); the journal is what it did, asked up to the op the model halts on, not after"
 		}
 		if s.Cleaned != "" {
-			mark = "  the model's answer stands in for the server's (" + s.Cleaned + `): it cleans ".." by a policy of its own; what it did, the journal, is judged`
+			mark = "  the model's answer stands in for the server's (" + inert(s.Cleaned) + `): it cleans ".." by a policy of its own; what it did, the journal, is judged`
 		}
 		if s.Unknown != "" {
 			mark = "  refused by the sandbox in words its profile does not tell (" + strconv.Quote(s.Unknown) + "): read as a denial"
@@ -282,7 +282,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 			mark += "  the sandbox said " + strconv.Quote(clip(s.Said, saidCell))
 		}
 		if s.Unmet != "" {
-			mark += "  ✗ " + s.Unmet
+			mark += "  ✗ " + inert(s.Unmet)
 		}
 		if again := violatedAgain(s, first); len(again) > 0 {
 			mark += "  ✗ violates " + strings.Join(again, ", ") + " again"

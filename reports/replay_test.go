@@ -273,3 +273,32 @@ func TestKeptMark(t *testing.T) {
 		t.Errorf("JSON %v:\n%s", err, b.String())
 	}
 }
+
+// TestReplayTextKeepsSandboxWordsInert: a sandbox's own words reach a
+// violation's detail (the tail of its stderr, an error object's message)
+// and a step's cells: in the text, each stays on its line, and none of
+// its control bytes reaches the terminal (an escape that clears the
+// screen or sets the window's title).
+func TestReplayTextKeepsSandboxWordsInert(t *testing.T) {
+	words := "\x1b[2J\x1b]0;PWNED\x07 boom\nx.sbx: 1 steps, ok\r"
+	r := &reports.Replay{File: "x.sbx", SUT: "exec:evil",
+		Steps: []reports.ReplayStep{{Step: 1, Line: 3, Op: "fs_read /a", Kind: "ok", Result: "ok", OpsUsed: 1,
+			Unmet: "the op gave no result: " + words, Cleaned: words}},
+		Violations: []reports.Violation{{Invariant: "total", Step: 1, Detail: "fs_read /a failed: its stderr ends: " + words}},
+	}
+	var b bytes.Buffer
+	if err := reports.WriteReplay(&b, reports.Text, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i, c := range []byte(out) {
+		if c < ' ' && c != '\n' || c == 0x7f {
+			t.Fatalf("byte %#x at %d of the text:\n%q", c, i, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if l == "x.sbx: 1 steps, ok" {
+			t.Errorf("a sandbox's words made a verdict line of their own:\n%s", out)
+		}
+	}
+}

@@ -239,7 +239,8 @@ func (r *Report) reachableKinds() int {
 // the harness's stand-in for what cannot be observed, are dropped, and
 // every cell of theirs is a gap explained by the reason. A report with
 // such a table is of a real sandbox, whose adapter draws only the ops it
-// can express: a class with no op at all is explained as such.
+// can express: a class with no op at all in a full campaign (Full) is
+// explained as such.
 func (r *Report) MarkNotApplicable(na map[string]string) {
 	if len(na) == 0 {
 		return
@@ -271,7 +272,9 @@ func (r *Report) derive() {
 			switch na, isNA := r.NotApplicable[row.ID]; {
 			case isNA:
 				why, ok = "n/a: "+na, true
-			case r.NotApplicable != nil && r.classOps(c.String()) == 0:
+			case r.NotApplicable != nil && r.Full() && r.classOps(c.String()) == 0:
+				// Only a full campaign draws every class: in a short one,
+				// a class may have no op for want of checks.
 				why, ok = notExpressed, true
 			}
 			if ok {

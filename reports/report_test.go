@@ -158,6 +158,8 @@ func hostile(t *testing.T) *reports.Report {
 	}
 	m["dimensions"] = points
 	m["checks"] = reports.FullChecks
+	m["not_applicable"] = map[string]any{"grant-immutable": "a reason | with a bar\nand a line"}
+	m["kinds_not_applicable"] = map[string]any{"egress_internal": "a kind's | reason\nand a line"}
 	b.Reset()
 	if err := json.NewEncoder(&b).Encode(m); err != nil {
 		t.Fatal(err)
@@ -167,8 +169,13 @@ func hostile(t *testing.T) *reports.Report {
 		t.Fatal(err)
 	}
 	r.Findings = append(r.Findings, reports.Finding{Invariant: "confinement", Class: "traversal", Check: 3, Step: 2,
-		Detail: "fs_read \"/a|b\"\nsecond line <script>alert(1)</script> `tick` *star* _u_ \x00 \xff | end \\", OriginalOps: 9, MinimizedOps: 1})
-	r.Mutants = []reports.Kill{{Mutant: "raw|prefix", RedFlag: "a | b\nc", Killed: false, Checks: 10}}
+		Detail: "fs_read \"/a|b\"\nsecond line <script>alert(1)</script> `tick` *star* _u_ \x00 \xff | end \\", OriginalOps: 9, MinimizedOps: 1},
+		// A summary given to --from is data too: its finding's invariant
+		// and class are not known to be the catalogue's.
+		reports.Finding{Invariant: "confinement|x", Class: "tra|versal\nnext", Check: 4, Step: 1, Detail: "d", OriginalOps: 1, MinimizedOps: 1})
+	r.Mutants = []reports.Kill{{Mutant: "raw|prefix", RedFlag: "a | b\nc", Killed: false, Checks: 10},
+		{Mutant: "killed", Killed: true, Invariant: "confinement|x\ny", Checks: 3}}
+	r.Stricter = map[string]int64{"a reason|x\ny": 1}
 	return r
 }
 
@@ -223,8 +230,8 @@ func TestMarkdownTablesAreWellFormed(t *testing.T) {
 			t.Fatalf("line %d has %d cells, its header %d: %q", i+1, len(cells), cols, line)
 		}
 	}
-	if tables != 9 {
-		t.Errorf("%d tables, want 9 (summary, findings, invariants, matrix, gaps, kinds, dimensions, dimension gaps, kills)", tables)
+	if tables != 10 {
+		t.Errorf("%d tables, want 10 (summary, findings, stricter, invariants, matrix, gaps, kinds, dimensions, dimension gaps, kills)", tables)
 	}
 	for _, want := range []string{
 		`fs\_read "/a\|b"\\nsecond line \<script\>`, "\\`tick\\`", `\\x00 \\xff \| end \\`,
@@ -324,7 +331,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Invariants) != 10 || len(doc.Classes) != int(attack.NumClasses)-1 || len(doc.Mutants) != 1 {
+	if len(doc.Invariants) != 10 || len(doc.Classes) != int(attack.NumClasses)-1 || len(doc.Mutants) != 2 {
 		t.Fatalf("%d invariants, %d classes, %d mutants", len(doc.Invariants), len(doc.Classes), len(doc.Mutants))
 	}
 	if len(doc.Gaps) != 7 {
@@ -338,7 +345,9 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	// JSON carries text, not bytes: the invalid UTF-8 of the detail comes
 	// back as U+FFFD. Everything else is the same.
-	r.Findings[len(r.Findings)-1].Detail = strings.ToValidUTF8(r.Findings[len(r.Findings)-1].Detail, "\uFFFD")
+	for i := range r.Findings {
+		r.Findings[i].Detail = strings.ToValidUTF8(r.Findings[i].Detail, "\uFFFD")
+	}
 	if diff := cmp.Diff(render(t, r, reports.Markdown), render(t, again, reports.Markdown)); diff != "" {
 		t.Errorf("a report loaded from its own JSON renders differently (-saved +loaded):\n%s", diff)
 	}

@@ -86,7 +86,7 @@ func (r *Report) writeHead(d *doc) {
 	if r.Mutants != nil {
 		cmd += " --mutants"
 	}
-	d.para("Reproduce with " + d.code(cmd) + ".")
+	d.para("Reproduce with " + d.span(cmd) + ".")
 }
 
 // campaignCommand is the command line of sbxfuzz verb (run, report) that
@@ -107,7 +107,7 @@ func (r *Report) campaignCommand(verb string) string {
 // headline is the report in one sentence.
 func (r *Report) headline(d *doc) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Seed %d, sandbox %s: %d checks, %d ops; ", r.Seed, d.code(r.SUT), r.Checks, r.Ops)
+	fmt.Fprintf(&b, "Seed %d, sandbox %s: %d checks, %d ops; ", r.Seed, d.span(r.SUT), r.Checks, r.Ops)
 	switch n := len(r.Findings); n {
 	case 0:
 		b.WriteString("no findings; ")
@@ -227,7 +227,7 @@ func (r *Report) writeSummary(d *doc) {
 		{"SPEC dimension points hit", r.dimensionsCell(d)},
 	}
 	if n := r.stricterOps(); n > 0 {
-		rows = append(rows, []string{"ops stricter than the model", fmt.Sprintf("%d (%s)", n, r.stricterCounts())})
+		rows = append(rows, []string{"ops stricter than the model", fmt.Sprintf("%d (%s)", n, d.text(r.stricterCounts()))})
 	}
 	if r.AllowedPassed != nil {
 		rows = append(rows, []string{"ops the model allows let through", fmt.Sprint(*r.AllowedPassed) + r.allowedSplit()})
@@ -270,11 +270,11 @@ func (r *Report) writeFindings(d *doc) {
 	cols := []column{{"invariant", false}, {"class", false}, {"check", true}, {"step", true}, {"ops", true}, {"minimized", true}, {"detail", false}, {"file", false}}
 	var rows [][]string
 	for _, f := range r.Findings {
-		rows = append(rows, []string{f.Invariant, f.Class, fmt.Sprint(f.Check), fmt.Sprint(f.Step), fmt.Sprint(f.OriginalOps),
+		rows = append(rows, []string{d.text(f.Invariant), d.text(f.Class), fmt.Sprint(f.Check), fmt.Sprint(f.Step), fmt.Sprint(f.OriginalOps),
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
-		d.para(d.code(r.campaignCommand("run")) + " writes their minimized reproducers to " + d.code("sbxfuzz/findings/"+finding.DirName(r.SUT)) + " under the user's cache directory, and names it; `--out DIR` writes them to DIR instead.")
+		d.para(d.span(r.campaignCommand("run")) + " writes their minimized reproducers to " + d.span("sbxfuzz/findings/"+finding.DirName(r.SUT)) + " under the user's cache directory, and names it; " + d.span("--out DIR") + " writes them to DIR instead.")
 		cols = cols[:len(cols)-1]
 		for i := range rows {
 			rows[i] = rows[i][:len(rows[i])-1]
@@ -297,7 +297,7 @@ func (r *Report) writeStricter(d *doc) {
 		if ex := r.StricterExamples[reason]; ex != "" {
 			example = d.code(ex)
 		}
-		rows = append(rows, []string{reason, fmt.Sprint(r.Stricter[reason]), example})
+		rows = append(rows, []string{d.text(reason), fmt.Sprint(r.Stricter[reason]), example})
 	}
 	d.table([]column{{"reason", false}, {"ops", true}, {"one of them", false}}, rows)
 }
@@ -320,7 +320,7 @@ func (r *Report) writeInvariants(d *doc) {
 		}
 		var gaps []string
 		if why, ok := r.NotApplicable[row.ID]; ok {
-			rows = append(rows, []string{d.code(row.ID), "n/a", "n/a", "0 of " + fmt.Sprint(len(attack.All())), "n/a: " + why})
+			rows = append(rows, []string{d.code(row.ID), "n/a", "n/a", "0 of " + fmt.Sprint(len(attack.All())), d.prose("n/a: " + why)})
 			continue
 		}
 		if len(unexplained) > 0 {
@@ -410,7 +410,7 @@ func (r *Report) writeGaps(d *doc) {
 
 func (r *Report) writeKinds(d *doc) {
 	d.heading(2, "Attack classes × result kinds")
-	d.para("How often the ops of each attack class got each result kind of SPEC §2 (· for never): whether, say, `ip-spelling` ever reached `egress_internal`.")
+	d.para("How often the ops of each attack class got each result kind of SPEC §2 (· for never): whether, say, " + d.span("ip-spelling") + " ever reached " + d.span("egress_internal") + ".")
 	cols := []column{{"class", false}, {"ops", true}}
 	for k := core.OK; k < core.NumKinds; k++ {
 		cols = append(cols, column{k.String(), true})
@@ -426,7 +426,9 @@ func (r *Report) writeKinds(d *doc) {
 	total := []string{"all classes", fmt.Sprint(r.Ops)}
 	for k := core.OK; k < core.NumKinds; k++ {
 		cell := dotIfZero(r.kindTotal(k.String()))
-		if cell == "·" {
+		if _, na := r.KindsNotApplicable[k.String()]; na && cell == "·" {
+			cell = "n/a" // the door never gives it: not a kind the campaign missed
+		} else if cell == "·" {
 			cell = d.strong("never")
 		}
 		total = append(total, cell)
@@ -472,7 +474,7 @@ func writeKills(d *doc, kills []Kill, seconds bool) {
 	for _, k := range kills {
 		killed, inv := d.strong("no"), "-"
 		if k.Killed {
-			killed, inv = "yes", k.Invariant
+			killed, inv = "yes", d.text(k.Invariant)
 		}
 		cells := []string{d.code(k.Mutant), killed, inv, fmt.Sprint(k.Checks)}
 		if seconds {

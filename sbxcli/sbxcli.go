@@ -40,6 +40,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/cli"
 	"github.com/sbxfuzz/sbxfuzz/internal/finding"
+	"github.com/sbxfuzz/sbxfuzz/internal/proxysut"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
@@ -48,7 +49,7 @@ import (
 // §11: 0 nothing wrong, 1 a finding, 2 bad usage or input, 3 interrupted by
 // a signal). sandboxes are the factories --sut may name, besides the
 // built-in ones — "reference", "osroot", and the names that begin with
-// "mutant:", "exec:" or "mcp:" — which no name may shadow (a name that
+// "mutant:", "exec:", "mcp:" or "proxy:" — which no name may shadow (a name that
 // does is refused, exit 2); each must be safe to call from several
 // goroutines at once, since a campaign runs one worker per core.
 func Main(sandboxes map[string]core.Factory, opts ...Option) {
@@ -164,7 +165,7 @@ func builtin(name string) bool {
 	case "", sut.Reference, sut.OSRoot:
 		return true
 	}
-	for _, prefix := range []string{sut.MutantPrefix, sut.ExecPrefix, realsut.MCPPrefix} {
+	for _, prefix := range []string{sut.MutantPrefix, sut.ExecPrefix, realsut.MCPPrefix, proxysut.Prefix} {
 		if strings.HasPrefix(name, prefix) {
 			return true
 		}

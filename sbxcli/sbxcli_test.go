@@ -13,7 +13,7 @@ import (
 // TestBuiltinNamesRefused: no registered name may shadow a built-in door
 // of --sut; the refusal is exit 2 with the command line's error prefix.
 func TestBuiltinNamesRefused(t *testing.T) {
-	for _, name := range []string{"", "reference", "osroot", "mutant:mine", "exec:mine", "mcp:mine"} {
+	for _, name := range []string{"", "reference", "osroot", "mutant:mine", "exec:mine", "mcp:mine", "proxy:mine"} {
 		var stderr bytes.Buffer
 		st := sbxcli.Run([]string{"version"}, io.Discard, &stderr, map[string]core.Factory{name: newSandbox})
 		if st != 2 || !strings.HasPrefix(stderr.String(), "sbxfuzz: cannot register a sandbox as "+`"`+name+`"`) {

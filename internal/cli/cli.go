@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,9 +47,17 @@ type env struct {
 	given          map[string]bool // the flags set on the command line, by name
 }
 
+// errEmptySUT refuses a --sut given empty: most often a variable left
+// unset (--sut "$SANDBOX"), whose run would judge the reference, or grade
+// the mutants, and pass where nothing of the user's was tested.
+var errEmptySUT = errors.New("an empty name (a variable left unset?); leave --sut out for the default")
+
 // target resolves a --sut value, with the command's --tree-dir, else
 // $SBXFUZZ_TREE_DIR, for the real-disk doors.
 func (e *env) target(name string) (sut.Target, error) {
+	if name == "" {
+		return sut.Target{}, errEmptySUT
+	}
 	dir := e.treeDir
 	if dir == "" {
 		dir = e.getenv(realfs.TreeDirEnv)

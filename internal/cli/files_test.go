@@ -217,3 +217,19 @@ func TestOutNotLeftByARunThatNeverStarted(t *testing.T) {
 		t.Errorf("--out %s, there before the run, was removed: %v", dir, err)
 	}
 }
+
+// TestFmtWriteAndListRefused: -w and -l are one or the other; given both,
+// fmt listed the file, rewrote nothing and exited 0, so a user who asked
+// for the rewrite found the file as it was.
+func TestFmtWriteAndListRefused(t *testing.T) {
+	dir := t.TempDir()
+	messy := "grant   fs_read   /work/\nfs_read /work/a   =>   not_found\n"
+	p := writeFile(t, dir, "s.sbx", messy)
+	st, out, errs := run(t, "fmt", "-w", "-l", p)
+	if st != ExitUsage || out != "" || !strings.Contains(errs, "-w and -l") {
+		t.Errorf("fmt -w -l: status %d, stdout %q, stderr %q; want 2 and the two flags named", st, out, errs)
+	}
+	if got, _ := os.ReadFile(p); string(got) != messy {
+		t.Errorf("the file was changed: %q", got)
+	}
+}

@@ -20,6 +20,9 @@ every .sbx below DIR.`)
 	if st, ok := parseFlags(e, fs, args); !ok {
 		return st
 	}
+	if *write && *list {
+		return errorf(e, "fmt: -w and -l cannot be combined: -w rewrites the files, -l only lists those -w would rewrite")
+	}
 	files, err := fsutil.ExpandPatterns(fs.Args(), ".sbx")
 	if err != nil {
 		return errorf(e, "%v", err)

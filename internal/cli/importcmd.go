@@ -112,7 +112,7 @@ type importer struct {
 // its finding is flaky: written, marked so),
 // ExitUsage when the file is not an input or cannot be written.
 func (im *importer) importFile(name string) int {
-	data, err := fsutil.ReadInput(name)
+	data, err := readData(name)
 	if err != nil {
 		return errorf(im.e, "%v", err)
 	}
@@ -147,7 +147,7 @@ func (im *importer) importFile(name string) int {
 	if err != nil {
 		return errorf(im.e, "%v", err)
 	}
-	fmt.Fprintf(im.e.stdout, "%s: %s (%d ops minimized to %d)\n  %s\n", path, f.Invariant, len(f.Original.Steps), len(f.Minimized.Steps), f.Explanation())
+	fmt.Fprintf(im.e.stdout, "%s: %s (%d ops minimized to %d)\n  %s\n", path, f.Invariant, len(f.Original.Steps), len(f.Minimized.Steps), inert(f.Explanation()))
 	if others := otherInvariants(findings); others != "" {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: also violates %s (imported for %s only)\n", name, others, f.Invariant)
 	}

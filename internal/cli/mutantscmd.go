@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/internal/proxysut"
 	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
@@ -25,8 +26,8 @@ commas: built-in mutants ("mutant:raw-prefix"), "exec:" commands, or the
 sandboxes a program built with sbxcli registered — a team's own defect
 variants of its sandbox, say, to learn what the harness catches in them. A
 name with *, ? or [ is a pattern over the registered names and the mutants
-("mutant:*" is every mutant; "exec:" and "mcp:" commands are never
-patterns): --sut 'mine-*,mutant:raw-prefix' grades the registered
+("mutant:*" is every mutant; "exec:", "mcp:" and "proxy:" commands are
+never patterns): --sut 'mine-*,mutant:raw-prefix' grades the registered
 sandboxes whose names start with "mine-" and one mutant.
 Exit 1 if any sandbox survives, 3 if SIGINT, SIGTERM or SIGHUP cut the run short.`)
 	seed := fs.Uint64("seed", 1, "campaign seed")
@@ -46,6 +47,9 @@ Exit 1 if any sandbox survives, 3 if SIGINT, SIGTERM or SIGHUP cut the run short
 	}
 	if *checks <= 0 || *workers < 0 {
 		return errorf(e, "mutants: --checks must be positive and --workers not negative")
+	}
+	if e.given["sut"] && *suts == "" {
+		return errorf(e, "--sut: %v", errEmptySUT)
 	}
 	if *one != "" && *suts != "" {
 		return errorf(e, "mutants: --mutant and --sut cannot be combined (--sut mutant:%s grades that mutant)", *one)
@@ -134,7 +138,7 @@ func (e *env) expandSUT(item string) ([]string, error) {
 	if item == "" {
 		return nil, fmt.Errorf("--sut: an empty name in the list (names are separated by commas)")
 	}
-	if !strings.ContainsAny(item, "*?[") || strings.HasPrefix(item, sut.ExecPrefix) || strings.HasPrefix(item, realsut.MCPPrefix) {
+	if !strings.ContainsAny(item, "*?[") || strings.HasPrefix(item, sut.ExecPrefix) || strings.HasPrefix(item, realsut.MCPPrefix) || strings.HasPrefix(item, proxysut.Prefix) {
 		return []string{item}, nil
 	}
 	var matched []string

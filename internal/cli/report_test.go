@@ -296,6 +296,8 @@ func TestReportBadUsageExits2(t *testing.T) {
 		{"negative checks", []string{"report", "--checks", "-1"}, "--checks -1: want a positive number"},
 		{"unknown sut", []string{"report", "--sut", "mutant:nope"}, "unknown mutant"},
 		{"extra argument", []string{"report", "extra"}, "unexpected argument"},
+		// One file for both would keep the report and lose the heat map.
+		{"--svg is --output", []string{"report", "--from", notJSON, "--output", filepath.Join(dir, "r.md"), "--svg", filepath.Join(dir, ".", "r.md")}, "--svg: " + filepath.Join(dir, "r.md") + ": the file --output names"},
 	} {
 		st, _, errs := run(t, c.args...)
 		if st != ExitUsage || !strings.Contains(errs, c.want) {
@@ -316,6 +318,35 @@ func TestMutantsRendersThroughReports(t *testing.T) {
 	for _, col := range []string{"mutant", "killed", "invariant", "checks", "seconds", "reproducer ops"} {
 		if !strings.Contains(lines[0], " "+col+" ") {
 			t.Errorf("header lacks %q: %s", col, lines[0])
+		}
+	}
+}
+
+// TestReportLinksItsHeatMapHoweverNamed: the Markdown report links the
+// heat map by its path from the report's directory, whether the two are
+// named by relative or absolute paths (one of each dropped the link).
+func TestReportLinksItsHeatMapHoweverNamed(t *testing.T) {
+	dir := t.TempDir()
+	st, out, errs := run(t, "run", "--checks", "5", "--format", "json", "--out", filepath.Join(dir, "findings"))
+	if st != ExitOK {
+		t.Fatalf("run: status %d\n%s", st, errs)
+	}
+	saved := writeFile(t, dir, "saved.json", out)
+	t.Chdir(dir)
+	for _, c := range []struct{ output, svg string }{
+		{"a.md", filepath.Join(dir, "a.svg")},
+		{filepath.Join(dir, "b.md"), "b.svg"},
+		{"c.md", "c.svg"},
+	} {
+		if st, _, errs := run(t, "report", "--from", saved, "--format", "md", "--output", c.output, "--svg", c.svg); st != ExitOK {
+			t.Fatalf("report --output %s --svg %s: status %d\n%s", c.output, c.svg, st, errs)
+		}
+		md, err := os.ReadFile(filepath.Join(dir, filepath.Base(c.output)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "](" + filepath.Base(c.svg) + ")"; !strings.Contains(string(md), want) {
+			t.Errorf("--output %s --svg %s: the report does not link %s", c.output, c.svg, want)
 		}
 	}
 }

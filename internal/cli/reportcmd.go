@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -62,12 +63,15 @@ SIGTERM or SIGHUP cut it short.`)
 			}
 		}
 	}
+	if *output != "" && *svg != "" && sameFile(*output, *svg) {
+		return errorf(e, "--svg: %s: the file --output names; the heat map needs a file of its own", *svg)
+	}
 	var rep *reports.Report
 	if *from != "" {
 		if set := setFlags(fs.FlagSet, campaignFlags); len(set) > 0 {
 			return errorf(e, "report: --from renders a saved summary; it cannot be combined with --%s", strings.Join(set, ", --"))
 		}
-		data, err := fsutil.ReadInput(*from)
+		data, err := readData(*from)
 		if err != nil {
 			return errorf(e, "%v", err)
 		}
@@ -88,6 +92,19 @@ SIGTERM or SIGHUP cut it short.`)
 	}
 	rep.SetCommand(e.invocation())
 	return writeReport(e, rep, reports.Format(*format), *output, *svg)
+}
+
+// sameFile reports whether paths a and b name one file: the same path
+// once made absolute, or, through a link, the same file.
+func sameFile(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	stA, errA := os.Stat(a)
+	stB, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(stA, stB)
 }
 
 // reportCampaign runs the campaign of a report and, if asked, the
@@ -132,7 +149,10 @@ func writeReport(e *env, rep *reports.Report, format reports.Format, output, svg
 			return errorf(e, "writing the heat map: %v", err)
 		}
 		if output != "" && format == reports.Markdown {
-			if rel, err := filepath.Rel(filepath.Dir(output), svg); err == nil {
+			// Both absolute: Rel fails on one relative path and one not.
+			out, errO := filepath.Abs(output)
+			img, errI := filepath.Abs(svg)
+			if rel, err := filepath.Rel(filepath.Dir(out), img); errO == nil && errI == nil && err == nil {
 				rep.SetImage(filepath.ToSlash(rel))
 			}
 		}
@@ -154,13 +174,14 @@ func writeReport(e *env, rep *reports.Report, format reports.Format, output, svg
 func reportStatus(e *env, rep *reports.Report) int {
 	un := rep.UnexplainedGaps()
 	fmt.Fprintf(e.stderr, "sbxfuzz report: seed %d, %d checks, %d ops (%s ops/s), sut %s: %d findings, %d gaps (%s), %s, %d result kinds never reached",
-		rep.Seed, rep.Checks, rep.Ops, reports.Rate(rep.OpsPerSecond), rep.SUT, len(rep.Findings), len(rep.Gaps), unexplainedStatus(rep, len(un)), dimensionsStatus(rep), len(rep.UnreachedKinds))
+		rep.Seed, rep.Checks, rep.Ops, reports.Rate(rep.OpsPerSecond), inert(rep.SUT), len(rep.Findings), len(rep.Gaps), unexplainedStatus(rep, len(un)), dimensionsStatus(rep), len(rep.UnreachedKinds))
 	if rep.Mutants != nil {
 		fmt.Fprintf(e.stderr, ", %d of %d mutants killed", len(rep.Mutants)-len(rep.Survivors()), len(rep.Mutants))
 	}
-	fmt.Fprintln(e.stderr, rep.StricterClause()+rep.SkippedLinesClause()+interrupted(rep.Interrupted))
+	// A summary given to --from is data: its words are made inert.
+	fmt.Fprintln(e.stderr, inert(rep.StricterClause()+rep.SkippedLinesClause()+interrupted(rep.Interrupted)))
 	for _, w := range rep.SandboxWarnings() {
-		fmt.Fprintf(e.stderr, "sbxfuzz report: WARNING: %s\n", w)
+		fmt.Fprintf(e.stderr, "sbxfuzz report: WARNING: %s\n", inert(w))
 	}
 	dun := rep.UnexplainedDimensionGaps()
 	if rep.Full() {

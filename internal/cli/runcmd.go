@@ -135,7 +135,7 @@ that cannot start, 3 interrupted.`)
 	} else {
 		for _, f := range sum.Findings {
 			fmt.Fprintf(e.stdout, "%s: %s (check %d, class %s%s, %s%s)\n  %s\n",
-				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), twinOf(f, sum.Findings), f.Detail)
+				f.File, f.Invariant, f.Check, f.Class, causeWords(f), shrunk(f), twinOf(f, sum.Findings), inert(f.Detail))
 		}
 		if !*stopAtFirst {
 			printUnwritten(e.stdout, sum.Causes, *perInvariant)
@@ -176,7 +176,7 @@ func causeWords(f reports.Finding) string {
 	if f.Cause == "" {
 		return ""
 	}
-	return " [" + f.Cause + "]"
+	return " [" + inert(f.Cause) + "]" // a cause may name a host the sandbox chose
 }
 
 // shrunk says how much a finding was minimized.
@@ -297,7 +297,7 @@ func printUnwritten(w io.Writer, causes []reports.Cause, per int) {
 		if c.Class {
 			cause = "ops of attack class " + cause
 		}
-		fmt.Fprintf(w, "  [%s] %s: violations %d, the first at check %d\n", cause, strings.Join(c.Invariants, ", "), c.Violations, c.FirstCheck)
+		fmt.Fprintf(w, "  [%s] %s: violations %d, the first at check %d\n", inert(cause), strings.Join(c.Invariants, ", "), c.Violations, c.FirstCheck)
 	}
 }
 
