@@ -132,6 +132,8 @@ func TestBadInputExits2(t *testing.T) {
 		{"unknown sut", []string{"replay", "--sut", "mutant:nope", trace}, "unknown mutant"},
 		{"a profile for a door without one", []string{"run", "--checks", "1", "--profile", "egressproxy"}, "only the mcp: and proxy: doors take a profile"},
 		{"an empty --out", []string{"run", "--checks", "1", "--out", ""}, "--out: an empty directory name"},
+		{"a negative --progress", []string{"run", "--checks", "1", "--progress", "-1s"}, "must not be negative"},
+		{"a --progress of no duration", []string{"report", "--checks", "1", "--progress", "often"}, "want a duration"},
 		{"an empty --out to import", []string{"import", "--out", "", trace}, "--out: an empty directory name"},
 		{"no files", []string{"replay"}, "no files"},
 		{"unknown command", []string{"frobnicate"}, "unknown command"},

@@ -145,7 +145,30 @@ func sizeFlags(fs *flagSet) (checks *int, duration *time.Duration, workers *int)
 
 // progressFlag registers --progress, kept in e: driveCampaign reads it.
 func progressFlag(e *env, fs *flagSet) {
-	fs.DurationVar(&e.progress, "progress", 0, "where stderr is no terminal (a log, CI), a progress line there this often (e.g. 30s); on a terminal one is shown in place each second whatever this says")
+	fs.Var(nonNegative{&e.progress}, "progress", "where stderr is no terminal (a log, CI), a progress line there every `duration` (e.g. 30s); on a terminal one is shown in place each second whatever this says")
+}
+
+// nonNegative is a flag.Value of a duration that may not be negative: a
+// negative one is a mistake, not "never".
+type nonNegative struct{ d *time.Duration }
+
+func (v nonNegative) String() string {
+	if v.d == nil {
+		return "0s"
+	}
+	return v.d.String()
+}
+
+func (v nonNegative) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("want a duration such as 30s")
+	}
+	if d < 0 {
+		return errors.New("must not be negative")
+	}
+	*v.d = d
+	return nil
 }
 
 // defaultOutHelp says where findings go when --out is not given.
