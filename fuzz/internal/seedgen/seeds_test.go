@@ -72,3 +72,23 @@ func TestCorpusFilesSkipFindings(t *testing.T) {
 		t.Errorf("corpusFiles(findings) = %q, %v; want its 2 files", got, err)
 	}
 }
+
+// TestSeedNamesCollide: two corpus files whose paths name the same seed
+// ('/' and '-' both become '-') are an error, not one seed silently
+// written over the other.
+func TestSeedNamesCollide(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{"a/b-c.sbx", "a-b/c.sbx"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("fs_read /"+rel+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := seedFiles(dir)
+	if err == nil || !strings.Contains(err.Error(), "a/b-c.sbx") || !strings.Contains(err.Error(), "a-b/c.sbx") {
+		t.Errorf("seedFiles of a corpus with a/b-c.sbx and a-b/c.sbx: error %v, %d files; want an error naming both", err, len(files))
+	}
+}
