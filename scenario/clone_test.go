@@ -40,6 +40,9 @@ func TestCloneSharesNothing(t *testing.T) {
 	for i := range c.World.Routes {
 		c.World.Routes[i].Body = "scribbled"
 	}
+	for i := range c.World.Links {
+		c.World.Links[i].Target = "scribbled"
+	}
 	for i := range c.World.ToolOutputs {
 		c.World.ToolOutputs[i].Output = "scribbled"
 	}
@@ -66,5 +69,12 @@ func TestCloneSharesNothing(t *testing.T) {
 	}
 	if c.Equal(want) {
 		t.Fatal("the scribbles did not take: the test checks nothing")
+	}
+	for what, n := range map[string]int{"comment": len(c.Comment), "fs_read": len(c.Grant.FSRead), "fs_write": len(c.Grant.FSWrite),
+		"net": len(c.Grant.NetHosts), "tool": len(c.Grant.Tools), "file": len(c.World.Files), "link": len(c.World.Links),
+		"route": len(c.World.Routes), "dns": len(c.World.DNS), "toolout": len(c.World.ToolOutputs), "step": len(c.Steps)} {
+		if n == 0 {
+			t.Errorf("testdata/messy.sbx has no %s: a Clone that shares that list would pass", what)
+		}
 	}
 }

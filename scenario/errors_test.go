@@ -100,3 +100,25 @@ func TestParseErrorMessage(t *testing.T) {
 		t.Errorf("Parse error = %v, want %s", err, want)
 	}
 }
+
+// TestNotTextColumn: a NUL byte or invalid UTF-8 shows as nothing, or as
+// one replacement character among many, in an editor or a review: the
+// error names the column (1-based, in bytes, as Go's tools count) of the
+// first such byte in its line.
+func TestNotTextColumn(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	for _, tc := range []struct {
+		reason, src, want string
+	}{
+		{"a NUL byte", "fs_read /a\nfs_read /a\x00b\n", "t.sbx:2: not a text file: NUL byte at column 11"},
+		{"a NUL byte deep in a long token", "# c\nfs_read /" + long + "\x00\n", "t.sbx:2: not a text file: NUL byte at column 210"},
+		{"invalid UTF-8 after valid runes", "fs_read \"éé\xff\"\n", "t.sbx:1: not a text file: invalid UTF-8 at column 14"},
+		{"the first of both counts", "fs_read \xff\x00\n", "t.sbx:1: not a text file: invalid UTF-8 at column 9"},
+		{"after a byte-order mark", "\ufefffs_read \x00\n", "t.sbx:1: not a text file: NUL byte at column 9"},
+	} {
+		_, err := Parse("t.sbx", []byte(tc.src))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: Parse(%q) error %v, want %s", tc.reason, tc.src, err, tc.want)
+		}
+	}
+}

@@ -169,7 +169,7 @@ type parser struct {
 // newParser returns the state that parses text, the source without its
 // byte-order mark, into s. Every token is a substring of text.
 func newParser(name string, text string, s *Scenario) parser {
-	return parser{name: name, s: s, text: text, checked: checkText(text) == nil, opsAt: -1}
+	return parser{name: name, s: s, text: text, checked: isText(text), opsAt: -1}
 }
 
 // run parses every line of the source.

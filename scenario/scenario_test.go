@@ -119,6 +119,22 @@ func TestEqual(t *testing.T) {
 		{"dns addresses count", func(s *Scenario) {
 			s.World.DNS = []DNSRecord{{Host: "h", Addrs: []netip.Addr{netip.IPv6Loopback()}}}
 		}, false},
+		// Every other field counts too: CheckParse, FuzzParse's oracle,
+		// sees through Equal only.
+		{"fs_read roots count", func(s *Scenario) { s.Grant.FSRead = []string{"/a"} }, false},
+		{"fs_write roots count", func(s *Scenario) { s.Grant.FSWrite = []string{"/a"} }, false},
+		{"net hosts count", func(s *Scenario) { s.Grant.NetHosts = []string{"h"} }, false},
+		{"tools count", func(s *Scenario) { s.Grant.Tools = []string{"t"} }, false},
+		{"budgets count", func(s *Scenario) { s.Grant.Budgets.MaxOutputBytes++ }, false},
+		{"files count", func(s *Scenario) { s.World.Files = []File{{Path: "/a", Data: "x"}} }, false},
+		{"routes count", func(s *Scenario) { s.World.Routes = []Route{{Host: "h", Path: "/", Body: "x"}} }, false},
+		{"tool outputs count", func(s *Scenario) { s.World.ToolOutputs = []ToolOutput{{Name: "t", Output: "x"}} }, false},
+		{"the clock's start counts", func(s *Scenario) { s.World.Clock.Start = 1 }, false},
+		{"op kinds count", func(s *Scenario) { s.Steps[0].Op.Kind = "fs_write" }, false},
+		{"op arguments count", func(s *Scenario) { s.Steps[0].Op.Args = []string{"/b"} }, false},
+		{"step comments count", func(s *Scenario) { s.Steps[0].Comment = []string{"x"} }, false},
+		{"expected kinds count", func(s *Scenario) { s.Steps[0].Expect.Kind = core.NotFound }, false},
+		{"steps count", func(s *Scenario) { s.Steps = append(s.Steps, s.Steps[0]) }, false},
 	} {
 		s := base()
 		tc.change(s)
@@ -129,3 +145,42 @@ func TestEqual(t *testing.T) {
 }
 
 func op(kind string, args ...string) core.Op { return core.Op{Kind: kind, Args: args} }
+
+// TestEqualRecords: two worlds that differ in one field of one record are
+// not Equal, whichever list the record is in.
+func TestEqualRecords(t *testing.T) {
+	base := func() *Scenario {
+		s := New()
+		s.World = WorldSpec{
+			Files:       []File{{Path: "/a", Data: "x"}},
+			Routes:      []Route{{Host: "h", Path: "/", Body: "x"}},
+			DNS:         []DNSRecord{{Host: "h", Addrs: []netip.Addr{netip.IPv6Loopback()}}},
+			ToolOutputs: []ToolOutput{{Name: "t", Output: "x"}},
+			Links:       []Link{{Path: "/l", Target: "/a"}},
+		}
+		s.Steps = []Step{{Op: op("fs_read", "/a"), Expect: &Expect{Kind: core.OK, Data: "x", HasData: true}}}
+		return s
+	}
+	for _, tc := range []struct {
+		reason string
+		change func(*Scenario)
+	}{
+		{"a file's path", func(s *Scenario) { s.World.Files[0].Path = "/b" }},
+		{"a file's data", func(s *Scenario) { s.World.Files[0].Data = "y" }},
+		{"a route's body", func(s *Scenario) { s.World.Routes[0].Body = "y" }},
+		{"a route that redirects", func(s *Scenario) { s.World.Routes[0].Redirect = true }},
+		{"a dns host", func(s *Scenario) { s.World.DNS[0].Host = "g" }},
+		{"a tool's output", func(s *Scenario) { s.World.ToolOutputs[0].Output = "y" }},
+		{"a link's target", func(s *Scenario) { s.World.Links[0].Target = "/b" }},
+		{"expected data", func(s *Scenario) { s.Steps[0].Expect.Data = "y" }},
+	} {
+		s := base()
+		tc.change(s)
+		if base().Equal(s) {
+			t.Errorf("%s: Equal = true on scenarios that differ", tc.reason)
+		}
+	}
+	if !base().Equal(base()) {
+		t.Error("Equal = false on two equal scenarios")
+	}
+}

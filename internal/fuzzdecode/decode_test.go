@@ -3,6 +3,7 @@ package fuzzdecode
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,10 +44,16 @@ func TestDecodeEveryClass(t *testing.T) {
 }
 
 // TestDecodeTotal: every input decodes to a scenario whose grant
-// validates, of at most MaxOps ops (MaxTextOps for text), with one class a
-// step, and the same input always to the same scenario.
+// validates, of at most MaxOps ops (MaxTextOps for text) and, but for
+// text, arguments of at most maxArg bytes, with one class a step, and the
+// same input always to the same scenario. Some of the inputs reach each
+// bound: a text of more ops than MaxTextOps, and random inputs whose
+// arguments are cut.
 func TestDecodeTotal(t *testing.T) {
-	inputs := append(randomInputs(11, 2000, 600), nil, []byte{}, []byte{'#'}, []byte{0xff}, []byte("#\xff"), []byte("# x\nbudget ops -1\n"))
+	long := "# long\n" + strings.Repeat("fs_read /a\n", MaxTextOps+1)
+	inputs := append(randomInputs(11, 2000, 600), nil, []byte{}, []byte{'#'}, []byte{0xff}, []byte("#\xff"), []byte("# x\nbudget ops -1\n"),
+		[]byte(long))
+	cutArgs := 0
 	for i, in := range inputs {
 		d := DecodeLabelled(in)
 		if _, err := core.NewGrant(d.Scenario.Grant); err != nil {
@@ -59,9 +66,25 @@ func TestDecodeTotal(t *testing.T) {
 		if n := len(d.Scenario.Steps); n > limit {
 			t.Fatalf("input %d: %d ops, more than %d", i, n, limit)
 		}
+		for j, st := range d.Scenario.Steps {
+			for _, a := range st.Op.Args {
+				switch {
+				case d.Mode != ModeText && len(a) > maxArg:
+					t.Fatalf("input %d, op %d: an argument of %d bytes, more than %d", i, j+1, len(a), maxArg)
+				case len(a) == maxArg:
+					cutArgs++
+				}
+			}
+		}
 		if again := Decode(in); !again.Equal(d.Scenario) {
 			t.Fatalf("input %d decodes to two scenarios", i)
 		}
+	}
+	if d := DecodeLabelled([]byte(long)); d.Mode != ModeText || len(d.Scenario.Steps) != MaxTextOps {
+		t.Errorf("a text of %d ops decodes in %s mode to %d ops, want %d", MaxTextOps+1, d.Mode, len(d.Scenario.Steps), MaxTextOps)
+	}
+	if cutArgs == 0 {
+		t.Errorf("no argument of the random inputs was cut to %d bytes: the bound is not exercised", maxArg)
 	}
 }
 

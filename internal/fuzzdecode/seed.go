@@ -1,11 +1,17 @@
 package fuzzdecode
 
-import "github.com/sbxfuzz/sbxfuzz/scenario"
+import (
+	"bytes"
+
+	"github.com/sbxfuzz/sbxfuzz/scenario"
+)
 
 // TextSeed is a ModeText input for a scenario file: a "# seed: NAME" line,
-// then the text.
+// then the text, without the byte-order mark it may start with (Parse
+// ignores one only at the start of the input, and behind the seed's line
+// it would begin the file's first token).
 func TextSeed(name string, text []byte) []byte {
-	return append([]byte("# seed: "+name+"\n"), text...)
+	return append([]byte("# seed: "+name+"\n"), bytes.TrimPrefix(text, []byte("\ufeff"))...)
 }
 
 // CompactSeed is the ModeText input a seed corpus holds for a scenario

@@ -55,12 +55,12 @@ var ErrNotInput = errors.New("not a fuzz input")
 
 // ReadInput returns the input a []byte fuzz target receives from file. With
 // layout 0 it picks the layout: LayoutGoFuzz for a file that starts with
-// "go test fuzz v1", LayoutLibFuzzer otherwise. Errors unwrap to
-// ErrNotInput.
+// the line "go test fuzz v1" (ended by LF or, as go test also reads it,
+// CRLF), LayoutLibFuzzer otherwise. Errors unwrap to ErrNotInput.
 func ReadInput(file []byte, layout Layout) ([]byte, Layout, error) {
 	if layout == 0 {
 		layout = LayoutLibFuzzer
-		if bytes.HasPrefix(file, []byte(goFuzzHeader+"\n")) || string(file) == goFuzzHeader {
+		if bytes.HasPrefix(file, []byte(goFuzzHeader+"\n")) || bytes.HasPrefix(file, []byte(goFuzzHeader+"\r\n")) || string(file) == goFuzzHeader {
 			layout = LayoutGoFuzz
 		}
 	}
@@ -85,7 +85,7 @@ func ReadInput(file []byte, layout Layout) ([]byte, Layout, error) {
 // file.
 func decodeGoFuzz(file []byte) ([]byte, error) {
 	lines := strings.Split(string(file), "\n")
-	if lines[0] != goFuzzHeader {
+	if strings.TrimSuffix(lines[0], "\r") != goFuzzHeader { // a CR, as go test accepts it: a CRLF checkout's
 		return nil, fmt.Errorf("%w: line 1: want %q", ErrNotInput, goFuzzHeader)
 	}
 	var (

@@ -68,3 +68,18 @@ func TestLibFuzzerRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestReadInputCRLF: a go test fuzz v1 file whose lines end in CRLF, as a
+// checkout with core.autocrlf writes it, is the input go test reads from
+// it (Go accepts the CR after the header since Go 1.19): detected as such,
+// not read in the libFuzzer layout.
+func TestReadInputCRLF(t *testing.T) {
+	in := []byte("# x\nfs_read \"/work/\\x00\"\n\xff")
+	file := bytes.ReplaceAll(EncodeGoFuzz(in), []byte("\n"), []byte("\r\n"))
+	for _, layout := range []Layout{0, LayoutGoFuzz} {
+		got, l, err := ReadInput(file, layout)
+		if err != nil || l != LayoutGoFuzz || !bytes.Equal(got, in) {
+			t.Errorf("ReadInput(%q, %d) = %q, %s, %v; want %q, %s", file, layout, got, l, err, in, LayoutGoFuzz)
+		}
+	}
+}

@@ -42,12 +42,17 @@ func seedFiles(corpusDir string) (map[string][]byte, error) {
 		return nil, err
 	}
 	out := map[string][]byte{}
+	from := map[string]string{} // seed name → the corpus file it was named for
 	for _, rel := range scenarios {
 		text, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(rel)))
 		if err != nil {
 			return nil, err
 		}
 		name := corpusSeedPrefix + strings.ReplaceAll(strings.TrimSuffix(rel, ".sbx"), "/", "-")
+		if other, ok := from[name]; ok {
+			return nil, fmt.Errorf("%s and %s both name the seed %s: rename one", other, rel, name)
+		}
+		from[name] = rel
 		seed, err := fuzzdecode.CompactSeed(path.Join(filepath.Base(filepath.Clean(corpusDir)), rel), text)
 		if err != nil {
 			return nil, err

@@ -72,3 +72,64 @@ func TestCorpusFilesSkipFindings(t *testing.T) {
 		t.Errorf("corpusFiles(findings) = %q, %v; want its 2 files", got, err)
 	}
 }
+
+// TestSeedNamesCollide: two corpus files whose paths name the same seed
+// ('/' and '-' both become '-') are an error, not one seed silently
+// written over the other.
+func TestSeedNamesCollide(t *testing.T) {
+	dir := t.TempDir()
+	for _, rel := range []string{"a/b-c.sbx", "a-b/c.sbx"} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("fs_read /"+rel+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := seedFiles(dir)
+	if err == nil || !strings.Contains(err.Error(), "a/b-c.sbx") || !strings.Contains(err.Error(), "a-b/c.sbx") {
+		t.Errorf("seedFiles of a corpus with a/b-c.sbx and a-b/c.sbx: error %v, %d files; want an error naming both", err, len(files))
+	}
+}
+
+// TestWriteSeedsKeepsCrashers: writeSeeds writes the seeds it is given and
+// removes the generated seeds of their targets it no longer generates, but
+// leaves every other file alone: the crashers go test -fuzz wrote (named
+// by hash) and the files of targets it does not write.
+func TestWriteSeedsKeepsCrashers(t *testing.T) {
+	dir := t.TempDir()
+	existing := map[string]string{
+		"testdata/fuzz/FuzzParse/sbx-gone":         "stale corpus seed",
+		"testdata/fuzz/FuzzParse/seed-gone":        "stale other seed",
+		"testdata/fuzz/FuzzParse/582528ddfad69eb5": "a crasher",
+		"testdata/fuzz/FuzzOther/sbx-elsewhere":    "another target's seed",
+	}
+	for name, data := range existing {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := writeSeeds(dir, map[string][]byte{"testdata/fuzz/FuzzParse/sbx-new": []byte("new")}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"testdata/fuzz/FuzzParse/sbx-new":          "new",
+		"testdata/fuzz/FuzzParse/sbx-gone":         "",
+		"testdata/fuzz/FuzzParse/seed-gone":        "",
+		"testdata/fuzz/FuzzParse/582528ddfad69eb5": "a crasher",
+		"testdata/fuzz/FuzzOther/sbx-elsewhere":    "another target's seed",
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		switch {
+		case want == "" && !os.IsNotExist(err):
+			t.Errorf("%s: still there (%v), want it removed", name, err)
+		case want != "" && string(got) != want:
+			t.Errorf("%s: %q (%v), want %q", name, got, err, want)
+		}
+	}
+}
