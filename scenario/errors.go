@@ -30,6 +30,10 @@ var (
 	ErrBadAddr = errors.New("bad address")
 	// ErrNotText is a line with a NUL byte or invalid UTF-8: a binary file.
 	ErrNotText = errors.New("not a text file")
+	// ErrHiddenBreak is a character that editors and terminals show as a
+	// line break where the parser sees none (a lone carriage return,
+	// U+2028): one line would read as two in a review.
+	ErrHiddenBreak = errors.New("a line break that is no newline")
 )
 
 // maxNear is how many bytes of ParseError.Near its message shows.

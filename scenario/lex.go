@@ -52,12 +52,24 @@ type lexError struct {
 	err  error
 }
 
-// isText reports whether s has no NUL byte and is valid UTF-8.
-func isText(s string) bool { return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) }
+// isText reports whether s has no NUL byte, is valid UTF-8, and breaks
+// lines with newlines alone (hiddenBreak).
+func isText(s string) bool {
+	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) && !strings.ContainsAny(s, "\u0085\u2028\u2029") &&
+		(strings.IndexByte(s, '\r') < 0 || !strings.Contains(strings.ReplaceAll(s, "\r\n", ""), "\r"))
+}
 
-// checkText returns an error when s, one line, has a NUL byte or invalid
-// UTF-8, naming the column (1-based, in bytes) of the first such byte:
-// neither shows in an editor or a review.
+// hiddenBreaks names the characters an editor, a terminal or a review
+// shows as a line break (a carriage return not before a newline, NEL, the
+// Unicode line and paragraph separators) where the parser sees none: in a
+// file of ops they would make one line read as two, or hide a line.
+var hiddenBreaks = map[rune]string{'\r': "carriage return", '\u0085': "NEL", '\u2028': "line separator U+2028", '\u2029': "paragraph separator U+2029"}
+
+// checkText returns an error when s, one line (its newline left out), has
+// a NUL byte, invalid UTF-8 or a hidden line break (a carriage return
+// only where it ends s, a CRLF line's), naming the column (1-based, in
+// bytes) of the first such byte: none shows in an editor or a review as
+// what it is.
 func checkText(s string) error {
 	if isText(s) {
 		return nil
@@ -69,6 +81,9 @@ func checkText(s string) error {
 			return fmt.Errorf("%w: NUL byte at column %d", ErrNotText, i+1)
 		case r == utf8.RuneError && n == 1:
 			return fmt.Errorf("%w: invalid UTF-8 at column %d", ErrNotText, i+1)
+		case r == '\r' && i+n == len(s):
+		case hiddenBreaks[r] != "":
+			return fmt.Errorf("%w: %s at column %d", ErrHiddenBreak, hiddenBreaks[r], i+1)
 		}
 		i += n
 	}

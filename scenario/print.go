@@ -52,8 +52,9 @@ func appendComments(b []byte, comments []string) []byte {
 	return b
 }
 
-// appendInert appends s with its control characters but the tab, and its
-// bytes that are no UTF-8, written as Go escapes (\x1b, \u0085): a
+// appendInert appends s with its control characters but the tab, the
+// Unicode line and paragraph separators, and its bytes that are no UTF-8,
+// written as Go escapes (\x1b, \u0085, \u2028): a
 // comment may quote what a sandbox said (a finding's header), and a file
 // the harness writes must parse again (no NUL, valid UTF-8) and leave a
 // terminal that shows it as it was (no escape sequence, no carriage
@@ -64,7 +65,7 @@ func appendInert(b []byte, s string) []byte {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b = fmt.Appendf(b, `\x%02x`, s[i])
-		case r != '\t' && unicode.IsControl(r):
+		case r != '\t' && unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			if r < utf8.RuneSelf {
 				b = fmt.Appendf(b, `\x%02x`, r)
 			} else {
