@@ -704,9 +704,9 @@ func TestInternalMaskGaps(t *testing.T) {
 
 // TestEmbeddingGaps: the four embedding-form mutants misjudge exactly the
 // addresses their defect names, on a sweep of the 64 high bits around
-// each embedding prefix of SPEC §6 (one /48 of 64:ff9b::/32 in 257, the
-// local-use 64:ff9b:1::/48 and the last among them, the addresses around
-// the /96) with internal and public IPv4 tails:
+// each embedding prefix of SPEC §6 (one /48 of 64:ff9b::/32 in 257, from
+// the first to the last; the local-use 64:ff9b:1::/48; the one before the
+// last; the addresses around the /96) with internal and public IPv4 tails:
 // nat64-prefix-32 judges 64:ff9b::/32 by its last 32 bits, no-6to4-unmap
 // judges 2002::/16 as itself (public), no-compatible-unmap judges ::/96
 // but :: and ::1 as itself (public), nat64-local-use-public judges
@@ -716,7 +716,7 @@ func TestEmbeddingGaps(t *testing.T) {
 	local := &sandbox{d: nat64LocalUsePublic}
 	tails := [][4]byte{{0, 0, 0, 0}, {127, 0, 0, 1}, {10, 1, 2, 3}, {203, 0, 113, 1}, {255, 255, 255, 255}}
 	var addrs []netip.Addr
-	his := []int{1, 0xfffe} // the local-use /48, and one beside no other
+	his := []int{1, 0xfffe} // the local-use /48, and the one before the last, which the step passes over
 	for hi := 0; hi < 1<<16; hi += 0x101 {
 		his = append(his, hi)
 	}
@@ -731,7 +731,10 @@ func TestEmbeddingGaps(t *testing.T) {
 			}
 		}
 	}
+	// The prefixes as SPEC §6 writes them, not the mutants' own: a mutant
+	// whose prefix is wrong must fail here.
 	wkp32, sixToFour := netip.MustParsePrefix("64:ff9b::/32"), netip.MustParsePrefix("2002::/16")
+	compat96, local48 := netip.MustParsePrefix("::/96"), netip.MustParsePrefix("64:ff9b:1::/48")
 	for _, x := range addrs {
 		want := spec.IsInternal(x)
 		if wkp32.Contains(x) {
@@ -745,11 +748,11 @@ func TestEmbeddingGaps(t *testing.T) {
 		if got := six.internal(x); got != want {
 			t.Fatalf("no-6to4-unmap: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
 		}
-		want = spec.IsInternal(x) && (!compatible96.Contains(x) || x == netip.IPv6Unspecified() || x == netip.IPv6Loopback())
+		want = spec.IsInternal(x) && (!compat96.Contains(x) || x == netip.IPv6Unspecified() || x == netip.IPv6Loopback())
 		if got := compat.internal(x); got != want {
 			t.Fatalf("no-compatible-unmap: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
 		}
-		want = spec.IsInternal(x) && !nat64Local48.Contains(x)
+		want = spec.IsInternal(x) && !local48.Contains(x)
 		if got := local.internal(x); got != want {
 			t.Fatalf("nat64-local-use-public: internal(%v) = %v, want %v (IsInternal %v)", x, got, want, spec.IsInternal(x))
 		}

@@ -1,10 +1,6 @@
 package sbxtest
 
 import (
-	"errors"
-	"fmt"
-	"os/exec"
-
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 )
@@ -27,15 +23,16 @@ import (
 // use it: tests that run in parallel (t.Parallel) each need an Exec of
 // their own, for a child holds one sandbox at a time. Exec returns an
 // error for a command whose program cannot be started at all (not found,
-// not executable), a mistake of the test rather than a finding on the
-// sandbox; and, where the system has no process groups to kill a child's
+// not executable, an interpreter its #! line names missing), a mistake of
+// the test rather than a finding on the sandbox (it starts the program
+// once to know, and kills it); and, where the system has no process groups to kill a child's
 // own children with (Windows), one saying it is not supported there.
 func Exec(command string) (f core.Factory, stop func(), err error) {
 	start, err := proc.Sessions(command)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := startable(command); err != nil {
+	if err := proc.Startable(command); err != nil {
 		return nil, nil, err
 	}
 	f, end, err := start()
@@ -43,21 +40,4 @@ func Exec(command string) (f core.Factory, stop func(), err error) {
 		return nil, nil, err
 	}
 	return f, func() { end() }, nil
-}
-
-// startable says why command's program cannot be started, as exec would
-// look it up, or nil.
-func startable(command string) error {
-	argv, err := proc.SplitWords(command)
-	if err != nil || len(argv) == 0 {
-		return nil // proc.Sessions said what is wrong with the words
-	}
-	if _, err := exec.LookPath(argv[0]); err != nil {
-		var ee *exec.Error
-		if errors.As(err, &ee) {
-			err = ee.Err
-		}
-		return fmt.Errorf("%q: cannot start %s: %v", command, argv[0], err)
-	}
-	return nil
 }

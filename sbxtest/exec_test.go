@@ -18,11 +18,21 @@ func TestExecRefusesWhatCannotStart(t *testing.T) {
 	if err := proc.Supported(); err != nil {
 		t.Skip("a sandbox in another process:", err)
 	}
-	plain := filepath.Join(t.TempDir(), "sandbox.py")
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "sandbox.py")
 	if err := os.WriteFile(plain, []byte("print('hi')\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, command := range []string{"sbxfuzz-no-such-program --flag", "/no/such/binary", plain} {
+	// Executable, but the system cannot run them: an interpreter that is
+	// not there, and no #! line at all (exec format error).
+	noInterpreter, noShebang := filepath.Join(dir, "sandbox.sh"), filepath.Join(dir, "sandbox.txt")
+	if err := os.WriteFile(noInterpreter, []byte("#!/no/such/interpreter\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(noShebang, []byte("print('hi')\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"sbxfuzz-no-such-program --flag", "/no/such/binary", plain, noInterpreter, noShebang} {
 		program, _, _ := strings.Cut(command, " ")
 		f, stop, err := Exec(command)
 		if err == nil {

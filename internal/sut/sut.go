@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -286,11 +285,7 @@ func startable(name, command string, prefix ...string) error {
 		return nil // the door's own parse says what is wrong
 	}
 	argv = slices.Concat(prefix, argv) // a profile's command words come first: ["node"]
-	if _, err := exec.LookPath(argv[0]); err != nil {
-		var ee *exec.Error
-		if errors.As(err, &ee) {
-			err = ee.Err
-		}
+	if err := proc.Findable(argv[0]); err != nil {
 		return fmt.Errorf("%s: cannot start %s: %v", name, argv[0], err)
 	}
 	return nil

@@ -1,0 +1,44 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+)
+
+// Findable returns why program, a command's first word, cannot be found
+// as exec finds it (no such file, not executable, not on $PATH), or nil.
+func Findable(program string) error {
+	_, err := exec.LookPath(program)
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		err = ee.Err
+	}
+	return err
+}
+
+// Startable returns why command's program cannot be started at all, or
+// nil: it is not found (Findable), or the system cannot run it (an
+// interpreter its #! line names that is not there, no #! line and no
+// binary: an exec format error). It starts the program as a session
+// would, in a network namespace where the machine can make one, and kills
+// it at once: only starting tells the last two. Such a program is a
+// mistake of whoever named it, not a sandbox that fails a check.
+func Startable(command string) error {
+	argv, err := splitWords(command)
+	if err != nil {
+		return fmt.Errorf("%q: %v", command, err)
+	}
+	if len(argv) == 0 {
+		return fmt.Errorf("%q: an empty command", command)
+	}
+	if err := Findable(argv[0]); err != nil {
+		return fmt.Errorf("%q: cannot start %s: %v", command, argv[0], err)
+	}
+	c, _, err := startFor(argv, true)
+	if err != nil {
+		return fmt.Errorf("%q: cannot start %s: %v", command, argv[0], err)
+	}
+	c.kill()
+	return nil
+}
