@@ -1,6 +1,8 @@
 package fuzzcheck
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -48,5 +50,27 @@ func TestPathsSpecExamples(t *testing.T) {
 		if err := CheckPaths(tt.p, tt.roots); err != nil {
 			t.Errorf("%v: %s", err, tt.reason)
 		}
+	}
+}
+
+// TestCheckPathsFindsAWrongHelper: CheckPaths's comparison fails on
+// helpers that get SPEC §4 wrong: a Canonical that keeps a trailing
+// slash, an UnderAllowlist that compares prefixes of bytes (/workshop
+// under /work).
+func TestCheckPathsFindsAWrongHelper(t *testing.T) {
+	keepsSlash := func(p string) string {
+		if c := spec.Canonical(p); strings.HasSuffix(p, "/") && c != "/" {
+			return c + "/"
+		}
+		return spec.Canonical(p)
+	}
+	if err := checkPaths("/work/x/", "/work", keepsSlash, spec.UnderAllowlist); err == nil {
+		t.Error("a Canonical that keeps the trailing slash passed")
+	}
+	bytePrefix := func(p string, roots []string) bool {
+		return slices.ContainsFunc(roots, func(r string) bool { return strings.HasPrefix(spec.Canonical(p), strings.TrimSuffix(r, "/")) })
+	}
+	if err := checkPaths("/workshop/x", "/work/", spec.Canonical, bytePrefix); err == nil {
+		t.Error("an UnderAllowlist that takes /workshop for under /work passed")
 	}
 }

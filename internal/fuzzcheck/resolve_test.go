@@ -1,6 +1,8 @@
 package fuzzcheck
 
 import (
+	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
@@ -56,6 +58,34 @@ func TestResolveSpecExamples(t *testing.T) {
 		}
 		if err := CheckResolve(tt.s); err != nil {
 			t.Errorf("%v: %s", err, tt.reason)
+		}
+	}
+}
+
+// TestCheckResolveFindsAWrongParser: CheckResolve's comparisons fail on
+// parsers that get inet_aton wrong: one that refuses the dotted quad it
+// should read, one that reads it as another address, one that stops at
+// nothing but the end (white space and more is no address to it).
+func TestCheckResolveFindsAWrongParser(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		s     string
+		parse func(string) (netip.Addr, bool)
+	}{
+		{"refuses dotted quads", "10.0.0.1", func(string) (netip.Addr, bool) { return netip.Addr{}, false }},
+		{"reads every address as another", "127.1", func(s string) (netip.Addr, bool) {
+			a, ok := spec.ParseInetAton(s)
+			return a.Next(), ok
+		}},
+		{"reads no white space", "127.1", func(s string) (netip.Addr, bool) {
+			if strings.ContainsAny(s, " \t") {
+				return netip.Addr{}, false
+			}
+			return spec.ParseInetAton(s)
+		}},
+	} {
+		if err := checkResolve(tc.s, tc.parse); err == nil {
+			t.Errorf("a parser that %s passed on %q", tc.name, tc.s)
 		}
 	}
 }
