@@ -1,9 +1,12 @@
 package reports_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
 
@@ -26,6 +29,29 @@ func TestMarkdownCodeOutsideTablesIsLiteral(t *testing.T) {
 		if strings.HasPrefix(l, "Reproduce with ") {
 			if want := "Reproduce with `` " + cmd + " ``."; l != want {
 				t.Errorf("Markdown reproduce line:\n got %s\nwant %s", l, want)
+			}
+			return
+		}
+	}
+	t.Error("the Markdown has no reproduce line")
+}
+
+// TestCodeSpanFenceOutrunsTheData: a code span's fence is longer than any
+// run of backquotes in its text, so a sandbox named with "“" is shown
+// whole, not cut where its own backquotes would close a "“" fence.
+func TestCodeSpanFenceOutrunsTheData(t *testing.T) {
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(campaign.NewReport(campaignResult(t, 1), "exec:sh -c \"echo ``a|b``\"")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := reports.Load(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(render(t, r, reports.Markdown), "\n") {
+		if strings.HasPrefix(l, "Reproduce with ") {
+			if !strings.HasPrefix(l, "Reproduce with ``` ") || !strings.HasSuffix(l, " ```.") || !strings.Contains(l, "echo ``a|b``") {
+				t.Errorf("Markdown reproduce line %s: want the command whole in a fence of three backquotes", l)
 			}
 			return
 		}

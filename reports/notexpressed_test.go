@@ -11,8 +11,8 @@ import (
 
 // TestShortCampaignDoesNotClaimAClassInexpressible: on a real sandbox, a
 // class with no op in a campaign of a few checks may simply not have been
-// drawn (osroot runs control-bytes and long-path ops, which a campaign of 4
-// checks drew none of): its cells are not hit in those checks, not gaps
+// drawn (osroot runs control-bytes and long-path ops, which a campaign of a
+// few checks may draw none of): its cells are not hit in those checks, not gaps
 // its adapter explains. Only a full campaign, which draws every class,
 // tells by an empty class that the adapter cannot express it.
 func TestShortCampaignDoesNotClaimAClassInexpressible(t *testing.T) {
@@ -52,8 +52,8 @@ func TestShortCampaignDoesNotClaimAClassInexpressible(t *testing.T) {
 // TestShortCampaignDoesNotClaimAGroupInexpressible: on a real sandbox, a
 // group of dimension points no scenario of a few checks hit may simply
 // not have been drawn: its points are not hit in those checks, not points
-// its adapter cannot express (a report of 4 checks on osroot said so of
-// budget groups that 600 checks reach).
+// its adapter cannot express (a short report on osroot said so of budget
+// groups that a longer campaign reaches).
 func TestShortCampaignDoesNotClaimAGroupInexpressible(t *testing.T) {
 	hits := func(p dims.Point) uint64 {
 		if p.Group == "tool name" || p.Group == "tool input" {

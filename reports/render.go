@@ -138,10 +138,20 @@ func (d *doc) codeSpan(s string, inTable bool) string {
 		unescape = append(unescape, `\|`, `|`)
 	}
 	s = strings.NewReplacer(unescape...).Replace(s)
-	fence := "`"
-	if strings.Contains(s, "`") {
-		fence = "`` "
-		return fence + s + " ``"
+	// The fence is one backquote more than the longest run of them in s,
+	// padded with a space where s holds one, so that none closes it.
+	longest, run := 0, 0
+	for _, c := range []byte(s) {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 {
+		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
 }

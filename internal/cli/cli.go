@@ -256,6 +256,12 @@ func printError(e *env, err error) int {
 
 // errorf prints an error line and returns the usage status.
 func errorf(e *env, format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "sbxfuzz: %s\n", e.asProgram(fmt.Sprintf(format, args...)))
+	// An error may quote a sandbox's words (a server's stderr as it failed
+	// to start): each line is made inert, the lines kept.
+	lines := strings.Split(e.asProgram(fmt.Sprintf(format, args...)), "\n")
+	for i, l := range lines {
+		lines[i] = inert(l)
+	}
+	fmt.Fprintf(e.stderr, "sbxfuzz: %s\n", strings.Join(lines, "\n"))
 	return ExitUsage
 }

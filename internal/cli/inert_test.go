@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 )
 
@@ -73,6 +75,7 @@ func TestSandboxWordsStayInert(t *testing.T) {
 		t.Fatalf("minimize: status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
 	}
 	checkInert(t, "minimize's stderr", errs)
+	checkInert(t, "minimize's stdout", out)
 	raw := filepath.Join(t.TempDir(), "crash")
 	if err := os.WriteFile(raw, []byte("go test fuzz v1\n[]byte(\"fs_read /a\\n\")\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -98,7 +101,9 @@ func TestSavedSummaryWordsStayInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	m["sut"] = sandboxWords
-	m["stricter"] = map[string]any{"other" + sandboxWords: 3}
+	// Refusals past what it let through: a warning that names the sandbox.
+	m["stricter"] = map[string]any{"other" + sandboxWords: 300}
+	m["allowed_passed"] = 1
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +114,9 @@ func TestSavedSummaryWordsStayInert(t *testing.T) {
 	}
 	checkInert(t, "report's stdout", text)
 	checkInert(t, "report's stderr", errs)
+	if !strings.Contains(errs, "WARNING") {
+		t.Errorf("report's stderr has no warning to show the sandbox's words in:\n%s", errs)
+	}
 }
 
 // fetchesAway fetches, at every op, from a host of its own whose name
@@ -139,4 +147,23 @@ func TestCauseWordsStayInert(t *testing.T) {
 	}
 	checkInert(t, "run's stdout", out.String())
 	checkInert(t, "run's stderr", errb.String())
+}
+
+// TestStartErrorWordsStayInert: a server that fails as it starts, its
+// stderr's last words escape sequences, has them quoted in the error
+// with their control bytes escaped.
+func TestStartErrorWordsStayInert(t *testing.T) {
+	if err := proc.Supported(); err != nil {
+		t.Skip("a sandbox in another process:", err)
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh:", err)
+	}
+	script := `printf 'boom\033]0;PWNED\007\033[2J' >&2; exit 3`
+	st, out, errs := run(t, "run", "--sut", "mcp:sh -c \""+script+"\"", "--checks", "1", "--workers", "1", "--out", t.TempDir())
+	if st == ExitOK || !strings.Contains(out+errs, "boom") {
+		t.Fatalf("run: status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
+	}
+	checkInert(t, "run's stdout", out)
+	checkInert(t, "run's stderr", errs)
 }

@@ -68,7 +68,7 @@ SIGHUP.`)
 	if len(setFlags(fs.FlagSet, []string{"sut"})) == 0 {
 		for i, name := range files {
 			if on := foundOn(scs[i]); on != "" && on != target.Name {
-				fmt.Fprintf(e.stderr, "sbxfuzz replay: note: %s was found on %s; this replays it on %s (its header's reproduce line replays it on %s)\n", name, on, target.Name, on)
+				fmt.Fprintf(e.stderr, "sbxfuzz replay: note: %s was found on %s; this replays it on %s (its header's reproduce line replays it on %s)\n", inert(name), inert(on), inert(target.Name), inert(on))
 			}
 		}
 	}

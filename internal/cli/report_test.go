@@ -283,6 +283,11 @@ func TestReportWritesHeatMap(t *testing.T) {
 func TestReportBadUsageExits2(t *testing.T) {
 	dir := t.TempDir()
 	notJSON := writeFile(t, dir, "x.json", "grant fs_read /work/\n")
+	// A second name for dir, through a link: the same file by another path.
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(dir, alias); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		reason string
 		args   []string
@@ -298,6 +303,9 @@ func TestReportBadUsageExits2(t *testing.T) {
 		{"extra argument", []string{"report", "extra"}, "unexpected argument"},
 		// One file for both would keep the report and lose the heat map.
 		{"--svg is --output", []string{"report", "--from", notJSON, "--output", filepath.Join(dir, "r.md"), "--svg", filepath.Join(dir, ".", "r.md")}, "--svg: " + filepath.Join(dir, "r.md") + ": the file --output names"},
+		{"--svg is --output through a link", []string{"report", "--from", notJSON, "--output", filepath.Join(dir, "r.md"), "--svg", filepath.Join(alias, "r.md")}, "the file --output names"},
+		{"--svg is the summary --from reads", []string{"report", "--from", notJSON, "--output", filepath.Join(dir, "r.md"), "--svg", filepath.Join(alias, "x.json")}, "--svg: " + filepath.Join(alias, "x.json") + ": the summary --from reads"},
+		{"--output is the summary --from reads", []string{"report", "--from", notJSON, "--output", notJSON}, "--output: " + notJSON + ": the summary --from reads"},
 	} {
 		st, _, errs := run(t, c.args...)
 		if st != ExitUsage || !strings.Contains(errs, c.want) {

@@ -66,6 +66,11 @@ SIGTERM or SIGHUP cut it short.`)
 	if *output != "" && *svg != "" && sameFile(*output, *svg) {
 		return errorf(e, "--svg: %s: the file --output names; the heat map needs a file of its own", *svg)
 	}
+	for _, o := range []struct{ flag, path string }{{"output", *output}, {"svg", *svg}} {
+		if *from != "" && o.path != "" && sameFile(*from, o.path) {
+			return errorf(e, "--%s: %s: the summary --from reads; it would be written over", o.flag, o.path)
+		}
+	}
 	var rep *reports.Report
 	if *from != "" {
 		if set := setFlags(fs.FlagSet, campaignFlags); len(set) > 0 {
@@ -95,7 +100,9 @@ SIGTERM or SIGHUP cut it short.`)
 }
 
 // sameFile reports whether paths a and b name one file: the same path
-// once made absolute, or, through a link, the same file.
+// once made absolute, the same file through a link, or, for files not
+// made yet, the same name in one directory reached by two paths (a link
+// to it).
 func sameFile(a, b string) bool {
 	absA, errA := filepath.Abs(a)
 	absB, errB := filepath.Abs(b)
@@ -104,7 +111,15 @@ func sameFile(a, b string) bool {
 	}
 	stA, errA := os.Stat(a)
 	stB, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(stA, stB)
+	if errA == nil && errB == nil {
+		return os.SameFile(stA, stB)
+	}
+	if filepath.Base(a) != filepath.Base(b) {
+		return false
+	}
+	dirA, errA := os.Stat(filepath.Dir(a))
+	dirB, errB := os.Stat(filepath.Dir(b))
+	return errA == nil && errB == nil && os.SameFile(dirA, dirB)
 }
 
 // reportCampaign runs the campaign of a report and, if asked, the
