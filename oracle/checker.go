@@ -243,9 +243,10 @@ func (k *Checker) patience(p int64) int {
 // hang gives up on w's running check, stuck at progress stuck: the worker
 // is abandoned (it ends when the hung call returns), the scenario's
 // sandboxes are closed, and the hang becomes a total finding on the op
-// that did not return, counted into the job's coverage (the rest of the
-// abandoned scenario's counts are dropped) and handed to the feed after
-// the findings the check made before it.
+// that did not return, handed to the feed after the findings the check
+// made before it, unless one of those is a total finding of another step;
+// those findings are counted into the job's coverage, the rest of the
+// abandoned scenario's counts dropped.
 func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	close(w.jobs) // the abandoned worker ends once the hung call returns
 	k.w = nil
@@ -270,17 +271,24 @@ func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	default:
 		f.Step, f.Detail = 0, fmt.Sprintf("closing the sandbox did not return within %v (a hang)", k.timeout)
 	}
-	class := c.class(f.Step - 1)
-	cov.Scenarios++
-	cov.Classes[class].Checked[Total]++
-	cov.Classes[class].Violations[Total]++
 	// What the check found before it hung stands: an escape at one op is
-	// not hidden by a hang at a later one. The hang is its total finding,
-	// whatever total finding the worker made meanwhile (a door's own
-	// timeout on the op the watchdog gave up on): a hang is confirmed on a
-	// fresh sandbox before it counts, a failure is not.
-	fs := slices.DeleteFunc(ctl.foundSoFar(), func(e Finding) bool { return e.Invariant == Total })
-	feed.Judged(c, append(fs, f))
+	// not hidden by a hang at a later one. A total finding the worker made
+	// at the step it hung on (a door's own timeout on the op the watchdog
+	// gave up on) gives way to the hang, which a campaign confirms on a
+	// fresh sandbox before it counts; one made at another step (a crash,
+	// and then a Close that hangs on what the crash left) is the check's
+	// total finding, and the hang is none.
+	fs := slices.DeleteFunc(ctl.foundSoFar(), func(e Finding) bool { return e.Invariant == Total && e.Step == f.Step })
+	if !slices.ContainsFunc(fs, func(e Finding) bool { return e.Invariant == Total }) {
+		fs = append(fs, f)
+	}
+	cov.Scenarios++
+	for _, e := range fs { // counted as the abandoned run would have counted them
+		class := c.class(e.Step - 1)
+		cov.Classes[class].Checked[e.Invariant]++
+		cov.Classes[class].Violations[e.Invariant]++
+	}
+	feed.Judged(c, fs)
 }
 
 // closeWithin closes the sandboxes of a hung check, waiting at most d: a

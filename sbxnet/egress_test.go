@@ -244,3 +244,45 @@ func TestEveryAnswerCloses(t *testing.T) {
 		t.Fatal("the endpoint kept the connection open a minute after its answer")
 	}
 }
+
+// warmConn dials while it is built and holds the connection, never used,
+// until Close.
+type warmConn struct {
+	*core.Reference
+	n    *sbxnet.Network
+	held net.Conn
+}
+
+func (h *warmConn) Close() error { h.held.Close(); return h.n.Close() }
+
+// TestConnectionOfTheBuildIsTheBuilds: a connection a sandbox makes while
+// it is built, and holds unused, is journaled as the build's (SPEC §3): a
+// granted host's is no finding, and the first op, a denied read, is not
+// blamed for it; one to an address, a literal the grant does not list
+// (there is no op whose host it could be for), is a finding of the build.
+func TestConnectionOfTheBuildIsTheBuilds(t *testing.T) {
+	for _, tc := range []struct {
+		dial  string
+		found bool
+	}{{"a.test:80", false}, {"203.0.113.1:80", true}, {"10.0.0.1:6379", true}} {
+		sc, err := scenario.Parse("w.sbx", []byte("grant net a.test\nfs_read /etc/passwd\nnet_fetch a.test /\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			n := sbxnet.New(w)
+			c, err := n.DialContext(context.Background(), "tcp", tc.dial)
+			if err != nil {
+				return nil, err
+			}
+			return &warmConn{core.NewReference(g, w), n, c}, nil
+		}
+		fs, err := oracle.Check(f, sc, nil, oracle.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.found != (len(fs) > 0) || slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Step != 0 }) {
+			t.Errorf("a connection to %s made while built: findings %v; want some of the build alone: %v", tc.dial, fs, tc.found)
+		}
+	}
+}

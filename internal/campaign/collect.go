@@ -114,7 +114,11 @@ func twins(f oracle.Finding, fs []oracle.Finding) []oracle.ID {
 // final once every check before it has finished (the watermark has passed
 // it), since no lower one can come any more; final findings go to the
 // sink in check order, as they become final. So what is minimized depends
-// on the seed and the checks alone, never on which worker finished first.
+// on the seed and the checks alone, never on which worker finished first;
+// but for a sandbox whose hangs are judged again (release): the places a
+// hang that a fresh session answered in time took are given back when
+// that judgement ends, and which later findings then fill them depends
+// on how far the workers had gone by then.
 type collector struct {
 	mu       sync.Mutex
 	finished finishedSet // the checks finished: every one below its watermark, and some above it

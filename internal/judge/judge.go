@@ -10,6 +10,8 @@
 package judge
 
 import (
+	"fmt"
+
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge/engine"
@@ -47,12 +49,20 @@ const NumInvariants = int(oracle.Total) + 1
 // a name — that a finding quotes (QuoteData).
 const MaxQuoted = 256
 
-// NewCase validates sc's grant and returns the case that judges sc. The
-// error is core.NewGrant's (it unwraps to core.ErrInvalidGrant).
+// NewCase validates sc's grant and its steps' classes, as oracle.Check
+// does, and returns the case that judges sc. The error is core.NewGrant's
+// (it unwraps to core.ErrInvalidGrant), or one that unwraps to
+// oracle.ErrUnknownClass: a class past the catalogue would index past the
+// coverage's tables.
 func NewCase(sc *scenario.Scenario) (Case, error) {
 	g, err := core.NewGrant(sc.Grant)
 	if err != nil {
 		return Case{}, err
+	}
+	for i, st := range sc.Steps {
+		if st.Class >= attack.NumClasses {
+			return Case{}, fmt.Errorf("step %d: class %d: %w", i+1, st.Class, oracle.ErrUnknownClass)
+		}
 	}
 	return Case{Scenario: sc, Grant: g}, nil
 }

@@ -1,6 +1,7 @@
 package judge_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/generators"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // TestParseID: every invariant's name parses to its ID, and nothing else
@@ -132,5 +134,19 @@ func TestQuoteDataCutsAtMaxQuoted(t *testing.T) {
 	long := whole + "b"
 	if got, want := judge.QuoteData(long), whole+"… (257 bytes in all)"; got != want {
 		t.Errorf("QuoteData of %d bytes = %q, want %q", len(long), got, want)
+	}
+}
+
+// TestNewCaseRejectsAnUnknownClass: a step whose class is past the
+// catalogue is an error, as oracle.Check makes it, not a case that
+// indexes past the coverage's tables.
+func TestNewCaseRejectsAnUnknownClass(t *testing.T) {
+	sc, err := scenario.Parse("t.sbx", []byte("grant fs_read /work/\nfs_read /work/a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Steps[0].Class = attack.NumClasses
+	if _, err := judge.NewCase(sc); !errors.Is(err, oracle.ErrUnknownClass) {
+		t.Errorf("NewCase of a step of class %d: %v; want oracle.ErrUnknownClass", sc.Steps[0].Class, err)
 	}
 }
