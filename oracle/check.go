@@ -183,7 +183,9 @@ func (r *watchedRun) replay(f core.Factory, c checkCase, t *refworld.Template, c
 	}
 	ctl.built(sb)
 	r.replayed = sb
-	w.EndOp() // as the first build's, what the build left open is the build's
+	if !ctl.halted() {
+		w.EndOp() // as the first build's, what the build left open is the build's
+	}
 	// What each build asked of its world belongs to the open, not to step
 	// 1: the two builds are compared with each other, and each run's steps
 	// from where its build ended.

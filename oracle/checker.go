@@ -244,9 +244,9 @@ func (k *Checker) patience(p int64) int {
 // is abandoned (it ends when the hung call returns), the scenario's
 // sandboxes are closed, and the hang becomes a total finding on the op
 // that did not return, handed to the feed after the findings the check
-// made before it, unless one of those is a total finding of another step;
-// those findings are counted into the job's coverage, the rest of the
-// abandoned scenario's counts dropped.
+// made before it, unless one of those is a total finding; those findings
+// are counted into the job's coverage, the rest of the abandoned
+// scenario's counts dropped.
 func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	close(w.jobs) // the abandoned worker ends once the hung call returns
 	k.w = nil
@@ -271,19 +271,18 @@ func (k *Checker) hang(w *checkWorker, feed caseFeed, stuck int64) {
 	default:
 		f.Step, f.Detail = 0, fmt.Sprintf("closing the sandbox did not return within %v (a hang)", k.timeout)
 	}
-	// What the check found before it hung stands: an escape at one op is
-	// not hidden by a hang at a later one. A total finding the worker made
-	// at the step it hung on (a door's own timeout on the op the watchdog
-	// gave up on) gives way to the hang, which a campaign confirms on a
-	// fresh sandbox before it counts; one made at another step (a crash,
-	// and then a Close that hangs on what the crash left) is the check's
-	// total finding, and the hang is none.
-	fs := slices.DeleteFunc(ctl.foundSoFar(), func(e Finding) bool { return e.Invariant == Total && e.Step == f.Step })
+	// What the check found before the watchdog gave up stands (found
+	// keeps nothing after): an escape at one op is not hidden by a hang at
+	// a later one. A total finding among it (a crash, and then a Close
+	// that hangs on what the crash left) is the check's total finding, and
+	// the hang is none: a crash counts as it is, where a hang is judged
+	// again on a fresh sandbox and may be dropped as a slow machine's.
+	fs := ctl.foundSoFar()
 	if !slices.ContainsFunc(fs, func(e Finding) bool { return e.Invariant == Total }) {
 		fs = append(fs, f)
 	}
 	cov.Scenarios++
-	for _, e := range fs { // counted as the abandoned run would have counted them
+	for _, e := range fs { // a violation each, under the class of its op
 		class := c.class(e.Step - 1)
 		cov.Classes[class].Checked[e.Invariant]++
 		cov.Classes[class].Violations[e.Invariant]++

@@ -55,13 +55,18 @@ func (k *control) reuse() {
 	k.mu.Unlock()
 }
 
-// found keeps a copy of f, a finding of the check.
+// found keeps a copy of f, a finding of the check, unless the Checker
+// gave up on the check: what the abandoned worker finds after that (a
+// replay step cut short by the closing of its sandbox, a door's failure
+// once its process was killed) is the harness's doing, not the sandbox's.
 func (k *control) found(f Finding) {
 	if k == nil {
 		return
 	}
 	k.mu.Lock()
-	k.findings = append(k.findings, f)
+	if !k.stopped.Load() {
+		k.findings = append(k.findings, f)
+	}
 	k.mu.Unlock()
 }
 

@@ -1,6 +1,8 @@
 package oracle
 
 import (
+	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -71,6 +73,78 @@ func TestHangCountsWhatItHandsOut(t *testing.T) {
 		}
 		if len(got) != 2 || got[0].Invariant != Confinement || !got[1].Hang || confinement != 1 {
 			t.Errorf("findings %+v, %d confinement violations counted; want the escape and then the hang, the escape counted", got, confinement)
+		}
+	})
+}
+
+// grantBreaksOnClose is closableHang whose Grant panics once it was
+// closed: a sandbox the harness's own Close leaves broken.
+type grantBreaksOnClose struct {
+	closableHang
+	broken *atomic.Bool
+}
+
+func (s grantBreaksOnClose) Grant() core.GrantView {
+	if s.broken.Load() {
+		panic("closed")
+	}
+	return s.closableHang.Grant()
+}
+
+func (s grantBreaksOnClose) Close() error {
+	s.broken.Store(true)
+	err := s.closableHang.Close()
+	// The hung op returns: the abandoned worker carries on, and in the
+	// bubble it is done with what it judges before Close returns.
+	time.Sleep(time.Millisecond)
+	return err
+}
+
+// TestHangIsNotBlamedOnWhatItsCloseBroke: the replay hangs at its third
+// op; closing the hung sandbox breaks it (its Grant panics from then on),
+// and the abandoned worker, carrying on once the op returns, judges the
+// cut-short step and the broken Grant. What it finds then is the harness's
+// doing: the check's one finding is the hang.
+func TestHangIsNotBlamedOnWhatItsCloseBroke(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var built, closes atomic.Int64
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			at := 0
+			if built.Add(1) == 2 {
+				at = 3 // the replay's sandbox hangs on its third op
+			}
+			sb, _ := newClosableHang(at, &closes)(g, w)
+			return grantBreaksOnClose{sb.(closableHang), new(atomic.Bool)}, nil
+		}
+		got := check(f, hangCase(), new(Coverage), Options{Timeout: 30 * time.Millisecond})
+		if len(got) != 1 || !got[0].Hang || got[0].Step != 3 {
+			t.Fatalf("findings %v; want the hang at step 3 alone", got)
+		}
+	})
+}
+
+// grantPanicsCloseHangs panics in Grant, read as it is built, and never
+// returns from Close until released.
+type grantPanicsCloseHangs struct {
+	wrapped
+	release chan struct{}
+}
+
+func (s grantPanicsCloseHangs) Grant() core.GrantView { panic("grant lost") }
+func (s grantPanicsCloseHangs) Close() error          { <-s.release; return nil }
+
+// TestHangKeepsACrashOfTheBuild: a sandbox whose Grant panics as it is
+// built, and whose Close then hangs, has the crash for its total finding,
+// though both are of no op (step 0).
+func TestHangKeepsACrashOfTheBuild(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		got := check(infallible(func(g core.Grant, w core.World) core.Sandbox {
+			return grantPanicsCloseHangs{wrap(g, w), release}
+		}), hangCase(), new(Coverage), Options{Timeout: 100 * time.Millisecond})
+		if len(got) != 1 || got[0].Invariant != Total || got[0].Hang || !strings.Contains(got[0].Detail, "grant lost") {
+			t.Errorf("findings %+v; want the crash of Grant alone, no hang", got)
 		}
 	})
 }

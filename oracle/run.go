@@ -161,7 +161,9 @@ func (st *checkState) watch(f core.Factory, g core.Grant, gs core.GrantSpec, pw 
 	}
 	ctl.built(sb)
 	r.sb = sb
-	r.world.EndOp() // what the build left open belongs to the build (an in-memory network's connection)
+	if !ctl.halted() { // given up on while it was built: the world is the sandbox's own
+		r.world.EndOp() // what the build left open belongs to the build (an in-memory network's connection)
+	}
 	r.built = r.world.JournalLen()
 	r.end = r.built
 	if !ctl.halted() { // given up on while it was built: the world is the sandbox's own

@@ -25,6 +25,12 @@ type Network struct {
 
 	worldMu sync.Mutex // serializes the calls into world: a core.World is not safe for concurrent use
 
+	// settling is held from a connection's settling as one that sent no
+	// request to the end of its journaling (journalBare, endOp): the op's
+	// end must not pass a connection marked settled but not yet journaled,
+	// or its journal would land in the next op.
+	settling sync.Mutex
+
 	mu     sync.Mutex
 	open   map[net.Conn]*link // the endpoints' ends of the connections still served
 	made   int                // the connections made so far, for link.seq
@@ -276,6 +282,8 @@ func (n *Network) bareHost(a netip.Addr, name string) string {
 // journaled at the end of its own, endOp; one made between two ops is
 // judged with the next, as whatever a sandbox does between ops is.)
 func (n *Network) journalBare(l *link) {
+	n.settling.Lock()
+	defer n.settling.Unlock()
 	n.mu.Lock()
 	journal := !n.closed && !l.settled
 	l.settled = true
@@ -298,6 +306,8 @@ func (n *Network) journalUnsettled(l *link) {
 // connection a sandbox opened to an address and held, unused, past its op
 // is judged on the op that made it.
 func (n *Network) endOp() {
+	n.settling.Lock()
+	defer n.settling.Unlock()
 	n.mu.Lock()
 	var left []*link
 	if !n.closed {
