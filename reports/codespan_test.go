@@ -37,8 +37,8 @@ func TestMarkdownCodeOutsideTablesIsLiteral(t *testing.T) {
 }
 
 // TestCodeSpanFenceOutrunsTheData: a code span's fence is longer than any
-// run of backquotes in its text, so a sandbox named with "“" is shown
-// whole, not cut where its own backquotes would close a "“" fence.
+// run of backquotes in its text, so a sandbox named with two backquotes
+// in a row is shown whole, not cut where they would close a fence of two.
 func TestCodeSpanFenceOutrunsTheData(t *testing.T) {
 	var b bytes.Buffer
 	if err := json.NewEncoder(&b).Encode(campaign.NewReport(campaignResult(t, 1), "exec:sh -c \"echo ``a|b``\"")); err != nil {

@@ -12,8 +12,12 @@
 // written. Tokens are separated by white space; a '"' inside a bare word, or
 // a quoted token glued to the next one, is an error. A '#' that begins a
 // token starts a comment to the end of the line; "a#b" is a bare word. A
-// file must be text: a raw NUL byte or invalid UTF-8 anywhere is rejected
-// (write such bytes with escapes inside quotes).
+// file must be text: a raw NUL byte, invalid UTF-8, or a character that
+// does not show as itself (a control character but the tab and the
+// newline, a carriage return not ending a CRLF line, U+2028, U+2029, a
+// bidirectional formatting character) anywhere is rejected (write such
+// bytes with escapes inside quotes). Format writes them escaped in
+// comments (\x1b) as in tokens.
 //
 // Header lines come first:
 //

@@ -30,10 +30,12 @@ var (
 	ErrBadAddr = errors.New("bad address")
 	// ErrNotText is a line with a NUL byte or invalid UTF-8: a binary file.
 	ErrNotText = errors.New("not a text file")
-	// ErrHiddenBreak is a character that editors and terminals show as a
-	// line break where the parser sees none (a lone carriage return,
-	// U+2028): one line would read as two in a review.
-	ErrHiddenBreak = errors.New("a line break that is no newline")
+	// ErrUnseen is a character that does not show as itself on a terminal
+	// or in a review (a control character but the tab and the newline, a
+	// carriage return not before a newline, U+2028, a bidirectional
+	// override): it would break, clear or reorder a line, so that an op
+	// could hide in a comment or one line read as two.
+	ErrUnseen = errors.New("a character that does not show as itself")
 )
 
 // maxNear is how many bytes of ParseError.Near its message shows.

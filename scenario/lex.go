@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/inert"
 	"github.com/sbxfuzz/sbxfuzz/internal/token"
 )
 
@@ -52,24 +53,46 @@ type lexError struct {
 	err  error
 }
 
-// isText reports whether s has no NUL byte, is valid UTF-8, and breaks
-// lines with newlines alone (hiddenBreak).
+// isText reports whether s is valid UTF-8 with no character that does not
+// show as itself (inert.Unseen: a control character but the tab and the
+// newline, a line or paragraph separator, a bidirectional formatting
+// character), a carriage return allowed only before a newline: checkText's
+// rule over a whole source, in one pass that decodes only the runes that
+// may be such characters.
 func isText(s string) bool {
-	return strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) && !strings.ContainsAny(s, "\u0085\u2028\u2029") &&
-		(strings.IndexByte(s, '\r') < 0 || !strings.Contains(strings.ReplaceAll(s, "\r\n", ""), "\r"))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case ' ' <= c && c < 0x7f, c == '\n', c == '\t':
+		case c == '\r':
+			if i+1 < len(s) && s[i+1] != '\n' {
+				return false
+			}
+		case c < utf8.RuneSelf:
+			return false // another control character, or DEL
+		case c == 0xc2 || c == 0xd8 || c == 0xe2:
+			// The lead bytes of the unseen characters past ASCII:
+			// U+0080-U+009F, U+061C, and some of U+2000-U+206F.
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if inert.Unseen(r) {
+				return false
+			}
+			i += n - 1
+		}
+	}
+	return utf8.ValidString(s)
 }
 
-// hiddenBreaks names the characters an editor, a terminal or a review
-// shows as a line break (a carriage return not before a newline, NEL, the
-// Unicode line and paragraph separators) where the parser sees none: in a
-// file of ops they would make one line read as two, or hide a line.
-var hiddenBreaks = map[rune]string{'\r': "carriage return", '\u0085': "NEL", '\u2028': "line separator U+2028", '\u2029': "paragraph separator U+2029"}
+// unseenNames name the characters a review would most often meet unseen.
+var unseenNames = map[rune]string{'\r': "carriage return", '\v': "vertical tab", '\f': "form feed", '\x1b': "escape", '\u0085': "NEL",
+	'\u2028': "line separator", '\u2029': "paragraph separator"}
 
-// checkText returns an error when s, one line (its newline left out), has
-// a NUL byte, invalid UTF-8 or a hidden line break (a carriage return
-// only where it ends s, a CRLF line's), naming the column (1-based, in
-// bytes) of the first such byte: none shows in an editor or a review as
-// what it is.
+// checkText returns an error when s, one line (its newline left out), is
+// not text: a NUL byte or invalid UTF-8 (ErrNotText), or a character that
+// does not show as itself (ErrUnseen: it would move the cursor, break the
+// line or reorder it on a terminal or in a review, so that an op could
+// hide in a comment or one line read as two), a carriage return allowed
+// where it ends s (a CRLF line's). It names the column (1-based, in bytes)
+// of the first such byte.
 func checkText(s string) error {
 	if isText(s) {
 		return nil
@@ -82,8 +105,15 @@ func checkText(s string) error {
 		case r == utf8.RuneError && n == 1:
 			return fmt.Errorf("%w: invalid UTF-8 at column %d", ErrNotText, i+1)
 		case r == '\r' && i+n == len(s):
-		case hiddenBreaks[r] != "":
-			return fmt.Errorf("%w: %s at column %d", ErrHiddenBreak, hiddenBreaks[r], i+1)
+		case inert.Unseen(r):
+			name := unseenNames[r]
+			if name == "" {
+				name = "formatting character"
+				if unicode.IsControl(r) {
+					name = "control character"
+				}
+			}
+			return fmt.Errorf("%w: %s %U at column %d", ErrUnseen, name, r, i+1)
 		}
 		i += n
 	}

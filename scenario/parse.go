@@ -151,7 +151,7 @@ type parser struct {
 	name    string
 	s       *Scenario
 	text    string // the whole source
-	checked bool   // text has no NUL byte and is valid UTF-8: its lines need no check
+	checked bool   // text is text (isText): its lines need no check
 	line    int
 	start   int      // the offset in text where the current line starts
 	off     int      // the offset in text just past the current line

@@ -2,13 +2,13 @@ package scenario
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/inert"
 	"github.com/sbxfuzz/sbxfuzz/internal/token"
 )
 
@@ -44,37 +44,10 @@ func appendComments(b []byte, comments []string) []byte {
 			b = append(b, '#')
 			if line != "" {
 				b = append(b, ' ')
-				b = appendInert(b, line)
+				b = inert.Append(b, line)
 			}
 			b = append(b, '\n')
 		}
-	}
-	return b
-}
-
-// appendInert appends s with its control characters but the tab, the
-// Unicode line and paragraph separators, and its bytes that are no UTF-8,
-// written as Go escapes (\x1b, \u0085, \u2028): a
-// comment may quote what a sandbox said (a finding's header), and a file
-// the harness writes must parse again (no NUL, valid UTF-8) and leave a
-// terminal that shows it as it was (no escape sequence, no carriage
-// return).
-func appendInert(b []byte, s string) []byte {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b = fmt.Appendf(b, `\x%02x`, s[i])
-		case r != '\t' && unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			if r < utf8.RuneSelf {
-				b = fmt.Appendf(b, `\x%02x`, r)
-			} else {
-				b = fmt.Appendf(b, `\u%04x`, r)
-			}
-		default:
-			b = append(b, s[i:i+n]...)
-		}
-		i += n
 	}
 	return b
 }

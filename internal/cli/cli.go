@@ -248,7 +248,7 @@ func (e *env) invocation() string {
 // anything else after "sbxfuzz: ". It returns the usage status.
 func printError(e *env, err error) int {
 	if _, ok := err.(*scenario.ParseError); ok {
-		fmt.Fprintln(e.stderr, err)
+		fmt.Fprintln(e.stderr, inertLines(err.Error())) // a file's name is anyone's
 		return ExitUsage
 	}
 	return errorf(e, "%v", err)
@@ -257,11 +257,16 @@ func printError(e *env, err error) int {
 // errorf prints an error line and returns the usage status.
 func errorf(e *env, format string, args ...any) int {
 	// An error may quote a sandbox's words (a server's stderr as it failed
-	// to start): each line is made inert, the lines kept.
-	lines := strings.Split(e.asProgram(fmt.Sprintf(format, args...)), "\n")
+	// to start).
+	fmt.Fprintf(e.stderr, "sbxfuzz: %s\n", inertLines(e.asProgram(fmt.Sprintf(format, args...))))
+	return ExitUsage
+}
+
+// inertLines is s with each of its lines made inert, the lines kept.
+func inertLines(s string) string {
+	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		lines[i] = inert(l)
 	}
-	fmt.Fprintf(e.stderr, "sbxfuzz: %s\n", strings.Join(lines, "\n"))
-	return ExitUsage
+	return strings.Join(lines, "\n")
 }

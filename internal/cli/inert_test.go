@@ -167,3 +167,25 @@ func TestStartErrorWordsStayInert(t *testing.T) {
 	checkInert(t, "run's stdout", out)
 	checkInert(t, "run's stderr", errs)
 }
+
+// TestErrorsAreInert: an error line, whatever it quotes, reaches stderr
+// with its control characters escaped and its own lines kept; a parse
+// error's file name is quoted as it is, escapes and all.
+func TestErrorsAreInert(t *testing.T) {
+	var errb bytes.Buffer
+	e := &env{stderr: &errb}
+	errorf(e, "starting %s: its stderr ends: %s", "x", "boom\x1b[2J\tat main.go:12\nsecond line")
+	if got, want := errb.String(), "sbxfuzz: starting x: its stderr ends: boom\\x1b[2J\tat main.go:12\nsecond line\n"; got != want {
+		t.Errorf("errorf wrote %q, want %q", got, want)
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a\x1b[2Jb.sbx")
+	if err := os.WriteFile(name, []byte("fs_read /w\ngrant fs_read /x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, _, errs := run(t, "fmt", name)
+	if st != ExitUsage {
+		t.Fatalf("fmt of a broken file: status %d", st)
+	}
+	checkInert(t, "a parse error's stderr", errs)
+}

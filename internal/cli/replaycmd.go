@@ -67,7 +67,8 @@ SIGHUP.`)
 	}
 	if len(setFlags(fs.FlagSet, []string{"sut"})) == 0 {
 		for i, name := range files {
-			if on := foundOn(scs[i]); on != "" && on != target.Name {
+			// The header holds the name as a comment writes it (inert).
+			if on := foundOn(scs[i]); on != "" && on != target.Name && on != inert(target.Name) {
 				fmt.Fprintf(e.stderr, "sbxfuzz replay: note: %s was found on %s; this replays it on %s (its header's reproduce line replays it on %s)\n", inert(name), inert(on), inert(target.Name), inert(on))
 			}
 		}

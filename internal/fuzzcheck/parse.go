@@ -25,7 +25,7 @@ var parsers = sync.Pool{New: func() any { return new(scenario.Parser) }}
 var parseSentinels = []error{
 	scenario.ErrUnknownDirective, scenario.ErrBadNumber, scenario.ErrHeaderAfterOp,
 	scenario.ErrUnterminatedQuote, scenario.ErrMissingKind, scenario.ErrUnknownKind,
-	scenario.ErrArgs, scenario.ErrBadAddr, scenario.ErrNotText, core.ErrInvalidGrant,
+	scenario.ErrArgs, scenario.ErrBadAddr, scenario.ErrNotText, scenario.ErrUnseen, core.ErrInvalidGrant,
 }
 
 // CheckParse checks the .sbx format on arbitrary input data. When data does

@@ -230,3 +230,11 @@ func checkOn(t *testing.T, k *oracle.Checker, c judge.Case) []oracle.Finding {
 	}
 	return fs
 }
+
+// TestOneLineIsInert: a child's words quoted in an error are one line, with
+// what would move the cursor or clear the screen written as escapes.
+func TestOneLineIsInert(t *testing.T) {
+	if got, want := oneLine("boom\x1b]0;PWNED\a\x1b[2J\r\nnext\tline\xff"), `boom\x1b]0;PWNED\a\x1b[2J | next`+"\tline"+`\xff`; got != want {
+		t.Errorf("oneLine = %q, want %q", got, want)
+	}
+}

@@ -6,14 +6,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/inert"
 	"github.com/sbxfuzz/sbxfuzz/internal/netns"
 )
 
@@ -347,23 +345,8 @@ func (p *Process) Stop(wait time.Duration) {
 // oneLine folds a stderr tail onto one line for a finding.
 func oneLine(s string) string {
 	s = strings.ReplaceAll(s, "\r", "")
-	s = strings.ReplaceAll(s, "\n", " | ")
 	// The child's words end up on a terminal and in a finding's header:
 	// its other control bytes, and bytes that are no UTF-8, are written
 	// as escapes, so that none moves the cursor or clears the screen.
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r != '\t' && unicode.IsControl(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return inert.String(strings.ReplaceAll(s, "\n", " | "))
 }

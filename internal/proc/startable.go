@@ -33,11 +33,11 @@ func Startable(command string) error {
 		return fmt.Errorf("%q: an empty command", command)
 	}
 	if err := Findable(argv[0]); err != nil {
-		return fmt.Errorf("%q: cannot start %s: %v", command, argv[0], err)
+		return fmt.Errorf("cannot start %s: %v", argv[0], err)
 	}
 	c, _, err := startFor(argv, true)
 	if err != nil {
-		return fmt.Errorf("%q: cannot start %s: %v", command, argv[0], err)
+		return err // it names the program: "starting P: fork/exec P: exec format error"
 	}
 	c.kill()
 	return nil

@@ -156,8 +156,11 @@ func LookupWith(name string, o Options, extra ...Target) (Target, error) {
 		if err != nil {
 			return Target{}, fmt.Errorf("%s: %v", ExecPrefix, err)
 		}
-		if err := startable(name, command); err != nil {
-			return Target{}, err
+		// A sandbox of the exec: door starts with its first scenario: a
+		// program the system cannot run (an interpreter its #! line names
+		// missing, no #! line) would be a total finding on every check.
+		if err := proc.Startable(command); err != nil {
+			return Target{}, fmt.Errorf("%s: %v", name, err)
 		}
 		start, err := proc.Sessions(command)
 		if err != nil {
