@@ -286,3 +286,47 @@ func TestConnectionOfTheBuildIsTheBuilds(t *testing.T) {
 		}
 	}
 }
+
+// splitPost, at the end of its first op, sends the head of a POST to
+// a.test and returns; in its second it sends the body and closes.
+type splitPost struct {
+	*core.Reference
+	n    *sbxnet.Network
+	held net.Conn
+}
+
+func (s *splitPost) Run(op core.Op) core.Result {
+	res := s.Reference.Run(op) // first: the world is not asked from two goroutines at once
+	if s.held == nil {
+		s.held, _ = s.n.DialContext(context.Background(), "tcp", "a.test:80")
+		io.WriteString(s.held, "POST / HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1\r\n\r\n")
+	} else {
+		io.WriteString(s.held, "x")
+		s.held.Close()
+	}
+	return res
+}
+
+// TestRequestIsTheOpsWhoseHeadItSent: a request whose head a fetch sent,
+// and whose body comes in the next op, is journaled in the op that sent
+// its head, whether the endpoint read the head before that op ended or
+// the op's end journaled the connection first: never in the next op,
+// whose denied fetch it would make an escape.
+func TestRequestIsTheOpsWhoseHeadItSent(t *testing.T) {
+	sc, err := scenario.Parse("post.sbx", []byte("grant net a.test\nnet_fetch a.test /\nnet_fetch evil.test /\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return &splitPost{Reference: core.NewReference(g, w), n: sbxnet.New(w)}, nil
+		}
+		fs, err := oracle.Check(f, sc, nil, oracle.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Step == 2 }) {
+			t.Fatalf("check %d: the denied fetch is blamed for the request of the op before: %v", i, fs)
+		}
+	}
+}

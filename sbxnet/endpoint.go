@@ -35,14 +35,34 @@ func (n *Network) serve(c net.Conn, l *link, served chan<- struct{}) {
 		refuseUnread(c, limit, err)
 		return
 	}
-	n.settle(l)
+	// Journaled as soon as its head is read, before its body, which the
+	// client may send in a later op or never.
+	rp := n.answerRequest(req, l)
 	limit.N = maxBodyBytes + 1
-	status := refusal(req)
-	rp := n.answer(req, l.a)
-	if status != 0 {
+	if status := refusal(req); status != 0 {
 		rp = reply{status: status}
 	}
 	writeResponse(c, rp, req.Method)
+}
+
+// answerRequest journals the request req of connection l and answers it
+// (answer), settling l as one that sent a request, with the lock that
+// keeps the op's end (endOp) from passing it between the two. A request
+// that comes after its op's end journaled l as one that sent none (a
+// client that wrote its request late, and left its answer unread) is no
+// doing of the op under way: it is answered 503, journaling nothing, as
+// the namespace answers a late request.
+func (n *Network) answerRequest(req *http.Request, l *link) reply {
+	n.settling.Lock()
+	defer n.settling.Unlock()
+	n.mu.Lock()
+	late := l.settled
+	l.settled = true
+	n.mu.Unlock()
+	if late {
+		return reply{status: http.StatusServiceUnavailable}
+	}
+	return n.answer(req, l.a)
 }
 
 // tlsHandshake is the first byte of a TLS record that opens a handshake:

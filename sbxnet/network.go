@@ -325,13 +325,6 @@ func (n *Network) endOp() {
 	}
 }
 
-// settle marks l as a connection that sent a request, journaled as such.
-func (n *Network) settle(l *link) {
-	n.mu.Lock()
-	l.settled = true
-	n.mu.Unlock()
-}
-
 // opCounter is a world that numbers its ops, as the harness's world does.
 type opCounter interface{ OpSeq() int }
 

@@ -38,3 +38,36 @@ func TestCommentsWithControlBytesStayText(t *testing.T) {
 		t.Errorf("header comment:\n%q\nwant it to begin\n%q", text, want)
 	}
 }
+
+// TestCommentsReadInert: a comment may hold what does not show as itself
+// (a file sbxfuzz wrote before Format escaped a header's quoted words, or
+// one written by hand): it parses, its text read with those characters as
+// Go escapes, as Format writes them, so the file formats to a fixed point
+// that shows as it is. Before a comment the same characters are errors.
+func TestCommentsReadInert(t *testing.T) {
+	for _, tc := range []struct{ src, comment string }{
+		{"# note\rfs_read /etc/passwd\nfs_read /a\n", `note\rfs_read /etc/passwd`},
+		{"# ok\vfs_read /etc/passwd\nfs_read /a\n", `ok\vfs_read /etc/passwd`},
+		{"# \x1b[1A\x1b[2Kread the workspace\nfs_read /a\n", `\x1b[1A\x1b[2Kread the workspace`},
+		{"# a\u0085b \u202efs_read\nfs_read /a\n", `a\u0085b \u202efs_read`},
+		{"fs_read /a # \x1b[2J trailing, dropped\nfs_read /b\n", ""},
+	} {
+		sc, err := Parse("t.sbx", []byte(tc.src))
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.src, err)
+			continue
+		}
+		var got string // the header's comment, or the first step's
+		if cs := append(sc.Comment, sc.Steps[0].Comment...); len(cs) > 0 {
+			got = cs[0]
+		}
+		if got != tc.comment {
+			t.Errorf("Parse(%q): comment %q, want %q", tc.src, got, tc.comment)
+		}
+		text := sc.Format()
+		again, err := Parse("t.sbx", text)
+		if err != nil || string(again.Format()) != string(text) {
+			t.Errorf("Parse(%q) formats to %q, which does not format to itself (%v)", tc.src, text, err)
+		}
+	}
+}

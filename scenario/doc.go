@@ -12,12 +12,13 @@
 // written. Tokens are separated by white space; a '"' inside a bare word, or
 // a quoted token glued to the next one, is an error. A '#' that begins a
 // token starts a comment to the end of the line; "a#b" is a bare word. A
-// file must be text: a raw NUL byte, invalid UTF-8, or a character that
-// does not show as itself (a control character but the tab and the
-// newline, a carriage return not ending a CRLF line, U+2028, U+2029, a
-// bidirectional formatting character) anywhere is rejected (write such
-// bytes with escapes inside quotes). Format writes them escaped in
-// comments (\x1b) as in tokens.
+// file must be text: a raw NUL byte or invalid UTF-8 anywhere is rejected,
+// and so is, before a comment, a character that shows as a line break or
+// reorders a line (a carriage return not ending a CRLF line, a vertical
+// tab, a form feed, NEL, U+2028, U+2029, a bidirectional formatting
+// character): write such bytes with escapes inside quotes. A comment's
+// characters that do not show as themselves (package inert) are read as
+// Go escapes (\x1b), as Format writes them.
 //
 // Header lines come first:
 //

@@ -53,27 +53,26 @@ type lexError struct {
 	err  error
 }
 
-// isText reports whether s is valid UTF-8 with no character that does not
-// show as itself (inert.Unseen: a control character but the tab and the
-// newline, a line or paragraph separator, a bidirectional formatting
-// character), a carriage return allowed only before a newline: checkText's
-// rule over a whole source, in one pass that decodes only the runes that
-// may be such characters.
+// isText reports whether s is valid UTF-8 with no NUL byte and no
+// character that breaks or reorders a line where the parser sees no line
+// break (breaksLine), a carriage return allowed only before a newline:
+// checkText's rule over a whole source, in one pass that decodes only the
+// runes that may be such characters. A source that is not is checked line
+// by line, where a comment may hold anything but NUL and invalid UTF-8.
 func isText(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case ' ' <= c && c < 0x7f, c == '\n', c == '\t':
+		case c == 0, c == '\v', c == '\f':
+			return false
 		case c == '\r':
 			if i+1 < len(s) && s[i+1] != '\n' {
 				return false
 			}
-		case c < utf8.RuneSelf:
-			return false // another control character, or DEL
 		case c == 0xc2 || c == 0xd8 || c == 0xe2:
-			// The lead bytes of the unseen characters past ASCII:
-			// U+0080-U+009F, U+061C, and some of U+2000-U+206F.
+			// The lead bytes of NEL (U+0085), U+061C, and the separators
+			// and bidirectional formatting characters of U+2000-U+206F.
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if inert.Unseen(r) {
+			if breaksLine(r) {
 				return false
 			}
 			i += n - 1
@@ -82,21 +81,38 @@ func isText(s string) bool {
 	return utf8.ValidString(s)
 }
 
-// unseenNames name the characters a review would most often meet unseen.
-var unseenNames = map[rune]string{'\r': "carriage return", '\v': "vertical tab", '\f': "form feed", '\x1b': "escape", '\u0085': "NEL",
+// breaksLine reports whether r shows as a line break, or reorders what
+// follows it, on a terminal or in a review, where the parser sees none:
+// a carriage return, a vertical tab, a form feed, NEL, the Unicode line
+// and paragraph separators, a bidirectional formatting character. In a
+// statement it would make one line read as two, or hide an op; it is
+// refused there (ErrUnseen). Other control characters are a token's bytes,
+// as they always were, and Format writes them quoted.
+func breaksLine(r rune) bool {
+	switch r {
+	case '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069' || r == '\u200e' || r == '\u200f' || r == '\u061c'
+}
+
+// unseenNames name the characters breaksLine reports.
+var unseenNames = map[rune]string{'\r': "carriage return", '\v': "vertical tab", '\f': "form feed", '\u0085': "NEL",
 	'\u2028': "line separator", '\u2029': "paragraph separator"}
 
 // checkText returns an error when s, one line (its newline left out), is
-// not text: a NUL byte or invalid UTF-8 (ErrNotText), or a character that
-// does not show as itself (ErrUnseen: it would move the cursor, break the
-// line or reorder it on a terminal or in a review, so that an op could
-// hide in a comment or one line read as two), a carriage return allowed
-// where it ends s (a CRLF line's). It names the column (1-based, in bytes)
-// of the first such byte.
+// not text: a NUL byte or invalid UTF-8 anywhere (ErrNotText), or, before
+// a comment, a character that breaks or reorders the line where the parser
+// sees no break (breaksLine: ErrUnseen), a carriage return allowed where
+// it ends s (a CRLF line's). A comment may hold such characters: a file
+// sbxfuzz wrote before it wrote them escaped quotes a sandbox's words
+// raw, and the parser reads them escaped (commentText), as Format writes
+// them. It names the column (1-based, in bytes) of the first such byte.
 func checkText(s string) error {
 	if isText(s) {
 		return nil
 	}
+	code := commentAt(s)
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -104,20 +120,35 @@ func checkText(s string) error {
 			return fmt.Errorf("%w: NUL byte at column %d", ErrNotText, i+1)
 		case r == utf8.RuneError && n == 1:
 			return fmt.Errorf("%w: invalid UTF-8 at column %d", ErrNotText, i+1)
-		case r == '\r' && i+n == len(s):
-		case inert.Unseen(r):
+		case r == '\r' && i+n == len(s), i >= code:
+		case breaksLine(r):
 			name := unseenNames[r]
 			if name == "" {
-				name = "formatting character"
-				if unicode.IsControl(r) {
-					name = "control character"
-				}
+				name = "bidirectional formatting character"
 			}
 			return fmt.Errorf("%w: %s %U at column %d", ErrUnseen, name, r, i+1)
 		}
 		i += n
 	}
 	return nil
+}
+
+// commentAt is the index in s, one line, of the '#' that starts its
+// comment, or len(s): the first '#' outside a quoted token that begins a
+// token (at the start of s or after an ASCII space or tab).
+func commentAt(s string) int {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == '#' && !quoted && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
+			return i
+		}
+	}
+	return len(s)
 }
 
 // lexLine splits the line of s that starts at s[i], up to the next newline
@@ -241,10 +272,13 @@ func lexQuoted(s string, i int) (unquoted string, escaped bool, end int, err *le
 }
 
 // commentText is the text of a comment whose '#' preceded s: s without one
-// leading space and without trailing white space.
+// leading space and without trailing white space, with what does not show
+// as itself written as Go escapes (package inert), as Format writes it: a
+// header quoting a sandbox's words raw, from a file written before Format
+// escaped them, reads as Format writes it now, and formats to itself.
 func commentText(s string) string {
 	s = strings.TrimPrefix(s, " ")
-	return strings.TrimRightFunc(s, unicode.IsSpace)
+	return inert.String(strings.TrimRightFunc(s, unicode.IsSpace))
 }
 
 // The lexer's byte classes. Nearly every byte of a .sbx file is ASCII, and

@@ -124,7 +124,7 @@ func (im *importer) importFile(name string) int {
 	n := im.target.Narrow(d.Scenario)
 	if n.Scenario == nil {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: reproduces nothing on %s, which can express none of it (%s input, %d bytes, decoded in %s mode to %d ops)\n",
-			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
+			inert(name), im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
 		return ExitOK
 	}
 	findings, err := oracle.Check(im.p.Factory, n.Scenario, nil, oracle.Options{Timeout: im.p.Timeout, StartTimeout: im.p.StartTimeout})
@@ -133,7 +133,7 @@ func (im *importer) importFile(name string) int {
 	}
 	if len(findings) == 0 {
 		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: reproduces nothing on %s (%s input, %d bytes, decoded in %s mode to %d ops)\n",
-			name, im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
+			inert(name), im.p.SUT, layout, len(in), d.Mode, len(d.Scenario.Steps))
 		return ExitOK
 	}
 	// The base name only: the header is committed, and a path would be the
@@ -149,7 +149,7 @@ func (im *importer) importFile(name string) int {
 	}
 	fmt.Fprintf(im.e.stdout, "%s: %s (%d ops minimized to %d)\n  %s\n", path, f.Invariant, len(f.Original.Steps), len(f.Minimized.Steps), inert(f.Explanation()))
 	if others := otherInvariants(findings); others != "" {
-		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: also violates %s (imported for %s only)\n", name, others, f.Invariant)
+		fmt.Fprintf(im.e.stderr, "sbxfuzz import: %s: also violates %s (imported for %s only)\n", inert(name), others, f.Invariant)
 	}
 	if f.Flaky || f.Stateful {
 		return ExitOK // written, marked flaky: not a finding on its own

@@ -75,7 +75,7 @@ it: the ops its adapter cannot express are left out first.`)
 	// scenario narrowed by its adapter, and every candidate too.
 	n := target.Narrow(sc)
 	if n.Scenario == nil {
-		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s can express none of it: nothing to minimize\n", name, *sutName)
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s can express none of it: nothing to minimize\n", inert(name), *sutName)
 		return ExitOK
 	}
 	if _, err := judge.NewCase(n.Scenario); err != nil {
@@ -106,18 +106,18 @@ it: the ops its adapter cannot express are left out first.`)
 			if violated = pick(""); violated != nil && *write {
 				// Rewritten, a regression file of one invariant would
 				// become another's: only on request.
-				fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s, which its header names, fails no more, but %s does; not rewritten (--invariant %s minimizes for it)\n", name, headed, violated.Invariant, violated.Invariant)
+				fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s, which its header names, fails no more, but %s does; not rewritten (--invariant %s minimizes for it)\n", inert(name), headed, violated.Invariant, violated.Invariant)
 				return ExitFinding
 			}
 			if violated != nil {
-				fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s, which its header names, fails no more; minimizing for %s, the first found\n", name, headed, violated.Invariant)
+				fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s, which its header names, fails no more; minimizing for %s, the first found\n", inert(name), headed, violated.Invariant)
 			}
 		}
 	default:
 		violated = pick("")
 	}
 	if violated == nil {
-		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: no violation to minimize on %s\n", name, *sutName)
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: no violation to minimize on %s\n", inert(name), *sutName)
 		return ExitOK
 	}
 	p := &finding.Pipeline{Factory: factory, Start: target.Start, SUT: *sutName, Flags: target.Flags, Program: e.program, Timeout: *timeout, StartTimeout: e.startTimeout, Adapt: target.Adapt,
@@ -139,7 +139,7 @@ it: the ops its adapter cannot express are left out first.`)
 	if f.Flaky || f.Stateful {
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s\n", name, inert(f.Explanation()))
 	} else {
-		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s: %d ops minimized to %d\n", name, violated.Invariant, len(sc.Steps), len(min.Steps))
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s: %d ops minimized to %d\n", inert(name), violated.Invariant, len(sc.Steps), len(min.Steps))
 	}
 	if *write {
 		st, err := os.Stat(name)

@@ -87,7 +87,7 @@ SIGHUP.`)
 			// replay (a fetch server answered from its cache what the run
 			// fetched), so the two differ for the harness's sharing of
 			// one process; from now on each gets one of its own.
-			fmt.Fprintf(e.stderr, "sbxfuzz replay: note: %s: the sandbox answered from what an earlier run left in it (a fetch server's cache, a proxy's DNS answers); replayed again on a process of its own for each run, as every scenario after it is\n", name)
+			fmt.Fprintf(e.stderr, "sbxfuzz replay: note: %s: the sandbox answered from what an earlier run left in it (a fetch server's cache, a proxy's DNS answers); replayed again on a process of its own for each run, as every scenario after it is\n", inert(name))
 			out, err = replayOne(target, name, scs[i], factory, tally, e.oracleOptions())
 		}
 		if err != nil {

@@ -14,16 +14,19 @@ import (
 
 // Unseen reports whether r does not show as itself in a line of text: a
 // control character but the tab (a newline included: the line would
-// break), the Unicode line and paragraph separators, and the
-// bidirectional formatting characters, which reorder what follows them.
+// break), the Unicode line and paragraph separators, and the format
+// characters (the bidirectional ones, which reorder what follows them; a
+// zero-width space, which makes "a\u200b.test" read as "a.test"; a soft
+// hyphen) but the zero-width joiner and non-joiner, which emoji and some
+// scripts are written with.
 func Unseen(r rune) bool {
 	switch {
-	case r == '\t':
+	case r == '\t', r == '\u200c', r == '\u200d':
 		return false
 	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
 		return true
 	}
-	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069' || r == '\u200e' || r == '\u200f' || r == '\u061c'
+	return unicode.Is(unicode.Cf, r)
 }
 
 // String is s with each unseen rune (Unseen), and each byte that is no

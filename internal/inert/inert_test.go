@@ -9,6 +9,7 @@ func TestString(t *testing.T) {
 		{"line\nbreak\rreturn\vvt\fff", `line\nbreak\rreturn\vvt\fff`},
 		{"nul\x00 del\x7f c1\u0085 ls\u2028 ps\u2029", `nul\x00 del\x7f c1\u0085 ls\u2028 ps\u2029`},
 		{"bidi \u202eevil\u202c \u2066x\u2069 \u200f", `bidi \u202eevil\u202c \u2066x\u2069 \u200f`},
+		{"a\u200b.test, soft\u00adhyphen, bom\ufeff", `a\u200b.test, soft\u00adhyphen, bom\ufeff`},
 		{"bad \xff\xfe utf8 \xc3", `bad \xff\xfe utf8 \xc3`},
 	} {
 		if got := String(tc.in); got != tc.want {

@@ -3,7 +3,10 @@ package proc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
+	"strings"
+	"syscall"
 )
 
 // Findable returns why program, a command's first word, cannot be found
@@ -37,6 +40,12 @@ func Startable(command string) error {
 	}
 	c, _, err := startFor(argv, true)
 	if err != nil {
+		// In a namespace the helper reports the error in words.
+		if errors.Is(err, fs.ErrNotExist) || strings.HasSuffix(err.Error(), syscall.ENOENT.Error()) {
+			// The program is there (Findable found it): what is missing is
+			// what runs it.
+			return fmt.Errorf("%w (the interpreter its #! line names is not there?)", err)
+		}
 		return err // it names the program: "starting P: fork/exec P: exec format error"
 	}
 	c.kill()

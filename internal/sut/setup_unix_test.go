@@ -10,16 +10,29 @@ import (
 )
 
 // TestLookupRefusesWhatCannotStart: an exec: or mcp: command whose program
-// cannot be started at all — no such file, not on $PATH, not executable —
+// cannot be started at all — no such file, not on $PATH, not executable,
+// no #! line, a #! interpreter missing —
 // is refused by Lookup, in one line naming the --sut value and the reason,
 // before any scenario: the sandbox could not be set up (exit 2), it did
 // not fail a check.
 func TestLookupRefusesWhatCannotStart(t *testing.T) {
-	plain := filepath.Join(t.TempDir(), "sandbox.py")
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "sandbox.py")
 	if err := os.WriteFile(plain, []byte("print('hi')\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Executable, but the system cannot run them: no #! line, and an
+	// interpreter its #! line names that is not there.
+	noShebang, noInterpreter := filepath.Join(dir, "sandbox.txt"), filepath.Join(dir, "sandbox.sh")
+	if err := os.WriteFile(noShebang, []byte("print('hi')\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(noInterpreter, []byte("#!/no/such/interpreter\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ name, want string }{
+		{"exec:" + noShebang, "exec:" + noShebang + ": "},
+		{"exec:" + noInterpreter, "exec:" + noInterpreter + ": "},
 		{"exec:/no/such/binary", "exec:/no/such/binary: cannot start /no/such/binary: "},
 		{"exec:sbxfuzz-no-such-program --flag", "cannot start sbxfuzz-no-such-program: "},
 		{"exec:" + plain, "cannot start " + plain + ": permission denied"},
