@@ -34,7 +34,11 @@
 // resolve in the op answered that address with, other than the op's;
 // else for the op's host; else for the address itself, a literal; with
 // the world's resolve of that host first when the op has not resolved it.
-// Its Close returns once that is journaled. Over the harness's world, which
+// Its Close returns once that is journaled. Over a world that tells the
+// end of each op (the harness's: refworld.World.OnEndOp), a connection
+// still open at its op's end (or its build's) with no request read yet is
+// journaled so there, and a request read on it later is answered 503 and
+// journaled nowhere: the op it comes in did not make it. Over the harness's world, which
 // can tell the op under way, the network does what the network namespace
 // does (SPEC §14): a request that names the op's host is for the op's host
 // as the op spells it (a Go client must write the op's host ::1 as

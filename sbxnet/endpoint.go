@@ -48,10 +48,11 @@ func (n *Network) serve(c net.Conn, l *link, served chan<- struct{}) {
 // answerRequest journals the request req of connection l and answers it
 // (answer), settling l as one that sent a request, with the lock that
 // keeps the op's end (endOp) from passing it between the two. A request
-// that comes after its op's end journaled l as one that sent none (a
-// client that wrote its request late, and left its answer unread) is no
-// doing of the op under way: it is answered 503, journaling nothing, as
-// the namespace answers a late request.
+// read after its op's end journaled l as one that sent none is no doing
+// of the op under way: it is answered 503, journaling nothing, as the
+// namespace answers a late request. (A client that writes its request and
+// returns without reading the answer may be read only after its op
+// ended: its op journals its connection, as a fetch of "/".)
 func (n *Network) answerRequest(req *http.Request, l *link) reply {
 	n.settling.Lock()
 	defer n.settling.Unlock()

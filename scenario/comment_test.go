@@ -51,6 +51,8 @@ func TestCommentsReadInert(t *testing.T) {
 		{"# \x1b[1A\x1b[2Kread the workspace\nfs_read /a\n", `\x1b[1A\x1b[2Kread the workspace`},
 		{"# a\u0085b \u202efs_read\nfs_read /a\n", `a\u0085b \u202efs_read`},
 		{"fs_read /a # \x1b[2J trailing, dropped\nfs_read /b\n", ""},
+		{"fs_read /a\u00a0# after a no-break space \u202eab\nfs_read /b\n", ""},
+		{"fs_read /a # \r# a carriage return in a trailing comment\nfs_read /b\n", ""},
 	} {
 		sc, err := Parse("t.sbx", []byte(tc.src))
 		if err != nil {

@@ -93,7 +93,7 @@ func breaksLine(r rune) bool {
 	case '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
 		return true
 	}
-	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069' || r == '\u200e' || r == '\u200f' || r == '\u061c'
+	return inert.Bidi(r)
 }
 
 // unseenNames name the characters breaksLine reports.
@@ -135,7 +135,7 @@ func checkText(s string) error {
 
 // commentAt is the index in s, one line, of the '#' that starts its
 // comment, or len(s): the first '#' outside a quoted token that begins a
-// token (at the start of s or after an ASCII space or tab).
+// token (at the start of s or after white space, as the lexer has it).
 func commentAt(s string) int {
 	quoted := false
 	for i := 0; i < len(s); i++ {
@@ -144,11 +144,17 @@ func commentAt(s string) int {
 			i++
 		case c == '"':
 			quoted = !quoted
-		case c == '#' && !quoted && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
+		case c == '#' && !quoted && (i == 0 || followsSpace(s, i)):
 			return i
 		}
 	}
 	return len(s)
+}
+
+// followsSpace reports whether the rune before s[i] is white space.
+func followsSpace(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return unicode.IsSpace(r)
 }
 
 // lexLine splits the line of s that starts at s[i], up to the next newline

@@ -137,7 +137,7 @@ it: the ops its adapter cannot express are left out first.`)
 	p.AnnotateInPlace(f, sc, len(n.Skipped), written)
 	min := f.Minimized
 	if f.Flaky || f.Stateful {
-		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s\n", name, inert(f.Explanation()))
+		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s\n", inert(name), inert(f.Explanation()))
 	} else {
 		fmt.Fprintf(e.stderr, "sbxfuzz minimize: %s: %s: %d ops minimized to %d\n", inert(name), violated.Invariant, len(sc.Steps), len(min.Steps))
 	}

@@ -14,19 +14,27 @@ import (
 
 // Unseen reports whether r does not show as itself in a line of text: a
 // control character but the tab (a newline included: the line would
-// break), the Unicode line and paragraph separators, and the format
-// characters (the bidirectional ones, which reorder what follows them; a
-// zero-width space, which makes "a\u200b.test" read as "a.test"; a soft
-// hyphen) but the zero-width joiner and non-joiner, which emoji and some
-// scripts are written with.
+// break), the Unicode line and paragraph separators, the bidirectional
+// formatting characters (which reorder what follows them), and the
+// invisible characters that make one text read as another (a zero-width
+// space: "a\u200b.test" reads as "a.test"; the word joiner and invisible
+// operators; a byte-order mark). Other format characters, which scripts
+// and emoji are written with (the joiners, a flag's tag characters, a soft
+// hyphen), show as what they are part of.
 func Unseen(r rune) bool {
 	switch {
-	case r == '\t', r == '\u200c', r == '\u200d':
+	case r == '\t':
 		return false
 	case unicode.IsControl(r), r == '\u2028', r == '\u2029':
 		return true
 	}
-	return unicode.Is(unicode.Cf, r)
+	return Bidi(r) || r == '\u200b' || '\u2060' <= r && r <= '\u2064' || r == '\ufeff'
+}
+
+// Bidi reports whether r is a bidirectional formatting character: an
+// embedding, override or isolate, or a mark.
+func Bidi(r rune) bool {
+	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069' || r == '\u200e' || r == '\u200f' || r == '\u061c'
 }
 
 // String is s with each unseen rune (Unseen), and each byte that is no

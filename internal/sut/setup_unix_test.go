@@ -32,7 +32,7 @@ func TestLookupRefusesWhatCannotStart(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, want string }{
 		{"exec:" + noShebang, "exec:" + noShebang + ": "},
-		{"exec:" + noInterpreter, "exec:" + noInterpreter + ": "},
+		{"exec:" + noInterpreter, "the interpreter its #! line names is not there"},
 		{"exec:/no/such/binary", "exec:/no/such/binary: cannot start /no/such/binary: "},
 		{"exec:sbxfuzz-no-such-program --flag", "cannot start sbxfuzz-no-such-program: "},
 		{"exec:" + plain, "cannot start " + plain + ": permission denied"},
