@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sbxfuzz/sbxfuzz/attack"
+	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
+	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
 // moduleDir is the root of this module, where go test's directory
@@ -114,7 +118,18 @@ func TestDefaultOut(t *testing.T) {
 // the attack class of its minimized op as the command line's import and
 // run name it, not the class the op was drawn with before minimizing.
 func TestPipelineLabelsAsTheCommandLine(t *testing.T) {
-	if (Sandbox{Name: "mine"}).pipeline().Class == nil {
-		t.Error("sbxtest's pipeline labels a minimized op by the class it was drawn with")
+	label := (Sandbox{Name: "mine"}).pipeline().Class
+	if label == nil {
+		t.Fatal("sbxtest's pipeline labels a minimized op by the class it was drawn with")
+	}
+	// A fetch of a NAT64 literal, left of a traversal the minimizer
+	// emptied the path of.
+	sc, err := scenario.Parse("t.sbx", []byte("grant net a.test\nnet_fetch 64:ff9b::ac10:0 \"\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := campaign.MinimizedClass(sc, 1, attack.Traversal)
+	if got := label(sc, 1, attack.Traversal); got != want || got == attack.Traversal {
+		t.Errorf("sbxtest labels the minimized fetch %v; the command line labels it %v, not the class it was drawn with", got, want)
 	}
 }

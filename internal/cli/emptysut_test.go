@@ -28,3 +28,12 @@ func TestEmptySUTRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyMutantRefused: --mutant given empty is a variable left unset
+// too; grading all the mutants instead would not be what was asked.
+func TestEmptyMutantRefused(t *testing.T) {
+	st, out, errs := run(t, "mutants", "--checks", "1", "--mutant", "")
+	if st != ExitUsage || out != "" || !strings.Contains(errs, "--mutant: an empty name") {
+		t.Errorf("mutants --mutant \"\": status %d\nstdout:\n%.300s\nstderr:\n%.300s", st, out, errs)
+	}
+}

@@ -51,6 +51,9 @@ Exit 1 if any sandbox survives, 3 if SIGINT, SIGTERM or SIGHUP cut the run short
 	if e.given["sut"] && *suts == "" {
 		return errorf(e, "--sut: %v", errEmptySUT)
 	}
+	if len(setFlags(fs.FlagSet, []string{"mutant"})) > 0 && *one == "" {
+		return errorf(e, "--mutant: an empty name (a variable left unset?); leave --mutant out to grade every mutant")
+	}
 	if *one != "" && *suts != "" {
 		return errorf(e, "mutants: --mutant and --sut cannot be combined (--sut mutant:%s grades that mutant)", *one)
 	}
