@@ -52,31 +52,6 @@ func TestHangKeepsAnEarlierCrash(t *testing.T) {
 	})
 }
 
-// TestHangCountsWhatItHandsOut: the findings a check made before it hung
-// are counted in the coverage, as the abandoned run would have counted
-// them: a report does not list a finding whose violation it never counted.
-func TestHangCountsWhatItHandsOut(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		c := testCase(testGrant(roomy), testWorld, []core.Op{
-			op("fs_read", "/work/data.txt"),
-			op("tool", "echo", "hi"),
-		})
-		release := make(chan struct{})
-		defer close(release)
-		cov := new(Coverage)
-		got := check(infallible(func(g core.Grant, w core.World) core.Sandbox {
-			return readsSiblingThenHangs{readsSibling{wrap(g, w)}, release}
-		}), c, cov, Options{Timeout: 100 * time.Millisecond})
-		var confinement uint64
-		for _, cl := range cov.Classes {
-			confinement += cl.Violations[Confinement]
-		}
-		if len(got) != 2 || got[0].Invariant != Confinement || !got[1].Hang || confinement != 1 {
-			t.Errorf("findings %+v, %d confinement violations counted; want the escape and then the hang, the escape counted", got, confinement)
-		}
-	})
-}
-
 // grantBreaksOnClose is closableHang whose Grant panics once it was
 // closed: a sandbox the harness's own Close leaves broken.
 type grantBreaksOnClose struct {

@@ -100,7 +100,9 @@ func (s readsSiblingThenHangs) Run(op core.Op) core.Result {
 
 // TestHangKeepsWhatWasFoundBefore: a check given up on at a hang still
 // hands out what it found at the ops before it, in order, the hang last:
-// a confinement escape at op 1 is not hidden by a hang at op 2.
+// a confinement escape at op 1 is not hidden by a hang at op 2. Both are
+// counted in the coverage: a report does not list a finding whose
+// violation it never counted.
 func TestHangKeepsWhatWasFoundBefore(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := testCase(testGrant(roomy), testWorld, []core.Op{
@@ -109,14 +111,22 @@ func TestHangKeepsWhatWasFoundBefore(t *testing.T) {
 		})
 		release := make(chan struct{})
 		defer close(release)
+		cov := new(Coverage)
 		got := check(infallible(func(g core.Grant, w core.World) core.Sandbox {
 			return readsSiblingThenHangs{readsSibling{wrap(g, w)}, release}
-		}), c, new(Coverage), Options{Timeout: 100 * time.Millisecond})
+		}), c, cov, Options{Timeout: 100 * time.Millisecond})
 		want := []Finding{{Invariant: Confinement, Step: 1}, {Invariant: Total, Step: 2, Hang: true}}
 		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Finding{}, "Detail")); diff != "" {
 			t.Fatalf("findings mismatch (-want +got):\n%s", diff)
 		}
 		mustContain(t, got[0], "/workshop/secret")
+		var confinement uint64
+		for _, cl := range cov.Classes {
+			confinement += cl.Violations[Confinement]
+		}
+		if confinement != 1 {
+			t.Errorf("%d confinement violations counted; want the escape's one", confinement)
+		}
 	})
 }
 
