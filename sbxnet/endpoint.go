@@ -56,10 +56,8 @@ func (n *Network) serve(c net.Conn, l *link, served chan<- struct{}) {
 func (n *Network) answerRequest(req *http.Request, l *link) reply {
 	n.settling.Lock()
 	defer n.settling.Unlock()
-	n.mu.Lock()
 	late := l.settled
 	l.settled = true
-	n.mu.Unlock()
 	if late {
 		return reply{status: http.StatusServiceUnavailable}
 	}

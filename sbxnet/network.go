@@ -25,10 +25,10 @@ type Network struct {
 
 	worldMu sync.Mutex // serializes the calls into world: a core.World is not safe for concurrent use
 
-	// settling is held from a connection's settling as one that sent no
-	// request to the end of its journaling (journalBare, endOp): the op's
+	// settling is held from a connection's settling (link.settled) to the
+	// end of its journaling (journalBare, endOp, answerRequest): the op's
 	// end must not pass a connection marked settled but not yet journaled,
-	// or its journal would land in the next op.
+	// or its journal would land in the next op. It guards link.settled.
 	settling sync.Mutex
 
 	mu     sync.Mutex
@@ -49,7 +49,7 @@ type link struct {
 	seq  int    // the order it was made in, among the network's
 	// settled says what the connection is journaled as is decided: it
 	// sent a request, or it was journaled as one that sent none
-	// (journalBare).
+	// (journalBare). Under Network.settling.
 	settled bool
 }
 

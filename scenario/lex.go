@@ -32,6 +32,9 @@ type lexed struct {
 	unquoted []string // the values of quoted tokens with escapes
 	comment  bool
 	text     string
+	// code is where in src the line's statement ends: at the '#' of its
+	// comment (a whole line's or a trailing one), else at the line's end.
+	code int
 }
 
 // val returns the value of t, one of l.toks.
@@ -56,9 +59,10 @@ type lexError struct {
 // isText reports whether s is valid UTF-8 with no NUL byte and no
 // character that breaks or reorders a line where the parser sees no line
 // break (breaksLine), a carriage return allowed only before a newline:
-// checkText's rule over a whole source, in one pass that decodes only the
-// runes that may be such characters. A source that is not is checked line
-// by line, where a comment may hold anything but NUL and invalid UTF-8.
+// the rule of checkText and checkBreaks over a whole source, in one pass
+// that decodes only the runes that may be such characters. A source that
+// is not is checked line by line, where a comment may hold anything but
+// NUL and invalid UTF-8.
 func isText(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -101,18 +105,12 @@ var unseenNames = map[rune]string{'\r': "carriage return", '\v': "vertical tab",
 	'\u2028': "line separator", '\u2029': "paragraph separator"}
 
 // checkText returns an error when s, one line (its newline left out), is
-// not text: a NUL byte or invalid UTF-8 anywhere (ErrNotText), or, before
-// a comment, a character that breaks or reorders the line where the parser
-// sees no break (breaksLine: ErrUnseen), a carriage return allowed where
-// it ends s (a CRLF line's). A comment may hold such characters: a file
-// sbxfuzz wrote before it wrote them escaped quotes a sandbox's words
-// raw, and the parser reads them escaped (commentText), as Format writes
-// them. It names the column (1-based, in bytes) of the first such byte.
+// not text: a NUL byte or invalid UTF-8 (ErrNotText), naming the column
+// (1-based, in bytes) of the first such byte.
 func checkText(s string) error {
-	if isText(s) {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
 		return nil
 	}
-	code := commentAt(s)
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -120,41 +118,30 @@ func checkText(s string) error {
 			return fmt.Errorf("%w: NUL byte at column %d", ErrNotText, i+1)
 		case r == utf8.RuneError && n == 1:
 			return fmt.Errorf("%w: invalid UTF-8 at column %d", ErrNotText, i+1)
-		case r == '\r' && i+n == len(s), i >= code:
-		case breaksLine(r):
-			name := unseenNames[r]
-			if name == "" {
-				name = "bidirectional formatting character"
-			}
-			return fmt.Errorf("%w: %s %U at column %d", ErrUnseen, name, r, i+1)
 		}
 		i += n
 	}
 	return nil
 }
 
-// commentAt is the index in s, one line, of the '#' that starts its
-// comment, or len(s): the first '#' outside a quoted token that begins a
-// token (at the start of s or after white space, as the lexer has it).
-func commentAt(s string) int {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quoted && c == '\\':
-			i++
-		case c == '"':
-			quoted = !quoted
-		case c == '#' && !quoted && (i == 0 || followsSpace(s, i)):
-			return i
+// checkBreaks returns ErrUnseen, naming its column, for the first
+// character of line before code (where its statement ends: lexed.code)
+// that breaks or reorders the line where the parser sees none
+// (breaksLine), the carriage return that ends a CRLF line aside. A comment
+// may hold such characters: a file an older sbxfuzz wrote quotes a
+// sandbox's words raw in its header, and the parser reads them escaped
+// (commentText), as Format writes them.
+func checkBreaks(line string, code int) error {
+	for i, r := range line[:code] {
+		if breaksLine(r) && (r != '\r' || i+1 < len(line)) {
+			name := unseenNames[r]
+			if name == "" {
+				name = "bidirectional formatting character"
+			}
+			return fmt.Errorf("%w: %s %U at column %d", ErrUnseen, name, r, i+1)
 		}
 	}
-	return len(s)
-}
-
-// followsSpace reports whether the rune before s[i] is white space.
-func followsSpace(s string, i int) bool {
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return unicode.IsSpace(r)
+	return nil
 }
 
 // lexLine splits the line of s that starts at s[i], up to the next newline
@@ -170,7 +157,7 @@ func followsSpace(s string, i int) bool {
 // token otherwise.)
 func lexLine(s string, i int, l *lexed) (end int, err *lexError) {
 	toks, unquoted := l.toks[:0], l.unquoted[:0]
-	comment, text := false, ""
+	comment, text, code := false, "", -1
 	i = skipSpace(s, i)
 loop:
 	for i < len(s) {
@@ -181,7 +168,7 @@ loop:
 			if len(toks) == 0 {
 				comment, text = true, commentText(s[i+1:lineEnd(s, i)])
 			}
-			i = lineEnd(s, i)
+			code, i = i, lineEnd(s, i)
 			break loop
 		case '"':
 			v, escaped, j, qerr := lexQuoted(s, i)
@@ -231,6 +218,10 @@ loop:
 	if comment {
 		l.text = text
 	}
+	if code < 0 {
+		code = i
+	}
+	l.code = code
 	return i, err
 }
 

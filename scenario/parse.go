@@ -194,7 +194,11 @@ func (p *parser) run() error {
 				return &ParseError{File: p.name, Line: p.line, Err: err}
 			}
 			p.lexed.src = line
-			_, lerr = lexLine(line, 0, &p.lexed)
+			if _, lerr = lexLine(line, 0, &p.lexed); lerr == nil {
+				if err := checkBreaks(line, p.lexed.code); err != nil {
+					return &ParseError{File: p.name, Line: p.line, Err: err}
+				}
+			}
 		}
 		if lerr != nil {
 			return &ParseError{File: p.name, Line: p.line, Near: lerr.near, Err: lerr.err}
