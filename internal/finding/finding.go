@@ -18,10 +18,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/fsutil"
+	"github.com/sbxfuzz/sbxfuzz/internal/inert"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -716,9 +718,38 @@ func CommandLine(argv []string) string {
 }
 
 // QuoteArg quotes a command-line word for a POSIX shell when it needs it.
+// A word holding a character that does not show as itself (inert.Unseen,
+// or a byte that is no UTF-8) is quoted as $'…' with that character's
+// bytes as \xHH escapes: a finding's header and the terminal write such a
+// character as an escape, and a line in '…' would then name another word.
 func QuoteArg(s string) string {
+	if inert.String(s) != s {
+		return dollarQuote(s)
+	}
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>*?()[]{}#~!") {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// dollarQuote is s quoted as $'…' (POSIX.1-2024, bash, zsh, ksh): each byte
+// of an unseen character, and each byte that is no UTF-8, as \xHH; a
+// backslash and a quote escaped; every other character as itself.
+func dollarQuote(s string) string {
+	b := []byte("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1, inert.Unseen(r):
+			for _, c := range []byte(s[i : i+n]) {
+				b = fmt.Appendf(b, `\x%02x`, c)
+			}
+		case r == '\\' || r == '\'':
+			b = append(b, '\\', byte(r))
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(append(b, '\''))
 }

@@ -1,8 +1,10 @@
 package finding
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
+	"github.com/sbxfuzz/sbxfuzz/internal/inert"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
 	"github.com/sbxfuzz/sbxfuzz/internal/minimize"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
@@ -796,5 +799,34 @@ func TestFileNamesDoNotClash(t *testing.T) {
 	c.Minimized.Comment = []string{"a comment is not the finding"}
 	if c.Key() != a.Key() || c.FileName() != a.FileName() {
 		t.Errorf("a comment changed the finding's key or name")
+	}
+}
+
+// TestQuoteArgShowsAsItself: a reproduce line is written into a finding's
+// header and onto the terminal through package inert, so a quoted word must
+// hold nothing inert would rewrite, and still be the word to a shell.
+func TestQuoteArgShowsAsItself(t *testing.T) {
+	words := []string{"plain", "a b", "it's", `back\slash`, "out\x1b[2Kdir", "dir\u202eexe.sbx", "bad\xffbyte", "new\nline", "quote'and\x07bell", ""}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Logf("bash not found, the shell's reading is not checked: %v", err)
+	}
+	for _, w := range words {
+		q := QuoteArg(w)
+		if got := inert.String(q); got != q {
+			t.Errorf("QuoteArg(%q) = %q, which shows as %q", w, q, got)
+		}
+		if bash == "" {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		out, err := exec.CommandContext(ctx, bash, "-c", "printf %s "+q).Output()
+		cancel()
+		if err != nil {
+			t.Fatalf("bash reading %q: %v", q, err)
+		}
+		if string(out) != w {
+			t.Errorf("bash reads QuoteArg(%q) = %q as %q", w, q, out)
+		}
 	}
 }
