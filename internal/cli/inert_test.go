@@ -119,34 +119,52 @@ func TestSavedSummaryWordsStayInert(t *testing.T) {
 	}
 }
 
-// fetchesAway fetches, at every op, from a host of its own whose name
-// carries the sandbox's words, then answers as the reference does.
+// fetchesAway fetches from a host of its own whose name carries the
+// sandbox's words, at every op or (onFetches) at its net_fetch ops only,
+// then answers as the reference does.
 type fetchesAway struct {
 	*core.Reference
-	w core.World
+	w         core.World
+	onFetches bool
 }
 
 func (f fetchesAway) Run(op core.Op) core.Result {
-	f.w.Fetch("x."+sandboxWords+".example", netip.MustParseAddr("203.0.113.9"), "/")
+	if !f.onFetches || op.Kind == core.OpFetch {
+		f.w.Fetch("x."+sandboxWords+".example", netip.MustParseAddr("203.0.113.9"), "/")
+	}
 	return f.Reference.Run(op)
 }
 
 // TestCauseWordsStayInert: the cause of a sandbox's own host is its
 // domain, which the sandbox chose: the lines on stdout that name causes
-// (a finding's, and the causes no finding was written for) escape its
-// control bytes.
+// escape its control bytes, a written finding's line (a sandbox that
+// fetches its host on fetches only, where that cause comes first) and the
+// causes no finding was written for (one that fetches it at every op,
+// where the ops' classes come first).
 func TestCauseWordsStayInert(t *testing.T) {
-	tg := sut.Static("fetches-away", func(g core.Grant, w core.World) (core.Sandbox, error) {
-		return fetchesAway{core.NewReference(g, w), w}, nil
-	})
-	var out, errb bytes.Buffer
-	st := Main([]string{"run", "--sut", "fetches-away", "--checks", "20", "--workers", "1", "--per-invariant", "1", "--out", t.TempDir()},
-		&out, &errb, func(string) string { return "" }, tg)
-	if st != ExitFinding || !strings.Contains(out.String(), "a host of the sandbox's own") {
-		t.Fatalf("run: status %d\nstdout:\n%s\nstderr:\n%s", st, out.String(), errb.String())
+	for _, tc := range []struct {
+		onFetches bool
+		where     string // the line that names the cause: a finding's, or an unwritten cause's
+	}{
+		{true, ".sbx: "},
+		{false, "  [net_fetch, a host of the sandbox's own"},
+	} {
+		tg := sut.Static("fetches-away", func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return fetchesAway{core.NewReference(g, w), w, tc.onFetches}, nil
+		})
+		var out, errb bytes.Buffer
+		st := Main([]string{"run", "--sut", "fetches-away", "--checks", "20", "--workers", "1", "--per-invariant", "1", "--out", t.TempDir()},
+			&out, &errb, func(string) string { return "" }, tg)
+		named := false
+		for _, l := range strings.Split(out.String(), "\n") {
+			named = named || strings.Contains(l, tc.where) && strings.Contains(l, "a host of the sandbox's own")
+		}
+		if st != ExitFinding || !named {
+			t.Fatalf("run, fetching on fetches only %v: status %d, no line with %q naming the cause\nstdout:\n%s\nstderr:\n%s", tc.onFetches, st, tc.where, out.String(), errb.String())
+		}
+		checkInert(t, "run's stdout", out.String())
+		checkInert(t, "run's stderr", errb.String())
 	}
-	checkInert(t, "run's stdout", out.String())
-	checkInert(t, "run's stderr", errb.String())
 }
 
 // TestStartErrorWordsStayInert: a server that fails as it starts, its
