@@ -358,3 +358,33 @@ func TestReportLinksItsHeatMapHoweverNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestSameFileFoldsCaseWhereTheDiskDoes: --output R.md --svg r.md name one
+// file on a disk that folds case (macOS's, Windows'), two elsewhere; the
+// probe that tells leaves nothing behind.
+func TestSameFileFoldsCaseWhereTheDiskDoes(t *testing.T) {
+	dir := t.TempDir()
+	upper, lower := filepath.Join(dir, "R.md"), filepath.Join(dir, "r.md")
+	probe := foldsCase
+	t.Cleanup(func() { foldsCase = probe })
+	for _, folds := range []bool{true, false} {
+		foldsCase = func(string) bool { return folds }
+		if got := sameFile(upper, lower); got != folds {
+			t.Errorf("on a disk that folds case %v: sameFile(R.md, r.md) = %v", folds, got)
+		}
+		if sameFile(upper, filepath.Join(dir, "s.md")) {
+			t.Errorf("on a disk that folds case %v: R.md and s.md are one file", folds)
+		}
+	}
+	foldsCase = probe
+	if err := os.WriteFile(lower, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := os.Stat(upper)
+	if got, want := foldsCase(dir), err == nil; got != want {
+		t.Errorf("foldsCase = %v, but this disk finds r.md as R.md: %v", got, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the probe left files behind: %v", entries)
+	}
+}

@@ -102,7 +102,8 @@ SIGTERM or SIGHUP cut it short.`)
 // sameFile reports whether paths a and b name one file: the same path
 // once made absolute, the same file through a link, or, for files not
 // made yet, the same name in one directory reached by two paths (a link
-// to it).
+// to it), or names that differ only in case in a directory whose disk
+// folds case (macOS's and Windows' by default).
 func sameFile(a, b string) bool {
 	absA, errA := filepath.Abs(a)
 	absB, errB := filepath.Abs(b)
@@ -114,12 +115,28 @@ func sameFile(a, b string) bool {
 	if errA == nil && errB == nil {
 		return os.SameFile(stA, stB)
 	}
-	if filepath.Base(a) != filepath.Base(b) {
+	if ba, bb := filepath.Base(a), filepath.Base(b); ba != bb && (!strings.EqualFold(ba, bb) || !foldsCase(filepath.Dir(a))) {
 		return false
 	}
 	dirA, errA := os.Stat(filepath.Dir(a))
 	dirB, errB := os.Stat(filepath.Dir(b))
 	return errA == nil && errB == nil && os.SameFile(dirA, dirB)
+}
+
+// foldsCase reports whether the disk of directory dir finds a file by a
+// name that differs from its own in case: it makes an empty file there,
+// looks it up by its name in upper case, and removes it. A variable, so
+// that a test on a disk that does not fold case can say one does.
+var foldsCase = func(dir string) bool {
+	f, err := os.CreateTemp(dir, ".sbxfuzz-case-")
+	if err != nil {
+		return false // nothing can be written there: neither file will be
+	}
+	name := f.Name()
+	f.Close()
+	defer os.Remove(name)
+	_, err = os.Stat(filepath.Join(dir, strings.ToUpper(filepath.Base(name))))
+	return err == nil
 }
 
 // reportCampaign runs the campaign of a report and, if asked, the
