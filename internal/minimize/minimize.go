@@ -1,6 +1,7 @@
 // Package minimize shrinks a failing scenario while it keeps failing, the
 // way syzkaller minimizes programs: drop the ops after the failure, remove
-// ops from the back, remove each of the world's lists whole, point links
+// ops from the back, cut the world to the files and links the scenario
+// names, remove each of the world's lists whole, point links
 // past the links they name, remove grant and world entries, then shorten and
 // simplify arguments, memoizing every candidate on (a hash of) its canonical text. The
 // result is 1-minimal: removing any single op or entry makes it pass.
@@ -94,6 +95,7 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		seen[before] = true
 		cur = m.plainHosts(cur) // before the world lines that spell them go
 		cur = m.removeOps(cur)
+		cur = m.onlyNamed(cur)
 		cur = m.removeBudgetBurners(cur)
 		cur = m.removeWorldLists(cur)
 		if next := m.shortcutLinks(cur); next != cur {
@@ -294,6 +296,65 @@ func (m *minimizer) removeWorldLists(cur *scenario.Scenario) *scenario.Scenario 
 	return removeChunks(m, cur, func(c *scenario.Scenario) *[]scenario.ToolOutput { return &c.World.ToolOutputs })
 }
 
+// onlyNamed tries the world's files and links cut to those the scenario
+// names: the grant's roots and the paths its ops read and write, each
+// link at one of them or on the way to one, and, followed from each such
+// link, where it leads. A failure through a link out of a root needs that
+// link and what it reaches; the world drawn around it goes in one
+// candidate, where removeWorldLists and removeEntries would take one for
+// every few entries (on a server started for each candidate, most of the
+// time to a first finding). A failure that needs more (a path ".." walks
+// back out of a link's target, a file no op names) passes on the cut
+// world, and the one candidate is all it costs.
+func (m *minimizer) onlyNamed(cur *scenario.Scenario) *scenario.Scenario {
+	named := map[string]bool{}
+	var todo []string
+	name := func(p string) {
+		if p = path.Clean(p); path.IsAbs(p) && !named[p] {
+			named[p] = true
+			todo = append(todo, p)
+		}
+	}
+	for _, r := range slices.Concat(cur.Grant.FSRead, cur.Grant.FSWrite) {
+		name(r)
+	}
+	for _, st := range cur.Steps {
+		if (st.Op.Kind == core.OpRead || st.Op.Kind == core.OpWrite) && len(st.Op.Args) > 0 {
+			name(st.Op.Args[0])
+		}
+	}
+	linked := make([]bool, len(cur.World.Links))
+	for len(todo) > 0 {
+		p := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for i, l := range cur.World.Links {
+			at := path.Clean(l.Path)
+			rest, below := strings.CutPrefix(p, at+"/")
+			if at == p {
+				rest, below = "", true
+			}
+			if below && at != "/" {
+				linked[i] = true
+				name(path.Join(linkTarget(l), rest))
+			}
+		}
+	}
+	files := slices.IndexFunc(cur.World.Files, func(f scenario.File) bool { return !named[path.Clean(f.Path)] }) >= 0
+	if !files && !slices.Contains(linked, false) {
+		return cur // the world holds nothing else
+	}
+	return m.keep(cur, func(c *scenario.Scenario) {
+		c.World.Files = slices.DeleteFunc(c.World.Files, func(f scenario.File) bool { return !named[path.Clean(f.Path)] })
+		links := c.World.Links[:0]
+		for i, l := range c.World.Links {
+			if linked[i] {
+				links = append(links, l)
+			}
+		}
+		c.World.Links = links
+	})
+}
+
 // removeChunks removes runs of the list list picks out, from the whole
 // list down to runs of two, each run that can go, from the back.
 func removeChunks[T any](m *minimizer, cur *scenario.Scenario, list func(*scenario.Scenario) *[]T) *scenario.Scenario {
@@ -379,7 +440,7 @@ func (m *minimizer) simplifyBudgets(cur *scenario.Scenario) *scenario.Scenario {
 	return cur
 }
 
-// shrinkNumber tries the default, then 0, then halving, then one less, on
+// shrinkNumber tries the default, then 0, then halving, then bisection, on
 // the number field picks out, keeping each that still fails.
 func (m *minimizer) shrinkNumber(cur *scenario.Scenario, field func(*scenario.Scenario) *int64, def int64) *scenario.Scenario {
 	set := func(v int64) func(*scenario.Scenario) { return func(c *scenario.Scenario) { *field(c) = v } }
@@ -387,7 +448,12 @@ func (m *minimizer) shrinkNumber(cur *scenario.Scenario, field func(*scenario.Sc
 		cur = m.keep(cur, set(def))
 	}
 	if *field(cur) == def {
-		// A default needs no line; leave it unless a tiny value lets ops go.
+		// A default needs no line; leave it unless a tiny value lets ops
+		// go. Of one op none can go but the op itself, which removeOps
+		// has tried already: a budget plays no part before the first op.
+		if len(cur.Steps) <= 1 {
+			return cur
+		}
 		for _, v := range []int64{0, 1} {
 			c := m.keep(cur, set(v))
 			if c == cur {
@@ -403,12 +469,36 @@ func (m *minimizer) shrinkNumber(cur *scenario.Scenario, field func(*scenario.Sc
 	for n := *field(cur); n > 1; n = *field(cur) {
 		next := m.keep(cur, set(n/2))
 		if next == cur {
-			next = m.keep(cur, set(n-1))
-		}
-		if next == cur {
-			break
+			// Half passes: the smallest value that fails lies above it.
+			// Bisected, not stepped down one at a time: a clock that
+			// must start within a few steps of 2^63−1 would take more
+			// candidates than any budget.
+			return m.bisect(cur, set, n/2, n)
 		}
 		cur = next
+	}
+	return cur
+}
+
+// bisect returns cur with the value set writes lowered from hi, with which
+// cur fails, towards lo, with which it passes, by bisection: the result
+// fails, and with its value one less it passes. One less is tried first:
+// a value an earlier round brought down is not bisected again.
+func (m *minimizer) bisect(cur *scenario.Scenario, set func(int64) func(*scenario.Scenario), lo, hi int64) *scenario.Scenario {
+	if hi-lo > 1 {
+		next := m.keep(cur, set(hi-1))
+		if next == cur {
+			return cur
+		}
+		cur, hi = next, hi-1
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if next := m.keep(cur, set(mid)); next != cur {
+			cur, hi = next, mid
+		} else {
+			lo = mid
+		}
 	}
 	return cur
 }

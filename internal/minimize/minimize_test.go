@@ -2,6 +2,7 @@ package minimize
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"slices"
 	"strings"
@@ -465,4 +466,64 @@ func TestMinimizeSpellsHostsAsWritten(t *testing.T) {
 			t.Errorf("%s: minimized to\n%s\nwant fetches of %q", tc.name, min.Format(), tc.want)
 		}
 	}
+}
+
+// TestMinimizeBisectsANumber: a failure that needs the clock to start
+// within a million ticks of 2^63−1 (a tick past it, SPEC §7) is brought
+// down to the lowest start that fails in a few dozen candidates, not one
+// tick at a time until the budget runs out.
+func TestMinimizeBisectsANumber(t *testing.T) {
+	const lowest = math.MaxInt64 - 1_000_000
+	sc := parse(t, "grant fs_read /work\nclock 9223372036854775000 1\n\nfs_read /work/a\n")
+	overflows := func(c *scenario.Scenario) bool { return c.World.Clock.Start >= lowest && len(c.Steps) == 1 }
+	min, st := Minimize(sc, 1, overflows, Limits{})
+	if got := min.World.Clock.Start; got != lowest || st.Cut {
+		t.Fatalf("clock start %d (cut %v) after %d candidates, want %d", got, st.Cut, st.Calls, int64(lowest))
+	}
+	if st.Calls > 200 {
+		t.Errorf("%d candidates to bisect one number", st.Calls)
+	}
+}
+
+// TestMinimizeCutsTheWorldToWhatItNames: a read through a link out of its
+// root, in a world drawn with files and links all over it (a chain among
+// them), needs the link and at most the file it reaches; the rest goes in
+// one candidate, not in runs.
+func TestMinimizeCutsTheWorldToWhatItNames(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("grant fs_read /work/\nfile /etc/passwd root\nlink /work/l c0\n")
+	for i := range 40 {
+		fmt.Fprintf(&src, "file /work/f%d data\nfile /etc/x%d secret\nlink /work/x%d /tmp/x%d\n", i, i, i, i)
+	}
+	src.WriteString("link /work/c0 c1\nlink /work/c1 c2\nlink /work/c2 /etc\n\nfs_read /work/l/passwd\n")
+	sc, fails := readsThroughLinks(t, src.String())
+	if !fails(sc) {
+		t.Fatal("the scenario does not fail on the mutant")
+	}
+	min, stats := Minimize(sc, 1, fails, Limits{})
+	if len(min.World.Links) != 1 || len(min.World.Files) > 1 {
+		t.Fatalf("minimized to %d links and %d files, want one link and at most the file it reaches:\n%s", len(min.World.Links), len(min.World.Files), min.Format())
+	}
+	if stats.Calls >= 25 { // in runs alone, 31
+		t.Errorf("%d candidates judged, want fewer than 25", stats.Calls)
+	}
+	assertOneMinimal(t, min, fails)
+}
+
+// TestMinimizeLeavesDefaultBudgetsOfOneOp: a tiny budget is tried in a
+// default's place only to let ops go, and of a single op none can go but
+// the op itself: no candidate of a one-op failure writes one.
+func TestMinimizeLeavesDefaultBudgetsOfOneOp(t *testing.T) {
+	sc, fails := readsThroughLinks(t, "grant fs_read /work/\nfile /etc/passwd root\nlink /work/l /etc\n\nfs_read /work/l/passwd\n")
+	var budgets []string
+	min, _ := Minimize(sc, 1, func(c *scenario.Scenario) bool {
+		if strings.Contains(string(c.Format()), "budget ") {
+			budgets = append(budgets, string(c.Format()))
+		}
+		return fails(c)
+	}, Limits{})
+	if len(budgets) > 0 {
+		t.Errorf("%d candidates of a one-op failure wrote a budget, the first:\n%s", len(budgets), budgets[0])
+	}
+	assertOneMinimal(t, min, fails)
 }
