@@ -97,6 +97,9 @@ func Minimize(sc *scenario.Scenario, hint int, fails Predicate, lim Limits) (*sc
 		cur = m.removeOps(cur)
 		cur = m.onlyNamed(cur)
 		cur = m.removeBudgetBurners(cur)
+		// Chains shortened first: runs of a chain every link of which is
+		// needed while it stands would be tried, and fail, in vain.
+		cur = m.shortcutLinks(cur)
 		cur = m.removeWorldLists(cur)
 		if next := m.shortcutLinks(cur); next != cur {
 			cur = m.removeWorldLists(next)
