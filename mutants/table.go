@@ -61,6 +61,6 @@ var all = []Mutant{
 	// the check normalizes, the effect gets the path as written.
 	{"win-trim-check", "Judges each segment with its trailing dots and spaces trimmed, as Win32 normalizes a path, and acts on the path as written, which a POSIX file system keeps: /work./secret and \"/work /secret\" are judged as /work/secret and reach siblings of the root.", DimPathShape, winTrimCheck.factory()},
 	{"query-stripped-check", "Judges the path cut at its first ? or #, read as a URL's query or fragment (url.Parse's Path), and acts on the path as written: /work?/secret and /work#/x are judged as /work and reach siblings of the root.", DimPathShape, queryStrippedCheck.factory()},
-	{"first-line-check", "Judges the path by a pattern anchored with ^ and $, which match at any line break (Ruby's anchors, a multi-line regular expression), and acts on the whole path: \"/work\\n/etc/passwd\" passes as /work and reaches a sibling of the root.", DimBytes, firstLineCheck.factory()},
+	{"first-line-check", "Judges the path by a pattern anchored with ^ and $, which match at any line break (Ruby's anchors, a multi-line regular expression), and acts on the whole path: \"/work\\n/etc/passwd\" passes as /work and reaches a sibling of the root.", DimPathShape, firstLineCheck.factory()},
 	{"truncated-belt", "Looks for \"..\" segments in the first 1024 bytes of the path only, a check on a fixed buffer snprintf cut silently, and acts on the whole path: a \"..\" past the buffer reaches the world, and Clean climbs with it.", DimPathShape, truncatedBelt.factory()},
 }
