@@ -169,6 +169,11 @@ var killedBy = map[string]oracle.ID{
 	"roots-resolved-at-start": oracle.Confinement,
 	"later-roots-lexical":     oracle.Confinement,
 	"dotless-names-trusted":   oracle.NoInternalEgress,
+	// Spellings a check normalizes and the effect takes as written.
+	"win-trim-check":       oracle.Confinement,
+	"query-stripped-check": oracle.Confinement,
+	"first-line-check":     oracle.Confinement,
+	"truncated-belt":       oracle.Confinement,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

@@ -224,8 +224,12 @@ func outsideOp(src Source, sc *scenario.Scenario) core.Op {
 }
 
 // controlOp puts a NUL, invalid UTF-8 or a legal control byte into any
-// argument (or, now and then, the kind) of a benign or hostile op.
+// argument (or, now and then, the kind) of a benign or hostile op, or
+// (one time in six) spells a path with a line break after a root's name.
 func controlOp(src Source, sc *scenario.Scenario) core.Op {
+	if oneIn(src, 6) {
+		return pathOp(src, sc, lineBreakPaths)
+	}
 	var op core.Op
 	switch src.Intn(5) {
 	case 0, 1:

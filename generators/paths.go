@@ -103,7 +103,19 @@ var prefixSiblingPaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, orWork(b), `\d/new`) },
 	func(src Source, b, _ string) string { return cat(src, orWork(b), `\d`) },
 	func(src Source, b, _ string) string { return cat(src, orWork(b), "2shop/secret") },
+	// The root's name, then bytes a check may read as no part of it
+	// (trailing dots and spaces, which Win32 trims from a segment; a
+	// query or a fragment, which a URL parser cuts off), then a name:
+	// siblings of the root a POSIX world keeps apart from it.
+	func(src Source, b, n string) string { return cat(src, orWork(b), pick(src, trimmedEnds), "/", n) },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), pick(src, urlEnds), "/secret") },
 }
+
+// trimmedEnds and urlEnds end the root's name in prefixSiblingPaths.
+var (
+	trimmedEnds = []string{".", " ", "..", ". ", " ."}
+	urlEnds     = []string{"?", "#", "?x=1", "#top"}
+)
 
 var dotSegmentPaths = []pathTemplate{
 	func(src Source, b, n string) string { return cat(src, b, "/./", n) },
@@ -202,6 +214,15 @@ var relativePaths = []pathTemplate{
 	},
 }
 
+// lineBreakPaths are a root, or a name below it, then a line break and a
+// path outside: a check whose ^ and $ match at line breaks (Ruby's
+// anchors, a multi-line regular expression) passes the first line alone.
+var lineBreakPaths = []pathTemplate{
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "\n/etc/passwd") },
+	func(src Source, b, n string) string { return cat(src, b, "/", n, "\n/etc/passwd") },
+	func(src Source, b, _ string) string { return cat(src, orWork(b), "\n", orWork(b), "shop/secret") },
+}
+
 var longPaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, b, deep[:2*depth(src)], "/f.txt") },
 	func(src Source, b, _ string) string {
@@ -217,6 +238,12 @@ var longPaths = []pathTemplate{
 	},
 	func(src Source, b, _ string) string { return slashFill(src, b, 4096+src.Intn(200)) },
 	func(src Source, b, _ string) string { return cat(src, b, deep[:2*depth(src)], "/", fill[:300]) },
+	// A ".." past the first kilobyte, or past four: a check that reads a
+	// fixed buffer of the path misses it, and Clean climbs back into the
+	// root with it.
+	func(src Source, b, n string) string {
+		return cat(src, slashFill(src, b, 1024+src.Intn(3200)), "/../", n)
+	},
 }
 
 // maxSlashFill is the most fill slashFill serves from slashFills.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -291,6 +292,8 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 			continue // random worlds put no link at or above a root: TestRootsResolvedAtStart
 		case "dotless-names-trusted":
 			continue // random hosts are never names of one label that resolve inside: TestDotlessNamesTrusted
+		case "win-trim-check", "query-stripped-check", "first-line-check", "truncated-belt":
+			continue // random paths never spell a root so, nor pass 1024 bytes: TestSpellingGaps
 		}
 		differs := false
 		for _, c := range cases {
@@ -903,6 +906,39 @@ func TestDotlessNamesTrusted(t *testing.T) {
 		want, got := run(t, core.ReferenceFactory, g, ws, ops), run(t, m.Factory, g, ws, ops)
 		if differs := !slices.Equal(got, want); differs != tc.trusted {
 			t.Errorf("%s: the mutant differs from the reference %v, want %v:\nreference %q\nmutant    %q", tc.host, differs, tc.trusted, want, got)
+		}
+	}
+}
+
+// TestSpellingGaps: each spelling mutant lets through exactly the paths
+// whose spelling its check misreads, reaching them as written, and judges
+// every other path as the reference does.
+func TestSpellingGaps(t *testing.T) {
+	long := "/work/" + strings.Repeat("a", beltBuf) + "/../secret"
+	short := "/work/" + strings.Repeat("a", beltBuf-20) + "/../secret"
+	for name, escapes := range map[string][]string{
+		"win-trim-check":       {"/work./secret", "/work /secret", "/work.. /x", "/work/sub./x"},
+		"query-stripped-check": {"/work?/secret", "/work#/secret", "/work?x=/y"},
+		"first-line-check":     {"/work\n/etc/passwd", "/work/x\n/etc/passwd"},
+		"truncated-belt":       {long},
+	} {
+		held := []string{"/work/secret", "/etc/passwd", "/workshop/x", "/work/../etc/passwd", short, "/work2?/x", "/etc\n/work"}
+		for _, p := range append(held, escapes...) {
+			spec := core.GrantSpec{FSRead: []string{"/work"}, Budgets: roomy}
+			sb, w := build(t, name, spec, scenario.WorldSpec{})
+			ref := core.NewReference(must.Grant(spec), refworld.New(scenario.WorldSpec{}))
+			got, want := sb.Run(core.Op{Kind: core.OpRead, Args: []string{p}}), ref.Run(core.Op{Kind: core.OpRead, Args: []string{p}})
+			if slices.Contains(escapes, p) {
+				// The gap: refused by the reference, read as written here.
+				reached := slices.ContainsFunc(w.Journal(), func(e refworld.Entry) bool {
+					return e.Call == refworld.CallRead && e.Name == path.Clean(p)
+				})
+				if want.Kind == core.OK || !reached {
+					t.Errorf("%s: %q gives %v (journal %v), the reference %v: want a read of it", name, p, got.Kind, w.Journal(), want.Kind)
+				}
+			} else if got != want {
+				t.Errorf("%s: %q gives %+v, the reference %+v", name, p, got, want)
+			}
 		}
 	}
 }

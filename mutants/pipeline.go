@@ -65,6 +65,10 @@ const (
 	noCompatibleUnmap      // IPv4-compatible addresses judged as themselves, never unmapped
 	hostFinalDots          // net_hosts matched with the final dots of both names dropped
 	nat64LocalUsePublic    // the NAT64 local-use prefix judged as an ordinary IPv6 address
+	winTrimCheck           // the allow-list judges each segment with its trailing dots and spaces trimmed
+	queryStrippedCheck     // the allow-list judges the path cut at its first ? or #
+	firstLineCheck         // the allow-list judges the path's first line only
+	truncatedBelt          // the ".." check reads only the path's first 1024 bytes
 
 	numDefects // one past the last defect
 )
@@ -308,6 +312,13 @@ func (s *sandbox) traversal(p string) bool {
 	case substringDotDot:
 		// DEFECT substring-dotdot: "/work/..hidden" is refused too.
 		return strings.Contains(p, "..")
+	case truncatedBelt:
+		// DEFECT truncated-belt: the path is copied into a buffer of
+		// beltBuf bytes for the check (snprintf cuts it silently), and the
+		// effect is given the whole path: a ".." past the buffer is never
+		// seen. (Clean then climbs inside the root, or the allow-list
+		// refuses what it climbs out to.)
+		return spec.HasTraversal(p[:min(len(p), beltBuf)])
 	}
 	return spec.HasTraversal(p)
 }
@@ -315,6 +326,38 @@ func (s *sandbox) traversal(p string) bool {
 // under is the suspenders: is p under one of roots?
 func (s *sandbox) under(p string, roots []string) bool {
 	switch s.d {
+	case winTrimCheck:
+		// DEFECT win-trim-check: the allow-list normalizes the path as
+		// Win32 does, each segment's trailing dots and spaces dropped, and
+		// the effect is given the path as written, which a POSIX world
+		// does not normalize: "/work./secret" and "/work /secret" are
+		// judged as /work/secret and reach siblings of the root. (A
+		// segment of dots alone is left as it is: ".." stays the belt's.)
+		segs := strings.Split(p, "/")
+		for i, g := range segs {
+			if t := strings.TrimRight(g, ". "); t != "" {
+				segs[i] = t
+			}
+		}
+		return spec.UnderAllowlist(strings.Join(segs, "/"), roots)
+	case queryStrippedCheck:
+		// DEFECT query-stripped-check: the path is taken for a URL path
+		// and judged without what follows its first "?" or "#", a query
+		// and a fragment, while the effect is given all of it:
+		// "/work?/secret" and "/work#/x" are judged as /work and name
+		// siblings of the root.
+		if i := strings.IndexAny(p, "?#"); i >= 0 {
+			p = p[:i]
+		}
+		return spec.UnderAllowlist(p, roots)
+	case firstLineCheck:
+		// DEFECT first-line-check: the allow-list is a pattern anchored
+		// with ^ and $, which match at every line break (Ruby's anchors,
+		// a regular expression in multi-line mode): the first line
+		// "/work" matches, and the effect is given the whole path,
+		// "/work\n/etc/passwd", a sibling of the root.
+		p, _, _ = strings.Cut(p, "\n")
+		return spec.UnderAllowlist(p, roots)
 	case rootItselfDenied:
 		// DEFECT root-itself-denied: a root written with a trailing slash
 		// is used only as the prefix of what lies below it, so the root
@@ -588,6 +631,10 @@ func (s *sandbox) internal(a netip.Addr) bool {
 	}
 	return spec.IsInternal(a)
 }
+
+// beltBuf is truncated-belt's buffer: the bytes of a path its ".." check
+// reads.
+const beltBuf = 1024
 
 // internalPrefixes is internal-string-prefixes's idea of SPEC §6's IPv4
 // ranges: exact for the /8s and /16s and /24 (and 224/4, 240/4 spelled
