@@ -1,10 +1,10 @@
 // Package minimize shrinks a failing scenario while it keeps failing, the
 // way syzkaller minimizes programs: drop the ops after the failure, remove
 // ops from the back, cut the world to the files and links the scenario
-// names, remove each of the world's lists whole, point links
-// past the links they name, remove grant and world entries, then shorten and
-// simplify arguments, memoizing every candidate on (a hash of) its canonical text. The
-// result is 1-minimal: removing any single op or entry makes it pass.
+// names, point links past the links they name, remove the world's lists in
+// runs, remove grant and world entries, then shorten and simplify
+// arguments, memoizing every candidate on (a hash of) its canonical text.
+// The result is 1-minimal: removing any single op or entry makes it pass.
 package minimize
 
 import (
@@ -302,43 +302,57 @@ func (m *minimizer) removeWorldLists(cur *scenario.Scenario) *scenario.Scenario 
 // onlyNamed tries the world's files and links cut to those the scenario
 // names: the grant's roots and the paths its ops read and write, each
 // link at one of them or on the way to one, and, followed from each such
-// link, where it leads. A failure through a link out of a root needs that
-// link and what it reaches; the world drawn around it goes in one
+// link, where it leads, up to spec.MaxLinks links from a name, as a
+// resolution follows them. A failure through a link out of a root needs
+// that link and what it reaches; the world drawn around it goes in one
 // candidate, where removeWorldLists and removeEntries would take one for
 // every few entries (on a server started for each candidate, most of the
 // time to a first finding). A failure that needs more (a path ".." walks
 // back out of a link's target, a file no op names) passes on the cut
-// world, and the one candidate is all it costs.
+// world, which costs a candidate a round.
 func (m *minimizer) onlyNamed(cur *scenario.Scenario) *scenario.Scenario {
+	type name struct {
+		path string
+		hops int // links followed to it
+	}
 	named := map[string]bool{}
-	var todo []string
-	name := func(p string) {
+	var todo []name
+	// A link whose target lies below it (nest -> nest/x) names a longer
+	// path at each hop, and links that share a prefix branch: the names
+	// are bounded, and past the bound the world is left as it is.
+	most := 4*(len(cur.World.Files)+len(cur.World.Links)) + 64
+	add := func(p string, hops int) {
 		if p = path.Clean(p); path.IsAbs(p) && !named[p] {
 			named[p] = true
-			todo = append(todo, p)
+			todo = append(todo, name{p, hops})
 		}
 	}
 	for _, r := range slices.Concat(cur.Grant.FSRead, cur.Grant.FSWrite) {
-		name(r)
+		add(r, 0)
 	}
 	for _, st := range cur.Steps {
 		if (st.Op.Kind == core.OpRead || st.Op.Kind == core.OpWrite) && len(st.Op.Args) > 0 {
-			name(st.Op.Args[0])
+			add(st.Op.Args[0], 0)
 		}
 	}
 	linked := make([]bool, len(cur.World.Links))
 	for len(todo) > 0 {
-		p := todo[len(todo)-1]
+		if len(named) > most {
+			return cur
+		}
+		n := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
 		for i, l := range cur.World.Links {
 			at := path.Clean(l.Path)
-			rest, below := strings.CutPrefix(p, at+"/")
-			if at == p {
+			rest, below := strings.CutPrefix(n.path, at+"/")
+			if at == n.path {
 				rest, below = "", true
 			}
 			if below && at != "/" {
 				linked[i] = true
-				name(path.Join(linkTarget(l), rest))
+				if n.hops < spec.MaxLinks {
+					add(path.Join(linkTarget(l), rest), n.hops+1)
+				}
 			}
 		}
 	}
@@ -484,16 +498,20 @@ func (m *minimizer) shrinkNumber(cur *scenario.Scenario, field func(*scenario.Sc
 }
 
 // bisect returns cur with the value set writes lowered from hi, with which
-// cur fails, towards lo, with which it passes, by bisection: the result
-// fails, and with its value one less it passes. One less is tried first:
-// a value an earlier round brought down is not bisected again.
+// cur fails, towards lo, with which it passes: the result fails, and with
+// its value one less it passes. It steps down from hi by 1, 2, 4, … until
+// a step passes, then bisects the last step: a value an earlier round
+// brought down costs a candidate, and one a few above its least failing
+// value a few, where bisecting from lo would take one for each bit of the
+// range.
 func (m *minimizer) bisect(cur *scenario.Scenario, set func(int64) func(*scenario.Scenario), lo, hi int64) *scenario.Scenario {
-	if hi-lo > 1 {
-		next := m.keep(cur, set(hi-1))
+	for d := int64(1); d > 0 && d < hi-lo; d *= 2 {
+		next := m.keep(cur, set(hi-d))
 		if next == cur {
-			return cur
+			lo = hi - d
+			break
 		}
-		cur, hi = next, hi-1
+		cur, hi = next, hi-d
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
