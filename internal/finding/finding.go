@@ -719,11 +719,14 @@ func CommandLine(argv []string) string {
 
 // QuoteArg quotes a command-line word for a POSIX shell when it needs it.
 // A word holding a character that does not show as itself (inert.Unseen,
-// or a byte that is no UTF-8) is quoted as $'…' with that character's
-// bytes as \xHH escapes: a finding's header and the terminal write such a
-// character as an escape, and a line in '…' would then name another word.
+// or a byte that is no UTF-8) or a tab is quoted as $'…' with that
+// character's bytes as \xHH escapes: a finding's header and the terminal
+// write such a character as an escape (a tab copied from a terminal
+// pastes as spaces), and a line in '…' would then name another word. The
+// shells people type in read $'…' (bash, zsh, ksh, POSIX.1-2024's sh);
+// dash does not, and reads such a word as another.
 func QuoteArg(s string) string {
-	if inert.String(s) != s {
+	if inert.String(s) != s || strings.ContainsRune(s, '\t') {
 		return dollarQuote(s)
 	}
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>*?()[]{}#~!") {
@@ -732,15 +735,15 @@ func QuoteArg(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// dollarQuote is s quoted as $'…' (POSIX.1-2024, bash, zsh, ksh): each byte
-// of an unseen character, and each byte that is no UTF-8, as \xHH; a
-// backslash and a quote escaped; every other character as itself.
+// dollarQuote is s quoted as $'…': each byte of an unseen character or a
+// tab, and each byte that is no UTF-8, as \xHH; a backslash and a quote
+// escaped; every other character as itself.
 func dollarQuote(s string) string {
 	b := []byte("$'")
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == utf8.RuneError && n == 1, inert.Unseen(r):
+		case r == utf8.RuneError && n == 1, inert.Unseen(r), r == '\t':
 			for _, c := range []byte(s[i : i+n]) {
 				b = fmt.Appendf(b, `\x%02x`, c)
 			}

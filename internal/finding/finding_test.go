@@ -806,14 +806,14 @@ func TestFileNamesDoNotClash(t *testing.T) {
 // header and onto the terminal through package inert, so a quoted word must
 // hold nothing inert would rewrite, and still be the word to a shell.
 func TestQuoteArgShowsAsItself(t *testing.T) {
-	words := []string{"plain", "a b", "it's", `back\slash`, "out\x1b[2Kdir", "dir\u202eexe.sbx", "bad\xffbyte", "new\nline", "quote'and\x07bell", ""}
+	words := []string{"plain", "a b", "it's", `back\slash`, "out\x1b[2Kdir", "dir\u202eexe.sbx", "bad\xffbyte", "new\nline", "quote'and\x07bell", "tab\tstop", "del\x7f", "e\u0301", ""}
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Logf("bash not found, the shell's reading is not checked: %v", err)
 	}
 	for _, w := range words {
 		q := QuoteArg(w)
-		if got := inert.String(q); got != q {
+		if got := inert.String(q); got != q || strings.ContainsRune(q, '\t') {
 			t.Errorf("QuoteArg(%q) = %q, which shows as %q", w, q, got)
 		}
 		if bash == "" {
