@@ -214,12 +214,13 @@ var relativePaths = []pathTemplate{
 	},
 }
 
-// lineBreakPaths are a root, or a name below it, then a line break and a
-// path outside: a check whose ^ and $ match at line breaks (Ruby's
-// anchors, a multi-line regular expression) passes the first line alone.
+// lineBreakPaths are a root's name with a line break after it, then a
+// path, outside the root or under it: a path outside the root as a whole,
+// each of whose lines a check whose ^ and $ match at line breaks (Ruby's
+// anchors, a multi-line regular expression) may pass alone.
 var lineBreakPaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, orWork(b), "\n/etc/passwd") },
-	func(src Source, b, n string) string { return cat(src, b, "/", n, "\n/etc/passwd") },
+	func(src Source, b, n string) string { return cat(src, orWork(b), "\n", b, "/", n) },
 	func(src Source, b, _ string) string { return cat(src, orWork(b), "\n", orWork(b), "shop/secret") },
 }
 
