@@ -514,7 +514,16 @@ func (r *watchedRun) checkVerdict(s *stepObs, want core.Result, why verdictReaso
 		r.usageParted = r.usageParted || !r.model.usageMatches(s.after)
 		return
 	}
-	if got, ok := lastWrite(s.entries, r.model.wrote, r.model.lands); ok && got != s.op.Args[1] {
+	got, wrote := lastWrite(s.entries, r.model.wrote, r.model.lands)
+	if !wrote && r.model.wrote != "" && !r.world.StandIns() {
+		// No write landed where the model's does: the world holds there
+		// what the op left (answered ok, and nothing written, or written
+		// elsewhere), unless the ok was the model's, standing in for a
+		// door's sandbox (its journal, not its answer, is judged then).
+		got, _ = r.world.Lookup(r.model.wrote)
+		wrote = true
+	}
+	if wrote && got != s.op.Args[1] {
 		left := "holding " + quote(got)
 		if got == "" {
 			left = "empty or with no file"
@@ -564,9 +573,7 @@ func didWords(entries []refworld.Entry) string {
 }
 
 // lastWrite is the bytes the last write that lands on p among entries
-// left there, and false when none did (a sandbox that said ok and wrote
-// nothing is seen by the reads after it: a real sandbox's answer may be
-// the model's, standing in for one it was excused). lands says where a
+// left there, and false when none did. lands says where a
 // write of a path lands: the world stores at the path's Clean, its links
 // followed, so "/w//a", or a link to "/w/a", writes "/w/a" as much as
 // "/w/a" does. A directory a real sandbox's door journals as made (madeDir)

@@ -426,3 +426,22 @@ func (s trimsPaths) Run(op core.Op) core.Result {
 	}
 	return s.Reference.Run(op)
 }
+
+// writesNothing answers an allowed write ok, charged as the model
+// charges it, and writes nothing; elsewhere set, it writes the bytes to
+// the path with ".bak" after it, under the same root.
+type writesNothing struct {
+	wrapped
+	elsewhere bool
+}
+
+func (s writesNothing) Run(op core.Op) core.Result {
+	if op.Kind != core.OpWrite || len(op.Args) != 2 || !s.grant.MayWrite(op.Args[0]) {
+		return s.Reference.Run(op)
+	}
+	s.Reference.Run(core.Op{Kind: "sbxfuzz:charge"}) // an unknown op: charged as this one, no effect
+	if s.elsewhere {
+		s.world.Write(op.Args[0]+".bak", op.Args[1])
+	}
+	return core.Result{Kind: core.OK}
+}

@@ -958,3 +958,23 @@ func (s respells) Run(op core.Op) core.Result {
 	}
 	return r
 }
+
+// TestVerdictOnAWriteThatLeftNothing: an allowed write answered ok that
+// wrote nothing, or wrote its bytes elsewhere under the root, leaves the
+// file the model writes without them (SPEC §8); where a door may answer
+// with the model's ok in its sandbox's place (SetStandIns), its journal
+// alone is judged.
+func TestVerdictOnAWriteThatLeftNothing(t *testing.T) {
+	c := testCase(testGrant(roomy), testWorld, []core.Op{op("fs_write", "/work/out/a", "hello")})
+	for _, elsewhere := range []bool{false, true} {
+		got := canFail(t, infallible(func(g core.Grant, w core.World) core.Sandbox { return writesNothing{wrap(g, w), elsewhere} }), c, 1, VerdictMatchesModel)
+		mustContain(t, got[0], `returned ok as the model does, but left "/work/out/a" empty or with no file where the model of SPEC §5 writes "hello"`)
+	}
+	standsIn := func(g core.Grant, w core.World) (core.Sandbox, error) {
+		w.(*refworld.World).SetStandIns()
+		return writesNothing{wrap(g, w), false}, nil
+	}
+	if got := check(standsIn, c, new(Coverage), Options{}); len(got) != 0 {
+		t.Errorf("a door's ok standing in for its sandbox's answer was judged by the world: %v", got)
+	}
+}

@@ -103,6 +103,7 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	}
 	sb := &sandbox{c: c, w: ws, bind: c.bind}
 	if rw != nil && slices.Contains(c.stricter, core.OpFetch) {
+		rw.SetStandIns() // once cut, the shadow answers every op
 		sb.shadowWorld = refworld.New(rw.Spec())
 		sb.shadow = core.NewReference(g, sb.shadowWorld)
 		sb.same, sb.tally, sb.counts = true, s.tally, s.tally.Opened()

@@ -251,6 +251,7 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 	if !ok {
 		return nil, fmt.Errorf("a real sandbox needs the harness's own world, not a %T", w)
 	}
+	rw.SetStandIns() // the bridge answers as the model where it excuses the server
 	slot := s.take()
 	t, err := realfs.MaterializeIn(s.root, strconv.Itoa(slot), rw.Spec(), g.Spec(), moatOps, s.layout)
 	if err != nil {

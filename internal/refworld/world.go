@@ -101,7 +101,19 @@ type World struct {
 	journal    []Entry
 	op         opBytes  // the op under way: what it has sent, against its cap (BeginOp)
 	endOp      []func() // OnEndOp's, called by EndOp
+	standIns   bool     // SetStandIns was called
 }
+
+// SetStandIns notes that the sandbox over this world is a door that may
+// answer an op with the model's answer in the place of the sandbox's own
+// (a refusal stricter than the model, a policy of its own, a real tree
+// that parted from the model's): where such an answer says ok, the
+// effect it promises need not be in the world. Renew forgets it.
+func (w *World) SetStandIns() { w.standIns = true }
+
+// StandIns reports whether SetStandIns was called: whether an ok may
+// stand in for a sandbox's own answer.
+func (w *World) StandIns() bool { return w.standIns }
 
 // Spec returns the WorldSpec the world was prepared from: what a harness
 // materializes on a real disk for a sandbox that cannot be handed a World
