@@ -169,6 +169,12 @@ var killedBy = map[string]oracle.ID{
 	"roots-resolved-at-start": oracle.Confinement,
 	"later-roots-lexical":     oracle.Confinement,
 	"dotless-names-trusted":   oracle.NoInternalEgress,
+	// Egress shapes: a Teredo address carrying a public client, zoned
+	// literals, hosts a URL parser respells.
+	"teredo-carried":       oracle.NoInternalEgress,
+	"zone-blinds-prefixes": oracle.NoInternalEgress,
+	"host-percent-decoded": oracle.VerdictMatchesModel,
+	"host-idna-encoded":    oracle.VerdictMatchesModel,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail
