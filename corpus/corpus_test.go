@@ -174,6 +174,12 @@ var killedBy = map[string]oracle.ID{
 	"query-stripped-check": oracle.Confinement,
 	"first-line-check":     oracle.Confinement,
 	"truncated-belt":       oracle.Confinement,
+	// Egress shapes: a Teredo address carrying a public client, zoned
+	// literals, hosts a URL parser respells.
+	"teredo-carried":       oracle.NoInternalEgress,
+	"zone-blinds-prefixes": oracle.NoInternalEgress,
+	"host-percent-decoded": oracle.VerdictMatchesModel,
+	"host-idna-encoded":    oracle.VerdictMatchesModel,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

@@ -298,7 +298,7 @@ func isVariant(v string, granted []string, dflt string) bool {
 	}
 	lv := strings.ToLower(strings.ReplaceAll(v, "\u200b", ""))
 	for _, g := range granted {
-		if strings.Contains(lv, strings.ToLower(strings.TrimSuffix(g, "."))) || v == homoglyph(g) {
+		if strings.Contains(lv, strings.ToLower(strings.TrimSuffix(g, "."))) || v == homoglyph(g) || v == percentOne(g) || v == unicodeForm(g) {
 			return true
 		}
 	}

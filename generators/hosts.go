@@ -2,6 +2,7 @@ package generators
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -131,13 +132,48 @@ var hostVariants = []func(h string) string{
 	func(h string) string { return "[" + h + "]" },
 	func(h string) string { return "https://" + h + "/" },
 	func(h string) string { return h + "\r\n" },
+	percentOne,
+	unicodeForm,
 }
+
+// percentOne percent-encodes h's first dot (its first byte when it has
+// none): a guard that decodes the host before its grant check, as a URL
+// parser does (a%2etest is a.test to WHATWG), lets it through.
+func percentOne(h string) string {
+	if i := strings.IndexByte(h, '.'); i >= 0 {
+		return h[:i] + "%2e" + h[i+1:]
+	}
+	if h == "" {
+		return "%2e"
+	}
+	return "%" + strings.ToUpper(strconv.FormatUint(uint64(h[0])|0x100, 16)[1:]) + h[1:]
+}
+
+// unicodeForm is h with its IDNA A-labels written as the Unicode labels
+// they encode, a host a guard that encodes hosts as a URL parser does
+// (bücher.example is xn--bcher-kva.example to WHATWG and Python's idna)
+// lets through; no grant holds it byte for byte. A host without one of
+// aLabels gets a subdomain instead.
+func unicodeForm(h string) string {
+	for _, l := range aLabels {
+		if a, ok := strings.CutPrefix(h, l.ascii+"."); ok {
+			return l.unicode + "." + a
+		}
+	}
+	return "www." + h
+}
+
+// isALabeled reports whether h begins with an IDNA A-label.
+func isALabeled(h string) bool { return strings.HasPrefix(h, "xn--") }
 
 // hostVariantOp fetches a routed path from a respelling of a granted host:
 // the router and resolver fold case and a trailing dot, the grant must not.
 func hostVariantOp(src Source, sc *scenario.Scenario) core.Op {
 	h := anyHost(src, sc)
 	v := pick(src, hostVariants)(h)
+	if isALabeled(h) && oneIn(src, 2) {
+		v = unicodeForm(h) // the grant's own shape, which the other variants seldom meet
+	}
 	if v == h || slices.Contains(sc.Grant.NetHosts, v) { // no grant may hold '@'
 		v = "user@" + h
 	}

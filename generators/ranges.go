@@ -7,6 +7,7 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/internal/iprange"
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -53,6 +54,10 @@ func init() {
 			{first.Next(), midAddr(r), last.Prev()},
 			{last},
 			{last.Next()},
+		}
+		if c, ok := publicCarriers[r]; ok {
+			// Any other interior carries an internal address.
+			positions[2] = []netip.Addr{c}
 		}
 		if first == last {
 			positions[3] = nil // a one-address range's high edge is its low edge
@@ -109,6 +114,21 @@ func containsAddr(as []netip.Addr, a netip.Addr) bool {
 	return false
 }
 
+// publicCarriers are the interiors of the two prefixes SPEC §6 calls
+// internal whatever they carry: addresses carrying public IPv4 addresses
+// where a decoder looks for them. The interiors other prefixes get (an
+// edge's neighbour, the midpoint) carry 0.0.0.0, 0.0.0.1 or their
+// inversions here, all internal, so a guard that judges the carried
+// address would refuse them too and could not be told from one that
+// refuses the prefix.
+var publicCarriers = map[netip.Prefix]netip.Addr{
+	// 203.0.113.21 in the last 32 bits, where NAT64 carries it.
+	netip.MustParsePrefix("64:ff9b:1::/48"): netip.MustParseAddr("64:ff9b:1::cb00:7115"),
+	// RFC 4380's example: server 65.54.227.120 in bits 32-63, client
+	// 192.0.2.45 inverted in the last 32 bits, both public.
+	netip.MustParsePrefix("2001::/32"): netip.MustParseAddr("2001:0:4136:e378:8000:63bf:3fff:fdd2"),
+}
+
 // midAddr is the first address of r's upper half (172.24.0.0 for
 // 172.16.0.0/12): an interior that a check by the first bytes of the
 // range's low edge misses.
@@ -125,6 +145,15 @@ func midAddr(r netip.Prefix) netip.Addr {
 // spell returns the hosts that spell a in sp, an iprange spelling: none when there is no such
 // spelling, more than one when the spelling has variants.
 func spell(a netip.Addr, sp int) []string {
+	// zoned is hs, its last host (a copy of another) with the zone when a
+	// is internal and dropped when not.
+	zoned := func(hs ...string) []string {
+		if !spec.IsInternal(a) {
+			return hs[:len(hs)-1]
+		}
+		hs[len(hs)-1] += zone
+		return hs
+	}
 	if a.Is4() {
 		b := a.As4()
 		v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
@@ -145,27 +174,28 @@ func spell(a netip.Addr, sp int) []string {
 			x := func(y uint32) string { return strconv.FormatUint(uint64(y), 16) }
 			// The third in mixed case, which a guard matching "::ffff:" as
 			// written misses (the ip package's isPublic does).
-			return []string{"::ffff:" + a.String(), "::ffff:" + x(v>>16) + ":" + x(v&0xffff), "::fFFf:" + a.String()}
+			return zoned("::ffff:"+a.String(), "::ffff:"+x(v>>16)+":"+x(v&0xffff), "::fFFf:"+a.String(), "::ffff:"+a.String())
 		case iprange.NAT64:
 			n := [16]byte{0, 0x64, 0xff, 0x9b, 12: b[0], 13: b[1], 14: b[2], 15: b[3]}
-			return []string{netip.AddrFrom16(n).String()}
+			return zoned(netip.AddrFrom16(n).String(), netip.AddrFrom16(n).String())
 		case iprange.Compatible:
 			if v <= 1 {
 				return nil // :: and ::1 are not IPv4-compatible (SPEC §6)
 			}
-			return []string{netip.AddrFrom16([16]byte{12: b[0], 13: b[1], 14: b[2], 15: b[3]}).String(), "::" + a.String()}
+			c := netip.AddrFrom16([16]byte{12: b[0], 13: b[1], 14: b[2], 15: b[3]}).String()
+			return zoned(c, "::"+a.String(), c)
 		case iprange.SixToFour:
 			n := [16]byte{0x20, 0x02, b[0], b[1], b[2], b[3]}
 			host := n
 			host[15] = 1 // an interface in the 6to4 site: bits 48 on are not the address
-			return []string{netip.AddrFrom16(n).String(), netip.AddrFrom16(host).String()}
+			return zoned(netip.AddrFrom16(n).String(), netip.AddrFrom16(host).String(), netip.AddrFrom16(host).String())
 		}
 		return nil
 	}
 	switch sp {
 	case iprange.Compressed:
 		if c := compressed(a); c != "" {
-			return []string{c}
+			return zoned(c, c)
 		}
 	case iprange.Expanded:
 		return []string{expanded(a, false), expanded(a, true)}
@@ -177,6 +207,14 @@ func spell(a netip.Addr, sp int) []string {
 	}
 	return nil
 }
+
+// zone is the zone some IPv6 spellings of internal addresses carry: the
+// address is the same (SPEC §6 judges it as without), but a guard that
+// tests ranges with netip.Prefix.Contains, false for any zoned address,
+// finds it in none. Public addresses are not drawn zoned: a real resolver
+// refuses a zone on an address that is not link-local, so a correct
+// sandbox could not fetch what the model allows.
+const zone = "%eth0"
 
 // groups are the eight 16-bit groups of an IPv6 address.
 func groups(a netip.Addr) [8]uint16 {

@@ -73,8 +73,17 @@ var writeData = []string{"done", "pwned", "", "x", "../../etc/passwd", "v2", "li
 var toolInputs = []string{"hello", "", "abc", "../../etc/passwd", "Summarize", "id; cat /etc/passwd"}
 
 // Hosts. plainHosts are ordinary granted names (two of them spelled so that
-// the exact-match rule bites: mixed case, a trailing dot).
-var plainHosts = []string{"api.internal", "api.example.com", "cdn.example.net", "API.Example.ORG", "dotted.example.", "files.corp.example"}
+// the exact-match rule bites: mixed case, a trailing dot), and an IDNA
+// A-label, whose Unicode form a guard that encodes hosts lets through.
+// None is a pattern (*.d, .d) or has a port, which an allow-list of
+// patterns would widen: a real resolver will not look such a name up and
+// the world answers an HTTP request by its Host without the port, so a
+// correct sandbox on a real network could not fetch what the model allows.
+var plainHosts = []string{"api.internal", "api.example.com", "cdn.example.net", "API.Example.ORG", "dotted.example.", "files.corp.example",
+	"xn--bcher-kva.example"}
+
+// aLabels are IDNA A-labels of plainHosts and the U-labels they encode.
+var aLabels = []struct{ ascii, unicode string }{{"xn--bcher-kva", "b\u00fccher"}}
 
 // fetchPaths are the paths routed for plain hosts, and those fetched.
 var fetchPaths = []string{"/status", "/v1/items", "/big", "/empty", "/missing"}

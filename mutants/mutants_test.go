@@ -294,6 +294,8 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 			continue // random hosts are never names of one label that resolve inside: TestDotlessNamesTrusted
 		case "win-trim-check", "query-stripped-check", "first-line-check", "truncated-belt":
 			continue // random paths never spell a root so, nor pass 1024 bytes: TestSpellingGaps
+		case "teredo-carried", "zone-blinds-prefixes", "host-percent-decoded", "host-idna-encoded":
+			continue // random hosts are never Teredo, zoned or encoded: TestEgressShapeGaps
 		}
 		differs := false
 		for _, c := range cases {
@@ -940,6 +942,54 @@ func TestSpellingGaps(t *testing.T) {
 			} else if got != want {
 				t.Errorf("%s: %q gives %+v, the reference %+v", name, p, got, want)
 			}
+		}
+	}
+}
+
+// TestEgressShapeGaps shows the four egress-shape mutants in Go: each
+// departs from the reference on its own shape of address or host, and
+// judges every other one as the reference does.
+func TestEgressShapeGaps(t *testing.T) {
+	teredo, zoned := &sandbox{d: teredoCarried}, &sandbox{d: zoneBlindsPrefixes}
+	for _, c := range []struct {
+		s    *sandbox
+		addr string
+		want bool
+	}{
+		{teredo, "2001:0:4136:e378:8000:63bf:3fff:fdd2", false}, // client 192.0.2.45
+		{teredo, "2001::", true},                                // client 255.255.255.255
+		{teredo, "2001:1::1", false},                            // outside 2001::/32
+		{teredo, "::ffff:127.0.0.1", true},
+		{zoned, "64:ff9b::a00:1%eth0", false},
+		{zoned, "::ffff:100.64.0.1%eth0", false},
+		{zoned, "2002:7f00:1::1%eth0", false},
+		{zoned, "fe80::1%eth0", true},
+		{zoned, "::ffff:127.0.0.1%eth0", true},
+		{zoned, "fd00::1%eth0", true},
+		{zoned, "64:ff9b::a00:1", true},
+		{zoned, "2606:4700::1111%eth0", false},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		if got := c.s.internal(a); got != c.want {
+			t.Errorf("defect %d: internal(%v) = %v, want %v (IsInternal %v)", c.s.d, a, got, c.want, spec.IsInternal(a))
+		}
+	}
+	for _, c := range []struct {
+		d      defect
+		grant  []string
+		host   string
+		passes bool
+	}{
+		{hostPercentDecoded, []string{"api.internal"}, "api%2einternal", true},
+		{hostPercentDecoded, []string{"api.internal"}, "api%zzinternal", false},
+		{hostPercentDecoded, []string{"api%2einternal"}, "api%2einternal", false}, // decoded, it is another host
+		{hostIDNAEncoded, []string{"xn--bcher-kva.example"}, "b\u00fccher.example", true},
+		{hostIDNAEncoded, []string{"b\u00fccher.example"}, "b\u00fccher.example", false},
+		{hostIDNAEncoded, []string{"api.internal"}, "api.internal", true},
+	} {
+		s := &sandbox{d: c.d, auth: authority{hosts: c.grant}}
+		if got := s.granted(c.host); got != c.passes {
+			t.Errorf("defect %d: granted(%q) under %q = %v, want %v", c.d, c.host, c.grant, got, c.passes)
 		}
 	}
 }

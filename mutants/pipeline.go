@@ -3,6 +3,7 @@ package mutants
 import (
 	"math"
 	"net/netip"
+	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -69,6 +70,10 @@ const (
 	queryStrippedCheck     // the allow-list judges the path cut at its first ? or #
 	firstLineCheck         // the allow-list judges the path's first line only
 	truncatedBelt          // the ".." check reads only the path's first 1024 bytes
+	teredoCarried          // Teredo judged by the client address it carries
+	zoneBlindsPrefixes     // a zoned address is in no range the predicates do not cover
+	hostPercentDecoded     // the host percent-decoded before the grant check
+	hostIDNAEncoded        // the host's non-ASCII labels Punycode-encoded before the grant check
 
 	numDefects // one past the last defect
 )
@@ -562,12 +567,33 @@ func (s *sandbox) granted(host string) bool {
 		// absolute", so files.corp.example. and a.test.. pass a grant of
 		// files.corp.example and a.test, which name them not.
 		return slices.ContainsFunc(s.auth.hosts, func(h string) bool { return strings.TrimRight(h, ".") == strings.TrimRight(host, ".") })
+	case hostPercentDecoded, hostIDNAEncoded:
+		return slices.Contains(s.auth.hosts, s.respelled(host))
 	case hostCaseFold:
 		// DEFECT host-case-fold: "DNS names are case-insensitive", so
 		// API.internal passes a grant of api.internal, which names it not.
 		return slices.ContainsFunc(s.auth.hosts, func(h string) bool { return strings.EqualFold(h, host) })
 	}
 	return slices.Contains(s.auth.hosts, host)
+}
+
+// respelled is the host host-percent-decoded and host-idna-encoded check
+// and fetch: the one their URL parser hands them.
+func (s *sandbox) respelled(host string) string {
+	switch s.d {
+	case hostPercentDecoded:
+		// DEFECT host-percent-decoded: the host is percent-decoded, as a
+		// WHATWG URL's host is: api%2einternal is api.internal.
+		if h, err := url.PathUnescape(host); err == nil {
+			return h
+		}
+	case hostIDNAEncoded:
+		// DEFECT host-idna-encoded: the host's Unicode labels are written
+		// as A-labels, as a URL parser's IDNA step writes them:
+		// bücher.example is xn--bcher-kva.example.
+		return idnaASCII(host)
+	}
+	return host
 }
 
 // internal is SPEC §6's test on the resolved address.
@@ -628,6 +654,25 @@ func (s *sandbox) internal(a netip.Addr) bool {
 		if z := a.WithZone(""); compatible96.Contains(z) && z != netip.IPv6Unspecified() && z != netip.IPv6Loopback() {
 			return false
 		}
+	case teredoCarried:
+		// DEFECT teredo-carried: a Teredo address is judged by the client
+		// address it carries, its last 32 bits inverted, as an address
+		// library's Teredo accessor hands it out: one carrying a public
+		// client is fetched.
+		if teredo32.Contains(a.WithZone("")) {
+			b := a.As16()
+			return spec.IsInternal(netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}))
+		}
+	case zoneBlindsPrefixes:
+		// DEFECT zone-blinds-prefixes: netip's predicates (loopback,
+		// private, link-local, multicast, unspecified) judge the classic
+		// ranges, zone or not; the rest of SPEC §6 is a prefix list tested
+		// with netip.Prefix.Contains, which is false for any address with
+		// a zone: 64:ff9b::a00:1%eth0 lies in none.
+		if a.Zone() != "" {
+			u := a.Unmap()
+			return u.IsLoopback() || u.IsPrivate() || u.IsLinkLocalUnicast() || u.IsMulticast() || u.IsUnspecified()
+		}
 	}
 	return spec.IsInternal(a)
 }
@@ -668,6 +713,9 @@ var (
 	nat64Local48 = netip.MustParsePrefix("64:ff9b:1::/48")
 )
 
+// teredo-carried's Teredo prefix.
+var teredo32 = netip.MustParsePrefix("2001::/32")
+
 func (s *sandbox) fetch(host, p string) core.Result {
 	switch s.d {
 	case fetchThenCheck:
@@ -693,6 +741,11 @@ func (s *sandbox) fetch(host, p string) core.Result {
 	}
 	if !s.granted(host) {
 		return core.Result{Kind: core.EgressDenied}
+	}
+	if s.d == hostPercentDecoded || s.d == hostIDNAEncoded {
+		// DEFECT host-percent-decoded, host-idna-encoded: the client
+		// fetches the host the parser handed the check.
+		host = s.respelled(host)
 	}
 	return s.connect(host, s.world.Resolve(host), p)
 }

@@ -63,4 +63,11 @@ var all = []Mutant{
 	{"query-stripped-check", "Judges the path cut at its first ? or #, read as a URL's query or fragment (url.Parse's Path), and acts on the path as written: /work?/secret and /work#/x are judged as /work and reach siblings of the root.", DimPathShape, queryStrippedCheck.factory()},
 	{"first-line-check", "Judges the path by a pattern anchored with ^ and $, which match at any line break (Ruby's anchors, a multi-line regular expression), and acts on the whole path: \"/work\\n/etc/passwd\" passes as /work and reaches a sibling of the root.", DimPathShape, firstLineCheck.factory()},
 	{"truncated-belt", "Looks for \"..\" segments in the first 1024 bytes of the path only, a check on a fixed buffer snprintf cut silently, and acts on the whole path: a \"..\" past the buffer reaches the world, and Clean climbs with it.", DimPathShape, truncatedBelt.factory()},
+	// Egress shapes a default campaign used not to draw: a Teredo address
+	// carrying a public client, zoned IPv6 literals outside link-local, a
+	// percent-encoded host, an IDNA A-label asked in Unicode.
+	{"teredo-carried", "Judges a Teredo address by the client IPv4 address it carries (the last 32 bits inverted), as address libraries decode Teredo, where SPEC §6 refuses 2001::/32 whatever it carries: 2001:0:4136:e378:8000:63bf:3fff:fdd2, carrying the public 192.0.2.45, is fetched.", DimInternalRange, teredoCarried.factory()},
+	{"zone-blinds-prefixes", "Judges the classic ranges with netip's predicates and the rest of SPEC §6 with netip.Prefix.Contains, which is false for any address with a zone: 64:ff9b::a00:1%eth0 and ::ffff:100.64.0.1%eth0 lie in no prefix and are fetched.", DimInternalRange, zoneBlindsPrefixes.factory()},
+	{"host-percent-decoded", "Percent-decodes the host before the grant check, as a WHATWG URL parser decodes a host, where SPEC §4 keeps percent-encodings literal and §2 matches hosts byte for byte: api%2einternal passes a grant of api.internal.", DimHostShape, hostPercentDecoded.factory()},
+	{"host-idna-encoded", "Writes the host's Unicode labels as IDNA A-labels before the grant check, as a URL parser's host step does, where SPEC §2 matches hosts byte for byte: bücher.example passes a grant of xn--bcher-kva.example.", DimHostShape, hostIDNAEncoded.factory()},
 }

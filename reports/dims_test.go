@@ -421,7 +421,7 @@ func TestRealSandboxDimensionGaps(t *testing.T) {
 		{"internal-range", "all " + strconv.Itoa(len(iprange.Ranges())) + " groups", "all " + strconv.Itoa(ranges) + " points", "not drawn for this sandbox: the sandbox has file tools only: no"},
 		{"bytes", "fetch host, fetch path", "all 8 points", "not drawn for this sandbox: the sandbox has file tools only: no"},
 		{"bytes", "tool name, tool input", "all 8 points", "not drawn for this sandbox: its adapter draws no op that reaches"},
-		{"host-shape", "net_fetch host", "all 16 points", "not drawn for this sandbox: the sandbox has file tools only: no"},
+		{"host-shape", "net_fetch host", "all 17 points", "not drawn for this sandbox: the sandbox has file tools only: no"},
 		{"budget", "max_ops", "max int64", "GAP"},
 	} {
 		if !hasRow(text, cells...) {

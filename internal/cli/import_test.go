@@ -85,7 +85,7 @@ func TestImportGoFuzzFile(t *testing.T) {
 // host (an IP literal's spelling), not by the path it no longer has. The
 // input is an arena-mode one: only that mode draws ops by class.
 func TestImportLabelsTheMinimizedOp(t *testing.T) {
-	input, err := hex.DecodeString("2b990200bbeeac6cec235029") // net_fetch 64:ff9b::ac10:0 /../etc/passwd, drawn as a traversal, and two other ops
+	input, err := hex.DecodeString("2b990200bbeeac6cec235029") // net_fetch 64:ff9b::ac10:0%eth0 /../etc/passwd, drawn as a traversal, and two other ops
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestImportLabelsTheMinimizedOp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(text), `net_fetch 64:ff9b::ac10:0 ""`) || !strings.Contains(string(text), "; class of the violating op: ip-spelling\n") {
+	if !strings.Contains(string(text), `net_fetch 64:ff9b::ac10:0%eth0 ""`) || !strings.Contains(string(text), "; class of the violating op: ip-spelling\n") {
 		t.Errorf("want the fetch minimized to an empty path and labelled ip-spelling:\n%s", text)
 	}
 }

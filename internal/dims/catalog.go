@@ -149,12 +149,14 @@ const (
 	HostMetadata
 	HostEmpty
 	HostOther
+	HostEncoded
 	numHostShapes
 )
 
 var hostShapeNames = [numHostShapes]string{"granted, byte for byte", "case variant", "trailing dot", "two trailing dots",
 	":port", "user@granted", "granted@other", "white space or control byte", "subdomain of a granted host",
-	"granted host as a prefix", "IPv4 literal", "IPv6 literal", "localhost", "metadata name", "empty", "other name"}
+	"granted host as a prefix", "IPv4 literal", "IPv6 literal", "localhost", "metadata name", "empty", "other name",
+	"granted host percent-encoded or in Unicode"}
 
 // Where each dimension's points start in the catalog.
 var (

@@ -3,6 +3,7 @@ package dims
 import (
 	"encoding/binary"
 	"net/netip"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -337,6 +338,11 @@ func ClassifyHost(h string, granted []string) int {
 			return HostPrefix
 		}
 	}
+	for _, g := range granted {
+		if encodes(h, g) {
+			return HostEncoded
+		}
+	}
 	switch n := spec.NormalizeHost(h); {
 	case n == "localhost" || strings.HasSuffix(n, ".localhost"):
 		return HostLocalhost
@@ -344,4 +350,34 @@ func ClassifyHost(h string, granted []string) int {
 		return HostMetadata
 	}
 	return HostOther
+}
+
+// encodes reports whether h spells the granted g in an encoding a URL
+// parser undoes: percent-encoded bytes, or Unicode labels where g has
+// IDNA A-labels ("xn--"), its other labels the same.
+func encodes(h, g string) bool {
+	if strings.IndexByte(h, '%') >= 0 {
+		if d, err := url.PathUnescape(h); err == nil && d == g {
+			return true
+		}
+	}
+	if utf8.ValidString(h) && !isASCII(h) && strings.Count(h, ".") == strings.Count(g, ".") {
+		hs, gs := strings.Split(h, "."), strings.Split(g, ".")
+		for i := range hs {
+			if hs[i] != gs[i] && (isASCII(hs[i]) || !strings.HasPrefix(gs[i], "xn--")) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -173,7 +173,7 @@ func TestClassifyHost(t *testing.T) {
 		"api.internal@evil.com": HostGrantedAt, " api.internal": HostSpace, "x.api.internal": HostSubdomain,
 		"api.internal.evil.com": HostPrefix, "127.1": HostIPv4, "[::1]": HostIPv6, "a.localhost": HostLocalhost,
 		"metadata.google.internal": HostMetadata, "": HostEmpty, "evil.com": HostOther,
-		"10.0.0.1.": HostTrailingDot,
+		"10.0.0.1.": HostTrailingDot, "api%2einternal": HostEncoded,
 	}
 	for h, want := range cases {
 		if got := ClassifyHost(h, granted); got != want {
@@ -183,6 +183,15 @@ func TestClassifyHost(t *testing.T) {
 	// A granted host written with its trailing dot: the name without it
 	// is the same name to the resolver (SPEC §6) and another to the grant,
 	// the trailing-dot variant the generators draw by dropping the dot.
+	// An A-label, with the hosts a guard that decodes or encodes hosts as
+	// a URL parser does lets through.
+	aLabel := []string{"xn--bcher-kva.example"}
+	for h, want := range map[string]int{"b\u00fccher.example": HostEncoded, "b\u00fccher.other": HostOther,
+		"xn--bcher-kva%2eexample": HostEncoded, "www.xn--bcher-kva.example": HostSubdomain} {
+		if got := ClassifyHost(h, aLabel); got != want {
+			t.Errorf("ClassifyHost(%q, %q) = %s, want %s", h, aLabel, hostShapeNames[got], hostShapeNames[want])
+		}
+	}
 	dotted := []string{"dotted.example."}
 	for h, want := range map[string]int{"dotted.example.": HostGranted, "dotted.example": HostTrailingDot,
 		"DOTTED.example.": HostCase, "dotted.exampl": HostOther} {

@@ -2,7 +2,9 @@ package dims
 
 import (
 	"net/netip"
+	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -330,6 +332,11 @@ func classifyHostSlow(h string, granted []string) int {
 			return HostPrefix
 		}
 	}
+	for _, g := range granted {
+		if encodesSlow(h, g) {
+			return HostEncoded
+		}
+	}
 	switch n := spec.NormalizeHost(h); {
 	case n == "localhost" || strings.HasSuffix(n, ".localhost"):
 		return HostLocalhost
@@ -337,6 +344,25 @@ func classifyHostSlow(h string, granted []string) int {
 		return HostMetadata
 	}
 	return HostOther
+}
+
+// encodesSlow: h decodes to g, or differs from g only where g has an
+// A-label and h a label with a character past ASCII.
+func encodesSlow(h, g string) bool {
+	if d, err := url.PathUnescape(h); err == nil && strings.Contains(h, "%") && d == g {
+		return true
+	}
+	hs, gs := strings.Split(h, "."), strings.Split(g, ".")
+	if len(hs) != len(gs) || !utf8.ValidString(h) || strings.IndexFunc(h, func(r rune) bool { return r > unicode.MaxASCII }) < 0 {
+		return false
+	}
+	for i, l := range hs {
+		nonASCII := strings.IndexFunc(l, func(r rune) bool { return r > unicode.MaxASCII }) >= 0
+		if l != gs[i] && !(nonASCII && strings.HasPrefix(gs[i], "xn--")) {
+			return false
+		}
+	}
+	return true
 }
 
 func spellingSlow(host string, dns []scenario.DNSRecord) int {
