@@ -238,3 +238,34 @@ func TestOneLineIsInert(t *testing.T) {
 		t.Errorf("oneLine = %q, want %q", got, want)
 	}
 }
+
+// TestExecWriteThatLeftNothing: a child that answers an allowed write ok
+// and writes nothing is judged by what the world holds, whether or not it
+// declared stricter fetch refusals: the door answers in its place only
+// from its first stricter refusal on.
+func TestExecWriteThatLeftNothing(t *testing.T) {
+	sc, err := scenario.Parse("drop.sbx", []byte("grant fs_write /d\nfile /d/a old\n\nfs_write /d/a new\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"plain", "stricter"} {
+		start, err := Sessions(roleCommand("dropwrites", mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, end, err := start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := oracle.NewChecker(f, oracle.Options{Timeout: patience})
+		fs, err := k.Check(sc, new(oracle.Coverage))
+		k.Close()
+		end()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fs) != 1 || fs[0].Invariant != oracle.VerdictMatchesModel || !strings.Contains(fs[0].Detail, `left "/d/a" holding "old"`) {
+			t.Errorf("a %s child that wrote nothing: %v", mode, fs)
+		}
+	}
+}

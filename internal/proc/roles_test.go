@@ -88,6 +88,19 @@ func playRole(role string, args []string) int {
 		return fetcher()
 	case "ownhttp": // sbxfuzz/1 over the reference, fetching for real: args[0] "checked", "byname", "strict" or "strict-undeclared"
 		return ownHTTP(args[0])
+	case "dropwrites": // sbxfuzz/1 over the reference, answering allowed writes ok and writing nothing; args[0] "stricter" declares stricter fetches
+		var stricter []string
+		if args[0] == "stricter" {
+			stricter = []string{core.OpFetch}
+		}
+		f := func(g core.Grant, w core.World) (core.Sandbox, error) {
+			return dropsWrites{core.NewReference(g, w), g}, nil
+		}
+		if err := Serve(os.Stdin, os.Stdout, "dropwrites", f, stricter...); err != nil {
+			fmt.Fprintln(os.Stderr, "dropwrites:", err)
+			return 2
+		}
+		return 0
 	case "leaf":
 		for {
 			time.Sleep(time.Hour)
@@ -335,4 +348,19 @@ func (o ownNet) Fetch(host string, addr netip.Addr, path string) (string, bool) 
 	}
 	body, err := io.ReadAll(resp.Body)
 	return string(body), err == nil
+}
+
+// dropsWrites answers an allowed fs_write ok, charged as the reference
+// charges it, and writes nothing.
+type dropsWrites struct {
+	*core.Reference
+	g core.Grant
+}
+
+func (s dropsWrites) Run(op core.Op) core.Result {
+	if op.Kind != core.OpWrite || len(op.Args) != 2 || !s.g.MayWrite(op.Args[0]) {
+		return s.Reference.Run(op)
+	}
+	s.Reference.Run(core.Op{Kind: "sbxfuzz:charge"}) // an unknown op: charged as this one, no effect
+	return core.Result{Kind: core.OK}
 }

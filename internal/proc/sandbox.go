@@ -103,7 +103,7 @@ func (s *session) open(g core.Grant, w core.World) (core.Sandbox, error) {
 	}
 	sb := &sandbox{c: c, w: ws, bind: c.bind}
 	if rw != nil && slices.Contains(c.stricter, core.OpFetch) {
-		rw.SetStandIns() // once cut, the shadow answers every op
+		sb.rw = rw
 		sb.shadowWorld = refworld.New(rw.Spec())
 		sb.shadow = core.NewReference(g, sb.shadowWorld)
 		sb.same, sb.tally, sb.counts = true, s.tally, s.tally.Opened()
@@ -173,6 +173,7 @@ type sandbox struct {
 	// connection, a lookup) is judged.
 	shadow      *core.Reference
 	shadowWorld *refworld.World
+	rw          *refworld.World // the scenario's world, told of stand-ins at the cut
 	same        bool // the child matched the shadow on every op so far
 	halted      bool // the shadow halted on an op before
 	cut         bool // the shadow answers from here on
@@ -213,6 +214,7 @@ func (s *sandbox) Run(op core.Op) core.Result {
 	s.halted = s.halted || m.Hard
 	if s.same && op.Kind == core.OpFetch && len(op.Args) == 2 && refusal(r) && let {
 		s.cut = true
+		s.rw.SetStandIns() // the shadow answers every op from here on
 		if s.counts {
 			seen := resolvedIn(s.shadowWorld.Journal()[j:]) // the model's answer, which the child got if it looked the host up
 			if s.bind != nil && lookups.Count == 0 {

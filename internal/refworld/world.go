@@ -104,11 +104,12 @@ type World struct {
 	standIns   bool     // SetStandIns was called
 }
 
-// SetStandIns notes that the sandbox over this world is a door that may
-// answer an op with the model's answer in the place of the sandbox's own
-// (a refusal stricter than the model, a policy of its own, a real tree
-// that parted from the model's): where such an answer says ok, the
-// effect it promises need not be in the world. Renew forgets it.
+// SetStandIns notes that the sandbox over this world is a door that
+// answers, or may answer, an op with the model's answer in the place of
+// the sandbox's own (a refusal stricter than the model, a policy of its
+// own, a real tree that parted from the model's): where such an answer
+// says ok, the writes the door journals are judged, not what the world
+// holds. Renew forgets it.
 func (w *World) SetStandIns() { w.standIns = true }
 
 // StandIns reports whether SetStandIns was called: whether an ok may
