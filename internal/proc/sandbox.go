@@ -174,9 +174,9 @@ type sandbox struct {
 	shadow      *core.Reference
 	shadowWorld *refworld.World
 	rw          *refworld.World // the scenario's world, told of stand-ins at the cut
-	same        bool // the child matched the shadow on every op so far
-	halted      bool // the shadow halted on an op before
-	cut         bool // the shadow answers from here on
+	same        bool            // the child matched the shadow on every op so far
+	halted      bool            // the shadow halted on an op before
+	cut         bool            // the shadow answers from here on
 	tally       *door.Counter
 	counts      bool // a check's run, not its replay: it counts into tally
 }
