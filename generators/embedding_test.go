@@ -22,6 +22,7 @@ func TestEmbeddingFormsFetched(t *testing.T) {
 	type cell struct{ form, carried string }
 	seen := map[cell]int{}
 	prefixes := map[string]int{}
+	fetched := map[netip.Addr]bool{}
 	for i := range 5000 {
 		sc := seeded(i)
 		for _, st := range sc.Steps {
@@ -30,6 +31,7 @@ func TestEmbeddingFormsFetched(t *testing.T) {
 				continue
 			}
 			a := spec.StaticResolve(op.Args[0])
+			fetched[a.WithZone("")] = true
 			if p := spec.InternalPrefix(a); p != "" {
 				prefixes[p]++
 			}
@@ -57,6 +59,15 @@ func TestEmbeddingFormsFetched(t *testing.T) {
 	for _, p := range []netip.Addr{netip.MustParseAddr("64:ff9b:1::1"), netip.MustParseAddr("2001::1")} {
 		if name := spec.InternalPrefix(p); prefixes[name] == 0 {
 			t.Errorf("no granted literal in %s was fetched in 5000 scenarios", name)
+		}
+	}
+	// A decoder that reads the carried address where its layout puts it
+	// (the last 32 bits, or RFC 6052's /48 places) sees a public one.
+	for p, carriers := range publicCarriers {
+		for _, c := range carriers {
+			if !fetched[c] {
+				t.Errorf("the interior %s of %s, which carries a public address, was not fetched in 5000 scenarios", c, p)
+			}
 		}
 	}
 }

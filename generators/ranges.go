@@ -57,7 +57,7 @@ func init() {
 		}
 		if c, ok := publicCarriers[r]; ok {
 			// Any other interior carries an internal address.
-			positions[2] = []netip.Addr{c}
+			positions[2] = c
 		}
 		if first == last {
 			positions[3] = nil // a one-address range's high edge is its low edge
@@ -121,12 +121,14 @@ func containsAddr(as []netip.Addr, a netip.Addr) bool {
 // inversions here, all internal, so a guard that judges the carried
 // address would refuse them too and could not be told from one that
 // refuses the prefix.
-var publicCarriers = map[netip.Prefix]netip.Addr{
-	// 203.0.113.21 in the last 32 bits, where NAT64 carries it.
-	netip.MustParsePrefix("64:ff9b:1::/48"): netip.MustParseAddr("64:ff9b:1::cb00:7115"),
+var publicCarriers = map[netip.Prefix][]netip.Addr{
+	// 203.0.113.21 in the last 32 bits, where the well-known /96 carries
+	// it, and where RFC 6052 puts it under a /48 (bits 48–63 and 72–87,
+	// around the u octet).
+	netip.MustParsePrefix("64:ff9b:1::/48"): {netip.MustParseAddr("64:ff9b:1::cb00:7115"), netip.MustParseAddr("64:ff9b:1:cb00:71:1500::")},
 	// RFC 4380's example: server 65.54.227.120 in bits 32-63, client
 	// 192.0.2.45 inverted in the last 32 bits, both public.
-	netip.MustParsePrefix("2001::/32"): netip.MustParseAddr("2001:0:4136:e378:8000:63bf:3fff:fdd2"),
+	netip.MustParsePrefix("2001::/32"): {netip.MustParseAddr("2001:0:4136:e378:8000:63bf:3fff:fdd2")},
 }
 
 // midAddr is the first address of r's upper half (172.24.0.0 for
