@@ -189,6 +189,7 @@ var killedBy = map[string]oracle.ID{
 	"tool-percent-decoded":    oracle.VerdictMatchesModel,
 	"kind-aliases":            oracle.VerdictMatchesModel,
 	"utf8-above-max":          oracle.VerdictMatchesModel,
+	"modified-utf8":           oracle.VerdictMatchesModel,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

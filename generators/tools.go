@@ -93,13 +93,14 @@ func unknownKindOp(src Source, sc *scenario.Scenario) core.Op {
 	return core.Op{Kind: k, Args: args}
 }
 
-// pastMaxUTF8 are sequences of UTF-8's form that are invalid only for
-// encoding a number past U+10FFFF: a check without RFC 3629's bound passes
-// them.
-var pastMaxUTF8 = []string{"\xf4\x90\x80\x80", "\xf4\xbf\xbf\xbf", "\xf5\x80\x80\x80", "\xf7\xbf\xbf\xbf"}
+// formedUTF8 are invalid sequences of UTF-8's form that hand-written
+// decoders take: numbers past U+10FFFF, which a check without RFC 3629's
+// bound passes, and C0 80, the overlong NUL of Java's modified UTF-8.
+var formedUTF8 = []string{"\xf4\x90\x80\x80", "\xf4\xbf\xbf\xbf", "\xf5\x80\x80\x80", "\xf7\xbf\xbf\xbf", "\xc0\x80"}
 
 // malformedOp is a known kind with missing or extra arguments, or a NUL or
-// a code point past U+10FFFF in one, built from a benign or hostile op.
+// an invalid sequence of UTF-8's form in one, built from a benign or
+// hostile op.
 func malformedOp(src Source, sc *scenario.Scenario) core.Op {
 	var op core.Op
 	switch src.Intn(4) {
@@ -123,7 +124,7 @@ func malformedOp(src Source, sc *scenario.Scenario) core.Op {
 		op.Args[len(op.Args)-1] += "\x00"
 	case 5:
 		i := src.Intn(len(op.Args))
-		op.Args[i] = insertAt(src, op.Args[i], pick(src, pastMaxUTF8))
+		op.Args[i] = insertAt(src, op.Args[i], pick(src, formedUTF8))
 	default:
 		op.Args = []string{}
 	}

@@ -297,7 +297,7 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 		case "teredo-carried", "zone-blinds-prefixes", "host-percent-decoded", "host-idna-encoded":
 			continue // random hosts are never Teredo, zoned or encoded: TestEgressShapeGaps
 		case "tool-unique-prefix", "tool-namespace-stripped", "tool-call-syntax", "tool-width-folded",
-			"tool-percent-decoded", "kind-aliases", "utf8-above-max":
+			"tool-percent-decoded", "kind-aliases", "utf8-above-max", "modified-utf8":
 			continue // random ops never respell a granted tool, alias a kind or pass U+10FFFF: TestOpShapeGaps
 		}
 		differs := false
@@ -1014,6 +1014,7 @@ func TestOpShapeGaps(t *testing.T) {
 		read("read_text_file", "/work/data.txt"), read("fs_read", "/work/data.txt"), read("read", "/work/data.txt"),
 		read("fs_read", "/work/\xf4\x90\x80\x80"), read("fs_read", "/work/\xf7\xbf\xbf\xbf"),
 		read("fs_read", "/work/\xed\xa0\x80"), read("fs_read", "/work/\xc0\xae"), read("fs_read", "/work/\xf4\x8f\xbf\xbf"),
+		read("fs_read", "/work/a\xc0\x80"), read("fs_read", "/work/\xc0\x80\xc0"),
 	}
 	// departs lists the ops (by index in ops) each mutant answers otherwise.
 	for name, departs := range map[string][]int{
@@ -1024,6 +1025,7 @@ func TestOpShapeGaps(t *testing.T) {
 		"tool-percent-decoded":    {11},      // %65cho
 		"kind-aliases":            {14, 15},  // read_file, read_text_file
 		"utf8-above-max":          {18, 19},  // U+110000, U+1FFFFF
+		"modified-utf8":           {23},      // C0 80; a lone C0 after it is invalid all the same
 	} {
 		for i, op := range ops {
 			sb, _ := build(t, name, spec, ws)

@@ -81,6 +81,7 @@ const (
 	toolPercentDecoded     // a tool name percent-decoded
 	kindAliases            // MCP's names of the four kinds taken for them
 	utf8AboveMax           // UTF-8 checked without the U+10FFFF bound
+	modifiedUTF8           // C0 80, modified UTF-8's NUL, taken for valid UTF-8
 
 	numDefects // one past the last defect
 )
@@ -317,6 +318,14 @@ func (s *sandbox) wellFormed(args []string, n int) bool {
 	case malformedPassthrough:
 		// DEFECT malformed-passthrough: only the argument count is checked.
 		return len(args) == n
+	case modifiedUTF8:
+		// DEFECT modified-utf8: the arguments are decoded as Java's
+		// modified UTF-8 (DataInput.readUTF, JNI), which writes NUL as the
+		// overlong C0 80; the NUL check looks for a zero byte, which C0 80
+		// has none of, and the decoder takes it: "/work/a\xc0\x80" passes.
+		return len(args) == n && !slices.ContainsFunc(args, func(a string) bool {
+			return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(strings.ReplaceAll(a, "\xc0\x80", ""))
+		})
 	case utf8AboveMax:
 		// DEFECT utf8-above-max: a hand-written UTF-8 check (RFC 2279's
 		// forms, with the overlong and surrogate checks added since) that
