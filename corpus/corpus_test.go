@@ -190,6 +190,8 @@ var killedBy = map[string]oracle.ID{
 	"kind-aliases":            oracle.VerdictMatchesModel,
 	"utf8-above-max":          oracle.VerdictMatchesModel,
 	"modified-utf8":           oracle.VerdictMatchesModel,
+	// Step 3's order: the kind before the arguments.
+	"malformed-before-unknown": oracle.VerdictMatchesModel,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

@@ -77,18 +77,24 @@ var kindAliases = []string{"read_file", "read_text_file", "write_file", "fetch_u
 
 // unknownKindOp is an op of a kind that is none of the four, now and then
 // another name of one, with a real op's arguments or a random number of
-// them.
+// them, now and then one with a NUL or invalid UTF-8.
 func unknownKindOp(src Source, sc *scenario.Scenario) core.Op {
 	k := pick(src, unknownKinds)
 	if oneIn(src, 3) {
 		k = pick(src, kindAliases)
 	}
+	var args []string
 	if src.Intn(4) < 3 {
-		return core.Op{Kind: k, Args: benignOp(src, sc).Args}
+		args = benignOp(src, sc).Args
+	} else {
+		args = newArgs(src, src.Intn(5))
+		for i := range args {
+			args[i] = pick(src, toolInputs)
+		}
 	}
-	args := newArgs(src, src.Intn(5))
-	for i := range args {
-		args[i] = pick(src, toolInputs)
+	if len(args) > 0 && oneIn(src, 4) { // still unknown_op: the kind is judged first
+		i := src.Intn(len(args))
+		args[i] = insertAt(src, args[i], pick(src, badBytes))
 	}
 	return core.Op{Kind: k, Args: args}
 }

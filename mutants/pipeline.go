@@ -82,6 +82,7 @@ const (
 	kindAliases            // MCP's names of the four kinds taken for them
 	utf8AboveMax           // UTF-8 checked without the U+10FFFF bound
 	modifiedUTF8           // C0 80, modified UTF-8's NUL, taken for valid UTF-8
+	malformedBeforeUnknown // the arguments' bytes judged before the kind
 
 	numDefects // one past the last defect
 )
@@ -288,6 +289,12 @@ func (s *sandbox) elapsed() (wall int64, past bool) {
 }
 
 func (s *sandbox) dispatch(op core.Op) core.Result {
+	if s.d == malformedBeforeUnknown && !spec.WellFormed(op.Args, len(op.Args)) {
+		// DEFECT malformed-before-unknown: the transport checks every
+		// argument's bytes before the kind is looked at, so an unknown
+		// kind with a NUL or invalid UTF-8 in an argument is malformed_op.
+		return core.Result{Kind: core.MalformedOp}
+	}
 	if k, ok := kindAliasOf[op.Kind]; ok && s.d == kindAliases {
 		// DEFECT kind-aliases: an adapter's convenience: the names an MCP
 		// server gives the four kinds' tools are the kinds.

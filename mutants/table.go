@@ -80,4 +80,5 @@ var all = []Mutant{
 	{"kind-aliases", "Takes the names MCP servers give their tools (read_file, write_file, fetch_url, call_tool) for the four kinds, an adapter's convenience, where SPEC §2 makes any other kind unknown_op: read_file /work/x reads.", "", kindAliases.factory()},
 	{"utf8-above-max", "Checks UTF-8 by hand with the overlong and surrogate checks but not RFC 3629's bound, where SPEC §2 makes invalid UTF-8 malformed_op: F4 90 80 80, past U+10FFFF, reaches the world.", DimBytes, utf8AboveMax.factory()},
 	{"modified-utf8", "Decodes arguments as Java's modified UTF-8 (DataInput.readUTF, JNI), which writes NUL as the overlong C0 80, and looks for NUL as a zero byte, where SPEC §2 makes an overlong form invalid UTF-8 and so malformed_op: /work/a\xc0\x80 reaches the world.", DimBytes, modifiedUTF8.factory()},
+	{"malformed-before-unknown", "Checks every argument's bytes (NUL, UTF-8) before it looks at the kind, as a transport that validates each string of a request first, where SPEC §5 step 3 answers an unknown kind unknown_op whatever its arguments: exec with a NUL in its argument is malformed_op.", "", malformedBeforeUnknown.factory()},
 }
