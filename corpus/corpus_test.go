@@ -180,6 +180,18 @@ var killedBy = map[string]oracle.ID{
 	"zone-blinds-prefixes": oracle.NoInternalEgress,
 	"host-percent-decoded": oracle.VerdictMatchesModel,
 	"host-idna-encoded":    oracle.VerdictMatchesModel,
+	// Tool names respelled before the grant check, kinds taken for the
+	// four, a UTF-8 check without its bound.
+	"tool-unique-prefix":      oracle.VerdictMatchesModel,
+	"tool-namespace-stripped": oracle.VerdictMatchesModel,
+	"tool-call-syntax":        oracle.VerdictMatchesModel,
+	"tool-width-folded":       oracle.VerdictMatchesModel,
+	"tool-percent-decoded":    oracle.VerdictMatchesModel,
+	"kind-aliases":            oracle.VerdictMatchesModel,
+	"utf8-above-max":          oracle.VerdictMatchesModel,
+	"modified-utf8":           oracle.VerdictMatchesModel,
+	// Step 3's order: the kind before the arguments.
+	"malformed-before-unknown": oracle.VerdictMatchesModel,
 }
 
 // TestKillersKill replays mutants/<name>.sbx on mutant name: it must fail

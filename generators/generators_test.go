@@ -200,7 +200,8 @@ var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 		return unless(op.Kind == core.OpTool && !slices.Contains(sc.Grant.Tools, op.Args[0]), "not a call of an ungranted tool")
 	},
 	attack.ToolVariant: func(op core.Op, sc *scenario.Scenario) string {
-		return unless(op.Kind == core.OpTool && isVariant(op.Args[0], sc.Grant.Tools, "summarize"), "not a variant of a granted tool")
+		return unless(op.Kind == core.OpTool && (isVariant(op.Args[0], sc.Grant.Tools, "summarize") || isToolRespelling(op.Args[0], sc.Grant.Tools)),
+			"not a variant of a granted tool")
 	},
 	attack.UnknownOp: func(op core.Op, _ *scenario.Scenario) string {
 		_, known := spec.Arity(op.Kind)
@@ -303,6 +304,17 @@ func isVariant(v string, granted []string, dflt string) bool {
 		}
 	}
 	return false
+}
+
+// isToolRespelling reports whether v is not itself granted but a granted
+// tool name's fullwidth form or a strict prefix of one.
+func isToolRespelling(v string, granted []string) bool {
+	if len(granted) == 0 {
+		granted = []string{"summarize"}
+	}
+	return !slices.Contains(granted, v) && slices.ContainsFunc(granted, func(g string) bool {
+		return v == fullwidth(g) || v != "" && len(v) < len(g) && strings.HasPrefix(g, v)
+	})
 }
 
 func parsesAsIP(h string) bool {

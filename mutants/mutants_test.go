@@ -296,6 +296,9 @@ func TestEveryMutantDiffersRandomly(t *testing.T) {
 			continue // random paths never spell a root so, nor pass 1024 bytes: TestSpellingGaps
 		case "teredo-carried", "zone-blinds-prefixes", "host-percent-decoded", "host-idna-encoded":
 			continue // random hosts are never Teredo, zoned or encoded: TestEgressShapeGaps
+		case "tool-unique-prefix", "tool-namespace-stripped", "tool-call-syntax", "tool-width-folded",
+			"tool-percent-decoded", "kind-aliases", "utf8-above-max", "modified-utf8", "malformed-before-unknown":
+			continue // random ops never respell a granted tool, alias a kind, pass U+10FFFF or C0 80, or give an unknown kind a bad argument: TestOpShapeGaps
 		}
 		differs := false
 		for _, c := range cases {
@@ -990,6 +993,52 @@ func TestEgressShapeGaps(t *testing.T) {
 		s := &sandbox{d: c.d, auth: authority{hosts: c.grant}}
 		if got := s.granted(c.host); got != c.passes {
 			t.Errorf("defect %d: granted(%q) under %q = %v, want %v", c.d, c.host, c.grant, got, c.passes)
+		}
+	}
+}
+
+// TestOpShapeGaps shows the tool-name, kind and UTF-8 mutants in Go: each
+// departs from the reference on its own spelling of a tool name, a kind or
+// an argument, and answers every other op as the reference does.
+func TestOpShapeGaps(t *testing.T) {
+	spec := core.GrantSpec{FSRead: []string{"/work/"}, Tools: []string{"echo", "summarize", "search"}, Budgets: roomy}
+	ws := scenario.WorldSpec{Files: []scenario.File{{Path: "/work/data.txt", Data: "hello"}}}
+	tool := func(name string) core.Op { return core.Op{Kind: core.OpTool, Args: []string{name, "hi"}} }
+	read := func(kind, p string) core.Op { return core.Op{Kind: kind, Args: []string{p}} }
+	// Every op each mutant is shown: the reference refuses each but the
+	// exact names and the well-formed read.
+	ops := []core.Op{
+		tool("echo"), tool("summ"), tool("s"), tool("ech"), tool("functions.echo"), tool("default_api:echo"),
+		tool("mcp__sbx__summarize"), tool("echo.exe"), tool("echo()"), tool("echo(x)"), tool("\uff45\uff43\uff48\uff4f"),
+		tool("%65cho"), tool("%zzcho"), tool("ECHO"), read("read_file", "/work/data.txt"),
+		read("read_text_file", "/work/data.txt"), read("fs_read", "/work/data.txt"), read("read", "/work/data.txt"),
+		read("fs_read", "/work/\xf4\x90\x80\x80"), read("fs_read", "/work/\xf7\xbf\xbf\xbf"),
+		read("fs_read", "/work/\xed\xa0\x80"), read("fs_read", "/work/\xc0\xae"), read("fs_read", "/work/\xf4\x8f\xbf\xbf"),
+		read("fs_read", "/work/a\xc0\x80"), read("fs_read", "/work/\xc0\x80\xc0"),
+		read("exec", "a\x00"), read("exec", "\xff"), read("exec", "ok"), read("fs_read", "/work/\xff"),
+	}
+	// departs lists the ops (by index in ops) each mutant answers otherwise.
+	for name, departs := range map[string][]int{
+		"tool-unique-prefix":       {1, 3},    // summ, ech; s begins summarize and search
+		"tool-namespace-stripped":  {4, 5, 6}, // functions.echo, default_api:echo, mcp__sbx__summarize
+		"tool-call-syntax":         {8, 9},    // echo(), echo(x)
+		"tool-width-folded":        {10},      // ｅｃｈｏ
+		"tool-percent-decoded":     {11},      // %65cho
+		"kind-aliases":             {14, 15},  // read_file, read_text_file
+		"utf8-above-max":           {18, 19},  // U+110000, U+1FFFFF
+		"modified-utf8":            {23},      // C0 80; a lone C0 after it is invalid all the same
+		"malformed-before-unknown": {25, 26},  // exec with a NUL, with invalid UTF-8
+	} {
+		for i, op := range ops {
+			sb, _ := build(t, name, spec, ws)
+			ref, err := core.ReferenceFactory(must.Grant(spec), refworld.New(ws))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := sb.Run(op), ref.Run(op)
+			if d := slices.Contains(departs, i); d != (got != want) {
+				t.Errorf("%s: %s %q gives %+v, the reference %+v: want departing %v", name, op.Kind, op.Args, got, want, d)
+			}
 		}
 	}
 }

@@ -74,6 +74,15 @@ const (
 	zoneBlindsPrefixes     // a zoned address is in no range the predicates do not cover
 	hostPercentDecoded     // the host percent-decoded before the grant check
 	hostIDNAEncoded        // the host's non-ASCII labels Punycode-encoded before the grant check
+	toolUniquePrefix       // a tool name that begins exactly one granted name is that tool
+	toolNamespaceStripped  // a tool name judged and called after its last ".", ":" or "__"
+	toolCallSyntax         // a tool name cut at its first "("
+	toolWidthFolded        // fullwidth forms in a tool name folded to ASCII
+	toolPercentDecoded     // a tool name percent-decoded
+	kindAliases            // MCP's names of the four kinds taken for them
+	utf8AboveMax           // UTF-8 checked without the U+10FFFF bound
+	modifiedUTF8           // C0 80, modified UTF-8's NUL, taken for valid UTF-8
+	malformedBeforeUnknown // the arguments' bytes judged before the kind
 
 	numDefects // one past the last defect
 )
@@ -280,6 +289,17 @@ func (s *sandbox) elapsed() (wall int64, past bool) {
 }
 
 func (s *sandbox) dispatch(op core.Op) core.Result {
+	if s.d == malformedBeforeUnknown && !spec.WellFormed(op.Args, len(op.Args)) {
+		// DEFECT malformed-before-unknown: the transport checks every
+		// argument's bytes before the kind is looked at, so an unknown
+		// kind with a NUL or invalid UTF-8 in an argument is malformed_op.
+		return core.Result{Kind: core.MalformedOp}
+	}
+	if k, ok := kindAliasOf[op.Kind]; ok && s.d == kindAliases {
+		// DEFECT kind-aliases: an adapter's convenience: the names an MCP
+		// server gives the four kinds' tools are the kinds.
+		op.Kind = k
+	}
 	n, known := spec.Arity(op.Kind)
 	if !known {
 		return core.Result{Kind: core.UnknownOp}
@@ -301,11 +321,68 @@ func (s *sandbox) dispatch(op core.Op) core.Result {
 }
 
 func (s *sandbox) wellFormed(args []string, n int) bool {
-	if s.d == malformedPassthrough {
+	switch s.d {
+	case malformedPassthrough:
 		// DEFECT malformed-passthrough: only the argument count is checked.
 		return len(args) == n
+	case modifiedUTF8:
+		// DEFECT modified-utf8: the arguments are decoded as Java's
+		// modified UTF-8 (DataInput.readUTF, JNI), which writes NUL as the
+		// overlong C0 80; the NUL check looks for a zero byte, which C0 80
+		// has none of, and the decoder takes it: "/work/a\xc0\x80" passes.
+		return len(args) == n && !slices.ContainsFunc(args, func(a string) bool {
+			return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(strings.ReplaceAll(a, "\xc0\x80", ""))
+		})
+	case utf8AboveMax:
+		// DEFECT utf8-above-max: a hand-written UTF-8 check (RFC 2279's
+		// forms, with the overlong and surrogate checks added since) that
+		// never learned RFC 3629's bound: F4 90 80 80 and the F5–F7 leads,
+		// past U+10FFFF, pass.
+		return len(args) == n && !slices.ContainsFunc(args, func(a string) bool { return strings.IndexByte(a, 0) >= 0 || !boundlessUTF8(a) })
 	}
 	return spec.WellFormed(args, n)
+}
+
+// kindAliasOf is kind-aliases's map from the names MCP servers give the
+// four kinds' tools to the kinds.
+var kindAliasOf = map[string]string{
+	"read_file": core.OpRead, "read_text_file": core.OpRead, "write_file": core.OpWrite,
+	"fetch_url": core.OpFetch, "call_tool": core.OpTool,
+}
+
+// boundlessUTF8 is utf8-above-max's check: sequences of one to four bytes
+// with the right continuation bytes, no overlong form, no surrogate, and
+// no upper bound.
+func boundlessUTF8(a string) bool {
+	for i := 0; i < len(a); {
+		b, n := a[i], 0
+		switch {
+		case b < 0x80:
+			i++
+			continue
+		case b >= 0xc2 && b <= 0xdf:
+			n = 1
+		case b >= 0xe0 && b <= 0xef:
+			n = 2
+		case b >= 0xf0 && b <= 0xf7:
+			n = 3
+		default:
+			return false
+		}
+		if i+n >= len(a) {
+			return false
+		}
+		for k := 1; k <= n; k++ {
+			if a[i+k]&0xc0 != 0x80 {
+				return false
+			}
+		}
+		if b == 0xe0 && a[i+1] < 0xa0 || b == 0xed && a[i+1] >= 0xa0 || b == 0xf0 && a[i+1] < 0x90 {
+			return false // overlong, surrogate, overlong
+		}
+		i += n + 1
+	}
+	return true
 }
 
 // traversal is the belt: HasTraversal on the raw path.
@@ -789,11 +866,68 @@ func (s *sandbox) fetched(body string, ok bool) core.Result {
 }
 
 func (s *sandbox) tool(name, input string) core.Result {
+	name = s.toolName(name)
 	if !slices.Contains(s.auth.tools, name) {
 		return core.Result{Kind: core.ToolDenied}
 	}
 	out, ok := s.world.Call(name, input)
 	return s.found(out, ok)
+}
+
+// toolName is the name a mutant judges and calls for the name an op asks.
+func (s *sandbox) toolName(name string) string {
+	switch s.d {
+	case toolUniquePrefix:
+		// DEFECT tool-unique-prefix: a name that begins exactly one granted
+		// tool's is that tool, as a command line completes unique prefixes
+		// (cobra's EnablePrefixMatching): "summ" is summarize.
+		if name == "" || slices.Contains(s.auth.tools, name) {
+			return name
+		}
+		match := ""
+		for _, t := range s.auth.tools {
+			if strings.HasPrefix(t, name) {
+				if match != "" {
+					return name // ambiguous
+				}
+				match = t
+			}
+		}
+		if match != "" {
+			return match
+		}
+	case toolNamespaceStripped:
+		// DEFECT tool-namespace-stripped: the name is what follows its
+		// namespace, as a router strips "functions.", "default_api:" or
+		// "mcp__server__" from what a model calls.
+		i := max(strings.LastIndex(name, ".")+1, strings.LastIndex(name, ":")+1)
+		if j := strings.LastIndex(name, "__"); j >= 0 {
+			i = max(i, j+2)
+		}
+		return name[i:]
+	case toolCallSyntax:
+		// DEFECT tool-call-syntax: a name written as a call, "echo()" or
+		// "echo(x)", is the function it names.
+		if i := strings.IndexByte(name, '('); i >= 0 {
+			return name[:i]
+		}
+	case toolWidthFolded:
+		// DEFECT tool-width-folded: the name is NFKC-folded against
+		// lookalikes, which makes fullwidth letters ASCII: ｅｃｈｏ is echo.
+		return strings.Map(func(r rune) rune {
+			if r >= '！' && r <= '～' {
+				return r - '！' + '!'
+			}
+			return r
+		}, name)
+	case toolPercentDecoded:
+		// DEFECT tool-percent-decoded: the name arrives as a path parameter
+		// (/tools/{name}) that the router unescapes: %65cho is echo.
+		if n, err := url.PathUnescape(name); err == nil {
+			return n
+		}
+	}
+	return name
 }
 
 // found is an effect's answer: not_found, or data charged as output.
