@@ -445,3 +445,24 @@ func (s writesNothing) Run(op core.Op) core.Result {
 	}
 	return core.Result{Kind: core.OK}
 }
+
+// rotatedViews hands out a fresh view of copies on every Grant call, each
+// list turned by one more place than the last: the same authority read in
+// another order, as a view built from a map's keys each time reads.
+type rotatedViews struct {
+	wrapped
+	turns *int
+}
+
+func (s rotatedViews) Grant() core.GrantView {
+	g := s.Reference.Grant()
+	*s.turns++
+	turn := func(l []string) []string {
+		if len(l) == 0 {
+			return l
+		}
+		k := *s.turns % len(l)
+		return append(slices.Clone(l[k:]), l[:k]...)
+	}
+	return &leakyView{turn(g.FSRead()), turn(g.FSWrite()), turn(g.NetHosts()), turn(g.Tools()), g.Budgets()}
+}

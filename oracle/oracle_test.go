@@ -978,3 +978,21 @@ func TestVerdictOnAWriteThatLeftNothing(t *testing.T) {
 		t.Errorf("a door's ok standing in for its sandbox's answer was judged by the world: %v", got)
 	}
 }
+
+// TestGrantImmutableInAnyOrder: a view that reads the same entries in
+// another order each time (built from a map's keys) holds the same
+// authority; one whose entries change is still caught.
+func TestGrantImmutableInAnyOrder(t *testing.T) {
+	g := testGrant(roomy).Spec()
+	g.Tools = []string{"echo", "summarize", "search", "dump"}
+	c := testCase(must.Grant(g), testWorld, []core.Op{op("tool", "echo", "hi")})
+	if got := check(infallible(func(g core.Grant, w core.World) core.Sandbox { return rotatedViews{wrap(g, w), new(int)} }), c, new(Coverage), Options{}); len(got) != 0 {
+		t.Fatalf("a sandbox reading its tools in another order each time fails grant-immutable:\n%s", lines(got))
+	}
+	if !sameEntries([]string{"a", "b", "b"}, []string{"b", "a", "b"}) || sameEntries([]string{"a", "b", "b"}, []string{"a", "a", "b"}) || sameEntries([]string{"a"}, []string{"a", "a"}) {
+		t.Error("sameEntries does not compare entries with their counts")
+	}
+	if got := changedAuthority([]string{"a", "b"}, []string{"a", "a"}); got != "authority changed" {
+		t.Errorf("a list that lost an entry is %q", got)
+	}
+}

@@ -81,15 +81,38 @@ func (r *watchedRun) checkGrant(classes classSet) {
 		{"net hosts", r.snap.hosts, now.NetHosts()},
 		{"tools", r.snap.tools, now.Tools()},
 	} {
-		if !slices.Equal(f.before, f.now) {
-			r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's %s read %s before the run and %s after a caller wrote into the slice it was handed: authority widened",
-				f.name, quoteList(f.before), quoteList(f.now)))
+		if !sameEntries(f.before, f.now) {
+			r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's %s read %s before the run and %s after a caller wrote into the slice it was handed: %s",
+				f.name, quoteList(f.before), quoteList(f.now), changedAuthority(f.before, f.now)))
 			return
 		}
 	}
 	if b := now.Budgets(); b != r.snap.budgets {
 		r.wholeViolation(GrantImmutable, classes, fmt.Sprintf("the grant's budgets read %+v before the run and %+v after", r.snap.budgets, b))
 	}
+}
+
+// sameEntries reports whether two readings of a grant's list hold the same
+// entries, as many times each, in any order: a view that builds its lists
+// from a map each time it is asked reads the same authority in another
+// order.
+func sameEntries(a, b []string) bool {
+	if slices.Equal(a, b) {
+		return true
+	}
+	return len(a) == len(b) && slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// changedAuthority says how a list read after differs from before: an entry
+// it did not hold is authority widened; else some went, or were
+// rewritten to entries it held already.
+func changedAuthority(before, after []string) string {
+	for _, e := range after {
+		if !slices.Contains(before, e) {
+			return "authority widened"
+		}
+	}
+	return "authority changed"
 }
 
 func (r *watchedRun) wholeViolation(id ID, classes classSet, detail string) {
