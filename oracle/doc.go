@@ -43,8 +43,9 @@
 //     an identical trace: results, usage, journal. The two builds'
 //     entries are compared with each other, each step's with the same
 //     step's of the other run.
-//   - grant-immutable: the grant reads the same after the run as before,
-//     whatever was done to the values it handed out.
+//   - grant-immutable: the grant reads the same after the run as before
+//     (each list the same entries, in any order), whatever was done to the
+//     values it handed out.
 //   - total: every op yields a result: no panic, no hang (an op that does
 //     not return within Options.Timeout), in the run or in its replay.
 //
