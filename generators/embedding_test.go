@@ -62,11 +62,27 @@ func TestEmbeddingFormsFetched(t *testing.T) {
 		}
 	}
 	// A decoder that reads the carried address where its layout puts it
-	// (the last 32 bits, or RFC 6052's /48 places) sees a public one.
-	for p, carriers := range publicCarriers {
-		for _, c := range carriers {
-			if !fetched[c] {
-				t.Errorf("the interior %s of %s, which carries a public address, was not fetched in 5000 scenarios", c, p)
+	// sees a public one: in a NAT64 local-use address, the last 32 bits
+	// (the well-known /96's place) or RFC 6052's places under a /48 (bits
+	// 48–63 and 72–87, the u octet between them zero); in a Teredo one,
+	// the client, the last 32 bits inverted.
+	public := func(b ...byte) bool {
+		_, internal := spec.InternalRangeOf(netip.AddrFrom4([4]byte(b)))
+		return !internal
+	}
+	layouts := map[netip.Prefix][]func([16]byte) bool{
+		netip.MustParsePrefix("64:ff9b:1::/48"): {
+			func(b [16]byte) bool { return public(b[12], b[13], b[14], b[15]) },
+			func(b [16]byte) bool { return b[8] == 0 && public(b[6], b[7], b[9], b[10]) },
+		},
+		netip.MustParsePrefix("2001::/32"): {
+			func(b [16]byte) bool { return public(^b[12], ^b[13], ^b[14], ^b[15]) },
+		},
+	}
+	for p, reads := range layouts {
+		for i, reads := range reads {
+			if !slices.ContainsFunc(publicCarriers[p], func(c netip.Addr) bool { return fetched[c] && reads(c.As16()) }) {
+				t.Errorf("no address of %s carrying a public address in its layout %d was fetched in 5000 scenarios", p, i)
 			}
 		}
 	}

@@ -71,8 +71,8 @@ func toolVariantOp(src Source, sc *scenario.Scenario) core.Op {
 }
 
 // kindAliases are other names of the four kinds: those MCP servers give
-// the tools that read, write, fetch and call, which an adapter may take for
-// the kinds.
+// the tools that read, write and fetch, and MCP's own for calling a tool
+// (its tools/call method), which an adapter may take for the kinds.
 var kindAliases = []string{"read_file", "read_text_file", "write_file", "fetch_url", "call_tool", "tools/call"}
 
 // unknownKindOp is an op of a kind that is none of the four, now and then

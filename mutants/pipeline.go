@@ -326,10 +326,11 @@ func (s *sandbox) wellFormed(args []string, n int) bool {
 		// DEFECT malformed-passthrough: only the argument count is checked.
 		return len(args) == n
 	case modifiedUTF8:
-		// DEFECT modified-utf8: the arguments are decoded as Java's
+		// DEFECT modified-utf8: the arguments are validated as Java's
 		// modified UTF-8 (DataInput.readUTF, JNI), which writes NUL as the
 		// overlong C0 80; the NUL check looks for a zero byte, which C0 80
-		// has none of, and the decoder takes it: "/work/a\xc0\x80" passes.
+		// has none of, and the bytes go on as they came: "/work/a\xc0\x80"
+		// passes.
 		return len(args) == n && !slices.ContainsFunc(args, func(a string) bool {
 			return strings.IndexByte(a, 0) >= 0 || !utf8.ValidString(strings.ReplaceAll(a, "\xc0\x80", ""))
 		})
