@@ -266,3 +266,18 @@ func TestExecChildDeclaredStricter(t *testing.T) {
 		t.Errorf("the child undeclared: findings %v, want verdict-matches-model at step 1", fs)
 	}
 }
+
+// TestExecChildCutAnswersWrites: once a child that declared stricter
+// refusals has refused a fetch the model allows, the door answers every op
+// as the model does, an ok write included, and tells the world so: what
+// the child left in the world is not judged against the model's ok (the
+// child's budgets have parted from the model's). Before the cut, its own
+// answers are (TestExecWriteThatLeftNothing).
+func TestExecChildCutAnswersWrites(t *testing.T) {
+	requireNamespaces(t)
+	const cutThenWrite = "grant net b.test\ngrant fs_write /d\nfile /d/a old\nroute b.test /y hello\ndns b.test 203.0.113.5\n\n" +
+		"net_fetch b.test /y => ok hello\nfs_write /d/a new => ok\n"
+	if fs := checkExec(t, roleCommand("ownhttp", "strict-dropwrites"), cutThenWrite); len(fs) != 0 {
+		t.Errorf("a declared stricter child, cut before an ok write it dropped: findings %v, want none", fs)
+	}
+}

@@ -86,7 +86,7 @@ func playRole(role string, args []string) int {
 		return 0
 	case "fetcher":
 		return fetcher()
-	case "ownhttp": // sbxfuzz/1 over the reference, fetching for real: args[0] "checked", "byname", "strict" or "strict-undeclared"
+	case "ownhttp": // sbxfuzz/1 over the reference, fetching for real: args[0] "checked", "byname", "strict", "strict-undeclared" or "strict-dropwrites"
 		return ownHTTP(args[0])
 	case "dropwrites": // sbxfuzz/1 over the reference, answering allowed writes ok and writing nothing; args[0] "stricter" declares stricter fetches
 		var stricter []string
@@ -281,18 +281,23 @@ func fetcher() int {
 // again. Mode "strict" is stricter than SPEC §6, as SSRF libraries are:
 // it refuses an answer in the documentation range 203.0.113.0/24, and
 // declares so in its initialize answer; "strict-undeclared" does the same
-// without declaring it. It refuses to run outside the harness's network
-// namespace.
+// without declaring it; "strict-dropwrites" declares it and answers an
+// allowed write ok without writing. It refuses to run outside the
+// harness's network namespace.
 func ownHTTP(mode string) int {
 	if os.Getenv(netnsEnv) != "1" {
 		fmt.Fprintln(os.Stderr, "ownhttp: refusing to fetch for real outside the harness's network namespace ("+netnsEnv+"=1 is not set)")
 		return 2
 	}
 	f := func(g core.Grant, w core.World) (core.Sandbox, error) {
-		return core.ReferenceFactory(g, ownNet{World: w, byName: mode == "byname", strict: strings.HasPrefix(mode, "strict")})
+		own := ownNet{World: w, byName: mode == "byname", strict: strings.HasPrefix(mode, "strict")}
+		if mode == "strict-dropwrites" {
+			return dropsWrites{core.NewReference(g, own), g}, nil
+		}
+		return core.ReferenceFactory(g, own)
 	}
 	var stricter []string
-	if mode == "strict" {
+	if mode == "strict" || mode == "strict-dropwrites" {
 		stricter = []string{core.OpFetch}
 	}
 	if err := Serve(os.Stdin, os.Stdout, "ownhttp", f, stricter...); err != nil {
