@@ -1,8 +1,8 @@
 package generators
 
 import (
+	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -146,7 +146,7 @@ func percentOne(h string) string {
 	if h == "" {
 		return "%2e"
 	}
-	return "%" + strings.ToUpper(strconv.FormatUint(uint64(h[0])|0x100, 16)[1:]) + h[1:]
+	return fmt.Sprintf("%%%02X", h[0]) + h[1:]
 }
 
 // unicodeForm is h with its IDNA A-labels written as the Unicode labels

@@ -44,7 +44,7 @@ var toolVariants = []func(t string) string{
 	func(t string) string { return "mcp__sbx__" + t },
 	func(t string) string { return t + "()" },
 	func(t string) string { return t + "(x)" },
-	func(t string) string { return t[:len(t)-1] },
+	func(t string) string { return t[:max(len(t)-1, 0)] },
 	fullwidth,
 	percentOne,
 }

@@ -746,7 +746,7 @@ func (s *sandbox) internal(a netip.Addr) bool {
 		// private, link-local, multicast, unspecified) judge the classic
 		// ranges, zone or not; the rest of SPEC §6 is a prefix list tested
 		// with netip.Prefix.Contains, which is false for any address with
-		// a zone: 64:ff9b::a00:1%eth0 lies in none.
+		// a zone: a zoned NAT64 address lies in none.
 		if a.Zone() != "" {
 			u := a.Unmap()
 			return u.IsLoopback() || u.IsPrivate() || u.IsLinkLocalUnicast() || u.IsMulticast() || u.IsUnspecified()

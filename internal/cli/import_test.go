@@ -85,7 +85,7 @@ func TestImportGoFuzzFile(t *testing.T) {
 // host (an IP literal's spelling), not by the path it no longer has. The
 // input is an arena-mode one: only that mode draws ops by class.
 func TestImportLabelsTheMinimizedOp(t *testing.T) {
-	input, err := hex.DecodeString("2b990200bbeeac6cec235029") // net_fetch 64:ff9b::ac10:0%eth0 /../etc/passwd, drawn as a traversal, and two other ops
+	input, err := hex.DecodeString("2b990200bbeeac6cec235029") // a net_fetch of a zoned NAT64 literal with a climbing path, drawn as a traversal, and two other ops
 	if err != nil {
 		t.Fatal(err)
 	}
