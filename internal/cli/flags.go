@@ -172,7 +172,7 @@ func (v nonNegative) Set(s string) error {
 }
 
 // defaultOutHelp says where findings go when --out is not given.
-const defaultOutHelp = "$" + finding.OutEnv + " if set, else sbxfuzz/findings/SUT under the user's cache directory — ~/.cache on Linux, ~/Library/Caches on macOS, %LocalAppData% on Windows, the temporary directory if there is none — with SUT the --sut value, ':' and spaces turned into '-'"
+const defaultOutHelp = "$" + finding.OutEnv + " if set, else sbxfuzz/findings/SUT under the user's cache directory — ~/.cache on Linux, ~/Library/Caches on macOS, %LocalAppData% on Windows, the temporary directory if there is none — with SUT the --sut value, and its --profile when one is given, ':' and spaces turned into '-'"
 
 // outFlag registers --out, the directory findings are written to; ""
 // means the default (env.outDir).
@@ -181,12 +181,13 @@ func outFlag(fs *flagSet) *string {
 }
 
 // outDir returns --out, or the default directory of the findings of
-// sandbox sutName when it is not given: never the working directory, so
-// that a campaign run in a checkout leaves it clean. An --out given empty
-// is an error, not the default: it is most often a variable left unset
-// (--out "$DIR"), and its findings would land where nobody looks.
-func (e *env) outDir(fs *flagSet, out, sutName string) (string, error) {
-	dir := finding.DefaultDir(sutName)
+// sandbox sutName driven with the sut flags of its target (a --profile)
+// when it is not given: never the working directory, so that a campaign
+// run in a checkout leaves it clean. An --out given empty is an error,
+// not the default: it is most often a variable left unset (--out "$DIR"),
+// and its findings would land where nobody looks.
+func (e *env) outDir(fs *flagSet, out, sutName string, sutFlags []string) (string, error) {
+	dir := finding.DefaultDir(outKey(sutName, sutFlags))
 	switch {
 	case out != "":
 		dir = out
@@ -201,6 +202,18 @@ func (e *env) outDir(fs *flagSet, out, sutName string) (string, error) {
 		dir = abs
 	}
 	return dir, nil
+}
+
+// outKey is what names the default directory of a sandbox's findings:
+// its --sut name, and the profile it is driven with when that is not the
+// door's default, so that one server judged through two profiles (its
+// file tools, then its fetch tool) keeps two sets of findings apart, each
+// replayed with its own flags.
+func outKey(sutName string, sutFlags []string) string {
+	if i := slices.Index(sutFlags, "--profile"); i >= 0 && i+1 < len(sutFlags) {
+		return sutName + " --profile " + sutFlags[i+1]
+	}
+	return sutName
 }
 
 // checkCampaign checks the flags that size a campaign, as run and report

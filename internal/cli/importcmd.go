@@ -64,16 +64,15 @@ or SIGHUP (the findings written so far are kept).`)
 	if fs.NArg() == 0 {
 		return errorf(e, "import: want at least one FILE (try 'sbxfuzz import -h')")
 	}
-	var err error
-	if *out, err = e.outDir(fs, *out, *sutName); err != nil {
+	target, err := e.target(*sutName)
+	if err != nil {
+		return errorf(e, "--sut: %v", err)
+	}
+	if *out, err = e.outDir(fs, *out, *sutName, target.Flags); err != nil {
 		return errorf(e, "%v", err)
 	}
 	if err := fsutil.CheckOutDir(*out); err != nil {
 		return errorf(e, "--out: %v", err)
-	}
-	target, err := e.target(*sutName)
-	if err != nil {
-		return errorf(e, "--sut: %v", err)
 	}
 	factory, end, err := startSession(e, target)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 )
 
@@ -73,4 +74,39 @@ func reproduceLine(t *testing.T, text string) string {
 	}
 	t.Fatalf("no reproduce line in\n%s", text)
 	return ""
+}
+
+// TestFindingsDirNamesProfile: with no --out, a campaign run under
+// --profile writes its findings in a directory of their own, not in the
+// one the same command's findings under the door's default profile go
+// to (they used to share it, and a replay line could not be told from
+// the directory it was in).
+func TestFindingsDirNamesProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a campaign on the fake MCP server")
+	}
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	t.Setenv("XDG_CACHE_HOME", cache)
+	writeFile(t, dir, "bare.json", bareProfile)
+	sutName := fakeMCP(t, "custom")
+	t.Chdir(dir)
+	st, stdout, errs := run(t, "run", "--sut", sutName, "--profile", "bare.json", "--checks", "5", "--workers", "1")
+	if st != ExitFinding {
+		t.Fatalf("run: status %d, want 1\n%s%s", st, stdout, errs)
+	}
+	dirs, err := os.ReadDir(filepath.Join(cache, "sbxfuzz", "findings"))
+	if err != nil || len(dirs) != 1 {
+		t.Fatalf("findings directories %v, %v: want one", dirs, err)
+	}
+	got := dirs[0].Name()
+	if plain := finding.DirName(sutName); got == plain {
+		t.Errorf("findings under --profile went to %s, the default profile's directory", got)
+	}
+	if want := finding.DirName(sutName + " --profile " + filepath.Join(dir, "bare.json")); got != want {
+		t.Errorf("findings under --profile went to %s, want %s", got, want)
+	}
+	if files, _ := filepath.Glob(filepath.Join(cache, "sbxfuzz", "findings", got, "*.sbx")); len(files) == 0 || !strings.Contains(stdout, files[0]) {
+		t.Errorf("findings in %s: %v; stdout %q", got, files, stdout)
+	}
 }

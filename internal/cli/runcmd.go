@@ -88,7 +88,7 @@ that cannot start, 3 interrupted.`)
 	if err != nil {
 		return errorf(e, "--sut: %v", err)
 	}
-	if *out, err = e.outDir(fs, *out, *sutName); err != nil {
+	if *out, err = e.outDir(fs, *out, *sutName, target.Flags); err != nil {
 		return errorf(e, "%v", err)
 	}
 	made := missingDirs(*out)
