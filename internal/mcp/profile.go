@@ -253,10 +253,10 @@ func ParseProfile(data []byte) (Profile, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return Profile{}, profileError(data, dec.InputOffset(), err)
+		return Profile{}, profileError(data, dec.InputOffset(), err, &p)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Profile{}, profileError(data, dec.InputOffset(), errors.New("data after the profile object"))
+		return Profile{}, profileError(data, dec.InputOffset(), errors.New("data after the profile object"), &p)
 	}
 	p = p.defaulted()
 	if err := p.check(); err != nil {
@@ -279,18 +279,18 @@ func NewFetchProfile(name string, fetch Tool, env map[string]string) (Profile, e
 	return p, nil
 }
 
-// profileError places err at a line and column of data: the offending
-// byte of a syntax error, the name of an unknown field, else where the
-// decoder stopped. An unknown field that a profile has elsewhere is said
-// to belong there.
-func profileError(data []byte, off int64, err error) error {
+// profileError places err, met decoding data into into, at a line and
+// column of data: the offending byte of a syntax error, the name of an
+// unknown field, else where the decoder stopped. An unknown field that a
+// profile has elsewhere is said to belong there.
+func profileError(data []byte, off int64, err error, into any) error {
 	belongs := ""
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		if place := fieldPlace(strings.Trim(f, `"`)); place != "" {
 			belongs = ", which belongs " + place
 		}
 	}
-	return fmt.Errorf("%w: %v%s", ErrProfile, door.JSONError(data, off, err), belongs)
+	return fmt.Errorf("%w: %v%s", ErrProfile, door.JSONError(data, off, err, into), belongs)
 }
 
 // fieldPlace is where a field of a profile's JSON named field belongs, in

@@ -317,12 +317,12 @@ func ParseProfile(data []byte) (Profile, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, dec.InputOffset(), err))
+		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, dec.InputOffset(), err, &p))
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
 		after := end + int64(len(data[end:])-len(bytes.TrimLeft(data[end:], " \t\r\n")))
-		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, after, errors.New("data after the profile object")))
+		return Profile{}, fmt.Errorf("%w: %v", ErrProfile, door.JSONError(data, after, errors.New("data after the profile object"), &p))
 	}
 	if p.MCP != nil && (p.Mode != "" || p.Listen != "") {
 		return Profile{}, fmt.Errorf("%w: mode and listen are a proxy's: an MCP server (mcp) is spoken to over stdio", ErrProfile)
