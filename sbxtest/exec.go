@@ -1,6 +1,10 @@
 package sbxtest
 
 import (
+	"errors"
+	"io"
+	"sync"
+
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
 )
@@ -8,9 +12,10 @@ import (
 // Exec returns a factory for the sandbox that command runs in another
 // process, in any language, speaking the sbxfuzz/1 protocol (SPEC §12) on
 // its stdin and stdout, and the function that stops it. command is split
-// into words as a shell would, without a shell. One child serves every
-// scenario, a fresh one after a failure; a child that exits, breaks the
-// protocol or hangs is a total finding. Call stop when done (t.Cleanup):
+// into words as a shell would, without a shell. A child serves one
+// sandbox at a time and every scenario after it, a fresh one after a
+// failure; a child that exits, breaks the protocol or hangs is a total
+// finding. Call stop when done (t.Cleanup):
 //
 //	f, stop, err := sbxtest.Exec("python3 sandbox.py")
 //	if err != nil {
@@ -19,9 +24,9 @@ import (
 //	t.Cleanup(stop)
 //	sbxtest.Replay(t, sbxtest.Sandbox{Name: "python", Factory: f}, "testdata/*.sbx")
 //
-// The factory is for one goroutine at a time, as Fuzz, Property and Replay
-// use it: tests that run in parallel (t.Parallel) each need an Exec of
-// their own, for a child holds one sandbox at a time. Exec returns an
+// The factory may be shared by tests that run in parallel (t.Parallel):
+// a sandbox built while another is open gets a child of its own, started
+// then and kept for later builds, and stop ends them all. Exec returns an
 // error for a command whose program cannot be started at all (not found,
 // not executable, an interpreter its #! line names missing), a mistake of
 // the test rather than a finding on the sandbox (it starts the program
@@ -35,9 +40,105 @@ func Exec(command string) (f core.Factory, stop func(), err error) {
 	if err := proc.Startable(command); err != nil {
 		return nil, nil, err
 	}
-	f, end, err := start()
+	p := &children{start: start}
+	s, err := p.take()
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, func() { end() }, nil
+	p.put(s)
+	return p.open, p.stop, nil
+}
+
+// children are the children of one Exec: one session of the process door
+// each, idle ones waiting for the next build. A session's child holds one
+// sandbox at a time (a second sandbox/open replaces the first), so a
+// session is taken for a sandbox's life and given back at its Close.
+type children struct {
+	start   func() (core.Factory, func() error, error)
+	mu      sync.Mutex
+	idle    []*child
+	all     []*child
+	stopped bool
+}
+
+// child is one session: its factory and the function that ends it.
+type child struct {
+	open core.Factory
+	end  func() error
+}
+
+// errStopped is the words for a factory called after its stop.
+var errStopped = errors.New("sbxtest.Exec: the factory was used after stop")
+
+// take returns an idle session, or starts one when every session holds a
+// sandbox.
+func (p *children) take() (*child, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil, errStopped
+	}
+	if n := len(p.idle); n > 0 {
+		c := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		return c, nil
+	}
+	open, end, err := p.start()
+	if err != nil {
+		return nil, err
+	}
+	c := &child{open: open, end: end}
+	p.all = append(p.all, c)
+	return c, nil
+}
+
+// put gives a session back for the next build.
+func (p *children) put(c *child) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.idle = append(p.idle, c)
+}
+
+// open is the shared factory: the sandbox is built on a session of its
+// own, given back when the sandbox is closed.
+func (p *children) open(g core.Grant, w core.World) (core.Sandbox, error) {
+	c, err := p.take()
+	if err != nil {
+		return nil, err
+	}
+	sb, err := c.open(g, w)
+	if err != nil || sb == nil {
+		p.put(c)
+		return sb, err
+	}
+	return &held{Sandbox: sb, release: sync.OnceFunc(func() { p.put(c) })}, nil
+}
+
+// stop ends every session, idle or not: their children are killed, a
+// call still under way included.
+func (p *children) stop() {
+	p.mu.Lock()
+	all := p.all
+	p.all, p.idle, p.stopped = nil, nil, true
+	p.mu.Unlock()
+	for _, c := range all {
+		_ = c.end()
+	}
+}
+
+// held is a sandbox built on a session taken for it: its Close gives the
+// session back, once, whatever Close answered (a session whose child broke
+// starts a fresh one at its next build).
+type held struct {
+	core.Sandbox
+	release func()
+}
+
+// Close closes the sandbox and gives its session back.
+func (h *held) Close() error {
+	defer h.release()
+	if c, ok := h.Sandbox.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }

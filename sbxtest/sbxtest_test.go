@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -201,4 +202,61 @@ func TestExec(t *testing.T) {
 	if _, _, err := Exec(`python3 "unterminated`); err == nil {
 		t.Error("a command with an unterminated quote was accepted")
 	}
+	t.Run("shared", func(t *testing.T) { execShared(t, bin) })
+}
+
+// execShared: one Exec's factory shared by goroutines that build and run
+// sandboxes at once, as parallel tests do, passes what the reference
+// passes (a child holds one sandbox at a time: on one child, a second
+// open replaced the first under the test still running it); stop leaves
+// no child behind, and the factory refuses to build after it.
+func execShared(t *testing.T, bin string) {
+	f, stop, err := Exec(bin + " serve --sut reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := Sandbox{Name: "reference shared", Factory: f, Out: t.TempDir()}
+	var wg sync.WaitGroup
+	failed := make(chan string, 4*8)
+	for range 4 {
+		wg.Go(func() {
+			for range 8 {
+				if msg := replayFile(sb, "../corpus/worked_trace.sbx"); msg != "" {
+					failed <- msg
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(failed)
+	for msg := range failed {
+		t.Errorf("the worked trace fails on a factory shared by four goroutines: %s", msg)
+		break
+	}
+	stop()
+	if _, err := f(core.Grant{}, nil); err == nil {
+		t.Error("the factory built a sandbox after stop")
+	}
+	if left := processesOf(t, bin+"\x00serve\x00--sut\x00reference"); len(left) > 0 {
+		t.Errorf("children left after stop: %v", left)
+	}
+}
+
+// processesOf lists the processes whose command line (its words joined
+// by NUL bytes) holds words, from /proc; none where there is no /proc to
+// read.
+func processesOf(t *testing.T, words string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var found []string
+	for _, e := range entries {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), words) {
+			found = append(found, e.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return found
 }
