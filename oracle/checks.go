@@ -253,7 +253,7 @@ func (r *watchedRun) unauthorized(e *refworld.Entry, opKind string) string {
 			return fmt.Sprintf("only fs_read and fs_write resolve paths, and the op is %s", quote(opKind))
 		}
 	case refworld.CallResolve, refworld.CallFetch:
-		if !grantedOnTheWire(g, e.Name, r.model.world.hasDNSLine) {
+		if !grantedOnTheWire(g, e.Name, r.model.world.hasDNSLine) && !(e.Call == refworld.CallResolve && namesGrantedHost(g, e.Name)) {
 			return fmt.Sprintf("%s is not a granted host %s", quote(e.Name), quoteList(g.NetHosts()))
 		}
 	case refworld.CallTool:
@@ -306,6 +306,16 @@ func grantedOnTheWire(g core.Grant, host string, named func(string) bool) bool {
 	})
 }
 
+// namesGrantedHost reports whether name is the name a granted host that
+// carries a port is resolved by, byte for byte ("git.test" of a granted
+// "git.test:8443"): an HTTP client drops the port before it looks the
+// name up, and that lookup is the granted host's (SPEC §6).
+func namesGrantedHost(g core.Grant, name string) bool {
+	return slices.ContainsFunc(g.NetHosts(), func(h string) bool {
+		return spec.HostName(h) != h && spec.HostName(h) == name
+	})
+}
+
 func pathProblem(p, what string, roots []string) string {
 	if p == "/.." || strings.HasPrefix(p, "/../") {
 		// A real sandbox's change above the tree it was given.
@@ -352,7 +362,7 @@ func egressProblem(entries []refworld.Entry) string {
 	hosts := map[string]*lookups{}
 	var order []string // the hosts in the order the entries name them: the report names the first
 	of := func(name string) *lookups {
-		h := spec.NormalizeHost(name)
+		h := spec.NormalizeHost(spec.HostName(name)) // a client looks a host up without its port
 		l, ok := hosts[h]
 		if !ok {
 			l = new(lookups)

@@ -40,6 +40,11 @@ func staticAnswer(name string) netip.Addr {
 	return modelPublic
 }
 
+// nameKey is the hostKey of the name host is resolved by (spec.HostName:
+// a port after it dropped, as an HTTP client drops it before it looks the
+// name up).
+func nameKey(host string) string { return hostKey(spec.HostName(host)) }
+
 // hostKey is the name the resolver and the router compare: ASCII letters
 // folded to lower case (only ASCII: DNS folds nothing else), and exactly
 // one trailing dot dropped, so "a.test." is "a.test" but "a.test.." is

@@ -70,7 +70,7 @@ func resetModelBase(b *modelBase, ws scenario.WorldSpec) *modelBase {
 		b.routes[modelRoute{hostKey(r.Host), r.Path}] = r.Body
 	}
 	for _, d := range ws.DNS {
-		b.dns[hostKey(d.Host)] = d.Addrs
+		b.dns[nameKey(d.Host)] = d.Addrs
 	}
 	for _, l := range ws.Links {
 		if at := path.Clean(l.Path); l.Target != "" && at != "/" {
@@ -175,7 +175,7 @@ func (w *modelWorld) hasLinks() bool { return len(w.base.links) > 0 }
 // compared as SPEC §6 compares them: then host is a name of its own, even
 // when it is spelled as an IP literal.
 func (w *modelWorld) hasDNSLine(host string) bool {
-	_, ok := w.base.dns[hostKey(host)]
+	_, ok := w.base.dns[nameKey(host)]
 	return ok
 }
 
@@ -218,9 +218,9 @@ func (w *modelWorld) call(name, input string) (string, bool) {
 
 // resolve is Net.Resolve (SPEC §6): a dns line of the scenario wins, its
 // addresses answered in turn (this is how rebinding is modelled); else the
-// static answer for the name.
+// static answer for the name, a port after it dropped.
 func (w *modelWorld) resolve(host string) netip.Addr {
-	name := hostKey(host)
+	name := nameKey(host)
 	addrs := w.base.dns[name]
 	if len(addrs) == 0 {
 		return staticAnswer(name)

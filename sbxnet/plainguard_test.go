@@ -76,7 +76,7 @@ func newGuard(g core.Grant, w core.World, dial func(*sbxnet.Network) dialFunc) (
 	tr := &http.Transport{DialContext: dial(n), DisableKeepAlives: true, DisableCompression: true}
 	egress := func(host, p string, room int64) (string, core.Kind) {
 		h := host
-		if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+		if _, _, err := net.SplitHostPort(h); err != nil && strings.Contains(h, ":") && !strings.HasPrefix(h, "[") { // an IPv6 literal, not a host:port
 			h = "[" + h + "]"
 		}
 		req, err := http.NewRequest("GET", "http://"+h+"/", nil)
@@ -119,4 +119,16 @@ func TestPlainGuardJudgedFairly(t *testing.T) {
 // is judged on the addresses its dialer really dials, and fairly.
 func TestControlGuardJudgedFairly(t *testing.T) {
 	sbxtest.Property(t, sbxtest.Sandbox{Name: "controlguard", Factory: newControlGuard})
+}
+
+// TestPlainGuardWithAPortedGrant: a granted host that carries a port
+// ("git.example.com:8443") is resolved by its name, as an HTTP client
+// looks it up, by the model and the world alike: a dns line of the name
+// answers it, localhost:8080 is internal, and the client's lookup of the
+// name without the port is the granted host's. The plain guard was
+// convicted three ways: a verdict the model gave from the name with its
+// port (public), the lookup of a name the grant does not list, and a
+// fetch from an address no lookup of the whole host answered.
+func TestPlainGuardWithAPortedGrant(t *testing.T) {
+	sbxtest.Replay(t, sbxtest.Sandbox{Name: "plainguard", Factory: newPlainGuard, Out: t.TempDir()}, "testdata/ports/*.sbx")
 }

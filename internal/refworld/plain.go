@@ -63,7 +63,7 @@ func prepare(old *prepared, s scenario.WorldSpec) *prepared {
 		t.routes[routeKey{spec.NormalizeHost(r.Host), r.Path}] = route{r.Body, r.Redirect}
 	}
 	for _, d := range s.DNS {
-		h := spec.NormalizeHost(d.Host)
+		h := spec.NormalizeHost(spec.HostName(d.Host))
 		if len(d.Addrs) == 0 {
 			delete(t.dns, h)
 			continue
@@ -138,8 +138,10 @@ func (w *plainWorld) store(k, data string) { w.written[k] = data }
 func (w *plainWorld) Realpath(p string) (string, bool) { return w.base.resolve(p) }
 
 // Resolve implements core.Net: the next answer of the host's DNS line, which
-// cycle (DNS rebinding), or SPEC §6's static answer.
+// cycle (DNS rebinding), or SPEC §6's static answer; a host that carries a
+// port is resolved by its name (spec.HostName).
 func (w *plainWorld) Resolve(host string) netip.Addr {
+	host = spec.HostName(host)
 	h := spec.NormalizeHost(host) // the table's key
 	addrs, ok := w.base.dns[h]
 	if !ok {
@@ -153,6 +155,7 @@ func (w *plainWorld) Resolve(host string) netip.Addr {
 // resolveAt is what the n-th Resolve of host (0 the first) answers,
 // counted from the world's start, whatever has been resolved since.
 func (w *plainWorld) resolveAt(host string, n int) netip.Addr {
+	host = spec.HostName(host)
 	addrs, ok := w.base.dns[spec.NormalizeHost(host)]
 	if !ok {
 		return spec.StaticResolve(host)
@@ -163,6 +166,7 @@ func (w *plainWorld) resolveAt(host string, n int) netip.Addr {
 // peekResolve is what Resolve would answer for host now, without moving
 // the host's DNS line on.
 func (w *plainWorld) peekResolve(host string) netip.Addr {
+	host = spec.HostName(host)
 	h := spec.NormalizeHost(host)
 	addrs, ok := w.base.dns[h]
 	if !ok {

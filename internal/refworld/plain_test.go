@@ -29,6 +29,24 @@ func TestWorldClockMatchesTickClockAt(t *testing.T) {
 	}
 }
 
+// TestPortedHostResolvesByName: a host that carries a port is resolved
+// by its name (SPEC §6): the name's dns line answers it, and it moves on;
+// the built-in names answer it too.
+func TestPortedHostResolvesByName(t *testing.T) {
+	w := Prepare(scenario.WorldSpec{DNS: []scenario.DNSRecord{
+		{Host: "git.test", Addrs: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("198.51.100.1")}},
+	}}).New()
+	for _, tt := range []struct{ host, want string }{
+		{"git.test:8443", "10.0.0.1"}, {"git.test", "198.51.100.1"}, {"GIT.test.:80", "10.0.0.1"},
+		{"localhost:8080", "127.0.0.1"}, {"[::1]:80", "::1"}, {"127.1:80", "127.0.0.1"},
+		{"metadata:80", "169.254.169.254"}, {"a.test:http", "203.0.113.1"},
+	} {
+		if got := w.Resolve(tt.host); got != netip.MustParseAddr(tt.want) {
+			t.Errorf("Resolve(%q) = %v, want %s", tt.host, got, tt.want)
+		}
+	}
+}
+
 // TestExactlyOneTrailingDot: SPEC §6 ignores exactly one trailing dot, the
 // same way for dns lines, route hosts, the built-in names and literals:
 // "a.test." is "a.test", "a.test.." is another name.

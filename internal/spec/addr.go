@@ -42,6 +42,22 @@ func hasUpperASCII(s string) bool {
 	return false
 }
 
+// HostName is the name host is resolved by (SPEC §6): host without its
+// port when it carries one, as a URL's authority does ("a.test:8080" is
+// "a.test", "[::1]:8080" is "[::1]"); any other host as it is, an IPv6
+// literal included ("fe80::1:80" carries no port). The grant still
+// compares the whole host, port and all (SPEC §5).
+func HostName(host string) string {
+	name, port, err := net.SplitHostPort(host)
+	if err != nil || name == "" || port == "" || strings.Trim(port, "0123456789") != "" {
+		return host
+	}
+	if strings.HasPrefix(host, "[") {
+		return "[" + name + "]"
+	}
+	return name
+}
+
 // StaticResolve answers host as SPEC §6 does when the scenario's DNS table
 // has no line for it. The host is normalized first (NormalizeHost).
 //

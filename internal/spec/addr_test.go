@@ -325,3 +325,21 @@ func TestNormalizeHost(t *testing.T) {
 		}
 	}
 }
+
+// TestHostName: a port after a name or a bracketed IPv6 literal is
+// dropped for the lookup; a bare IPv6 literal, an empty or non-numeric
+// port, and anything else a URL's authority would not split stay as they
+// are.
+func TestHostName(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"a.test:8080", "a.test"}, {"a.test", "a.test"}, {"localhost:80", "localhost"},
+		{"127.1:80", "127.1"}, {"[::1]:8080", "[::1]"}, {"[fe80::1%eth0]:80", "[fe80::1%eth0]"},
+		{"[::1]", "[::1]"}, {"::1", "::1"}, {"fe80::1:80", "fe80::1:80"},
+		{"a.test:", "a.test:"}, {"a.test:http", "a.test:http"}, {"a.test:80:90", "a.test:80:90"},
+		{":80", ":80"}, {"a.test:+80", "a.test:+80"},
+	} {
+		if got := spec.HostName(tt.in); got != tt.want {
+			t.Errorf("HostName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
