@@ -48,6 +48,9 @@ func hasUpperASCII(s string) bool {
 // literal included ("fe80::1:80" carries no port). The grant still
 // compares the whole host, port and all (SPEC §5).
 func HostName(host string) string {
+	if strings.IndexByte(host, ':') < 0 {
+		return host // no port, and no error for SplitHostPort to make
+	}
 	name, port, err := net.SplitHostPort(host)
 	if err != nil || name == "" || port == "" || strings.Trim(port, "0123456789") != "" {
 		return host
