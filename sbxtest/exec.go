@@ -12,10 +12,10 @@ import (
 // Exec returns a factory for the sandbox that command runs in another
 // process, in any language, speaking the sbxfuzz/1 protocol (SPEC §12) on
 // its stdin and stdout, and the function that stops it. command is split
-// into words as a shell would, without a shell. A child serves one
-// sandbox at a time and every scenario after it, a fresh one after a
-// failure; a child that exits, breaks the protocol or hangs is a total
-// finding. Call stop when done (t.Cleanup):
+// into words as a shell would, without a shell. A child holds one
+// sandbox at a time and serves scenario after scenario, a fresh child
+// starting after a failure; a child that exits, breaks the protocol or
+// hangs is a total finding. Call stop when done (t.Cleanup):
 //
 //	f, stop, err := sbxtest.Exec("python3 sandbox.py")
 //	if err != nil {
