@@ -18,6 +18,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
 	"github.com/sbxfuzz/sbxfuzz/internal/dims"
+	"github.com/sbxfuzz/sbxfuzz/internal/finding"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -659,6 +660,10 @@ func TestReproduceCarriesTheSandboxFlags(t *testing.T) {
 	}
 	if lines != 2 {
 		t.Errorf("%d command lines, want the reproduce line and the findings' run line:\n%s", lines, b.String())
+	}
+	// The directory named is the one run writes to under that profile.
+	if dir := "sbxfuzz/findings/" + finding.DirName("mcp:node s.js --profile /my profiles/p.json"); !strings.Contains(b.String(), dir) {
+		t.Errorf("the report does not name the findings' directory %s:\n%s", dir, b.String())
 	}
 }
 

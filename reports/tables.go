@@ -274,7 +274,7 @@ func (r *Report) writeFindings(d *doc) {
 			fmt.Sprint(f.MinimizedOps), d.prose(f.Detail), d.code(f.File)})
 	}
 	if r.Findings[0].File == "" {
-		d.para(d.span(r.campaignCommand("run")) + " writes their minimized reproducers to " + d.span("sbxfuzz/findings/"+finding.DirName(r.SUT)) + " under the user's cache directory, and names it; " + d.span("--out DIR") + " writes them to DIR instead.")
+		d.para(d.span(r.campaignCommand("run")) + " writes their minimized reproducers to " + d.span("sbxfuzz/findings/"+finding.DirName(finding.SUTKey(r.SUT, r.SUTFlags))) + " under the user's cache directory, and names it; " + d.span("--out DIR") + " writes them to DIR instead.")
 		cols = cols[:len(cols)-1]
 		for i := range rows {
 			rows[i] = rows[i][:len(rows[i])-1]

@@ -158,7 +158,7 @@ func (n *Network) requestHost(hostport string) string {
 // world that cannot tell its op, nothing.
 func (n *Network) resolveLiteral(host string) {
 	o, ok := n.world.(opWorld)
-	if _, literal := spec.ParseIPLiteral(spec.NormalizeHost(host)); !ok || !literal {
+	if _, literal := spec.ParseIPLiteral(spec.LookupKey(host)); !ok || !literal { // "8.8.8.8:8080" dials 8.8.8.8
 		return
 	}
 	n.worldMu.Lock()

@@ -350,12 +350,12 @@ func redirectTarget(routes []scenario.Route, host, path string) (string, bool) {
 // firstAddr is the address host names, or the first its dns line
 // answers: hostCause's reading of it.
 func firstAddr(host string, dns []scenario.DNSRecord) netip.Addr {
-	h := spec.NormalizeHost(host)
+	h := spec.LookupKey(host)
 	if a, ok := spec.ParseIPLiteral(h); ok {
 		return a
 	}
 	for _, d := range dns {
-		if spec.NormalizeHost(d.Host) == h && len(d.Addrs) > 0 {
+		if spec.LookupKey(d.Host) == h && len(d.Addrs) > 0 {
 			return d.Addrs[0]
 		}
 	}
@@ -375,10 +375,10 @@ func modelAnswer(sc *scenario.Scenario, i int) (netip.Addr, bool) {
 	if !looks(sc.Steps[i].Op) {
 		return netip.Addr{}, false
 	}
-	h := spec.NormalizeHost(sc.Steps[i].Op.Args[0])
+	h := spec.LookupKey(sc.Steps[i].Op.Args[0])
 	var addrs []netip.Addr
 	for _, d := range sc.World.DNS {
-		if spec.NormalizeHost(d.Host) == h {
+		if spec.LookupKey(d.Host) == h {
 			addrs = d.Addrs
 			break
 		}
@@ -388,7 +388,7 @@ func modelAnswer(sc *scenario.Scenario, i int) (netip.Addr, bool) {
 	}
 	n := 0
 	for _, st := range sc.Steps[:i] {
-		if looks(st.Op) && spec.NormalizeHost(st.Op.Args[0]) == h {
+		if looks(st.Op) && spec.LookupKey(st.Op.Args[0]) == h {
 			n++
 		}
 	}
@@ -408,7 +408,7 @@ func modelAnswer(sc *scenario.Scenario, i int) (netip.Addr, bool) {
 // another lets each through. One whose answers are all public, and
 // differ, is not.
 func hostCause(host string, dns []scenario.DNSRecord) string {
-	h := spec.NormalizeHost(host)
+	h := spec.LookupKey(host)
 	if a, ok := spec.ParseIPv6Literal(h); ok {
 		return "IPv6 literal, " + addrCause(a)
 	}
@@ -419,7 +419,7 @@ func hostCause(host string, dns []scenario.DNSRecord) string {
 		return "IPv4 dotted, " + addrCause(a)
 	}
 	for _, d := range dns {
-		if spec.NormalizeHost(d.Host) != h || len(d.Addrs) == 0 {
+		if spec.LookupKey(d.Host) != h || len(d.Addrs) == 0 {
 			continue
 		}
 		if len(d.Addrs) > 1 && !spec.IsInternal(d.Addrs[0]) {

@@ -52,6 +52,8 @@ func TestHostCause(t *testing.T) {
 		{"varied.test", "name of public answers that differ"},
 		{"first.test", "name of benchmarking 198.18.0.0/15"},
 		{"pub.test", "name of public"},
+		{"meta.test:8080", "name of link-local 169.254.0.0/16"}, // a host with a port is looked up by its name
+		{"localhost:8080", "name of loopback 127.0.0.0/8"},
 	} {
 		if got := hostCause(tc.host, dns); got != tc.want {
 			t.Errorf("hostCause(%q) = %q, want %q", tc.host, got, tc.want)

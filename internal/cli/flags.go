@@ -187,7 +187,7 @@ func outFlag(fs *flagSet) *string {
 // not the default: it is most often a variable left unset (--out "$DIR"),
 // and its findings would land where nobody looks.
 func (e *env) outDir(fs *flagSet, out, sutName string, sutFlags []string) (string, error) {
-	dir := finding.DefaultDir(outKey(sutName, sutFlags))
+	dir := finding.DefaultDir(finding.SUTKey(sutName, sutFlags))
 	switch {
 	case out != "":
 		dir = out
@@ -202,18 +202,6 @@ func (e *env) outDir(fs *flagSet, out, sutName string, sutFlags []string) (strin
 		dir = abs
 	}
 	return dir, nil
-}
-
-// outKey is what names the default directory of a sandbox's findings:
-// its --sut name, and the profile it is driven with when that is not the
-// door's default, so that one server judged through two profiles (its
-// file tools, then its fetch tool) keeps two sets of findings apart, each
-// replayed with its own flags.
-func outKey(sutName string, sutFlags []string) string {
-	if i := slices.Index(sutFlags, "--profile"); i >= 0 && i+1 < len(sutFlags) {
-		return sutName + " --profile " + sutFlags[i+1]
-	}
-	return sutName
 }
 
 // checkCampaign checks the flags that size a campaign, as run and report

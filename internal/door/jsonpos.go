@@ -2,6 +2,7 @@ package door
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,33 +97,94 @@ func unknownKey(dec *json.Decoder, data []byte, t reflect.Type) int {
 var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
 // fieldType is the type of the field of struct t that key names, as
-// encoding/json matches it (its tag's name, else its Go name, either
-// case-folded; an embedded struct's fields as the struct's own), and
-// whether there is one.
+// encoding/json chooses it: among the fields of t and of the structs it
+// embeds (named by their tags, else their Go names), those of a name the
+// shallowest win, a tagged one over untagged ones, and a name that two
+// such fields share is no field's; the key matches a name exactly, else
+// case-folded. It reports whether there is one.
 func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() && !f.Anonymous {
-			continue
-		}
-		if name == "" && f.Anonymous {
-			inner := f.Type
-			if inner.Kind() == reflect.Pointer {
-				inner = inner.Elem()
-			}
-			if inner.Kind() == reflect.Struct {
-				if ft, ok := fieldType(inner, key); ok {
-					return ft, true
-				}
+	var fields []jsonField
+	collectFields(t, 0, &fields)
+	for _, match := range []func(string) bool{
+		func(name string) bool { return name == key },
+		func(name string) bool { return strings.EqualFold(name, key) },
+	} {
+		for _, f := range fields {
+			if !match(f.name) {
 				continue
 			}
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if strings.EqualFold(name, key) {
-			return f.Type, true
+			if d, ok := dominant(fields, f.name); ok {
+				return d.typ, true
+			}
 		}
 	}
 	return nil, false
+}
+
+// jsonField is a field as encoding/json decodes into it: its name, its
+// type, how deep in embedded structs it lies, and whether a tag names it.
+type jsonField struct {
+	name   string
+	typ    reflect.Type
+	depth  int
+	tagged bool
+}
+
+// maxEmbedding bounds collectFields: a struct that embeds a pointer to
+// itself would never end.
+const maxEmbedding = 16
+
+// collectFields appends the fields of struct t, at depth, to out, and
+// those of the structs it embeds without a name, one deeper.
+func collectFields(t reflect.Type, depth int, out *[]jsonField) {
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case f.Anonymous && name == "" && ft.Kind() == reflect.Struct:
+			if depth < maxEmbedding {
+				collectFields(ft, depth+1, out)
+			}
+			continue
+		case !f.IsExported():
+			continue
+		}
+		*out = append(*out, jsonField{name: cmp.Or(name, f.Name), typ: f.Type, depth: depth, tagged: name != ""})
+	}
+}
+
+// dominant is the field of fields named name that encoding/json decodes
+// into: the only one at the shallowest depth, or the only tagged one
+// there; none when the name is ambiguous.
+func dominant(fields []jsonField, name string) (jsonField, bool) {
+	var best []jsonField
+	for _, f := range fields {
+		switch {
+		case f.name != name:
+		case len(best) == 0 || f.depth < best[0].depth:
+			best = []jsonField{f}
+		case f.depth == best[0].depth:
+			best = append(best, f)
+		}
+	}
+	if len(best) == 1 {
+		return best[0], true
+	}
+	var tagged []jsonField
+	for _, f := range best {
+		if f.tagged {
+			tagged = append(tagged, f)
+		}
+	}
+	if len(tagged) == 1 {
+		return tagged[0], true
+	}
+	return jsonField{}, false
 }

@@ -43,3 +43,52 @@ func TestJSONErrorPlaces(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONErrorFollowsFieldPrecedence: the object an unknown key is met
+// in is found by encoding/json's own choice of field: a name two embedded
+// structs share at one depth is no field's, an outer field hides an
+// embedded one, and a key matching one field exactly and another only
+// case-folded is the exact one's.
+func TestJSONErrorFollowsFieldPrecedence(t *testing.T) {
+	type leaf struct {
+		Port int `json:"port"`
+	}
+	type withX struct{ X leaf }
+	type withY struct{ X leaf }
+	type ambiguous struct {
+		withX
+		withY
+	}
+	type embedsMap struct {
+		Inner map[string]int
+	}
+	type shadowed struct {
+		embedsMap
+		Inner leaf
+	}
+	type cased struct {
+		Lower map[string]int `json:"inner"`
+		Upper leaf           `json:"Inner"`
+	}
+	type doc struct {
+		Amb   ambiguous `json:"amb"`
+		Deep  shadowed  `json:"deep"`
+		Cased cased     `json:"cased"`
+	}
+	for _, tc := range []struct{ reason, data, want string }{
+		{"a name two embedded structs share", "{\"amb\": {\"X\": {\"port\": 1}}}", `line 1 column 10: json: unknown field "X"`},
+		{"an outer field hides an embedded one", "{\"deep\": {\"Inner\": {\"x\": 1}}}", `line 1 column 21: json: unknown field "x"`},
+		{"an exact name before a folded one", "{\"cased\": {\"Inner\": {\"y\": 1}}}", `line 1 column 22: json: unknown field "y"`},
+	} {
+		dec := json.NewDecoder(bytes.NewReader([]byte(tc.data)))
+		dec.DisallowUnknownFields()
+		var d doc
+		err := dec.Decode(&d)
+		if err == nil {
+			t.Fatalf("%s: %q decodes", tc.reason, tc.data)
+		}
+		if got := JSONError([]byte(tc.data), dec.InputOffset(), err, &d).Error(); got != tc.want {
+			t.Errorf("%s: JSONError(%q) = %q, want %q", tc.reason, tc.data, got, tc.want)
+		}
+	}
+}

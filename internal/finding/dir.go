@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +26,19 @@ func DefaultDir(sut string) string {
 		base = os.TempDir()
 	}
 	return filepath.Join(base, "sbxfuzz", "findings", DirName(sut))
+}
+
+// SUTKey is what names the default directory of the findings of sandbox
+// sut driven with sutFlags (the flags that choose it again in a replay):
+// its --sut name, and the profile it is driven with when that is not the
+// door's default, so that one server judged through two profiles (its
+// file tools, then its fetch tool) keeps two sets of findings apart, each
+// replayed with its own flags.
+func SUTKey(sut string, sutFlags []string) string {
+	if i := slices.Index(sutFlags, "--profile"); i >= 0 && i+1 < len(sutFlags) {
+		return sut + " --profile " + sutFlags[i+1]
+	}
+	return sut
 }
 
 // maxDirName bounds DirName: an exec: command can be long, and a path

@@ -518,12 +518,13 @@ func (b *Binding) With(f func(w *refworld.World)) {
 // queried is the host a DNS query for name (lower case, no trailing dot)
 // is journaled for: the op's host as the op spells it, or the host of a
 // redirect the world served in the op as its Location spelled it, when
-// name names that (SPEC §6's comparison); else name. The grant's hosts
+// name names that (SPEC §6's comparison; the name of an op's host that
+// carries a port names it); else name. The grant's hosts
 // match byte for byte (SPEC §5), so a name the sandbox was sent to as
 // "B.test" must not be journaled as "b.test".
 func (b *Binding) queried(name string) string {
-	if b.isOpHost(name) {
-		return b.op.host
+	if b.isOpHost(name) || b.op.host != "" && spec.SpellsHost(spec.HostName(b.op.host), name) {
+		return b.op.host // a client looks a host up without its port (SPEC §6)
 	}
 	if h := b.op.located[hostKey(name)]; h != "" {
 		return h

@@ -69,7 +69,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		// an answer for in the op, else the address itself.
 		host = b.hostAnswered(addr)
 	}
-	opHost := b.isOpHost(host)
+	opHost := b.isOpHost(r.Host) || b.isOpHost(host) // the raw Host first: an op's host may hold a port
 	path := routePath(r)
 	if !opHost && b.repeat(host, path, addr) {
 		return Served{}, false // counted as a request outside the op

@@ -621,3 +621,20 @@ func TestRepeatsOfAnEarlierOp(t *testing.T) {
 		}
 	}
 }
+
+// TestPortedOpHost: a request whose Host is the op's host with its port
+// ("a.test:8080", as a client writes it) is the op's: answered from the
+// op's routes and journaled for the op's host, and so is the lookup of its
+// name, which is the op's one lookup. (Its port dropped first, it was
+// another host's: 404, and a fetch of a host the grant does not list;
+// its name's lookup was another host's, and the fetch journaled a second.)
+func TestPortedOpHost(t *testing.T) {
+	w := refworld.New(scenario.WorldSpec{Routes: []scenario.Route{{Host: "a.test:8080", Path: "/data", Body: "hello"}}})
+	b := bound(w, public)
+	b.BeginOp(fetchOp("a.test:8080", "/data"))
+	lookupBoth(b, "a.test", false)
+	if rec := serve(b, "GET", "/data", "a.test:8080"); rec.Code != 200 {
+		t.Errorf("status %d, want 200", rec.Code)
+	}
+	wantJournal(t, w, "resolve a.test:8080 -> 203.0.113.1", "fetch a.test:8080 203.0.113.9 /data")
+}

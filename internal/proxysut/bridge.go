@@ -59,8 +59,8 @@ type bridge struct {
 	toolText  string // the words of its answer; a proxy's, of an answer of its own (proxyWords)
 
 	answers  map[dnsAnswer]bool // the DNS answers of its world so far (staleFetch)
-	lookups  map[string]int     // the model's lookups of each host so far, by name as SPEC §6 compares them (modelFetch)
-	lookedUp map[string]bool    // the hosts the sandbox looked up in an op so far, by name as SPEC §6 compares them
+	lookups  map[string]int     // the model's lookups of each host so far, by the name SPEC §6 looks it up by (spec.LookupKey; modelFetch)
+	lookedUp map[string]bool    // the hosts the sandbox looked up in an op so far, by spec.LookupKey
 	scanned  int                // the journal entries staleFetch has read
 
 	mu      sync.Mutex // Close comes from the oracle's watchdog while Run may still be going
@@ -141,7 +141,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	lookups := b.px.bind.EndOp()
 	resolved := lookups.Count > 0
 	if resolved {
-		b.lookedUp[spec.NormalizeHost(host)] = true
+		b.lookedUp[spec.LookupKey(host)] = true
 	}
 	served := b.px.bind.Served()
 	if served.SideOnly && b.toolError {
@@ -382,7 +382,7 @@ func (b *bridge) modelFetch(host, path string) (k core.Kind, addr netip.Addr) {
 	if !b.grant.MayFetch(host) {
 		return core.EgressDenied, netip.Addr{}
 	}
-	h := spec.NormalizeHost(host)
+	h := spec.LookupKey(host)
 	b.withWorld(func(w *refworld.World) {
 		addr = w.ResolveAt(host, b.lookups[h])
 		switch _, routed := w.Route(host, path); {
@@ -423,7 +423,7 @@ func (b *bridge) refused(host, path string, model core.Kind, addr netip.Addr, lo
 			seen = netip.Addr{}
 		}
 		reason := door.NetReasonSeen(host, seen, lookups.All)
-		if reason == door.ReasonRefusedAllowed && !resolved && b.lookedUp[spec.NormalizeHost(host)] {
+		if reason == door.ReasonRefusedAllowed && !resolved && b.lookedUp[spec.LookupKey(host)] {
 			reason = door.ReasonKeptAnswer // it refused an answer it kept from an earlier op
 		}
 		if served.Reached && served.Redirect {

@@ -79,15 +79,16 @@ func (w *World) OpJournal() []Entry { return w.journal[min(w.op.start, len(w.jou
 func (w *World) OpSeq() int { return w.op.seq }
 
 // ResolvedInOp reports whether the op under way has journaled a resolve
-// of host, names compared as SPEC §6 compares them (a bracketed literal
-// is another name, which may have a dns line of its own): an in-memory
+// of host, names compared as SPEC §6 looks them up (spec.LookupKey: a
+// port dropped; a bracketed literal is another name, which may have a dns
+// line of its own): an in-memory
 // network journals the resolve of an IP literal a client dialled as it
 // is, unless the sandbox asked for it, as the network namespace does
 // (SPEC §14).
 func (w *World) ResolvedInOp(host string) bool {
-	h := spec.NormalizeHost(host)
+	h := spec.LookupKey(host)
 	for _, e := range w.OpJournal() {
-		if e.Call == CallResolve && spec.NormalizeHost(e.Name) == h {
+		if e.Call == CallResolve && spec.LookupKey(e.Name) == h {
 			return true
 		}
 	}

@@ -63,7 +63,7 @@ func prepare(old *prepared, s scenario.WorldSpec) *prepared {
 		t.routes[routeKey{spec.NormalizeHost(r.Host), r.Path}] = route{r.Body, r.Redirect}
 	}
 	for _, d := range s.DNS {
-		h := spec.NormalizeHost(spec.HostName(d.Host))
+		h := spec.LookupKey(d.Host)
 		if len(d.Addrs) == 0 {
 			delete(t.dns, h)
 			continue

@@ -61,6 +61,11 @@ func HostName(host string) string {
 	return name
 }
 
+// LookupKey is the key SPEC §6 looks host up by: its name (HostName),
+// ASCII case folded and one trailing dot dropped (NormalizeHost).
+// "Git.Test.:8443" and "git.test" are one lookup.
+func LookupKey(host string) string { return NormalizeHost(HostName(host)) }
+
 // StaticResolve answers host as SPEC §6 does when the scenario's DNS table
 // has no line for it. The host is normalized first (NormalizeHost).
 //
