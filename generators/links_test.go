@@ -10,6 +10,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -390,4 +391,49 @@ func TestForgedLines(t *testing.T) {
 	if n < 10 {
 		t.Errorf("%d control ops in 3000 with a forged response line in their path, want at least 10", n)
 	}
+}
+
+// TestFinalLinkToALinkDrawn: ops an MCP server is asked name, as their
+// last component, a link in a root whose target is another link that
+// leads out of every root. A server that resolves the parent, reads the
+// final link's target once and checks that (not where it leads) lets such
+// an op out; the chain of two links is drawn as often as the classic
+// escape, so a campaign of a few hundred checks meets it, which it did not
+// when only the rare chain recipes had the shape.
+func TestFinalLinkToALinkDrawn(t *testing.T) {
+	const n, want = 3000, 100
+	got := 0
+	for i := range n {
+		sc := realsut.AdaptOneList(seeded(i))
+		if sc != nil && slices.ContainsFunc(fsOps(sc), func(op core.Op) bool { return oneHopEscapes(sc, op.Args[0]) }) {
+			got++
+		}
+	}
+	t.Logf("%d of %d seeded scenarios an MCP server is asked end a path at a link to a link out", got, n)
+	if got < want {
+		t.Errorf("%d of %d seeded scenarios, as an MCP server is asked them, name a final link whose target is a link out of every root; want at least %d", got, n, want)
+	}
+}
+
+// oneHopEscapes reports whether p, under a root of sc, ends at a link
+// whose target, read once from the parent resolved, is under a root too,
+// while the path resolved to its end (no loop) lies under none.
+func oneHopEscapes(sc *scenario.Scenario, p string) bool {
+	links, roots := linkTable(sc), sc.Grant.FSRead
+	c := spec.Canonical(p)
+	if !underAny(c, roots) {
+		return false
+	}
+	parent, _ := hops(links, path.Dir(c))
+	last := path.Join(parent, path.Base(c))
+	target, ok := links[last]
+	if !ok {
+		return false
+	}
+	once := path.Join(parent, target)
+	if path.IsAbs(target) {
+		once = path.Clean(target)
+	}
+	full, k := hops(links, c)
+	return underAny(once, roots) && k <= spec.MaxLinks && !underAny(full, roots)
 }
