@@ -64,6 +64,10 @@ func TestJailServers(t *testing.T) {
 			[]string{"link /w/ln-in data.txt\n\nfs_write /w/ln-in new\n"}, oracle.VerdictMatchesModel},
 		{"existfirst", "looks a path up before its allow-list: a missing file outside is said not found",
 			[]string{"\nfs_read /etc/nothing\n"}, oracle.VerdictMatchesModel},
+		{"openfirst", "opens (and truncates) a file before it checks where the handle leads",
+			[]string{"link /w/ln /etc/passwd\n\nfs_write /w/ln x\n"}, oracle.Confinement},
+		{"urlpath", "checks the path a URL parser reads, a query cut off, and opens the path asked",
+			[]string{"file /w?x=1/secret s\n\nfs_read /w?x=1/secret\n"}, oracle.Confinement},
 		{"multiline", "matches its roots with a regular expression whose anchors match at each line",
 			[]string{"\nfs_read \"/w\\n/x\"\n"}, oracle.VerdictMatchesModel},
 	} {

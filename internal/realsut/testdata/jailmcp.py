@@ -41,6 +41,8 @@ def need(r, p):
 
 
 def checked(p):
+    if mode == "urlpath":  # the path as a URL parser reads it: a query or a fragment cut off
+        p = urllib.parse.urlsplit(p).path
     need(os.path.normpath(p), p)
     need(resolved(p), p)
 
@@ -122,6 +124,11 @@ def read(p):
 def write(p, data):
     if mode == "walk":
         with os.fdopen(walk(p, True), "w", encoding="utf-8", newline="") as f:
+            f.write(data)
+        return
+    if mode == "openfirst":  # opened (truncated) first, then where the handle leads checked
+        with open(p, "w", encoding="utf-8") as f:
+            need(os.path.realpath("/proc/self/fd/%d" % f.fileno()), p)
             f.write(data)
         return
     checked(p)
