@@ -23,8 +23,12 @@ const jailWorld = "grant fs_read /w/\ngrant fs_write /w/\nfile /w/data.txt hello
 // their paths, through the default profile. Each defect is a real
 // violation of SPEC §13: a hand-written scenario kills it with the
 // invariant it breaks (the cache's in two scenarios on one server, since
-// what it keeps goes stale only when the world changes). Each correct
-// jail passes a short run of generated scenarios with no finding.
+// what it keeps goes stale only when the world changes), and the correct
+// jail passes it. Each correct jail (one that resolves and checks, one
+// that walks with O_NOFOLLOW and refuses every link, one that checks a
+// relative path for "..", refusing names that begin so, one that keeps a
+// copy of what it overwrites beside it) passes a short run of generated
+// scenarios with no finding.
 func TestJailServers(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -82,7 +86,7 @@ func TestJailServers(t *testing.T) {
 			}
 		})
 	}
-	for _, mode := range []string{"strict", "walk", "relpath"} {
+	for _, mode := range []string{"strict", "walk", "relpath", "backup"} {
 		t.Run(mode, func(t *testing.T) {
 			a := adapter(t, mode)
 			f, end, err := a.Start()
