@@ -22,12 +22,12 @@ type linkRecipe struct {
 	links  []linkSpec
 	reads  []string
 	writes []string
-	// keep, when set, is a file outside the root the recipe adds to the
-	// world where its links lead, so that a disk holds the directory its
-	// reads and writes reach: a disk has no directory the world has no
-	// file in, and a write a sandbox lets out through the link would meet
-	// none, fail, and convict it of its answer alone, never of the write
-	// (an escape made once, from a stale cache, then passes as flaky).
+	// keep, when set, is a file the recipe adds to the world where its
+	// links lead, so that a disk holds the directory its reads and writes
+	// reach: a disk has no directory the world has no file in, and a write
+	// a sandbox lets out through the link would meet none, fail, and
+	// convict it of its answer alone, never of the write (an escape made
+	// once, from a stale cache, then passes as flaky).
 	keep func(x *rootInfo) string
 }
 
@@ -251,8 +251,8 @@ var hopRecipe = slices.IndexFunc(escapeRecipes, func(r linkRecipe) bool { return
 // escapes the chain of two links as often as the classic. Its entry's
 // target is a link inside the root: a sandbox that resolves the parent,
 // reads a final link's target once and checks that, not where it leads,
-// lets it out, and the chains of 41 links, the only other shape that ends
-// so, are too rare for a campaign of a few hundred checks to meet.
+// lets it out, and the chains one link past SPEC §13's limit, the only
+// other shape that ends so, are too rare for a short campaign to meet.
 func drawRecipe(src Source, rs []linkRecipe) int {
 	extra := 2
 	if &rs[0] == &escapeRecipes[0] {
@@ -347,8 +347,8 @@ func (b *builder) links() {
 	b.w.Links = b.d.links.close(b.w.Links)
 }
 
-// keepFile adds a file at p, outside the roots, unless the world has one
-// there already (a prefix sibling's, drawn with the root).
+// keepFile adds a file at p unless the world has one there already (a
+// prefix sibling's, drawn with the root; another recipe's).
 func (b *builder) keepFile(p string) {
 	if !slices.ContainsFunc(b.w.Files, func(f scenario.File) bool { return f.Path == p }) {
 		b.file(p, "kept")
