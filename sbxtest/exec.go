@@ -3,6 +3,8 @@ package sbxtest
 import (
 	"errors"
 	"io"
+	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -26,7 +28,10 @@ import (
 //
 // The factory may be shared by tests that run in parallel (t.Parallel):
 // a sandbox built while another is open gets a child of its own, started
-// then and kept for later builds, and stop ends them all. Exec returns an
+// then and kept for later builds, and stop ends them all. Builds that
+// hang keep their children until the number of builds under way reaches
+// twice the number of CPUs Go uses (at least four); the next build then
+// takes the oldest one's session, killing its child. Exec returns an
 // error for a command whose program cannot be started at all (not found,
 // not executable, an interpreter its #! line names missing), a mistake of
 // the test rather than a finding on the sandbox (it starts the program
@@ -40,78 +45,112 @@ func Exec(command string) (f core.Factory, stop func(), err error) {
 	if err := proc.Startable(command); err != nil {
 		return nil, nil, err
 	}
-	p := &children{start: start}
-	s, err := p.take()
+	p := &children{start: start, maxBuilding: max(4, 2*runtime.GOMAXPROCS(0))}
+	c, token, err := p.take()
 	if err != nil {
 		return nil, nil, err
 	}
-	p.put(s)
+	p.built(c, token)
+	p.put(c, token)
 	return p.open, p.stop, nil
 }
 
 // children are the children of one Exec: one session of the process door
 // each, idle ones waiting for the next build. A session's child holds one
 // sandbox at a time (a second sandbox/open replaces the first), so a
-// session is taken for a sandbox's life and given back at its Close.
+// session is taken for a build and the sandbox's life, and given back at
+// its Close.
 type children struct {
-	start   func() (core.Factory, func() error, error)
-	mu      sync.Mutex
-	idle    []*child
-	all     []*child
-	stopped bool
+	start func() (core.Factory, func() error, error)
+	// maxBuilding bounds the sessions in a build at once: a build that
+	// hangs never gives its session back, and the next build past the
+	// bound takes the session of the oldest one instead of starting a
+	// child, which kills its hung child (a session whose call is still
+	// in flight starts afresh), so a sandbox that hangs at every open
+	// leaves no more children than that behind.
+	maxBuilding int
+	mu          sync.Mutex
+	idle        []*child
+	building    []*child // oldest first
+	all         []*child
+	taken       uint64 // the tokens handed out so far
+	stopped     bool
 }
 
-// child is one session: its factory and the function that ends it.
+// child is one session: its factory, the function that ends it, and the
+// token of the build or sandbox that holds it (0: idle). A build whose
+// session was taken from it gives back nothing.
 type child struct {
-	open core.Factory
-	end  func() error
+	open  core.Factory
+	end   func() error
+	owner uint64
 }
 
 // errStopped is the words for a factory called after its stop.
 var errStopped = errors.New("sbxtest.Exec: the factory was used after stop")
 
-// take returns an idle session, or starts one when every session holds a
-// sandbox.
-func (p *children) take() (*child, error) {
+// take returns a session for a build, and the build's token: an idle one,
+// else a new one, else, past maxBuilding, the oldest build's.
+func (p *children) take() (*child, uint64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
-		return nil, errStopped
+		return nil, 0, errStopped
 	}
-	if n := len(p.idle); n > 0 {
-		c := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		return c, nil
+	var c *child
+	switch n := len(p.idle); {
+	case n > 0:
+		c, p.idle = p.idle[n-1], p.idle[:n-1]
+	case len(p.building) >= p.maxBuilding:
+		c, p.building = p.building[0], p.building[1:]
+	default:
+		open, end, err := p.start()
+		if err != nil {
+			return nil, 0, err
+		}
+		c = &child{open: open, end: end}
+		p.all = append(p.all, c)
 	}
-	open, end, err := p.start()
-	if err != nil {
-		return nil, err
-	}
-	c := &child{open: open, end: end}
-	p.all = append(p.all, c)
-	return c, nil
+	p.taken++
+	c.owner = p.taken
+	p.building = append(p.building, c)
+	return c, c.owner, nil
 }
 
-// put gives a session back for the next build.
-func (p *children) put(c *child) {
+// built marks the build of token over: its session holds a sandbox now,
+// or is given back.
+func (p *children) built(c *child, token uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.idle = append(p.idle, c)
+	if c.owner == token {
+		p.building = slices.DeleteFunc(p.building, func(b *child) bool { return b == c })
+	}
+}
+
+// put gives the session token holds back for the next build.
+func (p *children) put(c *child, token uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c.owner == token && !p.stopped {
+		c.owner = 0
+		p.idle = append(p.idle, c)
+	}
 }
 
 // open is the shared factory: the sandbox is built on a session of its
 // own, given back when the sandbox is closed.
 func (p *children) open(g core.Grant, w core.World) (core.Sandbox, error) {
-	c, err := p.take()
+	c, token, err := p.take()
 	if err != nil {
 		return nil, err
 	}
 	sb, err := c.open(g, w)
+	p.built(c, token)
 	if err != nil || sb == nil {
-		p.put(c)
+		p.put(c, token)
 		return sb, err
 	}
-	return &held{Sandbox: sb, release: sync.OnceFunc(func() { p.put(c) })}, nil
+	return &held{Sandbox: sb, release: sync.OnceFunc(func() { p.put(c, token) })}, nil
 }
 
 // stop ends every session, idle or not: their children are killed, a
@@ -119,7 +158,7 @@ func (p *children) open(g core.Grant, w core.World) (core.Sandbox, error) {
 func (p *children) stop() {
 	p.mu.Lock()
 	all := p.all
-	p.all, p.idle, p.stopped = nil, nil, true
+	p.all, p.idle, p.building, p.stopped = nil, nil, nil, true
 	p.mu.Unlock()
 	for _, c := range all {
 		_ = c.end()

@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/proc"
+	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/replay"
 	"github.com/sbxfuzz/sbxfuzz/mutants"
 	"github.com/sbxfuzz/sbxfuzz/oracle"
@@ -209,7 +212,8 @@ func TestExec(t *testing.T) {
 // sandboxes at once, as parallel tests do, passes what the reference
 // passes (a child holds one sandbox at a time: on one child, a second
 // open replaced the first under the test still running it); stop leaves
-// no child behind, and the factory refuses to build after it.
+// no child behind, a sandbox still open included, and the factory refuses
+// to build after it.
 func execShared(t *testing.T, bin string) {
 	f, stop, err := Exec(bin + " serve --sut reference")
 	if err != nil {
@@ -232,6 +236,11 @@ func execShared(t *testing.T, bin string) {
 	for msg := range failed {
 		t.Errorf("the worked trace fails on a factory shared by four goroutines: %s", msg)
 		break
+	}
+	// One sandbox left open, and one hung call on another child: stop
+	// ends both children all the same.
+	if _, err := f(core.Grant{}, refworld.New(scenario.WorldSpec{})); err != nil {
+		t.Fatal(err)
 	}
 	stop()
 	if _, err := f(core.Grant{}, nil); err == nil {
@@ -259,4 +268,66 @@ func processesOf(t *testing.T, words string) []string {
 		}
 	}
 	return found
+}
+
+// TestExecHungBuildsBounded: a sandbox that hangs at every open leaves no
+// more children than the bound on builds under way, however many builds
+// hang (a hung build never gives its child back; the next one past the
+// bound takes the oldest one's session and kills its child), and stop
+// ends the rest and every hung call.
+func TestExecHungBuildsBounded(t *testing.T) {
+	if err := proc.Supported(); err != nil {
+		t.Skip("a sandbox in another process:", err)
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the hanging sandbox is a Python script")
+	}
+	pids := filepath.Join(t.TempDir(), "pids")
+	f, stop, err := Exec(py + " ../internal/proc/testdata/misbehave.py hangopen " + pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+	bound := max(4, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range bound + 3 {
+		// One build at a time, each on as far as its child's start: the
+		// first ones on children of their own, those past the bound each
+		// on a fresh child in the oldest build's session.
+		wg.Go(func() { _, _ = f(core.Grant{}, refworld.New(scenario.WorldSpec{})) })
+		waitFor(t, func() bool { return len(startedPIDs(t, pids)) > i }, "a build's child to start")
+	}
+	marker := "misbehave.py\x00hangopen\x00" + pids
+	waitFor(t, func() bool { return len(processesOf(t, marker)) <= bound }, "the children past the bound to be killed")
+	stop()
+	stopped = true
+	waitFor(t, func() bool { return len(processesOf(t, marker)) == 0 }, "stop to end every child")
+	wg.Wait() // every hung call returned
+}
+
+// waitFor polls cond until it holds, failing the test if it does not
+// within a minute: long past anything a loaded machine takes.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+	}
+}
+
+// startedPIDs reads the pids the children wrote to file, one a line.
+func startedPIDs(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(data))
 }
