@@ -332,7 +332,7 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 	if s.op.Kind == core.OpFetch {
 		r.cov.Classes[s.class].Checked[NoInternalEgress]++
 	}
-	if why := egressProblem(s.entries); why != "" {
+	if why := egressProblem(s.entries, r.model.world.redirects); why != "" {
 		r.violate(NoInternalEgress, s.class, formatOp(*s.op)+" "+why)
 	}
 }
@@ -346,12 +346,15 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 // fetches up again before fetching from the first answer, or more often
 // than it fetches it, may have checked another answer than it used. A
 // host looked up and never fetched (a redirect's Location, checked and
-// refused) opens no such window, and nor do lookups that all answered one
+// refused) opens no such window, nor does a lookup of a host after its
+// last fetch when the world answered that fetch with a redirect
+// (redirects: a follower's lookup of the next hop on the same host,
+// checked and refused), and nor do lookups that all answered one
 // address: whichever the sandbox checked is the one it used (a guard that
 // checks every answer and pins the last looks its host up several
 // times). Hosts are compared as SPEC §6 compares names: a DNS query and a
 // request's Host spell a name as they like.
-func egressProblem(entries []refworld.Entry) string {
+func egressProblem(entries []refworld.Entry, redirects func(host, path string) bool) string {
 	type lookups struct {
 		resolves, fetches int
 		last              netip.Addr // the last answer
@@ -359,6 +362,11 @@ func egressProblem(entries []refworld.Entry) string {
 		unused            bool       // no fetch has used the last answer yet
 		again             bool       // looked up again before a fetch used its answer
 		varied            bool       // some resolve answered another address than one before
+		redirected        bool       // the world answered the last fetch with a redirect
+		atFetch           struct {   // resolves, again and varied as the last fetch left them
+			resolves      int
+			again, varied bool
+		}
 	}
 	hosts := map[string]*lookups{}
 	var order []string // the hosts in the order the entries name them: the report names the first
@@ -385,6 +393,8 @@ func egressProblem(entries []refworld.Entry) string {
 			l := of(e.Name)
 			l.fetches++
 			l.unused = false
+			l.redirected = redirects(e.Name, e.Arg)
+			l.atFetch.resolves, l.atFetch.again, l.atFetch.varied = l.resolves, l.again, l.varied
 			switch {
 			case spec.IsInternal(e.Addr):
 				return fmt.Sprintf("fetched from %s, an internal address (%s)", e.Addr, internalRange(e.Addr))
@@ -397,9 +407,14 @@ func egressProblem(entries []refworld.Entry) string {
 		}
 	}
 	for _, h := range order {
-		if l := hosts[h]; l.fetches > 0 && l.varied && (l.again || l.resolves > l.fetches) {
+		l := hosts[h]
+		resolves, again, varied := l.resolves, l.again, l.varied
+		if l.redirected { // what came after the last fetch looked up its Location's host, and refused it
+			resolves, again, varied = l.atFetch.resolves, l.atFetch.again, l.atFetch.varied
+		}
+		if l.fetches > 0 && varied && (again || resolves > l.fetches) {
 			return fmt.Sprintf("resolved %d times for %d fetch of %s, the answers differing: SPEC §5 resolves exactly once, so the address checked is the address used (from outside, a guard that checks every answer and dials the last looks the same as one that checks one answer and dials another, which a name that rebinds turns inside)",
-				l.resolves, l.fetches, quote(h))
+				resolves, l.fetches, quote(h))
 		}
 	}
 	return ""
@@ -429,7 +444,7 @@ func (r *watchedRun) checkBuild() {
 		return
 	}
 	cov.Checked[NoInternalEgress]++
-	if why := egressProblem(entries); why != "" {
+	if why := egressProblem(entries, r.model.world.redirects); why != "" {
 		r.violate(NoInternalEgress, attack.Unlabelled, "while the sandbox was built, before any op, it "+why)
 	}
 }

@@ -256,6 +256,13 @@ func (c *tickClock) now() (tick int64, past bool) {
 	return tick, past
 }
 
+// redirects reports whether the world answers host and path with a
+// redirect (a "redirect" line, SPEC §10).
+func (w *modelWorld) redirects(host, path string) bool {
+	_, ok := w.base.redirect(host, path)
+	return ok
+}
+
 // redirect returns the URL of the redirect route for host and path, the
 // last such line of the spec, when the route is one.
 func (b *modelBase) redirect(host, path string) (string, bool) {
