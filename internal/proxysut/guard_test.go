@@ -72,6 +72,14 @@ func TestPythonGuards(t *testing.T) {
 			}
 		})
 	}
+	// A follower that looks the name up again for a same-host redirect's
+	// next hop and refuses the internal answer is as correct as one that
+	// never follows: redirname's killer is no finding on it.
+	t.Run("followpin on redirname's killer", func(t *testing.T) {
+		if fs := checkOne(t, target(t, "followpin"), "grant net r.test\ndns r.test 93.184.216.34 10.0.0.1\nredirect r.test /go /s\nroute r.test /s hello\n\nnet_fetch r.test /go\n"); len(fs) > 0 {
+			t.Errorf("findings on a correct follower: %v", fs)
+		}
+	})
 	for _, guard := range []string{"pin", "perfamily", "ownresolver", "followpin"} {
 		t.Run(guard, func(t *testing.T) {
 			res, err := campaign.Run(context.Background(), campaign.Config{Seed: 1, Checks: 20, Workers: 1, Target: target(t, guard)})
