@@ -21,25 +21,18 @@ import (
 func TestRegexAllowListMissFetched(t *testing.T) {
 	carried := regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?$`)
 	n := 0
-	for i := range 2000 {
-		sc := seeded(i)
-		for _, st := range sc.Steps {
-			op := st.Op
-			if op.Kind != core.OpFetch || len(op.Args) != 2 {
-				continue
-			}
-			h := op.Args[0]
-			if !carried.MatchString(h) || slices.Contains(sc.Grant.NetHosts, h) {
-				continue
-			}
-			if slices.ContainsFunc(sc.Grant.NetHosts, func(g string) bool {
-				re, err := regexp.Compile(`^(?:` + g + `)$`)
-				return err == nil && strings.Contains(g, ".") && re.MatchString(h)
-			}) {
-				n++
-			}
+	eachSeededFetch(2000, func(sc *scenario.Scenario, op core.Op) {
+		h := op.Args[0]
+		if !carried.MatchString(h) || slices.Contains(sc.Grant.NetHosts, h) {
+			return
 		}
-	}
+		if slices.ContainsFunc(sc.Grant.NetHosts, func(g string) bool {
+			re, err := regexp.Compile(`^(?:` + g + `)$`)
+			return err == nil && strings.Contains(g, ".") && re.MatchString(h)
+		}) {
+			n++
+		}
+	})
 	if n < 20 {
 		t.Errorf("%d fetches in 2000 scenarios of an ungranted name a granted one matches as an unescaped regular expression, want 20 or more", n)
 	}
@@ -53,27 +46,20 @@ func TestRegexAllowListMissFetched(t *testing.T) {
 // answer is internal, or that guard is caught only by granted literals.
 func TestRedirectToGrantedInsideFetched(t *testing.T) {
 	n := 0
-	for i := range 2000 {
-		sc := seeded(i)
-		for _, st := range sc.Steps {
-			op := st.Op
-			if op.Kind != core.OpFetch || len(op.Args) != 2 {
+	eachSeededFetch(2000, func(sc *scenario.Scenario, op core.Op) {
+		for _, r := range sc.World.Routes {
+			if !r.Redirect || r.Host != op.Args[0] || r.Path != op.Args[1] || !slices.Contains(sc.Grant.NetHosts, r.Host) {
 				continue
 			}
-			for _, r := range sc.World.Routes {
-				if !r.Redirect || r.Host != op.Args[0] || r.Path != op.Args[1] || !slices.Contains(sc.Grant.NetHosts, r.Host) {
-					continue
-				}
-				u, err := url.Parse(r.Body)
-				if err != nil || u.Host == "" || isIPSpelling(u.Hostname()) || !slices.Contains(sc.Grant.NetHosts, u.Hostname()) {
-					continue
-				}
-				if firstAnswerInternal(sc, u.Hostname()) {
-					n++
-				}
+			u, err := url.Parse(r.Body)
+			if err != nil || u.Host == "" || isIPSpelling(u.Hostname()) || !slices.Contains(sc.Grant.NetHosts, u.Hostname()) {
+				continue
+			}
+			if firstAnswerInternal(sc, u.Hostname()) {
+				n++
 			}
 		}
-	}
+	})
 	if n < 10 {
 		t.Errorf("%d fetches in 2000 scenarios of a redirect to a granted name whose first answer is internal, want 10 or more", n)
 	}
@@ -88,4 +74,17 @@ func firstAnswerInternal(sc *scenario.Scenario, h string) bool {
 		}
 	}
 	return spec.IsInternal(spec.StaticResolve(h))
+}
+
+// eachSeededFetch calls f with each well-formed net_fetch of the first n
+// seeded scenarios, and its scenario.
+func eachSeededFetch(n int, f func(*scenario.Scenario, core.Op)) {
+	for i := range n {
+		sc := seeded(i)
+		for _, st := range sc.Steps {
+			if st.Op.Kind == core.OpFetch && len(st.Op.Args) == 2 {
+				f(sc, st.Op)
+			}
+		}
+	}
 }
