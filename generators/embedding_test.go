@@ -87,3 +87,38 @@ func TestEmbeddingFormsFetched(t *testing.T) {
 		}
 	}
 }
+
+// TestSixToFourMisreadFetched: a 6to4 address carries its IPv4 address in
+// bits 16–47 (SPEC §6). A guard that decodes every embedding prefix from
+// the last 32 bits, where NAT64 and the compatible form put it, reads a
+// 6to4 address's interface instead; seeded scenarios must fetch, from a
+// granted literal, a 6to4 address that carries an internal address of each
+// IPv4 range and reads public in its last 32 bits, or such a guard lets
+// them all through unseen.
+func TestSixToFourMisreadFetched(t *testing.T) {
+	sixToFour := netip.MustParsePrefix("2002::/16")
+	misread := map[string]int{}
+	for i := range 5000 {
+		sc := seeded(i)
+		for _, st := range sc.Steps {
+			op := st.Op
+			if op.Kind != core.OpFetch || len(op.Args) != 2 || !slices.Contains(sc.Grant.NetHosts, op.Args[0]) || hasDNS(sc, op.Args[0]) {
+				continue
+			}
+			a := spec.StaticResolve(op.Args[0]).WithZone("")
+			r, internal := spec.InternalRangeOf(spec.Unmap(a))
+			if !sixToFour.Contains(a) || !internal {
+				continue
+			}
+			b := a.As16()
+			if _, tail := spec.InternalRangeOf(netip.AddrFrom4([4]byte(b[12:]))); !tail {
+				misread[r.Prefix.String()]++
+			}
+		}
+	}
+	for _, r := range spec.InternalRanges() {
+		if r.Prefix.Addr().Is4() && misread[r.Prefix.String()] == 0 {
+			t.Errorf("no granted 6to4 literal carrying an address of %s with a public last 32 bits was fetched in 5000 scenarios", r.Prefix)
+		}
+	}
+}

@@ -299,7 +299,7 @@ func isVariant(v string, granted []string, dflt string) bool {
 	}
 	lv := strings.ToLower(strings.ReplaceAll(v, "\u200b", ""))
 	for _, g := range granted {
-		if strings.Contains(lv, strings.ToLower(strings.TrimSuffix(g, "."))) || v == homoglyph(g) || v == percentOne(g) || v == unicodeForm(g) {
+		if strings.Contains(lv, strings.ToLower(strings.TrimSuffix(g, "."))) || v == homoglyph(g) || v == percentOne(g) || v == unicodeForm(g) || v == dotAsDash(g) {
 			return true
 		}
 	}

@@ -134,6 +134,18 @@ var hostVariants = []func(h string) string{
 	func(h string) string { return h + "\r\n" },
 	percentOne,
 	unicodeForm,
+	dotAsDash,
+}
+
+// dotAsDash writes h's first dot as a dash (api-example.com for
+// api.example.com, a name anyone may register): an allow-list whose
+// entries are matched as regular expressions, the dots unescaped, lets it
+// through. A host without a dot is left as it is.
+func dotAsDash(h string) string {
+	if i := strings.IndexByte(h, '.'); i >= 0 {
+		return h[:i] + "-" + h[i+1:]
+	}
+	return h
 }
 
 // percentOne percent-encodes h's first dot (its first byte when it has

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,30 @@ type linkRecipe struct {
 	links  []linkSpec
 	reads  []string
 	writes []string
+	// keep, when set, is a file the recipe adds to the world where its
+	// links lead, so that a disk holds the directory its reads and writes
+	// reach: a disk has no directory the world has no file in, and a write
+	// a sandbox lets out through the link would meet none, fail, and
+	// convict it of its answer alone, never of the write (an escape made
+	// once, from a stale cache, then passes as flaky).
+	keep func(x *rootInfo) string
 }
+
+// keepTmp keeps /tmp/x, where the recipes that lead to /tmp read and
+// write; keepShop and keepTwo keep the files of the prefix siblings
+// /workshop and /work2 where those that lead there do; keepCron and
+// keepCache keep a file in /etc/cron.d and /data/cache, where a dangling
+// link and a directory link lead; keepSub keeps one in the directory a
+// link inside the root leads to, out of the write roots when the link is
+// planted in a read root; keepShadow keeps the file the two-link escape
+// ends at, so that a read a sandbox lets out there finds it.
+func keepTmp(*rootInfo) string    { return "/tmp/x" }
+func keepShop(x *rootInfo) string { return x.siblings[0] }
+func keepTwo(x *rootInfo) string  { return x.siblings[2] }
+func keepCron(*rootInfo) string   { return "/etc/cron.d/keep" }
+func keepCache(*rootInfo) string  { return dataCacheBase + "/keep" }
+func keepSub(x *rootInfo) string  { return x.subKept }
+func keepShadow(*rootInfo) string { return "/etc/shadow" }
 
 // A linkSpec is one link of a recipe. Its path is the root's base, "/" and
 // name, or at(x) when at is set; its target is target(x), both computed
@@ -67,18 +91,18 @@ var escapeRecipes = []linkRecipe{
 		reads: []string{"ln-etc/passwd", "ln-etc/shadow", "ln-etc"}, writes: []string{"ln-etc/passwd", "ln-etc/profile"}},
 	{links: []linkSpec{to("ln-root", "/")},
 		reads:  []string{"ln-root/etc/passwd", "ln-root", "ln-root/proc/self/environ", "ln-root/work/data.txt"},
-		writes: []string{"ln-root/etc/passwd", "ln-root/tmp/x"}},
+		writes: []string{"ln-root/etc/passwd", "ln-root/tmp/x"}, keep: keepTmp},
 	{links: []linkSpec{{name: "ln-sib", target: func(x *rootInfo) string { return x.base + "shop" }}},
-		reads: []string{"ln-sib/secret"}, writes: []string{"ln-sib/secret"}},
+		reads: []string{"ln-sib/secret"}, writes: []string{"ln-sib/secret"}, keep: keepShop},
 	{links: []linkSpec{{name: "ln-sibrel", target: func(x *rootInfo) string { return "../" + lastName(x) + "shop/secret" }}},
-		reads: []string{"ln-sibrel"}, writes: []string{"ln-sibrel"}},
+		reads: []string{"ln-sibrel"}, writes: []string{"ln-sibrel"}, keep: keepShop},
 	{links: []linkSpec{{name: "ln-up", target: func(x *rootInfo) string { return ups(x) + "etc/passwd" }}},
 		reads: []string{"ln-up"}, writes: []string{"ln-up"}},
 	{links: []linkSpec{{name: "ln-other", other: func(o *rootInfo) string { return o.files[0] }}},
 		reads: []string{"ln-other"}, writes: []string{"ln-other"}},
 	{links: []linkSpec{to("ln-hop", "ln-hop2"), to("ln-hop2", "/etc/shadow")},
-		reads: []string{"ln-hop", "ln-hop2"}, writes: []string{"ln-hop"}},
-	{links: []linkSpec{to("ln-dangle", "/etc/cron.d/sbx")}, reads: []string{"ln-dangle"}, writes: []string{"ln-dangle"}},
+		reads: []string{"ln-hop"}, writes: []string{"ln-hop"}, keep: keepShadow},
+	{links: []linkSpec{to("ln-dangle", "/etc/cron.d/sbx")}, reads: []string{"ln-dangle"}, writes: []string{"ln-dangle"}, keep: keepCron},
 	{links: []linkSpec{to("ln-in", "data.txt")}, reads: []string{"ln-in"}, writes: []string{"ln-in"}},
 	{links: []linkSpec{to("ln-new", "fresh.txt")}, reads: []string{"ln-new"}, writes: []string{"ln-new"}},
 	{links: []linkSpec{{name: "ln-back", at: func(x *rootInfo) string { return x.base + "shop/ln-back" },
@@ -94,18 +118,18 @@ var parentRecipes = []linkRecipe{
 	{links: []linkSpec{to("d", "/etc")},
 		reads: []string{"d/passwd"}, writes: []string{"d/new", "d/cron.d/sbx", "d/passwd"}},
 	{links: []linkSpec{to("d-root", "/")},
-		reads: []string{"d-root/etc/shadow"}, writes: []string{"d-root/etc/new", "d-root/tmp/x"}},
+		reads: []string{"d-root/etc/shadow"}, writes: []string{"d-root/etc/new", "d-root/tmp/x"}, keep: keepTmp},
 	{links: []linkSpec{{name: "d-up", target: func(x *rootInfo) string { return ups(x) + "tmp" }}},
-		reads: []string{"d-up/x"}, writes: []string{"d-up/new"}},
+		reads: []string{"d-up/x"}, writes: []string{"d-up/new"}, keep: keepTmp},
 	{links: []linkSpec{{name: "d-sib", target: func(x *rootInfo) string { return x.base + "2" }}},
-		reads: []string{"d-sib/secret"}, writes: []string{"d-sib/new"}},
+		reads: []string{"d-sib/secret"}, writes: []string{"d-sib/new"}, keep: keepTwo},
 	{links: []linkSpec{to("d-chain", "d-hop"), to("d-hop", "/etc")},
 		reads: []string{"d-chain/passwd"}, writes: []string{"d-chain/new"}},
 	{links: []linkSpec{{name: "d-read", other: func(o *rootInfo) string { return o.base }}},
 		reads: []string{"d-read/data.txt"}, writes: []string{"d-read/new", "d-read/data.txt"}},
-	{links: []linkSpec{to("d-other", dataCacheBase)}, reads: []string{"d-other/new"}, writes: []string{"d-other/new"}},
+	{links: []linkSpec{to("d-other", dataCacheBase)}, reads: []string{"d-other/new"}, writes: []string{"d-other/new"}, keep: keepCache},
 	{links: []linkSpec{to("d-deep", "/tmp")}, reads: []string{"d-deep/a/b/new"}, writes: []string{"d-deep/a/b/new"}},
-	{links: []linkSpec{to("d-in", "sub")}, reads: []string{"d-in/new"}, writes: []string{"d-in/new"}},
+	{links: []linkSpec{to("d-in", "sub")}, reads: []string{"d-in/new"}, writes: []string{"d-in/new"}, keep: keepSub},
 }
 
 // loopRecipes are links that never resolve — a link to itself (relative and
@@ -218,6 +242,31 @@ func newRootLinks(x *rootInfo) rootLinks {
 	return out
 }
 
+// hopRecipe is the index in escapeRecipes of the chain of two links out
+// (ln-hop to ln-hop2 to /etc/shadow).
+var hopRecipe = slices.IndexFunc(escapeRecipes, func(r linkRecipe) bool { return r.links[0].name == "ln-hop" })
+
+// drawRecipe draws the index of a recipe of rs: the first, its table's
+// classic shape, three times as often as each other one, and among the
+// escapes the chain of two links as often as the classic. Its entry's
+// target is a link inside the root: a sandbox that resolves the parent,
+// reads a final link's target once and checks that, not where it leads,
+// lets it out, and the chains one link past SPEC §13's limit, the only
+// other shape that ends so, are too rare for a short campaign to meet.
+func drawRecipe(src Source, rs []linkRecipe) int {
+	extra := 2
+	if &rs[0] == &escapeRecipes[0] {
+		extra = 4
+	}
+	switch k := src.Intn(len(rs) + extra); {
+	case k < len(rs):
+		return k
+	case k < len(rs)+2:
+		return 0
+	}
+	return hopRecipe
+}
+
 // links plants symbolic links in three worlds in four (none at draw 0),
 // and in every world whose root is a link (that link first): escape
 // recipes in a read root (of two, one in each when two are drawn) and the
@@ -226,7 +275,8 @@ func newRootLinks(x *rootInfo) rootLinks {
 // the write root and now and then in the read root, loop recipes in
 // either, and, in one of these worlds in six, a chain of 41 links. The
 // first recipe of each table, its classic shape, is drawn three times as
-// often as each other one. A recipe that points at "the other root" points
+// often as each other one, and the escape through two links as often
+// (drawRecipe). A recipe that points at "the other root" points
 // from the read root to the write root, and back.
 func (b *builder) links() {
 	src := b.src
@@ -239,11 +289,7 @@ func (b *builder) links() {
 	}
 	n, size := 0, 0
 	plant := func(x, o *rootInfo, rs []linkRecipe) {
-		k := src.Intn(len(rs) + 2) // the first recipe, the classic shape, three times as often
-		if k >= len(rs) {
-			k = 0
-		}
-		r := &rs[k]
+		r := &rs[drawRecipe(src, rs)]
 		picks[n].x, picks[n].o, picks[n].k = x, o, r.index
 		n, size = n+1, size+len(r.links)
 	}
@@ -287,6 +333,9 @@ func (b *builder) links() {
 		b.w.Links = append(b.w.Links, *b.rootLink)
 	}
 	for _, p := range picks[:n] {
+		if keep := linkRecipes[p.k].keep; keep != nil {
+			b.keepFile(keep(p.x))
+		}
 		b.d.record.entries = append(b.d.record.entries, p.x.entries[p.k])
 		for j, l := range p.x.links[p.k] {
 			if s := linkRecipes[p.k].links[j]; s.other != nil {
@@ -296,4 +345,12 @@ func (b *builder) links() {
 		}
 	}
 	b.w.Links = b.d.links.close(b.w.Links)
+}
+
+// keepFile adds a file at p unless the world has one there already (a
+// prefix sibling's, drawn with the root; another recipe's).
+func (b *builder) keepFile(p string) {
+	if !slices.ContainsFunc(b.w.Files, func(f scenario.File) bool { return f.Path == p }) {
+		b.file(p, "kept")
+	}
 }

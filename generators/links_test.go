@@ -10,6 +10,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/attack"
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
+	"github.com/sbxfuzz/sbxfuzz/internal/realsut"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
 	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
@@ -390,4 +391,104 @@ func TestForgedLines(t *testing.T) {
 	if n < 10 {
 		t.Errorf("%d control ops in 3000 with a forged response line in their path, want at least 10", n)
 	}
+}
+
+// TestFinalLinkToALinkDrawn: ops an MCP server is asked name, as their
+// last component, a link in a root whose target is another link that
+// leads out of every root. A server that resolves the parent, reads the
+// final link's target once and checks that (not where it leads) lets such
+// an op out; the chain of two links is drawn as often as the classic
+// escape, so a campaign of a few hundred checks meets it, which it did not
+// when only the rare chain recipes had the shape.
+func TestFinalLinkToALinkDrawn(t *testing.T) {
+	const n, want = 3000, 100
+	got, missing := 0, 0
+	for i := range n {
+		sc := realsut.AdaptOneList(seeded(i))
+		if sc == nil {
+			continue
+		}
+		escapes := false
+		for _, op := range fsOps(sc) {
+			if !oneHopEscapes(sc, op.Args[0]) {
+				continue
+			}
+			escapes = true
+			if end, _ := hops(linkTable(sc), spec.Canonical(op.Args[0])); op.Kind == core.OpRead {
+				if _, ok := fileAt(sc, end); !ok {
+					missing++
+				}
+			}
+		}
+		if escapes {
+			got++
+		}
+	}
+	t.Logf("%d of %d seeded scenarios an MCP server is asked end a path at a link to a link out", got, n)
+	if missing > 0 {
+		t.Errorf("%d reads through a link to a link out end at no file: a sandbox that lets them out reads nothing, and is convicted of its answer alone", missing)
+	}
+	if got < want {
+		t.Errorf("%d of %d seeded scenarios, as an MCP server is asked them, name a final link whose target is a link out of every root; want at least %d", got, n, want)
+	}
+}
+
+// oneHopEscapes reports whether p, under a root of sc, ends at a link
+// whose target, read once from the parent resolved, is under a root too,
+// while the path resolved to its end (no loop) lies under none.
+func oneHopEscapes(sc *scenario.Scenario, p string) bool {
+	links, roots := linkTable(sc), sc.Grant.FSRead
+	c := spec.Canonical(p)
+	if !underAny(c, roots) {
+		return false
+	}
+	parent, _ := hops(links, path.Dir(c))
+	last := path.Join(parent, path.Base(c))
+	target, ok := links[last]
+	if !ok {
+		return false
+	}
+	once := path.Join(parent, target)
+	if path.IsAbs(target) {
+		once = path.Clean(target)
+	}
+	full, k := hops(links, c)
+	return underAny(once, roots) && k <= spec.MaxLinks && !underAny(full, roots)
+}
+
+// TestLinkWritesLand: a write a recipe names through a link, at the link or
+// at one name below it, that resolves out of the write roots, resolves
+// into a directory the world holds (a file or a link below it), so that on
+// a disk a sandbox that follows the link writes there, a confinement
+// finding, and does not meet a missing directory and fail, convicted of
+// its answer alone: an escape a stale cache makes once then passes as
+// flaky. Writes that name missing directories further down (d-deep/a/b/new)
+// are the recipes' own, for sandboxes that make parents.
+func TestLinkWritesLand(t *testing.T) {
+	missed := map[string]int{}
+	for i := range 2000 {
+		sc := seeded(i)
+		links := linkTable(sc)
+		for _, op := range fsOps(sc) {
+			c := spec.Canonical(op.Args[0])
+			on, _ := linksOn(links, c)
+			if op.Kind != core.OpWrite || strings.Contains(op.Args[0], `\`) || len(on) != 1 || recipeOf(on[0]) == nil || strings.Count(c[len(on[0]):], "/") > 1 {
+				continue
+			}
+			dst, k := hops(links, c)
+			if dir := path.Dir(dst); k <= spec.MaxLinks && !underAny(dst, sc.Grant.FSWrite) && dir != "/" && !holdsDir(sc, dir) {
+				missed[path.Base(on[0])+c[len(on[0]):]]++
+			}
+		}
+	}
+	for w, n := range missed {
+		t.Errorf("a write through %s out of the write roots meets a directory the world does not hold, in %d scenarios", w, n)
+	}
+}
+
+// holdsDir reports whether a file or a link of sc's world lies below the
+// canonical directory d, so that a disk holds d.
+func holdsDir(sc *scenario.Scenario, d string) bool {
+	_, ok := dirAt(sc, d)
+	return ok || slices.ContainsFunc(sc.World.Links, func(l scenario.Link) bool { return strings.HasPrefix(spec.Canonical(l.Path), d+"/") })
 }

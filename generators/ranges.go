@@ -188,8 +188,13 @@ func spell(a netip.Addr, sp int) []string {
 			return zoned(c, "::"+a.String(), c)
 		case iprange.SixToFour:
 			n := [16]byte{0x20, 0x02, b[0], b[1], b[2], b[3]}
+			// An interface in the 6to4 site, its last 32 bits a public
+			// address: bits 48 on are not the carried one, and a decoder
+			// that reads 6to4 where NAT64 and the compatible form put it
+			// judges that public address instead, which an interface of one
+			// (internal read either way) could not show.
 			host := n
-			host[15] = 1 // an interface in the 6to4 site: bits 48 on are not the address
+			copy(host[12:], sixToFourTail[:])
 			return zoned(netip.AddrFrom16(n).String(), netip.AddrFrom16(host).String(), netip.AddrFrom16(host).String())
 		}
 		return nil
@@ -209,6 +214,11 @@ func spell(a netip.Addr, sp int) []string {
 	}
 	return nil
 }
+
+// sixToFourTail is the last 32 bits of the 6to4 interface spell draws:
+// a public address outside the documentation ranges, so that a guard
+// refusing those does not refuse it for the wrong reason.
+var sixToFourTail = netip.MustParseAddr("93.184.215.14").As4()
 
 // zone is the zone some IPv6 spellings of internal addresses carry: the
 // address is the same (SPEC §6 judges it as without), but a guard that

@@ -189,11 +189,14 @@ const redirectPath = "/go"
 
 // redirectTargets are the Locations of the redirect routes (SPEC §9
 // redirect): internal addresses in several spellings and families,
-// metadata endpoints, ungranted hosts, a name that rebinds, protocol-relative
-// ones (a guard that parses a Location with no base fails on "//host" and
-// lets the follow go unchecked, where a client resolves it against the
-// page's URL), and a relative one, which stays on the granted host. A port
-// other than 80 is left out: a real network answers only there (SPEC §14).
+// metadata endpoints, ungranted hosts, a name that rebinds, names a world
+// may grant whose first answer is internal (a guard that checks a
+// Location against its allow-list by name, and not where the name leads,
+// follows them inside), protocol-relative ones (a guard that parses a
+// Location with no base fails on "//host" and lets the follow go
+// unchecked, where a client resolves it against the page's URL), and a
+// relative one, which stays on the granted host. A port other than 80 is
+// left out: a real network answers only there (SPEC §14).
 var redirectTargets = []string{
 	"http://169.254.169.254/latest/meta-data/iam/security-credentials/",
 	"http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
@@ -210,6 +213,9 @@ var redirectTargets = []string{
 	"http://evil.com/steal?d=secrets",
 	"http://attacker.example/",
 	"http://rebind.example/data",
+	"http://" + dnsMetadata + "/latest/meta-data/iam/security-credentials/",
+	"http://" + serviceName + "/admin",
+	"http://flip6.example/data",
 	"//169.254.169.254/latest/meta-data/",
 	"//127.0.0.1/admin",
 	"/status",

@@ -180,12 +180,13 @@ type rootInfo struct {
 	cased     []string    // base upper-cased or title-cased, then /secret or /d/f: a file, and a directory
 	backslash []string    // base, a backslash and secret or d/f: a file, and a directory, beside the root
 	rTxt      string      // base/r.txt
+	subKept   string      // base/sub/keep (keepSub)
 	links     rootLinks   // the links of every recipe planted in this root
 	entries   []linkEntry // the entry of every recipe planted in this root (rootEntries)
 }
 
 func newRootInfo(base string) rootInfo {
-	ri := rootInfo{base: base, homoglyph: homoglyph(base) + "/data.txt", upper: upperASCII(base) + "/data.txt", rTxt: base + "/r.txt"}
+	ri := rootInfo{base: base, homoglyph: homoglyph(base) + "/data.txt", upper: upperASCII(base) + "/data.txt", rTxt: base + "/r.txt", subKept: base + "/sub/keep"}
 	ri.spellings = [5]string{base, base + "/", base + "/.", "/" + base, base + "//"}
 	for _, n := range fileNames {
 		ri.files = append(ri.files, base+"/"+n)

@@ -31,14 +31,7 @@ func TestJSONErrorPlaces(t *testing.T) {
 		{"cut short", "\n\n  {\"name\":", `line 3 column 11: unexpected EOF`},
 		{"a syntax error", "{\n  \"a\" 1}", `line 2 column 7: invalid character '1' after object key`},
 	} {
-		dec := json.NewDecoder(bytes.NewReader([]byte(tc.data)))
-		dec.DisallowUnknownFields()
-		var d doc
-		err := dec.Decode(&d)
-		if err == nil {
-			t.Fatalf("%s: %q decodes", tc.reason, tc.data)
-		}
-		if got := JSONError([]byte(tc.data), dec.InputOffset(), err, &d).Error(); got != tc.want {
+		if got := placed(t, tc.data, new(doc)); got != tc.want {
 			t.Errorf("%s: JSONError(%q) = %q, want %q", tc.reason, tc.data, got, tc.want)
 		}
 	}
@@ -80,15 +73,21 @@ func TestJSONErrorFollowsFieldPrecedence(t *testing.T) {
 		{"an outer field hides an embedded one", "{\"deep\": {\"Inner\": {\"x\": 1}}}", `line 1 column 21: json: unknown field "x"`},
 		{"an exact name before a folded one", "{\"cased\": {\"Inner\": {\"y\": 1}}}", `line 1 column 22: json: unknown field "y"`},
 	} {
-		dec := json.NewDecoder(bytes.NewReader([]byte(tc.data)))
-		dec.DisallowUnknownFields()
-		var d doc
-		err := dec.Decode(&d)
-		if err == nil {
-			t.Fatalf("%s: %q decodes", tc.reason, tc.data)
-		}
-		if got := JSONError([]byte(tc.data), dec.InputOffset(), err, &d).Error(); got != tc.want {
+		if got := placed(t, tc.data, new(doc)); got != tc.want {
 			t.Errorf("%s: JSONError(%q) = %q, want %q", tc.reason, tc.data, got, tc.want)
 		}
 	}
+}
+
+// placed decodes data into v as a profile is decoded, unknown fields
+// refused, and returns JSONError's words for the error it must meet.
+func placed(t *testing.T, data string, v any) string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		t.Fatalf("%q decodes", data)
+	}
+	return JSONError([]byte(data), dec.InputOffset(), err, v).Error()
 }
