@@ -12,7 +12,9 @@
 // with the allowed directories as file:// URIs (asked only by a server
 // that ignores the capabilities), ping with {}, anything else with
 // method-not-found; notifications are ignored. One message a line, at
-// most proto.MaxLine bytes. Every call has a timeout, past which the
+// most proto.MaxLine bytes; a byte order mark before the first is dropped.
+// An answer's id may be its request's number written another way (2.0,
+// "2"), as real clients read it. Every call has a timeout, past which the
 // server's process group is killed; any failure of the server makes it
 // unusable, and the Pool starts a fresh one for the next scenario.
 //

@@ -121,7 +121,7 @@ func start(cfg Config, starting func(*Server)) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, p: p, out: proto.NewReader(p.Stdout()), home: home}
+	s := &Server{cfg: cfg, p: p, out: proto.NewReader(withoutBOM(p.Stdout())), home: home}
 	if starting != nil {
 		starting(s)
 	}

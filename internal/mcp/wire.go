@@ -1,11 +1,15 @@
 package mcp
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
+	"strconv"
 
 	"github.com/sbxfuzz/sbxfuzz/internal/proto"
 )
@@ -65,7 +69,7 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 			if err := s.send(s.answer(m)); err != nil {
 				return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended())
 			}
-		case !m.ID.Equal(want):
+		case !m.ID.Equal(want) && !sameNumber(m.ID, id):
 			return nil, fmt.Errorf("%s: a response with id %s, want %s%s%s", method, m.ID, want, proto.Unasked(m.ID, id), errWords(m.Error))
 		case m.Error != nil:
 			return nil, &rpcError{method, *m.Error}
@@ -146,4 +150,49 @@ func errWords(e *proto.Error) string {
 		return ""
 	}
 	return fmt.Sprintf(" (an error: %d %s)", e.Code, e.Message)
+}
+
+// sameNumber reports whether id is the number n written another way: a
+// JSON number of the same value (2.0, 2e0: a Java server built on Gson
+// reads every number as a double and writes it back so) or a string of
+// its digits ("2": the TypeScript SDK's client reads a response's id with
+// Number(), so a server that answers so works with it). Either answers
+// request n as its author meant; only an id that is no spelling of n is
+// a line nobody asked.
+func sameNumber(id proto.ID, n int64) bool {
+	text := string(id)
+	if len(id) > 0 && id[0] == '"' {
+		if json.Unmarshal(id, &text) != nil {
+			return false
+		}
+		v, err := strconv.ParseInt(text, 10, 64)
+		return err == nil && v == n
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	return err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 && int64(f) == n
+}
+
+// bom is the UTF-8 encoding of U+FEFF, the byte order mark.
+var bom = []byte("\xef\xbb\xbf")
+
+// withoutBOM is r without a byte order mark at its start: a server on
+// .NET whose console writes UTF-8 with its preamble puts one before its
+// first message, which would read as a line that is not JSON, skipped,
+// and the answer to initialize with it. RFC 8259 lets a reader ignore it.
+// It looks only when first read, within the call's timeout.
+func withoutBOM(r io.Reader) io.Reader { return &bomless{r: bufio.NewReader(r)} }
+
+type bomless struct {
+	r       *bufio.Reader
+	checked bool
+}
+
+func (b *bomless) Read(p []byte) (int, error) {
+	if !b.checked {
+		b.checked = true
+		if start, _ := b.r.Peek(len(bom)); bytes.Equal(start, bom) {
+			b.r.Discard(len(bom))
+		}
+	}
+	return b.r.Read(p)
 }
