@@ -53,7 +53,13 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 		return nil, err
 	}
 	want := proto.IntID(id)
-	if err := s.send(&proto.Message{ID: want, Method: method, Params: p}); err != nil {
+	req := &proto.Message{ID: want, Method: method, Params: p}
+	send, wait := s.send, func() error { return nil }
+	if len(p) > syncWrite {
+		var stop func()
+		send, wait, stop = s.sendWhileReading(req)
+		defer stop()
+	} else if err := s.send(req); err != nil {
 		return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended())
 	}
 	for {
@@ -66,11 +72,15 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 		case m.Method != "" && m.ID.None():
 			// A notification (a log line, progress): nothing to answer.
 		case m.Method != "":
-			if err := s.send(s.answer(m)); err != nil {
+			if err := send(s.answer(m)); err != nil {
 				return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended())
 			}
 		case !m.ID.Equal(want) && !sameNumber(m.ID, id):
 			return nil, fmt.Errorf("%s: a response with id %s, want %s%s%s", method, m.ID, want, proto.Unasked(m.ID, id), errWords(m.Error))
+		case wait() != nil:
+			// Answered, so the request was read whole: what failed is an
+			// answer to one of its requests.
+			return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, wait(), s.p.Ended())
 		case m.Error != nil:
 			return nil, &rpcError{method, *m.Error}
 		case m.Result == nil:
@@ -79,6 +89,59 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 			return m.Result, nil
 		}
 	}
+}
+
+// syncWrite is the longest params of a request written before its answer
+// is read: far less than a pipe holds (64 KiB on Linux), so that the
+// write returns at once even when the server does not read. A longer one
+// is written while the answer is read (sendWhileReading).
+const syncWrite = 16 << 10
+
+// sendWhileReading writes req in a goroutine of its own, so that the
+// exchange reads the server's stdout meanwhile, and returns how the
+// exchange sends its answers to the server's requests (after req, by the
+// same goroutine), waits for every write to end, and lets the goroutine
+// end once nothing more is sent (stop, which does not wait). A server
+// that writes while it is idle (a timer's log notification, from node,
+// whose writes to a pipe block) and was not read for a while is stuck in
+// a write until its stdout is read, its stdin unread: a request longer
+// than the pipe holds, written before anything is read, would wait for it
+// and it for the request, until the call's timeout.
+func (s *Server) sendWhileReading(req *proto.Message) (send func(*proto.Message) error, wait func() error, stop func()) {
+	answers := make(chan *proto.Message, 16)
+	done := make(chan error, 1)
+	go func() {
+		err := s.send(req)
+		for m := range answers {
+			if err == nil {
+				err = s.send(m)
+			}
+		}
+		done <- err
+	}()
+	var (
+		stopped bool
+		result  error
+		waited  bool
+	)
+	stop = func() {
+		if !stopped {
+			stopped = true
+			close(answers)
+		}
+	}
+	send = func(m *proto.Message) error {
+		answers <- m
+		return nil
+	}
+	wait = func() error {
+		if !waited {
+			stop()
+			result, waited = <-done, true
+		}
+		return result
+	}
+	return send, wait, stop
 }
 
 // read reads one message. A line that is not JSON at all is skipped and

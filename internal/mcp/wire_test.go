@@ -5,6 +5,7 @@ package mcp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,10 +30,12 @@ func wire(t *testing.T, c string) []string {
 // sibling and a link out refused, a missing file not found. A byte order
 // mark before the first message was skipped with that message, the
 // answer to initialize, and the start hung; an answer whose id was its
-// request's number written otherwise (2.0, 2e0, "2") broke the server.
+// request's number written otherwise (2.0, 2e0, "2") broke the server; a
+// write longer than a pipe holds, to a server stuck writing to a stdout
+// no one read while it was idle, hung until the call's timeout.
 func TestWireShapes(t *testing.T) {
 	for _, c := range []string{"plain", "notif", "srvreq", "order", "paged", "v2024", "v2025", "crlf", "blank", "after",
-		"preinit", "struct", "link", "chunked", "bom", "idfloat", "idexp", "idstr", "bigmeta", "bigline", "stderr", "jit"} {
+		"preinit", "struct", "link", "chunked", "bom", "idfloat", "idexp", "idstr", "bigmeta", "bigline", "stderr", "jit", "heartbeat"} {
 		t.Run(c, func(t *testing.T) {
 			tr := newTree(t)
 			cfg := Config{Command: wire(t, c), Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: patience, StartTimeout: patience}
@@ -45,10 +48,15 @@ func TestWireShapes(t *testing.T) {
 				noneLeft(t, tr)
 			}()
 			d := NewDriver(s, tr)
+			if c == "heartbeat" {
+				time.Sleep(time.Second) // idle in a pool: its notifications fill the pipe
+			}
+			big := strings.Repeat("big\n", 1<<18)
 			for _, tc := range []struct {
 				op   core.Op
 				want realfs.Verdict
 			}{
+				{write("/work/big", big), realfs.Allowed}, // first: the heartbeat's pipe is full
 				{read("/work/hello.txt"), realfs.Allowed},
 				{read("/workshop/secret"), realfs.Denied},
 				{read("/work/link"), realfs.Denied},
@@ -67,6 +75,9 @@ func TestWireShapes(t *testing.T) {
 			}
 			if b, err := os.ReadFile(string(tr) + "/work/new.txt"); string(b) != "new\r\n" {
 				t.Errorf("/work/new.txt holds %q, %v", b, err)
+			}
+			if b, err := os.ReadFile(string(tr) + "/work/big"); string(b) != big {
+				t.Errorf("/work/big holds %d bytes, %v", len(b), err)
 			}
 		})
 	}

@@ -22,6 +22,7 @@
 #   bigline    a log notification of several megabytes before each answer
 #   stderr     stderr written without end by a thread
 #   jit        the first call slow, the rest fast
+#   heartbeat  a single-threaded server's timer: log notifications while idle, written blocking
 #   exitidle=S exits once idle for S seconds after a call (an idle timeout)
 import json, os, select, sys, threading, time
 
@@ -48,10 +49,18 @@ def raw(line):
 def send(obj):
     raw(json.dumps(obj))
 
+inbuf = [b""]
+def pending():
+    """Whether a request waits: a line read already, or bytes on stdin."""
+    return b"\n" in inbuf[0] or bool(select.select([0], [], [], 0)[0])
+
 def recv():
-    line = sys.stdin.readline()
-    if not line:
-        sys.exit(0)
+    while b"\n" not in inbuf[0]:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            sys.exit(0)
+        inbuf[0] += chunk
+    line, _, inbuf[0] = inbuf[0].partition(b"\n")
     return json.loads(line)
 
 def idtext(mid):
@@ -163,8 +172,19 @@ send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": version, "c
 tools = [{"name": "read_file", "description": "read", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
          {"name": "write_file", "description": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"]}}]
 pages = [tools] if case != "paged" else [[{"name": "list_directory", "inputSchema": {"type": "object"}}], [tools[1]], [tools[0]]]
+def heartbeat_until_request():
+    """As a single-threaded server (node) with a timer: a log notification
+    every few milliseconds while no request waits, written blocking (node
+    writes a pipe synchronously), so that a client that does not read
+    stops its loop, stdin unread, until it does."""
+    while not pending():
+        time.sleep(0.002)
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "debug", "data": "heartbeat " + "h" * 200}})
+
 calls = 0
 while True:
+    if case == "heartbeat":
+        heartbeat_until_request()
     m = recv()
     mid, method = m.get("id"), m.get("method")
     if mid is None:
@@ -192,5 +212,5 @@ while True:
     if case == "closeout" and calls == 40:
         os.close(1)
         time.sleep(3600)
-    if case == "exitidle" and not select.select([0], [], [], float(arg or "0.3"))[0]:
+    if case == "exitidle" and not pending() and not select.select([0], [], [], float(arg or "0.3"))[0]:
         sys.exit(0)  # idle: as a server with an idle timeout does
