@@ -71,6 +71,11 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 			return nil, fmt.Errorf("%s: %v", method, err)
 		case m.Method != "" && m.ID.None():
 			// A notification (a log line, progress): nothing to answer.
+		case m.ID.None() && m.Error != nil && m.Error.Code == methodNotFound:
+			// The answer to our notification (notifications/initialized)
+			// of a server that answers every method it does not know, as
+			// hand-written ones do: against JSON-RPC, but MCP's own
+			// clients pass it over, and no request of ours went unread.
 		case m.Method != "":
 			if err := send(s.answer(m)); err != nil {
 				return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended())

@@ -32,10 +32,12 @@ func wire(t *testing.T, c string) []string {
 // answer to initialize, and the start hung; an answer whose id was its
 // request's number written otherwise (2.0, 2e0, "2") broke the server; a
 // write longer than a pipe holds, to a server stuck writing to a stdout
-// no one read while it was idle, hung until the call's timeout.
+// no one read while it was idle, hung until the call's timeout; a server
+// that answers notifications/initialized with method-not-found and no id
+// (which MCP's SDK clients pass over) could not be started.
 func TestWireShapes(t *testing.T) {
 	for _, c := range []string{"plain", "notif", "srvreq", "order", "paged", "v2024", "v2025", "crlf", "blank", "after",
-		"preinit", "struct", "link", "chunked", "bom", "idfloat", "idexp", "idstr", "bigmeta", "bigline", "stderr", "jit", "heartbeat"} {
+		"preinit", "struct", "link", "chunked", "bom", "idfloat", "idexp", "idstr", "bigmeta", "bigline", "stderr", "jit", "heartbeat", "nullnotif"} {
 		t.Run(c, func(t *testing.T) {
 			tr := newTree(t)
 			cfg := Config{Command: wire(t, c), Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: patience, StartTimeout: patience}

@@ -23,6 +23,7 @@
 #   stderr     stderr written without end by a thread
 #   jit        the first call slow, the rest fast
 #   heartbeat  a single-threaded server's timer: log notifications while idle, written blocking
+#   nullnotif  a notification answered with method-not-found and a null id
 #   exitidle=S exits once idle for S seconds after a call (an idle timeout)
 import json, os, select, sys, threading, time
 
@@ -188,6 +189,8 @@ while True:
     m = recv()
     mid, method = m.get("id"), m.get("method")
     if mid is None:
+        if case == "nullnotif":  # answered as any unknown method, as hand-written servers do
+            send({"jsonrpc": "2.0", "id": None, "error": {"code": -32601, "message": "Method not found: %s" % method}})
         continue  # notifications/initialized, and any other
     if method == "tools/list":
         cur = int(m.get("params", {}).get("cursor") or "0")
