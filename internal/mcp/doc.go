@@ -8,7 +8,8 @@
 // ProtocolVersion, no capabilities — a client that declared roots would
 // have its roots replace the server's allowed directories),
 // notifications/initialized, tools/list (to check the profile's tools
-// exist) and tools/call. It answers the server's own requests: roots/list
+// exist; a server that listed none and declared listChanged is pinged
+// until its list changes) and tools/call. It answers the server's own requests: roots/list
 // with the allowed directories as file:// URIs (asked only by a server
 // that ignores the capabilities), ping with {}, anything else with
 // method-not-found; notifications are ignored. One message a line, at

@@ -71,6 +71,9 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 			return nil, fmt.Errorf("%s: %v", method, err)
 		case m.Method != "" && m.ID.None():
 			// A notification (a log line, progress): nothing to answer.
+			if m.Method == "notifications/tools/list_changed" {
+				s.toolsChanged.Store(true)
+			}
 		case m.ID.None() && m.Error != nil && m.Error.Code == methodNotFound:
 			// The answer to our notification (notifications/initialized)
 			// of a server that answers every method it does not know, as

@@ -34,10 +34,11 @@ func wire(t *testing.T, c string) []string {
 // write longer than a pipe holds, to a server stuck writing to a stdout
 // no one read while it was idle, hung until the call's timeout; a server
 // that answers notifications/initialized with method-not-found and no id
-// (which MCP's SDK clients pass over) could not be started.
+// (which MCP's SDK clients pass over) could not be started, nor one whose
+// tools come after it answered initialize, said by tools/list_changed.
 func TestWireShapes(t *testing.T) {
 	for _, c := range []string{"plain", "notif", "srvreq", "order", "paged", "v2024", "v2025", "crlf", "blank", "after",
-		"preinit", "struct", "link", "chunked", "bom", "idfloat", "idexp", "idstr", "bigmeta", "bigline", "stderr", "jit", "heartbeat", "nullnotif"} {
+		"preinit", "struct", "link", "chunked", "bom", "idfloat", "idexp", "idstr", "bigmeta", "bigline", "stderr", "jit", "heartbeat", "nullnotif", "lazytools"} {
 		t.Run(c, func(t *testing.T) {
 			tr := newTree(t)
 			cfg := Config{Command: wire(t, c), Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: patience, StartTimeout: patience}

@@ -23,6 +23,7 @@
 #   stderr     stderr written without end by a thread
 #   jit        the first call slow, the rest fast
 #   heartbeat  a single-threaded server's timer: log notifications while idle, written blocking
+#   lazytools  no tools listed at first; they come a moment later, with tools/list_changed
 #   nullnotif  a notification answered with method-not-found and a null id
 #   exitidle=S exits once idle for S seconds after a call (an idle timeout)
 import json, os, select, sys, threading, time
@@ -183,6 +184,7 @@ def heartbeat_until_request():
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "debug", "data": "heartbeat " + "h" * 200}})
 
 calls = 0
+ready = False
 while True:
     if case == "heartbeat":
         heartbeat_until_request()
@@ -195,6 +197,13 @@ while True:
     if method == "tools/list":
         cur = int(m.get("params", {}).get("cursor") or "0")
         page = {"tools": pages[cur]}
+        if case == "lazytools" and not ready:  # its tools come once a backend is up, said by list_changed
+            page = {"tools": []}
+            def up():
+                time.sleep(0.3)
+                globals()["ready"] = True
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            threading.Thread(target=up, daemon=True).start()
         if cur + 1 < len(pages):
             page["nextCursor"] = str(cur + 1)
         respond(mid, page)
