@@ -94,6 +94,7 @@ type Server struct {
 	listChanges  bool
 	toolsChanged atomic.Bool
 	calling      sync.Mutex // held for a call
+	heard        []byte     // the strings of the notifications of the last call, under calling
 	id           int64      // last request id, under calling
 
 	mu   sync.Mutex

@@ -74,6 +74,7 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 			if m.Method == "notifications/tools/list_changed" {
 				s.toolsChanged.Store(true)
 			}
+			s.hear(m.Params)
 		case m.ID.None() && m.Error != nil && m.Error.Code == methodNotFound:
 			// The answer to our notification (notifications/initialized)
 			// of a server that answers every method it does not know, as
@@ -266,4 +267,34 @@ func (b *bomless) Read(p []byte) (int, error) {
 		}
 	}
 	return b.r.Read(p)
+}
+
+// maxHeard bounds what a call keeps of the notifications the server sent
+// during it: a leak is in their first megabyte or not looked for, and a
+// server that logs megabytes a call does not cost as much again in
+// every op's judgement.
+const maxHeard = 1 << 20
+
+// hear keeps the strings of a notification's params, read during a call,
+// for the call's Result.Carried: a log line or a progress message reaches
+// the client as its answer does, and one that holds a file the grant
+// forbids (a debug log of what the server read before it checked) has
+// let the file out all the same.
+func (s *Server) hear(params json.RawMessage) {
+	if len(params) == 0 || len(s.heard) >= maxHeard {
+		return
+	}
+	var v any
+	if json.Unmarshal(params, &v) != nil {
+		return
+	}
+	for _, str := range appendStrings(nil, v) {
+		if len(s.heard)+len(str) > maxHeard {
+			str = str[:maxHeard-len(s.heard)]
+		}
+		s.heard = append(append(s.heard, str...), '\n')
+		if len(s.heard) >= maxHeard {
+			return
+		}
+	}
 }
