@@ -101,7 +101,7 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 }
 
 // syncWrite is the longest params of a request written before its answer
-// is read: far less than a pipe holds (64 KiB on Linux), so that the
+// is read: far less than a pipe holds on Linux or macOS, so that the
 // write returns at once even when the server does not read. A longer one
 // is written while the answer is read (sendWhileReading).
 const syncWrite = 16 << 10
