@@ -23,9 +23,10 @@ type Result struct {
 	Code    int  // the JSON-RPC error code; 0 for a result
 	// Carried is what else it carries that may hold a file's bytes, each
 	// part on a line of its own: embedded resources beside text items,
-	// image and audio data decoded, and the strings of its
-	// structuredContent. It is never taken for words or a file's content,
-	// only looked through for a forbidden file.
+	// image and audio data decoded, the strings of its
+	// structuredContent, and those of the notifications the server sent
+	// during the call (its logs, its progress). It is never taken for
+	// words or a file's content, only looked through for a forbidden file.
 	Carried string
 }
 
@@ -72,8 +73,11 @@ func decoded(s string) string {
 // A tool that fails is a Result with IsError; an error is a failure of
 // the server itself, after which it is unusable.
 func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
-	var raw json.RawMessage
-	err := s.call("tools/call", map[string]any{"name": tool, "arguments": args}, &raw, s.timeout())
+	var (
+		raw   json.RawMessage
+		heard string // what its notifications said meanwhile
+	)
+	err := s.call("tools/call", map[string]any{"name": tool, "arguments": args}, &raw, s.timeout(), &heard)
 	var rpc *rpcError
 	switch {
 	case errors.As(err, &rpc) && rpc.e.Code == methodNotFound:
@@ -81,7 +85,7 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 		// tools/call nor the tool it listed cannot answer any op.
 		return Result{}, s.broken(fmt.Errorf("%w (tool %s)", err, tool))
 	case errors.As(err, &rpc):
-		return Result{Text: rpc.e.Message, IsError: true, Code: rpc.e.Code}, nil
+		return Result{Text: rpc.e.Message, IsError: true, Code: rpc.e.Code, Carried: heard}, nil
 	case err != nil:
 		return Result{}, err
 	}
@@ -93,7 +97,11 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 		// MCP requires content: an answer of nothing is no success.
 		return Result{}, s.broken(fmt.Errorf("tools/call: a result without content: %.200s", raw))
 	}
-	return r.result(), nil
+	res := r.result()
+	if heard != "" {
+		res.Carried = strings.TrimPrefix(res.Carried+"\n"+heard, "\n")
+	}
+	return res, nil
 }
 
 // toolResult is a tools/call result as MCP sends it.
@@ -175,16 +183,21 @@ func (s *Server) broken(err error) error {
 }
 
 // call sends a request and reads until its response, answering the
-// server's own requests meanwhile, within timeout: past it the process
+// server's own requests meanwhile (and, given heard, setting it to what
+// its notifications said meanwhile: Server.hear), within timeout: past it the process
 // group is killed, which makes the read return. A JSON-RPC error answer
 // is an *rpcError and leaves the server usable; any other error breaks it.
-func (s *Server) call(method string, params, result any, timeout time.Duration) error {
+func (s *Server) call(method string, params, result any, timeout time.Duration, heard ...*string) error {
 	s.calling.Lock()
 	defer s.calling.Unlock()
+	if len(heard) > 0 {
+		defer func() { *heard[0] = string(s.heard) }()
+	}
 	if err := s.Err(); err != nil {
 		return err
 	}
 	s.id++
+	s.heard = s.heard[:0]
 	t := time.AfterFunc(timeout, s.p.Kill)
 	raw, err := s.exchange(s.id, method, params)
 	if !t.Stop() {

@@ -8,13 +8,20 @@
 // ProtocolVersion, no capabilities — a client that declared roots would
 // have its roots replace the server's allowed directories),
 // notifications/initialized, tools/list (to check the profile's tools
-// exist) and tools/call. It answers the server's own requests: roots/list
-// with the allowed directories as file:// URIs (asked only by a server
-// that ignores the capabilities), ping with {}, anything else with
-// method-not-found; notifications are ignored. One message a line, at
-// most proto.MaxLine bytes. Every call has a timeout, past which the
-// server's process group is killed; any failure of the server makes it
-// unusable, and the Pool starts a fresh one for the next scenario.
+// exist; a server that listed none and declared listChanged is pinged
+// until its list changes) and tools/call. It answers the server's own
+// requests: roots/list with the allowed directories as file:// URIs
+// (asked only by a server that ignores the capabilities), ping with {},
+// anything else with method-not-found. Notifications are not answered;
+// the strings of those of a call are kept in its Result.Carried. It reads
+// the wire as MCP's SDK clients do: one message a line, at most
+// proto.MaxLine bytes, a byte order mark before the first dropped; an
+// answer's id may be its request's number written another way (2.0,
+// "2"); a method-not-found error with no id (a hand-written server's
+// answer to notifications/initialized) is passed over. Every call has a
+// timeout, past which the server's process group is killed; any failure
+// of the server makes it unusable, and the Pool starts a fresh one for
+// the next scenario, as it does for one that exited while it waited.
 //
 // # Profiles
 //

@@ -103,10 +103,14 @@ func (p *Pool) Len() int {
 }
 
 // dropFailed shuts down and forgets the servers that failed (a hang, a
-// crash, a protocol error, or a Close from outside).
+// crash, a protocol error, or a Close from outside) and those whose
+// process ended while they waited in the pool: a server that exits when
+// idle (or was killed meanwhile) answered every op it was asked, and the
+// next scenario, which asked it nothing yet, is not to be judged by its
+// going.
 func (p *Pool) dropFailed() {
 	p.live = slices.DeleteFunc(p.live, func(e pooled) bool {
-		if e.s.Err() != nil {
+		if e.s.Err() != nil || ended(e.s) {
 			p.shut(e.s)
 			return true
 		}
@@ -175,4 +179,14 @@ func (p *Pool) SkippedLines() int64 {
 func sameProcess(a, b Config) bool {
 	return a.Root == b.Root && a.State == b.State && slices.Equal(a.Allowed, b.Allowed) &&
 		slices.Equal(a.Profile.argv(a.Command, a.Allowed), b.Profile.argv(b.Command, b.Allowed)) && sameEnviron(a, b)
+}
+
+// ended reports whether s's process has ended.
+func ended(s *Server) bool {
+	select {
+	case <-s.Exited():
+		return true
+	default:
+		return false
+	}
 }

@@ -89,7 +89,12 @@ type Server struct {
 	skipped  atomic.Int64 // lines of its stdout that were not JSON
 	// firstSkipped is the start of the first of them.
 	firstSkipped atomic.Pointer[string]
+	// listChanges is whether it said it tells when its tools change
+	// (notifications/tools/list_changed); toolsChanged, that it did.
+	listChanges  bool
+	toolsChanged atomic.Bool
 	calling      sync.Mutex // held for a call
+	heard        []byte     // the strings of the notifications of the last call, under calling
 	id           int64      // last request id, under calling
 
 	mu   sync.Mutex
@@ -121,7 +126,7 @@ func start(cfg Config, starting func(*Server)) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, p: p, out: proto.NewReader(p.Stdout()), home: home}
+	s := &Server{cfg: cfg, p: p, out: proto.NewReader(withoutBOM(p.Stdout())), home: home}
 	if starting != nil {
 		starting(s)
 	}
@@ -131,10 +136,45 @@ func start(cfg Config, starting func(*Server)) (*Server, error) {
 		return nil, err
 	}
 	if err := s.hasTools(cfg.Profile); err != nil {
-		s.Close()
-		return nil, err
+		// Only a server with no tool yet waits for them: most declare
+		// listChanged, and a profile for another server is told at once.
+		if !s.listChanges || len(s.tools) > 0 || s.awaitTools(cfg.Profile) != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
+}
+
+// toolsPoll is how often a server whose tools may come later is pinged,
+// which reads the notifications it wrote meanwhile.
+const toolsPoll = 50 * time.Millisecond
+
+// awaitTools waits, within the start timeout, for a server that lists
+// tools as they come (capabilities.tools.listChanged) and listed none to
+// say that its list changed and to list the profile's tools: one that
+// connects to a backend, or loads its tools, after it answered
+// initialize. It pings the
+// server meanwhile, MCP's way of asking a server that owes no answer, so
+// that the notification is read.
+func (s *Server) awaitTools(p Profile) error {
+	deadline := time.Now().Add(s.cfg.StartTimeout)
+	for time.Now().Before(deadline) {
+		if s.toolsChanged.Swap(false) {
+			s.tools, s.required = nil, nil
+			if err := s.listTools(); err != nil {
+				return err
+			}
+			if s.hasTools(p) == nil {
+				return nil
+			}
+		}
+		if err := s.call("ping", struct{}{}, nil, s.cfg.StartTimeout); err != nil {
+			return err
+		}
+		time.Sleep(toolsPoll)
+	}
+	return ErrTimeout
 }
 
 func (c Config) defaulted() Config {
@@ -164,9 +204,14 @@ func (s *Server) handshake() error {
 		return err
 	}
 	s.info = Info{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version, Protocol: init.ProtocolVersion}
-	if _, ok := init.Capabilities["tools"]; !ok {
+	tools, ok := init.Capabilities["tools"]
+	if !ok {
 		return s.broken(errors.New("initialize: the server offers no tools"))
 	}
+	var changes struct {
+		ListChanged bool `json:"listChanged"`
+	}
+	s.listChanges = json.Unmarshal(tools, &changes) == nil && changes.ListChanged
 	if err := s.notify("notifications/initialized"); err != nil {
 		return err
 	}
