@@ -347,9 +347,11 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 // than it fetches it, may have checked another answer than it used. A
 // host looked up and never fetched (a redirect's Location, checked and
 // refused) opens no such window, nor does a lookup of a host after its
-// last fetch when the world answered that fetch with a redirect
-// (redirects: a follower's lookup of the next hop on the same host,
-// checked and refused), and nor do lookups that all answered one
+// last fetch when the world answered that fetch with a redirect to the
+// same host (redirects) and the lookup's internal answer went unused: a
+// follower's lookup of the next hop, checked and refused (one that
+// connects first and checks after looks the same only where its answer
+// is internal and unused), and nor do lookups that all answered one
 // address: whichever the sandbox checked is the one it used (a guard that
 // checks every answer and pins the last looks its host up several
 // times). Hosts are compared as SPEC §6 compares names: a DNS query and a
@@ -362,7 +364,7 @@ func egressProblem(entries []refworld.Entry, redirects func(host, path string) b
 		unused            bool       // no fetch has used the last answer yet
 		again             bool       // looked up again before a fetch used its answer
 		varied            bool       // some resolve answered another address than one before
-		redirected        bool       // the world answered the last fetch with a redirect
+		redirected        bool       // the world answered the last fetch with a redirect on the same host
 		atFetch           struct {   // resolves, again and varied as the last fetch left them
 			resolves      int
 			again, varied bool
@@ -409,7 +411,7 @@ func egressProblem(entries []refworld.Entry, redirects func(host, path string) b
 	for _, h := range order {
 		l := hosts[h]
 		resolves, again, varied := l.resolves, l.again, l.varied
-		if l.redirected { // what came after the last fetch looked up its Location's host, and refused it
+		if l.redirected && l.unused && spec.IsInternal(l.last) { // the next hop's lookup on the same host, its internal answer refused
 			resolves, again, varied = l.atFetch.resolves, l.atFetch.again, l.atFetch.varied
 		}
 		if l.fetches > 0 && varied && (again || resolves > l.fetches) {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"math"
 	"net/netip"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/spec"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -257,10 +259,15 @@ func (c *tickClock) now() (tick int64, past bool) {
 }
 
 // redirects reports whether the world answers host and path with a
-// redirect (a "redirect" line, SPEC §10).
+// redirect (a "redirect" line, SPEC §10) whose Location stays on host: a
+// path, or a URL of the same host (its name as SPEC §6 looks it up).
 func (w *modelWorld) redirects(host, path string) bool {
-	_, ok := w.base.redirect(host, path)
-	return ok
+	loc, ok := w.base.redirect(host, path)
+	if !ok {
+		return false
+	}
+	u, err := url.Parse(spec.Location(loc))
+	return err == nil && (u.Host == "" || spec.LookupKey(u.Host) == spec.LookupKey(host))
 }
 
 // redirect returns the URL of the redirect route for host and path, the

@@ -185,3 +185,25 @@ func TestModelWallHaltsPastTheTop(t *testing.T) {
 		}
 	}
 }
+
+// TestModelRedirectsStayOnTheHost: a redirect route counts as one whose
+// next hop is on the fetched host when its Location is a path or a URL of
+// that host, as SPEC §6 looks names up (case, a trailing dot, a port);
+// not for another host, nor for a route that is no redirect.
+func TestModelRedirectsStayOnTheHost(t *testing.T) {
+	w := newModelWorld(newModelBase(scenario.WorldSpec{Routes: []scenario.Route{
+		{Host: "r.test", Path: "/rel", Body: "/s", Redirect: true},
+		{Host: "r.test", Path: "/abs", Body: "http://R.Test.:8080/s", Redirect: true},
+		{Host: "r.test", Path: "/proto", Body: "//r.test/s", Redirect: true},
+		{Host: "r.test", Path: "/off", Body: "http://evil.test/x", Redirect: true},
+		{Host: "r.test", Path: "/page", Body: "/s"},
+	}}))
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{{"/rel", true}, {"/abs", true}, {"/proto", true}, {"/off", false}, {"/page", false}, {"/none", false}} {
+		if got := w.redirects("r.test", tc.path); got != tc.want {
+			t.Errorf("redirects(r.test, %s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}

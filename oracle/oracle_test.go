@@ -878,6 +878,7 @@ func TestGrantedOnTheWire(t *testing.T) {
 
 func TestEgressProblem(t *testing.T) {
 	a, b := netip.MustParseAddr("203.0.113.10"), netip.MustParseAddr("203.0.113.11")
+	inside := netip.MustParseAddr("10.0.0.1")
 	res := func(h string, x netip.Addr) refworld.Entry {
 		return refworld.Entry{Call: refworld.CallResolve, Name: h, Addr: x}
 	}
@@ -914,8 +915,10 @@ func TestEgressProblem(t *testing.T) {
 		// A follower looks the host of a Location on the same host up for
 		// the next hop, and refuses its answer: no fetch used it. A
 		// lookup before the fetch still counts.
-		{"a redirect's next hop on the host looked up and refused", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("h", b)}, ""},
-		{"twice looked up, then a redirect's next hop", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/go"), res("h", a)}, "resolved 2 times for 1 fetch of \"h\""},
+		{"a redirect's next hop on the host looked up and refused", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("h", inside)}, ""},
+		{"a redirect's next hop public and left", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("h", b)}, "resolved 2 times for 1 fetch of \"h\""},
+		{"a redirect off the host, then the host looked up", []refworld.Entry{res("h", a), fetch("h", a, "/off"), res("h", inside)}, "resolved 2 times for 1 fetch of \"h\""},
+		{"twice looked up, then a redirect's next hop", []refworld.Entry{res("h", a), res("h", b), fetch("h", b, "/go"), res("h", inside)}, "resolved 2 times for 1 fetch of \"h\""},
 		{"a redirect's next hop on the host fetched", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("h", b), fetch("h", b, "/x")}, ""},
 		{"the followed host looked up twice", []refworld.Entry{res("h", a), fetch("h", a, "/go"), res("g", a), res("g", b), fetch("g", b, "/x")}, "resolved 2 times for 1 fetch of \"g\""},
 		// Lookups that all answered one address leave no other to have

@@ -64,11 +64,20 @@ func TestPythonGuards(t *testing.T) {
 		{"checkcache", "grant net r.test\ndns r.test 93.184.216.34 93.184.216.34 10.0.0.1\nroute r.test /s hello\n\nnet_fetch r.test /s\nnet_fetch r.test /s\n", "no-internal-egress"},
 		{"redirname", "grant net r.test\ndns r.test 93.184.216.34 10.0.0.1\nredirect r.test /go /s\nroute r.test /s hello\n\nnet_fetch r.test /go\n", "no-internal-egress"},
 		{"sixtofour", "grant net 2002:a00:1::5db8:d70e\n\nnet_fetch 2002:a00:1::5db8:d70e /\n", "no-internal-egress"},
+		// A guard that checks after it connected, on a redirect route: the
+		// lookup after the fetch is no refused next hop (its Location is on
+		// another host, or its answer public).
+		{"afterconnect", "grant net r.test\ndns r.test 93.184.216.34 10.0.0.1\nredirect r.test /go http://evil.test/x\n\nnet_fetch r.test /go\n", "no-internal-egress"},
+		{"afterconnect", "grant net r.test\ndns r.test 93.184.216.34 93.184.216.35\nredirect r.test /go /s\nroute r.test /s hello\n\nnet_fetch r.test /go\n", "no-internal-egress"},
 	} {
 		t.Run(tc.guard, func(t *testing.T) {
 			fs := checkOne(t, target(t, tc.guard), tc.killer)
 			if !slices.ContainsFunc(fs, func(f oracle.Finding) bool { return f.Invariant.String() == tc.want }) {
 				t.Errorf("no %s finding: %v", tc.want, fs)
+			}
+			// The killer is the defect's: a correct guard passes it.
+			if fs := checkOne(t, target(t, "pin"), tc.killer); len(fs) > 0 {
+				t.Errorf("findings on the correct guard pin: %v", fs)
 			}
 		})
 	}

@@ -28,6 +28,8 @@ Defects (each a real violation of SPEC section 6 or 14):
   regexdot   a correct address check; the allow-list a list of regular
              expressions, each granted host taken as one unescaped
              (re.fullmatch): its dots match any character
+  afterconnect  connects and fetches first, then looks the host up and
+             checks that answer: the address used was never checked
 Correct guards (no finding is due):
   pin        one getaddrinfo, every answer checked (SPEC section 6),
              the first connected to, redirects not followed
@@ -237,6 +239,10 @@ def fetch_once(host, path):
                 h.startswith(("127.", "10.", "192.168.", "172.16.", "169.254.")):
             raise Refused("blocked host %s" % host)
         return get(host, None, path)
+    if CASE == "afterconnect":
+        r = get(host, None, path)
+        checked(lookup(host))
+        return r
     if CASE == "checkcache":
         if host not in SAFE_CACHE:
             checked(lookup(host))
