@@ -78,6 +78,14 @@ func (s *Server) CallTool(tool string, args map[string]any) (Result, error) {
 		heard string // what its notifications said meanwhile
 	)
 	err := s.call("tools/call", map[string]any{"name": tool, "arguments": args}, &raw, s.timeout(), &heard)
+	if s.handedOut.Swap(false) {
+		// The first call of a scenario on a server kept from another: a
+		// notification it wrote after its last answer there (a log of
+		// what it returned) is read now, and would be judged against
+		// this world's files. What this call itself logged is lost with
+		// it; later calls are heard whole.
+		heard = ""
+	}
 	var rpc *rpcError
 	switch {
 	case errors.As(err, &rpc) && rpc.e.Code == methodNotFound:
@@ -200,6 +208,7 @@ func (s *Server) call(method string, params, result any, timeout time.Duration, 
 	s.heard = s.heard[:0]
 	t := time.AfterFunc(timeout, s.p.Kill)
 	raw, err := s.exchange(s.id, method, params)
+	s.nullAnswer.Store(false) // an answer to notifications/initialized comes before the next call's
 	if !t.Stop() {
 		// Killed, though perhaps only after the answer arrived: the
 		// server is gone either way.

@@ -51,6 +51,7 @@ func (p *Pool) Get(cfg Config) (*Server, error) {
 			return nil, err
 		}
 		e.s.setClient(cfg)
+		e.s.handedOut.Store(true)
 		p.live = append(slices.Delete(p.live, i, i+1), e) // now the most recently used
 		return e.s, nil
 	}

@@ -95,6 +95,15 @@ type Server struct {
 	toolsChanged atomic.Bool
 	calling      sync.Mutex // held for a call
 	heard        []byte     // the strings of the notifications of the last call, under calling
+	// nullAnswer is whether an error answer with no id may still come:
+	// the one a server that answers every method it does not know gives
+	// notifications/initialized, passed over once, until the call after it
+	// is answered.
+	nullAnswer atomic.Bool
+	// handedOut is whether the server was handed out again (Pool.Get)
+	// and has not been called since: what it says first may be a log it
+	// wrote after its last answer to another scenario.
+	handedOut atomic.Bool
 	id           int64      // last request id, under calling
 
 	mu   sync.Mutex
@@ -169,7 +178,7 @@ func (s *Server) awaitTools(p Profile) error {
 				return nil
 			}
 		}
-		if err := s.call("ping", struct{}{}, nil, s.cfg.StartTimeout); err != nil {
+		if err := s.call("ping", struct{}{}, nil, max(time.Until(deadline), time.Millisecond)); err != nil {
 			return err
 		}
 		time.Sleep(toolsPoll)
@@ -212,6 +221,7 @@ func (s *Server) handshake() error {
 		ListChanged bool `json:"listChanged"`
 	}
 	s.listChanges = json.Unmarshal(tools, &changes) == nil && changes.ListChanged
+	s.nullAnswer.Store(true)
 	if err := s.notify("notifications/initialized"); err != nil {
 		return err
 	}

@@ -75,11 +75,13 @@ func (s *Server) exchange(id int64, method string, params any) (json.RawMessage,
 				s.toolsChanged.Store(true)
 			}
 			s.hear(m.Params)
-		case m.ID.None() && m.Error != nil && m.Error.Code == methodNotFound:
+		case m.ID.None() && m.Error != nil && m.Error.Code == methodNotFound && s.nullAnswer.Swap(false):
 			// The answer to our notification (notifications/initialized)
 			// of a server that answers every method it does not know, as
 			// hand-written ones do: against JSON-RPC, but MCP's own
 			// clients pass it over, and no request of ours went unread.
+			// Once: a later one answers a request the server could not
+			// read, an error at once, not a wait for the timeout.
 		case m.Method != "":
 			if err := send(s.answer(m)); err != nil {
 				return nil, fmt.Errorf("%s: writing to the MCP server: %v%s", method, err, s.p.Ended())

@@ -113,6 +113,73 @@ func TestIdleExit(t *testing.T) {
 	}
 }
 
+// TestLogOfAnotherScenarioUnheard: a log a correct server writes after its
+// answer, of the file it returned, is read during its next call; on a
+// server handed out again for another scenario, that call's notifications
+// are not its Result's Carried, which is judged against the new world's
+// files (a file allowed in one world may be forbidden in the next). A
+// later call of the same scenario hears it.
+func TestLogOfAnotherScenarioUnheard(t *testing.T) {
+	tr := newTree(t)
+	var p Pool
+	defer func() {
+		p.Close()
+		noneLeft(t, tr)
+	}()
+	cfg := Config{Command: wire(t, "echoafter"), Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: patience, StartTimeout: patience}
+	carried := make([]string, 3)
+	for i, handOut := range []bool{true, true, false} {
+		s, err := p.Get(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !handOut {
+			s.handedOut.Store(false) // the same scenario's next call
+		}
+		res, err := s.CallTool("read_file", map[string]any{"path": string(tr) + "/work/hello.txt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		carried[i] = res.Carried
+	}
+	if strings.Contains(carried[1], "hello") {
+		t.Errorf("the first call of a scenario carried the last scenario's log: %q", carried[1])
+	}
+	if !strings.Contains(carried[2], "hello") {
+		t.Errorf("a later call of the scenario did not hear the log its last answer left: %q", carried[2])
+	}
+}
+
+// TestNullAnswerOnce: a method-not-found error with no id is passed over
+// once, as the answer to notifications/initialized; one that answers a
+// tools/call is the server's word that it could not read the request, a
+// protocol error at once, not a wait for the call's timeout.
+func TestNullAnswerOnce(t *testing.T) {
+	tr := newTree(t)
+	cfg := Config{Command: wire(t, "nullcall"), Root: string(tr), Allowed: []string{string(tr) + "/work"}, Timeout: time.Hour, StartTimeout: patience}
+	s, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		s.Close()
+		noneLeft(t, tr)
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.CallTool("read_file", map[string]any{"path": string(tr) + "/work/hello.txt"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no id") {
+			t.Errorf("a call answered by an error with no id: %v, want a protocol error saying so", err)
+		}
+	case <-time.After(patience):
+		t.Fatal("a call answered by an error with no id waits for its timeout")
+	}
+}
+
 // TestSameNumber: an id is the request's number however it is written,
 // and no other number.
 func TestSameNumber(t *testing.T) {

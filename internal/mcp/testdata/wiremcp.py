@@ -28,6 +28,8 @@
 #   nullnotif  a notification answered with method-not-found and a null id
 #   logleak    a DEFECT: each file asked for, forbidden or not, read and its start sent in a log notification before the check
 #   exitidle=S exits once idle for S seconds after a call (an idle timeout)
+#   echoafter  after each answer, a log notification of the text it answered (a correct server)
+#   nullcall   answers each tools/call with method-not-found and a null id, as one that could not read it
 import json, os, select, sys, threading, time
 
 case, _, arg = sys.argv[1].partition("=")
@@ -223,12 +225,17 @@ while True:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
         continue
     calls += 1
+    if case == "nullcall":
+        send({"jsonrpc": "2.0", "id": None, "error": {"code": -32601, "message": "Method not found"}})
+        continue
     if case == "jit" and calls == 1:
         time.sleep(1.2)
     if case == "srvreq":
         ask_server_requests()
     res = call(m["params"].get("arguments", {}), m["params"]["name"])
     respond(mid, res)
+    if case == "echoafter":
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "debug", "data": json.dumps(res)}})
     if case == "closeout" and calls == 40:
         os.close(1)
         time.sleep(3600)
