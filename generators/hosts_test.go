@@ -88,3 +88,28 @@ func eachSeededFetch(n int, f func(*scenario.Scenario, core.Op)) {
 		}
 	}
 }
+
+// TestSameHostRedirectOnRebinderFetched: a guard that checks the first
+// URL's address and a redirect's Location by name alone lets its HTTP
+// client look a rebinding name up again for a Location on the same host,
+// and connect inside. Seeded scenarios must fetch such redirects: a
+// granted name's redirect to a path of its own, the name's first answer
+// public and a later one internal.
+func TestSameHostRedirectOnRebinderFetched(t *testing.T) {
+	n := 0
+	eachSeededFetch(2000, func(sc *scenario.Scenario, op core.Op) {
+		for _, r := range sc.World.Routes {
+			if !r.Redirect || r.Host != op.Args[0] || r.Path != op.Args[1] || !strings.HasPrefix(r.Body, "/") || !slices.Contains(sc.Grant.NetHosts, r.Host) {
+				continue
+			}
+			for _, d := range sc.World.DNS {
+				if sameName(d.Host, r.Host) && len(d.Addrs) > 1 && !spec.IsInternal(d.Addrs[0]) && slices.ContainsFunc(d.Addrs[1:], spec.IsInternal) {
+					n++
+				}
+			}
+		}
+	})
+	if n < 50 {
+		t.Errorf("%d fetches in 2000 scenarios of a same-host redirect on a rebinding name, want 50 or more", n)
+	}
+}

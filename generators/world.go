@@ -459,7 +459,9 @@ func (b *builder) metadataHost(k int) {
 }
 
 // rebinder adds rebinders[i]'s DNS line and routes, and grants the name
-// when granted.
+// when granted; now and then a granted one also redirects to a path of its
+// own, the Location a guard checks by name alone while its HTTP client
+// looks the name up again for the next hop (the line has moved inside).
 func (b *builder) rebinder(i int, granted bool) {
 	r := rebinders[i]
 	if granted {
@@ -467,6 +469,9 @@ func (b *builder) rebinder(i int, granted bool) {
 	}
 	b.dnsLine(r.host, r.addrs)
 	b.route(r.host, "/data", "public-data")
+	if granted && oneIn(b.src, 3) {
+		b.w.Routes = append(b.w.Routes, scenario.Route{Host: r.host, Path: redirectPath, Body: "/data", Redirect: true})
+	}
 }
 
 // tools grants one to four tools (rarely none) and gives the world canned

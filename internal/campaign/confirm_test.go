@@ -324,11 +324,13 @@ func isHang(f Finding) bool {
 // slowAtFirst is the reference, except that it blocks until closed at the
 // first op of the first few sandboxes its campaign's own session builds (a
 // busy machine's missed timeouts, which a fresh session does not repeat),
-// and at any session's fetch from webhook.site (a real hang, which
-// every session repeats).
+// and, after those (so that the spurious hangs come first, whatever a
+// seed draws), at a fetch from webhook.site (a real hang, which every
+// session repeats).
 type slowAtFirst struct {
 	*core.Reference
 	slow   bool // the first op hangs
+	real   bool // a fetch from webhook.site hangs
 	ran    bool
 	closed chan struct{}
 	once   sync.Once
@@ -337,7 +339,7 @@ type slowAtFirst struct {
 func (s *slowAtFirst) Run(op core.Op) core.Result {
 	first := !s.ran
 	s.ran = true
-	if first && s.slow || op.Kind == core.OpFetch && len(op.Args) > 0 && op.Args[0] == "webhook.site" {
+	if first && s.slow || s.real && op.Kind == core.OpFetch && len(op.Args) > 0 && op.Args[0] == "webhook.site" {
 		<-s.closed
 		return core.Result{Kind: core.NotFound}
 	}
@@ -349,15 +351,22 @@ func (s *slowAtFirst) Close() error { s.once.Do(func() { close(s.closed) }); ret
 // slowAtFirstTarget is a target of slowAtFirst sandboxes whose hangs are
 // confirmed: the first session started is the campaign's, whose first
 // spurious sandboxes are slow; every later one is a fresh session that
-// judges a hang again.
+// judges a hang again. Fetches from webhook.site hang only once the
+// campaign's session has built its slow ones, in it and in the fresh
+// sessions started after: the spurious hangs come first, and none is
+// confirmed by a real hang later in its scenario, whatever a seed draws.
 func slowAtFirstTarget(spurious int64) sut.Target {
-	var starts atomic.Int64
+	var starts, built atomic.Int64 // built: the campaign session's sandboxes
 	return sut.Target{Name: "slow-at-first", ConfirmHangs: true, Start: func() (core.Factory, func() error, error) {
 		campaigns := starts.Add(1) == 1
-		var built atomic.Int64
+		realNow := built.Load() > spurious
 		return func(g core.Grant, w core.World) (core.Sandbox, error) {
-			slow := campaigns && built.Add(1) <= spurious
-			return &slowAtFirst{Reference: core.NewReference(g, w), slow: slow, closed: make(chan struct{})}, nil
+			slow, real := false, realNow
+			if campaigns {
+				n := built.Add(1)
+				slow, real = n <= spurious, n > spurious
+			}
+			return &slowAtFirst{Reference: core.NewReference(g, w), slow: slow, real: real, closed: make(chan struct{})}, nil
 		}, func() error { return nil }, nil
 	}}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/campaign"
-	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/sut"
 	"github.com/sbxfuzz/sbxfuzz/reports"
 )
@@ -99,12 +98,15 @@ type escapesOnce struct {
 }
 
 func (s *escapesOnce) Run(op core.Op) core.Result {
-	if op.Kind == core.OpRead && len(op.Args) == 1 && outside(op.Args[0], s.g.FSRead()) && s.escaped.CompareAndSwap(false, true) {
-		g := s.g
-		wide := must.Grant(core.GrantSpec{FSRead: []string{"/"}, FSWrite: g.FSWrite(), NetHosts: g.NetHosts(), Tools: g.Tools(), Budgets: g.Budgets()})
-		return core.NewReference(wide, s.w).Run(op)
+	res := s.Reference.Run(op) // charged as the reference charges it, whatever comes after
+	if res.Kind == core.FSReadDenied && outside(op.Args[0], s.g.FSRead()) && s.escaped.CompareAndSwap(false, true) {
+		// Read all the same, once: the world journals the read.
+		if data, ok := s.w.Read(path.Clean(op.Args[0])); ok {
+			return core.Result{Kind: core.OK, Data: data}
+		}
+		return core.Result{Kind: core.NotFound}
 	}
-	return s.Reference.Run(op)
+	return res
 }
 
 // outside reports whether p, an absolute path with no ".." segment, lies

@@ -104,7 +104,7 @@ type Server struct {
 	// and has not been called since: what it says first may be a log it
 	// wrote after its last answer to another scenario.
 	handedOut atomic.Bool
-	id           int64      // last request id, under calling
+	id        int64 // last request id, under calling
 
 	mu   sync.Mutex
 	dead error
