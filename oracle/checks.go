@@ -307,10 +307,10 @@ func grantedOnTheWire(g core.Grant, host string, named func(string) bool) bool {
 }
 
 // namesGrantedHost reports whether name is the name a granted host that
-// carries a port is resolved by ("git.test" of a granted "git.test:8443",
-// names compared as SPEC §6 compares them: a DNS query is journaled as
-// the resolver was asked): an HTTP client drops the port before it looks
-// the name up, and that lookup is the granted host's (SPEC §6).
+// carries a port is resolved by (names compared as SPEC §6 compares them:
+// a DNS query is journaled as the resolver was asked): an HTTP client
+// drops the port before it looks the name up, and that lookup is the
+// granted host's (SPEC §6).
 func namesGrantedHost(g core.Grant, name string) bool {
 	return slices.ContainsFunc(g.NetHosts(), func(h string) bool {
 		return spec.HostName(h) != h && spec.LookupKey(h) == spec.NormalizeHost(name)

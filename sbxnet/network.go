@@ -158,7 +158,7 @@ func (n *Network) requestHost(hostport string) string {
 // world that cannot tell its op, nothing.
 func (n *Network) resolveLiteral(host string) {
 	o, ok := n.world.(opWorld)
-	if _, literal := spec.ParseIPLiteral(spec.LookupKey(host)); !ok || !literal { // "8.8.8.8:8080" dials 8.8.8.8
+	if _, literal := spec.ParseIPLiteral(spec.LookupKey(host)); !ok || !literal { // a literal with a port is dialled as the literal
 		return
 	}
 	n.worldMu.Lock()

@@ -43,10 +43,11 @@ func hasUpperASCII(s string) bool {
 }
 
 // HostName is the name host is resolved by (SPEC §6): host without its
-// port when it carries one, as a URL's authority does ("a.test:8080" is
-// "a.test", "[::1]:8080" is "[::1]"); any other host as it is, an IPv6
-// literal included ("fe80::1:80" carries no port). The grant still
-// compares the whole host, port and all (SPEC §5).
+// port when it carries one, as a URL's authority does (a name, or a
+// bracketed IPv6 literal, then a colon and decimal digits: the name, or
+// the literal in its brackets); any other host as it is, a bare IPv6
+// literal included (its last group is no port). The grant still compares
+// the whole host, port and all (SPEC §5).
 func HostName(host string) string {
 	if strings.IndexByte(host, ':') < 0 {
 		return host // no port, and no error for SplitHostPort to make
@@ -62,8 +63,9 @@ func HostName(host string) string {
 }
 
 // LookupKey is the key SPEC §6 looks host up by: its name (HostName),
-// ASCII case folded and one trailing dot dropped (NormalizeHost).
-// "Git.Test.:8443" and "git.test" are one lookup.
+// ASCII case folded and one trailing dot dropped (NormalizeHost): a name
+// in capitals, with a trailing dot and a port, and the bare name in lower
+// case are one lookup.
 func LookupKey(host string) string { return NormalizeHost(HostName(host)) }
 
 // StaticResolve answers host as SPEC §6 does when the scenario's DNS table
