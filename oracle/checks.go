@@ -348,7 +348,7 @@ func (r *watchedRun) checkEgress(s *stepObs) {
 // host looked up and never fetched (a redirect's Location, checked and
 // refused) opens no such window, nor does a lookup of a host after its
 // last fetch when the world answered that fetch with a redirect to the
-// same host (redirects) and the lookup's internal answer went unused: a
+// same host (redirects) and the lookup's answer was internal, so unused: a
 // follower's lookup of the next hop, checked and refused (one that
 // connects first and checks after looks the same only where its answer
 // is internal and unused), and nor do lookups that all answered one
@@ -411,7 +411,7 @@ func egressProblem(entries []refworld.Entry, redirects func(host, path string) b
 	for _, h := range order {
 		l := hosts[h]
 		resolves, again, varied := l.resolves, l.again, l.varied
-		if l.redirected && l.unused && spec.IsInternal(l.last) { // the next hop's lookup on the same host, its internal answer refused
+		if l.redirected && spec.IsInternal(l.last) { // the next hop's lookup on the same host, its internal answer refused (a fetch that used it was judged above)
 			resolves, again, varied = l.atFetch.resolves, l.atFetch.again, l.atFetch.varied
 		}
 		if l.fetches > 0 && varied && (again || resolves > l.fetches) {

@@ -2,7 +2,6 @@ package door
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,7 +27,7 @@ func JSONError(data []byte, off int64, err error, into any) error {
 	} else if errors.Is(err, io.ErrUnexpectedEOF) {
 		off = int64(len(data)) // the decoder's offset stays where the value began
 	} else if strings.HasPrefix(err.Error(), "json: unknown field ") {
-		if i := unknownKey(json.NewDecoder(bytes.NewReader(data)), data, reflect.TypeOf(into)); i >= 0 {
+		if i := unknownKey(data, into); i >= 0 {
 			off = int64(i)
 		}
 	}
@@ -38,153 +37,86 @@ func JSONError(data []byte, off int64, err error, into any) error {
 	return fmt.Errorf("line %d column %d: %w", line, col, err)
 }
 
-// unknownKey reads the next value of dec, from data, as one of type t
-// (nil: any value) and returns the index in data of its first key that
-// no field takes, as a decoder that refuses unknown fields meets them
-// (depth first, in order), or -1 when there is none. The error names the
-// key but not the object it was in, and a name a known field has
-// elsewhere must not be placed there.
-func unknownKey(dec *json.Decoder, data []byte, t reflect.Type) int {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t != nil && (t.Kind() == reflect.Interface || t.Implements(unmarshaler) || reflect.PointerTo(t).Implements(unmarshaler)) {
-		t = nil // a value that decodes itself knows its own keys
-	}
-	tok, err := dec.Token()
-	if err != nil {
+// unknownKey returns the index in data of its first key, depth first in
+// order, that a decoder into a new value of into's type refuses as an
+// unknown field, or -1 when there is none. The error names the key but
+// not the object it was in, and a name a known field has elsewhere must
+// not be placed there. Each key is asked of encoding/json itself, so that
+// its own rules (tags, case folding, embedded structs, maps) decide: the
+// document of the key's path alone is decoded as data was (refused).
+func unknownKey(data []byte, into any) int {
+	t := reflect.TypeOf(into)
+	if t == nil {
 		return -1
 	}
-	switch tok {
-	case json.Delim('['):
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
+	var path []step
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		at := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return -1
 		}
-		for dec.More() {
-			if i := unknownKey(dec, data, elem); i >= 0 {
-				return i
-			}
-		}
-	case json.Delim('{'):
-		for dec.More() {
-			at := int(dec.InputOffset())
-			tok, err := dec.Token()
-			if err != nil {
-				return -1
-			}
-			field, known := t, true
-			if t != nil && t.Kind() == reflect.Struct {
-				field, known = fieldType(t, tok.(string))
-			} else if t != nil && t.Kind() == reflect.Map {
-				field = t.Elem()
-			}
-			if !known {
-				return at + bytes.IndexByte(data[at:], '"')
-			}
-			if i := unknownKey(dec, data, field); i >= 0 {
-				return i
-			}
-		}
-	default:
-		return -1
-	}
-	dec.Token() // the closing bracket
-	return -1
-}
-
-// unmarshaler is json.Unmarshaler's type.
-var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
-
-// fieldType is the type of the field of struct t that key names, as
-// encoding/json chooses it: among the fields of t and of the structs it
-// embeds (named by their tags, else their Go names), those of a name the
-// shallowest win, a tagged one over untagged ones, and a name that two
-// such fields share is no field's; the key matches a name exactly, else
-// case-folded. It reports whether there is one.
-func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
-	var fields []jsonField
-	collectFields(t, 0, &fields)
-	for _, match := range []func(string) bool{
-		func(name string) bool { return name == key },
-		func(name string) bool { return strings.EqualFold(name, key) },
-	} {
-		for _, f := range fields {
-			if !match(f.name) {
+		if n := len(path); n > 0 && path[n-1].awaitsKey {
+			if name, ok := tok.(string); ok {
+				path[n-1].key, path[n-1].awaitsKey = name, false
+				if refused(t, path) {
+					return at + bytes.IndexByte(data[at:], '"')
+				}
 				continue
 			}
-			if d, ok := dominant(fields, f.name); ok {
-				return d.typ, true
-			}
 		}
-	}
-	return nil, false
-}
-
-// jsonField is a field as encoding/json decodes into it: its name, its
-// type, how deep in embedded structs it lies, and whether a tag names it.
-type jsonField struct {
-	name   string
-	typ    reflect.Type
-	depth  int
-	tagged bool
-}
-
-// maxEmbedding bounds collectFields: a struct that embeds a pointer to
-// itself would never end.
-const maxEmbedding = 16
-
-// collectFields appends the fields of struct t, at depth, to out, and
-// those of the structs it embeds without a name, one deeper.
-func collectFields(t reflect.Type, depth int, out *[]jsonField) {
-	for f := range t.Fields() {
-		tag := f.Tag.Get("json")
-		if tag == "-" {
+		switch tok {
+		case json.Delim('{'):
+			path = append(path, step{object: true, awaitsKey: true})
 			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		ft := f.Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		switch {
-		case f.Anonymous && name == "" && ft.Kind() == reflect.Struct:
-			if depth < maxEmbedding {
-				collectFields(ft, depth+1, out)
-			}
+		case json.Delim('['):
+			path = append(path, step{})
 			continue
-		case !f.IsExported():
-			continue
+		case json.Delim('}'), json.Delim(']'):
+			path = path[:len(path)-1]
 		}
-		*out = append(*out, jsonField{name: cmp.Or(name, f.Name), typ: f.Type, depth: depth, tagged: name != ""})
+		// A value ended: an object's next token is a key.
+		if len(path) == 0 {
+			return -1
+		}
+		path[len(path)-1].awaitsKey = path[len(path)-1].object
 	}
 }
 
-// dominant is the field of fields named name that encoding/json decodes
-// into: the only one at the shallowest depth, or the only tagged one
-// there; none when the name is ambiguous.
-func dominant(fields []jsonField, name string) (jsonField, bool) {
-	var best []jsonField
-	for _, f := range fields {
-		switch {
-		case f.name != name:
-		case len(best) == 0 || f.depth < best[0].depth:
-			best = []jsonField{f}
-		case f.depth == best[0].depth:
-			best = append(best, f)
+// step is one container on the way to a key: an object and its key (the
+// last one read), or an array.
+type step struct {
+	object, awaitsKey bool
+	key               string
+}
+
+// refused reports whether a decoder into a new value of type t, unknown
+// fields refused, refuses the last key of path: the document of path
+// alone (each object with its one key, each array with one element, null
+// at the end) fails with an unknown field.
+func refused(t reflect.Type, path []step) bool {
+	var doc bytes.Buffer
+	for _, s := range path {
+		if !s.object {
+			doc.WriteByte('[')
+			continue
+		}
+		name, _ := json.Marshal(s.key)
+		doc.WriteByte('{')
+		doc.Write(name)
+		doc.WriteByte(':')
+	}
+	doc.WriteString("null")
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i].object {
+			doc.WriteByte('}')
+		} else {
+			doc.WriteByte(']')
 		}
 	}
-	if len(best) == 1 {
-		return best[0], true
-	}
-	var tagged []jsonField
-	for _, f := range best {
-		if f.tagged {
-			tagged = append(tagged, f)
-		}
-	}
-	if len(tagged) == 1 {
-		return tagged[0], true
-	}
-	return jsonField{}, false
+	dec := json.NewDecoder(&doc)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(reflect.New(t).Interface())
+	return err != nil && strings.HasPrefix(err.Error(), "json: unknown field ")
 }
