@@ -81,8 +81,8 @@ type ReplayStep struct {
 	// verdict, and only what it did in the world is judged (it is not
 	// asked the ops after the one the model halts on).
 	Modelled bool
-	// Cleaned is, for an op whose path has ".." sent to a server that
-	// cleans it by a policy of its own, the server's answer in words: the
+	// Cleaned is, for an op whose path has ".." or "\" sent to a server
+	// that reads them by a policy of its own, the server's answer in words: the
 	// step shows the model's answer, and what the server did is judged.
 	Cleaned string
 	// Unknown is, for an op the sandbox refused in words its profile does
@@ -258,7 +258,7 @@ func writeStepTable(w io.Writer, steps []ReplayStep, first map[string]int) error
 			mark = "  the model's answer: after its stricter refusal above, the sandbox's verdict is not judged (its budgets parted from the model's); the journal is what it did, asked up to the op the model halts on, not after"
 		}
 		if s.Cleaned != "" {
-			mark = "  the model's answer stands in for the server's (" + inert(s.Cleaned) + `): it cleans ".." by a policy of its own; what it did, the journal, is judged`
+			mark = "  the model's answer stands in for the server's (" + inert(s.Cleaned) + `): it reads ".." and "\" in a path by a policy of its own; what it did, the journal, is judged`
 		}
 		if s.Unknown != "" {
 			mark = "  refused by the sandbox in words its profile does not tell (" + strconv.Quote(s.Unknown) + "): read as a denial"

@@ -118,8 +118,8 @@ func (c *Counter) Filled() { c.one(&c.filled) }
 // earlier in the scenario, answered as the model (Tally.Modelled).
 func (c *Counter) Modelled() { c.one(&c.modelled) }
 
-// Cleaned counts one op whose path has "..", sent to a server that cleans
-// it by a policy of its own and answered as the model (Tally.Cleaned);
+// Cleaned counts one op whose path has ".." or "\", sent to a server that
+// reads them by a policy of its own, answered as the model (Tally.Cleaned);
 // answer is what the server answered, in words.
 func (c *Counter) Cleaned(answer string) {
 	c.mu.Lock()

@@ -140,7 +140,8 @@ type Tally struct {
 	// what it did in the world is judged.
 	Modelled int64
 	// Cleaned counts the ops with ".." sent to a server that cleans them
-	// by a policy of its own (an MCP profile's "dotdot"): the model's
+	// by a policy of its own (an MCP profile's "dotdot"), and the reads
+	// with "\", which a server may read as a separator: the model's
 	// answer stands in, and only what it did is judged. CleanedAnswer is
 	// the server's own answer to the last, in words.
 	Cleaned       int64

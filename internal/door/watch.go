@@ -76,8 +76,8 @@ func (w *Watch) Modelled() map[int]bool {
 	return cloned(&w.mu, &w.modelled)
 }
 
-// Cleaned returns, by the place of an op with ".." a server cleans by its
-// own policy, the server's answer to it (Tally.Cleaned).
+// Cleaned returns, by the place of an op with ".." or "\" a server reads
+// by its own policy, the server's answer to it (Tally.Cleaned).
 func (w *Watch) Cleaned() map[int]string {
 	return cloned(&w.mu, &w.cleaned)
 }

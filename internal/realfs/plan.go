@@ -214,11 +214,12 @@ func moatDepth(links map[string]string, ops []core.Op) (int, error) {
 	return d, nil
 }
 
-// dotDots counts the ".." segments of s split on "/", the only separator
-// of the disks sbxfuzz materializes on.
+// dotDots counts the ".." segments of s split on "/" and "\": a disk
+// sbxfuzz materializes on reads "/" alone, but a sandbox may turn "\" into
+// "/" before it opens a path, and climb as far.
 func dotDots(s string) int {
 	n := 0
-	for seg := range strings.SplitSeq(s, "/") {
+	for seg := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '/' || r == '\\' }) {
 		if seg == ".." {
 			n++
 		}

@@ -141,3 +141,24 @@ func TestHoldsAcrossWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestMoatCountsBackslashes: a sandbox may turn "\" into "/" before it
+// opens a path, so the moat under T is as deep as a path climbs either
+// way; one read "/" alone would let such a sandbox climb out onto the
+// machine.
+func TestMoatCountsBackslashes(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want int
+	}{
+		{"/w/../x", 2},
+		{`/w/..\..\..\x`, 4},
+		{`/w/..\../..\x`, 4},
+		{`/w/a..\b`, 1},
+	} {
+		got, err := moatDepth(nil, []core.Op{{Kind: core.OpRead, Args: []string{tc.arg}}})
+		if err != nil || got != tc.want {
+			t.Errorf("moatDepth of a read of %s = %d, %v; want %d", tc.arg, got, err, tc.want)
+		}
+	}
+}

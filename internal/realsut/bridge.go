@@ -179,7 +179,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if out.Verdict != realfs.Allowed && out.Detail != "" && b.counts {
 		b.tally.Said(b.worldText(out.Detail))
 	}
-	if b.cleans && spec.HasTraversal(op.Args[0]) {
+	if b.cleans && spec.HasTraversal(op.Args[0]) || backslashRead(op) {
 		if !b.journal(b.unlawful(op, changes), said(out), written(op)) {
 			// Its answer is a policy of its own: the model's stands in.
 			if b.counts {

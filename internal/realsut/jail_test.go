@@ -58,6 +58,8 @@ func TestJailServers(t *testing.T) {
 			[]string{"link /w/d /etc\n\nfs_read /w/d/passwd\n"}, oracle.Confinement},
 		{"percent", "decodes percent escapes after its check",
 			[]string{"\nfs_read /w/%2e%2e/etc/passwd\n"}, oracle.Confinement},
+		{"bslash", `turns "\" into "/" after its check, for Windows' sake`,
+			[]string{"\nfs_read /w/..\\etc\\passwd\n"}, oracle.Confinement},
 		{"nfkc", "normalizes the path (NFKC) after its check: fullwidth dots become ..",
 			[]string{"\nfs_read /w/\uff0e\uff0e/etc/passwd\n"}, oracle.Confinement},
 		{"newnocheck", "resolves a path that exists and takes a new one as written",

@@ -447,7 +447,7 @@ func adaptOneList(sc *scenario.Scenario, dots bool) *scenario.Scenario {
 	// links and prefix siblings, whose effects confinement judges.
 	steps := out.Steps[:0]
 	for _, st := range out.Steps {
-		dotted := spec.HasTraversal(st.Op.Args[0])
+		dotted := spec.HasTraversal(st.Op.Args[0]) && !backslashRead(st.Op)
 		if dotted && !dots {
 			continue
 		}

@@ -190,7 +190,7 @@ func adaptFS(sc *scenario.Scenario) (*scenario.Scenario, string) {
 	}
 	out.Steps = slices.DeleteFunc(out.Steps, func(st scenario.Step) bool { return !askable(st.Op) })
 	if len(out.Steps) == 0 {
-		return nil, fmt.Sprintf(`no op is an fs_read or fs_write of an absolute path with no "\" that climbs at most %d ".."`, MaxDots)
+		return nil, fmt.Sprintf(`no op is an fs_read or fs_write of an absolute path that climbs at most %d "..", a write's with no "\"`, MaxDots)
 	}
 	holds := realfs.Holds(out.World, out.Grant, out.Ops())
 	if holds == nil {
@@ -261,19 +261,32 @@ func rootsLinked(w scenario.WorldSpec, g core.GrantSpec) bool {
 
 // asksFiles says what AdaptFS keeps of a scenario (askable, CheckSize,
 // rootsLinked, realfs.Holds).
-var asksFiles = fmt.Sprintf(`fs_read and fs_write of absolute paths with no "\" (on a POSIX disk a byte of a name, not a separator) that climb at most %d "..", under grant roots that are not links, where a disk holds what the flat world does (no name over 255 bytes, no write to a path that is a directory there)`, MaxDots)
+var asksFiles = fmt.Sprintf(`fs_read, and fs_write with no "\" in its path, of absolute paths that climb at most %d "..", under grant roots that are not links, where a disk holds what the flat world does (no name over 255 bytes, no write to a path that is a directory there)`, MaxDots)
 
 // askable reports whether a file sandbox can be asked op: a well-formed
-// fs op on an absolute path that climbs at most MaxDots levels. On a POSIX
-// disk "\" is a byte of a name, not a separator: a path with `\..\` names
-// a file inside its directory, so SPEC §4's traversal verdict on it cannot
-// be observed, and such a path is not asked either.
+// fs op on an absolute path that climbs at most MaxDots levels. A write
+// is not asked a path with "\": a sandbox may read it as a byte of a name,
+// as a POSIX disk does, or as a separator, and either is lawful
+// (backslashRead), so the world could part from the model's where it
+// lands. A read with one is asked, and judged by what it let out.
 func askable(op core.Op) bool {
 	if !realOp(op) {
 		return false
 	}
 	p := op.Args[0]
-	return strings.HasPrefix(p, "/") && !strings.Contains(p, `\`) && strings.Count(p, "..") <= MaxDots
+	return strings.HasPrefix(p, "/") && (op.Kind == core.OpRead || !strings.Contains(p, `\`)) && strings.Count(p, "..") <= MaxDots
+}
+
+// backslashRead reports whether op is a read whose path holds "\" and no
+// ".." between slashes. A sandbox on a POSIX disk reads "\" as a byte of
+// a name (SPEC §4's traversal verdict cannot be seen there: a path with
+// `\..\` names a file inside its directory), and one written for Windows
+// too reads it as a separator: its answer is a policy of its own, not
+// judged, but what it let out is (a sandbox that checks the path, then
+// turns "\" into "/" and reads out of its roots).
+func backslashRead(op core.Op) bool {
+	p := op.Args[0]
+	return op.Kind == core.OpRead && strings.Contains(p, `\`) && !slices.Contains(strings.Split(p, "/"), "..")
 }
 
 // climbsAboveRoot reports whether a link's target, read from the link's
