@@ -63,9 +63,10 @@
 // The endpoint reads requests as a Go server does (http.ReadRequest): the
 // Host is the request-target's authority when the target is absolute
 // ("GET http://h/p"), else the Host header; the path is the
-// target's path percent-decoded, followed by "?" and the raw query when
-// there is one. A client that writes url.URL{Path: p} is thus fetched at p
-// exactly. A request without a Host (HTTP/1.0 allows it) is for the host
+// target's path and query byte for byte, never decoded, as the network
+// namespace reads it (SPEC §4). A client that writes url.URL{Path: p} has
+// Go escape p ("?" as "%3F"), and asks for another path than p: it sends
+// p as it is with url.URL{Opaque: p}, as examples/httpguard does. A request without a Host (HTTP/1.0 allows it) is for the host
 // the network namespace reads: the op's, where its resolve in the op
 // answered the address dialled; another host's whose last answer in the
 // op it was; else the address itself, a literal. A CONNECT is answered

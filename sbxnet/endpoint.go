@@ -120,7 +120,7 @@ type reply struct {
 // journaled as a fetch of "/" of the host it names, as the namespace
 // journals it: the world opens no tunnel, but the connection reached a.
 func (n *Network) answer(req *http.Request, a netip.Addr) reply {
-	path := routePath(req)
+	path := spec.TargetPath(req.RequestURI)
 	if req.Method == http.MethodConnect {
 		path = "/"
 	}
@@ -137,16 +137,6 @@ func (n *Network) answer(req *http.Request, a netip.Addr) reply {
 		return reply{status: http.StatusFound, body: body, location: url}
 	}
 	return reply{status: http.StatusOK, body: body}
-}
-
-// routePath is the path a request asks for: the target's path
-// percent-decoded, with "?" and the raw query when it has one.
-func routePath(req *http.Request) string {
-	p := req.URL.Path
-	if req.URL.RawQuery != "" || req.URL.ForceQuery {
-		p += "?" + req.URL.RawQuery
-	}
-	return p
 }
 
 // worldHeader is the header every answer of the world carries, as the

@@ -86,7 +86,11 @@ func newGuard(g core.Grant, w core.World, dial func(*sbxnet.Network) dialFunc) (
 			}
 			return "", core.NotFound
 		}
-		req.URL.Path = p
+		// The op's path, on the request line as it is spelled: as
+		// URL.Path Go would escape it ("?" as "%3F").
+		if req.URL.Opaque = p; strings.HasPrefix(p, "//") {
+			req.URL.Opaque, req.URL.Path = "", p
+		}
 		resp, err := tr.RoundTrip(req)
 		if errors.Is(err, errInternal) {
 			return "", core.EgressInternal

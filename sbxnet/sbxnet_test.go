@@ -22,7 +22,7 @@ import (
 // testWorld routes a.test /data, and rebinds r.test: public, then internal.
 func testWorld() *refworld.World {
 	return refworld.New(scenario.WorldSpec{
-		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "a.test", Path: "/a b?c", Body: "odd"}},
+		Routes: []scenario.Route{{Host: "a.test", Path: "/data", Body: "hello"}, {Host: "a.test", Path: "/a%2fb?c", Body: "odd"}},
 		DNS:    []scenario.DNSRecord{{Host: "r.test", Addrs: []netip.Addr{netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("10.0.0.5")}}},
 	})
 }
@@ -56,7 +56,7 @@ func get(t *testing.T, c *http.Client, address, host, path string) (int, string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Host, req.URL.Path = host, path
+	req.Host, req.URL.Opaque = host, path // on the request line as it is
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -200,15 +200,20 @@ func TestClientGetsTheRoute(t *testing.T) {
 	if status, body := get(t, c, "203.0.113.1:80", "a.test", "/data"); status != 200 || body != "hello" {
 		t.Errorf("GET a.test /data = %d %q, want 200 \"hello\"", status, body)
 	}
-	if status, body := get(t, c, "[2001:db8::1]:8080", "A.TEST.", "/a b?c"); status != 200 || body != "odd" {
-		t.Errorf("GET A.TEST. /a b?c = %d %q, want 200 \"odd\"", status, body)
+	if status, body := get(t, c, "[2001:db8::1]:8080", "A.TEST.", "/a%2fb?c"); status != 200 || body != "odd" {
+		t.Errorf("GET A.TEST. /a%%2fb?c = %d %q, want 200 \"odd\"", status, body)
+	}
+	// The target is read byte for byte, never decoded (SPEC §4).
+	if status, _ := get(t, c, "203.0.113.1:80", "a.test", "/a/b?c"); status != http.StatusNotFound {
+		t.Errorf("GET a.test /a/b?c = %d, want 404", status)
 	}
 	if status, _ := get(t, c, "203.0.113.1:80", "a.test", "/nope"); status != http.StatusNotFound {
 		t.Errorf("GET a.test /nope = %d, want 404", status)
 	}
 	wantJournal(t, w, // a dial to an address asks nothing; the Host is the request's, byte for byte
 		"fetch a.test 203.0.113.1 /data",
-		`fetch A.TEST. 2001:db8::1 "/a b?c"`,
+		"fetch A.TEST. 2001:db8::1 /a%2fb?c",
+		"fetch a.test 203.0.113.1 /a/b?c",
 		"fetch a.test 203.0.113.1 /nope",
 	)
 }

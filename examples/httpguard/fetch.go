@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/sbxfuzz/sbxfuzz/core"
@@ -54,7 +55,7 @@ func (gd *guard) egress(host, p string, room int64) (string, core.Kind) {
 		return "", core.NotFound
 	}
 	req.Host = host // the Host header names the granted host, not the address dialled
-	req.URL.Path = p
+	setTarget(req.URL, p)
 	resp, err := gd.transport.RoundTrip(req)
 	switch {
 	case errors.Is(err, errInternal):
@@ -135,3 +136,15 @@ func hostCarried(host string) bool {
 
 // hostPunct are the punctuation bytes net/http sends in a Host header.
 const hostPunct = "!$%&'()*+,-.:;=[]_~"
+
+// setTarget puts p on u's request line as the op spells it: as u.Path, Go
+// would escape it ("?" as "%3F", "%" as "%25") and the request would ask
+// for another resource than the op's. Opaque carries it as it is, but for
+// a path that begins "//", which Go would read as an authority.
+func setTarget(u *url.URL, p string) {
+	if strings.HasPrefix(p, "//") {
+		u.Path = p
+		return
+	}
+	u.Opaque = p
+}

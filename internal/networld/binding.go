@@ -384,7 +384,7 @@ func (b *Binding) repeat(host, path string, a netip.Addr) bool {
 // noteLate notes r, a request that reached the world outside an op
 // (TakeLate).
 func (b *Binding) noteLate(r *http.Request) {
-	text := spec.HostOfRequest(r.Host) + " " + b.localAddr(r).Addr().Unmap().String() + " " + routePath(r)
+	text := spec.HostOfRequest(r.Host) + " " + b.localAddr(r).Addr().Unmap().String() + " " + spec.TargetPath(r.RequestURI)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.late++

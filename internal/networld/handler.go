@@ -70,7 +70,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		host = b.hostAnswered(addr)
 	}
 	opHost := b.isOpHost(r.Host) || b.isOpHost(host) // the raw Host first: an op's host may hold a port
-	path := routePath(r)
+	path := spec.TargetPath(r.RequestURI)
 	if !opHost && b.repeat(host, path, addr) {
 		return Served{}, false // counted as a request outside the op
 	}
@@ -118,21 +118,6 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 // sidePaths are the paths a client asks of a host beside the page it was
 // asked for, never in its stead (Served.SideOnly).
 var sidePaths = []string{"/robots.txt", "/favicon.ico"}
-
-// routePath is the path and query a request asks for, byte for byte as
-// its request line spells them (SPEC §4: an encoding is bytes like any
-// other, so "/a%2fb" is not "/a/b"): an origin-form target as it is, the
-// part of an absolute-form one from the "/" after its authority.
-func routePath(r *http.Request) string {
-	t := r.RequestURI
-	if _, rest, absolute := strings.Cut(t, "://"); absolute && !strings.HasPrefix(t, "/") {
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			return rest[i:]
-		}
-		return "/"
-	}
-	return t
-}
 
 // contentType is the type the world serves body as: an HTML page (one
 // that begins with "<html", as the generators' pages do) as one, which a

@@ -127,7 +127,9 @@ func HostOfRequest(hostport string) string {
 // want being an IP literal, whether host is a literal of the same address
 // in another spelling: an HTTP client or a proxy may write the literal it
 // was asked for as it likes ("::ffff:203.0.113.9" as "203.0.113.9",
-// "0177.1" as "127.0.0.1") and still connect to exactly it.
+// "0177.1" as "127.0.0.1") and still connect to exactly it. A zone is no
+// part of the address (SPEC §6 judges one without it), and an HTTP client
+// writes it or drops it as it likes.
 func SpellsHost(want, host string) bool {
 	want, host = NormalizeHost(want), NormalizeHost(host)
 	if Unbracket(want) == Unbracket(host) {
@@ -135,7 +137,7 @@ func SpellsHost(want, host string) bool {
 	}
 	w, wantLiteral := ParseIPLiteral(want)
 	a, isLiteral := ParseIPLiteral(host)
-	return wantLiteral && isLiteral && w.Unmap() == a.Unmap()
+	return wantLiteral && isLiteral && w.WithZone("").Unmap() == a.WithZone("").Unmap()
 }
 
 // ParseIPLiteral parses host, normalized, as an IP literal of SPEC §6: an

@@ -343,3 +343,25 @@ func TestHostName(t *testing.T) {
 		}
 	}
 }
+
+func TestSpellsHost(t *testing.T) {
+	for _, tc := range []struct {
+		want, host string
+		same       bool
+	}{
+		{"api.test", "API.test.", true},
+		{"::1", "[::1]", true},
+		{"0177.1", "127.0.0.1", true},
+		{"::ffff:203.0.113.9", "203.0.113.9", true},
+		// A client writes a zone or drops it: the address is the same.
+		{"::a9fe:ffff%eth0", "::a9fe:ffff", true},
+		{"fe80::1", "[fe80::1%lo]", true},
+		{"::a9fe:ffff%eth0", "::a9fe:fffe", false},
+		{"127.0.0.1", "127.0.0.2", false},
+		{"api.test", "api.test.evil", false},
+	} {
+		if got := spec.SpellsHost(tc.want, tc.host); got != tc.same {
+			t.Errorf("SpellsHost(%q, %q) = %v, want %v", tc.want, tc.host, got, tc.same)
+		}
+	}
+}

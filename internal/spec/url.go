@@ -49,3 +49,18 @@ func URLCarriesPath(path string) bool {
 	}
 	return true
 }
+
+// TargetPath is the path and query a request asks for, byte for byte as
+// its request line spells them (SPEC §4: an encoding is bytes like any
+// other, so "/a%2fb" is not "/a/b"): an origin-form target as it is, the
+// part of an absolute-form one from the "/" after its authority.
+func TargetPath(requestURI string) string {
+	t := requestURI
+	if _, rest, absolute := strings.Cut(t, "://"); absolute && !strings.HasPrefix(t, "/") {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			return rest[i:]
+		}
+		return "/"
+	}
+	return t
+}
