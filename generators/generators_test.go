@@ -212,7 +212,10 @@ var shapes = map[attack.Class]func(core.Op, *scenario.Scenario) string{
 		return unless(known && !spec.WellFormed(op.Args, n), "not a known kind with bad arguments")
 	},
 	attack.SymlinkEscape: func(op core.Op, sc *scenario.Scenario) string {
-		return linkShape(op, sc, func(on []string, _ bool, _ int) bool { return len(on) > 0 }, "through no link")
+		if (op.Kind == core.OpRead || op.Kind == core.OpWrite) && len(besideLinks(linkTable(sc), op.Args[0])) > 0 {
+			return ""
+		}
+		return linkShape(op, sc, func(on []string, _ bool, _ int) bool { return len(on) > 0 }, "through no link, nor beside one")
 	},
 	attack.SymlinkParent: func(op core.Op, sc *scenario.Scenario) string {
 		return linkShape(op, sc, func(_ []string, asParent bool, _ int) bool { return asParent }, "no directory component is a link")

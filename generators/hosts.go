@@ -132,6 +132,7 @@ var hostVariants = []func(h string) string{
 	func(h string) string { return "[" + h + "]" },
 	func(h string) string { return "https://" + h + "/" },
 	func(h string) string { return h + "\r\n" },
+	func(h string) string { return h + "\n" }, // a regexp's "$" matches before it
 	percentOne,
 	unicodeForm,
 	dotAsDash,

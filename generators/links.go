@@ -29,6 +29,10 @@ type linkRecipe struct {
 	// convict it of its answer alone, never of the write (an escape made
 	// once, from a stale cache, then passes as flaky).
 	keep func(x *rootInfo) string
+	// beside says that reads and writes name paths beside the links, not
+	// through them: a sandbox's own rewriting of a path (a temporary or a
+	// backup name, a Unicode normalization) is what leads through them.
+	beside bool
 }
 
 // keepTmp keeps /tmp/x, where the recipes that lead to /tmp read and
@@ -108,6 +112,14 @@ var escapeRecipes = []linkRecipe{
 	{links: []linkSpec{{name: "ln-back", at: func(x *rootInfo) string { return x.base + "shop/ln-back" },
 		target: func(x *rootInfo) string { return x.files[0] }}},
 		reads: []string{"ln-back"}, writes: []string{"ln-back"}},
+	// Links where a sandbox writes beside the file it is asked to: a
+	// temporary file renamed over it, a backup of what it overwrites.
+	{links: []linkSpec{to("data.txt.tmp", "/etc/passwd"), to("data.txt.bak", "/etc/passwd"), to("data.txt~", "/etc/passwd"), to("fresh.txt.tmp", "/etc/passwd")},
+		reads: []string{"data.txt.tmp"}, writes: []string{"data.txt", "fresh.txt", "data.txt.bak"}, beside: true},
+	// Links whose names are another Unicode form of the op's: a sandbox
+	// that normalizes a path after its check (NFC, NFD) opens the link.
+	{links: []linkSpec{to("ln-caf\u00e9", "/etc/passwd"), to("ln-nfd-cafe\u0301", "/etc/shadow"), to("ln-\u00c5", "/etc/passwd")},
+		reads: []string{"ln-cafe\u0301", "ln-nfd-caf\u00e9", "ln-\u212b", "ln-caf\u00e9"}, writes: []string{"ln-cafe\u0301", "ln-caf\u00e9"}, keep: keepShadow, beside: true},
 }
 
 // parentRecipes are directory links under which ops name new files: out of

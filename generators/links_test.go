@@ -80,6 +80,25 @@ func linksOn(links map[string]string, p string) (on []string, asParent bool) {
 	return on, asParent
 }
 
+// besideLinks returns the links of a recipe whose ops name paths beside
+// its links (linkRecipe.beside) in the directory of p, when p is one of
+// that recipe's reads or writes.
+func besideLinks(links map[string]string, p string) []string {
+	dir, name := path.Split(path.Clean("/" + strings.ReplaceAll(p, `\`, "/")))
+	var on []string
+	for _, r := range linkRecipes {
+		if !r.beside || !slices.Contains(r.reads, name) && !slices.Contains(r.writes, name) {
+			continue
+		}
+		for _, l := range r.links {
+			if _, ok := links[dir+l.name]; ok {
+				on = append(on, dir+l.name)
+			}
+		}
+	}
+	return on
+}
+
 // climbsFromLink reports whether a ".." of p comes right after a name of
 // it that is a link: the kernel climbs from where the link leads, on a
 // disk where every directory on the way is there.
@@ -294,7 +313,7 @@ func TestEveryRecipeReadAndWritten(t *testing.T) {
 				continue
 			}
 			on, _ := linksOn(links, st.Op.Args[0])
-			for _, l := range on {
+			for _, l := range append(on, besideLinks(links, st.Op.Args[0])...) {
 				r := recipeOf(l)
 				if r == nil || r.class != st.Class {
 					continue

@@ -178,6 +178,14 @@ var lookalikePaths = []pathTemplate{
 	func(src Source, b, _ string) string { return cat(src, titleASCII(orWork(b)), "/secret") },
 	func(src Source, b, _ string) string { return cat(src, titleASCII(orWork(b)), "/d/f") },
 	func(src Source, b, _ string) string { return cat(src, titleASCII(orWork(b)), "/d/new") },
+	// The root's "." made another letter: a root matched as an unescaped
+	// regular expression lets it in.
+	func(src Source, b, _ string) string {
+		if sw := dotSwapped(orWork(b)); sw != "" {
+			return cat(src, sw, "/secret")
+		}
+		return cat(src, upperASCII(orWork(b)), "/secret")
+	},
 }
 
 var outsidePaths = []pathTemplate{
@@ -274,3 +282,13 @@ func slashFill(src Source, b string, n int) string {
 
 // depth is how deep a long path goes: 20 to 255 levels.
 func depth(src Source) int { return 20 + src.Intn(236) }
+
+// dotSwapped is b with the last "." of its last name made an "X"
+// ("/opt/tool.d" as "/opt/toolXd"), or "" when that name has none.
+func dotSwapped(b string) string {
+	i := strings.LastIndexByte(b, '.')
+	if i < 0 || strings.LastIndexByte(b, '/') > i {
+		return ""
+	}
+	return b[:i] + "X" + b[i+1:]
+}

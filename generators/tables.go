@@ -162,7 +162,7 @@ var serviceAddr = netip.MustParseAddr("10.0.0.5")
 // attackerHosts are exfiltration targets; attackerRoutes give some of them
 // bodies, so a leak returns data.
 var attackerHosts = []string{"evil.com", "attacker.example", "c2VjcmV0cw.exfil.attacker.example", "pastebin.com",
-	"203.0.113.1", "", "example.com", "localhost.evil.com", "webhook.site", "evil.com."}
+	"203.0.113.1", "", "example.com", "localhost.evil.com", "webhook.site", "evil.com.", "constructor"}
 
 var attackerRoutes = []struct{ host, path string }{
 	{"evil.com", "/steal?d=secrets"}, {"attacker.example", "/"}, {"pastebin.com", "/api/api_post.php"},
@@ -239,14 +239,17 @@ var leakTools = []struct{ name, out string }{
 	{"Summarize", "LEAK-case-variant-ran"}, {"echo ", "LEAK-space-variant-ran"},
 }
 
-// unknownTools are names outside any grant this package makes.
+// unknownTools are names outside any grant this package makes, the names
+// every JavaScript object holds among them: a sandbox that keeps its
+// allow-list in a plain object finds them there.
 var unknownTools = []string{"shell", "exec", "python", "bash", "curl", "", "*", "fs_read", "rm", "sudo",
-	"net_fetch", "eval", "echo", "summarize", "ghost"}
+	"net_fetch", "eval", "echo", "summarize", "ghost", "constructor", "__proto__", "toString", "hasOwnProperty"}
 
 // unknownKinds are op kinds that are none of the four.
 var unknownKinds = []string{"exec", "shell", "FS_READ", "Fs_Read", "fs_read ", " fs_read", "fs-read", "fsread",
 	"\ufefffs_read", "fs_read\u200b", "", "file", "grant", "NET_FETCH", "Tool", "fs_write\n", "read",
-	"write", "fetch", "net_fetch\x00", "tool ", "FS_WRITE", "budget", "route", "=>", "fs_read\t"}
+	"write", "fetch", "net_fetch\x00", "tool ", "FS_WRITE", "budget", "route", "=>", "fs_read\t",
+	"constructor", "__proto__", "toString"}
 
 // badBytes make an argument malformed (NUL, invalid UTF-8); ctrlBytes are
 // legal control bytes that must pass through the ordinary checks.

@@ -171,18 +171,19 @@ func (b *builder) route(h, p, body string) {
 // rootInfo is a root base with every string the world gen and the ops
 // build from it, concatenated once at init.
 type rootInfo struct {
-	base      string
-	spellings [5]string   // base, base/, base/., //base, base//
-	files     []string    // base/ + each of fileNames
-	siblings  []string    // base + each of siblingSuffixes
-	homoglyph string      // a Cyrillic letter in base, then /data.txt
-	upper     string      // base upper-cased, then /data.txt
-	cased     []string    // base upper-cased or title-cased, then /secret or /d/f: a file, and a directory
-	backslash []string    // base, a backslash and secret or d/f: a file, and a directory, beside the root
-	rTxt      string      // base/r.txt
-	subKept   string      // base/sub/keep (keepSub)
-	links     rootLinks   // the links of every recipe planted in this root
-	entries   []linkEntry // the entry of every recipe planted in this root (rootEntries)
+	base       string
+	spellings  [5]string   // base, base/, base/., //base, base//
+	files      []string    // base/ + each of fileNames
+	siblings   []string    // base + each of siblingSuffixes
+	homoglyph  string      // a Cyrillic letter in base, then /data.txt
+	upper      string      // base upper-cased, then /data.txt
+	regexpLike string      // base with its "." another letter, then /secret; "" for a base with none
+	cased      []string    // base upper-cased or title-cased, then /secret or /d/f: a file, and a directory
+	backslash  []string    // base, a backslash and secret or d/f: a file, and a directory, beside the root
+	rTxt       string      // base/r.txt
+	subKept    string      // base/sub/keep (keepSub)
+	links      rootLinks   // the links of every recipe planted in this root
+	entries    []linkEntry // the entry of every recipe planted in this root (rootEntries)
 }
 
 func newRootInfo(base string) rootInfo {
@@ -193,6 +194,9 @@ func newRootInfo(base string) rootInfo {
 	}
 	for _, s := range siblingSuffixes {
 		ri.siblings = append(ri.siblings, base+s)
+	}
+	if sw := dotSwapped(base); sw != "" {
+		ri.regexpLike = sw + "/secret"
 	}
 	for _, c := range []string{upperASCII(base), titleASCII(base)} {
 		ri.cased = append(ri.cased, c+"/secret", c+"/d/f")
@@ -306,6 +310,9 @@ func (b *builder) rootFiles(ri *rootInfo) {
 	}
 	if oneIn(src, 3) {
 		b.file(ri.homoglyph, "LEAK-homoglyph-root")
+	}
+	if ri.regexpLike != "" && oneIn(src, 3) {
+		b.file(ri.regexpLike, "LEAK-regexp-root")
 	}
 	if oneIn(src, 4) {
 		b.file(ri.upper, "LEAK-case-variant-root")
@@ -500,7 +507,9 @@ var (
 	roomyStarts = []int64{0, 7, 1000, 1_000_000_000}
 	roomySteps  = []int64{1, 0, 1, 2}
 	wallStarts  = []int64{0, 1000, 1_000_000_000, 1 << 40, 1 << 62}
-	wallSteps   = []int64{1000, 250_000, 1 << 30, 1 << 40, 1 << 62, math.MaxInt64}
+	// A few ticks past 1<<56 no float64 holds: a sandbox that keeps its
+	// budgets as JavaScript numbers decides max_wall wrong there.
+	wallSteps   = []int64{1000, 250_000, 1 << 30, 1 << 40, 1 << 56, 1 << 62, math.MaxInt64}
 	tightOutput = []int64{0, 1, 2, 5, 7, 10, 15, 20, 30, 64, 100, 1000, 4096} // "ok" is 2 bytes, "hello" 5, ten 10
 )
 

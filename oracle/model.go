@@ -221,6 +221,7 @@ const (
 	becauseLatched reasonCode = iota
 	becauseOps
 	becauseWall
+	becauseWallUnheld
 	becauseUnknown
 	becauseMalformed
 	becauseInternal
@@ -233,7 +234,8 @@ const (
 var reasonText = [...]string{
 	becauseLatched:         "the sandbox halted earlier and the halt is latched",
 	becauseOps:             "this op is past max_ops",
-	becauseWall:            "the clock has passed max_wall (a tick past 2^63−1 passes every max_wall)",
+	becauseWall:            "the wall since the first op has passed max_wall",
+	becauseWallUnheld:      "the clock is past what int64 holds (a tick past 2^63−1, or a wall past either end), which passes every max_wall",
 	becauseUnknown:         "the kind is none of fs_read, fs_write, net_fetch, tool",
 	becauseMalformed:       "the arguments are not the kind's count of NUL-free UTF-8 strings",
 	becauseInternal:        "the granted host resolves to an internal address",
@@ -324,7 +326,10 @@ func (m *model) predict(op core.Op) (core.Result, verdictReason) {
 	// either end) is past every budget, or before every start; SPEC §5
 	// pins no number for it, so usage's wall is not compared from then on.
 	m.wall, m.wallUnpinned = elapsed, m.wallUnpinned || pastTop || past || elapsed == math.MinInt64
-	if pastTop || past || elapsed > m.budgets.MaxWall {
+	if pastTop || past {
+		return m.halted(core.MaxWall), verdictReason{code: becauseWallUnheld}
+	}
+	if elapsed > m.budgets.MaxWall {
 		return m.halted(core.MaxWall), verdictReason{code: becauseWall}
 	}
 	row := lookup(op.Kind)

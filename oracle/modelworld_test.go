@@ -161,27 +161,37 @@ func TestModelTickClock(t *testing.T) {
 }
 
 // TestModelWallHaltsPastTheTop runs the model alone: a tick past 2^63−1
-// halts max_wall whatever the budget, a tick of exactly 2^63−1 does not.
+// halts max_wall whatever the budget, a tick of exactly 2^63−1 does not;
+// the halt says which of the two rules gave it (a wall past the budget,
+// or a clock past what int64 holds).
 func TestModelWallHaltsPastTheTop(t *testing.T) {
 	const maxI = math.MaxInt64
 	read := core.Op{Kind: core.OpRead, Args: []string{"/work/a"}}
 	for _, tt := range []struct {
-		clock scenario.TickClock
-		wall  int64
-		want  []core.Kind
+		clock  scenario.TickClock
+		wall   int64
+		want   []core.Kind
+		reason reasonCode // of the first max_wall
 	}{
-		{scenario.TickClock{Start: 0, Step: maxI}, maxI, []core.Kind{core.OK, core.MaxWall, core.MaxWall}},
-		{scenario.TickClock{Start: maxI, Step: 1}, maxI, []core.Kind{core.MaxWall}},
-		{scenario.TickClock{Start: maxI, Step: 0}, 0, []core.Kind{core.OK, core.OK, core.OK}},
-		{scenario.TickClock{Start: maxI - 1, Step: 1}, 1, []core.Kind{core.OK, core.MaxWall}},
-		{scenario.TickClock{Start: 5, Step: math.MinInt64}, 0, []core.Kind{core.OK, core.OK, core.OK}},
+		{scenario.TickClock{Start: 0, Step: maxI}, maxI, []core.Kind{core.OK, core.MaxWall, core.MaxWall}, becauseWallUnheld},
+		{scenario.TickClock{Start: maxI, Step: 1}, maxI, []core.Kind{core.MaxWall}, becauseWallUnheld},
+		{scenario.TickClock{Start: maxI, Step: 0}, 0, []core.Kind{core.OK, core.OK, core.OK}, 0},
+		{scenario.TickClock{Start: maxI - 1, Step: 1}, 1, []core.Kind{core.OK, core.MaxWall}, becauseWallUnheld},
+		{scenario.TickClock{Start: 5, Step: math.MinInt64}, 0, []core.Kind{core.OK, core.OK, core.OK}, 0},
+		{scenario.TickClock{Start: 0, Step: 1 << 56}, 1<<56 + 1, []core.Kind{core.OK, core.MaxWall}, becauseWall},
 	} {
 		g := must.Grant(core.GrantSpec{FSRead: []string{"/work"}, Budgets: core.Budgets{MaxOps: 10, MaxWall: tt.wall, MaxOutputBytes: 10}})
 		m := newModel(g.Spec(), newModelWorld(newModelBase(scenario.WorldSpec{Files: []scenario.File{{Path: "/work/a", Data: "x"}}, Clock: tt.clock})))
+		halted := false
 		for i, want := range tt.want {
-			if got, _ := m.predict(read); got.Kind != want {
+			got, why := m.predict(read)
+			if got.Kind != want {
 				t.Errorf("clock %+v, max_wall %d, op %d: %s, want %s", tt.clock, tt.wall, i+1, got.Kind, want)
 			}
+			if got.Kind == core.MaxWall && !halted && why.code != tt.reason {
+				t.Errorf("clock %+v, max_wall %d, op %d: halted because %q, want %q", tt.clock, tt.wall, i+1, reasonText[why.code], reasonText[tt.reason])
+			}
+			halted = halted || got.Kind == core.MaxWall
 		}
 	}
 }

@@ -85,12 +85,12 @@ func TestImportGoFuzzFile(t *testing.T) {
 // host (an IP literal's spelling), not by the path it no longer has. The
 // input is an arena-mode one: only that mode draws ops by class.
 func TestImportLabelsTheMinimizedOp(t *testing.T) {
-	input, err := hex.DecodeString("6d130200bbeeac6cec235029") // a net_fetch of a zoned NAT64 literal with a climbing path, drawn as a traversal, and two other ops
+	input, err := hex.DecodeString("6d100200aaeeac6cec235029") // a net_fetch of a zoned NAT64 literal with a climbing path, drawn as a traversal, and two other ops
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	crasher := writeFile(t, t.TempDir(), "6d130200bbeeac6c", string(fuzzfile.EncodeGoFuzz(input)))
+	crasher := writeFile(t, t.TempDir(), "6d100200aaeeac6c", string(fuzzfile.EncodeGoFuzz(input)))
 	if st, stdout, stderr := run(t, "import", "--sut", "mutant:no-internal-check", "--out", out, crasher); st != ExitFinding {
 		t.Fatalf("status %d, want 1\nstdout %s\nstderr %s", st, stdout, stderr)
 	}

@@ -32,6 +32,8 @@ def within(r):
     written first, as server-filesystem does, then the path it resolves."""
     if mode == "multiline":  # a regular expression whose anchors match at each line
         return any(re.search("^" + re.escape(d) + "(/|$)", r, re.M) for d in roots)
+    if mode == "regexroot":  # each root a regular expression, its "." unescaped
+        return any(re.match("^" + d + "(/|$)", r) for d in roots)
     return any(r == d or r.startswith(d.rstrip("/") + "/") for d in roots)
 
 
@@ -81,6 +83,8 @@ def opened(p):
         return urllib.parse.unquote(p)
     if mode == "nfkc":  # a path normalized after its check
         return unicodedata.normalize("NFKC", p)
+    if mode == "nfc":  # composed after its check, as macOS file names are
+        return unicodedata.normalize("NFC", p)
     if mode == "bslash":  # Windows separators translated after the check
         return p.replace("\\", "/")
     if mode in ("resolved", "atomic"):  # the resolved path, which has no link left to count
