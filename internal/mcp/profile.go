@@ -94,8 +94,10 @@ type Profile struct {
 	Refusals []string `json:"refusals,omitempty"`
 	// Trims says that the server strips white space and a quote from
 	// each end of a path before it checks it: it then acts on another
-	// path than the one asked, a policy of its own, so paths with either
-	// at an end are not drawn for it (see Trimmed).
+	// path than the one asked, a policy of its own, so its answer to an
+	// op on such a path is not judged (see Trimmed), only what it did: a
+	// server that checks the path as asked and then trims it may open
+	// another, out of its directories.
 	Trims bool `json:"trims,omitempty"`
 	// DotDot says to send the server paths with ".." as drawn, where
 	// without it they are never sent. A server's answer to such a path is
@@ -128,9 +130,14 @@ type Profile struct {
 // Trimmed reports whether a server that trims paths (Profile.Trims) would
 // act on another path than p: p begins or ends with white space (as
 // JavaScript's String.prototype.trim sees it) or a quote.
-func Trimmed(p string) bool {
-	space := func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
-	return strings.TrimFunc(p, space) != p || strings.Trim(p, `"'`) != p
+func Trimmed(p string) bool { return Trim(p) != p }
+
+// Trim is p as a server that trims paths (Profile.Trims) reads it: white
+// space (as JavaScript's String.prototype.trim sees it) and quotes taken
+// from each end, until none is left there.
+func Trim(p string) string {
+	space := func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' || r == '"' || r == '\'' }
+	return strings.TrimFunc(p, space)
 }
 
 // Tool is one tool and its arguments.

@@ -79,6 +79,14 @@ type Adapter struct {
 	// model's stands in, and of what it did, all but the write the clean
 	// path allows is journaled (mcp.Profile.DotDot).
 	CleansDots bool
+	// Trims says that the sandbox strips white space and a quote from
+	// each end of a path before it checks it (mcp.Profile.Trims): Adapt
+	// keeps an op on such a path (mcp.Trimmed), ending a scenario at the
+	// first; its answer is not judged, the model's stands in, and of what
+	// it did, all but the write the trimmed path allows is journaled. A
+	// sandbox that checks the path as asked and then trims it, opening
+	// another, is judged by what it let out.
+	Trims bool
 	// JudgesLanding says that the sandbox judges where an op lands, not
 	// the path asked (a mount namespace, a server that resolves links
 	// before its check): an op the model denies for its path, which the
@@ -180,7 +188,7 @@ func (a Adapter) StartCounted() (core.Factory, func() error, func() door.Tally, 
 		return nil, nil, nil, err
 	}
 	s := &session{run: run, root: root, sess: sess, layout: realfs.Options{RelativeLinks: a.RelativeLinks, MinDepth: moatDepth, KeepRoots: true, Own: a.OwnNames},
-		promises: a.Promises, cleans: a.CleansDots, lands: a.JudgesLanding, tally: &door.Counter{CountsPassed: true}}
+		promises: a.Promises, cleans: a.CleansDots, trims: a.Trims, lands: a.JudgesLanding, tally: &door.Counter{CountsPassed: true}}
 	end := func() error {
 		err := sess.Close()
 		root.Close()
@@ -219,6 +227,7 @@ type session struct {
 	layout   realfs.Options
 	promises []string // Adapter.Promises
 	cleans   bool     // Adapter.CleansDots
+	trims    bool     // Adapter.Trims
 	lands    bool     // Adapter.JudgesLanding
 	tally    *door.Counter
 	mu       sync.Mutex // Close of a hung sandbox comes from the oracle's watchdog
@@ -264,6 +273,6 @@ func (s *session) factory(g core.Grant, w core.World) (core.Sandbox, error) {
 		return nil, err
 	}
 	b := newBridge(g, rw, t, drv, func() { s.give(slot) })
-	b.promises, b.cleans, b.lands, b.tally, b.counts = s.promises, s.cleans, s.lands, s.tally, s.tally.Opened()
+	b.promises, b.cleans, b.trims, b.lands, b.tally, b.counts = s.promises, s.cleans, s.trims, s.lands, s.tally, s.tally.Opened()
 	return b, nil
 }

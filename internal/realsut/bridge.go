@@ -14,6 +14,7 @@ import (
 	"github.com/sbxfuzz/sbxfuzz/core"
 	"github.com/sbxfuzz/sbxfuzz/internal/door"
 	"github.com/sbxfuzz/sbxfuzz/internal/judge"
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/internal/must"
 	"github.com/sbxfuzz/sbxfuzz/internal/realfs"
 	"github.com/sbxfuzz/sbxfuzz/internal/refworld"
@@ -59,6 +60,7 @@ type bridge struct {
 	halted   core.Kind
 	promises []string           // Adapter.Promises
 	cleans   bool               // Adapter.CleansDots
+	trims    bool               // Adapter.Trims
 	lands    bool               // Adapter.JudgesLanding
 	parted   bool               // a landed write left the tree other than the model's
 	tally    *door.Counter      // the session's; nil outside a session
@@ -179,7 +181,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 	if out.Verdict != realfs.Allowed && out.Detail != "" && b.counts {
 		b.tally.Said(b.worldText(out.Detail))
 	}
-	if b.cleans && spec.HasTraversal(op.Args[0]) || backslashRead(op) {
+	if b.ownPolicy(op) {
 		if !b.journal(b.unlawful(op, changes), said(out), written(op)) {
 			// Its answer is a policy of its own: the model's stands in.
 			if b.counts {
@@ -342,16 +344,30 @@ func (b *bridge) landsInside(op core.Op) bool {
 	return ok && b.grant.MayWrite(r)
 }
 
+// ownPolicy reports whether the sandbox answers op by a policy of its
+// own, not SPEC §4's: a path with ".." that it cleans (Adapter.CleansDots),
+// one with white space or a quote at an end that it trims (Adapter.Trims),
+// a read with "\" (backslashRead).
+func (b *bridge) ownPolicy(op core.Op) bool {
+	p := op.Args[0]
+	return b.cleans && spec.HasTraversal(p) || b.trims && mcp.Trimmed(p) || backslashRead(op)
+}
+
 // unlawful is changes less what a sandbox that cleans ".." out of the
-// path of op (a write) before it checks it may do: write the clean path
-// where the world's links lead it, when SPEC §5 allows that path, making
-// the directories on the way there inside the write roots. Whatever else
-// changed, a write through a link's parent included, is left to judge.
+// path of op (a write), or trims it, before it checks it may do: write the
+// path so made where the world's links lead it, when SPEC §5 allows that
+// path, making the directories on the way there inside the write roots.
+// Whatever else changed, a write through a link's parent included, is
+// left to judge.
 func (b *bridge) unlawful(op core.Op, changes []realfs.Change) []realfs.Change {
 	if op.Kind != core.OpWrite {
 		return changes
 	}
-	clean := core.Op{Kind: op.Kind, Args: []string{path.Clean(op.Args[0]), op.Args[1]}}
+	p := op.Args[0]
+	if b.trims {
+		p = mcp.Trim(p)
+	}
+	clean := core.Op{Kind: op.Kind, Args: []string{path.Clean(p), op.Args[1]}}
 	if b.modelKind(clean) != core.OK {
 		return changes
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbxfuzz/sbxfuzz/internal/mcp"
 	"github.com/sbxfuzz/sbxfuzz/scenario"
 )
 
@@ -88,5 +89,27 @@ func TestAdaptDotDot(t *testing.T) {
 	}
 	if got, want := ops(adaptOneList(sc.Clone(), true)), []string{"/work/sub/f", `/work/..\x`, "/work/d/../x"}; !slices.Equal(got, want) {
 		t.Errorf("with dotdot: %v, want %v", got, want)
+	}
+}
+
+// TestAdaptTrims: a server that trims paths (server-filesystem's profile)
+// is sent an op on a path with white space or a quote at an end, and the
+// scenario ends there; it used to be left out, so a server that checks
+// the path as asked and trims it after was never asked one.
+func TestAdaptTrims(t *testing.T) {
+	sc, err := scenario.Parse("t.sbx", []byte(dotdotWorld+"fs_read /work/sub/f\nfs_read \"/work/sub/f \"\nfs_write /work/y z\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := adaptTo(mcp.Filesystem)(sc.Clone())
+	if out == nil {
+		t.Fatal("adaptTo(server-filesystem) keeps nothing")
+	}
+	var got []string
+	for _, st := range out.Steps {
+		got = append(got, st.Op.Args[0])
+	}
+	if want := []string{"/work/sub/f", "/work/sub/f "}; !slices.Equal(got, want) {
+		t.Errorf("with trims: %q, want %q", got, want)
 	}
 }

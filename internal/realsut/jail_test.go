@@ -57,6 +57,8 @@ func TestJailServers(t *testing.T) {
 			[]string{"link /w/d /etc\n\nfs_read /w/d/passwd\n"}, oracle.Confinement},
 		{"percent", "decodes percent escapes after its check",
 			[]string{"\nfs_read /w/%2e%2e/etc/passwd\n"}, oracle.Confinement},
+		{"trimafter", "strips white space from the path after its check: the link under the stripped name is opened",
+			[]string{"link /w/ln /etc/passwd\n\nfs_read \"/w/ln \"\n"}, oracle.Confinement},
 		{"bslash", `turns "\" into "/" after its check, for Windows' sake`,
 			[]string{"\nfs_read /w/..\\etc\\passwd\n"}, oracle.Confinement},
 		{"nfc", "composes the path (NFC) after its check: a link under the composed name is opened",

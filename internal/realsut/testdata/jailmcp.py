@@ -85,6 +85,8 @@ def opened(p):
         return unicodedata.normalize("NFKC", p)
     if mode == "nfc":  # composed after its check, as macOS file names are
         return unicodedata.normalize("NFC", p)
+    if mode == "trimafter":  # white space stripped after the check, as a sanitizer after a middleware's
+        return p.strip()
     if mode == "bslash":  # Windows separators translated after the check
         return p.replace("\\", "/")
     if mode in ("resolved", "atomic"):  # the resolved path, which has no link left to count
