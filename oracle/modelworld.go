@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"net/netip"
-	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -266,8 +265,7 @@ func (w *modelWorld) redirects(host, path string) bool {
 	if !ok {
 		return false
 	}
-	u, err := url.Parse(spec.Location(loc))
-	return err == nil && (u.Host == "" || spec.LookupKey(u.Host) == spec.LookupKey(host))
+	return spec.StaysOnHost(loc, host)
 }
 
 // redirect returns the URL of the redirect route for host and path, the

@@ -47,17 +47,20 @@ type Binding struct {
 
 // opState is what the binding knows of the op under way.
 type opState struct {
-	host, path string       // a net_fetch's; empty for another op
-	resolved   bool         // a resolve of host was journaled in the op
-	addr       netip.Addr   // what the last of them answered
-	lookups    int          // how many of them there were
-	internal   bool         // one of them answered an internal address
-	all        []netip.Addr // what each of them answered, in order
-	served     Served       // the world's answer to a request of host (Served)
-	servedPath bool         // served answered the op's own path
-	askedPage  bool         // a request for the op's host asked a path other than sidePaths
-	elsewhere  bool         // a request for another host was answered (Served.Elsewhere)
-	kept       bool         // a request for the op's host, a name, came with no lookup of it (Lookups.Kept)
+	host, path string     // a net_fetch's; empty for another op
+	resolved   bool       // a resolve of host was journaled in the op
+	addr       netip.Addr // what the last of them answered
+	lookups    int        // how many of them there were
+	internal   bool       // one of them answered an internal address
+	// internalServed is internal when the request whose answer served
+	// is was made: what the lookups before it answered.
+	internalServed bool
+	all            []netip.Addr // what each of them answered, in order
+	served         Served       // the world's answer to a request of host (Served)
+	servedPath     bool         // served answered the op's own path
+	askedPage      bool         // a request for the op's host asked a path other than sidePaths
+	elsewhere      bool         // a request for another host was answered (Served.Elsewhere)
+	kept           bool         // a request for the op's host, a name, came with no lookup of it (Lookups.Kept)
 	// answers holds, for every host a resolve in the op answered (the
 	// op's, a redirect's Location), normalized, the last answer: a
 	// literal already resolved is not resolved again, and a connection
@@ -239,10 +242,15 @@ func (b *Binding) BeginOp(op core.Op) {
 
 // Lookups is what the resolves of an op's host during the op answered.
 type Lookups struct {
-	Count    int          // how many there were: a guard that checks every answer makes several
-	Last     netip.Addr   // what the last one answered
-	Internal bool         // one of them answered an internal address (SPEC §6)
-	All      []netip.Addr // what each answered, in order
+	Count    int        // how many there were: a guard that checks every answer makes several
+	Last     netip.Addr // what the last one answered
+	Internal bool       // one of them answered an internal address (SPEC §6)
+	// InternalServed says one of those before the request Served answers
+	// (the op's own) answered an internal address: a lookup after a
+	// redirect on the op's host is the next hop's, which a follower
+	// checks and refuses (SPEC §8).
+	InternalServed bool
+	All            []netip.Addr // what each answered, in order
 	// Kept says the sandbox connected for the op's host, a name, without
 	// looking it up in the op: to an answer it kept from an earlier one
 	// (a DNS cache). The world's resolve journaled for the fetch moved
@@ -270,7 +278,7 @@ func (b *Binding) EndOp() Lookups {
 		}
 	}
 	clear(b.lookups)
-	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal, All: b.op.all, Kept: b.op.kept}
+	return Lookups{Count: b.op.lookups, Last: b.op.addr, Internal: b.op.internal, InternalServed: b.op.internalServed, All: b.op.all, Kept: b.op.kept}
 }
 
 // Served is the world's answer to a request for the op's host and path

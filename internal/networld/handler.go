@@ -107,7 +107,7 @@ func (b *Binding) fetch(r *http.Request) (s Served, open bool) {
 		// asked after it (robots.txt, an image of the page, the Location
 		// of a redirect on the same host); another page's stands but
 		// against robots.txt or the icon.
-		b.op.served, b.op.servedPath = s, exact
+		b.op.served, b.op.servedPath, b.op.internalServed = s, exact, b.op.internal
 	}
 	if opHost && page {
 		b.op.askedPage = true

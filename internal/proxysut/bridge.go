@@ -182,7 +182,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 			panic(&door.Failure{Err: fmt.Errorf("%s: answered %d with %s, but no request of the op reached the world, nor did one for the URL before: an answer it made up", b.s.id.name, ans.status, networld.Header)})
 		}
 		return b.fromCache(host, path, model, addr, lookups)
-	case ans.world && lineMoved(model, lookups):
+	case ans.world && lineMoved(model, lookups, served, host):
 		// The proxy let the fetch through on answers of its own lookups,
 		// every one public, where the model's one lookup answers an
 		// internal address: a guard that looks a name up more than once a
@@ -251,8 +251,17 @@ func (b *bridge) fromCache(host, path string, model core.Kind, addr netip.Addr, 
 // model refuses as internal (model), followed lookups of the op's host in
 // the op, its own and not an answer it kept, that answered no internal
 // address.
-func lineMoved(model core.Kind, lookups networld.Lookups) bool {
-	return model == core.EgressInternal && lookups.Count > 0 && !lookups.Kept && !lookups.Internal
+//
+// A lookup after the op's request, when the world answered it with a
+// redirect to the op's host, is the next hop's (SPEC §8): a follower that
+// checks it and refuses saw its internal answer in time, and is judged
+// by the lookups before.
+func lineMoved(model core.Kind, lookups networld.Lookups, served networld.Served, host string) bool {
+	internal := lookups.Internal
+	if served.Redirect && spec.StaysOnHost(served.Body, host) {
+		internal = lookups.InternalServed
+	}
+	return model == core.EgressInternal && lookups.Count > 0 && !lookups.Kept && !internal
 }
 
 // passed counts a fetch the proxy let through: one the model allows

@@ -89,6 +89,15 @@ func TestPythonGuards(t *testing.T) {
 			t.Errorf("findings on a correct follower: %v", fs)
 		}
 	})
+	// Its lookup for the next hop moves the rebinding name's line: the
+	// next op's first lookup answers public where the model's one answers
+	// inside, and its refusal of the hop after that is in time (H5: a
+	// false verdict-matches-model at the second op).
+	t.Run("followpin on a rebinding name twice", func(t *testing.T) {
+		if fs := checkOne(t, target(t, "followpin"), "grant net rebind.example\nredirect rebind.example /go /\ndns rebind.example 93.184.215.7 127.0.0.1\n\nnet_fetch rebind.example /go\nnet_fetch rebind.example /go\n"); len(fs) > 0 {
+			t.Errorf("findings on a correct follower: %v", fs)
+		}
+	})
 	for _, guard := range []string{"pin", "perfamily", "ownresolver", "followpin"} {
 		t.Run(guard, func(t *testing.T) {
 			res, err := campaign.Run(context.Background(), campaign.Config{Seed: 1, Checks: 20, Workers: 1, Target: target(t, guard)})

@@ -1,6 +1,9 @@
 package spec
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // Location is the Location header of a world's answer to a redirect route
 // whose URL is url (SPEC §10, §14): url byte for byte, but for each byte a
@@ -22,4 +25,12 @@ func Location(url string) string {
 		}
 	}
 	return b.String()
+}
+
+// StaysOnHost reports whether a redirect's Location, loc, leads to host
+// again (SPEC §8): a path, or a URL whose host is host as a lookup reads
+// it (LookupKey: case, a trailing dot, a port).
+func StaysOnHost(loc, host string) bool {
+	u, err := url.Parse(Location(loc))
+	return err == nil && (u.Host == "" || LookupKey(u.Host) == LookupKey(host))
 }
