@@ -238,9 +238,21 @@ func linkShape(op core.Op, sc *scenario.Scenario, ok func(on []string, asParent 
 		return ""
 	}
 	links := linkTable(sc)
-	on, asParent := linksOn(links, op.Args[0])
-	_, n := hops(links, "/"+strings.ReplaceAll(op.Args[0], `\`, "/"))
+	p := untrimmed(op.Args[0])
+	on, asParent := linksOn(links, p)
+	_, n := hops(links, "/"+strings.ReplaceAll(p, `\`, "/"))
 	return unless(ok(on, asParent, n), why)
+}
+
+// untrimmed is p without a tail of trimmedTails: the path a sandbox that
+// trims paths opens, which the tail's op asks it through a link.
+func untrimmed(p string) string {
+	for _, t := range trimmedTails {
+		if q, ok := strings.CutSuffix(p, t); ok {
+			return q
+		}
+	}
+	return p
 }
 
 func unless(ok bool, why string) string {

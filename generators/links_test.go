@@ -84,7 +84,7 @@ func linksOn(links map[string]string, p string) (on []string, asParent bool) {
 // its links (linkRecipe.beside) in the directory of p, when p is one of
 // that recipe's reads or writes.
 func besideLinks(links map[string]string, p string) []string {
-	dir, name := path.Split(path.Clean("/" + strings.ReplaceAll(p, `\`, "/")))
+	dir, name := path.Split(path.Clean("/" + strings.ReplaceAll(untrimmed(p), `\`, "/")))
 	var on []string
 	for _, r := range linkRecipes {
 		if !r.beside || !slices.Contains(r.reads, name) && !slices.Contains(r.writes, name) {

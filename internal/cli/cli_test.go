@@ -439,9 +439,9 @@ func TestRelativeOutIsMadeAbsolute(t *testing.T) {
 func TestTwinFindingsSayTheirOp(t *testing.T) {
 	dir := t.TempDir()
 	_, out, errs := run(t, "run", "--sut", "mutant:raw-prefix", "--checks", "20", "--workers", "1", "--out", dir)
-	conf := filepath.Join(dir, "confinement-59b857e19dc30bac.sbx")
-	twin := filepath.Join(dir, "verdict-matches-model-59b857e19dc30bac.sbx") + ": verdict-matches-model (check 4, class prefix-sibling [fs_write, a prefix sibling of a root], 10 ops minimized to 1; the same op as confinement's " + conf + ")"
-	alone := filepath.Join(dir, "verdict-matches-model-aa2c00e7bb158d3a.sbx") + ": verdict-matches-model (check 9, class dot-segments, 17 ops minimized to 1)\n"
+	conf := filepath.Join(dir, "confinement-83b9f42b0625cebd.sbx")
+	twin := filepath.Join(dir, "verdict-matches-model-83b9f42b0625cebd.sbx") + ": verdict-matches-model (check 10, class prefix-sibling [fs_read, a prefix sibling of a root], 15 ops minimized to 1; the same op as confinement's " + conf + ")"
+	alone := filepath.Join(dir, "verdict-matches-model-aa2c00e7bb158d3a.sbx") + ": verdict-matches-model (check 13, class dot-segments, 25 ops minimized to 1)\n"
 	for _, want := range []string{twin, alone} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the run's lines lack %q:\n%s%s", want, out, errs)
