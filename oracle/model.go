@@ -234,7 +234,7 @@ const (
 var reasonText = [...]string{
 	becauseLatched:         "the sandbox halted earlier and the halt is latched",
 	becauseOps:             "this op is past max_ops",
-	becauseWall:            "the wall since the first op has passed max_wall",
+	becauseWall:            "the wall since the sandbox was built (t0) has passed max_wall",
 	becauseWallUnheld:      "the clock is past what int64 holds (a tick past 2^63−1, or a wall past either end), which passes every max_wall",
 	becauseUnknown:         "the kind is none of fs_read, fs_write, net_fetch, tool",
 	becauseMalformed:       "the arguments are not the kind's count of NUL-free UTF-8 strings",

@@ -66,7 +66,12 @@
 // target's path and query byte for byte, never decoded, as the network
 // namespace reads it (SPEC §4). A client that writes url.URL{Path: p} has
 // Go escape p ("?" as "%3F"), and asks for another path than p: it sends
-// p as it is with url.URL{Opaque: p}, as examples/httpguard does. A request without a Host (HTTP/1.0 allows it) is for the host
+// p as it is with url.URL{Opaque: p}, but for a p that begins "//", which
+// Go would send as an absolute URL of another host (examples/httpguard's
+// setTarget does both). A path with a byte no request line carries (a
+// space, a control byte) cannot be asked for at all: a Go sandbox in
+// process is handed such an op (SPEC §14), and what it answers is judged
+// against a model that fetches it. A request without a Host (HTTP/1.0 allows it) is for the host
 // the network namespace reads: the op's, where its resolve in the op
 // answered the address dialled; another host's whose last answer in the
 // op it was; else the address itself, a literal. A CONNECT is answered

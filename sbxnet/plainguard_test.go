@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,9 +88,14 @@ func newGuard(g core.Grant, w core.World, dial func(*sbxnet.Network) dialFunc) (
 			return "", core.NotFound
 		}
 		// The op's path, on the request line as it is spelled: as
-		// URL.Path Go would escape it ("?" as "%3F").
+		// URL.Path Go would escape it ("?" as "%3F"); as Opaque, one that
+		// begins "//" would name a host.
 		if req.URL.Opaque = p; strings.HasPrefix(p, "//") {
-			req.URL.Opaque, req.URL.Path = "", p
+			raw, q, hasQuery := strings.Cut(p, "?")
+			req.URL.Opaque, req.URL.Path, req.URL.RawPath, req.URL.RawQuery, req.URL.ForceQuery = "", raw, raw, q, hasQuery && q == ""
+			if dec, err := url.PathUnescape(raw); err == nil {
+				req.URL.Path = dec
+			}
 		}
 		resp, err := tr.RoundTrip(req)
 		if errors.Is(err, errInternal) {

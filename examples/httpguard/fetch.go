@@ -140,11 +140,17 @@ const hostPunct = "!$%&'()*+,-.:;=[]_~"
 // setTarget puts p on u's request line as the op spells it: as u.Path, Go
 // would escape it ("?" as "%3F", "%" as "%25") and the request would ask
 // for another resource than the op's. Opaque carries it as it is, but for
-// a path that begins "//", which Go would read as an authority.
+// a path that begins "//", which Go would send as an absolute URL of the
+// host after the slashes: that one goes as its escaped form (RawPath),
+// its query apart.
 func setTarget(u *url.URL, p string) {
-	if strings.HasPrefix(p, "//") {
-		u.Path = p
+	if !strings.HasPrefix(p, "//") {
+		u.Opaque = p
 		return
 	}
-	u.Opaque = p
+	raw, q, hasQuery := strings.Cut(p, "?")
+	u.Path, u.RawPath, u.RawQuery, u.ForceQuery = raw, raw, q, hasQuery && q == ""
+	if dec, err := url.PathUnescape(raw); err == nil {
+		u.Path = dec
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -25,6 +26,51 @@ import (
 // ops that climb more): the tree's moat is that deep, so a sandbox that
 // follows them out of the tree lands where the observer looks.
 const MaxDots = 8
+
+// climbs bounds how many levels a sandbox may climb with path p: the ".."
+// in it once decoded and normalized as a sandbox may after its check
+// (percent escapes, again and again; overlong UTF-8; the dots and slashes
+// NFKC folds; "\" as "/"), counted wherever they stand. A sandbox that
+// climbs further than the moat is deep lands on the machine.
+func climbs(p string) int {
+	n := strings.Count(p, "..")
+	for range 4 {
+		q := unescape(p)
+		if q == p {
+			break
+		}
+		p = q
+	}
+	return max(n, strings.Count(lookalikeDots.Replace(p), ".."))
+}
+
+// unescape decodes every %XX of s, as a lenient decoder does (Python's
+// unquote), leaving a "%" that begins none as it is.
+func unescape(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// lookalikeDots spells as "." and "/" what a sandbox's decoding or
+// normalizing may make of them: overlong UTF-8, and NFKC's compatibility
+// forms.
+var lookalikeDots = strings.NewReplacer(
+	"\xc0\xae", ".", "\xe0\x80\xae", ".", "\uff0e", ".", "\u2024", ".", "\ufe52", ".", "\u2025", "..", "\u2026", "...",
+	"\xc0\xaf", "/", "\uff0f", "/", "\u2215", "/", "\u2044", "/", "\\", "/", "\uff3c", "/",
+)
 
 // moatOps tells Materialize how deep a moat the ops need: as deep as
 // MaxDots. (The factory is not told the scenario's ops; Adapt bounds them.)
@@ -155,7 +201,7 @@ func (b *bridge) Run(op core.Op) core.Result {
 		b.halted = r.Kind
 		return r
 	}
-	if strings.Count(op.Args[0], "..") > MaxDots {
+	if climbs(op.Args[0]) > MaxDots {
 		// It could climb out of the moat, onto the machine: never sent.
 		return b.unobserved(op)
 	}

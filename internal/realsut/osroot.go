@@ -264,7 +264,8 @@ func rootsLinked(w scenario.WorldSpec, g core.GrantSpec) bool {
 var asksFiles = fmt.Sprintf(`fs_read, and fs_write with no "\" in its path, of absolute paths that climb at most %d "..", under grant roots that are not links, where a disk holds what the flat world does (no name over 255 bytes, no write to a path that is a directory there)`, MaxDots)
 
 // askable reports whether a file sandbox can be asked op: a well-formed
-// fs op on an absolute path that climbs at most MaxDots levels. A write
+// fs op on an absolute path that climbs at most MaxDots levels, however a
+// sandbox decodes it (climbs). A write
 // is not asked a path with "\": a sandbox may read it as a byte of a name,
 // as a POSIX disk does, or as a separator, and either is lawful
 // (backslashRead), so the world could part from the model's where it
@@ -274,7 +275,7 @@ func askable(op core.Op) bool {
 		return false
 	}
 	p := op.Args[0]
-	return strings.HasPrefix(p, "/") && (op.Kind == core.OpRead || !strings.Contains(p, `\`)) && strings.Count(p, "..") <= MaxDots
+	return strings.HasPrefix(p, "/") && (op.Kind == core.OpRead || !strings.Contains(p, `\`)) && climbs(p) <= MaxDots
 }
 
 // backslashRead reports whether op is a read whose path holds "\" and no
