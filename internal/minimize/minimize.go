@@ -199,6 +199,9 @@ func (m *minimizer) removeOps(cur *scenario.Scenario) *scenario.Scenario {
 // last op meets the caps as before, one op and one tick earlier. Where
 // the tick itself matters (one past 2^63−1, SPEC §7), the clock also
 // starts one step later, so that every later op reads the tick it read.
+// An op that brought the output to its cap goes with the bytes it may
+// have returned: max_output_bytes lower by the length of one of the
+// world's strings.
 func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenario {
 	for i := len(cur.Steps) - 2; i >= 0; i-- {
 		if i >= len(cur.Steps)-1 {
@@ -221,6 +224,18 @@ func (m *minimizer) removeBudgetBurners(cur *scenario.Scenario) *scenario.Scenar
 			cur = m.keep(cur, func(c *scenario.Scenario) {
 				burnt(c)
 				c.World.Clock.Start += c.World.Clock.Step
+			})
+		}
+		tried := map[int64]bool{}
+		for _, s := range worldStrings(cur) {
+			n := int64(len(*s))
+			if len(cur.Steps) != before || n == 0 || n > cur.Grant.MaxOutputBytes || tried[n] {
+				continue
+			}
+			tried[n] = true
+			cur = m.keep(cur, func(c *scenario.Scenario) {
+				burnt(c)
+				c.Grant.MaxOutputBytes -= n
 			})
 		}
 	}
