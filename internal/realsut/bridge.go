@@ -31,9 +31,10 @@ const MaxDots = 8
 // in it once decoded and normalized as a sandbox may after its check
 // (percent escapes, again and again; overlong UTF-8; the dots and slashes
 // NFKC folds; "\" as "/"), counted wherever they stand. A sandbox that
-// climbs further than the moat is deep lands on the machine.
+// climbs further than the moat is deep lands on the machine. (Decoding
+// and spelling take no "." away, so the ".." of p as written are counted
+// too.)
 func climbs(p string) int {
-	n := strings.Count(p, "..")
 	for range 4 {
 		q := unescape(p)
 		if q == p {
@@ -41,7 +42,7 @@ func climbs(p string) int {
 		}
 		p = q
 	}
-	return max(n, strings.Count(lookalikeDots.Replace(p), ".."))
+	return strings.Count(lookalikeDots.Replace(p), "..")
 }
 
 // unescape decodes every %XX of s, as a lenient decoder does (Python's
